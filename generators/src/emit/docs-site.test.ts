@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  REDOC_SCRIPT,
+  SPEC_GLOBAL,
+  SPEC_JSON,
+  SPEC_SCRIPT,
+  inlineHtml,
+  parseDecisions,
+  parseErrorCatalogue,
+  parseMarkdownTables,
+  renderDocsSite,
+  type DocsSiteInput,
+  type DocsTemplates,
+} from './docs-site.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const read = (...parts: string[]) => readFileSync(path.join(ROOT, ...parts), 'utf8');
+
+const templates: DocsTemplates = {
+  layout: read('templates/docs/layout.hbs'),
+  index: read('templates/docs/index.hbs'),
+  events: read('templates/docs/events.hbs'),
+  errors: read('templates/docs/errors.hbs'),
+  decisions: read('templates/docs/decisions.hbs'),
+};
+
+function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {
+  return {
+    bundledDocument: {
+      openapi: '3.1.0',
+      info: { title: 'Paygate API', version: '1.0.0', description: '</script><script>alert(1)</script>' },
+      paths: {},
+    },
+    errors: [
+      { code: 'ERR_VALIDATION_400', status: 400, when: 'Body failed validation', details: 'one key per field', action: 'Fix the fields' },
+      { code: 'ERR_REFUND_422', status: 422, when: 'amount > refundable & `payment` not <captured>', details: '`refund_amount`', action: 'Refund less' },
+    ],
+    decisions: [
+      { id: 'A1', group: 'A. Not shown', seedSays: '"Initial status: not shown."', decision: '`payment_pending`', reason: 'r', anchor: 'Cashfree' },
+      { id: 'B1', group: 'B. Inconsistencies', seedSays: '`NETBANKING` vs `NET_BANKING`', decision: 'canonical `NET_BANKING`', reason: 'r', anchor: 'Stripe' },
+    ],
+    events: [
+      {
+        name: 'PAYMENT_FAILED',
+        category: 'Payment',
+        status: 'emitted',
+        summary: 'A payment failed.',
+        eventTimeFormat: 'YYYY-MM-DD HH:MM:SSZ',
+        fields: [{ name: 'order_id', type: 'string', required: true, description: 'Order id' }],
+        example: { event_type: 'PAYMENT_FAILED', data: { order_id: 'OD1000000000000001' } },
+      },
+      {
+        name: 'MERCHANT_APPROVED',
+        category: 'Onboarding',
+        status: 'emitted',
+        summary: 'Approved.',
+        eventTimeFormat: 'YYYY-MM-DD HH:MM:SS',
+        fields: [{ name: 'merchant_id', type: 'string', required: true, description: 'Merchant id' }],
+        example: { event_type: 'MERCHANT_APPROVED' },
+      },
+      { name: 'REFUND_PROCESSED', category: 'Refund', status: 'future', summary: 'Later.', eventTimeFormat: '', fields: [], example: null },
+    ],
+    webhooks: {
+      envelope: [{ name: 'event_type', type: 'string', required: true, description: 'kind' }],
+      headers: [{ name: 'webhook-signature', description: '`v1,<base64>`' }],
+      delivery: ['At-least-once.'],
+      examples: [{ title: 'Verify', language: 'ts', code: "import { verifyWebhook } from '@paygate/webhooks';\nif (a < b && c > d) {}" }],
+    },
+    templates,
+    ...overrides,
+  };
+}
+
+describe('renderDocsSite', () => {
+  const files = renderDocsSite(input());
+  const page = (name: string) => {
+    const html = files.get(name);
+    if (html === undefined) throw new Error(`${name} not rendered`);
+    return html;
+  };
+
+  it('writes the pages and the spec next to each other', () => {
+    expect([...files.keys()].sort()).toEqual(
+      ['decisions.html', 'errors.html', 'events.html', 'index.html', SPEC_JSON, SPEC_SCRIPT].sort(),
+    );
+    expect(JSON.parse(page(SPEC_JSON))).toEqual(input().bundledDocument);
+    expect(page(SPEC_SCRIPT).startsWith(`window.${SPEC_GLOBAL} = `)).toBe(true);
+  });
+
+  it('index loads the local Redoc bundle and the adjacent spec, never a remote script', () => {
+    const index = page('index.html');
+    expect(index).toContain(`<script src="${REDOC_SCRIPT}"></script>`);
+    expect(index).toContain(`<script src="${SPEC_SCRIPT}"></script>`);
+    expect(index).toContain(`Redoc.init(window.${SPEC_GLOBAL}`);
+    expect(index).toContain(`href="${SPEC_JSON}"`);
+    // The spec text is not inlined into the HTML, so a description cannot break out of a <script>.
+    expect(index).not.toContain('alert(1)');
+  });
+
+  it('no page loads scripts, styles or fonts from the network', () => {
+    for (const [name, html] of files) {
+      if (!name.endsWith('.html')) continue;
+      expect(html, name).not.toMatch(/<script[^>]*\bsrc\s*=\s*["']?(https?:)?\/\//i);
+      expect(html, name).not.toMatch(/<link[^>]*\bhref\s*=\s*["']?(https?:)?\/\//i);
+      expect(html, name).not.toMatch(/@import/i);
+    }
+  });
+
+  it('errors page lists every code with its status, escaping text', () => {
+    const html = page('errors.html');
+    for (const e of input().errors) {
+      expect(html).toContain(`<tr id="${e.code}"><td><code>${e.code}</code></td><td>${e.status}</td>`);
+    }
+    expect(html).toContain('amount &gt; refundable &amp; <code>payment</code> not &lt;captured&gt;');
+    expect(html).not.toContain('<captured>');
+  });
+
+  it('events page documents every event, the envelope, headers and the verification example', () => {
+    const html = page('events.html');
+    for (const e of input().events) expect(html).toContain(e.name);
+    expect(html).toContain('id="PAYMENT_FAILED"');
+    expect(html).toContain('YYYY-MM-DD HH:MM:SSZ');
+    expect(html).toContain('<code>webhook-signature</code>');
+    expect(html).toContain('<code>v1,&lt;base64&gt;</code>');
+    expect(html).toContain('@paygate/webhooks');
+    expect(html).toContain('a &lt; b &amp;&amp; c &gt; d');
+    expect(html).toContain('&quot;OD1000000000000001&quot;');
+    // Future events are listed as planned, not as sections.
+    expect(html).not.toContain('id="REFUND_PROCESSED"');
+    expect(html).toMatch(/Planned events[\s\S]*REFUND_PROCESSED/);
+  });
+
+  it('decisions page groups rows under their section headings', () => {
+    const html = page('decisions.html');
+    expect(html).toContain('<h2>A. Not shown</h2>');
+    expect(html).toContain('<h2>B. Inconsistencies</h2>');
+    expect(html).toContain('<tr id="A1">');
+    expect(html).toContain('canonical <code>NET_BANKING</code>');
+  });
+
+  it('is deterministic', () => {
+    const again = renderDocsSite(input());
+    expect([...again]).toEqual([...files]);
+  });
+
+  it('strict mode: a template naming a missing field fails', () => {
+    const broken = { ...templates, errors: '{{#> docs-layout}}{{#each errors}}{{nope}}{{/each}}{{/docs-layout}}' };
+    expect(() => renderDocsSite(input({ templates: broken }))).toThrow(/nope/);
+  });
+});
+
+describe('inlineHtml', () => {
+  it('escapes text and code spans alike', () => {
+    expect(inlineHtml('a `<b>` & c')).toBe('a <code>&lt;b&gt;</code> &amp; c');
+    expect(inlineHtml('unpaired ` tick')).toBe('unpaired &#x60; tick');
+  });
+});
+
+describe('markdown sources', () => {
+  it('parses pipe tables, including escaped pipes', () => {
+    const [table] = parseMarkdownTables('## H\n\n| a | b |\n|---|---|\n| x \\| y | `z` |\n\ntext\n');
+    expect(table).toEqual({ heading: 'H', header: ['a', 'b'], rows: [['x | y', '`z`']] });
+  });
+
+  it('docs/errors.md lists exactly the brief\'s error codes', () => {
+    const codes = parseErrorCatalogue(read('docs/errors.md')).map((e) => `${e.code} ${e.status}`);
+    expect(codes).toEqual([
+      'ERR_VALIDATION_400 400',
+      'ERR_AUTH_000 401',
+      'ERR_AUTH_403 403',
+      'ERR_REQUEST_404 404',
+      'ERR_REQUEST_405 405',
+      'ERR_REQUEST_413 413',
+      'ERR_REQUEST_415 415',
+      'ERR_MERCHANT_404 404',
+      'ERR_MERCHANT_422 422',
+      'ERR_ORDER_404 404',
+      'ERR_ORDER_409 409',
+      'ERR_ORDER_422 422',
+      'ERR_PAYMENT_404 404',
+      'ERR_REFUND_404 404',
+      'ERR_REFUND_422 422',
+      'ERR_SETTLEMENT_404 404',
+      'ERR_WEBHOOK_404 404',
+      'ERR_IDEMPOTENCY_409 409',
+      'ERR_IDEMPOTENCY_422 422',
+      'ERR_RATE_429 429',
+      'ERR_INTERNAL_500 500',
+    ]);
+  });
+
+  it('docs/decisions.md has unique row ids and covers every `not shown` of the seed', () => {
+    const decisions = parseDecisions(read('docs/decisions.md'));
+    const ids = decisions.map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const d of decisions) {
+      for (const value of [d.seedSays, d.decision, d.reason, d.anchor]) expect(value, d.id).not.toBe('');
+    }
+    const notShown = decisions.filter((d) => d.seedSays.includes('not shown'));
+    // The seed marks 22 places (its introduction defines the phrase); some places hold several items.
+    expect(notShown.length).toBeGreaterThanOrEqual(22);
+  });
+});

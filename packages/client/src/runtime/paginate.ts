@@ -1,0 +1,43 @@
+import { PaygateApiError, type ApiResult } from './result.js';
+
+/** Paygate's pagination envelope. */
+export interface Page<T> {
+  count: number;
+  page: number;
+  page_size: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface PaginateOptions {
+  /** First page to request. Default 1. */
+  startPage?: number;
+}
+
+/**
+ * Iterate over every item of a paginated list, requesting page 1, 2, 3, ... until `next` is null (or a page comes back
+ * empty). Pages are fetched lazily, one at a time, as you iterate. A failed page throws {@link PaygateApiError}.
+ *
+ * @example
+ * ```ts
+ * for await (const refund of paginate((page) => paygate.refunds.list({ page, page_size: 250 }))) {
+ *   console.log(refund.refund_id, refund.status);
+ * }
+ * ```
+ */
+export async function* paginate<T>(
+  fetchPage: (page: number) => Promise<ApiResult<Page<T>, unknown>>,
+  options: PaginateOptions = {},
+): AsyncIterableIterator<T> {
+  let page = options.startPage ?? 1;
+  if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`startPage must be an integer >= 1, got ${String(page)}`);
+  for (;;) {
+    const result = await fetchPage(page);
+    if (!result.ok) throw new PaygateApiError(result);
+    const { results, next } = result.data;
+    yield* results;
+    if (next === null || next === undefined || results.length === 0) return;
+    page += 1;
+  }
+}

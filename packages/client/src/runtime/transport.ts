@@ -1,0 +1,167 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+
+/** Version reported in the `X-Paygate-Client` header. */
+export const PAYGATE_CLIENT_VERSION = '0.1.0';
+
+/** Options shared by {@link createTransport} and the generated `createPaygateClient`. */
+export interface PaygateClientOptions {
+  /** API root, e.g. `https://sandbox.paygate.example/api/v1` (no trailing slash needed). */
+  baseUrl: string;
+  /** Sent as `X-Client-ID`. */
+  clientId: string;
+  /** Sent as `X-Client-Secret`. Server-side only: never ship it to a browser. */
+  clientSecret: string;
+  /** Default `X-Merchant-ID` (partner credentials); a per-call `X-Merchant-ID` header parameter overrides it. */
+  merchantId?: string;
+  /** Custom fetch (tests, proxies, instrumentation). Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt for retryable failures. Default 2; 0 disables retries. */
+  maxRetries?: number;
+  /** Delay function used between retries (inject a fake in tests). Default `setTimeout`-based. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Generates the automatic `Idempotency-Key` of each POST. Default `crypto.randomUUID()`. */
+  idempotencyKey?: () => string;
+}
+
+const DEFAULT_MAX_RETRIES = 2;
+const MAX_RETRIES_LIMIT = 10;
+const BASE_DELAY_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+/** A `Retry-After` longer than this is not waited for: the response is returned to the caller instead. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function clientHeaderValue(): string {
+  const proc = (globalThis as { process?: { version?: string } }).process;
+  return `paygate-client-ts/${PAYGATE_CLIENT_VERSION}${proc?.version ? ` node/${proc.version}` : ''}`;
+}
+
+function requireString(options: PaygateClientOptions, name: 'baseUrl' | 'clientId' | 'clientSecret'): void {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new TypeError(`PaygateClientOptions.${name} is required (non-empty string)`);
+  }
+}
+
+/** Parse `Retry-After` (delta-seconds or HTTP-date) into milliseconds; undefined when absent or invalid. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Exponential backoff with "equal jitter": attempt 0 -> 250..500 ms, 1 -> 500..1000 ms, ... capped at 8 s. */
+export function backoffDelay(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+function isRetryableRequest(request: Request): boolean {
+  const method = request.method.toUpperCase();
+  if (IDEMPOTENT_METHODS.has(method)) return true;
+  return method === 'POST' && request.headers.has('Idempotency-Key');
+}
+
+async function isRetryableResponse(response: Response): Promise<boolean> {
+  if (response.status === 429 || response.status >= 500) return true;
+  if (response.status !== 409) return false;
+  try {
+    const body: unknown = await response.clone().json();
+    return (body as { error?: { code?: unknown } } | null)?.error?.code === 'ERR_IDEMPOTENCY_409';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Wrap a fetch implementation with Paygate's retry policy. Retries network errors, 429, 5xx and 409
+ * `ERR_IDEMPOTENCY_409` (request still in flight) with exponential backoff, honouring `Retry-After`. Only idempotent
+ * methods and POSTs carrying an `Idempotency-Key` are retried; the same Request (same key) is re-sent each time.
+ * @internal used by {@link createTransport}
+ */
+export function createRetryingFetch(options: Pick<PaygateClientOptions, 'fetch' | 'maxRetries' | 'sleep'>) {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
+    throw new TypeError(`PaygateClientOptions.maxRetries must be an integer 0..${MAX_RETRIES_LIMIT}, got ${String(maxRetries)}`);
+  }
+  const sleep = options.sleep ?? defaultSleep;
+
+  return async function paygateFetch(request: Request): Promise<Response> {
+    const doFetch = options.fetch ?? globalThis.fetch;
+    const retryable = isRetryableRequest(request) && maxRetries > 0;
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = retryable && attempt < maxRetries;
+      // Keep the original Request unconsumed while another attempt may follow.
+      const attemptRequest = canRetry ? request.clone() : request;
+      let response: Response;
+      try {
+        response = await doFetch(attemptRequest);
+      } catch (error) {
+        if (!canRetry || request.signal.aborted) throw error;
+        await sleep(backoffDelay(attempt));
+        continue;
+      }
+      if (!canRetry || !(await isRetryableResponse(response))) return response;
+      const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+      if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return response;
+      await response.body?.cancel().catch(() => undefined);
+      await sleep(retryAfter ?? backoffDelay(attempt));
+    }
+  };
+}
+
+/**
+ * openapi-fetch middleware adding Paygate headers: `X-Client-ID`, `X-Client-Secret`, `X-Merchant-ID` (when configured
+ * and not given per call), `X-Paygate-Client`, and a fresh `Idempotency-Key` on every POST that has none (generated
+ * once per logical call, so retries reuse it).
+ * @internal used by {@link createTransport}
+ */
+export function createPaygateMiddleware(options: PaygateClientOptions): Middleware {
+  const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  const clientHeader = clientHeaderValue();
+  return {
+    onRequest({ request }) {
+      const headers = request.headers;
+      if (!headers.has('X-Client-ID')) headers.set('X-Client-ID', options.clientId);
+      if (!headers.has('X-Client-Secret')) headers.set('X-Client-Secret', options.clientSecret);
+      if (options.merchantId !== undefined && !headers.has('X-Merchant-ID')) headers.set('X-Merchant-ID', options.merchantId);
+      headers.set('X-Paygate-Client', clientHeader);
+      if (request.method.toUpperCase() === 'POST' && !headers.has('Idempotency-Key')) {
+        const key = newKey();
+        if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+          throw new TypeError('idempotencyKey() must return 1..255 printable ASCII characters');
+        }
+        headers.set('Idempotency-Key', key);
+      }
+      return request;
+    },
+  };
+}
+
+/**
+ * Create the low-level typed transport: an openapi-fetch client for `Paths` (from openapi-typescript) with Paygate
+ * authentication headers, automatic `Idempotency-Key` on POSTs and retries. The generated `createPaygateClient` builds on it.
+ *
+ * @example
+ * ```ts
+ * import type { paths } from './generated/schema.gen.js';
+ * const api = createTransport<paths>({ baseUrl: 'http://localhost:3000', clientId: 'ck_test_...', clientSecret: 'cs_...', merchantId: '12345678' });
+ * const { data, error } = await api.GET('/orders/{order_id}', { params: { path: { order_id: 'OD0000000000000001' } } });
+ * ```
+ */
+export function createTransport<Paths extends {}>(options: PaygateClientOptions): Client<Paths> {
+  requireString(options, 'baseUrl');
+  requireString(options, 'clientId');
+  requireString(options, 'clientSecret');
+  if (options.merchantId !== undefined && (typeof options.merchantId !== 'string' || options.merchantId === '')) {
+    throw new TypeError('PaygateClientOptions.merchantId must be a non-empty string when given');
+  }
+  const client = createClient<Paths>({ baseUrl: options.baseUrl, fetch: createRetryingFetch(options) });
+  client.use(createPaygateMiddleware(options));
+  return client;
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml } from './html.js';
+import { CHECKOUT_PAGE_CSP, CHECKOUT_PAGE_SCRIPT, renderCheckoutPage, type CheckoutPageView } from './page.js';
+
+/** Inline event handler attributes of real tags (quoted attribute values, which hold the escaped data, are skipped). */
+function eventHandlerAttributes(html: string): string[] {
+  const tags = html.match(/<[a-zA-Z][^>]*>/g) ?? [];
+  return tags.map((t) => t.replace(/"[^"]*"/g, '""')).filter((t) => /\son\w+\s*=/i.test(t));
+}
+
+const NOW = Date.parse('2026-11-21T10:00:00.000000Z');
+
+function view(over: Partial<CheckoutPageView> = {}): CheckoutPageView {
+  return {
+    sessionId: 'session_' + 'A'.repeat(43),
+    orderId: 'OD1234567890123456',
+    merchantName: 'Acme Stores',
+    amount: '1500.00',
+    currency: 'INR',
+    referenceId: 'ref-001',
+    productName: 'Blue T-shirt',
+    expiresAt: '2026-11-21T10:15:00.000000Z',
+    mode: 'sandbox',
+    allowedMethods: ['UPI', 'CREDIT_CARD', 'DEBIT_CARD', 'NET_BANKING', 'QR'],
+    ...over,
+  };
+}
+
+const render = (over: Partial<CheckoutPageView> = {}) => renderCheckoutPage(view(over), { now: () => NOW });
+
+/** Tag names used by the page (user values are escaped, so every `<` starts a real tag). */
+function tagNames(html: string): string[] {
+  return [...html.matchAll(/<\/?([a-zA-Z][\w-]*)/g)].map((m) => m[1]!.toLowerCase());
+}
+
+function byTestId(html: string, id: string): string | undefined {
+  return new RegExp(`<[^>]*data-testid="${id}"[^>]*>`).exec(html)?.[0];
+}
+
+describe('escapeHtml', () => {
+  it('escapes the HTML-significant characters', () => {
+    expect(escapeHtml(`<a href="x" title='y'>&\`</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&#96;&lt;/a&gt;',
+    );
+    expect(escapeHtml(1500)).toBe('1500');
+  });
+});
+
+describe('renderCheckoutPage', () => {
+  it('renders merchant, amount, product, order id and a POST form to /checkout/{sessionId}', () => {
+    const html = render();
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toMatch(/<h1 data-testid="merchant">Acme Stores<\/h1>/);
+    expect(html).toContain('data-testid="amount"><span data-testid="currency">INR</span> <span data-testid="amount-value">1500.00</span>');
+    expect(html).toContain('<dd data-testid="product">Blue T-shirt</dd>');
+    expect(html).toContain('<dd data-testid="order-id">OD1234567890123456</dd>');
+    expect(html).toContain(`<form id="checkout-form" method="POST" action="/checkout/session_${'A'.repeat(43)}" enctype="application/x-www-form-urlencoded"`);
+    expect(html).toContain('<title>Pay Acme Stores</title>');
+    expect(html).toContain('name="viewport"');
+  });
+
+  it('offers each allowed method once as a radio named mop_type, the first checked', () => {
+    const html = render({ allowedMethods: ['NET_BANKING', 'UPI', 'NET_BANKING'] });
+    const radios = [...html.matchAll(/<input type="radio"[^>]*>/g)].map((m) => m[0]);
+    expect(radios).toHaveLength(2);
+    expect(radios[0]).toContain('name="mop_type" value="NET_BANKING" data-testid="method-NET_BANKING" checked');
+    expect(radios[1]).toContain('value="UPI" data-testid="method-UPI"');
+    expect(radios[1]).not.toContain('checked');
+    expect(html).toContain('<label class="method" for="method-UPI">');
+    expect(html).toContain('<legend>Payment method</legend>');
+    for (const m of ['UPI', 'CREDIT_CARD', 'DEBIT_CARD', 'NET_BANKING', 'QR']) {
+      expect(byTestId(render(), `method-${m}`)).toContain(`value="${m}"`);
+    }
+  });
+
+  it('omits the method fieldset when no method is allowed', () => {
+    expect(render({ allowedMethods: [] })).not.toContain('name="mop_type"');
+  });
+
+  it('sandbox: banner and Pay / Simulate failure / Cancel buttons', () => {
+    const html = render({ mode: 'sandbox' });
+    expect(byTestId(html, 'sandbox-banner')).toBeDefined();
+    expect(html).toMatch(/Sandbox/);
+    expect(byTestId(html, 'pay')).toContain('name="outcome" value="success"');
+    expect(byTestId(html, 'fail')).toContain('name="outcome" value="failure"');
+    expect(byTestId(html, 'cancel')).toContain('name="outcome" value="cancel"');
+    expect(html.match(/<button type="submit"/g)).toHaveLength(3);
+  });
+
+  it('production: no banner, only Pay and Cancel', () => {
+    const html = render({ mode: 'production' });
+    expect(byTestId(html, 'sandbox-banner')).toBeUndefined();
+    expect(html).not.toMatch(/sandbox/i);
+    expect(byTestId(html, 'pay')).toContain('value="success"');
+    expect(byTestId(html, 'fail')).toBeUndefined();
+    expect(html).not.toContain('value="failure"');
+    expect(byTestId(html, 'cancel')).toContain('value="cancel"');
+    expect(html.match(/<button type="submit"/g)).toHaveLength(2);
+  });
+
+  it('renders hostile values inert (script tags, quotes, attribute breakout)', () => {
+    const evil = `<script>alert("x")</script>' onmouseover='alert(1)`;
+    const html = render({
+      merchantName: evil,
+      productName: `"><img src=x onerror=alert(1)>`,
+      referenceId: evil,
+      orderId: evil,
+      currency: `"><b>`,
+      amount: `<i>1</i>`,
+      expiresAt: `"><svg onload=alert(1)>`,
+      sessionId: `"><script>alert(1)</script>`,
+    });
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onmouseover=&#39;alert(1)');
+    expect(html).toContain('<title>Pay &lt;script&gt;');
+    // The only script element is the static one.
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain(`<script>${CHECKOUT_PAGE_SCRIPT}</script>`);
+    // No injected tags or inline event handler attributes.
+    expect(new Set(tagNames(html))).toEqual(
+      new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'div', 'p', 'h1', 'span', 'dl', 'dt', 'dd',
+        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script']),
+    );
+    expect(eventHandlerAttributes(html)).toEqual([]);
+    // The session id is URL-encoded inside the (escaped) action attribute.
+    expect(html).toContain('action="/checkout/%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E"');
+  });
+
+  it('loads no external resources and has no inline event handlers', () => {
+    const html = render();
+    expect(html).not.toMatch(/\s(src|href)=/i);
+    expect(html).not.toMatch(/<(link|img|iframe|object|embed)\b/i);
+    expect(eventHandlerAttributes(html)).toEqual([]);
+    expect(html).not.toMatch(/\sstyle=/i);
+    expect(CHECKOUT_PAGE_CSP).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; script-src 'sha256-/);
+    expect(CHECKOUT_PAGE_CSP).toContain("form-action 'self'");
+  });
+
+  it('shows the remaining time computed from the server clock', () => {
+    expect(byTestId(render(), 'countdown')).toContain('data-remaining-seconds="900"');
+    expect(render()).toContain('>15:00</time>');
+    const past = renderCheckoutPage(view(), { now: () => NOW + 20 * 60_000 });
+    expect(byTestId(past, 'countdown')).toContain('data-remaining-seconds="0"');
+    expect(render({ expiresAt: 'not a date' })).toContain('>0:00</time>');
+  });
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from './migrate.js';
+import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
+import { parseTimestamptz } from './types.js';
+
+describe('parseTimestamptz', () => {
+  it('pads fractions to microseconds and ends in Z', () => {
+    expect(parseTimestamptz('2026-11-21 10:15:30.1234+00')).toBe('2026-11-21T10:15:30.123400Z');
+    expect(parseTimestamptz('2026-11-21 10:15:30+00')).toBe('2026-11-21T10:15:30.000000Z');
+  });
+  it('converts other offsets exactly', () => {
+    expect(parseTimestamptz('2026-11-21 15:45:30.123456+05:30')).toBe('2026-11-21T10:15:30.123456Z');
+    expect(parseTimestamptz('2026-11-21 05:15:30.5-05')).toBe('2026-11-21T10:15:30.500000Z');
+  });
+});
+
+describe.each(testTargets())('database adapter on %s', (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+  });
+  afterAll(async () => {
+    await t?.dispose();
+  });
+
+  it('returns timestamptz as ISO strings with microseconds and int8 as numbers', async () => {
+    const { rows } = await t.db.query<{ ts: string; n: number; d: string }>(
+      `SELECT '2026-11-21T10:15:30.123456Z'::timestamptz AS ts, 9007199254740991::bigint AS n, '2026-01-02'::date AS d`,
+    );
+    expect(rows[0]).toEqual({ ts: '2026-11-21T10:15:30.123456Z', n: 9007199254740991, d: '2026-01-02' });
+  });
+
+  it('refuses int8 values beyond the safe integer range', async () => {
+    await expect(t.db.query(`SELECT 9007199254740993::bigint AS n`)).rejects.toThrow(/safe integer/);
+  });
+
+  it('commits and rolls back transactions', async () => {
+    await t.db.exec('CREATE TABLE tx_probe (v int)');
+    await t.db.transaction(async (tx) => {
+      await tx.query('INSERT INTO tx_probe VALUES ($1)', [1]);
+    });
+    await expect(
+      t.db.transaction(async (tx) => {
+        await tx.query('INSERT INTO tx_probe VALUES ($1)', [2]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const { rows } = await t.db.query<{ v: number }>('SELECT v FROM tx_probe ORDER BY v');
+    expect(rows).toEqual([{ v: 1 }]);
+  });
+
+  it('migrations are recorded and re-running applies nothing', async () => {
+    expect(await migrate(t.db)).toEqual([]);
+    const { rows } = await t.db.query<{ version: string }>('SELECT version FROM schema_migrations');
+    expect(rows.map((r) => r.version)).toContain('001_initial');
+  });
+
+  it.runIf(target === 'postgres')('two processes migrating a fresh database together apply each migration once', async () => {
+    const fresh = await openTestDb(target, { migrate: false });
+    try {
+      const [a, b] = await Promise.all([fresh.openSecond(), fresh.openSecond()]);
+      const results = await Promise.all([migrate(a), migrate(b)]);
+      expect(results.flat()).toEqual(['001_initial']);
+      const { rows } = await fresh.db.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
+      expect(rows[0]!.n).toBe(1);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './db.js';
+
+/** Advisory lock key shared by every Paygate process ("paygate" as ASCII, fits in int8). */
+const MIGRATION_LOCK_KEY = 0x70617967617465;
+
+/** Directory holding NNN_name.sql migrations (next to this module; copy it beside the build output). */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+export interface Migration {
+  version: string;
+  sql: string;
+}
+
+/** Read `NNN_*.sql` files in numeric order. */
+export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migration[]> {
+  const names = (await readdir(dir)).filter((n) => /^\d+_[\w-]+\.sql$/.test(n));
+  names.sort((a, b) => Number(a.split('_')[0]) - Number(b.split('_')[0]) || a.localeCompare(b));
+  return Promise.all(names.map(async (name) => ({ version: name.replace(/\.sql$/, ''), sql: await readFile(`${dir}${dir.endsWith('/') ? '' : '/'}${name}`, 'utf8') })));
+}
+
+/**
+ * Apply every migration not yet recorded in `schema_migrations`, in order, inside ONE transaction that first takes
+ * `pg_advisory_xact_lock`, so two processes starting together apply each migration exactly once.
+ * Returns the versions applied by this call.
+ */
+export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
+  const list = migrations ?? (await loadMigrations());
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const applied: string[] = [];
+    for (const m of list) {
+      if (done.has(m.version)) continue;
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

@@ -1,0 +1,27 @@
+import type { Db } from './db.js';
+import { migrate } from './migrate.js';
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+
+export interface OpenDbOptions {
+  /** PostgreSQL connection string; PGlite is used when absent. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory or `memory://` (default `./.paygate`). */
+  dataDir?: string;
+  /** Apply pending migrations after opening (default true). */
+  migrate?: boolean;
+}
+
+/** Open the configured database (PostgreSQL if `databaseUrl`, else PGlite) and bring its schema up to date. */
+export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
+  const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : await openPglite(options.dataDir ?? './.paygate');
+  if (options.migrate ?? true) {
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+  }
+  return db;
+}

@@ -1,0 +1,97 @@
+import pg from 'pg';
+import type { Db, QueryResult } from './db.js';
+import { sqlState } from './db.js';
+import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
+
+const custom: Record<number, (text: string) => unknown> = {
+  [OID.INT8]: parseInt8,
+  [OID.DATE]: identity,
+  [OID.TIMESTAMP]: parseTimestamp,
+  [OID.TIMESTAMPTZ]: parseTimestamptz,
+  [OID.NUMERIC]: identity,
+};
+
+/** Per-pool parsers (the global pg.types registry is left untouched). */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    const parser = custom[oid];
+    if (parser && (format ?? 'text') === 'text') return parser;
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+} as unknown as pg.CustomTypesConfig;
+
+/** Deadlock / serialization failure: the whole transaction is safe to retry. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_TX_ATTEMPTS = 4;
+
+function clientDb(client: pg.PoolClient): Db {
+  const db: Db = {
+    kind: 'postgres',
+    async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      const res = await client.query(sql, params as unknown[]);
+      return { rows: res.rows as T[] };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+    transaction: (fn) => fn(db),
+    async close(): Promise<void> {
+      /* owned by the pool */
+    },
+  };
+  return db;
+}
+
+export interface PostgresOptions {
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+/** Open a PostgreSQL database through a `pg` Pool. Every session runs with TimeZone=UTC. */
+export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    options: '-c TimeZone=UTC',
+    types: typeParsers,
+  });
+  // Idle clients can emit errors when the server goes away; without a listener that would crash the process.
+  pool.on('error', () => undefined);
+  let closed = false;
+
+  const db: Db = {
+    kind: 'postgres',
+    async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      const res = await pool.query(sql, params as unknown[]);
+      return { rows: res.rows as T[] };
+    },
+    async exec(sql: string): Promise<void> {
+      await pool.query(sql);
+    },
+    async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const result = await fn(clientDb(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          const code = sqlState(err);
+          if (code && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
+          throw err;
+        } finally {
+          client.release();
+        }
+      }
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  await db.query('SELECT 1');
+  return db;
+}

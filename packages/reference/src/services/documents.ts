@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Db } from '../db/db.js';
+import { DomainError } from '../domain/errors.js';
+import { checkUpload, FILE_EXTENSION, type UploadContentType } from '../domain/files.js';
+import { ID_PATTERN, newDocumentId } from '../domain/ids.js';
+import { formatIso, type Micros } from '../domain/time.js';
+
+/** An uploaded file as the HTTP layer hands it over (multer memory storage). */
+export interface UploadedFile {
+  bytes: Uint8Array;
+  /** Declared content type of the part. */
+  contentType: string | undefined;
+  originalName: string | undefined;
+}
+
+/** Where document bytes live: `<dataDir>/documents/<doc id><ext>`; URLs are `<publicBaseUrl>/documents/<doc id>`. */
+export interface DocumentStore {
+  readonly dir: string;
+  urlFor(documentId: string): string;
+}
+
+/** Store under the data dir; for `memory://` databases a private temporary directory is used. */
+export function createDocumentStore(dataDir: string, publicBaseUrl: string): DocumentStore {
+  const dir = dataDir.startsWith('memory://')
+    ? path.join(tmpdir(), `paygate-documents-${process.pid}-${Math.random().toString(36).slice(2)}`)
+    : path.resolve(dataDir, 'documents');
+  const base = publicBaseUrl.replace(/\/+$/, '');
+  return { dir, urlFor: (id) => `${base}/documents/${id}` };
+}
+
+export interface StoredDocument {
+  id: string;
+  url: string;
+  contentType: UploadContentType;
+  size: number;
+}
+
+/**
+ * Check the file (size, type by magic bytes), write it under an unguessable name and record it in `documents`
+ * inside `tx`. The file is written before the row; a rolled-back transaction leaves an orphan file only.
+ */
+export async function storeDocument(
+  tx: Db,
+  store: DocumentStore,
+  at: Micros,
+  owner: { merchantId: string; orderId?: string; documentType: string; identifier?: string },
+  file: UploadedFile,
+): Promise<StoredDocument> {
+  const contentType = checkUpload(file.bytes, file.contentType);
+  const id = newDocumentId();
+  const relative = `${id}${FILE_EXTENSION[contentType]}`;
+  await mkdir(store.dir, { recursive: true, mode: 0o700 });
+  await writeFile(path.join(store.dir, relative), file.bytes, { mode: 0o600, flag: 'wx' });
+  try {
+    await tx.query(
+      `INSERT INTO documents (id, merchant_id, order_id, owner_kind, document_type, identifier, storage_path, original_name,
+                              content_type, size_bytes, sha256, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        id,
+        owner.merchantId,
+        owner.orderId ?? null,
+        owner.orderId ? 'order' : 'merchant',
+        owner.documentType,
+        owner.identifier ?? null,
+        relative,
+        file.originalName?.slice(0, 255) ?? null,
+        contentType,
+        file.bytes.byteLength,
+        createHash('sha256').update(file.bytes).digest('hex'),
+        formatIso(at),
+      ],
+    );
+  } catch (err) {
+    await rm(path.join(store.dir, relative), { force: true });
+    throw err;
+  }
+  return { id, url: store.urlFor(id), contentType, size: file.bytes.byteLength };
+}
+
+/** Read a stored document by its (unguessable) id, for serving the URL. Unknown => 404 ERR_REQUEST_404. */
+export async function readDocument(db: Db, store: DocumentStore, id: string): Promise<{ contentType: string; bytes: Buffer }> {
+  if (!ID_PATTERN.document.test(id)) throw new DomainError('ERR_REQUEST_404', 'Document not found');
+  const { rows } = await db.query<{ storage_path: string; content_type: string }>(
+    'SELECT storage_path, content_type FROM documents WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_REQUEST_404', 'Document not found');
+  return { contentType: row.content_type, bytes: await readFile(path.join(store.dir, row.storage_path)) };
+}

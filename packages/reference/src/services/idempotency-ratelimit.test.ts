@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../domain/time.js';
+import { approvedMerchant, testDeps } from '../testing/fixtures.js';
+import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from './idempotency.js';
+import { hitRateLimit } from './rate-limit.js';
+import { loadSandboxClock } from './sandbox-clock.js';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints } from './webhook-endpoints.js';
+
+describe.each(testTargets())('idempotency, rate limit, sandbox clock, webhook endpoints on %s', (target) => {
+  let t: TestDb;
+  let clock: ManualClock;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+    clock = new ManualClock('2026-11-21T10:00:00Z');
+  });
+  afterAll(async () => t?.dispose());
+
+  it('fingerprints method, path and body', () => {
+    const a = requestFingerprint('POST', '/pg/refunds', '{"a":1}');
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(requestFingerprint('post', '/pg/refunds', '{"a":1}')).toBe(a);
+    expect(requestFingerprint('POST', '/pg/refunds', '{"a":2}')).not.toBe(a);
+    expect(requestFingerprint('POST', '/pg/refunds/', '{"a":1}')).not.toBe(a);
+  });
+
+  it('in flight -> 409, done -> replay, other request -> 422, release -> proceed, expiry after 24 h', async () => {
+    const fp = requestFingerprint('POST', '/pg/orders/', '{"x":1}');
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-1', fp)).toEqual({ kind: 'proceed' });
+    await expect(beginIdempotent(t.db, clock, 'cred-1', 'key-1', fp)).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_409', status: 409 });
+    await expect(beginIdempotent(t.db, clock, 'cred-1', 'key-1', 'other')).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_422', status: 422 });
+    // the same key of another credential is independent
+    expect(await beginIdempotent(t.db, clock, 'cred-2', 'key-1', 'other')).toEqual({ kind: 'proceed' });
+
+    await completeIdempotent(t.db, 'cred-1', 'key-1', 200, { success: true, data: { order_id: 'OD1' } });
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-1', fp)).toEqual({ kind: 'replay', status: 200, body: { success: true, data: { order_id: 'OD1' } } });
+    await expect(beginIdempotent(t.db, clock, 'cred-1', 'key-1', 'other')).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_422' });
+
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-2', fp)).toEqual({ kind: 'proceed' });
+    await releaseIdempotent(t.db, 'cred-1', 'key-2');
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-2', 'different-now')).toEqual({ kind: 'proceed' });
+    // an abandoned in-flight claim can be taken over after 60 s
+    clock.advance(61);
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-2', 'different-now')).toEqual({ kind: 'proceed' });
+
+    clock.advance(24 * 3600);
+    expect(await beginIdempotent(t.db, clock, 'cred-1', 'key-1', 'a-new-request')).toEqual({ kind: 'proceed' });
+    await expect(beginIdempotent(t.db, clock, 'cred-1', 'x'.repeat(256), fp)).rejects.toMatchObject({ code: 'ERR_VALIDATION_400' });
+  });
+
+  it('fixed window of 100 per 10 s per credential', async () => {
+    clock.set('2026-11-21T11:00:02Z');
+    const decisions = [];
+    for (let i = 0; i < 101; i++) decisions.push(await hitRateLimit(t.db, clock, 'cred-rl'));
+    expect(decisions[0]).toEqual({ allowed: true, limit: 100, remaining: 99, resetSeconds: 8 });
+    expect(decisions[99]).toMatchObject({ allowed: true, remaining: 0 });
+    expect(decisions[100]).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 8 });
+    expect(await hitRateLimit(t.db, clock, 'cred-other')).toMatchObject({ allowed: true });
+    clock.advance(8);
+    expect(await hitRateLimit(t.db, clock, 'cred-rl')).toMatchObject({ allowed: true, remaining: 99, resetSeconds: 10 });
+  });
+
+  it('sandbox clock offset is stored in the database and shared', async () => {
+    const a = await loadSandboxClock(t.db, clock);
+    const b = await loadSandboxClock(t.db, clock);
+    const before = a.now();
+    expect(await a.advance(3600)).toBe(3600);
+    expect(a.now() - before).toBe(3600 * 1_000_000);
+    expect(b.offsetSeconds()).toBe(0);
+    await b.refresh();
+    expect(b.now()).toBe(a.now());
+    await expect(a.advance(-5)).rejects.toMatchObject({ code: 'ERR_VALIDATION_400' });
+    await a.reset();
+    expect(await b.refresh()).toBe(0);
+  });
+
+  it('webhook endpoints: create with whsec_ secret, list by owner, delete', async () => {
+    const deps = testDeps(t.db, clock);
+    const m = await approvedMerchant(deps, { partnerId: 'pw' });
+    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: 'https://hooks.example/p', events: ['PAYMENT_FAILED', 'PAYMENT_SETTLED'] }, { allowInsecure: false });
+    expect(partnerEp.id).toMatch(/^we_[A-Za-z0-9_-]{24}$/);
+    expect(partnerEp.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(partnerEp.merchant_id).toBeNull();
+    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: 'http://127.0.0.1:9/m', events: ['MERCHANT_APPROVED'] }, { allowInsecure: true });
+    expect(merchantEp.merchant_id).toBe(m.merchantId);
+    await expect(createWebhookEndpoint(deps, m.partnerScope, { url: 'http://x.example', events: ['PAYMENT_FAILED'] }, { allowInsecure: false })).rejects.toMatchObject({ details: { url: 'must use https' } });
+    await expect(createWebhookEndpoint(deps, m.partnerScope, { url: 'https://x.example', events: ['NOPE'] }, { allowInsecure: false })).rejects.toMatchObject({ details: { events: expect.any(String) } });
+
+    expect((await listWebhookEndpoints(deps, m.partnerScope)).results.map((e) => e.id).sort()).toEqual([partnerEp.id, merchantEp.id].sort());
+    const merchantList = await listWebhookEndpoints(deps, m.merchantScope);
+    expect(merchantList.results.map((e) => e.id)).toEqual([merchantEp.id]);
+    expect(merchantList.results[0]).not.toHaveProperty('secret');
+    await expect(deleteWebhookEndpoint(deps, m.merchantScope, partnerEp.id)).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
+    await expect(deleteWebhookEndpoint(deps, m.partnerScope, partnerEp.id)).resolves.toEqual({ id: partnerEp.id, deleted: true });
+    await expect(deleteWebhookEndpoint(deps, m.partnerScope, partnerEp.id)).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
+  });
+});

@@ -1,0 +1,256 @@
+import type { Db } from '../db/db.js';
+import { DomainError, validationError } from '../domain/errors.js';
+import { newSessionId } from '../domain/ids.js';
+import { isCalendarDate, normalizeOrderInput, type CreateOrderInput } from '../domain/order-input.js';
+import { orderMachine } from '../domain/state-machines.js';
+import { addSeconds, formatIso } from '../domain/time.js';
+import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from '../domain/upi.js';
+import { orderView, type OrderPayment } from '../views/order.js';
+import type { ServiceDeps } from './deps.js';
+import { storeDocument, type DocumentStore, type UploadedFile } from './documents.js';
+import { cancelOrder, createPendingPayment, isExpired, STATUS_MESSAGE } from './payment-lifecycle.js';
+import { loadOrder, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
+import type { Scope } from './scope.js';
+
+/** Checkout sessions and unpaid orders live 15 minutes. */
+export const ORDER_TTL_SECONDS = 15 * 60;
+
+/** The gateway's UPI collection address for a merchant (payee of intent links). */
+export function gatewayPayeeVpa(merchantId: string): string {
+  return `pg.${merchantId}@paygate`;
+}
+
+export type CreateOrderResult =
+  | { kind: 'hosted'; order_id: string; session_id: string }
+  | { kind: 'intent'; order_id: string; intent_uri: string }
+  | { kind: 'collection'; order_id: string; message: string };
+
+/**
+ * Create an order for `merchantId` (must be APPROVED, else 422 ERR_MERCHANT_422). reference_id reuse => 409
+ * ERR_ORDER_409. Hosted: a 15-minute checkout session. s2s: a PENDING UPI payment plus an intent link or a collect
+ * request; sandbox VPAs success@paygate / failure@paygate complete by themselves (worker).
+ */
+export async function createOrder(
+  deps: ServiceDeps,
+  merchantId: string,
+  input: CreateOrderInput,
+  options: { isTesting: boolean },
+): Promise<CreateOrderResult> {
+  const n = normalizeOrderInput(input);
+  return deps.db.transaction(async (tx) => {
+    const { rows: merchants } = await tx.query<{ kyc_status: string; brand_name: string; partner_id: string }>(
+      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id FROM merchants WHERE id = $1`,
+      [merchantId],
+    );
+    const merchant = merchants[0];
+    if (!merchant) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+    if (merchant.kyc_status !== 'APPROVED') {
+      throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${merchant.kyc_status}` });
+    }
+    const at = deps.clock.now();
+    const now = formatIso(at);
+    const orderId = await deps.ids.next(tx, 'order');
+    const intentUri =
+      n.upiFlowType === 'intent'
+        ? buildUpiIntentUri({
+            app: n.upiAppName,
+            payeeVpa: gatewayPayeeVpa(merchantId),
+            payeeName: merchant.brand_name,
+            amountMinor: n.amountMinor,
+            currency: n.currency,
+            orderId,
+            note: `Payment for order ${n.referenceId}`.slice(0, 80),
+          })
+        : null;
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
+                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
+                           expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+       RETURNING id`,
+      [
+        orderId,
+        merchantId,
+        n.referenceId,
+        n.amountMinor,
+        n.currency,
+        STATUS_MESSAGE.orderPending,
+        n.collectionMode,
+        n.mopType,
+        n.upiFlowType,
+        n.vpa,
+        n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
+        intentUri,
+        JSON.stringify(n.buyer),
+        JSON.stringify(n.product),
+        n.invoice ? JSON.stringify(n.invoice) : null,
+        n.returnUrl,
+        options.isTesting,
+        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
+        now,
+      ],
+    );
+    if (rows.length === 0) {
+      throw new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
+    }
+    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+
+    if (n.collectionMode === 'hosted_payment') {
+      const sessionId = newSessionId();
+      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
+        sessionId,
+        orderId,
+        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
+        now,
+      ]);
+      return { kind: 'hosted', order_id: orderId, session_id: sessionId };
+    }
+    if (n.upiFlowType === 'intent') {
+      await createPendingPayment(tx, deps, order, { mopType: 'UPI', mopDetail: {}, message: STATUS_MESSAGE.intentPending, at });
+      return { kind: 'intent', order_id: orderId, intent_uri: intentUri as string };
+    }
+    const vpa = n.vpa as string;
+    const auto = options.isTesting ? SANDBOX_VPA_OUTCOME[vpa.toLowerCase()] ?? null : null;
+    await createPendingPayment(tx, deps, order, {
+      mopType: 'UPI',
+      mopDetail: { upi_id: vpa },
+      message: STATUS_MESSAGE.collectPending,
+      autoComplete: auto,
+      at,
+    });
+    return { kind: 'collection', order_id: orderId, message: `Collection request sent to ${vpa}` };
+  });
+}
+
+/** Payments of an order with their settlement (UTR, completion date). */
+export async function orderPayments(db: Db, orderId: string): Promise<OrderPayment[]> {
+  const { rows } = await db.query<OrderPayment>(
+    `SELECT ${PAYMENT_COLUMNS}, s.utr_number, s.completed_at AS settlement_completed_at
+     FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id
+     WHERE p.order_id = $1 ORDER BY p.created_at, p.id`,
+    [orderId],
+  );
+  return rows;
+}
+
+/** Apply the lazy 15-minute expiry if due (locks and re-checks the order). Returns the current order. */
+export async function touchOrder(deps: ServiceDeps, scope: Scope | null, orderId: string): Promise<OrderRow> {
+  const order = await loadOrder(deps.db, scope, orderId);
+  if (!isExpired(order, deps.clock.now())) return order;
+  return deps.db.transaction(async (tx) => {
+    const locked = await loadOrder(tx, scope, orderId, true);
+    const at = deps.clock.now();
+    if (isExpired(locked, at)) {
+      await cancelOrder(tx, locked, 'expired', at);
+      return loadOrder(tx, scope, orderId);
+    }
+    return locked;
+  });
+}
+
+/** GET /pg/orders/{order_id}: the Order (seed shape) after applying expiry. Other tenants => 404 ERR_ORDER_404. */
+export async function getOrder(deps: ServiceDeps, scope: Scope, orderId: string): Promise<ReturnType<typeof orderView>> {
+  const order = await touchOrder(deps, scope, orderId);
+  return orderView(order, await orderPayments(deps.db, order.id));
+}
+
+export interface PatchOrderInput {
+  buyer?: { pan_number?: string; dob?: string };
+  invoice?: { number?: string; date?: string };
+}
+
+/** Correct buyer.pan_number, buyer.dob, invoice.number, invoice.date (any order status). */
+export async function patchOrder(
+  deps: ServiceDeps,
+  scope: Scope,
+  orderId: string,
+  patch: PatchOrderInput,
+): Promise<{ order_id: string; buyer: { pan_number: string | null; dob: string | null }; invoice: { number: string | null; date: string | null } }> {
+  const details: Record<string, string> = {};
+  for (const [group, allowed] of [['buyer', ['pan_number', 'dob']], ['invoice', ['number', 'date']]] as const) {
+    const value = patch[group] as Record<string, unknown> | undefined;
+    if (value === undefined) continue;
+    if (typeof value !== 'object' || value === null) {
+      details[group] = 'must be an object';
+      continue;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (!(allowed as readonly string[]).includes(k)) details[`${group}.${k}`] = 'cannot be updated';
+      else if (typeof v !== 'string' || v.length === 0) details[`${group}.${k}`] = 'must be a non-empty string';
+      else if ((k === 'dob' || k === 'date') && !isCalendarDate(v)) details[`${group}.${k}`] = 'must be a date YYYY-MM-DD';
+    }
+  }
+  if (patch.buyer === undefined && patch.invoice === undefined) details['body'] = 'must contain buyer and/or invoice';
+  if (Object.keys(details).length > 0) throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', details);
+
+  return deps.db.transaction(async (tx) => {
+    const order = await loadOrder(tx, scope, orderId, true);
+    const buyer = { ...order.buyer, ...(patch.buyer ?? {}) };
+    const invoice = patch.invoice || order.invoice ? { ...(order.invoice ?? {}), ...(patch.invoice ?? {}) } : null;
+    await tx.query('UPDATE orders SET buyer = $2, invoice = $3, updated_at = $4 WHERE id = $1', [
+      orderId,
+      JSON.stringify(buyer),
+      invoice ? JSON.stringify(invoice) : null,
+      formatIso(deps.clock.now()),
+    ]);
+    return {
+      order_id: orderId,
+      buyer: { pan_number: (buyer.pan_number as string | undefined) ?? null, dob: (buyer.dob as string | undefined) ?? null },
+      invoice: { number: invoice?.number ?? null, date: invoice?.date ?? null },
+    };
+  });
+}
+
+export const ORDER_DOCUMENT_TYPES = ['invoice', 'air_waybill'] as const;
+
+/** Attach an invoice (sets invoice.number/file) or an air waybill (appended) to an order; returns the Order. */
+export async function attachOrderDocument(
+  deps: ServiceDeps,
+  store: DocumentStore,
+  scope: Scope,
+  orderId: string,
+  input: { identifier: string; documentType: string; file: UploadedFile },
+): Promise<ReturnType<typeof orderView>> {
+  if (!(ORDER_DOCUMENT_TYPES as readonly string[]).includes(input.documentType)) {
+    throw validationError('document_type', `must be one of ${ORDER_DOCUMENT_TYPES.join(', ')}`);
+  }
+  if (typeof input.identifier !== 'string' || input.identifier.length === 0 || input.identifier.length > 255) {
+    throw validationError('identifier', 'must be a non-empty string of at most 255 characters');
+  }
+  await deps.db.transaction(async (tx) => {
+    const order = await loadOrder(tx, scope, orderId, true);
+    const at = deps.clock.now();
+    const doc = await storeDocument(
+      tx,
+      store,
+      at,
+      { merchantId: order.merchant_id, orderId, documentType: input.documentType, identifier: input.identifier },
+      input.file,
+    );
+    if (input.documentType === 'invoice') {
+      const invoice = { ...(order.invoice ?? {}), number: input.identifier, file: doc.url };
+      await tx.query('UPDATE orders SET invoice = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(invoice), formatIso(at)]);
+    } else {
+      const waybills = [...order.air_waybills, { number: input.identifier, file: doc.url }];
+      await tx.query('UPDATE orders SET air_waybills = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(waybills), formatIso(at)]);
+    }
+  });
+  return getOrder(deps, scope, orderId);
+}
+
+/** Worker: cancel pending orders whose 15 minutes are over (SKIP LOCKED, so processes share the work). */
+export async function expireDueOrders(deps: ServiceDeps, limit = 100): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const at = deps.clock.now();
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM orders WHERE status = 'payment_pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [formatIso(at), limit],
+    );
+    for (const { id } of rows) {
+      const order = await loadOrder(tx, null, id);
+      if (orderMachine.canTransition(order.status, 'payment_cancelled')) await cancelOrder(tx, order, 'expired', at);
+    }
+    return rows.length;
+  });
+}

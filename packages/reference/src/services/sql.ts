@@ -1,0 +1,13 @@
+/** Collects positional parameters while a query is assembled: `p.add(v)` returns `$n`. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Escape LIKE wildcards so user text matches literally (used with `ESCAPE '\\'`). */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -1,0 +1,120 @@
+import { generateWebhookSecret } from '@paygate/webhooks';
+import { DomainError, validationError } from '../domain/errors.js';
+import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { ID_PATTERN, newWebhookEndpointId } from '../domain/ids.js';
+import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../domain/pagination.js';
+import { formatIso } from '../domain/time.js';
+import type { ServiceDeps } from './deps.js';
+import type { Scope } from './scope.js';
+import { Params } from './sql.js';
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: EventType[];
+  description: string | null;
+  merchant_id: string | null;
+  created_at: string;
+}
+
+interface EndpointRow extends WebhookEndpointView {
+  secret: string;
+}
+
+const COLUMNS = 'id, url, events, description, merchant_id, created_at, secret';
+
+function checkUrl(url: unknown, allowInsecure: boolean): string {
+  if (typeof url !== 'string' || url.length > 2048) throw validationError('url', 'must be an absolute URL of at most 2048 characters');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationError('url', 'must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && !(allowInsecure && parsed.protocol === 'http:')) {
+    throw validationError('url', allowInsecure ? 'must use http or https' : 'must use https');
+  }
+  if (parsed.username || parsed.password) throw validationError('url', 'must not contain credentials');
+  return url;
+}
+
+function checkEvents(events: unknown): EventType[] {
+  if (!Array.isArray(events) || events.length === 0) throw validationError('events', `must be a non-empty array of ${EVENT_TYPES.join(', ')}`);
+  const bad = events.find((e) => !(EVENT_TYPES as readonly unknown[]).includes(e));
+  if (bad !== undefined) throw validationError('events', `${String(bad)} is not an event type; use ${EVENT_TYPES.join(', ')}`);
+  return [...new Set(events as EventType[])];
+}
+
+/**
+ * Register an endpoint. Owner: the merchant when the scope names one (merchant credentials or X-Merchant-ID),
+ * else the partner (receives every merchant's events). The `whsec_` secret is returned here only.
+ * `allowInsecure` (sandbox) permits http:// URLs.
+ */
+export async function createWebhookEndpoint(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: { url: string; events: string[]; description?: string | undefined },
+  options: { allowInsecure: boolean },
+): Promise<WebhookEndpointView & { secret: string }> {
+  const url = checkUrl(input.url, options.allowInsecure);
+  const events = checkEvents(input.events);
+  if (input.description !== undefined && (typeof input.description !== 'string' || input.description.length > 500)) {
+    throw validationError('description', 'must be a string of at most 500 characters');
+  }
+  const { rows } = await deps.db.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+    [
+      newWebhookEndpointId(),
+      scope.merchantId ? 'merchant' : 'partner',
+      scope.partnerId,
+      scope.merchantId ?? null,
+      url,
+      JSON.stringify(events),
+      input.description ?? null,
+      generateWebhookSecret(),
+      formatIso(deps.clock.now()),
+    ],
+  );
+  const row = rows[0] as EndpointRow;
+  return { ...view(row), secret: row.secret };
+}
+
+function view(r: EndpointRow): WebhookEndpointView {
+  return { id: r.id, url: r.url, events: r.events, description: r.description, merchant_id: r.merchant_id, created_at: r.created_at };
+}
+
+function ownerCondition(scope: Scope, p: Params): string {
+  const partner = `partner_id = ${p.add(scope.partnerId)}`;
+  return scope.merchantId ? `${partner} AND merchant_id = ${p.add(scope.merchantId)}` : partner;
+}
+
+/** Endpoints visible to the scope (a partner sees its own and its merchants'; a merchant its own). Secrets omitted. */
+export async function listWebhookEndpoints(
+  deps: ServiceDeps,
+  scope: Scope,
+  query: { page?: number | string | undefined; page_size?: number | string | undefined } = {},
+): Promise<Page<WebhookEndpointView>> {
+  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookEndpoints);
+  const p = new Params();
+  const cond = `${ownerCondition(scope, p)} AND deleted_at IS NULL`;
+  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_endpoints WHERE ${cond}`, p.values);
+  const list = await deps.db.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${cond} ORDER BY created_at DESC, id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
+    p.values,
+  );
+  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(view));
+}
+
+/** Soft-delete an endpoint (pending deliveries to it stop). Unknown / not visible => 404 ERR_WEBHOOK_404. */
+export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, endpointId: string): Promise<{ id: string; deleted: true }> {
+  if (!ID_PATTERN.webhookEndpoint.test(endpointId)) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found');
+  const p = new Params();
+  const { rows } = await deps.db.query<{ id: string }>(
+    `UPDATE webhook_endpoints SET deleted_at = ${p.add(formatIso(deps.clock.now()))}
+     WHERE id = ${p.add(endpointId)} AND ${ownerCondition(scope, p)} AND deleted_at IS NULL RETURNING id`,
+    p.values,
+  );
+  if (rows.length === 0) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
+  return { id: endpointId, deleted: true };
+}

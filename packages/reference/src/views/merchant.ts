@@ -1,0 +1,13 @@
+import type { MerchantRecord } from '../services/merchants.js';
+
+/** Seed MerchantDetails: settlement_details carries settlement_currency in responses. */
+export function merchantDetailsView(m: MerchantRecord) {
+  return {
+    id: m.id,
+    settlement_details: { ...m.settlement_details, settlement_currency: m.settlement_currency },
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+    invoice_file: m.invoice_file,
+    company_details: m.company_details,
+  };
+}

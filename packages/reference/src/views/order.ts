@@ -1,0 +1,63 @@
+import { amountToNumber } from '../domain/money.js';
+import type { OrderRow, PaymentRow } from '../services/rows.js';
+
+/** A payment of an order with the settlement it went into (if any). */
+export interface OrderPayment extends PaymentRow {
+  utr_number: string | null;
+  settlement_completed_at: string | null;
+}
+
+/** order.payments[] item: lower-case status, settlement {status, message, settlement_details}. */
+export function orderPaymentView(p: OrderPayment) {
+  return {
+    payment_id: p.id,
+    mop_type: p.mop_type,
+    status: p.status.toLowerCase(),
+    status_message: p.status_message,
+    settlement: {
+      status: p.settlement_status,
+      message: null,
+      settlement_details:
+        p.settlement_id && p.utr_number && p.settlement_completed_at
+          ? { settlement_id: p.settlement_id, utr_number: p.utr_number, settlement_completed_date: p.settlement_completed_at }
+          : null,
+    },
+    created_at: p.created_at,
+  };
+}
+
+/** Seed Order (GET /pg/orders/{order_id}, documents response). */
+export function orderView(o: OrderRow, payments: OrderPayment[]) {
+  return {
+    order_id: o.id,
+    reference_id: o.reference_id,
+    amount: amountToNumber(o.amount_minor),
+    currency: o.currency,
+    mop_type: o.mop_type,
+    buyer: o.buyer,
+    product: o.product,
+    invoice: o.invoice,
+    air_waybills: o.air_waybills,
+    payments: payments.map(orderPaymentView),
+    status: o.status,
+    status_message: o.status_message,
+    created_at: o.created_at,
+    is_testing: o.is_testing,
+  };
+}
+
+/** The order summary embedded in a Payment read (seed "Payment (read by id)".order). */
+export function paymentOrderView(o: OrderRow) {
+  return {
+    order_id: o.id,
+    reference_id: o.reference_id,
+    amount: amountToNumber(o.amount_minor),
+    currency: o.currency,
+    mop_type: o.mop_type,
+    buyer: o.buyer,
+    product: o.product,
+    status: o.status,
+    status_message: o.status_message,
+    created_at: o.created_at,
+  };
+}

@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from '@paygate/webhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
+import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
+import { createRefund, getRefund } from '../services/refunds.js';
+import { createWebhookEndpoint } from '../services/webhook-endpoints.js';
+import { retryDelayMs } from './retry.js';
+import { createWorker } from './worker.js';
+
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A real HTTP receiver on 127.0.0.1 whose behaviour per path is set by the test. */
+async function startReceiver() {
+  const received: Received[] = [];
+  const behaviour = new Map<string, (n: number) => number | 'hang'>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const n = received.filter((r) => r.path === path).length;
+      const status = behaviour.get(path)?.(n) ?? 200;
+      if (status === 'hang') return; // never answer: the sender must time out
+      res.writeHead(status).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    received,
+    behaviour,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('retry schedule', () => {
+  it('uses the schedule with +-jitter and gives up after the last delay', () => {
+    const schedule = [5, 300, 1800, 7200, 18000, 36000, 36000];
+    expect(retryDelayMs(schedule, 1, 0)).toBe(5000);
+    expect(retryDelayMs(schedule, 7, 0)).toBe(36_000_000);
+    expect(retryDelayMs(schedule, 8, 0)).toBeNull();
+    expect(retryDelayMs(schedule, 2, 0.1, () => 0)).toBe(270_000);
+    expect(retryDelayMs(schedule, 2, 0.1, () => 1)).toBe(330_000);
+  });
+});
+
+describe.each(testTargets())('worker on %s', (target) => {
+  let t: TestDb;
+  let deps: ReturnType<typeof testDeps>;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+    deps = testDeps(t.db);
+    rx = await startReceiver();
+  });
+  afterAll(async () => {
+    await rx?.close();
+    await t?.dispose();
+  });
+  beforeEach(() => {
+    rx.received.length = 0;
+    rx.behaviour.clear();
+  });
+
+  const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
+    createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, ...overrides });
+
+  it('fans out to partner and merchant endpoints and signs per Standard Webhooks', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp1' });
+    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] }, { allowInsecure: true });
+    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/merchant`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/settled-only`, events: ['PAYMENT_SETTLED'] }, { allowInsecure: true });
+    const other = await approvedMerchant(deps, { partnerId: 'wp2' });
+    await createWebhookEndpoint(deps, other.partnerScope, { url: `${rx.base}/other-partner`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+
+    const failed = await paidOrder(deps, m.merchantId, {}, 'failure');
+    const w = worker();
+    const report = await w.tick();
+    // Fan-out happens at tick time, so wp1's earlier MERCHANT_APPROVED reaches the partner endpoint registered since.
+    expect(report.fannedOutEvents).toBeGreaterThanOrEqual(2);
+    const byPath = (p: string) => rx.received.filter((r) => r.path === p);
+    expect(byPath('/merchant')).toHaveLength(1);
+    expect(byPath('/settled-only')).toHaveLength(0);
+    expect(byPath('/other-partner')).toHaveLength(0);
+    const partnerTypes = byPath('/partner').map((r) => (JSON.parse(r.body) as { event_type: string }).event_type).sort();
+    expect(partnerTypes).toEqual(['MERCHANT_APPROVED', 'PAYMENT_FAILED']);
+
+    const delivery = byPath('/merchant')[0]!;
+    const event = new Webhook(merchantEp.secret).verify<{ event_type: string; sequence_number: string; data: { order_id: string } }>(delivery.body, delivery.headers as never);
+    expect(event.event_type).toBe('PAYMENT_FAILED');
+    expect(event.data.order_id).toBe(failed.order_id);
+    expect(delivery.headers['webhook-id']).toBe(`msg_${event.sequence_number}`);
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(Object.keys(JSON.parse(delivery.body) as object)).toEqual(['event_type', 'event_time', 'version', 'sequence_number', 'data']);
+    expect(() => new Webhook(partnerEp.secret).verify(delivery.body, delivery.headers as never)).toThrow();
+
+    const again = await w.tick();
+    expect(again.fannedOutEvents).toBe(0);
+    expect(again.deliveries).toEqual({ succeeded: 0, retry: 0, failed: 0 });
+  });
+
+  it('retries on 5xx and timeouts with the schedule, records every attempt, then gives up', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp3' });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/flaky`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/down`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/hang`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    rx.behaviour.set('/flaky', (n) => (n === 1 ? 503 : 204));
+    rx.behaviour.set('/down', () => 500);
+    rx.behaviour.set('/hang', () => 'hang');
+    await paidOrder(deps, m.merchantId, {}, 'failure');
+    const w = worker();
+
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 3, failed: 0 });
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 0, failed: 0 }); // not due yet
+    deps.clock.advance(2);
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 1, retry: 2, failed: 0 });
+    deps.clock.advance(4);
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 0, failed: 2 });
+    deps.clock.advance(3600);
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 0, failed: 0 });
+
+    const ids = rx.received.filter((r) => r.path === '/flaky').map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]); // stable across retries
+
+    const { rows } = await t.db.query<{ url: string; status: string; attempt: number; last_status_code: number | null; last_error: string | null; attempts: number }>(
+      `SELECT w.url, d.status, d.attempt, d.last_status_code, d.last_error,
+              (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts
+       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.merchant_id = $1 ORDER BY w.url`,
+      [m.merchantId],
+    );
+    expect(rows).toEqual([
+      { url: `${rx.base}/down`, status: 'failed', attempt: 3, last_status_code: 500, last_error: 'HTTP 500', attempts: 3 },
+      { url: `${rx.base}/flaky`, status: 'succeeded', attempt: 2, last_status_code: 204, last_error: null, attempts: 2 },
+      { url: `${rx.base}/hang`, status: 'failed', attempt: 3, last_status_code: null, last_error: 'timeout after 500 ms', attempts: 3 },
+    ]);
+  });
+
+  it('processes sandbox refunds after 60 s and flushes on shutdown', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp4' });
+    const paid = await paidOrder(deps, m.merchantId);
+    const refund = await createRefund(deps, m.merchantScope, { payment_id: paid.payment_id!, refund_amount: '1.00' });
+    const w = worker({ intervalMs: 10 });
+    w.start();
+    expect(w.running).toBe(true);
+    deps.clock.advance(61);
+    await expect.poll(() => getRefund(deps, m.merchantScope, refund.refund_id).then((r) => r.refund_status), { timeout: 5000 }).toBe('PROCESSED');
+    await w.flush();
+    expect(w.running).toBe(false);
+  });
+
+  it.runIf(target === 'postgres')('two worker processes never deliver the same attempt twice', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp5' });
+    await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/race`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    for (let i = 0; i < 20; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
+    const second = await t.openSecond();
+    const w1 = worker({ batchSize: 5 });
+    const w2 = createWorker({ deps: { ...deps, db: second }, retrySchedule: [2, 4], jitter: 0, batchSize: 5 });
+    for (let round = 0; round < 6; round++) await Promise.all([w1.tick(), w2.tick()]);
+    const ids = rx.received.filter((r) => r.path === '/race').map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+  });
+});

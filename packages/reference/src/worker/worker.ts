@@ -1,0 +1,131 @@
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from '../config.js';
+import { purgeExpiredIdempotencyKeys } from '../services/idempotency.js';
+import type { ServiceDeps } from '../services/deps.js';
+import { expireDueOrders } from '../services/orders.js';
+import { purgeRateLimitWindows } from '../services/rate-limit.js';
+import { processDueRefunds, SANDBOX_REFUND_SECONDS } from '../services/refunds.js';
+import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from '../services/s2s.js';
+import { claimDueDeliveries, recordAttempt, sendDelivery } from './deliveries.js';
+import { fanOutEvents } from './fanout.js';
+
+/** Minimal logger (pino-compatible). Never receives secrets. */
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface WorkerOptions {
+  deps: ServiceDeps;
+  /** Poll interval (default 1000 ms). */
+  intervalMs?: number;
+  /** Webhook retry delays in seconds (default: the brief's 5 s .. 10 h schedule). */
+  retrySchedule?: readonly number[];
+  /** +- fraction applied to each delay (default 0.1). */
+  jitter?: number;
+  /** Run sandbox automation: refunds PROCESSED after 60 s, success@/failure@paygate collections after 5 s. */
+  sandbox?: boolean;
+  refundAfterSeconds?: number;
+  s2sAfterSeconds?: number;
+  /** Called at the start of each tick (e.g. the sandbox clock's refresh). */
+  beforeTick?: () => Promise<unknown>;
+  /** Deliveries claimed per tick (default 20), sent concurrently. */
+  batchSize?: number;
+  deliveryTimeoutMs?: number;
+  fetch?: typeof fetch;
+  logger?: WorkerLogger;
+}
+
+export interface TickReport {
+  expiredOrders: number;
+  processedRefunds: number;
+  completedCollections: number;
+  fannedOutEvents: number;
+  deliveries: { succeeded: number; retry: number; failed: number };
+}
+
+export interface Worker {
+  /** Start polling (idempotent). */
+  start(): void;
+  /** Run one pass now (awaits any pass already running first). */
+  tick(): Promise<TickReport>;
+  /** Graceful shutdown: stop polling and wait for the pass in progress (and its deliveries) to finish. */
+  flush(): Promise<void>;
+  readonly running: boolean;
+}
+
+const HOUSEKEEPING_EVERY_TICKS = 60;
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { deps } = options;
+  const intervalMs = options.intervalMs ?? 1000;
+  const schedule = options.retrySchedule ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const log = options.logger;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<TickReport> | undefined;
+  let stopped = true;
+  let ticks = 0;
+
+  async function pass(): Promise<TickReport> {
+    await options.beforeTick?.();
+    const report: TickReport = {
+      expiredOrders: await expireDueOrders(deps),
+      processedRefunds: options.sandbox ? await processDueRefunds(deps, options.refundAfterSeconds ?? SANDBOX_REFUND_SECONDS) : 0,
+      completedCollections: options.sandbox ? await processDueS2sCollections(deps, options.s2sAfterSeconds ?? S2S_AUTO_COMPLETE_SECONDS) : 0,
+      fannedOutEvents: await fanOutEvents(deps),
+      deliveries: { succeeded: 0, retry: 0, failed: 0 },
+    };
+    const claimed = await claimDueDeliveries(deps, options.batchSize ?? 20);
+    await Promise.all(
+      claimed.map(async (d) => {
+        const result = await sendDelivery(deps, d, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
+        const outcome = await recordAttempt(deps, d, result, schedule, options.jitter ?? 0.1);
+        report.deliveries[outcome]++;
+        log?.info({ delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome }, 'webhook delivery attempt');
+      }),
+    );
+    if (++ticks % HOUSEKEEPING_EVERY_TICKS === 0) {
+      await purgeExpiredIdempotencyKeys(deps.db, deps.clock);
+      await purgeRateLimitWindows(deps.db, deps.clock);
+    }
+    return report;
+  }
+
+  async function tick(): Promise<TickReport> {
+    while (current) await current.catch(() => undefined);
+    const run = pass();
+    current = run;
+    try {
+      return await run;
+    } finally {
+      if (current === run) current = undefined;
+    }
+  }
+
+  function scheduleNext(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      tick()
+        .catch((err: unknown) => log?.error({ err }, 'worker pass failed'))
+        .finally(scheduleNext);
+    }, intervalMs);
+    timer.unref?.();
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      scheduleNext();
+    },
+    tick,
+    async flush() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      while (current) await current.catch(() => undefined);
+    },
+    get running() {
+      return !stopped;
+    },
+  };
+}
