@@ -136,7 +136,7 @@ describe('seed fields', () => {
 });
 
 describe('seed query parameters of the payments list', () => {
-  it.each(seedPaymentFilters)('%s', (name, constraint) => {
+  it.each(seedPaymentFilters.map(([name, constraint]) => ({ name, constraint })))('$name', ({ name, constraint }) => {
     const parameter = doc.paths['/pg/payments/']?.get?.parameters?.find((p) => p.name === name && p.in === 'query');
     expect(parameter, name).toBeDefined();
     expect(parameter?.required ?? false).toBe(false);

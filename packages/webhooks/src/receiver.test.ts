@@ -38,7 +38,11 @@ const paymentSettled = {
   event_time: '2025-11-21 10:13:20',
   version: '1.0',
   sequence_number: '7f0c6a1e-8b7a-4a53-9d0e-1c1f0b2a3c4d',
-  data: { settlements: [] },
+  data: {
+    settlements: [
+      { settlement_id: 'ST1000000000000001', settlement_utr: 'UTR4K2M9Q7X1B', settlement_done_at: '2026-11-22T04:30:00.000000Z', forex_rate: 1, settlement_amount: 1464.6 },
+    ],
+  },
 };
 
 const failed = vi.fn<(event: unknown, ctx: WebhookDeliveryContext) => void>();

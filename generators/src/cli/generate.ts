@@ -1,0 +1,110 @@
+/**
+ * `npm run generate` writes every generated file; `npm run generate:check` regenerates in memory and exits 1
+ * naming each drifted or missing file (the fix: `npm run generate`).
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { generate, type GenerateResult } from '../pipeline.js';
+import { SpecLintError, formatProblem } from '../parse/openapi.js';
+import { parseArgs, type CliOptions } from './args.js';
+
+export interface DriftReport {
+  drifted: string[];
+  missing: string[];
+}
+
+/** Compares generated files with what is on disk under `rootDir`. */
+export async function compareWithDisk(rootDir: string, files: GenerateResult['files']): Promise<DriftReport> {
+  const report: DriftReport = { drifted: [], missing: [] };
+  for (const file of files) {
+    let current: string;
+    try {
+      current = await readFile(path.join(rootDir, file.path), 'utf8');
+    } catch {
+      report.missing.push(file.path);
+      continue;
+    }
+    if (current !== file.contents) report.drifted.push(file.path);
+  }
+  return report;
+}
+
+export async function writeFiles(rootDir: string, files: GenerateResult['files']): Promise<{ written: string[]; unchanged: string[] }> {
+  const written: string[] = [];
+  const unchanged: string[] = [];
+  for (const file of files) {
+    const target = path.join(rootDir, file.path);
+    const current = await readFile(target, 'utf8').catch(() => undefined);
+    if (current === file.contents) {
+      unchanged.push(file.path);
+      continue;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, file.contents);
+    written.push(file.path);
+  }
+  return { written, unchanged };
+}
+
+export async function run(options: CliOptions, log: (line: string) => void = console.log): Promise<number> {
+  const start = performance.now();
+  const outRoot = options.outRoot === undefined ? options.rootDir : path.resolve(options.rootDir, options.outRoot);
+  log(`${options.check ? 'Checking' : 'Generating'} from ${[options.openapi, options.asyncapi].filter(Boolean).join(' + ')}`);
+  let result: GenerateResult;
+  try {
+    result = await generate({
+      rootDir: options.rootDir,
+      openapi: options.openapi,
+      asyncapi: options.asyncapi,
+      lintConfig: options.lintConfig,
+      lint: options.lint,
+      ...(options.targets === undefined ? {} : { targets: options.targets }),
+      onProgress: (step, ms) => log(`  ${step.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms`),
+    });
+  } catch (error) {
+    if (error instanceof SpecLintError) {
+      log(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
+  if (warnings.length > 0) log(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}`).join('\n')}`);
+  for (const p of result.asyncapiProblems) log(`    ${p}`);
+
+  if (options.check) {
+    const drift = await compareWithDisk(outRoot, result.files);
+    const total = performance.now() - start;
+    if (drift.drifted.length === 0 && drift.missing.length === 0) {
+      log(`All ${result.files.length} generated files are up to date (${total.toFixed(0)} ms).`);
+      return 0;
+    }
+    for (const f of drift.drifted) log(`  drifted: ${f}`);
+    for (const f of drift.missing) log(`  missing: ${f}`);
+    log(`Generated code is out of date with the spec. Run \`npm run generate\` and commit the result.`);
+    return 1;
+  }
+  const { written, unchanged } = await writeFiles(outRoot, result.files);
+  for (const f of written) log(`  wrote ${f}`);
+  log(`${written.length} file(s) written, ${unchanged.length} unchanged, in ${(performance.now() - start).toFixed(0)} ms.`);
+  return 0;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isMain) {
+  let options: CliOptions;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
+  run(options).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,209 @@
+import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js';
+import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
+import { compareStrings } from '../util/sorted.js';
+import { importPath, type EmitContext, type Emitter } from './context.js';
+import { operationTypeNames, operationTypeRef } from './names.js';
+
+export interface ClientArgView {
+  name: string;
+  optional: boolean;
+  type: string;
+}
+
+export interface ClientMethodView {
+  group: string;
+  name: string;
+  key: string;
+  local: string;
+  alias: string;
+  /** `paths["/x"]["get"]` */
+  ref: string;
+  doc: string[];
+  args: ClientArgView[];
+  /** `GET` */
+  httpMethod: string;
+  path: string;
+  /** Object literal fragments passed to openapi-fetch. */
+  pathParams: string;
+  queryArg: string | null;
+  bodyArg: string | null;
+  bodySerializer: string | null;
+  dataType: string;
+  listAll: { local: string; key: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
+}
+
+export interface ClientGroupView {
+  key: string;
+  doc: string[];
+  methods: { key: string; local: string; doc: string[] }[];
+}
+
+/**
+ * Facade name: `info.x-client-name` when set, else the first word of the title
+ * (`Paygate Payment Gateway API` -> `Paygate`, `GitHub v3 REST API` -> `GitHub`).
+ */
+export function clientBaseName(title: string, override?: unknown): string {
+  if (typeof override === 'string' && override.trim().length > 0) return pascalCase(override);
+  const first = title.trim().split(/\s+/)[0] ?? '';
+  const name = /^[A-Za-z][A-Za-z0-9]*$/.test(first) && first !== first.toLowerCase() ? first : pascalCase(first);
+  return name.length > 0 && name.toLowerCase() !== 'api' ? name : 'Api';
+}
+
+function pickMedia(content: readonly MediaTypeModel[]): MediaTypeModel | undefined {
+  return content.find((c) => /json/.test(c.mediaType)) ?? content[0];
+}
+
+function successDataType(op: OperationModel, alias: string): string {
+  const types: string[] = [];
+  for (const r of op.responses) {
+    if (!(r.kind === 'exact' && r.status.startsWith('2')) && r.status !== '2XX') continue;
+    const media = pickMedia(r.content);
+    const key = /^\d{3}$/.test(r.status) ? r.status : JSON.stringify(r.status);
+    types.push(media === undefined ? 'undefined' : `${alias}["responses"][${key}]["content"][${JSON.stringify(media.mediaType)}]`);
+  }
+  return types.length === 0 ? 'undefined' : [...new Set(types)].join(' | ');
+}
+
+/** Group (first tag, camelCased) and method name for every operation; collisions fall back to the full operationId. */
+export function clientMethodNames(operations: readonly OperationModel[]): Map<string, { group: string; method: string }> {
+  const proposed = operations.map((op) => ({ op, group: camelCase(op.tags[0] ?? 'default') || 'default', method: methodNameForTag(op.operationId, op.tags[0]) }));
+  const counts = new Map<string, number>();
+  for (const p of proposed) counts.set(`${p.group}.${p.method}`, (counts.get(`${p.group}.${p.method}`) ?? 0) + 1);
+  const used = new Set<string>();
+  const out = new Map<string, { group: string; method: string }>();
+  for (const p of proposed) {
+    let method = counts.get(`${p.group}.${p.method}`)! > 1 ? camelCase(p.op.operationId) || 'call' : p.method;
+    const base = method;
+    for (let n = 2; used.has(`${p.group}.${method}`) || used.has(`${p.group}.${method}All`); n++) method = `${base}${n}`;
+    used.add(`${p.group}.${method}`);
+    out.set(p.op.operationId, { group: p.group, method });
+  }
+  return out;
+}
+
+export function clientViews(model: ApiModel): { methods: ClientMethodView[]; groups: ClientGroupView[] } {
+  const typeNames = operationTypeNames(model.operations);
+  const names = clientMethodNames(model.operations);
+  const methods: ClientMethodView[] = [];
+  for (const op of model.operations) {
+    const { group, method } = names.get(op.operationId)!;
+    const alias = `Op${typeNames.get(op.operationId)!}`;
+    const used = new Set<string>(['opts', 'query', 'body']);
+    const args: ClientArgView[] = [];
+    const pathEntries: string[] = [];
+    for (const p of op.parameters.path) {
+      let name = safeIdentifier(p.name);
+      for (let n = 2; used.has(name); n++) name = `${safeIdentifier(p.name)}${n}`;
+      used.add(name);
+      args.push({ name, optional: false, type: p.declared ? `${alias}["parameters"]["path"][${JSON.stringify(p.name)}]` : 'string' });
+      pathEntries.push(`${propertyKey(p.name)}: ${name}`);
+    }
+    const media = op.requestBody === undefined ? undefined : pickMedia(op.requestBody.content);
+    let bodySerializer: string | null = null;
+    if (media !== undefined && op.requestBody !== undefined) {
+      let type = `NonNullable<${alias}["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`;
+      if (media.mediaType.startsWith('multipart/')) {
+        bodySerializer = 'toFormData';
+        if (media.fields !== undefined) {
+          const kinds = { file: 'Blob', files: 'Blob[]', string: 'string', strings: 'string[]' } as const;
+          type = `{ ${media.fields.map((f) => `${propertyKey(f.name)}${f.required ? '' : '?'}: ${kinds[f.kind]}`).join('; ')} }`;
+        }
+      } else if (media.mediaType === 'application/x-www-form-urlencoded') {
+        bodySerializer = 'toUrlEncoded';
+      }
+      args.push({ name: 'body', optional: !op.requestBody.required, type });
+    }
+    const hasQuery = op.parameters.query.length > 0;
+    const queryType = `NonNullable<${alias}["parameters"]["query"]>`;
+    if (hasQuery) args.push({ name: 'query', optional: !op.parameters.query.some((p) => p.required), type: queryType });
+    const headerType = op.parameters.header.length > 0 ? `CallOptions<Partial<NonNullable<${alias}["parameters"]["header"]>>>` : 'CallOptions';
+    args.push({ name: 'opts', optional: true, type: headerType });
+    // A required argument may not follow an optional one: make earlier optional ones `T | undefined`.
+    let seenRequired = false;
+    for (let i = args.length - 1; i >= 0; i--) {
+      const arg = args[i]!;
+      if (!arg.optional) seenRequired = true;
+      else if (seenRequired) {
+        arg.optional = false;
+        arg.type = `${arg.type} | undefined`;
+      }
+    }
+    const local = `${group}$${method}`;
+    const summaryDoc = [op.summary ?? '', op.description ?? '', `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`];
+    const pg = op.pagination;
+    const canListAll = pg !== undefined && pg.itemsPath.length > 0 && pg.itemsPath[pg.itemsPath.length - 1] === 'results' && hasQuery;
+    const dataType = successDataType(op, alias);
+    methods.push({
+      group,
+      name: method,
+      key: propertyKey(method),
+      local,
+      alias,
+      ref: operationTypeRef(op),
+      doc: summaryDoc,
+      args,
+      httpMethod: op.method.toUpperCase(),
+      path: JSON.stringify(op.path),
+      pathParams: pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : 'undefined',
+      queryArg: hasQuery ? 'query' : null,
+      bodyArg: media !== undefined ? 'body' : null,
+      bodySerializer,
+      dataType,
+      listAll:
+        canListAll && pg !== undefined
+          ? {
+              local: `${local}All`,
+              key: propertyKey(`${method}All`),
+              queryType: `Omit<${queryType}, ${JSON.stringify(pg.pageParam)}>`,
+              optsType: headerType,
+              pageParam: propertyKey(pg.pageParam),
+              pageAccess: ['data', ...pg.itemsPath.slice(0, -1)].map((k) => `[${JSON.stringify(k)}]`).join(''),
+              itemType: `NonNullable<(${dataType})${pg.itemsPath.map((k) => `[${JSON.stringify(k)}]`).join('')}>[number]`,
+              doc: [`Every item of \`${method}\`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws \`PaygateApiError\`.`],
+            }
+          : null,
+    });
+  }
+  methods.sort((a, b) => compareStrings(a.group, b.group) || compareStrings(a.name, b.name));
+  const tagDocs = new Map(model.tags.map((t) => [camelCase(t.name), [t.name, t.description ?? '']]));
+  const groups: ClientGroupView[] = [];
+  for (const m of methods) {
+    let g = groups[groups.length - 1];
+    if (g === undefined || g.key !== propertyKey(m.group)) {
+      g = { key: propertyKey(m.group), doc: tagDocs.get(m.group) ?? [], methods: [] };
+      groups.push(g);
+    }
+    g.methods.push({ key: m.key, local: m.local, doc: m.doc });
+    if (m.listAll !== null) g.methods.push({ key: m.listAll.key, local: m.listAll.local, doc: m.listAll.doc });
+  }
+  groups.forEach((g) => g.methods.sort((a, b) => compareStrings(a.key, b.key)));
+  return { methods, groups };
+}
+
+export const clientEmitter: Emitter = {
+  name: 'client',
+  target: 'client',
+  emit(ctx: EmitContext) {
+    const base = clientBaseName(ctx.model.title, ctx.model.clientName);
+    const { methods, groups } = clientViews(ctx.model);
+    const aliases = methods.map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
+    const view = {
+      header: ctx.header,
+      runtime: importPath(ctx.out.client, ctx.runtime.client),
+      title: ctx.model.title,
+      version: ctx.model.version,
+      factory: `create${base}Client`,
+      clientType: `${base}Client`,
+      errorCodeType: `${base}ErrorCode`,
+      errorCodes: ctx.model.errorCodes.map((c) => JSON.stringify(c)),
+      usesPaginate: methods.some((m) => m.listAll !== null),
+      aliases,
+      methods,
+      groups,
+    };
+    return [
+      { path: `${ctx.out.client}/client.gen.ts`, contents: ctx.templates.render('client/client', view) },
+      { path: `${ctx.out.client}/index.ts`, contents: ctx.templates.render('client/index', view) },
+    ];
+  },
+};

@@ -1,0 +1,23 @@
+import type { OperationModel } from '../model/types.js';
+import { pascalCase, propertyKey } from '../util/naming.js';
+
+/** PascalCase type base names per operationId, deduplicated deterministically (operations are model-sorted). */
+export function operationTypeNames(operations: readonly OperationModel[]): Map<string, string> {
+  const used = new Set<string>();
+  const out = new Map<string, string>();
+  for (const op of operations) {
+    const base = pascalCase(op.operationId) || 'Operation';
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}${n}`;
+    used.add(name);
+    out.set(op.operationId, name);
+  }
+  return out;
+}
+
+/** `paths["/orders/{id}"]["get"]` */
+export function operationTypeRef(op: Pick<OperationModel, 'path' | 'method'>): string {
+  return `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}]`;
+}
+
+export { propertyKey };

@@ -1,0 +1,214 @@
+import type { OperationModel, ResponseModel, SecuritySchemeModel } from '../model/types.js';
+import { sortKeysDeep } from '../util/sorted.js';
+import type { Emitter, EmitContext } from './context.js';
+import { importPath } from './context.js';
+import { operationTypeNames, operationTypeRef, propertyKey } from './names.js';
+
+export interface FieldView {
+  key: string;
+  optional: boolean;
+  type: string;
+}
+
+export interface ResponseVariantView {
+  status: string;
+  contentType: string | null;
+  contentTypeOptional: boolean;
+  body: string | null;
+  headers: string | null;
+  headersOptional: boolean;
+}
+
+export interface HandlerOperationView {
+  key: string;
+  operationId: string;
+  typeName: string;
+  alias: string;
+  ref: string;
+  doc: string[];
+  params: FieldView[];
+  query: string;
+  headers: FieldView[];
+  body: string;
+  responses: ResponseVariantView[];
+}
+
+const FORM_KIND_TYPES = { file: 'UploadedFile', files: 'UploadedFile[]', string: 'string', strings: 'string[]' } as const;
+
+function responseKey(r: ResponseModel): string {
+  return /^\d{3}$/.test(r.status) ? r.status : JSON.stringify(r.status);
+}
+
+/** `Status4XX` for a whole range, `Exclude<Status4XX, 400 | 404>` when exact siblings are declared. */
+export function rangeStatusType(r: ResponseModel, op: OperationModel): string {
+  const digit = r.status[0]!;
+  const siblings = op.responses.filter((x) => x.kind === 'exact' && x.status[0] === digit).map((x) => x.status);
+  return siblings.length === 0 ? `Status${digit}XX` : `Exclude<Status${digit}XX, ${siblings.join(' | ')}>`;
+}
+
+function responseVariants(op: OperationModel, alias: string): ResponseVariantView[] {
+  const out: ResponseVariantView[] = [];
+  for (const r of op.responses) {
+    if (r.kind === 'range' && r.statusCodes.length === 0) continue;
+    const status = r.kind === 'exact' ? r.status : r.kind === 'default' ? 'number' : rangeStatusType(r, op);
+    const base = `${alias}["responses"][${responseKey(r)}]`;
+    const headers = r.headers.length > 0 ? `${base}["headers"]` : null;
+    const headersOptional = !r.headers.some((h) => h.required);
+    if (r.content.length === 0) {
+      out.push({ status, contentType: null, contentTypeOptional: true, body: null, headers, headersOptional });
+      continue;
+    }
+    for (const media of r.content) {
+      out.push({
+        status,
+        contentType: JSON.stringify(media.mediaType),
+        contentTypeOptional: r.content.length === 1,
+        body: `${base}["content"][${JSON.stringify(media.mediaType)}]`,
+        headers,
+        headersOptional,
+      });
+    }
+  }
+  return out;
+}
+
+function bodyType(op: OperationModel, alias: string): string {
+  const rb = op.requestBody;
+  if (rb === undefined || rb.content.length === 0) return 'undefined';
+  const variants = rb.content.map((media) => {
+    if (media.fields !== undefined && media.mediaType.startsWith('multipart/')) {
+      const fields = media.fields.map((f) => `${propertyKey(f.name)}${f.required ? '' : '?'}: ${FORM_KIND_TYPES[f.kind]}`);
+      return `{ ${fields.join('; ')} }`;
+    }
+    return `NonNullable<${alias}["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`;
+  });
+  const unique = [...new Set(variants)];
+  if (!rb.required) unique.push('undefined');
+  return unique.join(' | ');
+}
+
+export function handlerOperationViews(operations: readonly OperationModel[]): HandlerOperationView[] {
+  const names = operationTypeNames(operations);
+  return operations.map((op) => {
+    const typeName = names.get(op.operationId)!;
+    const alias = `Op${typeName}`;
+    return {
+      key: propertyKey(op.operationId),
+      operationId: op.operationId,
+      typeName,
+      alias,
+      ref: operationTypeRef(op),
+      doc: [op.summary ?? '', op.description ?? '', `\`${op.method.toUpperCase()} ${op.path}\`${op.deprecated ? ' (deprecated)' : ''}`],
+      params: op.parameters.path.map((p) => ({
+        key: propertyKey(p.name),
+        optional: false,
+        type: p.declared ? `${alias}["parameters"]["path"][${JSON.stringify(p.name)}]` : 'string',
+      })),
+      query: op.parameters.query.length > 0 ? `NonNullable<${alias}["parameters"]["query"]>` : 'Record<string, never>',
+      headers: op.parameters.header.map((p) => ({
+        key: JSON.stringify(p.name.toLowerCase()),
+        optional: !p.required,
+        type: `NonNullable<NonNullable<${alias}["parameters"]["header"]>[${JSON.stringify(p.name)}]>`,
+      })),
+      body: bodyType(op, alias),
+      responses: responseVariants(op, alias),
+    };
+  });
+}
+
+/** `type Status4XX = 400 | ... | 499` for every range some response uses. */
+export function statusRangeViews(operations: readonly OperationModel[]): { name: string; codes: string }[] {
+  const digits = new Set<string>();
+  for (const op of operations) for (const r of op.responses) if (r.kind === 'range') digits.add(r.status[0]!);
+  return [...digits].sort().map((d) => ({
+    name: `Status${d}XX`,
+    codes: Array.from({ length: 100 }, (_, i) => Number(d) * 100 + i).join(' | '),
+  }));
+}
+
+/** Route table entry as embedded in operations.gen.ts (plain JSON). */
+export interface RouteView {
+  operationId: string;
+  method: string;
+  path: string;
+  expressPath: string;
+  tags: string[];
+  requestMediaTypes: string[];
+  requestBodyRequired: boolean;
+  fileFields: { name: string; multiple: boolean }[];
+  security: { scheme: string; scopes: string[] }[][];
+  responses: Record<string, string[]>;
+}
+
+export function routeViews(operations: readonly OperationModel[]): RouteView[] {
+  return operations.map((op) => ({
+    operationId: op.operationId,
+    method: op.method,
+    path: op.path,
+    expressPath: op.expressPath,
+    tags: op.tags,
+    requestMediaTypes: op.requestBody?.content.map((c) => c.mediaType) ?? [],
+    requestBodyRequired: op.requestBody?.required ?? false,
+    fileFields: (op.requestBody?.content ?? []).flatMap((c) => (c.fields ?? []).filter((f) => f.kind === 'file' || f.kind === 'files').map((f) => ({ name: f.name, multiple: f.kind === 'files' }))),
+    security: op.security,
+    responses: Object.fromEntries(op.responses.map((r) => [r.status, r.content.map((c) => c.mediaType)])),
+  }));
+}
+
+function securitySchemeView(schemes: readonly SecuritySchemeModel[]): Record<string, object> {
+  return Object.fromEntries(
+    schemes.map((s) => [s.name, { type: s.type, in: s.in ?? null, name: s.parameterName ?? null, scheme: s.scheme ?? null }]),
+  );
+}
+
+export const serverHandlersEmitter: Emitter = {
+  name: 'server/handlers',
+  target: 'server',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.server}/handlers.gen.ts`,
+      contents: ctx.templates.render('server/handlers', {
+        header: ctx.header,
+        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
+        title: ctx.model.title,
+        operations: handlerOperationViews(ctx.model.operations),
+        statusRanges: statusRangeViews(ctx.model.operations),
+      }),
+    },
+  ],
+};
+
+export const serverOperationsEmitter: Emitter = {
+  name: 'server/operations',
+  target: 'server',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.server}/operations.gen.ts`,
+      contents: ctx.templates.render('server/operations', {
+        header: ctx.header,
+        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
+        routes: routeViews(ctx.model.operations),
+        securitySchemes: securitySchemeView(ctx.model.securitySchemes),
+      }),
+    },
+  ],
+};
+
+export const serverApiDocumentEmitter: Emitter = {
+  name: 'server/api-document',
+  target: 'server',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.server}/api-document.gen.ts`,
+      contents: ctx.templates.render('server/api-document', {
+        header: ctx.header,
+        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
+        title: ctx.model.title,
+        version: ctx.model.version,
+        // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
+        // and tsc does not type-check a multi-megabyte literal.
+        documentJson: JSON.stringify(JSON.stringify(sortKeysDeep(ctx.document))),
+      }),
+    },
+  ],
+};

@@ -1,0 +1,485 @@
+import { pascalCase, synthesizeOperationId, toExpressPath } from '../util/naming.js';
+import { compareStrings, sortedEntries } from '../util/sorted.js';
+import type {
+  ApiModel,
+  CallbackModel,
+  Extensions,
+  HeaderModel,
+  HttpMethod,
+  JsonSchema,
+  MediaTypeModel,
+  MultipartField,
+  OperationModel,
+  PaginationModel,
+  ParameterGroups,
+  ParameterModel,
+  RequestBodyModel,
+  ResponseModel,
+  SecurityRequirementModel,
+  WebhookEventModel,
+} from './types.js';
+import { HTTP_METHODS } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+export interface AsyncMessageInput {
+  name: string;
+  summary: string | undefined;
+  description: string | undefined;
+  payload: unknown;
+}
+
+export interface BuildModelOptions {
+  /** Repo-relative source path printed in generated headers. */
+  source: string;
+  /** AsyncAPI messages (already parsed) merged into `webhooks`. */
+  asyncMessages?: AsyncMessageInput[];
+  /** Property discriminating webhook events (default `event_type`). */
+  webhookDiscriminator?: string;
+}
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function extensionsOf(node: Obj): Extensions {
+  const out: Extensions = {};
+  for (const [key, value] of sortedEntries(node)) if (key.startsWith('x-')) out[key] = value;
+  return out;
+}
+
+/** Resolves internal JSON pointers (`#/components/...`) in the bundled document. */
+export class RefResolver {
+  constructor(private readonly root: Obj) {}
+
+  get(ref: string): unknown {
+    if (!ref.startsWith('#')) throw new Error(`Only internal $refs are expected after bundling, got ${ref}`);
+    let node: unknown = this.root;
+    for (const raw of ref.slice(1).split('/').filter((s) => s.length > 0)) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (!isObj(node) && !Array.isArray(node)) throw new Error(`Unresolvable $ref ${ref}`);
+      node = (node as Obj)[key];
+    }
+    if (node === undefined) throw new Error(`Unresolvable $ref ${ref}`);
+    return node;
+  }
+
+  /** Follows `$ref` chains until a non-ref node. */
+  deref<T = unknown>(node: unknown): T {
+    let current = node;
+    for (let depth = 0; isObj(current) && typeof current.$ref === 'string'; depth++) {
+      if (depth > 50) throw new Error(`$ref cycle at ${String(current.$ref)}`);
+      current = this.get(current.$ref);
+    }
+    return current as T;
+  }
+
+  /** Object properties of a schema, merging allOf members (shallow), following refs. */
+  objectShape(schema: unknown, depth = 0): { properties: Record<string, unknown>; required: Set<string> } {
+    const s = this.deref<unknown>(schema);
+    const out = { properties: {} as Record<string, unknown>, required: new Set<string>() };
+    if (!isObj(s) || depth > 20) return out;
+    if (Array.isArray(s.allOf)) {
+      for (const part of s.allOf) {
+        const inner = this.objectShape(part, depth + 1);
+        Object.assign(out.properties, inner.properties);
+        for (const r of inner.required) out.required.add(r);
+      }
+    }
+    if (isObj(s.properties)) Object.assign(out.properties, s.properties);
+    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') out.required.add(r);
+    return out;
+  }
+}
+
+function schemaTypes(schema: Obj): string[] {
+  const t = schema.type;
+  return Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : typeof t === 'string' ? [t] : [];
+}
+
+function isBinarySchema(resolver: RefResolver, schema: unknown): boolean {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return false;
+  return s.format === 'binary' || s.format === 'base64' || typeof s.contentMediaType === 'string' || typeof s.contentEncoding === 'string';
+}
+
+function formFields(resolver: RefResolver, schema: unknown): MultipartField[] | undefined {
+  const resolved = resolver.deref<unknown>(schema);
+  if (!isObj(resolved)) return undefined;
+  const { properties, required } = resolver.objectShape(resolved);
+  if (Object.keys(properties).length === 0) return undefined;
+  return sortedEntries(properties).map(([name, propSchema]): MultipartField => {
+    const prop = resolver.deref<unknown>(propSchema);
+    const isArray = isObj(prop) && schemaTypes(prop).includes('array');
+    const items = isArray && isObj(prop) ? prop.items : undefined;
+    const binary = isArray ? isBinarySchema(resolver, items) : isBinarySchema(resolver, prop);
+    const kind = binary ? (isArray ? 'files' : 'file') : isArray ? 'strings' : 'string';
+    return { name, required: required.has(name), kind };
+  });
+}
+
+function buildContent(resolver: RefResolver, content: unknown): MediaTypeModel[] {
+  return sortedEntries(isObj(content) ? content : {}).map(([mediaType, media]): MediaTypeModel => {
+    const schema = isObj(media) ? (media.schema as JsonSchema | undefined) : undefined;
+    const form = /^multipart\/|^application\/x-www-form-urlencoded/.test(mediaType);
+    return { mediaType, schema, fields: form && schema !== undefined ? formFields(resolver, schema) : undefined };
+  });
+}
+
+function buildParameters(resolver: RefResolver, pathLevel: unknown, opLevel: unknown): ParameterGroups {
+  const merged = new Map<string, ParameterModel>();
+  for (const list of [pathLevel, opLevel]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = resolver.deref<Obj>(raw);
+      if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
+      const location = p.in as ParameterModel['in'];
+      let schema = p.schema as JsonSchema | undefined;
+      if (schema === undefined && isObj(p.content)) {
+        const first = sortedEntries(p.content)[0];
+        schema = first && isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined;
+      }
+      merged.set(`${location}:${p.name}`, {
+        name: p.name,
+        in: location,
+        required: location === 'path' ? true : p.required === true,
+        description: str(p.description),
+        deprecated: p.deprecated === true,
+        schema,
+        declared: true,
+      });
+    }
+  }
+  const groups: ParameterGroups = { path: [], query: [], header: [], cookie: [] };
+  for (const p of merged.values()) groups[p.in]?.push(p);
+  // Path params keep template order (positional client args); the rest are sorted by name.
+  groups.query.sort((a, b) => compareStrings(a.name, b.name));
+  groups.header.sort((a, b) => compareStrings(a.name.toLowerCase(), b.name.toLowerCase()));
+  groups.cookie.sort((a, b) => compareStrings(a.name, b.name));
+  return groups;
+}
+
+function orderPathParams(path: string, params: ParameterModel[]): ParameterModel[] {
+  const order = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const byName = new Map(params.map((p) => [p.name, p]));
+  const out: ParameterModel[] = [];
+  for (const name of order) {
+    out.push(byName.get(name) ?? { name, in: 'path', required: true, description: undefined, deprecated: false, schema: { type: 'string' }, declared: false });
+    byName.delete(name);
+  }
+  return [...out, ...[...byName.values()].sort((a, b) => compareStrings(a.name, b.name))];
+}
+
+function buildRequestBody(resolver: RefResolver, raw: unknown): RequestBodyModel | undefined {
+  if (raw === undefined) return undefined;
+  const body = resolver.deref<Obj>(raw);
+  if (!isObj(body)) return undefined;
+  return { required: body.required === true, description: str(body.description), content: buildContent(resolver, body.content) };
+}
+
+function buildHeaders(resolver: RefResolver, raw: unknown): HeaderModel[] {
+  return sortedEntries(isObj(raw) ? raw : {}).map(([name, h]) => {
+    const header = resolver.deref<Obj>(h);
+    return {
+      name,
+      required: isObj(header) && header.required === true,
+      description: isObj(header) ? str(header.description) : undefined,
+      schema: isObj(header) ? (header.schema as JsonSchema | undefined) : undefined,
+    };
+  });
+}
+
+function statusOrder(status: string): string {
+  // exact codes first in numeric order, then ranges, then default
+  if (/^\d{3}$/.test(status)) return `0${status}`;
+  if (/^\dXX$/i.test(status)) return `1${status.toUpperCase()}`;
+  return `2${status}`;
+}
+
+function buildResponses(resolver: RefResolver, raw: unknown): ResponseModel[] {
+  const entries = sortedEntries(isObj(raw) ? raw : {}).filter(([status]) => !status.startsWith('x-'));
+  const exact = new Set(entries.map(([s]) => s).filter((s) => /^\d{3}$/.test(s)).map(Number));
+  return entries
+    .sort(([a], [b]) => compareStrings(statusOrder(a), statusOrder(b)))
+    .map(([status, r]): ResponseModel => {
+      const response = resolver.deref<Obj>(r);
+      let kind: ResponseModel['kind'] = 'default';
+      let statusCodes: number[] = [];
+      if (/^\d{3}$/.test(status)) {
+        kind = 'exact';
+        statusCodes = [Number(status)];
+      } else if (/^[1-5]XX$/i.test(status)) {
+        kind = 'range';
+        const base = Number(status[0]) * 100;
+        for (let code = base; code < base + 100; code++) if (!exact.has(code)) statusCodes.push(code);
+      }
+      return {
+        status: kind === 'range' ? status.toUpperCase() : status,
+        statusCodes,
+        kind,
+        description: isObj(response) ? (str(response.description) ?? '') : '',
+        content: isObj(response) ? buildContent(resolver, response.content) : [],
+        headers: isObj(response) ? buildHeaders(resolver, response.headers) : [],
+      };
+    });
+}
+
+function buildSecurity(raw: unknown): SecurityRequirementModel[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(isObj).map((req) =>
+    sortedEntries(req).map(([scheme, scopes]) => ({
+      scheme,
+      scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [],
+    })),
+  );
+}
+
+const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit', 'size'];
+
+/** Detects `page`-numbered pagination: an explicit `x-pagination` extension, else a `page` query param plus an items array in the 200 body. */
+export function detectPagination(resolver: RefResolver, op: Obj, query: ParameterModel[], responses: ResponseModel[]): PaginationModel | undefined {
+  const ext = op['x-pagination'];
+  if (isObj(ext) && typeof ext.pageParam === 'string') {
+    return {
+      pageParam: ext.pageParam,
+      pageSizeParam: str(ext.pageSizeParam),
+      itemsPath: Array.isArray(ext.itemsPath) ? ext.itemsPath.filter((s): s is string => typeof s === 'string') : [],
+    };
+  }
+  const page = query.find((p) => p.name === 'page');
+  if (page === undefined) return undefined;
+  const ok = responses.find((r) => r.status === '200');
+  const json = ok?.content.find((c) => /json/.test(c.mediaType));
+  if (json?.schema === undefined) return undefined;
+  const itemsPath = findItemsPath(resolver, json.schema, 0);
+  if (itemsPath === undefined) return undefined;
+  return { pageParam: 'page', pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)), itemsPath };
+}
+
+function findItemsPath(resolver: RefResolver, schema: unknown, depth: number): string[] | undefined {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s) || depth > 3) return undefined;
+  if (schemaTypes(s).includes('array')) return [];
+  const { properties } = resolver.objectShape(s);
+  for (const key of ['results', 'items', 'data']) {
+    const prop = properties[key];
+    if (prop === undefined) continue;
+    const resolved = resolver.deref<unknown>(prop);
+    if (isObj(resolved) && schemaTypes(resolved).includes('array')) return [key];
+    if (key === 'data') {
+      const inner = findItemsPath(resolver, prop, depth + 1);
+      if (inner !== undefined && inner.length > 0) return ['data', ...inner];
+    }
+  }
+  return undefined;
+}
+
+function buildCallbacks(resolver: RefResolver, raw: unknown): CallbackModel[] {
+  const out: CallbackModel[] = [];
+  for (const [name, cb] of sortedEntries(isObj(raw) ? raw : {})) {
+    const callback = resolver.deref<Obj>(cb);
+    for (const [expression, item] of sortedEntries(isObj(callback) ? callback : {})) {
+      const pathItem = resolver.deref<Obj>(item);
+      if (!isObj(pathItem)) continue;
+      out.push({
+        name,
+        expression,
+        operations: HTTP_METHODS.filter((m) => isObj(pathItem[m])).map((method) => {
+          const op = pathItem[method] as Obj;
+          return { method, requestBody: buildRequestBody(resolver, op.requestBody), summary: str(op.summary) };
+        }),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Collects error codes: `x-error-codes` (array or object keys) and `x-error-catalogue` keys anywhere, string enums of
+ * component schemas named like `ErrorCode`, and the (ref-resolved) `code` enum of error schemas.
+ */
+export function collectErrorCodes(doc: Obj): string[] {
+  const resolver = new RefResolver(doc);
+  const codes = new Set<string>();
+  const addEnum = (schema: unknown): void => {
+    let resolved: unknown;
+    try {
+      resolved = resolver.deref(schema);
+    } catch {
+      return;
+    }
+    if (isObj(resolved) && Array.isArray(resolved.enum)) for (const c of resolved.enum) if (typeof c === 'string') codes.add(c);
+  };
+  const visit = (node: unknown, pointer: string, depth: number): void => {
+    if (depth > 64) return;
+    if (Array.isArray(node)) {
+      node.forEach((v, i) => visit(v, `${pointer}/${i}`, depth + 1));
+      return;
+    }
+    if (!isObj(node)) return;
+    for (const key of ['x-error-codes', 'x-error-catalogue']) {
+      const ext = node[key];
+      if (Array.isArray(ext)) for (const c of ext) if (typeof c === 'string') codes.add(c);
+      if (isObj(ext)) for (const c of Object.keys(ext)) codes.add(c);
+    }
+    if (/error/i.test(pointer) && isObj(node.properties) && node.properties.code !== undefined) addEnum(node.properties.code);
+    for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') visit(value, `${pointer}/${key}`, depth + 1);
+  };
+  const components = isObj(doc.components) ? doc.components : {};
+  for (const [name, schema] of sortedEntries(isObj(components.schemas) ? components.schemas : {})) {
+    if (/error_?code/i.test(name)) addEnum(schema);
+  }
+  visit(doc.components, '#/components', 0);
+  visit(doc.paths, '#/paths', 0);
+  visit(doc['x-error-codes'] === undefined ? undefined : { 'x-error-codes': doc['x-error-codes'] }, '#', 0);
+  return [...codes].sort(compareStrings);
+}
+
+function eventTypeOf(resolver: RefResolver, schema: unknown, discriminator: string): string | undefined {
+  const { properties } = resolver.objectShape(schema);
+  const prop = resolver.deref<unknown>(properties[discriminator]);
+  if (!isObj(prop)) return undefined;
+  if (typeof prop.const === 'string') return prop.const;
+  if (Array.isArray(prop.enum) && prop.enum.length === 1 && typeof prop.enum[0] === 'string') return prop.enum[0];
+  return undefined;
+}
+
+function eventTypeName(eventType: string): string {
+  const base = pascalCase(eventType);
+  return base.endsWith('Event') ? base : `${base}Event`;
+}
+
+function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptions, discriminator: string): WebhookEventModel[] {
+  const events = new Map<string, WebhookEventModel>();
+  for (const [name, item] of sortedEntries(isObj(doc.webhooks) ? doc.webhooks : {})) {
+    const pathItem = resolver.deref<Obj>(item);
+    if (!isObj(pathItem)) continue;
+    const method = HTTP_METHODS.find((m) => isObj(pathItem[m]));
+    if (method === undefined) continue;
+    const op = pathItem[method] as Obj;
+    const body = buildRequestBody(resolver, op.requestBody);
+    const media = body?.content.find((c) => /json/.test(c.mediaType)) ?? body?.content[0];
+    if (media?.schema === undefined) continue;
+    // Only payloads carrying a constant discriminator are events of the union (others, e.g. form callbacks, are not).
+    const eventType = eventTypeOf(resolver, media.schema, discriminator);
+    if (eventType === undefined) continue;
+    const ref = isObj(media.schema) && typeof media.schema.$ref === 'string' ? media.schema.$ref : undefined;
+    const componentMatch = ref === undefined ? null : /^#\/components\/schemas\/([^/]+)$/.exec(ref);
+    events.set(eventType, {
+      eventType,
+      typeName: eventTypeName(eventType),
+      source: 'openapi',
+      summary: str(op.summary),
+      description: str(op.description),
+      schema: media.schema,
+      typeRef: componentMatch
+        ? `components["schemas"][${JSON.stringify(decodeURIComponent(componentMatch[1]!).replace(/~1/g, '/').replace(/~0/g, '~'))}]`
+        : `NonNullable<webhooks[${JSON.stringify(name)}][${JSON.stringify(method)}]["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`,
+    });
+  }
+  for (const message of options.asyncMessages ?? []) {
+    if (message.payload === undefined) continue;
+    const eventType = eventTypeOf(resolver, message.payload, discriminator);
+    if (eventType === undefined || events.has(eventType)) continue;
+    events.set(eventType, {
+      eventType,
+      typeName: eventTypeName(eventType),
+      source: 'asyncapi',
+      summary: message.summary,
+      description: message.description,
+      schema: message.payload as JsonSchema,
+      typeRef: undefined,
+    });
+  }
+  return [...events.values()].sort((a, b) => compareStrings(a.eventType, b.eventType));
+}
+
+/** Builds the intermediate model from a bundled OpenAPI document (3.0 or 3.1). */
+export function buildModel(document: Obj, options: BuildModelOptions): ApiModel {
+  const resolver = new RefResolver(document);
+  const info = isObj(document.info) ? document.info : {};
+  const components = isObj(document.components) ? document.components : {};
+  const discriminator = options.webhookDiscriminator ?? 'event_type';
+
+  const operations: OperationModel[] = [];
+  for (const [path, rawItem] of sortedEntries(isObj(document.paths) ? document.paths : {})) {
+    const item = resolver.deref<Obj>(rawItem);
+    if (!isObj(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!isObj(op)) continue;
+      const params = buildParameters(resolver, item.parameters, op.parameters);
+      params.path = orderPathParams(path, params.path);
+      const responses = buildResponses(resolver, op.responses);
+      const explicitId = str(op.operationId);
+      operations.push({
+        operationId: explicitId ?? synthesizeOperationId(method, path),
+        synthesizedId: explicitId === undefined,
+        method,
+        path,
+        expressPath: toExpressPath(path),
+        tags: Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === 'string') : [],
+        summary: str(op.summary) ?? str(item.summary),
+        description: str(op.description) ?? str(item.description),
+        deprecated: op.deprecated === true,
+        parameters: params,
+        requestBody: buildRequestBody(resolver, op.requestBody),
+        responses,
+        security: buildSecurity(op.security ?? document.security),
+        callbacks: buildCallbacks(resolver, op.callbacks),
+        pagination: detectPagination(resolver, op, params.query, responses),
+        extensions: extensionsOf(op),
+      });
+    }
+  }
+  dedupeOperationIds(operations);
+
+  return {
+    source: options.source,
+    title: str(info.title) ?? 'API',
+    clientName: str(info['x-client-name']),
+    version: str(info.version) ?? '0.0.0',
+    description: str(info.description),
+    openapiVersion: str(document.openapi) ?? '3.0.0',
+    servers: (Array.isArray(document.servers) ? document.servers : [])
+      .filter(isObj)
+      .map((s) => ({ url: str(s.url) ?? '/', description: str(s.description) })),
+    tags: (Array.isArray(document.tags) ? document.tags : [])
+      .filter(isObj)
+      .map((t) => ({ name: str(t.name) ?? '', description: str(t.description) })),
+    operations,
+    schemas: sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(([name, schema]) => ({
+      name,
+      ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      schema,
+    })),
+    securitySchemes: sortedEntries(isObj(components.securitySchemes) ? components.securitySchemes : {}).map(([name, raw]) => {
+      const s = resolver.deref<Obj>(raw);
+      return {
+        name,
+        type: str(s.type) ?? 'unknown',
+        in: str(s.in),
+        parameterName: str(s.name),
+        scheme: str(s.scheme),
+        description: str(s.description),
+      };
+    }),
+    webhooks: buildWebhooks(resolver, document, options, discriminator),
+    errorCodes: collectErrorCodes(document),
+    webhookDiscriminator: discriminator,
+    extensions: extensionsOf(document),
+  };
+}
+
+/** Synthesised ids can collide (`/a-b` vs `/a_b`): suffix later ones deterministically. Explicit ids are left alone. */
+function dedupeOperationIds(operations: OperationModel[]): void {
+  const seen = new Set<string>();
+  for (const op of operations) if (!op.synthesizedId) seen.add(op.operationId);
+  for (const op of operations) {
+    if (!op.synthesizedId) continue;
+    let id = op.operationId;
+    for (let n = 2; seen.has(id); n++) id = `${op.operationId}${n}`;
+    seen.add(id);
+    op.operationId = id;
+  }
+}
+

@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Parser, fromFile } from '@asyncapi/parser';
+
+export interface AsyncApiMessage {
+  /** Message id/name (e.g. PAYMENT_FAILED). */
+  name: string;
+  title: string | undefined;
+  summary: string | undefined;
+  description: string | undefined;
+  /** Resolved JSON Schema of the payload (refs inlined, plain JSON). */
+  payload: unknown;
+  channels: string[];
+}
+
+export interface LoadedAsyncApi {
+  messages: AsyncApiMessage[];
+  problems: string[];
+}
+
+/** Parses (and validates) an AsyncAPI document; refuses on errors with file:line locations. */
+export async function loadAsyncApi(file: string, cwd: string = process.cwd()): Promise<LoadedAsyncApi> {
+  const absolute = path.resolve(cwd, file);
+  await readFile(absolute); // fail early with ENOENT
+  const parser = new Parser();
+  const { document, diagnostics } = await fromFile(parser, absolute).parse();
+  const rel = path.relative(cwd, absolute);
+  const format = (d: (typeof diagnostics)[number]): string =>
+    `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.code} ${d.message} (at ${d.path.join('.')})`;
+  const errors = diagnostics.filter((d) => d.severity === 0);
+  if (document === undefined || errors.length > 0) {
+    throw new Error(
+      [`Refusing to generate: ${rel} is not a valid AsyncAPI document.`, ...errors.map((d) => `  ${format(d)}`), '  Fix the lines shown and run `npm run generate` again.'].join('\n'),
+    );
+  }
+  const messages = new Map<string, AsyncApiMessage>();
+  for (const message of document.allMessages().all()) {
+    const name = message.name() ?? message.id();
+    const payload = message.payload()?.json();
+    const channels = message
+      .channels()
+      .all()
+      .map((c) => c.address() ?? c.id())
+      .sort();
+    messages.set(name, {
+      name,
+      title: message.title(),
+      summary: message.summary(),
+      description: message.description(),
+      payload: payload === undefined ? undefined : JSON.parse(JSON.stringify(stripParserKeys(payload))),
+      channels,
+    });
+  }
+  return {
+    messages: [...messages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    problems: diagnostics.filter((d) => d.severity === 1).map(format),
+  };
+}
+
+/** The parser annotates schemas with `x-parser-*` keys; drop them so output does not depend on parser internals. */
+function stripParserKeys(value: unknown, seen = new WeakSet<object>()): unknown {
+  if (Array.isArray(value)) return value.map((v) => stripParserKeys(v, seen));
+  if (value !== null && typeof value === 'object') {
+    if (seen.has(value)) return {};
+    seen.add(value);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (!k.startsWith('x-parser-')) out[k] = stripParserKeys(v, seen);
+    seen.delete(value);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildModel } from './model/build.js';
+import type { ApiModel } from './model/types.js';
+import { loadAsyncApi } from './parse/asyncapi.js';
+import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
+import { clientEmitter } from './emit/client.js';
+import { createEmitContext, type Emitter, type GeneratedFile, type OutputDirs, type RuntimeDirs, type Target } from './emit/context.js';
+import { serverApiDocumentEmitter, serverHandlersEmitter, serverOperationsEmitter } from './emit/server.js';
+import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
+import { clientTypesEmitter, serverTypesEmitter } from './emit/type-layer.js';
+import { webhooksEmitter } from './emit/webhooks.js';
+import { compareStrings } from './util/sorted.js';
+
+export const CORE_EMITTERS: readonly Emitter[] = [
+  serverTypesEmitter,
+  serverHandlersEmitter,
+  serverOperationsEmitter,
+  serverApiDocumentEmitter,
+  clientTypesEmitter,
+  clientEmitter,
+  webhooksEmitter,
+];
+
+/**
+ * Every emitter: the core ones plus optional ones living beside them (emit/docs-site.ts exports
+ * `docsSiteEmitter: Emitter`), loaded when present so the pipeline works before they exist.
+ */
+export async function loadEmitters(): Promise<Emitter[]> {
+  const emitters = [...CORE_EMITTERS];
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const [file, exportName] of [['emit/docs-site', 'docsSiteEmitter']] as const) {
+    const candidate = [`${file}.ts`, `${file}.js`].map((f) => path.join(here, f)).find((f) => existsSync(f));
+    if (candidate === undefined) continue;
+    const mod = (await import(pathToFileURL(candidate).href)) as Record<string, unknown>;
+    const emitter = (mod[exportName] ?? mod.default) as Emitter | undefined;
+    if (emitter !== undefined && typeof emitter.emit === 'function') emitters.push(emitter);
+  }
+  return emitters;
+}
+
+export interface GenerateOptions {
+  /** Directory paths are relative to (the repo root). */
+  rootDir: string;
+  /** Root OpenAPI document (repo-relative). */
+  openapi: string;
+  /** AsyncAPI document, or null for none. */
+  asyncapi?: string | null;
+  /** Redocly config; undefined = minimal ruleset. */
+  lintConfig?: string | undefined;
+  lint?: LintMode;
+  out?: Partial<OutputDirs>;
+  /** Where generated code imports the hand-written runtimes from (repo-relative). */
+  runtime?: Partial<RuntimeDirs>;
+  /** Targets to generate (default: all). */
+  targets?: readonly Target[];
+  templatesDir?: string;
+  /** Emitters to run (default: loadEmitters()). */
+  emitters?: readonly Emitter[];
+  onProgress?: (step: string, ms: number) => void;
+}
+
+export interface GenerateResult {
+  model: ApiModel;
+  files: GeneratedFile[];
+  timings: { step: string; ms: number }[];
+  lintProblems: LintProblem[];
+  asyncapiProblems: string[];
+}
+
+async function timed<T>(timings: GenerateResult['timings'], step: string, onProgress: GenerateOptions['onProgress'], fn: () => Promise<T> | T): Promise<T> {
+  const start = performance.now();
+  const value = await fn();
+  const ms = performance.now() - start;
+  timings.push({ step, ms });
+  onProgress?.(step, ms);
+  return value;
+}
+
+/** parse -> model -> emit, entirely in memory (the CLI writes or compares the files). */
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const timings: GenerateResult['timings'] = [];
+  const { rootDir, onProgress } = options;
+  const loaded = await timed(timings, 'parse openapi (lint + bundle)', onProgress, () =>
+    loadOpenApi({ input: options.openapi, lintConfig: options.lintConfig, lint: options.lint ?? 'strict', cwd: rootDir }),
+  );
+  const asyncapi =
+    options.asyncapi === undefined || options.asyncapi === null
+      ? undefined
+      : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
+  const source = [options.openapi, options.asyncapi].filter((s): s is string => typeof s === 'string').map((s) => s.split(path.sep).join('/')).join(' + ');
+  const model = await timed(timings, 'build model', onProgress, () =>
+    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [] }),
+  );
+  const ctx = createEmitContext({
+    model,
+    document: loaded.document,
+    templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
+    ...(options.out === undefined ? {} : { out: options.out }),
+    ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+  });
+  const emitters = (options.emitters ?? (await loadEmitters())).filter((e) => options.targets === undefined || options.targets.includes(e.target));
+  const files: GeneratedFile[] = [];
+  for (const emitter of emitters) {
+    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => emitter.emit(ctx))));
+  }
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (seen.has(f.path)) throw new Error(`Two emitters wrote ${f.path}`);
+    seen.add(f.path);
+  }
+  files.sort((a, b) => compareStrings(a.path, b.path));
+  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [] };
+}

@@ -1,0 +1,42 @@
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createApp } from './app.js';
+import type { Handlers } from './generated/handlers.gen.js';
+import { operations } from './generated/operations.gen.js';
+import { HttpError } from './runtime/errors.js';
+
+describe('createApp on the canonical spec', () => {
+  it('boots from the pre-bundled document and answers through the validator and the error mapper', async () => {
+    const called: string[] = [];
+    const handlers = new Proxy({} as Handlers, {
+      get: (_target, operationId: string) => async () => {
+        called.push(operationId);
+        throw new HttpError(501, 'ERR_INTERNAL_500', 'not implemented in this test');
+      },
+    });
+    const started = performance.now();
+    const app = createApp({ handlers, authenticate: () => ({ id: 'test' }) });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(operations.length).toBeGreaterThan(10);
+      const missing = await fetch(`${base}/definitely/not/a/route`);
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ success: false, error: { code: 'ERR_REQUEST_404', message: 'No such route' } });
+      // The first request pays the validator's lazy initialisation: keep an eye on boot cost.
+      expect(performance.now() - started).toBeLessThan(10_000);
+
+      const create = operations.find((op) => op.method === 'post' && (op.requestMediaTypes as readonly string[]).includes('application/json'))!;
+      const path = create.path.replace(/\{[^}]+\}/g, '1');
+      const invalid = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(invalid.status).toBe(400);
+      const body = (await invalid.json()) as { error: { code: string; details?: Record<string, string> } };
+      expect(body.error.code).toBe('ERR_VALIDATION_400');
+      expect(Object.keys(body.error.details ?? {}).length).toBeGreaterThan(0);
+      expect(called).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,21 @@
+/**
+ * @paygate/server: typed Express 5 scaffold for the Paygate API. Implement `Handlers` (generated from the spec) and
+ * pass them to `createApp`.
+ */
+export { createApp } from './app.js';
+export { createApiApp, type ApiSpec, type AuthenticateInput, type CreateAppOptions, type RateLimitInput, type UploadLimits } from './runtime/app.js';
+export { ApiError, HttpError, mapError, fieldName, RUNTIME_ERROR_CODES, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
+export type {
+  ApiDocument,
+  HandlerContext,
+  HttpMethod,
+  Logger,
+  OperationRoute,
+  SecurityRequirement,
+  SecuritySchemeInfo,
+  UploadedFile,
+} from './runtime/types.js';
+export type * from './generated/handlers.gen.js';
+export { apiDocument } from './generated/api-document.gen.js';
+export { operations, securitySchemes, type OperationId } from './generated/operations.gen.js';
+export type { components, operations as OperationTypesByOperationId, paths } from './generated/types.gen.js';

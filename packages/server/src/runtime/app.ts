@@ -1,0 +1,209 @@
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { HttpError, mapError, RUNTIME_ERROR_CODES } from './errors.js';
+import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
+
+/** What `createApiApp` needs from the generated code. */
+export interface ApiSpec {
+  apiDocument: ApiDocument;
+  operations: readonly OperationRoute[];
+  securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
+}
+
+export interface AuthenticateInput {
+  req: Request;
+  operation: OperationRoute;
+  /** Alternatives (OR) of requirements (AND of schemes); never empty (public operations skip the hook). */
+  requirements: readonly SecurityRequirement[];
+  /** The security schemes by name (header names for apiKey schemes). */
+  schemes: Readonly<Record<string, SecuritySchemeInfo>>;
+}
+
+export interface RateLimitInput<TPrincipal> {
+  req: Request;
+  res: Response;
+  operation: OperationRoute;
+  principal: TPrincipal;
+}
+
+export interface UploadLimits {
+  /** Max bytes per file (default 5 MiB). */
+  fileSize?: number;
+  /** Max files per request (default 1). */
+  files?: number;
+  /** Max non-file fields (default 20). */
+  fields?: number;
+  /** Max bytes per non-file field (default 64 KiB). */
+  fieldSize?: number;
+}
+
+export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
+  handlers: THandlers;
+  /**
+   * Called for every operation with security requirements, before validation. Return the principal (put on
+   * `ctx.principal`) or throw (an `HttpError`, else 401 ERR_AUTH_000). Without it, requests are not authenticated.
+   */
+  authenticate?: (input: AuthenticateInput) => TPrincipal | Promise<TPrincipal>;
+  /** Validate handler responses against the spec (default: on unless NODE_ENV === 'production'). */
+  validateResponses?: boolean;
+  /** JSON / urlencoded body limit (default '1mb'). */
+  bodyLimit?: string | number;
+  uploadLimits?: UploadLimits;
+  /** Called after authentication, before validation; throw `HttpError(429, 'ERR_RATE_429', ...)` to reject (it may set headers). */
+  rateLimit?: (input: RateLimitInput<TPrincipal>) => void | Promise<void>;
+  logger?: Logger;
+  /** Runs first on the new app (mount health checks, static files, request logging, trust proxy...). */
+  before?: (app: Express) => void;
+}
+
+const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+function isJsonMediaType(mediaType: string): boolean {
+  return /^application\/(.+\+)?json/.test(mediaType);
+}
+
+/** Media types to send for a status: the exact key, else `NXX`, else `default`. */
+function declaredMediaTypes(operation: OperationRoute, status: number): readonly string[] {
+  return operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default ?? [];
+}
+
+function collectFiles(operation: OperationRoute, req: Request): Record<string, UploadedFile | UploadedFile[]> {
+  const files = (req as Request & { files?: UploadedFile[] }).files;
+  const out: Record<string, UploadedFile | UploadedFile[]> = {};
+  if (!Array.isArray(files)) return out;
+  for (const field of operation.fileFields) {
+    const matching = files.filter((f) => f.fieldname === field.name);
+    if (field.multiple) out[field.name] = matching;
+    else if (matching[0] !== undefined) out[field.name] = matching[0];
+  }
+  return out;
+}
+
+interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, unknown>;
+  contentType?: string;
+}
+
+function sendResult(operation: OperationRoute, res: Response, result: HandlerResult): void {
+  if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
+    throw new Error(`Handler ${operation.operationId} returned no { status }`);
+  }
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+  }
+  res.status(result.status);
+  if (result.body === undefined) {
+    res.end();
+    return;
+  }
+  const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
+  if (isJsonMediaType(contentType)) {
+    res.type(contentType).json(result.body);
+  } else {
+    res.type(contentType).send(result.body);
+  }
+}
+
+/**
+ * Builds the Express app for a generated spec: auth + rate limit -> body parsers -> express-openapi-validator
+ * (requests, optionally responses, multipart) -> one route per operation calling the typed handler -> one error mapper.
+ */
+export function createApiApp<THandlers extends object, TPrincipal = unknown>(spec: ApiSpec, options: CreateAppOptions<THandlers, TPrincipal>): Express {
+  const logger = options.logger ?? silentLogger;
+  const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
+  const limits = options.uploadLimits ?? {};
+  const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>;
+  const missing = spec.operations.filter((op) => typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
+  if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
+
+  const app = express();
+  app.disable('x-powered-by');
+  options.before?.(app);
+
+  // 1. Authentication and rate limiting, before any body is read or validated.
+  const pre = express.Router();
+  for (const operation of spec.operations) {
+    const guard: RequestHandler = async (req, res, next) => {
+      try {
+        let principal = undefined as TPrincipal;
+        if (operation.security.length > 0 && options.authenticate !== undefined) {
+          try {
+            principal = await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes });
+          } catch (error) {
+            throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
+          }
+        }
+        res.locals.principal = principal;
+        res.locals.operation = operation;
+        await options.rateLimit?.({ req, res, operation, principal });
+        next();
+      } catch (error) {
+        next(error);
+      }
+    };
+    pre[operation.method](operation.expressPath, guard);
+  }
+  app.use(pre);
+
+  // 2. Body parsers per media type (multipart is parsed by the validator's multer, with limits).
+  const bodyLimit = options.bodyLimit ?? '1mb';
+  app.use(express.json({ limit: bodyLimit, type: JSON_TYPES }));
+  app.use(express.urlencoded({ limit: bodyLimit, extended: false }));
+  app.use(express.text({ limit: bodyLimit, type: 'text/*' }));
+
+  // 3. Validation against the pre-bundled document (no file reads, no spec validation at boot).
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(spec.apiDocument) as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+      validateApiSpec: false,
+      validateRequests: { allErrors: true },
+      validateResponses: validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      $refParser: { mode: 'bundle' },
+      fileUploader: {
+        limits: {
+          fileSize: limits.fileSize ?? 5 * 1024 * 1024,
+          files: limits.files ?? 1,
+          fields: limits.fields ?? 20,
+          fieldSize: limits.fieldSize ?? 64 * 1024,
+        },
+      },
+    }),
+  );
+
+  // 4. One route per operation.
+  for (const operation of spec.operations) {
+    const handler = handlers[operation.operationId]!;
+    app[operation.method](operation.expressPath, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const files = collectFiles(operation, req);
+        const body = Object.keys(files).length > 0 ? { ...(req.body as object), ...files } : req.body;
+        const request = { params: { ...req.params }, query: { ...(req.query as object) }, headers: req.headers, body };
+        const ctx: HandlerContext<TPrincipal> = { principal: res.locals.principal as TPrincipal, operation, req, res, logger };
+        const result = await handler(request, ctx);
+        sendResult(operation, res, result);
+      } catch (error) {
+        next(error);
+      }
+    });
+  }
+
+  // 5. Unknown routes, then the one error mapper.
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const mapped = mapError(err);
+    if (mapped.internal) {
+      logger.error({ err, method: req.method, path: req.path, operationId: (res.locals.operation as OperationRoute | undefined)?.operationId }, 'request failed');
+    }
+    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+  });
+  return app;
+}

@@ -1,0 +1,141 @@
+/** Error codes the runtime itself produces (the envelope codes of the brief). */
+export const RUNTIME_ERROR_CODES = {
+  validation: 'ERR_VALIDATION_400',
+  auth: 'ERR_AUTH_000',
+  forbidden: 'ERR_AUTH_403',
+  notFound: 'ERR_REQUEST_404',
+  methodNotAllowed: 'ERR_REQUEST_405',
+  tooLarge: 'ERR_REQUEST_413',
+  unsupportedMediaType: 'ERR_REQUEST_415',
+  rateLimited: 'ERR_RATE_429',
+  internal: 'ERR_INTERNAL_500',
+} as const;
+
+/** `{ success: false, error: { code, message, details? } }` */
+export interface ErrorEnvelope {
+  success: false;
+  error: { code: string; message: string; details?: Record<string, string> };
+}
+
+/**
+ * Throw from a handler, `authenticate` or `rateLimit` to answer with the error envelope.
+ *
+ * @example
+ * throw new HttpError(404, 'ERR_ORDER_404', 'Order not found', { order_id: 'no such order' });
+ */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, string>,
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/** Alias: the same class under the name used by API-level code. */
+export { HttpError as ApiError };
+
+export interface MappedError {
+  status: number;
+  body: ErrorEnvelope;
+  headers: Record<string, string>;
+  /** True when the cause is a server fault that must be logged (the body never carries its internals). */
+  internal: boolean;
+}
+
+const STATUS_CODES: Record<number, { code: string; message: string }> = {
+  400: { code: RUNTIME_ERROR_CODES.validation, message: 'Request failed validation' },
+  401: { code: RUNTIME_ERROR_CODES.auth, message: 'Missing credentials' },
+  403: { code: RUNTIME_ERROR_CODES.forbidden, message: 'Credential not allowed for this operation' },
+  404: { code: RUNTIME_ERROR_CODES.notFound, message: 'No such route' },
+  405: { code: RUNTIME_ERROR_CODES.methodNotAllowed, message: 'Method not allowed on this path' },
+  413: { code: RUNTIME_ERROR_CODES.tooLarge, message: 'Request body or file too large' },
+  415: { code: RUNTIME_ERROR_CODES.unsupportedMediaType, message: 'Unsupported content type' },
+  429: { code: RUNTIME_ERROR_CODES.rateLimited, message: 'Too many requests' },
+};
+
+const INTERNAL: ErrorEnvelope = { success: false, error: { code: RUNTIME_ERROR_CODES.internal, message: 'Internal server error' } };
+
+/**
+ * Validator path -> field name: `/body/buyer/email` -> `buyer.email`, `/body/items/0/name` -> `items[0].name`,
+ * `/query/page_size` -> `page_size`, `/headers/x-merchant-id` -> `x-merchant-id`, `/params/order_id` -> `order_id`,
+ * `/body` (the whole body) -> `body`.
+ */
+export function fieldName(path: string): string {
+  const segments = path
+    .replace(/^[./]/, '')
+    .split(/[./]/)
+    .filter((s) => s.length > 0)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [location, ...rest] = segments;
+  if (location === undefined) return 'body';
+  if (!['body', 'query', 'headers', 'params', 'path', 'cookies'].includes(location)) return segments.join('.');
+  if (rest.length === 0) return location;
+  return rest.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc.length === 0 ? s : `${acc}.${s}`), '');
+}
+
+interface ValidatorLikeError {
+  status: number;
+  message?: string;
+  errors?: { path?: string; message?: string }[];
+  headers?: Record<string, string>;
+}
+
+function isValidatorError(err: unknown): err is ValidatorLikeError {
+  return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
+}
+
+function detailsOf(errors: ValidatorLikeError['errors']): Record<string, string> | undefined {
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  const details: Record<string, string> = {};
+  for (const e of errors) {
+    const key = fieldName(e.path ?? '');
+    // keep the first message per field (allErrors may report several for one value)
+    details[key] ??= (e.message ?? 'is invalid').replace(/^must /, 'must ');
+  }
+  return details;
+}
+
+/**
+ * The one error mapper: HttpError, express-openapi-validator errors (`status`, `errors[]`), body-parser errors
+ * (`type: 'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported'...`), multer errors and anything else
+ * (-> 500 without internals).
+ */
+export function mapError(err: unknown): MappedError {
+  if (err instanceof HttpError) {
+    const body: ErrorEnvelope = { success: false, error: { code: err.code, message: err.message } };
+    if (err.details !== undefined) body.error.details = err.details;
+    return { status: err.status, body, headers: err.headers ?? {}, internal: err.status >= 500 };
+  }
+  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+  if (type === 'entity.parse.failed') {
+    return envelope(400, RUNTIME_ERROR_CODES.validation, 'Malformed JSON body', { body: 'is not valid JSON' });
+  }
+  if (type === 'entity.too.large') return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported content encoding or charset');
+  }
+  const multerCode = typeof err === 'object' && err !== null ? (err as { code?: unknown; name?: unknown }).code : undefined;
+  if (typeof multerCode === 'string' && /^LIMIT_(FILE|PART|FIELD)_(SIZE|COUNT)$|^LIMIT_FILE_SIZE$/.test(multerCode)) {
+    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'File too large');
+  }
+  if (isValidatorError(err) && err.status >= 400 && err.status < 500) {
+    const known = STATUS_CODES[err.status];
+    const code = known?.code ?? `ERR_REQUEST_${err.status}`;
+    const message = err.status === 400 ? 'Request failed validation' : (known?.message ?? 'Request rejected');
+    const details = err.status === 400 ? detailsOf(err.errors) : undefined;
+    return envelope(err.status, code, message, details, err.status === 405 ? (err.headers ?? {}) : {});
+  }
+  return { status: 500, body: structuredClone(INTERNAL), headers: {}, internal: true };
+}
+
+function envelope(status: number, code: string, message: string, details?: Record<string, string>, headers: Record<string, string> = {}): MappedError {
+  const body: ErrorEnvelope = { success: false, error: { code, message } };
+  if (details !== undefined) body.error.details = details;
+  return { status, body, headers, internal: false };
+}

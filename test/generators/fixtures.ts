@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate, type GenerateResult } from '../../generators/src/pipeline.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Scenario {
+  name: string;
+  openapi: string;
+  asyncapi: string | null;
+}
+
+/** Fixture specs; each generates into test/fixtures/<name>/generated/{server,client,webhooks} (golden + type-checked). */
+export const scenarios: Scenario[] = [
+  { name: 'mini', openapi: 'test/fixtures/mini/openapi.yaml', asyncapi: 'test/fixtures/mini/asyncapi.yaml' },
+  { name: 'edge', openapi: 'test/fixtures/edge/openapi.yaml', asyncapi: null },
+];
+
+const cache = new Map<string, Promise<GenerateResult>>();
+
+export function generateScenario(scenario: Scenario): Promise<GenerateResult> {
+  let pending = cache.get(scenario.name);
+  if (pending === undefined) {
+    const base = `test/fixtures/${scenario.name}/generated`;
+    pending = generate({
+      rootDir: ROOT,
+      openapi: scenario.openapi,
+      asyncapi: scenario.asyncapi,
+      lint: 'report',
+      out: { server: `${base}/server`, client: `${base}/client`, webhooks: `${base}/webhooks`, docs: `${base}/docs` },
+      targets: ['server', 'client', 'webhooks'],
+    });
+    cache.set(scenario.name, pending);
+  }
+  return pending;
+}

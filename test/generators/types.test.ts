@@ -1,0 +1,106 @@
+/**
+ * Type-level tests on the mini fixture's generated code. vitest runs them as no-ops; `npx tsc -p tsconfig.json`
+ * checks them (every `@ts-expect-error` must be needed).
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { UploadedFile } from '../../packages/server/src/runtime/types.js';
+import { createPaygateClient, type PaygateErrorCode } from '../fixtures/mini/generated/client/index.js';
+import type {
+  CreateOrderRequest,
+  CreateOrderResponse,
+  Handlers,
+  UploadOrderDocumentRequest,
+  UploadOrderDocumentResponse,
+} from '../fixtures/mini/generated/server/handlers.gen.js';
+import { validateWebhookEvent, type WebhookEvent, type WebhookEventType } from '../fixtures/mini/generated/webhooks/index.js';
+
+const envelope = { success: true as const, message: 'ok', data: { order_id: 'OD1', amount: 1, currency: 'INR', status: 'payment_pending' as const } };
+
+describe('generated server types', () => {
+  it('types requests: params, lower-cased headers, JSON and multipart bodies', () => {
+    expectTypeOf<CreateOrderRequest['headers']['x-merchant-id']>().toEqualTypeOf<string>();
+    expectTypeOf<CreateOrderRequest['body']['amount']>().toEqualTypeOf<string>();
+    expectTypeOf<UploadOrderDocumentRequest['params']['order_id']>().toEqualTypeOf<string>();
+    expectTypeOf<UploadOrderDocumentRequest['body']['file']>().toEqualTypeOf<UploadedFile>();
+    expectTypeOf<UploadOrderDocumentRequest['body']['identifier']>().toEqualTypeOf<string | undefined>();
+  });
+
+  it('accepts exactly the declared statuses and shapes', () => {
+    const ok: CreateOrderResponse = { status: 201, body: envelope, headers: { Location: '/pg/orders/OD1' } };
+    const bad: CreateOrderResponse = { status: 400, body: { success: false, error: { code: 'ERR_VALIDATION_400', message: 'x' } } };
+    // @ts-expect-error 200 is not a declared status of createOrder
+    const undeclared: CreateOrderResponse = { status: 200, body: envelope, headers: { Location: '/x' } };
+    // @ts-expect-error the 201 response requires the Location header
+    const missingHeader: CreateOrderResponse = { status: 201, body: envelope };
+    // @ts-expect-error an error code outside the spec's enum
+    const wrongCode: CreateOrderResponse = { status: 400, body: { success: false, error: { code: 'ERR_NOPE', message: 'x' } } };
+    // 4XX range: any 4xx status, not 5xx
+    const range: UploadOrderDocumentResponse = { status: 422, body: { success: false, error: { code: 'ERR_VALIDATION_400', message: 'x' } } };
+    // @ts-expect-error 500 is outside 4XX
+    const outside: UploadOrderDocumentResponse = { status: 500, body: { success: false, error: { code: 'ERR_INTERNAL_500', message: 'x' } } };
+    expectTypeOf([ok, bad, undeclared, missingHeader, wrongCode, range, outside]).toBeArray();
+  });
+
+  it('rejects a handler returning an undeclared status', () => {
+    type CreateOrder = Handlers['createOrder'];
+    const good: CreateOrder = async () => ({ status: 201, body: envelope, headers: { Location: '/x' } });
+    // @ts-expect-error 404 is not declared for createOrder
+    const undeclared: CreateOrder = async () => ({ status: 404, body: { success: false, error: { code: 'ERR_ORDER_404', message: 'x' } } });
+    expectTypeOf(good).toBeFunction();
+    expectTypeOf(undeclared).toBeFunction();
+  });
+});
+
+describe('generated client types', () => {
+  const client = createPaygateClient({ baseUrl: 'http://localhost', clientId: 'id', clientSecret: 'secret' });
+
+  it('groups by tag with noun-stripped method names', () => {
+    expectTypeOf(client.orders.create).toBeFunction();
+    expectTypeOf(client.orders.get).toBeFunction();
+    expectTypeOf(client.orders.uploadDocument).toBeFunction();
+    expectTypeOf(client.refunds.list).toBeFunction();
+    expectTypeOf(client.refunds.listAll).toBeFunction();
+    expectTypeOf(client.merchants.listAll).toBeFunction();
+  });
+
+  it('infers bodies, path params and queries', () => {
+    expectTypeOf(client.orders.create).parameter(0).toHaveProperty('amount').toEqualTypeOf<string>();
+    expectTypeOf(client.orders.get).parameter(0).toEqualTypeOf<string>();
+    expectTypeOf(client.refunds.list).parameter(0).toEqualTypeOf<{ page?: number; page_size?: number; payment_id?: string } | undefined>();
+    // @ts-expect-error amount must be a string
+    void client.orders.create({ amount: 10, currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } });
+    // @ts-expect-error the body is required
+    void client.orders.create();
+    void client.orders.create({ amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } }, { headers: { 'X-Merchant-ID': '12345678' } });
+  });
+
+  it('returns ApiResult with data typed from the 2xx response and a literal error-code union', () => {
+    type Result = Awaited<ReturnType<typeof client.orders.get>>;
+    type Ok = Extract<Result, { ok: true }>;
+    type Err = Extract<Result, { ok: false }>;
+    expectTypeOf<Ok['data']['data']['order_id']>().toEqualTypeOf<string>();
+    expectTypeOf<PaygateErrorCode>().toEqualTypeOf<'ERR_AUTH_000' | 'ERR_INTERNAL_500' | 'ERR_ORDER_404' | 'ERR_REQUEST_404' | 'ERR_VALIDATION_400'>();
+    expectTypeOf<Err['error']['error']['code']>().toEqualTypeOf<PaygateErrorCode | 'ERR_UNEXPECTED_RESPONSE'>();
+  });
+
+  it('iterates list items with listAll', () => {
+    type Item = ReturnType<typeof client.refunds.listAll> extends AsyncIterableIterator<infer T> ? T : never;
+    expectTypeOf<Item>().toEqualTypeOf<{ refund_id: string; refund_amount: number }>();
+    type Merchant = ReturnType<typeof client.merchants.listAll> extends AsyncIterableIterator<infer T> ? T : never;
+    expectTypeOf<Merchant>().toEqualTypeOf<{ id: string; brand_name: string }>();
+  });
+});
+
+describe('generated webhook types', () => {
+  it('is a union discriminated on event_type, including AsyncAPI-only events', () => {
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<'MERCHANT_APPROVED' | 'PAYMENT_FAILED'>();
+    const result = validateWebhookEvent({});
+    if (result.ok) {
+      const event: WebhookEvent = result.event;
+      if (event.event_type === 'PAYMENT_FAILED') expectTypeOf(event.data.status).toEqualTypeOf<'FAILED'>();
+      else expectTypeOf(event.data.merchant_id).toEqualTypeOf<string>();
+    } else {
+      expectTypeOf(result.errors).toEqualTypeOf<{ path: string; message: string }[]>();
+    }
+  });
+});
