@@ -1,7 +1,7 @@
 import { computeCallbackHash } from '@paygate/client';
 import { DomainError } from '../domain/errors.js';
 import { ID_PATTERN } from '../domain/ids.js';
-import { amountToNumber } from '../domain/money.js';
+import { amountToNumber, formatAmount } from '../domain/money.js';
 import { normalizeMopType, type MopType } from '../domain/order-input.js';
 import { formatCallbackTime, formatIso, parseIso, type Micros } from '../domain/time.js';
 import type { ServiceDeps } from './deps.js';
@@ -48,7 +48,10 @@ export interface CheckoutSessionInfo {
   order_id: string;
   expires_at: string;
   amount: number;
+  /** The amount as a two-decimal string (for display, no float formatting). */
+  amount_text: string;
   currency: string;
+  reference_id: string;
   merchant_name: string;
   mop_type: string | null;
   product_name: string | null;
@@ -70,7 +73,9 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
     order_id: order.id,
     expires_at: session.expires_at,
     amount: amountToNumber(order.amount_minor),
+    amount_text: formatAmount(order.amount_minor),
     currency: order.currency,
+    reference_id: order.reference_id,
     merchant_name: rows[0]?.brand_name ?? '',
     mop_type: order.mop_type,
     product_name: typeof order.product.name === 'string' ? order.product.name : null,

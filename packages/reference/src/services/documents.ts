@@ -81,14 +81,31 @@ export async function storeDocument(
   return { id, url: store.urlFor(id), contentType, size: file.bytes.byteLength };
 }
 
-/** Read a stored document by its (unguessable) id, for serving the URL. Unknown => 404 ERR_REQUEST_404. */
-export async function readDocument(db: Db, store: DocumentStore, id: string): Promise<{ contentType: string; bytes: Buffer }> {
+/**
+ * Read a stored document by its (unguessable) id, for serving the URL. Unknown => 404 ERR_REQUEST_404. With `owner`,
+ * only a document of that partner (and, when given, that merchant) is returned; others are 404 as well.
+ */
+export async function readDocument(
+  db: Db,
+  store: DocumentStore,
+  id: string,
+  owner?: { partnerId: string; merchantId?: string | undefined },
+): Promise<{ contentType: string; bytes: Buffer; merchantId: string; originalName: string | null }> {
   if (!ID_PATTERN.document.test(id)) throw new DomainError('ERR_REQUEST_404', 'Document not found');
-  const { rows } = await db.query<{ storage_path: string; content_type: string }>(
-    'SELECT storage_path, content_type FROM documents WHERE id = $1',
+  const { rows } = await db.query<{ storage_path: string; content_type: string; merchant_id: string; partner_id: string; original_name: string | null }>(
+    `SELECT d.storage_path, d.content_type, d.merchant_id, m.partner_id, d.original_name
+     FROM documents d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1`,
     [id],
   );
   const row = rows[0];
   if (!row) throw new DomainError('ERR_REQUEST_404', 'Document not found');
-  return { contentType: row.content_type, bytes: await readFile(path.join(store.dir, row.storage_path)) };
+  if (owner && (row.partner_id !== owner.partnerId || (owner.merchantId !== undefined && row.merchant_id !== owner.merchantId))) {
+    throw new DomainError('ERR_REQUEST_404', 'Document not found');
+  }
+  return {
+    contentType: row.content_type,
+    bytes: await readFile(path.join(store.dir, row.storage_path)),
+    merchantId: row.merchant_id,
+    originalName: row.original_name,
+  };
 }
