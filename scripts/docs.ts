@@ -36,12 +36,13 @@ const step = (message: string) => console.log(`[docs] ${message}`);
 const elapsed = () => `${Math.round(performance.now() - started)} ms`;
 
 function parseArgs(argv: string[]) {
-  const args = { out: path.join(ROOT, 'docs', 'site'), fixture: false, skipRedoc: false };
+  const args = { out: path.join(ROOT, 'docs', 'site'), openapi: path.join(ROOT, 'openapi', 'openapi.yaml'), fixture: false, skipRedoc: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--fixture') args.fixture = true;
     else if (a === '--skip-redoc') args.skipRedoc = true;
     else if (a === '--out' && argv[i + 1]) args.out = path.resolve(argv[++i]!);
+    else if (a === '--openapi' && argv[i + 1]) args.openapi = path.resolve(argv[++i]!);
     else throw new Error(`unknown argument ${a}`);
   }
   return args;
@@ -228,14 +229,13 @@ const FIXTURE_DOCUMENT = {
 
 // --- Steps ------------------------------------------------------------------------------------------------------
 
-async function bundleSpec(useFixture: boolean): Promise<object> {
-  const root = path.join(ROOT, 'openapi', 'openapi.yaml');
+async function bundleSpec(root: string, useFixture: boolean): Promise<object> {
   if (!existsSync(root)) {
     if (!useFixture) throw new Error(`${path.relative(ROOT, root)} not found (pass --fixture to build with a stand-in document)`);
     step(`${path.relative(ROOT, root)} not found: using the built-in fixture document`);
     return FIXTURE_DOCUMENT;
   }
-  const configPath = path.join(ROOT, 'openapi', 'redocly.yaml');
+  const configPath = path.join(path.dirname(root), 'redocly.yaml');
   const config = existsSync(configPath) ? await loadConfig({ configPath }) : await createConfig({});
   step(`bundling ${path.relative(ROOT, root)} with ${existsSync(configPath) ? path.relative(ROOT, configPath) : 'default config'}`);
   const result = await bundle({ ref: root, config, dereference: false });
@@ -301,7 +301,7 @@ async function main(): Promise<void> {
   const decisions = parseDecisions(decisionsMd);
   step(`read ${errors.length} error codes from docs/errors.md and ${decisions.length} decisions from docs/decisions.md`);
 
-  const bundledDocument = await bundleSpec(args.fixture);
+  const bundledDocument = await bundleSpec(args.openapi, args.fixture);
   checkErrorCodes(bundledDocument, errors.map((e) => e.code));
   checkEvents(bundledDocument);
 

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildModel } from './model/build.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
@@ -23,23 +21,6 @@ export const CORE_EMITTERS: readonly Emitter[] = [
   webhooksEmitter,
 ];
 
-/**
- * Every emitter: the core ones plus optional ones living beside them (emit/docs-site.ts exports
- * `docsSiteEmitter: Emitter`), loaded when present so the pipeline works before they exist.
- */
-export async function loadEmitters(): Promise<Emitter[]> {
-  const emitters = [...CORE_EMITTERS];
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const [file, exportName] of [['emit/docs-site', 'docsSiteEmitter']] as const) {
-    const candidate = [`${file}.ts`, `${file}.js`].map((f) => path.join(here, f)).find((f) => existsSync(f));
-    if (candidate === undefined) continue;
-    const mod = (await import(pathToFileURL(candidate).href)) as Record<string, unknown>;
-    const emitter = (mod[exportName] ?? mod.default) as Emitter | undefined;
-    if (emitter !== undefined && typeof emitter.emit === 'function') emitters.push(emitter);
-  }
-  return emitters;
-}
-
 export interface GenerateOptions {
   /** Directory paths are relative to (the repo root). */
   rootDir: string;
@@ -56,7 +37,7 @@ export interface GenerateOptions {
   /** Targets to generate (default: all). */
   targets?: readonly Target[];
   templatesDir?: string;
-  /** Emitters to run (default: loadEmitters()). */
+  /** Emitters to run (default: CORE_EMITTERS). */
   emitters?: readonly Emitter[];
   onProgress?: (step: string, ms: number) => void;
 }
@@ -100,7 +81,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
   });
-  const emitters = (options.emitters ?? (await loadEmitters())).filter((e) => options.targets === undefined || options.targets.includes(e.target));
+  const emitters = (options.emitters ?? CORE_EMITTERS).filter((e) => options.targets === undefined || options.targets.includes(e.target));
   const files: GeneratedFile[] = [];
   for (const emitter of emitters) {
     files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => emitter.emit(ctx))));

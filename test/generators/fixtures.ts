@@ -27,7 +27,7 @@ export function generateScenario(scenario: Scenario): Promise<GenerateResult> {
       openapi: scenario.openapi,
       asyncapi: scenario.asyncapi,
       lint: 'report',
-      out: { server: `${base}/server`, client: `${base}/client`, webhooks: `${base}/webhooks`, docs: `${base}/docs` },
+      out: { server: `${base}/server`, client: `${base}/client`, webhooks: `${base}/webhooks` },
       targets: ['server', 'client', 'webhooks'],
     });
     cache.set(scenario.name, pending);

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Target } from '../emit/context.js';
+
+const TARGETS: readonly Target[] = ['server', 'client', 'webhooks'];
 import type { LintMode } from '../parse/openapi.js';
 
 export interface CliOptions {
@@ -15,7 +17,7 @@ export interface CliOptions {
 }
 
 export const USAGE = `Usage: generate [--check] [--input openapi/openapi.yaml] [--asyncapi openapi/asyncapi.yaml|none]
-                [--lint-config openapi/redocly.yaml] [--lint strict|report|skip] [--targets server,client,webhooks,docs]
+                [--lint-config openapi/redocly.yaml] [--lint strict|report|skip] [--targets server,client,webhooks]
                 [--out-root DIR]`;
 
 /** Parses CLI flags; defaults are the canonical spec files when they exist. */
@@ -59,9 +61,13 @@ export function parseArgs(argv: readonly string[], rootDir: string = process.cwd
         options.lint = v;
         break;
       }
-      case '--targets':
-        options.targets = value(flag).split(',').map((t) => t.trim()) as Target[];
+      case '--targets': {
+        const targets = value(flag).split(',').map((t) => t.trim());
+        const unknown = targets.filter((t) => !(TARGETS as readonly string[]).includes(t));
+        if (unknown.length > 0) throw new Error(`--targets takes ${TARGETS.join(', ')}; unknown: ${unknown.join(', ')}\n${USAGE}`);
+        options.targets = targets as Target[];
         break;
+      }
       case '--out-root':
         options.outRoot = value(flag);
         break;

@@ -3,14 +3,14 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import type { ApiModel } from '../model/types.js';
 import type { TemplateEngine } from './templates.js';
 
-export type Target = 'server' | 'client' | 'webhooks' | 'docs';
+/** What `npm run generate` writes; the API reference site is rendered from the bundle by `npm run docs`. */
+export type Target = 'server' | 'client' | 'webhooks';
 
 export interface OutputDirs {
   /** Repo-relative output directories of each target's generated files. */
   server: string;
   client: string;
   webhooks: string;
-  docs: string;
 }
 
 /** Repo-relative directories of the hand-written runtimes generated code imports. */
@@ -28,7 +28,6 @@ export const DEFAULT_OUTPUT_DIRS: OutputDirs = {
   server: 'packages/server/src/generated',
   client: 'packages/client/src/generated',
   webhooks: 'packages/webhooks/src/generated',
-  docs: 'docs/site',
 };
 
 export interface EmitContext {
