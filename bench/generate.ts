@@ -1,7 +1,8 @@
 /**
  * `npm run bench:generate`: full generation time for our spec, then time and peak memory for GitHub's spec
  * (server + client + types) beside openapi-typescript alone on the same file, in the same run, each measured in
- * a fresh child process (peak RSS from getrusage, peak heap sampled every 20 ms).
+ * a fresh child process (peak RSS from getrusage, peak heap sampled every 20 ms). `npm run bench` runs the same
+ * measurement through `measureGenerators()`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { generate } from '../generators/src/pipeline.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GITHUB_SPEC = 'node_modules/@octokit/openapi/generated/api.github.com.json';
 
-interface Measurement {
+export interface Measurement {
   ms: number;
   maxRssMiB: number;
   peakHeapMiB: number;
@@ -58,6 +59,30 @@ async function child(name: string): Promise<Measurement> {
   return JSON.parse(line) as Measurement;
 }
 
+export const GENERATOR_RUNS = [
+  ['Paygate spec: full generation (lint + bundle + all emitters)', 'ours'],
+  ['GitHub spec: @paygate/generators (server + client + types)', 'github'],
+  ['GitHub spec: openapi-typescript alone', 'openapiTypescript'],
+] as const;
+
+export interface GeneratorBench {
+  rows: { label: string; task: string; measurement: Measurement }[];
+  /** GitHub spec, ours / openapi-typescript alone. */
+  ratio: { time: number; maxRss: number; peakHeap: number };
+}
+
+/** The three runs, each in a fresh Node process (used by `npm run bench` too). */
+export async function measureGenerators(progress: (line: string) => void = () => undefined): Promise<GeneratorBench> {
+  const rows: GeneratorBench['rows'] = [];
+  for (const [label, name] of GENERATOR_RUNS) {
+    progress(label);
+    rows.push({ label, task: name, measurement: await child(name) });
+  }
+  const ours = rows[1]!.measurement;
+  const ots = rows[2]!.measurement;
+  return { rows, ratio: { time: ours.ms / ots.ms, maxRss: ours.maxRssMiB / ots.maxRssMiB, peakHeap: ours.peakHeapMiB / ots.peakHeapMiB } };
+}
+
 async function main(): Promise<void> {
   const childIndex = process.argv.indexOf('--child');
   if (childIndex !== -1) {
@@ -68,27 +93,22 @@ async function main(): Promise<void> {
     return;
   }
   console.log('Measuring (each row in a fresh Node process)...');
-  const rows: [string, Measurement][] = [];
-  for (const [label, name] of [
-    ['Paygate spec: full generation (lint + bundle + all emitters)', 'ours'],
-    ["GitHub spec: @paygate/generators (server + client + types)", 'github'],
-    ['GitHub spec: openapi-typescript alone', 'openapiTypescript'],
-  ] as const) {
-    rows.push([label, await child(name)]);
-  }
+  const { rows, ratio } = await measureGenerators();
   const pad = (s: string, n: number) => s.padEnd(n);
   console.log(`\n${pad('Run', 64)} ${'time (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'peak heap (MiB)'.padStart(16)}  output`);
-  for (const [label, m] of rows) {
+  for (const { label, measurement: m } of rows) {
     console.log(`${pad(label, 64)} ${(m.ms / 1000).toFixed(2).padStart(9)} ${m.maxRssMiB.toFixed(0).padStart(14)} ${m.peakHeapMiB.toFixed(0).padStart(16)}  ${m.detail}`);
   }
-  const [, ours] = rows[1]!;
-  const [, ots] = rows[2]!;
   console.log(
-    `\nGitHub, ours / openapi-typescript alone: time ${(ours.ms / ots.ms).toFixed(2)}x, max RSS ${(ours.maxRssMiB / ots.maxRssMiB).toFixed(2)}x, peak heap ${(ours.peakHeapMiB / ots.peakHeapMiB).toFixed(2)}x`,
+    `\nGitHub, ours / openapi-typescript alone: time ${ratio.time.toFixed(2)}x, max RSS ${ratio.maxRss.toFixed(2)}x, peak heap ${ratio.peakHeap.toFixed(2)}x`,
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Run as a script (`npm run bench:generate`, or a measurement child); importing it (bench/run.ts) runs nothing.
+const invokedDirectly = process.argv[1] !== undefined && pathToFileURL(path.resolve(process.argv[1])).href === import.meta.url;
+if (invokedDirectly) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

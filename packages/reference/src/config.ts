@@ -30,7 +30,7 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   const schedule = env['PAYGATE_WEBHOOK_RETRY_SCHEDULE'];
-  const port = env['PORT'] ?? '3000';
+  const port = env['PORT'] ?? '8080';
   return {
     databaseUrl: env['DATABASE_URL'] || undefined,
     dataDir: env['PAYGATE_DATA_DIR'] || './.paygate',

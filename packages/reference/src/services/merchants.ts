@@ -110,11 +110,11 @@ export async function patchMerchant(
   partnerId: string,
   merchantId: string,
   patch: PatchMerchantInput,
-): Promise<{ merchant_id: string; updated_fields: string[] }> {
+): Promise<{ merchant_id: string; updated_fields: ('company_details' | 'settlement_details')[] }> {
   checkMerchantGroups(patch, true);
   return deps.db.transaction(async (tx) => {
     const current = await loadMerchant(tx, partnerId, merchantId, true);
-    const updated: string[] = [];
+    const updated: ('company_details' | 'settlement_details')[] = [];
     const company = { ...current.company_details, ...(patch.company_details ?? {}) };
     const settlement = { ...current.settlement_details, ...(patch.settlement_details ?? {}) };
     if (patch.company_details !== undefined) updated.push('company_details');

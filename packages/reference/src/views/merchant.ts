@@ -1,6 +1,6 @@
 import type { MerchantRecord } from '../services/merchants.js';
 
-/** Seed MerchantDetails: settlement_details carries settlement_currency in responses. */
+/** Seed MerchantDetails: settlement_details carries settlement_currency in responses; kyc_status as the spec requires. */
 export function merchantDetailsView(m: MerchantRecord) {
   return {
     id: m.id,
@@ -9,5 +9,6 @@ export function merchantDetailsView(m: MerchantRecord) {
     updated_at: m.updated_at,
     invoice_file: m.invoice_file,
     company_details: m.company_details,
+    kyc_status: m.kyc_status,
   };
 }

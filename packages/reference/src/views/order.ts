@@ -36,7 +36,8 @@ export function orderView(o: OrderRow, payments: OrderPayment[]) {
     mop_type: o.mop_type,
     buyer: o.buyer,
     product: o.product,
-    invoice: o.invoice,
+    // Every Invoice field is present (null until known), whether the invoice came with the order, a PATCH or an upload.
+    invoice: o.invoice ? { number: o.invoice.number ?? null, date: o.invoice.date ?? null, file: o.invoice.file ?? null } : null,
     air_waybills: o.air_waybills,
     payments: payments.map(orderPaymentView),
     status: o.status,

@@ -175,8 +175,6 @@ export type CreateMerchantCredentialsResponse =
   | { status: 403; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 409; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][409]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 413; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 415; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][429]["content"]["application/json"]; headers: OpCreateMerchantCredentials["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };

@@ -318,12 +318,6 @@ export const operations = [
       "409": [
         "application/json"
       ],
-      "413": [
-        "application/json"
-      ],
-      "415": [
-        "application/json"
-      ],
       "422": [
         "application/json"
       ],

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiDocument } from '../../../../test/fixtures/mini/generated/server/api-document.gen.js';
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
 import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/server/operations.gen.js';
-import { createApiApp } from './app.js';
+import { createApiApp, findNulCharacter } from './app.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './types.js';
 
@@ -191,5 +191,13 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
     const invalid = await call('POST', '/pg/orders/OD0000000000000001/documents/', { body: missingFile });
     expect(invalid.status).toBe(400);
     expect(Object.keys(invalid.body!.error.details!).sort()).toEqual(['document_type', 'file']);
+  });
+});
+
+describe('findNulCharacter', () => {
+  it('names the JSON path of the first string holding NUL', () => {
+    expect(findNulCharacter({ a: 'ok', b: { c: ['x', 'y\u0000'] } })).toBe('b.c[1]');
+    expect(findNulCharacter({ a: 'ok', n: 1, z: null })).toBeUndefined();
+    expect(findNulCharacter('\u0000')).toBe('');
   });
 });

@@ -109,6 +109,45 @@ function sendResult(operation: OperationRoute, res: Response, result: HandlerRes
 }
 
 /**
+ * A query string is `application/x-www-form-urlencoded`, where `+` is a space (what `URLSearchParams` writes, and
+ * what our own `next` links contain). express-openapi-validator rejects a raw `+` as an unencoded reserved
+ * character, so spell it `%20` before anything reads the query.
+ */
+const formEncodedQuerySpaces: RequestHandler = (req, _res, next) => {
+  const spaced = (url: string): string => {
+    const start = url.indexOf('?');
+    return start === -1 ? url : url.slice(0, start) + url.slice(start).replaceAll('+', '%20');
+  };
+  // The validator reads `originalUrl`, Express routing reads `url`.
+  req.url = spaced(req.url);
+  req.originalUrl = spaced(req.originalUrl);
+  next();
+};
+
+/** The JSON path of the first string holding a NUL character, or undefined. */
+export function findNulCharacter(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = findNulCharacter(child, path === '' ? key : Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * No field of this API needs a NUL character, and PostgreSQL text cannot store one: answer 400 naming the field
+ * instead of letting the database fail the request with a 500. Runs on parsed fields (JSON, form, multipart
+ * fields and the query), never on uploaded file bytes.
+ */
+function assertNoNulCharacters(req: Request): void {
+  const where = findNulCharacter(req.body) ?? findNulCharacter(req.query);
+  if (where !== undefined) {
+    throw new HttpError(400, RUNTIME_ERROR_CODES.validation, 'Request validation failed', { [where || 'body']: 'must not contain NUL (\\u0000) characters' });
+  }
+}
+
+/**
  * Builds the Express app for a generated spec: auth + rate limit -> body parsers -> express-openapi-validator
  * (requests, optionally responses, multipart) -> one route per operation calling the typed handler -> one error mapper.
  */
@@ -122,6 +161,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(formEncodedQuerySpaces);
   options.before?.(app);
 
   // 1. Authentication and rate limiting, before any body is read or validated.
@@ -180,6 +220,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
     const handler = handlers[operation.operationId]!;
     app[operation.method](operation.expressPath, async (req: Request, res: Response, next: NextFunction) => {
       try {
+        assertNoNulCharacters(req);
         const files = collectFiles(operation, req);
         const body = Object.keys(files).length > 0 ? { ...(req.body as object), ...files } : req.body;
         const request = { params: { ...req.params }, query: { ...(req.query as object) }, headers: req.headers, body };

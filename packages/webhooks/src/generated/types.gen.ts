@@ -2679,8 +2679,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["IdempotencyConflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

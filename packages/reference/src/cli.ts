@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConfig, type ReferenceConfig } from './config.js';
+import { createReferenceApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { openReference, type ReferenceRuntime } from './runtime.js';
+import { ensurePartnerCredential } from './services/credentials.js';
+
+export const USAGE = `paygate: the Paygate reference gateway (a stateful sandbox of the Paygate API)
+
+Usage:
+  paygate serve        start the gateway (HTTP API, hosted checkout, webhook worker)
+  paygate --help       show this help
+
+Environment:
+  PORT                           port to listen on (default 8080)
+  PAYGATE_MODE                   sandbox (default) or production (production hides /sandbox/* and needs https webhooks)
+  PAYGATE_PUBLIC_URL             absolute base URL clients reach the gateway at (default http://localhost:$PORT)
+  DATABASE_URL                   PostgreSQL connection string; unset = embedded PGlite in PAYGATE_DATA_DIR
+  PAYGATE_DATA_DIR               data directory: PGlite database, uploaded documents, sandbox credentials (default ./.paygate)
+  PAYGATE_PARTNER_CLIENT_ID      partner credential to accept (with PAYGATE_PARTNER_CLIENT_SECRET, >= 16 characters);
+  PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset
+  PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
+  PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
+  LOG_LEVEL                      pino log level (default info)
+`;
+
+export interface SandboxPartner {
+  clientId: string;
+  clientSecret: string;
+  /** Where they are kept (undefined for an in-memory database: they last as long as the process). */
+  file: string | undefined;
+  created: boolean;
+}
+
+/**
+ * The sandbox partner credential: `<dataDir>/sandbox-partner.json` (mode 0600) is read, or created with random
+ * `pk_test_...` / `ps_test_...` values. For `memory://` data dirs nothing is written.
+ */
+export async function loadOrCreateSandboxPartner(dataDir: string): Promise<SandboxPartner> {
+  const fresh = () => ({
+    clientId: `pk_test_${randomBytes(12).toString('base64url')}`,
+    clientSecret: `ps_test_${randomBytes(32).toString('base64url')}`,
+  });
+  if (dataDir.startsWith('memory://')) return { ...fresh(), file: undefined, created: true };
+  const file = path.resolve(dataDir, 'sandbox-partner.json');
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as { client_id?: unknown; client_secret?: unknown };
+    if (typeof parsed.client_id === 'string' && typeof parsed.client_secret === 'string' && parsed.client_secret.length >= 16) {
+      await chmod(file, 0o600).catch(() => undefined);
+      return { clientId: parsed.client_id, clientSecret: parsed.client_secret, file, created: false };
+    }
+    throw new Error(`${file} does not hold client_id and client_secret; delete it to generate new sandbox credentials`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const creds = fresh();
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await writeFile(file, `${JSON.stringify({ client_id: creds.clientId, client_secret: creds.clientSecret }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  return { ...creds, file, created: true };
+}
+
+function describeDatabase(config: ReferenceConfig): string {
+  if (config.databaseUrl) {
+    try {
+      const u = new URL(config.databaseUrl);
+      return `PostgreSQL at ${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname} (DATABASE_URL)`;
+    } catch {
+      return 'PostgreSQL (DATABASE_URL)';
+    }
+  }
+  return config.dataDir.startsWith('memory://') ? 'in-memory PGlite (nothing is kept)' : `PGlite at ${path.resolve(config.dataDir)}`;
+}
+
+function startupHint(err: unknown, config: ReferenceConfig): string {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  const code = e?.code ?? '';
+  if (config.databaseUrl && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|28P01|28000|3D000/.test(`${code} ${String(e?.message)}`)) {
+    return (
+      `Could not connect to the database named by DATABASE_URL (${describeDatabase(config)}): ${e.message}\n` +
+      'Check that PostgreSQL is running and reachable and that DATABASE_URL (host, port, user, password, database) is right, ' +
+      'or unset DATABASE_URL to use the embedded PGlite database.'
+    );
+  }
+  return `Start-up failed: ${e?.message ?? String(err)}`;
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port);
+  });
+}
+
+function parsePort(raw: string | undefined): number {
+  const value = raw === undefined || raw === '' ? '8080' : raw;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number 0..65535, got ${JSON.stringify(value)}`);
+  return port;
+}
+
+/** `paygate serve`: resolves once the server is listening; exits the process on SIGINT/SIGTERM after a graceful stop. */
+export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
+  const config = loadConfig(env);
+  const port = parsePort(env['PORT']);
+  const mode = config.sandbox ? 'sandbox' : 'production';
+  out(`Paygate reference gateway, ${mode} mode`);
+
+  let partner: SandboxPartner | undefined;
+  if (!config.partnerClientId && !config.partnerClientSecret && config.sandbox) {
+    partner = await loadOrCreateSandboxPartner(config.dataDir);
+  }
+
+  out(`- opening the database: ${describeDatabase(config)}`);
+  out('- applying migrations');
+  const logger = createLogger();
+  let runtime: ReferenceRuntime;
+  try {
+    runtime = await openReference(config, { logger });
+  } catch (err) {
+    throw new Error(startupHint(err, config), { cause: err });
+  }
+  if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+
+  out(`- starting the background worker (every ${config.workerIntervalMs} ms: expiries, ${config.sandbox ? 'sandbox automation, ' : ''}webhook deliveries)`);
+  runtime.worker.start();
+
+  const app = createReferenceApp(runtime, { logger });
+  const http = createServer(app);
+  http.keepAliveTimeout = 5_000;
+  out(`- listening on port ${port}`);
+  try {
+    await listen(http, port);
+  } catch (err) {
+    await runtime.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new Error(`Port ${port} is already in use: set PORT to a free port (e.g. PORT=${port + 1} paygate serve).`);
+    if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
+    throw err;
+  }
+
+  const base = config.publicBaseUrl;
+  out('');
+  out(`Paygate is running (${mode}).`);
+  out(`  Base URL:  ${base}`);
+  out(`  Docs:      ${base}/docs/`);
+  out(`  Health:    ${base}/healthz`);
+  out(`  Checkout:  ${base}/sdk/checkout.js`);
+  if (config.partnerClientId) {
+    out(`  Partner credentials: X-Client-ID ${config.partnerClientId} (secret from PAYGATE_PARTNER_CLIENT_SECRET)`);
+  } else if (partner) {
+    out('  Sandbox partner credentials (send as headers):');
+    out(`    X-Client-ID:     ${partner.clientId}`);
+    out(`    X-Client-Secret: ${partner.clientSecret}`);
+    out(
+      partner.file
+        ? `  ${partner.created ? 'Generated and saved' : 'Read'} in ${partner.file} (mode 0600); delete the file to generate new ones.`
+        : '  The database is in memory: these credentials last as long as this process.',
+    );
+  } else {
+    out('  WARNING: production mode without PAYGATE_PARTNER_CLIENT_ID / PAYGATE_PARTNER_CLIENT_SECRET:');
+    out('  no partner credential is configured, so only credentials already in the database can call the API.');
+  }
+  if (!base.includes(`:${port}`) && base.startsWith('http://localhost')) {
+    out(`  Note: PAYGATE_PUBLIC_URL (${base}) does not name port ${port}; links in responses use it as given.`);
+  }
+  out('Press Ctrl+C to stop.');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      const force = setTimeout(() => http.closeAllConnections(), 10_000);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+      await runtime.close();
+    })();
+    return stopping;
+  };
+  return { server: http, runtime, stop };
+}
+
+async function runServe(): Promise<number | undefined> {
+  const out = (l: string) => process.stdout.write(`${l}\n`);
+  let started: Awaited<ReturnType<typeof serve>>;
+  try {
+    started = await serve(process.env, out);
+  } catch (err) {
+    process.stderr.write(`paygate: ${(err as Error).message}\n`);
+    return 1;
+  }
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`paygate: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    out(`\n${signal} received: no new connections; finishing in-flight requests, flushing the worker, closing the database...`);
+    started.stop().then(
+      () => {
+        out('Stopped.');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        process.stderr.write(`paygate: error while stopping: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return undefined;
+}
+
+/** CLI entry (bin/paygate.js). Returns an exit code, or undefined while the server runs. */
+export async function main(argv: readonly string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 1 : 0;
+  }
+  if (command === 'serve') {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (rest.length > 0) {
+      process.stderr.write(`paygate serve takes no arguments (configure it with environment variables; see paygate --help)\n`);
+      return 1;
+    }
+    return runServe();
+  }
+  process.stderr.write(`paygate: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+  return 1;
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== undefined) process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`paygate: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

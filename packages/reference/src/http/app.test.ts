@@ -1,0 +1,596 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createPaygateClient, verifyCallback } from '@paygate/client';
+import { Webhook } from '@paygate/webhooks';
+import type { Express } from 'express';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type ReferenceConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { openReference, type ReferenceRuntime } from '../runtime.js';
+import { companyDetails, settlementDetails } from '../testing/fixtures.js';
+import { testTargets, type TestTarget } from '../testing/test-db.js';
+import { beginIdempotent, requestFingerprint } from '../services/idempotency.js';
+import { canonical, createReferenceApp, idempotentOperationIds } from './app.js';
+
+/** One HTTP server whose handler can be swapped (the port must be known before the runtime is configured). */
+async function listenSwappable(): Promise<{ server: Server; port: number; setApp(app: Express): void }> {
+  let current: Express | undefined;
+  const server = createServer((req, res) => {
+    if (current) current(req, res);
+    else res.writeHead(503).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, setApp: (app) => (current = app) };
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+interface Delivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  raw: string;
+}
+
+/** A real local webhook receiver recording raw deliveries. */
+async function startReceiver(): Promise<{ server: Server; url: string; deliveries: Delivery[] }> {
+  const deliveries: Delivery[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      deliveries.push({ path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries };
+}
+
+/** A fresh PostgreSQL database (dropped in `drop`). */
+async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL']!;
+  const name = `paygate_http_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => c.end());
+    },
+  };
+}
+
+function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const decode = (s: string) =>
+    s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[decode(m[1]!)] = decode(m[2]!);
+  return fields;
+}
+
+const PDF = new Uint8Array([...Buffer.from('%PDF-1.4\n%test document\n'), ...Buffer.from('trailer\n%%EOF\n')]);
+
+type CreateOrderBody = Parameters<ReturnType<typeof createPaygateClient>['orders']['create']>[0];
+
+/**
+ * An order body. The cast: the generated client types make every field with a spec `default` (collection_mode,
+ * upi_app_name) required in request bodies, although the server treats them as optional.
+ */
+function hostedOrder(reference: string, extra: Record<string, unknown> = {}): CreateOrderBody {
+  return {
+    amount: '1500.00',
+    currency: 'INR',
+    reference_id: reference,
+    buyer: {
+      name: 'Priya Sharma',
+      email: 'priya@example.in',
+      phone: '+919876543210',
+      address: { line_1: 'Flat 4B', line_2: 'Carter Road', city: 'Mumbai', state: 'MH', postal_code: '400050' },
+    },
+    product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '500720', hs_code_description: 'Woven silk', type_of_goods: 'goods' },
+    collection_mode: 'hosted_payment' as const,
+    ...extra,
+  } as CreateOrderBody;
+}
+
+describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTarget) => {
+  const partnerId = 'pk_test_integration';
+  const partnerSecret = `ps_test_${randomBytes(24).toString('base64url')}`;
+  const logLines: string[] = [];
+  let http: Awaited<ReturnType<typeof listenSwappable>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let runtime: ReferenceRuntime;
+  let config: ReferenceConfig;
+  let base: string;
+  let dropDb: (() => Promise<void>) | undefined;
+  const extraServers: Server[] = [];
+
+  const partner = () => createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0 });
+  const logger = createLogger({
+    level: 'info',
+    destination: new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        logLines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+        cb();
+      },
+    }),
+  });
+
+  beforeAll(async () => {
+    http = await listenSwappable();
+    receiver = await startReceiver();
+    base = `http://127.0.0.1:${http.port}`;
+    let databaseUrl: string | undefined;
+    if (target === 'postgres') {
+      const created = await createPgDatabase();
+      databaseUrl = created.url;
+      dropDb = created.drop;
+    }
+    config = {
+      ...loadConfig({}),
+      databaseUrl,
+      dataDir: 'memory://',
+      publicBaseUrl: base,
+      partnerClientId: partnerId,
+      partnerClientSecret: partnerSecret,
+      sandbox: true,
+      webhookRetrySchedule: [1],
+    };
+    runtime = await openReference(config, { logger });
+    http.setApp(createReferenceApp(runtime, { logger, validateResponses: true }));
+  });
+
+  afterAll(async () => {
+    await closeServer(http.server);
+    await closeServer(receiver.server);
+    for (const s of extraServers) await closeServer(s);
+    await runtime.close();
+    await dropDb?.();
+  });
+
+  /** Deliver everything due (several passes: fan-out, then delivery). */
+  async function drainWorker(): Promise<void> {
+    for (let i = 0; i < 3; i++) await runtime.worker.tick();
+  }
+
+  // Shared state of the seed flow.
+  let merchantId = '';
+  let merchantCreds = { client_id: '', client_secret: '', encryption_key: '' };
+  let webhookSecret = '';
+  let orderId = '';
+  let paymentId = '';
+  const merchant = () =>
+    createPaygateClient({ baseUrl: base, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
+
+  it('derives the idempotent operations from the generated tables', () => {
+    const ids = idempotentOperationIds();
+    expect(ids.has('createOrder')).toBe(true);
+    expect(ids.has('createRefund')).toBe(true);
+    expect(ids.has('submitCheckoutPage')).toBe(false);
+    expect(ids.has('uploadMerchantDocument')).toBe(false);
+    expect(ids.size).toBe(12);
+  });
+
+  it('onboards a merchant: create (201), webhook endpoint, credentials once (201), KYC approval', async () => {
+    const p = partner();
+    const created = await p.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Acme') });
+    expect(created.status).toBe(201);
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    merchantId = created.data.data.id;
+    expect(created.data.data.kyc_status).toBe('PENDING');
+    expect(created.data.data.settlement_details.settlement_currency).toBe('INR');
+
+    const endpoint = await p.extensions.createWebhookEndpoint({
+      url: `${receiver.url}/hooks`,
+      events: ['MERCHANT_APPROVED', 'PAYMENT_SETTLED', 'PAYMENT_FAILED'],
+    });
+    expect(endpoint.status).toBe(201);
+    if (!endpoint.ok) throw new Error(JSON.stringify(endpoint.error));
+    webhookSecret = endpoint.data.data.secret;
+    const listed = await p.extensions.listWebhookEndpoints();
+    expect(listed.ok && listed.data.data.results.map((e) => e.scope)).toEqual(['partner']);
+
+    const creds = await p.extensions.createMerchantCredentials(merchantId);
+    expect(creds.status).toBe(201);
+    if (!creds.ok) throw new Error(JSON.stringify(creds.error));
+    merchantCreds = creds.data.data;
+    expect(merchantCreds.client_id).toMatch(/^ck_test_/);
+
+    const approved = await p.extensions.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
+    expect(approved.ok && approved.data.data.kyc_status).toBe('APPROVED');
+    const again = await p.extensions.setMerchantKycStatus(merchantId, { status: 'REJECTED' });
+    expect(again.status).toBe(422);
+    expect(!again.ok && again.error.error.code).toBe('ERR_MERCHANT_422');
+
+    const listedMerchants = await p.merchants.list({ page_size: 1 });
+    expect(listedMerchants.ok && listedMerchants.data.data.results[0]).toMatchObject({ id: merchantId, kyc_status: 'APPROVED' });
+
+    const patched = await p.merchants.update(merchantId, { company_details: { commodity: 'Silk' } });
+    expect(patched.ok && patched.data.data).toEqual({ merchant_id: merchantId, updated_fields: ['company_details'] });
+  });
+
+  it('pays a hosted order through the checkout page and the signed redirect form', async () => {
+    const p = partner();
+    const created = await p.orders.create(hostedOrder('SEED-1', { return_url: `${receiver.url}/return`, mop_type: 'UPI' }), {
+      headers: { 'X-Merchant-ID': merchantId },
+    });
+    expect(created.status).toBe(200);
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const data = created.data.data as { session_id: string; order_id: string };
+    orderId = data.order_id;
+    expect(data.session_id).toMatch(/^session_[A-Za-z0-9_-]{43}$/);
+
+    const page = await fetch(`${base}/checkout/${data.session_id}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    expect(html).toContain('SEED-1');
+    expect(html).toContain('1500.00');
+
+    const submitted = await fetch(`${base}/checkout/${data.session_id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }),
+    });
+    expect(submitted.status).toBe(200);
+    const form = await submitted.text();
+    expect(form).toContain(`action="${receiver.url}/return"`);
+    const fields = hiddenFields(form);
+    expect(Object.keys(fields).sort()).toEqual(['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort());
+    expect(fields['status']).toBe('payment_successful');
+    expect(fields['payment_completed_at']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+00:00$/);
+    expect(verifyCallback(fields, merchantCreds.encryption_key)).toBe(true);
+    expect(verifyCallback({ ...fields, status: 'payment_failed' }, merchantCreds.encryption_key)).toBe(false);
+    paymentId = fields['payment_id']!;
+
+    const order = await merchant().orders.get(orderId);
+    if (!order.ok) throw new Error(JSON.stringify(order.error));
+    expect(order.data.data.status).toBe('payment_successful');
+    expect(order.data.data.payments[0]).toMatchObject({ payment_id: paymentId, status: 'captured', settlement: { status: 'ready_for_settlement' } });
+    expect(order.data.data.is_testing).toBe(true);
+  });
+
+  it('reuses of a finished session are 401 with details.session_id', async () => {
+    const p = partner();
+    const created = await p.orders.create(hostedOrder('SEED-REUSE'), { headers: { 'X-Merchant-ID': merchantId } });
+    const sessionId = (created.ok && (created.data.data as { session_id: string }).session_id) || '';
+    const first = await p.extensions.completeCheckoutSession(sessionId, { outcome: 'success' });
+    expect(first.status).toBe(200);
+    const second = await fetch(`${base}/checkout/${sessionId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=success',
+    });
+    expect(second.status).toBe(401);
+    const body = (await second.json()) as { error: { code: string; details: Record<string, string> } };
+    expect(body.error.code).toBe('ERR_AUTH_000');
+    expect(body.error.details['session_id']).toBeDefined();
+    const malformed = await fetch(`${base}/checkout/session_nope`);
+    expect(malformed.status).toBe(401);
+  });
+
+  it('refunds idempotently (replay), completes the refund, settles and reports the settlement on the payment', async () => {
+    const m = merchant();
+    const key = `refund-${randomBytes(6).toString('hex')}`;
+    const first = await m.refunds.create({ payment_id: paymentId, refund_amount: '500.00' }, { headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(200);
+    if (!first.ok) throw new Error(JSON.stringify(first.error));
+    expect(first.data.data).toMatchObject({ payment_id: paymentId, refund_status: 'INITIATED', refund_amount: 500 });
+    expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+
+    const retry = await m.refunds.create({ payment_id: paymentId, refund_amount: '500.00' }, { headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(200);
+    expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.ok && retry.data).toEqual(first.data);
+
+    const mismatch = await m.refunds.create({ payment_id: paymentId, refund_amount: '1.00' }, { headers: { 'Idempotency-Key': key } });
+    expect(mismatch.status).toBe(422);
+    expect(!mismatch.ok && mismatch.error.error.code).toBe('ERR_IDEMPOTENCY_422');
+
+    // a request still in flight under the same key (claimed as the first request would) => 409
+    const body = { payment_id: paymentId, refund_amount: '2.00' };
+    const inFlightKey = `inflight-${randomBytes(6).toString('hex')}`;
+    await beginIdempotent(runtime.db, runtime.clock, merchantCreds.client_id, inFlightKey, requestFingerprint('POST', '/pg/refunds', canonical(body)));
+    const inFlight = await m.refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
+    expect(inFlight.status).toBe(409);
+    expect(!inFlight.ok && inFlight.error.error.code).toBe('ERR_IDEMPOTENCY_409');
+
+    const badKey = await m.refunds.create({ payment_id: paymentId, refund_amount: '1.00' }, { headers: { 'Idempotency-Key': 'has space' } });
+    expect(badKey.status).toBe(400);
+
+    const tooMuch = await m.refunds.create({ payment_id: paymentId, refund_amount: '1000.01' });
+    expect(tooMuch.status).toBe(422);
+    expect(!tooMuch.ok && tooMuch.error.error.details).toHaveProperty('refund_amount');
+
+    const refundId = first.data.data.refund_id;
+    const done = await m.extensions.completeRefund(refundId, { outcome: 'processed' });
+    expect(done.ok && done.data.data.refund_status).toBe('PROCESSED');
+    const read = await m.refunds.get(refundId);
+    expect(read.ok && read.data.data.refunded_at).toMatch(/Z$/);
+    const list = await m.refunds.list({ payment_id: paymentId });
+    expect(list.ok && list.data.results.map((r) => r.refund_id)).toEqual([refundId]);
+    expect(list.ok && list.data).not.toHaveProperty('success');
+
+    const run = await partner().extensions.runSettlements({});
+    if (!run.ok) throw new Error(JSON.stringify(run.error));
+    expect(run.data.data.settlements).toHaveLength(1);
+    const settlement = run.data.data.settlements[0]!;
+    expect(settlement.transactions.map((t) => t.transaction_id)).toContain(paymentId);
+
+    const payment = await m.payments.get(paymentId);
+    if (!payment.ok) throw new Error(JSON.stringify(payment.error));
+    expect(payment.data.data.settlement).toMatchObject({ settlement_id: settlement.settlement_id, utr_number: settlement.utr_number });
+    expect(payment.data.data.refund.map((r) => r.refund_status)).toEqual(['PROCESSED']);
+
+    const readSettlement = await m.settlements.get(settlement.settlement_id);
+    expect(readSettlement.ok && readSettlement.data.data.settlement_id).toBe(settlement.settlement_id);
+    const settlements = await m.settlements.list({});
+    expect(settlements.ok && settlements.data.data.count).toBe(1);
+  });
+
+  it('delivers MERCHANT_APPROVED and PAYMENT_SETTLED, verifiable with the endpoint secret', async () => {
+    await drainWorker();
+    const wh = new Webhook(webhookSecret);
+    const events = receiver.deliveries
+      .filter((d) => d.path === '/hooks')
+      .map((d) => wh.verify<{ event_type: string; data: Record<string, unknown> }>(d.raw, d.headers));
+    const types = events.map((e) => e.event_type);
+    expect(types).toContain('MERCHANT_APPROVED');
+    expect(types).toContain('PAYMENT_SETTLED');
+    expect(events.find((e) => e.event_type === 'MERCHANT_APPROVED')!.data['merchant_id']).toBe(merchantId);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(receiver.deliveries[0]!.raw, receiver.deliveries[0]!.headers)).toThrow();
+  });
+
+  it('server-to-server: UPI intent completed in the sandbox, and a success@paygate collection completed by the worker', async () => {
+    const m = merchant();
+    const intent = await m.orders.create(hostedOrder('S2S-INTENT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'intent', upi_app_name: 'phonepe' }));
+    if (!intent.ok) throw new Error(JSON.stringify(intent.error));
+    const intentData = intent.data.data as { intent_uri: string; order_id: string };
+    expect(intentData.intent_uri).toMatch(/^phonepe:\/\/pay\?/);
+    const completed = await m.extensions.completeOrderPayment(intentData.order_id, { outcome: 'success' });
+    expect(completed.ok && completed.data.data.status).toBe('payment_successful');
+
+    const collect = await m.orders.create(hostedOrder('S2S-COLLECT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }));
+    if (!collect.ok) throw new Error(JSON.stringify(collect.error));
+    const collectData = collect.data.data as { order_id: string; message: string };
+    expect(collectData.message).toContain('success@paygate');
+    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 10 });
+    expect(advanced.ok && advanced.data.data.offset_seconds).toBeGreaterThanOrEqual(10);
+    await drainWorker();
+    const order = await m.orders.get(collectData.order_id);
+    expect(order.ok && order.data.data.status).toBe('payment_successful');
+  });
+
+  it('a failed hosted payment: exact callback fields with hash, order payment_failed, PAYMENT_FAILED webhook', async () => {
+    const p = partner();
+    const created = await p.orders.create(hostedOrder('FAIL-1', { return_url: `${receiver.url}/return` }), { headers: { 'X-Merchant-ID': merchantId } });
+    const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
+    const result = await p.extensions.completeCheckoutSession(data.session_id, { outcome: 'failure', mop_type: 'CREDIT_CARD' });
+    if (!result.ok) throw new Error(JSON.stringify(result.error));
+    const redirect = result.data.data.redirect;
+    expect(redirect.url).toBe(`${receiver.url}/return`);
+    expect(redirect.method).toBe('POST');
+    expect(Object.keys(redirect.fields).sort()).toEqual(['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort());
+    expect(redirect.fields.status).toBe('payment_failed');
+    expect(verifyCallback(redirect.fields, merchantCreds.encryption_key)).toBe(true);
+    const actingForMerchant = createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: partnerSecret, merchantId, maxRetries: 0 });
+    const order = await actingForMerchant.orders.get(data.order_id);
+    expect(order.ok && order.data.data.status).toBe('payment_failed');
+
+    await drainWorker();
+    const wh = new Webhook(webhookSecret);
+    const failed = receiver.deliveries
+      .filter((d) => d.path === '/hooks')
+      .map((d) => wh.verify<{ event_type: string; data: { order_id?: string } }>(d.raw, d.headers))
+      .find((e) => e.event_type === 'PAYMENT_FAILED');
+    expect(failed?.data.order_id).toBe(data.order_id);
+  });
+
+  it('cancel on the page shows the result page when the order has no return_url', async () => {
+    const m = merchant();
+    const created = await m.orders.create(hostedOrder('CANCEL-1'));
+    const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
+    const res = await fetch(`${base}/checkout/${data.session_id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'outcome=cancel',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('data-status="payment_cancelled"');
+    const order = await m.orders.get(data.order_id);
+    expect(order.ok && order.data.data.status).toBe('payment_cancelled');
+  });
+
+  it('expires a session after 15 sandbox minutes', async () => {
+    const m = merchant();
+    const created = await m.orders.create(hostedOrder('EXPIRE-1'));
+    const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
+    expect((await fetch(`${base}/checkout/${data.session_id}`)).status).toBe(200);
+    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60 });
+    expect(advanced.status).toBe(200);
+    const page = await fetch(`${base}/checkout/${data.session_id}`);
+    expect(page.status).toBe(401);
+    const body = (await page.json()) as { error: { code: string; details: Record<string, string> } };
+    expect(body.error).toMatchObject({ code: 'ERR_AUTH_000', message: 'Missing credentials' });
+    expect(body.error.details['session_id']).toMatch(/expired/);
+    const order = await m.orders.get(data.order_id);
+    expect(order.ok && order.data.data.status).toBe('payment_cancelled');
+  });
+
+  it('paginates with absolute links that keep every filter', async () => {
+    const m = merchant();
+    const page1 = await m.payments.list({ page_size: 1, status: 'CAPTURED', currency: 'INR' });
+    if (!page1.ok) throw new Error(JSON.stringify(page1.error));
+    expect(page1.data.data.count).toBeGreaterThanOrEqual(2);
+    const next = new URL(page1.data.data.next!);
+    expect(`${next.protocol}//${next.host}${next.pathname}`).toBe(`${base}/pg/payments/`);
+    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1' });
+    expect(page1.data.data.previous).toBeNull();
+    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
+    expect(page2.ok && new URL(page2.data.data.previous!).searchParams.get('page')).toBe('1');
+  });
+
+  it('rejects: reference_id reuse 409, other tenant 404, missing credentials 401, merchant credentials on the partner API 403', async () => {
+    const m = merchant();
+    const dup = await m.orders.create(hostedOrder('SEED-1'));
+    expect(dup.status).toBe(409);
+    expect(!dup.ok && dup.error.error.code).toBe('ERR_ORDER_409');
+
+    const p = partner();
+    const other = await p.merchants.create({ settlement_details: settlementDetails('US'), company_details: companyDetails('Other') });
+    const otherId = (other.ok && other.data.data.id) || '';
+    const otherCreds = await p.extensions.createMerchantCredentials(otherId);
+    if (!otherCreds.ok) throw new Error('credentials');
+    const stranger = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
+    const notYours = await stranger.orders.get(orderId);
+    expect(notYours.status).toBe(404);
+    expect(!notYours.ok && notYours.error.error.code).toBe('ERR_ORDER_404');
+    expect((await stranger.payments.get(paymentId)).status).toBe(404);
+    const strangerList = await stranger.payments.list({ merchant_id: merchantId });
+    expect(strangerList.ok && strangerList.data.data.count).toBe(0);
+    const notApproved = await stranger.orders.create(hostedOrder('OTHER-1'));
+    expect(!notApproved.ok && notApproved.error.error.code).toBe('ERR_MERCHANT_422');
+
+    const anonymous = await fetch(`${base}/pg/orders/${orderId}`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({ success: false, error: { code: 'ERR_AUTH_000', message: 'Missing credentials' } });
+    const wrong = createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: 'wrong-secret-wrong-secret', maxRetries: 0 });
+    expect((await wrong.merchants.list()).status).toBe(401);
+
+    const forbidden = await m.merchants.list();
+    expect(forbidden.status).toBe(403);
+    expect(!forbidden.ok && forbidden.error.error.code).toBe('ERR_AUTH_403');
+    expect((await m.extensions.createMerchantCredentials(merchantId)).status).toBe(403);
+
+    const noMerchant = await p.orders.create(hostedOrder('NO-MERCHANT'));
+    expect(noMerchant.status).toBe(400);
+    expect(!noMerchant.ok && noMerchant.error.error.details).toHaveProperty('X-Merchant-ID');
+  });
+
+  it('uploads a PDF (magic bytes) served only to its owner; 415 for other types and 413 for too-large files', async () => {
+    const p = partner();
+    const ok = await p.merchants.uploadDocument(merchantId, { document_type: 'INVOICE', file: new Blob([PDF], { type: 'application/pdf' }) });
+    expect(ok.status).toBe(200);
+    const merchantRead = await p.merchants.get(merchantId);
+    const fileUrl = (merchantRead.ok && merchantRead.data.data.invoice_file) || '';
+    expect(fileUrl.startsWith(base)).toBe(true);
+    const docId = fileUrl.split('/').pop()!;
+    for (const url of [fileUrl, `${base}/files/${docId}`]) {
+      const asOwner = await fetch(url, { headers: { 'X-Client-ID': merchantCreds.client_id, 'X-Client-Secret': merchantCreds.client_secret } });
+      expect(asOwner.status).toBe(200);
+      expect(asOwner.headers.get('content-type')).toBe('application/pdf');
+      expect(new Uint8Array(await asOwner.arrayBuffer())).toEqual(PDF);
+    }
+    const asPartner = await fetch(`${base}/files/${docId}`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret } });
+    expect(asPartner.status).toBe(200);
+    expect((await fetch(`${base}/files/${docId}`)).status).toBe(401);
+
+    const orderDoc = await merchant().orders.uploadDocument(orderId, {
+      document_type: 'air_waybill',
+      identifier: 'AWB-1',
+      file: new Blob([PDF], { type: 'application/pdf' }),
+    });
+    expect(orderDoc.ok && orderDoc.data.data.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^http/) }]);
+
+    const text = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob(['hello'], { type: 'text/plain' }) });
+    expect(text.status).toBe(415);
+    expect(!text.ok && text.error.error.code).toBe('ERR_REQUEST_415');
+    const disguised = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob(['hello'], { type: 'application/pdf' }) });
+    expect(disguised.status).toBe(415);
+
+    const big = new Uint8Array(5 * 1024 * 1024 + 1);
+    big.set(PDF);
+    const tooLarge = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob([big], { type: 'application/pdf' }) });
+    expect(tooLarge.status).toBe(413);
+    expect(!tooLarge.ok && tooLarge.error.error.code).toBe('ERR_REQUEST_413');
+  });
+
+  it('corrects an order (nested envelope) and serves the SDK, health and 404 for unknown routes', async () => {
+    const m = merchant();
+    const patched = await m.orders.update(orderId, { buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9', date: '2026-11-21' } });
+    if (!patched.ok) throw new Error(JSON.stringify(patched.error));
+    expect(patched.data.data).toMatchObject({ success: true, data: { order_id: orderId, buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9' } } });
+
+    const sdk = await fetch(`${base}/sdk/checkout.js`);
+    expect(sdk.status).toBe(200);
+    expect(sdk.headers.get('content-type')).toMatch(/^application\/javascript/);
+    const etag = sdk.headers.get('etag');
+    expect(etag).toMatch(/^"sha256-/);
+    // fetch() turns a conditional request into `Cache-Control: no-cache`; use node:http for the revalidation
+    const revalidated = await new Promise<number>((resolve, reject) => {
+      const r = request(`${base}/sdk/checkout.js`, { headers: { 'If-None-Match': etag! } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      r.on('error', reject);
+      r.end();
+    });
+    expect(revalidated).toBe(304);
+
+    const health = await fetch(`${base}/healthz`);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+    const unknown = await fetch(`${base}/nope`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('ERR_REQUEST_404');
+  });
+
+  it('logs one line per request with a request id and never a secret', async () => {
+    const res = await fetch(`${base}/partners/merchants/`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Request-Id': 'req-abc-123' } });
+    expect(res.headers.get('x-request-id')).toBe('req-abc-123');
+    const line = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['req_id'] === 'req-abc-123');
+    expect(line).toMatchObject({ method: 'GET', route: '/partners/merchants/', status: 200, msg: 'request' });
+    const all = logLines.join('\n');
+    expect(all).not.toContain(partnerSecret);
+    expect(all).not.toContain(merchantCreds.client_secret);
+    expect(all).not.toContain(merchantCreds.encryption_key);
+  });
+
+  it('rate limits per credential with 429, Retry-After and RateLimit headers', async () => {
+    const limited = await listenSwappable();
+    extraServers.push(limited.server);
+    limited.setApp(createReferenceApp(runtime, { logger, validateResponses: true, rateLimit: { limit: 3, windowSeconds: 60 } }));
+    const client = createPaygateClient({ baseUrl: `http://127.0.0.1:${limited.port}`, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
+    // the shared counter may already hold this window's requests from earlier tests: go until refused
+    let last = await client.orders.get(orderId);
+    for (let i = 0; i < 10 && last.status !== 429; i++) last = await client.orders.get(orderId);
+    expect(last.status).toBe(429);
+    expect(!last.ok && last.error.error.code).toBe('ERR_RATE_429');
+    expect(Number(last.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last.response.headers.get('ratelimit-limit')).toBe('3');
+    expect(last.response.headers.get('ratelimit-remaining')).toBe('0');
+    expect(last.response.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+  });
+
+  it('production mode hides /sandbox/* (404) and the simulate-failure button', async () => {
+    const prod = await listenSwappable();
+    extraServers.push(prod.server);
+    const prodRuntime: ReferenceRuntime = { ...runtime, config: { ...runtime.config, sandbox: false } };
+    prod.setApp(createReferenceApp(prodRuntime, { logger, validateResponses: true }));
+    const client = createPaygateClient({ baseUrl: `http://127.0.0.1:${prod.port}`, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0 });
+    const advanced = await client.extensions.advanceSandboxClock({ seconds: 1 });
+    expect(advanced.status).toBe(404);
+    expect(!advanced.ok && advanced.error.error.code).toBe('ERR_REQUEST_404');
+    const kyc = await fetch(`http://127.0.0.1:${prod.port}/sandbox/merchants/${merchantId}/kyc`, { method: 'POST' });
+    expect(kyc.status).toBe(404);
+    expect((await client.merchants.list()).status).toBe(200);
+    const created = await client.orders.create(hostedOrder('PROD-1'), { headers: { 'X-Merchant-ID': merchantId } });
+    const sessionId = (created.ok && (created.data.data as { session_id: string }).session_id) || '';
+    const page = await (await fetch(`http://127.0.0.1:${prod.port}/checkout/${sessionId}`)).text();
+    expect(page).toContain('data-testid="pay"');
+    expect(page).not.toContain('data-testid="fail"');
+    expect(page).not.toContain('sandbox-banner');
+  });
+});

@@ -1,0 +1,280 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import {
+  apiDocument,
+  createApp,
+  HttpError,
+  mapError,
+  operations,
+  type Handlers,
+  type HandlerContext,
+  type Logger,
+} from '@paygate/server';
+import { createHandlers, toHttpError, type Principal } from '../handlers/index.js';
+import type { ReferenceRuntime } from '../runtime.js';
+import { authenticate } from '../services/credentials.js';
+import { readDocument } from '../services/documents.js';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from '../services/idempotency.js';
+import { hitRateLimit } from '../services/rate-limit.js';
+import { requestLogger } from '../logger.js';
+
+/** Repository root `docs/site/` (the same relative depth from src/http and dist/http). */
+export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../../docs/site/', import.meta.url));
+
+export interface ReferenceAppOptions {
+  /** pino (or any Logger-compatible) logger; one access line per request, errors, never secrets. */
+  logger: Logger;
+  /** Validate every response against the spec (default: on unless NODE_ENV === 'production'). */
+  validateResponses?: boolean;
+  /** Rate limit per credential (default 100 requests / 10 s, the brief's numbers). */
+  rateLimit?: { limit?: number; windowSeconds?: number };
+  /** Static documentation site served at /docs (default: `<repo>/docs/site`). */
+  docsDir?: string;
+}
+
+const CLIENT_ID_HEADER = 'x-client-id';
+const CLIENT_SECRET_HEADER = 'x-client-secret';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+function errorBody(status: number, code: string, message: string, details?: Record<string, string>) {
+  return mapError(new HttpError(status, code, message, details)).body;
+}
+
+interface ParameterLike {
+  $ref?: string;
+  name?: string;
+  in?: string;
+}
+
+/** Resolve a local `#/components/...` reference in the bundled document. */
+function resolveRef(ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), apiDocument);
+}
+
+/**
+ * Operation ids whose POST declares the `Idempotency-Key` header, read from the generated route table and the bundled
+ * document (not a hand-kept list).
+ */
+export function idempotentOperationIds(): Set<string> {
+  const ids = new Set<string>();
+  const paths = (apiDocument.paths ?? {}) as Record<string, Record<string, { parameters?: ParameterLike[] } | undefined> & { parameters?: ParameterLike[] }>;
+  for (const op of operations) {
+    if (op.method !== 'post') continue;
+    const item = paths[op.path];
+    const params = [...(item?.parameters ?? []), ...(item?.[op.method]?.parameters ?? [])];
+    const declares = params.some((p) => {
+      const param = (p.$ref ? resolveRef(p.$ref) : p) as ParameterLike | undefined;
+      return param?.in === 'header' && param.name?.toLowerCase() === IDEMPOTENCY_HEADER;
+    });
+    if (declares) ids.add(op.operationId);
+  }
+  return ids;
+}
+
+/** Deterministic JSON of a request body (the idempotency fingerprint input): keys sorted, file bytes as a digest. */
+export function canonical(value: unknown): string {
+  const seen = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { $bytes: requestFingerprint('', '', v as Uint8Array) };
+    if (Array.isArray(v)) return v.map(seen);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) out[key] = seen((v as Record<string, unknown>)[key]);
+    return out;
+  };
+  return JSON.stringify(seen(value) ?? null);
+}
+
+type AnyHandler = (req: { body?: unknown }, ctx: HandlerContext<Principal>) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+
+/** Every handler: service errors that escaped a handler still become HttpErrors. */
+function withErrorMapping(handler: AnyHandler): AnyHandler {
+  return async (req, ctx) => {
+    try {
+      return await handler(req, ctx);
+    } catch (err) {
+      throw toHttpError(err);
+    }
+  };
+}
+
+/**
+ * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`): claim the key with a fingerprint of method, path
+ * and body; replay a finished request (`Idempotent-Replayed: true`); 409 while in flight; 422 for another request
+ * with the same key. 2xx and 4xx answers are stored; thrown errors and 5xx release the key so a retry can run.
+ */
+function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logger): AnyHandler {
+  return async (req, ctx) => {
+    const key = ctx.req.get(IDEMPOTENCY_HEADER);
+    if (key === undefined) return handler(req, ctx);
+    const credential = ctx.principal?.clientId ?? `ip:${ctx.req.ip ?? 'unknown'}`;
+    const fingerprint = requestFingerprint(ctx.req.method, ctx.req.path, canonical(req.body));
+    let begun;
+    try {
+      begun = await beginIdempotent(rt.db, rt.clock, credential, key, fingerprint);
+    } catch (err) {
+      throw toHttpError(err);
+    }
+    if (begun.kind === 'replay') {
+      return { status: begun.status, body: begun.body, headers: { 'Idempotent-Replayed': 'true' } };
+    }
+    const settle = async (status: number, body: unknown) => {
+      try {
+        if (status < 500) await completeIdempotent(rt.db, credential, key, status, body);
+        else await releaseIdempotent(rt.db, credential, key);
+      } catch (err) {
+        logger.error({ err, operationId: ctx.operation.operationId }, 'idempotency: could not record the response');
+      }
+    };
+    let result;
+    try {
+      result = await handler(req, ctx);
+    } catch (err) {
+      const mapped = toHttpError(err);
+      if (mapped instanceof HttpError && mapped.status >= 400 && mapped.status < 500 && mapped.status !== 429) {
+        await settle(mapped.status, mapError(mapped).body);
+      } else {
+        await settle(500, undefined);
+      }
+      throw mapped;
+    }
+    await settle(result.status, result.body);
+    return result;
+  };
+}
+
+function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>, logger: Logger): Handlers<Principal> {
+  const idempotent = idempotentOperationIds();
+  const wrapped: Record<string, AnyHandler> = {};
+  for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) {
+    const mapped = withErrorMapping(fn.bind(handlers));
+    wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, logger) : mapped;
+  }
+  return wrapped as unknown as Handlers<Principal>;
+}
+
+async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise<Principal> {
+  try {
+    return await authenticate(rt.db, req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER));
+  } catch {
+    // one answer for missing, unknown, revoked and wrong credentials
+    throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+  }
+}
+
+async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit']): Promise<void> {
+  const decision = await hitRateLimit(rt.db, rt.clock, key, options ?? {});
+  const headers = {
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+  if (!decision.allowed) {
+    throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...headers, 'Retry-After': String(decision.resetSeconds) });
+  }
+  res.set(headers);
+}
+
+/** Send an error envelope from a plain Express route (outside the generated operations). */
+function sendError(res: Response, err: unknown, logger: Logger): void {
+  const mapped = mapError(toHttpError(err));
+  if (mapped.internal) logger.error({ err }, 'request failed');
+  res.status(mapped.status).set(mapped.headers).json(mapped.body);
+}
+
+function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOptions): void {
+  const { logger } = options;
+  app.use(requestLogger(logger as Parameters<typeof requestLogger>[0]));
+
+  // Sandbox-only operations do not exist outside sandbox mode (before auth, so nothing hints at them).
+  app.use('/sandbox', (_req: Request, res: Response, next: NextFunction) => {
+    if (rt.config.sandbox) {
+      next();
+      return;
+    }
+    res.locals['route'] = '/sandbox/*';
+    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route'));
+  });
+
+  app.get('/healthz', async (_req: Request, res: Response) => {
+    res.locals['route'] = '/healthz';
+    res.set('Cache-Control', 'no-store');
+    try {
+      await rt.db.query('SELECT 1');
+      res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
+    } catch (err) {
+      logger.error({ err }, 'health check failed');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  // Static documentation site (built by `npm run docs`).
+  const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
+  app.use('/docs', (req: Request, res: Response, next: NextFunction) => {
+    res.locals['route'] = '/docs/*';
+    if (!existsSync(docsDir)) {
+      res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'Documentation site not built: run npm run docs'));
+      return;
+    }
+    next();
+  });
+  app.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
+  app.use('/docs', (_req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
+  });
+
+  // Uploaded documents, only to their owner (the merchant's credentials, or its partner's); everyone else 404.
+  const serveDocument = async (req: Request, res: Response) => {
+    res.locals['route'] = `${req.baseUrl}/files/:documentId`;
+    try {
+      const principal = await principalFromHeaders(rt, req);
+      await applyRateLimit(rt, res, principal.clientId, options.rateLimit);
+      const owner = { partnerId: principal.partnerId, merchantId: principal.kind === 'merchant' ? principal.merchantId : undefined };
+      const doc = await readDocument(rt.db, rt.documents, String(req.params['documentId']), owner);
+      res.set({
+        'Content-Type': doc.contentType,
+        'Content-Disposition': 'attachment',
+        'Cache-Control': 'private, no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+      });
+      res.status(200).send(doc.bytes);
+    } catch (err) {
+      sendError(res, err, logger);
+    }
+  };
+  app.get('/files/:documentId', serveDocument);
+  // The document store's URLs (services/documents urlFor) point here.
+  app.get('/documents/:documentId', serveDocument);
+}
+
+/**
+ * The reference gateway's HTTP app: the generated scaffold (`createApp` from @paygate/server: routing, request and
+ * response validation, error envelope) with credentials auth, the database-backed rate limit, the idempotency
+ * wrapper, sandbox gating, health, docs and document download.
+ */
+export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOptions): Express {
+  const { logger } = options;
+  const handlers = wrapHandlers(rt, createHandlers(rt), logger);
+  return createApp<Principal>({
+    handlers,
+    logger,
+    ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
+    before: (app) => extraRoutes(app, rt, options),
+    authenticate: ({ req, operation }) => {
+      // for the access log line, also when authentication fails
+      if (req.res) req.res.locals['operation'] = operation;
+      return principalFromHeaders(rt, req);
+    },
+    rateLimit: async ({ req, res, principal }) => {
+      const key = (principal as Principal | undefined)?.clientId ?? `ip:${req.ip ?? 'unknown'}`;
+      await applyRateLimit(rt, res, key, options.rateLimit);
+    },
+  });
+}
+

@@ -1,0 +1,145 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
+
+/** Keys whose values never reach a log line (at any of the first four nesting levels). */
+export const REDACTED_KEYS = [
+  'x-client-secret',
+  'authorization',
+  'cookie',
+  'hash',
+  'encryption_key',
+  'encryptionKey',
+  'client_secret',
+  'clientSecret',
+  'secret',
+  'password',
+  'card_number',
+  'cardNumber',
+  'card',
+  'cvv',
+  'cvc',
+  'expiry',
+] as const;
+
+function redactPaths(): string[] {
+  const paths: string[] = [];
+  for (const key of REDACTED_KEYS) {
+    const k = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
+    const join = (prefix: string) => (k.startsWith('[') ? `${prefix}${k}` : prefix === '' ? k : `${prefix}.${k}`);
+    paths.push(join(''), join('*'), join('*.*'), join('*.*.*'));
+  }
+  return paths;
+}
+
+/** Luhn check: a 13..19 digit run that passes it is treated as a card number. */
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const CARD_LIKE = /(?<![\w])(\d[ -]?){12,18}\d(?![\w])/g;
+
+/** Mask card-like numbers (13..19 digits, optionally grouped, passing Luhn) in a string. */
+export function maskCardNumbers(text: string): string {
+  return text.replace(CARD_LIKE, (match) => {
+    const digits = match.replace(/[ -]/g, '');
+    if (digits.length < 13 || digits.length > 19 || !luhn(digits)) return match;
+    return `[card ${digits.slice(-4).padStart(digits.length, '*').slice(-8)}]`;
+  });
+}
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return maskCardNumbers(value);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error || Buffer.isBuffer(value)) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
+  return out;
+}
+
+interface RequestStore {
+  requestId: string;
+}
+
+const requestContext = new AsyncLocalStorage<RequestStore>();
+
+/** The id of the request being handled (undefined outside a request). */
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+export interface CreateLoggerOptions {
+  level?: string;
+  /** Where lines go (default stdout). */
+  destination?: DestinationStream;
+  /** Extra pino options (merged last, except redact/mixin). */
+  pino?: LoggerOptions;
+}
+
+/**
+ * The gateway's pino logger: secrets (`x-client-secret`, `authorization`, `hash`, `encryption_key`, `client_secret`,
+ * `secret`, card fields) are redacted, card-like numbers masked, and every line written while a request is handled
+ * carries its `req_id`.
+ */
+export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
+  const config: LoggerOptions = {
+    level: options.level ?? process.env['LOG_LEVEL'] ?? 'info',
+    ...options.pino,
+    redact: { paths: redactPaths(), censor: '[redacted]' },
+    mixin() {
+      const id = currentRequestId();
+      return id === undefined ? {} : { req_id: id };
+    },
+    formatters: {
+      ...options.pino?.formatters,
+      log: (obj) => scrub(obj, 0) as Record<string, unknown>,
+    },
+  };
+  return options.destination ? pino(config, options.destination) : pino(config);
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Express middleware: a request id per request (`X-Request-Id` echoed when well-formed, else a new UUID), set on the
+ * response, kept for every log line of the request, and ONE access line when the response finishes
+ * (method, route template, status, ms).
+ */
+export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    res.locals['requestId'] = requestId;
+    const started = process.hrtime.bigint();
+    const store: RequestStore = { requestId };
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const operation = res.locals['operation'] as { path?: string; operationId?: string } | undefined;
+      const route = operation?.path ?? (res.locals['route'] as string | undefined) ?? 'unmatched';
+      const line = {
+        method: req.method,
+        route,
+        ...(operation?.operationId ? { operation: operation.operationId } : {}),
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+      };
+      requestContext.run(store, () => {
+        if (res.statusCode >= 500) logger.error(line, 'request');
+        else logger.info(line, 'request');
+      });
+    });
+    requestContext.run(store, () => next());
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * Real gateway processes for the fault tests: `node packages/reference/bin/paygate.js serve` spawned with its own env
+ * (PORT, DATABASE_URL, partner credentials, worker interval, retry schedule), on 127.0.0.1, plus throw-away
+ * PostgreSQL databases. Every process started here is tracked and killed by `killAllGateways()` (call it in
+ * afterAll); a process 'exit' hook kills leftovers too.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { sleep } from './api.js';
+import { freePort } from './receiver.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const CLI = path.join(REPO_ROOT, 'packages/reference/bin/paygate.js');
+
+/** The admin URL the fault suites need; when unset they are not registered at all. */
+export function adminDatabaseUrl(): string | undefined {
+  return process.env['PAYGATE_TEST_DATABASE_URL'] || undefined;
+}
+
+/** One loud line (stderr) for a fault suite that did not run. */
+export function reportNotRun(suite: string): void {
+  console.error(
+    `\n!!!!! FAULT TESTS DID NOT RUN: ${suite} needs PostgreSQL; set PAYGATE_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres !!!!!\n`,
+  );
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function admin(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database on the admin URL's server; `drop()` removes it (WITH (FORCE): stray connections are cut). */
+export async function createTestDatabase(adminUrl: string, prefix = 'paygate_faults'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await admin(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** Run a query on a test database (inspection of state the API does not expose, e.g. delivery attempts). */
+export async function queryDb<T extends object>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const res = await client.query(sql, params);
+    return res.rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const BUILD_LOCK = path.join(REPO_ROOT, 'node_modules', '.cache', 'paygate-faults-build.lock');
+let built = false;
+
+/**
+ * Make sure dist/ is current (`npm run build`: tsc -b is incremental, so this is quick when nothing changed). Test
+ * files run in parallel workers, so builds are serialised with a lock directory (stale after 3 minutes).
+ */
+export async function ensureBuilt(): Promise<void> {
+  if (built) return;
+  mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(BUILD_LOCK).mtimeMs > 180_000) rmdirSync(BUILD_LOCK);
+      } catch {
+        /* removed meanwhile */
+      }
+      if (Date.now() > deadline) throw new Error(`could not take the build lock ${BUILD_LOCK}`);
+      await sleep(250);
+    }
+  }
+  try {
+    const res = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 170_000 });
+    if (res.status !== 0) {
+      throw new Error(`npm run build failed (status ${String(res.status)}):\n${res.stdout}\n${res.stderr}`);
+    }
+  } finally {
+    rmdirSync(BUILD_LOCK);
+  }
+  if (!existsSync(CLI)) throw new Error(`the gateway CLI ${CLI} does not exist`);
+  built = true;
+}
+
+export interface GatewayProcess {
+  name: string;
+  baseUrl: string;
+  port: number;
+  proc: ChildProcess;
+  /** stdout + stderr lines so far (the gateway logs JSON lines). */
+  output: string[];
+  exited: Promise<number | null>;
+  /** SIGKILL (kill -9) and wait for the exit. */
+  kill9(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const live = new Set<GatewayProcess>();
+process.once('exit', () => {
+  for (const g of live) g.proc.kill('SIGKILL');
+});
+
+export interface SpawnGatewayOptions {
+  name: string;
+  databaseUrl: string;
+  partner: { clientId: string; clientSecret: string };
+  port?: number;
+  workerIntervalMs?: number;
+  retrySchedule?: string;
+  env?: Record<string, string>;
+  readyTimeoutMs?: number;
+}
+
+/** Spawn `paygate serve` and wait until it answers GET /sdk/checkout.js. */
+export async function spawnGateway(options: SpawnGatewayOptions): Promise<GatewayProcess> {
+  const port = options.port ?? (await freePort());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Uploaded documents live in the data dir even with PostgreSQL: keep them out of the repository.
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'paygate-faults-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: options.databaseUrl,
+    PAYGATE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PAYGATE_MODE: 'sandbox',
+    PAYGATE_PUBLIC_URL: baseUrl,
+    PAYGATE_PARTNER_CLIENT_ID: options.partner.clientId,
+    PAYGATE_PARTNER_CLIENT_SECRET: options.partner.clientSecret,
+    PAYGATE_WORKER_INTERVAL_MS: String(options.workerIntervalMs ?? 100),
+    ...(options.retrySchedule ? { PAYGATE_WEBHOOK_RETRY_SCHEDULE: options.retrySchedule } : {}),
+    ...options.env,
+  };
+  const proc = spawn(process.execPath, [CLI, 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const collect = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') output.push(line);
+    if (output.length > 20_000) output.splice(0, output.length - 20_000);
+  };
+  proc.stdout?.on('data', collect);
+  proc.stderr?.on('data', collect);
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      exitCode = code ?? (signal ? -1 : null);
+      void rm(dataDir, { recursive: true, force: true }).finally(() => resolve(exitCode ?? null));
+    });
+  });
+  const gateway: GatewayProcess = {
+    name: options.name,
+    baseUrl,
+    port,
+    proc,
+    output,
+    exited,
+    async kill9() {
+      if (exitCode === undefined) proc.kill('SIGKILL');
+      await exited;
+      live.delete(gateway);
+    },
+    async stop(graceMs = 5_000) {
+      if (exitCode === undefined) {
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      live.delete(gateway);
+    },
+  };
+  live.add(gateway);
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  for (;;) {
+    if (exitCode !== undefined) {
+      throw new Error(`${options.name} exited (${String(exitCode)}) before it was ready:\n${output.slice(-30).join('\n')}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/sdk/checkout.js`, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return gateway;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await gateway.kill9();
+      throw new Error(`${options.name} did not become ready on ${baseUrl}:\n${output.slice(-30).join('\n')}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** Kill (SIGKILL) every gateway process this test file started that is still running. */
+export async function killAllGateways(): Promise<void> {
+  await Promise.all([...live].map((g) => g.kill9()));
+}
+
+export function partnerCredentials(): { clientId: string; clientSecret: string } {
+  return { clientId: `partner_${randomBytes(6).toString('hex')}`, clientSecret: `ps_${randomBytes(24).toString('base64url')}` };
+}

@@ -1,0 +1,170 @@
+/**
+ * Valid requests for every operation of the spec, against a prepared world (merchant, order, payment, refund,
+ * settlement, webhook endpoint). Bodies come from the spec's own examples where it has them. A spec operation
+ * without an entry here fails `validRequest` loudly, so new operations are noticed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApiRequest } from './conformance.js';
+import type { Credentials, MerchantAccount, Paygate } from './paygate.js';
+import { dataOf, merchantBody, orderBody } from './paygate.js';
+import { fillPath, operation, type OperationSpec } from './spec.js';
+
+export interface World {
+  m: MerchantAccount;
+  /** Another merchant of the same partner (other tenant for merchant credentials). */
+  other: MerchantAccount;
+  pendingOrderId: string;
+  paidOrderId: string;
+  paymentId: string;
+  refundId: string;
+  settlementId: string;
+  endpointId: string;
+  /** A fresh, unused checkout session of `m` (call `freshSession`). */
+}
+
+export interface BuiltRequest {
+  method: string;
+  path: string;
+  who: Credentials | undefined;
+  req: ApiRequest;
+}
+
+/** A tiny valid PDF. */
+export function pdfBlob(): Blob {
+  return new Blob([Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1')], { type: 'application/pdf' });
+}
+
+export function multipart(fields: Record<string, string>, file: Blob = pdfBlob(), name = 'doc.pdf'): FormData {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(fields)) f.set(k, v);
+  f.set('file', file, name);
+  return f;
+}
+
+export async function prepareWorld(pg: Paygate): Promise<World> {
+  const m = await pg.onboard();
+  const other = await pg.onboard();
+  const pending = await pg.createOrder(m.credentials);
+  const { orderId: paidOrderId, paymentId } = await pg.paidOrder(m, '2000.00');
+  const refund = await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '10.00' } });
+  await pg.paidOrder(m, '50.00');
+  const run = await pg.expectStatus(200, 'POST', '/sandbox/settlements/run', pg.partner, { json: { merchant_id: m.merchantId } });
+  const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url: 'https://shop.example.in/hooks', events: ['PAYMENT_FAILED'] } });
+  return {
+    m,
+    other,
+    pendingOrderId: dataOf<{ order_id: string }>(pending).order_id,
+    paidOrderId,
+    paymentId,
+    refundId: dataOf<{ refund_id: string }>(refund).refund_id,
+    settlementId: dataOf<{ settlements: { settlement_id: string }[] }>(run).settlements[0]!.settlement_id,
+    endpointId: dataOf<{ id: string }>(ep).id,
+  };
+}
+
+export async function freshSession(pg: Paygate, m: MerchantAccount): Promise<{ orderId: string; sessionId: string }> {
+  const res = await pg.createOrder(m.credentials);
+  const d = dataOf<{ order_id: string; session_id: string }>(res);
+  return { orderId: d.order_id, sessionId: d.session_id };
+}
+
+/**
+ * A request for `op` that passes validation and authorisation (its outcome may still be a business 4xx, e.g. a
+ * refund beyond the refundable amount). `variant` changes the body so two variants differ in fingerprint.
+ */
+export async function validRequest(pg: Paygate, w: World, op: OperationSpec, variant = 0): Promise<BuiltRequest> {
+  const m = w.m.credentials;
+  const P = pg.partner;
+  const path = (params: Record<string, string> = {}) => fillPath(op.path, params);
+  switch (op.operationId) {
+    case 'getCheckoutPage': {
+      const { sessionId } = await freshSession(pg, w.m);
+      return { method: 'GET', path: path({ session_id: sessionId }), who: undefined, req: {} };
+    }
+    case 'submitCheckoutPage': {
+      const { sessionId } = await freshSession(pg, w.m);
+      return { method: 'POST', path: path({ session_id: sessionId }), who: undefined, req: { body: new URLSearchParams({ outcome: variant ? 'failure' : 'cancel' }) } };
+    }
+    case 'listMerchants':
+      return { method: 'GET', path: path(), who: P, req: { query: { page: 1, page_size: 10 + variant } } };
+    case 'createMerchant': {
+      const body = merchantBody();
+      (body['company_details'] as Record<string, unknown>)['brand_name'] = `Brand ${variant} ${randomUUID().slice(0, 8)}`;
+      return { method: 'POST', path: path(), who: P, req: { json: body } };
+    }
+    case 'getMerchant':
+      return { method: 'GET', path: path({ merchant_id: w.m.merchantId }), who: P, req: {} };
+    case 'updateMerchant':
+      return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { json: { company_details: { commodity: `Textiles ${variant}` } } } };
+    case 'createMerchantCredentials':
+      // never rotate the world's merchants' credentials: a throwaway merchant per request
+      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
+    case 'uploadMerchantDocument':
+      return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) } };
+    case 'createOrder':
+      return { method: 'POST', path: path(), who: m, req: { json: orderBody({ amount: `${100 + variant}.00` }) } };
+    case 'getOrder':
+      return { method: 'GET', path: path({ order_id: w.pendingOrderId }), who: m, req: {} };
+    case 'updateOrder':
+      return { method: 'PATCH', path: path({ order_id: w.pendingOrderId }), who: m, req: { json: { buyer: { pan_number: variant ? 'ABCDE1234G' : 'ABCDE1234F' } } } };
+    case 'uploadOrderDocument':
+      return { method: 'POST', path: path({ order_id: w.paidOrderId }), who: m, req: { body: multipart({ document_type: 'air_waybill', identifier: `AWB${variant}${Date.now()}` }) } };
+    case 'listPayments':
+      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant, status: 'CAPTURED' } } };
+    case 'getPayment':
+      return { method: 'GET', path: path({ payment_id: w.paymentId }), who: m, req: {} };
+    case 'listRefunds':
+      return { method: 'GET', path: path(), who: m, req: { query: { payment_id: w.paymentId, page_size: 5 + variant } } };
+    case 'createRefund':
+      return { method: 'POST', path: path(), who: m, req: { json: { payment_id: w.paymentId, refund_amount: `1.0${variant}` } } };
+    case 'getRefund':
+      return { method: 'GET', path: path({ refund_id: w.refundId }), who: m, req: {} };
+    case 'listSettlements':
+      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
+    case 'getSettlement':
+      return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: {} };
+    case 'completeCheckoutSession': {
+      const { sessionId } = await freshSession(pg, w.m);
+      return { method: 'POST', path: path({ session_id: sessionId }), who: m, req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } } };
+    }
+    case 'advanceSandboxClock':
+      return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant } } };
+    case 'setMerchantKycStatus':
+      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } } };
+    case 'completeOrderPayment': {
+      const res = await pg.createOrder(m, orderBody({}, 'intent'));
+      return { method: 'POST', path: path({ order_id: dataOf<{ order_id: string }>(res).order_id }), who: m, req: { json: { outcome: variant ? 'failure' : 'success' } } };
+    }
+    case 'completeRefund': {
+      const r = await pg.expectStatus(200, 'POST', '/pg/refunds', m, { json: { payment_id: w.paymentId, refund_amount: '1.00' } });
+      return { method: 'POST', path: path({ refund_id: dataOf<{ refund_id: string }>(r).refund_id }), who: m, req: { json: { outcome: variant ? 'failed' : 'processed' } } };
+    }
+    case 'runSettlements':
+      return { method: 'POST', path: path(), who: P, req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } } };
+    case 'getCheckoutSdk':
+      return { method: 'GET', path: path(), who: undefined, req: {} };
+    case 'listWebhookEndpoints':
+      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
+    case 'createWebhookEndpoint':
+      return { method: 'POST', path: path(), who: m, req: { json: { url: `https://shop.example.in/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } } };
+    case 'deleteWebhookEndpoint': {
+      const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, { json: { url: 'https://shop.example.in/tmp', events: ['PAYMENT_FAILED'] } });
+      return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
+    }
+    default:
+      throw new Error(`validRequest: no valid request known for operation ${op.operationId} (new in the spec? add it here)`);
+  }
+}
+
+/** A well-shaped id that does not exist, per path parameter name. */
+export const MISSING_IDS: Readonly<Record<string, string>> = {
+  merchant_id: '99999999999',
+  order_id: 'OD9999999999999999',
+  payment_id: 'PR9999999999999999',
+  refund_id: 'RF9999999999999999',
+  settlement_id: 'ST9999999999999999',
+  endpoint_id: 'we_AAAAAAAAAAAAAAAAAAAAAAAA',
+  session_id: `session_${'A'.repeat(43)}`,
+};
+
+export { operation };
