@@ -17,6 +17,7 @@ Usage:
 
 Environment:
   PORT                           port to listen on (default 8080)
+  HOST                           address to listen on (default 127.0.0.1: the sandbox prints credentials; use 0.0.0.0 in a container)
   PAYGATE_MODE                   sandbox (default) or production (production hides /sandbox/* and needs https webhooks)
   PAYGATE_PUBLIC_URL             absolute base URL clients reach the gateway at (default http://localhost:$PORT)
   DATABASE_URL                   PostgreSQL connection string; unset = embedded PGlite in PAYGATE_DATA_DIR
@@ -25,6 +26,8 @@ Environment:
   PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset
   PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
   PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
+  PAYGATE_WEBHOOK_TIMEOUT_MS     how long a webhook receiver may take before the attempt counts as failed (default 10000)
+  PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode
   LOG_LEVEL                      pino log level (default info)
 `;
 
@@ -88,7 +91,7 @@ function startupHint(err: unknown, config: ReferenceConfig): string {
   return `Start-up failed: ${e?.message ?? String(err)}`;
 }
 
-function listen(server: Server, port: number): Promise<void> {
+function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -100,7 +103,7 @@ function listen(server: Server, port: number): Promise<void> {
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(port);
+    server.listen(port, host);
   });
 }
 
@@ -140,9 +143,10 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   const app = createReferenceApp(runtime, { logger });
   const http = createServer(app);
   http.keepAliveTimeout = 5_000;
-  out(`- listening on port ${port}`);
+  const host = env['HOST'] || '127.0.0.1';
+  out(`- listening on ${host}:${port}`);
   try {
-    await listen(http, port);
+    await listen(http, port, host);
   } catch (err) {
     await runtime.close();
     const code = (err as NodeJS.ErrnoException).code;

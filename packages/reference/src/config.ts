@@ -13,6 +13,8 @@ export interface ReferenceConfig {
   sandbox: boolean;
   /** Worker poll interval in milliseconds. */
   workerIntervalMs: number;
+  /** How long one webhook delivery may take before it counts as failed (and is retried). */
+  webhookTimeoutMs: number;
   /** Webhook retry delays in seconds after each failed attempt (last entry = last retry). */
   webhookRetrySchedule: number[];
 }
@@ -39,6 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
     partnerClientSecret: env['PAYGATE_PARTNER_CLIENT_SECRET'] || undefined,
     sandbox: env['PAYGATE_MODE'] !== 'production',
     workerIntervalMs: intEnv(env, 'PAYGATE_WORKER_INTERVAL_MS', 1000),
+    webhookTimeoutMs: intEnv(env, 'PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000),
     webhookRetrySchedule: schedule
       ? schedule.split(',').map((s) => {
           const n = Number(s.trim());

@@ -36,6 +36,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
     const worker = createWorker({
       deps,
       intervalMs: config.workerIntervalMs,
+      deliveryTimeoutMs: config.webhookTimeoutMs,
       retrySchedule: config.webhookRetrySchedule,
       sandbox: config.sandbox,
       beforeTick: () => clock.refresh(),

@@ -5,7 +5,7 @@ import { expireDueOrders } from '../services/orders.js';
 import { purgeRateLimitWindows } from '../services/rate-limit.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from '../services/refunds.js';
 import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from '../services/s2s.js';
-import { claimDueDeliveries, recordAttempt, sendDelivery } from './deliveries.js';
+import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from './deliveries.js';
 import { fanOutEvents } from './fanout.js';
 
 /** Minimal logger (pino-compatible). Never receives secrets. */
@@ -66,7 +66,28 @@ export function createWorker(options: WorkerOptions): Worker {
   let stopped = true;
   let ticks = 0;
 
-  async function pass(): Promise<TickReport> {
+  /** Deliveries being sent now; the background loop never waits for a slow receiver before claiming more. */
+  const inFlight = new Set<Promise<void>>();
+  const maxInFlight = options.batchSize ?? 20;
+
+  function deliver(d: ClaimedDelivery, report: TickReport): Promise<void> {
+    const sending = (async () => {
+      const result = await sendDelivery(deps, d, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
+      const outcome = await recordAttempt(deps, d, result, schedule, options.jitter ?? 0.1);
+      report.deliveries[outcome]++;
+      log?.info({ delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome }, 'webhook delivery attempt');
+    })().catch((err: unknown) => log?.error({ err, delivery_id: d.id }, 'webhook delivery failed to record'));
+    inFlight.add(sending);
+    void sending.finally(() => inFlight.delete(sending));
+    return sending;
+  }
+
+  /**
+   * One pass: housekeeping moves, fan-out, then claim as many due deliveries as there is room for. `waitForDeliveries`
+   * (tick(), tests, shutdown) awaits this pass's sends; the background loop does not, so one receiver that hangs
+   * until the timeout holds up nothing else.
+   */
+  async function pass(waitForDeliveries: boolean): Promise<TickReport> {
     await options.beforeTick?.();
     const report: TickReport = {
       expiredOrders: await expireDueOrders(deps),
@@ -75,15 +96,10 @@ export function createWorker(options: WorkerOptions): Worker {
       fannedOutEvents: await fanOutEvents(deps),
       deliveries: { succeeded: 0, retry: 0, failed: 0 },
     };
-    const claimed = await claimDueDeliveries(deps, options.batchSize ?? 20);
-    await Promise.all(
-      claimed.map(async (d) => {
-        const result = await sendDelivery(deps, d, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
-        const outcome = await recordAttempt(deps, d, result, schedule, options.jitter ?? 0.1);
-        report.deliveries[outcome]++;
-        log?.info({ delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome }, 'webhook delivery attempt');
-      }),
-    );
+    const room = maxInFlight - inFlight.size;
+    const claimed = room > 0 ? await claimDueDeliveries(deps, room) : [];
+    const sends = claimed.map((d) => deliver(d, report));
+    if (waitForDeliveries) await Promise.all(sends);
     if (++ticks % HOUSEKEEPING_EVERY_TICKS === 0) {
       await purgeExpiredIdempotencyKeys(deps.db, deps.clock);
       await purgeRateLimitWindows(deps.db, deps.clock);
@@ -91,9 +107,9 @@ export function createWorker(options: WorkerOptions): Worker {
     return report;
   }
 
-  async function tick(): Promise<TickReport> {
+  async function runPass(waitForDeliveries: boolean): Promise<TickReport> {
     while (current) await current.catch(() => undefined);
-    const run = pass();
+    const run = pass(waitForDeliveries);
     current = run;
     try {
       return await run;
@@ -102,10 +118,12 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
+  const tick = (): Promise<TickReport> => runPass(true);
+
   function scheduleNext(): void {
     if (stopped) return;
     timer = setTimeout(() => {
-      tick()
+      runPass(false)
         .catch((err: unknown) => log?.error({ err }, 'worker pass failed'))
         .finally(scheduleNext);
     }, intervalMs);
@@ -123,6 +141,7 @@ export function createWorker(options: WorkerOptions): Worker {
       stopped = true;
       if (timer) clearTimeout(timer);
       while (current) await current.catch(() => undefined);
+      await Promise.all(inFlight);
     },
     get running() {
       return !stopped;
