@@ -24,10 +24,8 @@ export interface ClientMethodView {
   httpMethod: string;
   path: string;
   /** Object literal fragments passed to openapi-fetch. */
-  pathParams: string;
-  queryArg: string | null;
-  bodyArg: string | null;
-  bodySerializer: string | null;
+  /** Arguments of the generated `init(...)` call. */
+  initArgs: string;
   dataType: string;
   listAll: { local: string; key: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
 }
@@ -53,6 +51,19 @@ function pickMedia(content: readonly MediaTypeModel[]): MediaTypeModel | undefin
   return content.find((c) => /json/.test(c.mediaType)) ?? content[0];
 }
 
+/**
+ * How openapi-fetch must read the success body: JSON by default (null), `text` for text-like media (HTML pages,
+ * scripts, CSV), `blob` for anything binary. Parsing an HTML page as JSON would make the call throw.
+ */
+export function successParseAs(op: OperationModel): 'text' | 'blob' | null {
+  const media = op.responses
+    .filter((r) => (r.kind === 'exact' && r.status.startsWith('2')) || r.status === '2XX')
+    .map((r) => pickMedia(r.content)?.mediaType)
+    .filter((m): m is string => m !== undefined);
+  if (media.length === 0 || media.some((m) => /json/.test(m))) return null;
+  return media.every((m) => /^text\/|javascript|xml/.test(m)) ? 'text' : 'blob';
+}
+
 function successDataType(op: OperationModel, alias: string): string {
   const types: string[] = [];
   for (const r of op.responses) {
@@ -62,6 +73,13 @@ function successDataType(op: OperationModel, alias: string): string {
     types.push(media === undefined ? 'undefined' : `${alias}["responses"][${key}]["content"][${JSON.stringify(media.mediaType)}]`);
   }
   return types.length === 0 ? 'undefined' : [...new Set(types)].join(' | ');
+}
+
+/** Arguments of the generated `init(path, query, opts, body, bodySerializer, parseAs)`, without trailing undefineds. */
+function initArguments(path: string | undefined, query: string | undefined, body: string | undefined, serializer: string | undefined, parseAs: string | null): string {
+  const args = [path ?? 'undefined', query ?? 'undefined', 'opts', body ?? 'undefined', serializer ?? 'undefined', parseAs === null ? 'undefined' : JSON.stringify(parseAs)];
+  while (args[args.length - 1] === 'undefined') args.pop();
+  return args.join(', ');
 }
 
 /** Group (first tag, camelCased) and method name for every operation; collisions fall back to the full operationId. */
@@ -144,10 +162,7 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       args,
       httpMethod: op.method.toUpperCase(),
       path: JSON.stringify(op.path),
-      pathParams: pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : 'undefined',
-      queryArg: hasQuery ? 'query' : null,
-      bodyArg: media !== undefined ? 'body' : null,
-      bodySerializer,
+      initArgs: initArguments(pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : undefined, hasQuery ? 'query' : undefined, media !== undefined ? 'body' : undefined, bodySerializer ?? undefined, successParseAs(op)),
       dataType,
       listAll:
         canListAll && pg !== undefined

@@ -67,6 +67,9 @@ export function createTypeLayer(document: Readonly<Record<string, unknown>>): ()
       const ast = await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0], {
         alphabetize: true,
         silent: true,
+        // A property with a `default` stays optional: clients may omit it (the server fills the default), so a
+        // request type must not demand it.
+        defaultNonNullable: false,
       });
       return astToString(ast);
     })();

@@ -73,6 +73,7 @@ type FetchInit = {
   params: { path?: object; query?: object; header?: object };
   body?: unknown;
   bodySerializer?: (body: never) => unknown;
+  parseAs?: 'text' | 'blob';
   signal?: AbortSignal;
 };
 
@@ -99,10 +100,18 @@ function toUrlEncoded(body: Record<string, unknown>): URLSearchParams {
   return form;
 }
 
-function init(path: object | undefined, query: object | undefined, opts: CallOptions<object> | undefined, body?: unknown, bodySerializer?: (body: never) => unknown): never {
+function init(
+  path: object | undefined,
+  query: object | undefined,
+  opts: CallOptions<object> | undefined,
+  body?: unknown,
+  bodySerializer?: (body: never) => unknown,
+  parseAs?: 'text' | 'blob',
+): never {
   const value: FetchInit = { params: { path, query, header: opts?.headers } };
   if (body !== undefined) value.body = body;
   if (bodySerializer !== undefined) value.bodySerializer = bodySerializer;
+  if (parseAs !== undefined) value.parseAs = parseAs;
   if (opts?.signal !== undefined) value.signal = opts.signal;
   // The public signatures below are typed from the spec; openapi-fetch's overloads cannot express the optional-by-default headers.
   return value as never;
@@ -120,11 +129,11 @@ export function createPaygateClient(options: PaygateClientOptions) {
   const transport = createTransport<paths>(options);
 
   const checkout$getPage = (sessionId: OpGetCheckoutPage["parameters"]["path"]["session_id"], opts?: CallOptions): Promise<Result<OpGetCheckoutPage["responses"][200]["content"]["text/html"]>> =>
-    call(transport.GET("/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts)));
+    call(transport.GET("/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts, undefined, undefined, "text")));
   const checkout$getSdk = (opts?: CallOptions): Promise<Result<OpGetCheckoutSdk["responses"][200]["content"]["application/javascript"]>> =>
-    call(transport.GET("/sdk/checkout.js", init(undefined, undefined, opts)));
+    call(transport.GET("/sdk/checkout.js", init(undefined, undefined, opts, undefined, undefined, "text")));
   const checkout$submitPage = (sessionId: OpSubmitCheckoutPage["parameters"]["path"]["session_id"], body: NonNullable<OpSubmitCheckoutPage["requestBody"]>["content"]["application/x-www-form-urlencoded"], opts?: CallOptions): Promise<Result<OpSubmitCheckoutPage["responses"][200]["content"]["text/html"]>> =>
-    call(transport.POST("/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts, body, toUrlEncoded)));
+    call(transport.POST("/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts, body, toUrlEncoded, "text")));
   const extensions$advanceSandboxClock = (body: NonNullable<OpAdvanceSandboxClock["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpAdvanceSandboxClock["parameters"]["header"]>>>): Promise<Result<OpAdvanceSandboxClock["responses"][200]["content"]["application/json"]>> =>
     call(transport.POST("/sandbox/clock/advance", init(undefined, undefined, opts, body)));
   const extensions$completeCheckoutSession = (sessionId: OpCompleteCheckoutSession["parameters"]["path"]["session_id"], body: NonNullable<OpCompleteCheckoutSession["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteCheckoutSession["parameters"]["header"]>>>): Promise<Result<OpCompleteCheckoutSession["responses"][200]["content"]["application/json"]>> =>

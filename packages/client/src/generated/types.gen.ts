@@ -936,7 +936,7 @@ export interface components {
              * @default hosted_payment
              * @enum {string}
              */
-            collection_mode: "hosted_payment" | "s2s";
+            collection_mode?: "hosted_payment" | "s2s";
             currency: components["schemas"]["CurrencyCode"];
             invoice?: components["schemas"]["InvoiceInput"];
             /**
@@ -961,7 +961,7 @@ export interface components {
              * @default others
              * @enum {string}
              */
-            upi_app_name: "bhim" | "paytm" | "google_pay" | "phonepe" | "cred" | "amazon_pay" | "whatsapp" | "others";
+            upi_app_name?: "bhim" | "paytm" | "google_pay" | "phonepe" | "cred" | "amazon_pay" | "whatsapp" | "others";
             /**
              * @description Required when `collection_mode` is `s2s`.
              * @enum {string}
