@@ -54,6 +54,14 @@ export function settlementAmountCents(netMinor: number, rateCents: number): numb
   return Number(divRoundHalfUp(BigInt(netMinor) * BigInt(rateCents), 100n));
 }
 
+/**
+ * A `refund` line: refunds processed after their payment was already settled, deducted from this settlement.
+ * transaction_amount is the refunded amount; no fee or tax is charged or returned on it.
+ */
+export function refundAdjustment(refundsMinor: number): TransactionBreakdown {
+  return { amount: refundsMinor, fee: 0, tax: 0, refunds: refundsMinor, net: -refundsMinor };
+}
+
 export interface SettlementTotals {
   gross: number;
   fee: number;
@@ -62,9 +70,15 @@ export interface SettlementTotals {
   net: number;
 }
 
-export function sumBreakdowns(items: readonly TransactionBreakdown[]): SettlementTotals {
-  return items.reduce<SettlementTotals>(
+/** Totals of a settlement: gross counts captures only; refund lines add to refunds and reduce net. */
+export function sumBreakdowns(captures: readonly TransactionBreakdown[], refundLines: readonly TransactionBreakdown[] = []): SettlementTotals {
+  const totals = captures.reduce<SettlementTotals>(
     (acc, t) => ({ gross: acc.gross + t.amount, fee: acc.fee + t.fee, tax: acc.tax + t.tax, refunds: acc.refunds + t.refunds, net: acc.net + t.net }),
     { gross: 0, fee: 0, tax: 0, refunds: 0, net: 0 },
   );
+  for (const r of refundLines) {
+    totals.refunds += r.refunds;
+    totals.net += r.net;
+  }
+  return totals;
 }

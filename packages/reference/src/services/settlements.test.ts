@@ -87,6 +87,37 @@ describe.each(testTargets())('settlements on %s', (target) => {
     );
   });
 
+  it('deducts refunds processed after settlement in a later run, once, and carries a non-positive net forward', async () => {
+    deps.clock.set('2026-11-23T10:00:00Z');
+    const m = await approvedMerchant(deps, { partnerId: 'ps-refund-after' });
+    const a = await paidOrder(deps, m.merchantId, { amount: '1000.00' });
+    const [first] = await runSettlements(deps, m.partnerScope);
+    expect((await getSettlement(deps, m.merchantScope, first!)).settlement_amount_cents).toBe(97640); // 1000 - 20 - 3.60
+
+    await createRefund(deps, m.merchantScope, { payment_id: a.payment_id!, refund_amount: '300.00' });
+    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // INITIATED: not deductible yet
+    deps.clock.advance(61);
+    await processDueRefunds(deps);
+
+    const b = await paidOrder(deps, m.merchantId, { amount: '200.00' }); // net 195.28 < the 300.00 refund
+    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // net -104.72: carried forward, nothing marked
+    deps.clock.advance(1);
+    const c = await paidOrder(deps, m.merchantId, { amount: '500.00' }); // net 488.20
+    const [second] = await runSettlements(deps, m.partnerScope);
+    const settled = await getSettlement(deps, m.merchantScope, second!);
+    expect(settled.settlement_amount_cents).toBe(38348); // 195.28 + 488.20 - 300.00
+    expect(settled.transactions).toEqual([
+      expect.objectContaining({ settlement_type: 'capture', transaction_id: b.payment_id, merchant_net_amount: 195.28 }),
+      expect.objectContaining({ settlement_type: 'capture', transaction_id: c.payment_id, merchant_net_amount: 488.2 }),
+      { settlement_type: 'refund', transaction_id: a.payment_id, transaction_amount: 300, merchant_service_fee: 0, merchant_service_tax: 0, merchant_net_amount: -300, mop_type: 'UPI', transaction_currency: 'INR', forex_rate: 1 },
+    ]);
+    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // the refund is deducted once only
+
+    // Paid out in total: 1700.00 captured - 40.12 fees and taxes - 300.00 refunded.
+    const { rows } = await t.db.query<{ total: number }>('SELECT sum(settlement_amount_cents)::bigint AS total FROM settlements WHERE merchant_id = $1', [m.merchantId]);
+    expect(Number(rows[0]!.total)).toBe(170000 - 4012 - 30000);
+  });
+
   if (target === 'postgres') it('two processes running settlement together settle each payment once', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'ps2' });
     for (let i = 0; i < 5; i++) await paidOrder(deps, m.merchantId);

@@ -8,6 +8,7 @@ import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../domain/pag
 import {
   forexRateCents,
   forexRateNumber,
+  refundAdjustment,
   settlementAmountCents,
   sumBreakdowns,
   transactionBreakdown,
@@ -27,12 +28,30 @@ interface UnsettledPayment {
   amount_minor: number;
 }
 
+/** PROCESSED refunds not yet deducted by any settlement, per payment (ids kept so exactly these are marked). */
+interface PendingRefunds {
+  ids: string[];
+  total: number;
+}
+
 function currencyOf(code: string): Currency {
   if (!isSupportedCurrency(code)) throw new Error(`unsupported currency ${code} in stored data`);
   return code;
 }
 
-/** Settle one merchant: one settlement per transaction currency, PAYMENT_SETTLED listing them. */
+interface Line {
+  paymentId: string;
+  type: 'capture' | 'refund';
+  mopType: string;
+  b: TransactionBreakdown;
+  refundIds: string[];
+}
+
+/**
+ * Settle one merchant: per transaction currency, one settlement with a `capture` line per captured unsettled payment
+ * (its processed refunds netted in) and a `refund` line per already-settled payment with refunds processed since.
+ * A currency whose net would not be positive is carried forward untouched (nothing is paid out or lost).
+ */
 async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Promise<string[]> {
   const { rows: merchants } = await tx.query<{ partner_id: string; settlement_currency: string }>(
     'SELECT partner_id, settlement_currency FROM merchants WHERE id = $1',
@@ -47,26 +66,53 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
      ORDER BY currency, created_at, id FOR UPDATE SKIP LOCKED`,
     [merchantId],
   );
-  if (payments.length === 0) return [];
+  // Lock the refunds this run deducts, and later mark exactly those: a refund processed after this read stays
+  // pending and is deducted by the next run.
+  const { rows: refundRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
+    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL
+     ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
+    [merchantId],
+  );
+  const pending = new Map<string, PendingRefunds>();
+  for (const r of refundRows) {
+    const entry = pending.get(r.payment_id) ?? { ids: [], total: 0 };
+    entry.ids.push(r.id);
+    entry.total += r.amount_minor;
+    pending.set(r.payment_id, entry);
+  }
+  const unsettledIds = new Set(payments.map((p) => p.id));
+  const settledWithRefunds = [...pending.keys()].filter((id) => !unsettledIds.has(id));
+  const { rows: refunded } = settledWithRefunds.length
+    ? await tx.query<{ id: string; mop_type: string; currency: string }>(
+        'SELECT id, mop_type, currency FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
+        [settledWithRefunds],
+      )
+    : { rows: [] };
+
+  const byCurrency = new Map<string, Line[]>();
+  const add = (currency: string, line: Line) => byCurrency.set(currency, [...(byCurrency.get(currency) ?? []), line]);
+  for (const p of payments) {
+    const refunds = pending.get(p.id);
+    add(p.currency, { paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), refundIds: refunds?.ids ?? [] });
+  }
+  for (const p of refunded) {
+    const refunds = pending.get(p.id)!;
+    add(p.currency, { paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), refundIds: refunds.ids });
+  }
+  if (byCurrency.size === 0) return [];
+
   const at = deps.clock.now();
   const now = formatIso(at);
-  const byCurrency = new Map<string, UnsettledPayment[]>();
-  for (const p of payments) byCurrency.set(p.currency, [...(byCurrency.get(p.currency) ?? []), p]);
-
   const items: PaymentSettledItem[] = [];
   const ids: string[] = [];
-  for (const [currency, group] of byCurrency) {
+  for (const [currency, lines] of [...byCurrency].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const totals = sumBreakdowns(
+      lines.filter((l) => l.type === 'capture').map((l) => l.b),
+      lines.filter((l) => l.type === 'refund').map((l) => l.b),
+    );
+    if (totals.net <= 0) continue;
     const rate = forexRateCents(currencyOf(currency), currencyOf(merchant.settlement_currency));
-    const lines: { payment: UnsettledPayment; b: TransactionBreakdown }[] = [];
-    for (const payment of group) {
-      const { rows: refunds } = await tx.query<{ total: number }>(
-        `SELECT COALESCE(sum(amount_minor), 0)::bigint AS total FROM refunds
-         WHERE payment_id = $1 AND status = 'PROCESSED' AND settlement_id IS NULL`,
-        [payment.id],
-      );
-      lines.push({ payment, b: transactionBreakdown(payment.amount_minor, refunds[0]?.total ?? 0) });
-    }
-    const totals = sumBreakdowns(lines.map((l) => l.b));
     const amountCents = settlementAmountCents(totals.net, rate);
     const id = await deps.ids.next(tx, 'settlement');
     const utr = newUtr();
@@ -77,15 +123,17 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
       [id, merchantId, currency, merchant.settlement_currency, rate, totals.gross, totals.fee, totals.tax, totals.refunds, totals.net, amountCents, utr, now],
     );
     let position = 0;
-    for (const { payment, b } of lines) {
+    for (const { paymentId, type, mopType, b, refundIds } of lines) {
       await tx.query(
         `INSERT INTO settlement_transactions (settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor,
                                               refunds_minor, net_minor, mop_type, transaction_currency, forex_rate_cents, position)
-         VALUES ($1, $2, 'capture', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [id, payment.id, b.amount, b.fee, b.tax, b.refunds, b.net, payment.mop_type, currency, rate, position++],
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [id, paymentId, type, b.amount, b.fee, b.tax, b.refunds, b.net, mopType, currency, rate, position++],
       );
-      await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = $1`, [payment.id, id, now]);
-      await tx.query(`UPDATE refunds SET settlement_id = $2 WHERE payment_id = $1 AND status = 'PROCESSED' AND settlement_id IS NULL`, [payment.id, id]);
+      if (type === 'capture') {
+        await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = $1`, [paymentId, id, now]);
+      }
+      if (refundIds.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [refundIds, id]);
     }
     ids.push(id);
     items.push({
@@ -96,21 +144,25 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
       settlement_amount: amountToNumber(amountCents),
     });
   }
-  await emitEvent(tx, at, { partnerId: merchant.partner_id, merchantId }, (seq) => paymentSettledEvent(seq, at, items));
+  if (items.length > 0) {
+    await emitEvent(tx, at, { partnerId: merchant.partner_id, merchantId }, (seq) => paymentSettledEvent(seq, at, items));
+  }
   return ids;
 }
 
 /**
- * Settlement run: for each merchant in scope (optionally one), group its CAPTURED unsettled payments per transaction
- * currency into one completed settlement (fee 2 %, tax 18 % of fee, net minus processed refunds, forex to the
- * merchant's settlement currency) and emit PAYMENT_SETTLED. One transaction per merchant. Returns the new ids.
+ * Settlement run: for each merchant in scope (optionally one) with captured unsettled payments or refunds not yet
+ * deducted, settle per transaction currency (see settleMerchant) and emit PAYMENT_SETTLED. One transaction per
+ * merchant. Returns the new ids.
  */
 export async function runSettlements(deps: ServiceDeps, scope: Scope | null = null): Promise<string[]> {
   const p = new Params();
-  const where = [`status = 'CAPTURED'`, 'settlement_id IS NULL'];
-  if (scope) where.push(scopeCondition(scope, 'merchant_id', p));
+  const inScope = scope ? `AND ${scopeCondition(scope, 'p.merchant_id', p)}` : '';
   const { rows } = await deps.db.query<{ merchant_id: string }>(
-    `SELECT DISTINCT merchant_id FROM payments WHERE ${where.join(' AND ')} ORDER BY merchant_id`,
+    `SELECT DISTINCT p.merchant_id FROM payments p
+     WHERE ((p.status = 'CAPTURED' AND p.settlement_id IS NULL)
+        OR EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)) ${inScope}
+     ORDER BY p.merchant_id`,
     p.values,
   );
   const created: string[] = [];

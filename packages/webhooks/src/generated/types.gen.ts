@@ -1660,7 +1660,7 @@ export interface components {
         Settlement: {
             /** @description Rate from transaction currency to settlement currency, times 100. */
             forex_rate_cents: number;
-            /** @description Amount transferred, in minor units of the settlement currency. */
+            /** @description Amount transferred, in minor units of the settlement currency. Always positive: a currency whose refunds outweigh its captures is carried forward to a later run. */
             settlement_amount_cents: number;
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
@@ -1887,10 +1887,10 @@ export interface components {
             merchant_service_tax: components["schemas"]["AmountNumber"];
             mop_type: components["schemas"]["MopType"];
             /**
-             * @description `capture` (the only type in 1.0; refunds are netted into `merchant_net_amount`).
+             * @description `capture`: a payment settled for the first time; refunds processed before that are netted into its `merchant_net_amount`. `refund`: refunds of an already-settled payment processed since, deducted here (`transaction_amount` is the refunded amount, no fee or tax, negative `merchant_net_amount`).
              * @enum {string}
              */
-            settlement_type: "capture";
+            settlement_type: "capture" | "refund";
             transaction_amount: components["schemas"]["AmountNumber"];
             transaction_currency: components["schemas"]["CurrencyCode"];
             transaction_id: components["schemas"]["PaymentId"];
