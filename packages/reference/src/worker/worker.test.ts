@@ -77,6 +77,20 @@ describe.each(testTargets())('worker on %s', (target) => {
   const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
     createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, ...overrides });
 
+  it('runs settlements on the production schedule, once per interval', async () => {
+    deps.clock.set('2026-12-01T00:00:00Z');
+    const m = await approvedMerchant(deps, { partnerId: 'wp-scheduled' });
+    await paidOrder(deps, m.merchantId, { amount: '100.00' });
+    const w = worker({ sandbox: false, settlementIntervalSeconds: 86_400 });
+    expect((await w.tick()).settlements).toBeGreaterThanOrEqual(1);
+    await paidOrder(deps, m.merchantId, { amount: '50.00' });
+    deps.clock.advance(3600);
+    expect((await w.tick()).settlements).toBe(0); // within the interval
+    deps.clock.advance(86_400);
+    expect((await w.tick()).settlements).toBe(1);
+    expect((await worker().tick()).settlements).toBe(0); // sandbox: only POST /sandbox/settlements/run settles
+  });
+
   it('fans out to partner and merchant endpoints and signs per Standard Webhooks', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp1' });
     const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] }, { allowInsecure: true });

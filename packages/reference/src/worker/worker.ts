@@ -5,6 +5,7 @@ import { expireDueOrders } from '../services/orders.js';
 import { purgeRateLimitWindows } from '../services/rate-limit.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from '../services/refunds.js';
 import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from '../services/s2s.js';
+import { runSettlements } from '../services/settlements.js';
 import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from './deliveries.js';
 import { fanOutEvents } from './fanout.js';
 
@@ -29,6 +30,11 @@ export interface WorkerOptions {
   s2sAfterSeconds?: number;
   /** Called at the start of each tick (e.g. the sandbox clock's refresh). */
   beforeTick?: () => Promise<unknown>;
+  /**
+   * Production: run settlements for every merchant this often (seconds; unset = never, as in the sandbox, where
+   * POST /sandbox/settlements/run does it). Several processes may run it: the run locks what it settles.
+   */
+  settlementIntervalSeconds?: number;
   /** Deliveries claimed per tick (default 20), sent concurrently. */
   batchSize?: number;
   deliveryTimeoutMs?: number;
@@ -41,6 +47,8 @@ export interface TickReport {
   processedRefunds: number;
   completedCollections: number;
   fannedOutEvents: number;
+  /** Settlements created by the scheduled run in this pass. */
+  settlements: number;
   deliveries: { succeeded: number; retry: number; failed: number };
 }
 
@@ -65,6 +73,18 @@ export function createWorker(options: WorkerOptions): Worker {
   let current: Promise<TickReport> | undefined;
   let stopped = true;
   let ticks = 0;
+
+  let lastSettlementRun: number | undefined;
+  async function scheduledSettlements(): Promise<number> {
+    const every = options.settlementIntervalSeconds;
+    if (every === undefined) return 0;
+    const now = deps.clock.now() / 1_000_000;
+    if (lastSettlementRun !== undefined && now - lastSettlementRun < every) return 0;
+    lastSettlementRun = now;
+    const created = await runSettlements(deps);
+    if (created.length > 0) log?.info({ settlements: created.length }, 'scheduled settlement run');
+    return created.length;
+  }
 
   /** Deliveries being sent now; the background loop never waits for a slow receiver before claiming more. */
   const inFlight = new Set<Promise<void>>();
@@ -93,9 +113,11 @@ export function createWorker(options: WorkerOptions): Worker {
       expiredOrders: await expireDueOrders(deps),
       processedRefunds: options.sandbox ? await processDueRefunds(deps, options.refundAfterSeconds ?? SANDBOX_REFUND_SECONDS) : 0,
       completedCollections: options.sandbox ? await processDueS2sCollections(deps, options.s2sAfterSeconds ?? S2S_AUTO_COMPLETE_SECONDS) : 0,
-      fannedOutEvents: await fanOutEvents(deps),
+      fannedOutEvents: 0,
+      settlements: await scheduledSettlements(),
       deliveries: { succeeded: 0, retry: 0, failed: 0 },
     };
+    report.fannedOutEvents = await fanOutEvents(deps);
     const room = maxInFlight - inFlight.size;
     const claimed = room > 0 ? await claimDueDeliveries(deps, room) : [];
     const sends = claimed.map((d) => deliver(d, report));
