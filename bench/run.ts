@@ -143,9 +143,7 @@ async function runValidation(): Promise<void> {
   for (const [mode, label] of [
     ['plain', 'plain Express route (same body parsers)'],
     ['request', 'createApp: request validation'],
-    ['request-memo', 'createApp: request validation, pathToRegexp memoized (fix)'],
     ['response', 'createApp: request + response validation'],
-    ['response-memo', 'createApp: request + response, pathToRegexp memoized (fix)'],
   ] as const) {
     const child = await startServer(`validation-${mode}`, ['bench/servers/validation.mjs', mode]);
     const r = await loadServer(child, '/pg/orders/OD1000000000000001');
@@ -236,7 +234,7 @@ async function createDatabase(): Promise<Database> {
 const gateway: { pgliteDir?: string; pgliteOrder?: string; db?: Database; pgOrder?: string; merchantId?: string } = {};
 
 async function runGateway(): Promise<void> {
-  log('2. GET /pg/orders/{order_id} on the reference gateway (auth + rate-limit upsert + validation + 2 reads), NODE_ENV=production');
+  log('2. GET /pg/orders/{order_id} on the reference gateway (auth + rate limit + validation + 1 read), NODE_ENV=production');
   const bare = baselines.express ? { name: 'bare Express', rps: baselines.express.rps, rpsPerCpu: perCpu(baselines.express) } : undefined;
   // PGlite (a data dir that persists for the cold-start section)
   gateway.pgliteDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-pglite-'));

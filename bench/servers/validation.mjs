@@ -5,31 +5,14 @@
  * - `plain`     plain Express route with the same body parsers as the scaffold (no validator);
  * - `request`   `createApp` from @paygate/server, request validation only (validateResponses: false);
  * - `response`  `createApp`, request + response validation.
- * - `request-memo`, `response-memo`: the same with path-to-regexp compilation memoized (see below): the proposed fix.
+ * (createApp memoizes express-openapi-validator's path-to-regexp compilation itself since the performance pass.)
  * No authentication hook, no database: only the scaffold + express-openapi-validator differ from `plain`.
  * Plain JavaScript on bare `node` (imports the built @paygate/server from dist/).
  */
-import { createRequire } from 'node:module';
 import express from 'express';
 
 const mode = process.argv[2] ?? 'plain';
 
-if (mode.endsWith('-memo')) {
-  // express-openapi-validator 5.6 `lookupRoute` calls pathToRegexp(expressRoute) for EVERY route on EVERY request
-  // (dist/middlewares/openapi.metadata.js:57-73). Memoize it on the exact module instance the validator loads,
-  // before the validator is imported. Same results, compiled once per (route, options).
-  const require = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-  const ptr = require('path-to-regexp');
-  const original = ptr.pathToRegexp;
-  const cache = new Map();
-  ptr.pathToRegexp = (path, options = {}) => {
-    if (typeof path !== 'string') return original(path, options);
-    const key = `${path}\0${JSON.stringify(options)}`;
-    let hit = cache.get(key);
-    if (hit === undefined) cache.set(key, (hit = original(path, options)));
-    return hit;
-  };
-}
 const { createApp, operations } = await import('@paygate/server');
 const order = JSON.parse(process.env['BENCH_BODY'] ?? '{}');
 
@@ -44,7 +27,7 @@ if (mode === 'plain') {
   app.get('/pg/orders/:order_id', (_req, res) => {
     res.json(order);
   });
-} else if (['request', 'response', 'request-memo', 'response-memo'].includes(mode)) {
+} else if (['request', 'response'].includes(mode)) {
   /** @type {Record<string, () => Promise<{ status: number, body?: unknown }>>} */
   const handlers = {};
   for (const op of operations) handlers[op.operationId] = async () => ({ status: 500 });

@@ -4,9 +4,8 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './config.js';
-import { createReferenceApp } from './http/app.js';
 import { createLogger } from './logger.js';
-import { openReference, type ReferenceRuntime } from './runtime.js';
+import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './services/credentials.js';
 
 export const USAGE = `paygate: the Paygate reference gateway (a stateful sandbox of the Paygate API)
@@ -27,6 +26,7 @@ Environment:
   PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
   PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
   PAYGATE_WEBHOOK_TIMEOUT_MS     how long a webhook receiver may take before the attempt counts as failed (default 10000)
+  PAYGATE_SETTLEMENT_INTERVAL_SECONDS  production mode: seconds between scheduled settlement runs (default 86400)
   PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode
   LOG_LEVEL                      pino log level (default info)
 `;
@@ -91,6 +91,21 @@ function startupHint(err: unknown, config: ReferenceConfig): string {
   return `Start-up failed: ${e?.message ?? String(err)}`;
 }
 
+/**
+ * A `ReferenceRuntime` whose properties are read from `get()` on each access: lets the HTTP app be built before the
+ * database is open. Reading it before then is a bug and fails loudly.
+ */
+function lateBoundRuntime(get: () => ReferenceRuntime | undefined): ReferenceRuntime {
+  return new Proxy({} as ReferenceRuntime, {
+    get(_target, key) {
+      const runtime = get();
+      if (runtime === undefined) throw new Error(`paygate: runtime.${String(key)} read before the database was opened`);
+      return Reflect.get(runtime, key, runtime);
+    },
+    has: (_target, key) => key in (get() ?? {}),
+  });
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
@@ -129,18 +144,33 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   out(`- opening the database: ${describeDatabase(config)}`);
   out('- applying migrations');
   const logger = createLogger();
+  // Cold start: the two module graphs (HTTP app: express, validator, handlers; runtime: PGlite / pg) load in
+  // parallel, and the app is built while the database opens, so the validator's spec loading and pre-processing
+  // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
+  // request arrives before `listen`, which waits for the database.
+  let opened: ReferenceRuntime | undefined;
+  const appReady = import('./http/app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger }));
+  appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
+    const { openReference } = await import('./runtime.js');
     runtime = await openReference(config, { logger });
   } catch (err) {
     throw new Error(startupHint(err, config), { cause: err });
   }
-  if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+  opened = runtime;
+  let app: Awaited<typeof appReady>;
+  try {
+    if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+    app = await appReady;
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
 
   out(`- starting the background worker (every ${config.workerIntervalMs} ms: expiries, ${config.sandbox ? 'sandbox automation, ' : ''}webhook deliveries)`);
   runtime.worker.start();
 
-  const app = createReferenceApp(runtime, { logger });
   const http = createServer(app);
   http.keepAliveTimeout = 5_000;
   const host = env['HOST'] || '127.0.0.1';

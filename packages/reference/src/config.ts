@@ -1,3 +1,5 @@
+import { MASTER_KEY_HINT, parseMasterKey } from './domain/secret-box.js';
+
 /** Runtime configuration of the reference gateway, read from the environment once at start-up. */
 export interface ReferenceConfig {
   /** PostgreSQL connection string; when set, PostgreSQL is used instead of PGlite. */
@@ -15,8 +17,16 @@ export interface ReferenceConfig {
   workerIntervalMs: number;
   /** How long one webhook delivery may take before it counts as failed (and is retried). */
   webhookTimeoutMs: number;
+  /** Production: seconds between scheduled settlement runs (sandbox settles on POST /sandbox/settlements/run only). */
+  settlementIntervalSeconds: number;
   /** Webhook retry delays in seconds after each failed attempt (last entry = last retry). */
   webhookRetrySchedule: number[];
+  /**
+   * 32-byte key (PAYGATE_MASTER_KEY, base64 or hex) sealing the secrets the gateway must use again (merchant callback
+   * encryption keys, webhook signing secrets, stored Idempotency-Key responses). Required in production mode; when
+   * unset in sandbox mode the runtime keeps one in `<dataDir>/master.key` (mode 0600). Never log it.
+   */
+  masterKey: Buffer | undefined;
 }
 
 /** Brief: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then give up. */
@@ -30,18 +40,28 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   return n;
 }
 
+/** Thrown when production mode has no PAYGATE_MASTER_KEY. */
+export const MASTER_KEY_REQUIRED_MESSAGE =
+  `PAYGATE_MASTER_KEY is required in production mode (32 random bytes as base64 or hex; it encrypts the stored ` +
+  `webhook signing secrets, merchant encryption keys and idempotent responses). ${MASTER_KEY_HINT}`;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
   const schedule = env['PAYGATE_WEBHOOK_RETRY_SCHEDULE'];
   const port = env['PORT'] ?? '8080';
+  const sandbox = env['PAYGATE_MODE'] !== 'production';
+  const rawKey = env['PAYGATE_MASTER_KEY'];
+  const masterKey = rawKey ? parseMasterKey(rawKey) : undefined;
+  if (!masterKey && !sandbox) throw new Error(MASTER_KEY_REQUIRED_MESSAGE);
   return {
     databaseUrl: env['DATABASE_URL'] || undefined,
     dataDir: env['PAYGATE_DATA_DIR'] || './.paygate',
     publicBaseUrl: (env['PAYGATE_PUBLIC_URL'] || `http://localhost:${port}`).replace(/\/+$/, ''),
     partnerClientId: env['PAYGATE_PARTNER_CLIENT_ID'] || undefined,
     partnerClientSecret: env['PAYGATE_PARTNER_CLIENT_SECRET'] || undefined,
-    sandbox: env['PAYGATE_MODE'] !== 'production',
+    sandbox,
     workerIntervalMs: intEnv(env, 'PAYGATE_WORKER_INTERVAL_MS', 1000),
     webhookTimeoutMs: intEnv(env, 'PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000),
+    settlementIntervalSeconds: intEnv(env, 'PAYGATE_SETTLEMENT_INTERVAL_SECONDS', 86_400),
     webhookRetrySchedule: schedule
       ? schedule.split(',').map((s) => {
           const n = Number(s.trim());
@@ -49,5 +69,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
           return n;
         })
       : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    masterKey,
   };
 }

@@ -112,11 +112,24 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
+ * The logger for access lines. Their shape is fixed and carries no secret and no request data: method, the route
+ * TEMPLATE (never the raw path or query), operation id, status and duration. So a pino logger gets a child with the
+ * same destination, level and `req_id` mixin but without the redaction pass (64 wildcard paths) and the card-number
+ * scrub, which otherwise run on every access line. Any other logger is used as is.
+ */
+function accessLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): Pick<PinoLogger, 'info' | 'error'> {
+  const child = (logger as Partial<PinoLogger>).child;
+  if (typeof child !== 'function') return logger;
+  return child.call(logger, {}, { redact: [], formatters: { log: (obj: object) => obj as Record<string, unknown> } });
+}
+
+/**
  * Express middleware: a request id per request (`X-Request-Id` echoed when well-formed, else a new UUID), set on the
  * response, kept for every log line of the request, and ONE access line when the response finishes
  * (method, route template, status, ms).
  */
 export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
+  const access = accessLogger(logger);
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -136,8 +149,8 @@ export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'
         ms: Math.round(ms * 10) / 10,
       };
       requestContext.run(store, () => {
-        if (res.statusCode >= 500) logger.error(line, 'request');
-        else logger.info(line, 'request');
+        if (res.statusCode >= 500) access.error(line, 'request');
+        else access.info(line, 'request');
       });
     });
     requestContext.run(store, () => next());

@@ -1,9 +1,17 @@
-import type { ReferenceConfig } from './config.js';
+import { randomBytes } from 'node:crypto';
+import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { openDb } from './db/open.js';
+import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './domain/secret-box.js';
+import { formatIso } from './domain/time.js';
 import { ensurePartnerCredential } from './services/credentials.js';
 import { sequenceIds, type ServiceDeps } from './services/deps.js';
 import { createDocumentStore, type DocumentStore } from './services/documents.js';
+import { sealLegacyIdempotencyResponses } from './services/idempotency.js';
+import { sealLegacyEncryptionKeys } from './services/merchants.js';
+import { sealLegacyWebhookSecrets } from './services/webhook-endpoints.js';
 import { loadSandboxClock, type SandboxClock } from './services/sandbox-clock.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker/worker.js';
 
@@ -13,10 +21,104 @@ export interface ReferenceRuntime {
   db: Db;
   clock: SandboxClock;
   deps: ServiceDeps;
+  /** Where the master key came from (never the key itself), e.g. for a start-up line. */
+  masterKey: { source: MasterKeySource['source']; file: string | undefined; created: boolean };
   documents: DocumentStore;
   worker: Worker;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
+}
+
+export interface MasterKeySource {
+  key: Buffer;
+  /** `env`: PAYGATE_MASTER_KEY; `file`: the sandbox key file; `memory`: a per-process key (in-memory data dir). */
+  source: 'env' | 'file' | 'memory';
+  file?: string;
+  created?: boolean;
+}
+
+/**
+ * The master key: PAYGATE_MASTER_KEY (config.masterKey); else, in sandbox mode only, `<dataDir>/master.key`
+ * (base64, mode 0600), created on first start. Several processes may start together: the key is written to a
+ * private temporary file and hard-linked into place, so the file appears complete or not at all and exactly one
+ * process's key wins; the others read it. A `memory://` data dir gets a per-process key. Production without
+ * PAYGATE_MASTER_KEY fails.
+ */
+export async function resolveMasterKey(config: Pick<ReferenceConfig, 'masterKey' | 'sandbox' | 'dataDir'>): Promise<MasterKeySource> {
+  if (config.masterKey) return { key: config.masterKey, source: 'env' };
+  if (!config.sandbox) throw new Error(MASTER_KEY_REQUIRED_MESSAGE);
+  if (config.dataDir.startsWith('memory://')) return { key: parseMasterKey(generateMasterKey()), source: 'memory' };
+  const dir = path.resolve(config.dataDir);
+  const file = path.join(dir, 'master.key');
+  const readExisting = async (): Promise<MasterKeySource> => {
+    const stat = await lstat(file);
+    if (!stat.isFile()) throw new Error(`${file} is not a regular file; remove it or set PAYGATE_MASTER_KEY`);
+    if ((stat.mode & 0o077) !== 0) await chmod(file, 0o600).catch(() => undefined);
+    try {
+      return { key: parseMasterKey(await readFile(file, 'utf8')), source: 'file', file, created: false };
+    } catch (err) {
+      if (err instanceof SecretBoxError) throw new Error(`${file} does not hold a valid master key. ${MASTER_KEY_HINT}`);
+      throw err;
+    }
+  };
+  try {
+    return await readExisting();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.master.key.${process.pid}.${randomBytes(6).toString('hex')}`);
+  await writeFile(tmp, `${generateMasterKey()}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(tmp, file);
+    return { ...(await readExisting()), created: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return readExisting(); // another process created it first
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+const CHECK_CONTEXT = 'master_key_check';
+const CHECK_TEXT = 'paygate master key check';
+
+/**
+ * Start-up checks and conversion, in one transaction: the database's sealed canary must open with this key (a wrong
+ * or lost key fails here, loudly, rather than at the first callback or delivery); then every plaintext secret left
+ * from before migration 002 is sealed and cleared.
+ */
+export async function prepareSealedSecrets(
+  db: Db,
+  secrets: SecretBox,
+  now: string,
+): Promise<{ merchants: number; webhookEndpoints: number; idempotencyKeys: number }> {
+  return db.transaction(async (tx) => {
+    await tx.query(`INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`, [
+      secrets.seal(CHECK_TEXT, CHECK_CONTEXT),
+      now,
+    ]);
+    const { rows } = await tx.query<{ sealed: string }>('SELECT sealed FROM master_key_check WHERE id = 1');
+    let opened: string | undefined;
+    try {
+      opened = secrets.open(rows[0]?.sealed ?? '', CHECK_CONTEXT);
+    } catch {
+      opened = undefined;
+    }
+    if (opened !== CHECK_TEXT) {
+      throw new Error(
+        'The master key does not match the one this database was sealed with (PAYGATE_MASTER_KEY, or <data dir>/master.key ' +
+          'in sandbox mode, or a per-process key for an in-memory data dir). Start with the original key: stored webhook ' +
+          'secrets, merchant encryption keys and idempotent responses cannot be read without it. A throwaway sandbox ' +
+          'database can instead be recreated empty.',
+      );
+    }
+    return {
+      merchants: await sealLegacyEncryptionKeys(tx, secrets),
+      webhookEndpoints: await sealLegacyWebhookSecrets(tx, secrets),
+      idempotencyKeys: await sealLegacyIdempotencyResponses(tx, secrets),
+    };
+  });
 }
 
 /**
@@ -24,10 +126,19 @@ export interface ReferenceRuntime {
  * the worker (not started: call `runtime.worker.start()`).
  */
 export async function openReference(config: ReferenceConfig, options: { logger?: WorkerLogger } = {}): Promise<ReferenceRuntime> {
+  const master = await resolveMasterKey(config);
+  const secrets = createSecretBox(master.key);
+  if (master.source === 'file' && master.created) {
+    options.logger?.info({ file: master.file }, 'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)');
+  }
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const clock = await loadSandboxClock(db);
-    const deps: ServiceDeps = { db, clock, ids: sequenceIds };
+    const sealed = await prepareSealedSecrets(db, secrets, formatIso(clock.now()));
+    if (sealed.merchants + sealed.webhookEndpoints + sealed.idempotencyKeys > 0) {
+      options.logger?.info(sealed, 'sealed plaintext secrets left from before encryption at rest (counts only)');
+    }
+    const deps: ServiceDeps = { db, clock, ids: sequenceIds, secrets };
     if (config.partnerClientId && config.partnerClientSecret) {
       await ensurePartnerCredential(deps, { clientId: config.partnerClientId, clientSecret: config.partnerClientSecret });
     } else if (config.partnerClientId || config.partnerClientSecret) {
@@ -37,6 +148,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       deps,
       intervalMs: config.workerIntervalMs,
       deliveryTimeoutMs: config.webhookTimeoutMs,
+      ...(config.sandbox ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
       retrySchedule: config.webhookRetrySchedule,
       sandbox: config.sandbox,
       beforeTick: () => clock.refresh(),
@@ -47,6 +159,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       db,
       clock,
       deps,
+      masterKey: { source: master.source, file: master.file, created: master.created ?? false },
       documents: createDocumentStore(config.dataDir, config.publicBaseUrl),
       worker,
       async close() {

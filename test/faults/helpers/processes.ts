@@ -15,6 +15,9 @@ import pg from 'pg';
 import { sleep } from './api.js';
 import { freePort } from './receiver.js';
 
+/** One master key for every gateway process of this test run. */
+const SHARED_MASTER_KEY = randomBytes(32).toString('base64');
+
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CLI = path.join(REPO_ROOT, 'packages/reference/bin/paygate.js');
 
@@ -150,6 +153,8 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     PAYGATE_DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     PAYGATE_MODE: 'sandbox',
+    // Processes sharing one database must share the master key that seals its secrets (each has its own data dir).
+    PAYGATE_MASTER_KEY: SHARED_MASTER_KEY,
     PAYGATE_PUBLIC_URL: baseUrl,
     PAYGATE_PARTNER_CLIENT_ID: options.partner.clientId,
     PAYGATE_PARTNER_CLIENT_SECRET: options.partner.clientSecret,

@@ -206,3 +206,44 @@ describe('retries', () => {
     expect(requests).toHaveLength(1);
   });
 });
+
+describe('createTransport with the default fetch', () => {
+  it('sends (url, init) with the merged headers, and re-sends the same body and key on a retry', async () => {
+    const calls: { url: string; method: string; headers: Headers; body: unknown }[] = [];
+    const responses = [json(503, envelope('ERR_INTERNAL_500')), json(201, { order_id: 'OD1' }), json(200, { count: 3 })];
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      expect(typeof input).toBe('string');
+      calls.push({ url: String(input), method: String(init?.method), headers: new Headers(init?.headers), body: init?.body });
+      return responses.shift()!;
+    });
+    try {
+      const api = createTransport<paths>({
+        baseUrl: 'https://api.test/v1',
+        clientId: 'ck_test_abc',
+        clientSecret: 'cs_secret',
+        merchantId: '12345678',
+        sleep: async () => undefined,
+        idempotencyKey: () => 'key-fixed',
+      });
+      const created = await api.POST('/orders', { body: { amount: '10.00' } });
+      expect(created.data).toEqual({ order_id: 'OD1' });
+      const listed = await api.GET('/orders', { params: { query: { page: 2 }, header: { 'X-Merchant-ID': '99999999' } } });
+      expect(listed.data).toEqual({ count: 3 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST https://api.test/v1/orders', 'POST https://api.test/v1/orders', 'GET https://api.test/v1/orders?page=2']);
+    for (const c of calls.slice(0, 2)) {
+      expect(c.body).toBe('{"amount":"10.00"}');
+      expect(c.headers.get('idempotency-key')).toBe('key-fixed');
+      expect(c.headers.get('content-type')).toBe('application/json');
+    }
+    for (const c of calls) {
+      expect(c.headers.get('x-client-id')).toBe('ck_test_abc');
+      expect(c.headers.get('x-client-secret')).toBe('cs_secret');
+      expect(c.headers.get('x-paygate-client')).toMatch(/^paygate-client-ts\/0\.1\.0/);
+    }
+    expect(calls[2]!.headers.get('x-merchant-id')).toBe('99999999');
+    expect(calls[2]!.headers.has('idempotency-key')).toBe(false);
+  });
+});

@@ -84,7 +84,55 @@ async function isRetryableResponse(response: Response): Promise<boolean> {
  * methods and POSTs carrying an `Idempotency-Key` are retried; the same Request (same key) is re-sent each time.
  * @internal used by {@link createTransport}
  */
-export function createRetryingFetch(options: Pick<PaygateClientOptions, 'fetch' | 'maxRetries' | 'sleep'>) {
+/** The init a {@link PaygateRequest} was constructed from. */
+const REQUEST_INIT = Symbol('paygate.requestInit');
+
+/**
+ * The `Request` class openapi-fetch constructs for us: a plain `Request` (middlewares, `instanceof Request`,
+ * `new Request(req)` all behave as usual) that also remembers the init it was built from. With the default fetch this
+ * lets the transport call `fetch(url, init)` instead of `fetch(request)`: undici then builds ONE request instead of
+ * re-wrapping ours (a second construction plus an abort-signal follower and finalizer per call), and a retry can
+ * re-send a string body without `request.clone()`.
+ */
+class PaygateRequest extends Request {
+  readonly [REQUEST_INIT]: RequestInit | undefined;
+  constructor(input: RequestInfo | URL, init?: RequestInit) {
+    super(input, init);
+    this[REQUEST_INIT] = init;
+  }
+}
+
+/**
+ * Bodies the direct path takes: none, or a string (what the JSON serializer produces). Other bodies (FormData,
+ * Blob, URLSearchParams, streams) keep the Request path: for them the Request derived headers (a multipart boundary)
+ * that must travel with exactly that serialization.
+ */
+function isReplayableBody(body: unknown): boolean {
+  return body === undefined || body === null || typeof body === 'string';
+}
+
+/** `fetch(url, init)` arguments equivalent to `fetch(request)`, when the request is ours and its body replayable. */
+function directInit(request: Request): RequestInit | undefined {
+  if (!(request instanceof PaygateRequest)) return undefined;
+  const init = request[REQUEST_INIT];
+  if (!isReplayableBody(init?.body)) return undefined;
+  // Headers as they are NOW (middlewares may have changed them); method normalised by the Request.
+  return { ...init, method: request.method, headers: request.headers };
+}
+
+function checkedIdempotencyKey(newKey: () => string): string {
+  const key = newKey();
+  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new TypeError('idempotencyKey() must return 1..255 printable ASCII characters');
+  }
+  return key;
+}
+
+export function createRetryingFetch(
+  options: Pick<PaygateClientOptions, 'fetch' | 'maxRetries' | 'sleep'>,
+  /** @internal createTransport: add a fresh `Idempotency-Key` to POSTs without one (once per logical call). */
+  idempotencyKey?: () => string,
+) {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
     throw new TypeError(`PaygateClientOptions.maxRetries must be an integer 0..${MAX_RETRIES_LIMIT}, got ${String(maxRetries)}`);
@@ -92,15 +140,23 @@ export function createRetryingFetch(options: Pick<PaygateClientOptions, 'fetch' 
   const sleep = options.sleep ?? defaultSleep;
 
   return async function paygateFetch(request: Request): Promise<Response> {
-    const doFetch = options.fetch ?? globalThis.fetch;
+    if (idempotencyKey !== undefined && request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
+      request.headers.set('Idempotency-Key', checkedIdempotencyKey(idempotencyKey));
+    }
+    const custom = options.fetch;
+    // Default fetch: send (url, init) directly (see PaygateRequest). A custom fetch still gets the Request.
+    const direct = custom === undefined ? directInit(request) : undefined;
     const retryable = isRetryableRequest(request) && maxRetries > 0;
     for (let attempt = 0; ; attempt++) {
       const canRetry = retryable && attempt < maxRetries;
-      // Keep the original Request unconsumed while another attempt may follow.
-      const attemptRequest = canRetry ? request.clone() : request;
       let response: Response;
       try {
-        response = await doFetch(attemptRequest);
+        if (direct !== undefined) {
+          response = await globalThis.fetch(request.url, direct);
+        } else {
+          // Keep the original Request unconsumed while another attempt may follow.
+          response = await (custom ?? globalThis.fetch)(canRetry ? request.clone() : request);
+        }
       } catch (error) {
         if (!canRetry || request.signal.aborted) throw error;
         await sleep(backoffDelay(attempt));
@@ -132,11 +188,7 @@ export function createPaygateMiddleware(options: PaygateClientOptions): Middlewa
       if (options.merchantId !== undefined && !headers.has('X-Merchant-ID')) headers.set('X-Merchant-ID', options.merchantId);
       headers.set('X-Paygate-Client', clientHeader);
       if (request.method.toUpperCase() === 'POST' && !headers.has('Idempotency-Key')) {
-        const key = newKey();
-        if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
-          throw new TypeError('idempotencyKey() must return 1..255 printable ASCII characters');
-        }
-        headers.set('Idempotency-Key', key);
+        headers.set('Idempotency-Key', checkedIdempotencyKey(newKey));
       }
       return request;
     },
@@ -161,7 +213,14 @@ export function createTransport<Paths extends {}>(options: PaygateClientOptions)
   if (options.merchantId !== undefined && (typeof options.merchantId !== 'string' || options.merchantId === '')) {
     throw new TypeError('PaygateClientOptions.merchantId must be a non-empty string when given');
   }
-  const client = createClient<Paths>({ baseUrl: options.baseUrl, fetch: createRetryingFetch(options) });
-  client.use(createPaygateMiddleware(options));
-  return client;
+  // Static headers are merged by openapi-fetch before the Request is built (a per-call header overrides them), and the
+  // Idempotency-Key is added by the retrying fetch: no per-request middleware pass, no Headers mutation after the fact.
+  const headers: Record<string, string> = {
+    'X-Client-ID': options.clientId,
+    'X-Client-Secret': options.clientSecret,
+    'X-Paygate-Client': clientHeaderValue(),
+  };
+  if (options.merchantId !== undefined) headers['X-Merchant-ID'] = options.merchantId;
+  const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  return createClient<Paths>({ baseUrl: options.baseUrl, headers, Request: PaygateRequest, fetch: createRetryingFetch(options, newKey) });
 }

@@ -25,9 +25,29 @@ describe('secret box', () => {
     expect(() => box.open('plaintext', 'webhook:we_1')).toThrow(/unknown format/);
   });
 
+  it('refuses a truncated authentication tag or nonce', () => {
+    const sealed = box.seal('whsec_abc', 'webhook:we_1');
+    const parts = sealed.split('.');
+    const short = [...parts];
+    short[2] = Buffer.from(parts[2]!, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => box.open(short.join('.'), 'webhook:we_1')).toThrow(/unknown format/);
+    const nonce = [...parts];
+    nonce[1] = Buffer.from(parts[1]!, 'base64url').subarray(0, 8).toString('base64url');
+    expect(() => box.open(nonce.join('.'), 'webhook:we_1')).toThrow(/unknown format/);
+  });
+
   it('parses base64 and hex master keys and explains a bad one', () => {
     expect(parseMasterKey('00'.repeat(32))).toHaveLength(32);
     expect(parseMasterKey(Buffer.alloc(32, 7).toString('base64'))).toHaveLength(32);
     expect(() => parseMasterKey('too-short')).toThrow(/randomBytes\(32\)/);
+    expect(() => parseMasterKey(`${'A'.repeat(43)}=!`)).toThrow(/got 0 bytes/);
+    // the message never echoes the (possibly real) key
+    const wrong = Buffer.alloc(31, 9).toString('base64');
+    expect(() => parseMasterKey(wrong)).toThrow(SecretBoxError);
+    try {
+      parseMasterKey(wrong);
+    } catch (err) {
+      expect((err as Error).message).not.toContain(wrong);
+    }
   });
 });

@@ -168,6 +168,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
   let merchantId = '';
   let merchantCreds = { client_id: '', client_secret: '', encryption_key: '' };
   let webhookSecret = '';
+  const replaySecrets: string[] = [];
   let orderId = '';
   let paymentId = '';
   const merchant = () =>
@@ -303,7 +304,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     // a request still in flight under the same key (claimed as the first request would) => 409
     const body = { payment_id: paymentId, refund_amount: '2.00' };
     const inFlightKey = `inflight-${randomBytes(6).toString('hex')}`;
-    await beginIdempotent(runtime.db, runtime.clock, merchantCreds.client_id, inFlightKey, requestFingerprint('POST', '/pg/refunds', canonical(body)));
+    await beginIdempotent(runtime.deps, merchantCreds.client_id, inFlightKey, requestFingerprint('POST', '/pg/refunds', canonical(body)));
     const inFlight = await m.refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
     expect(inFlight.status).toBe(409);
     expect(!inFlight.ok && inFlight.error.error.code).toBe('ERR_IDEMPOTENCY_409');
@@ -486,14 +487,15 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(ok.status).toBe(200);
     const merchantRead = await p.merchants.get(merchantId);
     const fileUrl = (merchantRead.ok && merchantRead.data.data.invoice_file) || '';
-    expect(fileUrl.startsWith(base)).toBe(true);
+    expect(fileUrl).toMatch(new RegExp(`^${base}/files/doc_[A-Za-z0-9_-]{32}$`));
     const docId = fileUrl.split('/').pop()!;
-    for (const url of [fileUrl, `${base}/files/${docId}`]) {
-      const asOwner = await fetch(url, { headers: { 'X-Client-ID': merchantCreds.client_id, 'X-Client-Secret': merchantCreds.client_secret } });
-      expect(asOwner.status).toBe(200);
-      expect(asOwner.headers.get('content-type')).toBe('application/pdf');
-      expect(new Uint8Array(await asOwner.arrayBuffer())).toEqual(PDF);
-    }
+    const ownerHeaders = { 'X-Client-ID': merchantCreds.client_id, 'X-Client-Secret': merchantCreds.client_secret };
+    const asOwner = await fetch(fileUrl, { headers: ownerHeaders });
+    expect(asOwner.status).toBe(200);
+    expect(asOwner.headers.get('content-type')).toBe('application/pdf');
+    expect(new Uint8Array(await asOwner.arrayBuffer())).toEqual(PDF);
+    // one URL only: the old /documents/ alias is gone
+    expect((await fetch(`${base}/documents/${docId}`, { headers: ownerHeaders })).status).toBe(404);
     const asPartner = await fetch(`${base}/files/${docId}`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret } });
     expect(asPartner.status).toBe(200);
     expect((await fetch(`${base}/files/${docId}`)).status).toBe(401);
@@ -592,5 +594,72 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(page).toContain('data-testid="pay"');
     expect(page).not.toContain('data-testid="fail"');
     expect(page).not.toContain('sandbox-banner');
+  });
+
+  it('replays idempotent requests byte for byte (secrets shown once with Cache-Control: no-store, a 4xx), from sealed storage', async () => {
+    const headers = { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'Content-Type': 'application/json' };
+    const post = (path: string, key: string, body: unknown, extra: Record<string, string> = {}) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra, 'Idempotency-Key': key }, body: JSON.stringify(body) });
+    const twice = async (path: string, body: unknown, extra: Record<string, string> = {}) => {
+      const key = `bytes-${randomBytes(6).toString('hex')}`;
+      const first = await post(path, key, body, extra);
+      const firstText = await first.text();
+      const replay = await post(path, key, body, extra);
+      const replayText = await replay.text();
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.status).toBe(first.status);
+      expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(replayText).toBe(firstText); // raw text, not parsed-and-compared
+      return { first, replay, text: firstText };
+    };
+
+    const other = await partner().merchants.create({ settlement_details: settlementDetails('GB'), company_details: companyDetails('Replay') });
+    if (!other.ok) throw new Error(JSON.stringify(other.error));
+    const otherId = other.data.data.id;
+
+    const creds = await twice(`/partners/merchants/${otherId}/credentials`, {});
+    expect(creds.first.status).toBe(201);
+    const issued = (JSON.parse(creds.text) as { data: { client_secret: string; encryption_key: string } }).data;
+    expect(issued.client_secret).toMatch(/^cs_/);
+    expect(issued.encryption_key).toMatch(/^ek_/);
+    expect(creds.replay.headers.get('cache-control')).toBe('no-store'); // the handler's headers are replayed too
+
+    const endpoint = await twice('/webhooks/endpoints', { url: 'https://hooks.example/replay', events: ['PAYMENT_FAILED'] }, { 'X-Merchant-ID': otherId });
+    expect(endpoint.first.status).toBe(201);
+    const whsec = (JSON.parse(endpoint.text) as { data: { secret: string } }).data.secret;
+    expect(whsec).toMatch(/^whsec_/);
+    expect(endpoint.replay.headers.get('cache-control')).toBe('no-store');
+
+    await partner().extensions.setMerchantKycStatus(otherId, { status: 'APPROVED' });
+    const order = await twice('/pg/orders/', hostedOrder(`REPLAY-${randomBytes(4).toString('hex')}`), { 'X-Merchant-ID': otherId });
+    expect(order.first.status).toBe(200);
+
+    const missing = await twice('/partners/merchants/99999999999/credentials', {});
+    expect(missing.first.status).toBe(404);
+
+    // stored sealed: none of the secrets shown once is readable in idempotency_keys
+    const { rows } = await runtime.db.query<{ row: string }>(`SELECT to_jsonb(k)::text AS row FROM idempotency_keys k`);
+    const dump = rows.map((r) => r.row).join('\n');
+    for (const secret of [issued.client_secret, issued.encryption_key, whsec]) expect(dump).not.toContain(secret);
+    replaySecrets.push(issued.client_secret, issued.encryption_key, whsec);
+  });
+
+  it('keeps no plaintext secret at rest after the whole flow (merchants, webhook endpoints, idempotency keys, credentials)', async () => {
+    const dumps: string[] = [];
+    for (const table of ['merchants', 'webhook_endpoints', 'idempotency_keys', 'credentials']) {
+      const { rows } = await runtime.db.query<{ row: string }>(`SELECT to_jsonb(t)::text AS row FROM ${table} t`);
+      expect(rows.length).toBeGreaterThan(0);
+      dumps.push(...rows.map((r) => r.row));
+    }
+    const all = dumps.join('\n');
+    // the secrets themselves, anywhere (sealed values included)
+    const known = [merchantCreds.client_secret, merchantCreds.encryption_key, webhookSecret, ...replaySecrets];
+    expect(known.every((s) => s.length > 10)).toBe(true);
+    for (const secret of known) expect(all).not.toContain(secret);
+    // and no secret-shaped text outside sealed values (a random base64url sealed value may spell `cs_` by chance)
+    const unsealed = all.replace(/v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g, '<sealed>');
+    expect(unsealed).toContain('<sealed>');
+    expect(unsealed).not.toMatch(/ek_|whsec_|cs_/);
   });
 });

@@ -15,8 +15,8 @@ import { createHandlers, toHttpError, type Principal } from '../handlers/index.j
 import type { ReferenceRuntime } from '../runtime.js';
 import { authenticate } from '../services/credentials.js';
 import { readDocument } from '../services/documents.js';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from '../services/idempotency.js';
-import { hitRateLimit } from '../services/rate-limit.js';
+import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, type StoredResponse } from '../services/idempotency.js';
+import { createRateLimiter, type RateLimiter } from '../services/rate-limit.js';
 import { requestLogger } from '../logger.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/http and dist/http). */
@@ -103,10 +103,44 @@ function withErrorMapping(handler: AnyHandler): AnyHandler {
   };
 }
 
+/** The media type the scaffold sends for a status (declared for the exact status, else `NXX`, else `default`). */
+function declaredMediaType(ctx: HandlerContext<Principal>, status: number): string {
+  const responses = ctx.operation.responses;
+  return (responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses['default'] ?? [])[0] ?? 'application/json';
+}
+
+/**
+ * The exact body text a response is sent with: JSON as Express's res.json writes it (same `json replacer`,
+ * `json spaces` and `json escape` settings), a string as is. Stored (sealed) so a replay sends the same bytes.
+ */
+function responseAsSent(
+  ctx: HandlerContext<Principal>,
+  status: number,
+  body: unknown,
+  contentType: string,
+  headers: Record<string, unknown> | undefined,
+): StoredResponse {
+  const stored: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) stored[name] = String(value);
+  if (body === undefined) return { status, contentType: null, body: '', headers: stored };
+  let text: string;
+  if (/^application\/(.+\+)?json/.test(contentType) || typeof body !== 'string') {
+    const app = ctx.res.app;
+    const replacer = app.get('json replacer') as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
+    const spaces = app.get('json spaces') as string | number | undefined;
+    text = replacer || spaces ? JSON.stringify(body, replacer, spaces) : JSON.stringify(body);
+    if (app.get('json escape')) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  } else {
+    text = body;
+  }
+  return { status, contentType, body: text, headers: stored };
+}
+
 /**
  * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`): claim the key with a fingerprint of method, path
  * and body; replay a finished request (`Idempotent-Replayed: true`); 409 while in flight; 422 for another request
- * with the same key. 2xx and 4xx answers are stored; thrown errors and 5xx release the key so a retry can run.
+ * with the same key. 2xx and 4xx answers are stored (the exact body text, sealed); thrown errors and 5xx release the key
+ * so a retry can run. A replay sends the stored text byte for byte, with its content type and headers.
  */
 function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logger): AnyHandler {
   return async (req, ctx) => {
@@ -116,16 +150,21 @@ function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logg
     const fingerprint = requestFingerprint(ctx.req.method, ctx.req.path, canonical(req.body));
     let begun;
     try {
-      begun = await beginIdempotent(rt.db, rt.clock, credential, key, fingerprint);
+      begun = await beginIdempotent(rt.deps, credential, key, fingerprint);
     } catch (err) {
       throw toHttpError(err);
     }
     if (begun.kind === 'replay') {
-      return { status: begun.status, body: begun.body, headers: { 'Idempotent-Replayed': 'true' } };
+      const headers = { ...begun.headers, 'Idempotent-Replayed': 'true' };
+      if (begun.contentType === null) return { status: begun.status, headers };
+      // The stored text verbatim (byte-identical to the first answer). It is sent here, bypassing the scaffold's
+      // res.json (which would re-serialise); the scaffold then only calls res.end() on the finished response (a no-op).
+      ctx.res.status(begun.status).set(headers).type(begun.contentType).send(begun.body);
+      return { status: begun.status };
     }
-    const settle = async (status: number, body: unknown) => {
+    const settle = async (response: StoredResponse | null) => {
       try {
-        if (status < 500) await completeIdempotent(rt.db, credential, key, status, body);
+        if (response && response.status < 500) await completeIdempotent(rt.deps, credential, key, response);
         else await releaseIdempotent(rt.db, credential, key);
       } catch (err) {
         logger.error({ err, operationId: ctx.operation.operationId }, 'idempotency: could not record the response');
@@ -137,13 +176,16 @@ function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logg
     } catch (err) {
       const mapped = toHttpError(err);
       if (mapped instanceof HttpError && mapped.status >= 400 && mapped.status < 500 && mapped.status !== 429) {
-        await settle(mapped.status, mapError(mapped).body);
+        // what the scaffold's error handler sends: res.status().set(headers).json(body)
+        const sent = mapError(mapped);
+        await settle(responseAsSent(ctx, sent.status, sent.body, 'application/json', sent.headers));
       } else {
-        await settle(500, undefined);
+        await settle(null);
       }
       throw mapped;
     }
-    await settle(result.status, result.body);
+    const contentType = (result as { contentType?: string }).contentType ?? declaredMediaType(ctx, result.status);
+    await settle(responseAsSent(ctx, result.status, result.body, contentType, result.headers));
     return result;
   };
 }
@@ -167,8 +209,17 @@ async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise
   }
 }
 
+/** One limiter per runtime (in memory on PGlite, the shared table on PostgreSQL: see createRateLimiter). */
+const rateLimiters = new WeakMap<ReferenceRuntime, RateLimiter>();
+
+function rateLimiterFor(rt: ReferenceRuntime): RateLimiter {
+  let limiter = rateLimiters.get(rt);
+  if (limiter === undefined) rateLimiters.set(rt, (limiter = createRateLimiter(rt.db, rt.clock)));
+  return limiter;
+}
+
 async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit']): Promise<void> {
-  const decision = await hitRateLimit(rt.db, rt.clock, key, options ?? {});
+  const decision = await rateLimiterFor(rt).hit(key, options ?? {});
   const headers = {
     'RateLimit-Limit': String(decision.limit),
     'RateLimit-Remaining': String(decision.remaining),
@@ -248,9 +299,8 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
       sendError(res, err, logger);
     }
   };
+  // The one document URL (services/documents urlFor and the spec examples).
   app.get('/files/:documentId', serveDocument);
-  // The document store's URLs (services/documents urlFor) point here.
-  app.get('/documents/:documentId', serveDocument);
 }
 
 /**

@@ -132,7 +132,7 @@ export async function completeCheckoutSession(
     const { order } = check;
     const mop = mopType ?? (order.mop_type as MopType | null) ?? 'UPI';
     await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
-    const key = await merchantEncryptionKey(tx, order.merchant_id);
+    const key = await merchantEncryptionKey(tx, deps.secrets, order.merchant_id);
     if (input.outcome === 'cancel') {
       await cancelOrder(tx, order, 'cancelled', at);
       return { ok: true as const, order, at, paymentId: '', bankRef: '', mop, status: 'payment_cancelled', message: STATUS_MESSAGE.orderCancelled, key };

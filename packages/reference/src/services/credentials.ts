@@ -4,6 +4,7 @@ import { DomainError } from '../domain/errors.js';
 import { newClientId, newClientSecret, newEncryptionKey } from '../domain/ids.js';
 import { formatIso } from '../domain/time.js';
 import type { ServiceDeps } from './deps.js';
+import { encryptionKeyContext } from './merchants.js';
 import type { Principal } from './scope.js';
 
 /** SHA-256 of a secret. Secrets are 256-bit random values, so a fast hash is enough (no password KDF). */
@@ -110,7 +111,12 @@ export async function issueMerchantCredentials(
        VALUES ($1, $2, 'merchant', $3, $4, $5, $6)`,
       [clientId, hashSecret(clientSecret), partnerId, merchantId, !(options.live ?? false), now],
     );
-    await tx.query(`UPDATE merchants SET encryption_key = $2, updated_at = $3 WHERE id = $1`, [merchantId, encryptionKey, now]);
+    // Sealed under the master key (it must stay usable to sign callbacks); any legacy plaintext copy is cleared.
+    await tx.query(`UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL, updated_at = $3 WHERE id = $1`, [
+      merchantId,
+      deps.secrets.seal(encryptionKey, encryptionKeyContext(merchantId)),
+      now,
+    ]);
     return { merchant_id: merchantId, client_id: clientId, client_secret: clientSecret, encryption_key: encryptionKey, created_at: now };
   });
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
 import { formatMerchantId, formatSequenceId, SEQUENCE_NAME, type SequenceKind } from '../domain/ids.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { Clock } from '../domain/time.js';
 
 /** Source of sequence-backed ids; the default draws from the PostgreSQL sequences inside the caller's transaction. */
@@ -21,4 +22,10 @@ export interface ServiceDeps {
   db: Db;
   clock: Clock;
   ids: IdSource;
+  /**
+   * Seals / opens the secrets kept for later use (merchant encryption keys, webhook signing secrets, idempotent
+   * responses) under the master key. Contexts: `merchant:<id>:encryption_key`, `webhook_endpoint:<id>:secret`,
+   * `idempotency:<credential id>:<key>`.
+   */
+  secrets: SecretBox;
 }

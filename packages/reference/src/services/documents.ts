@@ -16,7 +16,10 @@ export interface UploadedFile {
   originalName: string | undefined;
 }
 
-/** Where document bytes live: `<dataDir>/documents/<doc id><ext>`; URLs are `<publicBaseUrl>/documents/<doc id>`. */
+/**
+ * Where document bytes live: `<dataDir>/documents/<doc id><ext>`. Their one URL is `<publicBaseUrl>/files/<doc id>`
+ * (as in the spec examples), served by the HTTP layer to the owner only.
+ */
 export interface DocumentStore {
   readonly dir: string;
   urlFor(documentId: string): string;
@@ -28,7 +31,7 @@ export function createDocumentStore(dataDir: string, publicBaseUrl: string): Doc
     ? path.join(tmpdir(), `paygate-documents-${process.pid}-${Math.random().toString(36).slice(2)}`)
     : path.resolve(dataDir, 'documents');
   const base = publicBaseUrl.replace(/\/+$/, '');
-  return { dir, urlFor: (id) => `${base}/documents/${id}` };
+  return { dir, urlFor: (id) => `${base}/files/${id}` };
 }
 
 export interface StoredDocument {

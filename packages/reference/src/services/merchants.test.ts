@@ -3,7 +3,7 @@ import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { companyDetails, settlementDetails, testDeps } from '../testing/fixtures.js';
 import { merchantDetailsView } from '../views/merchant.js';
 import { authenticate, ensurePartnerCredential, issueMerchantCredentials } from './credentials.js';
-import { createMerchant, getMerchant, listMerchants, patchMerchant, setKycStatus, uploadMerchantDocument } from './merchants.js';
+import { createMerchant, getMerchant, listMerchants, merchantEncryptionKey, patchMerchant, setKycStatus, uploadMerchantDocument } from './merchants.js';
 import { createDocumentStore, readDocument } from './documents.js';
 import { resolveScope, requirePartner } from './scope.js';
 
@@ -93,11 +93,17 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     const second = await issueMerchantCredentials(deps, 'p1', m.id);
     await expect(authenticate(t.db, first.client_id, first.client_secret)).rejects.toMatchObject({ code: 'ERR_AUTH_000' });
     await expect(authenticate(t.db, second.client_id, second.client_secret)).resolves.toMatchObject({ merchantId: m.id });
-    const { rows } = await t.db.query<{ encryption_key: string; secret_hash: Uint8Array }>(
-      `SELECT m.encryption_key, c.secret_hash FROM merchants m JOIN credentials c ON c.merchant_id = m.id AND c.client_id = $2 WHERE m.id = $1`,
+    const { rows } = await t.db.query<{ encryption_key: string | null; encryption_key_sealed: string; secret_hash: Uint8Array }>(
+      `SELECT m.encryption_key, m.encryption_key_sealed, c.secret_hash FROM merchants m
+       JOIN credentials c ON c.merchant_id = m.id AND c.client_id = $2 WHERE m.id = $1`,
       [m.id, second.client_id],
     );
-    expect(rows[0]!.encryption_key).toBe(second.encryption_key);
+    // the encryption key is sealed under the master key, bound to its merchant; no plaintext copy
+    expect(rows[0]!.encryption_key).toBeNull();
+    expect(rows[0]!.encryption_key_sealed).not.toContain(second.encryption_key);
+    expect(deps.secrets.open(rows[0]!.encryption_key_sealed, `merchant:${m.id}:encryption_key`)).toBe(second.encryption_key);
+    expect(() => deps.secrets.open(rows[0]!.encryption_key_sealed, 'merchant:other:encryption_key')).toThrow();
+    await expect(t.db.transaction((tx) => merchantEncryptionKey(tx, deps.secrets, m.id))).resolves.toBe(second.encryption_key);
     expect(Buffer.from(rows[0]!.secret_hash).toString('utf8')).not.toContain('cs_'); // only the hash is stored
     await expect(issueMerchantCredentials(deps, 'p2', m.id)).rejects.toMatchObject({ code: 'ERR_MERCHANT_404' });
 
@@ -116,7 +122,7 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
       uploadMerchantDocument(deps, store, 'p1', m.id, { documentType: 'INVOICE', file: { bytes: pdf, contentType: 'application/pdf', originalName: 'inv.pdf' } }),
     ).resolves.toEqual({ detail: 'INVOICE document uploaded successfully' });
     const after = await getMerchant(deps, 'p1', m.id);
-    expect(after.invoice_file).toMatch(/^https:\/\/gw\.example\/documents\/doc_[A-Za-z0-9_-]{32}$/);
+    expect(after.invoice_file).toMatch(/^https:\/\/gw\.example\/files\/doc_[A-Za-z0-9_-]{32}$/);
     const docId = after.invoice_file!.split('/').pop()!;
     const file = await readDocument(t.db, store, docId);
     expect(file.contentType).toBe('application/pdf');

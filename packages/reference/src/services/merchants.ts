@@ -3,6 +3,7 @@ import { settlementCurrencyFor } from '../domain/currency.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { merchantApprovedEvent } from '../domain/events.js';
 import { newEncryptionKey } from '../domain/ids.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import { checkMerchantGroups, type CompanyDetails, type SettlementDetails } from '../domain/merchant-fields.js';
 import { pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../domain/pagination.js';
 import { kycMachine, type KycStatus } from '../domain/state-machines.js';
@@ -59,7 +60,7 @@ export async function createMerchant(deps: ServiceDeps, partnerId: string, input
     const now = formatIso(deps.clock.now());
     const { rows } = await tx.query<MerchantRecord>(
       `INSERT INTO merchants (id, partner_id, company_details, settlement_details, settlement_currency, kyc_status,
-                              encryption_key, created_at, updated_at)
+                              encryption_key_sealed, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, 'PENDING', $6, $7, $7)
        RETURNING ${COLUMNS}`,
       [
@@ -68,7 +69,7 @@ export async function createMerchant(deps: ServiceDeps, partnerId: string, input
         JSON.stringify(input.company_details),
         JSON.stringify(input.settlement_details),
         settlementCurrencyFor(input.settlement_details.bank_country),
-        newEncryptionKey(),
+        deps.secrets.seal(newEncryptionKey(), encryptionKeyContext(id)),
         now,
       ],
     );
@@ -189,10 +190,45 @@ export async function uploadMerchantDocument(
   });
 }
 
-/** The merchant's callback encryption key (for hashing return-URL callbacks). Never log it. */
-export async function merchantEncryptionKey(db: Db, merchantId: string): Promise<string> {
-  const { rows } = await db.query<{ encryption_key: string }>('SELECT encryption_key FROM merchants WHERE id = $1', [merchantId]);
-  const key = rows[0]?.encryption_key;
-  if (key === undefined) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
-  return key;
+/** Sealing context of a merchant's callback encryption key (binds the sealed value to its row). */
+export function encryptionKeyContext(merchantId: string): string {
+  return `merchant:${merchantId}:encryption_key`;
+}
+
+/**
+ * The merchant's callback encryption key (for hashing return-URL callbacks), opened from `encryption_key_sealed`.
+ * A plaintext `encryption_key` (a row written before migration 002, or by an older process) wins, since it was
+ * written last; it is sealed and cleared here, in the caller's transaction. Never log the result.
+ */
+export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchantId: string): Promise<string> {
+  const { rows } = await db.query<{ encryption_key: string | null; encryption_key_sealed: string | null }>(
+    'SELECT encryption_key, encryption_key_sealed FROM merchants WHERE id = $1',
+    [merchantId],
+  );
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+  if (row.encryption_key !== null) {
+    await db.query('UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL WHERE id = $1 AND encryption_key = $3', [
+      merchantId,
+      secrets.seal(row.encryption_key, encryptionKeyContext(merchantId)),
+      row.encryption_key,
+    ]);
+    return row.encryption_key;
+  }
+  if (row.encryption_key_sealed === null) throw new Error(`merchant ${merchantId} has no encryption key`);
+  return secrets.open(row.encryption_key_sealed, encryptionKeyContext(merchantId));
+}
+
+/** Start-up step: seal and clear every plaintext merchant encryption key (rows from before migration 002). */
+export async function sealLegacyEncryptionKeys(tx: Db, secrets: SecretBox): Promise<number> {
+  const { rows } = await tx.query<{ id: string; encryption_key: string }>(
+    'SELECT id, encryption_key FROM merchants WHERE encryption_key IS NOT NULL ORDER BY id FOR UPDATE',
+  );
+  for (const row of rows) {
+    await tx.query('UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL WHERE id = $1', [
+      row.id,
+      secrets.seal(row.encryption_key, encryptionKeyContext(row.id)),
+    ]);
+  }
+  return rows.length;
 }

@@ -183,8 +183,8 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     const pdf = { bytes: new TextEncoder().encode('%PDF-1.7 doc'), contentType: 'application/pdf', originalName: 'a.pdf' };
     await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'INV-9', documentType: 'invoice', file: pdf });
     const order = await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'AWB-1', documentType: 'air_waybill', file: pdf });
-    expect(order.invoice).toEqual({ number: 'INV-9', date: '2026-11-02', file: expect.stringMatching(/^https:\/\/gw\.example\/documents\/doc_/) });
-    expect(order.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^https:\/\/gw\.example\/documents\/doc_/) }]);
+    expect(order.invoice).toEqual({ number: 'INV-9', date: '2026-11-02', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) });
+    expect(order.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) }]);
     expect(order.buyer).toMatchObject({ name: 'Asha Rao', pan_number: 'ABCDE1234F' });
   });
 });

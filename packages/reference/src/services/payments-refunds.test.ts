@@ -128,7 +128,7 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
   if (target === 'postgres') it('50 concurrent refunds from two processes never exceed the captured amount', async () => {
     const paid = await paidOrder(deps, merchantId, { amount: '100.00' });
     const second = await t.openSecond();
-    const deps2 = { db: second, clock: deps.clock, ids: sequenceIds };
+    const deps2 = { ...deps, db: second, ids: sequenceIds };
     const attempts = Array.from({ length: 50 }, (_, i) =>
       createRefund(i % 2 ? deps : deps2, scope, { payment_id: paid.payment_id!, refund_amount: '7.00' }).then(
         () => 'ok' as const,

@@ -33,9 +33,63 @@ export async function hitRateLimit(
      RETURNING count`,
     [credentialId, formatIso(start)],
   );
-  const count = rows[0]?.count ?? 1;
-  const resetSeconds = Math.max(1, Math.ceil((start + windowMicros - now) / 1_000_000));
+  return decide(rows[0]?.count ?? 1, limit, start + windowMicros - now);
+}
+
+function decide(count: number, limit: number, microsLeft: number): RateDecision {
+  const resetSeconds = Math.max(1, Math.ceil(microsLeft / 1_000_000));
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+}
+
+export interface RateLimitOptions {
+  limit?: number;
+  windowSeconds?: number;
+}
+
+/** Counts requests per credential in fixed windows; same decisions as {@link hitRateLimit}. */
+export interface RateLimiter {
+  /** `memory`: in-process counters (PGlite); `database`: the shared `rate_limit_windows` upsert (PostgreSQL). */
+  readonly kind: 'memory' | 'database';
+  hit(credentialId: string, options?: RateLimitOptions): Promise<RateDecision>;
+}
+
+/**
+ * An in-process fixed-window counter: exactly {@link hitRateLimit}'s semantics (same window boundaries from the same
+ * clock, same decision and headers) without a database write. Only correct when ONE process serves the database,
+ * which PGlite guarantees by construction. Windows of past periods are dropped once per new period.
+ */
+export function createMemoryRateLimiter(clock: Clock): RateLimiter {
+  const windows = new Map<string, { start: number; end: number; count: number }>();
+  let sweptBefore = 0;
+  return {
+    kind: 'memory',
+    async hit(credentialId, options = {}) {
+      const limit = options.limit ?? RATE_LIMIT;
+      const windowSeconds = options.windowSeconds ?? RATE_WINDOW_SECONDS;
+      const now = clock.now();
+      const windowMicros = windowSeconds * 1_000_000;
+      const start = Math.floor(now / windowMicros) * windowMicros;
+      if (start > sweptBefore) {
+        // a new period began (for some window size): forget windows that can no longer be current
+        for (const [key, w] of windows) if (w.end <= now) windows.delete(key);
+        sweptBefore = start;
+      }
+      const key = `${windowSeconds}\u0000${credentialId}`;
+      let w = windows.get(key);
+      if (w === undefined || w.start !== start) windows.set(key, (w = { start, end: start + windowMicros, count: 0 }));
+      w.count++;
+      return decide(w.count, limit, start + windowMicros - now);
+    },
+  };
+}
+
+/**
+ * The limiter for a database: in memory on PGlite (single process by construction, so an in-process counter is the
+ * whole truth and every GET stays read-only), the shared database counter on PostgreSQL (several processes).
+ */
+export function createRateLimiter(db: Db, clock: Clock): RateLimiter {
+  if (db.kind === 'pglite') return createMemoryRateLimiter(clock);
+  return { kind: 'database', hit: (credentialId, options) => hitRateLimit(db, clock, credentialId, options) };
 }
 
 /** Housekeeping for the worker: drop windows older than a minute. */

@@ -1,7 +1,9 @@
 import { generateWebhookSecret } from '@paygate/webhooks';
+import type { Db } from '../db/db.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { EVENT_TYPES, type EventType } from '../domain/events.js';
 import { ID_PATTERN, newWebhookEndpointId } from '../domain/ids.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../domain/pagination.js';
 import { formatIso } from '../domain/time.js';
 import type { ServiceDeps } from './deps.js';
@@ -17,11 +19,15 @@ export interface WebhookEndpointView {
   created_at: string;
 }
 
-interface EndpointRow extends WebhookEndpointView {
-  secret: string;
-}
+type EndpointRow = WebhookEndpointView;
 
-const COLUMNS = 'id, url, events, description, merchant_id, created_at, secret';
+/** Listing columns: never the secret (sealed or not). */
+const COLUMNS = 'id, url, events, description, merchant_id, created_at';
+
+/** Sealing context of an endpoint's signing secret (binds the sealed value to its row). */
+export function webhookSecretContext(endpointId: string): string {
+  return `webhook_endpoint:${endpointId}:secret`;
+}
 
 function checkUrl(url: unknown, allowInsecure: boolean): string {
   if (typeof url !== 'string' || url.length > 2048) throw validationError('url', 'must be an absolute URL of at most 2048 characters');
@@ -61,23 +67,26 @@ export async function createWebhookEndpoint(
   if (input.description !== undefined && (typeof input.description !== 'string' || input.description.length > 500)) {
     throw validationError('description', 'must be a string of at most 500 characters');
   }
+  const id = newWebhookEndpointId();
+  const secret = generateWebhookSecret();
+  // Stored sealed under the master key (deliveries need it to sign); the plaintext is returned here only.
   const { rows } = await deps.db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret, created_at)
+    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret_sealed, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
     [
-      newWebhookEndpointId(),
+      id,
       scope.merchantId ? 'merchant' : 'partner',
       scope.partnerId,
       scope.merchantId ?? null,
       url,
       JSON.stringify(events),
       input.description ?? null,
-      generateWebhookSecret(),
+      deps.secrets.seal(secret, webhookSecretContext(id)),
       formatIso(deps.clock.now()),
     ],
   );
   const row = rows[0] as EndpointRow;
-  return { ...view(row), secret: row.secret };
+  return { ...view(row), secret };
 }
 
 function view(r: EndpointRow): WebhookEndpointView {
@@ -117,4 +126,34 @@ export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
   );
   if (rows.length === 0) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
   return { id: endpointId, deleted: true };
+}
+
+/**
+ * The signing secret of an endpoint row as the deliverer reads it: a plaintext `secret` (a row from before migration
+ * 002, or written by an older process) wins and is sealed and cleared here; else `secret_sealed` is opened.
+ */
+export async function openWebhookSecret(
+  db: Db,
+  secrets: SecretBox,
+  row: { endpoint_id: string; secret: string | null; secret_sealed: string | null },
+): Promise<string> {
+  if (row.secret !== null) {
+    await db.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret = $3', [
+      row.endpoint_id,
+      secrets.seal(row.secret, webhookSecretContext(row.endpoint_id)),
+      row.secret,
+    ]);
+    return row.secret;
+  }
+  if (row.secret_sealed === null) throw new Error(`webhook endpoint ${row.endpoint_id} has no signing secret`);
+  return secrets.open(row.secret_sealed, webhookSecretContext(row.endpoint_id));
+}
+
+/** Start-up step: seal and clear every plaintext webhook signing secret (rows from before migration 002). */
+export async function sealLegacyWebhookSecrets(tx: Db, secrets: SecretBox): Promise<number> {
+  const { rows } = await tx.query<{ id: string; secret: string }>('SELECT id, secret FROM webhook_endpoints WHERE secret IS NOT NULL ORDER BY id FOR UPDATE');
+  for (const row of rows) {
+    await tx.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1', [row.id, secrets.seal(row.secret, webhookSecretContext(row.id))]);
+  }
+  return rows.length;
 }

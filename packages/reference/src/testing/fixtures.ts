@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.js';
+import { createSecretBox, generateMasterKey, parseMasterKey, type SecretBox } from '../domain/secret-box.js';
 import type { CompanyDetails, SettlementDetails } from '../domain/merchant-fields.js';
 import type { CreateOrderInput } from '../domain/order-input.js';
 import { ManualClock } from '../domain/time.js';
@@ -77,8 +78,11 @@ export function orderInput(overrides: Partial<CreateOrderInput> = {}): CreateOrd
   };
 }
 
-export function testDeps(db: Db, clock = new ManualClock()): ServiceDeps & { clock: ManualClock } {
-  return { db, clock, ids: sequenceIds };
+/** One random master key per test process: every testDeps shares it, so deps on the same database open each other's values. */
+export const testSecrets: SecretBox = createSecretBox(parseMasterKey(generateMasterKey()));
+
+export function testDeps(db: Db, clock = new ManualClock(), secrets: SecretBox = testSecrets): ServiceDeps & { clock: ManualClock } {
+  return { db, clock, ids: sequenceIds, secrets };
 }
 
 /** A partner with an APPROVED merchant; returns scopes for both views. */

@@ -1,6 +1,7 @@
 import { buildWebhookHeaders } from '@paygate/webhooks';
 import { addSeconds, formatIso } from '../domain/time.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { openWebhookSecret } from '../services/webhook-endpoints.js';
 import { retryDelayMs } from './retry.js';
 
 export interface ClaimedDelivery {
@@ -9,9 +10,19 @@ export interface ClaimedDelivery {
   event_id: string;
   payload: unknown;
   url: string;
-  secret: string;
+  /** The endpoint's signing secret, opened from its sealed column; null when it does not open (wrong master key). */
+  secret: string | null;
   endpoint_deleted: boolean;
 }
+
+interface ClaimedRow extends Omit<ClaimedDelivery, 'secret'> {
+  endpoint_id: string;
+  secret: string | null;
+  secret_sealed: string | null;
+}
+
+/** Recorded as the attempt's error when the signing secret cannot be opened (nothing is sent unsigned). */
+export const SECRET_UNAVAILABLE_ERROR = 'signing secret does not open with this PAYGATE_MASTER_KEY';
 
 /** A claimed delivery whose sender died becomes claimable again after this lease. */
 export const DELIVERY_LEASE_SECONDS = 60;
@@ -33,14 +44,29 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
     );
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const { rows: claimed } = await tx.query<ClaimedDelivery>(
+    const { rows: claimed } = await tx.query<ClaimedRow>(
       `UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1, lease_expires_at = $2, updated_at = $3
        FROM events e, webhook_endpoints w
        WHERE d.id = ANY($1::bigint[]) AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, w.secret, (w.deleted_at IS NOT NULL) AS endpoint_deleted`,
+       RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret, w.secret_sealed,
+                 (w.deleted_at IS NOT NULL) AS endpoint_deleted`,
       [ids, formatIso(addSeconds(at, DELIVERY_LEASE_SECONDS)), now],
     );
-    return claimed;
+    const out: ClaimedDelivery[] = [];
+    const opened = new Map<string, string | null>();
+    for (const row of claimed) {
+      let secret = opened.get(row.endpoint_id);
+      if (secret === undefined) {
+        try {
+          secret = row.endpoint_deleted ? null : await openWebhookSecret(tx, deps.secrets, row);
+        } catch {
+          secret = null; // recorded as a failed attempt (SECRET_UNAVAILABLE_ERROR) and retried on schedule
+        }
+        opened.set(row.endpoint_id, secret);
+      }
+      out.push({ id: row.id, attempt: row.attempt, event_id: row.event_id, payload: row.payload, url: row.url, secret, endpoint_deleted: row.endpoint_deleted });
+    }
+    return out;
   });
 }
 
@@ -65,6 +91,7 @@ export async function sendDelivery(
   const startedAt = deps.clock.now();
   const t0 = performance.now();
   if (d.endpoint_deleted) return { ok: false, statusCode: null, error: 'endpoint deleted', durationMs: 0, startedAt };
+  if (d.secret === null) return { ok: false, statusCode: null, error: SECRET_UNAVAILABLE_ERROR, durationMs: 0, startedAt };
   const body = JSON.stringify(d.payload);
   const headers = buildWebhookHeaders({ secret: d.secret, msgId: `msg_${d.event_id}`, timestamp: new Date(), payload: body });
   try {

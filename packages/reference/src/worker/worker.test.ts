@@ -6,6 +6,8 @@ import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { createRefund, getRefund } from '../services/refunds.js';
 import { createWebhookEndpoint } from '../services/webhook-endpoints.js';
+import { createSecretBox, generateMasterKey, parseMasterKey } from '../domain/secret-box.js';
+import { SECRET_UNAVAILABLE_ERROR } from './deliveries.js';
 import { retryDelayMs } from './retry.js';
 import { createWorker } from './worker.js';
 
@@ -123,6 +125,36 @@ describe.each(testTargets())('worker on %s', (target) => {
     const again = await w.tick();
     expect(again.fannedOutEvents).toBe(0);
     expect(again.deliveries).toEqual({ succeeded: 0, retry: 0, failed: 0 });
+  });
+
+  it('signs with the sealed endpoint secret; a secret that does not open is a failed attempt, never an unsigned send', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp-sealed' });
+    const ok = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-ok`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    const bad = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-bad`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    const stored = await t.db.query<{ id: string; secret: string | null; secret_sealed: string }>(
+      'SELECT id, secret, secret_sealed FROM webhook_endpoints WHERE id = ANY($1) ORDER BY id',
+      [[ok.id, bad.id]],
+    );
+    for (const row of stored.rows) {
+      expect(row.secret).toBeNull();
+      expect(row.secret_sealed).not.toContain('whsec_');
+    }
+    // as if sealed under another master key
+    const otherBox = createSecretBox(parseMasterKey(generateMasterKey()));
+    await t.db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1', [bad.id, otherBox.seal(bad.secret, `webhook_endpoint:${bad.id}:secret`)]);
+    await paidOrder(deps, m.merchantId, {}, 'failure');
+    const report = await worker().tick();
+    expect(report.deliveries).toMatchObject({ succeeded: 1, retry: 1 });
+    expect(rx.received.filter((r) => r.path === '/sealed-bad')).toHaveLength(0);
+    const delivered = rx.received.find((r) => r.path === '/sealed-ok')!;
+    expect(() => new Webhook(ok.secret).verify(delivered.body, delivered.headers as never)).not.toThrow();
+    const attempts = await t.db.query<{ error: string | null }>(
+      `SELECT a.error FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+      [bad.id],
+    );
+    expect(attempts.rows.map((r) => r.error)).toEqual([SECRET_UNAVAILABLE_ERROR]);
+    // out of the way of the next tests' counts
+    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = $1`, [bad.id]);
   });
 
   it('retries on 5xx and timeouts with the schedule, records every attempt, then gives up', async () => {

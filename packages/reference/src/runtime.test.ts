@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './config.js';
+import { createSecretBox, generateMasterKey, parseMasterKey } from './domain/secret-box.js';
+import { openReference, prepareSealedSecrets, resolveMasterKey } from './runtime.js';
+import { merchantEncryptionKey } from './services/merchants.js';
+import { openWebhookSecret } from './services/webhook-endpoints.js';
+import { approvedMerchant, testDeps, testSecrets } from './testing/fixtures.js';
+import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
+
+describe('master key configuration', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'paygate-master-key-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('reads PAYGATE_MASTER_KEY, refuses a bad one, and requires one in production', () => {
+    const key = generateMasterKey();
+    expect(loadConfig({ PAYGATE_MASTER_KEY: key }).masterKey?.equals(Buffer.from(key, 'base64'))).toBe(true);
+    expect(loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: 'ab'.repeat(32) }).masterKey).toHaveLength(32);
+    expect(loadConfig({}).masterKey).toBeUndefined();
+    expect(() => loadConfig({ PAYGATE_MASTER_KEY: 'not-a-key' })).toThrow(/randomBytes\(32\)/);
+    expect(() => loadConfig({ PAYGATE_MODE: 'production' })).toThrow(MASTER_KEY_REQUIRED_MESSAGE);
+    expect(MASTER_KEY_REQUIRED_MESSAGE).toMatch(/randomBytes\(32\)\.toString\('base64'\)/);
+  });
+
+  it('production start-up fails without a key even when the config was built by hand', async () => {
+    await expect(resolveMasterKey({ masterKey: undefined, sandbox: false, dataDir: dir })).rejects.toThrow(MASTER_KEY_REQUIRED_MESSAGE);
+  });
+
+  it('sandbox: creates <dataDir>/master.key once (0600), concurrently safe, then reads it', async () => {
+    const dataDir = path.join(dir, 'sandbox');
+    const config = { masterKey: undefined, sandbox: true, dataDir };
+    const results = await Promise.all(Array.from({ length: 8 }, () => resolveMasterKey(config)));
+    const file = path.join(dataDir, 'master.key');
+    expect(new Set(results.map((r) => r.key.toString('hex'))).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(results.every((r) => r.source === 'file' && r.file === file)).toBe(true);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(parseMasterKey(await readFile(file, 'utf8')).equals(results[0]!.key)).toBe(true);
+    const again = await resolveMasterKey(config);
+    expect(again).toMatchObject({ source: 'file', created: false });
+    expect(again.key.equals(results[0]!.key)).toBe(true);
+    // no temporary files left behind
+    expect(await readdir(dataDir)).toEqual(['master.key']);
+    // PAYGATE_MASTER_KEY wins over the file; memory:// gets a per-process key
+    const env = parseMasterKey(generateMasterKey());
+    expect((await resolveMasterKey({ ...config, masterKey: env })).source).toBe('env');
+    expect((await resolveMasterKey({ ...config, dataDir: 'memory://' })).source).toBe('memory');
+  });
+
+  it('sandbox: a corrupt key file is an error that does not print its content', async () => {
+    const dataDir = path.join(dir, 'corrupt');
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(path.join(dataDir, 'master.key'), 'short-and-wrong\n', { mode: 0o600 });
+    const err = (await resolveMasterKey({ masterKey: undefined, sandbox: true, dataDir }).then(
+      () => new Error('expected a failure'),
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/does not hold a valid master key/);
+    expect(err.message).not.toContain('short-and-wrong');
+  });
+});
+
+describe.each(testTargets())('sealed secrets at start-up on %s', (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+  });
+  afterAll(async () => t?.dispose());
+
+  it('a database sealed with one master key refuses to start with another', async () => {
+    const now = '2026-11-21T10:00:00.000000Z';
+    await prepareSealedSecrets(t.db, testSecrets, now);
+    await prepareSealedSecrets(t.db, testSecrets, now); // same key: fine, idempotent
+    const other = createSecretBox(parseMasterKey(generateMasterKey()));
+    await expect(prepareSealedSecrets(t.db, other, now)).rejects.toThrow(/does not match the one this database was sealed with/);
+  });
+
+  it('seals and clears plaintext rows left from before migration 002, which stay usable', async () => {
+    const deps = testDeps(t.db);
+    const m = await approvedMerchant(deps, { partnerId: 'legacy' });
+    const legacyKey = `ek_test_${randomBytes(16).toString('base64url')}`;
+    const legacySecret = `whsec_${randomBytes(32).toString('base64')}`;
+    await t.db.query('UPDATE merchants SET encryption_key = $2, encryption_key_sealed = NULL WHERE id = $1', [m.merchantId, legacyKey]);
+    await t.db.query(
+      `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, url, events, secret, created_at)
+       VALUES ('we_legacylegacylegacylegac', 'partner', 'legacy', 'https://hooks.example/legacy', '["PAYMENT_FAILED"]', $1, now())`,
+      [legacySecret],
+    );
+    const sealed = await prepareSealedSecrets(t.db, testSecrets, '2026-11-21T10:00:00.000000Z');
+    expect(sealed).toMatchObject({ merchants: 1, webhookEndpoints: 1 });
+
+    const m2 = await t.db.query<{ row: string }>('SELECT to_jsonb(m)::text AS row FROM merchants m WHERE id = $1', [m.merchantId]);
+    expect(m2.rows[0]!.row).not.toContain(legacyKey);
+    const w = await t.db.query<{ row: string; secret: string | null; secret_sealed: string | null }>(
+      `SELECT to_jsonb(w)::text AS row, secret, secret_sealed FROM webhook_endpoints w WHERE id = 'we_legacylegacylegacylegac'`,
+    );
+    expect(w.rows[0]!.row).not.toContain(legacySecret);
+    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(legacyKey);
+    expect(await openWebhookSecret(t.db, testSecrets, { endpoint_id: 'we_legacylegacylegacylegac', ...w.rows[0]! })).toBe(legacySecret);
+
+    // a plaintext row written later (e.g. by an older process) is sealed and cleared when first read
+    const later = `ek_test_${randomBytes(16).toString('base64url')}`;
+    await t.db.query('UPDATE merchants SET encryption_key = $2 WHERE id = $1', [m.merchantId, later]);
+    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(later);
+    const m3 = await t.db.query<{ encryption_key: string | null }>('SELECT encryption_key FROM merchants WHERE id = $1', [m.merchantId]);
+    expect(m3.rows[0]!.encryption_key).toBeNull();
+    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(later);
+  });
+});
+
+describe('openReference and the master key', () => {
+  it('keeps using the sandbox key file across restarts of a PGlite data dir, and fails with another key', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'paygate-runtime-key-'));
+    try {
+      const config = { ...loadConfig({ PAYGATE_DATA_DIR: dataDir }), workerIntervalMs: 1000 };
+      const first = await openReference(config);
+      await first.close();
+      const second = await openReference(config);
+      await second.close();
+      await expect(openReference({ ...config, masterKey: parseMasterKey(generateMasterKey()) })).rejects.toThrow(/does not match/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
