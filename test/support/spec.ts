@@ -5,7 +5,9 @@
  * internal `#/components/...` pointers, so violations can name the schema they broke). `npm run generate:check`
  * guarantees it matches the YAML.
  */
-import { apiDocument } from '@paygate/server';
+// Relative, not '@paygate/server': vitest's global setup (coverage.ts imports this) resolves packages without the
+// "source" condition, so a package import would need a build first.
+import { apiDocument } from '../../packages/server/src/generated/api-document.gen.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
