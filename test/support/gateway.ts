@@ -16,10 +16,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig, openReference, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '../../packages/reference/src/http/app.js';
+import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
 
 export type GatewayTarget = 'pglite' | 'postgres';
 
@@ -185,22 +185,6 @@ export function requireRuntime(gw: Gateway): ReferenceRuntime {
   return gw.runtime;
 }
 
-function withDatabase(adminUrl: string, database: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 function listen(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -265,10 +249,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     if (options.target === 'postgres') {
       const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
       if (!adminUrl) throw new Error('target postgres needs PAYGATE_TEST_DATABASE_URL (an admin URL)');
-      const name = `paygate_contract_${randomBytes(6).toString('hex')}`;
-      await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
-      cleanups.push(() => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-      env['DATABASE_URL'] = withDatabase(adminUrl, name);
+      const database = await createThrowawayDatabase(adminUrl, 'paygate_contract');
+      cleanups.push(() => database.drop());
+      env['DATABASE_URL'] = database.url;
     } else {
       delete env['DATABASE_URL'];
     }

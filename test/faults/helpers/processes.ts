@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../../../packages/reference/src/testing/test-db.js';
 import { sleep } from './api.js';
 import { freePort } from './receiver.js';
 
@@ -33,29 +34,11 @@ export function reportNotRun(suite: string): void {
   );
 }
 
-export interface TestDatabase {
-  url: string;
-  name: string;
-  drop(): Promise<void>;
-}
+export type TestDatabase = ThrowawayDatabase;
 
-async function admin(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh database on the admin URL's server; `drop()` removes it (WITH (FORCE): stray connections are cut). */
-export async function createTestDatabase(adminUrl: string, prefix = 'paygate_faults'): Promise<TestDatabase> {
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await admin(adminUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+/** A fresh database on the admin URL's server; `drop()` removes it. */
+export function createTestDatabase(adminUrl: string, prefix = 'paygate_faults'): Promise<TestDatabase> {
+  return createThrowawayDatabase(adminUrl, prefix);
 }
 
 /** Run a query on a test database (inspection of state the API does not expose, e.g. delivery attempts). */

@@ -19,10 +19,30 @@ export function testTargets(): TestTarget[] {
   return process.env['PAYGATE_TEST_DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-function withDatabase(adminUrl: string, database: string): string {
+/** A PostgreSQL database created for one test file or run; `drop()` removes it (WITH (FORCE) cuts stray connections). */
+export interface ThrowawayDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Create a fresh database on the server of `adminUrl` (e.g. postgres://postgres@127.0.0.1:5432/postgres). */
+export async function createThrowawayDatabase(adminUrl: string, prefix = 'paygate_test'): Promise<ThrowawayDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export async function openTestDb(target: TestTarget, options: { migrate?: boolean } = {}): Promise<TestDb> {
@@ -38,15 +58,8 @@ export async function openTestDb(target: TestTarget, options: { migrate?: boolea
   }
   const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
   if (!adminUrl) throw new Error('PAYGATE_TEST_DATABASE_URL is not set');
-  const name = `paygate_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = withDatabase(adminUrl, name);
+  const database = await createThrowawayDatabase(adminUrl);
+  const url = database.url;
   const extra: Db[] = [];
   const db = await openDb({ databaseUrl: url, migrate });
   return {
@@ -59,13 +72,7 @@ export async function openTestDb(target: TestTarget, options: { migrate?: boolea
     },
     async dispose() {
       await Promise.all([db, ...extra].map((d) => d.close()));
-      const drop = new pg.Client({ connectionString: adminUrl });
-      await drop.connect();
-      try {
-        await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await drop.end();
-      }
+      await database.drop();
     },
   };
 }

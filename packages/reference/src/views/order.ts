@@ -26,27 +26,6 @@ export function orderPaymentView(p: OrderPayment) {
   };
 }
 
-/** Seed Order (GET /pg/orders/{order_id}, documents response). */
-export function orderView(o: OrderRow, payments: OrderPayment[]) {
-  return {
-    order_id: o.id,
-    reference_id: o.reference_id,
-    amount: amountToNumber(o.amount_minor),
-    currency: o.currency,
-    mop_type: o.mop_type,
-    buyer: o.buyer,
-    product: o.product,
-    // Every Invoice field is present (null until known), whether the invoice came with the order, a PATCH or an upload.
-    invoice: o.invoice ? { number: o.invoice.number ?? null, date: o.invoice.date ?? null, file: o.invoice.file ?? null } : null,
-    air_waybills: o.air_waybills,
-    payments: payments.map(orderPaymentView),
-    status: o.status,
-    status_message: o.status_message,
-    created_at: o.created_at,
-    is_testing: o.is_testing,
-  };
-}
-
 /** The order summary embedded in a Payment read (seed "Payment (read by id)".order). */
 export function paymentOrderView(o: OrderRow) {
   return {
@@ -60,5 +39,17 @@ export function paymentOrderView(o: OrderRow) {
     status: o.status,
     status_message: o.status_message,
     created_at: o.created_at,
+  };
+}
+
+/** Seed Order (GET /pg/orders/{order_id}, documents response): the summary plus invoice, documents and payments. */
+export function orderView(o: OrderRow, payments: OrderPayment[]) {
+  return {
+    ...paymentOrderView(o),
+    // Every Invoice field is present (null until known), whether the invoice came with the order, a PATCH or an upload.
+    invoice: o.invoice ? { number: o.invoice.number ?? null, date: o.invoice.date ?? null, file: o.invoice.file ?? null } : null,
+    air_waybills: o.air_waybills,
+    payments: payments.map(orderPaymentView),
+    is_testing: o.is_testing,
   };
 }
