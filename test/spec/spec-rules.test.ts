@@ -77,3 +77,22 @@ describe('spec ground rules', () => {
     for (const server of doc.servers) expect(server.url).toMatch(/^https:\/\//);
   });
 });
+
+describe('examples', () => {
+  it('signs the return-URL callback examples with the example encryption key, per the hash rule', async () => {
+    const { verifyCallback } = await import('../../packages/client/src/runtime/callback.js');
+    const credentials = doc.paths['/partners/merchants/{merchant_id}/credentials']!['post']!.responses['201'] as {
+      content: { 'application/json': { example: { data: { encryption_key: string } } } };
+    };
+    const key = credentials.content['application/json'].example.data.encryption_key;
+    const order = doc.paths['/pg/orders/']!['post'] as unknown as {
+      callbacks: Record<string, Record<string, { post: { requestBody: { content: Record<string, { example: Record<string, string> }> } } }>>;
+    };
+    const callback = Object.values(order.callbacks['returnUrl']!)[0]!.post.requestBody.content['application/x-www-form-urlencoded']!.example;
+    expect(verifyCallback(callback, key)).toBe(true);
+    const sandbox = doc.paths['/sandbox/checkout/{session_id}/complete']!['post']!.responses['200'] as {
+      content: { 'application/json': { example: { data: { redirect: { fields: Record<string, string> } } } } };
+    };
+    expect(verifyCallback(sandbox.content['application/json'].example.data.redirect.fields, key)).toBe(true);
+  });
+});

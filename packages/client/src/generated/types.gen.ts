@@ -1582,7 +1582,7 @@ export interface components {
         RefundStatus: "INITIATED" | "PROCESSED" | "FAILED";
         /**
          * Return-URL callback
-         * @description Form fields POSTed (application/x-www-form-urlencoded) by the customer's browser to the order's `return_url` after the customer completes, fails or cancels payment. Hash rule: take `order_id`, `payment_id`, `status`, `mop_type`, `bank_ref_num`, `payment_completed_at` in exactly this order (a missing field counts as an empty string; `message` is not hashed), join them with `|`, compute HMAC-SHA256 over the UTF-8 text with the merchant's encryption key, and compare the lower-case hex digest with `hash` in constant time. Reject a callback without `hash` or with a mismatch, and treat the payment as successful only after reading the order and seeing `payment_successful`.
+         * @description Form fields POSTed (application/x-www-form-urlencoded) by the customer's browser to the order's `return_url` after the customer completes, fails or cancels payment. Hash rule: take `order_id`, `payment_id`, `status`, `mop_type`, `bank_ref_num`, `payment_completed_at` in exactly this order (a missing field counts as an empty string; `message` is not hashed), join them with `|`, compute HMAC-SHA256 over the UTF-8 text with the merchant's encryption key, and compare the lower-case hex digest with `hash` in constant time. Reject a callback without `hash` or with a mismatch, and treat the payment as successful only after reading the order and seeing `payment_successful`. The example is signed with the example encryption key `ek_test_Pq8Rs3Tu6Vw1Xy4Za7Bc2De5Fg9Hi0Jk`.
          * @example {
          *       "order_id": "OD1000000000000001",
          *       "payment_id": "PR1000000000000001",
@@ -1591,7 +1591,7 @@ export interface components {
          *       "mop_type": "UPI",
          *       "bank_ref_num": "608123456789",
          *       "payment_completed_at": "2026-11-21 10:15:30+00:00",
-         *       "hash": "9d5e3c1f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d"
+         *       "hash": "7c1c412d1d35aa74287cee24b8f23d845df7711f0232a1828833105d8cd56525"
          *     }
          */
         ReturnUrlCallback: {
@@ -3554,7 +3554,7 @@ export interface operations {
                      *             "mop_type": "UPI",
                      *             "bank_ref_num": "608123456789",
                      *             "payment_completed_at": "2026-11-21 10:15:30+00:00",
-                     *             "hash": "9d5e3c1f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d"
+                     *             "hash": "7c1c412d1d35aa74287cee24b8f23d845df7711f0232a1828833105d8cd56525"
                      *           }
                      *         }
                      *       }
