@@ -5,6 +5,7 @@ import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
 import { clientEmitter } from './emit/client.js';
 import { createEmitContext, type Emitter, type GeneratedFile, type OutputDirs, type RuntimeDirs, type Target } from './emit/context.js';
+import { serverRequestValidatorsEmitter } from './emit/request-validators.js';
 import { serverApiDocumentEmitter, serverHandlersEmitter, serverOperationsEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
 import { clientTypesEmitter, serverTypesEmitter } from './emit/type-layer.js';
@@ -16,6 +17,7 @@ export const CORE_EMITTERS: readonly Emitter[] = [
   serverHandlersEmitter,
   serverOperationsEmitter,
   serverApiDocumentEmitter,
+  serverRequestValidatorsEmitter,
   clientTypesEmitter,
   clientEmitter,
   webhooksEmitter,

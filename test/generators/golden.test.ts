@@ -21,6 +21,7 @@ describe.each(scenarios)('golden output: $name', (scenario) => {
     'server/handlers.gen.ts',
     'server/operations.gen.ts',
     'server/api-document.gen.ts',
+    'server/request-validators.gen.ts',
     'client/types.gen.ts',
     'client/client.gen.ts',
     'client/index.ts',

@@ -1,33 +1,17 @@
-import Ajv2020 from 'ajv/dist/2020.js';
-import AjvDraft7 from 'ajv';
-import standaloneCode from 'ajv/dist/standalone/index.js';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
+import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { createTypeLayer, withHeader } from './context.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const ROOT_ID = 'webhooks.json';
-const DEFS_PREFIX = '#/components/schemas/';
 
-/** Rewrites `#/components/schemas/X` refs to `<ROOT_ID>#/$defs/X` and drops OpenAPI-only annotation keywords. */
+/** Rewrites `#/components/schemas/X` refs to `webhooks.json#/$defs/X` and drops OpenAPI-only annotation keywords. */
 export function toAjvSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(toAjvSchema);
-  if (!isObj(schema)) return schema;
-  const out: Obj = {};
-  for (const [key, value] of sortedEntries(schema)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)) {
-      out.$ref = `${ROOT_ID}#/$defs/${value.slice(DEFS_PREFIX.length)}`;
-    } else if (key === 'discriminator' || key === 'xml' || key === 'externalDocs' || key === 'example' || key === 'examples' || key.startsWith('x-')) {
-      continue;
-    } else {
-      out[key] = toAjvSchema(value);
-    }
-  }
-  return out;
+  return toAjvSchemaIn(schema, ROOT_ID);
 }
 
 function eventSchemaKey(event: WebhookEventModel): string {
@@ -36,14 +20,9 @@ function eventSchemaKey(event: WebhookEventModel): string {
 
 /** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
 export function compileValidators(openapiVersion: string, schemas: Record<string, JsonSchema>, events: readonly WebhookEventModel[]): string {
-  const options = { code: { source: true, esm: true, lines: true }, allErrors: true, strict: false, unicode: false, logger: false } as const;
-  const ajv = openapiVersion.startsWith('3.1') ? new Ajv2020.default(options) : new AjvDraft7.default(options);
+  const ajv = createStandaloneAjv(openapiVersion, { allErrors: true, strict: false, unicode: false });
   // Formats inline as regular expressions, so the generated code needs no runtime import of ajv-formats.
-  for (const [name, format] of sortedEntries(fastFormats as Record<string, unknown>)) {
-    if (format instanceof RegExp) ajv.addFormat(name, format);
-    else if (isObj(format) && format.validate instanceof RegExp) ajv.addFormat(name, format.validate);
-    else ajv.addFormat(name, true); // not expressible as a regex (numeric ranges, regex, byte): accepted as-is
-  }
+  addFormats(ajv, fastFormats as Record<string, unknown>, 'accept');
   const defs: Obj = {};
   for (const [name, schema] of sortedEntries(schemas)) defs[name] = toAjvSchema(schema);
   for (const event of events) {
@@ -54,13 +33,7 @@ export function compileValidators(openapiVersion: string, schemas: Record<string
   ajv.addSchema({ $id: ROOT_ID, $defs: defs });
   const exports: Record<string, string> = {};
   for (const event of events) exports[`validate${event.typeName}`] = `${ROOT_ID}#/$defs/${eventSchemaKey(event)}`;
-  let code = standaloneCode.default(ajv, exports);
-  const requires = [...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!);
-  if (requires.length > 0) {
-    // Ajv runtime helpers (deep equality for object enums/const): resolved through the package's `ajv` dependency.
-    code = code.replace(/^"use strict";/, `"use strict";\nimport { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);`);
-  }
-  return code.replace(/\r\n?/g, '\n');
+  return standaloneModule(ajv, exports);
 }
 
 export interface WebhookEventView {

@@ -2,12 +2,14 @@ import type { Express } from 'express';
 import { apiDocument } from './generated/api-document.gen.js';
 import type { Handlers } from './generated/handlers.gen.js';
 import { operations, securitySchemes } from './generated/operations.gen.js';
+import { requestValidators } from './generated/request-validators.gen.js';
 import { createApiApp, type CreateAppOptions } from './runtime/app.js';
 
 /**
  * The Express app for the Paygate API: every operation routed to `handlers`, requests (and, outside production,
- * responses) validated against the generated spec, errors mapped to the error envelope.
+ * responses) validated against the generated spec, errors mapped to the error envelope. `requestValidation` picks the
+ * request validation engine (precompiled validators or express-openapi-validator; same answers).
  */
 export function createApp<TPrincipal = unknown>(options: CreateAppOptions<Handlers<TPrincipal>, TPrincipal>): Express {
-  return createApiApp<Handlers<TPrincipal>, TPrincipal>({ apiDocument, operations, securitySchemes }, options);
+  return createApiApp<Handlers<TPrincipal>, TPrincipal>({ apiDocument, operations, securitySchemes, requestValidators }, options);
 }

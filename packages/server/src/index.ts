@@ -3,7 +3,17 @@
  * pass them to `createApp`.
  */
 export { createApp } from './app.js';
-export { createApiApp, type ApiSpec, type AuthenticateInput, type CreateAppOptions, type RateLimitInput, type UploadLimits } from './runtime/app.js';
+export {
+  createApiApp,
+  DEFAULT_REQUEST_VALIDATION,
+  type ApiSpec,
+  type AuthenticateInput,
+  type CreateAppOptions,
+  type RateLimitInput,
+  type RequestValidationMode,
+  type UploadLimits,
+} from './runtime/app.js';
+export type { OperationRequestValidators } from './runtime/request-validation.js';
 export { ApiError, HttpError, mapError, fieldName, RUNTIME_ERROR_CODES, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
 export type {
   ApiDocument,

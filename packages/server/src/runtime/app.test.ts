@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiDocument } from '../../../../test/fixtures/mini/generated/server/api-document.gen.js';
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
 import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/server/operations.gen.js';
-import { createApiApp, findNulCharacter } from './app.js';
+import { requestValidators } from '../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
+import { createApiApp, findNulCharacter, type RequestValidationMode } from './app.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './types.js';
 
@@ -49,31 +50,6 @@ const handlers: Handlers<Principal> = {
 let server: Server;
 let base: string;
 
-beforeAll(async () => {
-  const app = createApiApp<Handlers<Principal>, Principal>(
-    { apiDocument, operations, securitySchemes },
-    {
-      handlers,
-      logger,
-      validateResponses: true,
-      bodyLimit: '2kb',
-      uploadLimits: { fileSize: 1024 },
-      authenticate: ({ req, requirements, schemes }) => {
-        expect(requirements).toEqual([[{ scheme: 'ClientId', scopes: [] }, { scheme: 'ClientSecret', scopes: [] }]]);
-        const idHeader = schemes.ClientId!.name!.toLowerCase();
-        const id = req.headers[idHeader];
-        if (id !== 'ck_test_1' || req.headers['x-client-secret'] !== 'cs_1') throw new Error('bad credentials');
-        return { clientId: id };
-      },
-    },
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
 const auth = { 'x-client-id': 'ck_test_1', 'x-client-secret': 'cs_1' };
 const validOrder = { amount: '10.50', currency: 'INR', reference_id: 'ref-1', buyer: { name: 'A', email: 'a@example.com' } };
 
@@ -89,7 +65,35 @@ async function call(method: string, path: string, init: { body?: BodyInit; heade
   return { status: res.status, headers: res.headers, body: text.length > 0 ? (JSON.parse(text) as { success: boolean; error: { code: string; message: string; details?: Record<string, string> } }) : undefined };
 }
 
-describe('createApiApp over real HTTP (mini fixture)', () => {
+const modes: RequestValidationMode[] = ['express-openapi-validator', 'precompiled'];
+
+describe.each(modes)('createApiApp over real HTTP (mini fixture, %s request validation)', (mode) => {
+  beforeAll(async () => {
+    const app = createApiApp<Handlers<Principal>, Principal>(
+      { apiDocument, operations, securitySchemes, requestValidators },
+      {
+        handlers,
+        requestValidation: mode,
+        logger,
+        validateResponses: true,
+        bodyLimit: '2kb',
+        uploadLimits: { fileSize: 1024 },
+        authenticate: ({ req, requirements, schemes }) => {
+          expect(requirements).toEqual([[{ scheme: 'ClientId', scopes: [] }, { scheme: 'ClientSecret', scopes: [] }]]);
+          const idHeader = schemes.ClientId!.name!.toLowerCase();
+          const id = req.headers[idHeader];
+          if (id !== 'ck_test_1' || req.headers['x-client-secret'] !== 'cs_1') throw new Error('bad credentials');
+          return { clientId: id };
+        },
+      },
+    );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
   it('routes a valid request to the typed handler with the principal and lower-cased headers', async () => {
     const res = await call('POST', '/pg/orders/', { json: validOrder, headers: { 'X-Merchant-ID': '12345678' } });
     expect(res.status).toBe(201);

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type * as OpenApiValidatorModule from 'express-openapi-validator';
 import { HttpError, mapError, RUNTIME_ERROR_CODES } from './errors.js';
+import { compareRoutes, createRequestValidator, RequestRejection, type OperationRequestValidators } from './request-validation.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
 
 /** What `createApiApp` needs from the generated code. */
@@ -9,7 +10,21 @@ export interface ApiSpec {
   apiDocument: ApiDocument;
   operations: readonly OperationRoute[];
   securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
+  /** Precompiled request validators (request-validators.gen.ts); required by `requestValidation: 'precompiled'`. */
+  requestValidators?: Readonly<Record<string, OperationRequestValidators>>;
 }
+
+/**
+ * How requests are validated:
+ * - `'precompiled'`: the generated Ajv standalone validators, called from each operation's route (nothing compiled
+ *   at boot, no per-request route lookup); express-openapi-validator is only loaded when responses are validated.
+ * - `'express-openapi-validator'`: the library validates requests (and responses) from the embedded document.
+ * Both answer with the same statuses, envelopes and `details` keys.
+ */
+export type RequestValidationMode = 'precompiled' | 'express-openapi-validator';
+
+/** Default of `CreateAppOptions.requestValidation`. */
+export const DEFAULT_REQUEST_VALIDATION: RequestValidationMode = 'precompiled';
 
 export interface AuthenticateInput {
   req: Request;
@@ -47,6 +62,11 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
   authenticate?: (input: AuthenticateInput) => TPrincipal | Promise<TPrincipal>;
   /** Validate handler responses against the spec (default: on unless NODE_ENV === 'production'). */
   validateResponses?: boolean;
+  /**
+   * Request validation engine (default: the PAYGATE_REQUEST_VALIDATION environment variable when it names one, else
+   * DEFAULT_REQUEST_VALIDATION, i.e. 'precompiled').
+   */
+  requestValidation?: RequestValidationMode;
   /** JSON / urlencoded body limit (default '1mb'). */
   bodyLimit?: string | number;
   uploadLimits?: UploadLimits;
@@ -164,6 +184,49 @@ export function memoizeValidatorPathToRegexp(): void {
   ptr.pathToRegexp = memoized;
 }
 
+type OpenApiValidatorLib = typeof OpenApiValidatorModule;
+let openApiValidatorLib: OpenApiValidatorLib | undefined;
+
+/** express-openapi-validator, loaded on first use only (its module graph and spec loading are not free at boot). */
+function loadOpenApiValidator(): OpenApiValidatorLib {
+  openApiValidatorLib ??= createRequire(import.meta.url)('express-openapi-validator') as OpenApiValidatorLib;
+  return openApiValidatorLib;
+}
+
+interface ValidatorRoute {
+  openApiPath: string;
+  expressRoute: string;
+  allow: string;
+}
+
+/**
+ * The spec's paths as express-openapi-validator orders them (its `sortRoutes` over one route per path and method, in
+ * document order) with the `Allow` value it sends on 405 (the methods in that same order).
+ */
+export function validatorRouteTable(apiDocument: ApiDocument): ValidatorRoute[] {
+  const httpMethods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+  const routes: { openApiPath: string; expressRoute: string; method: string }[] = [];
+  for (const [path, item] of Object.entries(apiDocument.paths ?? {})) {
+    if (item === null || typeof item !== 'object') continue;
+    for (const method of Object.keys(item)) {
+      if (method.startsWith('x-') || ['parameters', 'summary', 'description'].includes(method)) continue;
+      routes.push({ openApiPath: path, expressRoute: path.replace(/\{([^}/]+)\}/g, ':$1'), method: method.toUpperCase() });
+    }
+  }
+  routes.sort((a, b) => compareRoutes(a.expressRoute, b.expressRoute));
+  const byRoute = new Map<string, { openApiPath: string; methods: string[] }>();
+  for (const r of routes) {
+    let entry = byRoute.get(r.expressRoute);
+    if (entry === undefined) byRoute.set(r.expressRoute, (entry = { openApiPath: r.openApiPath, methods: [] }));
+    if (!entry.methods.includes(r.method)) entry.methods.push(r.method);
+  }
+  return [...byRoute].map(([expressRoute, e]) => ({
+    openApiPath: e.openApiPath,
+    expressRoute,
+    allow: e.methods.filter((m) => httpMethods.has(m.toLowerCase())).join(', '),
+  }));
+}
+
 /** The JSON path of the first string holding a NUL character, or undefined. */
 export function findNulCharacter(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
@@ -205,7 +268,18 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   options.before?.(app);
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
-  const guardFor = (operation: OperationRoute): RequestHandler => async (req, res, next) => {
+  const guardFor = (operation: OperationRoute): RequestHandler => {
+    if ((operation.security.length === 0 || options.authenticate === undefined) && options.rateLimit === undefined) {
+      // nothing to await: no promise hop
+      return (_req, res, next) => {
+        res.locals.principal = undefined;
+        res.locals.operation = operation;
+        next();
+      };
+    }
+    return guardAsync(operation);
+  };
+  const guardAsync = (operation: OperationRoute): RequestHandler => async (req, res, next) => {
     try {
       let principal = undefined as TPrincipal;
       if (operation.security.length > 0 && options.authenticate !== undefined) {
@@ -232,31 +306,39 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
     express.text({ limit: bodyLimit, type: 'text/*' }),
   ];
 
-  // 3. Validation against the pre-bundled document (no file reads, no spec validation at boot). The library deep-clones
-  // `apiSpec` itself, so it is passed as is. Its route lookup is memoized (see memoizeValidatorPathToRegexp).
-  memoizeValidatorPathToRegexp();
-  const validator = OpenApiValidator.middleware({
-    apiSpec: spec.apiDocument as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
-    validateApiSpec: false,
-    validateRequests: { allErrors: true },
-    validateResponses: validateResponses ? { allErrors: true } : false,
-    validateSecurity: false,
-    $refParser: { mode: 'bundle' },
-    fileUploader: {
-      limits: {
-        fileSize: limits.fileSize ?? 5 * 1024 * 1024,
-        files: limits.files ?? 1,
-        fields: limits.fields ?? 20,
-        fieldSize: limits.fieldSize ?? 64 * 1024,
-      },
-    },
-  }) as unknown as RequestHandler[];
+  const uploadLimits = {
+    fileSize: limits.fileSize ?? 5 * 1024 * 1024,
+    files: limits.files ?? 1,
+    fields: limits.fields ?? 20,
+    fieldSize: limits.fieldSize ?? 64 * 1024,
+  };
+  const fromEnv = process.env.PAYGATE_REQUEST_VALIDATION;
+  const mode = options.requestValidation ?? (fromEnv === 'precompiled' || fromEnv === 'express-openapi-validator' ? fromEnv : DEFAULT_REQUEST_VALIDATION);
+  if (mode !== 'precompiled' && mode !== 'express-openapi-validator') throw new Error(`createApp: unknown requestValidation ${String(mode)}`);
 
-  // 4. One route per operation: guard -> body parsers -> validator -> typed handler, in ONE router pass (the guard
-  // used to sit in a separate pre-router of one route per operation, which every request walked first).
-  for (const operation of spec.operations) {
+  // 3. express-openapi-validator against the pre-bundled document (no file reads, no spec validation at boot): for
+  // requests and responses, or, with precompiled request validation, for responses only (and then only when asked).
+  // The library deep-clones `apiSpec` itself, so it is passed as is. Its route lookup is memoized.
+  const libraryValidator = (validate: { requests: boolean; responses: boolean }): RequestHandler[] => {
+    if (!validate.requests && !validate.responses) return [];
+    memoizeValidatorPathToRegexp();
+    const OpenApiValidator = loadOpenApiValidator();
+    return OpenApiValidator.middleware({
+      apiSpec: spec.apiDocument as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+      validateApiSpec: false,
+      validateRequests: validate.requests ? { allErrors: true } : false,
+      validateResponses: validate.responses ? { allErrors: true } : false,
+      validateSecurity: false,
+      $refParser: { mode: 'bundle' },
+      // multipart is parsed by the precompiled path itself when the library does not validate requests
+      fileUploader: validate.requests ? { limits: uploadLimits } : false,
+    }) as unknown as RequestHandler[];
+  };
+
+  // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
+  const invokeFor = (operation: OperationRoute): RequestHandler => {
     const handler = handlers[operation.operationId]!;
-    const invoke: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+    return async (req: Request, res: Response, next: NextFunction) => {
       try {
         assertNoNulCharacters(req);
         const files = collectFiles(operation, req);
@@ -269,12 +351,60 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
         next(error);
       }
     };
-    app[operation.method](operation.expressPath, guardFor(operation), ...bodyParsers, ...validator, invoke);
-  }
+  };
 
-  // Requests no operation route took (unknown path, or a known path with another method): the same parsers and the
-  // validator, so a known path answers 405 (with Allow) as before, and anything else falls through to 404.
-  app.use(...bodyParsers, ...validator);
+  if (mode === 'express-openapi-validator') {
+    const validator = libraryValidator({ requests: true, responses: validateResponses });
+    for (const operation of spec.operations) {
+      app[operation.method](operation.expressPath, guardFor(operation), ...bodyParsers, ...validator, invokeFor(operation));
+    }
+    // Requests no operation route took (unknown path, or a known path with another method): the same parsers and the
+    // validator, so a known path answers 405 (with Allow) as before, and anything else falls through to 404.
+    app.use(...bodyParsers, ...validator);
+  } else {
+    const validators = spec.requestValidators;
+    const missingValidators = spec.operations.filter((op) => validators?.[op.operationId] === undefined).map((op) => op.operationId);
+    if (missingValidators.length > 0) {
+      throw new Error(`createApp: requestValidation 'precompiled' needs request-validators.gen.ts (npm run generate); missing: ${missingValidators.join(', ')}`);
+    }
+    const table = validatorRouteTable(spec.apiDocument);
+    const allowByPath = new Map(table.map((r) => [r.openApiPath, r.allow]));
+    // Response validation hooks `res.json` only for requests that passed request validation (as with the library
+    // validating both); its route lookup resets `req.params` to strings, so the coerced ones are put back after it.
+    const library = libraryValidator({ requests: false, responses: validateResponses });
+    const responseValidator: RequestHandler[] =
+      library.length === 0
+        ? []
+        : [
+            (req, res, next) => {
+              res.locals.paygateParams = req.params;
+              next();
+            },
+            ...library,
+            (req, res, next) => {
+              req.params = res.locals.paygateParams as Request['params'];
+              next();
+            },
+          ];
+    for (const operation of spec.operations) {
+      const requestValidation = createRequestValidator(operation, validators![operation.operationId]!, {
+        allow: allowByPath.get(operation.path) ?? operation.method.toUpperCase(),
+        uploadLimits,
+      });
+      app[operation.method](operation.expressPath, guardFor(operation), ...bodyParsers, ...requestValidation, ...responseValidator, invokeFor(operation));
+    }
+    // Requests no operation route took: after the same parsers, a known path answers 405 with the validator's Allow
+    // (paths tried in its order), anything else falls through to 404.
+    const expressPathOf = new Map(spec.operations.map((op) => [op.path, op.expressPath]));
+    const knownPaths = express.Router();
+    for (const route of table) {
+      const allow = route.allow;
+      knownPaths.all(expressPathOf.get(route.openApiPath) ?? route.expressRoute, (req: Request, _res: Response, next: NextFunction) => {
+        next(new RequestRejection(405, `${req.method} method not allowed`, [{ path: req.path, message: `${req.method} method not allowed` }], { Allow: allow }));
+      });
+    }
+    app.use(...bodyParsers, knownPaths);
+  }
 
   // 5. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));

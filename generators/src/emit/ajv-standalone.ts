@@ -1,0 +1,91 @@
+/**
+ * Shared by the emitters that precompile Ajv validators into standalone ESM code (webhook events, server request
+ * validation): schema rewriting into one `$defs` root, the Ajv instance for the document's dialect, format tables and
+ * the standalone module text. Nothing here depends on a particular emitter.
+ */
+import Ajv2020 from 'ajv/dist/2020.js';
+import AjvDraft7 from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import type { Options as AjvOptions } from 'ajv';
+import { sortedEntries } from '../util/sorted.js';
+
+type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export type StandaloneAjv = InstanceType<typeof Ajv2020.default> | InstanceType<typeof AjvDraft7.default>;
+
+const DEFS_PREFIX = '#/components/schemas/';
+/** Annotation keywords Ajv does not need (dropped so the generated code never depends on them). */
+const DROPPED_KEYWORDS = new Set(['discriminator', 'xml', 'externalDocs', 'example', 'examples']);
+
+/** Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X` and drops OpenAPI-only annotation keywords. */
+export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => toAjvSchema(s, rootId, alsoDrop));
+  if (!isObj(schema)) return schema;
+  const out: Obj = {};
+  for (const [key, value] of sortedEntries(schema)) {
+    if (key === 'nullable' && alsoDrop.has('nullable-without-type') && schema.type === undefined) {
+      // OpenAPI 3.0 `nullable` without `type` constrains nothing, and Ajv refuses to compile it
+      continue;
+    } else if (key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)) {
+      out.$ref = `${rootId}#/$defs/${value.slice(DEFS_PREFIX.length)}`;
+    } else if (DROPPED_KEYWORDS.has(key) || alsoDrop.has(key) || key.startsWith('x-')) {
+      continue;
+    } else if (key === 'properties' && isObj(value)) {
+      // property names are data, not keywords: never dropped
+      const props: Obj = {};
+      for (const [name, sub] of sortedEntries(value)) props[name] = toAjvSchema(sub, rootId, alsoDrop);
+      out[key] = props;
+    } else {
+      out[key] = toAjvSchema(value, rootId, alsoDrop);
+    }
+  }
+  return out;
+}
+
+/** Ajv for the document's dialect (OpenAPI 3.1 = JSON Schema 2020-12, else draft-07), set up for standalone ESM code. */
+export function createStandaloneAjv(openapiVersion: string, options: AjvOptions): StandaloneAjv {
+  const all: AjvOptions = { ...options, code: { source: true, esm: true, lines: true, ...options.code }, logger: false };
+  return openapiVersion.startsWith('3.1') ? new Ajv2020.default(all) : new AjvDraft7.default(all);
+}
+
+/** What to do with a format that is not a regular expression (a function, or a `{ type: 'number', validate }` object). */
+export type FunctionFormatMode = 'accept' | 'runtime';
+
+/**
+ * Registers a format table. Regular expressions (and `{ validate: RegExp }` definitions) are inlined into the
+ * generated code. Other definitions are either accepted as-is (`'accept'`: `true`) or registered unchanged
+ * (`'runtime'`: the generated code reads them from the `formats` object the module imports at run time, which must
+ * be the same table).
+ */
+export function addFormats(ajv: StandaloneAjv, table: Record<string, unknown>, mode: FunctionFormatMode): void {
+  for (const [name, format] of sortedEntries(table)) {
+    if (format instanceof RegExp) ajv.addFormat(name, format);
+    else if (isObj(format) && format.validate instanceof RegExp) ajv.addFormat(name, format.validate);
+    else if (format === true || mode === 'accept') ajv.addFormat(name, true); // numeric ranges, regex, byte: accepted as-is
+    else ajv.addFormat(name, format as Parameters<StandaloneAjv['addFormat']>[1]);
+  }
+}
+
+/**
+ * Standalone ESM code exporting `exports` (name -> schema id/ref). Ajv runtime helpers (`require("ajv/dist/runtime/...")`)
+ * are resolved through `createRequire`, and the prelude lines (or what `prelude(code)` returns for the generated code) are
+ * inserted after `"use strict";`. LF line endings.
+ */
+export function standaloneModule(
+  ajv: StandaloneAjv,
+  exports: Record<string, string>,
+  prelude: readonly string[] | ((code: string) => readonly string[]) = [],
+): string {
+  let code = standaloneCode.default(ajv, exports);
+  const preludeLines = typeof prelude === 'function' ? prelude(code) : prelude;
+  const needsRequire = [code, ...preludeLines].some((text) => /require\("[^"]+"\)/.test(text));
+  const lines: string[] = [];
+  if (needsRequire) {
+    // Ajv runtime helpers (deep equality for object enums/const, unicode length): resolved through `ajv`.
+    lines.push('import { createRequire } from "node:module";', 'const require = createRequire(import.meta.url);');
+  }
+  lines.push(...preludeLines);
+  if (lines.length > 0) code = code.replace(/^"use strict";/, `"use strict";\n${lines.join('\n')}`);
+  return code.replace(/\r\n?/g, '\n');
+}
