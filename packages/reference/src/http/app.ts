@@ -90,7 +90,10 @@ export function canonical(value: unknown): string {
   return JSON.stringify(seen(value) ?? null);
 }
 
-type AnyHandler = (req: { body?: unknown }, ctx: HandlerContext<Principal>) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+type AnyHandler = (
+  req: { body?: unknown },
+  ctx: HandlerContext<Principal>,
+) => Promise<{ status: number; body?: unknown; headers?: Record<string, string>; contentType?: string; rawBody?: string }>;
 
 /** Every handler: service errors that escaped a handler still become HttpErrors. */
 function withErrorMapping(handler: AnyHandler): AnyHandler {
@@ -157,10 +160,8 @@ function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logg
     if (begun.kind === 'replay') {
       const headers = { ...begun.headers, 'Idempotent-Replayed': 'true' };
       if (begun.contentType === null) return { status: begun.status, headers };
-      // The stored text verbatim (byte-identical to the first answer). It is sent here, bypassing the scaffold's
-      // res.json (which would re-serialise); the scaffold then only calls res.end() on the finished response (a no-op).
-      ctx.res.status(begun.status).set(headers).type(begun.contentType).send(begun.body);
-      return { status: begun.status };
+      // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
+      return { status: begun.status, headers, contentType: begun.contentType, rawBody: begun.body };
     }
     const settle = async (response: StoredResponse | null) => {
       try {

@@ -107,6 +107,11 @@ interface HandlerResult {
   body?: unknown;
   headers?: Record<string, unknown>;
   contentType?: string;
+  /**
+   * Body text already serialised, sent byte for byte instead of `body` (e.g. an idempotent replay of a stored
+   * response). Not part of the generated handler types: only wrappers around handlers produce it.
+   */
+  rawBody?: string;
 }
 
 function sendResult(operation: OperationRoute, res: Response, result: HandlerResult): void {
@@ -117,6 +122,10 @@ function sendResult(operation: OperationRoute, res: Response, result: HandlerRes
     if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
   }
   res.status(result.status);
+  if (result.rawBody !== undefined) {
+    res.type(result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json').send(result.rawBody);
+    return;
+  }
   if (result.body === undefined) {
     res.end();
     return;
