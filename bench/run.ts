@@ -18,6 +18,7 @@ import { measureGenerators, type GeneratorBench } from './generate.js';
 import { createHostedOrderBody, createMerchantBody, orderEnvelope } from './lib/fixtures.js';
 import { load, type LoadResult } from './lib/load.js';
 import { freePort, httpOk, spawnNode, waitUntil, type Child } from './lib/proc.js';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env['BENCH_DURATION'] ?? 5);
@@ -209,27 +210,11 @@ async function runClient(): Promise<void> {
   }
 }
 
-interface Database {
-  url: string;
-  name: string;
-}
+type Database = ThrowawayDatabase;
 
 async function createDatabase(): Promise<Database> {
-  const name = `paygate_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = { url: url.toString(), name };
-  cleanups.push(async () => {
-    const a = new pg.Client({ connectionString: ADMIN_URL });
-    await a.connect();
-    await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await a.end();
-  });
+  const db = await createThrowawayDatabase(ADMIN_URL, 'paygate_bench');
+  cleanups.push(() => db.drop());
   return db;
 }
 

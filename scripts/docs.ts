@@ -1,5 +1,5 @@
 /**
- * npm run docs  (tsx scripts/docs.ts [--out <dir>] [--fixture] [--skip-redoc])
+ * npm run docs  (tsx scripts/docs.ts [--out <dir>] [--openapi <root document>] [--skip-redoc])
  *
  * Builds the static, offline documentation site in docs/site/:
  *   index.html        Redoc rendering of the BUNDLED OpenAPI document (openapi/openapi.yaml + openapi/redocly.yaml)
@@ -8,7 +8,7 @@
  *   events.html, errors.html, decisions.html  rendered from templates/docs/*.hbs
  * Sources: docs/errors.md and docs/decisions.md (their tables), the webhook event descriptions below.
  *
- * --fixture     use a tiny built-in OpenAPI document when openapi/openapi.yaml does not exist yet
+ * --openapi     another root document (its redocly.yaml beside it); default openapi/openapi.yaml
  * --skip-redoc  do not fail when the redoc package is not installed (the page will not render until it is)
  */
 import { existsSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundle, createConfig, loadConfig } from '@redocly/openapi-core';
+import { loadOpenApi } from '../generators/src/parse/openapi.js';
 import {
   REDOC_SCRIPT,
   parseDecisions,
@@ -36,11 +36,10 @@ const step = (message: string) => console.log(`[docs] ${message}`);
 const elapsed = () => `${Math.round(performance.now() - started)} ms`;
 
 function parseArgs(argv: string[]) {
-  const args = { out: path.join(ROOT, 'docs', 'site'), openapi: path.join(ROOT, 'openapi', 'openapi.yaml'), fixture: false, skipRedoc: false };
+  const args = { out: path.join(ROOT, 'docs', 'site'), openapi: path.join(ROOT, 'openapi', 'openapi.yaml'), skipRedoc: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--fixture') args.fixture = true;
-    else if (a === '--skip-redoc') args.skipRedoc = true;
+    if (a === '--skip-redoc') args.skipRedoc = true;
     else if (a === '--out' && argv[i + 1]) args.out = path.resolve(argv[++i]!);
     else if (a === '--openapi' && argv[i + 1]) args.openapi = path.resolve(argv[++i]!);
     else throw new Error(`unknown argument ${a}`);
@@ -220,33 +219,14 @@ const EVENTS: EventEntry[] = [
   { name: 'REFUND_FAILED', category: 'Refund', status: 'future', summary: 'A refund reached `FAILED`. Until then, read the refund.', eventTimeFormat: '', fields: [], example: null },
 ];
 
-/** Stand-in used only with --fixture while openapi/openapi.yaml does not exist. */
-const FIXTURE_DOCUMENT = {
-  openapi: '3.1.0',
-  info: { title: 'Paygate API (fixture)', version: '1.0.0' },
-  paths: {},
-};
-
 // --- Steps ------------------------------------------------------------------------------------------------------
 
-async function bundleSpec(root: string, useFixture: boolean): Promise<object> {
-  if (!existsSync(root)) {
-    if (!useFixture) throw new Error(`${path.relative(ROOT, root)} not found (pass --fixture to build with a stand-in document)`);
-    step(`${path.relative(ROOT, root)} not found: using the built-in fixture document`);
-    return FIXTURE_DOCUMENT;
-  }
-  const configPath = path.join(path.dirname(root), 'redocly.yaml');
-  const config = existsSync(configPath) ? await loadConfig({ configPath }) : await createConfig({});
-  step(`bundling ${path.relative(ROOT, root)} with ${existsSync(configPath) ? path.relative(ROOT, configPath) : 'default config'}`);
-  const result = await bundle({ ref: root, config, dereference: false });
-  const errors = result.problems.filter((p) => p.severity === 'error');
-  if (errors.length > 0) {
-    for (const p of errors) console.error(`[docs]   ${p.ruleId}: ${p.message}`);
-    throw new Error(`bundling reported ${errors.length} error(s)`);
-  }
-  const parsed = result.bundle.parsed;
-  if (typeof parsed !== 'object' || parsed === null) throw new Error('bundle produced no document');
-  return parsed;
+/** The bundled document, through the generators' parse layer (lint is `npm run lint:spec`'s job). */
+async function bundleSpec(root: string): Promise<object> {
+  const lintConfig = path.join(path.dirname(root), 'redocly.yaml');
+  step(`bundling ${path.relative(ROOT, root)} with ${path.relative(ROOT, lintConfig)}`);
+  const { document } = await loadOpenApi({ input: root, lintConfig, lint: 'skip', cwd: ROOT });
+  return document;
 }
 
 /** The catalogue in docs/errors.md and the spec's ErrorCode enum must name the same codes. */
@@ -301,7 +281,7 @@ async function main(): Promise<void> {
   const decisions = parseDecisions(decisionsMd);
   step(`read ${errors.length} error codes from docs/errors.md and ${decisions.length} decisions from docs/decisions.md`);
 
-  const bundledDocument = await bundleSpec(args.openapi, args.fixture);
+  const bundledDocument = await bundleSpec(args.openapi);
   checkErrorCodes(bundledDocument, errors.map((e) => e.code));
   checkEvents(bundledDocument);
 
