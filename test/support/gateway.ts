@@ -16,7 +16,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, openReference, type ReferenceRuntime } from '@paygate/reference';
+import { loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '../../packages/reference/src/http/app.js';
 import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
@@ -57,8 +57,8 @@ export interface Gateway {
  * Per-request fault injection (in-process only), keyed by test-only request headers so parallel requests are not
  * affected:
  * - `x-paygate-test-fault: db` — every database call of that request after authentication throws (=> 500 path);
- * - `x-paygate-test-hold: <token>` — the request stops at its first database call after its Idempotency-Key was
- *   claimed, until `faults.release(token)` (=> a same-key request meanwhile sees it in flight: 409).
+ * - `x-paygate-test-hold: <token>` — the request stops once its Idempotency-Key is claimed, before its transaction
+ *   opens, until `faults.release(token)` (=> a same-key request meanwhile sees it in flight: 409).
  */
 export interface Faults {
   readonly FAULT_HEADER: 'x-paygate-test-fault';
@@ -109,36 +109,24 @@ function installFaults(db: DbLike, als: AsyncLocalStorage<RequestState>): Faults
   };
   const origQuery = db.query.bind(db);
   const origTransaction = db.transaction.bind(db);
+  const origScope = db.transactionScope.bind(db);
   Object.assign(db, {
     query: async (sql: string, params?: readonly unknown[]) => {
       await before(sql);
-      const result = await origQuery(sql, params);
-      const state = als.getStore();
-      if (state && /INSERT INTO idempotency_keys|UPDATE idempotency_keys SET locked_at/.test(sql)) state.claimed = true;
-      return result;
+      return origQuery(sql, params);
     },
-    transaction: async <T>(fn: (tx: DbLike) => Promise<T>) => {
+    transaction: async <T>(fn: (tx: Db) => Promise<T>) => {
       await before(undefined);
-      let sawClaim = false;
-      const result = await origTransaction((tx) =>
-        fn(
-          new Proxy(tx, {
-            get(target, key) {
-              if (key === 'query') {
-                return (sql: string, params?: readonly unknown[]) => {
-                  if (/INSERT INTO idempotency_keys|UPDATE idempotency_keys SET locked_at/.test(sql)) sawClaim = true;
-                  return target.query(sql, params);
-                };
-              }
-              const v = Reflect.get(target, key) as unknown;
-              return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-            },
-          }),
-        ),
-      );
+      return origTransaction(fn);
+    },
+    // The idempotency wrapper opens the request's transaction right after claiming its key in the process: a held
+    // request parks there, in flight but holding no connection (PGlite has only one), so a same-key request meanwhile
+    // gets its 409 and other requests go on.
+    transactionScope: async <T>(fn: (tx: Db) => Promise<T>) => {
       const state = als.getStore();
-      if (state && sawClaim) state.claimed = true;
-      return result;
+      if (state) state.claimed = true;
+      await before(undefined);
+      return origScope(fn);
     },
   });
   return {

@@ -8,6 +8,7 @@ export { openReference, type ReferenceRuntime } from './runtime.js';
 
 export type { Db, QueryResult } from './db/db.js';
 export { openDb, type OpenDbOptions } from './db/open.js';
+export { withTransactionScopes, type ScopedDb } from './db/ambient.js';
 export { migrate, loadMigrations, MIGRATIONS_DIR } from './db/migrate.js';
 export { openPglite } from './db/pglite.js';
 export { openPostgres } from './db/postgres.js';
@@ -43,7 +44,14 @@ export { getPayment, listPayments, type PaymentFilters } from './services/paymen
 export { createRefund, getRefund, listRefunds, completeRefund, processDueRefunds, type RefundFilters } from './services/refunds.js';
 export { runSettlements, getSettlement, listSettlements } from './services/settlements.js';
 export { createWebhookEndpoint, listWebhookEndpoints, deleteWebhookEndpoint, type WebhookEndpointView } from './services/webhook-endpoints.js';
-export { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, isValidIdempotencyKey, type IdempotencyBegin } from './services/idempotency.js';
+export {
+  claimIdempotencyKey,
+  recordIdempotentOutcome,
+  idempotencyScope,
+  requestFingerprint,
+  isValidIdempotencyKey,
+  type IdempotencyClaim,
+} from './services/idempotency.js';
 export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './services/rate-limit.js';
 export { loadSandboxClock, type SandboxClock } from './services/sandbox-clock.js';
 export { merchantDetailsView } from './views/merchant.js';

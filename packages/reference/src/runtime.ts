@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './config.js';
+import { withTransactionScopes, type ScopedDb } from './db/ambient.js';
 import type { Db } from './db/db.js';
 import { openDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './domain/secret-box.js';
@@ -9,7 +10,6 @@ import { formatIso } from './domain/time.js';
 import { ensurePartnerCredential } from './services/credentials.js';
 import { sequenceIds, type ServiceDeps } from './services/deps.js';
 import { createDocumentStore, type DocumentStore } from './services/documents.js';
-import { sealLegacyIdempotencyResponses } from './services/idempotency.js';
 import { sealLegacyEncryptionKeys } from './services/merchants.js';
 import { sealLegacyWebhookSecrets } from './services/webhook-endpoints.js';
 import { loadSandboxClock, type SandboxClock } from './services/sandbox-clock.js';
@@ -18,7 +18,8 @@ import { createWorker, type Worker, type WorkerLogger } from './worker/worker.js
 /** Everything the HTTP layer needs, wired from the configuration. */
 export interface ReferenceRuntime {
   config: ReferenceConfig;
-  db: Db;
+  /** The database; `transactionScope` makes every statement of a request join one transaction (idempotent POSTs). */
+  db: ScopedDb;
   clock: SandboxClock;
   deps: ServiceDeps;
   /** Where the master key came from (never the key itself), e.g. for a start-up line. */
@@ -92,7 +93,7 @@ export async function prepareSealedSecrets(
   db: Db,
   secrets: SecretBox,
   now: string,
-): Promise<{ merchants: number; webhookEndpoints: number; idempotencyKeys: number }> {
+): Promise<{ merchants: number; webhookEndpoints: number }> {
   return db.transaction(async (tx) => {
     await tx.query(`INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`, [
       secrets.seal(CHECK_TEXT, CHECK_CONTEXT),
@@ -116,7 +117,6 @@ export async function prepareSealedSecrets(
     return {
       merchants: await sealLegacyEncryptionKeys(tx, secrets),
       webhookEndpoints: await sealLegacyWebhookSecrets(tx, secrets),
-      idempotencyKeys: await sealLegacyIdempotencyResponses(tx, secrets),
     };
   });
 }
@@ -131,11 +131,11 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   if (master.source === 'file' && master.created) {
     options.logger?.info({ file: master.file }, 'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)');
   }
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   try {
     const clock = await loadSandboxClock(db);
     const sealed = await prepareSealedSecrets(db, secrets, formatIso(clock.now()));
-    if (sealed.merchants + sealed.webhookEndpoints + sealed.idempotencyKeys > 0) {
+    if (sealed.merchants + sealed.webhookEndpoints > 0) {
       options.logger?.info(sealed, 'sealed plaintext secrets left from before encryption at rest (counts only)');
     }
     const deps: ServiceDeps = { db, clock, ids: sequenceIds, secrets };

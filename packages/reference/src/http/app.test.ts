@@ -12,8 +12,8 @@ import { createLogger } from '../logger.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
 import { companyDetails, settlementDetails } from '../testing/fixtures.js';
 import { testTargets, type TestTarget } from '../testing/test-db.js';
-import { beginIdempotent, requestFingerprint } from '../services/idempotency.js';
-import { canonical, createReferenceApp, idempotentOperationIds } from './app.js';
+import { idempotencyLockId } from '../services/idempotency.js';
+import { createReferenceApp, idempotentOperationIds } from './app.js';
 
 /** One HTTP server whose handler can be swapped (the port must be known before the runtime is configured). */
 async function listenSwappable(): Promise<{ server: Server; port: number; setApp(app: Express): void }> {
@@ -301,13 +301,34 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(mismatch.status).toBe(422);
     expect(!mismatch.ok && mismatch.error.error.code).toBe('ERR_IDEMPOTENCY_422');
 
-    // a request still in flight under the same key (claimed as the first request would) => 409
-    const body = { payment_id: paymentId, refund_amount: '2.00' };
-    const inFlightKey = `inflight-${randomBytes(6).toString('hex')}`;
-    await beginIdempotent(runtime.deps, merchantCreds.client_id, inFlightKey, requestFingerprint('POST', '/pg/refunds', canonical(body)));
-    const inFlight = await m.refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
-    expect(inFlight.status).toBe(409);
-    expect(!inFlight.ok && inFlight.error.error.code).toBe('ERR_IDEMPOTENCY_409');
+    // A request still in flight in another process holds its key's advisory lock until its transaction ends: a retry
+    // gets 409. Only PostgreSQL has a second session to hold it from (the same-process case is in the contract suite).
+    const databaseUrl = config.databaseUrl;
+    const extraRefunds: string[] = [];
+    if (databaseUrl) {
+      const body = { payment_id: paymentId, refund_amount: '2.00' };
+      const inFlightKey = `inflight-${randomBytes(6).toString('hex')}`;
+      const holder = new pg.Client({ connectionString: databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock($1::bigint)', [idempotencyLockId(`merchant:${merchantId}`, inFlightKey)]);
+        const inFlight = await m.refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
+        expect(inFlight.status).toBe(409);
+        expect(!inFlight.ok && inFlight.error.error.code).toBe('ERR_IDEMPOTENCY_409');
+      } finally {
+        await holder.end();
+      }
+      const afterwards = await m.refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
+      expect(afterwards.status).toBe(200);
+      if (afterwards.ok) extraRefunds.push(afterwards.data.data.refund_id);
+      // a partner retrying the merchant's request (X-Merchant-ID) with the same key replays it: keys belong to the merchant
+      const byPartner = await createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0, merchantId }).refunds.create(
+        body,
+        { headers: { 'Idempotency-Key': inFlightKey } },
+      );
+      expect(byPartner.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(byPartner.ok && afterwards.ok && byPartner.data).toEqual(afterwards.ok && afterwards.data);
+    }
 
     const badKey = await m.refunds.create({ payment_id: paymentId, refund_amount: '1.00' }, { headers: { 'Idempotency-Key': 'has space' } });
     expect(badKey.status).toBe(400);
@@ -322,7 +343,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const read = await m.refunds.get(refundId);
     expect(read.ok && read.data.data.refunded_at).toMatch(/Z$/);
     const list = await m.refunds.list({ payment_id: paymentId });
-    expect(list.ok && list.data.results.map((r) => r.refund_id)).toEqual([refundId]);
+    expect(list.ok && list.data.results.map((r) => r.refund_id).sort()).toEqual([refundId, ...extraRefunds].sort());
     expect(list.ok && list.data).not.toHaveProperty('success');
 
     const run = await partner().extensions.runSettlements({});
@@ -334,7 +355,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const payment = await m.payments.get(paymentId);
     if (!payment.ok) throw new Error(JSON.stringify(payment.error));
     expect(payment.data.data.settlement).toMatchObject({ settlement_id: settlement.settlement_id, utr_number: settlement.utr_number });
-    expect(payment.data.data.refund.map((r) => r.refund_status)).toEqual(['PROCESSED']);
+    expect(payment.data.data.refund.map((r) => r.refund_status)).toEqual(['PROCESSED', ...extraRefunds.map(() => 'INITIATED')]);
 
     const readSettlement = await m.settlements.get(settlement.settlement_id);
     expect(readSettlement.ok && readSettlement.data.data.settlement_id).toBe(settlement.settlement_id);

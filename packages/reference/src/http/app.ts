@@ -15,7 +15,7 @@ import { createHandlers, toHttpError, type Principal } from '../handlers/index.j
 import type { ReferenceRuntime } from '../runtime.js';
 import { authenticate } from '../services/credentials.js';
 import { readDocument } from '../services/documents.js';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint, type StoredResponse } from '../services/idempotency.js';
+import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from '../services/idempotency.js';
 import { createRateLimiter, type RateLimiter } from '../services/rate-limit.js';
 import { requestLogger } from '../logger.js';
 
@@ -139,64 +139,94 @@ function responseAsSent(
   return { status, contentType, body: text, headers: stored };
 }
 
+type HandlerResult = Awaited<ReturnType<AnyHandler>>;
+
+/** Statuses whose answer is final and recorded for replay: 2xx-4xx except 429 (a retry may succeed later). */
+function isFinalStatus(status: number): boolean {
+  return status < 500 && status !== 429;
+}
+
+/** A non-final answer (5xx) leaves the transaction by this error so that it rolls back, and is returned after. */
+class RollBackWith extends Error {
+  constructor(readonly result: HandlerResult) {
+    super('non-final response: roll the idempotent request back');
+  }
+}
+
+type IdempotentOutcome = { kind: 'result'; result: HandlerResult } | { kind: 'error'; error: HttpError } | { kind: 'replay'; stored: StoredResponse };
+
 /**
- * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`): claim the key with a fingerprint of method, path
- * and body; replay a finished request (`Idempotent-Replayed: true`); 409 while in flight; 422 for another request
- * with the same key. 2xx and 4xx answers are stored (the exact body text, sealed); thrown errors and 5xx release the key
- * so a retry can run. A replay sends the stored text byte for byte, with its content type and headers.
+ * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`), exactly once:
+ * - the key is claimed, the handler runs and the key's outcome is recorded in ONE database transaction (every
+ *   service statement joins it through `transactionScope`). A crash or a failure anywhere before commit leaves
+ *   nothing, so a retry runs once; after commit the outcome is there, so a retry replays it;
+ * - the claim is a transaction-scoped advisory lock, so a retry cannot take over a first execution that can still
+ *   commit, however long it stalls (409 ERR_IDEMPOTENCY_409 meanwhile);
+ * - keys belong to the account the request acts for (see idempotencyScope), not to the credential;
+ * - final answers (2xx, 4xx but 429) are recorded, the exact body text sealed; a 4xx rolls the handler's own
+ *   writes back to a savepoint first. 5xx and 429 roll everything back, so the key stays free for a retry;
+ * - a replay sends the stored text byte for byte, with its content type, headers and `Idempotent-Replayed: true`;
+ *   the same key with another request is 422 ERR_IDEMPOTENCY_422.
  */
-function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, logger: Logger): AnyHandler {
+function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, inFlight: Set<string>): AnyHandler {
   return async (req, ctx) => {
     const key = ctx.req.get(IDEMPOTENCY_HEADER);
     if (key === undefined) return handler(req, ctx);
-    const credential = ctx.principal?.clientId ?? `ip:${ctx.req.ip ?? 'unknown'}`;
-    const fingerprint = requestFingerprint(ctx.req.method, ctx.req.path, canonical(req.body));
-    let begun;
+    let outcome: IdempotentOutcome;
+    let claimedHere: string | undefined;
     try {
-      begun = await beginIdempotent(rt.deps, credential, key, fingerprint);
+      const scope = await idempotencyScope(rt.db, ctx.principal, ctx.req.get('x-merchant-id'), ctx.req.ip ?? 'unknown');
+      const claim = { scope, key, fingerprint: requestFingerprint(ctx.req.method, ctx.req.path, canonical(req.body)) };
+      // Same key already running in this process: 409 at once, without waiting for a connection (on PGlite, the one
+      // connection is that request's). Other processes are kept out by the key's advisory lock below.
+      const local = `${scope}\n${key}`;
+      if (inFlight.has(local)) throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
+      inFlight.add((claimedHere = local));
+      outcome = await rt.db.transactionScope(async (tx): Promise<IdempotentOutcome> => {
+        const claimed = await claimIdempotencyKey(tx, rt.deps, claim.scope, claim.key, claim.fingerprint);
+        if (claimed.kind === 'replay') return { kind: 'replay', stored: claimed };
+        await tx.query('SAVEPOINT idempotent_request');
+        let result: HandlerResult;
+        try {
+          result = await handler(req, ctx);
+        } catch (err) {
+          const mapped = toHttpError(err);
+          if (!(mapped instanceof HttpError) || !isFinalStatus(mapped.status)) throw mapped;
+          await tx.query('ROLLBACK TO SAVEPOINT idempotent_request');
+          // what the scaffold's error handler sends: res.status().set(headers).json(body)
+          const sent = mapError(mapped);
+          await recordIdempotentOutcome(tx, rt.deps, claim, responseAsSent(ctx, sent.status, sent.body, 'application/json', sent.headers));
+          return { kind: 'error', error: mapped };
+        }
+        if (!isFinalStatus(result.status)) throw new RollBackWith(result);
+        const contentType = result.contentType ?? declaredMediaType(ctx, result.status);
+        await recordIdempotentOutcome(tx, rt.deps, claim, responseAsSent(ctx, result.status, result.body, contentType, result.headers));
+        return { kind: 'result', result };
+      });
     } catch (err) {
+      if (err instanceof RollBackWith) return err.result;
       throw toHttpError(err);
+    } finally {
+      if (claimedHere !== undefined) inFlight.delete(claimedHere);
     }
-    if (begun.kind === 'replay') {
-      const headers = { ...begun.headers, 'Idempotent-Replayed': 'true' };
-      if (begun.contentType === null) return { status: begun.status, headers };
-      // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
-      return { status: begun.status, headers, contentType: begun.contentType, rawBody: begun.body };
-    }
-    const settle = async (response: StoredResponse | null) => {
-      try {
-        if (response && response.status < 500) await completeIdempotent(rt.deps, credential, key, response);
-        else await releaseIdempotent(rt.db, credential, key);
-      } catch (err) {
-        logger.error({ err, operationId: ctx.operation.operationId }, 'idempotency: could not record the response');
-      }
-    };
-    let result;
-    try {
-      result = await handler(req, ctx);
-    } catch (err) {
-      const mapped = toHttpError(err);
-      if (mapped instanceof HttpError && mapped.status >= 400 && mapped.status < 500 && mapped.status !== 429) {
-        // what the scaffold's error handler sends: res.status().set(headers).json(body)
-        const sent = mapError(mapped);
-        await settle(responseAsSent(ctx, sent.status, sent.body, 'application/json', sent.headers));
-      } else {
-        await settle(null);
-      }
-      throw mapped;
-    }
-    const contentType = (result as { contentType?: string }).contentType ?? declaredMediaType(ctx, result.status);
-    await settle(responseAsSent(ctx, result.status, result.body, contentType, result.headers));
-    return result;
+    if (outcome.kind === 'error') throw outcome.error;
+    if (outcome.kind === 'result') return outcome.result;
+    const { stored } = outcome;
+    const headers = { ...stored.headers, 'Idempotent-Replayed': 'true' };
+    if (stored.contentType === null) return { status: stored.status, headers };
+    // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
+    return { status: stored.status, headers, contentType: stored.contentType, rawBody: stored.body };
   };
 }
 
-function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>, logger: Logger): Handlers<Principal> {
+function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Handlers<Principal> {
   const idempotent = idempotentOperationIds();
+  /** `<scope>\n<key>` of the idempotent requests running in this app. */
+  const inFlight = new Set<string>();
   const wrapped: Record<string, AnyHandler> = {};
   for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) {
     const mapped = withErrorMapping(fn.bind(handlers));
-    wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, logger) : mapped;
+    wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
   }
   return wrapped as unknown as Handlers<Principal>;
 }
@@ -311,7 +341,7 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
  */
 export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOptions): Express {
   const { logger } = options;
-  const handlers = wrapHandlers(rt, createHandlers(rt), logger);
+  const handlers = wrapHandlers(rt, createHandlers(rt));
   return createApp<Principal>({
     handlers,
     logger,

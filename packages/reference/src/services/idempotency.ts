@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import { DomainError } from '../domain/errors.js';
 import type { SecretBox } from '../domain/secret-box.js';
-import { addSeconds, formatIso, parseIso, type Clock } from '../domain/time.js';
+import { addSeconds, formatIso, type Clock } from '../domain/time.js';
+import { resolveScope, type Principal } from './scope.js';
 
-/** Keys are kept 24 h per credential. */
+/** Keys are kept 24 h per account (the idempotency scope). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** An in-flight claim older than this is treated as abandoned (its process died) and may be taken over. */
-export const IN_FLIGHT_TIMEOUT_SECONDS = 60;
 
 /** Idempotency-Key header: 1..255 printable ASCII characters. */
 export function isValidIdempotencyKey(key: string): boolean {
@@ -37,145 +36,124 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export type IdempotencyBegin = { kind: 'proceed' } | ({ kind: 'replay' } & StoredResponse);
+export type IdempotencyClaim = { kind: 'proceed' } | ({ kind: 'replay' } & StoredResponse);
 
-/** What the idempotency store needs: the database, the (sandbox) clock and the secret box for stored responses. */
+/** What the idempotency store needs besides the request's transaction: the (sandbox) clock and the secret box. */
 export interface IdempotencyDeps {
-  db: Db;
   clock: Clock;
   secrets: SecretBox;
 }
 
 /**
- * Sealing context of a stored response. Replays of credential issuing and webhook endpoint creation carry secrets
- * shown once, so every stored body is sealed, bound to its credential and key.
+ * The account a key belongs to: the merchant the request acts for (merchant credentials, or partner credentials
+ * naming one of their merchants in `X-Merchant-ID`), else the partner, else the caller's address (anonymous calls).
+ * Keys therefore survive credential rotation, and a partner retrying its merchant's request replays it.
+ * `X-Merchant-ID` of a partner is checked against the partner's merchants first (404 ERR_MERCHANT_404 otherwise),
+ * so nobody reaches another account's stored responses.
  */
-export function idempotencyContext(credentialId: string, key: string): string {
-  return `idempotency:${credentialId}:${key}`;
+export async function idempotencyScope(db: Db, principal: Principal | undefined, xMerchantId: string | undefined, address: string): Promise<string> {
+  if (principal === undefined) return `ip:${address}`;
+  if (principal.kind === 'merchant') return `merchant:${principal.merchantId}`;
+  if (xMerchantId === undefined || xMerchantId === '') return `partner:${principal.partnerId}`;
+  const scope = await resolveScope(db, principal, xMerchantId);
+  return scope.merchantId === undefined ? `partner:${principal.partnerId}` : `merchant:${scope.merchantId}`;
+}
+
+/**
+ * Sealing context of a stored response. Replays of credential issuing and webhook endpoint creation carry secrets
+ * shown once, so every stored body is sealed, bound to its scope and key.
+ */
+export function idempotencyContext(scope: string, key: string): string {
+  return `idempotency:${scope}:${key}`;
+}
+
+/**
+ * 64-bit advisory lock id of a key: the first 8 bytes of SHA-256 over the length-prefixed scope and the key, as a
+ * signed decimal for `::bigint`. Two keys share an id with probability 2^-64; if they ever did, the later one would
+ * get a spurious 409 while the other runs, never a wrong replay (replays match scope, key and fingerprint).
+ */
+export function idempotencyLockId(scope: string, key: string): string {
+  const digest = createHash('sha256').update(`${scope.length}:${scope}`, 'utf8').update(key, 'utf8').digest();
+  return digest.readBigInt64BE(0).toString();
 }
 
 interface KeyRow {
   fingerprint: string;
-  status: 'in_flight' | 'done';
-  response_status: number | null;
-  response_sealed: string | null;
+  response_status: number;
+  response_sealed: string;
   response_content_type: string | null;
-  response_headers: Record<string, string> | null;
-  /** Legacy (before migration 002): plaintext jsonb body; sealed and cleared at start-up. */
-  response_body: unknown;
-  locked_at: string;
-}
-
-function storedResponse(secrets: SecretBox, credentialId: string, key: string, row: KeyRow & { response_status: number }): StoredResponse {
-  if (row.response_sealed !== null) {
-    return {
-      status: row.response_status,
-      contentType: row.response_content_type,
-      body: secrets.open(row.response_sealed, idempotencyContext(credentialId, key)),
-      headers: row.response_headers ?? {},
-    };
-  }
-  // a legacy row (its original key order is lost with jsonb)
-  return { status: row.response_status, contentType: 'application/json', body: JSON.stringify(row.response_body ?? null), headers: {} };
+  response_headers: Record<string, string>;
 }
 
 /**
- * Claim `key` for this request. New key => `proceed` (caller must later call complete or release). Same key:
- * other fingerprint => 422 ERR_IDEMPOTENCY_422; still in flight => 409 ERR_IDEMPOTENCY_409; done => `replay` with
- * the stored status and body (send header `Idempotent-Replayed: true`). Expired keys are forgotten.
+ * Claim `key` for the request whose transaction `tx` is. Call it first in that transaction; the rest of the request
+ * (its writes, then `recordIdempotentOutcome`) must run in the same transaction.
+ *
+ * - The key is locked with a transaction-scoped advisory lock: held until this transaction commits or rolls back,
+ *   whatever the wall clock says, so a retry can never take over an execution that can still commit. A retry
+ *   while it is held: 409 ERR_IDEMPOTENCY_409 (no waiting).
+ * - A stored outcome with the same fingerprint: `replay` (send it with `Idempotent-Replayed: true`); with another
+ *   fingerprint: 422 ERR_IDEMPOTENCY_422. No outcome (new key, expired key, or a first attempt that crashed or
+ *   failed before commit, which left nothing): `proceed`.
  */
-export async function beginIdempotent(deps: IdempotencyDeps, credentialId: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
-  const { db, clock, secrets } = deps;
+export async function claimIdempotencyKey(tx: Db, deps: IdempotencyDeps, scope: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
   if (!isValidIdempotencyKey(key)) {
     throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { 'Idempotency-Key': 'must be 1 to 255 printable ASCII characters' });
   }
-  return db.transaction(async (tx) => {
-    const at = clock.now();
-    const now = formatIso(at);
-    await tx.query('DELETE FROM idempotency_keys WHERE credential_id = $1 AND key = $2 AND expires_at <= $3', [credentialId, key, now]);
-    const inserted = await tx.query(
-      `INSERT INTO idempotency_keys (credential_id, key, fingerprint, status, locked_at, created_at, expires_at)
-       VALUES ($1, $2, $3, 'in_flight', $4, $4, $5) ON CONFLICT (credential_id, key) DO NOTHING RETURNING key`,
-      [credentialId, key, fingerprint, now, formatIso(addSeconds(at, IDEMPOTENCY_TTL_SECONDS))],
-    );
-    if (inserted.rows.length > 0) return { kind: 'proceed' } as const;
-    const { rows } = await tx.query<KeyRow>(
-      `SELECT fingerprint, status, response_status, response_sealed, response_content_type, response_headers, response_body, locked_at
-       FROM idempotency_keys
-       WHERE credential_id = $1 AND key = $2 FOR UPDATE`,
-      [credentialId, key],
-    );
-    const row = rows[0];
-    if (!row) throw new DomainError('ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is being processed; retry later');
-    if (row.fingerprint !== fingerprint) {
-      throw new DomainError('ERR_IDEMPOTENCY_422', 'This Idempotency-Key was used with a different request', {
-        'Idempotency-Key': 'was already used with another method, path or body',
-      });
-    }
-    if (row.status === 'done' && row.response_status !== null) {
-      const stored = storedResponse(secrets, credentialId, key, { ...row, response_status: row.response_status });
-      if (row.response_sealed === null) {
-        // a plaintext row (written before migration 002 or by an older process): seal and clear it now
-        await tx.query(
-          `UPDATE idempotency_keys SET response_sealed = $3, response_content_type = $4, response_headers = '{}'::jsonb, response_body = NULL
-           WHERE credential_id = $1 AND key = $2`,
-          [credentialId, key, secrets.seal(stored.body, idempotencyContext(credentialId, key)), stored.contentType],
-        );
-      }
-      return { kind: 'replay', ...stored } as const;
-    }
-    if (parseIso(row.locked_at) + IN_FLIGHT_TIMEOUT_SECONDS * 1_000_000 <= at) {
-      await tx.query('UPDATE idempotency_keys SET locked_at = $3 WHERE credential_id = $1 AND key = $2', [credentialId, key, now]);
-      return { kind: 'proceed' } as const;
-    }
-    throw new DomainError('ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is being processed; retry later');
-  });
+  const { rows: lock } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [idempotencyLockId(scope, key)]);
+  if (lock[0]?.locked !== true) {
+    throw new DomainError('ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
+  }
+  await tx.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at <= $3', [scope, key, formatIso(deps.clock.now())]);
+  const { rows } = await tx.query<KeyRow>(
+    `SELECT fingerprint, response_status, response_sealed, response_content_type, response_headers
+     FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+    [scope, key],
+  );
+  const row = rows[0];
+  if (!row) return { kind: 'proceed' };
+  if (row.fingerprint !== fingerprint) {
+    throw new DomainError('ERR_IDEMPOTENCY_422', 'This Idempotency-Key was used with a different request', {
+      'Idempotency-Key': 'was already used with another method, path or body',
+    });
+  }
+  return {
+    kind: 'replay',
+    status: row.response_status,
+    contentType: row.response_content_type,
+    body: deps.secrets.open(row.response_sealed, idempotencyContext(scope, key)),
+    headers: row.response_headers,
+  };
 }
 
 /**
- * Store the response of a claimed key (call for every final response that should be replayed, i.e. not 5xx): the
- * exact body text sent, sealed under the master key, with its content type and headers.
+ * Record the outcome of a claimed key, in the same transaction as the request's writes: the exact body text sent,
+ * sealed under the master key, with its content type and headers. Only final answers are recorded (2xx and 4xx
+ * other than 429); a 5xx rolls the whole transaction back instead, so a retry runs again.
  */
-export async function completeIdempotent(
-  deps: Pick<IdempotencyDeps, 'db' | 'secrets'>,
-  credentialId: string,
-  key: string,
+export async function recordIdempotentOutcome(
+  tx: Db,
+  deps: IdempotencyDeps,
+  claim: { scope: string; key: string; fingerprint: string },
   response: StoredResponse,
 ): Promise<void> {
-  await deps.db.query(
-    `UPDATE idempotency_keys SET status = 'done', response_status = $3, response_sealed = $4, response_content_type = $5,
-            response_headers = $6, response_body = NULL
-     WHERE credential_id = $1 AND key = $2 AND status = 'in_flight'`,
+  const at = deps.clock.now();
+  await tx.query(
+    `INSERT INTO idempotency_keys (scope, key, fingerprint, response_status, response_sealed, response_content_type, response_headers,
+                                   created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
-      credentialId,
-      key,
+      claim.scope,
+      claim.key,
+      claim.fingerprint,
       response.status,
-      deps.secrets.seal(response.body, idempotencyContext(credentialId, key)),
+      deps.secrets.seal(response.body, idempotencyContext(claim.scope, claim.key)),
       response.contentType,
       JSON.stringify(response.headers),
+      formatIso(at),
+      formatIso(addSeconds(at, IDEMPOTENCY_TTL_SECONDS)),
     ],
   );
-}
-
-/** Forget a claimed key (the request failed with a 5xx / crashed before a response), so a retry can run. */
-export async function releaseIdempotent(db: Db, credentialId: string, key: string): Promise<void> {
-  await db.query(`DELETE FROM idempotency_keys WHERE credential_id = $1 AND key = $2 AND status = 'in_flight'`, [credentialId, key]);
-}
-
-/** Start-up step: seal and clear every plaintext stored response (rows from before migration 002). */
-export async function sealLegacyIdempotencyResponses(tx: Db, secrets: SecretBox): Promise<number> {
-  const { rows } = await tx.query<{ credential_id: string; key: string; response_body: unknown }>(
-    `SELECT credential_id, key, response_body FROM idempotency_keys WHERE response_body IS NOT NULL ORDER BY credential_id, key FOR UPDATE`,
-  );
-  for (const row of rows) {
-    await tx.query(
-      `UPDATE idempotency_keys SET response_sealed = $3, response_content_type = 'application/json', response_headers = '{}'::jsonb,
-              response_body = NULL
-       WHERE credential_id = $1 AND key = $2`,
-      [row.credential_id, row.key, secrets.seal(JSON.stringify(row.response_body), idempotencyContext(row.credential_id, row.key))],
-    );
-  }
-  return rows.length;
 }
 
 /** Housekeeping for the worker. */

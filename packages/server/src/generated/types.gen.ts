@@ -2166,7 +2166,7 @@ export interface components {
         /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
         FromDate: components["schemas"]["CalendarDate"];
         /**
-         * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+         * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
          * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
          */
         IdempotencyKey: string;
@@ -2345,7 +2345,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2641,7 +2641,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2733,7 +2733,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2935,7 +2935,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3281,7 +3281,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3509,7 +3509,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3578,7 +3578,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3632,7 +3632,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3740,7 +3740,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3850,7 +3850,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3911,7 +3911,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4065,7 +4065,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft). Keys are kept 24 h per credential. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request is still in flight, 409 `ERR_IDEMPOTENCY_409`.
+                 * @description Makes a POST safe to retry (IETF Idempotency-Key draft): it executes at most once per key. Keys are kept 24 h per account (the merchant the request acts for, else the partner), so they survive credential rotation. A retry with the same key and the same request replays the stored response (header `Idempotent-Replayed: true`); the same key with a different request is 422 `ERR_IDEMPOTENCY_422`; while the first request can still commit, 409 `ERR_IDEMPOTENCY_409`. The outcome is stored in the same transaction as the request's writes: after a 5xx or a lost connection, retrying with the same key either replays the committed answer or runs the request once.
                  * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
