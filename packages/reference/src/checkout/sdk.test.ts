@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import { transformSync } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
+import { bundleCheckoutSdk, bundleModuleSource, SDK_BUNDLE_MODULE } from '../../scripts/bundle-checkout-sdk.js';
 import { CHECKOUT_SDK_ETAG, checkoutSdkSource } from './sdk.js';
 
 interface CheckoutResult {
@@ -147,7 +149,11 @@ describe('checkout SDK', () => {
     const at2017 = transformSync(src, { loader: 'js', target: 'es2017' }).code;
     const atNext = transformSync(src, { loader: 'js', target: 'esnext' }).code;
     expect(at2017).toBe(atNext);
-    expect(src).not.toMatch(/`|\$\{/);
+  });
+
+  it('serves exactly what its TypeScript source bundles to (the committed bundle is not stale)', () => {
+    expect(bundleModuleSource(bundleCheckoutSdk())).toBe(readFileSync(SDK_BUNDLE_MODULE, 'utf8'));
+    expect(checkoutSdkSource()).toBe(bundleCheckoutSdk());
   });
 
   it('exports a sha256 ETag of the source', () => {
