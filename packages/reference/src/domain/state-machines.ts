@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import { DomainError, type ErrorCode } from './errors.js';
 
 /** A finite state machine: allowed moves, and the error raised for anything else. */
@@ -35,10 +36,11 @@ function defineMachine<S extends string>(def: {
   };
 }
 
-export type OrderStatus = 'payment_pending' | 'payment_successful' | 'payment_failed' | 'payment_cancelled';
-export type PaymentStatus = 'PENDING' | 'CAPTURED' | 'FAILED';
-export type RefundStatus = 'INITIATED' | 'PROCESSED' | 'FAILED';
-export type KycStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
+// The states are the spec's enums (generated types); the machines below add which moves are allowed.
+export type OrderStatus = Schemas['OrderStatus'];
+export type PaymentStatus = Schemas['PaymentStatus'];
+export type RefundStatus = Schemas['RefundStatus'];
+export type KycStatus = Schemas['KycStatus'];
 
 export const orderMachine = defineMachine<OrderStatus>({
   name: 'Order',
@@ -78,7 +80,7 @@ export const kycMachine = defineMachine<KycStatus>({
 });
 
 /** Settlement status shown in order.payments[].settlement.status, derived from the payment. */
-export type PaymentSettlementStatus = 'pending' | 'ready_for_settlement' | 'settled' | 'not_applicable';
+export type PaymentSettlementStatus = Schemas['OrderPayment']['settlement']['status'];
 
 export function settlementStatusFor(status: PaymentStatus, settled: boolean): PaymentSettlementStatus {
   if (status === 'PENDING') return 'pending';
@@ -87,6 +89,6 @@ export function settlementStatusFor(status: PaymentStatus, settled: boolean): Pa
 }
 
 /** Order status reached when its payment ends in `status`. */
-export function orderStatusForPayment(status: Exclude<PaymentStatus, 'PENDING'>): OrderStatus {
+export function orderStatusForPayment(status: Exclude<PaymentStatus, 'PENDING'>): Extract<OrderStatus, 'payment_successful' | 'payment_failed'> {
   return status === 'CAPTURED' ? 'payment_successful' : 'payment_failed';
 }

@@ -26,12 +26,12 @@ export function orderHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, O
     async getOrder(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const order = await call(() => getOrder(rt.deps, scope, req.params.order_id));
-      return { status: 200, body: ok('Order fetched successfully', as('Order', order)) };
+      return { status: 200, body: ok('Order fetched successfully', order) };
     },
     async updateOrder(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const updated = await call(() => patchOrder(rt.deps, scope, req.params.order_id, req.body));
-      return { status: 200, body: ok('Order updated successfully', ok('Order details updated', as('OrderUpdateResult', updated))) };
+      return { status: 200, body: ok('Order updated successfully', ok('Order details updated', updated)) };
     },
     async uploadOrderDocument(req, ctx) {
       const scope = await scopeOf(rt, ctx);
@@ -42,7 +42,7 @@ export function orderHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, O
           file: toUpload(req.body.file),
         }),
       );
-      return { status: 200, body: ok('Document uploaded successfully', as('Order', order)) };
+      return { status: 200, body: ok('Document uploaded successfully', order) };
     },
   };
 }

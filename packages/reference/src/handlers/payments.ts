@@ -10,14 +10,14 @@ export function paymentHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>,
     async getPayment(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const payment = await call(() => getPayment(rt.deps, scope, req.params.payment_id));
-      return { status: 200, body: ok('Payment fetched successfully', as('Payment', payment)) };
+      return { status: 200, body: ok('Payment fetched successfully', payment) };
     },
     async listPayments(req, ctx) {
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.query.merchant_id);
       const page = scope
         ? await call(() => listPayments(rt.deps, scope, req.query))
         : emptyPage<Awaited<ReturnType<typeof listPayments>>['results'][number]>(req.query.page, req.query.page_size, DEFAULT_PAGE_SIZE.payments);
-      return { status: 200, body: ok('Payments fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => as('PaymentListItem', r)) })) };
+      return { status: 200, body: ok('Payments fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })) };
     },
   };
 }

@@ -39,7 +39,7 @@ export function sandboxHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>,
       const result = await call(() => completeCheckoutSession(rt.deps, sessionId, { outcome: req.body.outcome, mopType: req.body.mop_type }));
       return {
         status: 200,
-        body: ok('Checkout completed', { redirect: { url: result.return_url, method: 'POST' as const, fields: as('ReturnUrlCallback', result.callback) } }),
+        body: ok('Checkout completed', { redirect: { url: result.return_url, method: 'POST' as const, fields: result.callback } }),
       };
     },
     async advanceSandboxClock(req, ctx) {
@@ -56,7 +56,7 @@ export function sandboxHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>,
       const scope = await scopeOf(rt, ctx);
       await call(() => completeS2sPayment(rt.deps, scope, req.params.order_id, req.body.outcome));
       const order = await call(() => getOrder(rt.deps, scope, req.params.order_id));
-      return { status: 200, body: ok('Order payment completed', as('Order', order)) };
+      return { status: 200, body: ok('Order payment completed', order) };
     },
     async completeRefund(req, ctx) {
       const scope = await scopeOf(rt, ctx);

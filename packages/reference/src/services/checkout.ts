@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import { computeCallbackHash } from '@paygate/client';
 import { DomainError } from '../domain/errors.js';
 import { ID_PATTERN } from '../domain/ids.js';
@@ -87,16 +88,7 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
 export type CheckoutOutcome = 'success' | 'failure' | 'cancel';
 
 /** Form fields posted to return_url (application/x-www-form-urlencoded), including `hash`. */
-export interface CallbackFields {
-  order_id: string;
-  payment_id: string;
-  status: string;
-  message: string;
-  mop_type: string;
-  bank_ref_num: string;
-  payment_completed_at: string;
-  hash: string;
-}
+export type CallbackFields = Schemas['ReturnUrlCallback'];
 
 export interface CheckoutResult {
   order_id: string;
@@ -135,7 +127,8 @@ export async function completeCheckoutSession(
     const key = await merchantEncryptionKey(tx, deps.secrets, order.merchant_id);
     if (input.outcome === 'cancel') {
       await cancelOrder(tx, order, 'cancelled', at);
-      return { ok: true as const, order, at, paymentId: '', bankRef: '', mop, status: 'payment_cancelled', message: STATUS_MESSAGE.orderCancelled, key };
+      const status: CallbackFields['status'] = 'payment_cancelled';
+      return { ok: true as const, order, at, paymentId: '', bankRef: '', mop, status, message: STATUS_MESSAGE.orderCancelled, key };
     }
     const pending = await createPendingPayment(tx, deps, order, {
       mopType: mop,

@@ -59,6 +59,9 @@ export async function createPendingPayment(
   return rows[0] as PaymentRow;
 }
 
+/** The order states a finished payment leaves its order in (what the return-URL callback reports). */
+export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
+
 /**
  * Move a PENDING payment to CAPTURED or FAILED and its order to payment_successful / payment_failed (state machines
  * enforced). A failure emits PAYMENT_FAILED in the same transaction. Caller holds the order row lock.
@@ -70,8 +73,8 @@ export async function finishPayment(
   outcome: 'CAPTURED' | 'FAILED',
   message: string,
   at: Micros,
-  orderStatus: OrderStatus = orderStatusForPayment(outcome),
-): Promise<{ payment: PaymentRow; orderStatus: OrderStatus }> {
+  orderStatus: FinalOrderStatus = orderStatusForPayment(outcome),
+): Promise<{ payment: PaymentRow; orderStatus: FinalOrderStatus }> {
   paymentMachine.assertTransition(payment.status, outcome);
   orderMachine.assertTransition(order.status, orderStatus);
   const now = formatIso(at);

@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import type { Db } from '../db/db.js';
 import { DomainError } from '../domain/errors.js';
 import type { OrderStatus, PaymentSettlementStatus, PaymentStatus } from '../domain/state-machines.js';
@@ -6,24 +7,9 @@ import { scopeCondition, type Scope } from './scope.js';
 
 /** Row shapes shared by the order, checkout, payment, refund and settlement services. */
 
-export interface Buyer {
-  name?: string;
-  email?: string;
-  phone?: string;
-  address?: { line_1?: string; line_2?: string; city?: string; state?: string; postal_code?: string };
-  pan_number?: string;
-  dob?: string;
-  [key: string]: unknown;
-}
-
-export interface Product {
-  name?: string;
-  description?: string;
-  hs_code?: string;
-  hs_code_description?: string;
-  type_of_goods?: string;
-  [key: string]: unknown;
-}
+// Stored JSON columns hold what request validation let in, so they have the spec's shapes.
+export type Buyer = Schemas['OrderBuyer'];
+export type Product = Schemas['Product'];
 
 export interface Invoice {
   number?: string;
@@ -31,10 +17,9 @@ export interface Invoice {
   file?: string;
 }
 
-export interface AirWaybill {
-  number: string;
-  file: string;
-}
+export type AirWaybill = Schemas['AirWaybill'];
+/** Stored lower case, as requested (`hosted_payment`, `s2s`); payment reads show it upper case. */
+export type CollectionMode = NonNullable<Schemas['CreateOrderRequest']['collection_mode']>;
 
 export interface OrderRow {
   id: string;
@@ -45,8 +30,8 @@ export interface OrderRow {
   currency: string;
   status: OrderStatus;
   status_message: string;
-  collection_mode: 'hosted_payment' | 's2s';
-  mop_type: string | null;
+  collection_mode: CollectionMode;
+  mop_type: Schemas['MopType'] | null;
   upi_flow_type: 'intent' | 'collection' | null;
   vpa: string | null;
   upi_app_name: string | null;
@@ -72,8 +57,8 @@ export interface PaymentRow {
   merchant_id: string;
   status: PaymentStatus;
   status_message: string;
-  mop_type: string;
-  collection_mode: string;
+  mop_type: Schemas['MopType'];
+  collection_mode: CollectionMode;
   amount_minor: number;
   currency: string;
   bank_ref_num: string;

@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import { amountToNumber } from '../domain/money.js';
 import type { OrderRow, PaymentRow } from '../services/rows.js';
 
@@ -7,12 +8,19 @@ export interface OrderPayment extends PaymentRow {
   settlement_completed_at: string | null;
 }
 
+/** A payment's status as order.payments[] shows it (lower case). */
+const ORDER_PAYMENT_STATUS = {
+  PENDING: 'pending',
+  CAPTURED: 'captured',
+  FAILED: 'failed',
+} as const satisfies Record<PaymentRow['status'], Schemas['OrderPayment']['status']>;
+
 /** order.payments[] item: lower-case status, settlement {status, message, settlement_details}. */
-export function orderPaymentView(p: OrderPayment) {
+export function orderPaymentView(p: OrderPayment): Schemas['OrderPayment'] {
   return {
     payment_id: p.id,
     mop_type: p.mop_type,
-    status: p.status.toLowerCase(),
+    status: ORDER_PAYMENT_STATUS[p.status],
     status_message: p.status_message,
     settlement: {
       status: p.settlement_status,
@@ -27,7 +35,7 @@ export function orderPaymentView(p: OrderPayment) {
 }
 
 /** The order summary embedded in a Payment read (seed "Payment (read by id)".order). */
-export function paymentOrderView(o: OrderRow) {
+export function paymentOrderView(o: OrderRow): Schemas['PaymentOrder'] {
   return {
     order_id: o.id,
     reference_id: o.reference_id,
@@ -43,7 +51,7 @@ export function paymentOrderView(o: OrderRow) {
 }
 
 /** Seed Order (GET /pg/orders/{order_id}, documents response): the summary plus invoice, documents and payments. */
-export function orderView(o: OrderRow, payments: OrderPayment[]) {
+export function orderView(o: OrderRow, payments: OrderPayment[]): Schemas['Order'] {
   return {
     ...paymentOrderView(o),
     // Every Invoice field is present (null until known), whether the invoice came with the order, a PATCH or an upload.

@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import { amountToNumber, formatAmount } from '../domain/money.js';
 import type { OrderRow, PaymentRow } from '../services/rows.js';
 import { paymentOrderView } from './order.js';
@@ -13,8 +14,14 @@ export interface PaymentSettlementRow {
   created_at: string;
 }
 
+/** The collection mode as a payment read shows it (upper case). */
+const PAYMENT_COLLECTION_MODE = {
+  hosted_payment: 'HOSTED_PAYMENT',
+  s2s: 'S2S',
+} as const satisfies Record<PaymentRow['collection_mode'], Schemas['Payment']['collection_mode']>;
+
 /** Seed "Payment (read by id)". settlement is null until the payment is settled; `id` and `settlement_id` both carry the ST id. */
-export function paymentView(p: PaymentRow, order: OrderRow, settlement: PaymentSettlementRow | null, refunds: RefundRow[]) {
+export function paymentView(p: PaymentRow, order: OrderRow, settlement: PaymentSettlementRow | null, refunds: RefundRow[]): Schemas['Payment'] {
   return {
     payment_id: p.id,
     order: paymentOrderView(order),
@@ -31,7 +38,7 @@ export function paymentView(p: PaymentRow, order: OrderRow, settlement: PaymentS
         }
       : null,
     refund: refunds.map(refundView),
-    collection_mode: p.collection_mode.toUpperCase(),
+    collection_mode: PAYMENT_COLLECTION_MODE[p.collection_mode],
     mop_type: p.mop_type,
     bank_ref_num: p.bank_ref_num,
     mop_detail: p.mop_detail,
@@ -47,19 +54,20 @@ export interface PaymentListRow {
   merchant_id: string;
   merchant_name: string;
   reference_id: string;
-  buyer_name: string | null;
-  buyer_email: string | null;
-  buyer_phone: string | null;
+  // required buyer fields of every stored order
+  buyer_name: string;
+  buyer_email: string;
+  buyer_phone: string;
   order_id: string;
   amount_minor: number;
   currency: string;
   created_at: string;
-  mop_type: string;
-  status: string;
+  mop_type: PaymentRow['mop_type'];
+  status: PaymentRow['status'];
 }
 
 /** Seed "Payment list item": amounts as strings; `payment_id` carries the order id (as in the seed sample). */
-export function paymentListItemView(r: PaymentListRow) {
+export function paymentListItemView(r: PaymentListRow): Schemas['PaymentListItem'] {
   return {
     id: r.id,
     merchant: { id: r.merchant_id, name: r.merchant_name },

@@ -1,3 +1,4 @@
+import type { Schemas } from '../contract.js';
 import { amountToNumber } from '../domain/money.js';
 import type { RefundStatus } from '../domain/state-machines.js';
 
@@ -21,7 +22,7 @@ export const REFUND_COLUMNS = `r.id, r.payment_id, r.merchant_id, r.amount_minor
   r.bank_ref_num, r.refunded_at, r.settlement_id, r.created_at, r.updated_at`;
 
 /** Seed Refund (reads and lists). */
-export function refundView(r: RefundRow) {
+export function refundView(r: RefundRow): Schemas['Refund'] {
   return {
     refund_id: r.id,
     payment_id: r.payment_id,
@@ -33,7 +34,7 @@ export function refundView(r: RefundRow) {
 }
 
 /** POST /pg/refunds response: the Refund plus transaction_id and bank_ref_num. */
-export function refundCreatedView(r: RefundRow) {
+export function refundCreatedView(r: RefundRow): Schemas['RefundCreated'] {
   return {
     refund_id: r.id,
     payment_id: r.payment_id,
