@@ -465,6 +465,27 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(page2.ok && new URL(page2.data.data.previous!).searchParams.get('page')).toBe('1');
   });
 
+  // The order rules the schema states are enforced at the edge by the generated request validator (the service keeps
+  // only the business rules it cannot say): each bad body is a 400 naming its field.
+  const edgeRules: [string, Record<string, unknown>, string][] = [
+    ['s2s without upi_flow_type', { collection_mode: 's2s' }, 'upi_flow_type'],
+    ['a collection without vpa', { collection_mode: 's2s', upi_flow_type: 'collection' }, 'vpa'],
+    ['a malformed vpa', { collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'bad' }, 'vpa'],
+    ['s2s with a card', { collection_mode: 's2s', upi_flow_type: 'intent', mop_type: 'CREDIT_CARD' }, 'mop_type'],
+    ['a javascript: return_url', { return_url: 'javascript:alert(1)' }, 'return_url'],
+    ['an amount with one decimal', { amount: '10.5' }, 'amount'],
+    ['a lower-case currency', { currency: 'inr' }, 'currency'],
+    ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
+  ];
+  for (const [what, extra, field] of edgeRules) {
+    it(`order create at the edge: ${what} is 400 with details.${field}`, async () => {
+      const res = await merchant().orders.create(hostedOrder(`EDGE-${randomBytes(4).toString('hex')}`, extra));
+      expect(res.status).toBe(400);
+      expect(!res.ok && res.error.error.code).toBe('ERR_VALIDATION_400');
+      expect(!res.ok && Object.keys(res.error.error.details ?? {}).some((k) => k === field || k.startsWith(`${field}.`) || k.endsWith(`.${field}`))).toBe(true);
+    });
+  }
+
   it('rejects: reference_id reuse 409, other tenant 404, missing credentials 401, merchant credentials on the partner API 403', async () => {
     const m = merchant();
     const dup = await m.orders.create(hostedOrder('SEED-1'));

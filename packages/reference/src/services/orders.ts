@@ -1,8 +1,9 @@
+import type { Schemas } from '../contract.js';
 import type { Db } from '../db/db.js';
 import { parseInt8, parseTimestamptz } from '../db/types.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { newSessionId } from '../domain/ids.js';
-import { isCalendarDate, normalizeOrderInput, type CreateOrderInput } from '../domain/order-input.js';
+import { normalizeOrderInput, type CreateOrderInput } from '../domain/order-input.js';
 import { orderMachine } from '../domain/state-machines.js';
 import { addSeconds, formatIso } from '../domain/time.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from '../domain/upi.js';
@@ -203,35 +204,11 @@ export async function getOrder(deps: ServiceDeps, scope: Scope, orderId: string)
   return orderView(touched, await orderPayments(deps.db, touched.id));
 }
 
-export interface PatchOrderInput {
-  buyer?: { pan_number?: string; dob?: string };
-  invoice?: { number?: string; date?: string };
-}
+/** The PATCH body as request validation lets it through: only buyer.pan_number, buyer.dob, invoice.number, invoice.date. */
+export type PatchOrderInput = Schemas['UpdateOrderRequest'];
 
 /** Correct buyer.pan_number, buyer.dob, invoice.number, invoice.date (any order status). */
-export async function patchOrder(
-  deps: ServiceDeps,
-  scope: Scope,
-  orderId: string,
-  patch: PatchOrderInput,
-): Promise<{ order_id: string; buyer: { pan_number: string | null; dob: string | null }; invoice: { number: string | null; date: string | null } }> {
-  const details: Record<string, string> = {};
-  for (const [group, allowed] of [['buyer', ['pan_number', 'dob']], ['invoice', ['number', 'date']]] as const) {
-    const value = patch[group] as Record<string, unknown> | undefined;
-    if (value === undefined) continue;
-    if (typeof value !== 'object' || value === null) {
-      details[group] = 'must be an object';
-      continue;
-    }
-    for (const [k, v] of Object.entries(value)) {
-      if (!(allowed as readonly string[]).includes(k)) details[`${group}.${k}`] = 'cannot be updated';
-      else if (typeof v !== 'string' || v.length === 0) details[`${group}.${k}`] = 'must be a non-empty string';
-      else if ((k === 'dob' || k === 'date') && !isCalendarDate(v)) details[`${group}.${k}`] = 'must be a date YYYY-MM-DD';
-    }
-  }
-  if (patch.buyer === undefined && patch.invoice === undefined) details['body'] = 'must contain buyer and/or invoice';
-  if (Object.keys(details).length > 0) throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', details);
-
+export async function patchOrder(deps: ServiceDeps, scope: Scope, orderId: string, patch: PatchOrderInput): Promise<Schemas['OrderUpdateResult']> {
   return deps.db.transaction(async (tx) => {
     const order = await loadOrder(tx, scope, orderId, true);
     const buyer = { ...order.buyer, ...(patch.buyer ?? {}) };
