@@ -486,6 +486,26 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     });
   }
 
+  // Merchant bodies are validated at the edge only (the schema says every field): each bad body is a 400 naming its field.
+  const merchantEdgeRules: [string, () => Promise<{ status: number; ok: boolean; error?: unknown }>, string][] = [
+    ['a missing settlement field', () => {
+      const { bank_name: _omitted, ...partial } = settlementDetails('IN');
+      return partner().merchants.create({ settlement_details: partial as ReturnType<typeof settlementDetails>, company_details: companyDetails('Edge') });
+    }, 'settlement_details.bank_name'],
+    ['an unknown company field', () => partner().merchants.create({ settlement_details: settlementDetails('IN'), company_details: { ...companyDetails('Edge'), mascot: 'owl' } as ReturnType<typeof companyDetails> }), 'company_details.mascot'],
+    ['an unknown business_mode on PATCH', () => partner().merchants.update(merchantId, { company_details: { business_mode: 'B2X' as 'B2B' } }), 'company_details.business_mode'],
+    ['an empty PATCH group', () => partner().merchants.update(merchantId, { company_details: {} }), 'company_details'],
+  ];
+  for (const [what, send, field] of merchantEdgeRules) {
+    it(`merchant bodies at the edge: ${what} is 400 with details.${field}`, async () => {
+      const res = await send();
+      expect(res.status).toBe(400);
+      const details = (res.error as { error: { code: string; details?: Record<string, string> } }).error;
+      expect(details.code).toBe('ERR_VALIDATION_400');
+      expect(Object.keys(details.details ?? {})).toContain(field);
+    });
+  }
+
   it('rejects: reference_id reuse 409, other tenant 404, missing credentials 401, merchant credentials on the partner API 403', async () => {
     const m = merchant();
     const dup = await m.orders.create(hostedOrder('SEED-1'));

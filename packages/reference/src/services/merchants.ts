@@ -1,16 +1,20 @@
+import type { Schemas } from '../contract.js';
 import type { Db } from '../db/db.js';
 import { settlementCurrencyFor } from '../domain/currency.js';
 import { DomainError, validationError } from '../domain/errors.js';
 import { merchantApprovedEvent } from '../domain/events.js';
 import { newEncryptionKey } from '../domain/ids.js';
 import type { SecretBox } from '../domain/secret-box.js';
-import { checkMerchantGroups, type CompanyDetails, type SettlementDetails } from '../domain/merchant-fields.js';
 import { pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../domain/pagination.js';
 import { kycMachine, type KycStatus } from '../domain/state-machines.js';
 import { formatIso } from '../domain/time.js';
 import type { ServiceDeps } from './deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from './documents.js';
 import { emitEvent } from './outbox.js';
+
+// The merchant groups as the spec defines them; request validation enforces every field before a service runs.
+export type CompanyDetails = Schemas['CompanyDetails'];
+export type SettlementDetails = Schemas['SettlementDetails'];
 
 /** A merchant as stored (the encryption key is deliberately not part of it). */
 export interface MerchantRecord {
@@ -47,14 +51,10 @@ async function loadMerchant(db: Db, partnerId: string, merchantId: string, forUp
   return row;
 }
 
-export interface CreateMerchantInput {
-  settlement_details: SettlementDetails;
-  company_details: CompanyDetails;
-}
+export type CreateMerchantInput = Schemas['CreateMerchantRequest'];
 
 /** Create a merchant of `partnerId` with kyc_status PENDING; settlement_currency derives from bank_country. */
 export async function createMerchant(deps: ServiceDeps, partnerId: string, input: CreateMerchantInput): Promise<MerchantRecord> {
-  checkMerchantGroups(input, false);
   return deps.db.transaction(async (tx) => {
     const id = await deps.ids.next(tx, 'merchant');
     const now = formatIso(deps.clock.now());
@@ -100,10 +100,8 @@ export async function listMerchants(
   return toPage(req, count.rows[0]?.n ?? 0, list.rows);
 }
 
-export interface PatchMerchantInput {
-  settlement_details?: Partial<SettlementDetails>;
-  company_details?: Partial<CompanyDetails>;
-}
+/** Any subset of each group, at least one field (the schema's minProperties). */
+export type PatchMerchantInput = Schemas['UpdateMerchantRequest'];
 
 /** Merge the given fields into each group; returns the top-level groups updated. */
 export async function patchMerchant(
@@ -112,7 +110,6 @@ export async function patchMerchant(
   merchantId: string,
   patch: PatchMerchantInput,
 ): Promise<{ merchant_id: string; updated_fields: ('company_details' | 'settlement_details')[] }> {
-  checkMerchantGroups(patch, true);
   return deps.db.transaction(async (tx) => {
     const current = await loadMerchant(tx, partnerId, merchantId, true);
     const updated: ('company_details' | 'settlement_details')[] = [];

@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.js';
 import { createSecretBox, generateMasterKey, parseMasterKey, type SecretBox } from '../domain/secret-box.js';
-import type { CompanyDetails, SettlementDetails } from '../domain/merchant-fields.js';
+import type { CompanyDetails, SettlementDetails } from '../services/merchants.js';
 import type { CreateOrderInput } from '../domain/order-input.js';
 import { ManualClock } from '../domain/time.js';
 import { completeCheckoutSession } from '../services/checkout.js';
