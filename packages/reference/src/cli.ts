@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
-import { ensurePartnerCredential } from './services/credentials.js';
+import { ensurePartnerCredential } from './credentials/service.js';
 
 export const USAGE = `paygate: the Paygate reference gateway (a stateful sandbox of the Paygate API)
 

@@ -13,18 +13,18 @@ export { migrate, loadMigrations, MIGRATIONS_DIR } from './db/migrate.js';
 export { openPglite } from './db/pglite.js';
 export { openPostgres } from './db/postgres.js';
 
-export { DomainError, isDomainError, ERROR_STATUS, validationError, type ErrorCode, type ErrorDetails } from './domain/errors.js';
-export { parseAmount, formatAmount, amountToNumber } from './domain/money.js';
-export { systemClock, ManualClock, formatIso, parseIso, type Clock, type Micros } from './domain/time.js';
-export { pageLinks, pageRequest, DEFAULT_PAGE_SIZE, type Page } from './domain/pagination.js';
-export { EVENT_TYPES, type EventEnvelope, type EventType } from './domain/events.js';
-export { ID_PATTERN } from './domain/ids.js';
-export type { CreateOrderInput } from './domain/order-input.js';
-export { MAX_UPLOAD_BYTES, ALLOWED_UPLOAD_TYPES } from './domain/files.js';
+export { DomainError, isDomainError, ERROR_STATUS, validationError, type ErrorCode, type ErrorDetails } from './core/errors.js';
+export { parseAmount, formatAmount, amountToNumber } from './core/money.js';
+export { systemClock, ManualClock, formatIso, parseIso, type Clock, type Micros } from './core/clock.js';
+export { pageLinks, pageRequest, DEFAULT_PAGE_SIZE, type Page } from './core/pagination.js';
+export { EVENT_TYPES, type EventEnvelope, type EventType } from './webhooks/events.js';
+export { ID_PATTERN } from './core/ids.js';
+export type { CreateOrderInput } from './orders/input.js';
+export { MAX_UPLOAD_BYTES, ALLOWED_UPLOAD_TYPES } from './core/files.js';
 
-export { sequenceIds, type IdSource, type ServiceDeps } from './services/deps.js';
-export { resolveScope, requirePartner, requireMerchant, type Principal, type Scope } from './services/scope.js';
-export { authenticate, ensurePartnerCredential, issueMerchantCredentials, type IssuedCredentials } from './services/credentials.js';
+export { sequenceIds, type IdSource, type ServiceDeps } from './core/deps.js';
+export { resolveScope, requirePartner, requireMerchant, type Principal, type Scope } from './core/scope.js';
+export { authenticate, ensurePartnerCredential, issueMerchantCredentials, type IssuedCredentials } from './credentials/service.js';
 export {
   createMerchant,
   getMerchant,
@@ -35,15 +35,15 @@ export {
   MERCHANT_DOCUMENT_TYPES,
   type MerchantRecord,
   type MerchantListItem,
-} from './services/merchants.js';
-export { createDocumentStore, readDocument, type DocumentStore, type UploadedFile } from './services/documents.js';
-export { createOrder, getOrder, patchOrder, attachOrderDocument, expireDueOrders, ORDER_DOCUMENT_TYPES, type CreateOrderResult } from './services/orders.js';
-export { getCheckoutSession, completeCheckoutSession, type CheckoutResult, type CallbackFields, type CheckoutOutcome } from './services/checkout.js';
-export { completeS2sPayment, processDueS2sCollections } from './services/s2s.js';
-export { getPayment, listPayments, type PaymentFilters } from './services/payments.js';
-export { createRefund, getRefund, listRefunds, completeRefund, processDueRefunds, type RefundFilters } from './services/refunds.js';
-export { runSettlements, getSettlement, listSettlements } from './services/settlements.js';
-export { createWebhookEndpoint, listWebhookEndpoints, deleteWebhookEndpoint, type WebhookEndpointView } from './services/webhook-endpoints.js';
+} from './merchants/service.js';
+export { createDocumentStore, readDocument, type DocumentStore, type UploadedFile } from './core/documents.js';
+export { createOrder, getOrder, patchOrder, attachOrderDocument, expireDueOrders, ORDER_DOCUMENT_TYPES, type CreateOrderResult } from './orders/service.js';
+export { getCheckoutSession, completeCheckoutSession, type CheckoutResult, type CallbackFields, type CheckoutOutcome } from './checkout/service.js';
+export { completeS2sPayment, processDueS2sCollections } from './payments/s2s.js';
+export { getPayment, listPayments, type PaymentFilters } from './payments/service.js';
+export { createRefund, getRefund, listRefunds, completeRefund, processDueRefunds, type RefundFilters } from './refunds/service.js';
+export { runSettlements, getSettlement, listSettlements } from './settlements/service.js';
+export { createWebhookEndpoint, listWebhookEndpoints, deleteWebhookEndpoint, type WebhookEndpointView } from './webhooks/endpoints.js';
 export {
   claimIdempotencyKey,
   recordIdempotentOutcome,
@@ -51,9 +51,9 @@ export {
   requestFingerprint,
   isValidIdempotencyKey,
   type IdempotencyClaim,
-} from './services/idempotency.js';
-export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './services/rate-limit.js';
-export { loadSandboxClock, type SandboxClock } from './services/sandbox-clock.js';
-export { merchantDetailsView } from './views/merchant.js';
+} from './http/idempotency.js';
+export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './http/rate-limit.js';
+export { loadSandboxClock, type SandboxClock } from './sandbox/clock.js';
+export { merchantDetailsView } from './merchants/view.js';
 
 export { createWorker, type Worker, type WorkerOptions, type TickReport } from './worker/worker.js';

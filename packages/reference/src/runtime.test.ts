@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './config.js';
-import { createSecretBox, generateMasterKey, parseMasterKey } from './domain/secret-box.js';
+import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
 import { openReference, prepareSealedSecrets, resolveMasterKey } from './runtime.js';
-import { merchantEncryptionKey } from './services/merchants.js';
-import { openWebhookSecret } from './services/webhook-endpoints.js';
+import { merchantEncryptionKey } from './merchants/service.js';
+import { openWebhookSecret } from './webhooks/endpoints.js';
 import { approvedMerchant, testDeps, testSecrets } from './testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
 

@@ -5,14 +5,14 @@ import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './config.js';
 import { withTransactionScopes, type ScopedDb } from './db/ambient.js';
 import type { Db } from './db/db.js';
 import { openDb } from './db/open.js';
-import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './domain/secret-box.js';
-import { formatIso } from './domain/time.js';
-import { ensurePartnerCredential } from './services/credentials.js';
-import { sequenceIds, type ServiceDeps } from './services/deps.js';
-import { createDocumentStore, type DocumentStore } from './services/documents.js';
-import { sealLegacyEncryptionKeys } from './services/merchants.js';
-import { sealLegacyWebhookSecrets } from './services/webhook-endpoints.js';
-import { loadSandboxClock, type SandboxClock } from './services/sandbox-clock.js';
+import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
+import { formatIso } from './core/clock.js';
+import { ensurePartnerCredential } from './credentials/service.js';
+import { sequenceIds, type ServiceDeps } from './core/deps.js';
+import { createDocumentStore, type DocumentStore } from './core/documents.js';
+import { sealLegacyEncryptionKeys } from './merchants/service.js';
+import { sealLegacyWebhookSecrets } from './webhooks/endpoints.js';
+import { loadSandboxClock, type SandboxClock } from './sandbox/clock.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker/worker.js';
 
 /** Everything the HTTP layer needs, wired from the configuration. */

@@ -11,13 +11,13 @@ import {
   type HandlerContext,
   type Logger,
 } from '@paygate/server';
-import { createHandlers, toHttpError, type Principal } from '../handlers/index.js';
+import { createHandlers, toHttpError, type Principal } from './handlers.js';
 import type { ReferenceRuntime } from '../runtime.js';
-import { authenticate } from '../services/credentials.js';
-import { readDocument } from '../services/documents.js';
-import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from '../services/idempotency.js';
-import { createRateLimiter, type RateLimiter } from '../services/rate-limit.js';
-import { requestLogger } from '../logger.js';
+import { authenticate } from '../credentials/service.js';
+import { readDocument } from '../core/documents.js';
+import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './idempotency.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { requestLogger } from './logger.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/http and dist/http). */
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../../docs/site/', import.meta.url));
@@ -330,7 +330,7 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
       sendError(res, err, logger);
     }
   };
-  // The one document URL (services/documents urlFor and the spec examples).
+  // The one document URL (core/documents urlFor and the spec examples).
   app.get('/files/:documentId', serveDocument);
 }
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, maskCardNumbers } from '../logger.js';
+import { createLogger, maskCardNumbers } from './logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

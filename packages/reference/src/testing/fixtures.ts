@@ -1,14 +1,14 @@
 import type { Db } from '../db/db.js';
-import { createSecretBox, generateMasterKey, parseMasterKey, type SecretBox } from '../domain/secret-box.js';
-import type { CompanyDetails, SettlementDetails } from '../services/merchants.js';
-import type { CreateOrderInput } from '../domain/order-input.js';
-import { ManualClock } from '../domain/time.js';
-import { completeCheckoutSession } from '../services/checkout.js';
-import { ensurePartnerCredential } from '../services/credentials.js';
-import { sequenceIds, type ServiceDeps } from '../services/deps.js';
-import { createMerchant, setKycStatus } from '../services/merchants.js';
-import { createOrder } from '../services/orders.js';
-import type { Scope } from '../services/scope.js';
+import { createSecretBox, generateMasterKey, parseMasterKey, type SecretBox } from '../core/secret-box.js';
+import type { CompanyDetails, SettlementDetails } from '../merchants/service.js';
+import type { CreateOrderInput } from '../orders/input.js';
+import { ManualClock } from '../core/clock.js';
+import { completeCheckoutSession } from '../checkout/service.js';
+import { ensurePartnerCredential } from '../credentials/service.js';
+import { sequenceIds, type ServiceDeps } from '../core/deps.js';
+import { createMerchant, setKycStatus } from '../merchants/service.js';
+import { createOrder } from '../orders/service.js';
+import type { Scope } from '../core/scope.js';
 
 /** Test helpers: realistic inputs built per call (no shared canned state). */
 

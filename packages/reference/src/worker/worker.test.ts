@@ -4,11 +4,11 @@ import { Webhook } from '@paygate/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
-import { createRefund, getRefund } from '../services/refunds.js';
-import { createWebhookEndpoint } from '../services/webhook-endpoints.js';
-import { createSecretBox, generateMasterKey, parseMasterKey } from '../domain/secret-box.js';
-import { SECRET_UNAVAILABLE_ERROR } from './deliveries.js';
-import { retryDelayMs } from './retry.js';
+import { createRefund, getRefund } from '../refunds/service.js';
+import { createWebhookEndpoint } from '../webhooks/endpoints.js';
+import { createSecretBox, generateMasterKey, parseMasterKey } from '../core/secret-box.js';
+import { SECRET_UNAVAILABLE_ERROR } from '../webhooks/deliveries.js';
+import { retryDelayMs } from '../webhooks/retry.js';
 import { createWorker } from './worker.js';
 
 interface Received {

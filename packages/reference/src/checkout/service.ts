@@ -1,0 +1,161 @@
+import type { Schemas } from '../core/contract.js';
+import { computeCallbackHash } from '@paygate/client';
+import { DomainError } from '../core/errors.js';
+import { ID_PATTERN } from '../core/ids.js';
+import { amountToNumber, formatAmount } from '../core/money.js';
+import { normalizeMopType, type MopType } from '../orders/input.js';
+import { formatCallbackTime, formatIso, parseIso, type Micros } from '../core/clock.js';
+import type { ServiceDeps } from '../core/deps.js';
+import { merchantEncryptionKey } from '../merchants/service.js';
+import { cancelOrder, createPendingPayment, finishPayment, isExpired, STATUS_MESSAGE } from '../payments/lifecycle.js';
+import { loadOrder, type OrderRow } from '../orders/rows.js';
+import type { Db } from '../db/db.js';
+
+interface SessionRow {
+  id: string;
+  order_id: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** 401 ERR_AUTH_000 with details.session_id (the seed shows message "Missing credentials" for a bad session). */
+function sessionError(reason: string): DomainError {
+  return new DomainError('ERR_AUTH_000', 'Missing credentials', { session_id: reason });
+}
+
+type SessionCheck = { ok: true; session: SessionRow; order: OrderRow } | { ok: false; reason: string };
+
+/** Lock the session and its order, expiring the order if its 15 minutes are over (that change commits). */
+async function checkSession(tx: Db, sessionId: string, at: Micros): Promise<SessionCheck> {
+  const { rows } = await tx.query<SessionRow>('SELECT id, order_id, expires_at, used_at FROM checkout_sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+  const session = rows[0];
+  if (!session) return { ok: false, reason: 'is invalid' };
+  const order = await loadOrder(tx, null, session.order_id, true);
+  if (session.used_at !== null) return { ok: false, reason: 'has already been used' };
+  if (parseIso(session.expires_at) <= at || isExpired(order, at)) {
+    if (order.status === 'payment_pending') await cancelOrder(tx, order, 'expired', at);
+    return { ok: false, reason: 'has expired; create a new order' };
+  }
+  if (order.status !== 'payment_pending') return { ok: false, reason: 'has already been used' };
+  return { ok: true, session, order };
+}
+
+function assertSessionShape(sessionId: string): void {
+  if (typeof sessionId !== 'string' || !ID_PATTERN.session.test(sessionId)) throw sessionError('is malformed');
+}
+
+export interface CheckoutSessionInfo {
+  session_id: string;
+  order_id: string;
+  expires_at: string;
+  amount: number;
+  /** The amount as a two-decimal string (for display, no float formatting). */
+  amount_text: string;
+  currency: string;
+  reference_id: string;
+  merchant_name: string;
+  mop_type: string | null;
+  product_name: string | null;
+  buyer_name: string | null;
+  return_url: string | null;
+}
+
+/** What the hosted page shows. Invalid / malformed / expired / used session => 401 ERR_AUTH_000 details.session_id. */
+export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): Promise<CheckoutSessionInfo> {
+  assertSessionShape(sessionId);
+  const check = await deps.db.transaction((tx) => checkSession(tx, sessionId, deps.clock.now()));
+  if (!check.ok) throw sessionError(check.reason);
+  const { order, session } = check;
+  const { rows } = await deps.db.query<{ brand_name: string }>(`SELECT company_details->>'brand_name' AS brand_name FROM merchants WHERE id = $1`, [
+    order.merchant_id,
+  ]);
+  return {
+    session_id: session.id,
+    order_id: order.id,
+    expires_at: session.expires_at,
+    amount: amountToNumber(order.amount_minor),
+    amount_text: formatAmount(order.amount_minor),
+    currency: order.currency,
+    reference_id: order.reference_id,
+    merchant_name: rows[0]?.brand_name ?? '',
+    mop_type: order.mop_type,
+    product_name: typeof order.product.name === 'string' ? order.product.name : null,
+    buyer_name: typeof order.buyer.name === 'string' ? order.buyer.name : null,
+    return_url: order.return_url,
+  };
+}
+
+export type CheckoutOutcome = 'success' | 'failure' | 'cancel';
+
+/** Form fields posted to return_url (application/x-www-form-urlencoded), including `hash`. */
+export type CallbackFields = Schemas['ReturnUrlCallback'];
+
+export interface CheckoutResult {
+  order_id: string;
+  payment_id: string | null;
+  order_status: string;
+  return_url: string | null;
+  callback: CallbackFields;
+}
+
+/**
+ * The customer finished on the hosted page. success => payment CAPTURED, order payment_successful; failure =>
+ * payment FAILED (PAYMENT_FAILED emitted), order payment_failed; cancel => order payment_cancelled, no payment.
+ * The session is consumed. Returns the return-URL callback fields with the HMAC hash (merchant encryption key).
+ */
+export async function completeCheckoutSession(
+  deps: ServiceDeps,
+  sessionId: string,
+  input: { outcome: CheckoutOutcome; mopType?: string | undefined; mopDetail?: Record<string, unknown> | undefined; failureMessage?: string | undefined },
+): Promise<CheckoutResult> {
+  assertSessionShape(sessionId);
+  if (!['success', 'failure', 'cancel'].includes(input.outcome)) {
+    throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { outcome: 'must be success, failure or cancel' });
+  }
+  let mopType: MopType | undefined;
+  if (input.mopType !== undefined) {
+    mopType = normalizeMopType(input.mopType);
+    if (!mopType) throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { mop_type: 'is not a supported method of payment' });
+  }
+  const result = await deps.db.transaction(async (tx) => {
+    const at = deps.clock.now();
+    const check = await checkSession(tx, sessionId, at);
+    if (!check.ok) return check;
+    const { order } = check;
+    const mop = mopType ?? (order.mop_type as MopType | null) ?? 'UPI';
+    await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
+    const key = await merchantEncryptionKey(tx, deps.secrets, order.merchant_id);
+    if (input.outcome === 'cancel') {
+      await cancelOrder(tx, order, 'cancelled', at);
+      const status: CallbackFields['status'] = 'payment_cancelled';
+      return { ok: true as const, order, at, paymentId: '', bankRef: '', mop, status, message: STATUS_MESSAGE.orderCancelled, key };
+    }
+    const pending = await createPendingPayment(tx, deps, order, {
+      mopType: mop,
+      mopDetail: input.mopDetail ?? {},
+      message: STATUS_MESSAGE.paymentPending,
+      at,
+    });
+    const success = input.outcome === 'success';
+    const message = success ? STATUS_MESSAGE.paymentCaptured : input.failureMessage ?? STATUS_MESSAGE.paymentDeclined;
+    const done = await finishPayment(tx, order, pending, success ? 'CAPTURED' : 'FAILED', message, at);
+    return { ok: true as const, order, at, paymentId: done.payment.id, bankRef: done.payment.bank_ref_num, mop, status: done.orderStatus, message, key };
+  });
+  if (!result.ok) throw sessionError(result.reason);
+  const fields = {
+    order_id: result.order.id,
+    payment_id: result.paymentId,
+    status: result.status,
+    message: result.message,
+    mop_type: result.mop,
+    bank_ref_num: result.bankRef,
+    payment_completed_at: formatCallbackTime(result.at),
+  };
+  return {
+    order_id: result.order.id,
+    payment_id: result.paymentId || null,
+    order_status: result.status,
+    return_url: result.order.return_url,
+    callback: { ...fields, hash: computeCallbackHash(fields, result.key) },
+  };
+}

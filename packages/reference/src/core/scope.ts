@@ -1,0 +1,54 @@
+import type { Db } from '../db/db.js';
+import { DomainError, validationError } from './errors.js';
+import type { Params } from '../db/params.js';
+
+/** Who is calling, from authenticated credentials. */
+export type Principal =
+  | { kind: 'partner'; clientId: string; partnerId: string }
+  | { kind: 'merchant'; clientId: string; partnerId: string; merchantId: string };
+
+/** Which merchants a request may see: every merchant of the partner, or exactly one. */
+export interface Scope {
+  partnerId: string;
+  merchantId: string | undefined;
+}
+
+/**
+ * Apply `X-Merchant-ID`: partners may narrow to one of their merchants (others => 404 ERR_MERCHANT_404);
+ * merchants may send it only with their own id (else 403 ERR_AUTH_403).
+ */
+export async function resolveScope(db: Db, principal: Principal, xMerchantId?: string | undefined): Promise<Scope> {
+  const header = xMerchantId === '' ? undefined : xMerchantId;
+  if (principal.kind === 'merchant') {
+    if (header !== undefined && header !== principal.merchantId) {
+      throw new DomainError('ERR_AUTH_403', 'X-Merchant-ID does not match the merchant of these credentials', {
+        'X-Merchant-ID': 'must equal the merchant id of the credentials',
+      });
+    }
+    return { partnerId: principal.partnerId, merchantId: principal.merchantId };
+  }
+  if (header === undefined) return { partnerId: principal.partnerId, merchantId: undefined };
+  const { rows } = await db.query('SELECT 1 FROM merchants WHERE id = $1 AND partner_id = $2', [header, principal.partnerId]);
+  if (rows.length === 0) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found', { 'X-Merchant-ID': 'no such merchant' });
+  return { partnerId: principal.partnerId, merchantId: header };
+}
+
+/** Partner-only operations (merchant CRUD, credentials, KYC): merchant credentials => 403 ERR_AUTH_403. */
+export function requirePartner(principal: Principal): string {
+  if (principal.kind !== 'partner') {
+    throw new DomainError('ERR_AUTH_403', 'This operation requires partner credentials');
+  }
+  return principal.partnerId;
+}
+
+/** Operations acting for one merchant (order creation): partners must name it in X-Merchant-ID. */
+export function requireMerchant(scope: Scope): string {
+  if (scope.merchantId === undefined) throw validationError('X-Merchant-ID', 'is required with partner credentials');
+  return scope.merchantId;
+}
+
+/** SQL condition limiting `column` (a merchant id column) to the scope. */
+export function scopeCondition(scope: Scope, column: string, p: Params): string {
+  if (scope.merchantId !== undefined) return `${column} = ${p.add(scope.merchantId)}`;
+  return `${column} IN (SELECT id FROM merchants WHERE partner_id = ${p.add(scope.partnerId)})`;
+}

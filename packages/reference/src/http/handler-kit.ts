@@ -1,0 +1,118 @@
+import { HttpError, type components, type HandlerContext, type UploadedFile as MultipartFile } from '@paygate/server';
+import { DomainError } from '../core/errors.js';
+import { pageLinks, type Page } from '../core/pagination.js';
+import type { ReferenceRuntime } from '../runtime.js';
+import type { UploadedFile } from '../core/documents.js';
+import { resolveScope, type Principal, type Scope } from '../core/scope.js';
+
+export type { Principal } from '../core/scope.js';
+export type Ctx = HandlerContext<Principal>;
+
+/** A service DomainError as the HttpError the server runtime renders; anything else unchanged. */
+export function toHttpError(err: unknown): unknown {
+  if (err instanceof DomainError) return new HttpError(err.status, err.code, err.message, err.details);
+  return err;
+}
+
+/** Run a service call, turning its DomainError into an HttpError. */
+export async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toHttpError(err);
+  }
+}
+
+type Schemas = components['schemas'];
+
+/**
+ * A view's output typed as the spec schema it renders. The views build plain objects whose TypeScript types are looser
+ * than the schema (string vs enum, nullable columns that are never null for stored rows); the exact shape is
+ * enforced at runtime by response validation (on outside production, and in every test).
+ */
+export function as<K extends keyof Schemas>(_schema: K, value: object): Schemas[K] {
+  return value as unknown as Schemas[K];
+}
+
+/** `{ success: true, message, data }` */
+export function ok<M extends string, D>(message: M, data: D): { success: true; message: M; data: D } {
+  return { success: true, message, data };
+}
+
+/** The authenticated principal (operations with security requirements only). */
+export function principalOf(ctx: Ctx): Principal {
+  const p = ctx.principal as Principal | undefined;
+  if (!p) throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+  return p;
+}
+
+function declares(ctx: Ctx, status: number): boolean {
+  return Object.hasOwn(ctx.operation.responses, String(status));
+}
+
+/**
+ * The merchant scope of the request: the principal narrowed by `X-Merchant-ID` (header, declared only on order
+ * creation but honoured on every merchant-scoped call). A wrong header is 403 / 404 where the operation declares
+ * that status, else 400 ERR_VALIDATION_400 on `X-Merchant-ID` (so every answer stays within the spec).
+ */
+export async function scopeOf(rt: ReferenceRuntime, ctx: Ctx): Promise<Scope> {
+  const principal = principalOf(ctx);
+  const header = ctx.req.get('x-merchant-id');
+  try {
+    return await resolveScope(rt.db, principal, header);
+  } catch (err) {
+    if (err instanceof DomainError && !declares(ctx, err.status)) {
+      throw new HttpError(400, 'ERR_VALIDATION_400', 'Request validation failed', {
+        'X-Merchant-ID': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
+      });
+    }
+    throw toHttpError(err);
+  }
+}
+
+/**
+ * Narrow a scope to the `merchant_id` query filter without ever widening it: a merchant outside the scope yields
+ * `null` (the caller answers with an empty page).
+ */
+export async function narrowScope(rt: ReferenceRuntime, scope: Scope, merchantId: string | undefined): Promise<Scope | null> {
+  if (merchantId === undefined || merchantId === '') return scope;
+  if (scope.merchantId !== undefined) return scope.merchantId === merchantId ? scope : null;
+  const { rows } = await rt.db.query('SELECT 1 FROM merchants WHERE id = $1 AND partner_id = $2', [merchantId, scope.partnerId]);
+  return rows.length === 0 ? null : { partnerId: scope.partnerId, merchantId };
+}
+
+/** Query values that are filters (not paging), as strings. */
+function filterEntries(query: object): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(query)) {
+    if (k === 'page' || k === 'page_size' || v === undefined || v === null || v === '') continue;
+    for (const item of Array.isArray(v) ? v : [v]) out.push([k, String(item)]);
+  }
+  return out;
+}
+
+/**
+ * A page with absolute `next` / `previous`: config.publicBaseUrl + the request path + every query filter (+ page and
+ * page_size). Null at the ends.
+ */
+export function withLinks<T>(
+  rt: ReferenceRuntime,
+  ctx: Ctx,
+  query: object,
+  page: Page<T>,
+): { count: number; page: number; page_size: number; next: string | null; previous: string | null; results: T[] } {
+  const url = new URL(`${rt.config.publicBaseUrl}${ctx.req.path}`);
+  for (const [k, v] of filterEntries(query)) url.searchParams.append(k, v);
+  const links = pageLinks(url.toString(), page);
+  return { count: page.count, page: page.page, page_size: page.page_size, next: links.next, previous: links.previous, results: page.results };
+}
+
+/** An empty page for a filter outside the caller's scope. */
+export function emptyPage<T>(page: number | undefined, pageSize: number | undefined, defaultSize: number): Page<T> {
+  return { count: 0, page: page ?? 1, page_size: pageSize ?? defaultSize, results: [] };
+}
+
+/** multer's in-memory file -> the documents service's UploadedFile. */
+export function toUpload(file: MultipartFile): UploadedFile {
+  return { bytes: file.buffer, contentType: file.mimetype, originalName: file.originalname };
+}

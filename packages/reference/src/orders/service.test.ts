@@ -1,0 +1,189 @@
+import { verifyCallback } from '@paygate/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvedMerchant, companyDetails, orderInput, paidOrder, settlementDetails, testDeps } from '../testing/fixtures.js';
+import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
+import { completeCheckoutSession, getCheckoutSession } from '../checkout/service.js';
+import { issueMerchantCredentials } from '../credentials/service.js';
+import { createDocumentStore } from '../core/documents.js';
+import { createMerchant } from '../merchants/service.js';
+import { attachOrderDocument, createOrder, expireDueOrders, getOrder, patchOrder } from './service.js';
+import { completeS2sPayment, processDueS2sCollections } from '../payments/s2s.js';
+import type { Scope } from '../core/scope.js';
+
+describe.each(testTargets())('orders and checkout on %s', (target) => {
+  let t: TestDb;
+  let deps: ReturnType<typeof testDeps>;
+  let merchantId: string;
+  let scope: Scope;
+  let encryptionKey: string;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+    deps = testDeps(t.db);
+    const m = await approvedMerchant(deps);
+    merchantId = m.merchantId;
+    scope = m.merchantScope;
+    encryptionKey = (await issueMerchantCredentials(deps, m.partnerId, merchantId)).encryption_key;
+  });
+  afterAll(async () => t?.dispose());
+
+  async function events(type: string): Promise<{ event_type: string; event_time: string; data: Record<string, unknown> }[]> {
+    const { rows } = await t.db.query<{ payload: never }>('SELECT payload FROM events WHERE type = $1 ORDER BY created_at', [type]);
+    return rows.map((r) => r.payload);
+  }
+
+  it('hosted order: session, success, signed callback, order read', async () => {
+    const created = await createOrder(deps, merchantId, orderInput({ reference_id: 'hosted-1', mop_type: 'NETBANKING' }), { isTesting: true });
+    expect(created.kind).toBe('hosted');
+    if (created.kind !== 'hosted') return;
+    expect(created.order_id).toMatch(/^OD\d{16}$/);
+    expect(created.session_id).toMatch(/^session_[A-Za-z0-9_-]{43}$/);
+
+    const pending = await getOrder(deps, scope, created.order_id);
+    expect(pending).toMatchObject({ status: 'payment_pending', amount: 1500, currency: 'INR', mop_type: 'NET_BANKING', payments: [], is_testing: true, air_waybills: [] });
+
+    const info = await getCheckoutSession(deps, created.session_id);
+    expect(info).toMatchObject({ order_id: created.order_id, amount: 1500, merchant_name: 'Acme' });
+
+    deps.clock.advance(30);
+    const result = await completeCheckoutSession(deps, created.session_id, { outcome: 'success' });
+    expect(result.order_status).toBe('payment_successful');
+    expect(result.return_url).toBe('https://shop.example/return');
+    const cb = result.callback;
+    expect(cb).toMatchObject({ order_id: created.order_id, status: 'payment_successful', mop_type: 'NET_BANKING' });
+    expect(cb.payment_id).toMatch(/^PR\d{16}$/);
+    expect(cb.bank_ref_num).toMatch(/^\d{12}$/);
+    expect(cb.payment_completed_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+00:00$/);
+    expect(verifyCallback(cb, encryptionKey)).toBe(true);
+    expect(verifyCallback({ ...cb, status: 'payment_failed' }, encryptionKey)).toBe(false);
+
+    const order = await getOrder(deps, scope, created.order_id);
+    expect(order.status).toBe('payment_successful');
+    expect(order.payments).toEqual([
+      {
+        payment_id: cb.payment_id,
+        mop_type: 'NET_BANKING',
+        status: 'captured',
+        status_message: 'Payment captured successfully',
+        settlement: { status: 'ready_for_settlement', message: null, settlement_details: null },
+        created_at: expect.stringMatching(/\.\d{6}Z$/),
+      },
+    ]);
+    // the session is consumed
+    await expect(completeCheckoutSession(deps, created.session_id, { outcome: 'success' })).rejects.toMatchObject({
+      code: 'ERR_AUTH_000',
+      status: 401,
+      details: { session_id: 'has already been used' },
+    });
+  });
+
+  it('bad sessions: malformed, unknown, expired', async () => {
+    await expect(getCheckoutSession(deps, 'nope')).rejects.toMatchObject({ code: 'ERR_AUTH_000', details: { session_id: 'is malformed' } });
+    await expect(getCheckoutSession(deps, `session_${'A'.repeat(43)}`)).rejects.toMatchObject({ details: { session_id: 'is invalid' } });
+    const created = await createOrder(deps, merchantId, orderInput(), { isTesting: true });
+    if (created.kind !== 'hosted') throw new Error('hosted expected');
+    deps.clock.advance(15 * 60);
+    await expect(completeCheckoutSession(deps, created.session_id, { outcome: 'success' })).rejects.toMatchObject({
+      code: 'ERR_AUTH_000',
+      details: { session_id: expect.stringContaining('expired') },
+    });
+    // the expiry committed even though the call failed
+    const order = await getOrder(deps, scope, created.order_id);
+    expect(order.status).toBe('payment_cancelled');
+  });
+
+  it('failure emits PAYMENT_FAILED; cancel cancels without a payment', async () => {
+    const failed = await paidOrder(deps, merchantId, {}, 'failure');
+    expect(failed.order_status).toBe('payment_failed');
+    const ev = (await events('PAYMENT_FAILED')).find((e) => e.data['order_id'] === failed.order_id);
+    expect(ev).toBeDefined();
+    expect(ev!.event_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z$/);
+    expect(ev!.data).toEqual({
+      status: 'FAILED',
+      message: 'Payment declined by the issuing bank',
+      mop_type: 'UPI',
+      order_id: failed.order_id,
+      payment_id: failed.payment_id,
+      bank_ref_num: failed.callback.bank_ref_num,
+      payment_completed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/),
+    });
+    const order = await getOrder(deps, scope, failed.order_id);
+    expect(order.payments[0]).toMatchObject({ status: 'failed', settlement: { status: 'not_applicable' } });
+
+    const cancelled = await paidOrder(deps, merchantId, {}, 'cancel');
+    expect(cancelled).toMatchObject({ order_status: 'payment_cancelled', payment_id: null, callback: { status: 'payment_cancelled', payment_id: '' } });
+    expect(verifyCallback(cancelled.callback, encryptionKey)).toBe(true);
+  });
+
+  it('reference_id is unique per merchant; merchant must be approved', async () => {
+    await createOrder(deps, merchantId, orderInput({ reference_id: 'dup-1' }), { isTesting: true });
+    await expect(createOrder(deps, merchantId, orderInput({ reference_id: 'dup-1' }), { isTesting: true })).rejects.toMatchObject({ code: 'ERR_ORDER_409', status: 409 });
+    const pendingMerchant = await createMerchant(deps, 'default', { settlement_details: settlementDetails(), company_details: companyDetails() });
+    await expect(createOrder(deps, pendingMerchant.id, orderInput(), { isTesting: true })).rejects.toMatchObject({ code: 'ERR_MERCHANT_422' });
+    await expect(createOrder(deps, merchantId, orderInput({ amount: '0.50' }), { isTesting: true })).rejects.toMatchObject({
+      code: 'ERR_VALIDATION_400',
+      details: { amount: expect.any(String) },
+    });
+  });
+
+  it('tenant isolation: another merchant cannot read the order', async () => {
+    const other = await approvedMerchant(deps, { partnerId: 'other' });
+    const created = await createOrder(deps, merchantId, orderInput(), { isTesting: true });
+    await expect(getOrder(deps, other.merchantScope, created.order_id)).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
+    await expect(getOrder(deps, other.partnerScope, created.order_id)).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
+    await expect(getOrder(deps, { partnerId: 'default', merchantId: undefined }, created.order_id)).resolves.toMatchObject({ order_id: created.order_id });
+  });
+
+  it('s2s intent: UPI link for the app, PENDING payment, completion', async () => {
+    const created = await createOrder(
+      deps,
+      merchantId,
+      orderInput({ collection_mode: 's2s', upi_flow_type: 'intent', upi_app_name: 'phonepe', amount: '250.50' }),
+      { isTesting: true },
+    );
+    if (created.kind !== 'intent') throw new Error('intent expected');
+    const url = new URL(created.intent_uri);
+    expect(url.protocol).toBe('phonepe:');
+    expect(url.searchParams.get('am')).toBe('250.50');
+    expect(url.searchParams.get('cu')).toBe('INR');
+    expect(url.searchParams.get('tr')).toBe(created.order_id);
+    expect(url.searchParams.get('pa')).toBe(`pg.${merchantId}@paygate`);
+    const before = await getOrder(deps, scope, created.order_id);
+    expect(before.payments).toMatchObject([{ status: 'pending', mop_type: 'UPI', settlement: { status: 'pending' } }]);
+    await completeS2sPayment(deps, scope, created.order_id, 'success');
+    expect((await getOrder(deps, scope, created.order_id)).status).toBe('payment_successful');
+    await expect(completeS2sPayment(deps, scope, created.order_id, 'success')).rejects.toMatchObject({ code: 'ERR_ORDER_422' });
+  });
+
+  it('s2s collection: sandbox VPAs complete after 5 s, others expire after 15 min', async () => {
+    const ok = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'success@paygate' }), { isTesting: true });
+    const ko = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'failure@paygate' }), { isTesting: true });
+    const slow = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'asha@okbank' }), { isTesting: true });
+    expect(ok).toMatchObject({ kind: 'collection', message: 'Collection request sent to success@paygate' });
+    expect(await processDueS2sCollections(deps)).toBe(0);
+    deps.clock.advance(5);
+    expect(await processDueS2sCollections(deps)).toBe(2);
+    expect((await getOrder(deps, scope, ok.order_id)).status).toBe('payment_successful');
+    expect((await getOrder(deps, scope, ko.order_id)).status).toBe('payment_failed');
+    expect((await getOrder(deps, scope, slow.order_id)).status).toBe('payment_pending');
+    deps.clock.advance(15 * 60);
+    expect(await expireDueOrders(deps)).toBeGreaterThanOrEqual(1);
+    const expired = await getOrder(deps, scope, slow.order_id);
+    expect(expired.status).toBe('payment_cancelled');
+    expect(expired.payments).toMatchObject([{ status: 'failed', settlement: { status: 'not_applicable' } }]);
+  });
+
+  it('patches the four correctable fields and attaches documents', async () => {
+    const store = createDocumentStore('memory://', 'https://gw.example');
+    const created = await createOrder(deps, merchantId, orderInput({ invoice: { number: 'INV-1', date: '2026-11-01' } }), { isTesting: true });
+    const patched = await patchOrder(deps, scope, created.order_id, { buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' }, invoice: { date: '2026-11-02' } });
+    expect(patched).toEqual({ order_id: created.order_id, buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' }, invoice: { number: 'INV-1', date: '2026-11-02' } });
+    await expect(patchOrder(deps, scope, 'OD0000000000000000', { invoice: { number: 'x' } })).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
+
+    const pdf = { bytes: new TextEncoder().encode('%PDF-1.7 doc'), contentType: 'application/pdf', originalName: 'a.pdf' };
+    await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'INV-9', documentType: 'invoice', file: pdf });
+    const order = await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'AWB-1', documentType: 'air_waybill', file: pdf });
+    expect(order.invoice).toEqual({ number: 'INV-9', date: '2026-11-02', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) });
+    expect(order.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) }]);
+    expect(order.buyer).toMatchObject({ name: 'Asha Rao', pan_number: 'ABCDE1234F' });
+  });
+});

@@ -1,0 +1,281 @@
+import type { Schemas } from '../core/contract.js';
+import type { Db } from '../db/db.js';
+import { parseInt8, parseTimestamptz } from '../db/types.js';
+import { DomainError, validationError } from '../core/errors.js';
+import { newSessionId } from '../core/ids.js';
+import { normalizeOrderInput, type CreateOrderInput } from './input.js';
+import { orderMachine } from '../core/state-machines.js';
+import { addSeconds, formatIso } from '../core/clock.js';
+import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from '../payments/upi.js';
+import { orderView, type OrderPayment } from './view.js';
+import type { ServiceDeps } from '../core/deps.js';
+import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
+import { cancelOrder, createPendingPayment, isExpired, STATUS_MESSAGE } from '../payments/lifecycle.js';
+import { loadOrder, ORDER_COLUMNS, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
+import { scopeCondition, type Scope } from '../core/scope.js';
+import { Params } from '../db/params.js';
+
+/** Checkout sessions and unpaid orders live 15 minutes. */
+export const ORDER_TTL_SECONDS = 15 * 60;
+
+/** The gateway's UPI collection address for a merchant (payee of intent links). */
+export function gatewayPayeeVpa(merchantId: string): string {
+  return `pg.${merchantId}@paygate`;
+}
+
+export type CreateOrderResult =
+  | { kind: 'hosted'; order_id: string; session_id: string }
+  | { kind: 'intent'; order_id: string; intent_uri: string }
+  | { kind: 'collection'; order_id: string; message: string };
+
+/**
+ * Create an order for `merchantId` (must be APPROVED, else 422 ERR_MERCHANT_422). reference_id reuse => 409
+ * ERR_ORDER_409. Hosted: a 15-minute checkout session. s2s: a PENDING UPI payment plus an intent link or a collect
+ * request; sandbox VPAs success@paygate / failure@paygate complete by themselves (worker).
+ */
+export async function createOrder(
+  deps: ServiceDeps,
+  merchantId: string,
+  input: CreateOrderInput,
+  options: { isTesting: boolean },
+): Promise<CreateOrderResult> {
+  const n = normalizeOrderInput(input);
+  return deps.db.transaction(async (tx) => {
+    const { rows: merchants } = await tx.query<{ kyc_status: string; brand_name: string; partner_id: string }>(
+      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id FROM merchants WHERE id = $1`,
+      [merchantId],
+    );
+    const merchant = merchants[0];
+    if (!merchant) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+    if (merchant.kyc_status !== 'APPROVED') {
+      throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${merchant.kyc_status}` });
+    }
+    const at = deps.clock.now();
+    const now = formatIso(at);
+    const orderId = await deps.ids.next(tx, 'order');
+    const intentUri =
+      n.upiFlowType === 'intent'
+        ? buildUpiIntentUri({
+            app: n.upiAppName,
+            payeeVpa: gatewayPayeeVpa(merchantId),
+            payeeName: merchant.brand_name,
+            amountMinor: n.amountMinor,
+            currency: n.currency,
+            orderId,
+            note: `Payment for order ${n.referenceId}`.slice(0, 80),
+          })
+        : null;
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
+                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
+                           expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+       RETURNING id`,
+      [
+        orderId,
+        merchantId,
+        n.referenceId,
+        n.amountMinor,
+        n.currency,
+        STATUS_MESSAGE.orderPending,
+        n.collectionMode,
+        n.mopType,
+        n.upiFlowType,
+        n.vpa,
+        n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
+        intentUri,
+        JSON.stringify(n.buyer),
+        JSON.stringify(n.product),
+        n.invoice ? JSON.stringify(n.invoice) : null,
+        n.returnUrl,
+        options.isTesting,
+        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
+        now,
+      ],
+    );
+    if (rows.length === 0) {
+      throw new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
+    }
+    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+
+    if (n.collectionMode === 'hosted_payment') {
+      const sessionId = newSessionId();
+      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
+        sessionId,
+        orderId,
+        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
+        now,
+      ]);
+      return { kind: 'hosted', order_id: orderId, session_id: sessionId };
+    }
+    if (n.upiFlowType === 'intent') {
+      await createPendingPayment(tx, deps, order, { mopType: 'UPI', mopDetail: {}, message: STATUS_MESSAGE.intentPending, at });
+      return { kind: 'intent', order_id: orderId, intent_uri: intentUri as string };
+    }
+    const vpa = n.vpa as string;
+    const auto = options.isTesting ? SANDBOX_VPA_OUTCOME[vpa.toLowerCase()] ?? null : null;
+    await createPendingPayment(tx, deps, order, {
+      mopType: 'UPI',
+      mopDetail: { upi_id: vpa },
+      message: STATUS_MESSAGE.collectPending,
+      autoComplete: auto,
+      at,
+    });
+    return { kind: 'collection', order_id: orderId, message: `Collection request sent to ${vpa}` };
+  });
+}
+
+/** Payments of an order with their settlement (UTR, completion date). */
+export async function orderPayments(db: Db, orderId: string): Promise<OrderPayment[]> {
+  const { rows } = await db.query<OrderPayment>(
+    `SELECT ${PAYMENT_COLUMNS}, s.utr_number, s.completed_at AS settlement_completed_at
+     FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id
+     WHERE p.order_id = $1 ORDER BY p.created_at, p.id`,
+    [orderId],
+  );
+  return rows;
+}
+
+/** Apply the lazy 15-minute expiry if due (locks and re-checks the order). Returns the current order. */
+export async function touchOrder(deps: ServiceDeps, scope: Scope | null, orderId: string): Promise<OrderRow> {
+  const order = await loadOrder(deps.db, scope, orderId);
+  if (!isExpired(order, deps.clock.now())) return order;
+  return deps.db.transaction(async (tx) => {
+    const locked = await loadOrder(tx, scope, orderId, true);
+    const at = deps.clock.now();
+    if (isExpired(locked, at)) {
+      await cancelOrder(tx, locked, 'expired', at);
+      return loadOrder(tx, scope, orderId);
+    }
+    return locked;
+  });
+}
+
+/**
+ * The payments of the order as one JSON array column (same fields and order as {@link orderPayments}). Timestamps
+ * and int8 travel as text inside the JSON and go through the adapters' own parsers, so values are identical.
+ */
+const ORDER_PAYMENTS_JSON = `(SELECT coalesce(json_agg(json_build_object(
+    'id', p.id, 'order_id', p.order_id, 'merchant_id', p.merchant_id, 'status', p.status, 'status_message', p.status_message,
+    'mop_type', p.mop_type, 'collection_mode', p.collection_mode, 'amount_minor', p.amount_minor::text, 'currency', p.currency,
+    'bank_ref_num', p.bank_ref_num, 'mop_detail', p.mop_detail, 'settlement_status', p.settlement_status,
+    'settlement_id', p.settlement_id, 'auto_complete_outcome', p.auto_complete_outcome, 'completed_at', p.completed_at::text,
+    'created_at', p.created_at::text, 'updated_at', p.updated_at::text,
+    'utr_number', s.utr_number, 'settlement_completed_at', s.completed_at::text) ORDER BY p.created_at, p.id), '[]'::json)
+  FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id WHERE p.order_id = o.id)`;
+
+type JsonPayment = Omit<OrderPayment, 'amount_minor'> & { amount_minor: string };
+
+const ts = (v: string | null): string | null => (v === null ? null : parseTimestamptz(v));
+
+/** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip. */
+export async function loadOrderWithPayments(db: Db, scope: Scope | null, orderId: string): Promise<{ order: OrderRow; payments: OrderPayment[] }> {
+  const p = new Params();
+  const where = [`o.id = ${p.add(orderId)}`];
+  if (scope) where.push(scopeCondition(scope, 'o.merchant_id', p));
+  const { rows } = await db.query<OrderRow & { payments_json: JsonPayment[] }>(
+    `SELECT ${ORDER_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o JOIN merchants m ON m.id = o.merchant_id
+     WHERE ${where.join(' AND ')}`,
+    p.values,
+  );
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_ORDER_404', 'Order not found', { order_id: `no order ${orderId}` });
+  const { payments_json: json, ...order } = row;
+  const payments = (json ?? []).map((x) => ({
+    ...x,
+    amount_minor: parseInt8(x.amount_minor),
+    completed_at: ts(x.completed_at),
+    created_at: parseTimestamptz(x.created_at),
+    updated_at: parseTimestamptz(x.updated_at),
+    settlement_completed_at: ts(x.settlement_completed_at),
+  }));
+  return { order, payments };
+}
+
+/**
+ * GET /pg/orders/{order_id}: the Order (seed shape) after applying expiry. Other tenants => 404 ERR_ORDER_404.
+ * One query (order + payments); only an order whose 15 minutes just ran out takes the locking expiry path.
+ */
+export async function getOrder(deps: ServiceDeps, scope: Scope, orderId: string): Promise<ReturnType<typeof orderView>> {
+  const { order, payments } = await loadOrderWithPayments(deps.db, scope, orderId);
+  if (!isExpired(order, deps.clock.now())) return orderView(order, payments);
+  const touched = await touchOrder(deps, scope, orderId);
+  return orderView(touched, await orderPayments(deps.db, touched.id));
+}
+
+/** The PATCH body as request validation lets it through: only buyer.pan_number, buyer.dob, invoice.number, invoice.date. */
+export type PatchOrderInput = Schemas['UpdateOrderRequest'];
+
+/** Correct buyer.pan_number, buyer.dob, invoice.number, invoice.date (any order status). */
+export async function patchOrder(deps: ServiceDeps, scope: Scope, orderId: string, patch: PatchOrderInput): Promise<Schemas['OrderUpdateResult']> {
+  return deps.db.transaction(async (tx) => {
+    const order = await loadOrder(tx, scope, orderId, true);
+    const buyer = { ...order.buyer, ...(patch.buyer ?? {}) };
+    const invoice = patch.invoice || order.invoice ? { ...(order.invoice ?? {}), ...(patch.invoice ?? {}) } : null;
+    await tx.query('UPDATE orders SET buyer = $2, invoice = $3, updated_at = $4 WHERE id = $1', [
+      orderId,
+      JSON.stringify(buyer),
+      invoice ? JSON.stringify(invoice) : null,
+      formatIso(deps.clock.now()),
+    ]);
+    return {
+      order_id: orderId,
+      buyer: { pan_number: (buyer.pan_number as string | undefined) ?? null, dob: (buyer.dob as string | undefined) ?? null },
+      invoice: { number: invoice?.number ?? null, date: invoice?.date ?? null },
+    };
+  });
+}
+
+export const ORDER_DOCUMENT_TYPES = ['invoice', 'air_waybill'] as const;
+
+/** Attach an invoice (sets invoice.number/file) or an air waybill (appended) to an order; returns the Order. */
+export async function attachOrderDocument(
+  deps: ServiceDeps,
+  store: DocumentStore,
+  scope: Scope,
+  orderId: string,
+  input: { identifier: string; documentType: string; file: UploadedFile },
+): Promise<ReturnType<typeof orderView>> {
+  if (!(ORDER_DOCUMENT_TYPES as readonly string[]).includes(input.documentType)) {
+    throw validationError('document_type', `must be one of ${ORDER_DOCUMENT_TYPES.join(', ')}`);
+  }
+  if (typeof input.identifier !== 'string' || input.identifier.length === 0 || input.identifier.length > 255) {
+    throw validationError('identifier', 'must be a non-empty string of at most 255 characters');
+  }
+  await deps.db.transaction(async (tx) => {
+    const order = await loadOrder(tx, scope, orderId, true);
+    const at = deps.clock.now();
+    const doc = await storeDocument(
+      tx,
+      store,
+      at,
+      { merchantId: order.merchant_id, orderId, documentType: input.documentType, identifier: input.identifier },
+      input.file,
+    );
+    if (input.documentType === 'invoice') {
+      const invoice = { ...(order.invoice ?? {}), number: input.identifier, file: doc.url };
+      await tx.query('UPDATE orders SET invoice = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(invoice), formatIso(at)]);
+    } else {
+      const waybills = [...order.air_waybills, { number: input.identifier, file: doc.url }];
+      await tx.query('UPDATE orders SET air_waybills = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(waybills), formatIso(at)]);
+    }
+  });
+  return getOrder(deps, scope, orderId);
+}
+
+/** Worker: cancel pending orders whose 15 minutes are over (SKIP LOCKED, so processes share the work). */
+export async function expireDueOrders(deps: ServiceDeps, limit = 100): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const at = deps.clock.now();
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM orders WHERE status = 'payment_pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [formatIso(at), limit],
+    );
+    for (const { id } of rows) {
+      const order = await loadOrder(tx, null, id);
+      if (orderMachine.canTransition(order.status, 'payment_cancelled')) await cancelOrder(tx, order, 'expired', at);
+    }
+    return rows.length;
+  });
+}

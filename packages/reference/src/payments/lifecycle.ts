@@ -1,0 +1,124 @@
+import type { Db } from '../db/db.js';
+import { paymentFailedEvent } from '../webhooks/events.js';
+import { newBankRefNum } from '../core/ids.js';
+import {
+  orderMachine,
+  orderStatusForPayment,
+  paymentMachine,
+  settlementStatusFor,
+  type OrderStatus,
+} from '../core/state-machines.js';
+import { formatIso, parseIso, type Micros } from '../core/clock.js';
+import type { ServiceDeps } from '../core/deps.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { paymentsOfOrder, PAYMENT_COLUMNS, type OrderRow, type PaymentRow } from '../orders/rows.js';
+
+/** Texts used in status_message fields. */
+export const STATUS_MESSAGE = {
+  orderPending: 'Awaiting payment',
+  orderCaptured: 'Payment captured successfully',
+  orderCancelled: 'Payment cancelled by the customer',
+  orderExpired: 'Payment session expired before the payment was completed',
+  paymentPending: 'Payment is being processed',
+  collectPending: 'Collect request sent to the customer VPA; awaiting approval',
+  intentPending: 'Waiting for the customer to pay with the UPI app',
+  paymentCaptured: 'Payment captured successfully',
+  paymentDeclined: 'Payment declined by the issuing bank',
+  paymentExpired: 'Payment request expired before the customer approved it',
+} as const;
+
+/** Insert a PENDING payment for `order` (the customer submitted / an s2s request went out). */
+export async function createPendingPayment(
+  tx: Db,
+  deps: ServiceDeps,
+  order: Pick<OrderRow, 'id' | 'merchant_id' | 'amount_minor' | 'currency' | 'collection_mode'>,
+  p: { mopType: string; mopDetail: Record<string, unknown>; message: string; autoComplete?: 'success' | 'failure' | null; at: Micros },
+): Promise<PaymentRow> {
+  const id = await deps.ids.next(tx, 'payment');
+  const now = formatIso(p.at);
+  const { rows } = await tx.query<PaymentRow>(
+    `INSERT INTO payments AS p (id, order_id, merchant_id, status, status_message, mop_type, collection_mode, amount_minor, currency,
+                           bank_ref_num, mop_detail, settlement_status, auto_complete_outcome, created_at, updated_at)
+     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $12)
+     RETURNING ${PAYMENT_COLUMNS}`,
+    [
+      id,
+      order.id,
+      order.merchant_id,
+      p.message,
+      p.mopType,
+      order.collection_mode,
+      order.amount_minor,
+      order.currency,
+      newBankRefNum(),
+      JSON.stringify(p.mopDetail),
+      p.autoComplete ?? null,
+      now,
+    ],
+  );
+  return rows[0] as PaymentRow;
+}
+
+/** The order states a finished payment leaves its order in (what the return-URL callback reports). */
+export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
+
+/**
+ * Move a PENDING payment to CAPTURED or FAILED and its order to payment_successful / payment_failed (state machines
+ * enforced). A failure emits PAYMENT_FAILED in the same transaction. Caller holds the order row lock.
+ */
+export async function finishPayment(
+  tx: Db,
+  order: OrderRow,
+  payment: PaymentRow,
+  outcome: 'CAPTURED' | 'FAILED',
+  message: string,
+  at: Micros,
+  orderStatus: FinalOrderStatus = orderStatusForPayment(outcome),
+): Promise<{ payment: PaymentRow; orderStatus: FinalOrderStatus }> {
+  paymentMachine.assertTransition(payment.status, outcome);
+  orderMachine.assertTransition(order.status, orderStatus);
+  const now = formatIso(at);
+  const { rows } = await tx.query<PaymentRow>(
+    `UPDATE payments AS p SET status = $2, status_message = $3, settlement_status = $4, completed_at = $5, updated_at = $5,
+                         auto_complete_outcome = NULL
+     WHERE p.id = $1 RETURNING ${PAYMENT_COLUMNS}`,
+    [payment.id, outcome, message, settlementStatusFor(outcome, false), now],
+  );
+  const orderMessage = outcome === 'CAPTURED' ? STATUS_MESSAGE.orderCaptured : message;
+  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [order.id, orderStatus, orderMessage, now]);
+  const updated = rows[0] as PaymentRow;
+  if (outcome === 'FAILED') {
+    await emitEvent(tx, at, { partnerId: order.partner_id, merchantId: order.merchant_id }, (seq) =>
+      paymentFailedEvent(seq, at, {
+        message,
+        mop_type: updated.mop_type,
+        order_id: order.id,
+        payment_id: updated.id,
+        bank_ref_num: updated.bank_ref_num,
+        completedAt: at,
+      }),
+    );
+  }
+  return { payment: updated, orderStatus };
+}
+
+/** Move a pending order to payment_cancelled (customer cancel or expiry). Pending payments fail first. */
+export async function cancelOrder(tx: Db, order: OrderRow, reason: 'cancelled' | 'expired', at: Micros): Promise<void> {
+  orderMachine.assertTransition(order.status, 'payment_cancelled');
+  const pending = (await paymentsOfOrder(tx, order.id, true)).filter((p) => p.status === 'PENDING');
+  for (const payment of pending) {
+    await finishPayment(tx, order, payment, 'FAILED', STATUS_MESSAGE.paymentExpired, at, 'payment_cancelled');
+  }
+  const message = reason === 'cancelled' ? STATUS_MESSAGE.orderCancelled : STATUS_MESSAGE.orderExpired;
+  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [
+    order.id,
+    'payment_cancelled',
+    message,
+    formatIso(at),
+  ]);
+}
+
+/** Whether a pending order's 15 minutes are over at `now`. */
+export function isExpired(order: Pick<OrderRow, 'status' | 'expires_at'>, now: Micros): boolean {
+  return order.status === 'payment_pending' && parseIso(order.expires_at) <= now;
+}

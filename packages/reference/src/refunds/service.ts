@@ -1,0 +1,165 @@
+import { DomainError, validationError } from '../core/errors.js';
+import { ID_PATTERN, newBankRefNum } from '../core/ids.js';
+import { formatAmount, parseAmountField } from '../core/money.js';
+import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { refundMachine } from '../core/state-machines.js';
+import { addSeconds, dayRange, formatIso } from '../core/clock.js';
+import { REFUND_COLUMNS, refundCreatedView, refundView, type RefundRow } from './view.js';
+import type { ServiceDeps } from '../core/deps.js';
+import { scopeCondition, type Scope } from '../core/scope.js';
+import { Params } from '../db/params.js';
+
+/** Sandbox: INITIATED refunds become PROCESSED this many (sandbox) seconds after creation. */
+export const SANDBOX_REFUND_SECONDS = 60;
+
+export const REFUND_MESSAGE = {
+  initiated: 'Refund request has been queued for processing',
+  processed: 'Refund processed successfully',
+  failed: 'Refund could not be processed',
+} as const;
+
+/**
+ * POST /pg/refunds. Locks the payment row (SELECT ... FOR UPDATE) so concurrent refunds of one payment serialise:
+ * the amount must be >= 0.01 and <= captured - sum(non-FAILED refunds), else 422 ERR_REFUND_422 details.refund_amount.
+ * Payment not CAPTURED => 422 ERR_REFUND_422 details.payment_id; unknown / other tenant => 404 ERR_PAYMENT_404.
+ */
+export async function createRefund(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: { payment_id: string; refund_amount: string },
+): Promise<ReturnType<typeof refundCreatedView>> {
+  const amountMinor = parseAmountField('refund_amount', input.refund_amount);
+  if (typeof input.payment_id !== 'string' || input.payment_id.length === 0) throw validationError('payment_id', 'is required');
+  return deps.db.transaction(async (tx) => {
+    const p = new Params();
+    const { rows } = await tx.query<{ id: string; merchant_id: string; status: string; amount_minor: number; currency: string }>(
+      `SELECT p.id, p.merchant_id, p.status, p.amount_minor, p.currency FROM payments p
+       WHERE p.id = ${p.add(input.payment_id)} AND ${scopeCondition(scope, 'p.merchant_id', p)} FOR UPDATE OF p`,
+      p.values,
+    );
+    const payment = rows[0];
+    if (!payment) throw new DomainError('ERR_PAYMENT_404', 'Payment not found', { payment_id: `no payment ${input.payment_id}` });
+    if (payment.status !== 'CAPTURED') {
+      throw new DomainError('ERR_REFUND_422', 'Only captured payments can be refunded', { payment_id: `payment status is ${payment.status}` });
+    }
+    const { rows: sums } = await tx.query<{ total: number }>(
+      `SELECT COALESCE(sum(amount_minor), 0)::bigint AS total FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
+      [payment.id],
+    );
+    const refundable = payment.amount_minor - (sums[0]?.total ?? 0);
+    if (amountMinor < 1 || amountMinor > refundable) {
+      throw new DomainError('ERR_REFUND_422', 'Refund amount exceeds the refundable amount', {
+        refund_amount: `must be between 0.01 and ${formatAmount(Math.max(refundable, 0))} (captured minus earlier refunds)`,
+      });
+    }
+    const at = formatIso(deps.clock.now());
+    const id = await deps.ids.next(tx, 'refund');
+    const transactionId = await deps.ids.next(tx, 'transaction');
+    const { rows: created } = await tx.query<RefundRow>(
+      `INSERT INTO refunds AS r (id, payment_id, merchant_id, amount_minor, currency, status, message, transaction_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'INITIATED', $6, $7, $8, $8) RETURNING ${REFUND_COLUMNS}`,
+      [id, payment.id, payment.merchant_id, amountMinor, payment.currency, REFUND_MESSAGE.initiated, transactionId, at],
+    );
+    return refundCreatedView(created[0] as RefundRow);
+  });
+}
+
+/** GET /pg/refunds/{refund_id}. Unknown / other tenant => 404 ERR_REFUND_404. */
+export async function getRefund(deps: ServiceDeps, scope: Scope, refundId: string): Promise<ReturnType<typeof refundView>> {
+  const p = new Params();
+  const { rows } = await deps.db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds r WHERE r.id = ${p.add(refundId)} AND ${scopeCondition(scope, 'r.merchant_id', p)}`,
+    p.values,
+  );
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
+  return refundView(row);
+}
+
+export interface RefundFilters {
+  payment_id?: string | undefined;
+  reference_id?: string | undefined;
+  from_date?: string | undefined;
+  to_date?: string | undefined;
+  merchant_id?: string | undefined;
+  page?: number | string | undefined;
+  page_size?: number | string | undefined;
+}
+
+/** GET /pg/refunds: newest first; dates are inclusive UTC days on created_at; reference_id is the order's. */
+export async function listRefunds(deps: ServiceDeps, scope: Scope, f: RefundFilters = {}): Promise<Page<ReturnType<typeof refundView>>> {
+  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.refunds);
+  const p = new Params();
+  const where = [scopeCondition(scope, 'r.merchant_id', p)];
+  if (f.payment_id !== undefined) where.push(`r.payment_id = ${p.add(f.payment_id)}`);
+  if (f.merchant_id !== undefined) where.push(`r.merchant_id = ${p.add(f.merchant_id)}`);
+  if (f.reference_id !== undefined) {
+    where.push(`EXISTS (SELECT 1 FROM payments py JOIN orders o ON o.id = py.order_id WHERE py.id = r.payment_id AND o.reference_id = ${p.add(f.reference_id)})`);
+  }
+  const range = dayRange({ field: 'from_date', day: f.from_date }, { field: 'to_date', day: f.to_date });
+  if (range.fromIso) where.push(`r.created_at >= ${p.add(range.fromIso)}`);
+  if (range.toExclusiveIso) where.push(`r.created_at < ${p.add(range.toExclusiveIso)}`);
+  const cond = where.join(' AND ');
+  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM refunds r WHERE ${cond}`, p.values);
+  const list = await deps.db.query<RefundRow>(
+    `SELECT ${REFUND_COLUMNS} FROM refunds r WHERE ${cond} ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
+    p.values,
+  );
+  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(refundView));
+}
+
+/**
+ * Finish an INITIATED refund: PROCESSED (refunded_at and bank_ref_num set) or FAILED (amount becomes refundable
+ * again). Anything else => 422 ERR_REFUND_422. `scope` null = system (worker / sandbox endpoint without tenant).
+ */
+export async function completeRefund(
+  deps: ServiceDeps,
+  scope: Scope | null,
+  refundId: string,
+  outcome: 'PROCESSED' | 'FAILED' = 'PROCESSED',
+): Promise<ReturnType<typeof refundView>> {
+  if (!ID_PATTERN.refund.test(refundId)) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
+  return deps.db.transaction(async (tx) => {
+    const p = new Params();
+    const where = [`r.id = ${p.add(refundId)}`];
+    if (scope) where.push(scopeCondition(scope, 'r.merchant_id', p));
+    const { rows } = await tx.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds r WHERE ${where.join(' AND ')} FOR UPDATE OF r`, p.values);
+    const refund = rows[0];
+    if (!refund) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
+    refundMachine.assertTransition(refund.status, outcome);
+    const at = formatIso(deps.clock.now());
+    const { rows: updated } = await tx.query<RefundRow>(
+      `UPDATE refunds AS r SET status = $2, message = $3, refunded_at = $4, bank_ref_num = $5, updated_at = $6
+       WHERE r.id = $1 RETURNING ${REFUND_COLUMNS}`,
+      [
+        refundId,
+        outcome,
+        outcome === 'PROCESSED' ? REFUND_MESSAGE.processed : REFUND_MESSAGE.failed,
+        outcome === 'PROCESSED' ? at : null,
+        outcome === 'PROCESSED' ? newBankRefNum() : null,
+        at,
+      ],
+    );
+    return refundView(updated[0] as RefundRow);
+  });
+}
+
+/** Worker (sandbox): INITIATED refunds older than 60 sandbox seconds -> PROCESSED. SKIP LOCKED shares work across processes. */
+export async function processDueRefunds(deps: ServiceDeps, afterSeconds = SANDBOX_REFUND_SECONDS, limit = 100): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM refunds WHERE status = 'INITIATED' AND created_at <= $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [formatIso(addSeconds(now, -afterSeconds)), limit],
+    );
+    const at = formatIso(now);
+    for (const { id } of rows) {
+      refundMachine.assertTransition('INITIATED', 'PROCESSED');
+      await tx.query(
+        `UPDATE refunds SET status = 'PROCESSED', message = $2, refunded_at = $3, bank_ref_num = $4, updated_at = $3 WHERE id = $1`,
+        [id, REFUND_MESSAGE.processed, at, newBankRefNum()],
+      );
+    }
+    return rows.length;
+  });
+}

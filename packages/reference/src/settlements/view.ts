@@ -1,0 +1,54 @@
+import { amountToNumber } from '../core/money.js';
+import { forexRateNumber } from './arithmetic.js';
+
+export interface SettlementRow {
+  id: string;
+  merchant_id: string;
+  transaction_currency: string;
+  settlement_currency: string;
+  forex_rate_cents: number;
+  net_minor: number;
+  settlement_amount_cents: number;
+  utr_number: string;
+  completed_at: string;
+  created_at: string;
+}
+
+export interface SettlementTransactionRow {
+  settlement_id: string;
+  payment_id: string;
+  settlement_type: string;
+  transaction_amount: number;
+  fee_minor: number;
+  tax_minor: number;
+  net_minor: number;
+  mop_type: string;
+  transaction_currency: string;
+  forex_rate_cents: number;
+}
+
+export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, s.settlement_currency, s.forex_rate_cents, s.net_minor,
+  s.settlement_amount_cents, s.utr_number, s.completed_at, s.created_at`;
+
+/** Seed Settlement. Transaction amounts are in the transaction currency; settlement_amount_cents in the settlement currency. */
+export function settlementView(s: SettlementRow, transactions: SettlementTransactionRow[]) {
+  return {
+    settlement_id: s.id,
+    utr_number: s.utr_number,
+    settlement_completed_date: s.completed_at,
+    forex_rate_cents: s.forex_rate_cents,
+    settlement_amount_cents: s.settlement_amount_cents,
+    settlement_currency: s.settlement_currency,
+    transactions: transactions.map((t) => ({
+      settlement_type: t.settlement_type,
+      transaction_id: t.payment_id,
+      transaction_amount: amountToNumber(t.transaction_amount),
+      merchant_service_fee: amountToNumber(t.fee_minor),
+      merchant_service_tax: amountToNumber(t.tax_minor),
+      merchant_net_amount: amountToNumber(t.net_minor),
+      mop_type: t.mop_type,
+      transaction_currency: t.transaction_currency,
+      forex_rate: forexRateNumber(t.forex_rate_cents),
+    })),
+  };
+}

@@ -1,0 +1,159 @@
+import { generateWebhookSecret } from '@paygate/webhooks';
+import type { Db } from '../db/db.js';
+import { DomainError, validationError } from '../core/errors.js';
+import { EVENT_TYPES, type EventType } from './events.js';
+import { ID_PATTERN, newWebhookEndpointId } from '../core/ids.js';
+import type { SecretBox } from '../core/secret-box.js';
+import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { formatIso } from '../core/clock.js';
+import type { ServiceDeps } from '../core/deps.js';
+import type { Scope } from '../core/scope.js';
+import { Params } from '../db/params.js';
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: EventType[];
+  description: string | null;
+  merchant_id: string | null;
+  created_at: string;
+}
+
+type EndpointRow = WebhookEndpointView;
+
+/** Listing columns: never the secret (sealed or not). */
+const COLUMNS = 'id, url, events, description, merchant_id, created_at';
+
+/** Sealing context of an endpoint's signing secret (binds the sealed value to its row). */
+export function webhookSecretContext(endpointId: string): string {
+  return `webhook_endpoint:${endpointId}:secret`;
+}
+
+function checkUrl(url: unknown, allowInsecure: boolean): string {
+  if (typeof url !== 'string' || url.length > 2048) throw validationError('url', 'must be an absolute URL of at most 2048 characters');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationError('url', 'must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && !(allowInsecure && parsed.protocol === 'http:')) {
+    throw validationError('url', allowInsecure ? 'must use http or https' : 'must use https');
+  }
+  if (parsed.username || parsed.password) throw validationError('url', 'must not contain credentials');
+  return url;
+}
+
+function checkEvents(events: unknown): EventType[] {
+  if (!Array.isArray(events) || events.length === 0) throw validationError('events', `must be a non-empty array of ${EVENT_TYPES.join(', ')}`);
+  const bad = events.find((e) => !(EVENT_TYPES as readonly unknown[]).includes(e));
+  if (bad !== undefined) throw validationError('events', `${String(bad)} is not an event type; use ${EVENT_TYPES.join(', ')}`);
+  return [...new Set(events as EventType[])];
+}
+
+/**
+ * Register an endpoint. Owner: the merchant when the scope names one (merchant credentials or X-Merchant-ID),
+ * else the partner (receives every merchant's events). The `whsec_` secret is returned here only.
+ * `allowInsecure` (sandbox) permits http:// URLs.
+ */
+export async function createWebhookEndpoint(
+  deps: ServiceDeps,
+  scope: Scope,
+  input: { url: string; events: string[]; description?: string | undefined },
+  options: { allowInsecure: boolean },
+): Promise<WebhookEndpointView & { secret: string }> {
+  const url = checkUrl(input.url, options.allowInsecure);
+  const events = checkEvents(input.events);
+  if (input.description !== undefined && (typeof input.description !== 'string' || input.description.length > 500)) {
+    throw validationError('description', 'must be a string of at most 500 characters');
+  }
+  const id = newWebhookEndpointId();
+  const secret = generateWebhookSecret();
+  // Stored sealed under the master key (deliveries need it to sign); the plaintext is returned here only.
+  const { rows } = await deps.db.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret_sealed, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+    [
+      id,
+      scope.merchantId ? 'merchant' : 'partner',
+      scope.partnerId,
+      scope.merchantId ?? null,
+      url,
+      JSON.stringify(events),
+      input.description ?? null,
+      deps.secrets.seal(secret, webhookSecretContext(id)),
+      formatIso(deps.clock.now()),
+    ],
+  );
+  const row = rows[0] as EndpointRow;
+  return { ...view(row), secret };
+}
+
+function view(r: EndpointRow): WebhookEndpointView {
+  return { id: r.id, url: r.url, events: r.events, description: r.description, merchant_id: r.merchant_id, created_at: r.created_at };
+}
+
+function ownerCondition(scope: Scope, p: Params): string {
+  const partner = `partner_id = ${p.add(scope.partnerId)}`;
+  return scope.merchantId ? `${partner} AND merchant_id = ${p.add(scope.merchantId)}` : partner;
+}
+
+/** Endpoints visible to the scope (a partner sees its own and its merchants'; a merchant its own). Secrets omitted. */
+export async function listWebhookEndpoints(
+  deps: ServiceDeps,
+  scope: Scope,
+  query: { page?: number | string | undefined; page_size?: number | string | undefined } = {},
+): Promise<Page<WebhookEndpointView>> {
+  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookEndpoints);
+  const p = new Params();
+  const cond = `${ownerCondition(scope, p)} AND deleted_at IS NULL`;
+  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_endpoints WHERE ${cond}`, p.values);
+  const list = await deps.db.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${cond} ORDER BY created_at DESC, id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
+    p.values,
+  );
+  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(view));
+}
+
+/** Soft-delete an endpoint (pending deliveries to it stop). Unknown / not visible => 404 ERR_WEBHOOK_404. */
+export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, endpointId: string): Promise<{ id: string; deleted: true }> {
+  if (!ID_PATTERN.webhookEndpoint.test(endpointId)) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found');
+  const p = new Params();
+  const { rows } = await deps.db.query<{ id: string }>(
+    `UPDATE webhook_endpoints SET deleted_at = ${p.add(formatIso(deps.clock.now()))}
+     WHERE id = ${p.add(endpointId)} AND ${ownerCondition(scope, p)} AND deleted_at IS NULL RETURNING id`,
+    p.values,
+  );
+  if (rows.length === 0) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
+  return { id: endpointId, deleted: true };
+}
+
+/**
+ * The signing secret of an endpoint row as the deliverer reads it: a plaintext `secret` (a row from before migration
+ * 002, or written by an older process) wins and is sealed and cleared here; else `secret_sealed` is opened.
+ */
+export async function openWebhookSecret(
+  db: Db,
+  secrets: SecretBox,
+  row: { endpoint_id: string; secret: string | null; secret_sealed: string | null },
+): Promise<string> {
+  if (row.secret !== null) {
+    await db.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret = $3', [
+      row.endpoint_id,
+      secrets.seal(row.secret, webhookSecretContext(row.endpoint_id)),
+      row.secret,
+    ]);
+    return row.secret;
+  }
+  if (row.secret_sealed === null) throw new Error(`webhook endpoint ${row.endpoint_id} has no signing secret`);
+  return secrets.open(row.secret_sealed, webhookSecretContext(row.endpoint_id));
+}
+
+/** Start-up step: seal and clear every plaintext webhook signing secret (rows from before migration 002). */
+export async function sealLegacyWebhookSecrets(tx: Db, secrets: SecretBox): Promise<number> {
+  const { rows } = await tx.query<{ id: string; secret: string }>('SELECT id, secret FROM webhook_endpoints WHERE secret IS NOT NULL ORDER BY id FOR UPDATE');
+  for (const row of rows) {
+    await tx.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1', [row.id, secrets.seal(row.secret, webhookSecretContext(row.id))]);
+  }
+  return rows.length;
+}

@@ -1,0 +1,89 @@
+import { formatEventTime, formatEventTimeZ, formatIso, type Micros } from '../core/clock.js';
+
+/** Webhook envelope (seed "Webhook events"). */
+export interface EventEnvelope<T extends string = EventType, D = unknown> {
+  event_type: T;
+  event_time: string;
+  version: '1.0';
+  sequence_number: string;
+  data: D;
+}
+
+export type EventType = 'PAYMENT_FAILED' | 'PAYMENT_SETTLED' | 'MERCHANT_APPROVED';
+export const EVENT_TYPES: readonly EventType[] = ['PAYMENT_FAILED', 'PAYMENT_SETTLED', 'MERCHANT_APPROVED'];
+
+export interface PaymentFailedData {
+  status: 'FAILED';
+  message: string;
+  mop_type: string;
+  order_id: string;
+  payment_id: string;
+  bank_ref_num: string;
+  payment_completed_at: string;
+}
+
+export interface PaymentSettledItem {
+  settlement_id: string;
+  settlement_utr: string;
+  settlement_done_at: string;
+  forex_rate: number;
+  settlement_amount: number;
+}
+
+export interface PaymentSettledData {
+  settlements: PaymentSettledItem[];
+}
+
+export interface MerchantApprovedData {
+  approved_at: string;
+  merchant_id: string;
+  legal_name: string;
+  trade_name: string;
+}
+
+/** PAYMENT_FAILED: event_time `YYYY-MM-DD HH:MM:SSZ`; payment_completed_at ISO 8601. */
+export function paymentFailedEvent(
+  sequenceNumber: string,
+  at: Micros,
+  p: Omit<PaymentFailedData, 'status' | 'payment_completed_at'> & { completedAt: Micros },
+): EventEnvelope<'PAYMENT_FAILED', PaymentFailedData> {
+  return {
+    event_type: 'PAYMENT_FAILED',
+    event_time: formatEventTimeZ(at),
+    version: '1.0',
+    sequence_number: sequenceNumber,
+    data: {
+      status: 'FAILED',
+      message: p.message,
+      mop_type: p.mop_type,
+      order_id: p.order_id,
+      payment_id: p.payment_id,
+      bank_ref_num: p.bank_ref_num,
+      payment_completed_at: formatIso(p.completedAt),
+    },
+  };
+}
+
+/** PAYMENT_SETTLED: event_time `YYYY-MM-DD HH:MM:SS`. */
+export function paymentSettledEvent(
+  sequenceNumber: string,
+  at: Micros,
+  settlements: PaymentSettledItem[],
+): EventEnvelope<'PAYMENT_SETTLED', PaymentSettledData> {
+  return { event_type: 'PAYMENT_SETTLED', event_time: formatEventTime(at), version: '1.0', sequence_number: sequenceNumber, data: { settlements } };
+}
+
+/** MERCHANT_APPROVED: event_time `YYYY-MM-DD HH:MM:SS`; trade_name = company brand name. */
+export function merchantApprovedEvent(
+  sequenceNumber: string,
+  at: Micros,
+  p: { merchantId: string; legalName: string; tradeName: string },
+): EventEnvelope<'MERCHANT_APPROVED', MerchantApprovedData> {
+  return {
+    event_type: 'MERCHANT_APPROVED',
+    event_time: formatEventTime(at),
+    version: '1.0',
+    sequence_number: sequenceNumber,
+    data: { approved_at: formatIso(at), merchant_id: p.merchantId, legal_name: p.legalName, trade_name: p.tradeName },
+  };
+}

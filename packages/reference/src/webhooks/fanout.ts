@@ -1,0 +1,30 @@
+import { formatIso } from '../core/clock.js';
+import type { ServiceDeps } from '../core/deps.js';
+
+/**
+ * Turn new outbox events into one delivery per subscribed endpoint: partner endpoints receive every event of their
+ * merchants, merchant endpoints their own. Events are claimed with SKIP LOCKED and marked fanned out in the same
+ * transaction; (event, endpoint) is unique, so a replay cannot duplicate deliveries. Returns events processed.
+ */
+export async function fanOutEvents(deps: ServiceDeps, limit = 100): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const now = formatIso(deps.clock.now());
+    const { rows } = await tx.query<{ sequence_number: string; type: string; partner_id: string; merchant_id: string }>(
+      `SELECT sequence_number, type, partner_id, merchant_id FROM events
+       WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    for (const e of rows) {
+      await tx.query(
+        `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
+         SELECT $1, w.id, 'pending', $5, $5, $5 FROM webhook_endpoints w
+         WHERE w.deleted_at IS NULL AND w.events @> jsonb_build_array($2::text)
+           AND w.partner_id = $3 AND (w.merchant_id IS NULL OR w.merchant_id = $4)
+         ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO NOTHING`,
+        [e.sequence_number, e.type, e.partner_id, e.merchant_id, now],
+      );
+      await tx.query('UPDATE events SET fanned_out_at = $2 WHERE sequence_number = $1', [e.sequence_number, now]);
+    }
+    return rows.length;
+  });
+}
