@@ -444,7 +444,7 @@ function table(): string {
 
 async function main(): Promise<void> {
   log(`Paygate benchmarks: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; autocannon -c ${CONNECTIONS}, ${WARMUP} s warm-up + ${DURATION} s per run`);
-  if (!existsSync(path.join(ROOT, 'packages/reference/dist/http/app.js'))) throw new Error('packages/*/dist missing: run `npm run build` first (`npm run bench` does)');
+  if (!existsSync(path.join(ROOT, 'packages/reference/dist/app.js'))) throw new Error('packages/*/dist missing: run `npm run build` first (`npm run bench` does)');
   if (want('baselines') || want('gateway')) await runBaselines();
   if (want('validation')) await runValidation();
   if (want('client')) await runClient();

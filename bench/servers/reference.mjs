@@ -6,7 +6,7 @@
  * The rate-limit upsert still runs on every request, as in production.
  */
 import { loadConfig } from '../../packages/reference/dist/config.js';
-import { createReferenceApp } from '../../packages/reference/dist/http/app.js';
+import { createReferenceApp } from '../../packages/reference/dist/app.js';
 import { createLogger } from '../../packages/reference/dist/logger.js';
 import { openReference } from '../../packages/reference/dist/runtime.js';
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
-import { createReferenceApp, type ReferenceAppOptions } from '../../packages/reference/src/http/app.js';
+import { createReferenceApp, type ReferenceAppOptions } from '../../packages/reference/src/app.js';
 import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
 
 export type GatewayTarget = 'pglite' | 'postgres';

@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, type ReferenceConfig } from './config.js';
+import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
@@ -149,7 +149,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
   // request arrives before `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
-  const appReady = import('./http/app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger }));
+  const appReady = import('./app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger }));
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {

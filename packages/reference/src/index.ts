@@ -3,7 +3,7 @@
  * domain rules, services and the background worker. HTTP handlers are wired onto these services separately.
  * @packageDocumentation
  */
-export { loadConfig, DEFAULT_WEBHOOK_RETRY_SCHEDULE, type ReferenceConfig } from './config.js';
+export { loadConfig, DEFAULT_WEBHOOK_RETRY_SCHEDULE, type ReferenceConfig } from './core/config.js';
 export { openReference, type ReferenceRuntime } from './runtime.js';
 
 export type { Db, QueryResult } from './db/db.js';
@@ -53,7 +53,7 @@ export {
   type IdempotencyClaim,
 } from './http/idempotency.js';
 export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './http/rate-limit.js';
-export { loadSandboxClock, type SandboxClock } from './sandbox/clock.js';
+export { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
 export { merchantDetailsView } from './merchants/view.js';
 
-export { createWorker, type Worker, type WorkerOptions, type TickReport } from './worker/worker.js';
+export { createWorker, type Worker, type WorkerOptions, type TickReport } from './worker.js';

@@ -3,10 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './config.js';
+import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './core/config.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
-import { openReference, prepareSealedSecrets, resolveMasterKey } from './runtime.js';
-import { merchantEncryptionKey } from './merchants/service.js';
+import { openReference, checkMasterKey, resolveMasterKey } from './runtime.js';
 import { openWebhookSecret } from './webhooks/endpoints.js';
 import { approvedMerchant, testDeps, testSecrets } from './testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
@@ -66,7 +65,7 @@ describe('master key configuration', () => {
   });
 });
 
-describe.each(testTargets())('sealed secrets at start-up on %s', (target) => {
+describe.each(testTargets())('master key check at start-up on %s', (target) => {
   let t: TestDb;
   beforeAll(async () => {
     t = await openTestDb(target);
@@ -75,42 +74,10 @@ describe.each(testTargets())('sealed secrets at start-up on %s', (target) => {
 
   it('a database sealed with one master key refuses to start with another', async () => {
     const now = '2026-11-21T10:00:00.000000Z';
-    await prepareSealedSecrets(t.db, testSecrets, now);
-    await prepareSealedSecrets(t.db, testSecrets, now); // same key: fine, idempotent
+    await checkMasterKey(t.db, testSecrets, now);
+    await checkMasterKey(t.db, testSecrets, now); // same key: fine, idempotent
     const other = createSecretBox(parseMasterKey(generateMasterKey()));
-    await expect(prepareSealedSecrets(t.db, other, now)).rejects.toThrow(/does not match the one this database was sealed with/);
-  });
-
-  it('seals and clears plaintext rows left from before migration 002, which stay usable', async () => {
-    const deps = testDeps(t.db);
-    const m = await approvedMerchant(deps, { partnerId: 'legacy' });
-    const legacyKey = `ek_test_${randomBytes(16).toString('base64url')}`;
-    const legacySecret = `whsec_${randomBytes(32).toString('base64')}`;
-    await t.db.query('UPDATE merchants SET encryption_key = $2, encryption_key_sealed = NULL WHERE id = $1', [m.merchantId, legacyKey]);
-    await t.db.query(
-      `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, url, events, secret, created_at)
-       VALUES ('we_legacylegacylegacylegac', 'partner', 'legacy', 'https://hooks.example/legacy', '["PAYMENT_FAILED"]', $1, now())`,
-      [legacySecret],
-    );
-    const sealed = await prepareSealedSecrets(t.db, testSecrets, '2026-11-21T10:00:00.000000Z');
-    expect(sealed).toMatchObject({ merchants: 1, webhookEndpoints: 1 });
-
-    const m2 = await t.db.query<{ row: string }>('SELECT to_jsonb(m)::text AS row FROM merchants m WHERE id = $1', [m.merchantId]);
-    expect(m2.rows[0]!.row).not.toContain(legacyKey);
-    const w = await t.db.query<{ row: string; secret: string | null; secret_sealed: string | null }>(
-      `SELECT to_jsonb(w)::text AS row, secret, secret_sealed FROM webhook_endpoints w WHERE id = 'we_legacylegacylegacylegac'`,
-    );
-    expect(w.rows[0]!.row).not.toContain(legacySecret);
-    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(legacyKey);
-    expect(await openWebhookSecret(t.db, testSecrets, { endpoint_id: 'we_legacylegacylegacylegac', ...w.rows[0]! })).toBe(legacySecret);
-
-    // a plaintext row written later (e.g. by an older process) is sealed and cleared when first read
-    const later = `ek_test_${randomBytes(16).toString('base64url')}`;
-    await t.db.query('UPDATE merchants SET encryption_key = $2 WHERE id = $1', [m.merchantId, later]);
-    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(later);
-    const m3 = await t.db.query<{ encryption_key: string | null }>('SELECT encryption_key FROM merchants WHERE id = $1', [m.merchantId]);
-    expect(m3.rows[0]!.encryption_key).toBeNull();
-    expect(await t.db.transaction((tx) => merchantEncryptionKey(tx, testSecrets, m.merchantId))).toBe(later);
+    await expect(checkMasterKey(t.db, other, now)).rejects.toThrow(/does not match the one this database was sealed with/);
   });
 });
 

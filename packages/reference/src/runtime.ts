@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './config.js';
+import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config.js';
 import { withTransactionScopes, type ScopedDb } from './db/ambient.js';
 import type { Db } from './db/db.js';
 import { openDb } from './db/open.js';
@@ -10,10 +10,8 @@ import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
 import { sequenceIds, type ServiceDeps } from './core/deps.js';
 import { createDocumentStore, type DocumentStore } from './core/documents.js';
-import { sealLegacyEncryptionKeys } from './merchants/service.js';
-import { sealLegacyWebhookSecrets } from './webhooks/endpoints.js';
-import { loadSandboxClock, type SandboxClock } from './sandbox/clock.js';
-import { createWorker, type Worker, type WorkerLogger } from './worker/worker.js';
+import { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
+import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 
 /** Everything the HTTP layer needs, wired from the configuration. */
 export interface ReferenceRuntime {
@@ -85,15 +83,10 @@ const CHECK_CONTEXT = 'master_key_check';
 const CHECK_TEXT = 'paygate master key check';
 
 /**
- * Start-up checks and conversion, in one transaction: the database's sealed canary must open with this key (a wrong
- * or lost key fails here, loudly, rather than at the first callback or delivery); then every plaintext secret left
- * from before migration 002 is sealed and cleared.
+ * Start-up check: the database's sealed canary must open with this key, so a wrong or lost key fails here, loudly,
+ * rather than at the first callback or delivery. The first start seals the canary.
  */
-export async function prepareSealedSecrets(
-  db: Db,
-  secrets: SecretBox,
-  now: string,
-): Promise<{ merchants: number; webhookEndpoints: number }> {
+export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): Promise<void> {
   return db.transaction(async (tx) => {
     await tx.query(`INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`, [
       secrets.seal(CHECK_TEXT, CHECK_CONTEXT),
@@ -114,10 +107,6 @@ export async function prepareSealedSecrets(
           'database can instead be recreated empty.',
       );
     }
-    return {
-      merchants: await sealLegacyEncryptionKeys(tx, secrets),
-      webhookEndpoints: await sealLegacyWebhookSecrets(tx, secrets),
-    };
   });
 }
 
@@ -134,10 +123,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   try {
     const clock = await loadSandboxClock(db);
-    const sealed = await prepareSealedSecrets(db, secrets, formatIso(clock.now()));
-    if (sealed.merchants + sealed.webhookEndpoints > 0) {
-      options.logger?.info(sealed, 'sealed plaintext secrets left from before encryption at rest (counts only)');
-    }
+    await checkMasterKey(db, secrets, formatIso(clock.now()));
     const deps: ServiceDeps = { db, clock, ids: sequenceIds, secrets };
     if (config.partnerClientId && config.partnerClientSecret) {
       await ensurePartnerCredential(deps, { clientId: config.partnerClientId, clientSecret: config.partnerClientSecret });

@@ -6,8 +6,8 @@ import { amountToNumber, formatAmount } from '../core/money.js';
 import { normalizeMopType, type MopType } from '../orders/input.js';
 import { formatCallbackTime, formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { merchantEncryptionKey } from '../merchants/service.js';
-import { cancelOrder, createPendingPayment, finishPayment, isExpired, STATUS_MESSAGE } from '../payments/lifecycle.js';
+import { merchantEncryptionKey } from '../credentials/service.js';
+import { cancelOrder, createPendingPayment, finishPayment, isExpired, STATUS_MESSAGE } from '../orders/lifecycle.js';
 import { loadOrder, type OrderRow } from '../orders/rows.js';
 import type { Db } from '../db/db.js';
 

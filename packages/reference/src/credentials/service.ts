@@ -4,7 +4,7 @@ import { DomainError } from '../core/errors.js';
 import { newClientId, newClientSecret, newEncryptionKey } from '../core/ids.js';
 import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { encryptionKeyContext } from '../merchants/service.js';
+import type { SecretBox } from '../core/secret-box.js';
 import type { Principal } from '../core/scope.js';
 
 /** SHA-256 of a secret. Secrets are 256-bit random values, so a fast hash is enough (no password KDF). */
@@ -112,11 +112,24 @@ export async function issueMerchantCredentials(
       [clientId, hashSecret(clientSecret), partnerId, merchantId, !(options.live ?? false), now],
     );
     // Sealed under the master key (it must stay usable to sign callbacks); any legacy plaintext copy is cleared.
-    await tx.query(`UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL, updated_at = $3 WHERE id = $1`, [
+    await tx.query(`UPDATE merchants SET encryption_key_sealed = $2, updated_at = $3 WHERE id = $1`, [
       merchantId,
       deps.secrets.seal(encryptionKey, encryptionKeyContext(merchantId)),
       now,
     ]);
     return { merchant_id: merchantId, client_id: clientId, client_secret: clientSecret, encryption_key: encryptionKey, created_at: now };
   });
+}
+
+/** Sealing context of a merchant's callback encryption key (binds the sealed value to its row). */
+export function encryptionKeyContext(merchantId: string): string {
+  return `merchant:${merchantId}:encryption_key`;
+}
+
+/** The merchant's callback encryption key (signs return-URL callback hashes), opened from its sealed column. Never log it. */
+export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchantId: string): Promise<string> {
+  const { rows } = await db.query<{ encryption_key_sealed: string }>('SELECT encryption_key_sealed FROM merchants WHERE id = $1', [merchantId]);
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+  return secrets.open(row.encryption_key_sealed, encryptionKeyContext(merchantId));
 }

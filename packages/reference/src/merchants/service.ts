@@ -1,4 +1,5 @@
 import type { Schemas } from '../core/contract.js';
+import { encryptionKeyContext } from '../credentials/service.js';
 import type { Db } from '../db/db.js';
 import { settlementCurrencyFor } from '../core/currency.js';
 import { DomainError, validationError } from '../core/errors.js';
@@ -187,45 +188,3 @@ export async function uploadMerchantDocument(
   });
 }
 
-/** Sealing context of a merchant's callback encryption key (binds the sealed value to its row). */
-export function encryptionKeyContext(merchantId: string): string {
-  return `merchant:${merchantId}:encryption_key`;
-}
-
-/**
- * The merchant's callback encryption key (for hashing return-URL callbacks), opened from `encryption_key_sealed`.
- * A plaintext `encryption_key` (a row written before migration 002, or by an older process) wins, since it was
- * written last; it is sealed and cleared here, in the caller's transaction. Never log the result.
- */
-export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchantId: string): Promise<string> {
-  const { rows } = await db.query<{ encryption_key: string | null; encryption_key_sealed: string | null }>(
-    'SELECT encryption_key, encryption_key_sealed FROM merchants WHERE id = $1',
-    [merchantId],
-  );
-  const row = rows[0];
-  if (!row) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
-  if (row.encryption_key !== null) {
-    await db.query('UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL WHERE id = $1 AND encryption_key = $3', [
-      merchantId,
-      secrets.seal(row.encryption_key, encryptionKeyContext(merchantId)),
-      row.encryption_key,
-    ]);
-    return row.encryption_key;
-  }
-  if (row.encryption_key_sealed === null) throw new Error(`merchant ${merchantId} has no encryption key`);
-  return secrets.open(row.encryption_key_sealed, encryptionKeyContext(merchantId));
-}
-
-/** Start-up step: seal and clear every plaintext merchant encryption key (rows from before migration 002). */
-export async function sealLegacyEncryptionKeys(tx: Db, secrets: SecretBox): Promise<number> {
-  const { rows } = await tx.query<{ id: string; encryption_key: string }>(
-    'SELECT id, encryption_key FROM merchants WHERE encryption_key IS NOT NULL ORDER BY id FOR UPDATE',
-  );
-  for (const row of rows) {
-    await tx.query('UPDATE merchants SET encryption_key_sealed = $2, encryption_key = NULL WHERE id = $1', [
-      row.id,
-      secrets.seal(row.encryption_key, encryptionKeyContext(row.id)),
-    ]);
-  }
-  return rows.length;
-}

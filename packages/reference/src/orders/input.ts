@@ -2,7 +2,7 @@ import type { Schemas } from '../core/contract.js';
 import { isSupportedCurrency } from '../core/currency.js';
 import { DomainError, type ErrorDetails } from '../core/errors.js';
 import { parseAmount } from '../core/money.js';
-import type { UpiAppName } from '../payments/upi.js';
+import type { UpiAppName } from './upi.js';
 
 /** Order amount bounds (brief): 1.00 .. 10000000.00. */
 export const MIN_ORDER_MINOR = 100;

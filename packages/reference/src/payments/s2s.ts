@@ -1,7 +1,7 @@
 import { DomainError } from '../core/errors.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { finishPayment, isExpired, cancelOrder, STATUS_MESSAGE } from './lifecycle.js';
+import { finishPayment, isExpired, cancelOrder, STATUS_MESSAGE } from '../orders/lifecycle.js';
 import { loadOrder, paymentsOfOrder } from '../orders/rows.js';
 import type { Scope } from '../core/scope.js';
 

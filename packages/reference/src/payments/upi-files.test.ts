@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkUpload, MAX_UPLOAD_BYTES, sniffContentType } from '../core/files.js';
 import { normalizeOrderInput } from '../orders/input.js';
 import { pageLinks, pageRequest } from '../core/pagination.js';
-import { buildUpiIntentUri, isValidVpa, UPI_APP_SCHEME } from './upi.js';
+import { buildUpiIntentUri, isValidVpa, UPI_APP_SCHEME } from '../orders/upi.js';
 
 describe('UPI intent links', () => {
   const base = { payeeVpa: 'pg.1234567890@paygate', payeeName: 'Acme & Sons', amountMinor: 150000, currency: 'INR', orderId: 'OD1234567890123456', note: 'Order ref 1/2' };

@@ -17,8 +17,7 @@ export interface ClaimedDelivery {
 
 interface ClaimedRow extends Omit<ClaimedDelivery, 'secret'> {
   endpoint_id: string;
-  secret: string | null;
-  secret_sealed: string | null;
+  secret_sealed: string;
 }
 
 /** Recorded as the attempt's error when the signing secret cannot be opened (nothing is sent unsigned). */
@@ -48,7 +47,7 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
       `UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1, lease_expires_at = $2, updated_at = $3
        FROM events e, webhook_endpoints w
        WHERE d.id = ANY($1::bigint[]) AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret, w.secret_sealed,
+       RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret_sealed,
                  (w.deleted_at IS NOT NULL) AS endpoint_deleted`,
       [ids, formatIso(addSeconds(at, DELIVERY_LEASE_SECONDS)), now],
     );
@@ -58,7 +57,7 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
       let secret = opened.get(row.endpoint_id);
       if (secret === undefined) {
         try {
-          secret = row.endpoint_deleted ? null : await openWebhookSecret(tx, deps.secrets, row);
+          secret = row.endpoint_deleted ? null : openWebhookSecret(deps.secrets, row);
         } catch {
           secret = null; // recorded as a failed attempt (SECRET_UNAVAILABLE_ERROR) and retried on schedule
         }

@@ -128,32 +128,7 @@ export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
   return { id: endpointId, deleted: true };
 }
 
-/**
- * The signing secret of an endpoint row as the deliverer reads it: a plaintext `secret` (a row from before migration
- * 002, or written by an older process) wins and is sealed and cleared here; else `secret_sealed` is opened.
- */
-export async function openWebhookSecret(
-  db: Db,
-  secrets: SecretBox,
-  row: { endpoint_id: string; secret: string | null; secret_sealed: string | null },
-): Promise<string> {
-  if (row.secret !== null) {
-    await db.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1 AND secret = $3', [
-      row.endpoint_id,
-      secrets.seal(row.secret, webhookSecretContext(row.endpoint_id)),
-      row.secret,
-    ]);
-    return row.secret;
-  }
-  if (row.secret_sealed === null) throw new Error(`webhook endpoint ${row.endpoint_id} has no signing secret`);
+/** The signing secret of an endpoint row as the deliverer reads it (opened from its sealed column). Never log it. */
+export function openWebhookSecret(secrets: SecretBox, row: { endpoint_id: string; secret_sealed: string }): string {
   return secrets.open(row.secret_sealed, webhookSecretContext(row.endpoint_id));
-}
-
-/** Start-up step: seal and clear every plaintext webhook signing secret (rows from before migration 002). */
-export async function sealLegacyWebhookSecrets(tx: Db, secrets: SecretBox): Promise<number> {
-  const { rows } = await tx.query<{ id: string; secret: string }>('SELECT id, secret FROM webhook_endpoints WHERE secret IS NOT NULL ORDER BY id FOR UPDATE');
-  for (const row of rows) {
-    await tx.query('UPDATE webhook_endpoints SET secret_sealed = $2, secret = NULL WHERE id = $1', [row.id, secrets.seal(row.secret, webhookSecretContext(row.id))]);
-  }
-  return rows.length;
 }

@@ -1,5 +1,8 @@
 -- Paygate reference gateway: initial schema. Same SQL on PGlite and PostgreSQL 15.
 -- Money is integer minor units (bigint). Timestamps are timestamptz written from the service Clock.
+-- Secrets the gateway must use again (merchant callback keys, webhook signing secrets, stored idempotent responses)
+-- are sealed in the application (AES-256-GCM under PAYGATE_MASTER_KEY, core/secret-box.ts) with a context naming the
+-- row; client secrets are only hashed. (The pre-release migrations 001-004 were squashed into this file.)
 
 -- Id counters: one sequence per id kind so ids stay unique across processes.
 CREATE SEQUENCE merchant_id_seq;
@@ -25,9 +28,9 @@ CREATE TABLE merchants (
   kyc_reason           text,
   approved_at          timestamptz,
   invoice_file         text,
-  -- HMAC key for return-URL callback hashes. Stored as issued (it must be usable to sign), never logged,
-  -- never returned except once when credentials are issued/rotated.
-  encryption_key       text NOT NULL,
+  -- HMAC key for return-URL callback hashes, sealed (context merchant:<id>:encryption_key): it must be usable to
+  -- sign, so it cannot be hashed; never logged, never returned except once when credentials are issued/rotated.
+  encryption_key_sealed text NOT NULL,
   created_at           timestamptz NOT NULL,
   updated_at           timestamptz NOT NULL
 );
@@ -161,8 +164,8 @@ CREATE INDEX refunds_due_idx ON refunds (created_at) WHERE status = 'INITIATED';
 
 CREATE TABLE settlement_transactions (
   settlement_id         text NOT NULL REFERENCES settlements(id),
-  payment_id            text NOT NULL UNIQUE REFERENCES payments(id),
-  settlement_type       text NOT NULL,
+  payment_id            text NOT NULL REFERENCES payments(id),
+  settlement_type       text NOT NULL CONSTRAINT settlement_transactions_type_check CHECK (settlement_type IN ('capture', 'refund')),
   transaction_amount    bigint NOT NULL,
   fee_minor             bigint NOT NULL,
   tax_minor             bigint NOT NULL,
@@ -174,6 +177,9 @@ CREATE TABLE settlement_transactions (
   position              integer NOT NULL,
   PRIMARY KEY (settlement_id, payment_id)
 );
+-- A refund processed after its payment was settled is deducted in a later settlement as a `refund` line of that
+-- payment, so a payment may appear in more than one settlement: once as `capture`, then in `refund` lines.
+CREATE UNIQUE INDEX settlement_transactions_capture_once ON settlement_transactions (payment_id) WHERE settlement_type = 'capture';
 
 CREATE TABLE webhook_endpoints (
   id           text PRIMARY KEY,
@@ -183,7 +189,7 @@ CREATE TABLE webhook_endpoints (
   url          text NOT NULL,
   events       jsonb NOT NULL,                 -- array of event type names
   description  text,
-  secret       text NOT NULL,                  -- whsec_...; needed to sign deliveries
+  secret_sealed text NOT NULL,                 -- whsec_..., sealed (context webhook_endpoint:<id>:secret); signs deliveries
   created_at   timestamptz NOT NULL,
   deleted_at   timestamptz,
   CHECK ((owner_kind = 'merchant') = (merchant_id IS NOT NULL))
@@ -229,17 +235,21 @@ CREATE TABLE webhook_delivery_attempts (
   UNIQUE (delivery_id, attempt)
 );
 
+-- Idempotency keys, exactly once: a key is written only together with its outcome, in the same transaction as the
+-- write it protects (no "in flight" rows, no wall-clock lease). A request still running holds a transaction-scoped
+-- advisory lock on its key. Keys are scoped to the account the request acts for (merchant:<id>, partner:<id>, or
+-- ip:<address> for anonymous calls), so they survive credential rotation.
 CREATE TABLE idempotency_keys (
-  credential_id    text NOT NULL,
-  key              text NOT NULL,
-  fingerprint      text NOT NULL,
-  status           text NOT NULL CHECK (status IN ('in_flight', 'done')),
-  response_status  integer,
-  response_body    jsonb,
-  locked_at        timestamptz NOT NULL,
-  created_at       timestamptz NOT NULL,
-  expires_at       timestamptz NOT NULL,
-  PRIMARY KEY (credential_id, key)
+  scope                  text NOT NULL,
+  key                    text NOT NULL,
+  fingerprint            text NOT NULL,          -- SHA-256 of method, path and canonical body
+  response_status        integer NOT NULL,
+  response_sealed        text NOT NULL,          -- the exact body text sent, sealed with context idempotency:<scope>:<key>
+  response_content_type  text,                   -- null when the response had no body
+  response_headers       jsonb NOT NULL,
+  created_at             timestamptz NOT NULL,
+  expires_at             timestamptz NOT NULL,
+  PRIMARY KEY (scope, key)
 );
 CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at);
 
@@ -256,3 +266,11 @@ CREATE TABLE sandbox_clock (
   updated_at      timestamptz NOT NULL DEFAULT now()
 );
 INSERT INTO sandbox_clock (id, offset_seconds) VALUES (1, 0);
+
+-- One sealed canary per database: start-up opens it, so a wrong or lost master key fails at once with a clear
+-- message instead of at the first callback or webhook delivery.
+CREATE TABLE master_key_check (
+  id          integer PRIMARY KEY CHECK (id = 1),
+  sealed      text NOT NULL,
+  created_at  timestamptz NOT NULL
+);

@@ -7,12 +7,12 @@ import { Webhook } from '@paygate/webhooks';
 import type { Express } from 'express';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type ReferenceConfig } from '../config.js';
-import { createLogger } from './logger.js';
-import { openReference, type ReferenceRuntime } from '../runtime.js';
-import { companyDetails, settlementDetails } from '../testing/fixtures.js';
-import { testTargets, type TestTarget } from '../testing/test-db.js';
-import { idempotencyLockId } from './idempotency.js';
+import { loadConfig, type ReferenceConfig } from './core/config.js';
+import { createLogger } from './http/logger.js';
+import { openReference, type ReferenceRuntime } from './runtime.js';
+import { companyDetails, settlementDetails } from './testing/fixtures.js';
+import { testTargets, type TestTarget } from './testing/test-db.js';
+import { idempotencyLockId } from './http/idempotency.js';
 import { createReferenceApp, idempotentOperationIds } from './app.js';
 
 /** One HTTP server whose handler can be swapped (the port must be known before the runtime is configured). */

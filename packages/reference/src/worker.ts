@@ -1,13 +1,13 @@
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from '../config.js';
-import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
-import type { ServiceDeps } from '../core/deps.js';
-import { expireDueOrders } from '../orders/service.js';
-import { purgeRateLimitWindows } from '../http/rate-limit.js';
-import { processDueRefunds, SANDBOX_REFUND_SECONDS } from '../refunds/service.js';
-import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from '../payments/s2s.js';
-import { runSettlements } from '../settlements/service.js';
-import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from '../webhooks/deliveries.js';
-import { fanOutEvents } from '../webhooks/fanout.js';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from './core/config.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import type { ServiceDeps } from './core/deps.js';
+import { expireDueOrders } from './orders/service.js';
+import { purgeRateLimitWindows } from './http/rate-limit.js';
+import { processDueRefunds, SANDBOX_REFUND_SECONDS } from './refunds/service.js';
+import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from './payments/s2s.js';
+import { runSettlements } from './settlements/service.js';
+import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from './webhooks/deliveries.js';
+import { fanOutEvents } from './webhooks/fanout.js';
 
 /** Minimal logger (pino-compatible). Never receives secrets. */
 export interface WorkerLogger {

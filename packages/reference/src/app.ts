@@ -12,15 +12,15 @@ import {
   type Logger,
 } from '@paygate/server';
 import { createHandlers, toHttpError, type Principal } from './handlers.js';
-import type { ReferenceRuntime } from '../runtime.js';
-import { authenticate } from '../credentials/service.js';
-import { readDocument } from '../core/documents.js';
-import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './idempotency.js';
-import { createRateLimiter, type RateLimiter } from './rate-limit.js';
-import { requestLogger } from './logger.js';
+import type { ReferenceRuntime } from './runtime.js';
+import { authenticate } from './credentials/service.js';
+import { readDocument } from './core/documents.js';
+import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { requestLogger } from './http/logger.js';
 
-/** Repository root `docs/site/` (the same relative depth from src/http and dist/http). */
-export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../../docs/site/', import.meta.url));
+/** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
+export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
 
 export interface ReferenceAppOptions {
   /** pino (or any Logger-compatible) logger; one access line per request, errors, never secrets. */

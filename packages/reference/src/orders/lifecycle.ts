@@ -11,7 +11,7 @@ import {
 import { formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
-import { paymentsOfOrder, PAYMENT_COLUMNS, type OrderRow, type PaymentRow } from '../orders/rows.js';
+import { paymentsOfOrder, PAYMENT_COLUMNS, type OrderRow, type PaymentRow } from './rows.js';
 
 /** Texts used in status_message fields. */
 export const STATUS_MESSAGE = {

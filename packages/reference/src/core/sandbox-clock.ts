@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.js';
-import { validationError } from '../core/errors.js';
-import { offsetClock, systemClock, type Clock } from '../core/clock.js';
+import { validationError } from './errors.js';
+import { offsetClock, systemClock, type Clock } from './clock.js';
 
 /**
  * Sandbox clock: system time + an offset (seconds) stored in `sandbox_clock`, shared by every process. `now()` is

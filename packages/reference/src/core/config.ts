@@ -1,4 +1,4 @@
-import { MASTER_KEY_HINT, parseMasterKey } from './core/secret-box.js';
+import { MASTER_KEY_HINT, parseMasterKey } from './secret-box.js';
 
 /** Runtime configuration of the reference gateway, read from the environment once at start-up. */
 export interface ReferenceConfig {
