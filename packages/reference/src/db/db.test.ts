@@ -55,6 +55,15 @@ describe.each(testTargets())('database adapter on %s', (target) => {
     expect(rows.map((r) => r.version)).toContain('001_initial');
   });
 
+  it('refuses a database migrated by another build (unknown migrations), saying how to start over', async () => {
+    await t.db.query(`INSERT INTO schema_migrations (version) VALUES ('002_from_a_prerelease_build')`);
+    try {
+      await expect(migrate(t.db)).rejects.toThrow(/unknown migrations: 002_from_a_prerelease_build.*delete the data dir/);
+    } finally {
+      await t.db.query(`DELETE FROM schema_migrations WHERE version = '002_from_a_prerelease_build'`);
+    }
+  });
+
   if (target === 'postgres') it('two processes migrating a fresh database together apply each migration once', async () => {
     const fresh = await openTestDb(target, { migrate: false });
     try {

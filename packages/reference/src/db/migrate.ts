@@ -31,6 +31,14 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await tx.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const unknown = [...done].filter((v) => !list.some((m) => m.version === v)).sort();
+    if (unknown.length > 0) {
+      // e.g. a sandbox data dir from a pre-release build, whose migrations were later squashed into 001_initial
+      throw new Error(
+        `This database was migrated by another Paygate build (unknown migrations: ${unknown.join(', ')}). ` +
+          'Use a database made by this version: for the sandbox, delete the data dir (PAYGATE_DATA_DIR, default ./.paygate) to start over.',
+      );
+    }
     const applied: string[] = [];
     for (const m of list) {
       if (done.has(m.version)) continue;
