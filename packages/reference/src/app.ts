@@ -11,7 +11,8 @@ import {
   type HandlerContext,
   type Logger,
 } from '@paygate/server';
-import { createHandlers, toHttpError, type Principal } from './handlers.js';
+import { createHandlers, type Principal } from './handlers.js';
+import { toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { authenticate } from './credentials/service.js';
 import { readDocument } from './core/documents.js';

@@ -1,5 +1,4 @@
 import type { Handlers } from '@paygate/server';
-import type { ReferenceRuntime } from './runtime.js';
 import { checkoutHandlers } from './checkout/handlers.js';
 import { merchantHandlers } from './merchants/handlers.js';
 import { orderHandlers } from './orders/handlers.js';
@@ -7,17 +6,16 @@ import { paymentHandlers } from './payments/handlers.js';
 import { refundHandlers } from './refunds/handlers.js';
 import { sandboxHandlers } from './sandbox/handlers.js';
 import { settlementHandlers } from './settlements/handlers.js';
-import type { Principal } from './http/handler-kit.js';
+import type { HandlerRuntime, Principal } from './http/handler-kit.js';
 import { webhookEndpointHandlers } from './webhooks/handlers.js';
 
 export type { Principal } from './http/handler-kit.js';
-export { toHttpError } from './http/handler-kit.js';
 
 /**
  * Every operation of the spec, served from stored state. Typed as the generated `Handlers`, so the compiler proves
  * that each operation is implemented and answers only with statuses and bodies the spec declares.
  */
-export function createHandlers(rt: ReferenceRuntime): Handlers<Principal> {
+export function createHandlers(rt: HandlerRuntime): Handlers<Principal> {
   return {
     ...merchantHandlers(rt),
     ...orderHandlers(rt),

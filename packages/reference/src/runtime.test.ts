@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './core/config.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
 import { openReference, checkMasterKey, resolveMasterKey } from './runtime.js';
-import { openWebhookSecret } from './webhooks/endpoints.js';
-import { approvedMerchant, testDeps, testSecrets } from './testing/fixtures.js';
+import { testSecrets } from './testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
 
 describe('master key configuration', () => {

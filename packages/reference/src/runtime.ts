@@ -2,27 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config.js';
-import { withTransactionScopes, type ScopedDb } from './db/ambient.js';
+import { withTransactionScopes } from './db/ambient.js';
+import type { HandlerRuntime } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
 import { openDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
 import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
 import { sequenceIds, type ServiceDeps } from './core/deps.js';
-import { createDocumentStore, type DocumentStore } from './core/documents.js';
-import { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
+import { createDocumentStore } from './core/documents.js';
+import { loadSandboxClock } from './core/sandbox-clock.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 
-/** Everything the HTTP layer needs, wired from the configuration. */
-export interface ReferenceRuntime {
-  config: ReferenceConfig;
-  /** The database; `transactionScope` makes every statement of a request join one transaction (idempotent POSTs). */
-  db: ScopedDb;
-  clock: SandboxClock;
-  deps: ServiceDeps;
+/** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
+export interface ReferenceRuntime extends HandlerRuntime {
   /** Where the master key came from (never the key itself), e.g. for a start-up line. */
   masterKey: { source: MasterKeySource['source']; file: string | undefined; created: boolean };
-  documents: DocumentStore;
   worker: Worker;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;

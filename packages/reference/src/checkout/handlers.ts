@@ -11,9 +11,8 @@ import {
   type CheckoutMethod,
   type CheckoutResultStatus,
 } from './index.js';
-import type { ReferenceRuntime } from '../runtime.js';
 import { completeCheckoutSession, getCheckoutSession } from './service.js';
-import { call, type Principal } from '../http/handler-kit.js';
+import { type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 const ALL_METHODS: CheckoutMethod[] = ['UPI', 'CREDIT_CARD', 'DEBIT_CARD', 'NET_BANKING', 'QR'];
 
@@ -29,10 +28,10 @@ export function htmlHeaders(csp: string): Record<string, string> {
 }
 
 /** Public browser surface: the hosted payment page, its form, and the checkout SDK. The session id is the bearer. */
-export function checkoutHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
+export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
   return {
     async getCheckoutPage(req) {
-      const info = await call(() => getCheckoutSession(rt.deps, req.params.session_id));
+      const info = await getCheckoutSession(rt.deps, req.params.session_id);
       const mop = info.mop_type as CheckoutMethod | null;
       const html = renderCheckoutPage(
         {
@@ -53,9 +52,7 @@ export function checkoutHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>
       return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
     },
     async submitCheckoutPage(req) {
-      const result = await call(() =>
-        completeCheckoutSession(rt.deps, req.params.session_id, { outcome: req.body.outcome, mopType: req.body.mop_type }),
-      );
+      const result = await completeCheckoutSession(rt.deps, req.params.session_id, { outcome: req.body.outcome, mopType: req.body.mop_type });
       if (result.return_url) {
         const html = renderRedirectForm({ url: result.return_url, fields: { ...result.callback } });
         return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(REDIRECT_PAGE_CSP) };

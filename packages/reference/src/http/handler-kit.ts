@@ -1,26 +1,25 @@
 import { HttpError, type components, type HandlerContext, type UploadedFile as MultipartFile } from '@paygate/server';
 import { DomainError } from '../core/errors.js';
 import { pageLinks, type Page } from '../core/pagination.js';
-import type { ReferenceRuntime } from '../runtime.js';
-import type { UploadedFile } from '../core/documents.js';
+import type { ReferenceConfig } from '../core/config.js';
+import type { ServiceDeps } from '../core/deps.js';
+import type { SandboxClock } from '../core/sandbox-clock.js';
+import type { ScopedDb } from '../db/ambient.js';
+import { toHttpError } from './errors.js';
+import type { DocumentStore, UploadedFile } from '../core/documents.js';
 import { resolveScope, type Principal, type Scope } from '../core/scope.js';
 
 export type { Principal } from '../core/scope.js';
 export type Ctx = HandlerContext<Principal>;
 
-/** A service DomainError as the HttpError the server runtime renders; anything else unchanged. */
-export function toHttpError(err: unknown): unknown {
-  if (err instanceof DomainError) return new HttpError(err.status, err.code, err.message, err.details);
-  return err;
-}
-
-/** Run a service call, turning its DomainError into an HttpError. */
-export async function call<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toHttpError(err);
-  }
+/** What feature handlers get from the runtime (the composition root, ../runtime.ts, provides more). */
+export interface HandlerRuntime {
+  config: ReferenceConfig;
+  /** The database; `transactionScope` makes every statement of a request join one transaction (idempotent POSTs). */
+  db: ScopedDb;
+  clock: SandboxClock;
+  deps: ServiceDeps;
+  documents: DocumentStore;
 }
 
 type Schemas = components['schemas'];
@@ -55,7 +54,7 @@ function declares(ctx: Ctx, status: number): boolean {
  * creation but honoured on every merchant-scoped call). A wrong header is 403 / 404 where the operation declares
  * that status, else 400 ERR_VALIDATION_400 on `X-Merchant-ID` (so every answer stays within the spec).
  */
-export async function scopeOf(rt: ReferenceRuntime, ctx: Ctx): Promise<Scope> {
+export async function scopeOf(rt: HandlerRuntime, ctx: Ctx): Promise<Scope> {
   const principal = principalOf(ctx);
   const header = ctx.req.get('x-merchant-id');
   try {
@@ -74,7 +73,7 @@ export async function scopeOf(rt: ReferenceRuntime, ctx: Ctx): Promise<Scope> {
  * Narrow a scope to the `merchant_id` query filter without ever widening it: a merchant outside the scope yields
  * `null` (the caller answers with an empty page).
  */
-export async function narrowScope(rt: ReferenceRuntime, scope: Scope, merchantId: string | undefined): Promise<Scope | null> {
+export async function narrowScope(rt: HandlerRuntime, scope: Scope, merchantId: string | undefined): Promise<Scope | null> {
   if (merchantId === undefined || merchantId === '') return scope;
   if (scope.merchantId !== undefined) return scope.merchantId === merchantId ? scope : null;
   const { rows } = await rt.db.query('SELECT 1 FROM merchants WHERE id = $1 AND partner_id = $2', [merchantId, scope.partnerId]);
@@ -96,7 +95,7 @@ function filterEntries(query: object): [string, string][] {
  * page_size). Null at the ends.
  */
 export function withLinks<T>(
-  rt: ReferenceRuntime,
+  rt: HandlerRuntime,
   ctx: Ctx,
   query: object,
   page: Page<T>,

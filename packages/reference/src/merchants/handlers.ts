@@ -1,40 +1,39 @@
 import type { Handlers } from '@paygate/server';
-import type { ReferenceRuntime } from '../runtime.js';
 import { issueMerchantCredentials } from '../credentials/service.js';
 import { createMerchant, getMerchant, listMerchants, patchMerchant, uploadMerchantDocument } from './service.js';
 import { requirePartner } from '../core/scope.js';
 import { merchantDetailsView } from './view.js';
-import { call, ok, principalOf, toUpload, withLinks, type Principal } from '../http/handler-kit.js';
+import { ok, principalOf, toUpload, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 type MerchantOps = 'listMerchants' | 'createMerchant' | 'getMerchant' | 'updateMerchant' | 'createMerchantCredentials' | 'uploadMerchantDocument';
 
 /** Partner API: merchants (partner credentials only; other partners' merchants are 404). */
-export function merchantHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, MerchantOps> {
-  const partnerOf = (ctx: Parameters<Handlers<Principal>['getMerchant']>[1]) => call(async () => requirePartner(principalOf(ctx)));
+export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, MerchantOps> {
+  const partnerOf = (ctx: Parameters<Handlers<Principal>['getMerchant']>[1]) => requirePartner(principalOf(ctx));
   return {
     async listMerchants(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const page = await call(() => listMerchants(rt.deps, partnerId, req.query));
+      const page = await listMerchants(rt.deps, partnerId, req.query);
       return { status: 200, body: ok('Merchants fetched successfully', withLinks(rt, ctx, req.query, page)) };
     },
     async createMerchant(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const merchant = await call(() => createMerchant(rt.deps, partnerId, req.body));
+      const merchant = await createMerchant(rt.deps, partnerId, req.body);
       return { status: 201, body: ok('Merchant created successfully', merchantDetailsView(merchant)) };
     },
     async getMerchant(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const merchant = await call(() => getMerchant(rt.deps, partnerId, req.params.merchant_id));
+      const merchant = await getMerchant(rt.deps, partnerId, req.params.merchant_id);
       return { status: 200, body: ok('Merchant fetched successfully', merchantDetailsView(merchant)) };
     },
     async updateMerchant(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const result = await call(() => patchMerchant(rt.deps, partnerId, req.params.merchant_id, req.body));
+      const result = await patchMerchant(rt.deps, partnerId, req.params.merchant_id, req.body);
       return { status: 200, body: ok('Merchant updated successfully', result) };
     },
     async createMerchantCredentials(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const issued = await call(() => issueMerchantCredentials(rt.deps, partnerId, req.params.merchant_id, { live: !rt.config.sandbox }));
+      const issued = await issueMerchantCredentials(rt.deps, partnerId, req.params.merchant_id, { live: !rt.config.sandbox });
       return {
         status: 201,
         body: ok('Credentials issued; store them now, they are not shown again', {
@@ -47,12 +46,10 @@ export function merchantHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>
     },
     async uploadMerchantDocument(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const result = await call(() =>
-        uploadMerchantDocument(rt.deps, rt.documents, partnerId, req.params.merchant_id, {
+      const result = await uploadMerchantDocument(rt.deps, rt.documents, partnerId, req.params.merchant_id, {
           documentType: req.body.document_type,
           file: toUpload(req.body.file),
-        }),
-      );
+        });
       return { status: 200, body: ok('Document uploaded successfully', result) };
     },
   };

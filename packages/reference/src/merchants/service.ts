@@ -5,7 +5,6 @@ import { settlementCurrencyFor } from '../core/currency.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { merchantApprovedEvent } from '../webhooks/events.js';
 import { newEncryptionKey } from '../core/ids.js';
-import type { SecretBox } from '../core/secret-box.js';
 import { pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../core/pagination.js';
 import { kycMachine, type KycStatus } from '../core/state-machines.js';
 import { formatIso } from '../core/clock.js';

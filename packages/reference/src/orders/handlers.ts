@@ -1,18 +1,17 @@
 import type { Handlers } from '@paygate/server';
-import type { ReferenceRuntime } from '../runtime.js';
 import { attachOrderDocument, createOrder, getOrder, patchOrder } from './service.js';
 import { requireMerchant } from '../core/scope.js';
-import { as, call, ok, scopeOf, toUpload, type Principal } from '../http/handler-kit.js';
+import { ok, scopeOf, toUpload, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 type OrderOps = 'createOrder' | 'getOrder' | 'updateOrder' | 'uploadOrderDocument';
 
 /** Orders: creation (hosted session or s2s UPI), read, corrections and documents, within the caller's scope. */
-export function orderHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, OrderOps> {
+export function orderHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, OrderOps> {
   return {
     async createOrder(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const merchantId = await call(async () => requireMerchant(scope));
-      const created = await call(() => createOrder(rt.deps, merchantId, req.body, { isTesting: rt.config.sandbox }));
+      const merchantId = requireMerchant(scope);
+      const created = await createOrder(rt.deps, merchantId, req.body, { isTesting: rt.config.sandbox });
       const message = 'Order created successfully';
       switch (created.kind) {
         case 'hosted':
@@ -25,23 +24,21 @@ export function orderHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, O
     },
     async getOrder(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const order = await call(() => getOrder(rt.deps, scope, req.params.order_id));
+      const order = await getOrder(rt.deps, scope, req.params.order_id);
       return { status: 200, body: ok('Order fetched successfully', order) };
     },
     async updateOrder(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const updated = await call(() => patchOrder(rt.deps, scope, req.params.order_id, req.body));
+      const updated = await patchOrder(rt.deps, scope, req.params.order_id, req.body);
       return { status: 200, body: ok('Order updated successfully', ok('Order details updated', updated)) };
     },
     async uploadOrderDocument(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const order = await call(() =>
-        attachOrderDocument(rt.deps, rt.documents, scope, req.params.order_id, {
+      const order = await attachOrderDocument(rt.deps, rt.documents, scope, req.params.order_id, {
           identifier: req.body.identifier,
           documentType: req.body.document_type,
           file: toUpload(req.body.file),
-        }),
-      );
+        });
       return { status: 200, body: ok('Document uploaded successfully', order) };
     },
   };

@@ -1,7 +1,6 @@
 import { HttpError, type Handlers } from '@paygate/server';
 import { DomainError } from '../core/errors.js';
 import { formatIso } from '../core/clock.js';
-import type { ReferenceRuntime } from '../runtime.js';
 import { completeCheckoutSession, getCheckoutSession } from '../checkout/service.js';
 import { setKycStatus } from '../merchants/service.js';
 import { getOrder } from '../orders/service.js';
@@ -10,7 +9,7 @@ import { completeS2sPayment } from '../payments/s2s.js';
 import { requirePartner } from '../core/scope.js';
 import { getSettlement, runSettlements } from '../settlements/service.js';
 import { merchantDetailsView } from '../merchants/view.js';
-import { as, call, narrowScope, ok, principalOf, scopeOf, type Principal } from '../http/handler-kit.js';
+import { as, narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 type SandboxOps =
   | 'completeCheckoutSession'
@@ -21,12 +20,12 @@ type SandboxOps =
   | 'runSettlements';
 
 /** Sandbox control API (the HTTP app answers 404 for all of it outside sandbox mode). */
-export function sandboxHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>, SandboxOps> {
+export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, SandboxOps> {
   return {
     async completeCheckoutSession(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const sessionId = req.params.session_id;
-      const info = await call(() => getCheckoutSession(rt.deps, sessionId));
+      const info = await getCheckoutSession(rt.deps, sessionId);
       try {
         await getOrder(rt.deps, scope, info.order_id);
       } catch (err) {
@@ -36,40 +35,40 @@ export function sandboxHandlers(rt: ReferenceRuntime): Pick<Handlers<Principal>,
         }
         throw err;
       }
-      const result = await call(() => completeCheckoutSession(rt.deps, sessionId, { outcome: req.body.outcome, mopType: req.body.mop_type }));
+      const result = await completeCheckoutSession(rt.deps, sessionId, { outcome: req.body.outcome, mopType: req.body.mop_type });
       return {
         status: 200,
         body: ok('Checkout completed', { redirect: { url: result.return_url, method: 'POST' as const, fields: result.callback } }),
       };
     },
     async advanceSandboxClock(req, ctx) {
-      await call(async () => requirePartner(principalOf(ctx)));
-      const offset = await call(() => rt.clock.advance(req.body.seconds));
+      requirePartner(principalOf(ctx));
+      const offset = await rt.clock.advance(req.body.seconds);
       return { status: 200, body: ok('Sandbox clock advanced', { now: formatIso(rt.clock.now()), offset_seconds: offset }) };
     },
     async setMerchantKycStatus(req, ctx) {
-      const partnerId = await call(async () => requirePartner(principalOf(ctx)));
-      const merchant = await call(() => setKycStatus(rt.deps, partnerId, req.params.merchant_id, { status: req.body.status, reason: req.body.reason }));
+      const partnerId = requirePartner(principalOf(ctx));
+      const merchant = await setKycStatus(rt.deps, partnerId, req.params.merchant_id, { status: req.body.status, reason: req.body.reason });
       return { status: 200, body: ok('KYC status updated', merchantDetailsView(merchant)) };
     },
     async completeOrderPayment(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      await call(() => completeS2sPayment(rt.deps, scope, req.params.order_id, req.body.outcome));
-      const order = await call(() => getOrder(rt.deps, scope, req.params.order_id));
+      await completeS2sPayment(rt.deps, scope, req.params.order_id, req.body.outcome);
+      const order = await getOrder(rt.deps, scope, req.params.order_id);
       return { status: 200, body: ok('Order payment completed', order) };
     },
     async completeRefund(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const outcome = req.body.outcome === 'processed' ? 'PROCESSED' : 'FAILED';
-      const refund = await call(() => completeRefund(rt.deps, scope, req.params.refund_id, outcome));
+      const refund = await completeRefund(rt.deps, scope, req.params.refund_id, outcome);
       return { status: 200, body: ok('Refund completed', refund) };
     },
     async runSettlements(req, ctx) {
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.body.merchant_id);
       if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
-      const ids = await call(() => runSettlements(rt.deps, scope));
+      const ids = await runSettlements(rt.deps, scope);
       const settlements = [];
-      for (const id of ids) settlements.push(as('Settlement', await call(() => getSettlement(rt.deps, scope, id))));
+      for (const id of ids) settlements.push(as('Settlement', await getSettlement(rt.deps, scope, id)));
       return { status: 200, body: ok('Settlement run completed', { settlements }) };
     },
   };

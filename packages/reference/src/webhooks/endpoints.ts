@@ -1,5 +1,4 @@
 import { generateWebhookSecret } from '@paygate/webhooks';
-import type { Db } from '../db/db.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { EVENT_TYPES, type EventType } from './events.js';
 import { ID_PATTERN, newWebhookEndpointId } from '../core/ids.js';

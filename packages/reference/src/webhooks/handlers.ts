@@ -1,7 +1,6 @@
 import type { Handlers } from '@paygate/server';
-import type { ReferenceRuntime } from '../runtime.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, type WebhookEndpointView } from './endpoints.js';
-import { call, ok, scopeOf, withLinks, type Principal } from '../http/handler-kit.js';
+import { ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 function endpointView(e: WebhookEndpointView) {
   return { ...e, scope: e.merchant_id === null ? ('partner' as const) : ('merchant' as const) };
@@ -9,18 +8,18 @@ function endpointView(e: WebhookEndpointView) {
 
 /** Webhook endpoints of the caller (partner-wide, or one merchant's with merchant credentials / X-Merchant-ID). */
 export function webhookEndpointHandlers(
-  rt: ReferenceRuntime,
+  rt: HandlerRuntime,
 ): Pick<Handlers<Principal>, 'listWebhookEndpoints' | 'createWebhookEndpoint' | 'deleteWebhookEndpoint'> {
   return {
     async listWebhookEndpoints(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const page = await call(() => listWebhookEndpoints(rt.deps, scope, req.query));
+      const page = await listWebhookEndpoints(rt.deps, scope, req.query);
       const data = withLinks(rt, ctx, req.query, { ...page, results: page.results.map(endpointView) });
       return { status: 200, body: ok('Webhook endpoints fetched successfully', data) };
     },
     async createWebhookEndpoint(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const created = await call(() => createWebhookEndpoint(rt.deps, scope, req.body, { allowInsecure: rt.config.sandbox }));
+      const created = await createWebhookEndpoint(rt.deps, scope, req.body, { allowInsecure: rt.config.sandbox });
       return {
         status: 201,
         body: ok('Webhook endpoint created', { id: created.id, url: created.url, events: created.events, secret: created.secret }),
@@ -29,7 +28,7 @@ export function webhookEndpointHandlers(
     },
     async deleteWebhookEndpoint(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const deleted = await call(() => deleteWebhookEndpoint(rt.deps, scope, req.params.endpoint_id));
+      const deleted = await deleteWebhookEndpoint(rt.deps, scope, req.params.endpoint_id);
       return { status: 200, body: ok('Webhook endpoint deleted', deleted) };
     },
   };
