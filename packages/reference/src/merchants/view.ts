@@ -1,7 +1,8 @@
+import type { Schemas } from '../core/contract.js';
 import type { MerchantRecord } from './service.js';
 
 /** Seed MerchantDetails: settlement_details carries settlement_currency in responses; kyc_status as the spec requires. */
-export function merchantDetailsView(m: MerchantRecord) {
+export function merchantDetailsView(m: MerchantRecord): Schemas['MerchantDetails'] {
   return {
     id: m.id,
     settlement_details: { ...m.settlement_details, settlement_currency: m.settlement_currency },
