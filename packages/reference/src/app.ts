@@ -225,11 +225,14 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
   const inFlight = new Set<string>();
   const wrapped: Record<string, AnyHandler> = {};
+  // Why the casts: each operation's handler has its own request and response types; wrapping them in a loop needs a
+  // common signature, and TypeScript cannot carry the per-key types through a loop over keys (no correlated union
+  // types). The wrappers pass requests and results through unchanged, so each signature still holds.
   for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) {
     const mapped = withErrorMapping(fn.bind(handlers));
     wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
   }
-  return wrapped as unknown as Handlers<Principal>;
+  return wrapped as unknown as Handlers<Principal>; // see the comment above the loop
 }
 
 async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise<Principal> {

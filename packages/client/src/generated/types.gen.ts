@@ -413,7 +413,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox: run settlements
-         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Groups each merchant's captured, unsettled payments per currency into one settlement (fee 2%, tax 18% of the fee, processed refunds netted, fixed sandbox forex table) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
+         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
          */
         post: operations["runSettlements"];
         delete?: never;
@@ -1504,7 +1504,7 @@ export interface components {
             /** @description Internal numeric identifier of the settlement record. */
             id: string;
             number_of_transactions: number;
-            settlement_amount: components["schemas"]["AmountNumber"];
+            settlement_amount: components["schemas"]["SignedAmountNumber"];
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
             settlement_id: components["schemas"]["SettlementId"];
@@ -1649,8 +1649,9 @@ export interface components {
          */
         SessionId: string;
         SettledItem: {
+            /** @description Rate to the settlement currency, 6 significant digits (display). */
             forex_rate: number;
-            /** @description Final amount transferred, in the settlement currency. */
+            /** @description Final amount transferred, in the settlement currency; negative: debited from the merchant (see Settlement.settlement_amount_cents). */
             settlement_amount: number;
             /** @description ISO 8601 timestamp. */
             settlement_done_at: string;
@@ -1658,9 +1659,9 @@ export interface components {
             settlement_utr: string;
         };
         Settlement: {
-            /** @description Rate from transaction currency to settlement currency, times 100. */
+            /** @description Rate from transaction currency to settlement currency, times 100, rounded half up (display only; the payout uses the exact rate). */
             forex_rate_cents: number;
-            /** @description Amount transferred, in minor units of the settlement currency. Always positive: a currency whose refunds outweigh its captures is carried forward to a later run. */
+            /** @description Amount in minor units of the settlement currency: the sum of the lines' `merchant_net_amount` converted once with the exact rate of the fixed sandbox table and rounded half away from zero (within half a minor unit of the exact value). Positive: paid to the merchant's settlement account. Zero or negative: nothing is paid and the amount is debited from that account (refunds outweighed captures), so nothing is ever carried forward unseen. */
             settlement_amount_cents: number;
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
@@ -1880,21 +1881,28 @@ export interface components {
             success: true;
         };
         SettlementTransaction: {
+            /** @description Rate from the transaction currency to the settlement currency, to 6 significant digits (display: the payout is computed from the exact rate, see `settlement_amount_cents`). */
             forex_rate: number;
-            /** @description Amount minus fee, tax and processed refunds, in the transaction currency. */
+            /** @description Amount minus fee, tax and processed refunds (`capture`); minus the refunded or reserved amount (`refund`, `refund_reserve`); plus the released reserve (`reserve_release`). In the transaction currency. */
             merchant_net_amount: number;
             merchant_service_fee: components["schemas"]["AmountNumber"];
             merchant_service_tax: components["schemas"]["AmountNumber"];
             mop_type: components["schemas"]["MopType"];
             /**
-             * @description `capture`: a payment settled for the first time; refunds processed before that are netted into its `merchant_net_amount`. `refund`: refunds of an already-settled payment processed since, deducted here (`transaction_amount` is the refunded amount, no fee or tax, negative `merchant_net_amount`).
+             * @description `capture`: a payment settled for the first time; refunds processed before that are netted into its `merchant_net_amount`. `refund`: refunds of an already-settled payment processed since, deducted here (`transaction_amount` is the refunded amount, no fee or tax, negative `merchant_net_amount`). `refund_reserve`: a refund of this payment still `INITIATED` at this run, held back (`transaction_amount` is the refund amount, negative `merchant_net_amount`); when the refund is processed the reserve is its deduction (it is never deducted again), when it fails the reserve is paid back by the next run as `reserve_release` (positive `merchant_net_amount`). Each reserve is held once and used or released once.
              * @enum {string}
              */
-            settlement_type: "capture" | "refund";
+            settlement_type: "capture" | "refund" | "refund_reserve" | "reserve_release";
             transaction_amount: components["schemas"]["AmountNumber"];
             transaction_currency: components["schemas"]["CurrencyCode"];
             transaction_id: components["schemas"]["PaymentId"];
         };
+        /**
+         * @description A settlement's amount in major units of the settlement currency (JSON number, at most two decimals): positive is paid to the merchant's settlement account, negative is debited from it, zero moves no money.
+         * @example 1464.6
+         * @example -120.5
+         */
+        SignedAmountNumber: number;
         /**
          * Format: date-time
          * @description ISO 8601 UTC timestamp with microseconds and a `Z` suffix.

@@ -11,14 +11,18 @@ const custom: Record<number, (text: string) => unknown> = {
   [OID.NUMERIC]: identity,
 };
 
-/** Per-pool parsers (the global pg.types registry is left untouched). */
+/**
+ * Per-pool parsers (the global pg.types registry is left untouched). Why the cast: @types/pg declares
+ * `getTypeParser` as an overloaded generic (one overload per format) that a single function cannot be typed as,
+ * though it behaves exactly as pg expects (the same contract as pg.types.getTypeParser, which it falls back to).
+ */
 const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     const parser = custom[oid];
     if (parser && (format ?? 'text') === 'text') return parser;
     return pg.types.getTypeParser(oid, format ?? 'text');
   },
-} as unknown as pg.CustomTypesConfig;
+} as unknown as pg.CustomTypesConfig; // see the comment above
 
 /** Deadlock / serialization failure: the whole transaction is safe to retry. */
 const RETRYABLE = new Set(['40P01', '40001']);

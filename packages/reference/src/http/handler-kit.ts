@@ -1,4 +1,4 @@
-import { HttpError, type components, type HandlerContext, type UploadedFile as MultipartFile } from '@paygate/server';
+import { HttpError, type HandlerContext, type UploadedFile as MultipartFile } from '@paygate/server';
 import { DomainError } from '../core/errors.js';
 import { pageLinks, type Page } from '../core/pagination.js';
 import type { ReferenceConfig } from '../core/config.js';
@@ -20,17 +20,6 @@ export interface HandlerRuntime {
   clock: SandboxClock;
   deps: ServiceDeps;
   documents: DocumentStore;
-}
-
-type Schemas = components['schemas'];
-
-/**
- * A view's output typed as the spec schema it renders. The views build plain objects whose TypeScript types are looser
- * than the schema (string vs enum, nullable columns that are never null for stored rows); the exact shape is
- * enforced at runtime by response validation (on outside production, and in every test).
- */
-export function as<K extends keyof Schemas>(_schema: K, value: object): Schemas[K] {
-  return value as unknown as Schemas[K];
 }
 
 /** `{ success: true, message, data }` */

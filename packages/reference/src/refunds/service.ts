@@ -8,6 +8,7 @@ import { REFUND_COLUMNS, refundCreatedView, refundView, type RefundRow } from '.
 import type { ServiceDeps } from '../core/deps.js';
 import { scopeCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
+import { resolveRefundReserve } from '../settlements/reserves.js';
 
 /** Sandbox: INITIATED refunds become PROCESSED this many (sandbox) seconds after creation. */
 export const SANDBOX_REFUND_SECONDS = 60;
@@ -140,6 +141,7 @@ export async function completeRefund(
         at,
       ],
     );
+    await resolveRefundReserve(tx, refundId, outcome, at);
     return refundView(updated[0] as RefundRow);
   });
 }
@@ -159,6 +161,7 @@ export async function processDueRefunds(deps: ServiceDeps, afterSeconds = SANDBO
         `UPDATE refunds SET status = 'PROCESSED', message = $2, refunded_at = $3, bank_ref_num = $4, updated_at = $3 WHERE id = $1`,
         [id, REFUND_MESSAGE.processed, at, newBankRefNum()],
       );
+      await resolveRefundReserve(tx, id, 'PROCESSED', at);
     }
     return rows.length;
   });

@@ -9,7 +9,7 @@ import { completeS2sPayment } from '../payments/s2s.js';
 import { requirePartner } from '../core/scope.js';
 import { getSettlement, runSettlements } from '../settlements/service.js';
 import { merchantDetailsView } from '../merchants/view.js';
-import { as, narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 type SandboxOps =
   | 'completeCheckoutSession'
@@ -68,7 +68,7 @@ export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, S
       if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
       const ids = await runSettlements(rt.deps, scope);
       const settlements = [];
-      for (const id of ids) settlements.push(as('Settlement', await getSettlement(rt.deps, scope, id)));
+      for (const id of ids) settlements.push(await getSettlement(rt.deps, scope, id));
       return { status: 200, body: ok('Settlement run completed', { settlements }) };
     },
   };

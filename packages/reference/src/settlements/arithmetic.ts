@@ -1,37 +1,89 @@
 import type { Currency } from '../core/currency.js';
-import { amountToNumber, divRoundHalfUp, percentOf } from '../core/money.js';
+import { divRoundHalfUp, percentOf } from '../core/money.js';
 
 /** Merchant service fee: 2.00 % of the transaction amount. */
 export const FEE_BASIS_POINTS = 200;
 /** Tax on the fee: 18 %. */
 export const TAX_BASIS_POINTS = 1800;
 
-/** Value of one unit of each currency in INR cents (fixed sandbox table). */
-const INR_CENTS_PER_UNIT: Record<Currency, number> = {
-  INR: 100,
-  USD: 8350,
-  EUR: 9020,
-  GBP: 10550,
-  AED: 2273,
-  SGD: 6190,
-  AUD: 5480,
-  CAD: 6080,
-  CHF: 9450,
-  HKD: 1070,
+/**
+ * Value of one unit of each currency in INR cents (the fixed sandbox table). Every cross rate is the exact ratio of
+ * two entries, kept as a fraction: nothing is rounded until the payout itself.
+ */
+const INR_CENTS_PER_UNIT: Record<Currency, bigint> = {
+  INR: 100n,
+  USD: 8350n,
+  EUR: 9020n,
+  GBP: 10550n,
+  AED: 2273n,
+  SGD: 6190n,
+  AUD: 5480n,
+  CAD: 6080n,
+  CHF: 9450n,
+  HKD: 1070n,
 };
 
-/**
- * Rate from `from` to `to` in cents of `to` per unit of `from` (INR->INR 100, USD->INR 8350, INR->USD 1, ...).
- * Cross rates go through INR with round half up.
- */
-export function forexRateCents(from: Currency, to: Currency): number {
-  if (from === to) return 100;
-  return Number(divRoundHalfUp(BigInt(INR_CENTS_PER_UNIT[from]) * 100n, BigInt(INR_CENTS_PER_UNIT[to])));
+/** An exact exchange rate: `num / den` units of the target currency per unit of the source (both in lowest terms). */
+export interface ForexRate {
+  num: bigint;
+  den: bigint;
 }
 
-/** forex_rate as a JSON number (8350 -> 83.5). */
-export function forexRateNumber(rateCents: number): number {
-  return amountToNumber(rateCents);
+function gcd(a: bigint, b: bigint): bigint {
+  let x = a < 0n ? -a : a;
+  let y = b < 0n ? -b : b;
+  while (y !== 0n) [x, y] = [y, x % y];
+  return x;
+}
+
+/** The exact rate from `from` to `to` (INR->USD = 100/8350 = 2/167; USD->INR = 167/2). */
+export function forexRate(from: Currency, to: Currency): ForexRate {
+  const num = INR_CENTS_PER_UNIT[from];
+  const den = INR_CENTS_PER_UNIT[to];
+  const g = gcd(num, den);
+  return { num: num / g, den: den / g };
+}
+
+/**
+ * The seed's display field `forex_rate_cents`: the rate times 100, rounded half up (INR->USD 1, USD->INR 8350). Display
+ * only: no amount is ever computed from it.
+ */
+export function forexRateCents(from: Currency, to: Currency): number {
+  const { num, den } = forexRate(from, to);
+  return Number(divRoundHalfUp(num * 100n, den));
+}
+
+/** Significant digits of the `forex_rate` numbers shown in settlement transactions and PAYMENT_SETTLED. */
+export const FOREX_RATE_SIGNIFICANT_DIGITS = 6;
+
+/**
+ * The rate as a JSON number with 6 significant digits (INR->USD 0.0119760, USD->INR 83.5), computed from the fraction
+ * with integers and converted once, from its decimal text. Display only.
+ */
+export function forexRateNumber(rate: ForexRate): number {
+  if (rate.num === 0n) return 0;
+  // scale so that the integer quotient has exactly FOREX_RATE_SIGNIFICANT_DIGITS digits
+  let exponent = 0; // value = digits * 10^-exponent
+  let digits = divRoundHalfUp(rate.num, rate.den);
+  const limit = 10n ** BigInt(FOREX_RATE_SIGNIFICANT_DIGITS);
+  while (divRoundHalfUp(rate.num * 10n ** BigInt(exponent + 1), rate.den) < limit) {
+    exponent += 1;
+    digits = divRoundHalfUp(rate.num * 10n ** BigInt(exponent), rate.den);
+  }
+  const text = digits.toString().padStart(exponent + 1, '0');
+  return Number(exponent === 0 ? text : `${text.slice(0, -exponent)}.${text.slice(-exponent)}`);
+}
+
+/**
+ * Convert an amount in minor units of the source currency into minor units of the target currency with the exact rate:
+ * `minor * num / den`, rounded ONCE, half away from zero (all supported currencies have two decimals). The result is
+ * always within half a minor unit of the exact value.
+ */
+export function convertMinor(minor: number, rate: ForexRate): number {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`minor units must be a safe integer, got ${minor}`);
+  const converted = divRoundHalfUp(BigInt(minor) * rate.num, rate.den);
+  if (converted > BigInt(Number.MAX_SAFE_INTEGER) || converted < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('converted amount is too large');
+  return Number(converted);
 }
 
 export interface TransactionBreakdown {
@@ -49,36 +101,46 @@ export function transactionBreakdown(amountMinor: number, refundsMinor: number):
   return { amount: amountMinor, fee, tax, refunds: refundsMinor, net: amountMinor - fee - tax - refundsMinor };
 }
 
-/** Amount in settlement-currency cents: round(net * rate / 100), half away from zero. */
-export function settlementAmountCents(netMinor: number, rateCents: number): number {
-  return Number(divRoundHalfUp(BigInt(netMinor) * BigInt(rateCents), 100n));
-}
-
 /**
- * A `refund` line: refunds processed after their payment was already settled, deducted from this settlement.
- * transaction_amount is the refunded amount; no fee or tax is charged or returned on it.
+ * A `refund` line (refunds processed after their payment was settled) or a `refund_reserve` line (refunds still
+ * INITIATED, held back): transaction_amount is the refunded amount; no fee or tax is charged or returned on it.
  */
 export function refundAdjustment(refundsMinor: number): TransactionBreakdown {
   return { amount: refundsMinor, fee: 0, tax: 0, refunds: refundsMinor, net: -refundsMinor };
+}
+
+/** A `reserve_release` line: reserves of refunds that failed, paid back. */
+export function reserveRelease(releasedMinor: number): TransactionBreakdown {
+  return { amount: releasedMinor, fee: 0, tax: 0, refunds: 0, net: releasedMinor };
 }
 
 export interface SettlementTotals {
   gross: number;
   fee: number;
   tax: number;
+  /** processed refunds deducted (netted into captures, and `refund` lines) */
   refunds: number;
+  /** INITIATED refunds held back (`refund_reserve` lines) */
+  reserved: number;
+  /** failed refunds' reserves paid back (`reserve_release` lines) */
+  released: number;
+  /** what the merchant is owed in the transaction currency: the sum of every line's net */
   net: number;
 }
 
-/** Totals of a settlement: gross counts captures only; refund lines add to refunds and reduce net. */
-export function sumBreakdowns(captures: readonly TransactionBreakdown[], refundLines: readonly TransactionBreakdown[] = []): SettlementTotals {
-  const totals = captures.reduce<SettlementTotals>(
-    (acc, t) => ({ gross: acc.gross + t.amount, fee: acc.fee + t.fee, tax: acc.tax + t.tax, refunds: acc.refunds + t.refunds, net: acc.net + t.net }),
-    { gross: 0, fee: 0, tax: 0, refunds: 0, net: 0 },
-  );
-  for (const r of refundLines) {
-    totals.refunds += r.refunds;
-    totals.net += r.net;
+/** Totals of a settlement's lines; gross counts captures only. */
+export function sumLines(lines: readonly { type: 'capture' | 'refund' | 'refund_reserve' | 'reserve_release'; b: TransactionBreakdown }[]): SettlementTotals {
+  const t: SettlementTotals = { gross: 0, fee: 0, tax: 0, refunds: 0, reserved: 0, released: 0, net: 0 };
+  for (const { type, b } of lines) {
+    t.net += b.net;
+    if (type === 'capture') {
+      t.gross += b.amount;
+      t.fee += b.fee;
+      t.tax += b.tax;
+      t.refunds += b.refunds;
+    } else if (type === 'refund') t.refunds += b.refunds;
+    else if (type === 'refund_reserve') t.reserved += b.amount;
+    else t.released += b.amount;
   }
-  return totals;
+  return t;
 }

@@ -1,7 +1,7 @@
 import type { Handlers } from '@paygate/server';
 import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { getSettlement, listSettlements } from './service.js';
-import { as, emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 /** Settlements: read one, list by date range (and merchant). */
 export function settlementHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getSettlement' | 'listSettlements'> {
@@ -9,14 +9,14 @@ export function settlementHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>
     async getSettlement(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const settlement = await getSettlement(rt.deps, scope, req.params.settlement_id);
-      return { status: 200, body: ok('Settlement fetched successfully', as('Settlement', settlement)) };
+      return { status: 200, body: ok('Settlement fetched successfully', settlement) };
     },
     async listSettlements(req, ctx) {
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.query.merchant_id);
       const page = scope
         ? await listSettlements(rt.deps, scope, req.query)
         : emptyPage<Awaited<ReturnType<typeof listSettlements>>['results'][number]>(req.query.page, req.query.page_size, DEFAULT_PAGE_SIZE.settlements);
-      return { status: 200, body: ok('Settlements fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => as('Settlement', r)) })) };
+      return { status: 200, body: ok('Settlements fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })) };
     },
   };
 }

@@ -3,7 +3,7 @@ import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { getOrder } from '../orders/service.js';
 import { getPayment } from '../payments/service.js';
-import { createRefund, processDueRefunds } from '../refunds/service.js';
+import { completeRefund, createRefund, processDueRefunds } from '../refunds/service.js';
 import { getSettlement, listSettlements, runSettlements } from './service.js';
 
 describe.each(testTargets())('settlements on %s', (target) => {
@@ -87,47 +87,132 @@ describe.each(testTargets())('settlements on %s', (target) => {
     );
   });
 
-  it('deducts refunds processed after settlement in a later run, once, and carries a non-positive net forward', async () => {
+  it('deducts refunds processed after settlement in a later run, once; a non-positive net is a recorded debit, never carried', async () => {
     deps.clock.set('2026-11-23T10:00:00Z');
     const m = await approvedMerchant(deps, { partnerId: 'ps-refund-after' });
     const a = await paidOrder(deps, m.merchantId, { amount: '1000.00' });
     const [first] = await runSettlements(deps, m.partnerScope);
     expect((await getSettlement(deps, m.merchantScope, first!)).settlement_amount_cents).toBe(97640); // 1000 - 20 - 3.60
 
-    await createRefund(deps, m.merchantScope, { payment_id: a.payment_id!, refund_amount: '300.00' });
-    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // INITIATED: not deductible yet
+    const refund = await createRefund(deps, m.merchantScope, { payment_id: a.payment_id!, refund_amount: '300.00' });
     deps.clock.advance(61);
-    await processDueRefunds(deps);
+    await processDueRefunds(deps); // processed before any run reserved it
 
     const b = await paidOrder(deps, m.merchantId, { amount: '200.00' }); // net 195.28 < the 300.00 refund
-    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // net -104.72: carried forward, nothing marked
-    deps.clock.advance(1);
-    const c = await paidOrder(deps, m.merchantId, { amount: '500.00' }); // net 488.20
-    const [second] = await runSettlements(deps, m.partnerScope);
-    const settled = await getSettlement(deps, m.merchantScope, second!);
-    expect(settled.settlement_amount_cents).toBe(38348); // 195.28 + 488.20 - 300.00
-    expect(settled.transactions).toEqual([
+    const [debit] = await runSettlements(deps, m.partnerScope);
+    const recorded = await getSettlement(deps, m.merchantScope, debit!);
+    expect(recorded.settlement_amount_cents).toBe(-10472); // 195.28 - 300.00: debited from the merchant, visibly
+    expect(recorded.transactions).toEqual([
       expect.objectContaining({ settlement_type: 'capture', transaction_id: b.payment_id, merchant_net_amount: 195.28 }),
-      expect.objectContaining({ settlement_type: 'capture', transaction_id: c.payment_id, merchant_net_amount: 488.2 }),
       { settlement_type: 'refund', transaction_id: a.payment_id, transaction_amount: 300, merchant_service_fee: 0, merchant_service_tax: 0, merchant_net_amount: -300, mop_type: 'UPI', transaction_currency: 'INR', forex_rate: 1 },
     ]);
     expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // the refund is deducted once only
+    const { rows: refundRows } = await t.db.query<{ settlement_id: string }>('SELECT settlement_id FROM refunds WHERE id = $1', [refund.refund_id]);
+    expect(refundRows[0]!.settlement_id).toBe(debit);
 
-    // Paid out in total: 1700.00 captured - 40.12 fees and taxes - 300.00 refunded.
+    // Paid out in total: 1200.00 captured - 28.32 fees and taxes - 300.00 refunded.
     const { rows } = await t.db.query<{ total: number }>('SELECT sum(settlement_amount_cents)::bigint AS total FROM settlements WHERE merchant_id = $1', [m.merchantId]);
-    expect(Number(rows[0]!.total)).toBe(170000 - 4012 - 30000);
+    expect(Number(rows[0]!.total)).toBe(120000 - 2832 - 30000);
   });
 
-  if (target === 'postgres') it('two processes running settlement together settle each payment once', async () => {
+  it('reserves a pending refund in the settlement, then uses it once (processed) or releases it once (failed)', async () => {
+    deps.clock.set('2026-11-24T10:00:00Z');
+    const m = await approvedMerchant(deps, { partnerId: 'ps-reserve' });
+    const a = await paidOrder(deps, m.merchantId, { amount: '1000.00' }); // net 976.40
+    deps.clock.advance(1);
+    const b = await paidOrder(deps, m.merchantId, { amount: '500.00' }); // net 488.20
+    const kept = await createRefund(deps, m.merchantScope, { payment_id: a.payment_id!, refund_amount: '300.00' });
+    const failing = await createRefund(deps, m.merchantScope, { payment_id: b.payment_id!, refund_amount: '100.00' });
+
+    const [held] = await runSettlements(deps, m.partnerScope);
+    const settlement = await getSettlement(deps, m.merchantScope, held!);
+    // the reserves are lines of the settlement: 976.40 + 488.20 - 300.00 - 100.00
+    expect(settlement.settlement_amount_cents).toBe(106460);
+    expect(settlement.transactions.map((l) => [l.settlement_type, l.transaction_id, l.merchant_net_amount])).toEqual([
+      ['capture', a.payment_id, 976.4],
+      ['refund_reserve', a.payment_id, -300],
+      ['capture', b.payment_id, 488.2],
+      ['refund_reserve', b.payment_id, -100],
+    ]);
+    const reserves = async () =>
+      (await t.db.query<{ refund_id: string; status: string; held_by: string; released_by: string | null }>(
+        'SELECT refund_id, status, held_by, released_by FROM settlement_reserves WHERE merchant_id = $1 ORDER BY amount_minor DESC',
+        [m.merchantId],
+      )).rows;
+    expect(await reserves()).toEqual([
+      { refund_id: kept.refund_id, status: 'held', held_by: held, released_by: null },
+      { refund_id: failing.refund_id, status: 'held', held_by: held, released_by: null },
+    ]);
+    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // held once: nothing new to settle
+
+    // The refunds end: one processed (the reserve was its deduction), one failed (the reserve comes back).
+    await completeRefund(deps, m.merchantScope, kept.refund_id, 'PROCESSED');
+    await completeRefund(deps, m.merchantScope, failing.refund_id, 'FAILED');
+    expect(await reserves()).toEqual([
+      { refund_id: kept.refund_id, status: 'used', held_by: held, released_by: null },
+      { refund_id: failing.refund_id, status: 'releasable', held_by: held, released_by: null },
+    ]);
+    const [released] = await runSettlements(deps, m.partnerScope);
+    const release = await getSettlement(deps, m.merchantScope, released!);
+    expect(release.settlement_amount_cents).toBe(10000);
+    expect(release.transactions).toEqual([
+      { settlement_type: 'reserve_release', transaction_id: b.payment_id, transaction_amount: 100, merchant_service_fee: 0, merchant_service_tax: 0, merchant_net_amount: 100, mop_type: 'UPI', transaction_currency: 'INR', forex_rate: 1 },
+    ]);
+    expect(await reserves()).toEqual([
+      { refund_id: kept.refund_id, status: 'used', held_by: held, released_by: null },
+      { refund_id: failing.refund_id, status: 'released', held_by: held, released_by: released },
+    ]);
+    expect(await runSettlements(deps, m.partnerScope)).toEqual([]); // released once, the used reserve never deducted again
+
+    // 1500.00 captured - 35.40 fees and taxes - 300.00 refunded, in two settlements.
+    const { rows } = await t.db.query<{ total: number }>('SELECT sum(settlement_amount_cents)::bigint AS total FROM settlements WHERE merchant_id = $1', [m.merchantId]);
+    expect(Number(rows[0]!.total)).toBe(150000 - 3540 - 30000);
+  });
+
+  it('pays a cross-currency merchant with the exact rate (the worked example of docs/decisions.md, end to end)', async () => {
+    deps.clock.set('2026-11-25T10:00:00Z');
+    const m = await approvedMerchant(deps, { partnerId: 'ps-gbp', country: 'GB' });
+    const a = await paidOrder(deps, m.merchantId, { amount: '1500.00' });
+    deps.clock.advance(1);
+    const b = await paidOrder(deps, m.merchantId, { amount: '2000.00' });
+    await createRefund(deps, m.merchantScope, { payment_id: a.payment_id!, refund_amount: '500.00' });
+    deps.clock.advance(61);
+    await processDueRefunds(deps);
+    await createRefund(deps, m.merchantScope, { payment_id: b.payment_id!, refund_amount: '300.00' });
+    const [id] = await runSettlements(deps, m.partnerScope);
+    const s = await getSettlement(deps, m.merchantScope, id!);
+    expect(s).toMatchObject({ settlement_currency: 'GBP', forex_rate_cents: 1, settlement_amount_cents: 2481 });
+    expect(s.transactions.map((l) => [l.settlement_type, l.merchant_net_amount, l.forex_rate])).toEqual([
+      ['capture', 964.6, 0.00947867],
+      ['capture', 1952.8, 0.00947867],
+      ['refund_reserve', -300, 0.00947867],
+    ]);
+  });
+
+  if (target === 'postgres') it('two processes running settlement together settle each payment once and hold each reserve once', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'ps2' });
-    for (let i = 0; i < 5; i++) await paidOrder(deps, m.merchantId);
+    const paid = [];
+    for (let i = 0; i < 5; i++) paid.push(await paidOrder(deps, m.merchantId));
+    for (const p of paid.slice(0, 2)) await createRefund(deps, m.merchantScope, { payment_id: p.payment_id!, refund_amount: '100.00' });
     const second = await t.openSecond();
     const [a, b] = await Promise.all([runSettlements(deps, m.partnerScope), runSettlements({ ...deps, db: second }, m.partnerScope)]);
     const { rows } = await t.db.query<{ n: number; s: number }>(
-      `SELECT count(*) AS n, count(DISTINCT t.settlement_id) AS s FROM settlement_transactions t JOIN payments p ON p.id = t.payment_id WHERE p.merchant_id = $1`,
+      `SELECT count(*) AS n, count(DISTINCT t.settlement_id) AS s FROM settlement_transactions t JOIN payments p ON p.id = t.payment_id
+       WHERE p.merchant_id = $1 AND t.settlement_type = 'capture'`,
       [m.merchantId],
     );
     expect(rows[0]!.n).toBe(5);
     expect(a.length + b.length).toBe(rows[0]!.s);
+    const held = await t.db.query<{ n: number; total: number }>(
+      `SELECT count(*) AS n, sum(amount_minor)::bigint AS total FROM settlement_reserves WHERE merchant_id = $1 AND status = 'held'`,
+      [m.merchantId],
+    );
+    expect(held.rows[0]).toEqual({ n: 2, total: 20000 });
+    const lines = await t.db.query<{ n: number }>(
+      `SELECT count(*) AS n FROM settlement_transactions t JOIN settlements s ON s.id = t.settlement_id
+       WHERE s.merchant_id = $1 AND t.settlement_type = 'refund_reserve'`,
+      [m.merchantId],
+    );
+    expect(lines.rows[0]!.n).toBe(2);
   });
 });

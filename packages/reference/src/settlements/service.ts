@@ -1,3 +1,4 @@
+import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { isSupportedCurrency, type Currency } from '../core/currency.js';
 import { DomainError } from '../core/errors.js';
@@ -6,11 +7,13 @@ import { newUtr } from '../core/ids.js';
 import { amountToNumber } from '../core/money.js';
 import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
 import {
+  convertMinor,
+  forexRate,
   forexRateCents,
   forexRateNumber,
   refundAdjustment,
-  settlementAmountCents,
-  sumBreakdowns,
+  reserveRelease,
+  sumLines,
   transactionBreakdown,
   type TransactionBreakdown,
 } from './arithmetic.js';
@@ -26,10 +29,11 @@ interface UnsettledPayment {
   mop_type: string;
   currency: string;
   amount_minor: number;
+  settlement_id: string | null;
 }
 
-/** PROCESSED refunds not yet deducted by any settlement, per payment (ids kept so exactly these are marked). */
-interface PendingRefunds {
+/** Refunds of one payment that this run deducts or reserves (ids kept so exactly these are marked). */
+interface RefundGroup {
   ids: string[];
   total: number;
 }
@@ -39,18 +43,39 @@ function currencyOf(code: string): Currency {
   return code;
 }
 
+type LineType = Schemas['SettlementTransaction']['settlement_type'];
+
 interface Line {
   paymentId: string;
-  type: 'capture' | 'refund';
+  type: LineType;
   mopType: string;
   b: TransactionBreakdown;
-  refundIds: string[];
+  /** PROCESSED refunds this line deducts (their settlement_id becomes this settlement). */
+  deducted: string[];
+  /** INITIATED refunds this line reserves, or releasable reserves it pays back, by refund id. */
+  reserves: { refundId: string; amount: number }[];
+}
+
+function groupRefunds(rows: { id: string; payment_id: string; amount_minor: number }[]): Map<string, RefundGroup> {
+  const groups = new Map<string, RefundGroup>();
+  for (const r of rows) {
+    const g = groups.get(r.payment_id) ?? { ids: [], total: 0 };
+    g.ids.push(r.id);
+    g.total += r.amount_minor;
+    groups.set(r.payment_id, g);
+  }
+  return groups;
 }
 
 /**
- * Settle one merchant: per transaction currency, one settlement with a `capture` line per captured unsettled payment
- * (its processed refunds netted in) and a `refund` line per already-settled payment with refunds processed since.
- * A currency whose net would not be positive is carried forward untouched (nothing is paid out or lost).
+ * Settle one merchant. Per transaction currency, one settlement with:
+ * - a `capture` line per captured unsettled payment (its processed refunds netted in);
+ * - a `refund` line per already-settled payment with refunds processed since;
+ * - a `refund_reserve` line per payment (settled now or before) with refunds still INITIATED: held back until they end;
+ * - a `reserve_release` line per payment whose reserved refunds failed since: paid back.
+ * The payout is the sum of the lines converted once with the exact rate; a non-positive sum is recorded too (a debit).
+ * Rows are claimed with FOR UPDATE SKIP LOCKED, so concurrent runs (several processes) never take the same row, and a
+ * refund being completed right now is left to the next run.
  */
 async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Promise<string[]> {
   const { rows: merchants } = await tx.query<{ partner_id: string; settlement_currency: string }>(
@@ -59,46 +84,65 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   );
   const merchant = merchants[0];
   if (!merchant) return [];
-  // SKIP LOCKED: a concurrent run settles the rows it locked; FOR UPDATE re-checks settlement_id IS NULL.
   const { rows: payments } = await tx.query<UnsettledPayment>(
-    `SELECT id, mop_type, currency, amount_minor FROM payments
+    `SELECT id, mop_type, currency, amount_minor, settlement_id FROM payments
      WHERE merchant_id = $1 AND status = 'CAPTURED' AND settlement_id IS NULL
      ORDER BY currency, created_at, id FOR UPDATE SKIP LOCKED`,
     [merchantId],
   );
-  // Lock the refunds this run deducts, and later mark exactly those: a refund processed after this read stays
-  // pending and is deducted by the next run.
-  const { rows: refundRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
-    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
-     WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL
+  const settlingNow = new Set(payments.map((p) => p.id));
+  const processed = groupRefunds(
+    (
+      await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
+        `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
+         WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL
+         ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
+        [merchantId],
+      )
+    ).rows,
+  );
+  // INITIATED refunds not reserved yet, of payments settled now or before: held back by this run.
+  const { rows: pendingRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number; payment_settled: boolean }>(
+    `SELECT r.id, r.payment_id, r.amount_minor, (p.settlement_id IS NOT NULL) AS payment_settled
+     FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE p.merchant_id = $1 AND r.status = 'INITIATED' AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
      ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
     [merchantId],
   );
-  const pending = new Map<string, PendingRefunds>();
-  for (const r of refundRows) {
-    const entry = pending.get(r.payment_id) ?? { ids: [], total: 0 };
-    entry.ids.push(r.id);
-    entry.total += r.amount_minor;
-    pending.set(r.payment_id, entry);
-  }
-  const unsettledIds = new Set(payments.map((p) => p.id));
-  const settledWithRefunds = [...pending.keys()].filter((id) => !unsettledIds.has(id));
-  const { rows: refunded } = settledWithRefunds.length
-    ? await tx.query<{ id: string; mop_type: string; currency: string }>(
-        'SELECT id, mop_type, currency FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
-        [settledWithRefunds],
+  const pending = groupRefunds(pendingRows.filter((r) => r.payment_settled || settlingNow.has(r.payment_id)));
+  const { rows: releasableRows } = await tx.query<{ refund_id: string; payment_id: string; amount_minor: number }>(
+    `SELECT refund_id, payment_id, amount_minor FROM settlement_reserves
+     WHERE merchant_id = $1 AND status = 'releasable' ORDER BY refund_id FOR UPDATE SKIP LOCKED`,
+    [merchantId],
+  );
+  const releasable = groupRefunds(releasableRows.map((r) => ({ id: r.refund_id, payment_id: r.payment_id, amount_minor: r.amount_minor })));
+
+  // payments named by refund, reserve and release lines that are not settled in this run
+  const others = [...new Set([...processed.keys(), ...pending.keys(), ...releasable.keys()])].filter((id) => !settlingNow.has(id));
+  const { rows: otherPayments } = others.length
+    ? await tx.query<UnsettledPayment>(
+        'SELECT id, mop_type, currency, amount_minor, settlement_id FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
+        [others],
       )
     : { rows: [] };
 
   const byCurrency = new Map<string, Line[]>();
   const add = (currency: string, line: Line) => byCurrency.set(currency, [...(byCurrency.get(currency) ?? []), line]);
+  const reserveLines = (p: UnsettledPayment) => {
+    const held = pending.get(p.id);
+    if (held) add(p.currency, { paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId) => ({ refundId, amount: pendingRows.find((r) => r.id === refundId)!.amount_minor })) });
+    const back = releasable.get(p.id);
+    if (back) add(p.currency, { paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId) => ({ refundId, amount: releasableRows.find((r) => r.refund_id === refundId)!.amount_minor })) });
+  };
   for (const p of payments) {
-    const refunds = pending.get(p.id);
-    add(p.currency, { paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), refundIds: refunds?.ids ?? [] });
+    const refunds = processed.get(p.id);
+    add(p.currency, { paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), deducted: refunds?.ids ?? [], reserves: [] });
+    reserveLines(p);
   }
-  for (const p of refunded) {
-    const refunds = pending.get(p.id)!;
-    add(p.currency, { paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), refundIds: refunds.ids });
+  for (const p of otherPayments) {
+    const refunds = processed.get(p.id);
+    if (refunds) add(p.currency, { paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), deducted: refunds.ids, reserves: [] });
+    reserveLines(p);
   }
   if (byCurrency.size === 0) return [];
 
@@ -107,33 +151,49 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   const items: PaymentSettledItem[] = [];
   const ids: string[] = [];
   for (const [currency, lines] of [...byCurrency].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const totals = sumBreakdowns(
-      lines.filter((l) => l.type === 'capture').map((l) => l.b),
-      lines.filter((l) => l.type === 'refund').map((l) => l.b),
-    );
-    if (totals.net <= 0) continue;
-    const rate = forexRateCents(currencyOf(currency), currencyOf(merchant.settlement_currency));
-    const amountCents = settlementAmountCents(totals.net, rate);
+    const totals = sumLines(lines.map((l) => ({ type: l.type, b: l.b })));
+    const from = currencyOf(currency);
+    const to = currencyOf(merchant.settlement_currency);
+    const rate = forexRate(from, to);
+    const rateCents = forexRateCents(from, to);
+    // ONE rounding step: the net of every line, converted with the exact rate (see docs/decisions.md, settlement arithmetic)
+    const amountCents = convertMinor(totals.net, rate);
     const id = await deps.ids.next(tx, 'settlement');
     const utr = newUtr();
     await tx.query(
-      `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, gross_minor, fee_minor,
-                                tax_minor, refunds_minor, net_minor, settlement_amount_cents, utr_number, completed_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
-      [id, merchantId, currency, merchant.settlement_currency, rate, totals.gross, totals.fee, totals.tax, totals.refunds, totals.net, amountCents, utr, now],
+      `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
+                                gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
+                                settlement_amount_cents, utr_number, completed_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)`,
+      [id, merchantId, currency, merchant.settlement_currency, rateCents, rate.num.toString(), rate.den.toString(), totals.gross, totals.fee,
+        totals.tax, totals.refunds, totals.reserved, totals.released, totals.net, amountCents, utr, now],
     );
     let position = 0;
-    for (const { paymentId, type, mopType, b, refundIds } of lines) {
+    for (const { paymentId, type, mopType, b, deducted, reserves } of lines) {
       await tx.query(
         `INSERT INTO settlement_transactions (settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor,
                                               refunds_minor, net_minor, mop_type, transaction_currency, forex_rate_cents, position)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, paymentId, type, b.amount, b.fee, b.tax, b.refunds, b.net, mopType, currency, rate, position++],
+        [id, paymentId, type, b.amount, b.fee, b.tax, b.refunds, b.net, mopType, currency, rateCents, position++],
       );
       if (type === 'capture') {
         await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = $1`, [paymentId, id, now]);
       }
-      if (refundIds.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [refundIds, id]);
+      if (deducted.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [deducted, id]);
+      for (const r of reserves) {
+        if (type === 'refund_reserve') {
+          await tx.query(
+            `INSERT INTO settlement_reserves (refund_id, payment_id, merchant_id, currency, amount_minor, held_by, status, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)`,
+            [r.refundId, paymentId, merchantId, currency, r.amount, id, now],
+          );
+        } else {
+          await tx.query(
+            `UPDATE settlement_reserves SET status = 'released', released_by = $2 WHERE refund_id = $1 AND status = 'releasable'`,
+            [r.refundId, id],
+          );
+        }
+      }
     }
     ids.push(id);
     items.push({
@@ -144,16 +204,14 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
       settlement_amount: amountToNumber(amountCents),
     });
   }
-  if (items.length > 0) {
-    await emitEvent(tx, at, { partnerId: merchant.partner_id, merchantId }, (seq) => paymentSettledEvent(seq, at, items));
-  }
+  await emitEvent(tx, at, { partnerId: merchant.partner_id, merchantId }, (seq) => paymentSettledEvent(seq, at, items));
   return ids;
 }
 
 /**
- * Settlement run: for each merchant in scope (optionally one) with captured unsettled payments or refunds not yet
- * deducted, settle per transaction currency (see settleMerchant) and emit PAYMENT_SETTLED. One transaction per
- * merchant. Returns the new ids.
+ * Settlement run: for each merchant in scope (optionally one) with captured unsettled payments, refunds not yet
+ * deducted or reserved, or reserves to release, settle per transaction currency (see settleMerchant) and emit
+ * PAYMENT_SETTLED. One transaction per merchant. Returns the new ids.
  */
 export async function runSettlements(deps: ServiceDeps, scope: Scope | null = null): Promise<string[]> {
   const p = new Params();
@@ -161,7 +219,11 @@ export async function runSettlements(deps: ServiceDeps, scope: Scope | null = nu
   const { rows } = await deps.db.query<{ merchant_id: string }>(
     `SELECT DISTINCT p.merchant_id FROM payments p
      WHERE ((p.status = 'CAPTURED' AND p.settlement_id IS NULL)
-        OR EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)) ${inScope}
+        OR EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
+        OR (p.settlement_id IS NOT NULL AND EXISTS (
+              SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'INITIATED'
+              AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)))
+        OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.payment_id = p.id AND sr.status = 'releasable')) ${inScope}
      ORDER BY p.merchant_id`,
     p.values,
   );

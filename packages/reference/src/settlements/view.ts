@@ -1,3 +1,4 @@
+import type { Schemas } from '../core/contract.js';
 import { amountToNumber } from '../core/money.js';
 import { forexRateNumber } from './arithmetic.js';
 
@@ -7,6 +8,9 @@ export interface SettlementRow {
   transaction_currency: string;
   settlement_currency: string;
   forex_rate_cents: number;
+  /** the exact rate the payout was computed with: num / den */
+  forex_rate_num: number;
+  forex_rate_den: number;
   net_minor: number;
   settlement_amount_cents: number;
   utr_number: string;
@@ -17,21 +21,23 @@ export interface SettlementRow {
 export interface SettlementTransactionRow {
   settlement_id: string;
   payment_id: string;
-  settlement_type: string;
+  settlement_type: Schemas['SettlementTransaction']['settlement_type'];
   transaction_amount: number;
   fee_minor: number;
   tax_minor: number;
   net_minor: number;
-  mop_type: string;
+  mop_type: Schemas['MopType'];
   transaction_currency: string;
   forex_rate_cents: number;
 }
 
-export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, s.settlement_currency, s.forex_rate_cents, s.net_minor,
+export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, s.settlement_currency, s.forex_rate_cents, s.forex_rate_num,
+  s.forex_rate_den, s.net_minor,
   s.settlement_amount_cents, s.utr_number, s.completed_at, s.created_at`;
 
 /** Seed Settlement. Transaction amounts are in the transaction currency; settlement_amount_cents in the settlement currency. */
-export function settlementView(s: SettlementRow, transactions: SettlementTransactionRow[]) {
+export function settlementView(s: SettlementRow, transactions: SettlementTransactionRow[]): Schemas['Settlement'] {
+  const forexRate = forexRateNumber({ num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) });
   return {
     settlement_id: s.id,
     utr_number: s.utr_number,
@@ -48,7 +54,7 @@ export function settlementView(s: SettlementRow, transactions: SettlementTransac
       merchant_net_amount: amountToNumber(t.net_minor),
       mop_type: t.mop_type,
       transaction_currency: t.transaction_currency,
-      forex_rate: forexRateNumber(t.forex_rate_cents),
+      forex_rate: forexRate,
     })),
   };
 }

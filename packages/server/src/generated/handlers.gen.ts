@@ -832,7 +832,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Sandbox: run settlements
    *
-   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Groups each merchant's captured, unsettled payments per currency into one settlement (fee 2%, tax 18% of the fee, processed refunds netted, fixed sandbox forex table) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
+   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
    *
    * `POST /sandbox/settlements/run`
    */

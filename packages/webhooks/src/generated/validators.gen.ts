@@ -888,7 +888,7 @@ validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validatePaymentSettledEvent = validate23;
 const schema40 = {"additionalProperties":false,"description":"Category Settlement: funds were transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentSettledData"},"event_time":{"maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"PAYMENT_SETTLED","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_SETTLED","type":"object"};
 const schema41 = {"additionalProperties":false,"properties":{"settlements":{"items":{"$ref":"webhooks.json#/$defs/SettledItem"},"minItems":1,"type":"array"}},"required":["settlements"],"type":"object"};
-const schema42 = {"additionalProperties":false,"properties":{"forex_rate":{"minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount transferred, in the settlement currency.","type":"number"},"settlement_done_at":{"description":"ISO 8601 timestamp.","maxLength":32,"type":"string"},"settlement_id":{"maxLength":32,"type":"string"},"settlement_utr":{"maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
+const schema42 = {"additionalProperties":false,"properties":{"forex_rate":{"description":"Rate to the settlement currency, 6 significant digits (display).","minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount transferred, in the settlement currency; negative: debited from the merchant (see Settlement.settlement_amount_cents).","maximum":1000000000000,"minimum":-1000000000000,"type":"number"},"settlement_done_at":{"description":"ISO 8601 timestamp.","maxLength":32,"type":"string"},"settlement_id":{"maxLength":32,"type":"string"},"settlement_utr":{"maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1028,8 +1028,10 @@ errors++;
 }
 }
 if(data1.settlement_amount !== undefined){
-if(!(typeof data1.settlement_amount == "number")){
-const err11 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+let data3 = data1.settlement_amount;
+if(typeof data3 == "number"){
+if(data3 > 1000000000000 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1038,12 +1040,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data1.settlement_done_at !== undefined){
-let data4 = data1.settlement_done_at;
-if(typeof data4 === "string"){
-if(data4.length > 32){
-const err12 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data3 < -1000000000000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000},message:"must be >= -1000000000000"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1054,7 +1052,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1064,11 +1062,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data1.settlement_id !== undefined){
-let data5 = data1.settlement_id;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err14 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data1.settlement_done_at !== undefined){
+let data4 = data1.settlement_done_at;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err14 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1079,7 +1077,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1089,11 +1087,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data1.settlement_utr !== undefined){
-let data6 = data1.settlement_utr;
-if(typeof data6 === "string"){
-if(data6.length > 32){
-const err16 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data1.settlement_id !== undefined){
+let data5 = data1.settlement_id;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err16 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1104,7 +1102,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1114,9 +1112,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1.settlement_utr !== undefined){
+let data6 = data1.settlement_utr;
+if(typeof data6 === "string"){
+if(data6.length > 32){
+const err18 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1126,9 +1126,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
 else {
-const err19 = {instancePath:instancePath+"/settlements",schemaPath:"#/properties/settlements/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err19 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1140,12 +1139,36 @@ errors++;
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/settlements",schemaPath:"#/properties/settlements/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
