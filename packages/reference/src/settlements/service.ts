@@ -91,25 +91,28 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
     [merchantId],
   );
   const settlingNow = new Set(payments.map((p) => p.id));
+  // Refunds are claimed only for payments this run settles now or that are settled already, so a concurrent run that
+  // got none of these payments never locks (and so hides) the refunds this run must net or reserve.
+  const ofOurPayments = `(p.settlement_id IS NOT NULL OR p.id = ANY($2::text[]))`;
   const processed = groupRefunds(
     (
       await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
         `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
-         WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL
+         WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL AND ${ofOurPayments}
          ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
-        [merchantId],
+        [merchantId, [...settlingNow]],
       )
     ).rows,
   );
   // INITIATED refunds not reserved yet, of payments settled now or before: held back by this run.
-  const { rows: pendingRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number; payment_settled: boolean }>(
-    `SELECT r.id, r.payment_id, r.amount_minor, (p.settlement_id IS NOT NULL) AS payment_settled
-     FROM refunds r JOIN payments p ON p.id = r.payment_id
-     WHERE p.merchant_id = $1 AND r.status = 'INITIATED' AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+  const { rows: pendingRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
+    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
+     WHERE p.merchant_id = $1 AND r.status = 'INITIATED' AND ${ofOurPayments}
+       AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
      ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
-    [merchantId],
+    [merchantId, [...settlingNow]],
   );
-  const pending = groupRefunds(pendingRows.filter((r) => r.payment_settled || settlingNow.has(r.payment_id)));
+  const pending = groupRefunds(pendingRows);
   const { rows: releasableRows } = await tx.query<{ refund_id: string; payment_id: string; amount_minor: number }>(
     `SELECT refund_id, payment_id, amount_minor FROM settlement_reserves
      WHERE merchant_id = $1 AND status = 'releasable' ORDER BY refund_id FOR UPDATE SKIP LOCKED`,
