@@ -4,7 +4,7 @@ import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
 import { clientEmitter } from './emit/client.js';
-import { createEmitContext, type Emitter, type GeneratedFile, type OutputDirs, type RuntimeDirs, type Target } from './emit/context.js';
+import { createEmitContext, runEmitter, type Emitter, type GeneratedFile, type OutputDirs, type RuntimeDirs, type Target } from './emit/context.js';
 import { serverRequestValidatorsEmitter } from './emit/request-validators.js';
 import { serverApiDocumentEmitter, serverHandlersEmitter, serverOperationsEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
@@ -74,9 +74,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
   const source = [options.openapi, options.asyncapi].filter((s): s is string => typeof s === 'string').map((s) => s.split(path.sep).join('/')).join(' + ');
   const model = await timed(timings, 'build model', onProgress, () =>
-    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [] }),
+    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [], plannedEvents: asyncapi?.plannedEvents ?? [] }),
   );
-  const ctx = createEmitContext({
+  const contexts = createEmitContext({
     model,
     document: loaded.document,
     templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
@@ -86,7 +86,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const emitters = (options.emitters ?? CORE_EMITTERS).filter((e) => options.targets === undefined || options.targets.includes(e.target));
   const files: GeneratedFile[] = [];
   for (const emitter of emitters) {
-    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => emitter.emit(ctx))));
+    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => runEmitter(emitter, contexts))));
   }
   const seen = new Set<string>();
   for (const f of files) {

@@ -9,8 +9,7 @@
 import AjvModule from 'ajv';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
 import { RefResolver } from '../model/build.js';
-import type { OperationModel } from '../model/types.js';
-import { sortedEntries } from '../util/sorted.js';
+import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { importPath } from './context.js';
@@ -76,57 +75,31 @@ function isObjectOrXOf(schema: unknown): boolean {
   return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some(isObjectOrXOf));
 }
 
-class OperationCollector {
-  constructor(
-    private readonly resolver: RefResolver,
-    private readonly document: Obj,
-  ) {}
+/** Resolves `#/components/schemas/...` refs against the model's schemas (the only refs left in bundled schemas). */
+export function modelSchemaResolver(model: Pick<ApiModel, 'schemas'>): RefResolver {
+  return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
+}
 
-  /** Operation parameters, then path-level ones it does not override (same name or same $ref), dereferenced. */
-  parameters(op: OperationModel): Obj[] {
-    const paths = isObj(this.document.paths) ? this.document.paths : {};
-    const item = this.resolver.deref<Obj>(paths[op.path]);
-    const operation = isObj(item) ? this.resolver.deref<Obj>(item[op.method]) : undefined;
-    const opLevel = isObj(operation) && Array.isArray(operation.parameters) ? [...(operation.parameters as unknown[])] : [];
-    const pathLevel = isObj(item) && Array.isArray(item.parameters) ? (item.parameters as unknown[]) : [];
-    for (const param of pathLevel) {
-      const p = param as Obj;
-      const match = (v: unknown): boolean => isObj(v) && ((v.name !== undefined && v.name === p.name) || (v.$ref !== undefined && v.$ref === p.$ref));
-      if (!opLevel.some(match)) opLevel.push(param);
-    }
-    return opLevel.map((p) => this.resolver.deref<Obj>(p)).filter(isObj);
-  }
+class RuleBuilder {
+  constructor(private readonly resolver: RefResolver) {}
 
-  operation(op: OperationModel): Obj {
-    const paths = isObj(this.document.paths) ? this.document.paths : {};
-    const item = this.resolver.deref<Obj>(paths[op.path]);
-    return (isObj(item) ? this.resolver.deref<Obj>(item[op.method]) : {}) ?? {};
-  }
-
-  /** The parameter's schema as the validator uses it: a `$ref` schema is replaced by its target (one level). */
-  parameterSchema(p: Obj): unknown {
+  /** The parameter's schema as validated: a `$ref` schema is replaced by its target (one level), so its `default` applies. */
+  parameterSchema(p: ParameterModel): unknown {
     let schema: unknown = p.schema;
     if (isObj(schema) && typeof schema.$ref === 'string') schema = this.resolver.get(schema.$ref);
-    if (schema === undefined && isObj(p.content)) {
-      const first = Object.entries(p.content)[0];
-      schema = first !== undefined && isObj(first[1]) ? first[1].schema : undefined;
-    }
     return schema ?? {};
   }
 
-  rule(p: Obj, schema: unknown): ParameterRuleView {
-    const location = p.in as ParameterRuleView['in'];
-    const name = location === 'header' ? String(p.name).toLowerCase() : String(p.name);
-    // Defaults as the validator applies them (`applyParameterStyle` / `applyParameterExplode`): headers and cookies
-    // keep whatever the spec says.
-    const style = typeof p.style === 'string' ? p.style : location === 'path' ? 'simple' : location === 'query' ? 'form' : undefined;
-    const explode = p.explode !== undefined && p.explode !== null ? p.explode === true : location === 'path' ? false : location === 'query' ? true : undefined;
+  rule(p: ParameterModel, schema: unknown): ParameterRuleView {
+    const location = p.in;
+    const name = location === 'header' ? p.name.toLowerCase() : p.name;
+    const style = p.styleDeclared ? p.style : location === 'path' ? 'simple' : location === 'query' ? 'form' : undefined;
+    const explode = p.explodeDeclared ? p.explode : location === 'path' ? false : location === 'query' ? true : undefined;
     const rule: ParameterRuleView = { name, in: location, kind: 'none' };
-    if (location === 'query' && p.allowReserved !== true) rule.reserved = explode ? 'whole' : 'comma';
+    if (location === 'query' && !p.allowReserved) rule.reserved = explode ? 'whole' : 'comma';
     const type = schemaTypeOf(schema);
-    if (isObj(p.content)) {
-      const mediaType = Object.keys(p.content)[0] ?? '';
-      if (/^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i.test(mediaType.split(';')[0]!.trim())) rule.kind = 'json';
+    if (p.content !== undefined) {
+      if (/^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i.test(p.content.mediaType.split(';')[0]!.trim())) rule.kind = 'json';
     } else if (location === 'query' && isObjectOrXOf(schema)) {
       const s = schema as Obj;
       if (style === 'form' && explode) {
@@ -204,18 +177,15 @@ interface Compiled {
 }
 
 /** Builds the two `$defs` roots (parameters, coerced; bodies, not coerced), compiles them and lays out the table. */
-export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'document'>): Compiled {
-  const document = ctx.document as Obj;
-  const resolver = new RefResolver(document);
-  const collector = new OperationCollector(resolver, document);
-  const components = isObj(document.components) ? document.components : {};
-  const schemas = isObj(components.schemas) ? components.schemas : {};
-  const securitySchemes = isObj(components.securitySchemes) ? components.securitySchemes : {};
-  const names = operationTypeNames(ctx.model.operations);
+export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compiled {
+  const { model } = ctx;
+  const resolver = modelSchemaResolver(model);
+  const rules = new RuleBuilder(resolver);
+  const names = operationTypeNames(model.operations);
 
   const paramDefs: Obj = {};
   const bodyDefs: Obj = {};
-  for (const [name, schema] of sortedEntries(schemas)) {
+  for (const { name, schema } of model.schemas) {
     if (name.startsWith(RESERVED_DEF_PREFIX)) throw new Error(`Schema name ${name} is reserved by the request-validators emitter`);
     paramDefs[name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
     bodyDefs[name] = toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
@@ -224,26 +194,24 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};
   const operations: OperationView[] = [];
-  for (const op of ctx.model.operations) {
+  for (const op of model.operations) {
     const typeName = names.get(op.operationId)!;
-    const raw = collector.operation(op);
     const fields: OperationView['fields'] = [];
-    const rules: ParameterRuleView[] = [];
+    const parameterRules: ParameterRuleView[] = [];
     const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
-    let allowUnknownQuery = raw['x-eov-allow-unknown-query-parameters'] ?? raw['x-allow-unknown-query-parameters'];
+    let allowUnknownQuery = op.extensions['x-eov-allow-unknown-query-parameters'] ?? op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
-    for (const p of collector.parameters(op)) {
+    for (const p of op.parameterList) {
       const location = p.in;
-      if (location !== 'query' && location !== 'header' && location !== 'path' && location !== 'cookie') continue;
-      const schema = collector.parameterSchema(p);
-      const rule = collector.rule(p, schema);
-      rules.push(rule);
+      const schema = rules.parameterSchema(p);
+      const rule = rules.rule(p, schema);
+      parameterRules.push(rule);
       if (location === 'cookie') continue; // cookies are never parsed by the scaffold, so never validated
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
       target.properties[rule.name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
-      if (p.required === true) target.required.push(rule.name);
-      if (location === 'query' && p.allowEmptyValue === true) allowEmpty.push(rule.name);
+      if (p.required) target.required.push(rule.name);
+      if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       if (location === 'query' && isObj(schema) && schema.type === 'object' && schema.additionalProperties) allowUnknownQuery ??= true;
     }
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
@@ -256,20 +224,18 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
       fields.push({ name: group, value: fn });
     }
     const queryNames = groups.query === undefined ? [] : Object.keys(groups.query.properties);
-    fields.push({ name: 'parameters', value: js(rules) });
+    fields.push({ name: 'parameters', value: js(parameterRules) });
     fields.push({ name: 'queryNames', value: js(queryNames) });
     if (allowEmpty.length > 0) fields.push({ name: 'allowEmptyValue', value: js(allowEmpty) });
     if (allowUnknownQuery === true) fields.push({ name: 'allowUnknownQuery', value: 'true' });
-    const securityQuery = securityQueryParams(op, securitySchemes);
+    const securityQuery = securityQueryParams(op, model.securitySchemes);
     if (securityQuery.length > 0) fields.push({ name: 'securityQueryParams', value: js(securityQuery) });
 
-    const requestBody = resolver.deref<Obj>(raw.requestBody);
-    if (isObj(requestBody) && Object.prototype.hasOwnProperty.call(requestBody, 'content')) {
-      const content = isObj(requestBody.content) ? requestBody.content : {};
+    const requestBody = op.requestBody;
+    if (requestBody !== undefined && requestBody.content.length > 0) {
       const media: string[] = [];
-      let index = 0;
-      for (const [mediaType, mediaObject] of sortedEntries(content)) {
-        const rawSchema = isObj(mediaObject) ? mediaObject.schema : undefined;
+      requestBody.content.forEach((mediaModel, index) => {
+        const rawSchema = mediaModel.schema;
         const schema = isObj(rawSchema) && typeof rawSchema.$ref === 'string' ? resolver.get(rawSchema.$ref) : (rawSchema ?? {});
         const binary = isObj(schema) && schema.format === 'binary';
         const required = !binary && isObj(schema) && Boolean(schema.required);
@@ -278,20 +244,18 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
         const fn = `validate${typeName}Body${index}`;
         bodyExports[fn] = `${BODY_ROOT}#/$defs/${key}`;
         const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-        const jsonFields = mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
-        media.push(`{ mediaType: ${js(mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
-        index++;
-      }
-      const bodyRequired = requestBody.required === false ? 'false' : requestBody.required === true ? 'true' : 'undefined';
-      fields.push({ name: 'body', value: `{ required: ${bodyRequired}, content: [${media.join(', ')}] }` });
-      if (isObj(content['multipart/form-data'])) fields.push({ name: 'multipart', value: 'true' });
+        const jsonFields = mediaModel.mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
+        media.push(`{ mediaType: ${js(mediaModel.mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
+      });
+      fields.push({ name: 'body', value: `{ required: ${requestBody.required ? 'true' : 'false'}, content: [${media.join(', ')}] }` });
+      if (requestBody.content.some((c) => c.mediaType === 'multipart/form-data')) fields.push({ name: 'multipart', value: 'true' });
     }
     operations.push({ key: js(op.operationId), fields });
   }
 
   const options = { ...REQUEST_AJV_OPTIONS, code: { formats: AjvModule._`formats` } };
-  const ajv: StandaloneAjv = createStandaloneAjv(ctx.model.openapiVersion, { ...options, coerceTypes: true });
-  addFormats(ajv, requestFormats(ctx.model.openapiVersion), 'runtime');
+  const ajv: StandaloneAjv = createStandaloneAjv(model.openapiVersion, { ...options, coerceTypes: true });
+  addFormats(ajv, requestFormats(model.openapiVersion), 'runtime');
   ajv.addSchema({ $id: PARAMS_ROOT, $defs: paramDefs });
   ajv.addSchema({ $id: BODY_ROOT, $defs: bodyDefs });
   // One instance (one standalone module), two coercion modes: compile every parameter validator with `coerceTypes`,
@@ -308,13 +272,13 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
 }
 
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
-function securityQueryParams(op: OperationModel, schemes: Obj): string[] {
+function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
   for (const alternative of op.security) {
     const first = alternative[0];
     if (first === undefined) continue;
-    const scheme = schemes[first.scheme];
-    if (isObj(scheme) && scheme.type === 'apiKey' && scheme.in === 'query' && typeof scheme.name === 'string') out.push(scheme.name);
+    const scheme = schemes.find((s) => s.name === first.scheme);
+    if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined) out.push(scheme.parameterName);
   }
   return out;
 }

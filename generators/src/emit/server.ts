@@ -1,6 +1,6 @@
 import type { OperationModel, ResponseModel, SecuritySchemeModel } from '../model/types.js';
 import { sortKeysDeep } from '../util/sorted.js';
-import type { Emitter, EmitContext } from './context.js';
+import type { DocumentEmitContext, DocumentEmitter, Emitter, EmitContext } from './context.js';
 import { importPath } from './context.js';
 import { operationTypeNames, operationTypeRef, propertyKey } from './names.js';
 
@@ -194,10 +194,11 @@ export const serverOperationsEmitter: Emitter = {
   ],
 };
 
-export const serverApiDocumentEmitter: Emitter = {
+export const serverApiDocumentEmitter: DocumentEmitter = {
   name: 'server/api-document',
   target: 'server',
-  emit: (ctx: EmitContext) => [
+  readsDocument: true,
+  emit: (ctx: DocumentEmitContext) => [
     {
       path: `${ctx.out.server}/api-document.gen.ts`,
       contents: ctx.templates.render('server/api-document', {

@@ -3,7 +3,7 @@ import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { createTypeLayer, withHeader } from './context.js';
+import { withHeader } from './context.js';
 
 type Obj = Record<string, unknown>;
 
@@ -58,25 +58,11 @@ export const webhooksEmitter: Emitter = {
   name: 'webhooks',
   target: 'webhooks',
   async emit(ctx: EmitContext): Promise<GeneratedFile[]> {
-    const { model, document } = ctx;
+    const { model } = ctx;
     const dir = ctx.out.webhooks;
-    const components = isObj(document.components) ? document.components : {};
-    const baseSchemas = (isObj(components.schemas) ? components.schemas : {}) as Record<string, JsonSchema>;
-    const asyncOnly = model.webhooks.filter((e) => e.source === 'asyncapi');
-    let types: string;
-    if (asyncOnly.length === 0) {
-      types = await ctx.typeLayer();
-    } else {
-      // AsyncAPI-only payloads become extra component schemas of a synthetic document for openapi-typescript.
-      const extra: Record<string, JsonSchema> = {};
-      for (const e of asyncOnly) {
-        if (e.typeName in baseSchemas) throw new Error(`AsyncAPI event ${e.eventType}: schema name ${e.typeName} already exists in components`);
-        extra[e.typeName] = e.schema;
-      }
-      types = await createTypeLayer({ ...document, components: { ...components, schemas: { ...baseSchemas, ...extra } } })();
-    }
-    const allSchemas: Record<string, JsonSchema> = { ...baseSchemas };
-    const validators = compileValidators(model.openapiVersion, allSchemas, model.webhooks);
+    const types = await ctx.typeLayer();
+    const schemas = Object.fromEntries(model.schemas.map((s) => [s.name, s.schema]));
+    const validators = compileValidators(model.openapiVersion, schemas, model.webhooks);
     const view = {
       header: ctx.header,
       discriminator: JSON.stringify(model.webhookDiscriminator),
