@@ -16,7 +16,7 @@ const document = {
 
 describe('emitter inputs', () => {
   it('only the api-document emitters read the bundled document', () => {
-    expect(CORE_EMITTERS.filter((e) => e.readsDocument === true).map((e) => e.name)).toEqual(['server/api-document']);
+    expect(CORE_EMITTERS.filter((e) => e.readsDocument === true).map((e) => e.name)).toEqual(['contract/api-document']);
   });
 
   it('model emitters get a frozen context without the document', async () => {
@@ -35,6 +35,6 @@ describe('emitter inputs', () => {
       }) as EmitContext;
       await runEmitter(emitter, { context: recording, documentContext: recording as never });
     }
-    expect(seen).toEqual(['server/api-document']);
+    expect(seen).toEqual(['contract/api-document']);
   });
 });

@@ -1,7 +1,6 @@
 import type { Express } from 'express';
-import { apiDocument } from './generated/api-document.gen.js';
+import { apiDocument, operations, securitySchemes } from '@paygate/contract';
 import type { Handlers } from './generated/handlers.gen.js';
-import { operations, securitySchemes } from './generated/operations.gen.js';
 import { requestValidators } from './generated/request-validators.gen.js';
 import { createApiApp, type CreateAppOptions } from './runtime/app.js';
 

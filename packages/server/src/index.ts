@@ -26,6 +26,6 @@ export type {
   UploadedFile,
 } from './runtime/types.js';
 export type * from './generated/handlers.gen.js';
-export { apiDocument } from './generated/api-document.gen.js';
-export { operations, securitySchemes, type OperationId } from './generated/operations.gen.js';
-export type { components, operations as OperationTypesByOperationId, paths } from './generated/types.gen.js';
+// The contract (generated in @paygate/contract), re-exported for existing `@paygate/server` imports.
+export { apiDocument, idempotentOperationIds, operations, securitySchemes, type OperationId } from '@paygate/contract';
+export type { components, OperationTypes as OperationTypesByOperationId, paths } from '@paygate/contract';

@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiDocument } from '../../../../test/fixtures/mini/generated/server/api-document.gen.js';
+import { apiDocument } from '../../../../test/fixtures/mini/generated/contract/api-document.gen.js';
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
-import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/server/operations.gen.js';
+import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/contract/operations.gen.js';
 import { requestValidators } from '../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
 import { createApiApp, findNulCharacter, type RequestValidationMode } from './app.js';
 import { HttpError } from './errors.js';

@@ -10,8 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arbitraryFor } from '../../../../test/support/arbitraries.js';
 import { createApp } from '../app.js';
-import { apiDocument } from '../generated/api-document.gen.js';
-import { operations } from '../generated/operations.gen.js';
+import { apiDocument, operations } from '@paygate/contract';
 import type { RequestValidationMode } from './app.js';
 import type { OperationRoute } from './types.js';
 
