@@ -14,6 +14,7 @@ export interface Scenario {
 export const scenarios: Scenario[] = [
   { name: 'mini', openapi: 'test/fixtures/mini/openapi.yaml', asyncapi: 'test/fixtures/mini/asyncapi.yaml' },
   { name: 'edge', openapi: 'test/fixtures/edge/openapi.yaml', asyncapi: null },
+  { name: 'params', openapi: 'test/fixtures/params/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

@@ -1,10 +1,10 @@
 /**
  * Server request validators, precompiled: for every operation, Ajv standalone functions for the query, the declared
- * headers (lower-cased), the path parameters and each request body media type, plus the rules the runtime applies
- * before them (array/object parameter styles, reserved characters, unknown and empty query parameters, the body
- * media types). The schemas, Ajv options and formats mirror what express-openapi-validator 5.6 compiles at boot from
- * the same document, so the runtime (packages/server/src/runtime/request-validation.ts) can answer exactly as it does
- * without loading it: parameters with `coerceTypes`, bodies without, `useDefaults`, `allErrors`, ajv-formats "fast".
+ * headers (lower-cased), the path parameters and each request body media type, plus the parameter rules the runtime
+ * applies before them (styles, reserved characters, unknown and empty query parameters, body media types). Built from
+ * the intermediate model only. Paygate's rules are written down in docs/request-validation.md; the runtime is
+ * packages/server/src/runtime/request-validation.ts. Parameters are validated with `coerceTypes`, bodies without;
+ * `useDefaults`, `allErrors`, formats from ajv-formats "fast".
  */
 import AjvModule from 'ajv';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
@@ -23,7 +23,7 @@ const RESERVED_DEF_PREFIX = '__req_';
 /** Annotations that never change a validation result: left out of the generated code. */
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'deprecated', 'nullable-without-type']);
 
-/** The request-side Ajv options of express-openapi-validator 5.6 (`AjvOptions.request` with `validateRequests: { allErrors: true }`). */
+/** Ajv options of request validation (docs/request-validation.md, section 7). */
 const REQUEST_AJV_OPTIONS = {
   strict: false,
   strictNumbers: true,
@@ -35,26 +35,22 @@ const REQUEST_AJV_OPTIONS = {
   validateFormats: true,
 } as const;
 
-/** Its format table: its own formats, then ajv-formats "fast" over them, plus `media-range` (accepted) for 3.1. */
+/** Formats: ajv-formats "fast", plus `media-range` (accepted) for OpenAPI 3.1. */
 function requestFormats(openapiVersion: string): Record<string, unknown> {
   const table: Record<string, unknown> = { ...(fastFormats as Record<string, unknown>) };
   if (openapiVersion.startsWith('3.1')) table['media-range'] = true;
   return table;
 }
 
-/** Array delimiters by parameter style (non-exploded arrays). */
-const ARRAY_DELIMITER: Record<string, string> = { simple: ',', form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
 
-/** How the runtime reshapes one parameter before validation (see request-validation.ts `ParameterRule`). */
+/** How the runtime parses one parameter before validation (see request-validation.ts `ParameterRule`). */
 export interface ParameterRuleView {
   name: string;
-  in: 'query' | 'header' | 'path' | 'cookie';
-  kind: 'none' | 'json' | 'wrap' | 'split' | 'badStyle' | 'formExplode' | 'deepObject' | 'formObject';
+  in: 'query' | 'header' | 'path';
+  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject';
   delimiter?: string;
-  style?: string;
   properties?: string[];
   arrayProperties?: string[];
-  deepDefault?: unknown;
   reserved?: 'whole' | 'comma';
 }
 
@@ -63,17 +59,12 @@ interface OperationView {
   fields: { name: string; value: string }[];
 }
 
-function schemaTypeOf(schema: unknown): unknown {
-  return isObj(schema) ? schema.type : undefined;
-}
+/** Array delimiters of non-exploded query arrays, by style. */
+const QUERY_ARRAY_DELIMITER: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
 
-/** express-openapi-validator's `isObjectOrXOf`. */
-function isObjectOrXOf(schema: unknown): boolean {
-  if (!isObj(schema)) return false;
-  if (schema.$ref !== undefined) return true;
-  if (schema.type === 'object') return true;
-  return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some(isObjectOrXOf));
-}
+const JSON_MEDIA_TYPE = /^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i;
+
+class UnsupportedParameterError extends Error {}
 
 /** Resolves `#/components/schemas/...` refs against the model's schemas (the only refs left in bundled schemas). */
 export function modelSchemaResolver(model: Pick<ApiModel, 'schemas'>): RefResolver {
@@ -90,80 +81,67 @@ class RuleBuilder {
     return schema ?? {};
   }
 
-  rule(p: ParameterModel, schema: unknown): ParameterRuleView {
-    const location = p.in;
-    const name = location === 'header' ? p.name.toLowerCase() : p.name;
-    const style = p.styleDeclared ? p.style : location === 'path' ? 'simple' : location === 'query' ? 'form' : undefined;
-    const explode = p.explodeDeclared ? p.explode : location === 'path' ? false : location === 'query' ? true : undefined;
-    const rule: ParameterRuleView = { name, in: location, kind: 'none' };
-    if (location === 'query' && !p.allowReserved) rule.reserved = explode ? 'whole' : 'comma';
-    const type = schemaTypeOf(schema);
+  private isObject(schema: unknown, depth = 0): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    if (!isObj(s) || depth > 8) return false;
+    if (s.type === 'object' || (s.type === undefined && isObj(s.properties))) return true;
+    return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((m) => this.isObject(m, depth + 1)));
+  }
+
+  private isArray(schema: unknown): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    return isObj(s) && (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array')));
+  }
+
+  /** Paygate's parameter rules (docs/request-validation.md, section 5); cookies are not read, so they get none. */
+  rule(p: ParameterModel, schema: unknown): ParameterRuleView | undefined {
+    if (p.in === 'cookie') return undefined;
+    const unsupported = (what: string): never => {
+      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what} (see docs/request-validation.md)`);
+    };
+    const rule: ParameterRuleView = { name: p.in === 'header' ? p.name.toLowerCase() : p.name, in: p.in, parse: 'none' };
     if (p.content !== undefined) {
-      if (/^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i.test(p.content.mediaType.split(';')[0]!.trim())) rule.kind = 'json';
-    } else if (location === 'query' && isObjectOrXOf(schema)) {
-      const s = schema as Obj;
-      if (style === 'form' && explode) {
-        rule.kind = 'formExplode';
-        const props = this.explodedProperties(s);
-        rule.properties = props;
-        const ownProps = isObj(s.properties) ? s.properties : {};
-        rule.arrayProperties = props.filter((k) => isObj(ownProps[k]) && (ownProps[k] as Obj).type === 'array');
-      } else if (style === 'deepObject') {
-        rule.kind = 'deepObject';
-        rule.deepDefault = this.deepObjectDefault(s);
-      } else if (style === 'form' && !explode && s.type === 'object') {
-        rule.kind = 'formObject';
-      } else {
-        rule.kind = 'json';
+      if (JSON_MEDIA_TYPE.test(p.content.mediaType.split(';')[0]!.trim())) rule.parse = 'json';
+    } else if (p.in !== 'query') {
+      if (p.style !== 'simple') unsupported(`style '${p.style}' is not parsed (path and header parameters use 'simple')`);
+      if (this.isObject(schema)) unsupported('objects are only parsed in query parameters');
+      if (this.isArray(schema)) {
+        rule.parse = 'split';
+        rule.delimiter = ',';
       }
-    } else if (type === 'array' && !explode) {
-      const delimiter = style === undefined ? undefined : ARRAY_DELIMITER[style];
-      if (delimiter === undefined) {
-        rule.kind = 'badStyle';
-        rule.style = String(style);
+    } else if (this.isObject(schema)) {
+      if (p.style === 'form' && p.explode) {
+        rule.parse = 'formExplode';
+        rule.properties = this.properties(schema);
+        rule.arrayProperties = rule.properties.filter((k) => this.isArray(this.resolver.objectShape(schema).properties[k]));
+      } else if (p.style === 'form') {
+        rule.parse = 'formObject';
+      } else if (p.style === 'deepObject') {
+        rule.parse = 'deepObject';
       } else {
-        rule.kind = 'split';
+        unsupported(`style '${p.style}' is not defined for objects`);
+      }
+    } else if (this.isArray(schema)) {
+      if (p.explode && p.style !== 'deepObject') {
+        rule.parse = 'wrap';
+      } else {
+        const delimiter = QUERY_ARRAY_DELIMITER[p.style];
+        if (delimiter === undefined) unsupported(`style '${p.style}' is not defined for arrays`);
+        rule.parse = 'split';
         rule.delimiter = delimiter;
       }
-    } else if (type === 'array' && explode) {
-      rule.kind = 'wrap';
     }
+    // Non-exploded values may hold commas (OpenAPI's delimiter for them); nothing else reserved, unless allowReserved.
+    if (p.in === 'query' && !p.allowReserved) rule.reserved = p.explode ? 'whole' : 'comma';
     return rule;
   }
 
-  private explodedProperties(schema: Obj): string[] {
-    if (['allOf', 'oneOf', 'anyOf'].some((k) => schema[k] !== undefined)) {
-      const out: string[] = [];
-      for (const key of ['allOf', 'oneOf', 'anyOf']) {
-        if (!Array.isArray(schema[key])) continue;
-        for (const member of schema[key] as unknown[]) {
-          if (isObj(member) && member.type === 'object' && isObj(member.properties)) out.push(...Object.keys(member.properties));
-        }
-      }
-      return out;
-    }
-    return schema.type === 'object' && isObj(schema.properties) ? Object.keys(schema.properties) : [];
-  }
-
-  private deepObjectDefault(schema: Obj): unknown {
-    if (schema.default !== undefined) return schema.default;
-    if (isObj(schema.properties)) {
-      let value: Obj | undefined;
-      for (const [k, v] of Object.entries(schema.properties)) {
-        value ??= {};
-        if (isObj(v) && v.default) value[k] = v.default;
-      }
-      return value;
-    }
-    let value: unknown;
-    for (const key of ['allOf', 'oneOf', 'anyOf']) {
-      if (!Array.isArray(schema[key])) continue;
-      for (const member of schema[key] as unknown[]) {
-        const target = isObj(member) && typeof member.$ref === 'string' ? this.resolver.get(member.$ref) : member;
-        if (value === undefined && isObj(target)) value = target.default;
-      }
-    }
-    return value;
+  /** Properties of an object schema (merging allOf/oneOf/anyOf members). */
+  private properties(schema: unknown): string[] {
+    const s = this.resolver.deref<unknown>(schema);
+    const out = new Set(Object.keys(this.resolver.objectShape(s).properties));
+    if (isObj(s)) for (const key of ['oneOf', 'anyOf']) if (Array.isArray(s[key])) for (const m of s[key] as unknown[]) for (const k of Object.keys(this.resolver.objectShape(m).properties)) out.add(k);
+    return [...out];
   }
 }
 
@@ -199,20 +177,27 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     const fields: OperationView['fields'] = [];
     const parameterRules: ParameterRuleView[] = [];
     const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
-    let allowUnknownQuery = op.extensions['x-eov-allow-unknown-query-parameters'] ?? op.extensions['x-allow-unknown-query-parameters'];
+    let allowUnknownQuery = op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
     for (const p of op.parameterList) {
       const location = p.in;
       const schema = rules.parameterSchema(p);
-      const rule = rules.rule(p, schema);
+      let rule: ParameterRuleView | undefined;
+      try {
+        rule = rules.rule(p, schema);
+      } catch (error) {
+        if (error instanceof UnsupportedParameterError) throw new Error(`Refusing to generate request validators: operation ${op.operationId}, ${error.message}`);
+        throw error;
+      }
+      if (rule === undefined) continue; // cookies are never parsed by the scaffold, so never validated
       parameterRules.push(rule);
-      if (location === 'cookie') continue; // cookies are never parsed by the scaffold, so never validated
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
       target.properties[rule.name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
-      if (location === 'query' && isObj(schema) && schema.type === 'object' && schema.additionalProperties) allowUnknownQuery ??= true;
+      // A form-exploded free-form object takes any other query key as one of its properties.
+      if (rule.parse === 'formExplode' && isObj(schema) && schema.additionalProperties !== undefined && schema.additionalProperties !== false) allowUnknownQuery ??= true;
     }
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
       const g = groups[group];

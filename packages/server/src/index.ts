@@ -5,15 +5,13 @@
 export { createApp } from './app.js';
 export {
   createApiApp,
-  DEFAULT_REQUEST_VALIDATION,
   type ApiSpec,
   type AuthenticateInput,
   type CreateAppOptions,
   type RateLimitInput,
-  type RequestValidationMode,
   type UploadLimits,
 } from './runtime/app.js';
-export type { OperationRequestValidators } from './runtime/request-validation.js';
+export type { OperationRequestValidators, ParameterParse, ParameterRule } from './runtime/request-validation.js';
 export { ApiError, HttpError, mapError, fieldName, RUNTIME_ERROR_CODES, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
 export type {
   ApiDocument,
