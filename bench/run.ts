@@ -143,10 +143,8 @@ async function runValidation(): Promise<void> {
   let plain: LoadResult | undefined;
   for (const [mode, label] of [
     ['plain', 'plain Express route (same body parsers)'],
-    ['request', 'createApp: request validation, express-openapi-validator'],
-    ['request-precompiled', 'createApp: request validation, precompiled'],
-    ['response', 'createApp: request + response validation, express-openapi-validator'],
-    ['response-precompiled', 'createApp: request (precompiled) + response validation'],
+    ['request', 'createApp: request validation, precompiled'],
+    ['response', 'createApp: request (precompiled) + response validation'],
   ] as const) {
     const child = await startServer(`validation-${mode}`, ['bench/servers/validation.mjs', mode]);
     const r = await loadServer(child, '/pg/orders/OD1000000000000001');
@@ -354,14 +352,11 @@ async function runColdStart(): Promise<void> {
   const targets: [string, Record<string, string | undefined>, string | undefined][] = [];
   if (gateway.pgliteDir && gateway.pgliteOrder) targets.push(['paygate serve, existing PGlite data dir', gatewayEnv({ dataDir: gateway.pgliteDir }), gateway.pgliteOrder]);
   if (gateway.db && gateway.pgOrder) targets.push(['paygate serve, PostgreSQL (migrated)', gatewayEnv({ databaseUrl: gateway.db.url }), gateway.pgOrder]);
-  // Each target with both request validation engines (PAYGATE_REQUEST_VALIDATION), in production mode as spawnNode runs
-  // it (no response validation: express-openapi-validator is then not loaded at all in precompiled mode), and with
-  // NODE_ENV=development (responses validated by express-openapi-validator, so the library loads in both modes).
+  // Each target in production mode as spawnNode runs it (no response validation: express-openapi-validator is not
+  // loaded at all), and with NODE_ENV=development (responses validated by express-openapi-validator).
   const variants: [string, Record<string, string | undefined>][] = [
-    ['precompiled', { PAYGATE_REQUEST_VALIDATION: 'precompiled' }],
-    ['express-openapi-validator', { PAYGATE_REQUEST_VALIDATION: 'express-openapi-validator' }],
-    ['precompiled, NODE_ENV=development', { PAYGATE_REQUEST_VALIDATION: 'precompiled', NODE_ENV: 'development' }],
-    ['express-openapi-validator, NODE_ENV=development', { PAYGATE_REQUEST_VALIDATION: 'express-openapi-validator', NODE_ENV: 'development' }],
+    ['precompiled', {}],
+    ['precompiled, NODE_ENV=development', { NODE_ENV: 'development' }],
   ];
   for (const [target, env, orderId] of targets) {
     for (const [variant, extra] of variants) {

@@ -3,13 +3,11 @@
  * Validation overhead: the same GET /pg/orders/:order_id answered by a trivial handler returning the Order envelope,
  * mode (argv[2]):
  * - `plain`     plain Express route with the same body parsers as the scaffold (no validator);
- * - `request`   `createApp` from @paygate/server, request validation only (validateResponses: false), by
- *               express-openapi-validator (`requestValidation: 'express-openapi-validator'`);
- * - `response`  `createApp`, request + response validation (both by express-openapi-validator);
- * - `request-precompiled` / `response-precompiled`: the same with `requestValidation: 'precompiled'` (the generated
- *               Ajv standalone validators; responses, when validated, still by express-openapi-validator).
- * (createApp memoizes express-openapi-validator's path-to-regexp compilation itself since the performance pass.)
- * No authentication hook, no database: only the scaffold + express-openapi-validator differ from `plain`.
+ * - `request`   `createApp` from @paygate/server, request validation only (the precompiled validators;
+ *               validateResponses: false);
+ * - `response`  `createApp`, request validation plus response validation (express-openapi-validator, one instance
+ *               per operation over that operation's part of the document).
+ * No authentication hook, no database: only the scaffold and validation differ from `plain`.
  * Plain JavaScript on bare `node` (imports the built @paygate/server from dist/).
  */
 import express from 'express';
@@ -30,16 +28,12 @@ if (mode === 'plain') {
   app.get('/pg/orders/:order_id', (_req, res) => {
     res.json(order);
   });
-} else if (['request', 'response', 'request-precompiled', 'response-precompiled'].includes(mode)) {
+} else if (mode === 'request' || mode === 'response') {
   /** @type {Record<string, () => Promise<{ status: number, body?: unknown }>>} */
   const handlers = {};
   for (const op of operations) handlers[op.operationId] = async () => ({ status: 500 });
   handlers['getOrder'] = async () => ({ status: 200, body: order });
-  app = createApp({
-    handlers: /** @type {any} */ (handlers),
-    validateResponses: mode.startsWith('response'),
-    requestValidation: mode.endsWith('-precompiled') ? 'precompiled' : 'express-openapi-validator',
-  });
+  app = createApp({ handlers: /** @type {any} */ (handlers), validateResponses: mode === 'response' });
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -4,24 +4,24 @@ import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
 import { clientEmitter } from './emit/client.js';
-import { createEmitContext, type Emitter, type GeneratedFile, type OutputDirs, type RuntimeDirs, type Target } from './emit/context.js';
+import {
+  createEmitContext,
+  runEmitter,
+  type ContractImport,
+  type Emitter,
+  type GeneratedFile,
+  type OutputDirs,
+  type RuntimeDirs,
+  type Target,
+} from './emit/context.js';
 import { serverRequestValidatorsEmitter } from './emit/request-validators.js';
-import { serverApiDocumentEmitter, serverHandlersEmitter, serverOperationsEmitter } from './emit/server.js';
+import { CONTRACT_EMITTERS } from './emit/contract.js';
+import { serverHandlersEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
-import { clientTypesEmitter, serverTypesEmitter } from './emit/type-layer.js';
 import { webhooksEmitter } from './emit/webhooks.js';
 import { compareStrings } from './util/sorted.js';
 
-export const CORE_EMITTERS: readonly Emitter[] = [
-  serverTypesEmitter,
-  serverHandlersEmitter,
-  serverOperationsEmitter,
-  serverApiDocumentEmitter,
-  serverRequestValidatorsEmitter,
-  clientTypesEmitter,
-  clientEmitter,
-  webhooksEmitter,
-];
+export const CORE_EMITTERS: readonly Emitter[] = [...CONTRACT_EMITTERS, serverHandlersEmitter, serverRequestValidatorsEmitter, clientEmitter, webhooksEmitter];
 
 export interface GenerateOptions {
   /** Directory paths are relative to (the repo root). */
@@ -36,6 +36,8 @@ export interface GenerateOptions {
   out?: Partial<OutputDirs>;
   /** Where generated code imports the hand-written runtimes from (repo-relative). */
   runtime?: Partial<RuntimeDirs>;
+  /** How generated code imports the generated contract (default: by package name in the canonical layout). */
+  contractImport?: ContractImport;
   /** Targets to generate (default: all). */
   targets?: readonly Target[];
   templatesDir?: string;
@@ -74,19 +76,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
   const source = [options.openapi, options.asyncapi].filter((s): s is string => typeof s === 'string').map((s) => s.split(path.sep).join('/')).join(' + ');
   const model = await timed(timings, 'build model', onProgress, () =>
-    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [] }),
+    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [], plannedEvents: asyncapi?.plannedEvents ?? [] }),
   );
-  const ctx = createEmitContext({
+  const contexts = createEmitContext({
     model,
     document: loaded.document,
     templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+    ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
   });
   const emitters = (options.emitters ?? CORE_EMITTERS).filter((e) => options.targets === undefined || options.targets.includes(e.target));
   const files: GeneratedFile[] = [];
   for (const emitter of emitters) {
-    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => emitter.emit(ctx))));
+    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => runEmitter(emitter, contexts))));
   }
   const seen = new Set<string>();
   for (const f of files) {

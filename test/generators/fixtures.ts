@@ -10,10 +10,11 @@ export interface Scenario {
   asyncapi: string | null;
 }
 
-/** Fixture specs; each generates into test/fixtures/<name>/generated/{server,client,webhooks} (golden + type-checked). */
+/** Fixture specs; each generates into test/fixtures/<name>/generated/{contract,server,client,webhooks} (golden + type-checked). */
 export const scenarios: Scenario[] = [
   { name: 'mini', openapi: 'test/fixtures/mini/openapi.yaml', asyncapi: 'test/fixtures/mini/asyncapi.yaml' },
   { name: 'edge', openapi: 'test/fixtures/edge/openapi.yaml', asyncapi: null },
+  { name: 'params', openapi: 'test/fixtures/params/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();
@@ -27,8 +28,8 @@ export function generateScenario(scenario: Scenario): Promise<GenerateResult> {
       openapi: scenario.openapi,
       asyncapi: scenario.asyncapi,
       lint: 'report',
-      out: { server: `${base}/server`, client: `${base}/client`, webhooks: `${base}/webhooks` },
-      targets: ['server', 'client', 'webhooks'],
+      out: { contract: `${base}/contract`, server: `${base}/server`, client: `${base}/client`, webhooks: `${base}/webhooks` },
+      targets: ['contract', 'server', 'client', 'webhooks'],
     });
     cache.set(scenario.name, pending);
   }

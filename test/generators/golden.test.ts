@@ -16,16 +16,22 @@ describe.each(scenarios)('golden output: $name', (scenario) => {
     }
   });
 
+  it('emits exactly one type layer (contract/types.gen.ts)', async () => {
+    const { files } = await generateScenario(scenario);
+    expect(files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual([`test/fixtures/${scenario.name}/generated/contract/types.gen.ts`]);
+  });
+
   it.each([
-    'server/types.gen.ts',
+    'contract/types.gen.ts',
+    'contract/api-document.gen.ts',
+    'contract/operations.gen.ts',
+    'contract/enums.gen.ts',
+    'contract/events.gen.ts',
+    'contract/index.ts',
     'server/handlers.gen.ts',
-    'server/operations.gen.ts',
-    'server/api-document.gen.ts',
     'server/request-validators.gen.ts',
-    'client/types.gen.ts',
     'client/client.gen.ts',
     'client/index.ts',
-    'webhooks/types.gen.ts',
     'webhooks/validators.gen.ts',
     'webhooks/index.ts',
   ])('%s matches the golden file', async (file) => {

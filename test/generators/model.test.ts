@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildModel, collectErrorCodes, RefResolver } from '../../generators/src/model/build.js';
+import { buildModel, collectEnums, collectErrorCatalogue, collectErrorCodes, RefResolver } from '../../generators/src/model/build.js';
 import { loadOpenApi } from '../../generators/src/parse/openapi.js';
 import { ROOT } from './fixtures.js';
 
@@ -114,5 +114,115 @@ describe('model builder', () => {
     expect([...shape.required]).toEqual(['x']);
     expect(() => r.get('#/components/schemas/Nope')).toThrow(/Unresolvable/);
     expect(collectErrorCodes({ 'x-error-codes': ['B', 'A'] })).toEqual(['A', 'B']);
+  });
+});
+
+describe('model: parameters carry their serialisation', () => {
+  const doc = {
+    openapi: '3.1.0',
+    info: { title: 'P', version: '1' },
+    paths: {
+      '/p/{id}': {
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'q', in: 'query', schema: { type: 'string' } },
+          { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
+        ],
+        get: {
+          parameters: [
+            { name: 'tags', in: 'query', style: 'pipeDelimited', explode: false, allowReserved: true, schema: { type: 'array', items: { type: 'string' } } },
+            { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } },
+            { name: 'meta', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } },
+            { name: 'empty', in: 'query', allowEmptyValue: true, schema: { type: 'string' } },
+            { name: 'x-trace', in: 'header', required: true, schema: { type: 'integer' } },
+            { name: 'ids', in: 'header', schema: { type: 'array', items: { type: 'string' } } },
+            { name: 'sid', in: 'cookie', schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const op = buildModel(doc, { source: 't' }).operations[0]!;
+  const byName = (name: string) => op.parameterList.find((p) => p.name === name)!;
+
+  it('lists the operation parameters in declaration order, then the inherited ones it does not override', () => {
+    expect(op.parameterList.map((p) => `${p.level}:${p.in}:${p.name}`)).toEqual([
+      'operation:query:tags',
+      'operation:query:filter',
+      'operation:query:meta',
+      'operation:query:empty',
+      'operation:header:x-trace',
+      'operation:header:ids',
+      'operation:cookie:sid',
+      'path:path:id',
+      'path:query:q',
+    ]);
+    expect(op.parameters.header.map((p) => p.name)).toEqual(['ids', 'x-trace']);
+  });
+
+  it.each([
+    ['tags', { style: 'pipeDelimited', styleDeclared: true, explode: false, explodeDeclared: true, allowReserved: true, allowEmptyValue: false, content: undefined }],
+    ['filter', { style: 'deepObject', styleDeclared: true, explode: false, explodeDeclared: false, allowReserved: false }],
+    ['meta', { style: 'form', styleDeclared: false, explode: true, content: { mediaType: 'application/json', schema: { type: 'object' } }, schema: { type: 'object' } }],
+    ['empty', { allowEmptyValue: true, style: 'form', explode: true }],
+    ['ids', { style: 'simple', styleDeclared: false, explode: false }],
+    ['sid', { style: 'form', explode: true }],
+    ['id', { style: 'simple', explode: false, required: true, level: 'path' }],
+  ] as const)('%s: style, explode, allowReserved, allowEmptyValue and content', (name, expected) => {
+    expect(byName(name)).toMatchObject(expected);
+  });
+});
+
+describe('model: enums, error catalogue, events', () => {
+  it('names component enums and property enums (shared, qualified when ambiguous)', () => {
+    const enums = collectEnums([
+      { name: 'MopType', schema: { type: 'string', enum: ['UPI', 'QR'] } },
+      { name: 'Order', schema: { type: 'object', properties: { status: { enum: ['open', 'closed'] }, mop_type: { enum: ['UPI'] }, mode: { enum: ['a', 'b'] } } } },
+      { name: 'OrderPatch', schema: { type: 'object', properties: { mode: { enum: ['a', 'b'] }, tags: { type: 'array', items: { enum: ['x'] } } } } },
+      { name: 'Refund', schema: { type: 'object', properties: { status: { enum: ['done'] } } } },
+      { name: 'Plain', schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+    ]);
+    expect(enums.map((e) => [e.name, e.values, e.pointers.length])).toEqual([
+      ['Mode', ['a', 'b'], 2],
+      ['MopType', ['UPI', 'QR'], 1],
+      ['OrderMopType', ['UPI'], 1],
+      ['OrderStatus', ['open', 'closed'], 1],
+      ['RefundStatus', ['done'], 1],
+      ['Tags', ['x'], 1],
+    ]);
+    expect(enums.find((e) => e.name === 'Tags')!.pointers).toEqual(['#/components/schemas/OrderPatch/properties/tags/items']);
+  });
+
+  it('reads the error catalogue', () => {
+    expect(
+      collectErrorCatalogue({ components: { schemas: { ErrorCode: { enum: ['B', 'A'], 'x-error-catalogue': { B: { status: 404, when: 'gone' }, A: { status: 400 } } } } } }),
+    ).toEqual([
+      { code: 'A', status: 400, when: undefined },
+      { code: 'B', status: 404, when: 'gone' },
+    ]);
+  });
+
+  it('gives webhook events their category, formats, examples, signature headers and AsyncAPI message', async () => {
+    const { document } = await loadOpenApi({ input: 'test/fixtures/mini/openapi.yaml', lint: 'skip', cwd: ROOT });
+    const m = buildModel(document, {
+      source: 'x',
+      asyncMessages: [
+        { name: 'PAYMENT_FAILED', summary: 's', description: undefined, tags: ['Payment'], payload: { type: 'object', properties: { event_type: { const: 'PAYMENT_FAILED' } } } },
+        {
+          name: 'MERCHANT_APPROVED',
+          summary: 'a',
+          description: undefined,
+          tags: ['Onboarding'],
+          payload: { type: 'object', examples: [{ event_type: 'MERCHANT_APPROVED' }], properties: { event_type: { const: 'MERCHANT_APPROVED' }, event_time: { type: 'string', 'x-format': 'YYYY' } } },
+        },
+      ],
+      plannedEvents: [{ eventType: 'REFUND_FAILED', category: 'Refund', summary: 'later' }],
+    });
+    expect(m.webhooks.map((w) => [w.eventType, w.source, w.asyncapiMessage, w.category, w.formats, w.examples.length])).toEqual([
+      ['MERCHANT_APPROVED', 'asyncapi', 'MERCHANT_APPROVED', 'Onboarding', [{ field: 'event_time', format: 'YYYY' }], 1],
+      ['PAYMENT_FAILED', 'openapi', 'PAYMENT_FAILED', 'Payment', [], 0],
+    ]);
+    expect(m.plannedEvents).toEqual([{ eventType: 'REFUND_FAILED', category: 'Refund', summary: 'later' }]);
   });
 });

@@ -45,13 +45,14 @@ describe('a spec change flows everywhere', () => {
     return found.contents;
   };
 
-  it('reaches the server types and the embedded API document the validator uses', () => {
-    expect(file('server/src/generated/types.gen.ts')).toMatch(/gift_wrap_colour\?: string/);
-    expect(file('server/src/generated/api-document.gen.ts')).toContain('gift_wrap_colour');
+  it('reaches the contract types (server, client and webhooks import them) and the embedded API document', () => {
+    expect(file('contract/src/generated/types.gen.ts')).toMatch(/gift_wrap_colour\?: string/);
+    expect(file('contract/src/generated/api-document.gen.ts')).toContain('gift_wrap_colour');
+    expect(result.files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual(['packages/contract/src/generated/types.gen.ts']);
   });
 
-  it('reaches the client types', () => {
-    expect(file('client/src/generated/types.gen.ts')).toMatch(/gift_wrap_colour\?: string/);
+  it('reaches the request validators', () => {
+    expect(file('server/src/generated/request-validators.gen.ts')).toContain('gift_wrap_colour');
   });
 
   it('reaches the API reference', async () => {

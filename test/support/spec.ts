@@ -1,13 +1,13 @@
 /**
  * The bundled OpenAPI document the contract suite tests against, and a flat index of its operations.
  *
- * The document is `apiDocument` from @paygate/server: the generator's bundle of openapi/openapi.yaml (refs kept as
+ * The document is `apiDocument` from @paygate/contract: the generator's bundle of openapi/openapi.yaml (refs kept as
  * internal `#/components/...` pointers, so violations can name the schema they broke). `npm run generate:check`
  * guarantees it matches the YAML.
  */
-// Relative, not '@paygate/server': vitest's global setup (coverage.ts imports this) resolves packages without the
+// Relative, not '@paygate/contract': vitest's global setup (coverage.ts imports this) resolves packages without the
 // "source" condition, so a package import would need a build first.
-import { apiDocument } from '../../packages/server/src/generated/api-document.gen.js';
+import { apiDocument } from '../../packages/contract/src/generated/api-document.gen.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Target } from '../emit/context.js';
-
-const TARGETS: readonly Target[] = ['server', 'client', 'webhooks'];
+import { TARGETS, type Target } from '../emit/context.js';
 import type { LintMode } from '../parse/openapi.js';
 
 export interface CliOptions {
@@ -17,7 +15,7 @@ export interface CliOptions {
 }
 
 export const USAGE = `Usage: generate [--check] [--input openapi/openapi.yaml] [--asyncapi openapi/asyncapi.yaml|none]
-                [--lint-config openapi/redocly.yaml] [--lint strict|report|skip] [--targets server,client,webhooks]
+                [--lint-config openapi/redocly.yaml] [--lint strict|report|skip] [--targets contract,server,client,webhooks]
                 [--out-root DIR]`;
 
 /** Parses CLI flags; defaults are the canonical spec files when they exist. */

@@ -1,7 +1,7 @@
 import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js';
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
-import { importPath, type EmitContext, type Emitter } from './context.js';
+import { contractSpecifier, importPath, type EmitContext, type Emitter } from './context.js';
 import { operationTypeNames, operationTypeRef } from './names.js';
 
 export interface ClientArgView {
@@ -205,12 +205,18 @@ export const clientEmitter: Emitter = {
     const view = {
       header: ctx.header,
       runtime: importPath(ctx.out.client, ctx.runtime.client),
+      contract: contractSpecifier(ctx, ctx.out.client),
+      runtimeImports: [
+        'call',
+        'init',
+        ...(methods.some((m) => m.initArgs.includes('toFormData')) ? ['toFormData'] : []),
+        ...(methods.some((m) => m.initArgs.includes('toUrlEncoded')) ? ['toUrlEncoded'] : []),
+      ].join(', '),
       title: ctx.model.title,
       version: ctx.model.version,
       factory: `create${base}Client`,
       clientType: `${base}Client`,
       errorCodeType: `${base}ErrorCode`,
-      errorCodes: ctx.model.errorCodes.map((c) => JSON.stringify(c)),
       usesPaginate: methods.some((m) => m.listAll !== null),
       aliases,
       methods,

@@ -1,16 +1,15 @@
 /**
  * Server request validators, precompiled: for every operation, Ajv standalone functions for the query, the declared
- * headers (lower-cased), the path parameters and each request body media type, plus the rules the runtime applies
- * before them (array/object parameter styles, reserved characters, unknown and empty query parameters, the body
- * media types). The schemas, Ajv options and formats mirror what express-openapi-validator 5.6 compiles at boot from
- * the same document, so the runtime (packages/server/src/runtime/request-validation.ts) can answer exactly as it does
- * without loading it: parameters with `coerceTypes`, bodies without, `useDefaults`, `allErrors`, ajv-formats "fast".
+ * headers (lower-cased), the path parameters and each request body media type, plus the parameter rules the runtime
+ * applies before them (styles, reserved characters, unknown and empty query parameters, body media types). Built from
+ * the intermediate model only. Paygate's rules are written down in docs/request-validation.md; the runtime is
+ * packages/server/src/runtime/request-validation.ts. Parameters are validated with `coerceTypes`, bodies without;
+ * `useDefaults`, `allErrors`, formats from ajv-formats "fast".
  */
 import AjvModule from 'ajv';
 import { fastFormats } from 'ajv-formats/dist/formats.js';
 import { RefResolver } from '../model/build.js';
-import type { OperationModel } from '../model/types.js';
-import { sortedEntries } from '../util/sorted.js';
+import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { importPath } from './context.js';
@@ -24,7 +23,7 @@ const RESERVED_DEF_PREFIX = '__req_';
 /** Annotations that never change a validation result: left out of the generated code. */
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'deprecated', 'nullable-without-type']);
 
-/** The request-side Ajv options of express-openapi-validator 5.6 (`AjvOptions.request` with `validateRequests: { allErrors: true }`). */
+/** Ajv options of request validation (docs/request-validation.md, section 7). */
 const REQUEST_AJV_OPTIONS = {
   strict: false,
   strictNumbers: true,
@@ -36,26 +35,22 @@ const REQUEST_AJV_OPTIONS = {
   validateFormats: true,
 } as const;
 
-/** Its format table: its own formats, then ajv-formats "fast" over them, plus `media-range` (accepted) for 3.1. */
+/** Formats: ajv-formats "fast", plus `media-range` (accepted) for OpenAPI 3.1. */
 function requestFormats(openapiVersion: string): Record<string, unknown> {
   const table: Record<string, unknown> = { ...(fastFormats as Record<string, unknown>) };
   if (openapiVersion.startsWith('3.1')) table['media-range'] = true;
   return table;
 }
 
-/** Array delimiters by parameter style (non-exploded arrays). */
-const ARRAY_DELIMITER: Record<string, string> = { simple: ',', form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
 
-/** How the runtime reshapes one parameter before validation (see request-validation.ts `ParameterRule`). */
+/** How the runtime parses one parameter before validation (see request-validation.ts `ParameterRule`). */
 export interface ParameterRuleView {
   name: string;
-  in: 'query' | 'header' | 'path' | 'cookie';
-  kind: 'none' | 'json' | 'wrap' | 'split' | 'badStyle' | 'formExplode' | 'deepObject' | 'formObject';
+  in: 'query' | 'header' | 'path';
+  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject';
   delimiter?: string;
-  style?: string;
   properties?: string[];
   arrayProperties?: string[];
-  deepDefault?: unknown;
   reserved?: 'whole' | 'comma';
 }
 
@@ -64,133 +59,89 @@ interface OperationView {
   fields: { name: string; value: string }[];
 }
 
-function schemaTypeOf(schema: unknown): unknown {
-  return isObj(schema) ? schema.type : undefined;
+/** Array delimiters of non-exploded query arrays, by style. */
+const QUERY_ARRAY_DELIMITER: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
+
+const JSON_MEDIA_TYPE = /^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i;
+
+class UnsupportedParameterError extends Error {}
+
+/** Resolves `#/components/schemas/...` refs against the model's schemas (the only refs left in bundled schemas). */
+export function modelSchemaResolver(model: Pick<ApiModel, 'schemas'>): RefResolver {
+  return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
 }
 
-/** express-openapi-validator's `isObjectOrXOf`. */
-function isObjectOrXOf(schema: unknown): boolean {
-  if (!isObj(schema)) return false;
-  if (schema.$ref !== undefined) return true;
-  if (schema.type === 'object') return true;
-  return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some(isObjectOrXOf));
-}
+class RuleBuilder {
+  constructor(private readonly resolver: RefResolver) {}
 
-class OperationCollector {
-  constructor(
-    private readonly resolver: RefResolver,
-    private readonly document: Obj,
-  ) {}
-
-  /** Operation parameters, then path-level ones it does not override (same name or same $ref), dereferenced. */
-  parameters(op: OperationModel): Obj[] {
-    const paths = isObj(this.document.paths) ? this.document.paths : {};
-    const item = this.resolver.deref<Obj>(paths[op.path]);
-    const operation = isObj(item) ? this.resolver.deref<Obj>(item[op.method]) : undefined;
-    const opLevel = isObj(operation) && Array.isArray(operation.parameters) ? [...(operation.parameters as unknown[])] : [];
-    const pathLevel = isObj(item) && Array.isArray(item.parameters) ? (item.parameters as unknown[]) : [];
-    for (const param of pathLevel) {
-      const p = param as Obj;
-      const match = (v: unknown): boolean => isObj(v) && ((v.name !== undefined && v.name === p.name) || (v.$ref !== undefined && v.$ref === p.$ref));
-      if (!opLevel.some(match)) opLevel.push(param);
-    }
-    return opLevel.map((p) => this.resolver.deref<Obj>(p)).filter(isObj);
-  }
-
-  operation(op: OperationModel): Obj {
-    const paths = isObj(this.document.paths) ? this.document.paths : {};
-    const item = this.resolver.deref<Obj>(paths[op.path]);
-    return (isObj(item) ? this.resolver.deref<Obj>(item[op.method]) : {}) ?? {};
-  }
-
-  /** The parameter's schema as the validator uses it: a `$ref` schema is replaced by its target (one level). */
-  parameterSchema(p: Obj): unknown {
+  /** The parameter's schema as validated: a `$ref` schema is replaced by its target (one level), so its `default` applies. */
+  parameterSchema(p: ParameterModel): unknown {
     let schema: unknown = p.schema;
     if (isObj(schema) && typeof schema.$ref === 'string') schema = this.resolver.get(schema.$ref);
-    if (schema === undefined && isObj(p.content)) {
-      const first = Object.entries(p.content)[0];
-      schema = first !== undefined && isObj(first[1]) ? first[1].schema : undefined;
-    }
     return schema ?? {};
   }
 
-  rule(p: Obj, schema: unknown): ParameterRuleView {
-    const location = p.in as ParameterRuleView['in'];
-    const name = location === 'header' ? String(p.name).toLowerCase() : String(p.name);
-    // Defaults as the validator applies them (`applyParameterStyle` / `applyParameterExplode`): headers and cookies
-    // keep whatever the spec says.
-    const style = typeof p.style === 'string' ? p.style : location === 'path' ? 'simple' : location === 'query' ? 'form' : undefined;
-    const explode = p.explode !== undefined && p.explode !== null ? p.explode === true : location === 'path' ? false : location === 'query' ? true : undefined;
-    const rule: ParameterRuleView = { name, in: location, kind: 'none' };
-    if (location === 'query' && p.allowReserved !== true) rule.reserved = explode ? 'whole' : 'comma';
-    const type = schemaTypeOf(schema);
-    if (isObj(p.content)) {
-      const mediaType = Object.keys(p.content)[0] ?? '';
-      if (/^[^/]+\/([^;+]*\+)?json\b|^[^/]+\/json\b/i.test(mediaType.split(';')[0]!.trim())) rule.kind = 'json';
-    } else if (location === 'query' && isObjectOrXOf(schema)) {
-      const s = schema as Obj;
-      if (style === 'form' && explode) {
-        rule.kind = 'formExplode';
-        const props = this.explodedProperties(s);
-        rule.properties = props;
-        const ownProps = isObj(s.properties) ? s.properties : {};
-        rule.arrayProperties = props.filter((k) => isObj(ownProps[k]) && (ownProps[k] as Obj).type === 'array');
-      } else if (style === 'deepObject') {
-        rule.kind = 'deepObject';
-        rule.deepDefault = this.deepObjectDefault(s);
-      } else if (style === 'form' && !explode && s.type === 'object') {
-        rule.kind = 'formObject';
-      } else {
-        rule.kind = 'json';
+  private isObject(schema: unknown, depth = 0): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    if (!isObj(s) || depth > 8) return false;
+    if (s.type === 'object' || (s.type === undefined && isObj(s.properties))) return true;
+    return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((m) => this.isObject(m, depth + 1)));
+  }
+
+  private isArray(schema: unknown): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    return isObj(s) && (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array')));
+  }
+
+  /** Paygate's parameter rules (docs/request-validation.md, section 5); cookies are not read, so they get none. */
+  rule(p: ParameterModel, schema: unknown): ParameterRuleView | undefined {
+    if (p.in === 'cookie') return undefined;
+    const unsupported = (what: string): never => {
+      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what} (see docs/request-validation.md)`);
+    };
+    const rule: ParameterRuleView = { name: p.in === 'header' ? p.name.toLowerCase() : p.name, in: p.in, parse: 'none' };
+    if (p.content !== undefined) {
+      if (JSON_MEDIA_TYPE.test(p.content.mediaType.split(';')[0]!.trim())) rule.parse = 'json';
+    } else if (p.in !== 'query') {
+      if (p.style !== 'simple') unsupported(`style '${p.style}' is not parsed (path and header parameters use 'simple')`);
+      if (this.isObject(schema)) unsupported('objects are only parsed in query parameters');
+      if (this.isArray(schema)) {
+        rule.parse = 'split';
+        rule.delimiter = ',';
       }
-    } else if (type === 'array' && !explode) {
-      const delimiter = style === undefined ? undefined : ARRAY_DELIMITER[style];
-      if (delimiter === undefined) {
-        rule.kind = 'badStyle';
-        rule.style = String(style);
+    } else if (this.isObject(schema)) {
+      if (p.style === 'form' && p.explode) {
+        rule.parse = 'formExplode';
+        rule.properties = this.properties(schema);
+        rule.arrayProperties = rule.properties.filter((k) => this.isArray(this.resolver.objectShape(schema).properties[k]));
+      } else if (p.style === 'form') {
+        rule.parse = 'formObject';
+      } else if (p.style === 'deepObject') {
+        rule.parse = 'deepObject';
       } else {
-        rule.kind = 'split';
+        unsupported(`style '${p.style}' is not defined for objects`);
+      }
+    } else if (this.isArray(schema)) {
+      if (p.explode && p.style !== 'deepObject') {
+        rule.parse = 'wrap';
+      } else {
+        const delimiter = QUERY_ARRAY_DELIMITER[p.style];
+        if (delimiter === undefined) unsupported(`style '${p.style}' is not defined for arrays`);
+        rule.parse = 'split';
         rule.delimiter = delimiter;
       }
-    } else if (type === 'array' && explode) {
-      rule.kind = 'wrap';
     }
+    // Non-exploded values may hold commas (OpenAPI's delimiter for them); nothing else reserved, unless allowReserved.
+    if (p.in === 'query' && !p.allowReserved) rule.reserved = p.explode ? 'whole' : 'comma';
     return rule;
   }
 
-  private explodedProperties(schema: Obj): string[] {
-    if (['allOf', 'oneOf', 'anyOf'].some((k) => schema[k] !== undefined)) {
-      const out: string[] = [];
-      for (const key of ['allOf', 'oneOf', 'anyOf']) {
-        if (!Array.isArray(schema[key])) continue;
-        for (const member of schema[key] as unknown[]) {
-          if (isObj(member) && member.type === 'object' && isObj(member.properties)) out.push(...Object.keys(member.properties));
-        }
-      }
-      return out;
-    }
-    return schema.type === 'object' && isObj(schema.properties) ? Object.keys(schema.properties) : [];
-  }
-
-  private deepObjectDefault(schema: Obj): unknown {
-    if (schema.default !== undefined) return schema.default;
-    if (isObj(schema.properties)) {
-      let value: Obj | undefined;
-      for (const [k, v] of Object.entries(schema.properties)) {
-        value ??= {};
-        if (isObj(v) && v.default) value[k] = v.default;
-      }
-      return value;
-    }
-    let value: unknown;
-    for (const key of ['allOf', 'oneOf', 'anyOf']) {
-      if (!Array.isArray(schema[key])) continue;
-      for (const member of schema[key] as unknown[]) {
-        const target = isObj(member) && typeof member.$ref === 'string' ? this.resolver.get(member.$ref) : member;
-        if (value === undefined && isObj(target)) value = target.default;
-      }
-    }
-    return value;
+  /** Properties of an object schema (merging allOf/oneOf/anyOf members). */
+  private properties(schema: unknown): string[] {
+    const s = this.resolver.deref<unknown>(schema);
+    const out = new Set(Object.keys(this.resolver.objectShape(s).properties));
+    if (isObj(s)) for (const key of ['oneOf', 'anyOf']) if (Array.isArray(s[key])) for (const m of s[key] as unknown[]) for (const k of Object.keys(this.resolver.objectShape(m).properties)) out.add(k);
+    return [...out];
   }
 }
 
@@ -204,18 +155,15 @@ interface Compiled {
 }
 
 /** Builds the two `$defs` roots (parameters, coerced; bodies, not coerced), compiles them and lays out the table. */
-export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'document'>): Compiled {
-  const document = ctx.document as Obj;
-  const resolver = new RefResolver(document);
-  const collector = new OperationCollector(resolver, document);
-  const components = isObj(document.components) ? document.components : {};
-  const schemas = isObj(components.schemas) ? components.schemas : {};
-  const securitySchemes = isObj(components.securitySchemes) ? components.securitySchemes : {};
-  const names = operationTypeNames(ctx.model.operations);
+export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compiled {
+  const { model } = ctx;
+  const resolver = modelSchemaResolver(model);
+  const rules = new RuleBuilder(resolver);
+  const names = operationTypeNames(model.operations);
 
   const paramDefs: Obj = {};
   const bodyDefs: Obj = {};
-  for (const [name, schema] of sortedEntries(schemas)) {
+  for (const { name, schema } of model.schemas) {
     if (name.startsWith(RESERVED_DEF_PREFIX)) throw new Error(`Schema name ${name} is reserved by the request-validators emitter`);
     paramDefs[name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
     bodyDefs[name] = toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
@@ -224,27 +172,32 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};
   const operations: OperationView[] = [];
-  for (const op of ctx.model.operations) {
+  for (const op of model.operations) {
     const typeName = names.get(op.operationId)!;
-    const raw = collector.operation(op);
     const fields: OperationView['fields'] = [];
-    const rules: ParameterRuleView[] = [];
+    const parameterRules: ParameterRuleView[] = [];
     const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
-    let allowUnknownQuery = raw['x-eov-allow-unknown-query-parameters'] ?? raw['x-allow-unknown-query-parameters'];
+    let allowUnknownQuery = op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
-    for (const p of collector.parameters(op)) {
+    for (const p of op.parameterList) {
       const location = p.in;
-      if (location !== 'query' && location !== 'header' && location !== 'path' && location !== 'cookie') continue;
-      const schema = collector.parameterSchema(p);
-      const rule = collector.rule(p, schema);
-      rules.push(rule);
-      if (location === 'cookie') continue; // cookies are never parsed by the scaffold, so never validated
+      const schema = rules.parameterSchema(p);
+      let rule: ParameterRuleView | undefined;
+      try {
+        rule = rules.rule(p, schema);
+      } catch (error) {
+        if (error instanceof UnsupportedParameterError) throw new Error(`Refusing to generate request validators: operation ${op.operationId}, ${error.message}`);
+        throw error;
+      }
+      if (rule === undefined) continue; // cookies are never parsed by the scaffold, so never validated
+      parameterRules.push(rule);
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
       target.properties[rule.name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
-      if (p.required === true) target.required.push(rule.name);
-      if (location === 'query' && p.allowEmptyValue === true) allowEmpty.push(rule.name);
-      if (location === 'query' && isObj(schema) && schema.type === 'object' && schema.additionalProperties) allowUnknownQuery ??= true;
+      if (p.required) target.required.push(rule.name);
+      if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
+      // A form-exploded free-form object takes any other query key as one of its properties.
+      if (rule.parse === 'formExplode' && isObj(schema) && schema.additionalProperties !== undefined && schema.additionalProperties !== false) allowUnknownQuery ??= true;
     }
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
       const g = groups[group];
@@ -256,20 +209,18 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
       fields.push({ name: group, value: fn });
     }
     const queryNames = groups.query === undefined ? [] : Object.keys(groups.query.properties);
-    fields.push({ name: 'parameters', value: js(rules) });
+    fields.push({ name: 'parameters', value: js(parameterRules) });
     fields.push({ name: 'queryNames', value: js(queryNames) });
     if (allowEmpty.length > 0) fields.push({ name: 'allowEmptyValue', value: js(allowEmpty) });
     if (allowUnknownQuery === true) fields.push({ name: 'allowUnknownQuery', value: 'true' });
-    const securityQuery = securityQueryParams(op, securitySchemes);
+    const securityQuery = securityQueryParams(op, model.securitySchemes);
     if (securityQuery.length > 0) fields.push({ name: 'securityQueryParams', value: js(securityQuery) });
 
-    const requestBody = resolver.deref<Obj>(raw.requestBody);
-    if (isObj(requestBody) && Object.prototype.hasOwnProperty.call(requestBody, 'content')) {
-      const content = isObj(requestBody.content) ? requestBody.content : {};
+    const requestBody = op.requestBody;
+    if (requestBody !== undefined && requestBody.content.length > 0) {
       const media: string[] = [];
-      let index = 0;
-      for (const [mediaType, mediaObject] of sortedEntries(content)) {
-        const rawSchema = isObj(mediaObject) ? mediaObject.schema : undefined;
+      requestBody.content.forEach((mediaModel, index) => {
+        const rawSchema = mediaModel.schema;
         const schema = isObj(rawSchema) && typeof rawSchema.$ref === 'string' ? resolver.get(rawSchema.$ref) : (rawSchema ?? {});
         const binary = isObj(schema) && schema.format === 'binary';
         const required = !binary && isObj(schema) && Boolean(schema.required);
@@ -278,20 +229,18 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
         const fn = `validate${typeName}Body${index}`;
         bodyExports[fn] = `${BODY_ROOT}#/$defs/${key}`;
         const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-        const jsonFields = mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
-        media.push(`{ mediaType: ${js(mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
-        index++;
-      }
-      const bodyRequired = requestBody.required === false ? 'false' : requestBody.required === true ? 'true' : 'undefined';
-      fields.push({ name: 'body', value: `{ required: ${bodyRequired}, content: [${media.join(', ')}] }` });
-      if (isObj(content['multipart/form-data'])) fields.push({ name: 'multipart', value: 'true' });
+        const jsonFields = mediaModel.mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
+        media.push(`{ mediaType: ${js(mediaModel.mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
+      });
+      fields.push({ name: 'body', value: `{ required: ${requestBody.required ? 'true' : 'false'}, content: [${media.join(', ')}] }` });
+      if (requestBody.content.some((c) => c.mediaType === 'multipart/form-data')) fields.push({ name: 'multipart', value: 'true' });
     }
     operations.push({ key: js(op.operationId), fields });
   }
 
   const options = { ...REQUEST_AJV_OPTIONS, code: { formats: AjvModule._`formats` } };
-  const ajv: StandaloneAjv = createStandaloneAjv(ctx.model.openapiVersion, { ...options, coerceTypes: true });
-  addFormats(ajv, requestFormats(ctx.model.openapiVersion), 'runtime');
+  const ajv: StandaloneAjv = createStandaloneAjv(model.openapiVersion, { ...options, coerceTypes: true });
+  addFormats(ajv, requestFormats(model.openapiVersion), 'runtime');
   ajv.addSchema({ $id: PARAMS_ROOT, $defs: paramDefs });
   ajv.addSchema({ $id: BODY_ROOT, $defs: bodyDefs });
   // One instance (one standalone module), two coercion modes: compile every parameter validator with `coerceTypes`,
@@ -308,13 +257,13 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model' | 'docum
 }
 
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
-function securityQueryParams(op: OperationModel, schemes: Obj): string[] {
+function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
   for (const alternative of op.security) {
     const first = alternative[0];
     if (first === undefined) continue;
-    const scheme = schemes[first.scheme];
-    if (isObj(scheme) && scheme.type === 'apiKey' && scheme.in === 'query' && typeof scheme.name === 'string') out.push(scheme.name);
+    const scheme = schemes.find((s) => s.name === first.scheme);
+    if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined) out.push(scheme.parameterName);
   }
   return out;
 }

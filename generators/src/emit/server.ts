@@ -1,7 +1,6 @@
-import type { OperationModel, ResponseModel, SecuritySchemeModel } from '../model/types.js';
-import { sortKeysDeep } from '../util/sorted.js';
+import type { OperationModel, ResponseModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
-import { importPath } from './context.js';
+import { contractSpecifier, importPath } from './context.js';
 import { operationTypeNames, operationTypeRef, propertyKey } from './names.js';
 
 export interface FieldView {
@@ -126,41 +125,6 @@ export function statusRangeViews(operations: readonly OperationModel[]): { name:
   }));
 }
 
-/** Route table entry as embedded in operations.gen.ts (plain JSON). */
-export interface RouteView {
-  operationId: string;
-  method: string;
-  path: string;
-  expressPath: string;
-  tags: string[];
-  requestMediaTypes: string[];
-  requestBodyRequired: boolean;
-  fileFields: { name: string; multiple: boolean }[];
-  security: { scheme: string; scopes: string[] }[][];
-  responses: Record<string, string[]>;
-}
-
-export function routeViews(operations: readonly OperationModel[]): RouteView[] {
-  return operations.map((op) => ({
-    operationId: op.operationId,
-    method: op.method,
-    path: op.path,
-    expressPath: op.expressPath,
-    tags: op.tags,
-    requestMediaTypes: op.requestBody?.content.map((c) => c.mediaType) ?? [],
-    requestBodyRequired: op.requestBody?.required ?? false,
-    fileFields: (op.requestBody?.content ?? []).flatMap((c) => (c.fields ?? []).filter((f) => f.kind === 'file' || f.kind === 'files').map((f) => ({ name: f.name, multiple: f.kind === 'files' }))),
-    security: op.security,
-    responses: Object.fromEntries(op.responses.map((r) => [r.status, r.content.map((c) => c.mediaType)])),
-  }));
-}
-
-function securitySchemeView(schemes: readonly SecuritySchemeModel[]): Record<string, object> {
-  return Object.fromEntries(
-    schemes.map((s) => [s.name, { type: s.type, in: s.in ?? null, name: s.parameterName ?? null, scheme: s.scheme ?? null }]),
-  );
-}
-
 export const serverHandlersEmitter: Emitter = {
   name: 'server/handlers',
   target: 'server',
@@ -170,44 +134,10 @@ export const serverHandlersEmitter: Emitter = {
       contents: ctx.templates.render('server/handlers', {
         header: ctx.header,
         runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
+        contract: contractSpecifier(ctx, ctx.out.server),
         title: ctx.model.title,
         operations: handlerOperationViews(ctx.model.operations),
         statusRanges: statusRangeViews(ctx.model.operations),
-      }),
-    },
-  ],
-};
-
-export const serverOperationsEmitter: Emitter = {
-  name: 'server/operations',
-  target: 'server',
-  emit: (ctx: EmitContext) => [
-    {
-      path: `${ctx.out.server}/operations.gen.ts`,
-      contents: ctx.templates.render('server/operations', {
-        header: ctx.header,
-        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
-        routes: routeViews(ctx.model.operations),
-        securitySchemes: securitySchemeView(ctx.model.securitySchemes),
-      }),
-    },
-  ],
-};
-
-export const serverApiDocumentEmitter: Emitter = {
-  name: 'server/api-document',
-  target: 'server',
-  emit: (ctx: EmitContext) => [
-    {
-      path: `${ctx.out.server}/api-document.gen.ts`,
-      contents: ctx.templates.render('server/api-document', {
-        header: ctx.header,
-        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
-        title: ctx.model.title,
-        version: ctx.model.version,
-        // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
-        // and tsc does not type-check a multi-megabyte literal.
-        documentJson: JSON.stringify(JSON.stringify(sortKeysDeep(ctx.document))),
       }),
     },
   ],

@@ -3,7 +3,7 @@ import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { createTypeLayer, withHeader } from './context.js';
+import { contractSpecifier, importPath, withHeader } from './context.js';
 
 type Obj = Record<string, unknown>;
 
@@ -36,56 +36,27 @@ export function compileValidators(openapiVersion: string, schemas: Record<string
   return standaloneModule(ajv, exports);
 }
 
-export interface WebhookEventView {
-  eventType: string;
-  typeName: string;
-  typeRef: string;
-  validator: string;
-  doc: string[];
-}
-
-function eventViews(events: readonly WebhookEventModel[]): WebhookEventView[] {
-  return events.map((e) => ({
-    eventType: JSON.stringify(e.eventType),
-    typeName: e.typeName,
-    typeRef: e.typeRef ?? `components["schemas"][${JSON.stringify(e.typeName)}]`,
-    validator: `validate${e.typeName}`,
-    doc: [e.summary ?? '', e.description ?? '', `Event type \`${e.eventType}\` (${e.source === 'openapi' ? 'OpenAPI webhooks' : 'AsyncAPI message'}).`],
-  }));
+function eventViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
+  return events.map((e) => ({ eventType: JSON.stringify(e.eventType), typeName: e.typeName, validator: `validate${e.typeName}` }));
 }
 
 export const webhooksEmitter: Emitter = {
   name: 'webhooks',
   target: 'webhooks',
-  async emit(ctx: EmitContext): Promise<GeneratedFile[]> {
-    const { model, document } = ctx;
+  emit(ctx: EmitContext): GeneratedFile[] {
+    const { model } = ctx;
     const dir = ctx.out.webhooks;
-    const components = isObj(document.components) ? document.components : {};
-    const baseSchemas = (isObj(components.schemas) ? components.schemas : {}) as Record<string, JsonSchema>;
-    const asyncOnly = model.webhooks.filter((e) => e.source === 'asyncapi');
-    let types: string;
-    if (asyncOnly.length === 0) {
-      types = await ctx.typeLayer();
-    } else {
-      // AsyncAPI-only payloads become extra component schemas of a synthetic document for openapi-typescript.
-      const extra: Record<string, JsonSchema> = {};
-      for (const e of asyncOnly) {
-        if (e.typeName in baseSchemas) throw new Error(`AsyncAPI event ${e.eventType}: schema name ${e.typeName} already exists in components`);
-        extra[e.typeName] = e.schema;
-      }
-      types = await createTypeLayer({ ...document, components: { ...components, schemas: { ...baseSchemas, ...extra } } })();
-    }
-    const allSchemas: Record<string, JsonSchema> = { ...baseSchemas };
-    const validators = compileValidators(model.openapiVersion, allSchemas, model.webhooks);
+    const schemas = Object.fromEntries(model.schemas.map((s) => [s.name, s.schema]));
+    const validators = compileValidators(model.openapiVersion, schemas, model.webhooks);
     const view = {
       header: ctx.header,
+      contract: contractSpecifier(ctx, dir),
+      runtime: importPath(dir, ctx.runtime.webhooks),
       discriminator: JSON.stringify(model.webhookDiscriminator),
       events: eventViews(model.webhooks),
       hasEvents: model.webhooks.length > 0,
-      typeImports: ['components', ...(model.webhooks.some((e) => e.typeRef?.includes('webhooks[') === true) ? ['webhooks'] : [])].join(', '),
     };
     return [
-      { path: `${dir}/types.gen.ts`, contents: withHeader(ctx.header, types, ['// Type layer: openapi-typescript 7 output (components, including AsyncAPI-only event payloads).']) },
       {
         path: `${dir}/validators.gen.ts`,
         contents: withHeader(ctx.header, validators, [

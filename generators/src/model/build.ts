@@ -3,6 +3,8 @@ import { compareStrings, sortedEntries } from '../util/sorted.js';
 import type {
   ApiModel,
   CallbackModel,
+  EnumModel,
+  ErrorCatalogueEntry,
   Extensions,
   HeaderModel,
   HttpMethod,
@@ -27,6 +29,14 @@ export interface AsyncMessageInput {
   summary: string | undefined;
   description: string | undefined;
   payload: unknown;
+  /** Tag names (the first is the event's docs category). */
+  tags?: string[];
+}
+
+export interface PlannedEventInput {
+  eventType: string;
+  category?: string | undefined;
+  summary: string;
 }
 
 export interface BuildModelOptions {
@@ -36,6 +46,8 @@ export interface BuildModelOptions {
   asyncMessages?: AsyncMessageInput[];
   /** Property discriminating webhook events (default `event_type`). */
   webhookDiscriminator?: string;
+  /** Events announced for later versions (the AsyncAPI document's `x-planned-events`). */
+  plannedEvents?: PlannedEventInput[];
 }
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -125,37 +137,89 @@ function buildContent(resolver: RefResolver, content: unknown): MediaTypeModel[]
   });
 }
 
-function buildParameters(resolver: RefResolver, pathLevel: unknown, opLevel: unknown): ParameterGroups {
-  const merged = new Map<string, ParameterModel>();
-  for (const list of [pathLevel, opLevel]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const p = resolver.deref<Obj>(raw);
-      if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
-      const location = p.in as ParameterModel['in'];
-      let schema = p.schema as JsonSchema | undefined;
-      if (schema === undefined && isObj(p.content)) {
-        const first = sortedEntries(p.content)[0];
-        schema = first && isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined;
-      }
-      merged.set(`${location}:${p.name}`, {
-        name: p.name,
-        in: location,
-        required: location === 'path' ? true : p.required === true,
-        description: str(p.description),
-        deprecated: p.deprecated === true,
-        schema,
-        declared: true,
-      });
+const DEFAULT_STYLE: Record<ParameterModel['in'], string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' };
+
+function buildParameter(resolver: RefResolver, p: Obj, level: ParameterModel['level']): ParameterModel {
+  const location = p.in as ParameterModel['in'];
+  let schema = p.schema as JsonSchema | undefined;
+  let content: ParameterModel['content'];
+  if (isObj(p.content)) {
+    const first = sortedEntries(p.content)[0];
+    if (first !== undefined) {
+      content = { mediaType: first[0], schema: isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined };
+      schema ??= content.schema;
     }
   }
+  const style = str(p.style) ?? DEFAULT_STYLE[location] ?? 'simple';
+  return {
+    name: p.name as string,
+    in: location,
+    required: location === 'path' ? true : p.required === true,
+    description: str(p.description),
+    deprecated: p.deprecated === true,
+    schema,
+    declared: true,
+    style,
+    styleDeclared: typeof p.style === 'string',
+    explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+    explodeDeclared: typeof p.explode === 'boolean',
+    allowReserved: p.allowReserved === true,
+    allowEmptyValue: p.allowEmptyValue === true,
+    content,
+    level,
+    extensions: extensionsOf(p),
+  };
+}
+
+function parameterList(resolver: RefResolver, raw: unknown, level: ParameterModel['level']): ParameterModel[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ParameterModel[] = [];
+  for (const item of raw) {
+    const p = resolver.deref<Obj>(item);
+    if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
+    if (!['path', 'query', 'header', 'cookie'].includes(p.in)) continue;
+    out.push(buildParameter(resolver, p, level));
+  }
+  return out;
+}
+
+/**
+ * The operation's parameters: its own in declaration order, then the path item's ones it does not override (same
+ * location and name; header names compare case-insensitively), plus the same grouped by location.
+ */
+function buildParameters(resolver: RefResolver, pathLevel: unknown, opLevel: unknown): { groups: ParameterGroups; list: ParameterModel[] } {
+  const key = (p: ParameterModel): string => `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
+  const list = parameterList(resolver, opLevel, 'operation');
+  const own = new Set(list.map(key));
+  for (const p of parameterList(resolver, pathLevel, 'path')) if (!own.has(key(p))) list.push(p);
   const groups: ParameterGroups = { path: [], query: [], header: [], cookie: [] };
-  for (const p of merged.values()) groups[p.in]?.push(p);
+  for (const p of list) groups[p.in].push(p);
   // Path params keep template order (positional client args); the rest are sorted by name.
   groups.query.sort((a, b) => compareStrings(a.name, b.name));
   groups.header.sort((a, b) => compareStrings(a.name.toLowerCase(), b.name.toLowerCase()));
   groups.cookie.sort((a, b) => compareStrings(a.name, b.name));
-  return groups;
+  return { groups, list };
+}
+
+function undeclaredPathParameter(name: string): ParameterModel {
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: undefined,
+    deprecated: false,
+    schema: { type: 'string' },
+    declared: false,
+    style: 'simple',
+    styleDeclared: false,
+    explode: false,
+    explodeDeclared: false,
+    allowReserved: false,
+    allowEmptyValue: false,
+    content: undefined,
+    level: 'operation',
+    extensions: {},
+  };
 }
 
 function orderPathParams(path: string, params: ParameterModel[]): ParameterModel[] {
@@ -163,7 +227,7 @@ function orderPathParams(path: string, params: ParameterModel[]): ParameterModel
   const byName = new Map(params.map((p) => [p.name, p]));
   const out: ParameterModel[] = [];
   for (const name of order) {
-    out.push(byName.get(name) ?? { name, in: 'path', required: true, description: undefined, deprecated: false, schema: { type: 'string' }, declared: false });
+    out.push(byName.get(name) ?? undeclaredPathParameter(name));
     byName.delete(name);
   }
   return [...out, ...[...byName.values()].sort((a, b) => compareStrings(a.name, b.name))];
@@ -348,6 +412,25 @@ function eventTypeName(eventType: string): string {
   return base.endsWith('Event') ? base : `${base}Event`;
 }
 
+/** `x-format` of the payload's top-level properties (human formats such as `YYYY-MM-DD HH:MM:SS`). */
+function payloadFormats(resolver: RefResolver, schema: unknown): WebhookEventModel['formats'] {
+  const { properties } = resolver.objectShape(schema);
+  const out: WebhookEventModel['formats'] = [];
+  for (const [field, prop] of sortedEntries(properties)) {
+    const resolved = resolver.deref<unknown>(prop);
+    const format = isObj(prop) ? (str(prop['x-format']) ?? (isObj(resolved) ? str(resolved['x-format']) : undefined)) : undefined;
+    if (format !== undefined) out.push({ field, format });
+  }
+  return out;
+}
+
+function payloadExamples(resolver: RefResolver, schema: unknown): unknown[] {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return [];
+  if (Array.isArray(s.examples)) return s.examples;
+  return s.example === undefined ? [] : [s.example];
+}
+
 function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptions, discriminator: string): WebhookEventModel[] {
   const events = new Map<string, WebhookEventModel>();
   for (const [name, item] of sortedEntries(isObj(doc.webhooks) ? doc.webhooks : {})) {
@@ -364,6 +447,7 @@ function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptio
     if (eventType === undefined) continue;
     const ref = isObj(media.schema) && typeof media.schema.$ref === 'string' ? media.schema.$ref : undefined;
     const componentMatch = ref === undefined ? null : /^#\/components\/schemas\/([^/]+)$/.exec(ref);
+    const { list } = buildParameters(resolver, pathItem.parameters, op.parameters);
     events.set(eventType, {
       eventType,
       typeName: eventTypeName(eventType),
@@ -374,12 +458,25 @@ function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptio
       typeRef: componentMatch
         ? `components["schemas"][${JSON.stringify(decodeURIComponent(componentMatch[1]!).replace(/~1/g, '/').replace(/~0/g, '~'))}]`
         : `NonNullable<webhooks[${JSON.stringify(name)}][${JSON.stringify(method)}]["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`,
+      asyncapiMessage: undefined,
+      category: Array.isArray(op.tags) ? str(op.tags[0]) : undefined,
+      formats: payloadFormats(resolver, media.schema),
+      examples: payloadExamples(resolver, media.schema),
+      headers: list.filter((p) => p.in === 'header'),
     });
   }
   for (const message of options.asyncMessages ?? []) {
     if (message.payload === undefined) continue;
     const eventType = eventTypeOf(resolver, message.payload, discriminator);
-    if (eventType === undefined || events.has(eventType)) continue;
+    if (eventType === undefined) continue;
+    const existing = events.get(eventType);
+    const category = message.tags?.[0];
+    if (existing !== undefined) {
+      // The same event in both documents: the AsyncAPI message adds its name and category (its tags group events).
+      existing.asyncapiMessage = message.name;
+      if (category !== undefined) existing.category = category;
+      continue;
+    }
     events.set(eventType, {
       eventType,
       typeName: eventTypeName(eventType),
@@ -388,9 +485,107 @@ function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptio
       description: message.description,
       schema: message.payload as JsonSchema,
       typeRef: undefined,
+      asyncapiMessage: message.name,
+      category,
+      formats: payloadFormats(resolver, message.payload),
+      examples: payloadExamples(resolver, message.payload),
+      headers: [],
     });
   }
   return [...events.values()].sort((a, b) => compareStrings(a.eventType, b.eventType));
+}
+
+const ENUM_VALUE = (v: unknown): v is string | number | boolean | null => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/**
+ * Named enumerations: every component schema with an `enum`, and every inline `enum` on a component's property
+ * (or on its array items). A property enum is named after the property (`business_mode` -> `BusinessMode`) when
+ * that name is free and every property of that name carries the same values; otherwise after schema + property
+ * (`KycUpdateRequestStatus`). Identical property enums share one entry.
+ */
+export function collectEnums(schemas: readonly { name: string; schema: JsonSchema }[]): EnumModel[] {
+  const out = new Map<string, EnumModel>();
+  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  for (const { name, schema } of schemas) {
+    if (!isObj(schema) || !Array.isArray(schema.enum) || !schema.enum.every(ENUM_VALUE)) continue;
+    const id = pascalCase(name);
+    if (id.length === 0 || out.has(id)) continue;
+    out.set(id, { name: id, values: [...schema.enum], description: str(schema.description), pointers: [`#/components/schemas/${escape(name)}`] });
+  }
+  interface Candidate {
+    schema: string;
+    property: string;
+    values: EnumModel['values'];
+    description: string | undefined;
+    pointer: string;
+  }
+  const candidates: Candidate[] = [];
+  for (const { name, schema } of schemas) {
+    if (!isObj(schema)) continue;
+    const members = [schema, ...(Array.isArray(schema.allOf) ? schema.allOf.filter(isObj) : [])];
+    members.forEach((member, index) => {
+      const base = index === 0 ? `#/components/schemas/${escape(name)}` : `#/components/schemas/${escape(name)}/allOf/${index - 1}`;
+      for (const [property, prop] of sortedEntries(isObj(member.properties) ? member.properties : {})) {
+        if (!isObj(prop)) continue;
+        const target = Array.isArray(prop.enum) ? prop : isObj(prop.items) && Array.isArray(prop.items.enum) ? prop.items : undefined;
+        if (target === undefined || !(target.enum as unknown[]).every(ENUM_VALUE)) continue;
+        const pointer = `${base}/properties/${escape(property)}${target === prop ? '' : '/items'}`;
+        candidates.push({ schema: name, property, values: [...(target.enum as EnumModel['values'])], description: str(target.description) ?? str(prop.description), pointer });
+      }
+    });
+  }
+  const byProperty = new Map<string, Candidate[]>();
+  for (const c of candidates) {
+    const id = pascalCase(c.property);
+    byProperty.set(id, [...(byProperty.get(id) ?? []), c]);
+  }
+  const same = (a: EnumModel['values'], b: EnumModel['values']) => a.length === b.length && a.every((v, i) => v === b[i]);
+  for (const [id, group] of [...byProperty].sort(([a], [b]) => compareStrings(a, b))) {
+    if (id.length === 0) continue;
+    const uniform = group.every((c) => same(c.values, group[0]!.values));
+    if (uniform && !out.has(id)) {
+      out.set(id, { name: id, values: group[0]!.values, description: group[0]!.description, pointers: group.map((c) => c.pointer) });
+      continue;
+    }
+    for (const c of group) {
+      let qualified = `${pascalCase(c.schema)}${id}`;
+      const existing = out.get(qualified);
+      if (existing !== undefined && same(existing.values, c.values)) {
+        existing.pointers.push(c.pointer);
+        continue;
+      }
+      for (let n = 2; out.has(qualified); n++) qualified = `${pascalCase(c.schema)}${id}${n}`;
+      out.set(qualified, { name: qualified, values: c.values, description: c.description, pointers: [c.pointer] });
+    }
+  }
+  return [...out.values()].sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/** `x-error-catalogue` objects anywhere in components (code -> { status, when }), sorted by code. */
+export function collectErrorCatalogue(doc: Obj): ErrorCatalogueEntry[] {
+  const entries = new Map<string, ErrorCatalogueEntry>();
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 64) return;
+    if (Array.isArray(node)) {
+      for (const v of node) visit(v, depth + 1);
+      return;
+    }
+    if (!isObj(node)) return;
+    const catalogue = node['x-error-catalogue'];
+    if (isObj(catalogue)) {
+      for (const [code, entry] of sortedEntries(catalogue)) {
+        if (entries.has(code)) continue;
+        entries.set(code, {
+          code,
+          status: isObj(entry) && typeof entry.status === 'number' ? entry.status : undefined,
+          when: isObj(entry) ? str(entry.when) : undefined,
+        });
+      }
+    }
+    for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') visit(value, depth + 1);
+  };
+  visit(doc.components, 0);
+  return [...entries.values()].sort((a, b) => compareStrings(a.code, b.code));
 }
 
 /** Builds the intermediate model from a bundled OpenAPI document (3.0 or 3.1). */
@@ -400,6 +595,11 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const components = isObj(document.components) ? document.components : {};
   const discriminator = options.webhookDiscriminator ?? 'event_type';
 
+  const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(([name, schema]) => ({
+    name,
+    ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+    schema,
+  }));
   const operations: OperationModel[] = [];
   for (const [path, rawItem] of sortedEntries(isObj(document.paths) ? document.paths : {})) {
     const item = resolver.deref<Obj>(rawItem);
@@ -407,7 +607,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!isObj(op)) continue;
-      const params = buildParameters(resolver, item.parameters, op.parameters);
+      const { groups: params, list } = buildParameters(resolver, item.parameters, op.parameters);
       params.path = orderPathParams(path, params.path);
       const responses = buildResponses(resolver, op.responses);
       const explicitId = str(op.operationId);
@@ -422,6 +622,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         description: str(op.description) ?? str(item.description),
         deprecated: op.deprecated === true,
         parameters: params,
+        parameterList: list,
         requestBody: buildRequestBody(resolver, op.requestBody),
         responses,
         security: buildSecurity(op.security ?? document.security),
@@ -447,11 +648,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
       .filter(isObj)
       .map((t) => ({ name: str(t.name) ?? '', description: str(t.description) })),
     operations,
-    schemas: sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(([name, schema]) => ({
-      name,
-      ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-      schema,
-    })),
+    schemas,
     securitySchemes: sortedEntries(isObj(components.securitySchemes) ? components.securitySchemes : {}).map(([name, raw]) => {
       const s = resolver.deref<Obj>(raw);
       return {
@@ -465,6 +662,9 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     }),
     webhooks: buildWebhooks(resolver, document, options, discriminator),
     errorCodes: collectErrorCodes(document),
+    errorCatalogue: collectErrorCatalogue(document),
+    enums: collectEnums(schemas),
+    plannedEvents: (options.plannedEvents ?? []).map((e) => ({ eventType: e.eventType, category: e.category, summary: e.summary })),
     webhookDiscriminator: discriminator,
     extensions: extensionsOf(document),
   };

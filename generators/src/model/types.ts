@@ -6,15 +6,36 @@ export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delet
 export type JsonSchema = Record<string, unknown> | boolean;
 export type Extensions = Record<string, unknown>;
 
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/** OpenAPI serialisation styles of a parameter. */
+export type ParameterStyle = 'matrix' | 'label' | 'form' | 'simple' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
+
 export interface ParameterModel {
   name: string;
-  in: 'path' | 'query' | 'header' | 'cookie';
+  in: ParameterLocation;
   required: boolean;
   description: string | undefined;
   deprecated: boolean;
+  /** The parameter's schema, or the schema of its single `content` media type. */
   schema: JsonSchema | undefined;
   /** false for a path template variable the spec forgot to declare (typed as string). */
   declared: boolean;
+  /** Effective style: as declared, else OpenAPI's default for the location (query/cookie `form`, path/header `simple`). */
+  style: ParameterStyle | string;
+  /** Whether `style` was written in the spec (false: the default above applies). */
+  styleDeclared: boolean;
+  /** Effective explode: as declared, else true for `form` and false otherwise (OpenAPI's default). */
+  explode: boolean;
+  /** Whether `explode` was written in the spec. */
+  explodeDeclared: boolean;
+  allowReserved: boolean;
+  allowEmptyValue: boolean;
+  /** `content` instead of `schema`: the parameter value is a serialised document of this media type. */
+  content: { mediaType: string; schema: JsonSchema | undefined } | undefined;
+  /** Where it is declared: on the operation, or inherited from the path item. */
+  level: 'operation' | 'path';
+  extensions: Extensions;
 }
 
 export interface ParameterGroups {
@@ -102,6 +123,11 @@ export interface OperationModel {
   description: string | undefined;
   deprecated: boolean;
   parameters: ParameterGroups;
+  /**
+   * Every declared parameter in the order the request validator checks them: the operation's own in declaration
+   * order, then the path item's ones it does not override (same location and name).
+   */
+  parameterList: ParameterModel[];
   requestBody: RequestBodyModel | undefined;
   responses: ResponseModel[];
   /** Effective requirements (operation-level, else document-level). [] = public. */
@@ -130,6 +156,40 @@ export interface WebhookEventModel {
   schema: JsonSchema;
   /** Where the payload type lives in the openapi-typescript output, e.g. `components["schemas"]["PaymentFailed"]`. */
   typeRef: string | undefined;
+  /** Also described by an AsyncAPI message (its name), beside or instead of OpenAPI `webhooks`. */
+  asyncapiMessage: string | undefined;
+  /** Grouping for docs: the AsyncAPI message's first tag, else the OpenAPI webhook's first tag. */
+  category: string | undefined;
+  /** Human formats of payload fields (`x-format` on a top-level property), e.g. `event_time` -> `YYYY-MM-DD HH:MM:SS`. */
+  formats: { field: string; format: string }[];
+  /** Example payloads (the payload schema's `examples`, else its `example`). */
+  examples: unknown[];
+  /** Header parameters the OpenAPI webhook declares (signature headers), in declaration order. */
+  headers: ParameterModel[];
+}
+
+/** An event the AsyncAPI document announces for a later version (`x-planned-events`): documented, not sent. */
+export interface PlannedEventModel {
+  eventType: string;
+  category: string | undefined;
+  summary: string;
+}
+
+/** A named enumeration: a component schema with `enum`, or a component's property with an inline `enum`. */
+export interface EnumModel {
+  /** PascalCase identifier (the component's name, or the property's name, qualified by its schema when ambiguous). */
+  name: string;
+  values: (string | number | boolean | null)[];
+  description: string | undefined;
+  /** Where it is declared: `#/components/schemas/MopType`, `#/components/schemas/CompanyDetails/properties/business_mode`. */
+  pointers: string[];
+}
+
+/** One entry of the error catalogue (`x-error-catalogue`): the code, its HTTP status and when it is sent. */
+export interface ErrorCatalogueEntry {
+  code: string;
+  status: number | undefined;
+  when: string | undefined;
 }
 
 export interface TagModel {
@@ -155,6 +215,12 @@ export interface ApiModel {
   webhooks: WebhookEventModel[];
   /** Error codes enumerated by the spec (`x-error-codes` or an error schema's `code` enum), sorted. */
   errorCodes: string[];
+  /** `x-error-catalogue` entries (status and meaning per code), sorted by code; [] when the spec has none. */
+  errorCatalogue: ErrorCatalogueEntry[];
+  /** Named enumerations, sorted by name. */
+  enums: EnumModel[];
+  /** Events announced for later versions, in document order. */
+  plannedEvents: PlannedEventModel[];
   /** Property name carrying the webhook discriminator. */
   webhookDiscriminator: string;
   extensions: Extensions;

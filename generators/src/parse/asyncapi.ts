@@ -11,10 +11,20 @@ export interface AsyncApiMessage {
   /** Resolved JSON Schema of the payload (refs inlined, plain JSON). */
   payload: unknown;
   channels: string[];
+  /** Tag names, in document order. */
+  tags: string[];
+}
+
+/** An event announced for a later version: the document's `x-planned-events` entries. */
+export interface AsyncApiPlannedEvent {
+  eventType: string;
+  category: string | undefined;
+  summary: string;
 }
 
 export interface LoadedAsyncApi {
   messages: AsyncApiMessage[];
+  plannedEvents: AsyncApiPlannedEvent[];
   problems: string[];
 }
 
@@ -49,12 +59,29 @@ export async function loadAsyncApi(file: string, cwd: string = process.cwd()): P
       description: message.description(),
       payload: payload === undefined ? undefined : JSON.parse(JSON.stringify(stripParserKeys(payload))),
       channels,
+      tags: message
+        .tags()
+        .all()
+        .map((t) => t.name()),
     });
   }
   return {
     messages: [...messages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    plannedEvents: plannedEvents(document.extensions().get('x-planned-events')?.value(), rel),
     problems: diagnostics.filter((d) => d.severity === 1).map(format),
   };
+}
+
+function plannedEvents(raw: unknown, file: string): AsyncApiPlannedEvent[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new Error(`${file}: x-planned-events must be a list of { eventType, category, summary }`);
+  return raw.map((entry: unknown, i) => {
+    const e = (entry ?? {}) as Record<string, unknown>;
+    if (typeof e.eventType !== 'string' || typeof e.summary !== 'string') {
+      throw new Error(`${file}: x-planned-events[${i}] needs a string eventType and summary`);
+    }
+    return { eventType: e.eventType, category: typeof e.category === 'string' ? e.category : undefined, summary: e.summary };
+  });
 }
 
 /** The parser annotates schemas with `x-parser-*` keys; drop them so output does not depend on parser internals. */

@@ -495,6 +495,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['an unknown company field', () => partner().merchants.create({ settlement_details: settlementDetails('IN'), company_details: { ...companyDetails('Edge'), mascot: 'owl' } as ReturnType<typeof companyDetails> }), 'company_details.mascot'],
     ['an unknown business_mode on PATCH', () => partner().merchants.update(merchantId, { company_details: { business_mode: 'B2X' as 'B2B' } }), 'company_details.business_mode'],
     ['an empty PATCH group', () => partner().merchants.update(merchantId, { company_details: {} }), 'company_details'],
+    ['an unknown webhook event type', () => partner().extensions.createWebhookEndpoint({ url: 'https://hooks.example/x', events: ['NOPE' as 'PAYMENT_FAILED'] }), 'events[0]'],
   ];
   for (const [what, send, field] of merchantEdgeRules) {
     it(`merchant bodies at the edge: ${what} is 400 with details.${field}`, async () => {

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { idempotentOperationIds as generatedIdempotentOperationIds } from '@paygate/contract';
 import {
-  apiDocument,
   createApp,
   HttpError,
   mapError,
-  operations,
   type Handlers,
   type HandlerContext,
   type Logger,
@@ -42,40 +41,9 @@ function errorBody(status: number, code: string, message: string, details?: Reco
   return mapError(new HttpError(status, code, message, details)).body;
 }
 
-interface ParameterLike {
-  $ref?: string;
-  name?: string;
-  in?: string;
-}
-
-/** Resolve a local `#/components/...` reference in the bundled document. */
-function resolveRef(ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  return ref
-    .slice(2)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), apiDocument);
-}
-
-/**
- * Operation ids whose POST declares the `Idempotency-Key` header, read from the generated route table and the bundled
- * document (not a hand-kept list).
- */
-export function idempotentOperationIds(): Set<string> {
-  const ids = new Set<string>();
-  const paths = (apiDocument.paths ?? {}) as Record<string, Record<string, { parameters?: ParameterLike[] } | undefined> & { parameters?: ParameterLike[] }>;
-  for (const op of operations) {
-    if (op.method !== 'post') continue;
-    const item = paths[op.path];
-    const params = [...(item?.parameters ?? []), ...(item?.[op.method]?.parameters ?? [])];
-    const declares = params.some((p) => {
-      const param = (p.$ref ? resolveRef(p.$ref) : p) as ParameterLike | undefined;
-      return param?.in === 'header' && param.name?.toLowerCase() === IDEMPOTENCY_HEADER;
-    });
-    if (declares) ids.add(op.operationId);
-  }
-  return ids;
+/** Operation ids that declare the `Idempotency-Key` header (generated in the contract's route table). */
+export function idempotentOperationIds(): ReadonlySet<string> {
+  return generatedIdempotentOperationIds;
 }
 
 /** Deterministic JSON of a request body (the idempotency fingerprint input): keys sorted, file bytes as a digest. */

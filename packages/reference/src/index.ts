@@ -17,7 +17,7 @@ export { DomainError, isDomainError, ERROR_STATUS, validationError, type ErrorCo
 export { parseAmount, formatAmount, amountToNumber } from './core/money.js';
 export { systemClock, ManualClock, formatIso, parseIso, type Clock, type Micros } from './core/clock.js';
 export { pageLinks, pageRequest, DEFAULT_PAGE_SIZE, type Page } from './core/pagination.js';
-export { EVENT_TYPES, type EventEnvelope, type EventType } from './webhooks/events.js';
+export { EventType, type EventEnvelope } from './webhooks/events.js';
 export { ID_PATTERN } from './core/ids.js';
 export type { CreateOrderInput } from './orders/input.js';
 export { MAX_UPLOAD_BYTES, ALLOWED_UPLOAD_TYPES } from './core/files.js';

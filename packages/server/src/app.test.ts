@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
 import type { Handlers } from './generated/handlers.gen.js';
-import { operations } from './generated/operations.gen.js';
+import { operations } from '@paygate/contract';
 import { HttpError } from './runtime/errors.js';
 
 describe('createApp on the canonical spec', () => {

@@ -1,14 +1,13 @@
 import type { Express } from 'express';
-import { apiDocument } from './generated/api-document.gen.js';
+import { apiDocument, operations, securitySchemes } from '@paygate/contract';
 import type { Handlers } from './generated/handlers.gen.js';
-import { operations, securitySchemes } from './generated/operations.gen.js';
 import { requestValidators } from './generated/request-validators.gen.js';
 import { createApiApp, type CreateAppOptions } from './runtime/app.js';
 
 /**
- * The Express app for the Paygate API: every operation routed to `handlers`, requests (and, outside production,
- * responses) validated against the generated spec, errors mapped to the error envelope. `requestValidation` picks the
- * request validation engine (precompiled validators or express-openapi-validator; same answers).
+ * The Express app for the Paygate API: every operation routed to `handlers`, requests validated by the precompiled
+ * validators (Paygate's rules: docs/request-validation.md) and, outside production, responses by
+ * express-openapi-validator; errors mapped to the error envelope.
  */
 export function createApp<TPrincipal = unknown>(options: CreateAppOptions<Handlers<TPrincipal>, TPrincipal>): Express {
   return createApiApp<Handlers<TPrincipal>, TPrincipal>({ apiDocument, operations, securitySchemes, requestValidators }, options);

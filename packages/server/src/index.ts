@@ -5,15 +5,13 @@
 export { createApp } from './app.js';
 export {
   createApiApp,
-  DEFAULT_REQUEST_VALIDATION,
   type ApiSpec,
   type AuthenticateInput,
   type CreateAppOptions,
   type RateLimitInput,
-  type RequestValidationMode,
   type UploadLimits,
 } from './runtime/app.js';
-export type { OperationRequestValidators } from './runtime/request-validation.js';
+export type { OperationRequestValidators, ParameterParse, ParameterRule } from './runtime/request-validation.js';
 export { ApiError, HttpError, mapError, fieldName, RUNTIME_ERROR_CODES, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
 export type {
   ApiDocument,
@@ -26,6 +24,6 @@ export type {
   UploadedFile,
 } from './runtime/types.js';
 export type * from './generated/handlers.gen.js';
-export { apiDocument } from './generated/api-document.gen.js';
-export { operations, securitySchemes, type OperationId } from './generated/operations.gen.js';
-export type { components, operations as OperationTypesByOperationId, paths } from './generated/types.gen.js';
+// The contract (generated in @paygate/contract), re-exported for existing `@paygate/server` imports.
+export { apiDocument, idempotentOperationIds, operations, securitySchemes, type OperationId } from '@paygate/contract';
+export type { components, OperationTypes as OperationTypesByOperationId, paths } from '@paygate/contract';

@@ -1,18 +1,13 @@
-/** The `error` object of Paygate's error envelope. `details` maps a field name to its error message. */
-export interface PaygateErrorBody<C extends string = string> {
-  code: C;
-  message: string;
-  details?: Record<string, string>;
-}
+import type { ErrorEnvelope } from '@paygate/contract/types';
 
 /**
- * Paygate's error envelope `{ success: false, error: { code, message, details? } }`. `C` is the union of error codes an
- * operation can return (supplied by the generated client).
+ * Paygate's error envelope `{ success: false, error: { code, message, details? } }` (declared once, in
+ * @paygate/contract). `C` is the union of error codes an operation can return (supplied by the generated client).
  */
-export interface ErrorEnvelope<C extends string = string> {
-  success: false;
-  error: PaygateErrorBody<C>;
-}
+export type { ErrorEnvelope };
+
+/** The `error` object of Paygate's error envelope. `details` maps a field name to its error message. */
+export type PaygateErrorBody<C extends string = string> = ErrorEnvelope<C>['error'];
 
 /** Code used by {@link toResult} when an error response is not a Paygate error envelope (e.g. a proxy's HTML 502). */
 export const UNEXPECTED_RESPONSE_CODE = 'ERR_UNEXPECTED_RESPONSE';

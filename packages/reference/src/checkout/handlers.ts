@@ -1,3 +1,4 @@
+import { MopType } from '@paygate/contract';
 import type { Handlers } from '@paygate/server';
 import {
   CHECKOUT_PAGE_CSP,
@@ -14,7 +15,7 @@ import {
 import { completeCheckoutSession, getCheckoutSession } from './service.js';
 import { type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
-const ALL_METHODS: CheckoutMethod[] = ['UPI', 'CREDIT_CARD', 'DEBIT_CARD', 'NET_BANKING', 'QR'];
+const ALL_METHODS: readonly CheckoutMethod[] = MopType;
 
 /** Security headers of every hosted checkout HTML response (the CSP is per page). */
 export function htmlHeaders(csp: string): Record<string, string> {

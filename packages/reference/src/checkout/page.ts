@@ -1,7 +1,9 @@
+import type { MopType } from '@paygate/contract';
 import { cspHash, escapeHtml, htmlDocument, pageCsp } from './html.js';
 
 /** Methods of payment the hosted page can offer (openapi components/schemas/common.yaml#/MopType). */
-export type CheckoutMethod = 'UPI' | 'CREDIT_CARD' | 'DEBIT_CARD' | 'NET_BANKING' | 'QR';
+/** A method of payment the hosted page can offer: the spec's MopType. */
+export type CheckoutMethod = MopType;
 
 export const CHECKOUT_METHOD_LABELS: Readonly<Record<CheckoutMethod, string>> = {
   UPI: 'UPI',
@@ -24,7 +26,7 @@ export interface CheckoutPageView {
   /** ISO 8601 expiry of the session. */
   expiresAt: string;
   mode: 'sandbox' | 'production';
-  allowedMethods: CheckoutMethod[];
+  allowedMethods: readonly CheckoutMethod[];
 }
 
 export interface RenderCheckoutPageOptions {

@@ -85,7 +85,7 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
   };
 }
 
-export type CheckoutOutcome = 'success' | 'failure' | 'cancel';
+export type CheckoutOutcome = Schemas['CheckoutFormSubmission']['outcome'];
 
 /** Form fields posted to return_url (application/x-www-form-urlencoded), including `hash`. */
 export type CallbackFields = Schemas['ReturnUrlCallback'];
@@ -109,9 +109,6 @@ export async function completeCheckoutSession(
   input: { outcome: CheckoutOutcome; mopType?: string | undefined; mopDetail?: Record<string, unknown> | undefined; failureMessage?: string | undefined },
 ): Promise<CheckoutResult> {
   assertSessionShape(sessionId);
-  if (!['success', 'failure', 'cancel'].includes(input.outcome)) {
-    throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { outcome: 'must be success, failure or cancel' });
-  }
   let mopType: MopType | undefined;
   if (input.mopType !== undefined) {
     mopType = normalizeMopType(input.mopType);

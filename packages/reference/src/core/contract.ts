@@ -1,4 +1,4 @@
-import type { components } from '@paygate/server';
+import type { components } from '@paygate/contract';
 
 /**
  * The spec's schemas, as the generated types say. Every view returns one of these (typed return values, no casts),

@@ -1,3 +1,5 @@
+import type { ErrorEnvelope } from '@paygate/contract';
+
 /** Error codes of the Paygate API (brief, "Error codes") with their HTTP status. */
 export const ERROR_STATUS = {
   ERR_VALIDATION_400: 400,
@@ -45,7 +47,7 @@ export class DomainError extends Error {
     this.details = details;
   }
 
-  toJSON(): { success: false; error: { code: ErrorCode; message: string; details?: ErrorDetails } } {
+  toJSON(): ErrorEnvelope<ErrorCode> {
     return { success: false, error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
 }

@@ -1,3 +1,4 @@
+import { MerchantDocumentUploadDocumentType } from '@paygate/contract';
 import type { Schemas } from '../core/contract.js';
 import { encryptionKeyContext } from '../credentials/service.js';
 import type { Db } from '../db/db.js';
@@ -160,7 +161,7 @@ export async function setKycStatus(
   });
 }
 
-export const MERCHANT_DOCUMENT_TYPES = ['INVOICE', 'INCORPORATION_CERTIFICATE', 'TAX_REGISTRATION', 'BANK_PROOF'] as const;
+export const MERCHANT_DOCUMENT_TYPES = MerchantDocumentUploadDocumentType;
 export type MerchantDocumentType = (typeof MERCHANT_DOCUMENT_TYPES)[number];
 
 /** Store a merchant document; INVOICE also sets the merchant's invoice_file URL. */

@@ -1,3 +1,4 @@
+import { OrderDocumentUploadDocumentType } from '@paygate/contract';
 import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { parseInt8, parseTimestamptz } from '../db/types.js';
@@ -227,7 +228,7 @@ export async function patchOrder(deps: ServiceDeps, scope: Scope, orderId: strin
   });
 }
 
-export const ORDER_DOCUMENT_TYPES = ['invoice', 'air_waybill'] as const;
+export const ORDER_DOCUMENT_TYPES = OrderDocumentUploadDocumentType;
 
 /** Attach an invoice (sets invoice.number/file) or an air waybill (appended) to an order; returns the Order. */
 export async function attachOrderDocument(

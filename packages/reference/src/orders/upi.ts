@@ -1,9 +1,9 @@
+import { UpiAppName } from '@paygate/contract';
 import { formatAmount } from '../core/money.js';
 
 export const VPA_PATTERN = /^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$/;
 
-export type UpiAppName = 'bhim' | 'paytm' | 'google_pay' | 'phonepe' | 'cred' | 'amazon_pay' | 'whatsapp' | 'others';
-export const UPI_APP_NAMES: readonly UpiAppName[] = ['bhim', 'paytm', 'google_pay', 'phonepe', 'cred', 'amazon_pay', 'whatsapp', 'others'];
+export { UpiAppName } from '@paygate/contract';
 
 /** Deep-link base per app: the app-specific scheme opens that app directly; `upi://pay` lets the OS choose. */
 export const UPI_APP_SCHEME: Record<UpiAppName, string> = {
@@ -22,7 +22,7 @@ export function isValidVpa(vpa: string): boolean {
 }
 
 export function isUpiAppName(name: string): name is UpiAppName {
-  return (UPI_APP_NAMES as readonly string[]).includes(name);
+  return (UpiAppName as readonly string[]).includes(name);
 }
 
 /** RFC 3986 query-value encoding; `@` (allowed in a query) is kept literal so the VPA stays readable. */

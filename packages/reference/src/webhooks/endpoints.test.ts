@@ -23,7 +23,6 @@ describe.each(testTargets())('webhook endpoints on %s', (target) => {
     const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: 'http://127.0.0.1:9/m', events: ['MERCHANT_APPROVED'] }, { allowInsecure: true });
     expect(merchantEp.merchant_id).toBe(m.merchantId);
     await expect(createWebhookEndpoint(deps, m.partnerScope, { url: 'http://x.example', events: ['PAYMENT_FAILED'] }, { allowInsecure: false })).rejects.toMatchObject({ details: { url: 'must use https' } });
-    await expect(createWebhookEndpoint(deps, m.partnerScope, { url: 'https://x.example', events: ['NOPE'] }, { allowInsecure: false })).rejects.toMatchObject({ details: { events: expect.any(String) } });
 
     expect((await listWebhookEndpoints(deps, m.partnerScope)).results.map((e) => e.id).sort()).toEqual([partnerEp.id, merchantEp.id].sort());
     const merchantList = await listWebhookEndpoints(deps, m.merchantScope);

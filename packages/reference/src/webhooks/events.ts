@@ -1,3 +1,4 @@
+import { EventType } from '@paygate/contract';
 import { formatEventTime, formatEventTimeZ, formatIso, type Micros } from '../core/clock.js';
 
 /** Webhook envelope (seed "Webhook events"). */
@@ -9,8 +10,7 @@ export interface EventEnvelope<T extends string = EventType, D = unknown> {
   data: D;
 }
 
-export type EventType = 'PAYMENT_FAILED' | 'PAYMENT_SETTLED' | 'MERCHANT_APPROVED';
-export const EVENT_TYPES: readonly EventType[] = ['PAYMENT_FAILED', 'PAYMENT_SETTLED', 'MERCHANT_APPROVED'];
+export { EventType } from '@paygate/contract';
 
 export interface PaymentFailedData {
   status: 'FAILED';

@@ -3,7 +3,7 @@
 // so an undeclared status code or an off-spec body does not compile.
 
 import type { HandlerContext, UploadedFile } from '../runtime/types.js';
-import type { paths } from './types.gen.js';
+import type { paths } from '@paygate/contract';
 
 type OpGetCheckoutPage = paths["/checkout/{session_id}"]["get"];
 type OpSubmitCheckoutPage = paths["/checkout/{session_id}"]["post"];

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { apiDocument } from '../../../../test/fixtures/mini/generated/server/api-document.gen.js';
+import { apiDocument } from '../../../../test/fixtures/mini/generated/contract/api-document.gen.js';
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
-import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/server/operations.gen.js';
+import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/contract/operations.gen.js';
 import { requestValidators } from '../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
-import { createApiApp, findNulCharacter, type RequestValidationMode } from './app.js';
+import { allowByPath, createApiApp, findNulCharacter } from './app.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './types.js';
 
@@ -65,15 +65,12 @@ async function call(method: string, path: string, init: { body?: BodyInit; heade
   return { status: res.status, headers: res.headers, body: text.length > 0 ? (JSON.parse(text) as { success: boolean; error: { code: string; message: string; details?: Record<string, string> } }) : undefined };
 }
 
-const modes: RequestValidationMode[] = ['express-openapi-validator', 'precompiled'];
-
-describe.each(modes)('createApiApp over real HTTP (mini fixture, %s request validation)', (mode) => {
+describe('createApiApp over real HTTP (mini fixture)', () => {
   beforeAll(async () => {
     const app = createApiApp<Handlers<Principal>, Principal>(
       { apiDocument, operations, securitySchemes, requestValidators },
       {
         handlers,
-        requestValidation: mode,
         logger,
         validateResponses: true,
         bodyLimit: '2kb',
@@ -195,6 +192,17 @@ describe.each(modes)('createApiApp over real HTTP (mini fixture, %s request vali
     const invalid = await call('POST', '/pg/orders/OD0000000000000001/documents/', { body: missingFile });
     expect(invalid.status).toBe(400);
     expect(Object.keys(invalid.body!.error.details!).sort()).toEqual(['document_type', 'file']);
+  });
+});
+
+describe('allowByPath', () => {
+  it('lists each path with its methods in route-table order, static segments before parameters', () => {
+    const route = (method: 'get' | 'post' | 'delete', path: string) => ({ ...operations[0]!, method, path, expressPath: path.replace(/\{([^}]+)\}/g, ':$1') });
+    expect(allowByPath([route('get', '/a/{id}'), route('delete', '/a/{id}'), route('get', '/a/b'), route('post', '/a')])).toEqual([
+      { path: '/a/b', expressPath: '/a/b', allow: 'GET' },
+      { path: '/a/{id}', expressPath: '/a/:id', allow: 'GET, DELETE' },
+      { path: '/a', expressPath: '/a', allow: 'POST' },
+    ]);
   });
 });
 

@@ -1,3 +1,5 @@
+import type { ErrorEnvelope } from '@paygate/contract/types';
+
 /** Error codes the runtime itself produces (the envelope codes of the brief). */
 export const RUNTIME_ERROR_CODES = {
   validation: 'ERR_VALIDATION_400',
@@ -11,11 +13,8 @@ export const RUNTIME_ERROR_CODES = {
   internal: 'ERR_INTERNAL_500',
 } as const;
 
-/** `{ success: false, error: { code, message, details? } }` */
-export interface ErrorEnvelope {
-  success: false;
-  error: { code: string; message: string; details?: Record<string, string> };
-}
+/** `{ success: false, error: { code, message, details? } }` (declared once, in @paygate/contract). */
+export type { ErrorEnvelope };
 
 /**
  * Throw from a handler, `authenticate` or `rateLimit` to answer with the error envelope.

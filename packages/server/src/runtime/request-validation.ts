@@ -1,18 +1,21 @@
 /**
- * Request validation with the precompiled validators of `request-validators.gen.ts` (no express-openapi-validator on
- * the request path). Each step mirrors what express-openapi-validator 5.6 does for the same document, in the same order,
- * and throws errors of the same shape (`{ status, errors: [{ path, message }] }`), so `mapError` answers with the same
- * envelope and `details` keys:
+ * Request validation with the precompiled validators of `request-validators.gen.ts`: Paygate's one request
+ * validation engine. Nothing is compiled at start-up. The rules are Paygate's own and are written down in
+ * docs/request-validation.md (the section numbers below refer to it); express-openapi-validator is only the
+ * independent oracle of a differential test (request-validation.differential.test.ts), whose deliberate differences
+ * are listed there.
  *
- * 1. method check (405 + Allow, e.g. HEAD on a GET route);
- * 2. multipart/form-data: multer with the configured limits (413 / 400), file parts counted into the body as `''`;
- * 3. body media type: the declared ones, else 415;
- * 4. parameters: bracket-notation query keys, reserved characters in query values, array/object styles;
- * 5. unknown or empty query parameters (400, one at a time);
- * 6. Ajv: query, headers, path params (coerced, defaults applied, in place), then the body (not coerced).
+ * Order, first failure wins except inside step 6, which reports every field:
+ * 1. method: 405 with `Allow` (HEAD on a GET route, other methods on a known path);
+ * 2. multipart/form-data: parsed with the upload limits (413 / 400), file parts counted into the body as `''`;
+ * 3. body media type: one of the declared ones, else 415 (no Content-Type on an optional body: no body);
+ * 4. query string: unencoded reserved characters (400, per parameter, in declaration order);
+ * 5. parameter styles: arrays split or wrapped, objects assembled, JSON content parsed;
+ * 6. unknown and empty query parameters (400, one at a time);
+ * 7. Ajv: query, headers, path parameters (coerced, defaults applied, in place), then the body (not coerced), every
+ *    error reported in `details`.
  */
-import { createRequire } from 'node:module';
-import { parse as parseLegacyUrl } from 'node:url';
+import multer from 'multer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './app.js';
 import type { OperationRoute } from './types.js';
@@ -32,17 +35,36 @@ export interface CompiledValidator {
   errors?: AjvError[] | null;
 }
 
-/** How one parameter is reshaped before validation (generated; see generators/src/emit/request-validators.ts). */
+/**
+ * How one parameter's raw value becomes the value that is validated (generated from the parameter's style, explode
+ * and schema; see generators/src/emit/request-validators.ts and docs/request-validation.md section 5).
+ */
+export type ParameterParse =
+  /** Primitive: validated (and coerced) as sent. */
+  | 'none'
+  /** `content: application/json`: JSON-parsed (kept as sent when it is not JSON, so validation names it). */
+  | 'json'
+  /** Exploded array: repeated keys; a single value becomes a one-item array. */
+  | 'wrap'
+  /** Non-exploded array: split on `delimiter` (`,` form/simple, ` ` spaceDelimited, `|` pipeDelimited). */
+  | 'split'
+  /** form, explode=false object: `k1,v1,k2,v2`. */
+  | 'formObject'
+  /** form, explode=true object: its properties are query keys of their own. */
+  | 'formExplode'
+  /** deepObject: `name[property]=value`. */
+  | 'deepObject';
+
 export interface ParameterRule {
+  /** The name validated (header names lower-cased). */
   readonly name: string;
-  readonly in: 'query' | 'header' | 'path' | 'cookie';
-  readonly kind: 'none' | 'json' | 'wrap' | 'split' | 'badStyle' | 'formExplode' | 'deepObject' | 'formObject';
+  readonly in: 'query' | 'header' | 'path';
+  readonly parse: ParameterParse;
   readonly delimiter?: string;
-  readonly style?: string;
+  /** formExplode: the object's properties (query keys), and those declared as arrays. */
   readonly properties?: readonly string[];
   readonly arrayProperties?: readonly string[];
-  readonly deepDefault?: unknown;
-  /** Query values must not hold unencoded reserved characters (`comma`: commas allowed, for non-exploded values). */
+  /** Query values must not hold unencoded reserved characters (`comma`: commas are the value's delimiter). */
   readonly reserved?: 'whole' | 'comma';
 }
 
@@ -59,18 +81,19 @@ export interface OperationRequestValidators {
   readonly query?: CompiledValidator;
   readonly headers?: CompiledValidator;
   readonly params?: CompiledValidator;
-  /** Every declared parameter, in the validator's order (operation level, then path level). */
+  /** Every declared query, header and path parameter, in declaration order (cookies are not read). */
   readonly parameters: readonly ParameterRule[];
+  /** Query keys the operation accepts (declared parameters and exploded object properties). */
   readonly queryNames: readonly string[];
   readonly allowEmptyValue?: readonly string[];
   readonly allowUnknownQuery?: boolean;
   readonly securityQueryParams?: readonly string[];
   /** Absent when the operation declares no request body. */
-  readonly body?: { readonly required: boolean | undefined; readonly content: readonly BodyMediaRule[] };
+  readonly body?: { readonly required: boolean; readonly content: readonly BodyMediaRule[] };
   readonly multipart?: boolean;
 }
 
-/** express-openapi-validator's error shape (what `mapError` maps: `status`, `errors[].path/message`, `headers`). */
+/** A rejected request: `status`, the per-field `errors` (`path` is a JSON pointer such as `/body/buyer/email`) and headers. */
 export class RequestRejection extends Error {
   override readonly name = 'RequestRejection';
   constructor(
@@ -87,8 +110,13 @@ function badRequest(path: string, message: string): RequestRejection {
   return new RequestRejection(400, message, [{ path, message }]);
 }
 
+export function methodNotAllowed(req: Request, allow: string): RequestRejection {
+  const message = `${req.method} method not allowed`;
+  return new RequestRejection(405, message, [{ path: req.path, message }], { Allow: allow });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
-// Content types (express-openapi-validator's ContentType)
+// 3. Content types
 
 interface ParsedContentType {
   mediaType: string | null;
@@ -106,6 +134,7 @@ function parseContentType(header: string | undefined): ParsedContentType {
   return out;
 }
 
+/** `type/subtype; a=1; b=2` with parameters sorted and `boundary` left out. */
 function normalizeContentType(ct: ParsedContentType, exclude: readonly string[] = ['boundary']): string | undefined {
   if (!ct.mediaType) return undefined;
   let parameters = '';
@@ -113,12 +142,15 @@ function normalizeContentType(ct: ParsedContentType, exclude: readonly string[] 
   return ct.mediaType + parameters;
 }
 
-/** The declared media type a request's Content-Type selects (exact, then equivalent, then a wildcard), or undefined. */
+/**
+ * The declared media type a request's Content-Type selects: the same type and parameters; else the same type
+ * (a request without `charset` also matches a declared `charset=utf-8`); else a declared `type/*` or `*\/*`.
+ */
 export function selectMediaType(declared: readonly string[], header: string | undefined): string | undefined {
   const ct = parseContentType(header);
   const normalized = normalizeContentType(ct);
   const declaredNormalized = declared.map((d) => normalizeContentType(parseContentType(d)));
-  for (let i = 0; i < declared.length; i++) if (normalized == declaredNormalized[i]) return declared[i];
+  for (let i = 0; i < declared.length; i++) if (normalized === declaredNormalized[i]) return declared[i];
   if (ct.mediaType) {
     const equivalents = [ct.mediaType];
     if (!ct.parameters['charset']) equivalents.push(normalizeContentType(parseContentType(`${normalizeContentType(ct, ['charset'])!}; charset=utf-8`))!);
@@ -126,147 +158,138 @@ export function selectMediaType(declared: readonly string[], header: string | un
   }
   for (const candidate of [...declared].sort().reverse()) {
     if (candidate === '*/*') return candidate;
-    if (!/^[a-z]+\/\*$/.test(candidate)) continue;
-    const [type] = candidate.split('/', 1);
-    if (new RegExp(`^${type!}/.+$`).test(String(normalized))) return candidate;
+    const range = /^([a-z]+)\/\*$/.exec(candidate);
+    if (range !== null && ct.mediaType?.startsWith(`${range[1]!}/`) === true && ct.mediaType.length > range[1]!.length + 1) return candidate;
   }
   return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Parameters (express-openapi-validator's RequestParameterMutator)
+// 4. Reserved characters in query values
 
 type Bag = Record<string, unknown>;
 
+/** RFC 3986 reserved characters: in a query value they must be percent-encoded unless the parameter allows them. */
 const RESERVED_CHARS = /[:/?#[\]@!$&'()*+,;=]/;
 
-function rawQueryPairs(originalUrl: string): Map<string, (string | undefined)[]> {
-  const out = new Map<string, (string | undefined)[]>();
-  const qs = parseLegacyUrl(originalUrl).query;
-  if (!qs) return out;
-  for (const pair of qs.replace('?', '').split('&')) {
-    const [k, v] = pair.split('=') as [string, string | undefined];
-    let list = out.get(k);
-    if (list === undefined) out.set(k, (list = []));
-    list.push(v);
-  }
-  return out;
-}
-
-function checkReserved(name: string, raw: Map<string, (string | undefined)[]>, allowComma: boolean): void {
-  const values = raw.get(name);
-  if (!values) return;
-  for (const v of values) {
-    // (a value-less key with commas allowed fails here exactly as in the validator: `undefined.split`)
-    const parts = allowComma ? (v as string).split(',') : [v];
-    for (const part of parts) {
-      if (part?.match(RESERVED_CHARS)) {
-        throw badRequest(`/query/${name}`, `Parameter '${name}' must be url encoded. Its value may not contain reserved characters.`);
-      }
-    }
-  }
-}
-
-/** `a[b]=1` -> `a: { b: '1' }`, `a[]=1` / `a[0]=1` -> `a: ['1']` (qs-style, for keys the spec does not spell with brackets). */
-function bracketValue(key: string, value: unknown): unknown {
-  const parts = [...key.slice(key.indexOf('[')).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!);
-  let out: unknown = value;
-  for (let i = parts.length - 1; i >= 0; i--) {
-    const part = parts[i]!;
-    if (part === '' || /^\d+$/.test(part)) out = [out];
-    else out = { [part]: out };
-  }
-  return out;
-}
-
-function handleBracketNotation(query: Bag, literal: ReadonlySet<string>): void {
-  for (const key of Object.keys(query)) {
-    if (!key.includes('[') || literal.has(key)) continue;
-    const base = key.split('[')[0]!;
-    const parsed = bracketValue(key, query[key]);
-    const existing = query[base];
-    if (existing !== null && typeof existing === 'object' && !Array.isArray(existing) && parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      query[base] = { ...(existing as Bag), ...(parsed as Bag) };
-    } else {
-      query[base] = parsed;
-    }
-    delete query[key];
-  }
-}
-
-function parseJsonField(bag: Bag | undefined, name: string): void {
-  if (bag?.[name]) {
+/** The raw (still percent-encoded) query pairs by decoded key; a key without `=` has the value ''. */
+function rawQueryPairs(originalUrl: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const start = originalUrl.indexOf('?');
+  if (start === -1) return out;
+  const end = originalUrl.indexOf('#', start);
+  for (const pair of originalUrl.slice(start + 1, end === -1 ? undefined : end).split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+    let key = rawKey;
     try {
-      bag[name] = JSON.parse(bag[name] as string);
+      key = decodeURIComponent(rawKey);
     } catch {
       // kept as sent
     }
+    let list = out.get(key);
+    if (list === undefined) out.set(key, (list = []));
+    list.push(eq === -1 ? '' : pair.slice(eq + 1));
   }
+  return out;
 }
 
-function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, params: Bag): void {
-  const bag = rule.in === 'query' ? query : rule.in === 'header' ? headers : rule.in === 'path' ? params : undefined;
-  const name = rule.name;
-  switch (rule.kind) {
-    case 'none':
-      return;
-    case 'json':
-      parseJsonField(bag, name);
-      return;
-    case 'wrap':
-      if (bag?.[name] && !Array.isArray(bag[name])) bag[name] = [bag[name]];
-      return;
-    case 'badStyle':
-      throw badRequest(`.query.${name}`, `Parameter 'style' has incorrect value '${rule.style ?? 'undefined'}' for [${name}]`);
-    case 'split':
-      if (bag?.[name] && !Array.isArray(bag[name])) bag[name] = (bag[name] as string).split(rule.delimiter!);
-      return;
-    case 'formExplode': {
-      parseJsonField(query, name);
-      const properties = rule.properties ?? [];
-      if (!properties.some((p) => Object.prototype.hasOwnProperty.call(query, p))) return;
-      const object: Bag = {};
-      query[name] = object;
-      for (const property of properties) {
-        if (query[property]) {
-          const value = query[property];
-          object[property] = rule.arrayProperties?.includes(property) && !Array.isArray(value) ? [value] : value;
-          delete query[property];
-        }
+function checkReserved(rule: ParameterRule, raw: Map<string, string[]>): void {
+  const values = [...(raw.get(rule.name) ?? [])];
+  if (rule.parse === 'deepObject') for (const [key, list] of raw) if (key.startsWith(`${rule.name}[`)) values.push(...list);
+  for (const value of values) {
+    for (const part of rule.reserved === 'comma' ? value.split(',') : [value]) {
+      if (RESERVED_CHARS.test(part)) {
+        throw badRequest(`/query/${rule.name}`, `Parameter '${rule.name}' must be url encoded. Its value may not contain reserved characters.`);
       }
-      return;
     }
-    case 'deepObject':
-      if (!query[name]) query[name] = rule.deepDefault;
-      parseJsonField(query, name);
-      return;
-    case 'formObject': {
-      const value = query[name];
-      if (typeof value === 'string' && value.split('{').length <= 1) {
-        const items = value.split(',');
-        if (items.length % 2 === 0) {
-          const object: Bag = {};
-          for (let i = 0; i < items.length - 1; i += 2) object[items[i]!] = items[i + 1];
-          query[name] = object;
-          return;
-        }
-      }
-      parseJsonField(query, name);
-      return;
-    }
-  }
-}
-
-function checkQueryNames(query: Bag, v: OperationRequestValidators, known: ReadonlySet<string>): void {
-  if (v.allowUnknownQuery) return;
-  for (const q of Object.keys(query)) {
-    if (!known.has(q)) throw badRequest(`/query/${q}`, `Unknown query parameter '${q}'`);
-    if (!v.allowEmptyValue?.includes(q) && query[q] === '') throw badRequest(`/query/${q}`, `Empty value found for query parameter '${q}'`);
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Errors (express-openapi-validator's augmentAjvErrors + ajvErrorsToValidatorError)
+// 5. Parameter styles
+
+function parseJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, params: Bag): void {
+  const bag = rule.in === 'query' ? query : rule.in === 'header' ? headers : params;
+  const name = rule.name;
+  const value = bag[name];
+  switch (rule.parse) {
+    case 'none':
+      return;
+    case 'json':
+      if (value !== undefined) bag[name] = parseJson(value);
+      return;
+    case 'wrap':
+      if (value !== undefined && !Array.isArray(value)) bag[name] = [value];
+      return;
+    case 'split':
+      if (typeof value === 'string') bag[name] = value.split(rule.delimiter ?? ',');
+      return;
+    case 'formObject': {
+      if (typeof value !== 'string') return;
+      const items = value.split(',');
+      if (items.length % 2 !== 0) return; // not key,value pairs: validated as sent
+      const object: Bag = {};
+      for (let i = 0; i < items.length; i += 2) object[items[i]!] = items[i + 1];
+      bag[name] = object;
+      return;
+    }
+    case 'formExplode': {
+      const properties = rule.properties ?? [];
+      if (!properties.some((p) => Object.hasOwn(query, p))) return;
+      const object: Bag = {};
+      for (const property of properties) {
+        if (!Object.hasOwn(query, property)) continue;
+        const v = query[property];
+        object[property] = rule.arrayProperties?.includes(property) && !Array.isArray(v) ? [v] : v;
+        delete query[property];
+      }
+      query[name] = object;
+      return;
+    }
+    case 'deepObject': {
+      const prefix = `${name}[`;
+      let object: Bag | undefined;
+      for (const key of Object.keys(query)) {
+        if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+        const property = key.slice(prefix.length, -1);
+        if (property.length === 0 || property.includes('[') || property.includes(']')) continue; // not name[property]: unknown
+        object ??= {};
+        object[property] = query[key];
+        delete query[key];
+      }
+      if (object !== undefined) query[name] = object;
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 6. Unknown and empty query parameters
+
+/** Per key, in the order sent: unknown keys, then empty values (`empty`: the keys sent with an empty value, before style parsing). */
+function checkQueryNames(query: Bag, v: OperationRequestValidators, known: ReadonlySet<string>, empty: ReadonlySet<string>): void {
+  for (const q of Object.keys(query)) {
+    if (!known.has(q)) {
+      if (v.allowUnknownQuery) continue;
+      throw badRequest(`/query/${q}`, `Unknown query parameter '${q}'`);
+    }
+    if ((empty.has(q) || query[q] === '') && !v.allowEmptyValue?.includes(q)) throw badRequest(`/query/${q}`, `Empty value found for query parameter '${q}'`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 7. Errors: Ajv errors -> `{ path, message }` (JSON pointers; the error mapper turns them into `details` keys)
 
 function collectErrors(out: AjvError[], validate: CompiledValidator, prefix: string): void {
   for (const e of validate.errors ?? []) out.push(prefix === '' ? e : { ...e, instancePath: prefix + e.instancePath });
@@ -276,43 +299,24 @@ function toRejection(errors: AjvError[]): RequestRejection {
   const mapped = errors.map((e) => {
     let message = e.message ?? '';
     if (e.keyword === 'enum' && Array.isArray(e.params['allowedValues'])) message = `${message}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-    const missing = e.params['missingProperty'];
-    const additional = e.params['additionalProperty'];
-    const unevaluated = e.params['unevaluatedProperty'];
-    const path = missing ? `${e.instancePath}/${String(missing)}` : additional ? `${e.instancePath}/${String(additional)}` : unevaluated ? `${e.instancePath}/${String(unevaluated)}` : e.instancePath;
-    return { path, message };
+    // A missing or unexpected property is reported at the property, not at its parent object.
+    const property = e.params['missingProperty'] ?? e.params['additionalProperty'] ?? e.params['unevaluatedProperty'];
+    return { path: property ? `${e.instancePath}/${String(property)}` : e.instancePath, message };
   });
   return new RequestRejection(400, 'Request validation failed', mapped);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Multipart (multer, as express-openapi-validator's multipart middleware runs it)
+// 2. Multipart
 
-interface MulterInstance {
-  any(): RequestHandler;
-}
-type MulterFactory = ((options: { limits: Required<UploadLimits> }) => MulterInstance) & { MulterError: new (...args: never[]) => Error & { code: string } };
-
-let multerFactory: MulterFactory | undefined;
-
-/** multer, resolved from express-openapi-validator's own dependency (the same instance the library uses). */
-function loadMulter(): MulterFactory {
-  if (multerFactory === undefined) {
-    const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-    multerFactory = fromValidator('multer') as MulterFactory;
-  }
-  return multerFactory;
-}
-
-function multerRejection(req: Request, err: unknown, MulterError: MulterFactory['MulterError']): unknown {
+function multerRejection(req: Request, err: unknown): RequestRejection {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof MulterError) {
-    const code = err.code;
-    const status = /LIMIT_(FILE|PART)_(SIZE|COUNT)/.test(code) ? 413 : /LIMIT_UNEXPECTED_FILE/.test(code) ? 500 : 400;
+  if (err instanceof multer.MulterError) {
+    const status = /LIMIT_(FILE|PART)_(SIZE|COUNT)/.test(err.code) ? 413 : 400;
     return new RequestRejection(status, message, [{ path: req.path, message }]);
   }
   if (/Multipart: Boundary not found/i.test(message)) return badRequest(req.path, 'multipart file(s) required');
-  return new RequestRejection(500, message, [{ path: req.path, message }]);
+  return badRequest(req.path, message);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -323,72 +327,54 @@ export interface RequestValidationOptions {
   uploadLimits: Required<UploadLimits>;
 }
 
-/**
- * The route-level middleware for one operation. Throws (via `next`) RequestRejection errors shaped like
- * express-openapi-validator's, so the envelope and `details` keys are the same.
- */
+/** The route-level middleware for one operation; rejections go to `next` as RequestRejection errors. */
 export function createRequestValidator(operation: OperationRoute, v: OperationRequestValidators, options: RequestValidationOptions): RequestHandler[] {
   const method = operation.method.toUpperCase();
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? [])]);
-  const literalBracketQuery = new Set(v.parameters.filter((p) => p.in === 'query' && p.name.includes('[')).map((p) => p.name));
-  // `req.query` must be pinned (and walked) when the query is validated or reshaped, or when there is a query string
-  // (unknown / empty parameters); the parameter loop also runs for header and path reshaping.
-  const needsQuery = v.query !== undefined || v.parameters.some((p) => p.in === 'query' && p.kind !== 'none');
-  const otherRules = v.parameters.some((p) => p.in !== 'query' && p.kind !== 'none');
+  const queryRules = v.parameters.some((p) => p.in === 'query');
+  const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
   const declaredMedia = v.body?.content.map((c) => c.mediaType) ?? [];
-  const methodNotAllowed = (req: Request): RequestRejection =>
-    new RequestRejection(405, `${req.method} method not allowed`, [{ path: req.path, message: `${req.method} method not allowed` }], { Allow: options.allow });
 
   const validate = (req: Request, _res: Response, next: NextFunction): void => {
     try {
-      // 1. method (multipart operations check it before parsing, in `multipart`)
-      if (req.method !== method) throw methodNotAllowed(req);
-      // 3. media type (before anything about the parameters, as the validator does)
+      // 1. method (multipart operations check it before parsing, in `upload`)
+      if (req.method !== method) throw methodNotAllowed(req, options.allow);
+      // 3. media type
       let media: BodyMediaRule | undefined;
       if (v.body !== undefined) {
         const header = req.headers['content-type'];
         const selected = selectMediaType(declaredMedia, header);
-        if (selected === undefined) {
-          const ct = normalizeContentType(parseContentType(header));
-          if (!(ct === undefined && v.body.required === false)) {
-            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: operation.expressPath, message: `unsupported media type ${String(ct)}` }]);
-          }
-        } else {
+        const ct = normalizeContentType(parseContentType(header));
+        if (selected !== undefined) {
           media = v.body.content.find((c) => c.mediaType === selected);
+        } else if (ct !== undefined || v.body.required) {
+          throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: operation.expressPath, message: `unsupported media type ${String(ct)}` }]);
         }
       }
 
-      // 4. parameters. Express 5 re-parses `req.query` on every read: pin one object, as the validator does.
+      // 4.-6. query string and parameters. Express 5 re-parses `req.query` on every read: pin one object.
       const search = req.originalUrl.includes('?');
       let query: Bag = {};
-      if (needsQuery || search) {
+      if (search || queryRules) {
         query = req.query as Bag;
         Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
-        handleBracketNotation(query, literalBracketQuery);
-      }
-      if (needsQuery || search || otherRules) {
-        let raw: Map<string, (string | undefined)[]> | undefined;
-        for (const rule of v.parameters) {
-          if (rule.reserved !== undefined && search) checkReserved(rule.name, (raw ??= rawQueryPairs(req.originalUrl)), rule.reserved === 'comma');
-          if (rule.kind !== 'none') applyParameterRule(rule, query, req.headers as Bag, req.params as Bag);
+        if (search) {
+          const raw = rawQueryPairs(req.originalUrl);
+          for (const rule of v.parameters) if (rule.reserved !== undefined) checkReserved(rule, raw);
         }
-        // 5. unknown / empty query parameters
-        checkQueryNames(query, v, knownQuery);
+        const empty = new Set(Object.keys(query).filter((k) => query[k] === ''));
+        for (const rule of v.parameters) if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {});
+        checkQueryNames(query, v, knownQuery, empty);
       }
+      for (const rule of otherRules) applyParameterRule(rule, query, req.headers as Bag, req.params as Bag);
       if (media?.jsonFields !== undefined && req.body !== null && typeof req.body === 'object') {
         for (const field of media.jsonFields) {
           const value = (req.body as Bag)[field];
-          if (value !== undefined) {
-            try {
-              (req.body as Bag)[field] = JSON.parse(value as string);
-            } catch {
-              // kept as sent
-            }
-          }
+          if (value !== undefined) (req.body as Bag)[field] = parseJson(value);
         }
       }
 
-      // 6. Ajv: parameters (coerced in place, defaults applied), then the body
+      // 7. Ajv: parameters (coerced in place, defaults applied), then the body
       const errors: AjvError[] = [];
       if (v.query !== undefined && !v.query(query)) collectErrors(errors, v.query, '/query');
       if (v.headers !== undefined && !v.headers(req.headers)) collectErrors(errors, v.headers, '/headers');
@@ -403,22 +389,21 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
 
   if (!v.multipart) return [validate];
 
-  // 2. multipart/form-data: multer with the limits, then the file parts counted into the body for validation
-  let upload: RequestHandler | undefined;
-  const multipart: RequestHandler = (req, res, next) => {
+  // 2. multipart/form-data: parsed with the limits, then the file parts counted into the body for validation
+  let parser: RequestHandler | undefined;
+  const upload: RequestHandler = (req, res, next) => {
     if (req.method !== method) {
-      next(methodNotAllowed(req));
+      next(methodNotAllowed(req, options.allow));
       return;
     }
     if (!req.headers['content-type']?.includes('multipart/form-data')) {
       next();
       return;
     }
-    const multer = loadMulter();
-    upload ??= multer({ limits: options.uploadLimits }).any();
-    upload(req, res, (err?: unknown) => {
+    parser ??= multer({ limits: options.uploadLimits }).any();
+    parser(req, res, (err?: unknown) => {
       if (err) {
-        next(multerRejection(req, err, multer.MulterError));
+        next(multerRejection(req, err));
         return;
       }
       const files = (req as Request & { files?: { fieldname: string }[] }).files;
@@ -430,10 +415,10 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
       next();
     });
   };
-  return [multipart, validate];
+  return [upload, validate];
 }
 
-/** express-openapi-validator's route order: static segments before parameters, longer before shorter prefixes. */
+/** Route order for matching a URL to a known path: static segments before parameters, longer before shorter prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');
   const e2 = b.replace(/\/:/g, '/~');

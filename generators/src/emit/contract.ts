@@ -1,0 +1,189 @@
+/**
+ * The contract package (`@paygate/contract`): the one type layer, the embedded API document, the route table, the
+ * error codes and enums as constants, the webhook event types, and a barrel. Every other target imports these.
+ */
+import type { ApiModel, OperationModel, SecuritySchemeModel, WebhookEventModel } from '../model/types.js';
+import { sortKeysDeep } from '../util/sorted.js';
+import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
+import { importPath, withHeader } from './context.js';
+
+/** Route table entry as embedded in operations.gen.ts (plain JSON). */
+export interface RouteView {
+  operationId: string;
+  method: string;
+  path: string;
+  expressPath: string;
+  tags: string[];
+  headerParameters: string[];
+  requestMediaTypes: string[];
+  requestBodyRequired: boolean;
+  fileFields: { name: string; multiple: boolean }[];
+  security: { scheme: string; scopes: string[] }[][];
+  responses: Record<string, string[]>;
+}
+
+export function routeViews(operations: readonly OperationModel[]): RouteView[] {
+  return operations.map((op) => ({
+    operationId: op.operationId,
+    method: op.method,
+    path: op.path,
+    expressPath: op.expressPath,
+    tags: op.tags,
+    headerParameters: op.parameters.header.map((p) => p.name.toLowerCase()),
+    requestMediaTypes: op.requestBody?.content.map((c) => c.mediaType) ?? [],
+    requestBodyRequired: op.requestBody?.required ?? false,
+    fileFields: (op.requestBody?.content ?? []).flatMap((c) => (c.fields ?? []).filter((f) => f.kind === 'file' || f.kind === 'files').map((f) => ({ name: f.name, multiple: f.kind === 'files' }))),
+    security: op.security,
+    responses: Object.fromEntries(op.responses.map((r) => [r.status, r.content.map((c) => c.mediaType)])),
+  }));
+}
+
+/** The header whose declaration makes an operation idempotent (IETF `Idempotency-Key`). */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+export function idempotentOperationIds(operations: readonly OperationModel[]): string[] {
+  return operations.filter((op) => op.parameters.header.some((p) => p.name.toLowerCase() === IDEMPOTENCY_HEADER)).map((op) => op.operationId);
+}
+
+function securitySchemeView(schemes: readonly SecuritySchemeModel[]): Record<string, object> {
+  return Object.fromEntries(
+    schemes.map((s) => [s.name, { type: s.type, in: s.in ?? null, name: s.parameterName ?? null, scheme: s.scheme ?? null }]),
+  );
+}
+
+/** Names exported by the other contract files: a spec enum of the same name is left to them. */
+const RESERVED_EXPORTS = new Set(['ErrorCode', 'ERROR_STATUS', 'WebhookEvent', 'WebhookEventType', 'WEBHOOK_EVENT_TYPES', 'WEBHOOK_EVENT_DISCRIMINATOR', 'OperationId', 'OperationTypes']);
+
+export function enumViews(model: Pick<ApiModel, 'enums'>): { name: string; values: unknown[]; doc: string[] }[] {
+  return model.enums
+    .filter((e) => !RESERVED_EXPORTS.has(e.name) && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(e.name))
+    .map((e) => ({ name: e.name, values: e.values, doc: [e.description ?? '', `From \`${e.pointers.join('`, `')}\`.`] }));
+}
+
+export function errorStatusView(model: Pick<ApiModel, 'errorCodes' | 'errorCatalogue'>): Record<string, number> | null {
+  const status = new Map(model.errorCatalogue.filter((e) => e.status !== undefined).map((e) => [e.code, e.status!]));
+  if (model.errorCodes.length === 0 || model.errorCodes.some((c) => !status.has(c))) return null;
+  return Object.fromEntries(model.errorCodes.map((c) => [c, status.get(c)!]));
+}
+
+export interface WebhookEventView {
+  eventType: string;
+  typeName: string;
+  typeRef: string;
+  doc: string[];
+}
+
+export function eventViews(events: readonly WebhookEventModel[]): WebhookEventView[] {
+  return events.map((e) => ({
+    eventType: JSON.stringify(e.eventType),
+    typeName: e.typeName,
+    typeRef: e.typeRef ?? `components["schemas"][${JSON.stringify(e.typeName)}]`,
+    doc: [e.summary ?? '', e.description ?? '', `Event type \`${e.eventType}\` (${e.source === 'openapi' ? 'OpenAPI webhooks' : 'AsyncAPI message'}).`],
+  }));
+}
+
+export const contractTypesEmitter: Emitter = {
+  name: 'contract/types',
+  target: 'contract',
+  emit: async (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.contract}/types.gen.ts`,
+      contents: withHeader(ctx.header, await ctx.typeLayer(), ['// Type layer: openapi-typescript 7 output (the bundled document, plus the payloads of AsyncAPI-only events).']),
+    },
+  ],
+};
+
+export const contractApiDocumentEmitter: DocumentEmitter = {
+  name: 'contract/api-document',
+  target: 'contract',
+  readsDocument: true,
+  emit: (ctx: DocumentEmitContext) => [
+    {
+      path: `${ctx.out.contract}/api-document.gen.ts`,
+      contents: ctx.templates.render('contract/api-document', {
+        header: ctx.header,
+        contractTypes: importPath(ctx.out.contract, `${ctx.runtime.contract}/types.js`),
+        title: ctx.model.title,
+        version: ctx.model.version,
+        // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
+        // and tsc does not type-check a multi-megabyte literal.
+        documentJson: JSON.stringify(JSON.stringify(sortKeysDeep(ctx.document))),
+      }),
+    },
+  ],
+};
+
+export const contractOperationsEmitter: Emitter = {
+  name: 'contract/operations',
+  target: 'contract',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.contract}/operations.gen.ts`,
+      contents: ctx.templates.render('contract/operations', {
+        header: ctx.header,
+        contractTypes: importPath(ctx.out.contract, `${ctx.runtime.contract}/types.js`),
+        routes: routeViews(ctx.model.operations),
+        securitySchemes: securitySchemeView(ctx.model.securitySchemes),
+        idempotent: idempotentOperationIds(ctx.model.operations),
+      }),
+    },
+  ],
+};
+
+export const contractEnumsEmitter: Emitter = {
+  name: 'contract/enums',
+  target: 'contract',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.contract}/enums.gen.ts`,
+      contents: ctx.templates.render('contract/enums', {
+        header: ctx.header,
+        errorCodes: ctx.model.errorCodes,
+        errorStatus: errorStatusView(ctx.model),
+        enums: enumViews(ctx.model),
+      }),
+    },
+  ],
+};
+
+export const contractEventsEmitter: Emitter = {
+  name: 'contract/events',
+  target: 'contract',
+  emit: (ctx: EmitContext) => [
+    {
+      path: `${ctx.out.contract}/events.gen.ts`,
+      contents: ctx.templates.render('contract/events', {
+        header: ctx.header,
+        discriminator: JSON.stringify(ctx.model.webhookDiscriminator),
+        events: eventViews(ctx.model.webhooks),
+        typeImports: ['components', ...(ctx.model.webhooks.some((e) => e.typeRef?.includes('webhooks[') === true) ? ['webhooks'] : [])].join(', '),
+      }),
+    },
+  ],
+};
+
+export const contractIndexEmitter: Emitter = {
+  name: 'contract/index',
+  target: 'contract',
+  emit: async (ctx: EmitContext) => {
+    const types = await ctx.typeLayer();
+    const declared = (name: string) => new RegExp(`^export (interface|type) ${name.replace('$', '\\$')}\\b`, 'm').test(types);
+    const typeExports = ['paths', 'webhooks', 'components'].filter(declared);
+    if (declared('operations')) typeExports.push('operations as OperationTypes');
+    return [
+      {
+        path: `${ctx.out.contract}/index.ts`,
+        contents: ctx.templates.render('contract/index', { header: ctx.header, typeExports: typeExports.join(', ') }),
+      },
+    ];
+  },
+};
+
+export const CONTRACT_EMITTERS: readonly Emitter[] = [
+  contractTypesEmitter,
+  contractApiDocumentEmitter,
+  contractOperationsEmitter,
+  contractEnumsEmitter,
+  contractEventsEmitter,
+  contractIndexEmitter,
+];

@@ -1,0 +1,100 @@
+/**
+ * Response validation (development and tests): express-openapi-validator, a declared dependency, through its public
+ * `middleware()` API only. Each operation gets its own validator over a document holding just that operation and
+ * the components it reaches, created on the operation's first request: the library's per-request route lookup then
+ * tries one route instead of every path of the spec, and an app that serves few operations builds few validators.
+ */
+import { createRequire } from 'node:module';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type * as OpenApiValidatorModule from 'express-openapi-validator';
+import type { ApiDocument, OperationRoute } from './types.js';
+
+type OpenApiValidatorLib = typeof OpenApiValidatorModule;
+let library: OpenApiValidatorLib | undefined;
+
+/** express-openapi-validator, loaded on first use (production, which validates no responses, never loads it). */
+function loadOpenApiValidator(): OpenApiValidatorLib {
+  library ??= createRequire(import.meta.url)('express-openapi-validator') as OpenApiValidatorLib;
+  return library;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function decodePointerToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/**
+ * The document reduced to one operation (with its path item's parameters) and the components it reaches through
+ * `#/components/<kind>/<name>` references, transitively. Every other top-level member (openapi, info, servers...)
+ * is kept as is.
+ */
+export function operationDocument(document: ApiDocument, operation: Pick<OperationRoute, 'path' | 'method'>): ApiDocument {
+  const paths = (document.paths ?? {}) as Record<string, Obj>;
+  const item = paths[operation.path] ?? {};
+  const reducedItem: Obj = { [operation.method]: item[operation.method] };
+  if (item.parameters !== undefined) reducedItem.parameters = item.parameters;
+  const components = isObj(document.components) ? document.components : {};
+  const reached: Record<string, Obj> = {};
+  const pending: unknown[] = [reducedItem];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      pending.push(...node);
+      continue;
+    }
+    if (!isObj(node)) continue;
+    const ref = node.$ref;
+    if (typeof ref === 'string') {
+      const match = /^#\/components\/([^/]+)\/([^/]+)$/.exec(ref);
+      if (match !== null) {
+        const kind = decodePointerToken(match[1]!);
+        const name = decodePointerToken(match[2]!);
+        const target = (components[kind] as Obj | undefined)?.[name];
+        if (target !== undefined && reached[kind]?.[name] === undefined) {
+          (reached[kind] ??= {})[name] = target;
+          pending.push(target);
+        }
+      }
+    }
+    for (const value of Object.values(node)) if (value !== null && typeof value === 'object') pending.push(value);
+  }
+  const { webhooks: _webhooks, ...rest } = document;
+  return { ...rest, paths: { [operation.path]: reducedItem }, components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached } };
+}
+
+/** Validates the responses of one operation (handlers' bodies, statuses and headers) against the spec. */
+export function createResponseValidator(apiDocument: ApiDocument, operation: OperationRoute): RequestHandler {
+  let chain: RequestHandler[] | undefined;
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (chain === undefined) {
+      const OpenApiValidator = loadOpenApiValidator();
+      chain = OpenApiValidator.middleware({
+        apiSpec: operationDocument(apiDocument, operation) as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+        validateApiSpec: false,
+        validateRequests: false,
+        validateResponses: { allErrors: true },
+        validateSecurity: false,
+        $refParser: { mode: 'bundle' },
+        fileUploader: false,
+      }) as unknown as RequestHandler[];
+    }
+    // The library's route lookup resets `req.params` to strings: the validated (coerced) ones are put back after it.
+    const params = req.params;
+    const steps = chain;
+    const run = (index: number, error?: unknown): void => {
+      if (error !== undefined && error !== null) {
+        next(error);
+        return;
+      }
+      if (index === steps.length) {
+        req.params = params;
+        next();
+        return;
+      }
+      void steps[index]!(req, res, (err?: unknown) => run(index + 1, err));
+    };
+    run(0);
+  };
+}
