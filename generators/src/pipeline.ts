@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel } from './model/build.js';
 import type { ApiModel } from './model/types.js';
@@ -6,6 +7,7 @@ import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js
 import { clientEmitter } from './emit/client.js';
 import {
   createEmitContext,
+  DEFAULT_TARGETS,
   runEmitter,
   type ContractImport,
   type Emitter,
@@ -16,6 +18,7 @@ import {
 } from './emit/context.js';
 import { serverRequestValidatorsEmitter } from './emit/request-validators.js';
 import { CONTRACT_EMITTERS } from './emit/contract.js';
+import { createDocsEmitters, readDocsTemplates, type DocsSources } from './emit/docs-site.js';
 import { serverHandlersEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
 import { webhooksEmitter } from './emit/webhooks.js';
@@ -38,11 +41,13 @@ export interface GenerateOptions {
   runtime?: Partial<RuntimeDirs>;
   /** How generated code imports the generated contract (default: by package name in the canonical layout). */
   contractImport?: ContractImport;
-  /** Targets to generate (default: all). */
+  /** Targets to generate (default: DEFAULT_TARGETS, the committed ones; add 'docs' for the documentation site). */
   targets?: readonly Target[];
   templatesDir?: string;
-  /** Emitters to run (default: CORE_EMITTERS). */
+  /** Emitters to run (default: CORE_EMITTERS, plus the docs emitters when the targets include 'docs'). */
   emitters?: readonly Emitter[];
+  /** The docs site's human sources (default: docs/errors.md, docs/decisions.md and templates/docs under rootDir). */
+  docs?: DocsSources;
   onProgress?: (step: string, ms: number) => void;
 }
 
@@ -61,6 +66,15 @@ async function timed<T>(timings: GenerateResult['timings'], step: string, onProg
   timings.push({ step, ms });
   onProgress?.(step, ms);
   return value;
+}
+
+/** The docs site's sources in a checkout: docs/errors.md, docs/decisions.md, templates/docs. */
+export function readDocsSources(rootDir: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): DocsSources {
+  return {
+    errorsMarkdown: readFileSync(path.join(rootDir, 'docs', 'errors.md'), 'utf8'),
+    decisionsMarkdown: readFileSync(path.join(rootDir, 'docs', 'decisions.md'), 'utf8'),
+    templates: readDocsTemplates(templatesDir),
+  };
 }
 
 /** parse -> model -> emit, entirely in memory (the CLI writes or compares the files). */
@@ -86,7 +100,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
     ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
   });
-  const emitters = (options.emitters ?? CORE_EMITTERS).filter((e) => options.targets === undefined || options.targets.includes(e.target));
+  const targets = options.targets ?? DEFAULT_TARGETS;
+  const available = options.emitters ?? [...CORE_EMITTERS, ...(targets.includes('docs') ? createDocsEmitters(options.docs ?? readDocsSources(rootDir, options.templatesDir ?? DEFAULT_TEMPLATES_DIR)) : [])];
+  const emitters = available.filter((e) => targets.includes(e.target));
   const files: GeneratedFile[] = [];
   for (const emitter of emitters) {
     files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => runEmitter(emitter, contexts))));

@@ -2,11 +2,16 @@
  * What emitters read. Emitters read the intermediate model; only the document emitters (the embedded API document)
  * get the bundled document, and the type layer is computed once by the pipeline.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
-import { CORE_EMITTERS } from '../pipeline.js';
+import { CORE_EMITTERS, readDocsSources } from '../pipeline.js';
+import { createDocsEmitters } from './docs-site.js';
 import { createEmitContext, runEmitter, type EmitContext } from './context.js';
 import { createTemplateEngine } from './templates.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ALL_EMITTERS = [...CORE_EMITTERS, ...createDocsEmitters(readDocsSources(ROOT))];
 
 const document = {
   openapi: '3.1.0',
@@ -15,8 +20,8 @@ const document = {
 };
 
 describe('emitter inputs', () => {
-  it('only the api-document emitters read the bundled document', () => {
-    expect(CORE_EMITTERS.filter((e) => e.readsDocument === true).map((e) => e.name)).toEqual(['contract/api-document']);
+  it('only the api-document emitters (the contract\'s and the docs site\'s) read the bundled document', () => {
+    expect(ALL_EMITTERS.filter((e) => e.readsDocument === true).map((e) => e.name)).toEqual(['contract/api-document', 'docs/api-document']);
   });
 
   it('model emitters get a frozen context without the document', async () => {
@@ -26,7 +31,7 @@ describe('emitter inputs', () => {
     expect(Object.isFrozen(contexts.context)).toBe(true);
     expect(contexts.documentContext.document).toBe(document);
     const seen: string[] = [];
-    for (const emitter of CORE_EMITTERS) {
+    for (const emitter of ALL_EMITTERS) {
       const recording = new Proxy(emitter.readsDocument === true ? contexts.documentContext : contexts.context, {
         get(target, key, receiver) {
           if (key === 'document') seen.push(emitter.name);
@@ -35,6 +40,6 @@ describe('emitter inputs', () => {
       }) as EmitContext;
       await runEmitter(emitter, { context: recording, documentContext: recording as never });
     }
-    expect(seen).toEqual(['contract/api-document']);
+    expect(seen).toEqual(['contract/api-document', 'docs/api-document']);
   });
 });

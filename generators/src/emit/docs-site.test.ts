@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { generate } from '../pipeline.js';
 import {
+  eventEntries,
   REDOC_SCRIPT,
+  webhookGuide,
   SPEC_GLOBAL,
   SPEC_JSON,
   SPEC_SCRIPT,
@@ -66,8 +69,6 @@ function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {
     webhooks: {
       envelope: [{ name: 'event_type', type: 'string', required: true, description: 'kind' }],
       headers: [{ name: 'webhook-signature', description: '`v1,<base64>`' }],
-      delivery: ['At-least-once.'],
-      examples: [{ title: 'Verify', language: 'ts', code: "import { verifyWebhook } from '@paygate/webhooks';\nif (a < b && c > d) {}" }],
     },
     templates,
     ...overrides,
@@ -126,7 +127,8 @@ describe('renderDocsSite', () => {
     expect(html).toContain('<code>webhook-signature</code>');
     expect(html).toContain('<code>v1,&lt;base64&gt;</code>');
     expect(html).toContain('@paygate/webhooks');
-    expect(html).toContain('a &lt; b &amp;&amp; c &gt; d');
+    expect(html).toContain('version === &#x27;v1&#x27; &amp;&amp; given.length');
+    expect(html).toContain('case &#x27;MERCHANT_APPROVED&#x27;: /* event.data */ break;');
     expect(html).toContain('&quot;OD1000000000000001&quot;');
     // Future events are listed as planned, not as sections.
     expect(html).not.toContain('id="REFUND_PROCESSED"');
@@ -149,6 +151,58 @@ describe('renderDocsSite', () => {
   it('strict mode: a template naming a missing field fails', () => {
     const broken = { ...templates, errors: '{{#> docs-layout}}{{#each errors}}{{nope}}{{/each}}{{/docs-layout}}' };
     expect(() => renderDocsSite(input({ templates: broken }))).toThrow(/nope/);
+  });
+});
+
+describe('the docs site as an emitter of the pipeline (Paygate spec)', async () => {
+  const result = await generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml', lint: 'skip', targets: ['docs'] });
+  const file = (name: string) => result.files.find((f) => f.path === `docs/site/${name}`)!.contents;
+
+  it('writes the pages and the embedded document (only the docs target)', () => {
+    expect(result.files.map((f) => f.path)).toEqual(['decisions.html', 'errors.html', 'events.html', 'index.html', SPEC_JSON, SPEC_SCRIPT].map((f) => `docs/site/${f}`).sort());
+  });
+
+  it('takes every event from the spec (webhooks + AsyncAPI): category, format, fields, example; planned events from AsyncAPI', () => {
+    const events = eventEntries(result.model);
+    expect(events.map((e) => [e.name, e.category, e.status, e.eventTimeFormat])).toEqual([
+      ['MERCHANT_APPROVED', 'Onboarding', 'emitted', 'YYYY-MM-DD HH:MM:SS'],
+      ['PAYMENT_FAILED', 'Payment', 'emitted', 'YYYY-MM-DD HH:MM:SSZ'],
+      ['PAYMENT_SETTLED', 'Settlement', 'emitted', 'YYYY-MM-DD HH:MM:SS'],
+      ['PAYMENT_CAPTURED', 'Payment', 'future', ''],
+      ['REFUND_PROCESSED', 'Refund', 'future', ''],
+      ['REFUND_FAILED', 'Refund', 'future', ''],
+    ]);
+    const failed = events.find((e) => e.name === 'PAYMENT_FAILED')!;
+    expect(failed.fields.map((f) => f.name)).toEqual(['status', 'message', 'mop_type', 'order_id', 'payment_id', 'bank_ref_num', 'payment_completed_at']);
+    expect(failed.fields[0]).toEqual({ name: 'status', type: 'string', required: true, description: 'Always `FAILED`.' });
+    expect(failed.example).toMatchObject({ event_type: 'PAYMENT_FAILED', data: { status: 'FAILED' } });
+    const settled = events.find((e) => e.name === 'PAYMENT_SETTLED')!;
+    expect(settled.fields.map((f) => f.name)).toContain('settlements[].settlement_utr');
+    for (const e of events.filter((x) => x.status === 'emitted')) for (const f of e.fields) expect(f.description, `${e.name} ${f.name}`).not.toBe('');
+  });
+
+  it('documents the envelope and the signature headers from the spec', () => {
+    const guide = webhookGuide(result.model);
+    expect(guide.envelope.map((f) => [f.name, f.type])).toEqual([
+      ['event_type', 'string'],
+      ['event_time', 'string'],
+      ['version', 'string'],
+      ['sequence_number', 'string (UUID)'],
+      ['data', 'object'],
+    ]);
+    for (const f of guide.envelope) expect(f.description, f.name).not.toBe('');
+    expect(guide.headers.map((h) => h.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const html = file('events.html');
+    expect(html).toContain('id="PAYMENT_SETTLED"');
+    expect(html).toMatch(/Planned events[\s\S]*REFUND_FAILED/);
+  });
+
+  it('refuses an error catalogue that drifted from the spec', async () => {
+    const errorsMarkdown = read('docs/errors.md').replace(/^\| `?ERR_WEBHOOK_404.*\n/m, '');
+    const docs = { errorsMarkdown, decisionsMarkdown: read('docs/decisions.md'), templates };
+    await expect(generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml', lint: 'skip', targets: ['docs'], docs })).rejects.toThrow(
+      /only in the spec \[ERR_WEBHOOK_404\]/,
+    );
   });
 });
 

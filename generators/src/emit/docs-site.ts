@@ -1,13 +1,22 @@
 /**
- * Static, offline documentation site: pure page generation.
+ * Static, offline documentation site, an emitter of the pipeline (target `docs`, written to docs/site by
+ * `npm run docs`).
  *
- * `renderDocsSite` turns the bundled OpenAPI document, the error catalogue, the decisions table and the webhook
- * event descriptions into a map of relative path -> file contents. It does no I/O: the caller (scripts/docs.ts)
- * reads the inputs, copies the Redoc standalone bundle next to the pages and writes the map to disk.
+ * The event pages come from the model: the spec's `webhooks` and the AsyncAPI messages (payload fields, formats,
+ * examples, categories, signature headers) and the AsyncAPI document's planned events. The error catalogue and the
+ * decisions are the human sources docs/errors.md and docs/decisions.md (the catalogue is checked against the spec's
+ * error codes). The API reference page embeds the bundled document: that part is a document emitter, like the
+ * contract's api-document.
  *
- * Output is deterministic (no timestamps, input order preserved, stable JSON) so the site can be diffed.
+ * `renderDocsPages` / `renderDocsSite` are pure: the caller (scripts/docs.ts) copies the Redoc standalone bundle next
+ * to the pages. Output is deterministic (no timestamps, input order preserved, stable JSON) so the site can be diffed.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import Handlebars from 'handlebars';
+import { RefResolver } from '../model/build.js';
+import type { ApiModel, WebhookEventModel } from '../model/types.js';
+import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 
 export interface ErrorEntry {
   code: string;
@@ -54,17 +63,9 @@ export interface NamedText {
   description: string;
 }
 
-export interface CodeExample {
-  title: string;
-  language: string;
-  code: string;
-}
-
 export interface WebhookGuide {
   envelope: EventField[];
   headers: NamedText[];
-  delivery: string[];
-  examples: CodeExample[];
 }
 
 export interface DocsTemplates {
@@ -75,8 +76,8 @@ export interface DocsTemplates {
   decisions: string;
 }
 
-export interface DocsSiteInput {
-  bundledDocument: object;
+export interface DocsPagesInput {
+  api: { title: string; version: string };
   errors: ErrorEntry[];
   decisions: DecisionEntry[];
   events: EventEntry[];
@@ -84,6 +85,10 @@ export interface DocsSiteInput {
   templates: DocsTemplates;
   /** File name of the Redoc standalone bundle the caller places in the site root. */
   redocScript?: string;
+}
+
+export interface DocsSiteInput extends Omit<DocsPagesInput, 'api'> {
+  bundledDocument: object;
 }
 
 export const REDOC_SCRIPT = 'redoc.standalone.js';
@@ -154,10 +159,25 @@ function specInfo(doc: object): { title: string; version: string } {
   };
 }
 
-/** Renders the site. Keys are paths relative to the site root; values are file contents. */
+/** The bundled document beside the pages: JSON (download, tooling) and a script setting a global (file://). */
+export function renderSpecFiles(bundledDocument: object): Map<string, string> {
+  const files = new Map<string, string>();
+  files.set(SPEC_JSON, `${JSON.stringify(bundledDocument, null, 2)}\n`);
+  // JSON is valid JavaScript (ES2019+), and this is a separate .js file, so no HTML escaping applies.
+  files.set(SPEC_SCRIPT, `window.${SPEC_GLOBAL} = ${JSON.stringify(bundledDocument)};\n`);
+  return files;
+}
+
+/** Renders the whole site (pages and spec files). Keys are paths relative to the site root; values are file contents. */
 export function renderDocsSite(input: DocsSiteInput): Map<string, string> {
+  const { bundledDocument, ...rest } = input;
+  return new Map([...renderSpecFiles(bundledDocument), ...renderDocsPages({ ...rest, api: specInfo(bundledDocument) })]);
+}
+
+/** Renders the HTML pages. */
+export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
   const hb = createEnvironment(input.templates);
-  const info = specInfo(input.bundledDocument);
+  const info = input.api;
   const redocScript = input.redocScript ?? REDOC_SCRIPT;
   const nav = [
     { href: 'index.html', label: 'API reference' },
@@ -172,11 +192,6 @@ export function renderDocsSite(input: DocsSiteInput): Map<string, string> {
   });
 
   const files = new Map<string, string>();
-  const specJson = JSON.stringify(input.bundledDocument, null, 2);
-  files.set(SPEC_JSON, `${specJson}\n`);
-  // JSON is valid JavaScript (ES2019+), and this is a separate .js file, so no HTML escaping applies.
-  files.set(SPEC_SCRIPT, `window.${SPEC_GLOBAL} = ${JSON.stringify(input.bundledDocument)};\n`);
-
   const page = (name: keyof Omit<DocsTemplates, 'layout'>, context: object): string =>
     hb.compile(input.templates[name], COMPILE_OPTIONS)(context);
 
@@ -330,3 +345,142 @@ export function parseDecisions(markdown: string): DecisionEntry[] {
     }),
   );
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Events from the model
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function resolverOf(model: Pick<ApiModel, 'schemas'>): RefResolver {
+  return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
+}
+
+function typeLabel(resolver: RefResolver, schema: unknown): string {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return 'any';
+  const types = Array.isArray(s.type) ? s.type.map(String) : typeof s.type === 'string' ? [s.type] : [];
+  const base = types.length > 0 ? types.join(' | ') : s.const !== undefined ? typeof s.const : 'any';
+  return s.format === 'uuid' ? `${base} (UUID)` : base;
+}
+
+/** The property's own description, else its target's, else one derived from `const` / `enum`. */
+function describe(resolver: RefResolver, schema: unknown): string {
+  const own = isObj(schema) && typeof schema.description === 'string' ? schema.description : undefined;
+  const s = resolver.deref<unknown>(schema);
+  if (own !== undefined) return own;
+  if (!isObj(s)) return '';
+  if (typeof s.description === 'string') return s.description;
+  if (s.const !== undefined) return `Always \`${String(s.const)}\`.`;
+  if (Array.isArray(s.enum)) return `One of ${s.enum.map((v) => `\`${String(v)}\``).join(', ')}.`;
+  return '';
+}
+
+/** Rows for an object's properties (in schema order); array-of-object properties add `name[].property` rows. */
+function fieldRows(resolver: RefResolver, schema: unknown, prefix = ''): EventField[] {
+  const { properties, required } = resolver.objectShape(schema);
+  const rows: EventField[] = [];
+  for (const [name, prop] of Object.entries(properties)) {
+    rows.push({ name: `${prefix}${name}`, type: typeLabel(resolver, prop), required: required.has(name), description: describe(resolver, prop) });
+    const resolved = resolver.deref<unknown>(prop);
+    if (isObj(resolved) && resolved.type === 'array' && resolved.items !== undefined && Object.keys(resolver.objectShape(resolved.items).properties).length > 0) {
+      rows.push(...fieldRows(resolver, resolved.items, `${prefix}${name}[].`));
+    }
+  }
+  return rows;
+}
+
+function eventSummary(event: WebhookEventModel): string {
+  return event.description ?? event.summary ?? '';
+}
+
+/** One entry per event of the model (sent in this version), then the planned ones. */
+export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'plannedEvents'>): EventEntry[] {
+  const resolver = resolverOf(model);
+  const sent = model.webhooks.map((event): EventEntry => {
+    const data = resolver.objectShape(event.schema).properties['data'];
+    return {
+      name: event.eventType,
+      category: event.category ?? '',
+      status: 'emitted',
+      summary: eventSummary(event),
+      eventTimeFormat: event.formats.find((f) => f.field === 'event_time')?.format ?? '',
+      fields: data === undefined ? [] : fieldRows(resolver, data),
+      example: event.examples[0] ?? null,
+    };
+  });
+  const planned = model.plannedEvents.map((e): EventEntry => ({ name: e.eventType, category: e.category ?? '', status: 'future', summary: e.summary, eventTimeFormat: '', fields: [], example: null }));
+  return [...sent, ...planned];
+}
+
+/** The envelope (top-level fields every event shares, described by the first event's schema) and the signature headers. */
+export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'>): WebhookGuide {
+  const resolver = resolverOf(model);
+  const first = model.webhooks[0];
+  if (first === undefined) return { envelope: [], headers: [] };
+  const shared = (name: string) => model.webhooks.every((e) => resolver.objectShape(e.schema).properties[name] !== undefined);
+  return {
+    envelope: fieldRows(resolver, first.schema).filter((f) => !f.name.includes('.') && shared(f.name)),
+    headers: first.headers.map((h) => ({ name: h.name, description: h.description ?? '' })),
+  };
+}
+
+/** docs/errors.md and the spec must name the same error codes. */
+export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: readonly string[]): void {
+  if (specCodes.length === 0) return;
+  const inSpec = new Set(specCodes);
+  const inDocs = new Set(errors.map((e) => e.code));
+  const missing = [...inDocs].filter((c) => !inSpec.has(c));
+  const extra = [...inSpec].filter((c) => !inDocs.has(c));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new Error(`error catalogue drift: only in docs/errors.md [${missing.join(', ')}]; only in the spec [${extra.join(', ')}]`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Emitters
+
+/** The human sources of the site besides the spec. */
+export interface DocsSources {
+  errorsMarkdown: string;
+  decisionsMarkdown: string;
+  templates: DocsTemplates;
+}
+
+const DOCS_TEMPLATE_NAMES = ['layout', 'index', 'events', 'errors', 'decisions'] as const;
+
+/** Reads templates/docs/*.hbs. */
+export function readDocsTemplates(templatesDir: string): DocsTemplates {
+  const read = (name: string) => readFileSync(path.join(templatesDir, 'docs', `${name}.hbs`), 'utf8');
+  return Object.fromEntries(DOCS_TEMPLATE_NAMES.map((n) => [n, read(n)])) as unknown as DocsTemplates;
+}
+
+/** The pages (model + markdown sources) and the embedded document (openapi.json / openapi.js) of the site. */
+export function createDocsEmitters(sources: DocsSources): Emitter[] {
+  const pages: Emitter = {
+    name: 'docs/pages',
+    target: 'docs',
+    emit(ctx: EmitContext) {
+      const errors = parseErrorCatalogue(sources.errorsMarkdown);
+      checkErrorCatalogue(errors, ctx.model.errorCodes);
+      const files = renderDocsPages({
+        api: { title: ctx.model.title, version: ctx.model.version },
+        errors,
+        decisions: parseDecisions(sources.decisionsMarkdown),
+        events: eventEntries(ctx.model),
+        webhooks: webhookGuide(ctx.model),
+        templates: sources.templates,
+        redocScript: REDOC_SCRIPT,
+      });
+      return [...files].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents }));
+    },
+  };
+  const apiDocument: DocumentEmitter = {
+    name: 'docs/api-document',
+    target: 'docs',
+    readsDocument: true,
+    emit: (ctx: DocumentEmitContext) => [...renderSpecFiles(ctx.document)].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents })),
+  };
+  return [pages, apiDocument];
+}
+

@@ -7,7 +7,7 @@
  * `useDefaults`, `allErrors`, formats from ajv-formats "fast".
  */
 import AjvModule from 'ajv';
-import { fastFormats } from 'ajv-formats/dist/formats.js';
+import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type StandaloneAjv } from './ajv-standalone.js';
@@ -35,9 +35,20 @@ const REQUEST_AJV_OPTIONS = {
   validateFormats: true,
 } as const;
 
-/** Formats: ajv-formats "fast", plus `media-range` (accepted) for OpenAPI 3.1. */
+/** The formats checked in full (calendar days); see requestFormats. */
+const CALENDAR_FORMATS: Record<string, unknown> = { date: fullFormats.date, 'date-time': fullFormats['date-time'] };
+/** The same table in the generated module: the very functions it was compiled with, read from ajv-formats at run time. */
+const CALENDAR_FORMATS_RUNTIME =
+  'const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); ' +
+  'const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"] };';
+
+/**
+ * Formats: ajv-formats "fast", except `date` and `date-time`, which are checked as real calendar days ("full": no
+ * 2026-02-30, leap years honoured; a date that passes is one PostgreSQL and every client can store), plus
+ * `media-range` (accepted) for OpenAPI 3.1. The runtime builds the same table (CALENDAR_FORMATS_RUNTIME).
+ */
 function requestFormats(openapiVersion: string): Record<string, unknown> {
-  const table: Record<string, unknown> = { ...(fastFormats as Record<string, unknown>) };
+  const table: Record<string, unknown> = { ...(fastFormats as Record<string, unknown>), ...CALENDAR_FORMATS };
   if (openapiVersion.startsWith('3.1')) table['media-range'] = true;
   return table;
 }
@@ -251,7 +262,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
   // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
   const code = standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
-    /\bformats(\.|\[)/.test(source) ? ['const formats = require("ajv-formats/dist/formats").fastFormats;'] : [],
+    /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
   );
   return { code, operations };
 }

@@ -476,6 +476,8 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['an amount with one decimal', { amount: '10.5' }, 'amount'],
     ['a lower-case currency', { currency: 'inr' }, 'currency'],
     ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
+    ['an impossible invoice date', { invoice: { number: 'INV-9', date: '2026-02-30' } }, 'invoice.date'],
+    ['an impossible buyer dob', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } }, 'buyer.dob'],
   ];
   for (const [what, extra, field] of edgeRules) {
     it(`order create at the edge: ${what} is 400 with details.${field}`, async () => {

@@ -1086,9 +1086,11 @@ export interface components {
             status: "APPROVED" | "REJECTED";
         };
         MerchantApprovedData: {
-            /** @description ISO 8601 timestamp. */
+            /** @description ISO 8601 UTC timestamp of the approval. */
             approved_at: string;
+            /** @description The merchant's `company_details.legal_name`. */
             legal_name: string;
+            /** @description Merchant id (numeric string). */
             merchant_id: string;
             /** @description The merchant's `brand_name`. */
             trade_name: string;
@@ -1110,9 +1112,14 @@ export interface components {
          *     }
          */
         MerchantApprovedEvent: {
+            /** @description Event-specific payload. */
             data: components["schemas"]["MerchantApprovedData"];
+            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
             event_time: string;
-            /** @constant */
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
             event_type: "MERCHANT_APPROVED";
             sequence_number: components["schemas"]["SequenceNumber"];
             version: components["schemas"]["EventVersion"];
@@ -1373,13 +1380,17 @@ export interface components {
             success: true;
         };
         PaymentFailedData: {
+            /** @description Bank reference number. */
             bank_ref_num: string;
             /** @description Failure reason. */
             message: string;
+            /** @description Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`. */
             mop_type: string;
+            /** @description Order id (`OD` + 16 digits). */
             order_id: string;
-            /** @description ISO 8601 timestamp. */
+            /** @description ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`. */
             payment_completed_at: string;
+            /** @description Payment id (`PR` + 16 digits). */
             payment_id: string;
             /** @constant */
             status: "FAILED";
@@ -1404,9 +1415,14 @@ export interface components {
          *     }
          */
         PaymentFailedEvent: {
+            /** @description Event-specific payload. */
             data: components["schemas"]["PaymentFailedData"];
+            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
             event_time: string;
-            /** @constant */
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
             event_type: "PAYMENT_FAILED";
             sequence_number: components["schemas"]["SequenceNumber"];
             version: components["schemas"]["EventVersion"];
@@ -1467,6 +1483,7 @@ export interface components {
             success: true;
         };
         PaymentSettledData: {
+            /** @description The settlements completed by the run. */
             settlements: components["schemas"]["SettledItem"][];
         };
         /**
@@ -1491,9 +1508,14 @@ export interface components {
          *     }
          */
         PaymentSettledEvent: {
+            /** @description Event-specific payload. */
             data: components["schemas"]["PaymentSettledData"];
+            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
             event_time: string;
-            /** @constant */
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
             event_type: "PAYMENT_SETTLED";
             sequence_number: components["schemas"]["SequenceNumber"];
             version: components["schemas"]["EventVersion"];
@@ -1649,13 +1671,15 @@ export interface components {
          */
         SessionId: string;
         SettledItem: {
-            /** @description Rate to the settlement currency, 6 significant digits (display). */
+            /** @description Rate to the settlement currency to 6 significant digits (display; the settlement's `forex_rate_cents` is the rate times 100, rounded). */
             forex_rate: number;
-            /** @description Final amount transferred, in the settlement currency; negative: debited from the merchant (see Settlement.settlement_amount_cents). */
+            /** @description Final amount in the settlement currency (`settlement_amount_cents` / 100); negative: debited from the merchant. */
             settlement_amount: number;
-            /** @description ISO 8601 timestamp. */
+            /** @description ISO 8601 UTC timestamp; the settlement's `settlement_completed_date`. */
             settlement_done_at: string;
+            /** @description Settlement id (`ST` + 16 digits). */
             settlement_id: string;
+            /** @description Bank UTR of the transfer; the settlement's `utr_number`. */
             settlement_utr: string;
         };
         Settlement: {

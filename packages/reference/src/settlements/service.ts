@@ -112,7 +112,15 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
      ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
     [merchantId, [...settlingNow]],
   );
-  const pending = groupRefunds(pendingRows);
+  // A concurrent run may have reserved one of these and committed while this statement waited for its row lock (it
+  // only locked the refund, it did not change it): read the reserves again, with a fresh snapshot, and skip those.
+  const reservedMeanwhile = pendingRows.length
+    ? new Set(
+        (await tx.query<{ refund_id: string }>('SELECT refund_id FROM settlement_reserves WHERE refund_id = ANY($1::text[])', [pendingRows.map((r) => r.id)]))
+          .rows.map((r) => r.refund_id),
+      )
+    : new Set<string>();
+  const pending = groupRefunds(pendingRows.filter((r) => !reservedMeanwhile.has(r.id)));
   const { rows: releasableRows } = await tx.query<{ refund_id: string; payment_id: string; amount_minor: number }>(
     `SELECT refund_id, payment_id, amount_minor FROM settlement_reserves
      WHERE merchant_id = $1 AND status = 'releasable' ORDER BY refund_id FOR UPDATE SKIP LOCKED`,

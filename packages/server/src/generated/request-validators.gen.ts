@@ -7,6 +7,7 @@
 "use strict";
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
+const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"] };
 export const validateGetCheckoutPageParams = validate1;
 const schema1 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
 const func0 = require("ajv/dist/runtime/ucs2length").default;
@@ -1412,7 +1413,7 @@ const schema15 = {"type":"object","properties":{"page":{"default":1,"maximum":10
 const pattern12 = new RegExp("^[A-Z]{3}$", "u");
 const pattern14 = new RegExp("^PR\\d{1,30}$", "u");
 const pattern15 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
-const formats0 = /^\d\d\d\d-[0-1]\d-[0-3]\d$/;
+const formats0 = formats.date;
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1937,7 +1938,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!(formats0.test(data9))){
+if(!(formats0.validate(data9))){
 const err29 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -2000,7 +2001,7 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(!(formats0.test(data10))){
+if(!(formats0.validate(data10))){
 const err33 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -2396,7 +2397,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats0.test(data4))){
+if(!(formats0.validate(data4))){
 const err15 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -2459,7 +2460,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats0.test(data5))){
+if(!(formats0.validate(data5))){
 const err19 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -2896,7 +2897,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats0.test(data2))){
+if(!(formats0.validate(data2))){
 const err9 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -2959,7 +2960,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(formats0.test(data3))){
+if(!(formats0.validate(data3))){
 const err13 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -8380,7 +8381,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!(formats0.test(data6))){
+if(!(formats0.validate(data6))){
 const err26 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -8626,7 +8627,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats0.test(data0))){
+if(!(formats0.validate(data0))){
 const err5 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -9601,7 +9602,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(formats0.test(data2))){
+if(!(formats0.validate(data2))){
 const err6 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -9718,7 +9719,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats0.test(data5))){
+if(!(formats0.validate(data5))){
 const err16 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err16];

@@ -242,6 +242,16 @@ export const DIFFERENCES: Difference[] = [
     },
   },
   {
+    id: 'calendar-date',
+    rule: 'A `format: date` / `date-time` value must be a real calendar day (ajv-formats "full" for these two formats: no 2026-02-30, leap years honoured); every other format is checked "fast". The oracle checks dates "fast" (the shape only) and lets an impossible day through.',
+    applies: (r) => /(^|[?&=":])20\d\d-(02-3\d|13-\d\d)/.test(`${r.url} ${typeof r.body === 'string' ? r.body : ''}`),
+    check: (paygate, oracle) => {
+      expect(oracle.status).toBe(200);
+      expect(paygate.status).toBe(400);
+      expect(envelope(paygate).error.code).toBe('ERR_VALIDATION_400');
+    },
+  },
+  {
     id: 'malformed-multipart',
     rule: 'A multipart body that cannot be parsed (truncated, bad boundary) is the client\'s error: 400. The oracle answers 500.',
     applies: (r) => typeof r.body === 'string' && /^multipart\/form-data/.test(r.headers['content-type'] ?? ''),
@@ -449,6 +459,7 @@ describe('request validation, Paygate spec: precompiled engine vs express-openap
       [{ method: 'PATCH', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{}' }, undefined],
       [{ method: 'HEAD', url: '/pg/orders/OD0000000000000001', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/orders/%E0%A4%A', headers: {} }, undefined],
+      [{ method: 'GET', url: '/pg/payments/?from_created_date=2026-02-30', headers: {} }, operations.find((op) => op.operationId === 'listPayments')],
       [
         {
           method: 'POST',

@@ -12,6 +12,9 @@ ALTER TABLE settlements ALTER COLUMN forex_rate_num DROP DEFAULT;
 ALTER TABLE settlements ALTER COLUMN forex_rate_den DROP DEFAULT;
 ALTER TABLE settlements ADD COLUMN reserved_minor bigint NOT NULL DEFAULT 0;
 ALTER TABLE settlements ADD COLUMN released_minor bigint NOT NULL DEFAULT 0;
+-- the totals always add up: what the merchant is owed = captures - fees - taxes - refunds - reserves + releases
+ALTER TABLE settlements ADD CONSTRAINT settlements_net_adds_up
+  CHECK (net_minor = gross_minor - fee_minor - tax_minor - refunds_minor - reserved_minor + released_minor);
 
 ALTER TABLE settlement_transactions DROP CONSTRAINT settlement_transactions_pkey;
 ALTER TABLE settlement_transactions ADD PRIMARY KEY (settlement_id, position);
