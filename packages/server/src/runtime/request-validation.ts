@@ -147,21 +147,41 @@ function normalizeContentType(ct: ParsedContentType, exclude: readonly string[] 
  * (a request without `charset` also matches a declared `charset=utf-8`); else a declared `type/*` or `*\/*`.
  */
 export function selectMediaType(declared: readonly string[], header: string | undefined): string | undefined {
-  const ct = parseContentType(header);
-  const normalized = normalizeContentType(ct);
+  return mediaTypeSelector(declared)(header);
+}
+
+/** Distinct Content-Type values remembered per operation (clients send very few). */
+const MEDIA_TYPE_CACHE_LIMIT = 64;
+
+/** `selectMediaType` for one declared list: the declared types normalised once, answers remembered per header value. */
+export function mediaTypeSelector(declared: readonly string[]): (header: string | undefined) => string | undefined {
   const declaredNormalized = declared.map((d) => normalizeContentType(parseContentType(d)));
-  for (let i = 0; i < declared.length; i++) if (normalized === declaredNormalized[i]) return declared[i];
-  if (ct.mediaType) {
-    const equivalents = [ct.mediaType];
-    if (!ct.parameters['charset']) equivalents.push(normalizeContentType(parseContentType(`${normalizeContentType(ct, ['charset'])!}; charset=utf-8`))!);
-    for (let i = 0; i < declared.length; i++) if (equivalents.includes(declaredNormalized[i]!)) return declared[i];
-  }
-  for (const candidate of [...declared].sort().reverse()) {
-    if (candidate === '*/*') return candidate;
-    const range = /^([a-z]+)\/\*$/.exec(candidate);
-    if (range !== null && ct.mediaType?.startsWith(`${range[1]!}/`) === true && ct.mediaType.length > range[1]!.length + 1) return candidate;
-  }
-  return undefined;
+  const ranges = [...declared].sort().reverse();
+  const cache = new Map<string, string | undefined>();
+  const select = (header: string | undefined): string | undefined => {
+    const ct = parseContentType(header);
+    const normalized = normalizeContentType(ct);
+    for (let i = 0; i < declared.length; i++) if (normalized === declaredNormalized[i]) return declared[i];
+    if (ct.mediaType) {
+      const equivalents = [ct.mediaType];
+      if (!ct.parameters['charset']) equivalents.push(normalizeContentType(parseContentType(`${normalizeContentType(ct, ['charset'])!}; charset=utf-8`))!);
+      for (let i = 0; i < declared.length; i++) if (equivalents.includes(declaredNormalized[i]!)) return declared[i];
+    }
+    for (const candidate of ranges) {
+      if (candidate === '*/*') return candidate;
+      const range = /^([a-z]+)\/\*$/.exec(candidate);
+      if (range !== null && ct.mediaType?.startsWith(`${range[1]!}/`) === true && ct.mediaType.length > range[1]!.length + 1) return candidate;
+    }
+    return undefined;
+  };
+  return (header) => {
+    if (header === undefined) return select(header);
+    if (cache.has(header)) return cache.get(header);
+    const selected = select(header);
+    // multipart boundaries differ per request: only cache headers without one
+    if (cache.size < MEDIA_TYPE_CACHE_LIMIT && !/boundary=/i.test(header)) cache.set(header, selected);
+    return selected;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -193,6 +213,17 @@ function rawQueryPairs(originalUrl: string): Map<string, string[]> {
     list.push(eq === -1 ? '' : pair.slice(eq + 1));
   }
   return out;
+}
+
+/** Whether any query value holds a reserved character at all (the common answer, no, needs no per-parameter look-up). */
+function hasReservedValue(originalUrl: string): boolean {
+  const start = originalUrl.indexOf('?');
+  const end = originalUrl.indexOf('#', start);
+  for (const pair of originalUrl.slice(start + 1, end === -1 ? undefined : end).split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq !== -1 && RESERVED_CHARS.test(pair.slice(eq + 1))) return true;
+  }
+  return false;
 }
 
 function checkReserved(rule: ParameterRule, raw: Map<string, string[]>): void {
@@ -333,7 +364,7 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? [])]);
   const queryRules = v.parameters.some((p) => p.in === 'query');
   const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
-  const declaredMedia = v.body?.content.map((c) => c.mediaType) ?? [];
+  const selectMedia = mediaTypeSelector(v.body?.content.map((c) => c.mediaType) ?? []);
 
   const validate = (req: Request, _res: Response, next: NextFunction): void => {
     try {
@@ -343,12 +374,14 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
       let media: BodyMediaRule | undefined;
       if (v.body !== undefined) {
         const header = req.headers['content-type'];
-        const selected = selectMediaType(declaredMedia, header);
-        const ct = normalizeContentType(parseContentType(header));
+        const selected = selectMedia(header);
         if (selected !== undefined) {
           media = v.body.content.find((c) => c.mediaType === selected);
-        } else if (ct !== undefined || v.body.required) {
-          throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: operation.expressPath, message: `unsupported media type ${String(ct)}` }]);
+        } else {
+          const ct = normalizeContentType(parseContentType(header));
+          if (ct !== undefined || v.body.required) {
+            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: operation.expressPath, message: `unsupported media type ${String(ct)}` }]);
+          }
         }
       }
 
@@ -358,7 +391,7 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
       if (search || queryRules) {
         query = req.query as Bag;
         Object.defineProperty(req, 'query', { value: query, writable: true, configurable: true, enumerable: true });
-        if (search) {
+        if (search && hasReservedValue(req.originalUrl)) {
           const raw = rawQueryPairs(req.originalUrl);
           for (const rule of v.parameters) if (rule.reserved !== undefined) checkReserved(rule, raw);
         }
