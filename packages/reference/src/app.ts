@@ -196,7 +196,7 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
   // Why the casts: each operation's handler has its own request and response types; wrapping them in a loop needs a
   // common signature, and TypeScript cannot carry the per-key types through a loop over keys (no correlated union
   // types). The wrappers pass requests and results through unchanged, so each signature still holds.
-  for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) {
+  for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) { // why: see above
     const mapped = withErrorMapping(fn.bind(handlers));
     wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
   }
