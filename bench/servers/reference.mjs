@@ -5,9 +5,9 @@
  * the per-credential rate limit is raised (BENCH_RATE_LIMIT, default 1e9) so a load test is not answered with 429s.
  * The rate-limit upsert still runs on every request, as in production.
  */
-import { loadConfig } from '../../packages/reference/dist/config.js';
+import { loadConfig } from '../../packages/reference/dist/core/config.js';
 import { createReferenceApp } from '../../packages/reference/dist/app.js';
-import { createLogger } from '../../packages/reference/dist/logger.js';
+import { createLogger } from '../../packages/reference/dist/http/logger.js';
 import { openReference } from '../../packages/reference/dist/runtime.js';
 
 const logger = createLogger();
