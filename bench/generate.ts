@@ -1,6 +1,6 @@
 /**
  * `npm run bench:generate`: full generation time for our spec, then time and peak memory for GitHub's spec
- * (server + client + types) beside openapi-typescript alone on the same file, in the same run, each measured in
+ * (contract with the type layer + server + client) beside openapi-typescript alone on the same file, in the same run, each measured in
  * a fresh child process (peak RSS from getrusage, peak heap sampled every 20 ms). `npm run bench` runs the same
  * measurement through `measureGenerators()`.
  */
@@ -41,7 +41,7 @@ const tasks: Record<string, () => Promise<string>> = {
     return `${files.length} files, ${(files.reduce((n, f) => n + f.contents.length, 0) / 1024).toFixed(0)} KiB`;
   },
   async github() {
-    const { files, model } = await generate({ rootDir: ROOT, openapi: GITHUB_SPEC, asyncapi: null, lint: 'skip', targets: ['server', 'client'] });
+    const { files, model } = await generate({ rootDir: ROOT, openapi: GITHUB_SPEC, asyncapi: null, lint: 'skip', targets: ['contract', 'server', 'client'] });
     return `${model.operations.length} operations, ${files.length} files, ${(files.reduce((n, f) => n + f.contents.length, 0) / 1024 / 1024).toFixed(1)} MiB`;
   },
   async openapiTypescript() {
@@ -61,7 +61,7 @@ async function child(name: string): Promise<Measurement> {
 
 export const GENERATOR_RUNS = [
   ['Paygate spec: full generation (lint + bundle + all emitters)', 'ours'],
-  ['GitHub spec: @paygate/generators (server + client + types)', 'github'],
+  ['GitHub spec: @paygate/generators (contract + server + client)', 'github'],
   ['GitHub spec: openapi-typescript alone', 'openapiTypescript'],
 ] as const;
 
