@@ -477,6 +477,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['a lower-case currency', { currency: 'inr' }, 'currency'],
     ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
     ['an impossible invoice date', { invoice: { number: 'INV-9', date: '2026-02-30' } }, 'invoice.date'],
+    ['a lone UTF-16 surrogate in a string', { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } }, 'buyer.name'],
     ['an impossible buyer dob', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } }, 'buyer.dob'],
   ];
   for (const [what, extra, field] of edgeRules) {
@@ -487,6 +488,30 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       expect(!res.ok && Object.keys(res.error.error.details ?? {}).some((k) => k === field || k.startsWith(`${field}.`) || k.endsWith(`.${field}`))).toBe(true);
     });
   }
+
+  it('API answers are never cached or sniffed: Cache-Control no-store and nosniff, errors included', async () => {
+    const read = await merchant().orders.get(orderId);
+    expect(read.response.headers.get('cache-control')).toBe('no-store');
+    expect(read.response.headers.get('x-content-type-options')).toBe('nosniff');
+    const denied = await fetch(`${base}/pg/orders/${orderId}`);
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('cache-control')).toBe('no-store');
+    expect(denied.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('date filters far in the future are read as "no bound", never a 5xx', async () => {
+    const m = merchant();
+    const payments = await m.payments.list({ to_created_date: '2999-12-31' });
+    expect(payments.status).toBe(200);
+    const refunds = await m.refunds.list({ to_date: '9999-12-31' });
+    expect(refunds.status).toBe(200);
+    const settlements = await m.settlements.list({ from_date: '2300-01-01' });
+    expect(settlements.status).toBe(200);
+    expect(settlements.ok && settlements.data.data.count).toBe(0);
+    const reversed = await m.settlements.list({ from_date: '2300-01-02', to_date: '2300-01-01' });
+    expect(reversed.status).toBe(400);
+    expect(!reversed.ok && Object.keys(reversed.error.error.details ?? {})).toEqual(['to_date']);
+  });
 
   // Merchant bodies are validated at the edge only (the schema says every field): each bad body is a 400 naming its field.
   const merchantEdgeRules: [string, () => Promise<{ status: number; ok: boolean; error?: unknown }>, string][] = [

@@ -245,6 +245,13 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   const { logger } = options;
   app.use(requestLogger(logger as Parameters<typeof requestLogger>[0]));
 
+  // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The
+  // checkout pages set their own, stricter headers; the static /docs site may be cached.)
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/docs')) res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    next();
+  });
+
   // Sandbox-only operations do not exist outside sandbox mode (before auth, so nothing hints at them).
   app.use('/sandbox', (_req: Request, res: Response, next: NextFunction) => {
     if (rt.config.sandbox) {

@@ -117,15 +117,24 @@ export function parseDay(field: string, day: string): Micros {
   throw validationError(field, 'must be a calendar date in the form YYYY-MM-DD');
 }
 
+/**
+ * The latest instant a date filter reaches: far past anything the gateway stores, and well inside the instants it can
+ * represent (microseconds as safe integers end in June 2255). A filter day after it is read as this instant, so
+ * `to_date=9999-12-31` means "no upper bound" and `from_date=2300-01-01` finds nothing, instead of failing.
+ */
+export const LAST_FILTER_INSTANT: Micros = Date.UTC(2200, 0, 1) * 1000;
+
 /** Inclusive UTC day range -> [start, endExclusive) instants as ISO strings for SQL. */
 export function dayRange(
   from: { field: string; day: string | undefined },
   to: { field: string; day: string | undefined },
 ): { fromIso: string | undefined; toExclusiveIso: string | undefined } {
-  const fromIso = from.day !== undefined ? formatIso(parseDay(from.field, from.day)) : undefined;
-  const toExclusiveIso = to.day !== undefined ? formatIso(addSeconds(parseDay(to.field, to.day), 86_400)) : undefined;
-  if (fromIso !== undefined && toExclusiveIso !== undefined && fromIso >= toExclusiveIso) {
-    throw validationError(to.field, `must not be before ${from.field}`);
-  }
-  return { fromIso, toExclusiveIso };
+  const start = from.day !== undefined ? parseDay(from.field, from.day) : undefined;
+  const end = to.day !== undefined ? parseDay(to.field, to.day) + 86_400 * MICROS_PER_SECOND : undefined;
+  // compared as days (valid YYYY-MM-DD strings order like the days), before any instant is clamped
+  if (from.day !== undefined && to.day !== undefined && to.day < from.day) throw validationError(to.field, `must not be before ${from.field}`);
+  return {
+    fromIso: start !== undefined ? formatIso(Math.min(start, LAST_FILTER_INSTANT)) : undefined,
+    toExclusiveIso: end !== undefined ? formatIso(Math.min(end, LAST_FILTER_INSTANT)) : undefined,
+  };
 }

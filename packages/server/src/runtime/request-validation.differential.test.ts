@@ -252,6 +252,16 @@ export const DIFFERENCES: Difference[] = [
     },
   },
   {
+    id: 'unpaired-surrogate',
+    rule: 'Strings and keys of a JSON body must be well-formed Unicode: a lone UTF-16 surrogate (`"\\ud800"`) is 400 naming the field. The oracle lets it through (a database then fails on it).',
+    applies: (r) => typeof r.body === 'string' && /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i.test(r.body),
+    check: (paygate, oracle) => {
+      expect(oracle.status).toBe(200);
+      expect(paygate.status).toBe(400);
+      expect(Object.values(envelope(paygate).error.details ?? {})).toContain('must be well-formed Unicode (no unpaired UTF-16 surrogate)');
+    },
+  },
+  {
     id: 'malformed-multipart',
     rule: 'A multipart body that cannot be parsed (truncated, bad boundary) is the client\'s error: 400. The oracle answers 500.',
     applies: (r) => typeof r.body === 'string' && /^multipart\/form-data/.test(r.headers['content-type'] ?? ''),
@@ -460,6 +470,10 @@ describe('request validation, Paygate spec: precompiled engine vs express-openap
       [{ method: 'HEAD', url: '/pg/orders/OD0000000000000001', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/orders/%E0%A4%A', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/payments/?from_created_date=2026-02-30', headers: {} }, operations.find((op) => op.operationId === 'listPayments')],
+      [
+        { method: 'POST', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{"url":"https://hooks.example/a","events":["PAYMENT_FAILED"],"description":"x\\ud800"}' },
+        operations.find((op) => op.operationId === 'createWebhookEndpoint'),
+      ],
       [
         {
           method: 'POST',

@@ -326,6 +326,30 @@ function collectErrors(out: AjvError[], validate: CompiledValidator, prefix: str
   for (const e of validate.errors ?? []) out.push(prefix === '' ? e : { ...e, instancePath: prefix + e.instancePath });
 }
 
+/** A lone high or low UTF-16 surrogate: JSON's `\\u` escapes can carry one, no UTF-8 encoder or database can store it. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NOT_WELL_FORMED = 'must be well-formed Unicode (no unpaired UTF-16 surrogate)';
+
+/**
+ * Strings and keys of a parsed body that are not well-formed Unicode, as errors at their JSON pointer (at most 20,
+ * at most 64 levels deep: a body past that is refused by its schema anyway).
+ */
+function collectMalformedUnicode(value: unknown, path: string, out: AjvError[], depth = 0): void {
+  if (out.length >= 20 || depth > 64) return;
+  const report = (at: string) => out.push({ instancePath: at, schemaPath: '#', keyword: 'unicode', params: {}, message: NOT_WELL_FORMED });
+  if (typeof value === 'string') {
+    if (UNPAIRED_SURROGATE.test(value)) report(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => collectMalformedUnicode(item, `${path}/${i}`, out, depth + 1));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (UNPAIRED_SURROGATE.test(key)) report(at);
+      else collectMalformedUnicode(item, at, out, depth + 1);
+    }
+  }
+}
+
 function toRejection(errors: AjvError[]): RequestRejection {
   const mapped = errors.map((e) => {
     let message = e.message ?? '';
@@ -413,6 +437,7 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
       if (v.headers !== undefined && !v.headers(req.headers)) collectErrors(errors, v.headers, '/headers');
       if (v.params !== undefined && !v.params(req.params)) collectErrors(errors, v.params, '/params');
       if (media !== undefined && !media.validate({ body: req.body })) collectErrors(errors, media.validate, '');
+      if (media !== undefined && typeof req.body === 'object') collectMalformedUnicode(req.body, '/body', errors);
       if (errors.length > 0) throw toRejection(errors);
       next();
     } catch (error) {
