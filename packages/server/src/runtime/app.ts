@@ -218,7 +218,9 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   const logger = options.logger ?? silentLogger;
   const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
   const limits = options.uploadLimits ?? {};
-  const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>;
+  // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
+  // common signature, which TypeScript cannot derive from the per-key types (the generated Handlers type checks them)
+  const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>; // see above
   const missing = spec.operations.filter((op) => typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 

@@ -71,14 +71,16 @@ export function createResponseValidator(apiDocument: ApiDocument, operation: Ope
     if (chain === undefined) {
       const OpenApiValidator = loadOpenApiValidator();
       chain = OpenApiValidator.middleware({
-        apiSpec: operationDocument(apiDocument, operation) as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
+        // why the casts: the library types its input as its own OpenAPIV3.DocumentV3 and its output as an Express 4
+        // handler array; our bundled document is the same JSON under Paygate's ApiDocument type, the handlers are Express 5 compatible
+        apiSpec: operationDocument(apiDocument, operation) as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
         validateApiSpec: false,
         validateRequests: false,
         validateResponses: { allErrors: true },
         validateSecurity: false,
         $refParser: { mode: 'bundle' },
         fileUploader: false,
-      }) as unknown as RequestHandler[];
+      }) as unknown as RequestHandler[]; // see above
     }
     // The library's route lookup resets `req.params` to strings: the validated (coerced) ones are put back after it.
     const params = req.params;
