@@ -22,7 +22,7 @@ export { ID_PATTERN } from './core/ids.js';
 export type { CreateOrderInput } from './orders/input.js';
 export { MAX_UPLOAD_BYTES, ALLOWED_UPLOAD_TYPES } from './core/files.js';
 
-export { sequenceIds, type IdSource, type ServiceDeps } from './core/deps.js';
+export { randomIds, type IdSource, type ServiceDeps } from './core/deps.js';
 export { resolveScope, requirePartner, requireMerchant, type Principal, type Scope } from './core/scope.js';
 export { authenticate, ensurePartnerCredential, issueMerchantCredentials, type IssuedCredentials } from './credentials/service.js';
 export {

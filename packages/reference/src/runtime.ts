@@ -9,7 +9,7 @@ import { openDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
 import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
-import { sequenceIds, type ServiceDeps } from './core/deps.js';
+import { randomIds, type ServiceDeps } from './core/deps.js';
 import { createDocumentStore } from './core/documents.js';
 import { loadSandboxClock } from './core/sandbox-clock.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
@@ -119,7 +119,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   try {
     const clock = await loadSandboxClock(db);
     await checkMasterKey(db, secrets, formatIso(clock.now()));
-    const deps: ServiceDeps = { db, clock, ids: sequenceIds, secrets };
+    const deps: ServiceDeps = { db, clock, ids: randomIds(), secrets };
     if (config.partnerClientId && config.partnerClientSecret) {
       await ensurePartnerCredential(deps, { clientId: config.partnerClientId, clientSecret: config.partnerClientSecret });
     } else if (config.partnerClientId || config.partnerClientSecret) {

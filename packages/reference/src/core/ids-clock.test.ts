@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMerchantId, formatSequenceId, ID_PATTERN, newBankRefNum, newDocumentId, newSessionId, newUtr, newWebhookEndpointId } from './ids.js';
+import { ID_PATTERN, newRandomId, newBankRefNum, newDocumentId, newSessionId, newUtr, newWebhookEndpointId } from './ids.js';
 import {
   addSeconds,
   dayRange,
@@ -14,25 +14,19 @@ import {
 } from './clock.js';
 
 describe('ids', () => {
-  it('maps sequence values to unique 16-digit ids with prefixes', () => {
-    const seen = new Set<string>();
-    for (let i = 1; i <= 5000; i++) {
-      const id = formatSequenceId('order', i);
-      expect(id).toMatch(ID_PATTERN.order);
-      seen.add(id);
+  it('row ids are random in the seed shapes: nothing sequential, nothing shared between installations', () => {
+    const kinds = ['order', 'payment', 'refund', 'settlement', 'transaction'] as const;
+    for (const kind of kinds) {
+      const ids = Array.from({ length: 2000 }, () => newRandomId(kind));
+      for (const id of ids) expect(id).toMatch(ID_PATTERN[kind]);
+      expect(new Set(ids).size).toBe(2000);
+      // no arithmetic link between consecutive ids (a sequence, even scrambled, has a constant difference mod 10^16)
+      const diffs = new Set(ids.slice(1).map((id, i) => (BigInt(id.slice(2)) - BigInt(ids[i]!.slice(2)) + 10n ** 16n) % 10n ** 16n));
+      expect(diffs.size).toBeGreaterThan(1990);
     }
-    expect(seen.size).toBe(5000);
-    expect(formatSequenceId('payment', 1)).toMatch(ID_PATTERN.payment);
-    expect(formatSequenceId('refund', 1)).toMatch(ID_PATTERN.refund);
-    expect(formatSequenceId('settlement', 1)).toMatch(ID_PATTERN.settlement);
-    expect(formatSequenceId('transaction', 1)).toMatch(ID_PATTERN.transaction);
-    expect(formatSequenceId('order', 10n ** 16n - 1n)).toMatch(ID_PATTERN.order);
-    expect(() => formatSequenceId('order', 0)).toThrow(RangeError);
-  });
-  it('merchant ids are 10-digit numeric strings, unique', () => {
-    const ids = new Set(Array.from({ length: 2000 }, (_, i) => formatMerchantId(i + 1)));
-    expect(ids.size).toBe(2000);
-    for (const id of ids) expect(id).toMatch(/^[1-9]\d{9}$/);
+    const merchants = new Set(Array.from({ length: 2000 }, () => newRandomId('merchant')));
+    expect(merchants.size).toBe(2000);
+    for (const id of merchants) expect(id).toMatch(/^[1-9]\d{9}$/);
   });
   it('random ids have the documented shapes', () => {
     expect(newSessionId()).toMatch(ID_PATTERN.session);

@@ -1,12 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
 /**
- * Identifier shapes (brief "Ids"). Sequence-backed ids come from one PostgreSQL SEQUENCE per kind (unique across
- * processes); the sequence value is mapped through a fixed bijection of the id space so consecutive ids do not
- * look consecutive. Random ids use crypto.randomBytes.
+ * Identifier shapes (brief "Ids"). Every id is random (crypto.randomInt / randomBytes): an id tells nothing about
+ * another, about how many exist, or about the installation. Ids of rows are checked free before use and unique by
+ * primary key (see deps.ts `randomIds`).
  */
 
-export type SequenceKind = 'order' | 'payment' | 'refund' | 'settlement' | 'transaction' | 'merchant';
+export type IdKind = 'order' | 'payment' | 'refund' | 'settlement' | 'transaction' | 'merchant';
 
 export const ID_PREFIX = {
   order: 'OD',
@@ -14,17 +14,7 @@ export const ID_PREFIX = {
   refund: 'RF',
   settlement: 'ST',
   transaction: 'TX',
-} as const satisfies Record<Exclude<SequenceKind, 'merchant'>, string>;
-
-/** Name of the PostgreSQL sequence backing each kind (see migrations/001_initial.sql). */
-export const SEQUENCE_NAME: Record<SequenceKind, string> = {
-  order: 'order_id_seq',
-  payment: 'payment_id_seq',
-  refund: 'refund_id_seq',
-  settlement: 'settlement_id_seq',
-  transaction: 'transaction_id_seq',
-  merchant: 'merchant_id_seq',
-};
+} as const satisfies Record<Exclude<IdKind, 'merchant'>, string>;
 
 export const ID_PATTERN = {
   order: /^OD\d{16}$/,
@@ -38,36 +28,12 @@ export const ID_PATTERN = {
   document: /^doc_[A-Za-z0-9_-]{32}$/,
 } as const;
 
-const SPACE_16 = 10n ** 16n;
-// Multiplier coprime with 10^16 (odd, not a multiple of 5) => x -> (x*K + C) mod 10^16 is a bijection.
-const K_16 = 6364136223846793n;
-const C_16 = 1442695040888963n;
+const DIGITS = '0123456789';
 
-const MERCHANT_BASE = 10n ** 9n;
-const MERCHANT_SPACE = 9n * 10n ** 9n; // 10-digit ids 1000000000..9999999999
-// Coprime with 9*10^9 (not divisible by 2, 3 or 5).
-const K_M = 4294967291n;
-const C_M = 2718281829n;
-
-function toBigSeq(seq: number | bigint): bigint {
-  const v = BigInt(seq);
-  if (v < 1n) throw new RangeError(`sequence value must be >= 1, got ${seq}`);
-  return v;
-}
-
-/** `formatSequenceId('order', 1)` -> `OD` + 16 digits. Distinct sequence values give distinct ids. */
-export function formatSequenceId(kind: Exclude<SequenceKind, 'merchant'>, seq: number | bigint): string {
-  const v = toBigSeq(seq);
-  if (v >= SPACE_16) throw new RangeError(`${kind} id space exhausted`);
-  const mapped = (v * K_16 + C_16) % SPACE_16;
-  return ID_PREFIX[kind] + mapped.toString().padStart(16, '0');
-}
-
-/** Numeric merchant id (10 digits, no leading zero). */
-export function formatMerchantId(seq: number | bigint): string {
-  const v = toBigSeq(seq);
-  if (v >= MERCHANT_SPACE) throw new RangeError('merchant id space exhausted');
-  return (MERCHANT_BASE + ((v * K_M + C_M) % MERCHANT_SPACE)).toString();
+/** A random id of `kind`: prefix + 16 random digits (about 53 bits), or a 10-digit merchant id without a leading zero. */
+export function newRandomId(kind: IdKind): string {
+  if (kind === 'merchant') return `${1 + randomInt(9)}${randomFrom(DIGITS, 9)}`;
+  return ID_PREFIX[kind] + randomFrom(DIGITS, 16);
 }
 
 /** `session_` + 43 base64url chars (256 random bits). */
@@ -100,7 +66,7 @@ export function newUtr(): string {
 
 /** Bank reference number: 12 digits. */
 export function newBankRefNum(): string {
-  return randomFrom('0123456789', 12);
+  return randomFrom(DIGITS, 12);
 }
 
 /** Credentials issued to merchants (returned once). */

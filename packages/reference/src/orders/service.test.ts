@@ -9,6 +9,7 @@ import { createMerchant } from '../merchants/service.js';
 import { attachOrderDocument, createOrder, expireDueOrders, getOrder, patchOrder } from './service.js';
 import { completeS2sPayment, processDueS2sCollections } from '../payments/s2s.js';
 import type { Scope } from '../core/scope.js';
+import { randomIds } from '../core/deps.js';
 
 describe.each(testTargets())('orders and checkout on %s', (target) => {
   let t: TestDb;
@@ -30,6 +31,16 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     const { rows } = await t.db.query<{ payload: never }>('SELECT payload FROM events WHERE type = $1 ORDER BY created_at', [type]);
     return rows.map((r) => r.payload);
   }
+
+  it('draws a new random id when the first one is taken (collision retry), and fails loudly on a broken generator', async () => {
+    const first = await createOrder(deps, merchantId, orderInput({ reference_id: 'collide-1' }), { isTesting: true });
+    const draws = [first.order_id, 'OD0000000000000042'];
+    const colliding = { ...deps, ids: randomIds(() => draws.shift() ?? 'OD0000000000000043') };
+    const second = await createOrder(colliding, merchantId, orderInput({ reference_id: 'collide-2' }), { isTesting: true });
+    expect(second.order_id).toBe('OD0000000000000042');
+    const stuck = { ...deps, ids: randomIds(() => first.order_id) };
+    await expect(createOrder(stuck, merchantId, orderInput({ reference_id: 'collide-3' }), { isTesting: true })).rejects.toThrow(/no free order id after 8 random draws/);
+  });
 
   it('hosted order: session, success, signed callback, order read', async () => {
     const created = await createOrder(deps, merchantId, orderInput({ reference_id: 'hosted-1', mop_type: 'NETBANKING' }), { isTesting: true });

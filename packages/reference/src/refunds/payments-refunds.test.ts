@@ -3,7 +3,7 @@ import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { getPayment, listPayments } from '../payments/service.js';
 import { completeRefund, createRefund, getRefund, listRefunds, processDueRefunds } from './service.js';
-import { sequenceIds } from '../core/deps.js';
+import { randomIds } from '../core/deps.js';
 import type { Scope } from '../core/scope.js';
 
 describe.each(testTargets())('payments and refunds on %s', (target) => {
@@ -128,7 +128,7 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
   if (target === 'postgres') it('50 concurrent refunds from two processes never exceed the captured amount', async () => {
     const paid = await paidOrder(deps, merchantId, { amount: '100.00' });
     const second = await t.openSecond();
-    const deps2 = { ...deps, db: second, ids: sequenceIds };
+    const deps2 = { ...deps, db: second, ids: randomIds() };
     const attempts = Array.from({ length: 50 }, (_, i) =>
       createRefund(i % 2 ? deps : deps2, scope, { payment_id: paid.payment_id!, refund_amount: '7.00' }).then(
         () => 'ok' as const,

@@ -5,7 +5,7 @@ import type { CreateOrderInput } from '../orders/input.js';
 import { ManualClock } from '../core/clock.js';
 import { completeCheckoutSession } from '../checkout/service.js';
 import { ensurePartnerCredential } from '../credentials/service.js';
-import { sequenceIds, type ServiceDeps } from '../core/deps.js';
+import { randomIds, type ServiceDeps } from '../core/deps.js';
 import { createMerchant, setKycStatus } from '../merchants/service.js';
 import { createOrder } from '../orders/service.js';
 import type { Scope } from '../core/scope.js';
@@ -82,7 +82,7 @@ export function orderInput(overrides: Partial<CreateOrderInput> = {}): CreateOrd
 export const testSecrets: SecretBox = createSecretBox(parseMasterKey(generateMasterKey()));
 
 export function testDeps(db: Db, clock = new ManualClock(), secrets: SecretBox = testSecrets): ServiceDeps & { clock: ManualClock } {
-  return { db, clock, ids: sequenceIds, secrets };
+  return { db, clock, ids: randomIds(), secrets };
 }
 
 /** A partner with an APPROVED merchant; returns scopes for both views. */

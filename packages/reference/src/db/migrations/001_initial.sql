@@ -4,7 +4,7 @@
 -- are sealed in the application (AES-256-GCM under PAYGATE_MASTER_KEY, core/secret-box.ts) with a context naming the
 -- row; client secrets are only hashed. (The pre-release migrations 001-004 were squashed into this file.)
 
--- Id counters: one sequence per id kind so ids stay unique across processes.
+-- Id counters of the first builds (dropped by 003: ids are random now).
 CREATE SEQUENCE merchant_id_seq;
 CREATE SEQUENCE order_id_seq;
 CREATE SEQUENCE payment_id_seq;
