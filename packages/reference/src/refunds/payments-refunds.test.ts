@@ -92,9 +92,11 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     });
     await expect(createRefund(deps, scope, { payment_id: pid, refund_amount: '0.00' })).rejects.toMatchObject({ code: 'ERR_REFUND_422' });
     await expect(createRefund(deps, scope, { payment_id: pid, refund_amount: '1' })).rejects.toMatchObject({ code: 'ERR_VALIDATION_400' });
+    deps.clock.advance(0.001); // refunds are listed by creation time; ids are random, so keep the instants apart
     const r2 = await createRefund(deps, scope, { payment_id: pid, refund_amount: '40.00' });
     await completeRefund(deps, scope, r2.refund_id, 'FAILED');
     await expect(completeRefund(deps, scope, r2.refund_id, 'PROCESSED')).rejects.toMatchObject({ code: 'ERR_REFUND_422' });
+    deps.clock.advance(0.001);
     const r3 = await createRefund(deps, scope, { payment_id: pid, refund_amount: '40.00' });
     expect(r3.refund_status).toBe('INITIATED');
 
