@@ -29,12 +29,12 @@ interface UnsettledPayment {
   mop_type: string;
   currency: string;
   amount_minor: number;
-  settlement_id: string | null;
 }
 
-/** Refunds of one payment that this run deducts or reserves (ids kept so exactly these are marked). */
+/** Refunds of one payment that this run deducts, reserves or releases (each kept, so exactly these are marked). */
 interface RefundGroup {
   ids: string[];
+  amounts: number[];
   total: number;
 }
 
@@ -59,8 +59,9 @@ interface Line {
 function groupRefunds(rows: { id: string; payment_id: string; amount_minor: number }[]): Map<string, RefundGroup> {
   const groups = new Map<string, RefundGroup>();
   for (const r of rows) {
-    const g = groups.get(r.payment_id) ?? { ids: [], total: 0 };
+    const g = groups.get(r.payment_id) ?? { ids: [], amounts: [], total: 0 };
     g.ids.push(r.id);
+    g.amounts.push(r.amount_minor);
     g.total += r.amount_minor;
     groups.set(r.payment_id, g);
   }
@@ -85,7 +86,7 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   const merchant = merchants[0];
   if (!merchant) return [];
   const { rows: payments } = await tx.query<UnsettledPayment>(
-    `SELECT id, mop_type, currency, amount_minor, settlement_id FROM payments
+    `SELECT id, mop_type, currency, amount_minor FROM payments
      WHERE merchant_id = $1 AND status = 'CAPTURED' AND settlement_id IS NULL
      ORDER BY currency, created_at, id FOR UPDATE SKIP LOCKED`,
     [merchantId],
@@ -132,7 +133,7 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   const others = [...new Set([...processed.keys(), ...pending.keys(), ...releasable.keys()])].filter((id) => !settlingNow.has(id));
   const { rows: otherPayments } = others.length
     ? await tx.query<UnsettledPayment>(
-        'SELECT id, mop_type, currency, amount_minor, settlement_id FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
+        'SELECT id, mop_type, currency, amount_minor FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
         [others],
       )
     : { rows: [] };
@@ -141,9 +142,9 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   const add = (currency: string, line: Line) => byCurrency.set(currency, [...(byCurrency.get(currency) ?? []), line]);
   const reserveLines = (p: UnsettledPayment) => {
     const held = pending.get(p.id);
-    if (held) add(p.currency, { paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId) => ({ refundId, amount: pendingRows.find((r) => r.id === refundId)!.amount_minor })) });
+    if (held) add(p.currency, { paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId, i) => ({ refundId, amount: held.amounts[i] ?? 0 })) });
     const back = releasable.get(p.id);
-    if (back) add(p.currency, { paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId) => ({ refundId, amount: releasableRows.find((r) => r.refund_id === refundId)!.amount_minor })) });
+    if (back) add(p.currency, { paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId, i) => ({ refundId, amount: back.amounts[i] ?? 0 })) });
   };
   for (const p of payments) {
     const refunds = processed.get(p.id);
@@ -250,7 +251,7 @@ async function transactionsOf(db: Db, ids: string[]): Promise<Map<string, Settle
   if (ids.length === 0) return map;
   const { rows } = await db.query<SettlementTransactionRow>(
     `SELECT settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor, net_minor, mop_type,
-            transaction_currency, forex_rate_cents
+            transaction_currency
      FROM settlement_transactions WHERE settlement_id = ANY($1::text[]) ORDER BY settlement_id, position`,
     [ids],
   );

@@ -28,7 +28,6 @@ export interface SettlementTransactionRow {
   net_minor: number;
   mop_type: Schemas['MopType'];
   transaction_currency: string;
-  forex_rate_cents: number;
 }
 
 export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, s.settlement_currency, s.forex_rate_cents, s.forex_rate_num,
