@@ -62,7 +62,8 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
 
   it.each(declaring('400').map((o) => [o.operationId, o] as const))('400 %s: schema violation names the field', async (_id, op) => {
     const r = await validRequest(pg, w, op);
-    const bp = badPath(op);
+    // A checkout session id is a credential: a malformed one is 401 ERR_AUTH_000 (checked below), not a 400.
+    const bp = op.path.includes('{session_id}') ? undefined : badPath(op);
     let res;
     if (bp) {
       res = await pg.call(r.method, bp, r.who, r.req);
@@ -72,6 +73,9 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     } else if (jsonBodyOf(op)) {
       res = await pg.call(r.method, r.path, r.who, { json: { unexpected_field: true } });
       expect(Object.keys(res.error?.details ?? {}).length).toBeGreaterThan(0);
+    } else if (op.method === 'get') {
+      res = await pg.call(r.method, r.path, r.who, { query: { unexpected_parameter: 1 } });
+      expect(res.error?.details).toHaveProperty('unexpected_parameter');
     } else {
       res = await pg.call(r.method, r.path, r.who, { body: new URLSearchParams({ outcome: 'explode' }) });
       expect(res.error?.details).toHaveProperty('outcome');
@@ -94,6 +98,12 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
       expect(res.status, res.text).toBe(401);
       expectEnvelope(res, /^ERR_AUTH_000$/);
       expect(res.error?.details).toHaveProperty('session_id');
+      // malformed, of any length (the seed: ERR_AUTH_000 with details.session_id, never a 400 telling ids apart)
+      for (const bad of ['not-a-session', `session_${'a'.repeat(300)}`, '%E0%A4%A']) {
+        const malformed = await pg.call(r.method, op.path.replace('{session_id}', bad), undefined, r.req);
+        expect(malformed.status, malformed.text).toBe(401);
+        expect(malformed.error).toEqual({ code: 'ERR_AUTH_000', message: 'Missing credentials', details: { session_id: 'is malformed' } });
+      }
     }
   });
 

@@ -34,8 +34,10 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
   switch (s['format']) {
     case 'email':
       return fc.emailAddress().filter(fits);
-    case 'uri':
-      return fc.webUrl({ validSchemes: ['https', 'http'] }).filter(fits);
+    case 'uri': {
+      const pattern = typeof s['pattern'] === 'string' ? new RegExp(s['pattern']) : undefined;
+      return fc.webUrl({ validSchemes: ['https', 'http'] }).filter((v) => fits(v) && (pattern === undefined || pattern.test(v)));
+    }
     case 'date':
       return dateArb.map((d) => d.toISOString().slice(0, 10));
     case 'date-time':

@@ -35,16 +35,18 @@ const REQUEST_AJV_OPTIONS = {
   validateFormats: true,
 } as const;
 
-/** The formats checked in full (calendar days); see requestFormats. */
-const CALENDAR_FORMATS: Record<string, unknown> = { date: fullFormats.date, 'date-time': fullFormats['date-time'] };
+/** The formats checked in full (calendar days, RFC 3986 URIs); see requestFormats. */
+const CALENDAR_FORMATS: Record<string, unknown> = { date: fullFormats.date, 'date-time': fullFormats['date-time'], uri: fullFormats.uri };
 /** The same table in the generated module: the very functions it was compiled with, read from ajv-formats at run time. */
 const CALENDAR_FORMATS_RUNTIME =
   'const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); ' +
-  'const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"] };';
+  'const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"], uri: fullFormats.uri };';
 
 /**
  * Formats: ajv-formats "fast", except `date` and `date-time`, which are checked as real calendar days ("full": no
- * 2026-02-30, leap years honoured; a date that passes is one PostgreSQL and every client can store), plus
+ * 2026-02-30, leap years honoured; a date that passes is one PostgreSQL and every client can store), and `uri`,
+ * checked against RFC 3986 in full ("fast" lets `"`, `<`, `>`, `\` and `{}` through: a URL the gateway later puts in
+ * an HTML form or a Location must not carry them), plus
  * `media-range` (accepted) for OpenAPI 3.1. The runtime builds the same table (CALENDAR_FORMATS_RUNTIME).
  */
 function requestFormats(openapiVersion: string): Record<string, unknown> {

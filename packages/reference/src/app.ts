@@ -15,6 +15,7 @@ import { toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { authenticate } from './credentials/service.js';
 import { readDocument } from './core/documents.js';
+import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { requestLogger } from './http/logger.js';
@@ -261,6 +262,9 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
     res.locals['route'] = '/sandbox/*';
     res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route'));
   });
+
+  // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length.
+  app.use(rejectMalformedSessionIds());
 
   app.get('/healthz', async (_req: Request, res: Response) => {
     res.locals['route'] = '/healthz';

@@ -952,7 +952,7 @@ export interface components {
             reference_id: string;
             /**
              * Format: uri
-             * @description Where the customer's browser is sent (form POST with the signed callback) after payment.
+             * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development (decision B21).
              * @example https://shop.example.in/payments/return
              */
             return_url?: string;

@@ -1,6 +1,6 @@
 import type { Schemas } from '../core/contract.js';
 import { computeCallbackHash } from '@paygate/client';
-import { DomainError } from '../core/errors.js';
+import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import { ID_PATTERN } from '../core/ids.js';
 import { amountToNumber, formatAmount } from '../core/money.js';
 import { normalizeMopType, type MopType } from '../orders/input.js';
@@ -112,7 +112,7 @@ export async function completeCheckoutSession(
   let mopType: MopType | undefined;
   if (input.mopType !== undefined) {
     mopType = normalizeMopType(input.mopType);
-    if (!mopType) throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { mop_type: 'is not a supported method of payment' });
+    if (!mopType) throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { mop_type: 'is not a supported method of payment' });
   }
   const result = await deps.db.transaction(async (tx) => {
     const at = deps.clock.now();

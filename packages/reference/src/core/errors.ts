@@ -1,31 +1,11 @@
-import type { ErrorEnvelope } from '@paygate/contract';
+import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@paygate/contract';
+import { VALIDATION_MESSAGE } from '@paygate/server';
 
-/** Error codes of the Paygate API (brief, "Error codes") with their HTTP status. */
-export const ERROR_STATUS = {
-  ERR_VALIDATION_400: 400,
-  ERR_AUTH_000: 401,
-  ERR_AUTH_403: 403,
-  ERR_REQUEST_404: 404,
-  ERR_REQUEST_405: 405,
-  ERR_REQUEST_413: 413,
-  ERR_REQUEST_415: 415,
-  ERR_MERCHANT_404: 404,
-  ERR_MERCHANT_422: 422,
-  ERR_ORDER_404: 404,
-  ERR_ORDER_409: 409,
-  ERR_ORDER_422: 422,
-  ERR_PAYMENT_404: 404,
-  ERR_REFUND_404: 404,
-  ERR_REFUND_422: 422,
-  ERR_SETTLEMENT_404: 404,
-  ERR_WEBHOOK_404: 404,
-  ERR_IDEMPOTENCY_409: 409,
-  ERR_IDEMPOTENCY_422: 422,
-  ERR_RATE_429: 429,
-  ERR_INTERNAL_500: 500,
-} as const;
+/** The one message of every ERR_VALIDATION_400 (the scaffold's), for handlers' own validation errors. */
+export { VALIDATION_MESSAGE };
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Error codes of the API and their HTTP status: generated from the spec's error catalogue, never copied here. */
+export { ERROR_STATUS, type ErrorCode };
 
 /** Field name -> human-readable message (the envelope's `error.details`). */
 export type ErrorDetails = Record<string, string>;
@@ -58,5 +38,5 @@ export function isDomainError(err: unknown): err is DomainError {
 
 /** Shorthand for a 400 with one field detail. */
 export function validationError(field: string, message: string): DomainError {
-  return new DomainError('ERR_VALIDATION_400', 'Request validation failed', { [field]: message });
+  return new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { [field]: message });
 }

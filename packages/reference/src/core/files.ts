@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError, VALIDATION_MESSAGE } from './errors.js';
 
 /** Upload limits (brief "Uploads"). */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
@@ -29,7 +29,7 @@ export function checkUpload(bytes: Uint8Array, declaredType: string | undefined)
     throw new DomainError('ERR_REQUEST_413', 'File is too large', { file: `must be at most ${MAX_UPLOAD_BYTES} bytes (5 MiB)` });
   }
   if (bytes.byteLength === 0) {
-    throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { file: 'must not be empty' });
+    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { file: 'must not be empty' });
   }
   const declared = declaredType?.split(';')[0]?.trim().toLowerCase();
   const sniffed = sniffContentType(bytes);

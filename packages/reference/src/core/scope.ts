@@ -22,14 +22,14 @@ export async function resolveScope(db: Db, principal: Principal, xMerchantId?: s
   if (principal.kind === 'merchant') {
     if (header !== undefined && header !== principal.merchantId) {
       throw new DomainError('ERR_AUTH_403', 'X-Merchant-ID does not match the merchant of these credentials', {
-        'X-Merchant-ID': 'must equal the merchant id of the credentials',
+        'x-merchant-id': 'must equal the merchant id of the credentials',
       });
     }
     return { partnerId: principal.partnerId, merchantId: principal.merchantId };
   }
   if (header === undefined) return { partnerId: principal.partnerId, merchantId: undefined };
   const { rows } = await db.query('SELECT 1 FROM merchants WHERE id = $1 AND partner_id = $2', [header, principal.partnerId]);
-  if (rows.length === 0) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found', { 'X-Merchant-ID': 'no such merchant' });
+  if (rows.length === 0) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found', { 'x-merchant-id': 'no such merchant' });
   return { partnerId: principal.partnerId, merchantId: header };
 }
 

@@ -1,5 +1,5 @@
 import { HttpError, type HandlerContext, type UploadedFile as MultipartFile } from '@paygate/server';
-import { DomainError } from '../core/errors.js';
+import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import { pageLinks, type Page } from '../core/pagination.js';
 import type { ReferenceConfig } from '../core/config.js';
 import type { ServiceDeps } from '../core/deps.js';
@@ -50,8 +50,8 @@ export async function scopeOf(rt: HandlerRuntime, ctx: Ctx): Promise<Scope> {
     return await resolveScope(rt.db, principal, header);
   } catch (err) {
     if (err instanceof DomainError && !declares(ctx, err.status)) {
-      throw new HttpError(400, 'ERR_VALIDATION_400', 'Request validation failed', {
-        'X-Merchant-ID': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
+      throw new HttpError(400, 'ERR_VALIDATION_400', VALIDATION_MESSAGE, {
+        'x-merchant-id': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
       });
     }
     throw toHttpError(err);

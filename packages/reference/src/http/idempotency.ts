@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/db.js';
-import { DomainError } from '../core/errors.js';
+import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import type { SecretBox } from '../core/secret-box.js';
 import { addSeconds, formatIso, type Clock } from '../core/clock.js';
 import { resolveScope, type Principal } from '../core/scope.js';
@@ -98,7 +98,7 @@ interface KeyRow {
  */
 export async function claimIdempotencyKey(tx: Db, deps: IdempotencyDeps, scope: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
   if (!isValidIdempotencyKey(key)) {
-    throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', { 'Idempotency-Key': 'must be 1 to 255 printable ASCII characters' });
+    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { 'idempotency-key': 'must be 1 to 255 printable ASCII characters' });
   }
   const { rows: lock } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [idempotencyLockId(scope, key)]);
   if (lock[0]?.locked !== true) {
@@ -114,7 +114,7 @@ export async function claimIdempotencyKey(tx: Db, deps: IdempotencyDeps, scope: 
   if (!row) return { kind: 'proceed' };
   if (row.fingerprint !== fingerprint) {
     throw new DomainError('ERR_IDEMPOTENCY_422', 'This Idempotency-Key was used with a different request', {
-      'Idempotency-Key': 'was already used with another method, path or body',
+      'idempotency-key': 'was already used with another method, path or body',
     });
   }
   return {

@@ -1,7 +1,7 @@
 import { MopType as MopTypes } from '@paygate/contract';
 import type { Schemas } from '../core/contract.js';
 import { isSupportedCurrency } from '../core/currency.js';
-import { DomainError, type ErrorDetails } from '../core/errors.js';
+import { DomainError, type ErrorDetails, VALIDATION_MESSAGE } from '../core/errors.js';
 import { parseAmount } from '../core/money.js';
 import type { UpiAppName } from './upi.js';
 
@@ -54,7 +54,7 @@ export function normalizeOrderInput(input: CreateOrderInput): NormalizedOrder {
     if (input.upi_flow_type === undefined) d['upi_flow_type'] = 'is required when collection_mode is s2s and mop_type is UPI';
     else upiFlowType = input.upi_flow_type;
   }
-  if (Object.keys(d).length > 0) throw new DomainError('ERR_VALIDATION_400', 'Request validation failed', d);
+  if (Object.keys(d).length > 0) throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, d);
   return {
     amountMinor,
     currency: input.currency,

@@ -7,7 +7,7 @@
 "use strict";
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"] };
+const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"], uri: fullFormats.uri };
 export const validateGetCheckoutPageParams = validate1;
 const schema1 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
 const func0 = require("ajv/dist/runtime/ucs2length").default;
@@ -4512,7 +4512,7 @@ const pattern42 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
 const pattern43 = new RegExp("^[A-Z]{2}$", "u");
 const pattern44 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
 const pattern45 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
-const formats12 = /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/)?[^\s]*$/i;
+const formats12 = formats.uri;
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5798,7 +5798,7 @@ vErrors.push(err112);
 }
 errors++;
 }
-if(!(formats12.test(data30))){
+if(!(formats12(data30))){
 const err113 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err113];
@@ -7421,7 +7421,7 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(!(formats12.test(data30))){
+if(!(formats12(data30))){
 const err84 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err84];
@@ -8058,12 +8058,12 @@ return errors === 0;
 validate39.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateOrderBody0 = validate40;
-const schema45 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
+const schema45 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
 const schema46 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
 const schema51 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
 const schema54 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
 const pattern63 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern64 = new RegExp("^https?://", "u");
+const pattern64 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
 const pattern65 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
 const schema47 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
 const schema48 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
@@ -9387,7 +9387,7 @@ vErrors.push(err51);
 errors++;
 }
 if(!pattern64.test(data19)){
-const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
+const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -9396,7 +9396,7 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(!(formats12.test(data19))){
+if(!(formats12(data19))){
 const err53 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err53];
@@ -10718,6 +10718,7 @@ export const validateCreateWebhookEndpointBody0 = validate54;
 const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
 const schema72 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
 const func245 = require("ajv/dist/runtime/equal").default;
+const pattern72 = new RegExp("^https?://", "u");
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10892,7 +10893,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern64.test(data4)){
+if(!pattern72.test(data4)){
 const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10902,7 +10903,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats12.test(data4))){
+if(!(formats12(data4))){
 const err14 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err14];

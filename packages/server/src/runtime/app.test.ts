@@ -121,15 +121,35 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
   it('answers malformed JSON with 400, a too-large body with 413 and a wrong content type with 415', async () => {
     const malformed = await call('POST', '/pg/orders/', { body: '{"amount": ', headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678' } });
     expect(malformed.status).toBe(400);
-    expect(malformed.body!.error).toEqual({ code: 'ERR_VALIDATION_400', message: 'Malformed JSON body', details: { body: 'is not valid JSON' } });
+    expect(malformed.body!.error).toEqual({ code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { body: 'is not valid JSON' } });
 
     const large = await call('POST', '/pg/orders/', { json: { ...validOrder, reference_id: 'x'.repeat(4000) }, headers: { 'X-Merchant-ID': '12345678' } });
     expect(large.status).toBe(413);
-    expect(large.body!.error.code).toBe('ERR_REQUEST_413');
+    expect(large.body!.error).toEqual({ code: 'ERR_REQUEST_413', message: 'Request body too large', details: { body: expect.stringMatching(/^must be at most \d+ bytes$/) } });
 
     const xml = await call('POST', '/pg/orders/', { body: '<order/>', headers: { 'content-type': 'application/xml', 'X-Merchant-ID': '12345678' } });
     expect(xml.status).toBe(415);
-    expect(xml.body!.error.code).toBe('ERR_REQUEST_415');
+    expect(xml.body!.error).toEqual({ code: 'ERR_REQUEST_415', message: 'Unsupported content type', details: { 'content-type': 'must be one of: application/json' } });
+  });
+
+  // Hostile input classes (issue 13): each is a declared 4xx whose details name what to fix, never a 5xx.
+  it.each<[string, { method: string; path: string; body?: BodyInit; headers?: Record<string, string> }, number, Record<string, unknown>]>([
+    ['a `__proto__` key', { method: 'POST', path: '/pg/orders/', body: '{"__proto__":{"admin":true},"amount":"10.50","currency":"INR","reference_id":"r","buyer":{"name":"A","email":"a@example.com"}}' }, 400, Object.fromEntries([['__proto__', 'must NOT have additional properties']])],
+    ['broken percent-encoding in a path parameter', { method: 'GET', path: '/pg/orders/%E0%A4%A' }, 400, { order_id: expect.stringMatching(/malformed percent-encoding/) }],
+    ['a gzip Content-Encoding on a plain body', { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'gzip' } }, 400, { 'content-encoding': expect.stringMatching(/not valid data in the declared encoding/) }],
+    ['an unknown Content-Encoding', { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'compress' } }, 415, { 'content-encoding': 'must be identity, gzip, deflate or br' }],
+    ['an unsupported charset', { method: 'POST', path: '/pg/orders/', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } }, 415, { 'content-type': 'charset must be utf-8' }],
+  ])('%s: %d with details', async (_name, req, status, details) => {
+    const res = await call(req.method, req.path, { ...(req.body !== undefined ? { body: req.body } : {}), headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678', ...req.headers } });
+    expect(res.status).toBe(status);
+    expect(res.body!.success).toBe(false);
+    expect(res.body!.error.details).toEqual(details);
+  });
+
+  it('accepts a body that really is gzip-encoded', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const res = await call('POST', '/pg/orders/', { body: gzipSync(JSON.stringify(validOrder)), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'X-Merchant-ID': '12345678' } });
+    expect(res.status).toBe(201);
   });
 
   it('answers unknown routes with 404 and known paths with another method with 405, in the envelope', async () => {

@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError, mapError, RUNTIME_ERROR_CODES } from './errors.js';
+import { HttpError, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
@@ -140,6 +140,35 @@ export const formEncodedQuerySpaces: RequestHandler = (req, _res, next) => {
   next();
 };
 
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A path segment whose percent-encoding does not decode (`/pg/orders/%E0%A4%A`) would make the router throw while
+ * matching, before any route knows which parameter it was. Answer 400 naming that parameter of the path template the
+ * request matches (or `path` when none does) instead.
+ */
+export function rejectMalformedPathEncoding(templates: readonly string[]): RequestHandler {
+  const split = templates.map((t) => t.split('/'));
+  return (req, _res, next) => {
+    const raw = req.path.split('/');
+    const bad = raw.findIndex((segment) => segment.includes('%') && !decodes(segment));
+    if (bad === -1) {
+      next();
+      return;
+    }
+    const template = split.find((t) => t.length === raw.length && t.every((seg, i) => seg === raw[i] || (/^\{[^}]+\}$/.test(seg) && (i === bad || decodes(raw[i]!)))));
+    const parameter = template?.[bad]?.match(/^\{([^}]+)\}$/)?.[1];
+    next(new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { [parameter ?? 'path']: 'contains malformed percent-encoding (each % must start a UTF-8 escape such as %2F)' }));
+  };
+}
+
 /** The JSON, urlencoded and text body parsers every operation route runs (multipart is parsed per operation). */
 export function bodyParsers(limit: string | number): RequestHandler[] {
   return [
@@ -182,7 +211,7 @@ export function findNulCharacter(value: unknown, path = ''): string | undefined 
 function assertNoNulCharacters(req: Request): void {
   const where = findNulCharacter(req.body) ?? findNulCharacter(req.query);
   if (where !== undefined) {
-    throw new HttpError(400, RUNTIME_ERROR_CODES.validation, 'Request validation failed', { [where || 'body']: 'must not contain NUL (\\u0000) characters' });
+    throw new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { [where || 'body']: 'must not contain NUL (\\u0000) characters' });
   }
 }
 
@@ -228,6 +257,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   app.disable('x-powered-by');
   app.use(formEncodedQuerySpaces);
   options.before?.(app);
+  app.use(rejectMalformedPathEncoding(spec.operations.map((op) => op.path)));
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
   const guardFor = (operation: OperationRoute): RequestHandler => {

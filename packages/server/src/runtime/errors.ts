@@ -13,6 +13,9 @@ export const RUNTIME_ERROR_CODES = {
   internal: 'ERR_INTERNAL_500',
 } as const;
 
+/** The one message of every `ERR_VALIDATION_400` (the runtime's and the handlers'); `details` says what is wrong. */
+export const VALIDATION_MESSAGE = 'Request validation failed';
+
 /** `{ success: false, error: { code, message, details? } }` (declared once, in @paygate/contract). */
 export type { ErrorEnvelope };
 
@@ -48,7 +51,7 @@ export interface MappedError {
 }
 
 const STATUS_CODES: Record<number, { code: string; message: string }> = {
-  400: { code: RUNTIME_ERROR_CODES.validation, message: 'Request failed validation' },
+  400: { code: RUNTIME_ERROR_CODES.validation, message: VALIDATION_MESSAGE },
   401: { code: RUNTIME_ERROR_CODES.auth, message: 'Missing credentials' },
   403: { code: RUNTIME_ERROR_CODES.forbidden, message: 'Credential not allowed for this operation' },
   404: { code: RUNTIME_ERROR_CODES.notFound, message: 'No such route' },
@@ -91,19 +94,29 @@ function isValidatorError(err: unknown): err is ValidatorLikeError {
 
 function detailsOf(errors: ValidatorLikeError['errors']): Record<string, string> | undefined {
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
-  const details: Record<string, string> = {};
+  // A null-prototype object: a field called `__proto__` (a prototype-pollution probe) becomes an own key like any
+  // other instead of silently replacing the object's prototype and vanishing from `details`.
+  const details = Object.create(null) as Record<string, string>;
   for (const e of errors) {
     const key = fieldName(e.path ?? '');
     // keep the first message per field (allErrors may report several for one value)
-    details[key] ??= (e.message ?? 'is invalid').replace(/^must /, 'must ');
+    if (!Object.hasOwn(details, key)) details[key] = e.message ?? 'is invalid';
   }
   return details;
 }
 
+/** zlib's errors (`Z_DATA_ERROR`, `Z_BUF_ERROR`, ...) when a body does not match its `Content-Encoding`. */
+function isDecompressionError(err: object): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^Z_[A-Z_]+$|^ERR_ZLIB/.test(code);
+}
+
 /**
- * The one error mapper: HttpError, express-openapi-validator errors (`status`, `errors[]`), body-parser errors
- * (`type: 'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported'...`), multer errors and anything else
- * (-> 500 without internals).
+ * The one error mapper: HttpError, request rejections (`status`, `errors[]`), body-parser errors
+ * (`type: 'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported'...`, zlib errors of a body that does not
+ * match its `Content-Encoding`), a path whose percent-encoding does not decode (the router's URIError) and anything
+ * else (-> 500 without internals). Every 4xx names what to fix in `details` (header names lower-case, as HTTP/2
+ * sends them and Node exposes them).
  */
 export function mapError(err: unknown): MappedError {
   if (err instanceof HttpError) {
@@ -111,25 +124,47 @@ export function mapError(err: unknown): MappedError {
     if (err.details !== undefined) body.error.details = err.details;
     return { status: err.status, body, headers: err.headers ?? {}, internal: err.status >= 500 };
   }
-  const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+  if (typeof err !== 'object' || err === null) return internalError();
+  const type = (err as { type?: unknown }).type;
   if (type === 'entity.parse.failed') {
-    return envelope(400, RUNTIME_ERROR_CODES.validation, 'Malformed JSON body', { body: 'is not valid JSON' });
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { body: 'is not valid JSON' });
   }
-  if (type === 'entity.too.large') return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large');
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported content encoding or charset');
+  if (type === 'entity.too.large') {
+    const limit = (err as { limit?: unknown }).limit;
+    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large', { body: typeof limit === 'number' ? `must be at most ${limit} bytes` : 'is too large' });
   }
-  const multerCode = typeof err === 'object' && err !== null ? (err as { code?: unknown; name?: unknown }).code : undefined;
-  if (typeof multerCode === 'string' && /^LIMIT_(FILE|PART|FIELD)_(SIZE|COUNT)$|^LIMIT_FILE_SIZE$/.test(multerCode)) {
-    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'File too large');
+  if (type === 'charset.unsupported') {
+    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported charset', { 'content-type': 'charset must be utf-8' });
+  }
+  if (type === 'encoding.unsupported') {
+    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported content encoding', { 'content-encoding': 'must be identity, gzip, deflate or br' });
+  }
+  if (isDecompressionError(err)) {
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { 'content-encoding': 'the body is not valid data in the declared encoding; send it encoded that way or without Content-Encoding' });
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set' || type === 'stream.not.readable') {
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { body: 'was not received completely; send it again with a correct Content-Length' });
+  }
+  if (err instanceof URIError && (err as { status?: unknown }).status === 400) {
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { path: 'contains malformed percent-encoding' });
+  }
+  const multerCode = (err as { code?: unknown }).code;
+  if (typeof multerCode === 'string' && /^LIMIT_(FILE|PART)_(SIZE|COUNT)$|^LIMIT_FILE_SIZE$/.test(multerCode)) {
+    const field = (err as { field?: unknown }).field;
+    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'File too large', { [typeof field === 'string' && field !== '' ? field : 'file']: 'is too large' });
   }
   if (isValidatorError(err) && err.status >= 400 && err.status < 500) {
     const known = STATUS_CODES[err.status];
     const code = known?.code ?? `ERR_REQUEST_${err.status}`;
-    const message = err.status === 400 ? 'Request failed validation' : (known?.message ?? 'Request rejected');
-    const details = err.status === 400 ? detailsOf(err.errors) : undefined;
+    const message = err.status === 400 ? VALIDATION_MESSAGE : (known?.message ?? 'Request rejected');
+    // A rejected request names what to fix; 404 and 405 name no field (`Allow` says what to do on a 405)
+    const details = [400, 413, 415].includes(err.status) ? (detailsOf(err.errors) ?? (err.status === 400 ? { request: err.message ?? 'is invalid' } : undefined)) : undefined;
     return envelope(err.status, code, message, details, err.status === 405 ? (err.headers ?? {}) : {});
   }
+  return internalError();
+}
+
+function internalError(): MappedError {
   return { status: 500, body: structuredClone(INTERNAL), headers: {}, internal: true };
 }
 

@@ -262,6 +262,44 @@ export const DIFFERENCES: Difference[] = [
     },
   },
   {
+    id: 'rejection-details',
+    rule: 'A 413 or 415 names what to fix in `details`: the header (`content-type` with the accepted media types, `content-encoding`) or the part (`file`, `body`) with its limit. The oracle names the request path.',
+    applies: () => true,
+    check: (paygate, oracle) => {
+      expect([413, 415]).toContain(paygate.status);
+      expect(paygate.status).toBe(oracle.status);
+      expect(envelope(paygate).error.code).toBe(envelope(oracle).error.code);
+      expect(Object.keys(envelope(paygate).error.details ?? {})).toEqual([expect.stringMatching(/^(content-type|content-encoding|file|body)$/)]);
+    },
+  },
+  {
+    id: 'malformed-path-encoding',
+    rule: 'A path segment whose percent-encoding does not decode (`/pg/orders/%E0%A4%A`) is 400 naming the path parameter it stands for. The oracle answers 400 without `details`.',
+    applies: (r) => r.url.split('?')[0]!.split('/').some((segment) => {
+      try {
+        decodeURIComponent(segment);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
+    check: (paygate, oracle) => {
+      expect(oracle.status).toBe(400);
+      expect(paygate.status).toBe(400);
+      expect(Object.values(envelope(paygate).error.details ?? {})[0]).toMatch(/malformed percent-encoding/);
+    },
+  },
+  {
+    id: 'strict-uri',
+    rule: 'A `format: uri` value must be an RFC 3986 URI (ajv-formats "full"): `"`, `<`, `>`, `\\`, `{}`, `|` and a bad `%` escape are refused with 400. The oracle checks it "fast" and lets them through.',
+    applies: (r) => typeof r.body === 'string' && /"(url|return_url)":"[^"]*(\\"|<|>|\{|\||%[^0-9a-f])/i.test(r.body),
+    check: (paygate, oracle) => {
+      expect(oracle.status).toBe(200);
+      expect(paygate.status).toBe(400);
+      expect(Object.values(envelope(paygate).error.details ?? {})).toContain('must match format "uri"');
+    },
+  },
+  {
     id: 'malformed-multipart',
     rule: 'A multipart body that cannot be parsed (truncated, bad boundary) is the client\'s error: 400. The oracle answers 500.',
     applies: (r) => typeof r.body === 'string' && /^multipart\/form-data/.test(r.headers['content-type'] ?? ''),
@@ -470,6 +508,10 @@ describe('request validation, Paygate spec: precompiled engine vs express-openap
       [{ method: 'HEAD', url: '/pg/orders/OD0000000000000001', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/orders/%E0%A4%A', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/payments/?from_created_date=2026-02-30', headers: {} }, operations.find((op) => op.operationId === 'listPayments')],
+      [
+        { method: 'POST', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{"url":"https://hooks.example/a<b>","events":["PAYMENT_FAILED"]}' },
+        operations.find((op) => op.operationId === 'createWebhookEndpoint'),
+      ],
       [
         { method: 'POST', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{"url":"https://hooks.example/a","events":["PAYMENT_FAILED"],"description":"x\\ud800"}' },
         operations.find((op) => op.operationId === 'createWebhookEndpoint'),

@@ -18,6 +18,7 @@
 import multer from 'multer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './app.js';
+import { VALIDATION_MESSAGE } from './errors.js';
 import type { OperationRoute } from './types.js';
 
 /** One Ajv error as the standalone code reports it. */
@@ -358,20 +359,45 @@ function toRejection(errors: AjvError[]): RequestRejection {
     const property = e.params['missingProperty'] ?? e.params['additionalProperty'] ?? e.params['unevaluatedProperty'];
     return { path: property ? `${e.instancePath}/${String(property)}` : e.instancePath, message };
   });
-  return new RequestRejection(400, 'Request validation failed', mapped);
+  return new RequestRejection(400, VALIDATION_MESSAGE, mapped);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // 2. Multipart
 
-function multerRejection(req: Request, err: unknown): RequestRejection {
+/** What each multer limit means for the part it names (`details` key: the part's field name). */
+function multerLimitMessage(code: string, limits: Required<UploadLimits>): string {
+  switch (code) {
+    case 'LIMIT_FILE_SIZE':
+      return `must be at most ${limits.fileSize} bytes`;
+    case 'LIMIT_FILE_COUNT':
+      return `at most ${limits.files} file(s) per request`;
+    case 'LIMIT_FIELD_VALUE':
+      return `must be at most ${limits.fieldSize} bytes`;
+    case 'LIMIT_FIELD_COUNT':
+      return `at most ${limits.fields} form fields per request`;
+    case 'LIMIT_PART_COUNT':
+      return 'too many parts in the multipart body';
+    case 'LIMIT_FIELD_KEY':
+      return 'field name too long';
+    case 'LIMIT_UNEXPECTED_FILE':
+      return 'is not a file field of this operation';
+    default:
+      return 'is invalid';
+  }
+}
+
+function multerRejection(err: unknown, limits: Required<UploadLimits>): RequestRejection {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof multer.MulterError) {
-    const status = /LIMIT_(FILE|PART)_(SIZE|COUNT)/.test(err.code) ? 413 : 400;
-    return new RequestRejection(status, message, [{ path: req.path, message }]);
+    // Size and count limits are 413 (the body is too large); the rest is a malformed form (400). Either way the
+    // details name the part that hit the limit, so a client knows which file or field to shrink.
+    const status = /^LIMIT_(FILE_SIZE|FILE_COUNT|PART_COUNT|FIELD_VALUE|FIELD_COUNT)$/.test(err.code) ? 413 : 400;
+    const field = err.field !== undefined && err.field !== '' ? err.field : err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FILE_COUNT' ? 'file' : 'body';
+    return new RequestRejection(status, message, [{ path: field === 'body' ? '/body' : `/body/${field}`, message: multerLimitMessage(err.code, limits) }]);
   }
-  if (/Multipart: Boundary not found/i.test(message)) return badRequest(req.path, 'multipart file(s) required');
-  return badRequest(req.path, message);
+  if (/Multipart: Boundary not found/i.test(message)) return badRequest('/headers/content-type', 'multipart/form-data needs a boundary parameter');
+  return badRequest('/body', `is not a well-formed multipart/form-data body (${message})`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -404,7 +430,8 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
         } else {
           const ct = normalizeContentType(parseContentType(header));
           if (ct !== undefined || v.body.required) {
-            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: operation.expressPath, message: `unsupported media type ${String(ct)}` }]);
+            const allowed = v.body.content.map((c) => c.mediaType).join(', ');
+            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: '/headers/content-type', message: `must be one of: ${allowed}` }]);
           }
         }
       }
@@ -461,7 +488,7 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
     parser ??= multer({ limits: options.uploadLimits }).any();
     parser(req, res, (err?: unknown) => {
       if (err) {
-        next(multerRejection(req, err));
+        next(multerRejection(err, options.uploadLimits));
         return;
       }
       const files = (req as Request & { files?: { fieldname: string }[] }).files;
