@@ -16,7 +16,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
+import { answerMalformedRequests, loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '../../packages/reference/src/app.js';
 import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
@@ -212,6 +212,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
 
   try {
     const server = createServer();
+    answerMalformedRequests(server);
     const port = await listen(server);
     cleanups.push(
       () =>

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
+import { answerMalformedRequests } from './http/client-error.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
@@ -173,6 +174,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
 
   const http = createServer(app);
   http.keepAliveTimeout = 5_000;
+  answerMalformedRequests(http);
   const host = env['HOST'] || '127.0.0.1';
   out(`- listening on ${host}:${port}`);
   try {

@@ -52,6 +52,7 @@ export {
   isValidIdempotencyKey,
   type IdempotencyClaim,
 } from './http/idempotency.js';
+export { answerMalformedRequests } from './http/client-error.js';
 export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './http/rate-limit.js';
 export { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
 export { merchantDetailsView } from './merchants/view.js';

@@ -1523,8 +1523,8 @@ export interface components {
         /** @description The settlement that paid this payment out. */
         PaymentSettlement: {
             created_date: components["schemas"]["Timestamp"];
-            /** @description Internal numeric identifier of the settlement record. */
-            id: string;
+            /** @description The settlement id, the same value as `settlement_id` (decision B15: the seed lists both). */
+            id: components["schemas"]["SettlementId"];
             number_of_transactions: number;
             settlement_amount: components["schemas"]["SignedAmountNumber"];
             settlement_completed_date: components["schemas"]["Timestamp"];
@@ -1617,13 +1617,14 @@ export interface components {
          *     }
          */
         ReturnUrlCallback: {
+            /** @description Empty when the customer cancelled (no payment, decision D3). */
             bank_ref_num: string;
             /** @description Lower-case hex HMAC-SHA256 (see the hash rule). */
             hash: string;
             message: string;
             mop_type: string;
             order_id: string;
-            /** @description `YYYY-MM-DD HH:MM:SS+00:00`. */
+            /** @description `YYYY-MM-DD HH:MM:SS+00:00`; empty when the customer cancelled (no payment, decision D3). */
             payment_completed_at: string;
             /** @description Empty when the customer cancelled before a payment existed. */
             payment_id: string;
@@ -1868,7 +1869,7 @@ export interface components {
              */
             routing_number: string;
             /** @description Currency the merchant is settled in, derived from `bank_country`. */
-            settlement_currency?: components["schemas"]["CurrencyCode"];
+            settlement_currency: components["schemas"]["CurrencyCode"];
         };
         SettlementEnvelope: {
             data: components["schemas"]["Settlement"];
@@ -3208,7 +3209,7 @@ export interface operations {
                      *           "created_at": "2026-11-21T10:15:30.123456Z"
                      *         },
                      *         "settlement": {
-                     *           "id": "1",
+                     *           "id": "ST1000000000000001",
                      *           "settlement_id": "ST1000000000000001",
                      *           "settlement_completed_date": "2026-11-22T04:30:00.000000Z",
                      *           "settlement_amount": 1464.6,

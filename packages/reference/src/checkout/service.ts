@@ -146,7 +146,8 @@ export async function completeCheckoutSession(
     message: result.message,
     mop_type: result.mop,
     bank_ref_num: result.bankRef,
-    payment_completed_at: formatCallbackTime(result.at),
+    // D3: a cancel completes no payment, so it has no completion time (an empty string, hashed as one)
+    payment_completed_at: result.paymentId === '' ? '' : formatCallbackTime(result.at),
   };
   return {
     order_id: result.order.id,

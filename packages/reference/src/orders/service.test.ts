@@ -8,6 +8,7 @@ import { createDocumentStore } from '../core/documents.js';
 import { createMerchant } from '../merchants/service.js';
 import { attachOrderDocument, createOrder, expireDueOrders, getOrder, patchOrder } from './service.js';
 import { completeS2sPayment, processDueS2sCollections } from '../payments/s2s.js';
+import { getPayment } from '../payments/service.js';
 import type { Scope } from '../core/scope.js';
 import { randomIds } from '../core/deps.js';
 
@@ -121,7 +122,7 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     expect(order.payments[0]).toMatchObject({ status: 'failed', settlement: { status: 'not_applicable' } });
 
     const cancelled = await paidOrder(deps, merchantId, {}, 'cancel');
-    expect(cancelled).toMatchObject({ order_status: 'payment_cancelled', payment_id: null, callback: { status: 'payment_cancelled', payment_id: '' } });
+    expect(cancelled).toMatchObject({ order_status: 'payment_cancelled', payment_id: null, callback: { status: 'payment_cancelled', payment_id: '', bank_ref_num: '', payment_completed_at: '' } });
     expect(verifyCallback(cancelled.callback, encryptionKey)).toBe(true);
   });
 
@@ -160,8 +161,12 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     expect(url.searchParams.get('pa')).toBe(`pg.${merchantId}@paygate`);
     const before = await getOrder(deps, scope, created.order_id);
     expect(before.payments).toMatchObject([{ status: 'pending', mop_type: 'UPI', settlement: { status: 'pending' } }]);
+    // the spec: no bank reference while the payment is PENDING, one once the bank answered
+    const paymentId = (before.payments as { payment_id: string }[])[0]!.payment_id;
+    expect(await getPayment(deps, scope, paymentId)).toMatchObject({ status: 'PENDING', bank_ref_num: null });
     await completeS2sPayment(deps, scope, created.order_id, 'success');
     expect((await getOrder(deps, scope, created.order_id)).status).toBe('payment_successful');
+    expect(await getPayment(deps, scope, paymentId)).toMatchObject({ status: 'CAPTURED', bank_ref_num: expect.stringMatching(/^\d{12}$/) });
     await expect(completeS2sPayment(deps, scope, created.order_id, 'success')).rejects.toMatchObject({ code: 'ERR_ORDER_422' });
   });
 

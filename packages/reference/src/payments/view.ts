@@ -40,7 +40,8 @@ export function paymentView(p: PaymentRow, order: OrderRow, settlement: PaymentS
     refund: refunds.map(refundView),
     collection_mode: PAYMENT_COLLECTION_MODE[p.collection_mode],
     mop_type: p.mop_type,
-    bank_ref_num: p.bank_ref_num,
+    // the bank's reference exists once the bank answered: none while PENDING (the spec's "null while PENDING")
+    bank_ref_num: p.status === 'PENDING' ? null : p.bank_ref_num,
     mop_detail: p.mop_detail,
     payment_completed_at: p.completed_at,
     status: p.status,

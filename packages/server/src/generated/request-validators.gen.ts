@@ -11097,6 +11097,7 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   "getCheckoutSdk": {
     parameters: [],
     queryNames: [],
+    allowUnknownQuery: true,
   },
   "listWebhookEndpoints": {
     query: validateListWebhookEndpointsQuery,

@@ -326,7 +326,10 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   for (const operation of spec.operations) {
     const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, { allow: allowOf.get(operation.path)!, uploadLimits });
     const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
-    app[operation.method](operation.expressPath, guardFor(operation), ...parsers, ...requestValidation, ...responseValidation, invokeFor(operation));
+    // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
+    // JSON) is drained unread, so no status the operation does not declare (413, 415) can come from it.
+    const bodyParsersFor = operation.requestMediaTypes.length > 0 ? parsers : [];
+    app[operation.method](operation.expressPath, guardFor(operation), ...bodyParsersFor, ...requestValidation, ...responseValidation, invokeFor(operation));
   }
   // Requests no operation route took: after the same parsers, a known path answers 405 with `Allow`, anything else
   // falls through to 404.

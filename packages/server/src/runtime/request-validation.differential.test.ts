@@ -182,11 +182,16 @@ export const DIFFERENCES: Difference[] = [
   },
   {
     id: 'bracket-key',
-    rule: 'Brackets are only read for deepObject parameters (`filter[status]=open`); any other `name[...]` key is an unknown query parameter (400 naming the key). The oracle reads every bracketed key qs-style into an object or array under `name` and validates that.',
+    rule: 'Brackets are only read for deepObject parameters (`filter[status]=open`); any other `name[...]` key is an unknown query parameter (400 naming the key, or passed on as written where unknown parameters are allowed). The oracle reads every bracketed key qs-style into an object or array under `name` and validates that.',
     applies: (r, ctx) => nonDeepObjectBracketKeys(r, ctx).length > 0,
     check: (paygate, _oracle, r, ctx) => {
-      expect(paygate.status).toBe(400);
       const key = nonDeepObjectBracketKeys(r, ctx)[0]!;
+      if (ctx.validators?.allowUnknownQuery === true) {
+        expect(paygate.status).toBe(200);
+        expect(echoed(paygate).req.query[key]).toBeDefined();
+        return;
+      }
+      expect(paygate.status).toBe(400);
       expect(envelope(paygate).error.details).toEqual({ [key]: `Unknown query parameter '${key}'` });
     },
   },
