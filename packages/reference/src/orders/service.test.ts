@@ -43,6 +43,32 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     await expect(createOrder(stuck, merchantId, orderInput({ reference_id: 'collide-3' }), { isTesting: true })).rejects.toThrow(/no free order id after 8 random draws/);
   });
 
+  // Only PostgreSQL runs two transactions at once (PGlite has one connection: the second would wait for the first).
+  it.skipIf(target !== 'postgres')('a concurrent twin of an id not yet committed waits for it, then draws again', async () => {
+    const twin = 'OD5555555555555555';
+    const firstDraws = [twin];
+    const secondDraws = [twin, 'OD5555555555555556'];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let markReserved!: () => void;
+    const reserved = new Promise<void>((resolve) => (markReserved = resolve));
+    const first = t.db.transaction(async (tx) => {
+      const id = await randomIds(() => firstDraws.shift()!).next(tx, 'order');
+      markReserved();
+      await gate; // still uncommitted while the twin draws the same id
+      return id;
+    });
+    await reserved;
+    let secondDone = false;
+    const second = t.db.transaction(async (tx) => randomIds(() => secondDraws.shift()!).next(tx, 'order')).finally(() => (secondDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(secondDone).toBe(false); // waiting on the first transaction's reservation, not guessing
+    release();
+    expect(await first).toBe(twin);
+    expect(await second).toBe('OD5555555555555556');
+    expect(secondDraws).toEqual([]);
+  });
+
   it('hosted order: session, success, signed callback, order read', async () => {
     const created = await createOrder(deps, merchantId, orderInput({ reference_id: 'hosted-1', mop_type: 'NETBANKING' }), { isTesting: true });
     expect(created.kind).toBe('hosted');
