@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayTargets, type GatewayTarget } from '../support/gateway.js';
 import { dataOf, openPaygate, type Credentials, type Paygate } from '../support/paygate.js';
-import { prepareWorld, validRequest, type World } from '../support/requests.js';
+import { MISSING_IDS, prepareWorld, validRequest, type World } from '../support/requests.js';
 import { fillPath, HTTP_METHODS, operations } from '../support/spec.js';
 import { useCoverage } from './coverage.js';
 import type { CheckedResponse } from '../support/conformance.js';
@@ -134,6 +134,7 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
         settlement_id: w.settlementId,
         endpoint_id: w.endpointId,
         session_id: `session_${'A'.repeat(43)}`,
+        document_id: MISSING_IDS['document_id']!,
       };
       const path = fillPath(template, params);
       for (const method of HTTP_METHODS.filter((m) => !declared.has(m) && m !== 'head' && m !== 'options' && m !== 'trace')) {

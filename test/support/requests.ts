@@ -141,6 +141,12 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
     }
     case 'runSettlements':
       return { method: 'POST', path: path(), who: P, req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } } };
+    case 'downloadDocument': {
+      // an air waybill uploaded to the world's paid order (they append): its `file` URL is the document's one URL
+      const up = await pg.expectStatus(200, 'POST', fillPath('/pg/orders/{order_id}/documents/', { order_id: w.paidOrderId }), m, { body: multipart({ document_type: 'air_waybill', identifier: `AWB-doc-${randomUUID().slice(0, 8)}` }) });
+      const file = dataOf<{ air_waybills: { file: string }[] }>(up).air_waybills.at(-1)!.file;
+      return { method: 'GET', path: new URL(file).pathname, who: variant ? P : m, req: {} };
+    }
     case 'getCheckoutSdk':
       return { method: 'GET', path: path(), who: undefined, req: {} };
     case 'listWebhookEndpoints':
@@ -164,6 +170,7 @@ export const MISSING_IDS: Readonly<Record<string, string>> = {
   refund_id: 'RF9999999999999999',
   settlement_id: 'ST9999999999999999',
   endpoint_id: 'we_AAAAAAAAAAAAAAAAAAAAAAAA',
+  document_id: `doc_${'A'.repeat(32)}`,
   session_id: `session_${'A'.repeat(43)}`,
 };
 

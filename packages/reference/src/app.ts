@@ -14,7 +14,6 @@ import { createHandlers, type Principal } from './handlers.js';
 import { toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { authenticate } from './credentials/service.js';
-import { readDocument } from './core/documents.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
@@ -292,29 +291,6 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   app.use('/docs', (_req: Request, res: Response) => {
     res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
   });
-
-  // Uploaded documents, only to their owner (the merchant's credentials, or its partner's); everyone else 404.
-  const serveDocument = async (req: Request, res: Response) => {
-    res.locals['route'] = `${req.baseUrl}/files/:documentId`;
-    try {
-      const principal = await principalFromHeaders(rt, req);
-      await applyRateLimit(rt, res, principal.clientId, options.rateLimit);
-      const owner = { partnerId: principal.partnerId, merchantId: principal.kind === 'merchant' ? principal.merchantId : undefined };
-      const doc = await readDocument(rt.db, rt.documents, String(req.params['documentId']), owner);
-      res.set({
-        'Content-Type': doc.contentType,
-        'Content-Disposition': 'attachment',
-        'Cache-Control': 'private, no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Security-Policy': "default-src 'none'; sandbox",
-      });
-      res.status(200).send(doc.bytes);
-    } catch (err) {
-      sendError(res, err, logger);
-    }
-  };
-  // The one document URL (core/documents urlFor and the spec examples).
-  app.get('/files/:documentId', serveDocument);
 }
 
 /**

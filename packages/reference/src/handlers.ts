@@ -1,5 +1,6 @@
 import type { Handlers } from '@paygate/server';
 import { checkoutHandlers } from './checkout/handlers.js';
+import { documentHandlers } from './documents/handlers.js';
 import { merchantHandlers } from './merchants/handlers.js';
 import { orderHandlers } from './orders/handlers.js';
 import { paymentHandlers } from './payments/handlers.js';
@@ -25,5 +26,6 @@ export function createHandlers(rt: HandlerRuntime): Handlers<Principal> {
     ...webhookEndpointHandlers(rt),
     ...sandboxHandlers(rt),
     ...checkoutHandlers(rt),
+    ...documentHandlers(rt),
   };
 }

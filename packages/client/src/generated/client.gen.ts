@@ -25,6 +25,7 @@ type OpCreateOrder = paths["/pg/orders/"]["post"];
 type OpCreateRefund = paths["/pg/refunds"]["post"];
 type OpCreateWebhookEndpoint = paths["/webhooks/endpoints"]["post"];
 type OpDeleteWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}"]["delete"];
+type OpDownloadDocument = paths["/files/{document_id}"]["get"];
 type OpGetCheckoutPage = paths["/checkout/{session_id}"]["get"];
 type OpGetCheckoutSdk = paths["/sdk/checkout.js"]["get"];
 type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
@@ -76,6 +77,8 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.POST("/webhooks/endpoints", init(undefined, undefined, opts, body)));
   const extensions$deleteWebhookEndpoint = (endpointId: OpDeleteWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpDeleteWebhookEndpoint["responses"][200]["content"]["application/json"]>> =>
     call(transport.DELETE("/webhooks/endpoints/{endpoint_id}", init({ endpoint_id: endpointId }, undefined, opts)));
+  const extensions$downloadDocument = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"]>> =>
+    call(transport.GET("/files/{document_id}", init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob")));
   const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints", init(undefined, query, opts)));
   const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
@@ -234,6 +237,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
        * `DELETE /webhooks/endpoints/{endpoint_id}` (operationId `deleteWebhookEndpoint`)
        */
       deleteWebhookEndpoint: extensions$deleteWebhookEndpoint,
+      /**
+       * Download an uploaded document
+       *
+       * The bytes of a document uploaded to a merchant (KYC) or an order (invoice, air waybill): the URL an upload returned in `file` / `invoice_file`. Only the owning merchant's credentials, or its partner's, can read it; for everyone else it does not exist (404). Served as an attachment with `Cache-Control: private, no-store` and a `sandbox` CSP, never rendered by the browser as a page.
+       *
+       * `GET /files/{document_id}` (operationId `downloadDocument`)
+       */
+      downloadDocument: extensions$downloadDocument,
       /**
        * List webhook endpoints
        *

@@ -75,6 +75,53 @@ export const operations = [
     }
   },
   {
+    "operationId": "downloadDocument",
+    "method": "get",
+    "path": "/files/{document_id}",
+    "expressPath": "/files/:document_id",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/pdf",
+        "image/jpeg",
+        "image/png"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
     "operationId": "listMerchants",
     "method": "get",
     "path": "/partners/merchants/",

@@ -26,6 +26,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an uploaded document
+         * @description The bytes of a document uploaded to a merchant (KYC) or an order (invoice, air waybill): the URL an upload returned in `file` / `invoice_file`. Only the owning merchant's credentials, or its partner's, can read it; for everyone else it does not exist (404). Served as an attachment with `Cache-Control: private, no-store` and a `sandbox` CSP, never rendered by the browser as a page.
+         */
+        get: operations["downloadDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partners/merchants/": {
         parameters: {
             query?: never;
@@ -2006,6 +2026,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description No document with this id for this credential (`ERR_REQUEST_404`); another tenant's document is not found either. */
+        DocumentNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description The credential may not call this operation (`ERR_AUTH_403`). */
         Forbidden: {
             headers: {
@@ -2196,6 +2225,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Document id, from the `file` URL an upload returned.
+         * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
+         */
+        DocumentIdPath: string;
         /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
         FromDate: components["schemas"]["CalendarDate"];
         /**
@@ -2318,6 +2352,41 @@ export interface operations {
             401: components["responses"]["SessionUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    downloadDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Document id, from the `file` URL an upload returned.
+                 * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
+                 */
+                document_id: components["parameters"]["DocumentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, with the content type it was uploaded as (PDF, PNG or JPEG, at most 5 MiB). */
+            200: {
+                headers: {
+                    /** @description Always `attachment`. */
+                    "Content-Disposition"?: "attachment";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
+                    "image/jpeg": unknown;
+                    "image/png": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -7,6 +7,7 @@ import type { paths } from '@paygate/contract';
 
 type OpGetCheckoutPage = paths["/checkout/{session_id}"]["get"];
 type OpSubmitCheckoutPage = paths["/checkout/{session_id}"]["post"];
+type OpDownloadDocument = paths["/files/{document_id}"]["get"];
 type OpListMerchants = paths["/partners/merchants/"]["get"];
 type OpCreateMerchant = paths["/partners/merchants/"]["post"];
 type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
@@ -72,6 +73,27 @@ export type SubmitCheckoutPageResponse =
   | { status: 415; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
+/** Request of `downloadDocument` (after validation and coercion). */
+export interface DownloadDocumentRequest {
+  params: {
+    document_id: OpDownloadDocument["parameters"]["path"]["document_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `downloadDocument` may return: exactly the statuses the spec declares. */
+export type DownloadDocumentResponse =
+  | { status: 200; contentType: "application/pdf"; body: OpDownloadDocument["responses"][200]["content"]["application/pdf"]; headers?: OpDownloadDocument["responses"][200]["headers"]; }
+  | { status: 200; contentType: "image/jpeg"; body: OpDownloadDocument["responses"][200]["content"]["image/jpeg"]; headers?: OpDownloadDocument["responses"][200]["headers"]; }
+  | { status: 200; contentType: "image/png"; body: OpDownloadDocument["responses"][200]["content"]["image/png"]; headers?: OpDownloadDocument["responses"][200]["headers"]; }
+  | { status: 400; contentType?: "application/json"; body: OpDownloadDocument["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpDownloadDocument["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpDownloadDocument["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpDownloadDocument["responses"][429]["content"]["application/json"]; headers: OpDownloadDocument["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpDownloadDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Request of `listMerchants` (after validation and coercion). */
 export interface ListMerchantsRequest {
@@ -654,6 +676,14 @@ export interface Handlers<TPrincipal = unknown> {
    */
   submitCheckoutPage(req: SubmitCheckoutPageRequest, ctx: HandlerContext<TPrincipal>): Promise<SubmitCheckoutPageResponse>;
   /**
+   * Download an uploaded document
+   *
+   * The bytes of a document uploaded to a merchant (KYC) or an order (invoice, air waybill): the URL an upload returned in `file` / `invoice_file`. Only the owning merchant's credentials, or its partner's, can read it; for everyone else it does not exist (404). Served as an attachment with `Cache-Control: private, no-store` and a `sandbox` CSP, never rendered by the browser as a page.
+   *
+   * `GET /files/{document_id}`
+   */
+  downloadDocument(req: DownloadDocumentRequest, ctx: HandlerContext<TPrincipal>): Promise<DownloadDocumentResponse>;
+  /**
    * List merchants
    *
    * Lists the calling partner's merchants, newest first, paginated with `page` and `page_size`. Partner credentials only.
@@ -875,6 +905,7 @@ export interface Handlers<TPrincipal = unknown> {
 export interface OperationTypes {
   getCheckoutPage: { request: GetCheckoutPageRequest; response: GetCheckoutPageResponse };
   submitCheckoutPage: { request: SubmitCheckoutPageRequest; response: SubmitCheckoutPageResponse };
+  downloadDocument: { request: DownloadDocumentRequest; response: DownloadDocumentResponse };
   listMerchants: { request: ListMerchantsRequest; response: ListMerchantsResponse };
   createMerchant: { request: CreateMerchantRequest; response: CreateMerchantResponse };
   getMerchant: { request: GetMerchantRequest; response: GetMerchantResponse };
