@@ -31,7 +31,7 @@ export interface StartGatewayOptions {
   startWorker?: boolean;
   /** Validate the gateway's own responses inside the app (default: the app's default; the contract suite passes false and validates independently). */
   validateResponses?: boolean;
-  /** Rate limit of the in-process app (default: the brief's 100 requests / 10 s per credential). */
+  /** Rate limit of the in-process app (default: effectively none; see PAYGATE_RATE_LIMIT below). */
   rateLimit?: ReferenceAppOptions['rateLimit'];
   /** Logger of the in-process app (default: silent). */
   logger?: Logger;
@@ -233,6 +233,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       PAYGATE_PARTNER_CLIENT_ID: partner.clientId,
       PAYGATE_PARTNER_CLIENT_SECRET: partner.clientSecret,
       PAYGATE_DATA_DIR: options.target === 'pglite' ? 'memory://' : dataDir,
+      // suites send bursts on purpose; the 429 tests lower the limit through `rateLimit` or PAYGATE_RATE_LIMIT
+      PAYGATE_RATE_LIMIT: '1000000',
       ...options.env,
     };
     if (options.target === 'postgres') {
@@ -252,6 +254,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       logger: options.logger ?? silentLogger,
       ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      trustProxy: config.trustProxy,
     });
     const als = new AsyncLocalStorage<RequestState>();
     const faults = installFaults(runtime.db, als);

@@ -138,7 +138,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       dropDb = created.drop;
     }
     config = {
-      ...loadConfig({}),
+      ...loadConfig({ PAYGATE_RATE_LIMIT: '1000000' }), // this file sends bursts; 429 is tested on apps with their own limit
       databaseUrl,
       dataDir: 'memory://',
       publicBaseUrl: base,
@@ -664,6 +664,21 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(last.response.headers.get('ratelimit-limit')).toBe('3');
     expect(last.response.headers.get('ratelimit-remaining')).toBe('0');
     expect(last.response.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+  });
+
+  it.each([
+    ['without PAYGATE_TRUST_PROXY every shopper behind the proxy is the proxy: one budget', undefined, [200, 429]],
+    ['with PAYGATE_TRUST_PROXY=loopback each X-Forwarded-For client has its own budget', 'loopback', [200, 200]],
+  ] as const)('%s', async (_name, trustProxy, expected) => {
+    const proxied = await listenSwappable();
+    extraServers.push(proxied.server);
+    proxied.setApp(createReferenceApp(runtime, { logger, rateLimit: { limit: 1, windowSeconds: 3600 }, trustProxy }));
+    const statuses = [];
+    for (const shopper of ['203.0.113.7', '198.51.100.23']) {
+      const res = await fetch(`http://127.0.0.1:${proxied.port}/sdk/checkout.js`, { headers: { 'X-Forwarded-For': shopper } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual(expected);
   });
 
   it('production mode hides /sandbox/* (404) and the simulate-failure button', async () => {

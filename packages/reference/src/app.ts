@@ -16,7 +16,6 @@ import type { ReferenceRuntime } from './runtime.js';
 import { authenticate } from './credentials/service.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { requestLogger } from './http/logger.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
@@ -27,8 +26,10 @@ export interface ReferenceAppOptions {
   logger: Logger;
   /** Validate every response against the spec (default: on unless NODE_ENV === 'production'). */
   validateResponses?: boolean;
-  /** Rate limit per credential (default 100 requests / 10 s, the brief's numbers). */
+  /** Rate limit per credential / client address (default: the runtime's PAYGATE_RATE_LIMIT per PAYGATE_RATE_WINDOW_SECONDS). */
   rateLimit?: { limit?: number; windowSeconds?: number };
+  /** Express `trust proxy` (PAYGATE_TRUST_PROXY): whose X-Forwarded-For names the client. Unset: nobody's. */
+  trustProxy?: boolean | number | string | undefined;
   /** Static documentation site served at /docs (default: `<repo>/docs/site`). */
   docsDir?: string;
 }
@@ -212,17 +213,8 @@ async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise
   }
 }
 
-/** One limiter per runtime (in memory on PGlite, the shared table on PostgreSQL: see createRateLimiter). */
-const rateLimiters = new WeakMap<ReferenceRuntime, RateLimiter>();
-
-function rateLimiterFor(rt: ReferenceRuntime): RateLimiter {
-  let limiter = rateLimiters.get(rt);
-  if (limiter === undefined) rateLimiters.set(rt, (limiter = createRateLimiter(rt.db, rt.clock)));
-  return limiter;
-}
-
 async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit']): Promise<void> {
-  const decision = await rateLimiterFor(rt).hit(key, options ?? {});
+  const decision = await rt.rateLimiter.hit(key, options ?? {});
   const headers = {
     'RateLimit-Limit': String(decision.limit),
     'RateLimit-Remaining': String(decision.remaining),
@@ -243,6 +235,9 @@ function sendError(res: Response, err: unknown, logger: Logger): void {
 
 function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOptions): void {
   const { logger } = options;
+  // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
+  // believe, so per-client limits and logs see the shopper's address (unset: nobody's).
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use(requestLogger(logger as Parameters<typeof requestLogger>[0]));
 
   // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The

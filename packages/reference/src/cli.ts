@@ -30,6 +30,20 @@ Environment:
   PAYGATE_SETTLEMENT_INTERVAL_SECONDS  production mode: seconds between scheduled settlement runs (default 86400)
   PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode
   LOG_LEVEL                      pino log level (default info)
+
+Rate limits, proxies and connections:
+  PAYGATE_RATE_LIMIT             requests per window and credential (public checkout routes: per client address);
+                                   default 25 in sandbox mode, 100 in production (Stripe's test / live numbers)
+  PAYGATE_RATE_WINDOW_SECONDS    the window (default 1 s); over the limit: 429 ERR_RATE_429 with Retry-After
+  REDIS_URL                      e.g. redis://127.0.0.1:6379: every gateway process on this Redis shares one limit;
+                                   unset, or while Redis is unreachable: each process limits on its own
+  PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: true, a hop count, or addresses/subnets
+                                   (e.g. "loopback, 10.0.0.0/8"); unset: the socket address is the client
+  PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32)
+  PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
+  PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
+  PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
+  PAYGATE_MAX_CONNECTIONS        open connections at most; more are refused (default 1000)
 `;
 
 export interface SandboxPartner {
@@ -150,7 +164,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
   // request arrives before `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
-  const appReady = import('./app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger }));
+  const appReady = import('./app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger, trustProxy: config.trustProxy }));
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
@@ -172,8 +186,24 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   out(`- starting the background worker (every ${config.workerIntervalMs} ms: expiries, ${config.sandbox ? 'sandbox automation, ' : ''}webhook deliveries)`);
   runtime.worker.start();
 
-  const http = createServer(app);
-  http.keepAliveTimeout = 5_000;
+  if (config.redisUrl) {
+    out('- connecting to Redis for shared rate limits (REDIS_URL)');
+    if (!(await runtime.rateLimiter.ready())) out('  Redis is not reachable yet: limits are per process until it is (see the log)');
+  }
+
+  // Slow or idle clients cannot hold the server: the request headers within headersTimeout, the whole request
+  // within requestTimeout, idle keep-alive sockets closed after keepAliveTimeout, at most maxConnections sockets.
+  const http = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // how often Node looks for requests past those timeouts (its default, 30 s, would let a slow client stay 30 s more)
+      connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(config.http.headersTimeoutMs / 2))),
+    },
+    app,
+  );
+  http.maxConnections = config.http.maxConnections;
   answerMalformedRequests(http);
   const host = env['HOST'] || '127.0.0.1';
   out(`- listening on ${host}:${port}`);

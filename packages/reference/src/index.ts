@@ -53,7 +53,8 @@ export {
   type IdempotencyClaim,
 } from './http/idempotency.js';
 export { answerMalformedRequests } from './http/client-error.js';
-export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './http/rate-limit.js';
+export { createRateLimiter, type RateDecision, type RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
+export { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from './core/config.js';
 export { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
 export { merchantDetailsView } from './merchants/view.js';
 

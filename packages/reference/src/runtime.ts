@@ -12,6 +12,7 @@ import { ensurePartnerCredential } from './credentials/service.js';
 import { randomIds, type ServiceDeps } from './core/deps.js';
 import { createDocumentStore } from './core/documents.js';
 import { loadSandboxClock } from './core/sandbox-clock.js';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
@@ -19,6 +20,8 @@ export interface ReferenceRuntime extends HandlerRuntime {
   /** Where the master key came from (never the key itself), e.g. for a start-up line. */
   masterKey: { source: MasterKeySource['source']; file: string | undefined; created: boolean };
   worker: Worker;
+  /** Per credential / client address: in memory, or shared through Redis (REDIS_URL). */
+  rateLimiter: RateLimiter;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
 }
@@ -115,7 +118,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   if (master.source === 'file' && master.created) {
     options.logger?.info({ file: master.file }, 'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)');
   }
-  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize }));
   try {
     const clock = await loadSandboxClock(db);
     await checkMasterKey(db, secrets, formatIso(clock.now()));
@@ -135,6 +138,11 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       beforeTick: () => clock.refresh(),
       ...(options.logger ? { logger: options.logger } : {}),
     });
+    const rateLimiter = createRateLimiter({
+      defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
+      redisUrl: config.redisUrl,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
     return {
       config,
       db,
@@ -143,8 +151,10 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       masterKey: { source: master.source, file: master.file, created: master.created ?? false },
       documents: createDocumentStore(config.dataDir, config.publicBaseUrl),
       worker,
+      rateLimiter,
       async close() {
         await worker.flush();
+        await rateLimiter.close();
         await db.close();
       },
     };

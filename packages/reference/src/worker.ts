@@ -2,7 +2,6 @@ import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from './core/config.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import type { ServiceDeps } from './core/deps.js';
 import { expireDueOrders } from './orders/service.js';
-import { purgeRateLimitWindows } from './http/rate-limit.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from './refunds/service.js';
 import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from './payments/s2s.js';
 import { runSettlements } from './settlements/service.js';
@@ -124,7 +123,6 @@ export function createWorker(options: WorkerOptions): Worker {
     if (waitForDeliveries) await Promise.all(sends);
     if (++ticks % HOUSEKEEPING_EVERY_TICKS === 0) {
       await purgeExpiredIdempotencyKeys(deps.db, deps.clock);
-      await purgeRateLimitWindows(deps.db, deps.clock);
     }
     return report;
   }

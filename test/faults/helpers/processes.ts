@@ -142,6 +142,9 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     PAYGATE_PARTNER_CLIENT_ID: options.partner.clientId,
     PAYGATE_PARTNER_CLIENT_SECRET: options.partner.clientSecret,
     PAYGATE_WORKER_INTERVAL_MS: String(options.workerIntervalMs ?? 100),
+    // fault tests send bursts on purpose: the sandbox's 25 requests per second would refuse them (tests that check
+    // the limit set their own)
+    PAYGATE_RATE_LIMIT: '1000000',
     ...(options.retrySchedule ? { PAYGATE_WEBHOOK_RETRY_SCHEDULE: options.retrySchedule } : {}),
     ...options.env,
   };

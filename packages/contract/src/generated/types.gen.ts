@@ -2179,7 +2179,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded: 100 requests per 10 s per credential (`ERR_RATE_429`). Wait `Retry-After` seconds. */
+        /** @description Rate limit exceeded (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS` (decision A26). Wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 /** @description Requests allowed per window. */

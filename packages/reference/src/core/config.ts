@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { MASTER_KEY_HINT, parseMasterKey } from './secret-box.js';
 
 /** Runtime configuration of the reference gateway, read from the environment once at start-up. */
@@ -27,6 +28,40 @@ export interface ReferenceConfig {
    * unset in sandbox mode the runtime keeps one in `<dataDir>/master.key` (mode 0600). Never log it.
    */
   masterKey: Buffer | undefined;
+  /** Requests per window and credential (or client address on the public checkout routes): PAYGATE_RATE_LIMIT. */
+  rateLimit: number;
+  /** The rate-limit window in seconds: PAYGATE_RATE_WINDOW_SECONDS. */
+  rateWindowSeconds: number;
+  /** REDIS_URL: rate limits shared by every gateway process on this Redis; unset = per process (in memory). */
+  redisUrl: string | undefined;
+  /**
+   * PAYGATE_TRUST_PROXY: which proxies' `X-Forwarded-For` names the client (Express `trust proxy`: `true`, a hop count,
+   * or addresses/subnets such as `loopback, 10.0.0.0/8`). Unset: the socket address is the client.
+   */
+  trustProxy: boolean | number | string | undefined;
+  /** PostgreSQL connections per process: PAYGATE_DB_POOL_SIZE. */
+  dbPoolSize: number;
+  /** HTTP server limits (milliseconds; connections). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+}
+
+/**
+ * Default limits, per credential (or per client address on the public checkout routes), in the range real gateways
+ * publish: Stripe allows 100 requests per second in live mode and 25 in test mode (decision A26).
+ */
+export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
+export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+
+/** PostgreSQL pool size by default: enough connections to keep every core busy while others wait on I/O. */
+export function defaultPoolSize(cores: number): number {
+  return Math.min(32, Math.max(4, cores * 4));
+}
+
+function trustProxyEnv(raw: string | undefined): ReferenceConfig['trustProxy'] {
+  if (raw === undefined || raw.trim() === '' || raw === 'false') return undefined;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // addresses / subnets / names Express understands ('loopback', 'uniquelocal', '10.0.0.0/8', ...)
 }
 
 /** Brief: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then give up. */
@@ -45,7 +80,7 @@ export const MASTER_KEY_REQUIRED_MESSAGE =
   `PAYGATE_MASTER_KEY is required in production mode (32 random bytes as base64 or hex; it encrypts the stored ` +
   `webhook signing secrets, merchant encryption keys and idempotent responses). ${MASTER_KEY_HINT}`;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number = availableParallelism()): ReferenceConfig {
   const schedule = env['PAYGATE_WEBHOOK_RETRY_SCHEDULE'];
   const port = env['PORT'] ?? '8080';
   const sandbox = env['PAYGATE_MODE'] !== 'production';
@@ -70,5 +105,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
         })
       : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
     masterKey,
+    rateLimit: intEnv(env, 'PAYGATE_RATE_LIMIT', sandbox ? DEFAULT_RATE_LIMIT.sandbox : DEFAULT_RATE_LIMIT.production),
+    rateWindowSeconds: intEnv(env, 'PAYGATE_RATE_WINDOW_SECONDS', DEFAULT_RATE_WINDOW_SECONDS),
+    redisUrl: env['REDIS_URL'] || undefined,
+    trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY']),
+    dbPoolSize: intEnv(env, 'PAYGATE_DB_POOL_SIZE', defaultPoolSize(cores)),
+    http: {
+      headersTimeoutMs: intEnv(env, 'PAYGATE_HEADERS_TIMEOUT_MS', 10_000),
+      requestTimeoutMs: intEnv(env, 'PAYGATE_REQUEST_TIMEOUT_MS', 30_000),
+      keepAliveTimeoutMs: intEnv(env, 'PAYGATE_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+      maxConnections: intEnv(env, 'PAYGATE_MAX_CONNECTIONS', 1_000),
+    },
   };
 }

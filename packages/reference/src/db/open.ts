@@ -8,13 +8,17 @@ export interface OpenDbOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory or `memory://` (default `./.paygate`). */
   dataDir?: string;
+  /** PostgreSQL connections in the pool (default 10). */
+  poolSize?: number;
   /** Apply pending migrations after opening (default true). */
   migrate?: boolean;
 }
 
 /** Open the configured database (PostgreSQL if `databaseUrl`, else PGlite) and bring its schema up to date. */
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
-  const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : await openPglite(options.dataDir ?? './.paygate');
+  const db = options.databaseUrl
+    ? await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
+    : await openPglite(options.dataDir ?? './.paygate');
   if (options.migrate ?? true) {
     try {
       await migrate(db);

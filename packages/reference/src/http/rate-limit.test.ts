@@ -1,26 +1,124 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.js';
-import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
-import { hitRateLimit } from './rate-limit.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createRateLimiter, type RateLimiter, type RateLimiterLogger } from './rate-limit.js';
 
-describe.each(testTargets())('rate limit on %s', (target) => {
-  let t: TestDb;
-  let clock: ManualClock;
-  beforeAll(async () => {
-    t = await openTestDb(target);
-    clock = new ManualClock('2026-11-21T10:00:00Z');
+const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+function recordingLogger(): RateLimiterLogger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (_o, m) => lines.push(`info ${m}`), warn: (_o, m) => lines.push(`warn ${m}`), error: (_o, m) => lines.push(`error ${m}`) };
+}
+
+const open: RateLimiter[] = [];
+function limiter(...args: Parameters<typeof createRateLimiter>): RateLimiter {
+  const l = createRateLimiter(...args);
+  open.push(l);
+  return l;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((l) => l.close()));
+});
+
+async function hits(l: RateLimiter, key: string, n: number): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (let i = 0; i < n; i++) out.push((await l.hit(key)).allowed);
+  return out;
+}
+
+describe('rate limiter in memory', () => {
+  it('allows `limit` requests per window and key, then refuses with the seconds to wait', async () => {
+    const l = limiter({ defaults: { limit: 3, windowSeconds: 60 } });
+    expect(l.kind).toBe('memory');
+    const first = await l.hit('cred-a');
+    expect(first).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 });
+    await l.hit('cred-a');
+    expect(await l.hit('cred-a')).toMatchObject({ allowed: true, remaining: 0 });
+    const refused = await l.hit('cred-a');
+    expect(refused).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
+    expect(refused.resetSeconds).toBeGreaterThan(0);
+    expect(refused.resetSeconds).toBeLessThanOrEqual(60);
+    // another key has its own budget
+    expect(await l.hit('cred-b')).toMatchObject({ allowed: true, remaining: 2 });
   });
-  afterAll(async () => t?.dispose());
 
-  it('fixed window of 100 per 10 s per credential', async () => {
-    clock.set('2026-11-21T11:00:02Z');
-    const decisions = [];
-    for (let i = 0; i < 101; i++) decisions.push(await hitRateLimit(t.db, clock, 'cred-rl'));
-    expect(decisions[0]).toEqual({ allowed: true, limit: 100, remaining: 99, resetSeconds: 8 });
-    expect(decisions[99]).toMatchObject({ allowed: true, remaining: 0 });
-    expect(decisions[100]).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 8 });
-    expect(await hitRateLimit(t.db, clock, 'cred-other')).toMatchObject({ allowed: true });
-    clock.advance(8);
-    expect(await hitRateLimit(t.db, clock, 'cred-rl')).toMatchObject({ allowed: true, remaining: 99, resetSeconds: 10 });
+  it('a per-call limit (tests, anonymous routes) is a limiter of its own size', async () => {
+    const l = limiter({ defaults: { limit: 100, windowSeconds: 1 } });
+    expect(await hits(l, 'k', 2)).toEqual([true, true]);
+    expect((await l.hit('k', { limit: 1, windowSeconds: 3600 })).allowed).toBe(true);
+    expect((await l.hit('k', { limit: 1, windowSeconds: 3600 })).allowed).toBe(false);
+  });
+});
+
+describe('rate limiter in Redis', () => {
+  it('two processes on one Redis share one limit', async () => {
+    const keyPrefix = `paygate-test:${randomUUID()}`;
+    const a = limiter({ defaults: { limit: 10, windowSeconds: 60 }, redisUrl: REDIS_URL, keyPrefix });
+    const b = limiter({ defaults: { limit: 10, windowSeconds: 60 }, redisUrl: REDIS_URL, keyPrefix });
+    expect(a.kind).toBe('redis');
+    expect(await a.ready()).toBe(true);
+    expect(await b.ready()).toBe(true);
+    const both = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).hit('cred-shared')));
+    expect(both.filter((d) => d.allowed)).toHaveLength(10);
+    expect(both.filter((d) => !d.allowed)).toHaveLength(20);
+  });
+
+  describe('when Redis goes away', () => {
+    let server: ChildProcess | undefined;
+    afterAll(() => {
+      server?.kill('SIGKILL');
+    });
+
+    async function freePort(): Promise<number> {
+      return new Promise((resolve) => {
+        const s = createServer().listen(0, '127.0.0.1', () => {
+          const port = (s.address() as { port: number }).port;
+          s.close(() => resolve(port));
+        });
+      });
+    }
+
+    async function startRedis(port: number): Promise<ChildProcess> {
+      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (/Ready to accept connections/.test(out)) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+      });
+      return child;
+    }
+
+    it('keeps answering with a per-process limit (no error), says so once, and shares again when it is back', { timeout: 30_000 }, async () => {
+      const port = await freePort();
+      server = await startRedis(port);
+      const logger = recordingLogger();
+      const url = `redis://127.0.0.1:${port}`;
+      const a = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: url, logger, keyPrefix: 'outage' });
+      const b = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: url, keyPrefix: 'outage' });
+      expect(await a.ready()).toBe(true);
+      expect(await b.ready()).toBe(true);
+      expect(await hits(a, 'shared', 3)).toEqual([true, true, true]);
+      expect(await hits(b, 'shared', 3)).toEqual([true, true, false]); // one limit across both
+
+      server.kill('SIGKILL');
+      await new Promise((r) => setTimeout(r, 300));
+      // Redis is gone: every call still answers, limited per process by the insurance limiter
+      const during = await hits(a, 'during', 7);
+      expect(during).toEqual([true, true, true, true, true, false, false]);
+      expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual(['warn rate limiter: Redis is unreachable; limits are per process until it is back']);
+
+      server = await startRedis(port);
+      // ioredis reconnects by itself (backoff); wait for the shared limit to come back
+      const deadline = Date.now() + 15_000;
+      while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(logger.lines).toContain('info rate limiter: Redis is back; limits are shared again');
+      expect(await b.ready(15_000)).toBe(true);
+      expect(await hits(a, 'after', 4)).toEqual([true, true, true, true]);
+      expect(await hits(b, 'after', 2)).toEqual([true, false]);
+    });
   });
 });

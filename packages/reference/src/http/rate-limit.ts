@@ -1,8 +1,19 @@
-import type { Db } from '../db/db.js';
-import { addSeconds, formatIso, type Clock } from '../core/clock.js';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+/** Where the limiter says that Redis went away or came back (pino's shape). */
+export interface RateLimiterLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
-export const RATE_LIMIT = 100;
-export const RATE_WINDOW_SECONDS = 10;
+
+export interface RateLimitOptions {
+  /** Requests allowed per window and key. */
+  limit?: number;
+  /** Window length in seconds. */
+  windowSeconds?: number;
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -12,90 +23,105 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-/**
- * Count one request of `credentialId` in the current fixed window (100 per 10 s by default). One atomic upsert,
- * so concurrent processes share the counter. Refused => 429 ERR_RATE_429 with Retry-After = resetSeconds.
- */
-export async function hitRateLimit(
-  db: Db,
-  clock: Clock,
-  credentialId: string,
-  options: { limit?: number; windowSeconds?: number } = {},
-): Promise<RateDecision> {
-  const limit = options.limit ?? RATE_LIMIT;
-  const windowSeconds = options.windowSeconds ?? RATE_WINDOW_SECONDS;
-  const now = clock.now();
-  const windowMicros = windowSeconds * 1_000_000;
-  const start = Math.floor(now / windowMicros) * windowMicros;
-  const { rows } = await db.query<{ count: number }>(
-    `INSERT INTO rate_limit_windows (credential_id, window_start, count) VALUES ($1, $2, 1)
-     ON CONFLICT (credential_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-     RETURNING count`,
-    [credentialId, formatIso(start)],
-  );
-  return decide(rows[0]?.count ?? 1, limit, start + windowMicros - now);
-}
-
-function decide(count: number, limit: number, microsLeft: number): RateDecision {
-  const resetSeconds = Math.max(1, Math.ceil(microsLeft / 1_000_000));
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
-}
-
-export interface RateLimitOptions {
-  limit?: number;
-  windowSeconds?: number;
-}
-
-/** Counts requests per credential in fixed windows; same decisions as {@link hitRateLimit}. */
+/** Counts requests per key; `hit` never rejects (a store failure falls back to the per-process limit). */
 export interface RateLimiter {
-  /** `memory`: in-process counters (PGlite); `database`: the shared `rate_limit_windows` upsert (PostgreSQL). */
-  readonly kind: 'memory' | 'database';
-  hit(credentialId: string, options?: RateLimitOptions): Promise<RateDecision>;
+  /** `memory`: per process; `redis`: shared by every process on one Redis (per process while Redis is away). */
+  readonly kind: 'memory' | 'redis';
+  hit(key: string, options?: RateLimitOptions): Promise<RateDecision>;
+  /** Resolves once the store answers (Redis connected), or after `timeoutMs`: until then limits are per process. */
+  ready(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
 }
 
-/**
- * An in-process fixed-window counter: exactly {@link hitRateLimit}'s semantics (same window boundaries from the same
- * clock, same decision and headers) without a database write. Only correct when ONE process serves the database,
- * which PGlite guarantees by construction. Windows of past periods are dropped once per new period.
- */
-export function createMemoryRateLimiter(clock: Clock): RateLimiter {
-  const windows = new Map<string, { start: number; end: number; count: number }>();
-  let sweptBefore = 0;
+export interface CreateRateLimiterOptions {
+  /** Defaults for `hit` calls that do not pass their own. */
+  defaults: Required<RateLimitOptions>;
+  /** `REDIS_URL`: share the limit between processes. Unset: in memory (one process, e.g. PGlite). */
+  redisUrl?: string | undefined;
+  logger?: RateLimiterLogger;
+  /** Key prefix in Redis (tests use their own). */
+  keyPrefix?: string;
+}
+
+function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDecision {
   return {
-    kind: 'memory',
-    async hit(credentialId, options = {}) {
-      const limit = options.limit ?? RATE_LIMIT;
-      const windowSeconds = options.windowSeconds ?? RATE_WINDOW_SECONDS;
-      const now = clock.now();
-      const windowMicros = windowSeconds * 1_000_000;
-      const start = Math.floor(now / windowMicros) * windowMicros;
-      if (start > sweptBefore) {
-        // a new period began (for some window size): forget windows that can no longer be current
-        for (const [key, w] of windows) if (w.end <= now) windows.delete(key);
-        sweptBefore = start;
-      }
-      const key = `${windowSeconds}\u0000${credentialId}`;
-      let w = windows.get(key);
-      if (w === undefined || w.start !== start) windows.set(key, (w = { start, end: start + windowMicros, count: 0 }));
-      w.count++;
-      return decide(w.count, limit, start + windowMicros - now);
-    },
+    allowed,
+    limit,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
   };
 }
 
 /**
- * The limiter for a database: in memory on PGlite (single process by construction, so an in-process counter is the
- * whole truth and every GET stays read-only), the shared database counter on PostgreSQL (several processes).
+ * The gateway's rate limiter, on `rate-limiter-flexible`: fixed windows per key, in memory or in Redis. With Redis,
+ * every limiter carries an in-memory insurance limiter of the same size: while Redis is unreachable each process
+ * keeps limiting on its own (logged once when it happens and once when Redis is back), and no request ever fails
+ * because of the limiter.
  */
-export function createRateLimiter(db: Db, clock: Clock): RateLimiter {
-  if (db.kind === 'pglite') return createMemoryRateLimiter(clock);
-  return { kind: 'database', hit: (credentialId, options) => hitRateLimit(db, clock, credentialId, options) };
-}
-
-/** Housekeeping for the worker: drop windows older than a minute. */
-export async function purgeRateLimitWindows(db: Db, clock: Clock): Promise<number> {
-  const { rows } = await db.query('DELETE FROM rate_limit_windows WHERE window_start < $1 RETURNING credential_id', [
-    formatIso(addSeconds(clock.now(), -60)),
-  ]);
-  return rows.length;
+export function createRateLimiter(options: CreateRateLimiterOptions): RateLimiter {
+  const { defaults, logger } = options;
+  const keyPrefix = options.keyPrefix ?? 'paygate:rl';
+  let redis: Redis | undefined;
+  if (options.redisUrl) {
+    // No offline queue and one attempt per command: a Redis outage must fail fast into the insurance limiter
+    // instead of holding requests (rate-limiter-flexible's advice for ioredis).
+    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    let degraded = false;
+    redis.on('error', (err: Error) => {
+      if (degraded) return;
+      degraded = true;
+      logger?.warn({ err: err.message }, 'rate limiter: Redis is unreachable; limits are per process until it is back');
+    });
+    redis.on('ready', () => {
+      if (!degraded) return;
+      degraded = false;
+      logger?.info({}, 'rate limiter: Redis is back; limits are shared again');
+    });
+  }
+  const limiters = new Map<string, RateLimiterAbstract>();
+  const limiterFor = (limit: number, windowSeconds: number): RateLimiterAbstract => {
+    const id = `${limit}/${windowSeconds}`;
+    let limiter = limiters.get(id);
+    if (limiter === undefined) {
+      const sized = { points: limit, duration: windowSeconds, keyPrefix: `${keyPrefix}:${id}` };
+      limiter = redis
+        ? new RateLimiterRedis({ ...sized, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(sized) })
+        : new RateLimiterMemory(sized);
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+  return {
+    kind: redis ? 'redis' : 'memory',
+    async hit(key, hitOptions = {}) {
+      const limit = hitOptions.limit ?? defaults.limit;
+      const windowSeconds = hitOptions.windowSeconds ?? defaults.windowSeconds;
+      try {
+        return decision(await limiterFor(limit, windowSeconds).consume(key), limit, true);
+      } catch (refusal) {
+        if (refusal instanceof RateLimiterRes) return decision(refusal, limit, false);
+        // the store and its insurance both failed (cannot happen with the memory insurance): let the request through
+        logger?.error({ err: refusal }, 'rate limiter failed; request allowed');
+        return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds };
+      }
+    },
+    async ready(timeoutMs = 2000) {
+      const client = redis;
+      if (client === undefined || client.status === 'ready') return true;
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          client.off('ready', onReady);
+          resolve(false);
+        }, timeoutMs);
+        const onReady = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        client.once('ready', onReady);
+      });
+    },
+    async close() {
+      if (redis) await redis.quit().catch(() => redis?.disconnect());
+    },
+  };
 }
