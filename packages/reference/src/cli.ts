@@ -66,6 +66,29 @@ export async function loadOrCreateSandboxPartner(dataDir: string): Promise<Sandb
   return { ...creds, file, created: true };
 }
 
+/**
+ * The start-up lines about the sandbox partner credential. The secret is printed once, by the start that generated it
+ * (whatever HOST is); later starts print the client id and where the secret is kept, so it does not land in every log
+ * (D39). An in-memory database gets a new credential, printed, on every start: there is nowhere else to find it.
+ */
+export function sandboxPartnerLines(partner: SandboxPartner): string[] {
+  if (!partner.created) {
+    return [
+      `  Sandbox partner credentials: X-Client-ID ${partner.clientId}`,
+      `    X-Client-Secret: shown when it was generated; read it from ${partner.file ?? 'the credentials file'} (client_secret, mode 0600).`,
+      '    Delete the file to generate new ones (shown once, at that start).',
+    ];
+  }
+  return [
+    '  Sandbox partner credentials (send as headers; the secret is shown this once):',
+    `    X-Client-ID:     ${partner.clientId}`,
+    `    X-Client-Secret: ${partner.clientSecret}`,
+    partner.file
+      ? `  Generated and saved in ${partner.file} (mode 0600); later starts print only the client id.`
+      : '  The database is in memory: these credentials last as long as this process.',
+  ];
+}
+
 function describeDatabase(config: ReferenceConfig): string {
   if (config.databaseUrl) {
     try {
@@ -195,14 +218,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   if (config.partnerClientId) {
     out(`  Partner credentials: X-Client-ID ${config.partnerClientId} (secret from PAYGATE_PARTNER_CLIENT_SECRET)`);
   } else if (partner) {
-    out('  Sandbox partner credentials (send as headers):');
-    out(`    X-Client-ID:     ${partner.clientId}`);
-    out(`    X-Client-Secret: ${partner.clientSecret}`);
-    out(
-      partner.file
-        ? `  ${partner.created ? 'Generated and saved' : 'Read'} in ${partner.file} (mode 0600); delete the file to generate new ones.`
-        : '  The database is in memory: these credentials last as long as this process.',
-    );
+    for (const line of sandboxPartnerLines(partner)) out(line);
   } else {
     out('  WARNING: production mode without PAYGATE_PARTNER_CLIENT_ID / PAYGATE_PARTNER_CLIENT_SECRET:');
     out('  no partner credential is configured, so only credentials already in the database can call the API.');

@@ -53,7 +53,7 @@ export {
   type IdempotencyClaim,
 } from './http/idempotency.js';
 export { hitRateLimit, RATE_LIMIT, RATE_WINDOW_SECONDS, type RateDecision } from './http/rate-limit.js';
-export { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
+export { advanceMerchantClock, merchantNow, readMerchantClock, type MerchantClockView } from './core/merchant-clock.js';
 export { merchantDetailsView } from './merchants/view.js';
 
 export { createWorker, type Worker, type WorkerOptions, type TickReport } from './worker.js';

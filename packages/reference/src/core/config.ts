@@ -22,6 +22,12 @@ export interface ReferenceConfig {
   /** Webhook retry delays in seconds after each failed attempt (last entry = last retry). */
   webhookRetrySchedule: number[];
   /**
+   * Whether webhook endpoints may name, and deliveries may reach, private, loopback, link-local and metadata addresses
+   * (PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS, decision D35): sandbox default `allow` (receivers on the developer's
+   * machine), `deny` for a sandbox reachable by others; production is always `deny`.
+   */
+  webhookPrivateDestinations: boolean;
+  /**
    * 32-byte key (PAYGATE_MASTER_KEY, base64 or hex) sealing the secrets the gateway must use again (merchant callback
    * encryption keys, webhook signing secrets, stored Idempotency-Key responses). Required in production mode; when
    * unset in sandbox mode the runtime keeps one in `<dataDir>/master.key` (mode 0600). Never log it.
@@ -38,6 +44,20 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: `allow` | `deny` (default `allow` in sandbox mode; production only `deny`). */
+function privateDestinationsEnv(env: NodeJS.ProcessEnv, sandbox: boolean): boolean {
+  const raw = env['PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS'];
+  if (raw === undefined || raw === '') return sandbox;
+  if (raw !== 'allow' && raw !== 'deny') throw new Error(`PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS must be allow or deny, got ${JSON.stringify(raw)}`);
+  if (raw === 'allow' && !sandbox) {
+    throw new Error(
+      'PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS=allow is refused in production mode: webhooks there go to public addresses only ' +
+        '(server-side request forgery guard). Unset it, or run a sandbox (PAYGATE_MODE=sandbox) for receivers on private networks.',
+    );
+  }
+  return raw === 'allow';
 }
 
 /** Thrown when production mode has no PAYGATE_MASTER_KEY. */
@@ -69,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReferenceConfi
           return n;
         })
       : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    webhookPrivateDestinations: privateDestinationsEnv(env, sandbox),
     masterKey,
   };
 }

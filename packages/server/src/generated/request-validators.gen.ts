@@ -796,7 +796,7 @@ return errors === 0;
 }
 validate8.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentParams = validate9;
+export const validateRevokePreviousMerchantCredentialsParams = validate9;
 const schema9 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -889,13 +889,106 @@ return errors === 0;
 }
 validate9.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderHeaders = validate10;
-const schema10 = {"type":"object","properties":{"x-merchant-id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateUploadMerchantDocumentParams = validate10;
+const schema10 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate10.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.merchant_id !== undefined){
+let data0 = data.merchant_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["merchant_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 20){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern1.test(data0)){
+const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate10.errors = vErrors;
+return errors === 0;
+}
+validate10.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateCreateOrderHeaders = validate11;
+const schema11 = {"type":"object","properties":{"x-merchant-id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1030,107 +1123,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate10.errors = vErrors;
-return errors === 0;
-}
-validate10.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGetOrderParams = validate11;
-const schema11 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-const pattern8 = new RegExp("^OD\\d{1,30}$", "u");
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern8.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate11.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderParams = validate12;
+export const validateGetOrderParams = validate12;
 const schema12 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+const pattern9 = new RegExp("^OD\\d{1,30}$", "u");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1194,7 +1194,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1222,13 +1222,106 @@ return errors === 0;
 }
 validate12.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentHeaders = validate13;
-const schema13 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateUpdateOrderParams = validate13;
+const schema13 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate13.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["order_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern9.test(data0)){
+const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+validate13.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateUploadOrderDocumentHeaders = validate14;
+const schema14 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1310,18 +1403,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentParams = validate14;
-const schema14 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+export const validateUploadOrderDocumentParams = validate15;
+const schema15 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1380,7 +1473,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1403,22 +1496,22 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListPaymentsQuery = validate15;
-const schema15 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
-const pattern12 = new RegExp("^[A-Z]{3}$", "u");
-const pattern14 = new RegExp("^PR\\d{1,30}$", "u");
-const pattern15 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+export const validateListPaymentsQuery = validate16;
+const schema16 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
+const pattern13 = new RegExp("^[A-Z]{3}$", "u");
+const pattern15 = new RegExp("^PR\\d{1,30}$", "u");
+const pattern16 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const formats0 = formats.date;
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1581,7 +1674,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern12.test(data2)){
+if(!pattern13.test(data2)){
 const err9 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1687,7 +1780,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern14.test(data4)){
+if(!pattern15.test(data4)){
 const err15 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1836,7 +1929,7 @@ data["mop_type"] = coerced7;
 }
 }
 if(!(((((data7 === "UPI") || (data7 === "CREDIT_CARD")) || (data7 === "DEBIT_CARD")) || (data7 === "NET_BANKING")) || (data7 === "QR"))){
-const err23 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema15.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema16.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1877,7 +1970,7 @@ data["status"] = coerced8;
 }
 }
 if(!(((data8 === "PENDING") || (data8 === "CAPTURED")) || (data8 === "FAILED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema15.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema16.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1928,7 +2021,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern15.test(data9)){
+if(!pattern16.test(data9)){
 const err28 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -1991,7 +2084,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!pattern15.test(data10)){
+if(!pattern16.test(data10)){
 const err32 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
@@ -2024,18 +2117,18 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":{"page":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":{"page":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetPaymentParams = validate16;
-const schema16 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
+export const validateGetPaymentParams = validate17;
+const schema17 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2094,7 +2187,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern14.test(data0)){
+if(!pattern15.test(data0)){
 const err3 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2117,18 +2210,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListRefundsQuery = validate17;
-const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListRefundsQuery = validate18;
+const schema18 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2281,7 +2374,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 const err8 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -2387,7 +2480,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern15.test(data4)){
+if(!pattern16.test(data4)){
 const err14 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -2450,7 +2543,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern15.test(data5)){
+if(!pattern16.test(data5)){
 const err18 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -2536,18 +2629,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":{"page":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":{"page":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundHeaders = validate18;
-const schema18 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateRefundHeaders = validate19;
+const schema19 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2629,19 +2722,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetRefundParams = validate19;
-const schema19 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
-const pattern23 = new RegExp("^RF\\d{1,30}$", "u");
+export const validateGetRefundParams = validate20;
+const schema20 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
+const pattern24 = new RegExp("^RF\\d{1,30}$", "u");
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2700,7 +2793,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern23.test(data0)){
+if(!pattern24.test(data0)){
 const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2723,18 +2816,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListSettlementsQuery = validate20;
-const schema20 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListSettlementsQuery = validate21;
+const schema21 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2887,7 +2980,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern15.test(data2)){
+if(!pattern16.test(data2)){
 const err8 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -2950,7 +3043,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern15.test(data3)){
+if(!pattern16.test(data3)){
 const err12 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -3036,19 +3129,19 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"page":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"page":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetSettlementParams = validate21;
-const schema21 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
-const pattern27 = new RegExp("^ST\\d{1,30}$", "u");
+export const validateGetSettlementParams = validate22;
+const schema22 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
+const pattern28 = new RegExp("^ST\\d{1,30}$", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3107,7 +3200,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern27.test(data0)){
+if(!pattern28.test(data0)){
 const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3130,18 +3223,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionHeaders = validate22;
-const schema22 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCompleteCheckoutSessionHeaders = validate23;
+const schema23 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3223,18 +3316,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionParams = validate23;
-const schema23 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
+export const validateCompleteCheckoutSessionParams = validate24;
+const schema24 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3316,106 +3409,13 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate23.errors = vErrors;
-return errors === 0;
-}
-validate23.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateAdvanceSandboxClockHeaders = validate24;
-const schema24 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern0.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate24.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusHeaders = validate25;
-const schema25 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateGetSandboxClockQuery = validate25;
+const schema25 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3428,109 +3428,6 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern0.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-validate25.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateSetMerchantKycStatusParams = validate26;
-const schema26 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
 if(data.merchant_id !== undefined){
 let data0 = data.merchant_id;
 if(typeof data0 !== "string"){
@@ -3544,12 +3441,12 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err0];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err0);
 }
 errors++;
 }
@@ -3563,7 +3460,17 @@ data["merchant_id"] = coerced0;
 }
 if(typeof data0 === "string"){
 if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern1.test(data0)){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3572,8 +3479,91 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAdvanceSandboxClockHeaders = validate26;
+const schema26 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern0.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3598,9 +3588,9 @@ errors++;
 validate26.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentHeaders = validate27;
+export const validateSetMerchantKycStatusHeaders = validate27;
 const schema27 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3693,8 +3683,8 @@ return errors === 0;
 }
 validate27.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentParams = validate28;
-const schema28 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+export const validateSetMerchantKycStatusParams = validate28;
+const schema28 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3707,8 +3697,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3717,8 +3707,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.order_id !== undefined){
-let data0 = data.order_id;
+if(data.merchant_id !== undefined){
+let data0 = data.merchant_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -3730,7 +3720,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3743,13 +3733,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["order_id"] = coerced0;
+data["merchant_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(func0(data0) > 20){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3758,8 +3748,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(!pattern1.test(data0)){
+const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3784,9 +3774,9 @@ errors++;
 validate28.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundHeaders = validate29;
+export const validateCompleteOrderPaymentHeaders = validate29;
 const schema29 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3879,8 +3869,8 @@ return errors === 0;
 }
 validate29.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundParams = validate30;
-const schema30 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
+export const validateCompleteOrderPaymentParams = validate30;
+const schema30 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3893,8 +3883,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.refund_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3903,8 +3893,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
+if(data.order_id !== undefined){
+let data0 = data.order_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -3916,7 +3906,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3929,13 +3919,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["refund_id"] = coerced0;
+data["order_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
 if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3944,8 +3934,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern23.test(data0)){
-const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(!pattern9.test(data0)){
+const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3970,9 +3960,9 @@ errors++;
 validate30.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsHeaders = validate31;
+export const validateCompleteRefundHeaders = validate31;
 const schema31 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4065,13 +4055,199 @@ return errors === 0;
 }
 validate31.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookEndpointsQuery = validate32;
-const schema32 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+export const validateCompleteRefundParams = validate32;
+const schema32 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.refund_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["refund_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern24.test(data0)){
+const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateRunSettlementsHeaders = validate33;
+const schema33 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern0.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateListWebhookEndpointsQuery = validate34;
+const schema34 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4194,18 +4370,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointHeaders = validate33;
-const schema33 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateWebhookEndpointHeaders = validate35;
+const schema35 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4287,19 +4463,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDeleteWebhookEndpointParams = validate34;
-const schema34 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-const pattern38 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
+export const validateDeleteWebhookEndpointParams = validate36;
+const schema36 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
+const pattern40 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4358,7 +4534,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern38.test(data0)){
+if(!pattern40.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4381,19 +4557,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSubmitCheckoutPageBody0 = validate36;
-const schema36 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
-const schema37 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
+export const validateSubmitCheckoutPageBody0 = validate38;
+const schema38 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+const schema39 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4449,7 +4625,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4472,7 +4648,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema36.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema38.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4495,29 +4671,29 @@ errors++;
 }
 }
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantBody0 = validate37;
-const schema38 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
-const schema39 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
-const schema40 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const func64 = Object.prototype.hasOwnProperty;
-const pattern39 = new RegExp("^\\d{2,10}$", "u");
-const pattern40 = new RegExp("^\\d+\\.\\d{2}$", "u");
-const pattern41 = new RegExp("^\\d+$", "u");
-const pattern42 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
-const pattern43 = new RegExp("^[A-Z]{2}$", "u");
-const pattern44 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
-const pattern45 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
+export const validateCreateMerchantBody0 = validate39;
+const schema40 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
+const schema41 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
+const schema42 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
+const func66 = Object.prototype.hasOwnProperty;
+const pattern41 = new RegExp("^\\d{2,10}$", "u");
+const pattern42 = new RegExp("^\\d+\\.\\d{2}$", "u");
+const pattern43 = new RegExp("^\\d+$", "u");
+const pattern44 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
+const pattern45 = new RegExp("^[A-Z]{2}$", "u");
+const pattern46 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
+const pattern47 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
 const formats12 = /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/)?[^\s]*$/i;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4854,7 +5030,7 @@ vErrors.push(err31);
 errors++;
 }
 for(const key1 in data1){
-if(!(func64.call(schema39.properties, key1))){
+if(!(func66.call(schema41.properties, key1))){
 const err32 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -4948,7 +5124,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema39.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema41.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4971,7 +5147,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema39.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema41.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5288,7 +5464,7 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern39.test(data15)){
+if(!pattern41.test(data15)){
 const err69 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
@@ -5335,7 +5511,7 @@ vErrors.push(err72);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema39.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema41.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5403,7 +5579,7 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!pattern40.test(data18)){
+if(!pattern42.test(data18)){
 const err79 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
@@ -5448,7 +5624,7 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern41.test(data19)){
+if(!pattern43.test(data19)){
 const err83 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err83];
@@ -5483,7 +5659,7 @@ vErrors.push(err85);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema39.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema41.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -5946,7 +6122,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key2 in data31){
-if(!(func64.call(schema40.properties, key2))){
+if(!(func66.call(schema42.properties, key2))){
 const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
@@ -6015,7 +6191,7 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(!pattern42.test(data33)){
+if(!pattern44.test(data33)){
 const err133 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
@@ -6165,7 +6341,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern43.test(data37)){
+if(!pattern45.test(data37)){
 const err146 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -6245,7 +6421,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(!pattern44.test(data39)){
+if(!pattern46.test(data39)){
 const err153 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
@@ -6325,7 +6501,7 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(!pattern45.test(data41)){
+if(!pattern47.test(data41)){
 const err160 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
@@ -6370,7 +6546,7 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(!pattern42.test(data42)){
+if(!pattern44.test(data42)){
 const err164 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err164];
@@ -6417,20 +6593,20 @@ errors++;
 }
 }
 }
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateMerchantBody0 = validate38;
-const schema41 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
-const schema42 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
-const schema43 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
+export const validateUpdateMerchantBody0 = validate40;
+const schema43 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
+const schema44 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
+const schema45 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6477,7 +6653,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key1 in data1){
-if(!(func64.call(schema42.properties, key1))){
+if(!(func66.call(schema44.properties, key1))){
 const err3 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -6571,7 +6747,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema42.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6594,7 +6770,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema42.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6911,7 +7087,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern39.test(data15)){
+if(!pattern41.test(data15)){
 const err40 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -6958,7 +7134,7 @@ vErrors.push(err43);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema42.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema44.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -7026,7 +7202,7 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!pattern40.test(data18)){
+if(!pattern42.test(data18)){
 const err50 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err50];
@@ -7071,7 +7247,7 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern41.test(data19)){
+if(!pattern43.test(data19)){
 const err54 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -7106,7 +7282,7 @@ vErrors.push(err56);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema42.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema44.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -7469,7 +7645,7 @@ vErrors.push(err87);
 errors++;
 }
 for(const key2 in data31){
-if(!(func64.call(schema43.properties, key2))){
+if(!(func66.call(schema45.properties, key2))){
 const err88 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err88];
@@ -7538,7 +7714,7 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(!pattern42.test(data33)){
+if(!pattern44.test(data33)){
 const err94 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
@@ -7688,7 +7864,7 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(!pattern43.test(data37)){
+if(!pattern45.test(data37)){
 const err107 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err107];
@@ -7768,7 +7944,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(!pattern44.test(data39)){
+if(!pattern46.test(data39)){
 const err114 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
@@ -7848,7 +8024,7 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(!pattern45.test(data41)){
+if(!pattern47.test(data41)){
 const err121 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err121];
@@ -7893,7 +8069,7 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(!pattern42.test(data42)){
+if(!pattern44.test(data42)){
 const err125 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
@@ -7940,18 +8116,101 @@ errors++;
 }
 }
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentBody0 = validate39;
-const schema44 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+export const validateCreateMerchantCredentialsBody0 = validate41;
+const schema46 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.body !== undefined){
+let data0 = data.body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.overlap_seconds === undefined){
+data0.overlap_seconds = 86400;
+}
+for(const key0 in data0){
+if(!(key0 === "overlap_seconds")){
+const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data1 = data0.overlap_seconds;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err1 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 604800 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateUploadMerchantDocumentBody0 = validate42;
+const schema47 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8017,7 +8276,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema44.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema47.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8052,31 +8311,31 @@ errors++;
 }
 }
 }
-validate39.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderBody0 = validate40;
-const schema45 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
-const schema46 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
-const schema51 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
-const schema54 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
-const pattern63 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern64 = new RegExp("^https?://", "u");
-const pattern65 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
-const schema47 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
-const schema48 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
-const schema49 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
-const schema50 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
-const pattern58 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
-const pattern59 = new RegExp("^\\+?[0-9]{7,15}$", "u");
+export const validateCreateOrderBody0 = validate43;
+const schema48 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
+const schema49 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
+const schema54 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
+const schema57 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
+const pattern65 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
+const pattern66 = new RegExp("^https?://", "u");
+const pattern67 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
+const schema50 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
+const schema51 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
+const schema52 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
+const schema53 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
+const pattern60 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
+const pattern61 = new RegExp("^\\+?[0-9]{7,15}$", "u");
 const formats18 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8289,7 +8548,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern44.test(data4)){
+if(!pattern46.test(data4)){
 const err18 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -8371,7 +8630,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern15.test(data6)){
+if(!pattern16.test(data6)){
 const err25 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -8486,7 +8745,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(!pattern58.test(data9)){
+if(!pattern60.test(data9)){
 const err35 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -8521,7 +8780,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern59.test(data10)){
+if(!pattern61.test(data10)){
 const err38 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -8554,17 +8813,17 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
+const schema55 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8617,7 +8876,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 const err4 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8695,15 +8954,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8971,7 +9230,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data0){
-if(!(func64.call(schema45.properties.body.properties, key0))){
+if(!(func66.call(schema48.properties.body.properties, key0))){
 const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -9005,7 +9264,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern40.test(data6)){
+if(!pattern42.test(data6)){
 const err20 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -9028,8 +9287,8 @@ errors++;
 }
 }
 if(data0.buyer !== undefined){
-if(!(validate41(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate44(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
@@ -9045,7 +9304,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -9077,7 +9336,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern12.test(data9)){
+if(!pattern13.test(data9)){
 const err26 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -9100,8 +9359,8 @@ errors++;
 }
 }
 if(data0.invoice !== undefined){
-if(!(validate43(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate46(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
@@ -9118,7 +9377,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9211,7 +9470,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern39.test(data14)){
+if(!pattern41.test(data14)){
 const err37 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -9306,7 +9565,7 @@ vErrors.push(err44);
 errors++;
 }
 if(!((data17 === "goods") || (data17 === "services"))){
-const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema54.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
+const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema57.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -9351,7 +9610,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern63.test(data18)){
+if(!pattern65.test(data18)){
 const err49 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -9386,7 +9645,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern64.test(data19)){
+if(!pattern66.test(data19)){
 const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err52];
@@ -9430,7 +9689,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((((((((data20 === "bhim") || (data20 === "paytm")) || (data20 === "google_pay")) || (data20 === "phonepe")) || (data20 === "cred")) || (data20 === "amazon_pay")) || (data20 === "whatsapp")) || (data20 === "others"))){
-const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema48.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -9452,7 +9711,7 @@ vErrors.push(err57);
 errors++;
 }
 if(!((data21 === "intent") || (data21 === "collection"))){
-const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
+const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -9475,7 +9734,7 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!pattern65.test(data22)){
+if(!pattern67.test(data22)){
 const err60 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -9510,18 +9769,18 @@ errors++;
 }
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderBody0 = validate45;
-const schema55 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
+export const validateUpdateOrderBody0 = validate48;
+const schema58 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9592,7 +9851,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern15.test(data2)){
+if(!pattern16.test(data2)){
 const err5 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -9637,7 +9896,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern58.test(data3)){
+if(!pattern60.test(data3)){
 const err9 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9709,7 +9968,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern15.test(data5)){
+if(!pattern16.test(data5)){
 const err15 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -9801,18 +10060,18 @@ errors++;
 }
 }
 }
-validate45.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentBody0 = validate46;
-const schema59 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadOrderDocumentBody0 = validate49;
+const schema62 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9888,7 +10147,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema59.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema62.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9958,19 +10217,19 @@ errors++;
 }
 }
 }
-validate46.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundBody0 = validate47;
-const schema60 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
-const schema61 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
+export const validateCreateRefundBody0 = validate50;
+const schema63 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
+const schema64 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10036,7 +10295,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err5 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -10081,7 +10340,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data2)){
+if(!pattern42.test(data2)){
 const err9 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10116,18 +10375,18 @@ errors++;
 }
 }
 }
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionBody0 = validate48;
-const schema63 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteCheckoutSessionBody0 = validate51;
+const schema66 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10183,7 +10442,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10206,7 +10465,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema63.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema66.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10229,18 +10488,19 @@ errors++;
 }
 }
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAdvanceSandboxClockBody0 = validate49;
-const schema65 = {"properties":{"body":{"additionalProperties":false,"properties":{"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+export const validateAdvanceSandboxClockBody0 = validate52;
+const schema68 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+const schema69 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10272,7 +10532,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!(key0 === "seconds")){
+if(!((key0 === "merchant_id") || (key0 === "seconds"))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -10283,10 +10543,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.seconds !== undefined){
-let data1 = data0.seconds;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.merchant_id !== undefined){
+let data1 = data0.merchant_id;
+if(typeof data1 === "string"){
+if(func0(data1) > 20){
+const err3 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10295,9 +10556,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 31536000 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if(!pattern1.test(data1)){
+const err4 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10306,8 +10566,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err5 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10317,10 +10578,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.seconds !== undefined){
+let data2 = data0.seconds;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err6 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10329,20 +10590,54 @@ vErrors.push(err6);
 }
 errors++;
 }
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 31536000 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
-validate49.errors = vErrors;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusBody0 = validate50;
-const schema66 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
+export const validateSetMerchantKycStatusBody0 = validate53;
+const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10423,7 +10718,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema66.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema70.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10446,18 +10741,18 @@ errors++;
 }
 }
 }
-validate50.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentBody0 = validate51;
-const schema67 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteOrderPaymentBody0 = validate54;
+const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10513,7 +10808,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema71.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10536,18 +10831,18 @@ errors++;
 }
 }
 }
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundBody0 = validate52;
-const schema68 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteRefundBody0 = validate55;
+const schema72 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10603,7 +10898,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema68.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema72.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10626,19 +10921,18 @@ errors++;
 }
 }
 }
-validate52.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsBody0 = validate53;
-const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
-const schema70 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
+export const validateRunSettlementsBody0 = validate56;
+const schema73 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10709,20 +11003,20 @@ errors++;
 }
 }
 }
-validate53.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointBody0 = validate54;
-const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
-const schema72 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
-const func245 = require("ajv/dist/runtime/equal").default;
+export const validateCreateWebhookEndpointBody0 = validate57;
+const schema75 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
+const schema76 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
+const func248 = require("ajv/dist/runtime/equal").default;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10837,7 +11131,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED"))){
-const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10853,7 +11147,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func245(data2[i1], data2[j0])){
+if(func248(data2[i1], data2[j0])){
 const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
@@ -10892,7 +11186,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern64.test(data4)){
+if(!pattern66.test(data4)){
 const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10937,10 +11231,10 @@ errors++;
 }
 }
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 
@@ -10983,6 +11277,12 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
     headers: validateCreateMerchantCredentialsHeaders,
     params: validateCreateMerchantCredentialsParams,
     parameters: [{"name":"merchant_id","in":"path","parse":"none"},{"name":"idempotency-key","in":"header","parse":"none"}],
+    queryNames: [],
+    body: { required: false, content: [{ mediaType: "application/json", validate: validateCreateMerchantCredentialsBody0 }] },
+  },
+  "revokePreviousMerchantCredentials": {
+    params: validateRevokePreviousMerchantCredentialsParams,
+    parameters: [{"name":"merchant_id","in":"path","parse":"none"}],
     queryNames: [],
   },
   "uploadMerchantDocument": {
@@ -11059,6 +11359,11 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
     parameters: [{"name":"session_id","in":"path","parse":"none"},{"name":"idempotency-key","in":"header","parse":"none"}],
     queryNames: [],
     body: { required: true, content: [{ mediaType: "application/json", validate: validateCompleteCheckoutSessionBody0 }] },
+  },
+  "getSandboxClock": {
+    query: validateGetSandboxClockQuery,
+    parameters: [{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["merchant_id"],
   },
   "advanceSandboxClock": {
     headers: validateAdvanceSandboxClockHeaders,
