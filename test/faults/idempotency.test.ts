@@ -186,9 +186,10 @@ if (!adminUrl) {
         await holder.query('LOCK TABLE refunds IN SHARE ROW EXCLUSIVE MODE');
         const first = merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
         await waitFor('the first refund to wait for the lock', async () => ((await count(url(), `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO refunds%'`, [])) > 0 ? true : undefined), { timeoutMs: 10_000 });
-        // far beyond any wall-clock lease, on the sandbox clock and (a little) on the real one
+        // far beyond any wall-clock lease on the merchant's sandbox clock (idempotency keys run on the gateway's
+        // time, D38, so this must change nothing), and (a little) on the real one
         const partnerClient = clientFor(gateway?.baseUrl ?? '', partner);
-        expectOk('advanceSandboxClock', await partnerClient.extensions.advanceSandboxClock({ seconds: 7200 }));
+        expectOk('advanceSandboxClock', await partnerClient.extensions.advanceSandboxClock({ seconds: 7200, merchant_id: merchant.merchantId }));
         await sleep(1000);
         const retry = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
         expect(retry.status).toBe(409);

@@ -389,7 +389,9 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     if (!collect.ok) throw new Error(JSON.stringify(collect.error));
     const collectData = collect.data.data as { order_id: string; message: string };
     expect(collectData.message).toContain('success@paygate');
-    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 10 });
+    // merchant credentials move their own sandbox clock (D38)
+    const advanced = await m.extensions.advanceSandboxClock({ seconds: 10 });
+    expect(advanced.ok && advanced.data.data).toMatchObject({ merchant_id: merchantId });
     expect(advanced.ok && advanced.data.data.offset_seconds).toBeGreaterThanOrEqual(10);
     await drainWorker();
     const order = await m.orders.get(collectData.order_id);
@@ -441,7 +443,8 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const created = await m.orders.create(hostedOrder('EXPIRE-1'));
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
     expect((await fetch(`${base}/checkout/${data.session_id}`)).status).toBe(200);
-    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60 });
+    // a partner moves one of its merchants' clocks, naming it (D38)
+    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60, merchant_id: merchantId });
     expect(advanced.status).toBe(200);
     const page = await fetch(`${base}/checkout/${data.session_id}`);
     expect(page.status).toBe(401);

@@ -1097,9 +1097,6 @@ export const operations = [
       "401": [
         "application/json"
       ],
-      "403": [
-        "application/json"
-      ],
       "404": [
         "application/json"
       ],
@@ -1147,9 +1144,6 @@ export const operations = [
         "application/json"
       ],
       "401": [
-        "application/json"
-      ],
-      "403": [
         "application/json"
       ],
       "404": [

@@ -479,7 +479,6 @@ export type GetSandboxClockResponse =
   | { status: 200; contentType?: "application/json"; body: OpGetSandboxClock["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpGetSandboxClock["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpGetSandboxClock["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 403; contentType?: "application/json"; body: OpGetSandboxClock["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetSandboxClock["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetSandboxClock["responses"][429]["content"]["application/json"]; headers: OpGetSandboxClock["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
@@ -499,7 +498,6 @@ export type AdvanceSandboxClockResponse =
   | { status: 200; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 403; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 409; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][409]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 413; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
