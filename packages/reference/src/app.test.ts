@@ -470,8 +470,10 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(missing.status).toBe(404);
     const otherClock = await p.extensions.getSandboxClock({ merchant_id: otherId });
     expect(otherClock.ok && otherClock.data.data).toMatchObject({ merchant_id: otherId, offset_seconds: 0 });
-    const viaHeader = await p.extensions.getSandboxClock(undefined, { headers: { 'X-Merchant-ID': merchantId } });
-    expect(viaHeader.ok && viaHeader.data.data.offset_seconds).toBe(before + 1800);
+    // X-Merchant-ID names the merchant too (honoured on every merchant-scoped call, declared on order creation only: D8)
+    const viaHeader = await fetch(`${base}/sandbox/clock`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Merchant-ID': merchantId } });
+    expect(viaHeader.status).toBe(200);
+    expect(((await viaHeader.json()) as { data: { offset_seconds: number } }).data.offset_seconds).toBe(before + 1800);
     // the other merchant's session is untouched by the first merchant's half hour
     await drainWorker();
     expect((await fetch(`${base}/checkout/${otherSession}`)).status).toBe(200);

@@ -23,10 +23,13 @@ Environment:
   PAYGATE_DATA_DIR               data directory: PGlite database, uploaded documents, sandbox credentials (default ./.paygate)
   PAYGATE_PARTNER_CLIENT_ID      partner credential to accept (with PAYGATE_PARTNER_CLIENT_SECRET, >= 16 characters);
   PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset
+                                   (its secret is printed once, by the start that generates it)
   PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
   PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
   PAYGATE_WEBHOOK_TIMEOUT_MS     how long a webhook receiver may take before the attempt counts as failed (default 10000)
   PAYGATE_SETTLEMENT_INTERVAL_SECONDS  production mode: seconds between scheduled settlement runs (default 86400)
+  PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS allow|deny webhooks to private, loopback, link-local and metadata addresses
+                                 (sandbox default allow; production always deny, checked when each delivery connects)
   PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode
   LOG_LEVEL                      pino log level (default info)
 `;

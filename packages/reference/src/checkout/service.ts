@@ -16,7 +16,7 @@ interface SessionRow {
   order_id: string;
   expires_at: string;
   used_at: string | null;
-  /** The merchant's callback key version when the session was created (D36). */
+  /** The merchant's callback key version when the session was created (D37). */
   encryption_key_version: number;
 }
 
@@ -132,7 +132,7 @@ export async function completeCheckoutSession(
     const { order, at, session } = check;
     const mop = mopType ?? (order.mop_type as MopType | null) ?? 'UPI';
     await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
-    // the key current when the session was created, while it is still valid (D36)
+    // the key current when the session was created, while it is still valid (D37)
     const key = await callbackKeyForSession(tx, deps, order.merchant_id, session.encryption_key_version);
     if (input.outcome === 'cancel') {
       await cancelOrder(tx, order, 'cancelled', at);

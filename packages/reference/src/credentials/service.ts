@@ -226,7 +226,7 @@ export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchant
 }
 
 /**
- * The key that signs a session's callback (D36): the key that was current when the session was created
+ * The key that signs a session's callback (D37): the key that was current when the session was created
  * (`keyVersion`), while it is valid: the current key, or the previous one inside its overlap window. A session opened
  * under a key that has since been revoked or has expired is signed with the current key (a revoked key proves
  * nothing, and the merchant holds the current one). Never log it.

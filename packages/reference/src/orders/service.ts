@@ -111,7 +111,7 @@ export async function createOrder(
 
     if (n.collectionMode === 'hosted_payment') {
       const sessionId = newSessionId();
-      // the session remembers the callback key current now: its callback is signed with it (D36)
+      // the session remembers the callback key current now: its callback is signed with it (D37)
       await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)', [
         sessionId,
         orderId,

@@ -1,4 +1,4 @@
--- Credential rotation with an overlap window (issue 13, decision D36).
+-- Credential rotation with an overlap window (issue 13, decisions D36 and D37).
 -- * A rotated merchant client secret stays valid until `expires_at` (its validity end); NULL = the current set, valid
 --   until rotated. `revoked_at` still ends a credential at once (immediate revocation).
 -- * The callback encryption key is versioned: the current key stays in merchants.encryption_key_sealed (version
