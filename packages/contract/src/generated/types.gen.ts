@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox: finish a refund
-         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s of sandbox time).
+         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
          */
         post: operations["completeRefund"];
         delete?: never;
@@ -1161,7 +1161,7 @@ export interface components {
         MerchantApprovedEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["MerchantApprovedData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.
@@ -1466,7 +1466,7 @@ export interface components {
         PaymentFailedEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["PaymentFailedData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.
@@ -1559,7 +1559,7 @@ export interface components {
         PaymentSettledEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["PaymentSettledData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.

@@ -881,7 +881,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Sandbox: finish a refund
    *
-   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s of sandbox time).
+   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
    *
    * `POST /sandbox/refunds/{refund_id}/complete`
    */
