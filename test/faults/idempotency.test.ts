@@ -217,8 +217,16 @@ if (!adminUrl) {
       const partnerClient = clientFor(gateway.baseUrl, partner);
       const rotated = expectOk('createMerchantCredentials', await partnerClient.extensions.createMerchantCredentials(merchant.merchantId)).data;
       const newClient = clientFor(gateway.baseUrl, { clientId: rotated.client_id, clientSecret: rotated.client_secret });
+      // inside the overlap window (D36) the old credentials still work, and replay
       const oldCredentials = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
-      expect(oldCredentials.status).toBe(401);
+      expect(oldCredentials.response.headers.get('idempotent-replayed')).toBe('true');
+      // after immediate revocation they are refused
+      expect((await fetch(`${gateway.baseUrl}/partners/merchants/${merchant.merchantId}/credentials/previous`, {
+        method: 'DELETE',
+        headers: { 'X-Client-ID': partner.clientId, 'X-Client-Secret': partner.clientSecret },
+      })).status).toBe(200);
+      const revoked = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
+      expect(revoked.status).toBe(401);
       const retry = await newClient.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.ok && first.ok && retry.data).toEqual(first.ok && first.data);

@@ -114,3 +114,23 @@ describe('webhook transport SSRF guard', () => {
     expect(asDestinationRefused(new Error('connect ECONNREFUSED 203.0.113.10:9'), 'http://x.example/')).toBeUndefined();
   });
 });
+
+describe('webhook transport timeouts', () => {
+  it('a receiver that sends headers and then stalls the body times out like one that never answers', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial'); // never ends
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const transport = createWebhookTransport({ allowPrivateDestinations: true });
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await expect(transport.post(`http://127.0.0.1:${port}/slow`, {}, '{}', 300)).rejects.toMatchObject({ name: 'TimeoutError', message: 'timeout after 300 ms' });
+    } finally {
+      transport.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

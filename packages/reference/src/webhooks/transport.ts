@@ -72,18 +72,20 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
       if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
       const signal = AbortSignal.timeout(timeoutMs);
       return new Promise<WebhookResponse>((resolve, reject) => {
+        // the timeout covers the whole exchange: connecting, the answer's headers and its body
+        const fail = (err: Error) => {
+          if (signal.aborted) reject(Object.assign(new Error(`timeout after ${timeoutMs} ms`), { name: 'TimeoutError' }));
+          else reject(asDestinationRefused(err, url) ?? err);
+        };
         const request = (secure ? https : http).request(target, {
           method: 'POST',
           headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
           agent: secure ? agents.https : agents.http,
           signal,
         });
-        request.on('error', (err) => {
-          if (signal.aborted) reject(Object.assign(new Error(`timeout after ${timeoutMs} ms`), { name: 'TimeoutError' }));
-          else reject(asDestinationRefused(err, url) ?? err);
-        });
+        request.on('error', fail);
         request.on('response', (res) => {
-          res.on('error', reject);
+          res.on('error', fail);
           res.resume(); // drain, so the socket can be reused
           res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
         });
