@@ -157,12 +157,22 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
     expect(after.results.map((e) => e.id)).not.toContain(id);
   });
 
-  it('use after free: revoked merchant credentials stop working after rotation', async () => {
+  it('use after free: rotated merchant credentials work through the overlap window only, then never again', async () => {
     const acct = await pg.onboard();
     await pg.expectStatus(200, 'GET', '/pg/payments/', acct.credentials);
-    await pg.issueCredentials(acct.merchantId);
-    const res = await pg.call('GET', '/pg/payments/', acct.credentials);
-    expect(res.status).toBe(401);
+    // rotation keeps the old set for the overlap window (default 24 h, D36)
+    const next = await pg.issueCredentials(acct.merchantId);
+    await pg.expectStatus(200, 'GET', '/pg/payments/', acct.credentials);
+    // immediate revocation ends the window: the old set is dead, the new one works
+    const revoked = dataOf<{ revoked_client_ids: string[] }>(
+      await pg.expectStatus(200, 'DELETE', `/partners/merchants/${acct.merchantId}/credentials/previous`, pg.partner),
+    );
+    expect(revoked.revoked_client_ids).toEqual([acct.credentials.clientId]);
+    expect((await pg.call('GET', '/pg/payments/', acct.credentials)).status).toBe(401);
+    await pg.expectStatus(200, 'GET', '/pg/payments/', next.credentials);
+    // a rotation with overlap_seconds 0 revokes at once
+    await pg.expectStatus(201, 'POST', `/partners/merchants/${acct.merchantId}/credentials`, pg.partner, { json: { overlap_seconds: 0 } });
+    expect((await pg.call('GET', '/pg/payments/', next.credentials)).status).toBe(401);
   });
 
   it('ensure_resource_availability: every created resource is readable right after creation', async () => {

@@ -70,6 +70,10 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     } else if (op.parameters.some((p) => p.name === 'page')) {
       res = await pg.call(r.method, r.path, r.who, { query: { page: 0 } });
       expect(res.error?.details).toHaveProperty('page');
+    } else if (op.method === 'get' && op.parameters.some((p) => p.in === 'query' && typeof p.schema['pattern'] === 'string')) {
+      const param = op.parameters.find((p) => p.in === 'query' && typeof p.schema['pattern'] === 'string')!;
+      res = await pg.call(r.method, r.path, r.who, { query: { [param.name]: 'not-an-id!' } });
+      expect(res.error?.details).toHaveProperty(param.name);
     } else if (jsonBodyOf(op)) {
       res = await pg.call(r.method, r.path, r.who, { json: { unexpected_field: true } });
       expect(Object.keys(res.error?.details ?? {}).length).toBeGreaterThan(0);
@@ -123,6 +127,10 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
       res = await pg.call(r.method, r.path, r.who, { json: { payment_id: MISSING_IDS['payment_id'], refund_amount: '1.00' } });
     } else if (op.operationId === 'runSettlements') {
       res = await pg.call(r.method, r.path, r.who, { json: { merchant_id: MISSING_IDS['merchant_id'] } });
+    } else if (op.operationId === 'advanceSandboxClock') {
+      res = await pg.call(r.method, r.path, r.who, { json: { seconds: 1, merchant_id: MISSING_IDS['merchant_id'] } });
+    } else if (op.operationId === 'getSandboxClock') {
+      res = await pg.call(r.method, r.path, r.who, { query: { merchant_id: MISSING_IDS['merchant_id']! } });
     } else {
       const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, MISSING_IDS[p.name] ?? 'missing']));
       res = await pg.call(r.method, fillPath(op.path, params), r.who, r.req);
@@ -148,7 +156,6 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     expectEnvelope(res, /^ERR_REQUEST_413$/);
   });
 
-  // Operations without a request body (createMerchantCredentials) are allow-listed in coverage.ts instead.
   it.each(declaring('415').filter((o) => o.requestBody).map((o) => [o.operationId, o] as const))('415 %s: unsupported content type', async (_id, op) => {
     const r = await validRequest(pg, w, op);
     const media = op.requestBody ? [...op.requestBody.content.keys()][0] : 'application/json';

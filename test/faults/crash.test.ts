@@ -151,14 +151,17 @@ if (!adminUrl) {
       try {
         await waitFor('pending events to be delivered after the restart', allDelivered, { timeoutMs: 8_000 });
       } catch {
-        // A delivery claimed by the killed process keeps its lease (60 s of sandbox time) before another process may
-        // retry it. Show what is still leased, then move the sandbox clock past the lease instead of waiting.
+        // A delivery claimed by the killed process keeps its lease (60 s on the sandbox clock of the event's merchant)
+        // before another process may retry it. Show what is still leased, then move those merchants' clocks past the
+        // lease instead of waiting.
         const leased = await queryDb<{ id: string; status: string; lease_expires_at: string | null }>(
           db.url,
           `SELECT id, status, lease_expires_at FROM webhook_deliveries WHERE status <> 'succeeded'`,
         );
-        console.info(`crash: undelivered after 8 s: ${JSON.stringify(leased)}; advancing the sandbox clock by 61 s`);
-        expectOk('advanceSandboxClock', await reader.extensions.advanceSandboxClock({ seconds: 61 }));
+        console.info(`crash: undelivered after 8 s: ${JSON.stringify(leased)}; advancing the merchants' sandbox clocks by 61 s`);
+        for (const m of merchants) {
+          expectOk('advanceSandboxClock', await reader.extensions.advanceSandboxClock({ seconds: 61, merchant_id: m.merchantId }));
+        }
         await waitFor('pending events to be delivered after the lease expired', allDelivered, {
           timeoutMs: 10_000,
           describeLast: () => `${delivered().size}/${expected.size}`,

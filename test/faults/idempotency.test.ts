@@ -186,9 +186,10 @@ if (!adminUrl) {
         await holder.query('LOCK TABLE refunds IN SHARE ROW EXCLUSIVE MODE');
         const first = merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
         await waitFor('the first refund to wait for the lock', async () => ((await count(url(), `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO refunds%'`, [])) > 0 ? true : undefined), { timeoutMs: 10_000 });
-        // far beyond any wall-clock lease, on the sandbox clock and (a little) on the real one
+        // far beyond any wall-clock lease on the merchant's sandbox clock (idempotency keys run on the gateway's
+        // time, D38, so this must change nothing), and (a little) on the real one
         const partnerClient = clientFor(gateway?.baseUrl ?? '', partner);
-        expectOk('advanceSandboxClock', await partnerClient.extensions.advanceSandboxClock({ seconds: 7200 }));
+        expectOk('advanceSandboxClock', await partnerClient.extensions.advanceSandboxClock({ seconds: 7200, merchant_id: merchant.merchantId }));
         await sleep(1000);
         const retry = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
         expect(retry.status).toBe(409);
@@ -216,8 +217,16 @@ if (!adminUrl) {
       const partnerClient = clientFor(gateway.baseUrl, partner);
       const rotated = expectOk('createMerchantCredentials', await partnerClient.extensions.createMerchantCredentials(merchant.merchantId)).data;
       const newClient = clientFor(gateway.baseUrl, { clientId: rotated.client_id, clientSecret: rotated.client_secret });
+      // inside the overlap window (D36) the old credentials still work, and replay
       const oldCredentials = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
-      expect(oldCredentials.status).toBe(401);
+      expect(oldCredentials.response.headers.get('idempotent-replayed')).toBe('true');
+      // after immediate revocation they are refused
+      expect((await fetch(`${gateway.baseUrl}/partners/merchants/${merchant.merchantId}/credentials/previous`, {
+        method: 'DELETE',
+        headers: { 'X-Client-ID': partner.clientId, 'X-Client-Secret': partner.clientSecret },
+      })).status).toBe(200);
+      const revoked = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
+      expect(revoked.status).toBe(401);
       const retry = await newClient.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.ok && first.ok && retry.data).toEqual(first.ok && first.data);

@@ -35,6 +35,8 @@ export interface StartGatewayOptions {
   rateLimit?: ReferenceAppOptions['rateLimit'];
   /** Logger of the in-process app (default: silent). */
   logger?: Logger;
+  /** Directory of the static /docs site (default: the app's, `<repo>/docs/site`). */
+  docsDir?: string;
 }
 
 export interface Gateway {
@@ -255,6 +257,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       trustProxy: config.trustProxy,
+      ...(options.docsDir ? { docsDir: options.docsDir } : {}),
     });
     const als = new AsyncLocalStorage<RequestState>();
     const faults = installFaults(runtime.db, als);

@@ -98,7 +98,9 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
       return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { json: { company_details: { commodity: `Textiles ${variant}` } } } };
     case 'createMerchantCredentials':
       // never rotate the world's merchants' credentials: a throwaway merchant per request
-      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
+      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: variant ? { json: { overlap_seconds: 60 } } : {} };
+    case 'revokePreviousMerchantCredentials':
+      return { method: 'DELETE', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
     case 'uploadMerchantDocument':
       return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) } };
     case 'createOrder':
@@ -128,7 +130,9 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
       return { method: 'POST', path: path({ session_id: sessionId }), who: m, req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } } };
     }
     case 'advanceSandboxClock':
-      return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant } } };
+      return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant, merchant_id: w.m.merchantId } } };
+    case 'getSandboxClock':
+      return { method: 'GET', path: path(), who: P, req: { query: { merchant_id: w.m.merchantId } } };
     case 'setMerchantKycStatus':
       return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } } };
     case 'completeOrderPayment': {

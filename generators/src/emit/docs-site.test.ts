@@ -7,6 +7,7 @@ import {
   eventEntries,
   REDOC_SCRIPT,
   webhookGuide,
+  REDOC_INIT_SCRIPT,
   SPEC_GLOBAL,
   SPEC_JSON,
   SPEC_SCRIPT,
@@ -85,7 +86,7 @@ describe('renderDocsSite', () => {
 
   it('writes the pages and the spec next to each other', () => {
     expect([...files.keys()].sort()).toEqual(
-      ['decisions.html', 'errors.html', 'events.html', 'index.html', SPEC_JSON, SPEC_SCRIPT].sort(),
+      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT].sort(),
     );
     expect(JSON.parse(page(SPEC_JSON))).toEqual(input().bundledDocument);
     expect(page(SPEC_SCRIPT).startsWith(`window.${SPEC_GLOBAL} = `)).toBe(true);
@@ -95,7 +96,11 @@ describe('renderDocsSite', () => {
     const index = page('index.html');
     expect(index).toContain(`<script src="${REDOC_SCRIPT}"></script>`);
     expect(index).toContain(`<script src="${SPEC_SCRIPT}"></script>`);
-    expect(index).toContain(`Redoc.init(window.${SPEC_GLOBAL}`);
+    // Redoc starts from a file of its own: no inline script, so the site works under script-src 'self' (D40)
+    expect(index).toContain(`<script src="${REDOC_INIT_SCRIPT}"></script>`);
+    expect(index).not.toMatch(/<script>/);
+    expect(page(REDOC_INIT_SCRIPT)).toContain(`Redoc.init(window.${SPEC_GLOBAL}, {`);
+    expect(page(REDOC_INIT_SCRIPT)).toContain(`"downloadDefinitionUrl":"${SPEC_JSON}"`);
     expect(index).toContain(`href="${SPEC_JSON}"`);
     // The spec text is not inlined into the HTML, so a description cannot break out of a <script>.
     expect(index).not.toContain('alert(1)');
@@ -159,7 +164,9 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
   const file = (name: string) => result.files.find((f) => f.path === `docs/site/${name}`)!.contents;
 
   it('writes the pages and the embedded document (only the docs target)', () => {
-    expect(result.files.map((f) => f.path)).toEqual(['decisions.html', 'errors.html', 'events.html', 'index.html', SPEC_JSON, SPEC_SCRIPT].map((f) => `docs/site/${f}`).sort());
+    expect(result.files.map((f) => f.path)).toEqual(
+      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT].map((f) => `docs/site/${f}`).sort(),
+    );
   });
 
   it('takes every event from the spec (webhooks + AsyncAPI): category, format, fields, example; planned events from AsyncAPI', () => {

@@ -100,6 +100,28 @@ export const SPEC_JSON = 'openapi.json';
  */
 export const SPEC_SCRIPT = 'openapi.js';
 export const SPEC_GLOBAL = '__PAYGATE_OPENAPI__';
+/**
+ * The script that starts Redoc, a file of its own (no inline script), so the site can be served with a
+ * Content-Security-Policy allowing only same-origin scripts (`script-src 'self'`, decision D40).
+ */
+export const REDOC_INIT_SCRIPT = 'redoc-init.js';
+
+/** The options index.html starts Redoc with. */
+const REDOC_OPTIONS = {
+  scrollYOffset: 48,
+  downloadDefinitionUrl: SPEC_JSON,
+  expandResponses: '200,201',
+  jsonSampleExpandLevel: 3,
+  hideHostname: false,
+};
+
+/** redoc-init.js: render the document of openapi.js (loaded before it) into #redoc-container. */
+export function renderRedocInit(): string {
+  return (
+    `// Starts Redoc on the bundled document (openapi.js sets window.${SPEC_GLOBAL}). Generated: do not edit.\n` +
+    `Redoc.init(window.${SPEC_GLOBAL}, ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc-container'));\n`
+  );
+}
 
 /**
  * Handlebars for HTML pages. The project's code templates compile with `noEscape: true` because they emit
@@ -202,9 +224,10 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
       redocScript,
       specScript: SPEC_SCRIPT,
       specJson: SPEC_JSON,
-      specGlobal: SPEC_GLOBAL,
+      initScript: REDOC_INIT_SCRIPT,
     }),
   );
+  files.set(REDOC_INIT_SCRIPT, renderRedocInit());
   files.set(
     'events.html',
     page('events', {

@@ -389,7 +389,9 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     if (!collect.ok) throw new Error(JSON.stringify(collect.error));
     const collectData = collect.data.data as { order_id: string; message: string };
     expect(collectData.message).toContain('success@paygate');
-    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 10 });
+    // merchant credentials move their own sandbox clock (D38)
+    const advanced = await m.extensions.advanceSandboxClock({ seconds: 10 });
+    expect(advanced.ok && advanced.data.data).toMatchObject({ merchant_id: merchantId });
     expect(advanced.ok && advanced.data.data.offset_seconds).toBeGreaterThanOrEqual(10);
     await drainWorker();
     const order = await m.orders.get(collectData.order_id);
@@ -436,12 +438,54 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(order.ok && order.data.data.status).toBe('payment_cancelled');
   });
 
+  it('sandbox clocks are per merchant: a merchant moves its own, a partner names one; other merchants do not move (D38)', async () => {
+    const p = partner();
+    // a second merchant of the same partner, with a session open
+    const other = await p.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Other Clock') });
+    if (!other.ok) throw new Error(JSON.stringify(other.error));
+    const otherId = other.data.data.id;
+    await p.extensions.setMerchantKycStatus(otherId, { status: 'APPROVED' });
+    const otherCreds = await p.extensions.createMerchantCredentials(otherId);
+    if (!otherCreds.ok) throw new Error(JSON.stringify(otherCreds.error));
+    const otherClient = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
+    const otherOrder = await otherClient.orders.create(hostedOrder('CLOCK-OTHER'));
+    const otherSession = (otherOrder.ok && (otherOrder.data.data as { session_id: string }).session_id) || '';
+
+    const mine = await merchant().extensions.getSandboxClock();
+    expect(mine.ok && mine.data.data.merchant_id).toBe(merchantId);
+    const before = (mine.ok && mine.data.data.offset_seconds) || 0;
+    // merchant credentials: its own clock; naming another merchant is 404 (its clock is not theirs to move)
+    const moved = await merchant().extensions.advanceSandboxClock({ seconds: 30 * 60 });
+    expect(moved.ok && moved.data.data).toMatchObject({ merchant_id: merchantId, offset_seconds: before + 1800 });
+    const foreign = await merchant().extensions.advanceSandboxClock({ seconds: 60, merchant_id: otherId });
+    expect(foreign.status).toBe(404);
+    expect(!foreign.ok && foreign.error.error).toMatchObject({ code: 'ERR_MERCHANT_404', details: { merchant_id: 'no such merchant' } });
+    // partner credentials: must name the merchant (body, query or X-Merchant-ID)
+    const unnamed = await p.extensions.advanceSandboxClock({ seconds: 60 });
+    expect(unnamed.status).toBe(400);
+    expect(!unnamed.ok && unnamed.error.error.details).toHaveProperty('merchant_id');
+    const unnamedRead = await p.extensions.getSandboxClock();
+    expect(unnamedRead.status).toBe(400);
+    const missing = await p.extensions.getSandboxClock({ merchant_id: '99999999999' });
+    expect(missing.status).toBe(404);
+    const otherClock = await p.extensions.getSandboxClock({ merchant_id: otherId });
+    expect(otherClock.ok && otherClock.data.data).toMatchObject({ merchant_id: otherId, offset_seconds: 0 });
+    // X-Merchant-ID names the merchant too (honoured on every merchant-scoped call, declared on order creation only: D8)
+    const viaHeader = await fetch(`${base}/sandbox/clock`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Merchant-ID': merchantId } });
+    expect(viaHeader.status).toBe(200);
+    expect(((await viaHeader.json()) as { data: { offset_seconds: number } }).data.offset_seconds).toBe(before + 1800);
+    // the other merchant's session is untouched by the first merchant's half hour
+    await drainWorker();
+    expect((await fetch(`${base}/checkout/${otherSession}`)).status).toBe(200);
+  });
+
   it('expires a session after 15 sandbox minutes', async () => {
     const m = merchant();
     const created = await m.orders.create(hostedOrder('EXPIRE-1'));
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
     expect((await fetch(`${base}/checkout/${data.session_id}`)).status).toBe(200);
-    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60 });
+    // a partner moves one of its merchants' clocks, naming it (D38)
+    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60, merchant_id: merchantId });
     expect(advanced.status).toBe(200);
     const page = await fetch(`${base}/checkout/${data.session_id}`);
     expect(page.status).toBe(401);

@@ -233,6 +233,31 @@ function sendError(res: Response, err: unknown, logger: Logger): void {
   res.status(mapped.status).set(mapped.headers).json(mapped.body);
 }
 
+/**
+ * Content-Security-Policy of the /docs site (D40), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
+ * site itself (Redoc's bundle, the document, redoc-init.js: no inline script, no eval); styles from the site and
+ * inline, because Redoc renders with styled-components (injected <style> elements and style attributes); images only
+ * as data: URLs (Redoc's icons; its attribution logo on cdn.redoc.ly is refused: no third-party requests); workers from
+ * blob: (Redoc's search index); nothing else (no fetch, fonts, plugins, frames, forms or <base>). Removing img-src or
+ * worker-src makes that test fail; connect-src and font-src were not needed.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  'img-src data:',
+  'worker-src blob:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const DOCS_HEADERS = {
+  'Content-Security-Policy': DOCS_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
 function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOptions): void {
   const { logger } = options;
   // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
@@ -272,10 +297,11 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
     }
   });
 
-  // Static documentation site (built by `npm run docs`).
+  // Static documentation site (built by `npm run docs`), under its own CSP (D40).
   const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
   app.use('/docs', (req: Request, res: Response, next: NextFunction) => {
     res.locals['route'] = '/docs/*';
+    res.set(DOCS_HEADERS);
     if (!existsSync(docsDir)) {
       res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'Documentation site not built: run npm run docs'));
       return;

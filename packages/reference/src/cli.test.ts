@@ -1,7 +1,61 @@
-import { connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve } from './cli.js';
+import { loadOrCreateSandboxPartner, sandboxPartnerLines, serve } from './cli.js';
+
+/** The sandbox partner secret is printed once, by the start that generated it (D39). */
+describe('sandbox partner credential at start-up', () => {
+  let dir: string;
+  const level = process.env['LOG_LEVEL'];
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'paygate-cli-'));
+    process.env['LOG_LEVEL'] = 'silent';
+  });
+  afterAll(async () => {
+    if (level === undefined) delete process.env['LOG_LEVEL'];
+    else process.env['LOG_LEVEL'] = level;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('generates it once (0600) and reads it afterwards', async () => {
+    const dataDir = path.join(dir, 'unit');
+    const created = await loadOrCreateSandboxPartner(dataDir);
+    expect(created.created).toBe(true);
+    expect((await stat(created.file!)).mode & 0o777).toBe(0o600);
+    const again = await loadOrCreateSandboxPartner(dataDir);
+    expect(again).toEqual({ ...created, created: false });
+    expect(sandboxPartnerLines(created).join('\n')).toContain(created.clientSecret);
+    const later = sandboxPartnerLines(again).join('\n');
+    expect(later).toContain(again.clientId);
+    expect(later).not.toContain(again.clientSecret);
+    expect(later).toContain(again.file!);
+    // an in-memory database has nowhere to keep it: a new one, printed, each start
+    const memory = await loadOrCreateSandboxPartner('memory://');
+    expect(memory.created).toBe(true);
+    expect(sandboxPartnerLines(memory).join('\n')).toContain(memory.clientSecret);
+  });
+
+  it('`paygate serve` on 0.0.0.0 prints the secret on the first start only', async () => {
+    const dataDir = path.join(dir, 'serve');
+    const env = { PAYGATE_DATA_DIR: dataDir, HOST: '0.0.0.0', PORT: '0', PAYGATE_WORKER_INTERVAL_MS: '60000' };
+    const start = async (): Promise<string> => {
+      const lines: string[] = [];
+      const started = await serve(env, (l) => lines.push(l));
+      await started.stop();
+      return lines.join('\n');
+    };
+    const first = await start();
+    const saved = JSON.parse(await readFile(path.join(dataDir, 'sandbox-partner.json'), 'utf8')) as { client_id: string; client_secret: string };
+    expect(first).toContain('listening on 0.0.0.0:0');
+    expect(first).toContain(`X-Client-Secret: ${saved.client_secret}`);
+    const second = await start();
+    expect(second).toContain(saved.client_id);
+    expect(second).not.toContain(saved.client_secret);
+    expect(second).toMatch(/shown when it was generated; read it from .*sandbox-partner\.json/);
+  }, 60_000);
+});
 
 /** `paygate serve` with small limits: slow and surplus clients cannot hold the server. */
 describe('paygate serve: timeouts and the connection cap', () => {

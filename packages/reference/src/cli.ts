@@ -24,10 +24,13 @@ Environment:
   PAYGATE_DATA_DIR               data directory: PGlite database, uploaded documents, sandbox credentials (default ./.paygate)
   PAYGATE_PARTNER_CLIENT_ID      partner credential to accept (with PAYGATE_PARTNER_CLIENT_SECRET, >= 16 characters);
   PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset
+                                   (its secret is printed once, by the start that generates it)
   PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
   PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
   PAYGATE_WEBHOOK_TIMEOUT_MS     how long a webhook receiver may take before the attempt counts as failed (default 10000)
   PAYGATE_SETTLEMENT_INTERVAL_SECONDS  production mode: seconds between scheduled settlement runs (default 86400)
+  PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS allow|deny webhooks to private, loopback, link-local and metadata addresses
+                                 (sandbox default allow; production always deny, checked when each delivery connects)
   PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode
   LOG_LEVEL                      pino log level (default info)
 
@@ -79,6 +82,29 @@ export async function loadOrCreateSandboxPartner(dataDir: string): Promise<Sandb
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   await writeFile(file, `${JSON.stringify({ client_id: creds.clientId, client_secret: creds.clientSecret }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return { ...creds, file, created: true };
+}
+
+/**
+ * The start-up lines about the sandbox partner credential. The secret is printed once, by the start that generated it
+ * (whatever HOST is); later starts print the client id and where the secret is kept, so it does not land in every log
+ * (D39). An in-memory database gets a new credential, printed, on every start: there is nowhere else to find it.
+ */
+export function sandboxPartnerLines(partner: SandboxPartner): string[] {
+  if (!partner.created) {
+    return [
+      `  Sandbox partner credentials: X-Client-ID ${partner.clientId}`,
+      `    X-Client-Secret: shown when it was generated; read it from ${partner.file ?? 'the credentials file'} (client_secret, mode 0600).`,
+      '    Delete the file to generate new ones (shown once, at that start).',
+    ];
+  }
+  return [
+    '  Sandbox partner credentials (send as headers; the secret is shown this once):',
+    `    X-Client-ID:     ${partner.clientId}`,
+    `    X-Client-Secret: ${partner.clientSecret}`,
+    partner.file
+      ? `  Generated and saved in ${partner.file} (mode 0600); later starts print only the client id.`
+      : '  The database is in memory: these credentials last as long as this process.',
+  ];
 }
 
 function describeDatabase(config: ReferenceConfig): string {
@@ -227,14 +253,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   if (config.partnerClientId) {
     out(`  Partner credentials: X-Client-ID ${config.partnerClientId} (secret from PAYGATE_PARTNER_CLIENT_SECRET)`);
   } else if (partner) {
-    out('  Sandbox partner credentials (send as headers):');
-    out(`    X-Client-ID:     ${partner.clientId}`);
-    out(`    X-Client-Secret: ${partner.clientSecret}`);
-    out(
-      partner.file
-        ? `  ${partner.created ? 'Generated and saved' : 'Read'} in ${partner.file} (mode 0600); delete the file to generate new ones.`
-        : '  The database is in memory: these credentials last as long as this process.',
-    );
+    for (const line of sandboxPartnerLines(partner)) out(line);
   } else {
     out('  WARNING: production mode without PAYGATE_PARTNER_CLIENT_ID / PAYGATE_PARTNER_CLIENT_SECRET:');
     out('  no partner credential is configured, so only credentials already in the database can call the API.');

@@ -55,7 +55,7 @@ export {
 export { answerMalformedRequests } from './http/client-error.js';
 export { createRateLimiter, type RateDecision, type RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
 export { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from './core/config.js';
-export { loadSandboxClock, type SandboxClock } from './core/sandbox-clock.js';
+export { advanceMerchantClock, merchantNow, readMerchantClock, type MerchantClockView } from './core/merchant-clock.js';
 export { merchantDetailsView } from './merchants/view.js';
 
 export { createWorker, type Worker, type WorkerOptions, type TickReport } from './worker.js';

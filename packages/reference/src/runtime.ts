@@ -11,7 +11,7 @@ import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
 import { randomIds, type ServiceDeps } from './core/deps.js';
 import { createDocumentStore } from './core/documents.js';
-import { loadSandboxClock } from './core/sandbox-clock.js';
+import { systemClock } from './core/clock.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 
@@ -109,7 +109,7 @@ export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): P
 }
 
 /**
- * Open the database (migrating it), load the sandbox clock, seed the partner credential from the config and build
+ * Open the database (migrating it), check the master key, seed the partner credential from the config and build
  * the worker (not started: call `runtime.worker.start()`).
  */
 export async function openReference(config: ReferenceConfig, options: { logger?: WorkerLogger } = {}): Promise<ReferenceRuntime> {
@@ -120,7 +120,8 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   }
   const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize }));
   try {
-    const clock = await loadSandboxClock(db);
+    // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
+    const clock = systemClock;
     await checkMasterKey(db, secrets, formatIso(clock.now()));
     const deps: ServiceDeps = { db, clock, ids: randomIds(), secrets };
     if (config.partnerClientId && config.partnerClientSecret) {
@@ -135,7 +136,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       ...(config.sandbox ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
       retrySchedule: config.webhookRetrySchedule,
       sandbox: config.sandbox,
-      beforeTick: () => clock.refresh(),
+      allowPrivateDestinations: config.webhookPrivateDestinations,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const rateLimiter = createRateLimiter({

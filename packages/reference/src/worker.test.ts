@@ -77,7 +77,7 @@ describe.each(testTargets())('worker on %s', (target) => {
   });
 
   const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
-    createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, ...overrides });
+    createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, allowPrivateDestinations: true, ...overrides });
 
   it('runs settlements on the production schedule, once per interval', async () => {
     deps.clock.set('2026-12-01T00:00:00Z');
@@ -95,11 +95,11 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('fans out to partner and merchant endpoints and signs per Standard Webhooks', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp1' });
-    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] }, { allowInsecure: true });
-    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/merchant`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/settled-only`, events: ['PAYMENT_SETTLED'] }, { allowInsecure: true });
+    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/merchant`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/settled-only`, events: ['PAYMENT_SETTLED'] }, { allowInsecure: true, allowPrivateDestinations: true });
     const other = await approvedMerchant(deps, { partnerId: 'wp2' });
-    await createWebhookEndpoint(deps, other.partnerScope, { url: `${rx.base}/other-partner`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, other.partnerScope, { url: `${rx.base}/other-partner`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
 
     const failed = await paidOrder(deps, m.merchantId, {}, 'failure');
     const w = worker();
@@ -129,8 +129,8 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('signs with the sealed endpoint secret; a secret that does not open is a failed attempt, never an unsigned send', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp-sealed' });
-    const ok = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-ok`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
-    const bad = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-bad`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    const ok = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-ok`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const bad = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-bad`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
     const stored = await t.db.query<{ id: string; row: string; secret_sealed: string }>(
       'SELECT id, to_jsonb(w)::text AS row, secret_sealed FROM webhook_endpoints w WHERE id = ANY($1) ORDER BY id',
       [[ok.id, bad.id]],
@@ -159,9 +159,9 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('retries on 5xx and timeouts with the schedule, records every attempt, then gives up', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp3' });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/flaky`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/down`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/hang`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/flaky`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/down`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/hang`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
     rx.behaviour.set('/flaky', (n) => (n === 1 ? 503 : 204));
     rx.behaviour.set('/down', () => 500);
     rx.behaviour.set('/hang', () => 'hang');
@@ -209,11 +209,11 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   if (target === 'postgres') it('two worker processes never deliver the same attempt twice', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp5' });
-    await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/race`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true });
+    await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/race`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
     for (let i = 0; i < 20; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
     const second = await t.openSecond();
     const w1 = worker({ batchSize: 5 });
-    const w2 = createWorker({ deps: { ...deps, db: second }, retrySchedule: [2, 4], jitter: 0, batchSize: 5 });
+    const w2 = createWorker({ deps: { ...deps, db: second }, retrySchedule: [2, 4], jitter: 0, batchSize: 5, allowPrivateDestinations: true });
     for (let round = 0; round < 6; round++) await Promise.all([w1.tick(), w2.tick()]);
     const ids = rx.received.filter((r) => r.path === '/race').map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(20);

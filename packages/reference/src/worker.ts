@@ -7,6 +7,7 @@ import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from './payments/
 import { runSettlements } from './settlements/service.js';
 import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from './webhooks/deliveries.js';
 import { fanOutEvents } from './webhooks/fanout.js';
+import { createWebhookTransport, type WebhookTransport } from './webhooks/transport.js';
 
 /** Minimal logger (pino-compatible). Never receives secrets. */
 export interface WorkerLogger {
@@ -27,7 +28,7 @@ export interface WorkerOptions {
   sandbox?: boolean;
   refundAfterSeconds?: number;
   s2sAfterSeconds?: number;
-  /** Called at the start of each tick (e.g. the sandbox clock's refresh). */
+  /** Called at the start of each tick. */
   beforeTick?: () => Promise<unknown>;
   /**
    * Production: run settlements for every merchant this often (seconds; unset = never, as in the sandbox, where
@@ -37,7 +38,13 @@ export interface WorkerOptions {
   /** Deliveries claimed per tick (default 20), sent concurrently. */
   batchSize?: number;
   deliveryTimeoutMs?: number;
-  fetch?: typeof fetch;
+  /**
+   * How deliveries are sent (default: one built from `allowPrivateDestinations`). A transport given here is the caller's
+   * to close.
+   */
+  transport?: WebhookTransport;
+  /** Without `transport`: whether deliveries may reach private, loopback, link-local and metadata addresses (D35). */
+  allowPrivateDestinations?: boolean;
   logger?: WorkerLogger;
 }
 
@@ -68,6 +75,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const intervalMs = options.intervalMs ?? 1000;
   const schedule = options.retrySchedule ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE;
   const log = options.logger;
+  const ownTransport = options.transport ? undefined : createWebhookTransport({ allowPrivateDestinations: options.allowPrivateDestinations ?? false });
+  const transport = options.transport ?? (ownTransport as WebhookTransport);
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<TickReport> | undefined;
   let stopped = true;
@@ -91,10 +100,13 @@ export function createWorker(options: WorkerOptions): Worker {
 
   function deliver(d: ClaimedDelivery, report: TickReport): Promise<void> {
     const sending = (async () => {
-      const result = await sendDelivery(deps, d, { ...(options.fetch ? { fetch: options.fetch } : {}), timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
+      const result = await sendDelivery(deps, d, { transport, timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
       const outcome = await recordAttempt(deps, d, result, schedule, options.jitter ?? 0.1);
       report.deliveries[outcome]++;
-      log?.info({ delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome }, 'webhook delivery attempt');
+      log?.info(
+        { delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome, ...(result.ok ? {} : { error: result.error }) },
+        'webhook delivery attempt',
+      );
     })().catch((err: unknown) => log?.error({ err, delivery_id: d.id }, 'webhook delivery failed to record'));
     inFlight.add(sending);
     void sending.finally(() => inFlight.delete(sending));
@@ -162,6 +174,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (timer) clearTimeout(timer);
       while (current) await current.catch(() => undefined);
       await Promise.all(inFlight);
+      ownTransport?.close();
     },
     get running() {
       return !stopped;

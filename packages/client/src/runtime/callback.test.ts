@@ -103,5 +103,15 @@ describe('verifyCallback', () => {
 
   it('throws on a missing key (configuration error)', () => {
     expect(() => verifyCallback(signed, '')).toThrow(TypeError);
+    expect(() => verifyCallback(signed, [])).toThrow(TypeError);
+    expect(() => verifyCallback(signed, [KEY, ''])).toThrow(TypeError);
+  });
+
+  it.each([
+    ['current key first', [`${KEY}-new`, KEY], true],
+    ['previous key first', [KEY, `${KEY}-new`], true],
+    ['neither', [`${KEY}-new`, `${KEY}-other`], false],
+  ] as const)('takes several keys during a rotation overlap: %s', (_name, keys, ok) => {
+    expect(verifyCallback(signed, keys)).toBe(ok);
   });
 });

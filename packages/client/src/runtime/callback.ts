@@ -60,7 +60,10 @@ export function computeCallbackHash(fields: CallbackFields, encryptionKey: strin
  * A valid hash only proves the redirect came from Paygate: still read the order and treat the payment as successful
  * only when its status is `payment_successful`.
  *
- * @throws TypeError if `encryptionKey` is empty (a configuration error, not a forged callback)
+ * During a credential rotation's overlap window, pass both keys (`[newKey, previousKey]`): a checkout session opened
+ * before the rotation is signed with the key current when it was opened. True when any key matches.
+ *
+ * @throws TypeError if a key is empty, or no key is given (a configuration error, not a forged callback)
  * @example
  * ```ts
  * app.post('/paygate/return', express.urlencoded({ extended: false }), (req, res) => {
@@ -69,16 +72,20 @@ export function computeCallbackHash(fields: CallbackFields, encryptionKey: strin
  * });
  * ```
  */
-export function verifyCallback(fields: CallbackFields, encryptionKey: string): boolean {
-  assertKey(encryptionKey);
+export function verifyCallback(fields: CallbackFields, encryptionKey: string | readonly string[]): boolean {
+  const keys: readonly string[] = typeof encryptionKey === 'string' ? [encryptionKey] : encryptionKey;
+  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('encryptionKey must be the merchant encryption key, or a non-empty list of keys');
+  keys.forEach(assertKey);
   let received: string;
-  let expected: string;
+  const expected: string[] = [];
   try {
     received = fieldValue(fields, 'hash');
-    expected = computeCallbackHash(fields, encryptionKey);
+    for (const key of keys) expected.push(computeCallbackHash(fields, key));
   } catch {
     return false;
   }
   if (!HASH_RE.test(received)) return false;
-  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(received, 'hex'));
+  const presented = Buffer.from(received, 'hex');
+  // every key is compared (no early exit), each in constant time
+  return expected.map((e) => timingSafeEqual(Buffer.from(e, 'hex'), presented)).includes(true);
 }

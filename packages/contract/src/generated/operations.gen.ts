@@ -342,7 +342,9 @@ export const operations = [
     "headerParameters": [
       "idempotency-key"
     ],
-    "requestMediaTypes": [],
+    "requestMediaTypes": [
+      "application/json"
+    ],
     "requestBodyRequired": false,
     "fileFields": [],
     "security": [
@@ -376,7 +378,61 @@ export const operations = [
       "409": [
         "application/json"
       ],
+      "413": [
+        "application/json"
+      ],
+      "415": [
+        "application/json"
+      ],
       "422": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
+    "operationId": "revokePreviousMerchantCredentials",
+    "method": "delete",
+    "path": "/partners/merchants/{merchant_id}/credentials/previous",
+    "expressPath": "/partners/merchants/:merchant_id/credentials/previous",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
         "application/json"
       ],
       "429": [
@@ -1055,6 +1111,51 @@ export const operations = [
     }
   },
   {
+    "operationId": "getSandboxClock",
+    "method": "get",
+    "path": "/sandbox/clock",
+    "expressPath": "/sandbox/clock",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
     "operationId": "advanceSandboxClock",
     "method": "post",
     "path": "/sandbox/clock/advance",
@@ -1092,7 +1193,7 @@ export const operations = [
       "401": [
         "application/json"
       ],
-      "403": [
+      "404": [
         "application/json"
       ],
       "409": [

@@ -105,10 +105,30 @@ export interface paths {
         put?: never;
         /**
          * Issue merchant API credentials
-         * @description Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates: the previous set stops working at once. Partner credentials only.
+         * @description Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
          */
         post: operations["createMerchantCredentials"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/partners/merchants/{merchant_id}/credentials/previous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a credential rotation's overlap window
+         * @description Immediate revocation after a rotation (for example after a leak). The merchant's previous client secret and encryption key - the set replaced by the last rotation, still inside its overlap window - stop working at once; sessions opened under that key are signed with the current one from now on. The current set is untouched. Without an overlapping set nothing changes (`revoked_client_ids` is empty). Partner credentials only.
+         */
+        delete: operations["revokePreviousMerchantCredentials"];
         options?: never;
         head?: never;
         patch?: never;
@@ -342,6 +362,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sandbox: read a merchant's clock
+         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
+         */
+        get: operations["getSandboxClock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/clock/advance": {
         parameters: {
             query?: never;
@@ -352,8 +392,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sandbox: advance the clock
-         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves the sandbox clock forward. Session expiry, refund processing, s2s auto-completion and webhook retries follow it. Partner credentials only.
+         * Sandbox: advance a merchant's clock
+         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
          */
         post: operations["advanceSandboxClock"];
         delete?: never;
@@ -413,7 +453,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox: finish a refund
-         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s of sandbox time).
+         * @description Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
          */
         post: operations["completeRefund"];
         delete?: never;
@@ -942,6 +982,13 @@ export interface components {
              */
             website?: string;
         };
+        CreateMerchantCredentialsRequest: {
+            /**
+             * @description How long the set being replaced (client secret and encryption key) keeps working, in seconds (up to 7 days). `0` revokes it at once. Ignored on the first issue.
+             * @default 86400
+             */
+            overlap_seconds?: number;
+        };
         /** @description Create a merchant (sub-merchant). Every field of both groups is required. */
         CreateMerchantRequest: {
             company_details: components["schemas"]["CompanyDetails"];
@@ -1004,7 +1051,7 @@ export interface components {
             events: components["schemas"]["EventType"][];
             /**
              * Format: uri
-             * @description Receiver URL. `https` in production; `http` is accepted in sandbox mode for local receivers.
+             * @description Receiver URL. `https` in production; `http` is accepted in sandbox mode for local receivers. In production (and in a sandbox started with `PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS=deny`) a URL naming `localhost` (or `*.localhost`), a host without a dot, a `.local`, `.internal` or `.home.arpa` name, or a literal IP address that is not public unicast (loopback, private, link-local such as 169.254.169.254, unique-local, ...) is refused with 400 `ERR_VALIDATION_400` and `details.url`; every delivery is checked again against the address the host resolves to when it connects, and a refused delivery is recorded as a failed attempt and retried on schedule.
              * @example https://shop.example.in/webhooks/paygate
              */
             url: string;
@@ -1134,7 +1181,7 @@ export interface components {
         MerchantApprovedEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["MerchantApprovedData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.
@@ -1144,7 +1191,7 @@ export interface components {
             sequence_number: components["schemas"]["SequenceNumber"];
             version: components["schemas"]["EventVersion"];
         };
-        /** @description Merchant API credentials, shown once. `client_secret` authenticates API calls; `encryption_key` signs the return-URL callback hash. Issuing a new set revokes the previous one immediately. */
+        /** @description Merchant API credentials, shown once. `client_secret` authenticates API calls; `encryption_key` signs the return-URL callback hash. Issuing a new set lets the previous one work until `previous_expires_at`. */
         MerchantCredentials: {
             /** @example ck_test_4hJ9sK2mQ7vX1bN8 */
             client_id: string;
@@ -1152,6 +1199,8 @@ export interface components {
             client_secret: string;
             /** @example ek_test_Pq8Rs3Tu6Vw1Xy4Za7Bc2De5Fg9Hi0Jk */
             encryption_key: string;
+            /** @description When the replaced set (client secret and encryption key) stops working; null when there was none to keep (first issue, or `overlap_seconds` 0). */
+            previous_expires_at: components["schemas"]["NullableTimestamp"];
         };
         MerchantCredentialsEnvelope: {
             data: components["schemas"]["MerchantCredentials"];
@@ -1437,7 +1486,7 @@ export interface components {
         PaymentFailedEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["PaymentFailedData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.
@@ -1530,7 +1579,7 @@ export interface components {
         PaymentSettledEvent: {
             /** @description Event-specific payload. */
             data: components["schemas"]["PaymentSettledData"];
-            /** @description Time of the event, in this event's format (the sandbox clock in the sandbox). */
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
             event_time: string;
             /**
              * @description Event kind. Receivers must ignore values they do not know.
@@ -1557,6 +1606,16 @@ export interface components {
          * @enum {string}
          */
         PaymentStatus: "PENDING" | "CAPTURED" | "FAILED";
+        PreviousCredentialsRevokedEnvelope: {
+            data: {
+                merchant_id: components["schemas"]["MerchantId"];
+                /** @description The client ids that stopped working (empty when no set was inside an overlap window). */
+                revoked_client_ids: string[];
+            };
+            message: string;
+            /** @constant */
+            success: true;
+        };
         /** @description What is being paid for. `name` and `description` are required on order creation. */
         Product: {
             /** @example Hand-woven pure silk saree with zari border */
@@ -1657,12 +1716,17 @@ export interface components {
             outcome: "success" | "failure" | "cancel";
         };
         SandboxClockAdvanceRequest: {
-            /** @description Seconds to move the sandbox clock forward. */
+            /** @description The merchant whose clock moves. Required with partner credentials unless `X-Merchant-ID` names it; with merchant credentials it may only name the credentials' own merchant. */
+            merchant_id?: components["schemas"]["MerchantId"];
+            /** @description Seconds to move the merchant's sandbox clock forward. */
             seconds: number;
         };
         SandboxClockEnvelope: {
             data: {
+                merchant_id: components["schemas"]["MerchantId"];
+                /** @description The merchant's sandbox time (the gateway's time plus `offset_seconds`). */
                 now: components["schemas"]["Timestamp"];
+                /** @description How far the merchant's clock is ahead of the gateway's. */
                 offset_seconds: number;
             };
             message: string;
@@ -2754,7 +2818,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMerchantCredentialsRequest"];
+            };
+        };
         responses: {
             /** @description Credentials issued (shown once). */
             201: {
@@ -2769,7 +2842,8 @@ export interface operations {
                      *       "data": {
                      *         "client_id": "ck_test_4hJ9sK2mQ7vX1bN8",
                      *         "client_secret": "cs_test_Zq3Lr8Vt0Wx5Yb2Nc7Md4Kf9Jh1Gp6Sa",
-                     *         "encryption_key": "ek_test_Pq8Rs3Tu6Vw1Xy4Za7Bc2De5Fg9Hi0Jk"
+                     *         "encryption_key": "ek_test_Pq8Rs3Tu6Vw1Xy4Za7Bc2De5Fg9Hi0Jk",
+                     *         "previous_expires_at": "2026-11-22T10:15:30.123456Z"
                      *       }
                      *     }
                      */
@@ -2781,7 +2855,50 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyMismatch"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokePreviousMerchantCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 10000001 */
+                merchant_id: components["parameters"]["MerchantIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overlap window is over. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Previous credentials revoked",
+                     *       "data": {
+                     *         "merchant_id": "10000001",
+                     *         "revoked_client_ids": [
+                     *           "ck_test_4hJ9sK2mQ7vX1bN8"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PreviousCredentialsRevokedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3675,6 +3792,45 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getSandboxClock: {
+        parameters: {
+            query?: {
+                /** @description The merchant whose clock to read (required with partner credentials unless `X-Merchant-ID` names it). */
+                merchant_id?: components["schemas"]["MerchantId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant's sandbox time now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Sandbox clock fetched",
+                     *       "data": {
+                     *         "merchant_id": "10000001",
+                     *         "now": "2026-11-21T10:30:30.123456Z",
+                     *         "offset_seconds": 900
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxClockEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["MerchantNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     advanceSandboxClock: {
         parameters: {
             query?: never;
@@ -3692,14 +3848,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "seconds": 900
+                 *       "seconds": 900,
+                 *       "merchant_id": "10000001"
                  *     }
                  */
                 "application/json": components["schemas"]["SandboxClockAdvanceRequest"];
             };
         };
         responses: {
-            /** @description The sandbox time now. */
+            /** @description The merchant's sandbox time now. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3710,6 +3867,7 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Sandbox clock advanced",
                      *       "data": {
+                     *         "merchant_id": "10000001",
                      *         "now": "2026-11-21T10:30:30.123456Z",
                      *         "offset_seconds": 900
                      *       }
@@ -3720,7 +3878,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

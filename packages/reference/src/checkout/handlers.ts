@@ -47,8 +47,8 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
           mode: rt.config.sandbox ? 'sandbox' : 'production',
           allowedMethods: mop && ALL_METHODS.includes(mop) ? [mop] : ALL_METHODS,
         },
-        // the sandbox clock may run ahead of the wall clock: count down from sandbox "now"
-        { now: () => Math.floor(rt.clock.now() / 1000) },
+        // the merchant's sandbox clock may run ahead of the wall clock: count down from the order's "now"
+        { now: () => Math.floor(info.now / 1000) },
       );
       return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
     },

@@ -6,8 +6,8 @@ import { amountToNumber, formatAmount } from '../core/money.js';
 import { normalizeMopType, type MopType } from '../orders/input.js';
 import { formatCallbackTime, formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { merchantEncryptionKey } from '../credentials/service.js';
-import { cancelOrder, createPendingPayment, finishPayment, isExpired, STATUS_MESSAGE } from '../orders/lifecycle.js';
+import { callbackKeyForSession } from '../credentials/service.js';
+import { cancelOrder, createPendingPayment, finishPayment, isExpired, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
 import { loadOrder, type OrderRow } from '../orders/rows.js';
 import type { Db } from '../db/db.js';
 
@@ -16,6 +16,8 @@ interface SessionRow {
   order_id: string;
   expires_at: string;
   used_at: string | null;
+  /** The merchant's callback key version when the session was created (D37). */
+  encryption_key_version: number;
 }
 
 /** 401 ERR_AUTH_000 with details.session_id (the seed shows message "Missing credentials" for a bad session). */
@@ -23,21 +25,28 @@ function sessionError(reason: string): DomainError {
   return new DomainError('ERR_AUTH_000', 'Missing credentials', { session_id: reason });
 }
 
-type SessionCheck = { ok: true; session: SessionRow; order: OrderRow } | { ok: false; reason: string };
+type SessionCheck = { ok: true; session: SessionRow; order: OrderRow; at: Micros } | { ok: false; reason: string };
 
-/** Lock the session and its order, expiring the order if its 15 minutes are over (that change commits). */
-async function checkSession(tx: Db, sessionId: string, at: Micros): Promise<SessionCheck> {
-  const { rows } = await tx.query<SessionRow>('SELECT id, order_id, expires_at, used_at FROM checkout_sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+/**
+ * Lock the session and its order, expiring the order if its 15 minutes are over on its merchant's clock (that change
+ * commits). `at` is that clock's now.
+ */
+async function checkSession(tx: Db, deps: ServiceDeps, sessionId: string): Promise<SessionCheck> {
+  const { rows } = await tx.query<SessionRow>(
+    'SELECT id, order_id, expires_at, used_at, encryption_key_version FROM checkout_sessions WHERE id = $1 FOR UPDATE',
+    [sessionId],
+  );
   const session = rows[0];
   if (!session) return { ok: false, reason: 'is invalid' };
   const order = await loadOrder(tx, null, session.order_id, true);
+  const at = orderNow(deps, order);
   if (session.used_at !== null) return { ok: false, reason: 'has already been used' };
   if (parseIso(session.expires_at) <= at || isExpired(order, at)) {
     if (order.status === 'payment_pending') await cancelOrder(tx, order, 'expired', at);
     return { ok: false, reason: 'has expired; create a new order' };
   }
   if (order.status !== 'payment_pending') return { ok: false, reason: 'has already been used' };
-  return { ok: true, session, order };
+  return { ok: true, session, order, at };
 }
 
 function assertSessionShape(sessionId: string): void {
@@ -58,12 +67,14 @@ export interface CheckoutSessionInfo {
   product_name: string | null;
   buyer_name: string | null;
   return_url: string | null;
+  /** The order's now (its merchant's sandbox clock), which the page counts down from. */
+  now: Micros;
 }
 
 /** What the hosted page shows. Invalid / malformed / expired / used session => 401 ERR_AUTH_000 details.session_id. */
 export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): Promise<CheckoutSessionInfo> {
   assertSessionShape(sessionId);
-  const check = await deps.db.transaction((tx) => checkSession(tx, sessionId, deps.clock.now()));
+  const check = await deps.db.transaction((tx) => checkSession(tx, deps, sessionId));
   if (!check.ok) throw sessionError(check.reason);
   const { order, session } = check;
   const { rows } = await deps.db.query<{ brand_name: string }>(`SELECT company_details->>'brand_name' AS brand_name FROM merchants WHERE id = $1`, [
@@ -82,6 +93,7 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
     product_name: typeof order.product.name === 'string' ? order.product.name : null,
     buyer_name: typeof order.buyer.name === 'string' ? order.buyer.name : null,
     return_url: order.return_url,
+    now: check.at,
   };
 }
 
@@ -115,13 +127,13 @@ export async function completeCheckoutSession(
     if (!mopType) throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { mop_type: 'is not a supported method of payment' });
   }
   const result = await deps.db.transaction(async (tx) => {
-    const at = deps.clock.now();
-    const check = await checkSession(tx, sessionId, at);
+    const check = await checkSession(tx, deps, sessionId);
     if (!check.ok) return check;
-    const { order } = check;
+    const { order, at, session } = check;
     const mop = mopType ?? (order.mop_type as MopType | null) ?? 'UPI';
     await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
-    const key = await merchantEncryptionKey(tx, deps.secrets, order.merchant_id);
+    // the key current when the session was created, while it is still valid (D37)
+    const key = await callbackKeyForSession(tx, deps, order.merchant_id, session.encryption_key_version);
     if (input.outcome === 'cancel') {
       await cancelOrder(tx, order, 'cancelled', at);
       const status: CallbackFields['status'] = 'payment_cancelled';

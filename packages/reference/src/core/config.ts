@@ -23,6 +23,12 @@ export interface ReferenceConfig {
   /** Webhook retry delays in seconds after each failed attempt (last entry = last retry). */
   webhookRetrySchedule: number[];
   /**
+   * Whether webhook endpoints may name, and deliveries may reach, private, loopback, link-local and metadata addresses
+   * (PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS, decision D35): sandbox default `allow` (receivers on the developer's
+   * machine), `deny` for a sandbox reachable by others; production is always `deny`.
+   */
+  webhookPrivateDestinations: boolean;
+  /**
    * 32-byte key (PAYGATE_MASTER_KEY, base64 or hex) sealing the secrets the gateway must use again (merchant callback
    * encryption keys, webhook signing secrets, stored Idempotency-Key responses). Required in production mode; when
    * unset in sandbox mode the runtime keeps one in `<dataDir>/master.key` (mode 0600). Never log it.
@@ -75,6 +81,20 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   return n;
 }
 
+/** PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: `allow` | `deny` (default `allow` in sandbox mode; production only `deny`). */
+function privateDestinationsEnv(env: NodeJS.ProcessEnv, sandbox: boolean): boolean {
+  const raw = env['PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS'];
+  if (raw === undefined || raw === '') return sandbox;
+  if (raw !== 'allow' && raw !== 'deny') throw new Error(`PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS must be allow or deny, got ${JSON.stringify(raw)}`);
+  if (raw === 'allow' && !sandbox) {
+    throw new Error(
+      'PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS=allow is refused in production mode: webhooks there go to public addresses only ' +
+        '(server-side request forgery guard). Unset it, or run a sandbox (PAYGATE_MODE=sandbox) for receivers on private networks.',
+    );
+  }
+  return raw === 'allow';
+}
+
 /** Thrown when production mode has no PAYGATE_MASTER_KEY. */
 export const MASTER_KEY_REQUIRED_MESSAGE =
   `PAYGATE_MASTER_KEY is required in production mode (32 random bytes as base64 or hex; it encrypts the stored ` +
@@ -104,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
           return n;
         })
       : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    webhookPrivateDestinations: privateDestinationsEnv(env, sandbox),
     masterKey,
     rateLimit: intEnv(env, 'PAYGATE_RATE_LIMIT', sandbox ? DEFAULT_RATE_LIMIT.sandbox : DEFAULT_RATE_LIMIT.production),
     rateWindowSeconds: intEnv(env, 'PAYGATE_RATE_WINDOW_SECONDS', DEFAULT_RATE_WINDOW_SECONDS),

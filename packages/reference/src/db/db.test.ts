@@ -64,6 +64,45 @@ describe.each(testTargets())('database adapter on %s', (target) => {
     }
   });
 
+  it('005/006 carry an existing database over: sessions keep key version 1, the old global sandbox clock becomes each merchant\'s', async () => {
+    const fresh = await openTestDb(target, { migrate: false });
+    try {
+      const all = await loadMigrations();
+      await migrate(fresh.db, all.filter((m) => m.version < '005'));
+      const now = '2026-11-21T10:00:00.000000Z';
+      await fresh.db.query(`INSERT INTO partners (id, name, created_at) VALUES ('p', 'P', $1)`, [now]);
+      for (const id of ['1000000001', '1000000002']) {
+        await fresh.db.query(
+          `INSERT INTO merchants (id, partner_id, company_details, settlement_details, settlement_currency, encryption_key_sealed, created_at, updated_at)
+           VALUES ($1, 'p', '{}', '{}', 'INR', 'sealed', $2, $2)`,
+          [id, now],
+        );
+      }
+      await fresh.db.query(
+        `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, buyer, product, is_testing, expires_at, created_at, updated_at)
+         VALUES ('OD1', '1000000001', 'r', 100, 'INR', 'payment_pending', 'x', 'hosted_payment', '{}', '{}', true, $1, $1, $1)`,
+        [now],
+      );
+      await fresh.db.query(`INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ('session_x', 'OD1', $1, $1)`, [now]);
+      await fresh.db.query('UPDATE sandbox_clock SET offset_seconds = 7200');
+      expect((await migrate(fresh.db)).filter((v) => v >= '005')).toEqual(all.map((m) => m.version).filter((v) => v >= '005'));
+      const clocks = await fresh.db.query<{ merchant_id: string; offset_seconds: number }>('SELECT merchant_id, offset_seconds FROM merchant_clocks ORDER BY merchant_id');
+      expect(clocks.rows).toEqual([
+        { merchant_id: '1000000001', offset_seconds: 7200 },
+        { merchant_id: '1000000002', offset_seconds: 7200 },
+      ]);
+      const sessions = await fresh.db.query<{ encryption_key_version: number }>('SELECT encryption_key_version FROM checkout_sessions');
+      expect(sessions.rows).toEqual([{ encryption_key_version: 1 }]);
+      const merchants = await fresh.db.query<{ encryption_key_version: number; previous_encryption_key_sealed: string | null }>(
+        'SELECT encryption_key_version, previous_encryption_key_sealed FROM merchants',
+      );
+      expect(merchants.rows.every((m) => m.encryption_key_version === 1 && m.previous_encryption_key_sealed === null)).toBe(true);
+      await expect(fresh.db.query('SELECT 1 FROM sandbox_clock')).rejects.toThrow(/sandbox_clock/);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
   if (target === 'postgres') it('two processes migrating a fresh database together apply each migration once', async () => {
     const fresh = await openTestDb(target, { migrate: false });
     try {

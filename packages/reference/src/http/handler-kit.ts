@@ -3,7 +3,7 @@ import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import { pageLinks, type Page } from '../core/pagination.js';
 import type { ReferenceConfig } from '../core/config.js';
 import type { ServiceDeps } from '../core/deps.js';
-import type { SandboxClock } from '../core/sandbox-clock.js';
+import type { Clock } from '../core/clock.js';
 import type { ScopedDb } from '../db/ambient.js';
 import { toHttpError } from './errors.js';
 import type { DocumentStore, UploadedFile } from '../core/documents.js';
@@ -17,7 +17,8 @@ export interface HandlerRuntime {
   config: ReferenceConfig;
   /** The database; `transactionScope` makes every statement of a request join one transaction (idempotent POSTs). */
   db: ScopedDb;
-  clock: SandboxClock;
+  /** The gateway's clock (each merchant's sandbox clock is an offset from it: core/merchant-clock.ts). */
+  clock: Clock;
   deps: ServiceDeps;
   documents: DocumentStore;
 }

@@ -1,11 +1,18 @@
 import type { Handlers } from '@paygate/server';
-import { issueMerchantCredentials } from '../credentials/service.js';
+import { issueMerchantCredentials, revokePreviousCredentials } from '../credentials/service.js';
 import { createMerchant, getMerchant, listMerchants, patchMerchant, uploadMerchantDocument } from './service.js';
 import { requirePartner } from '../core/scope.js';
 import { merchantDetailsView } from './view.js';
 import { ok, principalOf, toUpload, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
-type MerchantOps = 'listMerchants' | 'createMerchant' | 'getMerchant' | 'updateMerchant' | 'createMerchantCredentials' | 'uploadMerchantDocument';
+type MerchantOps =
+  | 'listMerchants'
+  | 'createMerchant'
+  | 'getMerchant'
+  | 'updateMerchant'
+  | 'createMerchantCredentials'
+  | 'revokePreviousMerchantCredentials'
+  | 'uploadMerchantDocument';
 
 /** Partner API: merchants (partner credentials only; other partners' merchants are 404). */
 export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, MerchantOps> {
@@ -33,16 +40,26 @@ export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
     },
     async createMerchantCredentials(req, ctx) {
       const partnerId = await partnerOf(ctx);
-      const issued = await issueMerchantCredentials(rt.deps, partnerId, req.params.merchant_id, { live: !rt.config.sandbox });
+      const overlap = req.body?.overlap_seconds;
+      const issued = await issueMerchantCredentials(rt.deps, partnerId, req.params.merchant_id, {
+        live: !rt.config.sandbox,
+        ...(overlap !== undefined ? { overlapSeconds: overlap } : {}),
+      });
       return {
         status: 201,
         body: ok('Credentials issued; store them now, they are not shown again', {
           client_id: issued.client_id,
           client_secret: issued.client_secret,
           encryption_key: issued.encryption_key,
+          previous_expires_at: issued.previous_expires_at,
         }),
         headers: { 'Cache-Control': 'no-store' },
       };
+    },
+    async revokePreviousMerchantCredentials(req, ctx) {
+      const partnerId = await partnerOf(ctx);
+      const result = await revokePreviousCredentials(rt.deps, partnerId, req.params.merchant_id);
+      return { status: 200, body: ok('Previous credentials revoked', result) };
     },
     async uploadMerchantDocument(req, ctx) {
       const partnerId = await partnerOf(ctx);

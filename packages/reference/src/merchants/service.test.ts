@@ -80,9 +80,11 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     expect(merchant).toEqual({ kind: 'merchant', clientId: first.client_id, partnerId: 'p1', merchantId: m.id });
     expect(() => requirePartner(merchant)).toThrow(expect.objectContaining({ code: 'ERR_AUTH_403', status: 403 }));
 
-    const second = await issueMerchantCredentials(deps, 'p1', m.id);
-    await expect(authenticate(t.db, first.client_id, first.client_secret)).rejects.toMatchObject({ code: 'ERR_AUTH_000' });
-    await expect(authenticate(t.db, second.client_id, second.client_secret)).resolves.toMatchObject({ merchantId: m.id });
+    // rotation with overlap 0 revokes at once (the overlap window is tested in credentials/rotation.test.ts)
+    const second = await issueMerchantCredentials(deps, 'p1', m.id, { overlapSeconds: 0 });
+    const now = deps.clock.now();
+    await expect(authenticate(t.db, first.client_id, first.client_secret, now)).rejects.toMatchObject({ code: 'ERR_AUTH_000' });
+    await expect(authenticate(t.db, second.client_id, second.client_secret, now)).resolves.toMatchObject({ merchantId: m.id });
     const { rows } = await t.db.query<{ row: string; encryption_key_sealed: string; secret_hash: Uint8Array }>(
       `SELECT to_jsonb(m)::text AS row, m.encryption_key_sealed, c.secret_hash FROM merchants m
        JOIN credentials c ON c.merchant_id = m.id AND c.client_id = $2 WHERE m.id = $1`,

@@ -9,6 +9,7 @@ import { newEncryptionKey } from '../core/ids.js';
 import { pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../core/pagination.js';
 import { kycMachine, type KycStatus } from '../core/state-machines.js';
 import { formatIso } from '../core/clock.js';
+import { merchantNow } from '../core/merchant-clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { emitEvent } from '../webhooks/outbox.js';
@@ -120,7 +121,7 @@ export async function patchMerchant(
     if (patch.settlement_details !== undefined) updated.push('settlement_details');
     await tx.query(
       `UPDATE merchants SET company_details = $2, settlement_details = $3, settlement_currency = $4, updated_at = $5 WHERE id = $1`,
-      [merchantId, JSON.stringify(company), JSON.stringify(settlement), settlementCurrencyFor(settlement.bank_country), formatIso(deps.clock.now())],
+      [merchantId, JSON.stringify(company), JSON.stringify(settlement), settlementCurrencyFor(settlement.bank_country), formatIso(await merchantNow(deps.clock, tx, merchantId))],
     );
     return { merchant_id: merchantId, updated_fields: updated };
   });
@@ -140,7 +141,7 @@ export async function setKycStatus(
   return deps.db.transaction(async (tx) => {
     const current = await loadMerchant(tx, partnerId, merchantId, true);
     kycMachine.assertTransition(current.kyc_status, input.status);
-    const at = deps.clock.now();
+    const at = await merchantNow(deps.clock, tx, merchantId);
     const now = formatIso(at);
     const { rows } = await tx.query<MerchantRecord>(
       `UPDATE merchants SET kyc_status = $2, kyc_reason = $3, approved_at = CASE WHEN $2 = 'APPROVED' THEN $4::timestamptz ELSE approved_at END,
@@ -177,7 +178,7 @@ export async function uploadMerchantDocument(
   }
   return deps.db.transaction(async (tx) => {
     await loadMerchant(tx, partnerId, merchantId, true);
-    const at = deps.clock.now();
+    const at = await merchantNow(deps.clock, tx, merchantId);
     const doc = await storeDocument(tx, store, at, { merchantId, documentType: input.documentType }, input.file);
     if (input.documentType === 'INVOICE') {
       await tx.query('UPDATE merchants SET invoice_file = $2, updated_at = $3 WHERE id = $1', [merchantId, doc.url, formatIso(at)]);

@@ -12,6 +12,7 @@ import { formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { paymentsOfOrder, PAYMENT_COLUMNS, type OrderRow, type PaymentRow } from './rows.js';
+import { shifted } from '../core/merchant-clock.js';
 
 /** Texts used in status_message fields. */
 export const STATUS_MESSAGE = {
@@ -116,6 +117,11 @@ export async function cancelOrder(tx: Db, order: OrderRow, reason: 'cancelled' |
     message,
     formatIso(at),
   ]);
+}
+
+/** The order's now: the gateway's clock on its merchant's sandbox clock (D38). */
+export function orderNow(deps: Pick<ServiceDeps, 'clock'>, order: Pick<OrderRow, 'clock_offset_seconds'>): Micros {
+  return shifted(deps.clock.now(), order.clock_offset_seconds);
 }
 
 /** Whether a pending order's 15 minutes are over at `now`. */

@@ -4,6 +4,7 @@ import { DomainError } from '../core/errors.js';
 import type { OrderStatus, PaymentSettlementStatus, PaymentStatus } from '../core/state-machines.js';
 import { Params } from '../db/params.js';
 import { scopeCondition, type Scope } from '../core/scope.js';
+import { merchantOffsetSql } from '../core/merchant-clock.js';
 
 /** Row shapes shared by the order, checkout, payment, refund and settlement services. */
 
@@ -45,11 +46,14 @@ export interface OrderRow {
   expires_at: string;
   created_at: string;
   updated_at: string;
+  /** The merchant's sandbox clock offset (seconds) when the row was read: the order's now is the gateway's + this. */
+  clock_offset_seconds: number;
 }
 
 export const ORDER_COLUMNS = `o.id, o.merchant_id, m.partner_id, o.reference_id, o.amount_minor, o.currency, o.status, o.status_message,
   o.collection_mode, o.mop_type, o.upi_flow_type, o.vpa, o.upi_app_name, o.intent_uri, o.buyer, o.product, o.invoice,
-  o.air_waybills, o.return_url, o.is_testing, o.expires_at, o.created_at, o.updated_at`;
+  o.air_waybills, o.return_url, o.is_testing, o.expires_at, o.created_at, o.updated_at,
+  ${merchantOffsetSql('o.merchant_id')} AS clock_offset_seconds`;
 
 export interface PaymentRow {
   id: string;

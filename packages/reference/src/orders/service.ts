@@ -11,7 +11,8 @@ import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
 import { orderView, type OrderPayment } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
-import { cancelOrder, createPendingPayment, isExpired, STATUS_MESSAGE } from './lifecycle.js';
+import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
+import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { loadOrder, ORDER_COLUMNS, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
 import { scopeCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
@@ -42,8 +43,16 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   const n = normalizeOrderInput(input);
   return deps.db.transaction(async (tx) => {
-    const { rows: merchants } = await tx.query<{ kyc_status: string; brand_name: string; partner_id: string }>(
-      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id FROM merchants WHERE id = $1`,
+    const { rows: merchants } = await tx.query<{
+      kyc_status: string;
+      brand_name: string;
+      partner_id: string;
+      encryption_key_version: number;
+      clock_offset_seconds: number;
+    }>(
+      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
+              ${merchantOffsetSql('id')} AS clock_offset_seconds
+       FROM merchants WHERE id = $1`,
       [merchantId],
     );
     const merchant = merchants[0];
@@ -51,7 +60,7 @@ export async function createOrder(
     if (merchant.kyc_status !== 'APPROVED') {
       throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${merchant.kyc_status}` });
     }
-    const at = deps.clock.now();
+    const at = shifted(deps.clock.now(), merchant.clock_offset_seconds);
     const now = formatIso(at);
     const orderId = await deps.ids.next(tx, 'order');
     const intentUri =
@@ -102,11 +111,13 @@ export async function createOrder(
 
     if (n.collectionMode === 'hosted_payment') {
       const sessionId = newSessionId();
-      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ($1, $2, $3, $4)', [
+      // the session remembers the callback key current now: its callback is signed with it (D37)
+      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)', [
         sessionId,
         orderId,
         formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
         now,
+        merchant.encryption_key_version,
       ]);
       return { kind: 'hosted', order_id: orderId, session_id: sessionId };
     }
@@ -141,10 +152,10 @@ export async function orderPayments(db: Db, orderId: string): Promise<OrderPayme
 /** Apply the lazy 15-minute expiry if due (locks and re-checks the order). Returns the current order. */
 export async function touchOrder(deps: ServiceDeps, scope: Scope | null, orderId: string): Promise<OrderRow> {
   const order = await loadOrder(deps.db, scope, orderId);
-  if (!isExpired(order, deps.clock.now())) return order;
+  if (!isExpired(order, orderNow(deps, order))) return order;
   return deps.db.transaction(async (tx) => {
     const locked = await loadOrder(tx, scope, orderId, true);
-    const at = deps.clock.now();
+    const at = orderNow(deps, locked);
     if (isExpired(locked, at)) {
       await cancelOrder(tx, locked, 'expired', at);
       return loadOrder(tx, scope, orderId);
@@ -200,7 +211,7 @@ export async function loadOrderWithPayments(db: Db, scope: Scope | null, orderId
  */
 export async function getOrder(deps: ServiceDeps, scope: Scope, orderId: string): Promise<ReturnType<typeof orderView>> {
   const { order, payments } = await loadOrderWithPayments(deps.db, scope, orderId);
-  if (!isExpired(order, deps.clock.now())) return orderView(order, payments);
+  if (!isExpired(order, orderNow(deps, order))) return orderView(order, payments);
   const touched = await touchOrder(deps, scope, orderId);
   return orderView(touched, await orderPayments(deps.db, touched.id));
 }
@@ -218,7 +229,7 @@ export async function patchOrder(deps: ServiceDeps, scope: Scope, orderId: strin
       orderId,
       JSON.stringify(buyer),
       invoice ? JSON.stringify(invoice) : null,
-      formatIso(deps.clock.now()),
+      formatIso(orderNow(deps, order)),
     ]);
     return {
       order_id: orderId,
@@ -246,7 +257,7 @@ export async function attachOrderDocument(
   }
   await deps.db.transaction(async (tx) => {
     const order = await loadOrder(tx, scope, orderId, true);
-    const at = deps.clock.now();
+    const at = orderNow(deps, order);
     const doc = await storeDocument(
       tx,
       store,
@@ -265,17 +276,22 @@ export async function attachOrderDocument(
   return getOrder(deps, scope, orderId);
 }
 
-/** Worker: cancel pending orders whose 15 minutes are over (SKIP LOCKED, so processes share the work). */
+/**
+ * Worker: cancel pending orders whose 15 minutes are over on their merchant's clock (SKIP LOCKED, so processes share
+ * the work).
+ */
 export async function expireDueOrders(deps: ServiceDeps, limit = 100): Promise<number> {
   return deps.db.transaction(async (tx) => {
-    const at = deps.clock.now();
+    const base = formatIso(deps.clock.now());
     const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM orders WHERE status = 'payment_pending' AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [formatIso(at), limit],
+      `SELECT o.id FROM orders o
+       WHERE o.status = 'payment_pending' AND o.expires_at <= ${latestNowSql('$1')} AND o.expires_at <= ${merchantNowSql('$1', 'o.merchant_id')}
+       ORDER BY o.expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [base, limit],
     );
     for (const { id } of rows) {
       const order = await loadOrder(tx, null, id);
-      if (orderMachine.canTransition(order.status, 'payment_cancelled')) await cancelOrder(tx, order, 'expired', at);
+      if (orderMachine.canTransition(order.status, 'payment_cancelled')) await cancelOrder(tx, order, 'expired', orderNow(deps, order));
     }
     return rows.length;
   });

@@ -1,7 +1,8 @@
 import { DomainError } from '../core/errors.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { finishPayment, isExpired, cancelOrder, STATUS_MESSAGE } from '../orders/lifecycle.js';
+import { finishPayment, isExpired, cancelOrder, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
+import { latestNowSql, merchantNowSql } from '../core/merchant-clock.js';
 import { loadOrder, paymentsOfOrder } from '../orders/rows.js';
 import type { Scope } from '../core/scope.js';
 
@@ -20,7 +21,7 @@ export async function completeS2sPayment(
 ): Promise<{ order_id: string; payment_id: string; status: string }> {
   return deps.db.transaction(async (tx) => {
     const order = await loadOrder(tx, scope, orderId, true);
-    const at = deps.clock.now();
+    const at = orderNow(deps, order);
     if (order.collection_mode !== 's2s') throw new DomainError('ERR_ORDER_422', 'Order is not a server-to-server order', { order_id: 'uses hosted_payment' });
     if (isExpired(order, at)) {
       await cancelOrder(tx, order, 'expired', at);
@@ -42,12 +43,13 @@ export async function completeS2sPayment(
   });
 }
 
-/** Worker: complete sandbox collections to success@paygate / failure@paygate older than the delay. */
+/** Worker: complete sandbox collections to success@paygate / failure@paygate older than the delay (merchant's clock). */
 export async function processDueS2sCollections(deps: ServiceDeps, delaySeconds = S2S_AUTO_COMPLETE_SECONDS, limit = 100): Promise<number> {
   const due = await deps.db.query<{ order_id: string; auto_complete_outcome: 'success' | 'failure' }>(
-    `SELECT order_id, auto_complete_outcome FROM payments
-     WHERE status = 'PENDING' AND auto_complete_outcome IS NOT NULL AND created_at <= $1
-     ORDER BY created_at LIMIT $2`,
+    `SELECT p.order_id, p.auto_complete_outcome FROM payments p
+     WHERE p.status = 'PENDING' AND p.auto_complete_outcome IS NOT NULL
+       AND p.created_at <= ${latestNowSql('$1')} AND p.created_at <= ${merchantNowSql('$1', 'p.merchant_id')}
+     ORDER BY p.created_at LIMIT $2`,
     [formatIso(addSeconds(deps.clock.now(), -delaySeconds)), limit],
   );
   let done = 0;

@@ -9,6 +9,7 @@ import type { ServiceDeps } from '../core/deps.js';
 import { scopeCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 import { resolveRefundReserve } from '../settlements/reserves.js';
+import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 
 /** Sandbox: INITIATED refunds become PROCESSED this many (sandbox) seconds after creation. */
 export const SANDBOX_REFUND_SECONDS = 60;
@@ -33,8 +34,8 @@ export async function createRefund(
   if (typeof input.payment_id !== 'string' || input.payment_id.length === 0) throw validationError('payment_id', 'is required');
   return deps.db.transaction(async (tx) => {
     const p = new Params();
-    const { rows } = await tx.query<{ id: string; merchant_id: string; status: string; amount_minor: number; currency: string }>(
-      `SELECT p.id, p.merchant_id, p.status, p.amount_minor, p.currency FROM payments p
+    const { rows } = await tx.query<{ id: string; merchant_id: string; status: string; amount_minor: number; currency: string; clock_offset_seconds: number }>(
+      `SELECT p.id, p.merchant_id, p.status, p.amount_minor, p.currency, ${merchantOffsetSql('p.merchant_id')} AS clock_offset_seconds FROM payments p
        WHERE p.id = ${p.add(input.payment_id)} AND ${scopeCondition(scope, 'p.merchant_id', p)} FOR UPDATE OF p`,
       p.values,
     );
@@ -53,7 +54,7 @@ export async function createRefund(
         refund_amount: `must be between 0.01 and ${formatAmount(Math.max(refundable, 0))} (captured minus earlier refunds)`,
       });
     }
-    const at = formatIso(deps.clock.now());
+    const at = formatIso(shifted(deps.clock.now(), payment.clock_offset_seconds));
     const id = await deps.ids.next(tx, 'refund');
     const transactionId = await deps.ids.next(tx, 'transaction');
     const { rows: created } = await tx.query<RefundRow>(
@@ -124,11 +125,14 @@ export async function completeRefund(
     const p = new Params();
     const where = [`r.id = ${p.add(refundId)}`];
     if (scope) where.push(scopeCondition(scope, 'r.merchant_id', p));
-    const { rows } = await tx.query<RefundRow>(`SELECT ${REFUND_COLUMNS} FROM refunds r WHERE ${where.join(' AND ')} FOR UPDATE OF r`, p.values);
+    const { rows } = await tx.query<RefundRow & { clock_offset_seconds: number }>(
+      `SELECT ${REFUND_COLUMNS}, ${merchantOffsetSql('r.merchant_id')} AS clock_offset_seconds FROM refunds r WHERE ${where.join(' AND ')} FOR UPDATE OF r`,
+      p.values,
+    );
     const refund = rows[0];
     if (!refund) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
     refundMachine.assertTransition(refund.status, outcome);
-    const at = formatIso(deps.clock.now());
+    const at = formatIso(shifted(deps.clock.now(), refund.clock_offset_seconds));
     const { rows: updated } = await tx.query<RefundRow>(
       `UPDATE refunds AS r SET status = $2, message = $3, refunded_at = $4, bank_ref_num = $5, updated_at = $6
        WHERE r.id = $1 RETURNING ${REFUND_COLUMNS}`,
@@ -146,16 +150,21 @@ export async function completeRefund(
   });
 }
 
-/** Worker (sandbox): INITIATED refunds older than 60 sandbox seconds -> PROCESSED. SKIP LOCKED shares work across processes. */
+/**
+ * Worker (sandbox): INITIATED refunds older than 60 seconds on their merchant's sandbox clock -> PROCESSED. SKIP
+ * LOCKED shares work across processes.
+ */
 export async function processDueRefunds(deps: ServiceDeps, afterSeconds = SANDBOX_REFUND_SECONDS, limit = 100): Promise<number> {
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM refunds WHERE status = 'INITIATED' AND created_at <= $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    const { rows } = await tx.query<{ id: string; clock_offset_seconds: number }>(
+      `SELECT r.id, ${merchantOffsetSql('r.merchant_id')} AS clock_offset_seconds FROM refunds r
+       WHERE r.status = 'INITIATED' AND r.created_at <= ${latestNowSql('$1')} AND r.created_at <= ${merchantNowSql('$1', 'r.merchant_id')}
+       ORDER BY r.created_at LIMIT $2 FOR UPDATE OF r SKIP LOCKED`,
       [formatIso(addSeconds(now, -afterSeconds)), limit],
     );
-    const at = formatIso(now);
-    for (const { id } of rows) {
+    for (const { id, clock_offset_seconds: offset } of rows) {
+      const at = formatIso(shifted(now, offset));
       refundMachine.assertTransition('INITIATED', 'PROCESSED');
       await tx.query(
         `UPDATE refunds SET status = 'PROCESSED', message = $2, refunded_at = $3, bank_ref_num = $4, updated_at = $3 WHERE id = $1`,

@@ -1,6 +1,6 @@
 import { HttpError, type Handlers } from '@paygate/server';
 import { DomainError } from '../core/errors.js';
-import { formatIso } from '../core/clock.js';
+import { advanceMerchantClock, readMerchantClock } from '../core/merchant-clock.js';
 import { completeCheckoutSession, getCheckoutSession } from '../checkout/service.js';
 import { setKycStatus } from '../merchants/service.js';
 import { getOrder } from '../orders/service.js';
@@ -14,10 +14,26 @@ import { narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerRunt
 type SandboxOps =
   | 'completeCheckoutSession'
   | 'advanceSandboxClock'
+  | 'getSandboxClock'
   | 'setMerchantKycStatus'
   | 'completeOrderPayment'
   | 'completeRefund'
   | 'runSettlements';
+
+/**
+ * The merchant whose sandbox clock a request reads or moves (D38): a merchant credential's own (naming another =>
+ * 404); a partner names one of its merchants with `merchant_id` or `X-Merchant-ID` (neither => 400, not its own => 404).
+ */
+async function clockMerchant(rt: HandlerRuntime, ctx: Parameters<Handlers<Principal>['getSandboxClock']>[1], merchantId: string | undefined): Promise<string> {
+  const scope = await narrowScope(rt, await scopeOf(rt, ctx), merchantId);
+  if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
+  if (scope.merchantId === undefined) {
+    throw new HttpError(400, 'ERR_VALIDATION_400', 'Request validation failed', {
+      merchant_id: 'is required with partner credentials: every merchant has its own sandbox clock',
+    });
+  }
+  return scope.merchantId;
+}
 
 /** Sandbox control API (the HTTP app answers 404 for all of it outside sandbox mode). */
 export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, SandboxOps> {
@@ -42,9 +58,12 @@ export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, S
       };
     },
     async advanceSandboxClock(req, ctx) {
-      requirePartner(principalOf(ctx));
-      const offset = await rt.clock.advance(req.body.seconds);
-      return { status: 200, body: ok('Sandbox clock advanced', { now: formatIso(rt.clock.now()), offset_seconds: offset }) };
+      const merchantId = await clockMerchant(rt, ctx, req.body.merchant_id);
+      return { status: 200, body: ok('Sandbox clock advanced', await advanceMerchantClock(rt.clock, rt.db, merchantId, req.body.seconds)) };
+    },
+    async getSandboxClock(req, ctx) {
+      const merchantId = await clockMerchant(rt, ctx, req.query.merchant_id);
+      return { status: 200, body: ok('Sandbox clock fetched', await readMerchantClock(rt.clock, rt.db, merchantId)) };
     },
     async setMerchantKycStatus(req, ctx) {
       const partnerId = requirePartner(principalOf(ctx));

@@ -18,6 +18,7 @@ import {
   type TransactionBreakdown,
 } from './arithmetic.js';
 import { dayRange, formatIso } from '../core/clock.js';
+import { merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { SETTLEMENT_COLUMNS, settlementView, type SettlementRow, type SettlementTransactionRow } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
@@ -79,8 +80,8 @@ function groupRefunds(rows: { id: string; payment_id: string; amount_minor: numb
  * refund being completed right now is left to the next run.
  */
 async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Promise<string[]> {
-  const { rows: merchants } = await tx.query<{ partner_id: string; settlement_currency: string }>(
-    'SELECT partner_id, settlement_currency FROM merchants WHERE id = $1',
+  const { rows: merchants } = await tx.query<{ partner_id: string; settlement_currency: string; clock_offset_seconds: number }>(
+    `SELECT partner_id, settlement_currency, ${merchantOffsetSql('id')} AS clock_offset_seconds FROM merchants WHERE id = $1`,
     [merchantId],
   );
   const merchant = merchants[0];
@@ -158,7 +159,7 @@ async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Pr
   }
   if (byCurrency.size === 0) return [];
 
-  const at = deps.clock.now();
+  const at = shifted(deps.clock.now(), merchant.clock_offset_seconds); // the merchant's sandbox clock (D38)
   const now = formatIso(at);
   const items: PaymentSettledItem[] = [];
   const ids: string[] = [];

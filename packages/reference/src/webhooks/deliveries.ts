@@ -1,8 +1,10 @@
 import { buildWebhookHeaders } from '@paygate/webhooks';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
+import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { openWebhookSecret } from './endpoints.js';
 import { retryDelayMs } from './retry.js';
+import { createWebhookTransport, type WebhookTransport } from './transport.js';
 
 export interface ClaimedDelivery {
   id: number;
@@ -13,6 +15,8 @@ export interface ClaimedDelivery {
   /** The endpoint's signing secret, opened from its sealed column; null when it does not open (wrong master key). */
   secret: string | null;
   endpoint_deleted: boolean;
+  /** The sandbox clock offset of the event's merchant: its retries run on that clock (D38). */
+  clock_offset_seconds: number;
 }
 
 interface ClaimedRow extends Omit<ClaimedDelivery, 'secret'> {
@@ -28,28 +32,31 @@ export const DELIVERY_LEASE_SECONDS = 60;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /**
- * Claim due deliveries (pending and due, or delivering with an expired lease) with FOR UPDATE SKIP LOCKED, marking
- * them `delivering` with a lease and the next attempt number, so two processes never send the same attempt.
+ * Claim due deliveries (pending and due, or delivering with an expired lease, each on the sandbox clock of the event's
+ * merchant) with FOR UPDATE SKIP LOCKED, marking them `delivering` with a lease and the next attempt number, so two
+ * processes never send the same attempt.
  */
 export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise<ClaimedDelivery[]> {
   return deps.db.transaction(async (tx) => {
-    const at = deps.clock.now();
-    const now = formatIso(at);
+    const base = formatIso(deps.clock.now());
+    const merchantNow = merchantNowSql('$1', 'e.merchant_id');
     const { rows } = await tx.query<{ id: number }>(
-      `SELECT id FROM webhook_deliveries
-       WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'delivering' AND lease_expires_at <= $1)
-       ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [now, limit],
+      `SELECT d.id FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
+       WHERE (d.status = 'pending' AND d.next_attempt_at <= ${latestNowSql('$1')} AND d.next_attempt_at <= ${merchantNow})
+          OR (d.status = 'delivering' AND d.lease_expires_at <= ${merchantNow})
+       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+      [base, limit],
     );
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const { rows: claimed } = await tx.query<ClaimedRow>(
-      `UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1, lease_expires_at = $2, updated_at = $3
+      `UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1,
+              lease_expires_at = ${merchantNow} + interval '${DELIVERY_LEASE_SECONDS} seconds', updated_at = ${merchantNow}
        FROM events e, webhook_endpoints w
-       WHERE d.id = ANY($1::bigint[]) AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
+       WHERE d.id = ANY($2::bigint[]) AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
        RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret_sealed,
-                 (w.deleted_at IS NOT NULL) AS endpoint_deleted`,
-      [ids, formatIso(addSeconds(at, DELIVERY_LEASE_SECONDS)), now],
+                 (w.deleted_at IS NOT NULL) AS endpoint_deleted, ${merchantOffsetSql('e.merchant_id')} AS clock_offset_seconds`,
+      [base, ids],
     );
     const out: ClaimedDelivery[] = [];
     const opened = new Map<string, string | null>();
@@ -63,7 +70,16 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
         }
         opened.set(row.endpoint_id, secret);
       }
-      out.push({ id: row.id, attempt: row.attempt, event_id: row.event_id, payload: row.payload, url: row.url, secret, endpoint_deleted: row.endpoint_deleted });
+      out.push({
+        id: row.id,
+        attempt: row.attempt,
+        event_id: row.event_id,
+        payload: row.payload,
+        url: row.url,
+        secret,
+        endpoint_deleted: row.endpoint_deleted,
+        clock_offset_seconds: row.clock_offset_seconds,
+      });
     }
     return out;
   });
@@ -77,36 +93,39 @@ export interface AttemptResult {
   startedAt: number;
 }
 
+/** The transport used when none is given: public destinations only (D35). */
+let defaultTransport: WebhookTransport | undefined;
+
 /**
  * POST one delivery with the Standard Webhooks headers (webhook-id = msg_<sequence_number>, stable across retries;
  * webhook-timestamp = real unix seconds so receivers' tolerance checks work even when sandbox time is shifted).
- * 2xx = success; anything else, a network error or the 10 s timeout = failure. Redirects are not followed.
+ * 2xx = success; anything else, a network error, a destination the SSRF guard refuses or the 10 s timeout = failure,
+ * recorded with its reason. Redirects are not followed.
  */
 export async function sendDelivery(
   deps: ServiceDeps,
   d: ClaimedDelivery,
-  options: { fetch?: typeof fetch; timeoutMs?: number } = {},
+  options: { transport?: WebhookTransport; timeoutMs?: number } = {},
 ): Promise<AttemptResult> {
-  const startedAt = deps.clock.now();
+  const startedAt = shifted(deps.clock.now(), d.clock_offset_seconds);
   const t0 = performance.now();
   if (d.endpoint_deleted) return { ok: false, statusCode: null, error: 'endpoint deleted', durationMs: 0, startedAt };
   if (d.secret === null) return { ok: false, statusCode: null, error: SECRET_UNAVAILABLE_ERROR, durationMs: 0, startedAt };
   const body = JSON.stringify(d.payload);
   const headers = buildWebhookHeaders({ secret: d.secret, msgId: `msg_${d.event_id}`, timestamp: new Date(), payload: body });
+  const transport = options.transport ?? (defaultTransport ??= createWebhookTransport());
   try {
-    const res = await (options.fetch ?? fetch)(d.url, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Paygate-Webhooks/1.0' },
+    const res = await transport.post(
+      d.url,
+      { ...headers, 'content-type': 'application/json', 'user-agent': 'Paygate-Webhooks/1.0' },
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS),
-    });
-    await res.arrayBuffer().catch(() => undefined); // drain so the connection is reused
+      options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    );
     const ok = res.status >= 200 && res.status < 300;
     return { ok, statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Math.round(performance.now() - t0), startedAt };
   } catch (err) {
     const e = err as Error;
-    const error = e.name === 'TimeoutError' ? `timeout after ${options.timeoutMs ?? DELIVERY_TIMEOUT_MS} ms` : `${e.name}: ${e.message}`;
+    const error = e.name === 'TimeoutError' || e.name === 'DestinationRefusedError' ? e.message : `${e.name}: ${e.message}`;
     return { ok: false, statusCode: null, error: error.slice(0, 500), durationMs: Math.round(performance.now() - t0), startedAt };
   }
 }
@@ -123,7 +142,7 @@ export async function recordAttempt(
   jitter = 0.1,
 ): Promise<'succeeded' | 'retry' | 'failed'> {
   return deps.db.transaction(async (tx) => {
-    const at = deps.clock.now();
+    const at = shifted(deps.clock.now(), d.clock_offset_seconds); // the event's merchant's clock: retries follow it
     const now = formatIso(at);
     const inserted = await tx.query(
       `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Schemas } from '../core/contract.js';
 import { generateWebhookSecret } from '@paygate/webhooks';
 import { DomainError, validationError } from '../core/errors.js';
@@ -29,7 +31,34 @@ export function webhookSecretContext(endpointId: string): string {
   return `webhook_endpoint:${endpointId}:secret`;
 }
 
-function checkUrl(url: unknown, allowInsecure: boolean): string {
+/** Special-use names that never reach a public receiver (RFC 6761 localhost, RFC 6762 .local, RFC 8375 home.arpa, ICANN .internal). */
+const LOCAL_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa'];
+
+/**
+ * Why `hostname` (as the WHATWG URL parser left it: lower case, IPv4 in dotted decimal however it was written, IPv6 in
+ * brackets) cannot be a public receiver, or undefined. Literal addresses are classified by ipaddr.js (the library
+ * request-filtering-agent uses): anything but public unicast is refused, IPv4-mapped IPv6 included. Names are refused
+ * when they are `localhost`, single-label (resolved through search domains to internal hosts) or special-use; any other
+ * name is only checked when a delivery connects (D35: DNS answers change, so resolving here would prove nothing).
+ */
+export function privateDestinationReason(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (isIP(host) !== 0) {
+    const range = ipaddr.parse(host).range();
+    return range === 'unicast' ? undefined : `must not point to a private, loopback, link-local or metadata address (${host} is ${range})`;
+  }
+  if (host === 'localhost' || !host.includes('.') || LOCAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+    return `must name a public host (${host} is local or internal)`;
+  }
+  return undefined;
+}
+
+/**
+ * A receiver URL: absolute, https (http too when `allowInsecure`), no user info, and unless `allowPrivateDestinations`
+ * no local, internal or non-public literal host (400 ERR_VALIDATION_400 with details.url). Exported for every
+ * operation that accepts an endpoint URL.
+ */
+export function checkWebhookUrl(url: unknown, options: { allowInsecure: boolean; allowPrivateDestinations: boolean }): string {
   if (typeof url !== 'string' || url.length > 2048) throw validationError('url', 'must be an absolute URL of at most 2048 characters');
   let parsed: URL;
   try {
@@ -37,10 +66,14 @@ function checkUrl(url: unknown, allowInsecure: boolean): string {
   } catch {
     throw validationError('url', 'must be an absolute URL');
   }
-  if (parsed.protocol !== 'https:' && !(allowInsecure && parsed.protocol === 'http:')) {
-    throw validationError('url', allowInsecure ? 'must use http or https' : 'must use https');
+  if (parsed.protocol !== 'https:' && !(options.allowInsecure && parsed.protocol === 'http:')) {
+    throw validationError('url', options.allowInsecure ? 'must use http or https' : 'must use https');
   }
   if (parsed.username || parsed.password) throw validationError('url', 'must not contain credentials');
+  if (!options.allowPrivateDestinations) {
+    const reason = privateDestinationReason(parsed.hostname);
+    if (reason) throw validationError('url', reason);
+  }
   return url;
 }
 
@@ -52,15 +85,15 @@ function uniqueEvents(events: readonly EventType[]): EventType[] {
 /**
  * Register an endpoint. Owner: the merchant when the scope names one (merchant credentials or X-Merchant-ID),
  * else the partner (receives every merchant's events). The `whsec_` secret is returned here only.
- * `allowInsecure` (sandbox) permits http:// URLs.
+ * `allowInsecure` (sandbox) permits http:// URLs; `allowPrivateDestinations` (sandbox default) local receivers.
  */
 export async function createWebhookEndpoint(
   deps: ServiceDeps,
   scope: Scope,
   input: Schemas['CreateWebhookEndpointRequest'],
-  options: { allowInsecure: boolean },
+  options: { allowInsecure: boolean; allowPrivateDestinations: boolean },
 ): Promise<WebhookEndpointView & { secret: string }> {
-  const url = checkUrl(input.url, options.allowInsecure);
+  const url = checkWebhookUrl(input.url, options);
   const events = uniqueEvents(input.events);
   if (input.description !== undefined && (typeof input.description !== 'string' || input.description.length > 500)) {
     throw validationError('description', 'must be a string of at most 500 characters');

@@ -1,5 +1,6 @@
 import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
+import { merchantNowSql } from '../core/merchant-clock.js';
 
 /**
  * Turn new outbox events into one delivery per subscribed endpoint: partner endpoints receive every event of their
@@ -15,9 +16,10 @@ export async function fanOutEvents(deps: ServiceDeps, limit = 100): Promise<numb
       [limit],
     );
     for (const e of rows) {
+      // delivery times are on the event's merchant's sandbox clock, so moving that clock moves its retries (D38)
       await tx.query(
         `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
-         SELECT $1, w.id, 'pending', $5, $5, $5 FROM webhook_endpoints w
+         SELECT $1, w.id, 'pending', t.now, t.now, t.now FROM webhook_endpoints w, (SELECT ${merchantNowSql('$5', '$4')} AS now) t
          WHERE w.deleted_at IS NULL AND w.events @> jsonb_build_array($2::text)
            AND w.partner_id = $3 AND (w.merchant_id IS NULL OR w.merchant_id = $4)
          ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO NOTHING`,

@@ -19,7 +19,10 @@ export function webhookEndpointHandlers(
     },
     async createWebhookEndpoint(req, ctx) {
       const scope = await scopeOf(rt, ctx);
-      const created = await createWebhookEndpoint(rt.deps, scope, req.body, { allowInsecure: rt.config.sandbox });
+      const created = await createWebhookEndpoint(rt.deps, scope, req.body, {
+        allowInsecure: rt.config.sandbox,
+        allowPrivateDestinations: rt.config.webhookPrivateDestinations,
+      });
       return {
         status: 201,
         body: ok('Webhook endpoint created', { id: created.id, url: created.url, events: created.events, secret: created.secret }),

@@ -13,6 +13,7 @@ type OpCreateMerchant = paths["/partners/merchants/"]["post"];
 type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
 type OpUpdateMerchant = paths["/partners/merchants/{merchant_id}/"]["patch"];
 type OpCreateMerchantCredentials = paths["/partners/merchants/{merchant_id}/credentials"]["post"];
+type OpRevokePreviousMerchantCredentials = paths["/partners/merchants/{merchant_id}/credentials/previous"]["delete"];
 type OpUploadMerchantDocument = paths["/partners/merchants/{merchant_id}/documents/"]["patch"];
 type OpCreateOrder = paths["/pg/orders/"]["post"];
 type OpGetOrder = paths["/pg/orders/{order_id}"]["get"];
@@ -26,6 +27,7 @@ type OpGetRefund = paths["/pg/refunds/{refund_id}"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
 type OpGetSettlement = paths["/pg/settlements/{settlement_id}"]["get"];
 type OpCompleteCheckoutSession = paths["/sandbox/checkout/{session_id}/complete"]["post"];
+type OpGetSandboxClock = paths["/sandbox/clock"]["get"];
 type OpAdvanceSandboxClock = paths["/sandbox/clock/advance"]["post"];
 type OpSetMerchantKycStatus = paths["/sandbox/merchants/{merchant_id}/kyc"]["post"];
 type OpCompleteOrderPayment = paths["/sandbox/orders/{order_id}/complete"]["post"];
@@ -186,7 +188,7 @@ export interface CreateMerchantCredentialsRequest {
   headers: {
     "idempotency-key"?: NonNullable<NonNullable<OpCreateMerchantCredentials["parameters"]["header"]>["Idempotency-Key"]>;
   };
-  body: undefined;
+  body: NonNullable<OpCreateMerchantCredentials["requestBody"]>["content"]["application/json"] | undefined;
 }
 
 /** Responses `createMerchantCredentials` may return: exactly the statuses the spec declares. */
@@ -197,9 +199,31 @@ export type CreateMerchantCredentialsResponse =
   | { status: 403; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 409; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][409]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 413; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 415; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][429]["content"]["application/json"]; headers: OpCreateMerchantCredentials["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
+/** Request of `revokePreviousMerchantCredentials` (after validation and coercion). */
+export interface RevokePreviousMerchantCredentialsRequest {
+  params: {
+    merchant_id: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `revokePreviousMerchantCredentials` may return: exactly the statuses the spec declares. */
+export type RevokePreviousMerchantCredentialsResponse =
+  | { status: 200; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 403; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][429]["content"]["application/json"]; headers: OpRevokePreviousMerchantCredentials["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Request of `uploadMerchantDocument` (after validation and coercion). */
 export interface UploadMerchantDocumentRequest {
@@ -464,6 +488,23 @@ export type CompleteCheckoutSessionResponse =
   | { status: 429; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][429]["content"]["application/json"]; headers: OpCompleteCheckoutSession["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
+/** Request of `getSandboxClock` (after validation and coercion). */
+export interface GetSandboxClockRequest {
+  params: Record<string, never>;
+  query: NonNullable<OpGetSandboxClock["parameters"]["query"]>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `getSandboxClock` may return: exactly the statuses the spec declares. */
+export type GetSandboxClockResponse =
+  | { status: 200; contentType?: "application/json"; body: OpGetSandboxClock["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpGetSandboxClock["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpGetSandboxClock["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpGetSandboxClock["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpGetSandboxClock["responses"][429]["content"]["application/json"]; headers: OpGetSandboxClock["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpGetSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
 /** Request of `advanceSandboxClock` (after validation and coercion). */
 export interface AdvanceSandboxClockRequest {
   params: Record<string, never>;
@@ -479,7 +520,7 @@ export type AdvanceSandboxClockResponse =
   | { status: 200; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 403; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 409; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][409]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 413; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
@@ -718,11 +759,19 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Issue merchant API credentials
    *
-   * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates: the previous set stops working at once. Partner credentials only.
+   * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
    *
    * `POST /partners/merchants/{merchant_id}/credentials`
    */
   createMerchantCredentials(req: CreateMerchantCredentialsRequest, ctx: HandlerContext<TPrincipal>): Promise<CreateMerchantCredentialsResponse>;
+  /**
+   * End a credential rotation's overlap window
+   *
+   * Immediate revocation after a rotation (for example after a leak). The merchant's previous client secret and encryption key - the set replaced by the last rotation, still inside its overlap window - stop working at once; sessions opened under that key are signed with the current one from now on. The current set is untouched. Without an overlapping set nothing changes (`revoked_client_ids` is empty). Partner credentials only.
+   *
+   * `DELETE /partners/merchants/{merchant_id}/credentials/previous`
+   */
+  revokePreviousMerchantCredentials(req: RevokePreviousMerchantCredentialsRequest, ctx: HandlerContext<TPrincipal>): Promise<RevokePreviousMerchantCredentialsResponse>;
   /**
    * Upload a merchant document
    *
@@ -828,9 +877,17 @@ export interface Handlers<TPrincipal = unknown> {
    */
   completeCheckoutSession(req: CompleteCheckoutSessionRequest, ctx: HandlerContext<TPrincipal>): Promise<CompleteCheckoutSessionResponse>;
   /**
-   * Sandbox: advance the clock
+   * Sandbox: read a merchant's clock
    *
-   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves the sandbox clock forward. Session expiry, refund processing, s2s auto-completion and webhook retries follow it. Partner credentials only.
+   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
+   *
+   * `GET /sandbox/clock`
+   */
+  getSandboxClock(req: GetSandboxClockRequest, ctx: HandlerContext<TPrincipal>): Promise<GetSandboxClockResponse>;
+  /**
+   * Sandbox: advance a merchant's clock
+   *
+   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
    *
    * `POST /sandbox/clock/advance`
    */
@@ -854,7 +911,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Sandbox: finish a refund
    *
-   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s of sandbox time).
+   * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
    *
    * `POST /sandbox/refunds/{refund_id}/complete`
    */
@@ -911,6 +968,7 @@ export interface OperationTypes {
   getMerchant: { request: GetMerchantRequest; response: GetMerchantResponse };
   updateMerchant: { request: UpdateMerchantRequest; response: UpdateMerchantResponse };
   createMerchantCredentials: { request: CreateMerchantCredentialsRequest; response: CreateMerchantCredentialsResponse };
+  revokePreviousMerchantCredentials: { request: RevokePreviousMerchantCredentialsRequest; response: RevokePreviousMerchantCredentialsResponse };
   uploadMerchantDocument: { request: UploadMerchantDocumentRequest; response: UploadMerchantDocumentResponse };
   createOrder: { request: CreateOrderRequest; response: CreateOrderResponse };
   getOrder: { request: GetOrderRequest; response: GetOrderResponse };
@@ -924,6 +982,7 @@ export interface OperationTypes {
   listSettlements: { request: ListSettlementsRequest; response: ListSettlementsResponse };
   getSettlement: { request: GetSettlementRequest; response: GetSettlementResponse };
   completeCheckoutSession: { request: CompleteCheckoutSessionRequest; response: CompleteCheckoutSessionResponse };
+  getSandboxClock: { request: GetSandboxClockRequest; response: GetSandboxClockResponse };
   advanceSandboxClock: { request: AdvanceSandboxClockRequest; response: AdvanceSandboxClockResponse };
   setMerchantKycStatus: { request: SetMerchantKycStatusRequest; response: SetMerchantKycStatusResponse };
   completeOrderPayment: { request: CompleteOrderPaymentRequest; response: CompleteOrderPaymentResponse };
