@@ -725,6 +725,24 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(statuses).toEqual(expected);
   });
 
+  it('a rate-limited checkout page is a page for a browser and the error envelope for an API client', async () => {
+    const limited = await listenSwappable();
+    extraServers.push(limited.server);
+    limited.setApp(createReferenceApp(runtime, { logger, rateLimit: { limit: 1, windowSeconds: 3600 }, trustProxy: 'loopback' }));
+    const page = (accept: string) =>
+      fetch(`http://127.0.0.1:${limited.port}/checkout/session_${'B'.repeat(43)}`, { headers: { Accept: accept, 'X-Forwarded-For': '192.0.2.44' } });
+    await page('text/html'); // the one allowed request (an unknown session: 401)
+    const html = await page('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8');
+    expect(html.status).toBe(429);
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(Number(html.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await html.text()).toMatch(/data-status="rate_limited"[\s\S]*Please wait \d+ seconds?/);
+    const json = await page('application/json');
+    expect(json.status).toBe(429);
+    expect(await json.json()).toMatchObject({ success: false, error: { code: 'ERR_RATE_429' } });
+  });
+
   it('production mode hides /sandbox/* (404) and the simulate-failure button', async () => {
     const prod = await listenSwappable();
     extraServers.push(prod.server);

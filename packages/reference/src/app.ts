@@ -5,6 +5,7 @@ import { idempotentOperationIds as generatedIdempotentOperationIds } from '@payg
 import {
   createApp,
   HttpError,
+  HttpErrorWithPage,
   mapError,
   type Handlers,
   type HandlerContext,
@@ -15,6 +16,7 @@ import { toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { authenticate } from './credentials/service.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
+import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { requestLogger } from './http/logger.js';
 
@@ -213,7 +215,10 @@ async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise
   }
 }
 
-async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit']): Promise<void> {
+/** Operations a shopper's browser calls: their 429 is a page when the browser asks for HTML. */
+const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['getCheckoutPage', 'submitCheckoutPage']);
+
+async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit'], browser = false): Promise<void> {
   const decision = await rt.rateLimiter.hit(key, options ?? {});
   const headers = {
     'RateLimit-Limit': String(decision.limit),
@@ -221,7 +226,12 @@ async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, 
     'RateLimit-Reset': String(decision.resetSeconds),
   };
   if (!decision.allowed) {
-    throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...headers, 'Retry-After': String(decision.resetSeconds) });
+    const refused = { ...headers, 'Retry-After': String(decision.resetSeconds) };
+    if (browser) {
+      const page = { contentType: 'text/html', text: renderBusyPage(decision.resetSeconds) };
+      throw new HttpErrorWithPage(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...refused, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+    }
+    throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, refused);
   }
   res.set(headers);
 }
@@ -332,9 +342,9 @@ export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOp
       if (req.res) req.res.locals['operation'] = operation;
       return principalFromHeaders(rt, req);
     },
-    rateLimit: async ({ req, res, principal }) => {
+    rateLimit: async ({ req, res, principal, operation }) => {
       const key = (principal as Principal | undefined)?.clientId ?? `ip:${req.ip ?? 'unknown'}`;
-      await applyRateLimit(rt, res, key, options.rateLimit);
+      await applyRateLimit(rt, res, key, options.rateLimit, BROWSER_OPERATIONS.has(operation.operationId));
     },
   });
 }

@@ -12,7 +12,7 @@ export {
   type UploadLimits,
 } from './runtime/app.js';
 export type { OperationRequestValidators, ParameterParse, ParameterRule } from './runtime/request-validation.js';
-export { ApiError, HttpError, mapError, fieldName, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
+export { ApiError, HttpError, HttpErrorWithPage, mapError, fieldName, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
 export type {
   ApiDocument,
   HandlerContext,

@@ -32,12 +32,14 @@ type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
 type OpGetOrder = paths["/pg/orders/{order_id}"]["get"];
 type OpGetPayment = paths["/pg/payments/{payment_id}/"]["get"];
 type OpGetRefund = paths["/pg/refunds/{refund_id}"]["get"];
+type OpGetSandboxClock = paths["/sandbox/clock"]["get"];
 type OpGetSettlement = paths["/pg/settlements/{settlement_id}"]["get"];
 type OpListMerchants = paths["/partners/merchants/"]["get"];
 type OpListPayments = paths["/pg/payments/"]["get"];
 type OpListRefunds = paths["/pg/refunds"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
+type OpRevokePreviousMerchantCredentials = paths["/partners/merchants/{merchant_id}/credentials/previous"]["delete"];
 type OpRunSettlements = paths["/sandbox/settlements/run"]["post"];
 type OpSetMerchantKycStatus = paths["/sandbox/merchants/{merchant_id}/kyc"]["post"];
 type OpSubmitCheckoutPage = paths["/checkout/{session_id}"]["post"];
@@ -71,14 +73,16 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.POST("/sandbox/orders/{order_id}/complete", init({ order_id: orderId }, undefined, opts, body)));
   const extensions$completeRefund = (refundId: OpCompleteRefund["parameters"]["path"]["refund_id"], body: NonNullable<OpCompleteRefund["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteRefund["parameters"]["header"]>>>): Promise<Result<OpCompleteRefund["responses"][200]["content"]["application/json"]>> =>
     call(transport.POST("/sandbox/refunds/{refund_id}/complete", init({ refund_id: refundId }, undefined, opts, body)));
-  const extensions$createMerchantCredentials = (merchantId: OpCreateMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions<Partial<NonNullable<OpCreateMerchantCredentials["parameters"]["header"]>>>): Promise<Result<OpCreateMerchantCredentials["responses"][201]["content"]["application/json"]>> =>
-    call(transport.POST("/partners/merchants/{merchant_id}/credentials", init({ merchant_id: merchantId }, undefined, opts)));
+  const extensions$createMerchantCredentials = (merchantId: OpCreateMerchantCredentials["parameters"]["path"]["merchant_id"], body?: NonNullable<OpCreateMerchantCredentials["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateMerchantCredentials["parameters"]["header"]>>>): Promise<Result<OpCreateMerchantCredentials["responses"][201]["content"]["application/json"]>> =>
+    call(transport.POST("/partners/merchants/{merchant_id}/credentials", init({ merchant_id: merchantId }, undefined, opts, body)));
   const extensions$createWebhookEndpoint = (body: NonNullable<OpCreateWebhookEndpoint["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateWebhookEndpoint["parameters"]["header"]>>>): Promise<Result<OpCreateWebhookEndpoint["responses"][201]["content"]["application/json"]>> =>
     call(transport.POST("/webhooks/endpoints", init(undefined, undefined, opts, body)));
   const extensions$deleteWebhookEndpoint = (endpointId: OpDeleteWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpDeleteWebhookEndpoint["responses"][200]["content"]["application/json"]>> =>
     call(transport.DELETE("/webhooks/endpoints/{endpoint_id}", init({ endpoint_id: endpointId }, undefined, opts)));
   const extensions$downloadDocument = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"]>> =>
     call(transport.GET("/files/{document_id}", init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob")));
+  const extensions$getSandboxClock = (query?: NonNullable<OpGetSandboxClock["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpGetSandboxClock["responses"][200]["content"]["application/json"]>> =>
+    call(transport.GET("/sandbox/clock", init(undefined, query, opts)));
   const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints", init(undefined, query, opts)));
   const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
@@ -86,6 +90,8 @@ export function createPaygateClient(options: PaygateClientOptions) {
       const result = await extensions$listWebhookEndpoints({ ...query, page: page } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
+  const extensions$revokePreviousMerchantCredentials = (merchantId: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"]>> =>
+    call(transport.DELETE("/partners/merchants/{merchant_id}/credentials/previous", init({ merchant_id: merchantId }, undefined, opts)));
   const extensions$runSettlements = (body: NonNullable<OpRunSettlements["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpRunSettlements["parameters"]["header"]>>>): Promise<Result<OpRunSettlements["responses"][200]["content"]["application/json"]>> =>
     call(transport.POST("/sandbox/settlements/run", init(undefined, undefined, opts, body)));
   const extensions$setMerchantKycStatus = (merchantId: OpSetMerchantKycStatus["parameters"]["path"]["merchant_id"], body: NonNullable<OpSetMerchantKycStatus["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpSetMerchantKycStatus["parameters"]["header"]>>>): Promise<Result<OpSetMerchantKycStatus["responses"][200]["content"]["application/json"]>> =>
@@ -182,9 +188,9 @@ export function createPaygateClient(options: PaygateClientOptions) {
      */
     extensions: {
       /**
-       * Sandbox: advance the clock
+       * Sandbox: advance a merchant's clock
        *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves the sandbox clock forward. Session expiry, refund processing, s2s auto-completion and webhook retries follow it. Partner credentials only.
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
        *
        * `POST /sandbox/clock/advance` (operationId `advanceSandboxClock`)
        */
@@ -208,7 +214,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Sandbox: finish a refund
        *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s of sandbox time).
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
        *
        * `POST /sandbox/refunds/{refund_id}/complete` (operationId `completeRefund`)
        */
@@ -216,7 +222,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Issue merchant API credentials
        *
-       * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates: the previous set stops working at once. Partner credentials only.
+       * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
        *
        * `POST /partners/merchants/{merchant_id}/credentials` (operationId `createMerchantCredentials`)
        */
@@ -246,6 +252,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
        */
       downloadDocument: extensions$downloadDocument,
       /**
+       * Sandbox: read a merchant's clock
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
+       *
+       * `GET /sandbox/clock` (operationId `getSandboxClock`)
+       */
+      getSandboxClock: extensions$getSandboxClock,
+      /**
        * List webhook endpoints
        *
        * Lists the endpoints registered by this credential's owner (secrets are never shown again).
@@ -255,6 +269,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
       listWebhookEndpoints: extensions$listWebhookEndpoints,
       /** Every item of `listWebhookEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listWebhookEndpointsAll: extensions$listWebhookEndpointsAll,
+      /**
+       * End a credential rotation's overlap window
+       *
+       * Immediate revocation after a rotation (for example after a leak). The merchant's previous client secret and encryption key - the set replaced by the last rotation, still inside its overlap window - stop working at once; sessions opened under that key are signed with the current one from now on. The current set is untouched. Without an overlapping set nothing changes (`revoked_client_ids` is empty). Partner credentials only.
+       *
+       * `DELETE /partners/merchants/{merchant_id}/credentials/previous` (operationId `revokePreviousMerchantCredentials`)
+       */
+      revokePreviousMerchantCredentials: extensions$revokePreviousMerchantCredentials,
       /**
        * Sandbox: run settlements
        *

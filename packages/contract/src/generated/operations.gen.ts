@@ -28,7 +28,8 @@ export const operations = [
         "application/json"
       ],
       "429": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "500": [
         "application/json"
@@ -67,7 +68,8 @@ export const operations = [
         "application/json"
       ],
       "429": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "500": [
         "application/json"

@@ -2260,6 +2260,25 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Rate limit exceeded on a page a shopper's browser opens: an HTML page saying when to try again when the client prefers `text/html`, else the error envelope (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS` (decision A26). Wait `Retry-After` seconds. */
+        TooManyRequestsPage: {
+            headers: {
+                /** @description Requests allowed per window. */
+                "RateLimit-Limit"?: number;
+                /** @description Requests left in the window. */
+                "RateLimit-Remaining"?: number;
+                /** @description Seconds until the window resets. */
+                "RateLimit-Reset"?: number;
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Too many requests</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials (`ERR_AUTH_000`). */
         Unauthorized: {
             headers: {
@@ -2376,7 +2395,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["SessionUnauthorized"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2416,7 +2435,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -91,3 +91,19 @@ export function renderResultPage(result: CheckoutResultView): string {
   ].join('\n');
   return htmlDocument({ title: heading, body });
 }
+
+/**
+ * What a shopper's browser gets when the checkout routes are rate limited (429): a page saying when to try again,
+ * never the JSON error envelope (API clients asking for JSON still get that).
+ */
+export function renderBusyPage(retryAfterSeconds: number): string {
+  const body = [
+    '<main>',
+    '<div class="card">',
+    '<h1 class="status" role="status" data-testid="status" data-status="rate_limited">Too many requests</h1>',
+    `<p data-testid="message">The payment page is busy. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'} and reload this page; nothing has been charged.</p>`,
+    '</div>',
+    '</main>',
+  ].join('\n');
+  return htmlDocument({ title: 'Too many requests', body });
+}

@@ -53,7 +53,8 @@ export type GetCheckoutPageResponse =
   | { status: 200; contentType?: "text/html"; body: OpGetCheckoutPage["responses"][200]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 429; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
+  | { status: 429; contentType: "application/json"; body: OpGetCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
+  | { status: 429; contentType: "text/html"; body: OpGetCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Request of `submitCheckoutPage` (after validation and coercion). */
@@ -73,7 +74,8 @@ export type SubmitCheckoutPageResponse =
   | { status: 401; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 413; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 429; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
+  | { status: 429; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
+  | { status: 429; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Request of `downloadDocument` (after validation and coercion). */

@@ -890,7 +890,7 @@ return errors === 0;
 }
 validate9.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentParams = validate10;
+export const validateRevokePreviousMerchantCredentialsParams = validate10;
 const schema10 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -983,13 +983,106 @@ return errors === 0;
 }
 validate10.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderHeaders = validate11;
-const schema11 = {"type":"object","properties":{"x-merchant-id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateUploadMerchantDocumentParams = validate11;
+const schema11 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate11.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.merchant_id !== undefined){
+let data0 = data.merchant_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["merchant_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 20){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern2.test(data0)){
+const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+validate11.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateCreateOrderHeaders = validate12;
+const schema12 = {"type":"object","properties":{"x-merchant-id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1124,107 +1217,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate11.errors = vErrors;
-return errors === 0;
-}
-validate11.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGetOrderParams = validate12;
-const schema12 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-const pattern9 = new RegExp("^OD\\d{1,30}$", "u");
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern9.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate12.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderParams = validate13;
+export const validateGetOrderParams = validate13;
 const schema13 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+const pattern10 = new RegExp("^OD\\d{1,30}$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1288,7 +1288,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern10.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1316,13 +1316,106 @@ return errors === 0;
 }
 validate13.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentHeaders = validate14;
-const schema14 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateUpdateOrderParams = validate14;
+const schema14 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate14.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.order_id !== undefined){
+let data0 = data.order_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["order_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern10.test(data0)){
+const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate14.errors = vErrors;
+return errors === 0;
+}
+validate14.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateUploadOrderDocumentHeaders = validate15;
+const schema15 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1404,18 +1497,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentParams = validate15;
-const schema15 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+export const validateUploadOrderDocumentParams = validate16;
+const schema16 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1474,7 +1567,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern10.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1497,22 +1590,22 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListPaymentsQuery = validate16;
-const schema16 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
-const pattern13 = new RegExp("^[A-Z]{3}$", "u");
-const pattern15 = new RegExp("^PR\\d{1,30}$", "u");
-const pattern16 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+export const validateListPaymentsQuery = validate17;
+const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
+const pattern14 = new RegExp("^[A-Z]{3}$", "u");
+const pattern16 = new RegExp("^PR\\d{1,30}$", "u");
+const pattern17 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const formats0 = formats.date;
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1675,7 +1768,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern13.test(data2)){
+if(!pattern14.test(data2)){
 const err9 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1781,7 +1874,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern15.test(data4)){
+if(!pattern16.test(data4)){
 const err15 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1930,7 +2023,7 @@ data["mop_type"] = coerced7;
 }
 }
 if(!(((((data7 === "UPI") || (data7 === "CREDIT_CARD")) || (data7 === "DEBIT_CARD")) || (data7 === "NET_BANKING")) || (data7 === "QR"))){
-const err23 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema16.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema17.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1971,7 +2064,7 @@ data["status"] = coerced8;
 }
 }
 if(!(((data8 === "PENDING") || (data8 === "CAPTURED")) || (data8 === "FAILED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema16.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema17.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2022,7 +2115,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern16.test(data9)){
+if(!pattern17.test(data9)){
 const err28 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -2085,7 +2178,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!pattern16.test(data10)){
+if(!pattern17.test(data10)){
 const err32 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
@@ -2118,18 +2211,18 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":{"page":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":{"page":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetPaymentParams = validate17;
-const schema17 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
+export const validateGetPaymentParams = validate18;
+const schema18 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2188,7 +2281,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern15.test(data0)){
+if(!pattern16.test(data0)){
 const err3 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2211,18 +2304,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListRefundsQuery = validate18;
-const schema18 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListRefundsQuery = validate19;
+const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2375,7 +2468,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern15.test(data2)){
+if(!pattern16.test(data2)){
 const err8 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -2481,7 +2574,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern16.test(data4)){
+if(!pattern17.test(data4)){
 const err14 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -2544,7 +2637,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern16.test(data5)){
+if(!pattern17.test(data5)){
 const err18 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -2630,18 +2723,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":{"page":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":{"page":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundHeaders = validate19;
-const schema19 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateRefundHeaders = validate20;
+const schema20 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2723,19 +2816,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetRefundParams = validate20;
-const schema20 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
-const pattern24 = new RegExp("^RF\\d{1,30}$", "u");
+export const validateGetRefundParams = validate21;
+const schema21 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
+const pattern25 = new RegExp("^RF\\d{1,30}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2794,7 +2887,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern24.test(data0)){
+if(!pattern25.test(data0)){
 const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2817,18 +2910,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListSettlementsQuery = validate21;
-const schema21 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListSettlementsQuery = validate22;
+const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2981,7 +3074,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern16.test(data2)){
+if(!pattern17.test(data2)){
 const err8 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -3044,7 +3137,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern16.test(data3)){
+if(!pattern17.test(data3)){
 const err12 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -3130,19 +3223,19 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"page":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"page":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetSettlementParams = validate22;
-const schema22 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
-const pattern28 = new RegExp("^ST\\d{1,30}$", "u");
+export const validateGetSettlementParams = validate23;
+const schema23 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
+const pattern29 = new RegExp("^ST\\d{1,30}$", "u");
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3201,7 +3294,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern28.test(data0)){
+if(!pattern29.test(data0)){
 const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3224,18 +3317,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionHeaders = validate23;
-const schema23 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCompleteCheckoutSessionHeaders = validate24;
+const schema24 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3317,18 +3410,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionParams = validate24;
-const schema24 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
+export const validateCompleteCheckoutSessionParams = validate25;
+const schema25 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3410,106 +3503,13 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateAdvanceSandboxClockHeaders = validate25;
-const schema25 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern1.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate25.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusHeaders = validate26;
-const schema26 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateGetSandboxClockQuery = validate26;
+const schema26 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3522,109 +3522,6 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern1.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateSetMerchantKycStatusParams = validate27;
-const schema27 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
 if(data.merchant_id !== undefined){
 let data0 = data.merchant_id;
 if(typeof data0 !== "string"){
@@ -3638,12 +3535,12 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err1];
+vErrors = [err0];
 }
 else {
-vErrors.push(err1);
+vErrors.push(err0);
 }
 errors++;
 }
@@ -3657,7 +3554,17 @@ data["merchant_id"] = coerced0;
 }
 if(typeof data0 === "string"){
 if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern2.test(data0)){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3666,8 +3573,91 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAdvanceSandboxClockHeaders = validate27;
+const schema27 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern1.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3692,9 +3682,9 @@ errors++;
 validate27.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentHeaders = validate28;
+export const validateSetMerchantKycStatusHeaders = validate28;
 const schema28 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3787,8 +3777,8 @@ return errors === 0;
 }
 validate28.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentParams = validate29;
-const schema29 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+export const validateSetMerchantKycStatusParams = validate29;
+const schema29 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3801,8 +3791,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3811,8 +3801,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.order_id !== undefined){
-let data0 = data.order_id;
+if(data.merchant_id !== undefined){
+let data0 = data.merchant_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -3824,7 +3814,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3837,13 +3827,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["order_id"] = coerced0;
+data["merchant_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(func0(data0) > 20){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3852,8 +3842,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(!pattern2.test(data0)){
+const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3878,9 +3868,9 @@ errors++;
 validate29.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundHeaders = validate30;
+export const validateCompleteOrderPaymentHeaders = validate30;
 const schema30 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3973,8 +3963,8 @@ return errors === 0;
 }
 validate30.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundParams = validate31;
-const schema31 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
+export const validateCompleteOrderPaymentParams = validate31;
+const schema31 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3987,8 +3977,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.refund_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3997,8 +3987,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
+if(data.order_id !== undefined){
+let data0 = data.order_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -4010,7 +4000,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4023,13 +4013,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["refund_id"] = coerced0;
+data["order_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
 if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4038,8 +4028,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern24.test(data0)){
-const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(!pattern10.test(data0)){
+const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4064,9 +4054,9 @@ errors++;
 validate31.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsHeaders = validate32;
+export const validateCompleteRefundHeaders = validate32;
 const schema32 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4159,13 +4149,199 @@ return errors === 0;
 }
 validate32.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookEndpointsQuery = validate33;
-const schema33 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+export const validateCompleteRefundParams = validate33;
+const schema33 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.refund_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["refund_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern25.test(data0)){
+const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateRunSettlementsHeaders = validate34;
+const schema34 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern1.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateListWebhookEndpointsQuery = validate35;
+const schema35 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4288,18 +4464,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointHeaders = validate34;
-const schema34 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateWebhookEndpointHeaders = validate36;
+const schema36 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4381,19 +4557,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDeleteWebhookEndpointParams = validate35;
-const schema35 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-const pattern39 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
+export const validateDeleteWebhookEndpointParams = validate37;
+const schema37 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
+const pattern41 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4452,7 +4628,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern39.test(data0)){
+if(!pattern41.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4475,19 +4651,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSubmitCheckoutPageBody0 = validate37;
-const schema37 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
-const schema38 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
+export const validateSubmitCheckoutPageBody0 = validate39;
+const schema39 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+const schema40 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4543,7 +4719,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4566,7 +4742,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema37.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema39.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4589,29 +4765,29 @@ errors++;
 }
 }
 }
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantBody0 = validate38;
-const schema39 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
-const schema40 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
-const schema41 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const func65 = Object.prototype.hasOwnProperty;
-const pattern40 = new RegExp("^\\d{2,10}$", "u");
-const pattern41 = new RegExp("^\\d+\\.\\d{2}$", "u");
-const pattern42 = new RegExp("^\\d+$", "u");
-const pattern43 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
-const pattern44 = new RegExp("^[A-Z]{2}$", "u");
-const pattern45 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
-const pattern46 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
+export const validateCreateMerchantBody0 = validate40;
+const schema41 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
+const schema42 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
+const schema43 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
+const func67 = Object.prototype.hasOwnProperty;
+const pattern42 = new RegExp("^\\d{2,10}$", "u");
+const pattern43 = new RegExp("^\\d+\\.\\d{2}$", "u");
+const pattern44 = new RegExp("^\\d+$", "u");
+const pattern45 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
+const pattern46 = new RegExp("^[A-Z]{2}$", "u");
+const pattern47 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
+const pattern48 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
 const formats12 = formats.uri;
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4948,7 +5124,7 @@ vErrors.push(err31);
 errors++;
 }
 for(const key1 in data1){
-if(!(func65.call(schema40.properties, key1))){
+if(!(func67.call(schema42.properties, key1))){
 const err32 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -5042,7 +5218,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema40.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema42.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5065,7 +5241,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema40.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema42.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5382,7 +5558,7 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern40.test(data15)){
+if(!pattern42.test(data15)){
 const err69 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
@@ -5429,7 +5605,7 @@ vErrors.push(err72);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema40.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema42.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -5497,7 +5673,7 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!pattern41.test(data18)){
+if(!pattern43.test(data18)){
 const err79 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
@@ -5542,7 +5718,7 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern42.test(data19)){
+if(!pattern44.test(data19)){
 const err83 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err83];
@@ -5577,7 +5753,7 @@ vErrors.push(err85);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema40.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema42.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6040,7 +6216,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key2 in data31){
-if(!(func65.call(schema41.properties, key2))){
+if(!(func67.call(schema43.properties, key2))){
 const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
@@ -6109,7 +6285,7 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(!pattern43.test(data33)){
+if(!pattern45.test(data33)){
 const err133 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
@@ -6259,7 +6435,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern44.test(data37)){
+if(!pattern46.test(data37)){
 const err146 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -6339,7 +6515,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(!pattern45.test(data39)){
+if(!pattern47.test(data39)){
 const err153 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
@@ -6419,7 +6595,7 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(!pattern46.test(data41)){
+if(!pattern48.test(data41)){
 const err160 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
@@ -6464,7 +6640,7 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(!pattern43.test(data42)){
+if(!pattern45.test(data42)){
 const err164 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err164];
@@ -6511,20 +6687,20 @@ errors++;
 }
 }
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateMerchantBody0 = validate39;
-const schema42 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
-const schema43 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
-const schema44 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
+export const validateUpdateMerchantBody0 = validate41;
+const schema44 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
+const schema45 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
+const schema46 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6571,7 +6747,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key1 in data1){
-if(!(func65.call(schema43.properties, key1))){
+if(!(func67.call(schema45.properties, key1))){
 const err3 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -6665,7 +6841,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema43.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema45.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6688,7 +6864,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema43.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema45.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7005,7 +7181,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern40.test(data15)){
+if(!pattern42.test(data15)){
 const err40 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -7052,7 +7228,7 @@ vErrors.push(err43);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema43.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -7120,7 +7296,7 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!pattern41.test(data18)){
+if(!pattern43.test(data18)){
 const err50 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err50];
@@ -7165,7 +7341,7 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern42.test(data19)){
+if(!pattern44.test(data19)){
 const err54 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -7200,7 +7376,7 @@ vErrors.push(err56);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema43.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema45.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -7563,7 +7739,7 @@ vErrors.push(err87);
 errors++;
 }
 for(const key2 in data31){
-if(!(func65.call(schema44.properties, key2))){
+if(!(func67.call(schema46.properties, key2))){
 const err88 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err88];
@@ -7632,7 +7808,7 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(!pattern43.test(data33)){
+if(!pattern45.test(data33)){
 const err94 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
@@ -7782,7 +7958,7 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(!pattern44.test(data37)){
+if(!pattern46.test(data37)){
 const err107 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err107];
@@ -7862,7 +8038,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(!pattern45.test(data39)){
+if(!pattern47.test(data39)){
 const err114 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
@@ -7942,7 +8118,7 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(!pattern46.test(data41)){
+if(!pattern48.test(data41)){
 const err121 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err121];
@@ -7987,7 +8163,7 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(!pattern43.test(data42)){
+if(!pattern45.test(data42)){
 const err125 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
@@ -8034,18 +8210,101 @@ errors++;
 }
 }
 }
-validate39.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentBody0 = validate40;
-const schema45 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+export const validateCreateMerchantCredentialsBody0 = validate42;
+const schema47 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.body !== undefined){
+let data0 = data.body;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.overlap_seconds === undefined){
+data0.overlap_seconds = 86400;
+}
+for(const key0 in data0){
+if(!(key0 === "overlap_seconds")){
+const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data1 = data0.overlap_seconds;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err1 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 604800 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateUploadMerchantDocumentBody0 = validate43;
+const schema48 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8111,7 +8370,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8146,31 +8405,31 @@ errors++;
 }
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderBody0 = validate41;
-const schema46 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
-const schema47 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
-const schema52 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
-const schema55 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
-const pattern64 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern65 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
-const pattern66 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
-const schema48 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
-const schema49 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
-const schema50 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
-const schema51 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
-const pattern59 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
-const pattern60 = new RegExp("^\\+?[0-9]{7,15}$", "u");
+export const validateCreateOrderBody0 = validate44;
+const schema49 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
+const schema50 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
+const schema55 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
+const schema58 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
+const pattern66 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
+const pattern67 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
+const pattern68 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
+const schema51 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
+const schema52 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
+const schema53 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
+const schema54 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
+const pattern61 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
+const pattern62 = new RegExp("^\\+?[0-9]{7,15}$", "u");
 const formats18 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8383,7 +8642,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern45.test(data4)){
+if(!pattern47.test(data4)){
 const err18 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -8465,7 +8724,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern16.test(data6)){
+if(!pattern17.test(data6)){
 const err25 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -8580,7 +8839,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(!pattern59.test(data9)){
+if(!pattern61.test(data9)){
 const err35 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -8615,7 +8874,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern60.test(data10)){
+if(!pattern62.test(data10)){
 const err38 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -8648,17 +8907,17 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
+const schema56 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8711,7 +8970,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern16.test(data0)){
+if(!pattern17.test(data0)){
 const err4 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8789,15 +9048,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9065,7 +9324,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data0){
-if(!(func65.call(schema46.properties.body.properties, key0))){
+if(!(func67.call(schema49.properties.body.properties, key0))){
 const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -9099,7 +9358,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern41.test(data6)){
+if(!pattern43.test(data6)){
 const err20 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -9122,8 +9381,8 @@ errors++;
 }
 }
 if(data0.buyer !== undefined){
-if(!(validate42(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate45(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -9139,7 +9398,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema46.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema49.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -9171,7 +9430,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern13.test(data9)){
+if(!pattern14.test(data9)){
 const err26 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -9194,8 +9453,8 @@ errors++;
 }
 }
 if(data0.invoice !== undefined){
-if(!(validate44(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate47(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -9212,7 +9471,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema46.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema49.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9305,7 +9564,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern40.test(data14)){
+if(!pattern42.test(data14)){
 const err37 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -9400,7 +9659,7 @@ vErrors.push(err44);
 errors++;
 }
 if(!((data17 === "goods") || (data17 === "services"))){
-const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema55.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
+const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema58.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -9445,7 +9704,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern64.test(data18)){
+if(!pattern66.test(data18)){
 const err49 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -9480,7 +9739,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern65.test(data19)){
+if(!pattern67.test(data19)){
 const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
 if(vErrors === null){
 vErrors = [err52];
@@ -9524,7 +9783,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((((((((data20 === "bhim") || (data20 === "paytm")) || (data20 === "google_pay")) || (data20 === "phonepe")) || (data20 === "cred")) || (data20 === "amazon_pay")) || (data20 === "whatsapp")) || (data20 === "others"))){
-const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema46.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema49.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -9546,7 +9805,7 @@ vErrors.push(err57);
 errors++;
 }
 if(!((data21 === "intent") || (data21 === "collection"))){
-const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema46.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
+const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema49.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -9569,7 +9828,7 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!pattern66.test(data22)){
+if(!pattern68.test(data22)){
 const err60 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -9604,18 +9863,18 @@ errors++;
 }
 }
 }
-validate41.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderBody0 = validate46;
-const schema56 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
+export const validateUpdateOrderBody0 = validate49;
+const schema59 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9686,7 +9945,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern16.test(data2)){
+if(!pattern17.test(data2)){
 const err5 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -9731,7 +9990,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern59.test(data3)){
+if(!pattern61.test(data3)){
 const err9 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9803,7 +10062,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern16.test(data5)){
+if(!pattern17.test(data5)){
 const err15 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -9895,18 +10154,18 @@ errors++;
 }
 }
 }
-validate46.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentBody0 = validate47;
-const schema60 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadOrderDocumentBody0 = validate50;
+const schema63 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9982,7 +10241,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema60.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema63.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10052,19 +10311,19 @@ errors++;
 }
 }
 }
-validate47.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundBody0 = validate48;
-const schema61 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
-const schema62 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
+export const validateCreateRefundBody0 = validate51;
+const schema64 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
+const schema65 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10130,7 +10389,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern15.test(data1)){
+if(!pattern16.test(data1)){
 const err5 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -10175,7 +10434,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern41.test(data2)){
+if(!pattern43.test(data2)){
 const err9 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10210,18 +10469,18 @@ errors++;
 }
 }
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionBody0 = validate49;
-const schema64 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteCheckoutSessionBody0 = validate52;
+const schema67 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10277,7 +10536,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10300,7 +10559,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema64.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10323,18 +10582,19 @@ errors++;
 }
 }
 }
-validate49.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAdvanceSandboxClockBody0 = validate50;
-const schema66 = {"properties":{"body":{"additionalProperties":false,"properties":{"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+export const validateAdvanceSandboxClockBody0 = validate53;
+const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+const schema70 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10366,7 +10626,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!(key0 === "seconds")){
+if(!((key0 === "merchant_id") || (key0 === "seconds"))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -10377,10 +10637,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.seconds !== undefined){
-let data1 = data0.seconds;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.merchant_id !== undefined){
+let data1 = data0.merchant_id;
+if(typeof data1 === "string"){
+if(func0(data1) > 20){
+const err3 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10389,9 +10650,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 31536000 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if(!pattern2.test(data1)){
+const err4 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10400,8 +10660,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err5 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10411,10 +10672,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.seconds !== undefined){
+let data2 = data0.seconds;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err6 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10423,20 +10684,54 @@ vErrors.push(err6);
 }
 errors++;
 }
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 31536000 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
 }
 }
-validate50.errors = vErrors;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusBody0 = validate51;
-const schema67 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
+export const validateSetMerchantKycStatusBody0 = validate54;
+const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10517,7 +10812,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema71.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10540,18 +10835,18 @@ errors++;
 }
 }
 }
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentBody0 = validate52;
-const schema68 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteOrderPaymentBody0 = validate55;
+const schema72 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10607,7 +10902,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema68.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema72.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10630,18 +10925,18 @@ errors++;
 }
 }
 }
-validate52.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundBody0 = validate53;
-const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteRefundBody0 = validate56;
+const schema73 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10697,7 +10992,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema73.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10720,19 +11015,18 @@ errors++;
 }
 }
 }
-validate53.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsBody0 = validate54;
-const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
-const schema71 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
+export const validateRunSettlementsBody0 = validate57;
+const schema74 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10803,21 +11097,21 @@ errors++;
 }
 }
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointBody0 = validate55;
-const schema72 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
-const schema73 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
-const func246 = require("ajv/dist/runtime/equal").default;
-const pattern73 = new RegExp("^https?://", "u");
+export const validateCreateWebhookEndpointBody0 = validate58;
+const schema76 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
+const schema77 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
+const func249 = require("ajv/dist/runtime/equal").default;
+const pattern76 = new RegExp("^https?://", "u");
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10932,7 +11226,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED"))){
-const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10948,7 +11242,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func246(data2[i1], data2[j0])){
+if(func249(data2[i1], data2[j0])){
 const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
@@ -10987,7 +11281,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern73.test(data4)){
+if(!pattern76.test(data4)){
 const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -11032,10 +11326,10 @@ errors++;
 }
 }
 }
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 
@@ -11083,6 +11377,12 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
     headers: validateCreateMerchantCredentialsHeaders,
     params: validateCreateMerchantCredentialsParams,
     parameters: [{"name":"merchant_id","in":"path","parse":"none"},{"name":"idempotency-key","in":"header","parse":"none"}],
+    queryNames: [],
+    body: { required: false, content: [{ mediaType: "application/json", validate: validateCreateMerchantCredentialsBody0 }] },
+  },
+  "revokePreviousMerchantCredentials": {
+    params: validateRevokePreviousMerchantCredentialsParams,
+    parameters: [{"name":"merchant_id","in":"path","parse":"none"}],
     queryNames: [],
   },
   "uploadMerchantDocument": {
@@ -11159,6 +11459,11 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
     parameters: [{"name":"session_id","in":"path","parse":"none"},{"name":"idempotency-key","in":"header","parse":"none"}],
     queryNames: [],
     body: { required: true, content: [{ mediaType: "application/json", validate: validateCompleteCheckoutSessionBody0 }] },
+  },
+  "getSandboxClock": {
+    query: validateGetSandboxClockQuery,
+    parameters: [{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["merchant_id"],
   },
   "advanceSandboxClock": {
     headers: validateAdvanceSandboxClockHeaders,

@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
+import { HttpError, HttpErrorWithPage, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
@@ -233,6 +233,10 @@ export function errorHandler(logger: Logger) {
     const mapped = mapError(err);
     if (mapped.internal) {
       logger.error({ err, method: req.method, path: req.path, operationId: (res.locals.operation as OperationRoute | undefined)?.operationId }, 'request failed');
+    }
+    if (err instanceof HttpErrorWithPage && req.accepts(['application/json', err.page.contentType]) === err.page.contentType) {
+      res.status(mapped.status).set(mapped.headers).type(err.page.contentType).send(err.page.text);
+      return;
     }
     res.status(mapped.status).set(mapped.headers).json(mapped.body);
   };

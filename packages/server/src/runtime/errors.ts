@@ -39,6 +39,26 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * An error that a browser route answers with a page of its own when the client prefers HTML (`Accept`), and with
+ * the error envelope otherwise. The operation must declare that media type for the status.
+ *
+ * @example
+ * throw new HttpErrorWithPage(429, 'ERR_RATE_429', 'Too many requests', undefined, { 'Retry-After': '1' }, { contentType: 'text/html', text: '<!doctype html>...' });
+ */
+export class HttpErrorWithPage extends HttpError {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details: Record<string, string> | undefined,
+    headers: Record<string, string> | undefined,
+    readonly page: { contentType: string; text: string },
+  ) {
+    super(status, code, message, details, headers);
+  }
+}
+
 /** Alias: the same class under the name used by API-level code. */
 export { HttpError as ApiError };
 
