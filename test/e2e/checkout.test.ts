@@ -9,32 +9,20 @@
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { isBrowserAvailable, launchChromium } from './browser.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
 import { startGateway, type Gateway } from '../support/gateway.js';
 import { clientFor, expectOk, onboardMerchant, type MerchantAccess } from '../faults/helpers/api.js';
 import { startMerchantSite, type MerchantSite, type ReceivedCallback } from './merchant-site.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
-const REQUIRE_BROWSER = process.env['REQUIRE_BROWSER'] === '1';
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
-const browserAvailable = existsSync(CHROMIUM);
-if (!browserAvailable && REQUIRE_BROWSER) {
-  throw new Error(`REQUIRE_BROWSER=1 but Chromium was not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
-}
-if (!browserAvailable) {
-  console.warn(
-    `\n!!!!! BROWSER E2E TESTS SKIPPED: Chromium not found at ${CHROMIUM}. Install it (apt-get install -y chromium) or set CHROMIUM_PATH; ` +
-      'CI sets REQUIRE_BROWSER=1 so a missing browser fails there. !!!!!\n',
-  );
-}
+const browserAvailable = isBrowserAvailable('BROWSER E2E TESTS');
 
 type Outcome = 'success' | 'failure' | 'cancel';
 const BUTTON: Record<Outcome, string> = { success: 'pay', failure: 'fail', cancel: 'cancel' };
@@ -56,8 +44,7 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     gw = await startGateway({ target: 'pglite' });
     merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), 'Cane Corner');
     site = await startMerchantSite(gw.baseUrl, merchant);
-    // chromium.launch gives every run a fresh temporary user-data-dir (removed on close).
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

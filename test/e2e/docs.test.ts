@@ -10,29 +10,20 @@
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { isBrowserAvailable, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../packages/reference/src/app.js';
 import { startGateway, type Gateway } from '../support/gateway.js';
 
-const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
-const REQUIRE_BROWSER = process.env['REQUIRE_BROWSER'] === '1';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
-const browserAvailable = existsSync(CHROMIUM);
-if (!browserAvailable && REQUIRE_BROWSER) {
-  throw new Error(`REQUIRE_BROWSER=1 but Chromium was not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
-}
-if (!browserAvailable) {
-  console.warn(`\n!!!!! BROWSER DOCS TEST SKIPPED: Chromium not found at ${CHROMIUM}. Install it or set CHROMIUM_PATH. !!!!!\n`);
-}
+const browserAvailable = isBrowserAvailable('BROWSER DOCS TEST');
 
 /** Redoc's "API docs by Redocly" logo: the standalone bundle loads it from this address, unconditionally. */
 const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
@@ -65,7 +56,7 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     // the real build of the site (Redoc bundle copied from node_modules), into a directory of this test
     await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/docs.ts', '--out', site], { cwd: ROOT, timeout: 60_000 });
     gw = await startGateway({ target: 'pglite', docsDir: site });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {
