@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
+import { buildChangelog } from '../../diff/changelog.js';
 import { EXIT, EnvironmentError, UsageError, type CliIo } from '../command.js';
 import { command as diff } from './diff.js';
 import { command as release } from './release.js';
@@ -127,6 +128,16 @@ describe('paygate release and the compatibility gate', () => {
     expect(await diff.run(['--gate'], gate)).toBe(EXIT.ok);
     expect(gate.out).toContain('openapi/released/2.0.0.json -> openapi/openapi.yaml: 0 breaking');
   }, 90_000);
+
+  it('gives the changelog: unreleased, then each release against the one before it', async () => {
+    const { sections } = await buildChangelog({ cwd: dir, spec: SPEC, releasedDir: 'openapi/released' });
+    expect(sections.map((s) => [s.title, s.date, s.previous, s.counts.breaking > 0])).toEqual([
+      ['Unreleased', '', '2.0.0', false],
+      ['2.0.0', '2026-11-27', '1.0.0', true],
+      ['1.0.0', '2026-11-25', undefined, false],
+    ]);
+    expect(sections[1]!.groups[0]!.changes.map((c) => c.pointer)).toContain('/components/schemas/PaymentFailedData/properties/bank_ref_num');
+  }, 60_000);
 });
 
 describe('paygate diff on git refs', () => {
