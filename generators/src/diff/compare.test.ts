@@ -43,6 +43,14 @@ const rows: Row[] = [
   { change: 'widened enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.push('EUR'), expected: 'non-breaking', kind: 'enum-value-added', pointer: '/components/schemas/OrderRequest/properties/currency/enum/2' },
   { change: 'widened enum in a response', mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'), expected: 'breaking', kind: 'enum-value-added', pointer: '/components/schemas/Order/properties/status/enum/2' },
   { change: 'tightened pattern', mutate: (s) => (schemas(s).OrderRequest.properties.amount.pattern = '^\\d{1,6}\\.\\d{2}$'), expected: 'breaking', kind: 'pattern-changed', pointer: '/components/schemas/OrderRequest/properties/amount/pattern' },
+  { change: 'changed pattern in a response (looser or not: undecidable)', mutate: (s) => (schemas(s).Order.properties.order_id.pattern = '^ord_'), expected: 'non-breaking', kind: 'pattern-added', pointer: '/components/schemas/Order/properties/order_id/pattern' },
+  {
+    change: 'changed pattern in a callback payload',
+    mutate: (s) => (schemas(s).ReturnCallback.properties.hash.pattern = '^[0-9a-fA-F]{64}$'),
+    expected: 'breaking',
+    kind: 'pattern-changed',
+    pointer: '/components/schemas/ReturnCallback/properties/hash/pattern',
+  },
   { change: 'tightened maxLength', mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 50), expected: 'breaking', kind: 'maxLength-changed', pointer: '/components/schemas/OrderRequest/properties/note/maxLength' },
   { change: 'loosened maxLength', mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 200), expected: 'non-breaking', kind: 'maxLength-changed', pointer: '/components/schemas/OrderRequest/properties/note/maxLength' },
   {
@@ -97,6 +105,24 @@ const rows: Row[] = [
     kind: 'required-property-added',
     pointer: '/components/schemas/OrderPaid/required/2',
   },
+  {
+    change: 'callback payload field removed',
+    mutate: (s) => delete schemas(s).ReturnCallback.properties.status,
+    expected: 'breaking',
+    kind: 'property-removed',
+    pointer: '/components/schemas/ReturnCallback/properties/status',
+  },
+  {
+    change: 'callback payload: new required field',
+    mutate: (s) => {
+      schemas(s).ReturnCallback.properties.amount = { type: 'string' };
+      schemas(s).ReturnCallback.required.push('amount');
+    },
+    expected: 'non-breaking',
+    kind: 'required-property-added',
+    pointer: '/components/schemas/ReturnCallback/required/2',
+  },
+  { change: 'callback removed', mutate: (s) => delete createOrder(s).callbacks, expected: 'breaking', kind: 'callback-removed', pointer: '/paths/~1orders/post/callbacks/returnUrl/{$request.body#~1return_url}/post' },
   { change: 'event removed', mutate: (_, e) => delete e.PaymentSettled, expected: 'breaking', kind: 'event-removed', pointer: '/components/messages/PaymentSettled' },
   { change: 'new event', mutate: (_, e) => (e.RefundProcessed = { type: 'object', properties: { refund_id: { type: 'string' } } }), expected: 'non-breaking', kind: 'event-added', pointer: '/components/messages/RefundProcessed' },
   { change: 'event payload field removed', mutate: (_, e) => delete e.PaymentFailed.properties.data.properties.reason, expected: 'breaking', kind: 'property-removed', pointer: '/components/messages/PaymentFailed/payload/properties/data/properties/reason' },
@@ -116,7 +142,29 @@ describe('compareContracts: one change at a time', () => {
     // The strongest classification of the whole diff is the row's: nothing else in it is worse.
     const worst = changes.some((c) => c.classification === 'breaking') ? 'breaking' : changes.some((c) => c.classification === 'non-breaking') ? 'non-breaking' : 'annotation';
     expect(worst).toBe(expected);
-    expect(match?.message).toMatch(/^(POST|GET|DELETE) |^webhook |^event |^security/);
+    expect(match?.message).toMatch(/^(POST|GET|DELETE) |^webhook |^callback |^event |^security/);
+  });
+
+  it.each([
+    {
+      change: 'a removed response field',
+      mutate: (s: Obj) => delete schemas(s).Order.properties.note,
+      message: 'GET /orders/{order_id}: property removed at `note` in the response 200 (application/json) (clients reading this field get nothing)',
+    },
+    {
+      change: 'a tightened request limit',
+      mutate: (s: Obj) => (schemas(s).OrderRequest.properties.note.maxLength = 50),
+      message: 'POST /orders: maxLength changed at `note` in the request body (application/json): `100` -> `50`',
+    },
+    {
+      change: 'a parameter made required',
+      mutate: (s: Obj) => (s.paths['/orders'].get.parameters[0].required = true),
+      message: 'GET /orders: required added in the parameter limit: `true`',
+    },
+  ])('says where and what for $change', ({ mutate, message }) => {
+    const spec = baseOpenApi();
+    mutate(spec);
+    expect(compareContracts(snapshot('before'), snapshot('after', spec)).map((c) => c.message)).toContain(message);
   });
 
   it('finds nothing between identical contracts', () => {

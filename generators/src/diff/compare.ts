@@ -3,10 +3,11 @@
  * by where it sits (request or response, through `$ref`s); this module adds what it does not cover, in the reader's
  * direction:
  *
- * - webhooks (OpenAPI 3.1 `webhooks`) and AsyncAPI event payloads are data the merchant RECEIVES, so they are
- *   compared as response bodies of synthetic operations (api-smart-diff skips `webhooks` and reads AsyncAPI 2 only);
- * - a response/event property that disappears, or a response type that admits more (`null`, another type), breaks
- *   clients that read it (api-smart-diff calls an optional field's removal non-breaking);
+ * - webhooks (OpenAPI 3.1 `webhooks`), operation callbacks and AsyncAPI event payloads are data the merchant
+ *   RECEIVES, so they are compared as response bodies of synthetic operations (api-smart-diff skips `webhooks`,
+ *   judges callback bodies as requests and reads AsyncAPI 2 only);
+ * - a response/event property that disappears, a response type that admits more (`null`, another type) or a changed
+ *   pattern breaks clients that read it (api-smart-diff calls an optional field's removal non-breaking);
  * - security requirements (api-smart-diff leaves them unclassified);
  * - `deprecated` is an annotation; anything still unclassified is treated as breaking, so the gate errs on the safe side.
  */
@@ -19,6 +20,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 
 /** Path prefixes of the synthetic operations that carry received payloads. */
 const WEBHOOK_PREFIX = '/~webhook/';
+const CALLBACK_PREFIX = '/~callback/';
 const EVENT_PREFIX = '/~event/';
 const RECEIVED_STATUS = '200';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -28,6 +30,8 @@ interface Origin {
   document: SpecDocument;
   /** Real path of the synthetic operation's payload container (its `content` or its schema). */
   base: Segment[];
+  /** Real path of the whole webhook, callback operation or message: where its removal or addition is reported. */
+  whole: Segment[];
   /** How many synthetic segments the base replaces (`paths`, key, method, `responses`, status[, `content`, type, `schema`]). */
   depth: number;
   label: string;
@@ -51,16 +55,50 @@ function comparable(snapshot: ContractSnapshot): Comparable {
     const body = isObj(operation.requestBody) ? operation.requestBody : {};
     const key = `${WEBHOOK_PREFIX}${name}`;
     paths[key] = { get: { responses: { [RECEIVED_STATUS]: { description: '', ...(body.content === undefined ? {} : { content: body.content }) } } } };
-    origins.set(key, { document: 'openapi', base: ['webhooks', name, method, 'requestBody'], depth: 5, label: `webhook ${name}` });
+    origins.set(key, { document: 'openapi', base: ['webhooks', name, method, 'requestBody'], whole: ['webhooks', name], depth: 5, label: `webhook ${name}` });
   }
   delete document.webhooks;
+  moveCallbacks(paths, origins);
   for (const [id, payload] of Object.entries(snapshot.events ?? {})) {
     const key = `${EVENT_PREFIX}${id}`;
     paths[key] = { get: { responses: { [RECEIVED_STATUS]: { description: '', content: { 'application/json': { schema: payload ?? {} } } } } } };
-    origins.set(key, { document: 'asyncapi', base: ['components', 'messages', id, 'payload'], depth: 8, label: `event ${id}` });
+    origins.set(key, { document: 'asyncapi', base: ['components', 'messages', id, 'payload'], whole: ['components', 'messages', id], depth: 8, label: `event ${id}` });
   }
   document.paths = paths;
   return { document, origins };
+}
+
+/**
+ * An operation's `callbacks` carry requests the gateway (or the customer's browser, signed by it) sends to the
+ * merchant: the merchant reads their bodies, so they move to synthetic response bodies like webhooks.
+ */
+function moveCallbacks(paths: Obj, origins: Map<string, Origin>): void {
+  for (const [pathKey, item] of Object.entries(paths)) {
+    if (!isObj(item)) continue;
+    const copy: Obj = { ...item };
+    for (const method of HTTP_METHODS) {
+      const operation = copy[method];
+      if (!isObj(operation) || !isObj(operation.callbacks)) continue;
+      for (const [name, callback] of Object.entries(operation.callbacks)) {
+        if (!isObj(callback)) continue;
+        for (const [expression, callbackItem] of Object.entries(callback)) {
+          if (!isObj(callbackItem)) continue;
+          for (const callbackMethod of HTTP_METHODS) {
+            const callbackOperation = callbackItem[callbackMethod];
+            if (!isObj(callbackOperation)) continue;
+            const body = isObj(callbackOperation.requestBody) ? callbackOperation.requestBody : {};
+            const key = `${CALLBACK_PREFIX}${pathKey}/${method}/${name}/${expression}/${callbackMethod}`;
+            paths[key] = { get: { responses: { [RECEIVED_STATUS]: { description: '', ...(body.content === undefined ? {} : { content: body.content }) } } } };
+            const whole = ['paths', pathKey, method, 'callbacks', name, expression, callbackMethod];
+            origins.set(key, { document: 'openapi', base: [...whole, 'requestBody'], whole, depth: 5, label: `callback ${name} of ${method.toUpperCase()} ${pathKey}` });
+          }
+        }
+      }
+      const { callbacks: _moved, ...rest } = operation;
+      copy[method] = rest;
+    }
+    paths[pathKey] = copy;
+  }
 }
 
 export function toPointer(path: readonly Segment[]): string {
@@ -75,19 +113,30 @@ function fromPointer(ref: string): Segment[] {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** Follows `path` through `doc`, jumping to the target of every local `$ref` met: the concrete path of the node. */
-export function concretePath(doc: unknown, path: readonly Segment[]): Segment[] {
+const child = (node: unknown, segment: Segment): unknown =>
+  Array.isArray(node) ? node[Number(segment)] : isObj(node) ? node[String(segment)] : undefined;
+
+/** Follows `path` through `doc`, jumping to the target of every local `$ref` met: the concrete path and the node. */
+function walk(doc: unknown, path: readonly Segment[]): { path: Segment[]; node: unknown } {
   let node: unknown = doc;
   let out: Segment[] = [];
-  for (const segment of path) {
+  const follow = () => {
     for (let hops = 0; isObj(node) && typeof node.$ref === 'string' && node.$ref.startsWith('#/') && hops < 32; hops++) {
       out = fromPointer(node.$ref);
-      node = out.reduce<unknown>((n, s) => (isObj(n) || Array.isArray(n) ? (n as Record<string, unknown>)[String(s)] : undefined), doc);
+      node = out.reduce<unknown>(child, doc);
     }
-    node = isObj(node) || Array.isArray(node) ? (node as Record<string, unknown>)[String(segment)] : undefined;
+  };
+  for (const segment of path) {
+    follow();
+    node = child(node, segment);
     out.push(segment);
   }
-  return out;
+  follow();
+  return { path: out, node };
+}
+
+export function concretePath(doc: unknown, path: readonly Segment[]): Segment[] {
+  return walk(doc, path).path;
 }
 
 interface Located {
@@ -104,7 +153,7 @@ function locate(path: readonly Segment[], origins: Map<string, Origin>): Located
     if (origin) {
       // paths, key, get, responses, 200, content, type, schema: a shorter path is the payload itself, or the event.
       const rest = path.slice(origin.depth);
-      const real = path.length >= origin.depth ? [...origin.base, ...rest] : origin.base.slice(0, origin.document === 'asyncapi' ? 3 : 2);
+      const real = path.length >= origin.depth ? [...origin.base, ...rest] : origin.whole;
       return { document: origin.document, path: real, where: origin.label, synthetic: true };
     }
     const method = typeof path[2] === 'string' && HTTP_METHODS.includes(path[2]) ? `${path[2].toUpperCase()} ` : '';
@@ -117,12 +166,16 @@ const VERBS: Record<Diff['action'], string> = { add: 'added', remove: 'removed',
 
 /** `<subject>-<verb>` from the real path, e.g. `property-removed`. */
 export function kindOf(path: readonly Segment[], action: Diff['action'], document: SpecDocument): string {
-  const verb = VERBS[action];
+  return `${subjectOf(path, document)}-${VERBS[action]}`;
+}
+
+function subjectOf(path: readonly Segment[], document: SpecDocument): string {
   const last = path[path.length - 1];
   const parent = path[path.length - 2];
   let subject: string;
   if (document === 'asyncapi' && path.length === 3 && path[1] === 'messages') subject = 'event';
   else if (path[0] === 'webhooks' && path.length === 2) subject = 'webhook';
+  else if (path[0] === 'paths' && path[3] === 'callbacks' && path.length === 7) subject = 'callback';
   else if (path[0] === 'paths' && path.length === 2) subject = 'path';
   else if (path[0] === 'paths' && path.length === 3) subject = 'operation';
   else if (path.includes('security') && path[0] !== 'components') subject = 'security-requirement';
@@ -134,7 +187,7 @@ export function kindOf(path: readonly Segment[], action: Diff['action'], documen
   else if (parent === 'content') subject = 'media-type';
   else if (typeof last === 'number') subject = `${String(parent)}-item`;
   else subject = String(last);
-  return `${subject}-${verb}`;
+  return subject;
 }
 
 type Direction = 'request' | 'response' | 'none';
@@ -187,15 +240,64 @@ function classify(diff: Diff, path: readonly Segment[], direction: Direction, ha
       if ([...after].some((t) => !before.has(t))) return { classification: 'breaking', reason: 'clients reading this field meet a type they do not expect' };
     }
     if (last === 'nullable' && diff.after === true) return { classification: 'breaking', reason: 'clients reading this field may now get null' };
+    // Whether one regular expression admits more than another is undecidable in general: a changed or removed
+    // pattern may let through values a reader's validation rejects.
+    if (last === 'pattern' && diff.action !== 'add') return { classification: 'breaking', reason: 'readers may now get values the old pattern excluded' };
   }
   if (diff.type === 'unclassified') return { classification: 'breaking', reason: 'not classified by api-smart-diff: treated as breaking, review it' };
   return { classification: diff.type };
 }
 
-function describe(diff: Diff, located: Located, path: readonly Segment[]): string {
-  let text = diff.description ?? `[${VERBS[diff.action][0]!.toUpperCase()}${VERBS[diff.action].slice(1)}] ${String(path[path.length - 1])}`;
-  if (located.synthetic) text = text.replace(/ in Response \d+ content \([^)]*\)/, ' in the payload').replace(/Response \d+$/, 'payload');
-  return text;
+/** `data.items[].name`: the property names (and array items) below the body, parameter or event payload schema. */
+function fieldPath(path: readonly Segment[]): string {
+  const start = Math.max(path.lastIndexOf('schema'), path.lastIndexOf('payload'));
+  const own = path[path.length - 2] === 'properties' ? path.length - 1 : path.length - 2;
+  const names: string[] = [];
+  for (let i = start + 1; i <= own && start >= 0; i++) {
+    if (path[i - 1] === 'properties' && i <= own) names.push(String(path[i]));
+    else if (path[i] === 'items' && names.length > 0) names[names.length - 1] += '[]';
+  }
+  return names.join('.');
+}
+
+/** `request body (application/json)`, `parameter limit`, `response 200 (application/json)`, `payload`. */
+function container(path: readonly Segment[], located: Located, doc: unknown, usagePath: readonly Segment[]): string {
+  const media = (at: number) => (path[at] === 'content' && path[at + 1] !== undefined ? ` (${String(path[at + 1])})` : '');
+  if (located.synthetic) return 'payload';
+  const body = path.indexOf('requestBody');
+  if (body >= 0) return `request body${media(body + 1)}`;
+  const responses = path.indexOf('responses');
+  if (responses >= 0 && path[responses + 1] !== undefined) return `response ${String(path[responses + 1])}${media(responses + 2)}`;
+  const parameters = usagePath.indexOf('parameters');
+  if (parameters >= 0 && usagePath[parameters + 1] !== undefined) {
+    const parameter = walk(doc, usagePath.slice(0, parameters + 2)).node;
+    return isObj(parameter) && typeof parameter.name === 'string' ? `parameter ${parameter.name}` : 'parameter';
+  }
+  return '';
+}
+
+const MAX_SHOWN = 60;
+/** A primitive value in backticks, shortened; objects are left to the pointer. */
+function show(value: unknown): string {
+  if (value !== null && typeof value === 'object') return '';
+  const text = String(value);
+  return `\`${text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 3)}...` : text}\``;
+}
+
+function values(diff: Diff): string {
+  const before = show(diff.before);
+  const after = show(diff.after);
+  if (diff.action === 'replace' || diff.action === 'rename') return before && after ? `: ${before} -> ${after}` : '';
+  if (diff.action === 'add') return after ? `: ${after}` : '';
+  return before ? ` (was ${before})` : '';
+}
+
+/** One sentence: where a client meets it, what changed (subject, verb, field, values). */
+function describe(diff: Diff, located: Located, doc: unknown, usagePath: readonly Segment[]): string {
+  const subject = subjectOf(located.path, located.document).replace(/-/g, ' ');
+  const field = fieldPath(located.path);
+  const inside = container(located.path, located, doc, usagePath);
+  return `${located.where}: ${subject} ${VERBS[diff.action]}${field ? ` at \`${field}\`` : ''}${inside ? ` in the ${inside}` : ''}${values(diff)}`;
 }
 
 /** Every change from `before` to `after`, api-smart-diff's plus this module's rules, in a stable order. */
@@ -213,14 +315,14 @@ export function compareContracts(before: ContractSnapshot, after: ContractSnapsh
     const source = diff.action === 'remove' ? a.document : b.document;
     const concrete = locate(concretePath(source, path), origins);
     const verdict = classify(diff, located.path, directionOf(path), hadSecurity);
-    const text = describe(diff, located, located.path);
+    const text = describe(diff, located, source, path);
     const change: Change = {
       classification: verdict.classification,
       kind: kindOf(located.path, diff.action, located.document),
       document: located.document,
       pointer: toPointer(concrete.path),
       location: toPointer(located.path),
-      message: `${located.where}: ${text}${verdict.reason === undefined ? '' : ` (${verdict.reason})`}`,
+      message: `${text}${verdict.reason === undefined ? '' : ` (${verdict.reason})`}`,
       ...(diff.before === undefined ? {} : { before: diff.before }),
       ...(diff.after === undefined ? {} : { after: diff.after }),
     };

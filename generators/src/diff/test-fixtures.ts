@@ -1,6 +1,6 @@
 /**
  * A small contract, built in code, that the diff tests change one thing at a time: two operations (a request body,
- * parameters, responses through `$ref`s), a webhook and two AsyncAPI events.
+ * parameters, responses and a callback through `$ref`s), a webhook and two AsyncAPI events.
  */
 import type { ContractSnapshot } from './types.js';
 
@@ -18,6 +18,16 @@ export function baseOpenApi(): Obj {
           description: 'Creates an order.',
           parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 64 } }],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/OrderRequest' } } } },
+          callbacks: {
+            returnUrl: {
+              '{$request.body#/return_url}': {
+                post: {
+                  requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/ReturnCallback' } } } },
+                  responses: { '200': { description: 'Shown to the customer' } },
+                },
+              },
+            },
+          },
           responses: {
             '201': { description: 'Created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } },
             '400': { description: 'Invalid', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -77,6 +87,7 @@ export function baseOpenApi(): Obj {
           properties: { event_type: { const: 'ORDER_PAID' }, order_id: { type: 'string' }, amount: { type: 'number' } },
         },
         Error: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } },
+        ReturnCallback: { type: 'object', required: ['order_id', 'hash'], properties: { order_id: { type: 'string' }, hash: { type: 'string', pattern: '^[0-9a-f]{64}$' }, status: { type: 'string' } } },
       },
     },
   };
