@@ -38,6 +38,7 @@ const rows: Row[] = [
   { change: 'new response field', mutate: (s) => (schemas(s).Order.properties.paid_at = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/components/schemas/Order/properties/paid_at' },
   { change: 'response field made optional', mutate: (s) => (schemas(s).Order.required = ['order_id', 'status']), expected: 'breaking', kind: 'required-property-removed', pointer: '/components/schemas/Order/required/2' },
   { change: 'response field made nullable', mutate: (s) => (schemas(s).Order.properties.amount.type = ['number', 'null']), expected: 'breaking', kind: 'type-changed', pointer: '/components/schemas/Order/properties/amount/type' },
+  { change: 'request field made nullable', mutate: (s) => (schemas(s).OrderRequest.properties.note.type = ['string', 'null']), expected: 'non-breaking', kind: 'type-changed', pointer: '/components/schemas/OrderRequest/properties/note/type' },
   { change: 'type change in a request field', mutate: (s) => (schemas(s).OrderRequest.properties.amount.type = 'number'), expected: 'breaking', kind: 'type-changed', pointer: '/components/schemas/OrderRequest/properties/amount/type' },
   { change: 'narrowed enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.pop(), expected: 'breaking', kind: 'enum-value-removed', pointer: '/components/schemas/OrderRequest/properties/currency/enum/1' },
   { change: 'widened enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.push('EUR'), expected: 'non-breaking', kind: 'enum-value-added', pointer: '/components/schemas/OrderRequest/properties/currency/enum/2' },
@@ -165,6 +166,41 @@ describe('compareContracts: one change at a time', () => {
     const spec = baseOpenApi();
     mutate(spec);
     expect(compareContracts(snapshot('before'), snapshot('after', spec)).map((c) => c.message)).toContain(message);
+  });
+
+  it.each([
+    {
+      change: 'OpenAPI 3.0: response field made nullable',
+      mutate: (s: Obj) => (schemas(s).Order.properties.amount.nullable = true),
+      expected: 'breaking',
+      kind: 'nullable-added',
+      pointer: '/components/schemas/Order/properties/amount/nullable',
+    },
+    {
+      change: 'OpenAPI 3.0: request field made nullable',
+      mutate: (s: Obj) => (schemas(s).OrderRequest.properties.note.nullable = true),
+      expected: 'non-breaking',
+      kind: 'nullable-added',
+      pointer: '/components/schemas/OrderRequest/properties/note/nullable',
+    },
+    {
+      change: 'OpenAPI 3.0: removed response field',
+      mutate: (s: Obj) => delete schemas(s).Order.properties.note,
+      expected: 'breaking',
+      kind: 'property-removed',
+      pointer: '/components/schemas/Order/properties/note',
+    },
+  ])('$change is $expected', ({ mutate, expected, kind, pointer }) => {
+    const as30 = () => {
+      const spec = baseOpenApi();
+      spec.openapi = '3.0.3';
+      delete spec.webhooks;
+      return spec;
+    };
+    const spec = as30();
+    mutate(spec);
+    const changes = compareContracts(snapshot('before', as30()), snapshot('after', spec));
+    expect(changes.find((c) => c.kind === kind && c.pointer === pointer)?.classification, JSON.stringify(changes.map((c) => [c.classification, c.kind, c.pointer]))).toBe(expected);
   });
 
   it('finds nothing between identical contracts', () => {

@@ -244,6 +244,15 @@ function classify(diff: Diff, path: readonly Segment[], direction: Direction, ha
     // pattern may let through values a reader's validation rejects.
     if (last === 'pattern' && diff.action !== 'add') return { classification: 'breaking', reason: 'readers may now get values the old pattern excluded' };
   }
+  if (direction === 'request') {
+    // A request that may carry more (another type, null) accepts every request it accepted before.
+    if (diff.action === 'replace' && last === 'type') {
+      const before = typeSet(diff.before);
+      const after = typeSet(diff.after);
+      if (before.size > 0 && [...before].every((t) => after.has(t)) && diff.type === 'breaking') return { classification: 'non-breaking', reason: 'the field accepts everything it accepted before' };
+    }
+    if (last === 'nullable' && diff.after === true && diff.type === 'breaking') return { classification: 'non-breaking', reason: 'the field accepts everything it accepted before' };
+  }
   if (diff.type === 'unclassified') return { classification: 'breaking', reason: 'not classified by api-smart-diff: treated as breaking, review it' };
   return { classification: diff.type };
 }
