@@ -124,11 +124,11 @@ const rows: Row[] = [
     pointer: '/components/schemas/ReturnCallback/required/2',
   },
   { change: 'callback removed', mutate: (s) => delete createOrder(s).callbacks, expected: 'breaking', kind: 'callback-removed', pointer: '/paths/~1orders/post/callbacks/returnUrl/{$request.body#~1return_url}/post' },
-  { change: 'event removed', mutate: (_, e) => delete e.PaymentSettled, expected: 'breaking', kind: 'event-removed', pointer: '/components/messages/PaymentSettled' },
-  { change: 'new event', mutate: (_, e) => (e.RefundProcessed = { type: 'object', properties: { refund_id: { type: 'string' } } }), expected: 'non-breaking', kind: 'event-added', pointer: '/components/messages/RefundProcessed' },
-  { change: 'event payload field removed', mutate: (_, e) => delete e.PaymentFailed.properties.data.properties.reason, expected: 'breaking', kind: 'property-removed', pointer: '/components/messages/PaymentFailed/payload/properties/data/properties/reason' },
-  { change: 'event payload field type change', mutate: (_, e) => (e.PaymentSettled.properties.amount.type = 'string'), expected: 'breaking', kind: 'type-changed', pointer: '/components/messages/PaymentSettled/payload/properties/amount/type' },
-  { change: 'new event payload field', mutate: (_, e) => (e.PaymentSettled.properties.currency = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/components/messages/PaymentSettled/payload/properties/currency' },
+  { change: 'event removed', mutate: (_, e) => delete e.PaymentSettled, expected: 'breaking', kind: 'event-removed', pointer: '/channels/webhookEndpoint/messages/PaymentSettled' },
+  { change: 'new event', mutate: (_, e) => (e.RefundProcessed = { type: 'object', properties: { refund_id: { type: 'string' } } }), expected: 'non-breaking', kind: 'event-added', pointer: '/channels/webhookEndpoint/messages/RefundProcessed' },
+  { change: 'event payload field removed', mutate: (_, e) => delete e.PaymentFailed.properties.data.properties.reason, expected: 'breaking', kind: 'property-removed', pointer: '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/data/properties/reason' },
+  { change: 'event payload field type change', mutate: (_, e) => (e.PaymentSettled.properties.amount.type = 'string'), expected: 'breaking', kind: 'type-changed', pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/amount/type' },
+  { change: 'new event payload field', mutate: (_, e) => (e.PaymentSettled.properties.currency = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/currency' },
 ];
 
 describe('compareContracts: one change at a time', () => {

@@ -59,10 +59,11 @@ function comparable(snapshot: ContractSnapshot): Comparable {
   }
   delete document.webhooks;
   moveCallbacks(paths, origins);
-  for (const [id, payload] of Object.entries(snapshot.events ?? {})) {
-    const key = `${EVENT_PREFIX}${id}`;
-    paths[key] = { get: { responses: { [RECEIVED_STATUS]: { description: '', content: { 'application/json': { schema: payload ?? {} } } } } } };
-    origins.set(key, { document: 'asyncapi', base: ['components', 'messages', id, 'payload'], whole: ['components', 'messages', id], depth: 8, label: `event ${id}` });
+  for (const event of snapshot.events ?? []) {
+    const key = `${EVENT_PREFIX}${event.channel}/${event.message}`;
+    paths[key] = { get: { responses: { [RECEIVED_STATUS]: { description: '', content: { 'application/json': { schema: event.payload ?? {} } } } } } };
+    const whole = ['channels', event.channel, 'messages', event.message];
+    origins.set(key, { document: 'asyncapi', base: [...whole, 'payload'], whole, depth: 8, label: `event ${event.name} (channel ${event.channel})` });
   }
   document.paths = paths;
   return { document, origins };
@@ -173,7 +174,7 @@ function subjectOf(path: readonly Segment[], document: SpecDocument): string {
   const last = path[path.length - 1];
   const parent = path[path.length - 2];
   let subject: string;
-  if (document === 'asyncapi' && path.length === 3 && path[1] === 'messages') subject = 'event';
+  if (document === 'asyncapi' && path.length === 4 && path[0] === 'channels' && path[2] === 'messages') subject = 'event';
   else if (path[0] === 'webhooks' && path.length === 2) subject = 'webhook';
   else if (path[0] === 'paths' && path[3] === 'callbacks' && path.length === 7) subject = 'callback';
   else if (path[0] === 'paths' && path.length === 2) subject = 'path';

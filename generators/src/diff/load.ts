@@ -16,7 +16,7 @@ import { Parser, fromFile } from '@asyncapi/parser';
 import { EnvironmentError } from '../cli/command.js';
 import { loadOpenApi } from '../parse/openapi.js';
 import { stripParserKeys } from '../parse/asyncapi.js';
-import type { ContractSnapshot } from './types.js';
+import type { ContractSnapshot, EventMessage } from './types.js';
 
 const run = promisify(execFile);
 const GIT_BUFFER = 64 * 1024 * 1024;
@@ -40,8 +40,8 @@ export function asyncApiBeside(openapiFile: string): string | undefined {
   return existsSync(sibling) ? sibling : undefined;
 }
 
-/** Parses an AsyncAPI document: the whole resolved document and its component messages' payloads by key. */
-export async function loadAsyncApiDocument(file: string): Promise<{ document: Obj; events: Record<string, unknown> }> {
+/** Parses an AsyncAPI document: the whole resolved document and the messages of its channels. */
+export async function loadAsyncApiDocument(file: string): Promise<{ document: Obj; events: EventMessage[] }> {
   const { document, diagnostics } = await fromFile(new Parser(), file).parse();
   const errors = diagnostics.filter((d) => d.severity === 0);
   if (document === undefined || errors.length > 0) {
@@ -51,10 +51,14 @@ export async function loadAsyncApiDocument(file: string): Promise<{ document: Ob
   }
   const json = stripParserKeys(document.json());
   if (!isObj(json)) throw new EnvironmentError(`${file}: the AsyncAPI parser returned no document`);
-  const components = isObj(json.components) ? json.components : {};
-  const messages = isObj(components.messages) ? components.messages : {};
-  const events: Record<string, unknown> = {};
-  for (const [key, message] of Object.entries(messages)) if (isObj(message)) events[key] = message.payload ?? {};
+  const events: EventMessage[] = [];
+  for (const [channel, item] of Object.entries(isObj(json.channels) ? json.channels : {})) {
+    const messages = isObj(item) && isObj(item.messages) ? item.messages : {};
+    for (const [message, value] of Object.entries(messages)) {
+      if (!isObj(value)) continue;
+      events.push({ channel, message, name: typeof value.name === 'string' ? value.name : message, payload: value.payload ?? {} });
+    }
+  }
   return { document: json, events };
 }
 

@@ -93,6 +93,7 @@ export function baseOpenApi(): Obj {
   };
 }
 
+/** Payloads of the messages on the fixture's one channel, by message key. */
 export function baseEvents(): Obj {
   return {
     PaymentFailed: {
@@ -112,5 +113,6 @@ export function baseEvents(): Obj {
 }
 
 export function snapshot(label: string, openapi: Obj = baseOpenApi(), events: Obj = baseEvents()): ContractSnapshot {
-  return { label, openapi, events, asyncapi: undefined };
+  const messages = Object.entries(events).map(([message, payload]) => ({ channel: 'webhookEndpoint', message, name: message, payload }));
+  return { label, openapi, events: messages, asyncapi: undefined };
 }

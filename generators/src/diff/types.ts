@@ -24,13 +24,24 @@ export interface Change {
   after?: unknown;
 }
 
+/** A message the merchant receives on an AsyncAPI channel. */
+export interface EventMessage {
+  /** Keys in the resolved AsyncAPI document: `/channels/<channel>/messages/<message>`. */
+  channel: string;
+  message: string;
+  /** The message's `name` (e.g. `PAYMENT_FAILED`), else its key. */
+  name: string;
+  /** Resolved payload schema. */
+  payload: unknown;
+}
+
 /** One version of the contract: the bundled OpenAPI document and the AsyncAPI messages (payloads resolved). */
 export interface ContractSnapshot {
   /** A short name for messages: a file path, a git ref, `openapi/released/1.0.0.json`. */
   label: string;
   openapi: Record<string, unknown>;
-  /** AsyncAPI message id -> resolved payload schema; `undefined` when the version has no AsyncAPI document. */
-  events: Record<string, unknown> | undefined;
+  /** Every message of every AsyncAPI channel; `undefined` when the version has no AsyncAPI document. */
+  events: EventMessage[] | undefined;
   /** The AsyncAPI document itself (bundled, refs resolved), kept so a release can store it. */
   asyncapi: Record<string, unknown> | undefined;
 }

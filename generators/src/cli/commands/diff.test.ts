@@ -88,7 +88,7 @@ describe('paygate release and the compatibility gate', () => {
     const io = capture(dir);
     expect(await diff.run(['--gate'], io)).toBe(EXIT.failed);
     expect(io.err).toContain('Compatibility gate FAILED');
-    expect(io.err).toContain('property-removed  asyncapi#/components/messages/PaymentFailed/payload/properties/data/properties/bank_ref_num');
+    expect(io.err).toContain('property-removed  asyncapi#/channels/webhookEndpoint/messages/paymentFailed/payload/properties/data/properties/bank_ref_num');
     expect(io.err).toContain('property-removed  openapi#/components/schemas/PaymentFailedData/properties/bank_ref_num');
     expect(io.err).toContain('set info.version to 2.0.0 in openapi/openapi.yaml');
     expect(io.err).toContain(ALLOW);
