@@ -160,7 +160,8 @@ function locate(path: readonly Segment[], origins: Map<string, Origin>): Located
     const method = typeof path[2] === 'string' && HTTP_METHODS.includes(path[2]) ? `${path[2].toUpperCase()} ` : '';
     return { document: 'openapi', path: [...path], where: `${method}${path[1]}`, synthetic: false };
   }
-  return { document: 'openapi', path: [...path], where: path.slice(0, 2).join(' '), synthetic: false };
+  const where = path[0] === 'components' && path[2] !== undefined ? `${String(path[1])} ${String(path[2])}` : String(path[0]);
+  return { document: 'openapi', path: [...path], where, synthetic: false };
 }
 
 const VERBS: Record<Diff['action'], string> = { add: 'added', remove: 'removed', replace: 'changed', rename: 'renamed' };
@@ -231,6 +232,8 @@ function classify(diff: Diff, path: readonly Segment[], direction: Direction, ha
     if (depth === 1) return { classification: diff.action === 'add' ? 'breaking' : 'non-breaking', reason: 'security requirements changed' };
   }
   if (diff.type === 'deprecated') return { classification: 'annotation', reason: 'a deprecation notice; it still works' };
+  // Specification extensions carry documentation and tooling hints; no client validates against them.
+  if (path.some((s) => typeof s === 'string' && s.startsWith('x-'))) return { classification: 'annotation' };
   if (direction === 'response') {
     if (diff.action === 'remove' && parent === 'properties' && diff.type !== 'breaking') {
       return { classification: 'breaking', reason: 'clients reading this field get nothing' };
@@ -253,6 +256,7 @@ function classify(diff: Diff, path: readonly Segment[], direction: Direction, ha
       if (before.size > 0 && [...before].every((t) => after.has(t)) && diff.type === 'breaking') return { classification: 'non-breaking', reason: 'the field accepts everything it accepted before' };
     }
     if (last === 'nullable' && diff.after === true && diff.type === 'breaking') return { classification: 'non-breaking', reason: 'the field accepts everything it accepted before' };
+    if (last === 'additionalProperties' && diff.after === false) return { classification: 'breaking', reason: 'requests with fields the schema does not name are now refused' };
   }
   if (diff.type === 'unclassified') return { classification: 'breaking', reason: 'not classified by api-smart-diff: treated as breaking, review it' };
   return { classification: diff.type };
@@ -304,7 +308,8 @@ function values(diff: Diff): string {
 
 /** One sentence: where a client meets it, what changed (subject, verb, field, values). */
 function describe(diff: Diff, located: Located, doc: unknown, usagePath: readonly Segment[]): string {
-  const subject = subjectOf(located.path, located.document).replace(/-/g, ' ');
+  const own = subjectOf(located.path, located.document);
+  const subject = own.startsWith('x-') ? own : own.replace(/-/g, ' ');
   const field = fieldPath(located.path);
   const inside = container(located.path, located, doc, usagePath);
   return `${located.where}: ${subject} ${VERBS[diff.action]}${field ? ` at \`${field}\`` : ''}${inside ? ` in the ${inside}` : ''}${values(diff)}`;
