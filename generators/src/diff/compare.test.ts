@@ -94,6 +94,7 @@ const rows: Row[] = [
   { change: 'request closed to unknown fields', mutate: (s) => (schemas(s).OrderRequest.additionalProperties = false), expected: 'breaking', kind: 'additionalProperties-added', pointer: '/components/schemas/OrderRequest/additionalProperties' },
   { change: 'extension changed in a response schema', mutate: (s) => (schemas(s).Order['x-internal-name'] = 'order'), expected: 'annotation', kind: 'x-internal-name-added', pointer: '/components/schemas/Order/x-internal-name' },
   { change: 'info.version bumped', mutate: (s) => (s.info.version = '1.1.0'), expected: 'annotation', kind: 'version-changed', pointer: '/info/version' },
+  { change: 'response field named like an extension removed', mutate: (s) => delete schemas(s).Order.properties['x-trace'], expected: 'breaking', kind: 'property-removed', pointer: '/components/schemas/Order/properties/x-trace' },
   { change: 'description change', mutate: (s) => (createOrder(s).description = 'Creates an order and a checkout session.'), expected: 'annotation', kind: 'description-changed', pointer: '/paths/~1orders/post/description' },
   { change: 'example change', mutate: (s) => (schemas(s).Order.properties.order_id.examples = ['ord_2']), expected: 'annotation', kind: 'examples-item-changed', pointer: '/components/schemas/Order/properties/order_id/examples/0' },
   { change: 'deprecated flag', mutate: (s) => (s.paths['/orders'].get.deprecated = true), expected: 'annotation', kind: 'deprecated-added', pointer: '/paths/~1orders/get/deprecated' },

@@ -232,8 +232,10 @@ function classify(diff: Diff, path: readonly Segment[], direction: Direction, ha
     if (depth === 1) return { classification: diff.action === 'add' ? 'breaking' : 'non-breaking', reason: 'security requirements changed' };
   }
   if (diff.type === 'deprecated') return { classification: 'annotation', reason: 'a deprecation notice; it still works' };
-  // Specification extensions carry documentation and tooling hints; no client validates against them.
-  if (path.some((s) => typeof s === 'string' && s.startsWith('x-'))) return { classification: 'annotation' };
+  // Specification extensions carry documentation and tooling hints; no client validates against them. (A property or
+  // header that happens to be named `x-...` is data, not an extension.)
+  const extension = path.some((s, i) => typeof s === 'string' && s.startsWith('x-') && path[i - 1] !== 'properties' && path[i - 1] !== 'headers');
+  if (extension) return { classification: 'annotation' };
   if (direction === 'response') {
     if (diff.action === 'remove' && parent === 'properties' && diff.type !== 'breaking') {
       return { classification: 'breaking', reason: 'clients reading this field get nothing' };

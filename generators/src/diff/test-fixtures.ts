@@ -79,6 +79,7 @@ export function baseOpenApi(): Obj {
             status: { type: 'string', enum: ['created', 'paid'] },
             amount: { type: 'number' },
             note: { type: 'string', description: 'Free text.' },
+            'x-trace': { type: 'string', description: 'A field whose name looks like an extension.' },
           },
         },
         OrderPaid: {
