@@ -7,6 +7,8 @@
  *   openapi.json / openapi.js        the bundled document (download / loaded by index.html, works from file://)
  *   events.html       from the spec's `webhooks` and openapi/asyncapi.yaml (fields, formats, examples, planned events)
  *   errors.html, decisions.html      from docs/errors.md and docs/decisions.md (the catalogue is checked against the spec)
+ *   changelog.html    the changes between the released contracts in openapi/released/ and the unreleased ones
+ *                     (generators/src/diff/changelog.ts)
  * and copies redoc.standalone.js (+ LICENSE) from the installed `redoc` package next to them: no CDN.
  *
  * --openapi     another root document (its redocly.yaml and asyncapi.yaml beside it); default openapi/openapi.yaml
@@ -18,7 +20,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REDOC_SCRIPT } from '../generators/src/emit/docs-site.js';
-import { generate } from '../generators/src/pipeline.js';
+import { buildChangelog } from '../generators/src/diff/changelog.js';
+import { generate, readDocsSources } from '../generators/src/pipeline.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The Redoc release whose standalone bundle is a single classic (UMD) script that works offline and from file://. */
@@ -54,6 +57,11 @@ async function main(): Promise<void> {
   const specDir = path.dirname(args.openapi);
   const asyncapi = path.join(specDir, 'asyncapi.yaml');
   const lintConfig = path.join(specDir, 'redocly.yaml');
+  const releasedDir = path.join(specDir, 'released');
+  const changelog = existsSync(releasedDir)
+    ? await buildChangelog({ cwd: ROOT, spec: path.relative(ROOT, args.openapi), releasedDir: path.relative(ROOT, releasedDir), progress: step })
+    : undefined;
+  if (changelog === undefined) step(`no ${path.relative(ROOT, releasedDir)}: no changelog page (npm run release creates it)`);
   // Lint is `npm run lint:spec`'s job; the pipeline bundles and builds the model.
   const result = await generate({
     rootDir: ROOT,
@@ -63,6 +71,7 @@ async function main(): Promise<void> {
     lint: 'skip',
     targets: ['docs'],
     out: { docs: 'site' },
+    docs: { ...readDocsSources(ROOT), changelog },
   });
   step(`events from the spec: ${result.model.webhooks.map((e) => e.eventType).join(', ')}; planned: ${result.model.plannedEvents.map((e) => e.eventType).join(', ') || 'none'}`);
 

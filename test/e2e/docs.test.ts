@@ -114,7 +114,7 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     }
   }, 60_000);
 
-  it.each(['events.html', 'errors.html', 'decisions.html'])('%s renders with no CSP violation', async (name) => {
+  it.each(['events.html', 'errors.html', 'decisions.html', 'changelog.html'])('%s renders with no CSP violation', async (name) => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();

@@ -59,5 +59,10 @@ describe('a spec change flows everywhere', () => {
     const site = path.join(dir, 'site');
     await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/docs.ts'), '--openapi', path.join(dir, 'openapi/openapi.yaml'), '--out', site, '--skip-redoc'], { cwd: ROOT });
     expect(await readFile(path.join(site, 'openapi.json'), 'utf8')).toContain('gift_wrap_colour');
+    // ... and the changelog's unreleased section, as an addition to the order request (not breaking).
+    const changelog = await readFile(path.join(site, 'changelog.html'), 'utf8');
+    const unreleased = changelog.slice(changelog.indexOf('<h2 id="Unreleased">'), changelog.indexOf('<h2 id="1.0.0">'));
+    expect(unreleased).toContain('0 breaking');
+    expect(unreleased).toMatch(/property added at <code>product.gift_wrap_colour<\/code> in the request body/);
   }, 60_000);
 });

@@ -29,6 +29,7 @@ const templates: DocsTemplates = {
   events: read('templates/docs/events.hbs'),
   errors: read('templates/docs/errors.hbs'),
   decisions: read('templates/docs/decisions.hbs'),
+  changelog: read('templates/docs/changelog.hbs'),
 };
 
 function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {
@@ -151,6 +152,36 @@ describe('renderDocsSite', () => {
   it('is deterministic', () => {
     const again = renderDocsSite(input());
     expect([...again]).toEqual([...files]);
+  });
+
+  it('renders the changelog page, linked from every page, only when a changelog is given', () => {
+    const removed = {
+      classification: 'breaking' as const,
+      kind: 'property-removed',
+      document: 'openapi' as const,
+      pointer: '/components/schemas/Order/properties/note',
+      location: '/paths/~1orders/get/responses/200/content/application~1json/schema/properties/note',
+      message: 'GET /orders: [Removed] property `note` <b>',
+    };
+    const counts = { breaking: 1, 'non-breaking': 0, annotation: 0 };
+    const site = renderDocsSite(
+      input({
+        changelog: {
+          sections: [
+            { title: 'Unreleased', date: '', previous: '1.0.0', counts, groups: [{ classification: 'breaking', changes: [removed] }] },
+            { title: '1.0.0', date: '2026-11-25', previous: undefined, counts: { ...counts, breaking: 0 }, groups: [] },
+          ],
+        },
+      }),
+    );
+    const html = site.get('changelog.html') ?? '';
+    expect(html).toContain('<h2 id="1.0.0">1.0.0 <small>(2026-11-25)</small></h2>');
+    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 non-breaking, 0 annotation.');
+    expect(html).toContain('<code>openapi#/components/schemas/Order/properties/note</code>');
+    expect(html).toContain('[Removed] property <code>note</code> &lt;b&gt;');
+    expect(site.get('errors.html')).toContain('href="changelog.html"');
+    expect(files.has('changelog.html')).toBe(false);
+    expect(page('errors.html')).not.toContain('changelog.html');
   });
 
   it('strict mode: a template naming a missing field fails', () => {

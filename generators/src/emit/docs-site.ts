@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
+import type { Changelog } from '../diff/changelog.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
@@ -74,6 +75,7 @@ export interface DocsTemplates {
   events: string;
   errors: string;
   decisions: string;
+  changelog: string;
 }
 
 export interface DocsPagesInput {
@@ -83,6 +85,8 @@ export interface DocsPagesInput {
   events: EventEntry[];
   webhooks: WebhookGuide;
   templates: DocsTemplates;
+  /** The changes between released contracts (openapi/released/): renders changelog.html when given. */
+  changelog?: Changelog | undefined;
   /** File name of the Redoc standalone bundle the caller places in the site root. */
   redocScript?: string;
 }
@@ -206,6 +210,7 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     { href: 'events.html', label: 'Webhook events' },
     { href: 'errors.html', label: 'Errors' },
     { href: 'decisions.html', label: 'Decisions' },
+    ...(input.changelog === undefined ? [] : [{ href: 'changelog.html', label: 'Changelog' }]),
   ];
   const common = (page: string, title: string) => ({
     api: info,
@@ -249,6 +254,9 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
       groups: groupBy(input.decisions, (d) => d.group),
     }),
   );
+  if (input.changelog !== undefined) {
+    files.set('changelog.html', page('changelog', { ...common('changelog.html', 'Changelog'), sections: input.changelog.sections }));
+  }
   return files;
 }
 
@@ -468,9 +476,11 @@ export interface DocsSources {
   errorsMarkdown: string;
   decisionsMarkdown: string;
   templates: DocsTemplates;
+  /** Computed by scripts/docs.ts from openapi/released/ (generators/src/diff/changelog.ts); no page without it. */
+  changelog?: Changelog | undefined;
 }
 
-const DOCS_TEMPLATE_NAMES = ['layout', 'index', 'events', 'errors', 'decisions'] as const;
+const DOCS_TEMPLATE_NAMES = ['layout', 'index', 'events', 'errors', 'decisions', 'changelog'] as const;
 
 /** Reads templates/docs/*.hbs. */
 export function readDocsTemplates(templatesDir: string): DocsTemplates {
@@ -493,6 +503,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
         events: eventEntries(ctx.model),
         webhooks: webhookGuide(ctx.model),
         templates: sources.templates,
+        changelog: sources.changelog,
         redocScript: REDOC_SCRIPT,
       });
       return [...files].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents }));

@@ -85,7 +85,7 @@ function plannedEvents(raw: unknown, file: string): AsyncApiPlannedEvent[] {
 }
 
 /** The parser annotates schemas with `x-parser-*` keys; drop them so output does not depend on parser internals. */
-function stripParserKeys(value: unknown, seen = new WeakSet<object>()): unknown {
+export function stripParserKeys(value: unknown, seen = new WeakSet<object>()): unknown {
   if (Array.isArray(value)) return value.map((v) => stripParserKeys(v, seen));
   if (value !== null && typeof value === 'object') {
     if (seen.has(value)) return {};
