@@ -1,6 +1,7 @@
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { ApiModel } from '../model/types.js';
+import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import type { TemplateEngine } from './templates.js';
 
 /**
@@ -120,7 +121,14 @@ export function typeLayerDocument(document: Readonly<Record<string, unknown>>, m
   const schemas = (components.schemas ?? {}) as Record<string, unknown>;
   const extra: Record<string, unknown> = {};
   for (const e of asyncOnly) {
-    if (e.typeName in schemas) throw new Error(`AsyncAPI event ${e.eventType}: schema name ${e.typeName} already exists in components`);
+    if (e.typeName in schemas) {
+      throw new UnsupportedSpecError(
+        'the OpenAPI document',
+        `#/components/schemas/${pointerToken(e.typeName)}`,
+        `the AsyncAPI event ${e.eventType} needs the type name ${e.typeName}, which this component schema already has.`,
+        `rename the component schema, or declare the event in the OpenAPI document's webhooks with a $ref to it.`,
+      );
+    }
     extra[e.typeName] = e.schema;
   }
   return { ...document, components: { ...components, schemas: { ...schemas, ...extra } } };
