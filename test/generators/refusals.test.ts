@@ -39,6 +39,7 @@ describe('unsupported constructs are refused with their location', () => {
     ['a component named like an inherited member', doc({}, { schemas: { constructor: { type: 'string' } } }), '#/components/schemas/constructor', /every JavaScript object inherits/],
     ['an object header parameter', doc({ '/a': { get: { parameters: [{ name: 'X-O', in: 'header', schema: { type: 'object' } }], responses: ok } } }), '#/paths/~1a/get/parameters', /objects are only parsed in query parameters/],
     ['a tuple Ajv refuses in strict tuple mode', doc({ '/a': { post: { requestBody: json({ type: 'array', prefixItems: [{ type: 'string' }] }), responses: ok } } }, {}, '3.1.0'), '#/paths/~1a/post/requestBody/content/application~1json/schema', /Ajv cannot compile this schema into request validators/],
+    ['a component schema Ajv refuses, named rather than the operation using it', doc({ '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } }, { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } }, '3.1.0'), '#/components/schemas/Pair', /"prefixItems" is 2-tuple/],
   ])('%s', async (name, document, pointer, problem) => {
     const refusal = await generateDocument(name.replace(/\W+/g, '-'), document).then(
       () => undefined,

@@ -121,8 +121,8 @@ export interface LocatedSchema {
 
 /**
  * Runs `compile`; when Ajv refuses a schema (a keyword used in a way it cannot compile), finds the first schema of
- * `candidates` that fails on its own in a fresh instance (`fresh()`) and refuses with its location instead of Ajv's
- * stack trace.
+ * `candidates` that fails in a fresh instance (`fresh()`, components before operations, so the pointer names the
+ * schema at fault rather than the first operation using it) and refuses with its location instead of Ajv's stack trace.
  */
 export function compileOrRefuse<T>(compile: () => T, fresh: () => StandaloneAjv, candidates: readonly LocatedSchema[], file: string, what: string): T {
   try {
@@ -130,9 +130,11 @@ export function compileOrRefuse<T>(compile: () => T, fresh: () => StandaloneAjv,
   } catch (error) {
     const reason = (error as Error).message;
     let pointer = '';
+    // One fresh instance: schemas that compile do not change how a later one fails.
+    const probe = fresh();
     for (const candidate of candidates) {
       try {
-        fresh().getSchema(candidate.ref);
+        probe.getSchema(candidate.ref);
       } catch {
         pointer = candidate.pointer;
         break;
