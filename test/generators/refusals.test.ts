@@ -2,7 +2,7 @@
  * What the generators do not support is refused before anything is written, naming the file, the JSON pointer and
  * the fix, never with a stack trace (decision D61); derived operationIds stay deterministic (D62).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,17 @@ describe('operationIds', () => {
       ['post', '/files', 'postFiles', true],
     ]);
     expect(await ids()).toEqual(first);
+  });
+});
+
+describe('AsyncAPI payloads', () => {
+  it('get the same pattern rewrite as the OpenAPI document, listed under the AsyncAPI file', async () => {
+    const source = await readFile(path.join(ROOT, 'test/fixtures/mini/asyncapi.yaml'), 'utf8');
+    const asyncapi = path.join(dir, 'asyncapi.yaml');
+    await writeFile(asyncapi, source.replace('merchant_id: { type: string }', () => "merchant_id: { type: string, pattern: '^\\d+]?$' }"));
+    const result = await generate({ rootDir: ROOT, openapi: 'test/fixtures/mini/openapi.yaml', asyncapi, lint: 'skip', targets: ['webhooks'] });
+    expect(result.translatedPatterns).toEqual([
+      { file: asyncapi, pointer: '#/components/messages/MERCHANT_APPROVED/payload/properties/data/properties/merchant_id/pattern', from: '^\\d+]?$', to: '^\\d+\\]?$' },
+    ]);
   });
 });
