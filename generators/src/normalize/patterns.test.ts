@@ -141,7 +141,12 @@ describe('normalizePatterns', () => {
     expect(refusal).toBeInstanceOf(UnsupportedSpecError);
     expect(refusal).toMatchObject({ file: 'test/fixtures/realworld/x/openapi.json', pointer: '#/components/schemas/QrConfig/properties/action/pattern' });
     expect((refusal as Error).message).toContain('test/fixtures/realworld/x/openapi.json#/components/schemas/QrConfig/properties/action/pattern');
-    expect((refusal as Error).message).toMatch(/Fix: .*inline flags/);
+    expect((refusal as Error).message).toMatch(/Fix: .*inline flags such as \(\?i\)/);
     expect((refusal as Error).message).not.toMatch(/\n\s+at /);
+  });
+
+  it('names the fix of a class range written for another engine (PayPal customer_partner_referrals_v2)', () => {
+    const invalid = { components: { schemas: { Id: { type: 'string', pattern: '^[0-9A-Za-z_-.]+$' } } } };
+    expect(() => normalizePatterns(invalid, 'spec.json')).toThrow(/Range out of order[\s\S]*Fix: .*escape it as \\- or put it last/);
   });
 });

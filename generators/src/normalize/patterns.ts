@@ -142,6 +142,13 @@ function writePattern(pattern: AST.Pattern): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Applying it to a document
 
+/** The usual mistakes of patterns written for other engines (PCRE, Java), named in the refusal's fix. */
+function fixHint(pattern: string, reason: string): string {
+  if (/\(\?[a-zA-Z]+\)/.test(pattern)) return ' (inline flags such as (?i) do not exist there: spell out [Aa], or list both spellings)';
+  if (/Range out of order/i.test(reason)) return ' (a - between two characters of a class is a range: escape it as \\- or put it last in the class)';
+  return '';
+}
+
 /** A pattern of the document that was rewritten. */
 export interface TranslatedPattern {
   pointer: string;
@@ -176,7 +183,7 @@ export function normalizePatterns<T>(document: T, file: string, base = '#'): { d
       file,
       pointer,
       `pattern ${JSON.stringify(pattern)} is not an ECMA-262 regular expression, with or without the u flag (${reason}).`,
-      'write it in JavaScript regular expression syntax (inline flags such as (?i) do not exist there: spell out [Aa] or drop the pattern), or remove it.',
+      `write it in JavaScript regular expression syntax${fixHint(pattern, reason)}, or remove it.`,
     );
   };
   const fix = (pointer: string, pattern: string): string => {
