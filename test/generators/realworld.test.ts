@@ -12,7 +12,12 @@ import { generateAndCompile, type CompileOutcome } from './support/compile-gener
 const limit = pLimit(2);
 /** Started once, two at a time; each test awaits its own. */
 const outcomes = new Map<string, Promise<CompileOutcome>>(
-  REALWORLD_SPECS.map((spec) => [spec.name, limit(() => generateAndCompile({ openapi: spec.openapi, targets: spec.targets, label: spec.name }))]),
+  REALWORLD_SPECS.map((spec) => {
+    const outcome = limit(() => generateAndCompile({ openapi: spec.openapi, targets: spec.targets, label: spec.name }));
+    // A refusal fails that spec's test when it awaits it, not the run as an unhandled rejection before then.
+    outcome.catch(() => undefined);
+    return [spec.name, outcome];
+  }),
 );
 
 describe.each(REALWORLD_SPECS)('real-world spec $name', (spec) => {
