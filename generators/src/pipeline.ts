@@ -4,6 +4,7 @@ import { buildModel } from './model/build.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
+import { normalizePatterns, type TranslatedPattern } from './normalize/patterns.js';
 import { clientEmitter } from './emit/client.js';
 import {
   createEmitContext,
@@ -57,6 +58,8 @@ export interface GenerateResult {
   timings: { step: string; ms: number }[];
   lintProblems: LintProblem[];
   asyncapiProblems: string[];
+  /** Patterns valid only without the `u` flag, rewritten in `u` syntax (decision D60); `file` is the spec they are in. */
+  translatedPatterns: (TranslatedPattern & { file: string })[];
 }
 
 async function timed<T>(timings: GenerateResult['timings'], step: string, onProgress: GenerateOptions['onProgress'], fn: () => Promise<T> | T): Promise<T> {
@@ -89,12 +92,23 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
   const source = [options.openapi, options.asyncapi].filter((s): s is string => typeof s === 'string').map((s) => s.split(path.sep).join('/')).join(' + ');
+  // Every later reader (model, validators, the embedded document, the contract tooling) sees `u`-valid patterns only.
+  const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns', onProgress, () => {
+    const fromOpenApi = normalizePatterns(loaded.document, options.openapi);
+    const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));
+    const messages = (asyncapi?.messages ?? []).map((message) => {
+      const payload = normalizePatterns(message.payload, options.asyncapi!, `#/components/messages/${message.name}/payload`);
+      translated.push(...payload.translated.map((t) => ({ ...t, file: options.asyncapi! })));
+      return { ...message, payload: payload.document };
+    });
+    return { document: fromOpenApi.document, asyncMessages: messages, translatedPatterns: translated };
+  });
   const model = await timed(timings, 'build model', onProgress, () =>
-    buildModel(loaded.document, { source, asyncMessages: asyncapi?.messages ?? [], plannedEvents: asyncapi?.plannedEvents ?? [] }),
+    buildModel(document, { source, asyncMessages, plannedEvents: asyncapi?.plannedEvents ?? [] }),
   );
   const contexts = createEmitContext({
     model,
-    document: loaded.document,
+    document,
     templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
@@ -113,5 +127,5 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     seen.add(f.path);
   }
   files.sort((a, b) => compareStrings(a.path, b.path));
-  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [] };
+  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [], translatedPatterns };
 }

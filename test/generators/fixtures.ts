@@ -15,6 +15,9 @@ export const scenarios: Scenario[] = [
   { name: 'mini', openapi: 'test/fixtures/mini/openapi.yaml', asyncapi: 'test/fixtures/mini/asyncapi.yaml' },
   { name: 'edge', openapi: 'test/fixtures/edge/openapi.yaml', asyncapi: null },
   { name: 'params', openapi: 'test/fixtures/params/openapi.yaml', asyncapi: null },
+  // Constructs of real-world specs: recursion, discriminators, nullable / type arrays, overrides, media types, odd names, legacy patterns.
+  { name: 'shapes', openapi: 'test/fixtures/shapes/openapi.yaml', asyncapi: null },
+  { name: 'shapes31', openapi: 'test/fixtures/shapes31/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

@@ -1,59 +1,20 @@
 /**
  * Generic proof: the generators handle GitHub's REST spec (OpenAPI 3.0.3, 1,223 operations). Generates the contract
- * (type layer, route table, enums), the server scaffold and the client into a temp dir beside copies of the
- * hand-written runtimes and type-checks the result with `tsc --noEmit` under the repo's strict base tsconfig.
- * Slow (~1-2 min).
+ * (type layer, route table, enums), the server scaffold and the client and type-checks the result with `tsc
+ * --noEmit` under the repo's strict base tsconfig (support/compile-generated.ts). Slow (~1-2 min).
  */
-import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { writeFiles } from '../../generators/src/cli/generate.js';
-import { generate } from '../../generators/src/pipeline.js';
-import { ROOT } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { generateAndCompile } from './support/compile-generated.js';
 
-const run = promisify(execFile);
 const GITHUB_SPEC = 'node_modules/@octokit/openapi/generated/api.github.com.json';
-let dir: string | undefined;
-
-afterAll(async () => {
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
 
 describe("GitHub's REST spec", () => {
   it('generates server + client + types that compile under the strict tsconfig', { timeout: 240_000 }, async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'paygate-github-'));
-    // The contract is imported by relative path: '@paygate/contract' would resolve to this repo's own contract.
-    const result = await generate({ rootDir: ROOT, openapi: GITHUB_SPEC, asyncapi: null, lint: 'skip', targets: ['contract', 'server', 'client'], contractImport: 'relative' });
-    expect(result.model.operations).toHaveLength(1223);
-    const ids = new Set(result.model.operations.map((o) => o.operationId));
-    expect(ids.size).toBe(1223);
-    await writeFiles(dir, result.files);
-    const notTests = (src: string) => !src.endsWith('.test.ts');
-    await cp(path.join(ROOT, 'packages/contract/src/types.ts'), path.join(dir, 'packages/contract/src/types.ts'));
-    await cp(path.join(ROOT, 'packages/server/src/runtime'), path.join(dir, 'packages/server/src/runtime'), { recursive: true, filter: notTests });
-    await cp(path.join(ROOT, 'packages/client/src/runtime'), path.join(dir, 'packages/client/src/runtime'), { recursive: true, filter: notTests });
-    await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'github-proof', private: true, type: 'module' }));
-    await writeFile(
-      path.join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: path.join(ROOT, 'tsconfig.base.json'),
-        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true },
-        include: ['packages/*/src'],
-        exclude: ['**/*.test.ts'],
-      }),
-    );
-    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const started = performance.now();
-    const outcome = await run(process.execPath, ['--max-old-space-size=8192', tsc, '-p', path.join(dir, 'tsconfig.json')], { maxBuffer: 64 * 1024 * 1024 }).then(
-      () => ({ code: 0, output: '' }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? 1, output: `${error.stdout ?? ''}${error.stderr ?? ''}` }),
-    );
-    console.log(`tsc --noEmit on GitHub output: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    expect(outcome.output.split('\n').slice(0, 30).join('\n')).toBe('');
-    expect(outcome.code).toBe(0);
+    const outcome = await generateAndCompile({ openapi: GITHUB_SPEC, targets: ['contract', 'server', 'client'], label: 'github', maxOldSpaceMiB: 8192 });
+    console.log(`GitHub spec: generate ${(outcome.generateMs / 1000).toFixed(1)} s, tsc --noEmit ${(outcome.tscMs / 1000).toFixed(1)} s`);
+    expect(outcome.result.model.operations).toHaveLength(1223);
+    expect(new Set(outcome.result.model.operations.map((o) => o.operationId)).size).toBe(1223);
+    expect(outcome.diagnostics).toBe('');
+    expect(outcome.tscCode).toBe(0);
   });
 });

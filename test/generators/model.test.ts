@@ -226,3 +226,30 @@ describe('model: enums, error catalogue, events', () => {
     expect(m.plannedEvents).toEqual([{ eventType: 'REFUND_FAILED', category: 'Refund', summary: 'later' }]);
   });
 });
+
+describe('model builder: constructs of real-world specs (test/fixtures/shapes)', () => {
+  it('an operation-level parameter overrides the path-level one of the same location and name (headers case-insensitively)', async () => {
+    const m = await model('shapes');
+    const get = m.operations.find((o) => o.operationId === 'getShapesByShapeId')!;
+    expect(get.parameterList.map((p) => [p.in, p.name, p.level, (p.schema as { type?: string } | undefined)?.type])).toEqual([
+      ['query', 'limit', 'operation', 'integer'],
+      ['header', 'x-request-id', 'operation', 'string'],
+      ['path', 'shape-id', 'path', 'string'],
+    ]);
+    const del = m.operations.find((o) => o.operationId === 'deleteShapesByShapeId')!;
+    expect(del.parameterList.map((p) => [p.in, p.name, p.level])).toEqual([
+      ['path', 'shape-id', 'path'],
+      ['query', 'limit', 'path'],
+      ['header', 'X-Request-Id', 'path'],
+    ]);
+  });
+
+  it.each([
+    ['import', 'put', ['*/*', 'application/octet-stream', 'text/plain']],
+    ['2fa-upload', 'post', ['application/x-www-form-urlencoded', 'multipart/form-data']],
+  ])('keeps every request media type of %s (non-JSON included)', async (operationId, method, mediaTypes) => {
+    const op = (await model('shapes')).operations.find((o) => o.operationId === operationId)!;
+    expect(op.method).toBe(method);
+    expect(op.requestBody?.content.map((c) => c.mediaType)).toEqual(mediaTypes);
+  });
+});

@@ -35,7 +35,7 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
     case 'email':
       return fc.emailAddress().filter(fits);
     case 'uri': {
-      const pattern = typeof s['pattern'] === 'string' ? new RegExp(s['pattern']) : undefined;
+      const pattern = typeof s['pattern'] === 'string' ? new RegExp(s['pattern'], 'u') : undefined;
       return fc.webUrl({ validSchemes: ['https', 'http'] }).filter((v) => fits(v) && (pattern === undefined || pattern.test(v)));
     }
     case 'date':
@@ -48,7 +48,7 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
       break;
   }
   if (typeof s['pattern'] === 'string') {
-    return fc.stringMatching(new RegExp(s['pattern'])).filter(fits);
+    return fc.stringMatching(new RegExp(s['pattern'], 'u')).filter(fits);
   }
   // Free text: full unicode, including control characters (a schema without a pattern accepts them).
   return fc.string({ unit: 'grapheme', minLength, maxLength: Math.min(maxLength, 40) }).filter(fits);

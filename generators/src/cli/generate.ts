@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generate, type GenerateResult } from '../pipeline.js';
 import { SpecLintError, formatProblem } from '../parse/openapi.js';
+import { UnsupportedSpecError } from '../parse/refusal.js';
 import { parseArgs, type CliOptions } from './args.js';
 
 export interface DriftReport {
@@ -63,7 +64,7 @@ export async function run(options: CliOptions, log: (line: string) => void = con
       onProgress: (step, ms) => log(`  ${step.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms`),
     });
   } catch (error) {
-    if (error instanceof SpecLintError) {
+    if (error instanceof SpecLintError || error instanceof UnsupportedSpecError) {
       log(error.message);
       return 1;
     }
@@ -72,6 +73,10 @@ export async function run(options: CliOptions, log: (line: string) => void = con
   const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
   if (warnings.length > 0) log(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}`).join('\n')}`);
   for (const p of result.asyncapiProblems) log(`    ${p}`);
+  if (result.translatedPatterns.length > 0) {
+    log(`  ${result.translatedPatterns.length} pattern(s) valid only without the u flag, rewritten in u syntax (decision D60):`);
+    for (const t of result.translatedPatterns) log(`    ${t.file}${t.pointer}: ${JSON.stringify(t.from)} -> ${JSON.stringify(t.to)}`);
+  }
 
   if (options.check) {
     const drift = await compareWithDisk(outRoot, result.files);
@@ -103,7 +108,11 @@ if (isMain) {
   run(options).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      // Spec problems are refused above with their location; anything reaching here is a generator bug.
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(`Generation failed: ${message}`);
+      if (process.env['PAYGATE_DEBUG'] === '1') console.error(error instanceof Error ? error.stack : error);
+      else console.error('This is a bug in @paygate/generators, not in your spec: rerun with PAYGATE_DEBUG=1 for the stack trace and report it with the spec.');
       process.exit(1);
     },
   );

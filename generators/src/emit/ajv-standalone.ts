@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import AjvDraft7 from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { Options as AjvOptions } from 'ajv';
+import { UnsupportedSpecError } from '../parse/refusal.js';
 import { sortedEntries } from '../util/sorted.js';
 
 type Obj = Record<string, unknown>;
@@ -18,13 +19,33 @@ const DEFS_PREFIX = '#/components/schemas/';
 /** Annotation keywords Ajv does not need (dropped so the generated code never depends on them). */
 const DROPPED_KEYWORDS = new Set(['discriminator', 'xml', 'externalDocs', 'example', 'examples']);
 
+/**
+ * OpenAPI 3.0's boolean `exclusiveMinimum` / `exclusiveMaximum` (JSON Schema draft 4, also found in real-world 3.1
+ * documents) in the numeric form of draft 7 and 2020-12, which Ajv requires: `{ minimum: 0, exclusiveMinimum: true }`
+ * is `{ exclusiveMinimum: 0 }`, `exclusiveMinimum: false` says nothing.
+ */
+function numericExclusiveBounds(schema: Obj): Obj {
+  if (typeof schema.exclusiveMinimum !== 'boolean' && typeof schema.exclusiveMaximum !== 'boolean') return schema;
+  const out: Obj = { ...schema };
+  for (const [exclusive, inclusive] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && typeof out[inclusive] === 'number') {
+      out[exclusive] = out[inclusive];
+      delete out[inclusive];
+    } else {
+      delete out[exclusive];
+    }
+  }
+  return out;
+}
+
 /** Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X` and drops OpenAPI-only annotation keywords. */
 export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(schema)) return schema.map((s) => toAjvSchema(s, rootId, alsoDrop));
   if (!isObj(schema)) return schema;
   const out: Obj = {};
-  for (const [key, value] of sortedEntries(schema)) {
-    if (key === 'nullable' && alsoDrop.has('nullable-without-type') && schema.type === undefined) {
+  for (const [key, value] of sortedEntries(numericExclusiveBounds(schema))) {
+    if (key === 'nullable' && schema.type === undefined) {
       // OpenAPI 3.0 `nullable` without `type` constrains nothing, and Ajv refuses to compile it
       continue;
     } else if (key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)) {
@@ -88,4 +109,42 @@ export function standaloneModule(
   lines.push(...preludeLines);
   if (lines.length > 0) code = code.replace(/^"use strict";/, `"use strict";\n${lines.join('\n')}`);
   return code.replace(/\r\n?/g, '\n');
+}
+
+/** A schema the precompiled validators are built from, and where the spec declares it. */
+export interface LocatedSchema {
+  /** `<rootId>#/$defs/<key>` */
+  ref: string;
+  /** JSON pointer in the bundled document (a component schema, or the operation / event it belongs to). */
+  pointer: string;
+}
+
+/**
+ * Runs `compile`; when Ajv refuses a schema (a keyword used in a way it cannot compile), finds the first schema of
+ * `candidates` that fails in a fresh instance (`fresh()`, components before operations, so the pointer names the
+ * schema at fault rather than the first operation using it) and refuses with its location instead of Ajv's stack trace.
+ */
+export function compileOrRefuse<T>(compile: () => T, fresh: () => StandaloneAjv, candidates: readonly LocatedSchema[], file: string, what: string): T {
+  try {
+    return compile();
+  } catch (error) {
+    const reason = (error as Error).message;
+    let pointer = '';
+    // One fresh instance: schemas that compile do not change how a later one fails.
+    const probe = fresh();
+    for (const candidate of candidates) {
+      try {
+        probe.getSchema(candidate.ref);
+      } catch {
+        pointer = candidate.pointer;
+        break;
+      }
+    }
+    throw new UnsupportedSpecError(
+      file,
+      pointer,
+      `Ajv cannot compile this schema into ${what}: ${reason}`,
+      'change the schema so it is valid JSON Schema for the document\'s OpenAPI version (3.0: draft 4 style with nullable; 3.1: 2020-12), or remove the construct Ajv names.',
+    );
+  }
 }

@@ -1,6 +1,7 @@
 /** Paygate's parameter rules as the request-validators emitter derives them from the model (docs/request-validation.md, section 5). */
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
+import { UnsupportedSpecError } from '../parse/refusal.js';
 import { compileRequestValidators } from './request-validators.js';
 
 function rulesFor(parameters: object[]): unknown {
@@ -44,10 +45,20 @@ describe('request-validators emitter: parameter rules', () => {
   });
 
   it.each([
-    ['matrix path parameter', { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }, /operation r, path parameter 'p': style 'matrix' is not parsed/],
+    ['matrix path parameter', { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }, /operation r: path parameter 'p': style 'matrix' is not parsed/],
     ['object path parameter', { name: 'p', in: 'path', required: true, schema: object }, /objects are only parsed in query parameters/],
     ['deepObject array', { name: 'q', in: 'query', style: 'deepObject', schema: array }, /style 'deepObject' is not defined for arrays/],
-  ])('refuses to generate for an unsupported %s', (_name, parameter, message) => {
-    expect(() => rulesFor(withPath(parameter))).toThrow(message);
+  ])('refuses to generate for an unsupported %s, naming the file and the operation', (_name, parameter, message) => {
+    const refusal = (() => {
+      try {
+        rulesFor(withPath(parameter));
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(UnsupportedSpecError);
+    expect((refusal as UnsupportedSpecError).message).toMatch(message);
+    expect(refusal).toMatchObject({ file: 'r', pointer: '#/paths/~1r~1{p}/get/parameters' });
   });
 });

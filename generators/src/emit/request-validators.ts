@@ -10,7 +10,8 @@ import AjvModule from 'ajv';
 import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
-import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type StandaloneAjv } from './ajv-standalone.js';
+import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { importPath } from './context.js';
 import { operationTypeNames } from './names.js';
@@ -21,7 +22,7 @@ const PARAMS_ROOT = 'request-params.json';
 const BODY_ROOT = 'request-body.json';
 const RESERVED_DEF_PREFIX = '__req_';
 /** Annotations that never change a validation result: left out of the generated code. */
-const ANNOTATIONS = new Set(['description', 'title', '$comment', 'deprecated', 'nullable-without-type']);
+const ANNOTATIONS = new Set(['description', 'title', '$comment', 'deprecated']);
 
 /** Ajv options of request validation (docs/request-validation.md, section 7). */
 const REQUEST_AJV_OPTIONS = {
@@ -177,13 +178,17 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   const paramDefs: Obj = {};
   const bodyDefs: Obj = {};
   for (const { name, schema } of model.schemas) {
-    if (name.startsWith(RESERVED_DEF_PREFIX)) throw new Error(`Schema name ${name} is reserved by the request-validators emitter`);
+    if (name.startsWith(RESERVED_DEF_PREFIX)) {
+      throw new UnsupportedSpecError(openapiFileOf(model.source), `#/components/schemas/${pointerToken(name)}`, `schema names starting with ${RESERVED_DEF_PREFIX} are reserved by the request-validators emitter.`, 'rename the schema (and its $refs).');
+    }
     paramDefs[name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
     bodyDefs[name] = toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
   }
 
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};
+  /** Validator function name -> JSON pointer of its operation. */
+  const exportPointers = new Map<string, string>();
   const operations: OperationView[] = [];
   for (const op of model.operations) {
     const typeName = names.get(op.operationId)!;
@@ -199,7 +204,14 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       try {
         rule = rules.rule(p, schema);
       } catch (error) {
-        if (error instanceof UnsupportedParameterError) throw new Error(`Refusing to generate request validators: operation ${op.operationId}, ${error.message}`);
+        if (error instanceof UnsupportedParameterError) {
+          throw new UnsupportedSpecError(
+            openapiFileOf(model.source),
+            `${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`,
+            `operation ${op.operationId}: ${error.message}`,
+            'declare the parameter with a style the scaffold parses (docs/request-validation.md, section 5), or send it in a JSON body.',
+          );
+        }
         throw error;
       }
       if (rule === undefined) continue; // cookies are never parsed by the scaffold, so never validated
@@ -219,6 +231,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       paramDefs[key] = { type: 'object', properties: g.properties, ...(g.required.length > 0 ? { required: g.required } : {}) };
       const fn = `validate${typeName}${suffix}`;
       paramExports[fn] = `${PARAMS_ROOT}#/$defs/${key}`;
+      exportPointers.set(fn, operationPointer(op));
       fields.push({ name: group, value: fn });
     }
     const queryNames = groups.query === undefined ? [] : Object.keys(groups.query.properties);
@@ -241,6 +254,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         bodyDefs[key] = { properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) }, ...(required ? { required: ['body'] } : {}) };
         const fn = `validate${typeName}Body${index}`;
         bodyExports[fn] = `${BODY_ROOT}#/$defs/${key}`;
+        exportPointers.set(fn, `${operationPointer(op)}/requestBody/content/${pointerToken(mediaModel.mediaType)}/schema`);
         const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
         const jsonFields = mediaModel.mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
         media.push(`{ mediaType: ${js(mediaModel.mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
@@ -252,21 +266,45 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   }
 
   const options = { ...REQUEST_AJV_OPTIONS, code: { formats: AjvModule._`formats` } };
-  const ajv: StandaloneAjv = createStandaloneAjv(model.openapiVersion, { ...options, coerceTypes: true });
-  addFormats(ajv, requestFormats(model.openapiVersion), 'runtime');
-  ajv.addSchema({ $id: PARAMS_ROOT, $defs: paramDefs });
-  ajv.addSchema({ $id: BODY_ROOT, $defs: bodyDefs });
-  // One instance (one standalone module), two coercion modes: compile every parameter validator with `coerceTypes`,
-  // then every body validator without. The two roots share no schema, so no compiled function is reused across modes.
-  const opts = ajv.opts as { coerceTypes?: boolean };
-  for (const ref of Object.values(paramExports)) ajv.getSchema(ref);
-  opts.coerceTypes = false;
-  for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
-  // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
-  const code = standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
-    /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
+  const createAjv = (): StandaloneAjv => {
+    const ajv = createStandaloneAjv(model.openapiVersion, { ...options, coerceTypes: true });
+    addFormats(ajv, requestFormats(model.openapiVersion), 'runtime');
+    ajv.addSchema({ $id: PARAMS_ROOT, $defs: paramDefs });
+    ajv.addSchema({ $id: BODY_ROOT, $defs: bodyDefs });
+    return ajv;
+  };
+  const ajv = createAjv();
+  // Where each compiled schema comes from, to name it when Ajv refuses one: components first, then operations.
+  const candidates: LocatedSchema[] = [
+    ...model.schemas.map((s) => ({ ref: `${BODY_ROOT}#/$defs/${s.name}`, pointer: s.ref })),
+    ...[...Object.entries(paramExports), ...Object.entries(bodyExports)].map(([fn, ref]) => ({ ref, pointer: exportPointers.get(fn) ?? '' })),
+  ];
+  const code = compileOrRefuse(
+    () => {
+      // One instance (one standalone module), two coercion modes: compile every parameter validator with `coerceTypes`,
+      // then every body validator without. The two roots share no schema, so no compiled function is reused across modes.
+      const opts = ajv.opts as { coerceTypes?: boolean };
+      for (const ref of Object.values(paramExports)) ajv.getSchema(ref);
+      opts.coerceTypes = false;
+      for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
+      // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
+      return standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) => (/\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : []));
+    },
+    createAjv,
+    candidates,
+    openapiFileOf(model.source),
+    'request validators',
   );
   return { code, operations };
+}
+
+/** JSON pointer of an operation in the bundled document. */
+function operationPointer(op: Pick<OperationModel, 'path' | 'method'>): string {
+  return `${pathItemPointer(op)}/${op.method}`;
+}
+
+function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
+  return `#/paths/${pointerToken(op.path)}`;
 }
 
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */

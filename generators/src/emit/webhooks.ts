@@ -1,7 +1,8 @@
 import { fastFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
-import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn } from './ajv-standalone.js';
+import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { contractSpecifier, importPath, withHeader } from './context.js';
 
@@ -19,21 +20,34 @@ function eventSchemaKey(event: WebhookEventModel): string {
 }
 
 /** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
-export function compileValidators(openapiVersion: string, schemas: Record<string, JsonSchema>, events: readonly WebhookEventModel[]): string {
-  const ajv = createStandaloneAjv(openapiVersion, { allErrors: true, strict: false, unicode: false });
-  // Formats inline as regular expressions, so the generated code needs no runtime import of ajv-formats.
-  addFormats(ajv, fastFormats as Record<string, unknown>, 'accept');
+export function compileValidators(openapiVersion: string, schemas: Record<string, JsonSchema>, events: readonly WebhookEventModel[], file = 'the OpenAPI document'): string {
   const defs: Obj = {};
   for (const [name, schema] of sortedEntries(schemas)) defs[name] = toAjvSchema(schema);
   for (const event of events) {
     const key = eventSchemaKey(event);
-    if (key in defs) throw new Error(`Schema name ${key} is reserved by the webhook emitter`);
+    if (key in defs) {
+      throw new UnsupportedSpecError(file, `#/components/schemas/${pointerToken(key)}`, `schema names starting with __event_ are reserved by the webhook emitter.`, 'rename the schema (and its $refs).');
+    }
     defs[key] = toAjvSchema(event.schema);
   }
-  ajv.addSchema({ $id: ROOT_ID, $defs: defs });
+  const createAjv = (): StandaloneAjv => {
+    // `unicode: false`: lengths in UTF-16 code units, like the rest of Paygate. `validateSchema: 'log'` (and no
+    // logger): a schema the meta-schema refuses (real-world specs: draft 2019 keywords, duplicate `required` items)
+    // still compiles; what Ajv truly cannot compile is refused with its location by compileOrRefuse.
+    const ajv = createStandaloneAjv(openapiVersion, { allErrors: true, strict: false, unicode: false, validateSchema: 'log' });
+    // Formats inline as regular expressions, so the generated code needs no runtime import of ajv-formats.
+    addFormats(ajv, fastFormats as Record<string, unknown>, 'accept');
+    ajv.addSchema({ $id: ROOT_ID, $defs: defs });
+    return ajv;
+  };
   const exports: Record<string, string> = {};
   for (const event of events) exports[`validate${event.typeName}`] = `${ROOT_ID}#/$defs/${eventSchemaKey(event)}`;
-  return standaloneModule(ajv, exports);
+  const candidates: LocatedSchema[] = [
+    ...Object.keys(schemas).sort().map((name) => ({ ref: `${ROOT_ID}#/$defs/${name}`, pointer: `#/components/schemas/${pointerToken(name)}` })),
+    ...events.map((e) => ({ ref: `${ROOT_ID}#/$defs/${eventSchemaKey(e)}`, pointer: e.source === 'openapi' ? `#/webhooks (event ${e.eventType})` : `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}` })),
+  ];
+  const ajv = createAjv();
+  return compileOrRefuse(() => standaloneModule(ajv, exports), createAjv, candidates, file, 'webhook event validators');
 }
 
 function eventViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
@@ -47,7 +61,7 @@ export const webhooksEmitter: Emitter = {
     const { model } = ctx;
     const dir = ctx.out.webhooks;
     const schemas = Object.fromEntries(model.schemas.map((s) => [s.name, s.schema]));
-    const validators = compileValidators(model.openapiVersion, schemas, model.webhooks);
+    const validators = compileValidators(model.openapiVersion, schemas, model.webhooks, openapiFileOf(model.source));
     const view = {
       header: ctx.header,
       contract: contractSpecifier(ctx, dir),

@@ -1,3 +1,4 @@
+import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import { pascalCase, synthesizeOperationId, toExpressPath } from '../util/naming.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';
 import type {
@@ -610,7 +611,8 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
       const { groups: params, list } = buildParameters(resolver, item.parameters, op.parameters);
       params.path = orderPathParams(path, params.path);
       const responses = buildResponses(resolver, op.responses);
-      const explicitId = str(op.operationId);
+      // An empty or blank operationId names nothing: derived like a missing one (decision D62).
+      const explicitId = str(op.operationId)?.trim() || undefined;
       operations.push({
         operationId: explicitId ?? synthesizeOperationId(method, path),
         synthesizedId: explicitId === undefined,
@@ -632,6 +634,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
       });
     }
   }
+  refuseDuplicateOperationIds(operations, openapiFileOf(options.source));
   dedupeOperationIds(operations);
 
   return {
@@ -683,3 +686,22 @@ function dedupeOperationIds(operations: OperationModel[]): void {
   }
 }
 
+
+/** Two operations with one explicit operationId would share a handler, a client method and a route-table key. */
+function refuseDuplicateOperationIds(operations: readonly OperationModel[], file: string): void {
+  const first = new Map<string, OperationModel>();
+  for (const op of operations) {
+    if (op.synthesizedId) continue;
+    const earlier = first.get(op.operationId);
+    if (earlier === undefined) {
+      first.set(op.operationId, op);
+      continue;
+    }
+    throw new UnsupportedSpecError(
+      file,
+      `#/paths/${pointerToken(op.path)}/${op.method}/operationId`,
+      `operationId ${JSON.stringify(op.operationId)} is already used by ${earlier.method.toUpperCase()} ${earlier.path}; operationIds must be unique.`,
+      'give one of the two operations another operationId (or remove it: a missing one is derived from the method and path).',
+    );
+  }
+}

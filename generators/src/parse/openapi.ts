@@ -1,4 +1,9 @@
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { refuseRefCycles } from './ref-cycles.js';
+import { refuseUnsupportedDocument } from './unsupported.js';
+import { UnsupportedSpecError } from './refusal.js';
 import { bundle, createConfig, getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
 
 export type LintMode =
@@ -98,11 +103,22 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     }
   }
 
-  const result = await bundle({ ref: input, config, dereference: false });
+  const result = await bundle({ ref: input, config, dereference: false }).catch(async (error: unknown) => {
+    // The bundler throws (rather than reports) on a few broken documents: name the place when we can find it.
+    const file = path.relative(cwd, input);
+    refuseRefCycles(parseYaml(await readFile(input, 'utf8')), file);
+    throw new UnsupportedSpecError(
+      file,
+      '',
+      `the bundler (@redocly/openapi-core) could not read the document: ${(error as Error).message}`,
+      'run `npx @redocly/cli lint <file>` on it for the location, and fix what it reports.',
+    );
+  });
   const bundleErrors = result.problems.filter((p) => p.severity === 'error');
   if (bundleErrors.length > 0) {
     throw new SpecLintError(bundleErrors.map((p) => toLintProblem(p, cwd)), path.relative(cwd, input));
   }
   const document = result.bundle.parsed as Record<string, unknown>;
+  refuseUnsupportedDocument(document, path.relative(cwd, input));
   return { document, files: [...result.fileDependencies, input].sort(), problems };
 }

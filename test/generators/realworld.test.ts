@@ -1,0 +1,34 @@
+/**
+ * Real-world specs nobody here wrote (test/fixtures/realworld, sources and licences in its README): each is
+ * generated (contract, server, client; webhooks when it declares webhooks) and the output compiled with `tsc
+ * --noEmit` under the strict tsconfig, through the shared harness (support/compile-generated.ts). Two specs at a
+ * time (the machine is shared), each bounded in time; the timings are printed.
+ */
+import pLimit from 'p-limit';
+import { describe, expect, it } from 'vitest';
+import { REALWORLD_SPECS } from '../fixtures/realworld/specs.js';
+import { generateAndCompile, type CompileOutcome } from './support/compile-generated.js';
+
+const limit = pLimit(2);
+/** Started once, two at a time; each test awaits its own. */
+const outcomes = new Map<string, Promise<CompileOutcome>>(
+  REALWORLD_SPECS.map((spec) => {
+    const outcome = limit(() => generateAndCompile({ openapi: spec.openapi, targets: spec.targets, label: spec.name }));
+    // A refusal fails that spec's test when it awaits it, not the run as an unhandled rejection before then.
+    outcome.catch(() => undefined);
+    return [spec.name, outcome];
+  }),
+);
+
+describe.each(REALWORLD_SPECS)('real-world spec $name', (spec) => {
+  it(`${spec.label}: generates and compiles under the strict tsconfig`, { timeout: 300_000 }, async () => {
+    const outcome = await outcomes.get(spec.name)!;
+    console.log(`${spec.name}: generate ${(outcome.generateMs / 1000).toFixed(1)} s, tsc --noEmit ${(outcome.tscMs / 1000).toFixed(1)} s (${spec.targets.join(', ')})`);
+    expect(outcome.result.model.operations).toHaveLength(spec.operations);
+    expect(new Set(outcome.result.model.operations.map((o) => o.operationId)).size).toBe(spec.operations);
+    expect(outcome.result.translatedPatterns).toHaveLength(spec.translatedPatterns);
+    expect(outcome.result.files.map((f) => f.path.split('/').slice(-2).join('/'))).toEqual(expect.arrayContaining(['generated/request-validators.gen.ts', 'generated/client.gen.ts', 'generated/types.gen.ts']));
+    expect(outcome.diagnostics).toBe('');
+    expect(outcome.tscCode).toBe(0);
+  });
+});
