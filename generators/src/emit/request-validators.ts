@@ -12,7 +12,7 @@ import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { importPath } from './context.js';
+import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
 
 type Obj = Record<string, unknown>;
@@ -291,7 +291,7 @@ export const serverRequestValidatorsEmitter: Emitter = {
         path: `${ctx.out.server}/request-validators.gen.ts`,
         contents: ctx.templates.render('server/request-validators', {
           header: ctx.header,
-          runtimeModule: importPath(ctx.out.server, `${ctx.runtime.server}/request-validation.js`),
+          runtimeModule: runtimeSpecifier(ctx, 'server', ctx.out.server, 'request-validation.js'),
           code: code.replace(/\s+$/, ''),
           operations,
         }),

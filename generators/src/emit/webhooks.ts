@@ -3,7 +3,7 @@ import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { addFormats, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { contractSpecifier, importPath, withHeader } from './context.js';
+import { contractSpecifier, runtimeSpecifier, withHeader } from './context.js';
 
 type Obj = Record<string, unknown>;
 
@@ -51,7 +51,7 @@ export const webhooksEmitter: Emitter = {
     const view = {
       header: ctx.header,
       contract: contractSpecifier(ctx, dir),
-      runtime: importPath(dir, ctx.runtime.webhooks),
+      runtime: runtimeSpecifier(ctx, 'webhooks', dir),
       discriminator: JSON.stringify(model.webhookDiscriminator),
       events: eventViews(model.webhooks),
       hasEvents: model.webhooks.length > 0,
