@@ -1,0 +1,19 @@
+/**
+ * Every `paygate` sub-command, one line each, in the order `paygate --help` lists them. A new command is a file in
+ * this folder exporting `command` (a CliCommand) plus one line here.
+ */
+import type { CliCommand } from '../command.js';
+import { command as check } from './check.js';
+import { command as contract } from './contract.js';
+import { command as docs } from './docs.js';
+import { command as generate } from './generate.js';
+import { command as serve } from './serve.js';
+
+// `diff` and `release` (./diff.js, ./release.js) are written in parallel; each is registered by one line below.
+export const COMMANDS: readonly CliCommand[] = [
+  generate,
+  check,
+  docs,
+  serve,
+  contract,
+];
