@@ -4,11 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EnvironmentError, EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from './command.js';
+import { EXIT, type CliCommand, type CliIo, type ExitCode } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { SERVE_ENVIRONMENT } from './commands/serve.js';
-
-const HELP_FLAGS = new Set(['--help', '-h']);
+import { HELP_FLAGS, runCommand } from './run-command.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
@@ -54,25 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     io.stderr(`paygate: unknown command ${JSON.stringify(name)}. Commands: ${commands.map((c) => c.name).join(', ')} (paygate --help).\n`);
     return EXIT.usage;
   }
-  if (rest.some((arg) => HELP_FLAGS.has(arg))) {
-    io.stdout(`${command.usage}\n`);
-    return EXIT.ok;
-  }
-  try {
-    return await command.run(rest, io);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`paygate ${command.name}: ${error.message}\n\n${command.usage}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof EnvironmentError) {
-      io.stderr(`paygate ${command.name}: ${error.message}\n`);
-      return EXIT.environment;
-    }
-    // Not a user error: a bug in paygate, so the stack is what a report needs.
-    io.stderr(`paygate ${command.name}: internal error (please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return EXIT.failed;
-  }
+  return runCommand(command, rest, io);
 }
 
 /** The process's own streams and working directory. */
