@@ -1,0 +1,210 @@
+/**
+ * The published shape, as a newcomer gets it: `npm pack` of every package, the tarballs installed into a fresh project
+ * OUTSIDE this repository (no workspace links; the registry's packages come from the local npm cache, falling back to
+ * the registry only for what the cache lacks), then in that project: `npx paygate generate` on a spec of its own, a
+ * strict TypeScript consumer of the generated server and client compiled with tsc, the generated server started with
+ * one handler and called through the generated client, and the installed client bundled for the browser.
+ * Slow (about 1-2 minutes: build, pack, install); progress is printed.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGES = ['@paygate/contract', '@paygate/server', '@paygate/client', '@paygate/webhooks', '@paygate/reference', '@paygate/cli'];
+/** What a consumer adds besides the tarballs: the compiler and Node types for its own code, ajv for the precompiled validators. */
+const CONSUMER_DEPENDENCIES = ['typescript@~5.9.3', '@types/node@^20', 'ajv@^8.20.0'];
+const started = performance.now();
+
+const progress = (message: string) => process.stdout.write(`[pack-install ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+    });
+  });
+}
+
+async function mustRun(label: string, command: string, args: string[], cwd: string): Promise<Run> {
+  progress(label);
+  const result = await run(command, args, cwd);
+  if (result.code !== 0) throw new Error(`${label} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+const SPEC = `openapi: 3.1.0
+info:
+  title: Greeter
+  version: 1.0.0
+  license: { name: MIT, identifier: MIT }
+paths:
+  /greetings/{name}:
+    get:
+      operationId: getGreeting
+      summary: Greet someone
+      tags: [greetings]
+      parameters:
+        - name: name
+          in: path
+          required: true
+          schema: { type: string, minLength: 1, maxLength: 40 }
+      responses:
+        '200':
+          description: The greeting
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [message]
+                properties:
+                  message: { type: string }
+        '400':
+          description: The name is not valid
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  message: { type: string }
+`;
+
+const SERVER = `import { createApiApp } from '@paygate/server';
+import { apiDocument, operations, securitySchemes } from './generated/contract/index.js';
+import type { Handlers } from './generated/server/handlers.gen.js';
+import { requestValidators } from './generated/server/request-validators.gen.js';
+
+const handlers: Handlers = {
+  async getGreeting(req) {
+    return { status: 200, body: { message: \`Hello, \${req.params.name}!\` } };
+  },
+};
+
+export const app = createApiApp<Handlers>({ apiDocument, operations, securitySchemes, requestValidators }, { handlers });
+`;
+
+const MAIN = `import type { AddressInfo } from 'node:net';
+import { createGreeterClient } from './generated/client/index.js';
+import { app } from './server.js';
+
+const server = app.listen(0, '127.0.0.1');
+await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+const { port } = server.address() as AddressInfo;
+const greeter = createGreeterClient({ baseUrl: \`http://127.0.0.1:\${port}\`, clientId: 'id', clientSecret: 'secret', maxRetries: 0 });
+const ok = await greeter.greetings.get('Ada');
+const invalid = await greeter.greetings.get('x'.repeat(41));
+server.close();
+if (!ok.ok) throw new Error(\`the call failed: \${JSON.stringify(ok.error)}\`);
+const message: string = ok.data.message;
+console.log(JSON.stringify({ message, invalidStatus: invalid.ok ? 200 : invalid.status }));
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    verbatimModuleSyntax: true,
+    skipLibCheck: false,
+    types: ['node'],
+    rootDir: 'src',
+    outDir: 'dist',
+  },
+  include: ['src'],
+};
+
+let workDir: string | undefined;
+afterAll(async () => {
+  if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('packed packages in a fresh project', () => {
+  it('install, generate, compile a strict consumer, serve one handler and call it with the generated client', { timeout: 600_000 }, async () => {
+    workDir = await mkdtemp(path.join(tmpdir(), 'paygate-pack-'));
+    const tarballs = path.join(workDir, 'tarballs');
+    const project = path.join(workDir, 'greeter');
+    await mkdir(tarballs);
+    await mkdir(path.join(project, 'src'), { recursive: true });
+
+    await mustRun('building the packages (npm run build)', 'npm', ['run', '-s', 'build'], ROOT);
+    await mustRun(`packing ${PACKAGES.join(', ')}`, 'npm', ['pack', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
+    const files = (await readdir(tarballs)).filter((f) => f.endsWith('.tgz')).sort();
+    expect(files).toHaveLength(PACKAGES.length);
+
+    await writeFile(path.join(project, 'package.json'), `${JSON.stringify({ name: 'greeter', private: true, type: 'module' }, null, 2)}\n`);
+    const install = ['install', '--no-audit', '--no-fund', '--install-links', ...files.map((f) => path.join(tarballs, f)), ...CONSUMER_DEPENDENCIES];
+    progress('installing the tarballs offline (npm install --offline: dependencies from the local npm cache)');
+    let installed = await run('npm', [...install, '--offline'], project);
+    if (installed.code !== 0) {
+      progress('the cache lacks some metadata: npm install --prefer-offline (the registry only for what is missing)');
+      installed = await run('npm', [...install, '--prefer-offline'], project);
+    }
+    expect(installed.stderr.split('\n').filter((line) => /npm error/.test(line)).join('\n')).toBe('');
+    expect(installed.code).toBe(0);
+
+    // Every @paygate package is a real directory from its tarball, never a link into this repository.
+    const lock = JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
+    for (const name of PACKAGES) {
+      const entry = lock.packages[`node_modules/${name}`];
+      expect(entry?.link, `${name} is linked`).toBeUndefined();
+      expect(entry?.resolved ?? '', `${name} comes from its tarball`).toMatch(/^file:.*\.tgz$/);
+    }
+    for (const name of PACKAGES) {
+      const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', name, 'package.json'), 'utf8')) as { private?: boolean; license?: string };
+      expect(manifest.private).toBeUndefined();
+      expect(manifest.license).toBe('MIT');
+      const shipped = await readdir(path.join(project, 'node_modules', name), { recursive: true });
+      expect(shipped.filter((f) => /\.test\.|(^|\/)src\/|\.tsbuildinfo$/.test(String(f))), `${name} ships tests or sources`).toEqual([]);
+      expect(shipped).toContain('LICENSE');
+      expect(shipped).toContain('README.md');
+    }
+
+    await writeFile(path.join(project, 'openapi.yaml'), SPEC);
+    const generated = await mustRun('npx paygate generate --input openapi.yaml --out src/generated', 'npx', ['--no-install', 'paygate', 'generate', '--input', 'openapi.yaml', '--out', 'src/generated'], project);
+    expect(generated.stdout).toContain('wrote src/generated/server/handlers.gen.ts');
+    for (const file of await readdir(path.join(project, 'src/generated'), { recursive: true })) {
+      if (!String(file).endsWith('.ts')) continue;
+      expect(await readFile(path.join(project, 'src/generated', String(file)), 'utf8'), `${file} names a path into the repository`).not.toContain(ROOT);
+    }
+
+    await writeFile(path.join(project, 'src/server.ts'), SERVER);
+    await writeFile(path.join(project, 'src/main.ts'), MAIN);
+    await writeFile(path.join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+    await mustRun('compiling the strict consumer (tsc -p tsconfig.json, skipLibCheck false)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], project);
+
+    const served = await mustRun('starting the generated server and calling it with the generated client', process.execPath, ['dist/main.js'], project);
+    expect(JSON.parse(served.stdout.trim())).toEqual({ message: 'Hello, Ada!', invalidStatus: 400 });
+
+    const help = await mustRun('npx paygate --help', 'npx', ['--no-install', 'paygate', '--help'], project);
+    expect(help.stdout).toContain('PAYGATE_MODE');
+
+    progress('bundling the installed @paygate/client for the browser (esbuild)');
+    const bundle = await build({
+      stdin: { contents: `export { createPaygateClient } from '@paygate/client';\nexport { createGreeterClient } from './src/generated/client/index.js';`, resolveDir: project, loader: 'ts' },
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+    const imports = Object.values(bundle.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+    expect(imports.filter((specifier) => builtins.has(specifier))).toEqual([]);
+    expect(Object.keys(bundle.metafile.inputs)).toEqual(expect.arrayContaining([expect.stringMatching(/node_modules\/@paygate\/client\/dist\/browser\.js$/)]));
+    progress('done');
+  });
+});
