@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildOnce } from '../support/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGES = ['@paygate/contract', '@paygate/server', '@paygate/client', '@paygate/webhooks', '@paygate/reference', '@paygate/cli'];
@@ -139,7 +140,8 @@ describe('packed packages in a fresh project', () => {
     await mkdir(tarballs);
     await mkdir(path.join(project, 'src'), { recursive: true });
 
-    await mustRun('building the packages (npm run build)', 'npm', ['run', '-s', 'build'], ROOT);
+    progress('building the packages (npm run build, serialised with the other tests that build)');
+    await buildOnce();
     await mustRun(`packing ${PACKAGES.join(', ')}`, 'npm', ['pack', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
     const files = (await readdir(tarballs)).filter((f) => f.endsWith('.tgz')).sort();
     expect(files).toHaveLength(PACKAGES.length);
