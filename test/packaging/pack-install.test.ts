@@ -2,7 +2,7 @@
  * The published shape, as a newcomer gets it: `npm pack` of every package, the tarballs installed into a fresh project
  * OUTSIDE this repository (no workspace links; the registry's packages come from the local npm cache, falling back to
  * the registry only for what the cache lacks), then in that project: `npx paygate generate` on a spec of its own, a
- * strict TypeScript consumer of the generated server and client compiled with tsc, the generated server started with
+ * strict TypeScript consumer of the generated server and client (and of an OpenAPI 3.0 document's) compiled with tsc, the generated server started with
  * one handler and called through the generated client, and the installed client bundled for the browser.
  * Slow (about 1-2 minutes: build, pack, install); progress is printed.
  */
@@ -79,6 +79,74 @@ paths:
                 type: object
                 properties:
                   message: { type: string }
+`;
+
+/** An OpenAPI 3.0 document with what 3.1 spells differently (nullable, exclusiveMinimum as a flag) plus a body, a query and an API key. */
+const SPEC_30 = `openapi: 3.0.3
+info:
+  title: Inventory
+  version: 2.0.0
+components:
+  securitySchemes:
+    apiKey: { type: apiKey, in: header, name: X-Api-Key }
+  schemas:
+    Item:
+      type: object
+      required: [sku, quantity]
+      properties:
+        sku: { type: string, pattern: '^[A-Z0-9-]{3,20}$' }
+        quantity: { type: integer, minimum: 0, exclusiveMinimum: true }
+        note: { type: string, nullable: true }
+security:
+  - apiKey: []
+paths:
+  /items:
+    get:
+      operationId: listItems
+      tags: [items]
+      parameters:
+        - { name: limit, in: query, schema: { type: integer, minimum: 1, maximum: 50, default: 10 } }
+      responses:
+        '200':
+          description: Items
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: '#/components/schemas/Item' } }
+    post:
+      operationId: createItem
+      tags: [items]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: '#/components/schemas/Item' }
+      responses:
+        '201':
+          description: Created
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Item' }
+`;
+
+/** Type-checks against the 3.0 output: the generated handler and client types are usable as written. */
+const INVENTORY = `import type { Handlers } from './generated-30/server/handlers.gen.js';
+import { createInventoryClient } from './generated-30/client/index.js';
+
+export const inventoryHandlers: Handlers = {
+  async listItems(req) {
+    const limit: number | undefined = req.query.limit;
+    return { status: 200, body: [{ sku: 'ABC-1', quantity: limit ?? 1, note: null }] };
+  },
+  async createItem(req) {
+    return { status: 201, body: req.body };
+  },
+};
+
+export async function restock(baseUrl: string): Promise<number> {
+  const inventory = createInventoryClient({ baseUrl, clientId: 'id', clientSecret: 'secret' });
+  const created = await inventory.items.create({ sku: 'ABC-2', quantity: 3 });
+  return created.ok ? created.data.quantity : 0;
+}
 `;
 
 const SERVER = `import { createApiApp } from '@paygate/server';
@@ -177,14 +245,19 @@ describe('packed packages in a fresh project', () => {
     await writeFile(path.join(project, 'openapi.yaml'), SPEC);
     const generated = await mustRun('npx paygate generate --input openapi.yaml --out src/generated', 'npx', ['--no-install', 'paygate', 'generate', '--input', 'openapi.yaml', '--out', 'src/generated'], project);
     expect(generated.stdout).toContain('wrote src/generated/server/handlers.gen.ts');
-    for (const file of await readdir(path.join(project, 'src/generated'), { recursive: true })) {
-      if (!String(file).endsWith('.ts')) continue;
-      expect(await readFile(path.join(project, 'src/generated', String(file)), 'utf8'), `${file} names a path into the repository`).not.toContain(ROOT);
-    }
 
+    await writeFile(path.join(project, 'openapi-30.yaml'), SPEC_30);
+    await mustRun('npx paygate generate --input openapi-30.yaml --out src/generated-30 (OpenAPI 3.0)', 'npx', ['--no-install', 'paygate', 'generate', '--input', 'openapi-30.yaml', '--out', 'src/generated-30'], project);
+    await writeFile(path.join(project, 'src/inventory.ts'), INVENTORY);
     await writeFile(path.join(project, 'src/server.ts'), SERVER);
     await writeFile(path.join(project, 'src/main.ts'), MAIN);
     await writeFile(path.join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+    for (const dir of ['src/generated', 'src/generated-30']) {
+      for (const file of await readdir(path.join(project, dir), { recursive: true })) {
+        if (!String(file).endsWith('.ts')) continue;
+        expect(await readFile(path.join(project, dir, String(file)), 'utf8'), `${dir}/${file} names a path into the repository`).not.toContain(ROOT);
+      }
+    }
     await mustRun('compiling the strict consumer (tsc -p tsconfig.json, skipLibCheck false)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], project);
 
     const served = await mustRun('starting the generated server and calling it with the generated client', process.execPath, ['dist/main.js'], project);

@@ -18,12 +18,38 @@ const DEFS_PREFIX = '#/components/schemas/';
 /** Annotation keywords Ajv does not need (dropped so the generated code never depends on them). */
 const DROPPED_KEYWORDS = new Set(['discriminator', 'xml', 'externalDocs', 'example', 'examples']);
 
-/** Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X` and drops OpenAPI-only annotation keywords. */
+/**
+ * OpenAPI 3.0's `exclusiveMinimum: true` / `exclusiveMaximum: true` (booleans qualifying `minimum` / `maximum`, JSON
+ * Schema draft 4) as the numbers draft-07 and 2020-12 take; `false` says nothing. A 3.1 document has numbers already
+ * and passes unchanged.
+ */
+export function numericExclusiveBounds(schema: Obj): Obj {
+  if (typeof schema.exclusiveMinimum !== 'boolean' && typeof schema.exclusiveMaximum !== 'boolean') return schema;
+  const out: Obj = { ...schema };
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound];
+      delete out[bound];
+    } else {
+      delete out[exclusive];
+    }
+  }
+  return out;
+}
+
+/**
+ * Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X`, drops OpenAPI-only annotation keywords and turns
+ * OpenAPI 3.0 boolean exclusive bounds into numbers.
+ */
 export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(schema)) return schema.map((s) => toAjvSchema(s, rootId, alsoDrop));
   if (!isObj(schema)) return schema;
   const out: Obj = {};
-  for (const [key, value] of sortedEntries(schema)) {
+  for (const [key, value] of sortedEntries(numericExclusiveBounds(schema))) {
     if (key === 'nullable' && alsoDrop.has('nullable-without-type') && schema.type === undefined) {
       // OpenAPI 3.0 `nullable` without `type` constrains nothing, and Ajv refuses to compile it
       continue;
