@@ -164,8 +164,15 @@ export const app = createApiApp<Handlers>({ apiDocument, operations, securitySch
 `;
 
 const MAIN = `import type { AddressInfo } from 'node:net';
+import { buildWebhookHeaders, generateWebhookSecret, Webhook } from '@paygate/webhooks';
 import { createGreeterClient } from './generated/client/index.js';
 import { app } from './server.js';
+
+// @paygate/webhooks in Node 20: a signed delivery verifies with the same secret.
+const secret = generateWebhookSecret();
+const payload = JSON.stringify({ event_type: 'GREETED', data: { name: 'Ada' } });
+const webhookHeaders = buildWebhookHeaders({ secret, msgId: 'msg_1', timestamp: new Date(), payload });
+const verified = new Webhook(secret).verify(payload, { ...webhookHeaders });
 
 const server = app.listen(0, '127.0.0.1');
 await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -176,7 +183,7 @@ const invalid = await greeter.greetings.get('x'.repeat(41));
 server.close();
 if (!ok.ok) throw new Error(\`the call failed: \${JSON.stringify(ok.error)}\`);
 const message: string = ok.data.message;
-console.log(JSON.stringify({ message, invalidStatus: invalid.ok ? 200 : invalid.status }));
+console.log(JSON.stringify({ message, invalidStatus: invalid.ok ? 200 : invalid.status, webhook: verified }));
 `;
 
 const TSCONFIG = {
@@ -261,7 +268,7 @@ describe('packed packages in a fresh project', () => {
     await mustRun('compiling the strict consumer (tsc -p tsconfig.json, skipLibCheck false)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], project);
 
     const served = await mustRun('starting the generated server and calling it with the generated client', process.execPath, ['dist/main.js'], project);
-    expect(JSON.parse(served.stdout.trim())).toEqual({ message: 'Hello, Ada!', invalidStatus: 400 });
+    expect(JSON.parse(served.stdout.trim())).toEqual({ message: 'Hello, Ada!', invalidStatus: 400, webhook: { event_type: 'GREETED', data: { name: 'Ada' } } });
 
     const help = await mustRun('npx paygate --help', 'npx', ['--no-install', 'paygate', '--help'], project);
     expect(help.stdout).toContain('PAYGATE_MODE');
