@@ -2,11 +2,14 @@
  * The published shape, as a newcomer gets it: `npm pack` of every package, the tarballs installed into a fresh project
  * OUTSIDE this repository (no workspace links; the registry's packages come from the local npm cache, falling back to
  * the registry only for what the cache lacks), then in that project: `npx paygate generate` on a spec of its own, a
- * strict TypeScript consumer of the generated server and client (and of an OpenAPI 3.0 document's) compiled with tsc, the generated server started with
- * one handler and called through the generated client, and the installed client bundled for the browser.
+ * strict TypeScript consumer of the generated server and client (and of an OpenAPI 3.0 document's) compiled with
+ * tsc, the generated server started with one handler and called through the generated client, the installed client
+ * bundled for the browser, and the installed reference gateway (`npx paygate serve`) checked by the installed
+ * contract suite (`npx paygate contract`).
  * Slow (about 1-2 minutes: build, pack, install); progress is printed.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -17,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildOnce } from '../support/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGES = ['@paygate/contract', '@paygate/server', '@paygate/client', '@paygate/webhooks', '@paygate/reference', '@paygate/cli'];
+const PACKAGES = ['@paygate/contract', '@paygate/server', '@paygate/client', '@paygate/webhooks', '@paygate/reference', '@paygate/contract-tests', '@paygate/cli'];
 /** What a consumer adds besides the tarballs: the compiler and Node types for its own code, ajv for the precompiled validators. */
 const CONSUMER_DEPENDENCIES = ['typescript@~5.9.3', '@types/node@^20', 'ajv@^8.20.0'];
 const started = performance.now();
@@ -202,8 +205,40 @@ const TSCONFIG = {
   include: ['src'],
 };
 
+/** A port nothing listens on right now (the gateway is started on it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Resolves once the gateway prints that it is running; rejects with its output when it exits first. */
+function gatewayReady(gateway: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Paygate is running')) resolve();
+    };
+    gateway.stdout?.on('data', onData);
+    gateway.stderr?.on('data', onData);
+    gateway.once('exit', (code) => reject(new Error(`paygate serve exited (${String(code)}) before it was ready:\n${output}`)));
+  });
+}
+
 let workDir: string | undefined;
+let gateway: ChildProcess | undefined;
 afterAll(async () => {
+  if (gateway !== undefined && gateway.exitCode === null) {
+    const exited = new Promise((resolve) => gateway!.once('exit', resolve));
+    gateway.kill('SIGTERM');
+    await exited;
+  }
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -287,6 +322,24 @@ describe('packed packages in a fresh project', () => {
     const imports = Object.values(bundle.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
     expect(imports.filter((specifier) => builtins.has(specifier))).toEqual([]);
     expect(Object.keys(bundle.metafile.inputs)).toEqual(expect.arrayContaining([expect.stringMatching(/node_modules\/@paygate\/client\/dist\/browser\.js$/)]));
+    const port = await freePort();
+    const partner = { id: 'pk_test_packaged', secret: 'ps_test_packaged_secret_0001' };
+    progress(`npx paygate serve on port ${port} (the installed reference gateway, in-memory PGlite)`);
+    gateway = spawn(process.execPath, [path.join(project, 'node_modules/@paygate/cli/bin/paygate.js'), 'serve'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), PAYGATE_DATA_DIR: 'memory://packaged', PAYGATE_PARTNER_CLIENT_ID: partner.id, PAYGATE_PARTNER_CLIENT_SECRET: partner.secret, PAYGATE_RATE_LIMIT: '100000', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await gatewayReady(gateway);
+    const junit = path.join(project, 'reports/contract.xml');
+    const contract = await mustRun(
+      'npx paygate contract --only client,statuses --junit reports/contract.xml (the installed @paygate/contract-tests)',
+      'npx',
+      ['--no-install', 'paygate', 'contract', '--base-url', `http://127.0.0.1:${port}`, '--client-id', partner.id, '--client-secret', partner.secret, '--only', 'client,statuses', '--junit', junit],
+      project,
+    );
+    expect(contract.stderr).toContain('The deployment conforms to the spec.');
+    expect(await readFile(junit, 'utf8')).toMatch(/<testsuites name="vitest tests" tests="[1-9]\d*" failures="0" errors="0"/);
     progress('done');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `paygate contract` end to end: a reference gateway in this process (in-memory PGlite, seeded partner credential),
  * the CLI in a child process (it starts vitest, which must not nest inside this vitest) running a subset of the
- * suite against it, and the JUnit report it writes. The full suite runs in `npm test` (test/contract).
+ * suite (@paygate/contract-tests) against it, and the JUnit report it writes. The full suite runs in `npm test`
+ * (test/contract).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -11,7 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@paygate/reference/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUITE_FILES as PACKAGE_SUITE_FILES } from '@paygate/contract-tests';
 import { EXIT } from '../command.js';
+import { SUITE_FILES } from './contract.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = path.join(ROOT, 'generators/src/cli/main.ts');
@@ -54,6 +57,10 @@ afterAll(async () => {
 });
 
 describe('paygate contract', () => {
+  it('offers --only exactly the files of @paygate/contract-tests', () => {
+    expect(SUITE_FILES).toEqual(PACKAGE_SUITE_FILES);
+  });
+
   it('runs suite files against a deployment and writes a JUnit report (exit 0)', { timeout: 180_000 }, async () => {
     const junit = path.join(dir, 'contract.xml');
     const { code, stderr } = await paygate(['contract', '--base-url', baseUrl, '--client-id', PARTNER.id, '--client-secret', PARTNER.secret, '--only', 'client', '--junit', junit]);
@@ -61,7 +68,7 @@ describe('paygate contract', () => {
     expect(code).toBe(EXIT.ok);
     const report = await readFile(junit, 'utf8');
     expect(report).toMatch(/<testsuites name="vitest tests" tests="[1-9]\d*" failures="0" errors="0"/);
-    expect(report).toContain('test/contract/client.test.ts');
+    expect(report).toContain('src/suite/client.suite.ts');
   });
 
   it('exits 1 naming the failures when the deployment rejects the credential', { timeout: 180_000 }, async () => {

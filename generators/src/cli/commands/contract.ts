@@ -1,18 +1,13 @@
 /**
- * `paygate contract`: the contract suite (test/contract: every response checked against the spec, every declared
- * status exercised, the seed's flows end to end) against a running deployment, through vitest's Node API with its
- * JUnit reporter for CI. The operation x status coverage table is printed by the suite's global setup.
+ * `paygate contract`: the contract suite of @paygate/contract-tests (every response checked against the spec, every
+ * declared status exercised, the seed's flows end to end) against a running deployment, with vitest's JUnit reporter
+ * for CI. The operation x status coverage table is printed by the suite's global setup.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { EnvironmentError, EXIT, UsageError, type CliCommand } from '../command.js';
 import { parseFlags } from './spec-options.js';
 
-/** The checkout the suite lives in: four levels above this module, in src/ and in dist/ alike. */
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const SUITE_DIR = path.join(REPO_ROOT, 'test', 'contract');
-/** The suite's files, by the name `--only` takes. */
+/** The suite's files, by the name `--only` takes (SUITE_FILES of @paygate/contract-tests, checked by its test). */
 export const SUITE_FILES = ['auth', 'client', 'flows', 'fuzz', 'hostile', 'statuses'] as const;
 
 const FLAGS = {
@@ -22,8 +17,6 @@ const FLAGS = {
   junit: { type: 'string' },
   only: { type: 'string' },
 } as const;
-
-const ENV_KEYS = ['PAYGATE_CONTRACT_BASE_URL', 'PAYGATE_CONTRACT_CLIENT_ID', 'PAYGATE_CONTRACT_CLIENT_SECRET', 'PAYGATE_CONTRACT_PARTIAL'] as const;
 
 function parseBaseUrl(raw: string | undefined): URL {
   if (raw === undefined) throw new UsageError('--base-url is required: the deployment to check, e.g. --base-url https://sandbox.example.com');
@@ -63,7 +56,7 @@ Flags:
   --only LIST            run some suite files only (${SUITE_FILES.join(', ')}); coverage gaps are then reported, not failed
 
 Checks that need the in-process gateway (in-flight 409s, injected 500s, a lowered rate limit for 429) are listed
-as not applicable. The suite runs from a checkout of the Paygate repository (test/contract).
+as not applicable. The suite is the @paygate/contract-tests package (npm install -D @paygate/contract-tests).
 
 Exit codes: 0 conforms, 1 a violation or a coverage gap, 2 bad flags, 3 the suite or the deployment is unreachable.
 
@@ -80,57 +73,28 @@ Example (CI):
     const only = flags.only?.split(',').map((name) => name.trim());
     const unknown = only?.filter((name) => !(SUITE_FILES as readonly string[]).includes(name)) ?? [];
     if (unknown.length > 0) throw new UsageError(`--only takes ${SUITE_FILES.join(', ')}; unknown: ${unknown.join(', ')}`);
-    if (!existsSync(SUITE_DIR)) {
-      throw new EnvironmentError(
-        `The contract suite is not beside this paygate (${SUITE_DIR}): it runs from a checkout of the Paygate repository. ` +
-          'Clone it, run `npm ci && npm run build`, then run `npx paygate contract ...` there.',
-      );
-    }
-    let vitestNode: typeof import('vitest/node');
+    let suite: typeof import('@paygate/contract-tests');
     try {
-      vitestNode = await import('vitest/node');
+      suite = await import('@paygate/contract-tests');
     } catch {
-      throw new EnvironmentError('vitest is not installed: run `npm install -D vitest@~4.1` in the Paygate checkout (npm ci installs it).');
+      throw new EnvironmentError('The contract suite is not installed: run `npm install -D @paygate/contract-tests` (it brings vitest), then rerun.');
     }
     await assertReachable(baseUrl);
-
-    const saved = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]));
-    const savedExitCode = process.exitCode;
-    process.exitCode = undefined;
-    // The suite's harness reads the deployment from these (test/support/gateway.ts); the forked workers inherit them.
-    Object.assign(process.env, {
-      PAYGATE_CONTRACT_BASE_URL: baseUrl.href.replace(/\/$/, ''),
-      PAYGATE_CONTRACT_CLIENT_ID: clientId,
-      PAYGATE_CONTRACT_CLIENT_SECRET: clientSecret,
-      ...(only === undefined ? {} : { PAYGATE_CONTRACT_PARTIAL: '1' }),
-    });
-    const files = (only ?? SUITE_FILES).map((name) => path.join('test', 'contract', `${name}.test.ts`));
     const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
-    io.stderr(`Running the contract suite (${files.length} file(s)) against ${baseUrl.href}${junit ? `; JUnit report: ${junit}` : ''}\n`);
-    try {
-      const vitest = await vitestNode.startVitest('test', files, {
-        root: REPO_ROOT,
-        config: path.join(REPO_ROOT, 'vitest.config.ts'),
-        watch: false,
-        reporters: junit === undefined ? ['default'] : ['default', 'junit'],
-        ...(junit === undefined ? {} : { outputFile: { junit } }),
-      });
-      const failed = vitest.state.getCountOfFailedTests() > 0 || vitest.state.getUnhandledErrors().length > 0;
-      await vitest.close();
-      // The coverage teardown (test/contract/global-setup.ts) reports a gap by setting the exit code.
-      const coverageGap = process.exitCode !== undefined && process.exitCode !== 0;
-      if (failed || coverageGap) {
-        io.stderr(`The deployment does not conform: see the failures${coverageGap ? ' and the coverage table' : ''} above${junit ? ` (and ${junit})` : ''}.\n`);
-        return EXIT.failed;
-      }
-      io.stderr('The deployment conforms to the spec.\n');
-      return EXIT.ok;
-    } finally {
-      process.exitCode = savedExitCode;
-      for (const key of ENV_KEYS) {
-        if (saved[key] === undefined) delete process.env[key];
-        else process.env[key] = saved[key];
-      }
+    const files = only ?? SUITE_FILES;
+    io.stderr(`Running the contract suite (${files.join(', ')}) against ${baseUrl.href}${junit ? `; JUnit report: ${junit}` : ''}\n`);
+    const result = await suite.runContractSuite({
+      baseUrl: baseUrl.href,
+      clientId,
+      clientSecret,
+      ...(only === undefined ? {} : { only: only as (typeof SUITE_FILES)[number][] }),
+      ...(junit === undefined ? {} : { junit }),
+    });
+    if (!result.ok) {
+      io.stderr(`The deployment does not conform: see the failures${result.coverageGap ? ' and the coverage table' : ''} above${junit ? ` (and ${junit})` : ''}.\n`);
+      return EXIT.failed;
     }
+    io.stderr('The deployment conforms to the spec.\n');
+    return EXIT.ok;
   },
 };
