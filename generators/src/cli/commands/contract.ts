@@ -9,6 +9,8 @@ import { parseFlags } from './spec-options.js';
 
 /** The suite's files, by the name `--only` takes (SUITE_FILES of @paygate/contract-tests, checked by its test). */
 export const SUITE_FILES = ['auth', 'client', 'flows', 'fuzz', 'hostile', 'statuses'] as const;
+type SuiteFile = (typeof SUITE_FILES)[number];
+const isSuiteFile = (name: string): name is SuiteFile => (SUITE_FILES as readonly string[]).includes(name);
 
 const FLAGS = {
   'base-url': { type: 'string' },
@@ -70,13 +72,16 @@ Example (CI):
     if (clientId === undefined || clientSecret === undefined) {
       throw new UsageError('a partner credential is required: --client-id and --client-secret (or PAYGATE_CONTRACT_CLIENT_ID / PAYGATE_CONTRACT_CLIENT_SECRET)');
     }
-    const only = flags.only?.split(',').map((name) => name.trim());
-    const unknown = only?.filter((name) => !(SUITE_FILES as readonly string[]).includes(name)) ?? [];
+    const named = flags.only?.split(',').map((name) => name.trim());
+    const unknown = named?.filter((name) => !isSuiteFile(name)) ?? [];
     if (unknown.length > 0) throw new UsageError(`--only takes ${SUITE_FILES.join(', ')}; unknown: ${unknown.join(', ')}`);
+    const only = named?.filter(isSuiteFile);
     let suite: typeof import('@paygate/contract-tests');
     try {
       suite = await import('@paygate/contract-tests');
-    } catch {
+    } catch (error) {
+      // Only a missing package is the user's to fix; anything else failing to load is a bug worth its stack.
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
       throw new EnvironmentError('The contract suite is not installed: run `npm install -D @paygate/contract-tests` (it brings vitest), then rerun.');
     }
     await assertReachable(baseUrl);
@@ -87,7 +92,7 @@ Example (CI):
       baseUrl: baseUrl.href,
       clientId,
       clientSecret,
-      ...(only === undefined ? {} : { only: only as (typeof SUITE_FILES)[number][] }),
+      ...(only === undefined ? {} : { only }),
       ...(junit === undefined ? {} : { junit }),
     });
     if (!result.ok) {
