@@ -1,11 +1,13 @@
 /**
  * Generic proof: the generators handle GitHub's REST spec (OpenAPI 3.0.3, 1,223 operations). Generates the contract
- * (type layer, route table, enums), the server scaffold and the client into a temp dir beside copies of the
- * hand-written runtimes and type-checks the result with `tsc --noEmit` under the repo's strict base tsconfig.
+ * (type layer, route table, enums), the server scaffold and the client into a temp dir the way `paygate generate
+ * --out` does for a project of its own (runtimes imported by package name, the contract by relative path) and
+ * type-checks the result with `tsc --noEmit` under the repo's strict base tsconfig, the runtimes resolved through
+ * the workspace packages' export maps.
  * Slow (~1-2 min).
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -25,24 +27,31 @@ afterAll(async () => {
 describe("GitHub's REST spec", () => {
   it('generates server + client + types that compile under the strict tsconfig', { timeout: 240_000 }, async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'paygate-github-'));
-    // The contract is imported by relative path: '@paygate/contract' would resolve to this repo's own contract.
-    const result = await generate({ rootDir: ROOT, openapi: GITHUB_SPEC, asyncapi: null, lint: 'skip', targets: ['contract', 'server', 'client'], contractImport: 'relative' });
+    // The contract is imported by relative path ('@paygate/contract' is this repo's own contract), the runtimes by
+    // package name through their `./runtime/*.js` and `./types.js` exports.
+    const result = await generate({
+      rootDir: ROOT,
+      openapi: GITHUB_SPEC,
+      asyncapi: null,
+      lint: 'skip',
+      targets: ['contract', 'server', 'client'],
+      out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client' },
+      contractImport: 'relative',
+      runtimeImport: 'package',
+    });
     expect(result.model.operations).toHaveLength(1223);
     const ids = new Set(result.model.operations.map((o) => o.operationId));
     expect(ids.size).toBe(1223);
     await writeFiles(dir, result.files);
-    const notTests = (src: string) => !src.endsWith('.test.ts');
-    await cp(path.join(ROOT, 'packages/contract/src/types.ts'), path.join(dir, 'packages/contract/src/types.ts'));
-    await cp(path.join(ROOT, 'packages/server/src/runtime'), path.join(dir, 'packages/server/src/runtime'), { recursive: true, filter: notTests });
-    await cp(path.join(ROOT, 'packages/client/src/runtime'), path.join(dir, 'packages/client/src/runtime'), { recursive: true, filter: notTests });
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'github-proof', private: true, type: 'module' }));
     await writeFile(
       path.join(dir, 'tsconfig.json'),
       JSON.stringify({
         extends: path.join(ROOT, 'tsconfig.base.json'),
-        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true },
-        include: ['packages/*/src'],
+        // The workspace packages' TypeScript (their "source" export condition): no build needed.
+        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+        include: ['generated'],
         exclude: ['**/*.test.ts'],
       }),
     );
