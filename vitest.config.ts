@@ -20,7 +20,7 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...(withPostgres ? [] : ['test/faults/**'])],
     // Prints the contract suite's operation x status coverage table after all files ran, and fails the run when a
     // declared cell was not exercised (without an allow-listed reason) or an undeclared status was seen.
-    globalSetup: ['test/contract/global-setup.ts'],
+    globalSetup: ['packages/contract-tests/src/suite/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

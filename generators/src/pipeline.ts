@@ -12,6 +12,7 @@ import {
   runEmitter,
   type ContractImport,
   type Emitter,
+  type RuntimeImport,
   type GeneratedFile,
   type OutputDirs,
   type RuntimeDirs,
@@ -42,6 +43,10 @@ export interface GenerateOptions {
   runtime?: Partial<RuntimeDirs>;
   /** How generated code imports the generated contract (default: by package name in the canonical layout). */
   contractImport?: ContractImport;
+  /** How generated code imports the runtimes: relative paths (default, this repo) or package names (`paygate generate`). */
+  runtimeImport?: RuntimeImport;
+  /** The command every header names (default `npm run generate`). */
+  regenerateCommand?: string;
   /** Targets to generate (default: DEFAULT_TARGETS, the committed ones; add 'docs' for the documentation site). */
   targets?: readonly Target[];
   templatesDir?: string;
@@ -113,6 +118,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
     ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
+    ...(options.runtimeImport === undefined ? {} : { runtimeImport: options.runtimeImport }),
+    ...(options.regenerateCommand === undefined ? {} : { regenerateCommand: options.regenerateCommand }),
   });
   const targets = options.targets ?? DEFAULT_TARGETS;
   const available = options.emitters ?? [...CORE_EMITTERS, ...(targets.includes('docs') ? createDocsEmitters(options.docs ?? readDocsSources(rootDir, options.templatesDir ?? DEFAULT_TEMPLATES_DIR)) : [])];

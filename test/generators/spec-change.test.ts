@@ -31,7 +31,7 @@ describe('a spec change flows everywhere', () => {
       asyncapi: 'openapi/asyncapi.yaml',
       lintConfig: 'openapi/redocly.yaml',
       lint: 'strict',
-      templatesDir: path.join(ROOT, 'templates'),
+      templatesDir: path.join(ROOT, 'generators/templates'),
     });
   }, 60_000);
 

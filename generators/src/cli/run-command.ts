@@ -1,29 +1,18 @@
 /**
- * Runs one `paygate` sub-command with the process's io until the `paygate` entry point registers it:
- *   tsx generators/src/cli/run-command.ts <diff|release> [args...]
- * Usage errors print the command's usage (exit 2); environment errors print their message (exit 3).
+ * Runs one command with its `--help` and the exit-code contract of ./command.ts: a UsageError prints the message and
+ * the usage (exit 2), an EnvironmentError the message (exit 3), neither with a stack trace.
  */
-import { EXIT, EnvironmentError, UsageError, type CliCommand, type CliIo } from './command.js';
-import { command as diff } from './commands/diff.js';
-import { command as release } from './commands/release.js';
+import { EnvironmentError, EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from './command.js';
 
-const COMMANDS: readonly CliCommand[] = [diff, release];
+export const HELP_FLAGS: ReadonlySet<string> = new Set(['--help', '-h']);
 
-const io: CliIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  cwd: process.cwd(),
-};
-
-async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command === undefined) {
-    io.stderr(`unknown command ${name ?? '(none)'}: expected one of ${COMMANDS.map((c) => c.name).join(', ')}\n`);
-    return EXIT.usage;
+export async function runCommand(command: CliCommand, argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  if (argv.some((arg) => HELP_FLAGS.has(arg))) {
+    io.stdout(`${command.usage}\n`);
+    return EXIT.ok;
   }
   try {
-    return await command.run(rest, io);
+    return await command.run(argv, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`paygate ${command.name}: ${error.message}\n\n${command.usage}\n`);
@@ -33,16 +22,8 @@ async function main(argv: string[]): Promise<number> {
       io.stderr(`paygate ${command.name}: ${error.message}\n`);
       return EXIT.environment;
     }
-    throw error;
+    // Not a user error: a bug in paygate, so the stack is what a report needs.
+    io.stderr(`paygate ${command.name}: internal error (please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.failed;
   }
 }
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = EXIT.environment;
-  },
-);

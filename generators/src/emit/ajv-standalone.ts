@@ -20,18 +20,21 @@ const DEFS_PREFIX = '#/components/schemas/';
 const DROPPED_KEYWORDS = new Set(['discriminator', 'xml', 'externalDocs', 'example', 'examples']);
 
 /**
- * OpenAPI 3.0's boolean `exclusiveMinimum` / `exclusiveMaximum` (JSON Schema draft 4, also found in real-world 3.1
- * documents) in the numeric form of draft 7 and 2020-12, which Ajv requires: `{ minimum: 0, exclusiveMinimum: true }`
- * is `{ exclusiveMinimum: 0 }`, `exclusiveMinimum: false` says nothing.
+ * OpenAPI 3.0's `exclusiveMinimum: true` / `exclusiveMaximum: true` (booleans qualifying `minimum` / `maximum`, JSON
+ * Schema draft 4) as the numbers draft-07 and 2020-12 take; `false` says nothing. A 3.1 document has numbers already
+ * and passes unchanged.
  */
-function numericExclusiveBounds(schema: Obj): Obj {
+export function numericExclusiveBounds(schema: Obj): Obj {
   if (typeof schema.exclusiveMinimum !== 'boolean' && typeof schema.exclusiveMaximum !== 'boolean') return schema;
   const out: Obj = { ...schema };
-  for (const [exclusive, inclusive] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[exclusive] !== 'boolean') continue;
-    if (out[exclusive] === true && typeof out[inclusive] === 'number') {
-      out[exclusive] = out[inclusive];
-      delete out[inclusive];
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound];
+      delete out[bound];
     } else {
       delete out[exclusive];
     }
@@ -39,7 +42,10 @@ function numericExclusiveBounds(schema: Obj): Obj {
   return out;
 }
 
-/** Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X` and drops OpenAPI-only annotation keywords. */
+/**
+ * Rewrites `#/components/schemas/X` refs to `<rootId>#/$defs/X`, drops OpenAPI-only annotation keywords and turns
+ * OpenAPI 3.0 boolean exclusive bounds into numbers.
+ */
 export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(schema)) return schema.map((s) => toAjvSchema(s, rootId, alsoDrop));
   if (!isObj(schema)) return schema;

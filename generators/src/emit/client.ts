@@ -1,7 +1,7 @@
 import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js';
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
-import { contractSpecifier, importPath, type EmitContext, type Emitter } from './context.js';
+import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
 import { operationTypeNames, operationTypeRef } from './names.js';
 
 export interface ClientArgView {
@@ -204,7 +204,7 @@ export const clientEmitter: Emitter = {
     const aliases = methods.map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
     const view = {
       header: ctx.header,
-      runtime: importPath(ctx.out.client, ctx.runtime.client),
+      runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),
       contract: contractSpecifier(ctx, ctx.out.client),
       runtimeImports: [
         'call',

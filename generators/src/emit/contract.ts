@@ -5,7 +5,7 @@
 import type { ApiModel, OperationModel, SecuritySchemeModel, WebhookEventModel } from '../model/types.js';
 import { sortKeysDeep } from '../util/sorted.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
-import { importPath, withHeader } from './context.js';
+import { runtimeSpecifier, withHeader } from './context.js';
 
 /** Route table entry as embedded in operations.gen.ts (plain JSON). */
 export interface RouteView {
@@ -102,7 +102,7 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
       path: `${ctx.out.contract}/api-document.gen.ts`,
       contents: ctx.templates.render('contract/api-document', {
         header: ctx.header,
-        contractTypes: importPath(ctx.out.contract, `${ctx.runtime.contract}/types.js`),
+        contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
         title: ctx.model.title,
         version: ctx.model.version,
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
@@ -121,7 +121,7 @@ export const contractOperationsEmitter: Emitter = {
       path: `${ctx.out.contract}/operations.gen.ts`,
       contents: ctx.templates.render('contract/operations', {
         header: ctx.header,
-        contractTypes: importPath(ctx.out.contract, `${ctx.runtime.contract}/types.js`),
+        contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
         routes: routeViews(ctx.model.operations),
         securitySchemes: securitySchemeView(ctx.model.securitySchemes),
         idempotent: idempotentOperationIds(ctx.model.operations),

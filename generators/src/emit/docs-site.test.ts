@@ -24,12 +24,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const read = (...parts: string[]) => readFileSync(path.join(ROOT, ...parts), 'utf8');
 
 const templates: DocsTemplates = {
-  layout: read('templates/docs/layout.hbs'),
-  index: read('templates/docs/index.hbs'),
-  events: read('templates/docs/events.hbs'),
-  errors: read('templates/docs/errors.hbs'),
-  decisions: read('templates/docs/decisions.hbs'),
-  changelog: read('templates/docs/changelog.hbs'),
+  layout: read('generators/templates/docs/layout.hbs'),
+  index: read('generators/templates/docs/index.hbs'),
+  events: read('generators/templates/docs/events.hbs'),
+  errors: read('generators/templates/docs/errors.hbs'),
+  decisions: read('generators/templates/docs/decisions.hbs'),
+  changelog: read('generators/templates/docs/changelog.hbs'),
 };
 
 function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {

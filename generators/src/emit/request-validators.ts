@@ -13,7 +13,7 @@ import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } fr
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { importPath } from './context.js';
+import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
 
 type Obj = Record<string, unknown>;
@@ -329,7 +329,7 @@ export const serverRequestValidatorsEmitter: Emitter = {
         path: `${ctx.out.server}/request-validators.gen.ts`,
         contents: ctx.templates.render('server/request-validators', {
           header: ctx.header,
-          runtimeModule: importPath(ctx.out.server, `${ctx.runtime.server}/request-validation.js`),
+          runtimeModule: runtimeSpecifier(ctx, 'server', ctx.out.server, 'request-validation.js'),
           code: code.replace(/\s+$/, ''),
           operations,
         }),

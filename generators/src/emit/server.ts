@@ -1,6 +1,6 @@
 import type { OperationModel, ResponseModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
-import { contractSpecifier, importPath } from './context.js';
+import { contractSpecifier, runtimeSpecifier } from './context.js';
 import { operationTypeNames, operationTypeRef, propertyKey } from './names.js';
 
 export interface FieldView {
@@ -133,7 +133,7 @@ export const serverHandlersEmitter: Emitter = {
       path: `${ctx.out.server}/handlers.gen.ts`,
       contents: ctx.templates.render('server/handlers', {
         header: ctx.header,
-        runtimeTypes: importPath(ctx.out.server, `${ctx.runtime.server}/types.js`),
+        runtimeTypes: runtimeSpecifier(ctx, 'server', ctx.out.server, 'types.js'),
         contract: contractSpecifier(ctx, ctx.out.server),
         title: ctx.model.title,
         operations: handlerOperationViews(ctx.model.operations),

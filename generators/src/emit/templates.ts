@@ -6,7 +6,7 @@ import { compareStrings } from '../util/sorted.js';
 import { helpers } from './helpers.js';
 
 /** Repo-root `templates/` directory (generators/src/emit -> ../../../templates). */
-export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../templates');
+export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../templates');
 
 export interface TemplateEngine {
   /** Renders `templates/<name>.hbs` with a view model; output is normalised to LF with exactly one trailing newline. */

@@ -4,7 +4,7 @@ import { sortedEntries } from '../util/sorted.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
-import { contractSpecifier, importPath, withHeader } from './context.js';
+import { contractSpecifier, runtimeSpecifier, withHeader } from './context.js';
 
 type Obj = Record<string, unknown>;
 
@@ -65,7 +65,7 @@ export const webhooksEmitter: Emitter = {
     const view = {
       header: ctx.header,
       contract: contractSpecifier(ctx, dir),
-      runtime: importPath(dir, ctx.runtime.webhooks),
+      runtime: runtimeSpecifier(ctx, 'webhooks', dir),
       discriminator: JSON.stringify(model.webhookDiscriminator),
       events: eventViews(model.webhooks),
       hasEvents: model.webhooks.length > 0,

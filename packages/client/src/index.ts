@@ -11,31 +11,9 @@
  * ```
  * @packageDocumentation
  */
-export {
-  MAX_RETRY_AFTER_MS,
-  PAYGATE_CLIENT_VERSION,
-  backoffDelay,
-  createPaygateMiddleware,
-  createRetryingFetch,
-  createTransport,
-  parseRetryAfter,
-  type PaygateClientOptions,
-} from './runtime/transport.js';
-export {
-  PaygateApiError,
-  UNEXPECTED_RESPONSE_CODE,
-  isErrorEnvelope,
-  toResult,
-  unwrap,
-  type ApiResult,
-  type ErrorEnvelope,
-  type OpenApiFetchResponse,
-  type PaygateErrorBody,
-  type PaygateResult,
-  type UnexpectedResponseCode,
-  type UnexpectedResponseError,
-} from './runtime/result.js';
-export { paginate, type Page, type PaginateOptions } from './runtime/paginate.js';
+// Everything that runs in a browser too (./browser.ts is the `browser` export condition's entry).
+export * from './browser.js';
+// Node only (node:crypto): verifies the return-URL callback hash on the merchant's server.
 export {
   CALLBACK_HASH_FIELDS,
   computeCallbackHash,
@@ -43,4 +21,3 @@ export {
   type CallbackFields,
   type CallbackHashField,
 } from './runtime/callback.js';
-export * from './generated/index.js';

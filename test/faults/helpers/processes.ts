@@ -4,15 +4,16 @@
  * PostgreSQL databases. Every process started here is tracked and killed by `killAllGateways()` (call it in
  * afterAll); a process 'exit' hook kills leftovers too.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../../packages/reference/src/testing/test-db.js';
+import { buildOnce } from '../../support/build.js';
 import { sleep } from './api.js';
 import { freePort } from './receiver.js';
 
@@ -53,41 +54,10 @@ export async function queryDb<T extends object>(databaseUrl: string, sql: string
   }
 }
 
-const BUILD_LOCK = path.join(REPO_ROOT, 'node_modules', '.cache', 'paygate-faults-build.lock');
-let built = false;
-
-/**
- * Make sure dist/ is current (`npm run build`: tsc -b is incremental, so this is quick when nothing changed). Test
- * files run in parallel workers, so builds are serialised with a lock directory (stale after 3 minutes).
- */
+/** dist/ current, and the gateway CLI built (the lock-serialised `npm run build` of test/support/build.ts). */
 export async function ensureBuilt(): Promise<void> {
-  if (built) return;
-  mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    try {
-      mkdirSync(BUILD_LOCK);
-      break;
-    } catch {
-      try {
-        if (Date.now() - statSync(BUILD_LOCK).mtimeMs > 180_000) rmdirSync(BUILD_LOCK);
-      } catch {
-        /* removed meanwhile */
-      }
-      if (Date.now() > deadline) throw new Error(`could not take the build lock ${BUILD_LOCK}`);
-      await sleep(250);
-    }
-  }
-  try {
-    const res = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 170_000 });
-    if (res.status !== 0) {
-      throw new Error(`npm run build failed (status ${String(res.status)}):\n${res.stdout}\n${res.stderr}`);
-    }
-  } finally {
-    rmdirSync(BUILD_LOCK);
-  }
+  await buildOnce();
   if (!existsSync(CLI)) throw new Error(`the gateway CLI ${CLI} does not exist`);
-  built = true;
 }
 
 export interface GatewayProcess {

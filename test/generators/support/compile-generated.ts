@@ -1,12 +1,13 @@
 /**
  * The one harness that proves generated code compiles outside this repo's layout: generate a spec into a throwaway
- * directory, put the hand-written runtimes generated code imports beside it, and type-check the lot with `tsc
- * --noEmit` under the repo's strict base tsconfig. Used by the GitHub spec test, the real-world spec tests and the
- * construct fixtures, so how generated code finds its runtimes (today: relative paths to copies; tomorrow perhaps
- * package names) changes in this file only.
+ * directory the way `paygate generate --out` does for a project of its own (the runtimes imported by package name,
+ * `@paygate/server/runtime/...` and the like; the generated contract by relative path) and type-check the lot with
+ * `tsc --noEmit` under the repo's strict base tsconfig, the runtime packages resolved through their export maps
+ * (the "source" condition: no build needed). Used by the GitHub spec test, the real-world spec tests and the
+ * construct fixtures, so how generated code finds its runtimes changes in this file only.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,47 +38,33 @@ export interface CompileOutcome {
   tscMs: number;
 }
 
-/** Runtime sources generated code imports, per target (tests left out). */
-const RUNTIMES: Record<Exclude<Target, 'docs'>, string[]> = {
-  contract: ['packages/contract/src/types.ts'],
-  server: ['packages/server/src/runtime'],
-  client: ['packages/client/src/runtime'],
-  webhooks: ['packages/webhooks/src/event-validation.ts'],
-};
-
-/** Copies the runtimes the targets import into `dir`. */
-async function provideRuntimes(dir: string, targets: readonly Target[]): Promise<void> {
-  const wanted = new Set<string>(RUNTIMES.contract);
-  for (const t of targets) if (t !== 'docs') for (const p of RUNTIMES[t]) wanted.add(p);
-  const keep = (src: string) => !src.endsWith('.test.ts');
-  for (const rel of wanted) await cp(path.join(ROOT, rel), path.join(dir, rel), { recursive: true, filter: keep });
-}
-
-/** Generates `options.openapi` into a temp dir beside the runtimes and runs `tsc --noEmit` on it; removes the dir. */
+/** Generates `options.openapi` into a temp dir and runs `tsc --noEmit` on it; removes the dir. */
 export async function generateAndCompile(options: CompileOptions): Promise<CompileOutcome> {
   const dir = await mkdtemp(path.join(tmpdir(), `paygate-${options.label}-`));
   try {
     const generateStart = performance.now();
-    // The contract is imported by relative path: '@paygate/contract' would resolve to this repo's own contract.
+    // The contract is imported by relative path ('@paygate/contract' is this repo's own contract), the runtimes by
+    // package name through their `./runtime/*.js` and `./types.js` exports.
     const result = await generate({
       rootDir: ROOT,
       openapi: options.openapi,
       asyncapi: options.asyncapi ?? null,
       lint: 'skip',
       targets: options.targets,
+      out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
       contractImport: 'relative',
+      runtimeImport: 'package',
     });
     const generateMs = performance.now() - generateStart;
     await writeFiles(dir, result.files);
-    await provideRuntimes(dir, options.targets);
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }));
     await writeFile(
       path.join(dir, 'tsconfig.json'),
       JSON.stringify({
         extends: path.join(ROOT, 'tsconfig.base.json'),
-        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true },
-        include: ['packages/*/src'],
+        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+        include: ['generated'],
         exclude: ['**/*.test.ts'],
       }),
     );

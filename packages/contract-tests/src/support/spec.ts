@@ -7,7 +7,7 @@
  */
 // Relative, not '@paygate/contract': vitest's global setup (coverage.ts imports this) resolves packages without the
 // "source" condition, so a package import would need a build first.
-import { apiDocument } from '../../packages/contract/src/generated/api-document.gen.js';
+import { apiDocument } from '@paygate/contract';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

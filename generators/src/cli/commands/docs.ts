@@ -1,0 +1,130 @@
+/**
+ * `paygate docs`: the static, offline reference site built by the pipeline's `docs` target
+ * (generators/src/emit/docs-site.ts):
+ *   index.html        Redoc rendering of the bundled OpenAPI document
+ *   openapi.json / openapi.js        the bundled document (download / loaded by index.html, works from file://)
+ *   events.html       from the spec's `webhooks` and the AsyncAPI document (fields, formats, examples, planned events)
+ *   errors.html, decisions.html      from the error catalogue and decisions markdown (empty pages when absent)
+ *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
+ *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
+ * plus redoc.standalone.js (+ LICENSE) copied from the installed `redoc` package: no CDN.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DECISION_TABLE_HEADER, ERROR_TABLE_HEADER, readDocsTemplates, REDOC_SCRIPT } from '../../emit/docs-site.js';
+import { buildChangelog } from '../../diff/changelog.js';
+import { DEFAULT_TEMPLATES_DIR } from '../../emit/templates.js';
+import { EnvironmentError, EXIT, type CliCommand } from '../command.js';
+import { runPipeline, SpecProblem } from './run-pipeline.js';
+import { parseFlags } from './spec-options.js';
+
+/** The Redoc release whose standalone bundle is a single classic (UMD) script that works offline and from file://. */
+const REDOC_PACKAGE = 'redoc@2.5.4';
+
+const FLAGS = {
+  input: { type: 'string' },
+  asyncapi: { type: 'string' },
+  out: { type: 'string' },
+  errors: { type: 'string' },
+  decisions: { type: 'string' },
+  released: { type: 'string' },
+  'skip-redoc': { type: 'boolean' },
+} as const;
+
+function findRedocBundle(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A markdown table with only its header: the page renders, empty (a project without a catalogue). */
+const emptyTable = (header: readonly string[]) => `| ${header.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |\n`;
+
+function readMarkdown(cwd: string, flag: string, given: string | undefined, fallback: string, header: readonly string[]): string {
+  const file = path.resolve(cwd, given ?? fallback);
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  if (given !== undefined) throw new EnvironmentError(`${flag} ${file} does not exist: pass an existing markdown file or leave ${flag} out.`);
+  return emptyTable(header);
+}
+
+export const command: CliCommand = {
+  name: 'docs',
+  summary: 'build the static API reference site (Redoc, events, error codes, decisions; works offline)',
+  usage: `Usage: paygate docs [--input FILE] [--asyncapi FILE|none] [--out DIR] [--errors FILE] [--decisions FILE] [--released DIR] [--skip-redoc]
+
+Builds the offline reference site into DIR (default docs/site; the directory is replaced):
+  index.html (Redoc), openapi.json, events.html, errors.html, decisions.html, redoc.standalone.js,
+  changelog.html (when released contracts exist: \`paygate release\`)
+
+Flags:
+  --input FILE          the OpenAPI 3.0/3.1 root document (default openapi/openapi.yaml)
+  --asyncapi FILE|none  AsyncAPI 3.0 events (default asyncapi.yaml beside --input, when it exists)
+  --out DIR             where the site goes (default docs/site)
+  --errors FILE         error catalogue markdown, one table: ${ERROR_TABLE_HEADER.join(' | ')} (default docs/errors.md when present)
+  --decisions FILE      decisions markdown, tables: ${DECISION_TABLE_HEADER.join(' | ')} (default docs/decisions.md when present)
+  --released DIR        released contracts for the changelog page (default released/ beside --input, when it exists)
+  --skip-redoc          build even when the redoc package is not installed (index.html renders once it is)
+
+Exit codes: 0 built, 1 the spec or a markdown source has errors, 2 bad flags, 3 a file or the redoc package is missing.
+
+Example:
+  npm install -D ${REDOC_PACKAGE} && npx paygate docs --input openapi.yaml --out site`,
+  async run(argv, io) {
+    const flags = parseFlags(argv, FLAGS);
+    const cwd = io.cwd;
+    const input = flags.input ?? 'openapi/openapi.yaml';
+    if (!existsSync(path.resolve(cwd, input))) throw new EnvironmentError(`The OpenAPI document ${path.resolve(cwd, input)} does not exist. Pass it with --input FILE.`);
+    const besideInput = path.join(path.dirname(input), 'asyncapi.yaml');
+    const asyncapi = flags.asyncapi === 'none' ? null : (flags.asyncapi ?? (existsSync(path.resolve(cwd, besideInput)) ? besideInput : null));
+    const out = path.resolve(cwd, flags.out ?? 'docs/site');
+    const redoc = findRedocBundle();
+    if (redoc === undefined && flags['skip-redoc'] !== true) {
+      throw new EnvironmentError(`The redoc package is not installed: run \`npm install -D ${REDOC_PACKAGE}\` (its bundles/redoc.standalone.js is served locally), or pass --skip-redoc.`);
+    }
+    const releasedDir = flags.released ?? path.join(path.dirname(input), 'released');
+    if (flags.released !== undefined && !existsSync(path.resolve(cwd, releasedDir))) {
+      throw new EnvironmentError(`--released ${path.resolve(cwd, releasedDir)} does not exist: pass the folder \`paygate release\` writes, or leave --released out.`);
+    }
+    const progress = (line: string) => io.stderr(`  ${line}\n`);
+    const changelog = existsSync(path.resolve(cwd, releasedDir)) ? await buildChangelog({ cwd, spec: input, releasedDir, progress }) : undefined;
+    if (changelog === undefined) io.stderr(`  no ${releasedDir}: no changelog page (paygate release creates it)\n`);
+    const docs = {
+      changelog,
+      errorsMarkdown: readMarkdown(cwd, '--errors', flags.errors, 'docs/errors.md', ERROR_TABLE_HEADER),
+      decisionsMarkdown: readMarkdown(cwd, '--decisions', flags.decisions, 'docs/decisions.md', DECISION_TABLE_HEADER),
+      templates: readDocsTemplates(DEFAULT_TEMPLATES_DIR),
+    };
+    io.stderr(`Building the docs site into ${out}\n`);
+    let result;
+    try {
+      // Lint is `paygate generate`'s (and this repo's `npm run lint:spec`) job; the site only needs the bundle.
+      result = await runPipeline({ rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: ['docs'], out: { docs: 'site' }, docs }, io);
+    } catch (error) {
+      if (!(error instanceof SpecProblem)) throw error;
+      io.stderr(`${error.message}\n`);
+      return EXIT.failed;
+    }
+    io.stderr(`  events: ${result.model.webhooks.map((e) => e.eventType).join(', ') || 'none'}; planned: ${result.model.plannedEvents.map((e) => e.eventType).join(', ') || 'none'}\n`);
+    // The output directory belongs to this command: start clean so removed pages do not linger.
+    await rm(out, { recursive: true, force: true });
+    await mkdir(out, { recursive: true });
+    for (const file of result.files) {
+      const relative = file.path.replace(/^site\//, '');
+      await writeFile(path.join(out, relative), file.contents);
+      io.stdout(`wrote ${path.join(out, relative)} (${Buffer.byteLength(file.contents)} bytes)\n`);
+    }
+    if (redoc !== undefined) {
+      await copyFile(redoc, path.join(out, REDOC_SCRIPT));
+      const license = `${redoc}.LICENSE.txt`;
+      if (existsSync(license)) await copyFile(license, path.join(out, `${REDOC_SCRIPT}.LICENSE.txt`));
+      io.stdout(`wrote ${path.join(out, REDOC_SCRIPT)} (from ${redoc})\n`);
+    } else {
+      io.stderr(`warning: redoc is not installed; index.html will not render until ${REDOC_SCRIPT} is beside it (npm install -D ${REDOC_PACKAGE}, then rerun)\n`);
+    }
+    return EXIT.ok;
+  },
+};

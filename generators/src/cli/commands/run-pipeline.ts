@@ -1,0 +1,32 @@
+/**
+ * Runs the generation pipeline for a command with progress on stderr, turning spec problems into messages that
+ * name the spec location and the next step (never a stack trace).
+ */
+import { formatProblem, SpecLintError } from '../../parse/openapi.js';
+import { generate, type GenerateOptions, type GenerateResult } from '../../pipeline.js';
+import type { CliIo } from '../command.js';
+
+/** A spec the pipeline refused: the message names where and what to do; the command exits 1. */
+export class SpecProblem extends Error {
+  override name = 'SpecProblem';
+}
+
+export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<GenerateResult> {
+  io.stderr(`Reading ${[options.openapi, options.asyncapi].filter(Boolean).join(' + ')}\n`);
+  let result: GenerateResult;
+  try {
+    result = await generate({ ...options, onProgress: (step, ms) => io.stderr(`  ${step.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms\n`) });
+  } catch (error) {
+    if (error instanceof SpecLintError) {
+      throw new SpecProblem(`${error.message}\nFix the spec at the locations above (or run with --lint report to generate anyway).`);
+    }
+    throw new SpecProblem(
+      `Could not generate from ${options.openapi}: ${(error as Error).message}\n` +
+        'Check the named part of the spec; if the document is valid OpenAPI 3.0/3.1, report it as a Paygate generator bug with the spec attached.',
+    );
+  }
+  const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
+  if (warnings.length > 0) io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
+  for (const problem of result.asyncapiProblems) io.stderr(`    ${problem}\n`);
+  return result;
+}

@@ -1,0 +1,34 @@
+/**
+ * `paygate serve`: the reference gateway. Delegates to @paygate/reference's own entry (its environment variables,
+ * start-up output and graceful stop), loaded only when serving so the other commands do not open a database driver.
+ */
+import { USAGE } from '@paygate/reference/cli';
+import { EXIT, UsageError, type CliCommand, type ExitCode } from '../command.js';
+
+/** The environment section of the gateway's usage (shared with `paygate --help`). */
+export const SERVE_ENVIRONMENT = USAGE.slice(USAGE.indexOf('Environment:'));
+
+export const command: CliCommand = {
+  name: 'serve',
+  summary: 'run the reference gateway (a stateful sandbox of the Paygate API) on PORT (default 8080)',
+  usage: `Usage: paygate serve
+
+Starts the Paygate reference gateway: the HTTP API, hosted checkout, the docs site (when built) and the webhook
+worker. Configured with environment variables only; Ctrl+C (SIGINT/SIGTERM) stops accepting, finishes in-flight
+requests and flushes the webhook worker.
+
+${SERVE_ENVIRONMENT}
+Exit codes: runs until stopped (0 after a graceful stop); 1 when it cannot start (the message says why and what to
+change), 2 when given arguments.
+
+Example:
+  PORT=8080 PAYGATE_DATA_DIR=./.paygate npx paygate serve`,
+  async run(argv) {
+    if (argv.length > 0) throw new UsageError(`paygate serve takes no arguments (configure it with environment variables), got ${argv.join(' ')}`);
+    const { main } = await import('@paygate/reference/cli');
+    const code = await main(['serve']);
+    if (code !== undefined) return code === 0 ? EXIT.ok : EXIT.failed;
+    // Serving: the gateway's signal handlers stop it gracefully and end the process with its own exit code.
+    return new Promise<ExitCode>(() => undefined);
+  },
+};
