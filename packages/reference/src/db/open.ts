@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
+import type { PgliteMemory } from '../core/config.js';
 import { openPostgres } from './postgres.js';
 
 export interface OpenDbOptions {
@@ -8,6 +9,8 @@ export interface OpenDbOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory or `memory://` (default `./.paygate`). */
   dataDir?: string;
+  /** PGlite memory settings (default DEFAULT_PGLITE_MEMORY). */
+  pgliteMemory?: PgliteMemory;
   /** PostgreSQL connections in the pool (default 10). */
   poolSize?: number;
   /** Apply pending migrations after opening (default true). */
@@ -18,7 +21,7 @@ export interface OpenDbOptions {
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
-    : await openPglite(options.dataDir ?? './.paygate');
+    : await openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
   if (options.migrate ?? true) {
     try {
       await migrate(db);
