@@ -71,6 +71,11 @@ export interface PgliteMemory {
   sharedBuffers: string;
   /** work_mem (PAYGATE_PGLITE_WORK_MEM): per sort / hash before it spills to disk. */
   workMem: string;
+  /**
+   * PAYGATE_PGLITE_WASM_CODE: `baseline` compiles PGlite's WebAssembly with V8's baseline compiler only (less memory,
+   * a few % slower); `optimizing` lets V8 also optimize hot functions (V8's default).
+   */
+  wasmCode: 'baseline' | 'optimizing';
 }
 
 /**
@@ -79,7 +84,7 @@ export interface PgliteMemory {
  * gateway process reached ~490 MiB RSS. The sandbox's working set is a few MB, so 16MB of buffers keeps it in memory
  * and the process well below that (docs/benchmarks.md).
  */
-export const DEFAULT_PGLITE_MEMORY: PgliteMemory = { sharedBuffers: '16MB', workMem: '2MB' };
+export const DEFAULT_PGLITE_MEMORY: PgliteMemory = { sharedBuffers: '16MB', workMem: '2MB', wasmCode: 'baseline' };
 
 /** Default lifetime of a cached credential verification in ms (PAYGATE_CREDENTIAL_CACHE_TTL_MS; D67). */
 export const DEFAULT_CREDENTIAL_CACHE_TTL_MS = 5_000;
@@ -120,6 +125,14 @@ function memoryEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): stri
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+(kB|MB|GB)$/.test(raw)) throw new Error(`${name} must be a size such as 16MB, 512kB or 1GB, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+/** PAYGATE_PGLITE_WASM_CODE: `baseline` (default) or `optimizing`. */
+function wasmCodeEnv(env: NodeJS.ProcessEnv): PgliteMemory['wasmCode'] {
+  const raw = env['PAYGATE_PGLITE_WASM_CODE'];
+  if (raw === undefined || raw === '') return DEFAULT_PGLITE_MEMORY.wasmCode;
+  if (raw !== 'baseline' && raw !== 'optimizing') throw new Error(`PAYGATE_PGLITE_WASM_CODE must be baseline or optimizing, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
@@ -177,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     pgliteMemory: {
       sharedBuffers: memoryEnv(env, 'PAYGATE_PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_MEMORY.sharedBuffers),
       workMem: memoryEnv(env, 'PAYGATE_PGLITE_WORK_MEM', DEFAULT_PGLITE_MEMORY.workMem),
+      wasmCode: wasmCodeEnv(env),
     },
     http: {
       headersTimeoutMs: intEnv(env, 'PAYGATE_HEADERS_TIMEOUT_MS', 10_000),
