@@ -11,7 +11,7 @@ export interface CpuProfile {
 }
 
 export interface ProfileSummary {
-  /** Sampled time in seconds. */
+  /** Busy (not idle) sampled time in seconds. */
   totalSeconds: number;
   byPackage: { name: string; share: number }[];
   byFunction: { name: string; share: number }[];
@@ -33,7 +33,11 @@ function where(url: string): string {
 export function summarizeProfile(profile: CpuProfile, top = 15): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  // shares of busy time: (idle) is the process waiting (for the database, for requests), not work to remove
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  profile.samples.forEach((id, i) => {
+    if (!idle.has(id)) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0) || 1;
   const fn = new Map<string, number>();
   const pkg = new Map<string, number>();
