@@ -70,7 +70,7 @@ export function renderBenchmarksDoc(r: BenchReport): string {
     lines.push(
       '## Where the gateway spends its CPU',
       '',
-      `\`paygate serve\` on PostgreSQL under the GET order load, \`node --cpu-prof\`, ${r.profile.totalSeconds.toFixed(1)} s busy (idle samples left out); self time. `writev` is the kernel's share of sending: the HTTP answer and the query to PostgreSQL, one each per request.`,
+      `\`paygate serve\` on PostgreSQL under the GET order load, \`node --cpu-prof\`, ${r.profile.totalSeconds.toFixed(1)} s busy (idle samples left out); self time. \`writev\` is the kernel's share of sending: the HTTP answer and the query to PostgreSQL, one each per request.`,
       '',
       '| By package / file | Share |',
       '|---|---:|',
