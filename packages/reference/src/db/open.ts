@@ -1,8 +1,6 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
-import { openPglite } from './pglite.js';
 import type { PgliteMemory } from '../core/config.js';
-import { openPostgres } from './postgres.js';
 
 export interface OpenDbOptions {
   /** PostgreSQL connection string; PGlite is used when absent. */
@@ -19,9 +17,10 @@ export interface OpenDbOptions {
 
 /** Open the configured database (PostgreSQL if `databaseUrl`, else PGlite) and bring its schema up to date. */
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
+  // Each adapter is loaded only when used: PGlite's module is large and `pg` is not needed beside it (cold start).
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
-    : await openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
+    ? await (await import('./postgres.js')).openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
+    : await (await import('./pglite.js')).openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
   if (options.migrate ?? true) {
     try {
       await migrate(db);
