@@ -422,27 +422,34 @@ async function runPrism(): Promise<void> {
   loadRow('prism', 'Prism mock, GET order', r, bare);
 }
 
-let profile: ProfileSummary | undefined;
+const profiles: { target: string; summary: ProfileSummary }[] = [];
 
-/** The profile behind the figures: the PostgreSQL gateway under the same GET load with --cpu-prof. */
+/** The profiles behind the figures: `paygate serve` on PostgreSQL and on PGlite under the same GET load, --cpu-prof. */
 async function runProfile(): Promise<void> {
-  if (!gateway.db || !gateway.pgOrder) return;
-  log('9. CPU profile: paygate serve on PostgreSQL under the GET order load (--cpu-prof, 3 s)');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-prof-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const child = await startServer('profile-gateway', GATEWAY, gatewayEnv({ databaseUrl: gateway.db.url }), '/healthz', {}, dir);
-  await load({ url: `${child.url}/pg/orders/${gateway.pgOrder}`, headers: partnerHeaders, connections: CONNECTIONS, durationSec: 3, warmupSec: 1 });
-  await child.stop();
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) {
-    log('  no profile written (the gateway did not exit cleanly)');
-    return;
+  const targets: [string, Record<string, string | undefined>, string | undefined][] = [
+    ['PostgreSQL', gateway.db ? gatewayEnv({ databaseUrl: gateway.db.url }) : {}, gateway.db ? gateway.pgOrder : undefined],
+    ['PGlite', gateway.pgliteDir ? gatewayEnv({ dataDir: gateway.pgliteDir }) : {}, gateway.pgliteDir ? gateway.pgliteOrder : undefined],
+  ];
+  for (const [target, env, orderId] of targets) {
+    if (!orderId) continue;
+    log(`9. CPU profile: paygate serve on ${target} under the GET order load (--cpu-prof, 3 s)`);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-prof-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const child = await startServer(`profile-gateway-${target.toLowerCase()}`, GATEWAY, env, '/healthz', {}, dir);
+    await load({ url: `${child.url}/pg/orders/${orderId}`, headers: partnerHeaders, connections: CONNECTIONS, durationSec: 3, warmupSec: 1 });
+    await child.stop();
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) {
+      log('  no profile written (the gateway did not exit cleanly)');
+      continue;
+    }
+    const raw = readFileSync(path.join(dir, file), 'utf8');
+    mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(path.join(ROOT, `bench/results/gateway-get-${target.toLowerCase()}.cpuprofile`), raw); // for bench/profile-summary.ts and devtools
+    const summary = summarizeProfile(JSON.parse(raw) as CpuProfile, 12);
+    profiles.push({ target, summary });
+    for (const p of summary.byPackage.slice(0, 6)) log(`  ${(p.share * 100).toFixed(1).padStart(5)}%  ${p.name}`);
   }
-  const raw = readFileSync(path.join(dir, file), 'utf8');
-  mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'bench/results/gateway-get.cpuprofile'), raw); // for bench/profile-summary.ts and devtools
-  profile = summarizeProfile(JSON.parse(raw) as CpuProfile, 12);
-  for (const p of profile.byPackage.slice(0, 8)) log(`  ${(p.share * 100).toFixed(1).padStart(5)}%  ${p.name}`);
 }
 
 let generators: GeneratorBench | undefined;
@@ -550,7 +557,7 @@ async function main(): Promise<void> {
         rows,
         generators: generators?.ratio,
         budgets: b,
-        profile,
+        profiles,
       },
       null,
       2,
@@ -575,7 +582,10 @@ async function main(): Promise<void> {
       settings: { connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, orderBodyBytes: BODY.length },
       budgets: b,
       table: out,
-      profile,
+      cpuPerRequest: rows
+        .filter((r) => ['baselines', 'gateway', 'prism'].includes(r.section) && typeof r['rpsPerCpu'] === 'number')
+        .map((r) => ({ name: r.name, micros: 1e6 / (r['rpsPerCpu'] as number) })),
+      profiles,
     });
     log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run never writes it)`);
   }
