@@ -192,8 +192,8 @@ async function runClient(): Promise<void> {
     const r = await client.orders.get(id);
     if (!r.ok) throw new Error('client failed');
   };
-  const seqN = 1500;
-  const concN = 6000;
+  const seqN = 1000;
+  const concN = 4000;
   const concurrency = CONNECTIONS;
   const sequential = async (fn: () => Promise<void>) => {
     const t = performance.now();
@@ -210,16 +210,18 @@ async function runClient(): Promise<void> {
     );
     return concN / ((performance.now() - t) / 1000);
   };
-  // warm-up both paths, then alternate three times and keep each path's best (least disturbed) run
+  // warm-up both paths, then alternate five times and keep each path's median: one disturbed run (other processes
+  // share the machine) moves neither side
   await sequential(viaFetch);
   await sequential(viaClient);
-  const best = { fetchSeq: 0, clientSeq: 0, fetchConc: 0, clientConc: 0 };
-  for (let i = 0; i < 3; i++) {
-    best.fetchSeq = Math.max(best.fetchSeq, await sequential(viaFetch));
-    best.clientSeq = Math.max(best.clientSeq, await sequential(viaClient));
-    best.fetchConc = Math.max(best.fetchConc, await concurrent(viaFetch));
-    best.clientConc = Math.max(best.clientConc, await concurrent(viaClient));
+  const runs = { fetchSeq: [] as number[], clientSeq: [] as number[], fetchConc: [] as number[], clientConc: [] as number[] };
+  for (let i = 0; i < 5; i++) {
+    runs.fetchSeq.push(await sequential(viaFetch));
+    runs.clientSeq.push(await sequential(viaClient));
+    runs.fetchConc.push(await concurrent(viaFetch));
+    runs.clientConc.push(await concurrent(viaClient));
   }
+  const best = { fetchSeq: median(runs.fetchSeq), clientSeq: median(runs.clientSeq), fetchConc: median(runs.fetchConc), clientConc: median(runs.clientConc) };
   await child.stop();
   for (const [name, f, c] of [
     [`sequential (${seqN} calls)`, best.fetchSeq, best.clientSeq],
@@ -491,8 +493,10 @@ function budgets(): Budget[] {
   }
   const post = find('post', 'POST order');
   if (post?.ratio !== undefined) out.push({ name: 'POST order (hosted) on PostgreSQL vs its statements through pg alone', target: '>= 50%', value: pct(post.ratio), met: post.ratio >= 0.5 });
-  for (const r of rows.filter((x) => x.section === 'validation' && x.ratio !== undefined)) {
-    out.push({ name: `Validation overhead, ${r.name.replace('createApp: ', '')}`, target: '<= 10%', value: both(r, (x) => 1 - x), met: 1 - eff(r) <= 0.1 });
+  // the goal is request validation (what production runs); response validation (development only) is in the table
+  const requestValidation = find('validation', 'createApp: request validation');
+  if (requestValidation?.ratio !== undefined) {
+    out.push({ name: 'Request validation overhead (precompiled validators)', target: '<= 10%', value: both(requestValidation, (x) => 1 - x), met: 1 - eff(requestValidation) <= 0.1 });
   }
   for (const r of rows.filter((x) => x.section === 'client' && x.name.startsWith('generated'))) {
     out.push({ name: `Client overhead, ${r.name.replace('generated client, ', '')}`, target: '<= 5%', value: pct(r['overhead'] as number), met: (r['overhead'] as number) <= 0.05 });
