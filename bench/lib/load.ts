@@ -1,6 +1,6 @@
 /** Load generation (autocannon, in the orchestrator process) and server-side sampling (RSS from /proc). */
 import autocannon, { type AutocannonRequest } from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface LoadOptions {
   url: string;
@@ -25,7 +25,7 @@ export interface LoadResult {
   total: number;
   rssPeakMiB: number | null;
   rssMeanMiB: number | null;
-  /** Server CPU during the measured run, in cores (1 = one core busy the whole time). */
+  /** Server CPU (the process and its descendants) during the measured run, in cores (1 = one core busy the whole time). */
   serverCpu: number | null;
   /** Whole-machine CPU busy during the measured run, in cores (load generator + server + database + anything else). */
   machineCpu: number;
@@ -42,6 +42,31 @@ export function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** A process and its descendants (Prism serves from a forked child; `paygate serve` initialises PGlite in one). */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${out[i]}/task`)) {
+        const children = readFileSync(`/proc/${out[i]}/task/${task}/children`, 'utf8').trim();
+        if (children) out.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** utime + stime of a process and its descendants, in seconds. */
+export function treeCpuSeconds(pid: number): number | null {
+  const own = cpuSeconds(pid);
+  if (own === null) return null;
+  return processTree(pid)
+    .slice(1)
+    .reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), own);
+}
+
 /** Busy CPU seconds of the whole machine (all cores) from /proc/stat. */
 export function machineBusySeconds(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
@@ -51,13 +76,22 @@ export function machineBusySeconds(): number {
 }
 
 /** VmRSS of a process in MiB (null once it is gone). */
-export function rssMiB(pid: number): number | null {
+function ownRssMiB(pid: number): number | null {
   try {
     const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : null;
   } catch {
     return null;
   }
+}
+
+/** VmRSS of a process and its descendants in MiB (null once it is gone). */
+export function rssMiB(pid: number): number | null {
+  const own = ownRssMiB(pid);
+  if (own === null) return null;
+  return processTree(pid)
+    .slice(1)
+    .reduce((sum, child) => sum + (ownRssMiB(child) ?? 0), own);
 }
 
 export class RssSampler {
@@ -99,12 +133,12 @@ async function once(o: LoadOptions, durationSec: number) {
 export async function load(o: LoadOptions): Promise<LoadResult> {
   if (o.warmupSec > 0) await once(o, o.warmupSec);
   const sampler = o.pid !== undefined ? new RssSampler(o.pid) : null;
-  const cpu0 = o.pid !== undefined ? cpuSeconds(o.pid) : null;
+  const cpu0 = o.pid !== undefined ? treeCpuSeconds(o.pid) : null;
   const busy0 = machineBusySeconds();
   const t0 = performance.now();
   const r = await once(o, o.durationSec);
   const wall = (performance.now() - t0) / 1000;
-  const cpu1 = o.pid !== undefined ? cpuSeconds(o.pid) : null;
+  const cpu1 = o.pid !== undefined ? treeCpuSeconds(o.pid) : null;
   const machineCpu = (machineBusySeconds() - busy0) / wall;
   const rss = sampler?.stop() ?? { peak: null, mean: null };
   return {

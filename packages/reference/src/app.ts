@@ -14,7 +14,6 @@ import {
 import { createHandlers, type Principal } from './handlers.js';
 import { toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
-import { authenticate } from './credentials/service.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
@@ -208,7 +207,7 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
 
 async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise<Principal> {
   try {
-    return await authenticate(rt.db, req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER));
+    return (await rt.credentials.verify(req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER))).principal;
   } catch {
     // one answer for missing, unknown, revoked and wrong credentials
     throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');

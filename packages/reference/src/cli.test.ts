@@ -113,7 +113,7 @@ describe('paygate serve: timeouts and the connection cap', () => {
 
   it('documents the limits in --help', async () => {
     const { USAGE } = await import('./cli.js');
-    for (const name of ['PAYGATE_RATE_LIMIT', 'PAYGATE_RATE_WINDOW_SECONDS', 'REDIS_URL', 'PAYGATE_TRUST_PROXY', 'PAYGATE_DB_POOL_SIZE', 'PAYGATE_HEADERS_TIMEOUT_MS', 'PAYGATE_MAX_CONNECTIONS']) {
+    for (const name of ['PAYGATE_RATE_LIMIT', 'PAYGATE_RATE_WINDOW_SECONDS', 'REDIS_URL', 'PAYGATE_TRUST_PROXY', 'PAYGATE_DB_POOL_SIZE', 'PAYGATE_HEADERS_TIMEOUT_MS', 'PAYGATE_MAX_CONNECTIONS', 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', 'PAYGATE_PGLITE_SHARED_BUFFERS', 'PAYGATE_PGLITE_WORK_MEM', 'PAYGATE_PGLITE_WASM_CODE']) {
       expect(USAGE).toContain(name);
     }
   });

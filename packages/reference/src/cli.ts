@@ -47,6 +47,14 @@ Rate limits, proxies and connections:
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
   PAYGATE_MAX_CONNECTIONS        open connections at most; more are refused (default 1000)
+
+Caches and memory:
+  PAYGATE_CREDENTIAL_CACHE_TTL_MS  how long a process reuses a verified client secret (default 5000; 0 = never).
+                                   Rotation and revocation reach every process when they commit (LISTEN/NOTIFY on
+                                   PostgreSQL); the TTL bounds it only if that connection dies unnoticed
+  PAYGATE_PGLITE_SHARED_BUFFERS  embedded database page cache (default 8MB; sizes like 512kB, 64MB, 1GB)
+  PAYGATE_PGLITE_WORK_MEM        embedded database memory per sort or hash (default 2MB)
+  PAYGATE_PGLITE_WASM_CODE       baseline (default: less memory) or optimizing (V8 optimizes hot database code too)
 `;
 
 export interface SandboxPartner {

@@ -14,6 +14,7 @@ import { createDocumentStore } from './core/documents.js';
 import { systemClock } from './core/clock.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
+import { CredentialCache } from './credentials/cache.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
 export interface ReferenceRuntime extends HandlerRuntime {
@@ -22,6 +23,8 @@ export interface ReferenceRuntime extends HandlerRuntime {
   worker: Worker;
   /** Per credential / client address: in memory, or shared through Redis (REDIS_URL). */
   rateLimiter: RateLimiter;
+  /** Credential verification, cached per process and invalidated everywhere on change (PAYGATE_CREDENTIAL_CACHE_TTL_MS, D67). */
+  credentials: CredentialCache;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
 }
@@ -118,7 +121,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
   if (master.source === 'file' && master.created) {
     options.logger?.info({ file: master.file }, 'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)');
   }
-  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize }));
+  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pgliteMemory: config.pgliteMemory }));
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;
@@ -139,6 +142,8 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       allowPrivateDestinations: config.webhookPrivateDestinations,
       ...(options.logger ? { logger: options.logger } : {}),
     });
+    const credentials = new CredentialCache(db, { ttlMs: config.credentialCacheTtlMs, now: () => clock.now() });
+    await credentials.start();
     const rateLimiter = createRateLimiter({
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,
@@ -153,8 +158,10 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       documents: createDocumentStore(config.dataDir, config.publicBaseUrl),
       worker,
       rateLimiter,
+      credentials,
       async close() {
         await worker.flush();
+        await credentials.stop();
         await rateLimiter.close();
         await db.close();
       },

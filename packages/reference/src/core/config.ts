@@ -47,6 +47,13 @@ export interface ReferenceConfig {
   trustProxy: boolean | number | string | undefined;
   /** PostgreSQL connections per process: PAYGATE_DB_POOL_SIZE. */
   dbPoolSize: number;
+  /**
+   * How long a process reuses a verified credential (PAYGATE_CREDENTIAL_CACHE_TTL_MS, ms; 0 = no cache). Revocation and
+   * rotation reach every process at once (LISTEN/NOTIFY, D67); the TTL bounds it only if a notification is lost.
+   */
+  credentialCacheTtlMs: number;
+  /** Embedded database memory (PAYGATE_PGLITE_SHARED_BUFFERS, PAYGATE_PGLITE_WORK_MEM): postgres sizes such as `16MB`. */
+  pgliteMemory: PgliteMemory;
   /** HTTP server limits (milliseconds; connections). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
 }
@@ -57,6 +64,30 @@ export interface ReferenceConfig {
  */
 export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+
+/** PostgreSQL memory settings of the embedded database (postgres GUC values, e.g. `16MB`). */
+export interface PgliteMemory {
+  /** shared_buffers (PAYGATE_PGLITE_SHARED_BUFFERS): the page cache, the largest part of PGlite's memory. */
+  sharedBuffers: string;
+  /** work_mem (PAYGATE_PGLITE_WORK_MEM): per sort / hash before it spills to disk. */
+  workMem: string;
+  /**
+   * PAYGATE_PGLITE_WASM_CODE: `baseline` compiles PGlite's WebAssembly with V8's baseline compiler only (less memory,
+   * a few % slower); `optimizing` lets V8 also optimize hot functions (V8's default).
+   */
+  wasmCode: 'baseline' | 'optimizing';
+}
+
+/**
+ * Defaults for a sandbox on a laptop or a small container (D68). PGlite starts with PostgreSQL's server defaults
+ * (shared_buffers 128MB, work_mem 4MB) inside a WebAssembly memory that grows and never shrinks: under load the
+ * gateway process reached ~490 MiB RSS. The sandbox's working set is a few MB: 8MB of buffers (1024 pages) holds it,
+ * and pages beyond come from the OS page cache (measured 16MB -> 8MB: ~10-20 MiB less under load, same req/s).
+ */
+export const DEFAULT_PGLITE_MEMORY: PgliteMemory = { sharedBuffers: '8MB', workMem: '2MB', wasmCode: 'baseline' };
+
+/** Default lifetime of a cached credential verification in ms (PAYGATE_CREDENTIAL_CACHE_TTL_MS; D67). */
+export const DEFAULT_CREDENTIAL_CACHE_TTL_MS = 5_000;
 
 /** PostgreSQL pool size by default: enough connections to keep every core busy while others wait on I/O. */
 export function defaultPoolSize(cores: number): number {
@@ -79,6 +110,30 @@ function intEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+function nonNegativeIntEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be an integer >= 0, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** A PostgreSQL memory size (`16MB`, `512kB`, `1GB`): handed to PGlite's postgres as a setting. */
+function memoryEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(kB|MB|GB)$/.test(raw)) throw new Error(`${name} must be a size such as 16MB, 512kB or 1GB, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+/** PAYGATE_PGLITE_WASM_CODE: `baseline` (default) or `optimizing`. */
+function wasmCodeEnv(env: NodeJS.ProcessEnv): PgliteMemory['wasmCode'] {
+  const raw = env['PAYGATE_PGLITE_WASM_CODE'];
+  if (raw === undefined || raw === '') return DEFAULT_PGLITE_MEMORY.wasmCode;
+  if (raw !== 'baseline' && raw !== 'optimizing') throw new Error(`PAYGATE_PGLITE_WASM_CODE must be baseline or optimizing, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 /** PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: `allow` | `deny` (default `allow` in sandbox mode; production only `deny`). */
@@ -131,6 +186,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     redisUrl: env['REDIS_URL'] || undefined,
     trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY']),
     dbPoolSize: intEnv(env, 'PAYGATE_DB_POOL_SIZE', defaultPoolSize(cores)),
+    credentialCacheTtlMs: nonNegativeIntEnv(env, 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', DEFAULT_CREDENTIAL_CACHE_TTL_MS),
+    pgliteMemory: {
+      sharedBuffers: memoryEnv(env, 'PAYGATE_PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_MEMORY.sharedBuffers),
+      workMem: memoryEnv(env, 'PAYGATE_PGLITE_WORK_MEM', DEFAULT_PGLITE_MEMORY.workMem),
+      wasmCode: wasmCodeEnv(env),
+    },
     http: {
       headersTimeoutMs: intEnv(env, 'PAYGATE_HEADERS_TIMEOUT_MS', 10_000),
       requestTimeoutMs: intEnv(env, 'PAYGATE_REQUEST_TIMEOUT_MS', 30_000),

@@ -49,6 +49,9 @@ export function withTransactionScopes(base: Db): ScopedDb {
         }
       });
     },
+    listen(channel, listener) {
+      return base.listen(channel, listener);
+    },
     close(): Promise<void> {
       return base.close();
     },

@@ -22,10 +22,24 @@ export interface Db {
    * Calling `transaction` on a transaction handle joins the outer transaction.
    */
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Receive `NOTIFY <channel>` payloads (committed notifications from any session of this database). PostgreSQL: a
+   * dedicated connection outside the pool that reconnects by itself; PGlite: the embedded database's own listener.
+   * `onReady` runs each time notifications start flowing (first connect and every reconnect, after which anything
+   * sent while disconnected is lost), `onLost` when they stop. Resolves with a function that stops listening.
+   */
+  listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>>;
   /** Release connections / close the embedded database. Idempotent. */
   close(): Promise<void>;
   /** Which adapter this is (for diagnostics). */
   readonly kind: 'pglite' | 'postgres';
+}
+
+/** What {@link Db.listen} reports to. */
+export interface ChannelListener {
+  onNotify(payload: string): void;
+  onReady(): void;
+  onLost(err?: unknown): void;
 }
 
 /** SQLSTATE of a unique-constraint violation. */

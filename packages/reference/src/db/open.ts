@@ -1,13 +1,14 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
-import { openPglite } from './pglite.js';
-import { openPostgres } from './postgres.js';
+import type { PgliteMemory } from '../core/config.js';
 
 export interface OpenDbOptions {
   /** PostgreSQL connection string; PGlite is used when absent. */
   databaseUrl?: string | undefined;
   /** PGlite data directory or `memory://` (default `./.paygate`). */
   dataDir?: string;
+  /** PGlite memory settings (default DEFAULT_PGLITE_MEMORY). */
+  pgliteMemory?: PgliteMemory;
   /** PostgreSQL connections in the pool (default 10). */
   poolSize?: number;
   /** Apply pending migrations after opening (default true). */
@@ -16,9 +17,10 @@ export interface OpenDbOptions {
 
 /** Open the configured database (PostgreSQL if `databaseUrl`, else PGlite) and bring its schema up to date. */
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
+  // Each adapter is loaded only when used: PGlite's module is large and `pg` is not needed beside it (cold start).
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
-    : await openPglite(options.dataDir ?? './.paygate');
+    ? await (await import('./postgres.js')).openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
+    : await (await import('./pglite.js')).openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
   if (options.migrate ?? true) {
     try {
       await migrate(db);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, QueryResult } from './db.js';
+import type { ChannelListener, Db, QueryResult } from './db.js';
 import { sqlState } from './db.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 
@@ -39,11 +39,79 @@ function clientDb(client: pg.PoolClient): Db {
       await client.query(sql);
     },
     transaction: (fn) => fn(db),
+    listen: () => Promise.reject(new Error('listen on a transaction handle: listen on the database instead')),
     async close(): Promise<void> {
       /* owned by the pool */
     },
   };
   return db;
+}
+
+/** application_name of the notification connections (pg_stat_activity shows them; the fault tests find them by it). */
+export const LISTENER_APPLICATION_NAME = 'paygate-listener';
+/** Reconnect delays of a lost notification connection: doubling from the first to the last, then the last. */
+const LISTEN_RETRY_MS = { first: 100, last: 5_000 };
+
+/**
+ * LISTEN on a dedicated connection (a pooled one would be handed to other queries). When it drops (server restart,
+ * pg_terminate_backend, network), `onLost` runs at once and the connection is reopened with backoff; `onReady` runs
+ * after each successful LISTEN, because notifications sent in between are lost.
+ */
+async function listenOn(connectionString: string, channel: string, listener: ChannelListener): Promise<() => Promise<void>> {
+  let stopped = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = LISTEN_RETRY_MS.first;
+  const lost = (client: pg.Client, err?: unknown) => {
+    if (current !== client) return; // already reported
+    current = undefined;
+    listener.onLost(err);
+    client.end().catch(() => undefined);
+    schedule();
+  };
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, delay);
+    retry.unref();
+    delay = Math.min(delay * 2, LISTEN_RETRY_MS.last);
+  };
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString, application_name: LISTENER_APPLICATION_NAME });
+    client.on('notification', (m) => {
+      if (m.channel === channel) listener.onNotify(m.payload ?? '');
+    });
+    client.on('error', (err) => lost(client, err));
+    client.on('end', () => lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      client.on('error', () => undefined);
+      client.end().catch(() => undefined);
+      schedule();
+      if (current === undefined) listener.onLost(err);
+      return;
+    }
+    if (stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    current = client;
+    delay = LISTEN_RETRY_MS.first;
+    listener.onReady();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    await client?.end().catch(() => undefined);
+  };
 }
 
 export interface PostgresOptions {
@@ -90,6 +158,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         }
       }
     },
+    listen: (channel, listener) => listenOn(connectionString, channel, listener),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { ScopedDb } from '../db/ambient.js';
 import { toHttpError } from './errors.js';
 import type { DocumentStore, UploadedFile } from '../core/documents.js';
-import { resolveScope, type Principal, type Scope } from '../core/scope.js';
+import { claimScope, resolveScope, type ClaimedScope, type Principal, type Scope } from '../core/scope.js';
 
 export type { Principal } from '../core/scope.js';
 export type Ctx = HandlerContext<Principal>;
@@ -47,16 +47,40 @@ function declares(ctx: Ctx, status: number): boolean {
 export async function scopeOf(rt: HandlerRuntime, ctx: Ctx): Promise<Scope> {
   const principal = principalOf(ctx);
   const header = ctx.req.get('x-merchant-id');
+  return withScopeErrors(ctx, () => resolveScope(rt.db, principal, header));
+}
+
+/**
+ * {@link scopeOf} without the ownership query: for a handler whose service reads the merchant anyway and checks
+ * `partner_id` in that statement when `ownerUnchecked` (it throws `notPartnersMerchant()`, which must go through
+ * {@link withScopeErrors} to get scopeOf's answer).
+ */
+export function claimedScopeOf(ctx: Ctx): ClaimedScope {
+  const principal = principalOf(ctx);
+  const header = ctx.req.get('x-merchant-id');
   try {
-    return await resolveScope(rt.db, principal, header);
+    return claimScope(principal, header);
   } catch (err) {
-    if (err instanceof DomainError && !declares(ctx, err.status)) {
-      throw new HttpError(400, 'ERR_VALIDATION_400', VALIDATION_MESSAGE, {
-        'x-merchant-id': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
-      });
-    }
-    throw toHttpError(err);
+    throw scopeError(ctx, err);
   }
+}
+
+/** Run `fn`; a scope error (403 / 404 on X-Merchant-ID) becomes scopeOf's answer for this operation. */
+export async function withScopeErrors<T>(ctx: Ctx, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw scopeError(ctx, err);
+  }
+}
+
+function scopeError(ctx: Ctx, err: unknown): unknown {
+  if (err instanceof DomainError && (err.code === 'ERR_AUTH_403' || err.code === 'ERR_MERCHANT_404') && err.details?.['x-merchant-id'] && !declares(ctx, err.status)) {
+    return new HttpError(400, 'ERR_VALIDATION_400', VALIDATION_MESSAGE, {
+      'x-merchant-id': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
+    });
+  }
+  return toHttpError(err);
 }
 
 /**

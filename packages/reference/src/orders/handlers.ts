@@ -1,7 +1,7 @@
 import type { Handlers } from '@paygate/server';
 import { attachOrderDocument, createOrder, getOrder, patchOrder } from './service.js';
 import { requireMerchant } from '../core/scope.js';
-import { ok, scopeOf, toUpload, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { claimedScopeOf, ok, scopeOf, toUpload, withScopeErrors, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 type OrderOps = 'createOrder' | 'getOrder' | 'updateOrder' | 'uploadOrderDocument';
 
@@ -9,9 +9,11 @@ type OrderOps = 'createOrder' | 'getOrder' | 'updateOrder' | 'uploadOrderDocumen
 export function orderHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, OrderOps> {
   return {
     async createOrder(req, ctx) {
-      const scope = await scopeOf(rt, ctx);
+      const { scope, ownerUnchecked } = claimedScopeOf(ctx);
       const merchantId = requireMerchant(scope);
-      const created = await createOrder(rt.deps, merchantId, req.body, { isTesting: rt.config.sandbox });
+      const created = await withScopeErrors(ctx, () =>
+        createOrder(rt.deps, merchantId, req.body, { isTesting: rt.config.sandbox, ownerPartnerId: ownerUnchecked ? scope.partnerId : undefined }),
+      );
       const message = 'Order created successfully';
       switch (created.kind) {
         case 'hosted':

@@ -163,6 +163,18 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     });
   });
 
+  it.each([
+    ['the owning partner', 'default', 'created'],
+    ['another partner', 'other-owner', 'ERR_MERCHANT_404'],
+    ['a partner naming no merchant', 'default', 'ERR_MERCHANT_404'],
+  ])("a partner's X-Merchant-ID is checked in the merchant read (ownerPartnerId): %s", async (label, owner, outcome) => {
+    await approvedMerchant(deps, { partnerId: 'other-owner' });
+    const target = label === 'a partner naming no merchant' ? 'MR0000000000000000' : merchantId;
+    const attempt = createOrder(deps, target, orderInput(), { isTesting: true, ownerPartnerId: owner });
+    if (outcome === 'created') await expect(attempt).resolves.toMatchObject({ kind: 'hosted' });
+    else await expect(attempt).rejects.toMatchObject({ code: outcome, status: 404, details: { 'x-merchant-id': 'no such merchant' } });
+  });
+
   it('tenant isolation: another merchant cannot read the order', async () => {
     const other = await approvedMerchant(deps, { partnerId: 'other' });
     const created = await createOrder(deps, merchantId, orderInput(), { isTesting: true });

@@ -14,7 +14,7 @@ import { storeDocument, type DocumentStore, type UploadedFile } from '../core/do
 import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { loadOrder, ORDER_COLUMNS, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
-import { scopeCondition, type Scope } from '../core/scope.js';
+import { notPartnersMerchant, scopeCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 
 /** Checkout sessions and unpaid orders live 15 minutes. */
@@ -39,9 +39,11 @@ export async function createOrder(
   deps: ServiceDeps,
   merchantId: string,
   input: CreateOrderInput,
-  options: { isTesting: boolean },
+  options: { isTesting: boolean; ownerPartnerId?: string | undefined },
 ): Promise<CreateOrderResult> {
   const n = normalizeOrderInput(input);
+  // a partner's X-Merchant-ID is checked here, in the merchant read, not by a query of its own (claimScope, D67)
+  const owner = options.ownerPartnerId;
   return deps.db.transaction(async (tx) => {
     const { rows: merchants } = await tx.query<{
       kyc_status: string;
@@ -52,11 +54,11 @@ export async function createOrder(
     }>(
       `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
               ${merchantOffsetSql('id')} AS clock_offset_seconds
-       FROM merchants WHERE id = $1`,
-      [merchantId],
+       FROM merchants WHERE id = $1${owner !== undefined ? ' AND partner_id = $2' : ''}`,
+      owner !== undefined ? [merchantId, owner] : [merchantId],
     );
     const merchant = merchants[0];
-    if (!merchant) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+    if (!merchant) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
     if (merchant.kyc_status !== 'APPROVED') {
       throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${merchant.kyc_status}` });
     }

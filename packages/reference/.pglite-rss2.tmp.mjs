@@ -1,0 +1,15 @@
+import { PGlite } from '@electric-sql/pglite';
+import { readFileSync } from 'node:fs';
+const rss = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status','utf8'))[1])/1024);
+const [dir, sb] = process.argv.slice(2);
+const opts = sb ? { startParams: [...PGlite.defaultStartParams, '-c',`shared_buffers=${sb}`,'-c','work_mem=2MB','-c','temp_buffers=1MB','-c','maintenance_work_mem=8MB'] } : {};
+const r0 = rss(); const t=performance.now();
+const db = await PGlite.create(dir, opts);
+const ms = Math.round(performance.now()-t);
+console.log(sb ?? 'default', 'open ms', ms, 'rss before', r0, 'after open', rss());
+await db.exec('create table if not exists t (id int primary key, v text)');
+for (let i=0;i<200;i++) await db.query('insert into t select g, repeat($1, 200) from generate_series($2::int, $2::int+999) g on conflict do nothing', ['x', i*1000]);
+for (let i=0;i<2000;i++) await db.query('select * from t where id=$1', [i*37]);
+globalThis.gc?.();
+console.log(sb ?? 'default', 'rss after load', rss());
+await db.close();

@@ -1,0 +1,128 @@
+import type { Db } from '../db/db.js';
+import { DomainError } from '../core/errors.js';
+import { systemClock, type Micros } from '../core/clock.js';
+import { hashSecret, verifyCredential, type VerifiedCredential } from './service.js';
+
+/** The channel the `credentials` trigger (migration 008) notifies with the changed client id. */
+export const CREDENTIAL_CHANNEL = 'paygate_credentials';
+
+/** Most cached verifications kept; the oldest go first (a bound on memory, not a policy). */
+const MAX_ENTRIES = 10_000;
+
+export interface CredentialCacheOptions {
+  /** How long a verification may be reused (ms); 0 turns the cache off (every request reads the database). */
+  ttlMs: number;
+  /** The gateway's clock (microseconds). */
+  now?: () => Micros;
+  /** The check a cache miss runs (default: verifyCredential on `db`). */
+  verify?: (clientId: string, clientSecret: string, now: Micros) => Promise<VerifiedCredential>;
+  maxEntries?: number;
+}
+
+interface Entry {
+  clientId: string;
+  credential: VerifiedCredential;
+  /** The earliest of now + TTL and the secret's validUntil. */
+  expiresAt: Micros;
+}
+
+/**
+ * Credential verification with a per-process cache (D67), so a read costs one database round trip (the resource),
+ * not two. Keyed by client id and the SHA-256 of the presented secret (the secret itself is never kept). An entry
+ * lives at most `ttlMs` and never past the secret's `validUntil` (D36). Only successes are cached: a wrong secret
+ * always reaches the database.
+ *
+ * Revocation and rotation reach every process through the database: the `credentials` trigger notifies
+ * {@link CREDENTIAL_CHANNEL} on commit and each process drops that client id (PostgreSQL: LISTEN on its own
+ * connection; PGlite: the embedded database's listener). The cache answers only while that listener is connected:
+ * when it drops, the cache is flushed and bypassed until LISTEN is back (and flushed again then, since notifications
+ * sent in between are lost). So a revoked secret stops working everywhere when the notification arrives (milliseconds)
+ * and, should a connection die silently (no error yet), at most `ttlMs` after the change.
+ *
+ * A lookup that started before an invalidation is not stored (the `generation` check): it may have read the row
+ * as it was before the change.
+ */
+export class CredentialCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ttl: Micros;
+  private readonly now: () => Micros;
+  private readonly verifyMiss: (clientId: string, clientSecret: string, now: Micros) => Promise<VerifiedCredential>;
+  private readonly maxEntries: number;
+  private generation = 0;
+  private live = false;
+  private stopListening: (() => Promise<void>) | undefined;
+
+  constructor(private readonly db: Db, options: CredentialCacheOptions) {
+    this.ttl = options.ttlMs * 1000;
+    this.now = options.now ?? (() => systemClock.now());
+    this.verifyMiss = options.verify ?? ((id, secret, now) => verifyCredential(db, id, secret, now));
+    this.maxEntries = options.maxEntries ?? MAX_ENTRIES;
+  }
+
+  /** Start listening for credential changes; until it is connected the cache is bypassed. */
+  async start(): Promise<void> {
+    if (this.ttl <= 0 || this.stopListening) return;
+    this.stopListening = await this.db.listen(CREDENTIAL_CHANNEL, {
+      onNotify: (clientId) => this.invalidate(clientId),
+      onReady: () => {
+        this.flush();
+        this.live = true;
+      },
+      onLost: () => {
+        this.live = false;
+        this.flush();
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    const stop = this.stopListening;
+    this.stopListening = undefined;
+    this.live = false;
+    this.flush();
+    await stop?.();
+  }
+
+  /** Whether cached answers are served (a listener is connected and the TTL is above 0). */
+  get serving(): boolean {
+    return this.live && this.ttl > 0;
+  }
+
+  /** Number of cached verifications (for tests and diagnostics). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The same answers as verifyCredential (same errors), from the cache when it holds a live entry. */
+  async verify(clientId: string | undefined, clientSecret: string | undefined): Promise<VerifiedCredential> {
+    if (!clientId || !clientSecret) throw new DomainError('ERR_AUTH_000', 'Missing credentials');
+    const now = this.now();
+    if (!this.serving) return this.verifyMiss(clientId, clientSecret, now);
+    const key = `${clientId}\u0000${hashSecret(clientSecret).toString('base64')}`;
+    const hit = this.entries.get(key);
+    if (hit) {
+      if (hit.expiresAt > now) return hit.credential;
+      this.entries.delete(key);
+    }
+    const generation = this.generation;
+    const credential = await this.verifyMiss(clientId, clientSecret, now);
+    if (generation === this.generation && this.serving) {
+      const expiresAt = credential.validUntil !== null && credential.validUntil < now + this.ttl ? credential.validUntil : now + this.ttl;
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { clientId, credential, expiresAt });
+    }
+    return credential;
+  }
+
+  /** Drop every cached verification of `clientId` (a notification: its row changed). */
+  invalidate(clientId: string): void {
+    this.generation++;
+    for (const [key, entry] of this.entries) if (entry.clientId === clientId) this.entries.delete(key);
+  }
+
+  /** Drop everything (the listener connected, reconnected or was lost). */
+  flush(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
