@@ -678,6 +678,8 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
 
     const health = await fetch(`${base}/healthz`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+    // no automatic ETag on API answers (D85): they are no-store, and no operation but the SDK declares a 304
+    expect(health.headers.get('etag')).toBeNull();
     const unknown = await fetch(`${base}/nope`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('ERR_REQUEST_404');

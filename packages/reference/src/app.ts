@@ -272,6 +272,11 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
   // believe, so per-client limits and logs see the shopper's address (unset: nobody's).
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  // No automatic ETag (Express hashes every body it sends, SHA-1, to answer If-None-Match with 304): API answers are
+  // `Cache-Control: no-store` and the spec declares no 304 for them, so the hash was work per request for a status
+  // the contract does not have (D85). What is cacheable sets its own ETag (the checkout SDK), and Express still answers
+  // its conditional requests with 304; /docs is served by express.static, which sets its own.
+  app.set('etag', false);
   app.use(requestLogger(logger as Parameters<typeof requestLogger>[0]));
 
   // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The

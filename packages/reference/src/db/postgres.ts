@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ChannelListener, Db, QueryResult } from './db.js';
 import { sqlState } from './db.js';
+import { StatementNames } from './statement-names.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 
 const custom: Record<number, (text: string) => unknown> = {
@@ -28,11 +29,20 @@ const typeParsers = {
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_TX_ATTEMPTS = 4;
 
-function clientDb(client: pg.PoolClient): Db {
+/**
+ * A parameterised query as pg's query config: named (prepared once per connection, D86) unless the name bound is
+ * reached. Queries without parameters (BEGIN, SAVEPOINT, SELECT 1) stay unnamed.
+ */
+function queryConfig(names: StatementNames, sql: string, params: readonly unknown[]): pg.QueryConfig {
+  const name = params.length > 0 ? names.nameFor(sql) : undefined;
+  return name === undefined ? { text: sql, values: params as unknown[] } : { name, text: sql, values: params as unknown[] };
+}
+
+function clientDb(client: pg.PoolClient, names: StatementNames): Db {
   const db: Db = {
     kind: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      const res = await client.query(sql, params as unknown[]);
+      const res = await client.query(queryConfig(names, sql, params));
       return { rows: res.rows as T[] };
     },
     async exec(sql: string): Promise<void> {
@@ -129,12 +139,13 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   });
   // Idle clients can emit errors when the server goes away; without a listener that would crash the process.
   pool.on('error', () => undefined);
+  const names = new StatementNames();
   let closed = false;
 
   const db: Db = {
     kind: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      const res = await pool.query(sql, params as unknown[]);
+      const res = await pool.query(queryConfig(names, sql, params));
       return { rows: res.rows as T[] };
     },
     async exec(sql: string): Promise<void> {
@@ -145,7 +156,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
-          const result = await fn(clientDb(client));
+          const result = await fn(clientDb(client, names));
           await client.query('COMMIT');
           return result;
         } catch (err) {

@@ -1,0 +1,80 @@
+/**
+ * Server CPU per GET /pg/orders/{order_id} of `paygate serve` on one database, without the rest of the suite: the
+ * loop to use while removing per-request cost (the full suite, `npm run bench`, takes minutes). `npm run build` first.
+ *
+ * Usage: npx tsx bench/tools/get-order-cpu.ts [postgres|pglite] [seconds, default 5]
+ *   BENCH_CPU_PROF=1   also writes a --cpu-prof profile (path printed; summarise it with bench/profile-summary.ts)
+ *   BENCH_STRACE=1     counts the server's system calls per request during the load (strace -c -f)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHostedOrderBody, createMerchantBody } from '../lib/fixtures.js';
+import { gatewayCommand, gatewayEnv } from '../lib/gateway.js';
+import { load } from '../lib/load.js';
+import { freePort, httpOk, spawnNode, waitUntil } from '../lib/proc.js';
+import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
+
+/** User and kernel CPU seconds of one process (all its threads), from /proc. */
+function userSystemSeconds(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const target = process.argv[2] ?? 'postgres';
+const seconds = Number(process.argv[3] ?? 5);
+const PARTNER = { id: 'pk_test_bench_partner', secret: 'ps_test_bench_partner_secret_0123456789' };
+const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
+if (target !== 'postgres' && target !== 'pglite') throw new Error(`unknown target ${target}: use postgres or pglite`);
+
+async function api(base: string, p: string, body: unknown, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', ...extra }, body: JSON.stringify(body) });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (!res.ok) throw new Error(`POST ${p} -> ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-get-cpu-'));
+const db = target === 'postgres' ? await createThrowawayDatabase(process.env['BENCH_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'paygate_getcpu') : undefined;
+const profDir = process.env['BENCH_CPU_PROF'] ? mkdtempSync(path.join(os.tmpdir(), 'paygate-get-prof-')) : undefined;
+const port = await freePort();
+console.log(`starting paygate serve on ${target} (port ${port})${profDir ? ', with --cpu-prof' : ''}`);
+const child = spawnNode({
+  args: [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...gatewayCommand(ROOT)],
+  cwd: ROOT,
+  port,
+  env: gatewayEnv({ partner: PARTNER, dataDir, databaseUrl: db?.url, logLevel: process.env['LOG_LEVEL'] ?? 'info' }),
+});
+try {
+  await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 60_000, 20);
+  const merchant = await api(child.url, '/partners/merchants/', createMerchantBody());
+  const merchantId = String(merchant['id']);
+  await api(child.url, `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
+  const order = await api(child.url, '/pg/orders/', { ...createHostedOrderBody(), reference_id: `get-cpu-${Date.now()}` }, { 'X-Merchant-ID': merchantId });
+  const url = `${child.url}/pg/orders/${String(order['order_id'])}`;
+  const strace = process.env['BENCH_STRACE'] ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] }) : undefined;
+  const before = userSystemSeconds(child.pid);
+  const r = await load({ url, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: child.pid });
+  if (strace) {
+    strace.kill('SIGINT');
+    await new Promise((resolve) => strace.once('exit', resolve));
+    console.log(`(strace: divide the calls by ${r.total} requests)`);
+  }
+  const after = userSystemSeconds(child.pid);
+  const cpu = r.serverCpu ?? NaN;
+  const served = r.rps * seconds;
+  const perRequest = (s: number) => `${((s / served) * 1e6).toFixed(0)} µs`;
+  console.log(
+    `${target}: ${r.rps.toFixed(0)} req/s, ${r.failures} failures, server CPU ${cpu.toFixed(2)} cores, ${((cpu / r.rps) * 1e6).toFixed(0)} µs CPU per request` +
+      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms`,
+  );
+} finally {
+  await child.stop();
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (profDir) console.log(`profile: ${path.join(profDir, readdirSync(profDir)[0] ?? '(none written)')}`);
+}
