@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { toResult, type ErrorEnvelope } from './result.js';
+import type { Middleware } from 'openapi-fetch';
 import { backoffDelay, createTransport, parseRetryAfter, type PaygateClientOptions } from './transport.js';
 
 // Minimal hand-written `paths` in openapi-typescript's shape.
@@ -245,5 +246,67 @@ describe('createTransport with the default fetch', () => {
     }
     expect(calls[2]!.headers.get('x-merchant-id')).toBe('99999999');
     expect(calls[2]!.headers.has('idempotency-key')).toBe(false);
+  });
+});
+
+describe('requests openapi-fetch constructs (D87)', () => {
+  const options = { baseUrl: 'https://api.test/v1', clientId: 'ck_test_abc', clientSecret: 'cs_secret', sleep: async () => undefined } as const;
+
+  async function withDefaultFetch(run: (seen: { input: unknown; init: RequestInit | undefined }[]) => Promise<void>): Promise<void> {
+    const seen: { input: unknown; init: RequestInit | undefined }[] = [];
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      seen.push({ input, init });
+      return json(200, { count: 1 });
+    });
+    try {
+      await run(seen);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it.each([
+    ['registered with use()', (api: ReturnType<typeof createTransport<paths>>, mw: Middleware) => (api.use(mw), api.GET('/orders'))],
+    ['given to the call', (api: ReturnType<typeof createTransport<paths>>, mw: Middleware) => api.GET('/orders', { middleware: [mw] })],
+  ])('middleware %s receives a real Request, may return it, and its header change is sent', async (_case, call) => {
+    await withDefaultFetch(async (seen) => {
+      const api = createTransport<paths>(options);
+      const received: unknown[] = [];
+      const mw: Middleware = {
+        onRequest({ request }) {
+          received.push(request);
+          request.headers.set('X-Trace', 't-1');
+          return request;
+        },
+      };
+      const res = await call(api, mw);
+      expect(res.data).toEqual({ count: 1 });
+      expect(received).toHaveLength(1);
+      expect(received[0]).toBeInstanceOf(Request);
+      expect(new Headers(seen[0]!.init?.headers).get('x-trace')).toBe('t-1');
+    });
+  });
+
+  it('sends (url, init) without middleware, and again after eject()', async () => {
+    await withDefaultFetch(async (seen) => {
+      const api = createTransport<paths>(options);
+      const mw: Middleware = { onRequest: () => undefined };
+      await api.GET('/orders', { params: { query: { page: 1 } } });
+      api.use(mw);
+      api.eject(mw);
+      await api.request('get', '/orders');
+      expect(seen.map((s) => [typeof s.input, s.init?.method, String(s.input)])).toEqual([
+        ['string', 'GET', 'https://api.test/v1/orders?page=1'],
+        ['string', 'GET', 'https://api.test/v1/orders'],
+      ]);
+      expect(new Headers(seen[1]!.init?.headers).get('x-client-id')).toBe('ck_test_abc');
+    });
+  });
+
+  it('gives a custom fetch a real Request with the method, headers and body', async () => {
+    const { api, fetchFn, requests } = setup([json(201, { order_id: 'OD1' })]);
+    await api.POST('/orders', { body: { amount: '1.00' } });
+    expect(fetchFn.mock.calls[0]![0]).toBeInstanceOf(Request);
+    expect(requests[0]).toMatchObject({ method: 'POST', url: 'https://api.test/v1/orders', body: '{"amount":"1.00"}' });
   });
 });

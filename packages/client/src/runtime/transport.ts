@@ -111,9 +111,125 @@ function isReplayableBody(body: unknown): boolean {
   return body === undefined || body === null || typeof body === 'string';
 }
 
+/** Methods a `Request` upper-cases (the Fetch standard's normalisation); any other method is kept as written. */
+const NORMALISED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+
+function normalisedMethod(method: string | undefined): string {
+  if (method === undefined) return 'GET';
+  const upper = method.toUpperCase();
+  return NORMALISED_METHODS.has(upper) ? upper : method;
+}
+
+/**
+ * The request openapi-fetch constructs when no middleware will see it (D87): the URL, method, headers and init as
+ * they are, with no `Request` built. The transport then calls `fetch(url, init)`, so a call constructs ONE Request
+ * (inside fetch) as a plain `fetch` does, instead of two (ours, URL parse, header copy and an AbortSignal, then
+ * fetch's). It is a complete `Request`: anything else it is asked for (clone, body readers, cache, mode...) comes from
+ * a real {@link PaygateRequest} built on first use from the same init, so a custom fetch or a later reader sees
+ * exactly what a constructed Request would have been.
+ */
+class RequestDraft implements Request {
+  readonly [REQUEST_INIT]: RequestInit | undefined;
+  readonly method: string;
+  readonly headers: Headers;
+  private built: PaygateRequest | undefined;
+
+  constructor(
+    readonly url: string,
+    init: RequestInit | undefined,
+  ) {
+    this[REQUEST_INIT] = init;
+    this.method = normalisedMethod(init?.method);
+    // openapi-fetch passes the Headers it merged for this call alone (a fresh object): used as is, no copy
+    this.headers = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
+  }
+
+  /** The real Request this draft stands for, with the headers as they are now (built once). */
+  request(): PaygateRequest {
+    this.built ??= new PaygateRequest(this.url, { ...this[REQUEST_INIT], method: this.method, headers: this.headers });
+    return this.built;
+  }
+
+  get signal(): AbortSignal {
+    return this[REQUEST_INIT]?.signal ?? this.request().signal;
+  }
+  get body() {
+    return this.request().body;
+  }
+  get bodyUsed() {
+    return this.request().bodyUsed;
+  }
+  get cache() {
+    return this.request().cache;
+  }
+  get credentials() {
+    return this.request().credentials;
+  }
+  get destination() {
+    return this.request().destination;
+  }
+  get integrity() {
+    return this.request().integrity;
+  }
+  get keepalive() {
+    return this.request().keepalive;
+  }
+  get mode() {
+    return this.request().mode;
+  }
+  get redirect() {
+    return this.request().redirect;
+  }
+  get referrer() {
+    return this.request().referrer;
+  }
+  get referrerPolicy() {
+    return this.request().referrerPolicy;
+  }
+  clone(): Request {
+    return this.request().clone();
+  }
+  arrayBuffer() {
+    return this.request().arrayBuffer();
+  }
+  blob() {
+    return this.request().blob();
+  }
+  bytes() {
+    return this.request().bytes();
+  }
+  formData() {
+    return this.request().formData();
+  }
+  json(): Promise<unknown> {
+    return this.request().json();
+  }
+  text() {
+    return this.request().text();
+  }
+}
+
+/**
+ * The `Request` class given to openapi-fetch: a draft while `drafting()` says no middleware will see the request and
+ * the body is a string (or none), else a real {@link PaygateRequest}.
+ */
+function requestClass(drafting: () => boolean): typeof Request {
+  return class TransportRequest extends PaygateRequest {
+    constructor(input: RequestInfo | URL, init?: RequestInit) {
+      if (typeof input === 'string' && drafting() && isReplayableBody(init?.body)) return new RequestDraft(input, init);
+      super(input, init);
+    }
+  };
+}
+
+/** The Request a custom fetch (or anything outside this file) gets for a request: drafts become real Requests. */
+function realRequest(request: Request): Request {
+  return request instanceof RequestDraft ? request.request() : request;
+}
+
 /** `fetch(url, init)` arguments equivalent to `fetch(request)`, when the request is ours and its body replayable. */
 function directInit(request: Request): RequestInit | undefined {
-  if (!(request instanceof PaygateRequest)) return undefined;
+  if (!(request instanceof PaygateRequest) && !(request instanceof RequestDraft)) return undefined;
   const init = request[REQUEST_INIT];
   if (!isReplayableBody(init?.body)) return undefined;
   // Headers as they are NOW (middlewares may have changed them); method normalised by the Request.
@@ -139,7 +255,9 @@ export function createRetryingFetch(
   }
   const sleep = options.sleep ?? defaultSleep;
 
-  return async function paygateFetch(request: Request): Promise<Response> {
+  return async function paygateFetch(input: Request): Promise<Response> {
+    // A custom fetch always gets a real Request (a draft is built into one here); the default fetch gets (url, init).
+    const request = options.fetch === undefined ? input : realRequest(input);
     if (idempotencyKey !== undefined && request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
       request.headers.set('Idempotency-Key', checkedIdempotencyKey(idempotencyKey));
     }
@@ -222,5 +340,65 @@ export function createTransport<Paths extends {}>(options: PaygateClientOptions)
   };
   if (options.merchantId !== undefined) headers['X-Merchant-ID'] = options.merchantId;
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
-  return createClient<Paths>({ baseUrl: options.baseUrl, headers, Request: PaygateRequest, fetch: createRetryingFetch(options, newKey) });
+  const middleware = new MiddlewareWatch();
+  const client = createClient<Paths>({ baseUrl: options.baseUrl, headers, Request: requestClass(() => middleware.none), fetch: createRetryingFetch(options, newKey) });
+  middleware.watch(client);
+  return client;
+}
+
+function hasMiddleware(init: unknown): boolean {
+  return typeof init === 'object' && init !== null && 'middleware' in init && Array.isArray(init.middleware) && init.middleware.length > 0;
+}
+
+/**
+ * Whether a request openapi-fetch is constructing right now can be a {@link RequestDraft}: only while one of the
+ * client's call methods runs synchronously (openapi-fetch builds the Request before its first `await`), with no
+ * middleware registered by `use` and none given to the call. Middleware receives and may return real Requests, so it
+ * always gets them. Should openapi-fetch ever construct later, no call is running then and every request is real.
+ */
+class MiddlewareWatch {
+  private registered: Middleware[] = [];
+  private callWithoutMiddleware = false;
+
+  get none(): boolean {
+    return this.callWithoutMiddleware && this.registered.length === 0;
+  }
+
+  watch<Paths extends {}>(client: Client<Paths>): void {
+    const use = client.use.bind(client);
+    const eject = client.eject.bind(client);
+    client.use = (...added) => {
+      use(...added); // validates (throws before anything is registered) and registers, as before
+      for (const m of added) if (m) this.registered.push(m);
+    };
+    client.eject = (...removed) => {
+      eject(...removed);
+      for (const m of removed) {
+        const i = this.registered.indexOf(m);
+        if (i !== -1) this.registered.splice(i, 1);
+      }
+    };
+    // each call method, and where it takes its init (which may carry per-call middleware)
+    client.request = this.tracked(client.request, 2);
+    client.GET = this.tracked(client.GET, 1);
+    client.PUT = this.tracked(client.PUT, 1);
+    client.POST = this.tracked(client.POST, 1);
+    client.DELETE = this.tracked(client.DELETE, 1);
+    client.OPTIONS = this.tracked(client.OPTIONS, 1);
+    client.HEAD = this.tracked(client.HEAD, 1);
+    client.PATCH = this.tracked(client.PATCH, 1);
+    client.TRACE = this.tracked(client.TRACE, 1);
+  }
+
+  private tracked<F extends (...args: never[]) => unknown>(call: F, initAt: number): F {
+    const watch = this;
+    return function trackedCall(...args: Parameters<F>) {
+      watch.callWithoutMiddleware = !hasMiddleware(args[initAt]);
+      try {
+        return call(...args);
+      } finally {
+        watch.callWithoutMiddleware = false;
+      }
+    } as F;
+  }
 }
