@@ -8,6 +8,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { ChannelListener, Db, QueryResult } from './db.js';
 import { DEFAULT_PGLITE_MEMORY, type PgliteMemory } from '../core/config.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
+import { isPlainParams, PgliteReads } from './pglite-reads.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -21,10 +22,13 @@ const parsers = {
 
 type Queryable = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
-function wrap(target: Queryable, root: PGlite, inTx: boolean): Db {
+/** `reads`: the single-round path for parameterised statements outside a transaction (D86); absent inside one. */
+function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined): Db {
+  const inTx = reads === undefined;
   const db: Db = {
     kind: 'pglite',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      if (reads !== undefined && params.length > 0 && isPlainParams(params)) return { rows: (await reads.query<T>(sql, params)).rows };
       const res = await target.query<T>(sql, params as unknown[]);
       return { rows: res.rows };
     },
@@ -33,7 +37,7 @@ function wrap(target: Queryable, root: PGlite, inTx: boolean): Db {
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db);
-      return root.transaction((tx) => fn(wrap(tx, root, true)));
+      return root.transaction((tx) => fn(wrap(tx, root, undefined)));
     },
     async listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>> {
       // one process, one connection: a notification is delivered here when the transaction that sent it commits
@@ -109,5 +113,5 @@ export async function openPglite(dataDir: string, memory: PgliteMemory = DEFAULT
   }
   const pg = await PGlite.create(memoryDir ? undefined : dataDir, { parsers, startParams });
   await pg.exec(`SET TimeZone = 'UTC'`);
-  return wrap(pg, pg, false);
+  return wrap(pg, pg, new PgliteReads(pg));
 }

@@ -21,4 +21,14 @@ describe('StatementNames', () => {
     expect(names.nameFor('q1')).toBe(first);
     expect(names.size).toBe(2);
   });
+
+  it('gives a forgotten text a new name, never one handed out before', () => {
+    const names = new StatementNames();
+    const first = names.nameFor('q1');
+    const second = names.nameFor('q2');
+    names.forget('q1');
+    const renamed = names.nameFor('q1');
+    expect(renamed).not.toBe(first);
+    expect(renamed).not.toBe(second);
+  });
 });

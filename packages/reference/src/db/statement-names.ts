@@ -7,6 +7,8 @@
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
+  /** Names handed out so far (never reused, also after {@link forget}). */
+  private issued = 0;
 
   constructor(private readonly max = 1000) {}
 
@@ -14,9 +16,14 @@ export class StatementNames {
   nameFor(sql: string): string | undefined {
     const known = this.names.get(sql);
     if (known !== undefined || this.names.size >= this.max) return known;
-    const name = `paygate_${this.names.size + 1}`;
+    const name = `paygate_${++this.issued}`;
     this.names.set(sql, name);
     return name;
+  }
+
+  /** Stop using the name of `sql` (its statement is stale): the next {@link nameFor} gives a new one. */
+  forget(sql: string): void {
+    this.names.delete(sql);
   }
 
   get size(): number {
