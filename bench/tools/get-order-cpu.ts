@@ -70,7 +70,7 @@ try {
   const perRequest = (s: number) => `${((s / served) * 1e6).toFixed(0)} µs`;
   console.log(
     `${target}: ${r.rps.toFixed(0)} req/s, ${r.failures} failures, server CPU ${cpu.toFixed(2)} cores, ${((cpu / r.rps) * 1e6).toFixed(0)} µs CPU per request` +
-      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms`,
+      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms, RSS peak ${r.rssPeakMiB?.toFixed(0) ?? '?'} MiB`,
   );
 } finally {
   await child.stop();
