@@ -56,7 +56,4 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   return runCommand(command, rest, io);
 }
 
-/** The process's own streams and working directory. */
-export function processIo(): CliIo {
-  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), cwd: process.cwd() };
-}
+export { processIo } from './standalone.js';

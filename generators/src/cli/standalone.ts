@@ -1,0 +1,18 @@
+/**
+ * Commands the bin runs without loading the others (D88). `paygate serve` is the gateway process: importing every
+ * command (./commands/index.ts) would load the generators it never uses (Redocly, openapi-typescript, the emitters and
+ * templates, api-smart-diff: ~100 MiB of RSS and ~1.4 s of start-up on this machine). Only what `serve` itself
+ * imports is loaded here; every other command line goes through main.ts's runCli as before.
+ */
+import type { CliCommand, CliIo } from './command.js';
+import { command as serve } from './commands/serve.js';
+
+/** The command a command line names when it can run alone, else undefined (main.ts's runCli takes the line). */
+export function standaloneCommand(argv: readonly string[]): CliCommand | undefined {
+  return argv[0] === serve.name ? serve : undefined;
+}
+
+/** The process's own streams and working directory. */
+export function processIo(): CliIo {
+  return { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), cwd: process.cwd() };
+}
