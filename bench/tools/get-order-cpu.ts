@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHostedOrderBody, createMerchantBody } from '../lib/fixtures.js';
 import { gatewayCommand, gatewayEnv } from '../lib/gateway.js';
-import { load } from '../lib/load.js';
+import { load, rssMiB } from '../lib/load.js';
 import { freePort, httpOk, spawnNode, waitUntil } from '../lib/proc.js';
 import { createThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
 
@@ -65,12 +65,14 @@ try {
     console.log(`(strace: divide the calls by ${r.total} requests)`);
   }
   const after = userSystemSeconds(child.pid);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const settled = rssMiB(child.pid);
   const cpu = r.serverCpu ?? NaN;
   const served = r.rps * seconds;
   const perRequest = (s: number) => `${((s / served) * 1e6).toFixed(0)} µs`;
   console.log(
     `${target}: ${r.rps.toFixed(0)} req/s, ${r.failures} failures, server CPU ${cpu.toFixed(2)} cores, ${((cpu / r.rps) * 1e6).toFixed(0)} µs CPU per request` +
-      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms, RSS peak ${r.rssPeakMiB?.toFixed(0) ?? '?'} MiB`,
+      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms, RSS peak ${r.rssPeakMiB?.toFixed(0) ?? '?'} MiB (2 s after the load: ${settled?.toFixed(0) ?? '?'} MiB)`,
   );
 } finally {
   await child.stop();

@@ -28,7 +28,7 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * Reads outside a transaction in ONE round into PGlite's WebAssembly PostgreSQL instead of six (D86):
  * `PGlite.query` sends Parse, Describe, Bind, Describe, Execute and Sync as six calls, each with its own JS <-> wasm
  * crossing and result parsing, and PostgreSQL parses and plans the statement every time. Here the messages go as one
- * pipelined buffer through `execProtocol`, and the statement is a named prepared one (parsed and planned once per
+ * pipelined buffer through `execProtocolStream`, and the statement is a named prepared one (parsed and planned once per
  * database, like D86 on PostgreSQL): later calls send only Bind, Describe, Execute and Sync. The results are parsed by
  * PGlite's own `parseResults` with the database's parsers, so rows are exactly what `query` returns.
  *
@@ -66,9 +66,10 @@ export class PgliteReads {
       serialize.execute({}),
       serialize.sync(),
     ]);
-    let messages: Awaited<ReturnType<PGlite['execProtocol']>>['messages'];
+    let messages: Awaited<ReturnType<PGlite['execProtocolStream']>>;
     try {
-      ({ messages } = await this.db.execProtocol(message));
+      // the stream variant parses the answer as it arrives and keeps no copy of its bytes (execProtocol does)
+      messages = await this.db.execProtocolStream(message);
     } catch (err) {
       // Whether a first Parse got through before the error is not known here: use a new name next time (a
       // statement left behind is harmless), so a Parse never meets a name that already exists.
