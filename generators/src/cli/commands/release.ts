@@ -22,7 +22,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const command: CliCommand = {
   name: 'release',
-  summary: 'Release the current contract as info.version (baseline of the compatibility gate and the changelog)',
+  summary: 'release the current contract as info.version (baseline of the compatibility gate and the changelog)',
   usage: USAGE,
   async run(argv, io) {
     let values;
