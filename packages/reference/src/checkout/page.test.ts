@@ -118,7 +118,8 @@ describe('renderCheckoutPage', () => {
     // No injected tags or inline event handler attributes.
     expect(new Set(tagNames(html))).toEqual(
       new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'div', 'p', 'h1', 'span', 'dl', 'dt', 'dd',
-        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script']),
+        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script', 'select', 'option', 'details', 'summary',
+        'ul', 'li', 'code']),
     );
     expect(eventHandlerAttributes(html)).toEqual([]);
     // The session id is URL-encoded inside the (escaped) action attribute.
