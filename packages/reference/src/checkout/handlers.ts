@@ -19,22 +19,12 @@ import { THREE_DS_FAILED_MESSAGE } from './methods/cards.js';
 import { upiQrIntent, upiQrLabel, upiQrSvg } from './methods/upi-qr.js';
 import { renderSessionErrorPage, SESSION_ERROR_PAGE_CSP, sessionProblemOf } from './session-error.js';
 import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
+import { htmlHeaders } from './html.js';
 import { isDomainError } from '../core/errors.js';
 import { normalizeMopType } from '../orders/input.js';
 import { type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 const ALL_METHODS: readonly CheckoutMethod[] = MopType;
-
-/** Security headers of every hosted checkout HTML response (the CSP is per page). */
-export function htmlHeaders(csp: string): Record<string, string> {
-  return {
-    'Content-Security-Policy': csp,
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-  };
-}
 
 /**
  * An unusable session (ERR_AUTH_000) as a page for browsers and the error envelope for API clients (D75): the

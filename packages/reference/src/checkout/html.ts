@@ -123,3 +123,14 @@ export function pageCsp(scriptHash: string | null, extra: string[] = []): string
     ...extra,
   ].join('; ');
 }
+
+/** Security headers of every hosted checkout HTML response (the CSP is per page). */
+export function htmlHeaders(csp: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': csp,
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+  };
+}
