@@ -96,7 +96,8 @@ describe('hosted checkout methods over HTTP', () => {
     return { sessionId: data.session_id, orderId: data.order_id };
   }
 
-  async function post(sessionId: string, fields: Record<string, string>, accept = 'text/html') {
+  async function post(sessionId: string, form: Record<string, string | undefined>, accept = 'text/html') {
+    const fields = Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const res = await fetch(`${base}/checkout/${sessionId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
