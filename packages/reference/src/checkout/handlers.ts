@@ -1,6 +1,7 @@
 import { MopType } from '@paygate/contract';
 import { HttpErrorWithPage, type Handlers } from '@paygate/server';
 import {
+  CHECKOUT_METHOD_LABELS,
   CHECKOUT_PAGE_CSP,
   CHECKOUT_SDK_ETAG,
   checkoutSdkSource,
@@ -47,9 +48,14 @@ async function sessionOrPage(rt: HandlerRuntime, sessionId: string): Promise<Che
 /** The order's now in ms: the page's countdown and the card expiry check use the merchant's (sandbox) clock. */
 const orderNowMs = (info: CheckoutSessionInfo) => Math.floor(info.now / 1000);
 
+/** Every method, or only the one the order names. */
+function allowedMethodsOf(info: CheckoutSessionInfo): readonly CheckoutMethod[] {
+  const named = info.mop_type === null ? undefined : normalizeMopType(info.mop_type);
+  return named ? [named] : ALL_METHODS;
+}
+
 async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Partial<CheckoutPageView> = {}): Promise<CheckoutPageView> {
-  const mop = info.mop_type as CheckoutMethod | null;
-  const allowedMethods = mop && ALL_METHODS.includes(mop) ? [mop] : ALL_METHODS;
+  const allowedMethods = allowedMethodsOf(info);
   const qrOrder = {
     merchantId: info.merchant_id,
     merchantName: info.merchant_name,
@@ -131,6 +137,12 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
       const method = normalizeMopType(form.mop_type ?? info.mop_type ?? 'UPI') ?? 'UPI';
       // the sandbox's "Simulate failure" skips the method's fields (D74)
       if (form.outcome === 'failure') return complete(sessionId, { outcome: 'failure', mopType: method });
+      // an order naming its method offers only that one (D74): another posted method is not paid with
+      const allowed = allowedMethodsOf(info);
+      if (!allowed.includes(method)) {
+        const only = allowed.map((m) => CHECKOUT_METHOD_LABELS[m]).join(', ');
+        return rejectedPage(rt, info, allowed[0] ?? method, form, { mop_type: `This order can only be paid by ${only}` });
+      }
       const attempt = decidePaymentAttempt(method, form, orderNowMs(info));
       switch (attempt.kind) {
         case 'invalid':

@@ -199,6 +199,17 @@ describe('hosted checkout methods over HTTP', () => {
     expect((await fetch(`${base}/checkout/${sessionId}`)).status).toBe(200);
   });
 
+  it('an order naming its method refuses another one on Pay (422, the session still open)', async () => {
+    const { sessionId } = await newSession({ mop_type: 'NET_BANKING' });
+    const page = await (await fetch(`${base}/checkout/${sessionId}`)).text();
+    expect(page).toContain('data-testid="panel-NET_BANKING"');
+    expect(page).not.toContain('data-testid="panel-card"');
+    const res = await post(sessionId, card('4242424242424242'));
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('This order can only be paid by Net banking');
+    expect((await post(sessionId, { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'KKBK' })).status).toBe(200);
+  });
+
   it('an unusable session is a page for a browser and ERR_AUTH_000 for an API client', async () => {
     const { sessionId } = await newSession();
     await post(sessionId, { outcome: 'cancel' });

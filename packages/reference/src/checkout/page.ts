@@ -112,7 +112,7 @@ function methodsFieldset(methods: readonly CheckoutMethod[], selected: CheckoutM
       `<span>${escapeHtml(CHECKOUT_METHOD_LABELS[m])}</span></label>`
     );
   });
-  return `<fieldset class="methods"><legend>Payment method</legend>\n${items.join('\n')}\n</fieldset>`;
+  return `<fieldset class="methods" id="mop_type"><legend>Payment method</legend>\n${items.join('\n')}\n</fieldset>`;
 }
 
 interface FieldSpec {

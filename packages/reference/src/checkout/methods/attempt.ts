@@ -8,7 +8,7 @@ import { type CardSummary, cardDigits, cvcLength, isExpired, isValidCardNumber, 
 export type CheckoutForm = Schemas['CheckoutFormSubmission'];
 
 /** Form fields that can carry an error next to them. */
-export type CheckoutField = 'vpa' | 'card_number' | 'card_expiry' | 'card_cvc' | 'card_name' | 'bank_code';
+export type CheckoutField = 'mop_type' | 'vpa' | 'card_number' | 'card_expiry' | 'card_cvc' | 'card_name' | 'bank_code';
 
 /** A field's error message, shown next to it (`aria-describedby`). */
 export type FieldErrors = Partial<Record<CheckoutField, string>>;
