@@ -1,5 +1,6 @@
 /**
- * The hosted checkout's methods over HTTP (in-process gateway, PGlite in memory): what each sandbox test value does
+ * The hosted checkout's methods over HTTP (in-process gateway on PGlite in memory, and on a throwaway PostgreSQL
+ * database when PAYGATE_TEST_DATABASE_URL is set): what each sandbox test value does
  * to the payment, its callback and events; invalid input re-shows the page (422); an unusable session is a page for a
  * browser and ERR_AUTH_000 for an API client; and a card number never reaches the database, the logs or a response.
  */
@@ -13,6 +14,7 @@ import { loadConfig } from '../core/config.js';
 import { createLogger } from '../http/logger.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
 import { companyDetails, settlementDetails } from '../testing/fixtures.js';
+import { createThrowawayDatabase, testTargets, type TestTarget, type ThrowawayDatabase } from '../testing/test-db.js';
 import { createReferenceApp } from '../app.js';
 import { CARD_DECLINED_MESSAGE, INSUFFICIENT_FUNDS_MESSAGE, THREE_DS_FAILED_MESSAGE } from './methods/cards.js';
 import { NETBANKING_FAILED_MESSAGE } from './methods/banks.js';
@@ -28,7 +30,7 @@ function hiddenFields(html: string): Record<string, string> {
   return fields;
 }
 
-describe('hosted checkout methods over HTTP', () => {
+describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: TestTarget) => {
   const logLines: string[] = [];
   const responses: string[] = [];
   let runtime: ReferenceRuntime;
@@ -36,6 +38,7 @@ describe('hosted checkout methods over HTTP', () => {
   let base = '';
   let merchantId = '';
   let merchantCreds = { client_id: '', client_secret: '', encryption_key: '' };
+  let database: ThrowawayDatabase | undefined;
   const logger = createLogger({
     level: 'debug',
     destination: new Writable({
@@ -50,8 +53,10 @@ describe('hosted checkout methods over HTTP', () => {
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (target === 'postgres') database = await createThrowawayDatabase(process.env['PAYGATE_TEST_DATABASE_URL']!, 'paygate_checkout');
     const config = {
       ...loadConfig({ PAYGATE_RATE_LIMIT: '1000000' }),
+      databaseUrl: database?.url,
       dataDir: 'memory://',
       publicBaseUrl: base,
       partnerClientId: PARTNER_ID,
@@ -74,6 +79,7 @@ describe('hosted checkout methods over HTTP', () => {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     await runtime?.close();
+    await database?.drop();
   });
 
   const merchant = () => createPaygateClient({ baseUrl: base, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
