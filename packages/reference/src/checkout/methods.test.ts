@@ -239,6 +239,10 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
   it('never stores, logs or answers with a card number or CVC', async () => {
     const pans = ['4242424242424242', '4000000000000002', '4000000000009995', '4000000000003220', '5555555555554444', '6522000000000006'];
     const { sessionId } = await newSession();
+    // a card number where the request validator refuses it (400): its error details must not repeat it either
+    expect((await post(sessionId, { outcome: 'success', three_ds_result: '4000000000000002' }, 'application/json')).status).toBe(400);
+    expect((await post(sessionId, { outcome: '4000000000009995' }, 'application/json')).status).toBe(400);
+    expect((await post(sessionId, { ...card('4000 0000 0000 3220'), card_extra: '5555555555554444' }, 'application/json')).status).toBe(400);
     await post(sessionId, { ...card('4242 4242 4242 4242'), card_cvc: '987' });
     const tables = await runtime.deps.db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
     const dump: string[] = [];

@@ -261,10 +261,12 @@ function errorSummary(errors: FieldErrors | undefined): string {
 }
 
 /**
- * The hosted payment page (GET /checkout/{session_id}). The form POSTs `outcome` (success | failure | cancel) and
- * `mop_type` as application/x-www-form-urlencoded to `/checkout/{sessionId}`. Sandbox pages show a banner and a
- * "Simulate failure" button; production pages only Pay and Cancel. Serve with `Content-Security-Policy:
- * CHECKOUT_PAGE_CSP`, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
+ * The hosted payment page (GET /checkout/{session_id}, and the 422 answer that re-shows it with errors). The form
+ * POSTs `outcome` (success | failure | cancel), `mop_type` and the chosen method's fields (`vpa`; `card_number`,
+ * `card_expiry`, `card_cvc`, `card_name`; `bank_code`) as application/x-www-form-urlencoded to
+ * `/checkout/{sessionId}` (D74). Sandbox pages show a banner, the test cards and a "Simulate failure" button;
+ * production pages only Pay and Cancel. Serve with `Content-Security-Policy: CHECKOUT_PAGE_CSP`,
+ * `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
  */
 export function renderCheckoutPage(view: CheckoutPageView, options: RenderCheckoutPageOptions = {}): string {
   const now = (options.now ?? Date.now)();
