@@ -260,4 +260,16 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       expect({ where, cvc: text.includes('"987"') || text.includes('card_cvc=987') }).toEqual({ where, cvc: false });
     }
   });
+  // last: it moves this merchant's sandbox clock past every open session
+  it('an expired session: the page says so to a browser, ERR_AUTH_000 to an API client', async () => {
+    const { sessionId } = await newSession();
+    const moved = await merchant().extensions.advanceSandboxClock({ seconds: 16 * 60 });
+    expect(moved.ok).toBe(true);
+    const page = await fetch(`${base}/checkout/${sessionId}`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(401);
+    expect(await page.text()).toContain('This payment link has expired');
+    const api = await post(sessionId, card('4242424242424242'), 'application/json');
+    expect(api.status).toBe(401);
+    expect(JSON.parse(api.text)).toMatchObject({ error: { code: 'ERR_AUTH_000' } });
+  });
 });
