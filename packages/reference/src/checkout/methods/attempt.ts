@@ -46,7 +46,7 @@ function cardAttempt(mopType: MopType, form: CheckoutForm, now: number): Payment
   const card = digits === null ? undefined : testCardFor(digits);
   if ((form.card_number ?? '').trim() === '') errors.card_number = 'Enter the card number';
   else if (digits === null || !isValidCardNumber(digits)) errors.card_number = 'Check the card number: it is not a valid card number';
-  else if (!card) errors.card_number = 'This is not a sandbox test card: use one of the sandbox test cards listed under the form';
+  else if (!card) errors.card_number = 'This is not a sandbox test card: pay with one of the sandbox test cards (see Sandbox test cards below the form)';
   const expiry = parseExpiry(form.card_expiry ?? '');
   if ((form.card_expiry ?? '').trim() === '') errors.card_expiry = 'Enter the expiry date as MM/YY';
   else if (!expiry) errors.card_expiry = 'Enter the expiry date as MM/YY, for example 12/30';
