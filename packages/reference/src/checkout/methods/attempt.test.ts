@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { decidePaymentAttempt, UPI_FAILED_MESSAGE, VPA_ERROR, type CheckoutForm } from './attempt.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { decidePaymentAttempt, UPI_FAILED_MESSAGE, VPA_ERROR, type CheckoutForm, type MopDetail, type PaymentAttempt } from './attempt.js';
+import type { CardSummary } from './cards.js';
 import { NETBANKING_FAILED_MESSAGE } from './banks.js';
 import { CARD_DECLINED_MESSAGE, INSUFFICIENT_FUNDS_MESSAGE } from './cards.js';
 
@@ -60,5 +61,17 @@ describe('decidePaymentAttempt', () => {
 
   it('net banking without a known bank asks to choose one', () => {
     expect(decidePaymentAttempt('NET_BANKING', { outcome: 'success', bank_code: 'NOPE' }, NOW)).toEqual({ kind: 'invalid', mopType: 'NET_BANKING', errors: { bank_code: 'Choose your bank' } });
+  });
+});
+
+describe('types flow from the spec', () => {
+  it('mop_detail has the per-method fields of the generated Payment schema, every one optional', () => {
+    expectTypeOf<MopDetail>().toEqualTypeOf<{ upi_id?: string; card_last4?: string; card_network?: string; bank?: string; bank_code?: string; bank_name?: string }>();
+    expectTypeOf<CardSummary>().toExtend<MopDetail>();
+  });
+
+  it('the form is the generated CheckoutFormSubmission: a 3-D Secure answer is approved or failed', () => {
+    expectTypeOf<CheckoutForm['three_ds_result']>().toEqualTypeOf<'approved' | 'failed' | undefined>();
+    expectTypeOf<Extract<PaymentAttempt, { kind: 'three_ds' }>['card']>().toEqualTypeOf<CardSummary>();
   });
 });
