@@ -159,7 +159,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Hosted payment page
        *
-       * The hosted payment page for a checkout session: amount, merchant, method choice and (in sandbox) pay / fail / cancel. The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id`.
+       * The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
        *
        * `GET /checkout/{session_id}` (operationId `getCheckoutPage`)
        */
@@ -175,7 +175,9 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Submit the hosted payment page
        *
-       * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none). The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+       * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+       *
+       * Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
        *
        * `POST /checkout/{session_id}` (operationId `submitCheckoutPage`)
        */

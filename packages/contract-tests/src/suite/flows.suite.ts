@@ -241,6 +241,37 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_FAILED' && e.data['order_id'] === orderId)).toBe(true);
   });
 
+  it('hosted checkout by card: an invalid card re-shows the page (422), a 3-D Secure test card is approved, mop_detail keeps last4 + network', async () => {
+    const created = await pg.createOrder(m.credentials, orderBody({ mop_type: 'DEBIT_CARD' }));
+    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(created);
+    const card = { outcome: 'success', mop_type: 'DEBIT_CARD', card_expiry: '12/35', card_cvc: '123', card_name: 'Priya Sharma' };
+    // the order names its method: another one is refused on the page
+    const otherMethod = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }) });
+    expect(otherMethod.text).toContain('This order can only be paid by Debit card');
+    const rejected = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ ...card, card_number: '4242 4242 4242 4241' }),
+      headers: { accept: 'text/html' },
+    });
+    expect(rejected.text).toContain('id="card_number-error"');
+    expect(rejected.text).not.toContain('4242 4242 4242 4241');
+    const challenge = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ ...card, card_number: '4000 0000 0000 3220' }) });
+    expect(challenge.text).toContain('three_ds_result');
+    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', three_ds_result: 'approved' }) });
+    const { fields } = redirectForm(res.text);
+    expect(fields).toMatchObject({ status: 'payment_successful', mop_type: 'DEBIT_CARD' });
+    expect(verifyCallback(fields, m.encryptionKey)).toBe(true);
+    const payment = dataOf<{ mop_type: string; mop_detail: Record<string, string> }>(
+      await pg.expectStatus(200, 'GET', `/pg/payments/${fields['payment_id']}/`, m.credentials),
+    );
+    expect(payment).toMatchObject({ mop_type: 'DEBIT_CARD', mop_detail: { card_last4: '3220', card_network: 'visa' } });
+    expect(orderId).toBe(fields['order_id']);
+    // the session is used: a browser gets a page saying so, an API client ERR_AUTH_000
+    const page = await pg.expectStatus(401, 'GET', `/checkout/${sessionId}`, undefined, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain('This payment link has already been used');
+    const api = await pg.expectStatus(401, 'GET', `/checkout/${sessionId}`, undefined, { headers: { accept: 'application/json' } });
+    expect(api.error?.code).toBe('ERR_AUTH_000');
+  });
+
   it('hosted checkout cancel: callback payment_cancelled with empty payment_id, order cancelled', async () => {
     const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(await pg.createOrder(m.credentials));
     const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'cancel' }) });

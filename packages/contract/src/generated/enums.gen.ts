@@ -39,7 +39,11 @@ export type BusinessCategory = (typeof BusinessCategory)[number];
 export const BusinessMode = ["B2B","B2C","B2B2C"] as const;
 export type BusinessMode = (typeof BusinessMode)[number];
 
-/** From `#/components/schemas/CheckoutFormSubmission/properties/outcome`. */
+/**
+ * `success`: the customer pressed Pay (the method's fields and, in the sandbox, the test values decide the result); `failure`: the sandbox's "Simulate failure"; `cancel`: the customer cancelled.
+ *
+ * From `#/components/schemas/CheckoutFormSubmission/properties/outcome`.
+ */
 export const CheckoutFormSubmissionOutcome = ["success","failure","cancel"] as const;
 export type CheckoutFormSubmissionOutcome = (typeof CheckoutFormSubmissionOutcome)[number];
 
@@ -182,6 +186,14 @@ export type Scope = (typeof Scope)[number];
  */
 export const SettlementType = ["capture","refund","refund_reserve","reserve_release"] as const;
 export type SettlementType = (typeof SettlementType)[number];
+
+/**
+ * The answer on the simulated 3-D Secure challenge page (sandbox test card 4000 0000 0000 3220).
+ *
+ * From `#/components/schemas/CheckoutFormSubmission/properties/three_ds_result`.
+ */
+export const ThreeDsResult = ["approved","failed"] as const;
+export type ThreeDsResult = (typeof ThreeDsResult)[number];
 
 /** From `#/components/schemas/Product/properties/type_of_goods`. */
 export const TypeOfGoods = ["goods","services"] as const;

@@ -25,7 +25,8 @@ export const operations = [
         "application/json"
       ],
       "401": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "429": [
         "application/json",
@@ -59,13 +60,17 @@ export const operations = [
         "application/json"
       ],
       "401": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "413": [
         "application/json"
       ],
       "415": [
         "application/json"
+      ],
+      "422": [
+        "text/html"
       ],
       "429": [
         "application/json",

@@ -11,13 +11,15 @@ export interface paths {
         };
         /**
          * Hosted payment page
-         * @description The hosted payment page for a checkout session: amount, merchant, method choice and (in sandbox) pay / fail / cancel. The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id`.
+         * @description The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
          */
         get: operations["getCheckoutPage"];
         put?: never;
         /**
          * Submit the hosted payment page
-         * @description The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none). The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+         * @description The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+         *
+         *     Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
          */
         post: operations["submitCheckoutPage"];
         delete?: never;
@@ -663,9 +665,29 @@ export interface components {
         CalendarDate: string;
         /** @description The hosted checkout page's form. */
         CheckoutFormSubmission: {
+            /** @description Net banking: the chosen bank's code (sandbox: `HDFC`, `ICIC`, `SBIN`, `UTIB`, `KKBK` succeed; `PGFL` fails). */
+            bank_code?: string;
+            /** @description Cards: the 3-digit security code (4 digits for American Express). Never stored. */
+            card_cvc?: string;
+            /** @description Cards: expiry as `MM/YY`; a past month is refused. */
+            card_expiry?: string;
+            /** @description Cards: the name on the card. */
+            card_name?: string;
+            /** @description Cards: the card number (spaces and dashes allowed; Luhn-checked). Only its last four digits and network are kept; the number is never stored, logged or echoed. */
+            card_number?: string;
             mop_type?: components["schemas"]["MopType"];
-            /** @enum {string} */
+            /**
+             * @description `success`: the customer pressed Pay (the method's fields and, in the sandbox, the test values decide the result); `failure`: the sandbox's "Simulate failure"; `cancel`: the customer cancelled.
+             * @enum {string}
+             */
             outcome: "success" | "failure" | "cancel";
+            /**
+             * @description The answer on the simulated 3-D Secure challenge page (sandbox test card 4000 0000 0000 3220).
+             * @enum {string}
+             */
+            three_ds_result?: "approved" | "failed";
+            /** @description UPI: the customer's VPA for a collect request (checked against `^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$` by the page, which answers 422 with the error next to the field). Empty: the customer paid by scanning the QR code. Sandbox: `failure@paygate` fails, any other VPA succeeds. */
+            vpa?: string;
         };
         /** @description The callback the customer's browser posts to `return_url` (`url` is null when the order has no `return_url`). */
         CheckoutRedirect: {
@@ -1425,11 +1447,19 @@ export interface components {
             /** @enum {string} */
             collection_mode: "HOSTED_PAYMENT" | "S2S";
             created_date: components["schemas"]["Timestamp"];
-            /** @description Method details; `upi_id` for UPI, masked `card_last4`/`card_network` for cards, `bank` for net banking. */
+            /** @description Method details, every field optional: `upi_id` for UPI paid by VPA (empty for a QR or intent payment); `card_last4` and `card_network` for CREDIT_CARD / DEBIT_CARD (never the card number); `bank_code` and `bank_name` for NET_BANKING. Empty (`{}`) when the method has nothing to show (QR, a simulated failure). */
             mop_detail: {
+                /** @description Net banking: the bank's name (kept for 1.0 readers; prefer `bank_name`). */
                 bank?: string;
+                /** @description Net banking: the bank's code (its IFSC prefix, e.g. `HDFC`). */
+                bank_code?: string;
+                /** @description Net banking: the bank's name. */
+                bank_name?: string;
+                /** @description Cards: the last four digits of the card number. */
                 card_last4?: string;
+                /** @description Cards: the network from the card's BIN: `visa`, `mastercard`, `rupay`, `amex`, `diners` or `unknown`. */
                 card_network?: string;
+                /** @description UPI: the VPA the collect request went to. */
                 upi_id?: string;
             };
             mop_type: components["schemas"]["MopType"];
@@ -2090,6 +2120,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The form's input is not valid (a VPA not matching the pattern, a card number failing the Luhn check, a past expiry, a wrong-length CVC, an unknown bank, a number that is not a sandbox test card): the payment page again with each error next to its field (`aria-describedby`), the session unchanged, nothing charged. */
+        CheckoutFormRejected: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html><head><title>Pay Acme</title></head><body>...<p id="card_number-error">Check the card number</p>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description No document with this id for this credential (`ERR_REQUEST_404`); another tenant's document is not found either. */
         DocumentNotFound: {
             headers: {
@@ -2232,6 +2272,17 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description An unknown, malformed, expired or already-used checkout session on a page a shopper's browser opens: an HTML page saying so (and to return to the merchant) when the client prefers `text/html`, else the error envelope (`ERR_AUTH_000` with `details.session_id`), as for every API client (decision D75). */
+        SessionUnauthorizedPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>This payment link has expired</title></head><body>...</body></html> */
+                "text/html": string;
             };
         };
         /** @description Settlement not found for this credential (`ERR_SETTLEMENT_404`). */
@@ -2394,7 +2445,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["SessionUnauthorized"];
+            401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };
@@ -2432,9 +2483,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["SessionUnauthorized"];
+            401: components["responses"]["SessionUnauthorizedPage"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };

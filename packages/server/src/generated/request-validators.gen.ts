@@ -4657,8 +4657,9 @@ return errors === 0;
 validate37.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateSubmitCheckoutPageBody0 = validate39;
-const schema39 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+const schema39 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 const schema40 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
+const func67 = Object.prototype.hasOwnProperty;
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4695,7 +4696,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!((key0 === "mop_type") || (key0 === "outcome"))){
+if(!(func67.call(schema39.properties.body.properties, key0))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4706,10 +4707,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data0.mop_type !== undefined){
-let data1 = data0.mop_type;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.bank_code !== undefined){
+let data1 = data0.bank_code;
+if(typeof data1 === "string"){
+if(func0(data1) > 16){
+const err3 = {instancePath:instancePath+"/body/bank_code",schemaPath:"#/properties/body/properties/bank_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4718,8 +4720,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err4 = {instancePath:instancePath+"/body/bank_code",schemaPath:"#/properties/body/properties/bank_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4729,10 +4732,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.outcome !== undefined){
-let data2 = data0.outcome;
-if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.card_cvc !== undefined){
+let data2 = data0.card_cvc;
+if(typeof data2 === "string"){
+if(func0(data2) > 8){
+const err5 = {instancePath:instancePath+"/body/card_cvc",schemaPath:"#/properties/body/properties/card_cvc/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4741,8 +4745,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema39.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err6 = {instancePath:instancePath+"/body/card_cvc",schemaPath:"#/properties/body/properties/card_cvc/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4752,14 +4757,183 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.card_expiry !== undefined){
+let data3 = data0.card_expiry;
+if(typeof data3 === "string"){
+if(func0(data3) > 9){
+const err7 = {instancePath:instancePath+"/body/card_expiry",schemaPath:"#/properties/body/properties/card_expiry/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/body/card_expiry",schemaPath:"#/properties/body/properties/card_expiry/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data0.card_name !== undefined){
+let data4 = data0.card_name;
+if(typeof data4 === "string"){
+if(func0(data4) > 100){
+const err9 = {instancePath:instancePath+"/body/card_name",schemaPath:"#/properties/body/properties/card_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/body/card_name",schemaPath:"#/properties/body/properties/card_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.card_number !== undefined){
+let data5 = data0.card_number;
+if(typeof data5 === "string"){
+if(func0(data5) > 32){
+const err11 = {instancePath:instancePath+"/body/card_number",schemaPath:"#/properties/body/properties/card_number/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/body/card_number",schemaPath:"#/properties/body/properties/card_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data0.mop_type !== undefined){
+let data6 = data0.mop_type;
+if(typeof data6 !== "string"){
+const err13 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!(((((data6 === "UPI") || (data6 === "CREDIT_CARD")) || (data6 === "DEBIT_CARD")) || (data6 === "NET_BANKING")) || (data6 === "QR"))){
+const err14 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data0.outcome !== undefined){
+let data7 = data0.outcome;
+if(typeof data7 !== "string"){
+const err15 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
+const err16 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema39.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data0.three_ds_result !== undefined){
+let data8 = data0.three_ds_result;
+if(typeof data8 !== "string"){
+const err17 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!((data8 === "approved") || (data8 === "failed"))){
+const err18 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema39.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data0.vpa !== undefined){
+let data9 = data0.vpa;
+if(typeof data9 === "string"){
+if(func0(data9) > 255){
+const err19 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -4774,7 +4948,6 @@ export const validateCreateMerchantBody0 = validate40;
 const schema41 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
 const schema42 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
 const schema43 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const func67 = Object.prototype.hasOwnProperty;
 const pattern42 = new RegExp("^\\d{2,10}$", "u");
 const pattern43 = new RegExp("^\\d+\\.\\d{2}$", "u");
 const pattern44 = new RegExp("^\\d+$", "u");
@@ -11105,7 +11278,7 @@ validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems
 export const validateCreateWebhookEndpointBody0 = validate58;
 const schema76 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
 const schema77 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
-const func249 = require("ajv/dist/runtime/equal").default;
+const func256 = require("ajv/dist/runtime/equal").default;
 const pattern76 = new RegExp("^https?://", "u");
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11242,7 +11415,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func249(data2[i1], data2[j0])){
+if(func256(data2[i1], data2[j0])){
 const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
