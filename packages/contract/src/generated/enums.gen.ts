@@ -56,11 +56,11 @@ export const CreateOrderRequestMopType = ["UPI","CREDIT_CARD","NETBANKING","NET_
 export type CreateOrderRequestMopType = (typeof CreateOrderRequestMopType)[number];
 
 /**
- * Webhook event kinds (Paygate 1.0 emits these three).
+ * Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
  *
  * From `#/components/schemas/EventType`.
  */
-export const EventType = ["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"] as const;
+export const EventType = ["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"] as const;
 export type EventType = (typeof EventType)[number];
 
 /** From `#/components/schemas/CompanyDetails/properties/international_org_type`, `#/components/schemas/CompanyDetailsPatch/properties/international_org_type`. */

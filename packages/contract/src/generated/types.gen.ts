@@ -568,6 +568,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    PAYMENT_CAPTURED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PAYMENT_CAPTURED event
+         * @description Sent when a customer's payment is captured (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["paymentCapturedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     PAYMENT_FAILED: {
         parameters: {
             query?: never;
@@ -602,6 +622,46 @@ export interface webhooks {
          * @description Sent when funds are transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.
          */
         post: operations["paymentSettledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    REFUND_FAILED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * REFUND_FAILED event
+         * @description Sent when a refund reaches `FAILED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    REFUND_PROCESSED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * REFUND_PROCESSED event
+         * @description Sent when a refund reaches `PROCESSED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["refundProcessedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1101,10 +1161,10 @@ export interface components {
             success: false;
         };
         /**
-         * @description Webhook event kinds (Paygate 1.0 emits these three).
+         * @description Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
          * @enum {string}
          */
-        EventType: "PAYMENT_FAILED" | "PAYMENT_SETTLED" | "MERCHANT_APPROVED";
+        EventType: "PAYMENT_FAILED" | "PAYMENT_SETTLED" | "MERCHANT_APPROVED" | "PAYMENT_CAPTURED" | "REFUND_PROCESSED" | "REFUND_FAILED";
         /**
          * @description Payload version, currently `1.0`.
          * @constant
@@ -1442,6 +1502,60 @@ export interface components {
             status: components["schemas"]["PaymentStatus"];
             status_message: string;
         };
+        PaymentCapturedData: {
+            /** @description Bank reference number. */
+            bank_ref_num: string;
+            /** @description ISO 4217 currency of the order. */
+            currency: string;
+            /** @description The payment's status message. */
+            message: string;
+            /** @description Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`. */
+            mop_type: string;
+            /** @description Order id (`OD` + 16 digits). */
+            order_id: string;
+            /** @description Captured amount in major units of `currency` (the order amount). */
+            payment_amount: number;
+            /** @description ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`. */
+            payment_completed_at: string;
+            /** @description Payment id (`PR` + 16 digits). */
+            payment_id: string;
+            /** @constant */
+            status: "CAPTURED";
+        };
+        /**
+         * PAYMENT_CAPTURED
+         * @description Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "PAYMENT_CAPTURED",
+         *       "event_time": "2026-11-21 10:15:30Z",
+         *       "version": "1.0",
+         *       "sequence_number": "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "data": {
+         *         "status": "CAPTURED",
+         *         "message": "Payment captured successfully",
+         *         "mop_type": "UPI",
+         *         "order_id": "OD1000000000000001",
+         *         "payment_id": "PR1000000000000001",
+         *         "bank_ref_num": "608123456789",
+         *         "payment_amount": 1500,
+         *         "currency": "INR",
+         *         "payment_completed_at": "2026-11-21T10:15:30.123456Z"
+         *       }
+         *     }
+         */
+        PaymentCapturedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["PaymentCapturedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "PAYMENT_CAPTURED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
+        };
         PaymentEnvelope: {
             data: components["schemas"]["Payment"];
             message: string;
@@ -1662,6 +1776,51 @@ export interface components {
             /** @constant */
             success: true;
         };
+        RefundFailedData: {
+            /** @description ISO 8601 UTC timestamp with microseconds of the failure. */
+            failed_at: string;
+            /** @description Failure reason; the amount is refundable again. */
+            message: string;
+            /** @description Payment id (`PR` + 16 digits) the refund is for. */
+            payment_id: string;
+            /** @description Amount that was not refunded, in major units of the payment's currency. */
+            refund_amount: number;
+            /** @description Refund id (`RF` + digits). */
+            refund_id: string;
+            /** @constant */
+            status: "FAILED";
+        };
+        /**
+         * REFUND_FAILED
+         * @description Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "REFUND_FAILED",
+         *       "event_time": "2026-11-21 11:00:00Z",
+         *       "version": "1.0",
+         *       "sequence_number": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+         *       "data": {
+         *         "status": "FAILED",
+         *         "message": "Refund could not be processed",
+         *         "refund_id": "RF1000000000000002",
+         *         "payment_id": "PR1000000000000001",
+         *         "refund_amount": 500,
+         *         "failed_at": "2026-11-21T11:00:00.000000Z"
+         *       }
+         *     }
+         */
+        RefundFailedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["RefundFailedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "REFUND_FAILED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
+        };
         /**
          * @description Refund identifier, `RF` followed by digits.
          * @example RF1000000000000001
@@ -1675,6 +1834,54 @@ export interface components {
             page_size: components["schemas"]["PageSize"];
             previous: components["schemas"]["PageLink"];
             results: components["schemas"]["Refund"][];
+        };
+        RefundProcessedData: {
+            /** @description Bank reference number of the refund transfer. */
+            bank_ref_num: string;
+            /** @description The refund's message. */
+            message: string;
+            /** @description Payment id (`PR` + 16 digits) the refund is for. */
+            payment_id: string;
+            /** @description Refunded amount in major units of the payment's currency. */
+            refund_amount: number;
+            /** @description Refund id (`RF` + digits). */
+            refund_id: string;
+            /** @description ISO 8601 UTC timestamp with microseconds; the refund's `refunded_at`. */
+            refunded_at: string;
+            /** @constant */
+            status: "PROCESSED";
+        };
+        /**
+         * REFUND_PROCESSED
+         * @description Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "REFUND_PROCESSED",
+         *       "event_time": "2026-11-21 11:00:00Z",
+         *       "version": "1.0",
+         *       "sequence_number": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+         *       "data": {
+         *         "status": "PROCESSED",
+         *         "message": "Refund processed successfully",
+         *         "refund_id": "RF1000000000000001",
+         *         "payment_id": "PR1000000000000001",
+         *         "refund_amount": 500,
+         *         "bank_ref_num": "608123456790",
+         *         "refunded_at": "2026-11-21T11:00:00.000000Z"
+         *       }
+         *     }
+         */
+        RefundProcessedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["RefundProcessedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "REFUND_PROCESSED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
         };
         /**
          * @description `INITIATED` -> `PROCESSED` (with `refunded_at`) | `FAILED`.
@@ -4485,6 +4692,51 @@ export interface operations {
             };
         };
     };
+    paymentCapturedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCapturedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     paymentFailedWebhook: {
         parameters: {
             query?: never;
@@ -4556,6 +4808,96 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentSettledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundProcessedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundProcessedEvent"];
             };
         };
         responses: {

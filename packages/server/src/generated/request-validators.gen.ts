@@ -11103,8 +11103,8 @@ return errors === 0;
 validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateWebhookEndpointBody0 = validate58;
-const schema76 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":3,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
-const schema77 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"],"type":"string"};
+const schema76 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
+const schema77 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
 const func249 = require("ajv/dist/runtime/equal").default;
 const pattern76 = new RegExp("^https?://", "u");
 
@@ -11192,8 +11192,8 @@ errors++;
 if(data0.events !== undefined){
 let data2 = data0.events;
 if(Array.isArray(data2)){
-if(data2.length > 3){
-const err6 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"};
+if(data2.length > 6){
+const err6 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11225,7 +11225,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED"))){
+if(!((((((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED")) || (data3 === "PAYMENT_CAPTURED")) || (data3 === "REFUND_PROCESSED")) || (data3 === "REFUND_FAILED"))){
 const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
