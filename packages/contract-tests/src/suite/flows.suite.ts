@@ -85,6 +85,7 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     }
   }
   let webhookSecret = '';
+  let endpointId = '';
 
   beforeAll(async () => {
     pg = await openPaygate(target);
@@ -93,6 +94,7 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
       json: { url: receiver.url, events: [...EventType], description: 'contract receiver' },
     });
     webhookSecret = dataOf<{ secret: string }>(ep).secret;
+    endpointId = dataOf<{ id: string }>(ep).id;
     webhook = new Webhook(webhookSecret);
     m = await pg.onboard();
   });
@@ -358,6 +360,34 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const ev = verifiedEvents.find((e) => e.event_type === 'REFUND_FAILED' && e.data['refund_id'] === refund.refund_id);
     expect(ev?.data).toMatchObject({ status: 'FAILED', payment_id: paymentId, refund_amount: 200 });
     await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '200.00' } });
+  });
+
+  it('deliveries: listed with their attempts, redelivered with the same webhook-id, invisible to other tenants', async () => {
+    const { orderId } = await pg.paidOrder(m, '75.00');
+    await drainWebhooks();
+    const page = dataOf<{ count: number; results: { id: string; event_type: string; webhook_id: string; status: string; attempts: { status_code: number | null }[] }[] }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, { query: { status: 'succeeded', page_size: 50 } }),
+    );
+    const captured = verifiedEvents.find((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)!;
+    const delivery = page.results.find((d) => d.webhook_id === `msg_${captured.sequence_number}`);
+    expect(delivery, JSON.stringify(page.results.slice(0, 3))).toMatchObject({ event_type: 'PAYMENT_CAPTURED', status: 'succeeded', attempts: [{ status_code: 200 }] });
+
+    // another merchant's credentials: neither the partner's endpoint nor its deliveries exist for it
+    const other = await pg.onboard();
+    await pg.expectStatus(404, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, other.credentials);
+    await pg.expectStatus(404, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, other.credentials);
+
+    const scheduled = dataOf<{ status: string }>(await pg.expectStatus(202, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, pg.partner));
+    expect(scheduled.status).toBe('pending');
+    await drainWebhooks();
+    const again = verifiedEvents.filter((e) => e.sequence_number === captured.sequence_number);
+    expect(again).toHaveLength(2); // the same event, verified twice under the same webhook-id
+    const after = dataOf<{ results: { id: string; attempts: unknown[]; status: string }[] }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, { query: { page_size: 50 } }),
+    );
+    expect(after.results.find((d) => d.id === delivery!.id)).toMatchObject({ status: 'succeeded', attempts: [{}, {}] });
+    const enabled = dataOf<{ status: string }>(await pg.expectStatus(200, 'POST', `/webhooks/endpoints/${endpointId}/enable`, pg.partner));
+    expect(enabled.status).toBe('enabled'); // idempotent on an enabled endpoint
   });
 
   // Sandbox-clock tests last: moving m's clock ages every open session of m (only m's: clocks are per merchant).

@@ -210,3 +210,19 @@ export type UpiAppName = (typeof UpiAppName)[number];
  */
 export const UpiFlowType = ["intent","collection"] as const;
 export type UpiFlowType = (typeof UpiFlowType)[number];
+
+/**
+ * `pending`: waiting for its next attempt; `delivering`: an attempt is in flight; `succeeded`: a 2xx answer; `failed`: given up (schedule exhausted, endpoint deleted or disabled).
+ *
+ * From `#/components/schemas/WebhookDelivery/properties/status`.
+ */
+export const WebhookDeliveryStatus = ["pending","delivering","succeeded","failed"] as const;
+export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatus)[number];
+
+/**
+ * `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+ *
+ * From `#/components/schemas/WebhookEndpoint/properties/status`.
+ */
+export const WebhookEndpointStatus = ["enabled","disabled"] as const;
+export type WebhookEndpointStatus = (typeof WebhookEndpointStatus)[number];

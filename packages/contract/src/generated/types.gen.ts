@@ -502,6 +502,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a delivery
+         * @description Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/endpoints": {
         parameters: {
             query?: never;
@@ -541,6 +561,46 @@ export interface paths {
          * @description Deletes an endpoint; pending deliveries to it are cancelled.
          */
         delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook endpoint
+         * @description Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2241,9 +2301,61 @@ export interface components {
                 number?: string;
             };
         };
+        /** @description One event's delivery to one endpoint, with every attempt (D78). */
+        WebhookDelivery: {
+            attempt_count: number;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            created_at: components["schemas"]["Timestamp"];
+            endpoint_id: string;
+            event_id: components["schemas"]["SequenceNumber"];
+            event_type: components["schemas"]["EventType"];
+            /** @example dlv_42 */
+            id: string;
+            next_attempt_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description `pending`: waiting for its next attempt; `delivering`: an attempt is in flight; `succeeded`: a 2xx answer; `failed`: given up (schedule exhausted, endpoint deleted or disabled).
+             * @enum {string}
+             */
+            status: "pending" | "delivering" | "succeeded" | "failed";
+            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id` (redeliveries keep it, so receivers deduplicate them). */
+            webhook_id: string;
+        };
+        WebhookDeliveryAttempt: {
+            /** @description Attempt number, from 1; a redelivery continues the count. */
+            attempt: number;
+            /** @description Milliseconds from sending to the answer (or the failure). */
+            duration_ms: number;
+            /** @description Why the attempt failed (`HTTP 503`, `timeout after 10000 ms`, ...); null when it succeeded. */
+            error: string | null;
+            started_at: components["schemas"]["Timestamp"];
+            /** @description The receiver's HTTP status, null when no answer came (network error, timeout, refused destination). */
+            status_code: number | null;
+        };
+        WebhookDeliveryEnvelope: {
+            data: components["schemas"]["WebhookDelivery"];
+            message: string;
+            /** @constant */
+            success: true;
+        };
+        WebhookDeliveryPageEnvelope: {
+            data: {
+                count: number;
+                next: components["schemas"]["PageLink"];
+                page: components["schemas"]["PageNumber"];
+                page_size: components["schemas"]["PageSize"];
+                previous: components["schemas"]["PageLink"];
+                results: components["schemas"]["WebhookDelivery"][];
+            };
+            message: string;
+            /** @constant */
+            success: true;
+        };
         WebhookEndpoint: {
             created_at: components["schemas"]["Timestamp"];
             description?: string | null;
+            /** @description Why the endpoint was disabled (e.g. `HTTP 410 Gone`), null while enabled. */
+            disabled_reason?: string | null;
             events: components["schemas"]["EventType"][];
             /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
             id: string;
@@ -2253,6 +2365,11 @@ export interface components {
              * @enum {string}
              */
             scope: "partner" | "merchant";
+            /**
+             * @description `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
             /** Format: uri */
             url: string;
         };
@@ -2269,6 +2386,12 @@ export interface components {
         };
         WebhookEndpointCreatedEnvelope: {
             data: components["schemas"]["WebhookEndpointCreated"];
+            message: string;
+            /** @constant */
+            success: true;
+        };
+        WebhookEndpointEnvelope: {
+            data: components["schemas"]["WebhookEndpoint"];
             message: string;
             /** @constant */
             success: true;
@@ -2504,6 +2627,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Webhook delivery not found for this credential (`ERR_WEBHOOK_404`; another tenant's delivery is not found either). */
+        WebhookDeliveryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Webhook endpoint not found for this credential (`ERR_WEBHOOK_404`). */
         WebhookEndpointNotFound: {
             headers: {
@@ -2554,6 +2686,10 @@ export interface components {
         SettlementIdPath: components["schemas"]["SettlementId"];
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
+        /** @example dlv_42 */
+        WebhookDeliveryIdPath: string;
+        /** @description Only deliveries in this status. */
+        WebhookDeliveryStatusQuery: "pending" | "delivering" | "succeeded" | "failed";
         /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
         WebhookEndpointIdPath: string;
         /**
@@ -4490,6 +4626,60 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example dlv_42 */
+                delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new attempt is scheduled; the delivery as it is now (`pending`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook delivery scheduled",
+                     *       "data": {
+                     *         "id": "dlv_42",
+                     *         "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *         "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *         "event_type": "PAYMENT_CAPTURED",
+                     *         "webhook_id": "msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *         "status": "pending",
+                     *         "attempt_count": 1,
+                     *         "next_attempt_at": "2026-11-21T10:15:35.000000Z",
+                     *         "created_at": "2026-11-21T10:15:30.123456Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "started_at": "2026-11-21T10:15:30.200000Z",
+                     *             "status_code": 503,
+                     *             "duration_ms": 42,
+                     *             "error": "HTTP 503"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookDeliveryNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -4638,6 +4828,123 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, 1 to 250 (default 10). */
+                page_size?: components["parameters"]["PageSize10"];
+                /** @description Only deliveries in this status. */
+                status?: components["parameters"]["WebhookDeliveryStatusQuery"];
+            };
+            header?: never;
+            path: {
+                /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
+                endpoint_id: components["parameters"]["WebhookEndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook deliveries fetched successfully",
+                     *       "data": {
+                     *         "count": 1,
+                     *         "page": 1,
+                     *         "page_size": 10,
+                     *         "next": null,
+                     *         "previous": null,
+                     *         "results": [
+                     *           {
+                     *             "id": "dlv_42",
+                     *             "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *             "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *             "event_type": "PAYMENT_CAPTURED",
+                     *             "webhook_id": "msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *             "status": "succeeded",
+                     *             "attempt_count": 1,
+                     *             "next_attempt_at": null,
+                     *             "created_at": "2026-11-21T10:15:30.123456Z",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempt": 1,
+                     *                 "started_at": "2026-11-21T10:15:30.200000Z",
+                     *                 "status_code": 200,
+                     *                 "duration_ms": 42,
+                     *                 "error": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
+                endpoint_id: components["parameters"]["WebhookEndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook endpoint enabled",
+                     *       "data": {
+                     *         "id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *         "url": "https://shop.example.in/webhooks/paygate",
+                     *         "events": [
+                     *           "PAYMENT_CAPTURED"
+                     *         ],
+                     *         "description": "Production receiver",
+                     *         "scope": "merchant",
+                     *         "merchant_id": "10000001",
+                     *         "created_at": "2026-11-21T10:15:30.123456Z",
+                     *         "status": "enabled",
+                     *         "disabled_reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
