@@ -95,6 +95,7 @@ describe('paygate listen + paygate trigger', () => {
 
     await until('the printed answer', () => (io.out().includes('<-- [204]') ? true : undefined));
     expect(io.out()).toContain(`--> PAYMENT_CAPTURED ${delivery.headers['webhook-id']}`);
+    expect(io.out()).toContain(`<-- [204] PAYMENT_CAPTURED ${delivery.headers['webhook-id']} POST ${receiverUrl}`);
     // the gateway recorded the receiver's answer, relayed by listen
     const partner = createPaygateClient({ baseUrl, clientId: PARTNER.id, clientSecret: PARTNER.secret });
     const recorded = async () => {

@@ -94,14 +94,15 @@ export async function startListenSession(options: ListenOptions): Promise<Listen
       res.writeHead(400).end();
       return;
     }
-    log(`--> ${event.event_type ?? '?'} ${header(req, 'webhook-id')}`);
+    const label = `${event.event_type ?? '?'} ${header(req, 'webhook-id')}`; // deliveries run concurrently: name each answer
+    log(`--> ${label}`);
     const started = performance.now();
     try {
       const answer = await forward(options.forwardTo, req, body);
-      log(`<-- [${answer.status}] POST ${options.forwardTo} (${Math.round(performance.now() - started)} ms)${answer.body ? ` ${answer.body.replace(/\s+/g, ' ')}` : ''}`);
+      log(`<-- [${answer.status}] ${label} POST ${options.forwardTo} (${Math.round(performance.now() - started)} ms)${answer.body ? ` ${answer.body.replace(/\s+/g, ' ')}` : ''}`);
       res.writeHead(answer.status).end(); // the gateway records the receiver's own answer (deliveries API)
     } catch (error) {
-      log(`<-- [no answer] POST ${options.forwardTo}: ${(error as Error).message}. Is your receiver running? The gateway retries on its schedule.`);
+      log(`<-- [no answer] ${label} POST ${options.forwardTo}: ${(error as Error).message}. Is your receiver running? The gateway retries on its schedule.`);
       res.writeHead(502).end();
     }
   }
