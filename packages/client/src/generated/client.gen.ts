@@ -26,6 +26,7 @@ type OpCreateRefund = paths["/pg/refunds"]["post"];
 type OpCreateWebhookEndpoint = paths["/webhooks/endpoints"]["post"];
 type OpDeleteWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}"]["delete"];
 type OpDownloadDocument = paths["/files/{document_id}"]["get"];
+type OpEnableWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}/enable"]["post"];
 type OpGetCheckoutPage = paths["/checkout/{session_id}"]["get"];
 type OpGetCheckoutSdk = paths["/sdk/checkout.js"]["get"];
 type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
@@ -38,7 +39,9 @@ type OpListMerchants = paths["/partners/merchants/"]["get"];
 type OpListPayments = paths["/pg/payments/"]["get"];
 type OpListRefunds = paths["/pg/refunds"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
+type OpListWebhookDeliveries = paths["/webhooks/endpoints/{endpoint_id}/deliveries"]["get"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
+type OpRedeliverWebhookDelivery = paths["/webhooks/deliveries/{delivery_id}/redeliver"]["post"];
 type OpRevokePreviousMerchantCredentials = paths["/partners/merchants/{merchant_id}/credentials/previous"]["delete"];
 type OpRunSettlements = paths["/sandbox/settlements/run"]["post"];
 type OpSetMerchantKycStatus = paths["/sandbox/merchants/{merchant_id}/kyc"]["post"];
@@ -81,8 +84,17 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.DELETE("/webhooks/endpoints/{endpoint_id}", init({ endpoint_id: endpointId }, undefined, opts)));
   const extensions$downloadDocument = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"]>> =>
     call(transport.GET("/files/{document_id}", init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob")));
+  const extensions$enableWebhookEndpoint = (endpointId: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"]>> =>
+    call(transport.POST("/webhooks/endpoints/{endpoint_id}/enable", init({ endpoint_id: endpointId }, undefined, opts)));
   const extensions$getSandboxClock = (query?: NonNullable<OpGetSandboxClock["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpGetSandboxClock["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/sandbox/clock", init(undefined, query, opts)));
+  const extensions$listWebhookDeliveries = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookDeliveries["responses"][200]["content"]["application/json"]>> =>
+    call(transport.GET("/webhooks/endpoints/{endpoint_id}/deliveries", init({ endpoint_id: endpointId }, query, opts)));
+  const extensions$listWebhookDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page) => {
+      const result = await extensions$listWebhookDeliveries(endpointId, { ...query, page: page } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
+      return result.ok ? { ...result, data: result["data"]["data"] } : result;
+    }, paging);
   const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints", init(undefined, query, opts)));
   const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
@@ -90,6 +102,8 @@ export function createPaygateClient(options: PaygateClientOptions) {
       const result = await extensions$listWebhookEndpoints({ ...query, page: page } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
+  const extensions$redeliverWebhookDelivery = (deliveryId: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"]>> =>
+    call(transport.POST("/webhooks/deliveries/{delivery_id}/redeliver", init({ delivery_id: deliveryId }, undefined, opts)));
   const extensions$revokePreviousMerchantCredentials = (merchantId: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"]>> =>
     call(transport.DELETE("/partners/merchants/{merchant_id}/credentials/previous", init({ merchant_id: merchantId }, undefined, opts)));
   const extensions$runSettlements = (body: NonNullable<OpRunSettlements["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpRunSettlements["parameters"]["header"]>>>): Promise<Result<OpRunSettlements["responses"][200]["content"]["application/json"]>> =>
@@ -254,6 +268,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
        */
       downloadDocument: extensions$downloadDocument,
       /**
+       * Enable a disabled webhook endpoint
+       *
+       * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+       *
+       * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
+       */
+      enableWebhookEndpoint: extensions$enableWebhookEndpoint,
+      /**
        * Sandbox: read a merchant's clock
        *
        * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
@@ -261,6 +283,16 @@ export function createPaygateClient(options: PaygateClientOptions) {
        * `GET /sandbox/clock` (operationId `getSandboxClock`)
        */
       getSandboxClock: extensions$getSandboxClock,
+      /**
+       * List an endpoint's deliveries
+       *
+       * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+       *
+       * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
+       */
+      listWebhookDeliveries: extensions$listWebhookDeliveries,
+      /** Every item of `listWebhookDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+      listWebhookDeliveriesAll: extensions$listWebhookDeliveriesAll,
       /**
        * List webhook endpoints
        *
@@ -271,6 +303,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
       listWebhookEndpoints: extensions$listWebhookEndpoints,
       /** Every item of `listWebhookEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listWebhookEndpointsAll: extensions$listWebhookEndpointsAll,
+      /**
+       * Redeliver a delivery
+       *
+       * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+       *
+       * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
+       */
+      redeliverWebhookDelivery: extensions$redeliverWebhookDelivery,
       /**
        * End a credential rotation's overlap window
        *

@@ -34,9 +34,12 @@ type OpCompleteOrderPayment = paths["/sandbox/orders/{order_id}/complete"]["post
 type OpCompleteRefund = paths["/sandbox/refunds/{refund_id}/complete"]["post"];
 type OpRunSettlements = paths["/sandbox/settlements/run"]["post"];
 type OpGetCheckoutSdk = paths["/sdk/checkout.js"]["get"];
+type OpRedeliverWebhookDelivery = paths["/webhooks/deliveries/{delivery_id}/redeliver"]["post"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
 type OpCreateWebhookEndpoint = paths["/webhooks/endpoints"]["post"];
 type OpDeleteWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}"]["delete"];
+type OpListWebhookDeliveries = paths["/webhooks/endpoints/{endpoint_id}/deliveries"]["get"];
+type OpEnableWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}/enable"]["post"];
 
 /** Request of `getCheckoutPage` (after validation and coercion). */
 export interface GetCheckoutPageRequest {
@@ -646,6 +649,25 @@ export type GetCheckoutSdkResponse =
   | { status: 429; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutSdk["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
+/** Request of `redeliverWebhookDelivery` (after validation and coercion). */
+export interface RedeliverWebhookDeliveryRequest {
+  params: {
+    delivery_id: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `redeliverWebhookDelivery` may return: exactly the statuses the spec declares. */
+export type RedeliverWebhookDeliveryResponse =
+  | { status: 202; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][429]["content"]["application/json"]; headers: OpRedeliverWebhookDelivery["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
 /** Request of `listWebhookEndpoints` (after validation and coercion). */
 export interface ListWebhookEndpointsRequest {
   params: Record<string, never>;
@@ -702,6 +724,44 @@ export type DeleteWebhookEndpointResponse =
   | { status: 404; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpDeleteWebhookEndpoint["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
+/** Request of `listWebhookDeliveries` (after validation and coercion). */
+export interface ListWebhookDeliveriesRequest {
+  params: {
+    endpoint_id: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"];
+  };
+  query: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `listWebhookDeliveries` may return: exactly the statuses the spec declares. */
+export type ListWebhookDeliveriesResponse =
+  | { status: 200; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][429]["content"]["application/json"]; headers: OpListWebhookDeliveries["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
+/** Request of `enableWebhookEndpoint` (after validation and coercion). */
+export interface EnableWebhookEndpointRequest {
+  params: {
+    endpoint_id: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `enableWebhookEndpoint` may return: exactly the statuses the spec declares. */
+export type EnableWebhookEndpointResponse =
+  | { status: 200; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpEnableWebhookEndpoint["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Implement one method per operation and pass the object to `createApp({ handlers })`. */
 export interface Handlers<TPrincipal = unknown> {
@@ -940,6 +1000,14 @@ export interface Handlers<TPrincipal = unknown> {
    */
   getCheckoutSdk(req: GetCheckoutSdkRequest, ctx: HandlerContext<TPrincipal>): Promise<GetCheckoutSdkResponse>;
   /**
+   * Redeliver a delivery
+   *
+   * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+   *
+   * `POST /webhooks/deliveries/{delivery_id}/redeliver`
+   */
+  redeliverWebhookDelivery(req: RedeliverWebhookDeliveryRequest, ctx: HandlerContext<TPrincipal>): Promise<RedeliverWebhookDeliveryResponse>;
+  /**
    * List webhook endpoints
    *
    * Lists the endpoints registered by this credential's owner (secrets are never shown again).
@@ -963,6 +1031,22 @@ export interface Handlers<TPrincipal = unknown> {
    * `DELETE /webhooks/endpoints/{endpoint_id}`
    */
   deleteWebhookEndpoint(req: DeleteWebhookEndpointRequest, ctx: HandlerContext<TPrincipal>): Promise<DeleteWebhookEndpointResponse>;
+  /**
+   * List an endpoint's deliveries
+   *
+   * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+   *
+   * `GET /webhooks/endpoints/{endpoint_id}/deliveries`
+   */
+  listWebhookDeliveries(req: ListWebhookDeliveriesRequest, ctx: HandlerContext<TPrincipal>): Promise<ListWebhookDeliveriesResponse>;
+  /**
+   * Enable a disabled webhook endpoint
+   *
+   * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+   *
+   * `POST /webhooks/endpoints/{endpoint_id}/enable`
+   */
+  enableWebhookEndpoint(req: EnableWebhookEndpointRequest, ctx: HandlerContext<TPrincipal>): Promise<EnableWebhookEndpointResponse>;
 }
 
 /** Request/response types per operationId. */
@@ -996,7 +1080,10 @@ export interface OperationTypes {
   completeRefund: { request: CompleteRefundRequest; response: CompleteRefundResponse };
   runSettlements: { request: RunSettlementsRequest; response: RunSettlementsResponse };
   getCheckoutSdk: { request: GetCheckoutSdkRequest; response: GetCheckoutSdkResponse };
+  redeliverWebhookDelivery: { request: RedeliverWebhookDeliveryRequest; response: RedeliverWebhookDeliveryResponse };
   listWebhookEndpoints: { request: ListWebhookEndpointsRequest; response: ListWebhookEndpointsResponse };
   createWebhookEndpoint: { request: CreateWebhookEndpointRequest; response: CreateWebhookEndpointResponse };
   deleteWebhookEndpoint: { request: DeleteWebhookEndpointRequest; response: DeleteWebhookEndpointResponse };
+  listWebhookDeliveries: { request: ListWebhookDeliveriesRequest; response: ListWebhookDeliveriesResponse };
+  enableWebhookEndpoint: { request: EnableWebhookEndpointRequest; response: EnableWebhookEndpointResponse };
 }
