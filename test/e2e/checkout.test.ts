@@ -5,7 +5,8 @@
  * from the gateway and starts checkout with `Paygate({ mode: 'sandbox' }).checkout({ paymentSessionId })`. The
  * customer pays, fails or cancels on the hosted page; the browser POSTs the signed callback to the merchant's
  * return_url; the test verifies its hash with `verifyCallback` and the merchant's encryption key, then reads the
- * order. Screenshots of each step go to test-results/e2e/.
+ * order. Screenshots of each step go to test-results/e2e/. Each method's fields, 3-D Secure, accessibility and the
+ * desktop/phone screenshots are in checkout-methods.test.ts.
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
@@ -88,6 +89,14 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     expect(await page.locator('[data-testid="amount-value"]').textContent()).toBe(options.amount);
     expect(await page.locator('[data-testid="sandbox-banner"]').isVisible()).toBe(true);
     if (options.method) await page.check(`[data-testid="method-${options.method}"]`);
+    // Pay needs the method's fields (sandbox test values); Simulate failure and Cancel skip them
+    if (outcome === 'success' && (options.method === 'CREDIT_CARD' || options.method === 'DEBIT_CARD')) {
+      await page.fill('[data-testid="card_number"]', '4242 4242 4242 4242');
+      await page.fill('[data-testid="card_expiry"]', '12/35');
+      await page.fill('[data-testid="card_cvc"]', '123');
+      await page.fill('[data-testid="card_name"]', 'Priya Sharma');
+    }
+    if (outcome === 'success' && options.method === 'NET_BANKING') await page.selectOption('[data-testid="bank_code"]', 'HDFC');
     await shot(`${name}-2-hosted-page`);
 
     await page.click(`[data-testid="${BUTTON[outcome]}"]`);

@@ -36,7 +36,7 @@ export function newestRelease(cwd: string, releasedDir: string): string {
   const versions = releasedVersions(path.resolve(cwd, releasedDir));
   const newest = versions[versions.length - 1];
   if (newest === undefined) {
-    throw new EnvironmentError(`no released contract in ${releasedDir}: run \`npm run release\` to release the current spec as the baseline, and commit ${releasedDir}.`);
+    throw new EnvironmentError(`no released contract in ${releasedDir}: run \`paygate release\` (\`npm run release\` in the Paygate repository) to release the current spec as the baseline, and commit ${releasedDir}.`);
   }
   return newest;
 }

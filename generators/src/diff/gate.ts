@@ -107,7 +107,7 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
   }
   const breaking = input.changes.filter((c) => c.classification === 'breaking').length;
   if (result.majorBump && breaking > 0) {
-    lines.push(`${breaking} breaking change(s) accepted: ${where.specFile} info.version ${input.currentVersion} is a new major version after ${input.releasedVersion}. Release it with \`npm run release\`.`);
+    lines.push(`${breaking} breaking change(s) accepted: ${where.specFile} info.version ${input.currentVersion} is a new major version after ${input.releasedVersion}. Release it with \`paygate release\`.`);
   }
   if (result.blocking.length > 0) {
     const next = semver.valid(input.releasedVersion) === null ? 'a new major version' : `${semver.major(input.releasedVersion) + 1}.0.0`;
@@ -118,7 +118,7 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
       '',
       'Integrated merchants break on these. Do one of:',
       `  1. revert the change in ${where.specFile} (or make it compatible: add instead of rename, keep old enum values, keep new fields optional in requests);`,
-      `  2. start a new major version: set info.version to ${next} in ${where.specFile}, then \`npm run release\`;`,
+      `  2. start a new major version: set info.version to ${next} in ${where.specFile}, then \`paygate release\`;`,
       `  3. if no merchant can be affected, add an entry with the reason to ${where.allowFile}:`,
       ...result.blocking.flatMap((c) => [`       - kind: ${c.kind}`, `         pointer: ${c.pointer}`, '         reason: <why no integrated merchant breaks>']),
     );

@@ -27,7 +27,7 @@ export interface ClientMethodView {
   /** Arguments of the generated `init(...)` call. */
   initArgs: string;
   dataType: string;
-  listAll: { local: string; key: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
+  listAll: { local: string; key: string; pathParams: string; pathArgs: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
 }
 
 export interface ClientGroupView {
@@ -168,6 +168,9 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
         canListAll && pg !== undefined
           ? {
               local: `${local}All`,
+              // the operation's path arguments come first, as in the page method itself
+              pathParams: args.slice(0, pathEntries.length).map((a) => `${a.name}: ${a.type}, `).join(''),
+              pathArgs: args.slice(0, pathEntries.length).map((a) => `${a.name}, `).join(''),
               key: propertyKey(`${method}All`),
               queryType: `Omit<${queryType}, ${JSON.stringify(pg.pageParam)}>`,
               optsType: headerType,

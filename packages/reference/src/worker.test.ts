@@ -5,10 +5,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvedMerchant, paidOrder, testDeps } from './testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
 import { createRefund, getRefund } from './refunds/service.js';
-import { createWebhookEndpoint } from './webhooks/endpoints.js';
+import { createWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks/endpoints.js';
+import { listWebhookDeliveries, redeliverWebhookDelivery } from './webhooks/delivery-log.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
 import { SECRET_UNAVAILABLE_ERROR } from './webhooks/deliveries.js';
-import { retryDelayMs } from './webhooks/retry.js';
+import { boundedRetryDelayMs, parseRetryAfterMs, retryDelayMs } from './webhooks/retry.js';
 import { createWorker } from './worker.js';
 
 interface Received {
@@ -21,6 +22,7 @@ interface Received {
 async function startReceiver() {
   const received: Received[] = [];
   const behaviour = new Map<string, (n: number) => number | 'hang'>();
+  const retryAfter = new Map<string, () => string>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -30,7 +32,8 @@ async function startReceiver() {
       const n = received.filter((r) => r.path === path).length;
       const status = behaviour.get(path)?.(n) ?? 200;
       if (status === 'hang') return; // never answer: the sender must time out
-      res.writeHead(status).end('ok');
+      const after = retryAfter.get(path);
+      res.writeHead(status, after ? { 'retry-after': after() } : {}).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,6 +42,7 @@ async function startReceiver() {
     base,
     received,
     behaviour,
+    retryAfter,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -58,6 +62,32 @@ describe('retry schedule', () => {
   });
 });
 
+describe('Retry-After (D79)', () => {
+  const now = Date.parse('2026-11-21T10:00:00Z');
+  it.each([
+    ['delay-seconds', '120', 120_000],
+    ['zero seconds', '0', 0],
+    ['an HTTP date 90 s ahead', 'Sat, 21 Nov 2026 10:01:30 GMT', 90_000],
+    ['an HTTP date in the past', 'Sat, 21 Nov 2026 09:00:00 GMT', 0],
+    ['garbage', 'soon', null],
+    ['a negative number', '-5', null],
+    ['absent', undefined, null],
+  ])('parses %s', (_name, value, expected) => {
+    expect(parseRetryAfterMs(value, now)).toBe(expected);
+  });
+
+  const schedule = [5, 300, 1800];
+  it.each([
+    ['shorter than the schedule: the schedule wins', 5_000, 1_000, 5_000],
+    ['between: the receiver wins', 5_000, 60_000, 60_000],
+    ['beyond the largest delay: capped at it', 5_000, 86_400_000, 1_800_000],
+    ['no Retry-After: the schedule', 300_000, null, 300_000],
+    ['schedule exhausted: still given up', null, 60_000, null],
+  ])('bounds the delay when %s', (_name, scheduled, retryAfter, expected) => {
+    expect(boundedRetryDelayMs(schedule, scheduled, retryAfter)).toBe(expected);
+  });
+});
+
 describe.each(testTargets())('worker on %s', (target) => {
   let t: TestDb;
   let deps: ReturnType<typeof testDeps>;
@@ -74,6 +104,7 @@ describe.each(testTargets())('worker on %s', (target) => {
   beforeEach(() => {
     rx.received.length = 0;
     rx.behaviour.clear();
+    rx.retryAfter.clear();
   });
 
   const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
@@ -104,14 +135,14 @@ describe.each(testTargets())('worker on %s', (target) => {
     const failed = await paidOrder(deps, m.merchantId, {}, 'failure');
     const w = worker();
     const report = await w.tick();
-    // Fan-out happens at tick time, so wp1's earlier MERCHANT_APPROVED reaches the partner endpoint registered since.
     expect(report.fannedOutEvents).toBeGreaterThanOrEqual(2);
     const byPath = (p: string) => rx.received.filter((r) => r.path === p);
     expect(byPath('/merchant')).toHaveLength(1);
     expect(byPath('/settled-only')).toHaveLength(0);
     expect(byPath('/other-partner')).toHaveLength(0);
     const partnerTypes = byPath('/partner').map((r) => (JSON.parse(r.body) as { event_type: string }).event_type).sort();
-    expect(partnerTypes).toEqual(['MERCHANT_APPROVED', 'PAYMENT_FAILED']);
+    // wp1's MERCHANT_APPROVED was created before the partner endpoint existed: not delivered to it (D79)
+    expect(partnerTypes).toEqual(['PAYMENT_FAILED']);
 
     const delivery = byPath('/merchant')[0]!;
     const event = new Webhook(merchantEp.secret).verify<{ event_type: string; sequence_number: string; data: { order_id: string } }>(delivery.body, delivery.headers as never);
@@ -192,6 +223,76 @@ describe.each(testTargets())('worker on %s', (target) => {
       { url: `${rx.base}/flaky`, status: 'succeeded', attempt: 2, last_status_code: 204, last_error: null, attempts: 2 },
       { url: `${rx.base}/hang`, status: 'failed', attempt: 3, last_status_code: null, last_error: 'timeout after 500 ms', attempts: 3 },
     ]);
+  });
+
+  it('delivers to an endpoint only the events created after it was registered', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp-after' }); // MERCHANT_APPROVED, before any endpoint
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // PAYMENT_FAILED, before any endpoint
+    await worker().tick(); // fanned out while nobody listened
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // still before the endpoint, not fanned out yet
+    const ep = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/after`, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const later = await paidOrder(deps, m.merchantId, {}, 'failure');
+    await worker().tick();
+    const got = rx.received.filter((r) => r.path === '/after').map((r) => JSON.parse(r.body) as { event_type: string; data: { order_id?: string } });
+    expect(got.map((e) => [e.event_type, e.data.order_id])).toEqual([['PAYMENT_FAILED', later.order_id]]);
+    expect((await listWebhookDeliveries(deps, m.partnerScope, ep.id)).count).toBe(1);
+  });
+
+  it('410 Gone disables the endpoint: no further attempts or deliveries; enabling it and redelivering works', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp-gone' });
+    const ep = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/gone`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    rx.behaviour.set('/gone', () => 410);
+    const first = await paidOrder(deps, m.merchantId, {}, 'failure');
+    const w = worker();
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 0, failed: 1 });
+    const [listed] = (await listWebhookEndpoints(deps, m.merchantScope)).results;
+    expect(listed).toMatchObject({ id: ep.id, status: 'disabled', disabled_reason: 'HTTP 410 Gone from the receiver' });
+
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // while disabled: no delivery is created
+    deps.clock.advance(3600);
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 0, retry: 0, failed: 0 });
+    expect(rx.received.filter((r) => r.path === '/gone')).toHaveLength(1);
+    const page = await listWebhookDeliveries(deps, m.merchantScope, ep.id);
+    expect(page.results).toHaveLength(1);
+    expect(page.results[0]).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null, attempts: [{ attempt: 1, status_code: 410, error: 'HTTP 410' }] });
+
+    rx.behaviour.set('/gone', () => 200);
+    expect(await enableWebhookEndpoint(deps, m.merchantScope, ep.id)).toMatchObject({ status: 'enabled', disabled_reason: null });
+    const third = await paidOrder(deps, m.merchantId, {}, 'failure');
+    const redelivered = await redeliverWebhookDelivery(deps, m.merchantScope, page.results[0]!.id);
+    expect(redelivered).toMatchObject({ status: 'pending', attempt_count: 1 });
+    expect((await w.tick()).deliveries).toEqual({ succeeded: 2, retry: 0, failed: 0 });
+    const bodies = rx.received.filter((r) => r.path === '/gone').map((r) => JSON.parse(r.body) as { data: { order_id: string } });
+    expect(bodies.map((b) => b.data.order_id).sort()).toEqual([first.order_id, first.order_id, third.order_id].sort());
+    const ids = rx.received.filter((r) => r.path === '/gone').map((r) => r.headers['webhook-id']);
+    expect(ids[0]).toBe(ids.find((_, i) => i > 0 && bodies[i]!.data.order_id === first.order_id)); // same webhook-id on redelivery
+    const after = await listWebhookDeliveries(deps, m.merchantScope, ep.id, { status: 'succeeded' });
+    expect(after.results.map((d) => d.attempt_count).sort()).toEqual([1, 2]);
+  });
+
+  it.each([
+    ['delay-seconds within the schedule', 429, (): string => '7', [7, 7]],
+    ['delay-seconds beyond the largest delay (capped)', 503, (): string => '86400', [10, 10]],
+    ['delay-seconds shorter than the schedule (ignored)', 429, (): string => '1', [2, 2]],
+    // an HTTP date has whole seconds: 7 s ahead of now is between 6 and 7 s away
+    ['an HTTP date 7 s ahead', 503, (): string => new Date(Date.now() + 7000).toUTCString(), [5.9, 7]],
+  ] as const)('Retry-After (%s) on %i moves the next attempt within the schedule', async (name, status, retryAfter, [min, max]) => {
+    const m = await approvedMerchant(deps, { partnerId: `wp-ra-${name.length}` });
+    const path = `/retry-after-${name.length}`;
+    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}${path}`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    rx.behaviour.set(path, () => status);
+    rx.retryAfter.set(path, retryAfter);
+    await paidOrder(deps, m.merchantId, {}, 'failure');
+    expect((await worker({ retrySchedule: [2, 10] }).tick()).deliveries).toEqual({ succeeded: 0, retry: 1, failed: 0 });
+    const { rows } = await t.db.query<{ delay: number }>(
+      `SELECT EXTRACT(EPOCH FROM d.next_attempt_at - d.updated_at)::float8 AS delay
+       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.merchant_id = $1`,
+      [m.merchantId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.delay).toBeGreaterThanOrEqual(min);
+    expect(rows[0]!.delay).toBeLessThanOrEqual(max);
+    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE merchant_id = $1)`, [m.merchantId]);
   });
 
   it('processes sandbox refunds after 60 s and flushes on shutdown', async () => {

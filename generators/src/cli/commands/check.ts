@@ -1,7 +1,7 @@
 /** `paygate check`: regenerates in memory and fails naming every committed file that drifted from the spec. */
 import { compareWithDisk } from '../generate.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { runPipeline, SpecProblem } from './run-pipeline.js';
+import { runPipelineOrReport } from './run-pipeline.js';
 import { parseSpecOptions, SPEC_FLAGS_USAGE } from './spec-options.js';
 
 export const command: CliCommand = {
@@ -21,14 +21,9 @@ Example (CI):
   npx paygate check --input openapi.yaml --out src/generated`,
   async run(argv, io) {
     const options = parseSpecOptions(argv, io.cwd);
-    let files;
-    try {
-      ({ files } = await runPipeline(options.generate, io));
-    } catch (error) {
-      if (!(error instanceof SpecProblem)) throw error;
-      io.stderr(`${error.message}\n`);
-      return EXIT.failed;
-    }
+    const result = await runPipelineOrReport(options.generate, io);
+    if (result === undefined) return EXIT.failed;
+    const { files } = result;
     const drift = await compareWithDisk(options.rootDir, files);
     if (drift.drifted.length === 0 && drift.missing.length === 0) {
       io.stdout(`All ${files.length} generated files are up to date.\n`);

@@ -98,7 +98,7 @@ async function gate(options: DiffOptions, io: CliIo): Promise<ExitCode> {
 
 export const command: CliCommand = {
   name: 'diff',
-  summary: 'Breaking-change report between two versions of the contract; --gate: the compatibility gate',
+  summary: 'breaking-change report between two versions of the contract; --gate: the compatibility gate',
   usage: USAGE,
   async run(argv, io) {
     const options = parseDiffArgs(argv);

@@ -17,7 +17,7 @@ import { DECISION_TABLE_HEADER, ERROR_TABLE_HEADER, readDocsTemplates, REDOC_SCR
 import { buildChangelog } from '../../diff/changelog.js';
 import { DEFAULT_TEMPLATES_DIR } from '../../emit/templates.js';
 import { EnvironmentError, EXIT, type CliCommand } from '../command.js';
-import { runPipeline, SpecProblem } from './run-pipeline.js';
+import { runPipelineOrReport } from './run-pipeline.js';
 import { parseFlags } from './spec-options.js';
 
 /** The Redoc release whose standalone bundle is a single classic (UMD) script that works offline and from file://. */
@@ -99,15 +99,9 @@ Example:
       templates: readDocsTemplates(DEFAULT_TEMPLATES_DIR),
     };
     io.stderr(`Building the docs site into ${out}\n`);
-    let result;
-    try {
-      // Lint is `paygate generate`'s (and this repo's `npm run lint:spec`) job; the site only needs the bundle.
-      result = await runPipeline({ rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: ['docs'], out: { docs: 'site' }, docs }, io);
-    } catch (error) {
-      if (!(error instanceof SpecProblem)) throw error;
-      io.stderr(`${error.message}\n`);
-      return EXIT.failed;
-    }
+    // Lint is `paygate generate`'s (and this repo's `npm run lint:spec`) job; the site only needs the bundle.
+    const result = await runPipelineOrReport({ rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: ['docs'], out: { docs: 'site' }, docs }, io);
+    if (result === undefined) return EXIT.failed;
     io.stderr(`  events: ${result.model.webhooks.map((e) => e.eventType).join(', ') || 'none'}; planned: ${result.model.plannedEvents.map((e) => e.eventType).join(', ') || 'none'}\n`);
     // The output directory belongs to this command: start clean so removed pages do not linger.
     await rm(out, { recursive: true, force: true });

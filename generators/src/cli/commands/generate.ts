@@ -1,7 +1,7 @@
 /** `paygate generate`: any OpenAPI 3.0/3.1 document into a project directory (or, in this repository, its packages). */
 import { writeFiles } from '../generate.js';
 import { EXIT, type CliCommand } from '../command.js';
-import { runPipeline, SpecProblem } from './run-pipeline.js';
+import { runPipelineOrReport } from './run-pipeline.js';
 import { parseSpecOptions, SPEC_FLAGS_USAGE } from './spec-options.js';
 
 export const command: CliCommand = {
@@ -27,14 +27,9 @@ Example:
   async run(argv, io) {
     const options = parseSpecOptions(argv, io.cwd);
     const started = performance.now();
-    let files;
-    try {
-      ({ files } = await runPipeline(options.generate, io));
-    } catch (error) {
-      if (!(error instanceof SpecProblem)) throw error;
-      io.stderr(`${error.message}\n`);
-      return EXIT.failed;
-    }
+    const result = await runPipelineOrReport(options.generate, io);
+    if (result === undefined) return EXIT.failed;
+    const { files } = result;
     const { written, unchanged } = await writeFiles(options.rootDir, files);
     for (const file of written) io.stdout(`wrote ${file}\n`);
     io.stderr(`${written.length} file(s) written, ${unchanged.length} unchanged, in ${(performance.now() - started).toFixed(0)} ms.\n`);

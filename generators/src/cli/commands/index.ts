@@ -8,8 +8,10 @@ import { command as contract } from './contract.js';
 import { command as diff } from './diff.js';
 import { command as docs } from './docs.js';
 import { command as generate } from './generate.js';
+import { command as listen } from './listen.js';
 import { command as release } from './release.js';
 import { command as serve } from './serve.js';
+import { command as trigger } from './trigger.js';
 
 export const COMMANDS: readonly CliCommand[] = [
   generate,
@@ -19,4 +21,6 @@ export const COMMANDS: readonly CliCommand[] = [
   contract,
   diff,
   release,
+  listen,
+  trigger,
 ];

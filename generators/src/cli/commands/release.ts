@@ -16,13 +16,14 @@ Commit the written files.
 
 Exit codes: 0 released (or already released unchanged), 1 refused (the message says what to change), 2 usage,
 3 unreadable spec.
-Example: npm run release`;
+Example:
+  npx paygate release --spec openapi.yaml --released released   (in the Paygate repository: npm run release)`;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const command: CliCommand = {
   name: 'release',
-  summary: 'Release the current contract as info.version (baseline of the compatibility gate and the changelog)',
+  summary: 'release the current contract as info.version (baseline of the compatibility gate and the changelog)',
   usage: USAGE,
   async run(argv, io) {
     let values;

@@ -30,3 +30,17 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
   for (const problem of result.asyncapiProblems) io.stderr(`    ${problem}\n`);
   return result;
 }
+
+/**
+ * {@link runPipeline} for a command: a spec problem is printed (it names the location and the fix) and the result is
+ * undefined, so the command returns EXIT.failed; anything else propagates (a bug: run-command.ts reports it).
+ */
+export async function runPipelineOrReport(options: GenerateOptions, io: CliIo): Promise<GenerateResult | undefined> {
+  try {
+    return await runPipeline(options, io);
+  } catch (error) {
+    if (!(error instanceof SpecProblem)) throw error;
+    io.stderr(`${error.message}\n`);
+    return undefined;
+  }
+}

@@ -26,6 +26,7 @@ type OpCreateRefund = paths["/pg/refunds"]["post"];
 type OpCreateWebhookEndpoint = paths["/webhooks/endpoints"]["post"];
 type OpDeleteWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}"]["delete"];
 type OpDownloadDocument = paths["/files/{document_id}"]["get"];
+type OpEnableWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}/enable"]["post"];
 type OpGetCheckoutPage = paths["/checkout/{session_id}"]["get"];
 type OpGetCheckoutSdk = paths["/sdk/checkout.js"]["get"];
 type OpGetMerchant = paths["/partners/merchants/{merchant_id}/"]["get"];
@@ -38,7 +39,9 @@ type OpListMerchants = paths["/partners/merchants/"]["get"];
 type OpListPayments = paths["/pg/payments/"]["get"];
 type OpListRefunds = paths["/pg/refunds"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
+type OpListWebhookDeliveries = paths["/webhooks/endpoints/{endpoint_id}/deliveries"]["get"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
+type OpRedeliverWebhookDelivery = paths["/webhooks/deliveries/{delivery_id}/redeliver"]["post"];
 type OpRevokePreviousMerchantCredentials = paths["/partners/merchants/{merchant_id}/credentials/previous"]["delete"];
 type OpRunSettlements = paths["/sandbox/settlements/run"]["post"];
 type OpSetMerchantKycStatus = paths["/sandbox/merchants/{merchant_id}/kyc"]["post"];
@@ -81,8 +84,17 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.DELETE("/webhooks/endpoints/{endpoint_id}", init({ endpoint_id: endpointId }, undefined, opts)));
   const extensions$downloadDocument = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"]>> =>
     call(transport.GET("/files/{document_id}", init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob")));
+  const extensions$enableWebhookEndpoint = (endpointId: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"]>> =>
+    call(transport.POST("/webhooks/endpoints/{endpoint_id}/enable", init({ endpoint_id: endpointId }, undefined, opts)));
   const extensions$getSandboxClock = (query?: NonNullable<OpGetSandboxClock["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpGetSandboxClock["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/sandbox/clock", init(undefined, query, opts)));
+  const extensions$listWebhookDeliveries = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookDeliveries["responses"][200]["content"]["application/json"]>> =>
+    call(transport.GET("/webhooks/endpoints/{endpoint_id}/deliveries", init({ endpoint_id: endpointId }, query, opts)));
+  const extensions$listWebhookDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page) => {
+      const result = await extensions$listWebhookDeliveries(endpointId, { ...query, page: page } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
+      return result.ok ? { ...result, data: result["data"]["data"] } : result;
+    }, paging);
   const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints", init(undefined, query, opts)));
   const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
@@ -90,6 +102,8 @@ export function createPaygateClient(options: PaygateClientOptions) {
       const result = await extensions$listWebhookEndpoints({ ...query, page: page } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
+  const extensions$redeliverWebhookDelivery = (deliveryId: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"]>> =>
+    call(transport.POST("/webhooks/deliveries/{delivery_id}/redeliver", init({ delivery_id: deliveryId }, undefined, opts)));
   const extensions$revokePreviousMerchantCredentials = (merchantId: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"]>> =>
     call(transport.DELETE("/partners/merchants/{merchant_id}/credentials/previous", init({ merchant_id: merchantId }, undefined, opts)));
   const extensions$runSettlements = (body: NonNullable<OpRunSettlements["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpRunSettlements["parameters"]["header"]>>>): Promise<Result<OpRunSettlements["responses"][200]["content"]["application/json"]>> =>
@@ -159,7 +173,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Hosted payment page
        *
-       * The hosted payment page for a checkout session: amount, merchant, method choice and (in sandbox) pay / fail / cancel. The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id`.
+       * The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
        *
        * `GET /checkout/{session_id}` (operationId `getCheckoutPage`)
        */
@@ -175,7 +189,9 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Submit the hosted payment page
        *
-       * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none). The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+       * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+       *
+       * Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
        *
        * `POST /checkout/{session_id}` (operationId `submitCheckoutPage`)
        */
@@ -252,6 +268,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
        */
       downloadDocument: extensions$downloadDocument,
       /**
+       * Enable a disabled webhook endpoint
+       *
+       * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+       *
+       * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
+       */
+      enableWebhookEndpoint: extensions$enableWebhookEndpoint,
+      /**
        * Sandbox: read a merchant's clock
        *
        * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
@@ -259,6 +283,16 @@ export function createPaygateClient(options: PaygateClientOptions) {
        * `GET /sandbox/clock` (operationId `getSandboxClock`)
        */
       getSandboxClock: extensions$getSandboxClock,
+      /**
+       * List an endpoint's deliveries
+       *
+       * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+       *
+       * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
+       */
+      listWebhookDeliveries: extensions$listWebhookDeliveries,
+      /** Every item of `listWebhookDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+      listWebhookDeliveriesAll: extensions$listWebhookDeliveriesAll,
       /**
        * List webhook endpoints
        *
@@ -269,6 +303,14 @@ export function createPaygateClient(options: PaygateClientOptions) {
       listWebhookEndpoints: extensions$listWebhookEndpoints,
       /** Every item of `listWebhookEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listWebhookEndpointsAll: extensions$listWebhookEndpointsAll,
+      /**
+       * Redeliver a delivery
+       *
+       * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+       *
+       * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
+       */
+      redeliverWebhookDelivery: extensions$redeliverWebhookDelivery,
       /**
        * End a credential rotation's overlap window
        *

@@ -133,6 +133,7 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
         refund_id: w.refundId,
         settlement_id: w.settlementId,
         endpoint_id: w.endpointId,
+        delivery_id: w.deliveryId,
         session_id: `session_${'A'.repeat(43)}`,
         document_id: MISSING_IDS['document_id']!,
       };

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
+import { EventType } from '@paygate/contract';
 import { Webhook } from '@paygate/webhooks';
 import { schemaValidator } from '../support/conformance.js';
 import { gatewayTargets, isRemote, requireRuntime } from '../support/gateway.js';
@@ -41,11 +42,18 @@ interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
-const EVENT_SCHEMA: Record<string, string> = {
+const EVENT_SCHEMA: Record<EventType, string> = {
   PAYMENT_FAILED: 'PaymentFailedEvent',
   PAYMENT_SETTLED: 'PaymentSettledEvent',
   MERCHANT_APPROVED: 'MerchantApprovedEvent',
+  PAYMENT_CAPTURED: 'PaymentCapturedEvent',
+  REFUND_PROCESSED: 'RefundProcessedEvent',
+  REFUND_FAILED: 'RefundFailedEvent',
 };
+
+function isEventType(v: string): v is EventType {
+  return (EventType as readonly string[]).includes(v);
+}
 
 describe.each(gatewayTargets())('flows [%s]', (target) => {
   let pg: Paygate;
@@ -71,20 +79,22 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     for (const d of receiver.deliveries.splice(0)) {
       const event = verifier.verify<EventEnvelope>(d.raw, d.headers as Record<string, string>);
       expect(d.headers['webhook-id']).toBe(`msg_${event.sequence_number}`);
-      const v = schemaValidator(EVENT_SCHEMA[event.event_type] ?? 'ErrorEnvelope');
+      const v = schemaValidator(isEventType(event.event_type) ? EVENT_SCHEMA[event.event_type] : 'ErrorEnvelope');
       expect(v(event), `${event.event_type}: ${JSON.stringify(v.errors)}`).toBe(true);
       verifiedEvents.push(event);
     }
   }
   let webhookSecret = '';
+  let endpointId = '';
 
   beforeAll(async () => {
     pg = await openPaygate(target);
     receiver = await startWebhookReceiver();
     const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', pg.partner, {
-      json: { url: receiver.url, events: ['PAYMENT_FAILED', 'PAYMENT_SETTLED', 'MERCHANT_APPROVED'], description: 'contract receiver' },
+      json: { url: receiver.url, events: [...EventType], description: 'contract receiver' },
     });
     webhookSecret = dataOf<{ secret: string }>(ep).secret;
+    endpointId = dataOf<{ id: string }>(ep).id;
     webhook = new Webhook(webhookSecret);
     m = await pg.onboard();
   });
@@ -220,6 +230,10 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
       (e) => e.event_type === 'PAYMENT_SETTLED' && (e.data['settlements'] as { settlement_id: string }[]).some((s) => s.settlement_id === settlement!.settlement_id),
     );
     expect(ev, JSON.stringify(verifiedEvents.map((e) => e.event_type))).toBeDefined();
+    const captured = verifiedEvents.find((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId);
+    expect(captured?.data).toMatchObject({ status: 'CAPTURED', payment_id: payment.payment_id, payment_amount: 1500, mop_type: 'UPI' });
+    const refunded = verifiedEvents.find((e) => e.event_type === 'REFUND_PROCESSED' && e.data['refund_id'] === refund.refund_id);
+    expect(refunded?.data).toMatchObject({ status: 'PROCESSED', payment_id: payment.payment_id, refund_amount: 500 });
   });
 
   it('hosted checkout failure: callback payment_failed, order payment_failed, PAYMENT_FAILED delivered', async () => {
@@ -239,6 +253,37 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     expect(refund.error?.code).toBe('ERR_REFUND_422');
     await drainWebhooks();
     expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_FAILED' && e.data['order_id'] === orderId)).toBe(true);
+  });
+
+  it('hosted checkout by card: an invalid card re-shows the page (422), a 3-D Secure test card is approved, mop_detail keeps last4 + network', async () => {
+    const created = await pg.createOrder(m.credentials, orderBody({ mop_type: 'DEBIT_CARD' }));
+    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(created);
+    const card = { outcome: 'success', mop_type: 'DEBIT_CARD', card_expiry: '12/35', card_cvc: '123', card_name: 'Priya Sharma' };
+    // the order names its method: another one is refused on the page
+    const otherMethod = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }) });
+    expect(otherMethod.text).toContain('This order can only be paid by Debit card');
+    const rejected = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ ...card, card_number: '4242 4242 4242 4241' }),
+      headers: { accept: 'text/html' },
+    });
+    expect(rejected.text).toContain('id="card_number-error"');
+    expect(rejected.text).not.toContain('4242 4242 4242 4241');
+    const challenge = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ ...card, card_number: '4000 0000 0000 3220' }) });
+    expect(challenge.text).toContain('three_ds_result');
+    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', three_ds_result: 'approved' }) });
+    const { fields } = redirectForm(res.text);
+    expect(fields).toMatchObject({ status: 'payment_successful', mop_type: 'DEBIT_CARD' });
+    expect(verifyCallback(fields, m.encryptionKey)).toBe(true);
+    const payment = dataOf<{ mop_type: string; mop_detail: Record<string, string> }>(
+      await pg.expectStatus(200, 'GET', `/pg/payments/${fields['payment_id']}/`, m.credentials),
+    );
+    expect(payment).toMatchObject({ mop_type: 'DEBIT_CARD', mop_detail: { card_last4: '3220', card_network: 'visa' } });
+    expect(orderId).toBe(fields['order_id']);
+    // the session is used: a browser gets a page saying so, an API client ERR_AUTH_000
+    const page = await pg.expectStatus(401, 'GET', `/checkout/${sessionId}`, undefined, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain('This payment link has already been used');
+    const api = await pg.expectStatus(401, 'GET', `/checkout/${sessionId}`, undefined, { headers: { accept: 'application/json' } });
+    expect(api.error?.code).toBe('ERR_AUTH_000');
   });
 
   it('hosted checkout cancel: callback payment_cancelled with empty payment_id, order cancelled', async () => {
@@ -263,6 +308,8 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     );
     expect(done.status).toBe('payment_successful');
     expect(done.payments[0]?.status).toBe('captured');
+    await drainWebhooks();
+    expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)).toBe(true);
     const again = await pg.expectStatus(422, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, { json: { outcome: 'failure' } });
     expect(again.error?.code).toBe('ERR_ORDER_422');
   });
@@ -333,6 +380,46 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     );
     expect(order.air_waybills.map((a) => a.number)).toContain('AWB123456789');
   });
+  it('a refund the processor fails: refund FAILED, REFUND_FAILED delivered, the amount refundable again', async () => {
+    const { paymentId } = await pg.paidOrder(m, '200.00');
+    const refund = dataOf<{ refund_id: string }>(await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '200.00' } }));
+    const failed = dataOf<{ refund_status: string }>(
+      await pg.expectStatus(200, 'POST', `/sandbox/refunds/${refund.refund_id}/complete`, m.credentials, { json: { outcome: 'failed' } }),
+    );
+    expect(failed.refund_status).toBe('FAILED');
+    await drainWebhooks();
+    const ev = verifiedEvents.find((e) => e.event_type === 'REFUND_FAILED' && e.data['refund_id'] === refund.refund_id);
+    expect(ev?.data).toMatchObject({ status: 'FAILED', payment_id: paymentId, refund_amount: 200 });
+    await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '200.00' } });
+  });
+
+  it('deliveries: listed with their attempts, redelivered with the same webhook-id, invisible to other tenants', async () => {
+    const { orderId } = await pg.paidOrder(m, '75.00');
+    await drainWebhooks();
+    const page = dataOf<{ count: number; results: { id: string; event_type: string; webhook_id: string; status: string; attempts: { status_code: number | null }[] }[] }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, { query: { status: 'succeeded', page_size: 50 } }),
+    );
+    const captured = verifiedEvents.find((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)!;
+    const delivery = page.results.find((d) => d.webhook_id === `msg_${captured.sequence_number}`);
+    expect(delivery, JSON.stringify(page.results.slice(0, 3))).toMatchObject({ event_type: 'PAYMENT_CAPTURED', status: 'succeeded', attempts: [{ status_code: 200 }] });
+
+    // another merchant's credentials: neither the partner's endpoint nor its deliveries exist for it
+    const other = await pg.onboard();
+    await pg.expectStatus(404, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, other.credentials);
+    await pg.expectStatus(404, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, other.credentials);
+
+    const scheduled = dataOf<{ status: string }>(await pg.expectStatus(202, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, pg.partner));
+    expect(scheduled.status).toBe('pending');
+    await drainWebhooks();
+    const again = verifiedEvents.filter((e) => e.sequence_number === captured.sequence_number);
+    expect(again).toHaveLength(2); // the same event, verified twice under the same webhook-id
+    const after = dataOf<{ results: { id: string; attempts: unknown[]; status: string }[] }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, { query: { page_size: 50 } }),
+    );
+    expect(after.results.find((d) => d.id === delivery!.id)).toMatchObject({ status: 'succeeded', attempts: [{}, {}] });
+    const enabled = dataOf<{ status: string }>(await pg.expectStatus(200, 'POST', `/webhooks/endpoints/${endpointId}/enable`, pg.partner));
+    expect(enabled.status).toBe('enabled'); // idempotent on an enabled endpoint
+  });
 
   // Sandbox-clock tests last: moving m's clock ages every open session of m (only m's: clocks are per merchant).
   it('refunds are processed automatically 60 s (sandbox time) after creation by the worker', async () => {
@@ -343,6 +430,8 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     await requireRuntime(pg.gw).worker.tick();
     const r = dataOf<{ refund_status: string }>(await pg.expectStatus(200, 'GET', `/pg/refunds/${refund.refund_id}`, m.credentials));
     expect(r.refund_status).toBe('PROCESSED');
+    await drainWebhooks();
+    expect(verifiedEvents.some((e) => e.event_type === 'REFUND_PROCESSED' && e.data['refund_id'] === refund.refund_id)).toBe(true);
   });
 
   it('session expiry: after 15 minutes of sandbox time the session is rejected and the order cancelled', async () => {

@@ -19,6 +19,9 @@ export interface World {
   refundId: string;
   settlementId: string;
   endpointId: string;
+  /** An endpoint of `m` with one delivery (a PAYMENT_FAILED after its registration), and that delivery's id. */
+  deliveryEndpointId: string;
+  deliveryId: string;
   /** A fresh, unused checkout session of `m` (call `freshSession`). */
 }
 
@@ -50,6 +53,7 @@ export async function prepareWorld(pg: Paygate): Promise<World> {
   await pg.paidOrder(m, '50.00');
   const run = await pg.expectStatus(200, 'POST', '/sandbox/settlements/run', pg.partner, { json: { merchant_id: m.merchantId } });
   const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url: 'https://shop.example.in/hooks', events: ['PAYMENT_FAILED'] } });
+  const delivery = await worldDelivery(pg, m);
   return {
     m,
     other,
@@ -59,7 +63,29 @@ export async function prepareWorld(pg: Paygate): Promise<World> {
     refundId: dataOf<{ refund_id: string }>(refund).refund_id,
     settlementId: dataOf<{ settlements: { settlement_id: string }[] }>(run).settlements[0]!.settlement_id,
     endpointId: dataOf<{ id: string }>(ep).id,
+    ...delivery,
   };
+}
+
+/**
+ * An endpoint of `m` and a delivery to it: a failed payment after the endpoint's registration, fanned out by the
+ * worker (in-process: a tick, whose attempt to the closed port 9 fails at once; remote: its own worker, polled).
+ */
+async function worldDelivery(pg: Paygate, m: MerchantAccount): Promise<{ deliveryEndpointId: string; deliveryId: string }> {
+  const runtime = pg.gw.runtime;
+  const url = runtime ? 'http://127.0.0.1:9/paygate' : 'https://shop.example.in/paygate-deliveries';
+  const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url, events: ['PAYMENT_FAILED'] } });
+  const endpointId = dataOf<{ id: string }>(ep).id;
+  const order = dataOf<{ session_id: string }>(await pg.createOrder(m.credentials));
+  await pg.expectStatus(200, 'POST', `/sandbox/checkout/${order.session_id}/complete`, m.credentials, { json: { outcome: 'failure', mop_type: 'UPI' } });
+  for (let i = 0; i < 20; i++) {
+    if (runtime) await runtime.worker.tick();
+    else await new Promise((resolve) => setTimeout(resolve, 500));
+    const page = dataOf<{ results: { id: string }[] }>(await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, m.credentials));
+    const first = page.results[0];
+    if (first) return { deliveryEndpointId: endpointId, deliveryId: first.id };
+  }
+  throw new Error(`no delivery reached webhook endpoint ${endpointId} within 10 s: is the gateway's worker running?`);
 }
 
 export async function freshSession(pg: Paygate, m: MerchantAccount): Promise<{ orderId: string; sessionId: string }> {
@@ -161,6 +187,12 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
       const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, { json: { url: 'https://shop.example.in/tmp', events: ['PAYMENT_FAILED'] } });
       return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
     }
+    case 'listWebhookDeliveries':
+      return { method: 'GET', path: path({ endpoint_id: w.deliveryEndpointId }), who: m, req: { query: { page_size: 5 + variant } } };
+    case 'enableWebhookEndpoint':
+      return { method: 'POST', path: path({ endpoint_id: w.endpointId }), who: m, req: {} };
+    case 'redeliverWebhookDelivery':
+      return { method: 'POST', path: path({ delivery_id: w.deliveryId }), who: m, req: {} };
     default:
       throw new Error(`validRequest: no valid request known for operation ${op.operationId} (new in the spec? add it here)`);
   }
@@ -174,6 +206,7 @@ export const MISSING_IDS: Readonly<Record<string, string>> = {
   refund_id: 'RF9999999999999999',
   settlement_id: 'ST9999999999999999',
   endpoint_id: 'we_AAAAAAAAAAAAAAAAAAAAAAAA',
+  delivery_id: 'dlv_999999999999999999',
   document_id: `doc_${'A'.repeat(32)}`,
   session_id: `session_${'A'.repeat(43)}`,
 };

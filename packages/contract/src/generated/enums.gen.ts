@@ -39,7 +39,11 @@ export type BusinessCategory = (typeof BusinessCategory)[number];
 export const BusinessMode = ["B2B","B2C","B2B2C"] as const;
 export type BusinessMode = (typeof BusinessMode)[number];
 
-/** From `#/components/schemas/CheckoutFormSubmission/properties/outcome`. */
+/**
+ * `success`: the customer pressed Pay (the method's fields and, in the sandbox, the test values decide the result); `failure`: the sandbox's "Simulate failure"; `cancel`: the customer cancelled.
+ *
+ * From `#/components/schemas/CheckoutFormSubmission/properties/outcome`.
+ */
 export const CheckoutFormSubmissionOutcome = ["success","failure","cancel"] as const;
 export type CheckoutFormSubmissionOutcome = (typeof CheckoutFormSubmissionOutcome)[number];
 
@@ -56,11 +60,11 @@ export const CreateOrderRequestMopType = ["UPI","CREDIT_CARD","NETBANKING","NET_
 export type CreateOrderRequestMopType = (typeof CreateOrderRequestMopType)[number];
 
 /**
- * Webhook event kinds (Paygate 1.0 emits these three).
+ * Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
  *
  * From `#/components/schemas/EventType`.
  */
-export const EventType = ["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED"] as const;
+export const EventType = ["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"] as const;
 export type EventType = (typeof EventType)[number];
 
 /** From `#/components/schemas/CompanyDetails/properties/international_org_type`, `#/components/schemas/CompanyDetailsPatch/properties/international_org_type`. */
@@ -183,6 +187,14 @@ export type Scope = (typeof Scope)[number];
 export const SettlementType = ["capture","refund","refund_reserve","reserve_release"] as const;
 export type SettlementType = (typeof SettlementType)[number];
 
+/**
+ * The answer on the simulated 3-D Secure challenge page (sandbox test card 4000 0000 0000 3220).
+ *
+ * From `#/components/schemas/CheckoutFormSubmission/properties/three_ds_result`.
+ */
+export const ThreeDsResult = ["approved","failed"] as const;
+export type ThreeDsResult = (typeof ThreeDsResult)[number];
+
 /** From `#/components/schemas/Product/properties/type_of_goods`. */
 export const TypeOfGoods = ["goods","services"] as const;
 export type TypeOfGoods = (typeof TypeOfGoods)[number];
@@ -210,3 +222,19 @@ export type UpiAppName = (typeof UpiAppName)[number];
  */
 export const UpiFlowType = ["intent","collection"] as const;
 export type UpiFlowType = (typeof UpiFlowType)[number];
+
+/**
+ * `pending`: waiting for its next attempt; `delivering`: an attempt is in flight; `succeeded`: a 2xx answer; `failed`: given up (schedule exhausted, endpoint deleted or disabled).
+ *
+ * From `#/components/schemas/WebhookDelivery/properties/status`.
+ */
+export const WebhookDeliveryStatus = ["pending","delivering","succeeded","failed"] as const;
+export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatus)[number];
+
+/**
+ * `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+ *
+ * From `#/components/schemas/WebhookEndpoint/properties/status`.
+ */
+export const WebhookEndpointStatus = ["enabled","disabled"] as const;
+export type WebhookEndpointStatus = (typeof WebhookEndpointStatus)[number];

@@ -13,6 +13,15 @@ import type { components } from './types.gen.js';
 export type MerchantApprovedEvent = components["schemas"]["MerchantApprovedEvent"];
 
 /**
+ * PAYMENT_CAPTURED event
+ *
+ * Sent when a customer's payment is captured (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ *
+ * Event type `PAYMENT_CAPTURED` (OpenAPI webhooks).
+ */
+export type PaymentCapturedEvent = components["schemas"]["PaymentCapturedEvent"];
+
+/**
  * PAYMENT_FAILED event
  *
  * Sent when a customer's payment attempt fails. `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
@@ -30,11 +39,32 @@ export type PaymentFailedEvent = components["schemas"]["PaymentFailedEvent"];
  */
 export type PaymentSettledEvent = components["schemas"]["PaymentSettledEvent"];
 
+/**
+ * REFUND_FAILED event
+ *
+ * Sent when a refund reaches `FAILED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ *
+ * Event type `REFUND_FAILED` (OpenAPI webhooks).
+ */
+export type RefundFailedEvent = components["schemas"]["RefundFailedEvent"];
+
+/**
+ * REFUND_PROCESSED event
+ *
+ * Sent when a refund reaches `PROCESSED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ *
+ * Event type `REFUND_PROCESSED` (OpenAPI webhooks).
+ */
+export type RefundProcessedEvent = components["schemas"]["RefundProcessedEvent"];
+
 /** Every webhook event, discriminated on "event_type". */
 export type WebhookEvent =
   | MerchantApprovedEvent
+  | PaymentCapturedEvent
   | PaymentFailedEvent
-  | PaymentSettledEvent;
+  | PaymentSettledEvent
+  | RefundFailedEvent
+  | RefundProcessedEvent;
 
 export type WebhookEventType = WebhookEvent["event_type"];
 
@@ -42,4 +72,4 @@ export type WebhookEventType = WebhookEvent["event_type"];
 export const WEBHOOK_EVENT_DISCRIMINATOR = "event_type";
 
 /** Every event type, sorted. */
-export const WEBHOOK_EVENT_TYPES = ["MERCHANT_APPROVED", "PAYMENT_FAILED", "PAYMENT_SETTLED"] as const satisfies readonly WebhookEventType[];
+export const WEBHOOK_EVENT_TYPES = ["MERCHANT_APPROVED", "PAYMENT_CAPTURED", "PAYMENT_FAILED", "PAYMENT_SETTLED", "REFUND_FAILED", "REFUND_PROCESSED"] as const satisfies readonly WebhookEventType[];

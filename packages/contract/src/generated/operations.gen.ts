@@ -25,7 +25,8 @@ export const operations = [
         "application/json"
       ],
       "401": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "429": [
         "application/json",
@@ -59,13 +60,17 @@ export const operations = [
         "application/json"
       ],
       "401": [
-        "application/json"
+        "application/json",
+        "text/html"
       ],
       "413": [
         "application/json"
       ],
       "415": [
         "application/json"
+      ],
+      "422": [
+        "text/html"
       ],
       "429": [
         "application/json",
@@ -1491,6 +1496,51 @@ export const operations = [
     }
   },
   {
+    "operationId": "redeliverWebhookDelivery",
+    "method": "post",
+    "path": "/webhooks/deliveries/{delivery_id}/redeliver",
+    "expressPath": "/webhooks/deliveries/:delivery_id/redeliver",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "202": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
     "operationId": "listWebhookEndpoints",
     "method": "get",
     "path": "/webhooks/endpoints",
@@ -1595,6 +1645,96 @@ export const operations = [
     "method": "delete",
     "path": "/webhooks/endpoints/{endpoint_id}",
     "expressPath": "/webhooks/endpoints/:endpoint_id",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
+    "operationId": "listWebhookDeliveries",
+    "method": "get",
+    "path": "/webhooks/endpoints/{endpoint_id}/deliveries",
+    "expressPath": "/webhooks/endpoints/:endpoint_id/deliveries",
+    "tags": [
+      "Extensions"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
+    "operationId": "enableWebhookEndpoint",
+    "method": "post",
+    "path": "/webhooks/endpoints/{endpoint_id}/enable",
+    "expressPath": "/webhooks/endpoints/:endpoint_id/enable",
     "tags": [
       "Extensions"
     ],

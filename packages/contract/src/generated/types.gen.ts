@@ -11,13 +11,15 @@ export interface paths {
         };
         /**
          * Hosted payment page
-         * @description The hosted payment page for a checkout session: amount, merchant, method choice and (in sandbox) pay / fail / cancel. The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id`.
+         * @description The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
          */
         get: operations["getCheckoutPage"];
         put?: never;
         /**
          * Submit the hosted payment page
-         * @description The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none). The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+         * @description The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+         *
+         *     Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
          */
         post: operations["submitCheckoutPage"];
         delete?: never;
@@ -502,6 +504,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a delivery
+         * @description Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/endpoints": {
         parameters: {
             query?: never;
@@ -546,6 +568,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{endpoint_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook endpoint
+         * @description Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     MERCHANT_APPROVED: {
@@ -562,6 +624,26 @@ export interface webhooks {
          * @description Sent when a merchant account is approved and can collect payments. `event_time` is `YYYY-MM-DD HH:MM:SS`.
          */
         post: operations["merchantApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    PAYMENT_CAPTURED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PAYMENT_CAPTURED event
+         * @description Sent when a customer's payment is captured (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["paymentCapturedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -602,6 +684,46 @@ export interface webhooks {
          * @description Sent when funds are transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.
          */
         post: operations["paymentSettledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    REFUND_FAILED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * REFUND_FAILED event
+         * @description Sent when a refund reaches `FAILED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    REFUND_PROCESSED: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * REFUND_PROCESSED event
+         * @description Sent when a refund reaches `PROCESSED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         */
+        post: operations["refundProcessedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,9 +785,29 @@ export interface components {
         CalendarDate: string;
         /** @description The hosted checkout page's form. */
         CheckoutFormSubmission: {
+            /** @description Net banking: the chosen bank's code (sandbox: `HDFC`, `ICIC`, `SBIN`, `UTIB`, `KKBK` succeed; `PGFL` fails). */
+            bank_code?: string;
+            /** @description Cards: the 3-digit security code (4 digits for American Express). Never stored. */
+            card_cvc?: string;
+            /** @description Cards: expiry as `MM/YY`; a past month is refused. */
+            card_expiry?: string;
+            /** @description Cards: the name on the card. */
+            card_name?: string;
+            /** @description Cards: the card number (spaces and dashes allowed; Luhn-checked). Only its last four digits and network are kept; the number is never stored, logged or echoed. */
+            card_number?: string;
             mop_type?: components["schemas"]["MopType"];
-            /** @enum {string} */
+            /**
+             * @description `success`: the customer pressed Pay (the method's fields and, in the sandbox, the test values decide the result); `failure`: the sandbox's "Simulate failure"; `cancel`: the customer cancelled.
+             * @enum {string}
+             */
             outcome: "success" | "failure" | "cancel";
+            /**
+             * @description The answer on the simulated 3-D Secure challenge page (sandbox test card 4000 0000 0000 3220).
+             * @enum {string}
+             */
+            three_ds_result?: "approved" | "failed";
+            /** @description UPI: the customer's VPA for a collect request (checked against `^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$` by the page, which answers 422 with the error next to the field). Empty: the customer paid by scanning the QR code. Sandbox: `failure@paygate` fails, any other VPA succeeds. */
+            vpa?: string;
         };
         /** @description The callback the customer's browser posts to `return_url` (`url` is null when the order has no `return_url`). */
         CheckoutRedirect: {
@@ -1101,10 +1243,10 @@ export interface components {
             success: false;
         };
         /**
-         * @description Webhook event kinds (Paygate 1.0 emits these three).
+         * @description Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
          * @enum {string}
          */
-        EventType: "PAYMENT_FAILED" | "PAYMENT_SETTLED" | "MERCHANT_APPROVED";
+        EventType: "PAYMENT_FAILED" | "PAYMENT_SETTLED" | "MERCHANT_APPROVED" | "PAYMENT_CAPTURED" | "REFUND_PROCESSED" | "REFUND_FAILED";
         /**
          * @description Payload version, currently `1.0`.
          * @constant
@@ -1425,11 +1567,19 @@ export interface components {
             /** @enum {string} */
             collection_mode: "HOSTED_PAYMENT" | "S2S";
             created_date: components["schemas"]["Timestamp"];
-            /** @description Method details; `upi_id` for UPI, masked `card_last4`/`card_network` for cards, `bank` for net banking. */
+            /** @description Method details, every field optional: `upi_id` for UPI paid by VPA (empty for a QR or intent payment); `card_last4` and `card_network` for CREDIT_CARD / DEBIT_CARD (never the card number); `bank_code` and `bank_name` for NET_BANKING. Empty (`{}`) when the method has nothing to show (QR, a simulated failure). */
             mop_detail: {
+                /** @description Net banking: the bank's name (kept for 1.0 readers; prefer `bank_name`). */
                 bank?: string;
+                /** @description Net banking: the bank's code (its IFSC prefix, e.g. `HDFC`). */
+                bank_code?: string;
+                /** @description Net banking: the bank's name. */
+                bank_name?: string;
+                /** @description Cards: the last four digits of the card number. */
                 card_last4?: string;
+                /** @description Cards: the network from the card's BIN: `visa`, `mastercard`, `rupay`, `amex`, `diners` or `unknown`. */
                 card_network?: string;
+                /** @description UPI: the VPA the collect request went to. */
                 upi_id?: string;
             };
             mop_type: components["schemas"]["MopType"];
@@ -1441,6 +1591,60 @@ export interface components {
             settlement: null | components["schemas"]["PaymentSettlement"];
             status: components["schemas"]["PaymentStatus"];
             status_message: string;
+        };
+        PaymentCapturedData: {
+            /** @description Bank reference number. */
+            bank_ref_num: string;
+            /** @description ISO 4217 currency of the order. */
+            currency: string;
+            /** @description The payment's status message. */
+            message: string;
+            /** @description Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`. */
+            mop_type: string;
+            /** @description Order id (`OD` + 16 digits). */
+            order_id: string;
+            /** @description Captured amount in major units of `currency` (the order amount). */
+            payment_amount: number;
+            /** @description ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`. */
+            payment_completed_at: string;
+            /** @description Payment id (`PR` + 16 digits). */
+            payment_id: string;
+            /** @constant */
+            status: "CAPTURED";
+        };
+        /**
+         * PAYMENT_CAPTURED
+         * @description Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "PAYMENT_CAPTURED",
+         *       "event_time": "2026-11-21 10:15:30Z",
+         *       "version": "1.0",
+         *       "sequence_number": "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "data": {
+         *         "status": "CAPTURED",
+         *         "message": "Payment captured successfully",
+         *         "mop_type": "UPI",
+         *         "order_id": "OD1000000000000001",
+         *         "payment_id": "PR1000000000000001",
+         *         "bank_ref_num": "608123456789",
+         *         "payment_amount": 1500,
+         *         "currency": "INR",
+         *         "payment_completed_at": "2026-11-21T10:15:30.123456Z"
+         *       }
+         *     }
+         */
+        PaymentCapturedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["PaymentCapturedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "PAYMENT_CAPTURED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
         };
         PaymentEnvelope: {
             data: components["schemas"]["Payment"];
@@ -1662,6 +1866,51 @@ export interface components {
             /** @constant */
             success: true;
         };
+        RefundFailedData: {
+            /** @description ISO 8601 UTC timestamp with microseconds of the failure. */
+            failed_at: string;
+            /** @description Failure reason; the amount is refundable again. */
+            message: string;
+            /** @description Payment id (`PR` + 16 digits) the refund is for. */
+            payment_id: string;
+            /** @description Amount that was not refunded, in major units of the payment's currency. */
+            refund_amount: number;
+            /** @description Refund id (`RF` + digits). */
+            refund_id: string;
+            /** @constant */
+            status: "FAILED";
+        };
+        /**
+         * REFUND_FAILED
+         * @description Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "REFUND_FAILED",
+         *       "event_time": "2026-11-21 11:00:00Z",
+         *       "version": "1.0",
+         *       "sequence_number": "2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b",
+         *       "data": {
+         *         "status": "FAILED",
+         *         "message": "Refund could not be processed",
+         *         "refund_id": "RF1000000000000002",
+         *         "payment_id": "PR1000000000000001",
+         *         "refund_amount": 500,
+         *         "failed_at": "2026-11-21T11:00:00.000000Z"
+         *       }
+         *     }
+         */
+        RefundFailedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["RefundFailedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "REFUND_FAILED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
+        };
         /**
          * @description Refund identifier, `RF` followed by digits.
          * @example RF1000000000000001
@@ -1675,6 +1924,54 @@ export interface components {
             page_size: components["schemas"]["PageSize"];
             previous: components["schemas"]["PageLink"];
             results: components["schemas"]["Refund"][];
+        };
+        RefundProcessedData: {
+            /** @description Bank reference number of the refund transfer. */
+            bank_ref_num: string;
+            /** @description The refund's message. */
+            message: string;
+            /** @description Payment id (`PR` + 16 digits) the refund is for. */
+            payment_id: string;
+            /** @description Refunded amount in major units of the payment's currency. */
+            refund_amount: number;
+            /** @description Refund id (`RF` + digits). */
+            refund_id: string;
+            /** @description ISO 8601 UTC timestamp with microseconds; the refund's `refunded_at`. */
+            refunded_at: string;
+            /** @constant */
+            status: "PROCESSED";
+        };
+        /**
+         * REFUND_PROCESSED
+         * @description Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @example {
+         *       "event_type": "REFUND_PROCESSED",
+         *       "event_time": "2026-11-21 11:00:00Z",
+         *       "version": "1.0",
+         *       "sequence_number": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+         *       "data": {
+         *         "status": "PROCESSED",
+         *         "message": "Refund processed successfully",
+         *         "refund_id": "RF1000000000000001",
+         *         "payment_id": "PR1000000000000001",
+         *         "refund_amount": 500,
+         *         "bank_ref_num": "608123456790",
+         *         "refunded_at": "2026-11-21T11:00:00.000000Z"
+         *       }
+         *     }
+         */
+        RefundProcessedEvent: {
+            /** @description Event-specific payload. */
+            data: components["schemas"]["RefundProcessedData"];
+            /** @description Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant). */
+            event_time: string;
+            /**
+             * @description Event kind. Receivers must ignore values they do not know.
+             * @constant
+             */
+            event_type: "REFUND_PROCESSED";
+            sequence_number: components["schemas"]["SequenceNumber"];
+            version: components["schemas"]["EventVersion"];
         };
         /**
          * @description `INITIATED` -> `PROCESSED` (with `refunded_at`) | `FAILED`.
@@ -2034,9 +2331,61 @@ export interface components {
                 number?: string;
             };
         };
+        /** @description One event's delivery to one endpoint, with every attempt (D78). */
+        WebhookDelivery: {
+            attempt_count: number;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            created_at: components["schemas"]["Timestamp"];
+            endpoint_id: string;
+            event_id: components["schemas"]["SequenceNumber"];
+            event_type: components["schemas"]["EventType"];
+            /** @example dlv_42 */
+            id: string;
+            next_attempt_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description `pending`: waiting for its next attempt; `delivering`: an attempt is in flight; `succeeded`: a 2xx answer; `failed`: given up (schedule exhausted, endpoint deleted or disabled).
+             * @enum {string}
+             */
+            status: "pending" | "delivering" | "succeeded" | "failed";
+            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id` (redeliveries keep it, so receivers deduplicate them). */
+            webhook_id: string;
+        };
+        WebhookDeliveryAttempt: {
+            /** @description Attempt number, from 1; a redelivery continues the count. */
+            attempt: number;
+            /** @description Milliseconds from sending to the answer (or the failure). */
+            duration_ms: number;
+            /** @description Why the attempt failed (`HTTP 503`, `timeout after 10000 ms`, ...); null when it succeeded. */
+            error: string | null;
+            started_at: components["schemas"]["Timestamp"];
+            /** @description The receiver's HTTP status, null when no answer came (network error, timeout, refused destination). */
+            status_code: number | null;
+        };
+        WebhookDeliveryEnvelope: {
+            data: components["schemas"]["WebhookDelivery"];
+            message: string;
+            /** @constant */
+            success: true;
+        };
+        WebhookDeliveryPageEnvelope: {
+            data: {
+                count: number;
+                next: components["schemas"]["PageLink"];
+                page: components["schemas"]["PageNumber"];
+                page_size: components["schemas"]["PageSize"];
+                previous: components["schemas"]["PageLink"];
+                results: components["schemas"]["WebhookDelivery"][];
+            };
+            message: string;
+            /** @constant */
+            success: true;
+        };
         WebhookEndpoint: {
             created_at: components["schemas"]["Timestamp"];
             description?: string | null;
+            /** @description Why the endpoint was disabled (e.g. `HTTP 410 Gone`), null while enabled. */
+            disabled_reason?: string | null;
             events: components["schemas"]["EventType"][];
             /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
             id: string;
@@ -2046,6 +2395,11 @@ export interface components {
              * @enum {string}
              */
             scope: "partner" | "merchant";
+            /**
+             * @description `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
             /** Format: uri */
             url: string;
         };
@@ -2062,6 +2416,12 @@ export interface components {
         };
         WebhookEndpointCreatedEnvelope: {
             data: components["schemas"]["WebhookEndpointCreated"];
+            message: string;
+            /** @constant */
+            success: true;
+        };
+        WebhookEndpointEnvelope: {
+            data: components["schemas"]["WebhookEndpoint"];
             message: string;
             /** @constant */
             success: true;
@@ -2088,6 +2448,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The form's input is not valid (a VPA not matching the pattern, a card number failing the Luhn check, a past expiry, a wrong-length CVC, an unknown bank, a number that is not a sandbox test card): the payment page again with each error next to its field (`aria-describedby`), the session unchanged, nothing charged. */
+        CheckoutFormRejected: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html><head><title>Pay Acme</title></head><body>...<p id="card_number-error">Check the card number</p>...</body></html> */
+                "text/html": string;
             };
         };
         /** @description No document with this id for this credential (`ERR_REQUEST_404`); another tenant's document is not found either. */
@@ -2234,6 +2604,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description An unknown, malformed, expired or already-used checkout session on a page a shopper's browser opens: an HTML page saying so (and to return to the merchant) when the client prefers `text/html`, else the error envelope (`ERR_AUTH_000` with `details.session_id`), as for every API client (decision D75). */
+        SessionUnauthorizedPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>This payment link has expired</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Settlement not found for this credential (`ERR_SETTLEMENT_404`). */
         SettlementNotFound: {
             headers: {
@@ -2297,6 +2678,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description Webhook delivery not found for this credential (`ERR_WEBHOOK_404`; another tenant's delivery is not found either). */
+        WebhookDeliveryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Webhook endpoint not found for this credential (`ERR_WEBHOOK_404`). */
         WebhookEndpointNotFound: {
             headers: {
@@ -2347,6 +2737,10 @@ export interface components {
         SettlementIdPath: components["schemas"]["SettlementId"];
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
+        /** @example dlv_42 */
+        WebhookDeliveryIdPath: string;
+        /** @description Only deliveries in this status. */
+        WebhookDeliveryStatusQuery: "pending" | "delivering" | "succeeded" | "failed";
         /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
         WebhookEndpointIdPath: string;
         /**
@@ -2394,7 +2788,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["SessionUnauthorized"];
+            401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };
@@ -2432,9 +2826,10 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            401: components["responses"]["SessionUnauthorized"];
+            401: components["responses"]["SessionUnauthorizedPage"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
         };
@@ -4283,6 +4678,60 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example dlv_42 */
+                delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new attempt is scheduled; the delivery as it is now (`pending`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook delivery scheduled",
+                     *       "data": {
+                     *         "id": "dlv_42",
+                     *         "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *         "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *         "event_type": "PAYMENT_CAPTURED",
+                     *         "webhook_id": "msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *         "status": "pending",
+                     *         "attempt_count": 1,
+                     *         "next_attempt_at": "2026-11-21T10:15:35.000000Z",
+                     *         "created_at": "2026-11-21T10:15:30.123456Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "started_at": "2026-11-21T10:15:30.200000Z",
+                     *             "status_code": 503,
+                     *             "duration_ms": 42,
+                     *             "error": "HTTP 503"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookDeliveryNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -4440,6 +4889,123 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, 1 to 250 (default 10). */
+                page_size?: components["parameters"]["PageSize10"];
+                /** @description Only deliveries in this status. */
+                status?: components["parameters"]["WebhookDeliveryStatusQuery"];
+            };
+            header?: never;
+            path: {
+                /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
+                endpoint_id: components["parameters"]["WebhookEndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook deliveries fetched successfully",
+                     *       "data": {
+                     *         "count": 1,
+                     *         "page": 1,
+                     *         "page_size": 10,
+                     *         "next": null,
+                     *         "previous": null,
+                     *         "results": [
+                     *           {
+                     *             "id": "dlv_42",
+                     *             "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *             "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *             "event_type": "PAYMENT_CAPTURED",
+                     *             "webhook_id": "msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
+                     *             "status": "succeeded",
+                     *             "attempt_count": 1,
+                     *             "next_attempt_at": null,
+                     *             "created_at": "2026-11-21T10:15:30.123456Z",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempt": 1,
+                     *                 "started_at": "2026-11-21T10:15:30.200000Z",
+                     *                 "status_code": 200,
+                     *                 "duration_ms": 42,
+                     *                 "error": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
+                endpoint_id: components["parameters"]["WebhookEndpointIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook endpoint enabled",
+                     *       "data": {
+                     *         "id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
+                     *         "url": "https://shop.example.in/webhooks/paygate",
+                     *         "events": [
+                     *           "PAYMENT_CAPTURED"
+                     *         ],
+                     *         "description": "Production receiver",
+                     *         "scope": "merchant",
+                     *         "merchant_id": "10000001",
+                     *         "created_at": "2026-11-21T10:15:30.123456Z",
+                     *         "status": "enabled",
+                     *         "disabled_reason": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     merchantApprovedWebhook: {
         parameters: {
             query?: never;
@@ -4466,6 +5032,51 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MerchantApprovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentCapturedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCapturedEvent"];
             };
         };
         responses: {
@@ -4556,6 +5167,96 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentSettledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 10 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejects a delivery whose signature or timestamp does not verify; it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundProcessedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint secret (several during key rotation).
+                 * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /**
+                 * @description Unix seconds when this attempt was signed; reject if more than 5 minutes from your clock.
+                 * @example 1763720130
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundProcessedEvent"];
             };
         };
         responses: {

@@ -1,6 +1,7 @@
 import { MopType } from '@paygate/contract';
-import type { Handlers } from '@paygate/server';
+import { HttpErrorWithPage, type Handlers } from '@paygate/server';
 import {
+  CHECKOUT_METHOD_LABELS,
   CHECKOUT_PAGE_CSP,
   CHECKOUT_SDK_ETAG,
   checkoutSdkSource,
@@ -10,60 +11,165 @@ import {
   renderResultPage,
   RESULT_PAGE_CSP,
   type CheckoutMethod,
+  type CheckoutPageView,
   type CheckoutResultStatus,
 } from './index.js';
-import { completeCheckoutSession, getCheckoutSession } from './service.js';
+import { completeCheckoutSession, getCheckoutSession, holdCardChallenge, type CheckoutResult, type CheckoutSessionInfo } from './service.js';
+import { decidePaymentAttempt, type CheckoutForm, type FieldErrors } from './methods/attempt.js';
+import { THREE_DS_FAILED_MESSAGE } from './methods/cards.js';
+import { upiQrIntent, upiQrLabel, upiQrSvg } from './methods/upi-qr.js';
+import { renderSessionErrorPage, SESSION_ERROR_PAGE_CSP, sessionProblemOf } from './session-error.js';
+import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
+import { htmlHeaders } from './html.js';
+import { isDomainError } from '../core/errors.js';
+import { normalizeMopType } from '../orders/input.js';
 import { type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 const ALL_METHODS: readonly CheckoutMethod[] = MopType;
 
-/** Security headers of every hosted checkout HTML response (the CSP is per page). */
-export function htmlHeaders(csp: string): Record<string, string> {
-  return {
-    'Content-Security-Policy': csp,
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
+/**
+ * An unusable session (ERR_AUTH_000) as a page for browsers and the error envelope for API clients (D75): the
+ * scaffold's error mapper picks by the Accept header.
+ */
+function asSessionErrorPage(err: unknown): unknown {
+  if (!isDomainError(err) || err.code !== 'ERR_AUTH_000') return err;
+  const page = { contentType: 'text/html', text: renderSessionErrorPage(sessionProblemOf(err.details?.session_id)) };
+  return new HttpErrorWithPage(err.status, err.code, err.message, err.details, htmlHeaders(SESSION_ERROR_PAGE_CSP), page);
+}
+
+async function sessionOrPage(rt: HandlerRuntime, sessionId: string): Promise<CheckoutSessionInfo> {
+  try {
+    return await getCheckoutSession(rt.deps, sessionId);
+  } catch (err) {
+    throw asSessionErrorPage(err);
+  }
+}
+
+/** The order's now in ms: the page's countdown and the card expiry check use the merchant's (sandbox) clock. */
+const orderNowMs = (info: CheckoutSessionInfo) => Math.floor(info.now / 1000);
+
+/** Every method, or only the one the order names. */
+function allowedMethodsOf(info: CheckoutSessionInfo): readonly CheckoutMethod[] {
+  const named = info.mop_type === null ? undefined : normalizeMopType(info.mop_type);
+  return named ? [named] : ALL_METHODS;
+}
+
+async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Partial<CheckoutPageView> = {}): Promise<CheckoutPageView> {
+  const allowedMethods = allowedMethodsOf(info);
+  const qrOrder = {
+    merchantId: info.merchant_id,
+    merchantName: info.merchant_name,
+    orderId: info.order_id,
+    referenceId: info.reference_id,
+    amountMinor: info.amount_minor,
+    currency: info.currency,
   };
+  const wantsQr = allowedMethods.includes('UPI') || allowedMethods.includes('QR');
+  return {
+    sessionId: info.session_id,
+    orderId: info.order_id,
+    merchantName: info.merchant_name,
+    amount: info.amount_text,
+    currency: info.currency,
+    referenceId: info.reference_id,
+    productName: info.product_name ?? '',
+    expiresAt: info.expires_at,
+    mode: rt.config.sandbox ? 'sandbox' : 'production',
+    allowedMethods,
+    ...(wantsQr ? { upiQr: { svg: await upiQrSvg(upiQrIntent(qrOrder)), label: upiQrLabel(qrOrder) } } : {}),
+    ...extra,
+  };
+}
+
+/** The page again with the errors next to their fields (422). The card number and CVC are never put back. */
+async function rejectedPage(rt: HandlerRuntime, info: CheckoutSessionInfo, method: CheckoutMethod, form: CheckoutForm, errors: FieldErrors) {
+  const values = {
+    ...(form.vpa !== undefined ? { vpa: form.vpa } : {}),
+    ...(form.card_expiry !== undefined ? { card_expiry: form.card_expiry } : {}),
+    ...(form.card_name !== undefined ? { card_name: form.card_name } : {}),
+    ...(form.bank_code !== undefined ? { bank_code: form.bank_code } : {}),
+  };
+  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values }), { now: () => orderNowMs(info) });
+  return { status: 422 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
+}
+
+/** The finished session: the auto-submitting callback form to return_url, or the result page. */
+function finishedPage(result: CheckoutResult) {
+  if (result.return_url) {
+    const html = renderRedirectForm({ url: result.return_url, fields: { ...result.callback } });
+    return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(REDIRECT_PAGE_CSP) };
+  }
+  const html = renderResultPage({ status: result.order_status as CheckoutResultStatus, orderId: result.order_id, message: result.callback.message });
+  return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(RESULT_PAGE_CSP) };
 }
 
 /** Public browser surface: the hosted payment page, its form, and the checkout SDK. The session id is the bearer. */
 export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
+  const complete = async (sessionId: string, input: Parameters<typeof completeCheckoutSession>[2]) => {
+    try {
+      return finishedPage(await completeCheckoutSession(rt.deps, sessionId, input));
+    } catch (err) {
+      throw asSessionErrorPage(err);
+    }
+  };
   return {
     async getCheckoutPage(req) {
-      const info = await getCheckoutSession(rt.deps, req.params.session_id);
-      const mop = info.mop_type as CheckoutMethod | null;
-      const html = renderCheckoutPage(
-        {
-          sessionId: info.session_id,
-          orderId: info.order_id,
-          merchantName: info.merchant_name,
-          amount: info.amount_text,
-          currency: info.currency,
-          referenceId: info.reference_id,
-          productName: info.product_name ?? '',
-          expiresAt: info.expires_at,
-          mode: rt.config.sandbox ? 'sandbox' : 'production',
-          allowedMethods: mop && ALL_METHODS.includes(mop) ? [mop] : ALL_METHODS,
-        },
-        // the merchant's sandbox clock may run ahead of the wall clock: count down from the order's "now"
-        { now: () => Math.floor(info.now / 1000) },
-      );
+      const info = await sessionOrPage(rt, req.params.session_id);
+      const html = renderCheckoutPage(await pageView(rt, info), { now: () => orderNowMs(info) });
       return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
     },
     async submitCheckoutPage(req) {
-      const result = await completeCheckoutSession(rt.deps, req.params.session_id, { outcome: req.body.outcome, mopType: req.body.mop_type });
-      if (result.return_url) {
-        const html = renderRedirectForm({ url: result.return_url, fields: { ...result.callback } });
-        return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(REDIRECT_PAGE_CSP) };
+      const sessionId = req.params.session_id;
+      const form = req.body;
+      if (form.outcome === 'cancel') return complete(sessionId, { outcome: 'cancel', mopType: form.mop_type });
+      const info = await sessionOrPage(rt, sessionId);
+      if (form.three_ds_result !== undefined) {
+        const challenge = info.card_challenge;
+        if (!challenge) return rejectedPage(rt, info, 'CREDIT_CARD', form, { card_number: 'The 3-D Secure step has no card waiting: enter the card again' });
+        const approved = form.three_ds_result === 'approved';
+        return complete(sessionId, {
+          outcome: approved ? 'success' : 'failure',
+          mopType: challenge.mop_type,
+          mopDetail: { ...challenge.mop_detail },
+          ...(approved ? {} : { failureMessage: THREE_DS_FAILED_MESSAGE }),
+        });
       }
-      const html = renderResultPage({
-        status: result.order_status as CheckoutResultStatus,
-        orderId: result.order_id,
-        message: result.callback.message,
-      });
-      return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(RESULT_PAGE_CSP) };
+      const method = normalizeMopType(form.mop_type ?? info.mop_type ?? 'UPI') ?? 'UPI';
+      // the sandbox's "Simulate failure" skips the method's fields (D74)
+      if (form.outcome === 'failure') return complete(sessionId, { outcome: 'failure', mopType: method });
+      // an order naming its method offers only that one (D74): another posted method is not paid with
+      const allowed = allowedMethodsOf(info);
+      if (!allowed.includes(method)) {
+        const only = allowed.map((m) => CHECKOUT_METHOD_LABELS[m]).join(', ');
+        return rejectedPage(rt, info, allowed[0] ?? method, form, { mop_type: `This order can only be paid by ${only}` });
+      }
+      const attempt = decidePaymentAttempt(method, form, orderNowMs(info));
+      switch (attempt.kind) {
+        case 'invalid':
+          return rejectedPage(rt, info, method, form, attempt.errors);
+        case 'three_ds': {
+          try {
+            await holdCardChallenge(rt.deps, sessionId, { mop_type: attempt.mopType, mop_detail: attempt.card });
+          } catch (err) {
+            throw asSessionErrorPage(err);
+          }
+          const html = renderThreeDsChallenge({
+            sessionId,
+            merchantName: info.merchant_name,
+            amountText: `${info.currency} ${info.amount_text}`,
+            cardNetwork: attempt.card.card_network,
+            cardLast4: attempt.card.card_last4,
+          });
+          return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(THREE_DS_PAGE_CSP) };
+        }
+        case 'finish':
+          return complete(sessionId, {
+            outcome: attempt.success ? 'success' : 'failure',
+            mopType: attempt.mopType,
+            mopDetail: attempt.mopDetail,
+            ...(attempt.failureMessage !== undefined ? { failureMessage: attempt.failureMessage } : {}),
+          });
+      }
     },
     async getCheckoutSdk() {
       return {

@@ -56,6 +56,24 @@ button:disabled{opacity:.5;cursor:not-allowed}
 .status-payment_failed{color:#b91c1c}
 .status-payment_cancelled{color:#4b5563}
 [role=alert]{color:#b91c1c;font-weight:600}
+.field{margin:0 0 .75rem}
+.field label{display:block;font-weight:600;margin-bottom:.25rem}
+.field input,.field select{font:inherit;width:100%;min-height:44px;padding:.5rem .75rem;border:1px solid #6b7280;border-radius:8px;background:#fff;color:#1a1d23}
+.field select:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
+.has-error input,.has-error select{border:2px solid #b91c1c}
+.hint{color:#4b5563;font-size:.875rem;margin:0 0 .25rem}
+.field-error{color:#b91c1c;font-weight:600;font-size:.875rem;margin:0 0 .25rem}
+.row{display:grid;grid-template-columns:1fr 1fr;gap:0 .75rem}
+.error-summary{border:2px solid #b91c1c;border-radius:8px;padding:.5rem .75rem;margin:0 0 1rem;color:#b91c1c}
+.error-summary a{color:#b91c1c}
+.qr{margin:0 0 .75rem;text-align:center}
+.qr-code{width:12rem;max-width:100%;margin:0 auto}
+.qr-code svg{display:block;width:100%;height:auto}
+.qr figcaption{color:#4b5563;font-size:.875rem}
+code{font-size:.875rem}
+form:has(#method-UPI:not(:checked)) .panel-UPI,form:has(#method-QR:not(:checked)) .panel-QR,
+form:has(#method-NET_BANKING:not(:checked)) .panel-NET_BANKING,
+form:has(#method-CREDIT_CARD:not(:checked)):not(:has(#method-DEBIT_CARD:checked)) .panel-card{display:none}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important}}
 `.trim();
@@ -104,4 +122,15 @@ export function pageCsp(scriptHash: string | null, extra: string[] = []): string
     "frame-ancestors 'none'",
     ...extra,
   ].join('; ');
+}
+
+/** Security headers of every hosted checkout HTML response (the CSP is per page). */
+export function htmlHeaders(csp: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': csp,
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+  };
 }

@@ -118,7 +118,8 @@ describe('renderCheckoutPage', () => {
     // No injected tags or inline event handler attributes.
     expect(new Set(tagNames(html))).toEqual(
       new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'div', 'p', 'h1', 'span', 'dl', 'dt', 'dd',
-        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script']),
+        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script', 'select', 'option', 'details', 'summary',
+        'ul', 'li', 'code']),
     );
     expect(eventHandlerAttributes(html)).toEqual([]);
     // The session id is URL-encoded inside the (escaped) action attribute.
@@ -141,5 +142,69 @@ describe('renderCheckoutPage', () => {
     const past = renderCheckoutPage(view(), { now: () => NOW + 20 * 60_000 });
     expect(byTestId(past, 'countdown')).toContain('data-remaining-seconds="0"');
     expect(render({ expiresAt: 'not a date' })).toContain('>0:00</time>');
+  });
+});
+
+describe('renderCheckoutPage: method panels', () => {
+  const QR = { svg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path d="M0 0h1"/></svg>', label: 'UPI QR code: pay INR 1500.00 to Acme Stores' };
+
+  it('renders a panel per method: UPI (QR + VPA), one card form for credit and debit, net banking, QR', () => {
+    const html = render({ upiQr: QR });
+    for (const id of ['panel-UPI', 'panel-card', 'panel-NET_BANKING', 'panel-QR', 'upi-qr', 'qr-qr', 'vpa', 'card_number', 'card_expiry', 'card_cvc', 'card_name', 'bank_code']) {
+      expect(byTestId(html, id), id).toBeDefined();
+    }
+    expect(html.match(/data-testid="panel-card"/g)).toHaveLength(1);
+    expect(html).toContain(`<div class="qr-code" role="img" aria-label="${QR.label}">${QR.svg}</div>`);
+    expect(byTestId(html, 'card_number')).toContain('autocomplete="cc-number"');
+    expect(byTestId(html, 'card_number')).toContain('inputmode="numeric"');
+    expect(byTestId(html, 'card_expiry')).toContain('autocomplete="cc-exp"');
+    expect(byTestId(html, 'vpa')).toContain('pattern="[a-zA-Z0-9._\\-]+@[a-zA-Z0-9.\\-]+"');
+    expect(html).toContain('<option value="PGFL">Paygate Test Bank (always fails)</option>');
+  });
+
+  it('shows only the panels of the allowed methods', () => {
+    const html = render({ allowedMethods: ['NET_BANKING'], upiQr: QR });
+    expect(byTestId(html, 'panel-NET_BANKING')).toBeDefined();
+    expect(byTestId(html, 'panel-UPI')).toBeUndefined();
+    expect(byTestId(html, 'panel-card')).toBeUndefined();
+    expect(byTestId(html, 'upi-qr')).toBeUndefined();
+  });
+
+  it('a re-shown page: the chosen method, each error next to its field (aria-describedby, aria-invalid), a summary, focus on the first', () => {
+    const html = render({
+      selectedMethod: 'DEBIT_CARD',
+      errors: { card_number: 'Check the card number', card_cvc: 'Enter the 3-digit security code' },
+      values: { card_expiry: '12/30', card_name: 'Priya <Sharma>' },
+    });
+    expect(byTestId(html, 'method-DEBIT_CARD')).toContain('checked');
+    expect(byTestId(html, 'method-UPI')).not.toContain('checked');
+    expect(html).toContain('<p class="field-error" id="card_number-error" data-testid="card_number-error">Check the card number</p>');
+    const number = byTestId(html, 'card_number')!;
+    expect(number).toContain('aria-describedby="card_number-error"');
+    expect(number).toContain('aria-invalid="true"');
+    expect(number).toContain('autofocus');
+    expect(byTestId(html, 'card_cvc')).not.toContain('autofocus');
+    expect(byTestId(html, 'card_expiry')).toContain('value="12/30"');
+    expect(byTestId(html, 'card_name')).toContain('value="Priya &lt;Sharma&gt;"');
+    expect(byTestId(html, 'error-summary')).toContain('role="alert"');
+    expect(html).toContain('<li><a href="#card_number">Check the card number</a></li>');
+    expect(html.match(/autofocus/g)).toHaveLength(1);
+  });
+
+  it('never puts a card number or CVC back into the page (nor can it be given one: a type error)', () => {
+    // @ts-expect-error the page never carries a card number back to the browser
+    const withNumber: CheckoutPageView['values'] = { card_number: '4242424242424242' };
+    // @ts-expect-error nor a CVC
+    const withCvc: CheckoutPageView['values'] = { card_cvc: '123' };
+    const html = render({ errors: { card_number: 'Check the card number' }, values: { ...withNumber, ...withCvc } });
+    expect(html).not.toContain('4242424242424242');
+    expect(byTestId(html, 'card_number')).not.toContain('value=');
+    expect(byTestId(html, 'card_cvc')).not.toContain('value=');
+  });
+
+  it('lists the sandbox test cards in the sandbox only', () => {
+    expect(byTestId(render({ mode: 'sandbox' }), 'test-cards')).toBeDefined();
+    expect(render({ mode: 'sandbox' })).toContain('<code>4000 0000 0000 3220</code>');
+    expect(byTestId(render({ mode: 'production' }), 'test-cards')).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 import type { MopType } from '@paygate/contract';
 import { cspHash, escapeHtml, htmlDocument, pageCsp } from './html.js';
+import type { CheckoutField, FieldErrors } from './methods/attempt.js';
+import { SANDBOX_BANKS } from './methods/banks.js';
+import { TEST_CARDS } from './methods/cards.js';
 
-/** Methods of payment the hosted page can offer (openapi components/schemas/common.yaml#/MopType). */
 /** A method of payment the hosted page can offer: the spec's MopType. */
 export type CheckoutMethod = MopType;
 
@@ -27,6 +29,17 @@ export interface CheckoutPageView {
   expiresAt: string;
   mode: 'sandbox' | 'production';
   allowedMethods: readonly CheckoutMethod[];
+  /** The UPI intent as an inline SVG QR code and its accessible name (UPI and QR panels). */
+  upiQr?: { svg: string; label: string };
+  /** The method selected (a re-shown page keeps the customer's choice). Default: the first allowed. */
+  selectedMethod?: CheckoutMethod;
+  /** Errors to show next to their fields (a 422 re-render). */
+  errors?: FieldErrors;
+  /**
+   * Values to put back into the fields of a re-shown page. Never the card number or the CVC: those are typed again,
+   * so the page never carries them back to the browser.
+   */
+  values?: Partial<Record<'vpa' | 'card_expiry' | 'card_name' | 'bank_code', string>>;
 }
 
 export interface RenderCheckoutPageOptions {
@@ -82,26 +95,178 @@ function remainingSeconds(expiresAt: string, now: number): number {
   return Math.max(0, Math.floor((end - now) / 1000));
 }
 
-function methodsFieldset(methods: readonly CheckoutMethod[]): string {
-  const unique = [...new Set(methods)].filter((m): m is CheckoutMethod => Object.hasOwn(CHECKOUT_METHOD_LABELS, m));
+function allowedUnique(methods: readonly CheckoutMethod[]): CheckoutMethod[] {
+  return [...new Set(methods)].filter((m): m is CheckoutMethod => Object.hasOwn(CHECKOUT_METHOD_LABELS, m));
+}
+
+function methodsFieldset(methods: readonly CheckoutMethod[], selected: CheckoutMethod | undefined): string {
+  const unique = allowedUnique(methods);
   if (unique.length === 0) return '';
-  const items = unique.map((m, i) => {
+  const checked = selected !== undefined && unique.includes(selected) ? selected : unique[0];
+  const items = unique.map((m) => {
     const id = `method-${m}`;
     return (
       `<label class="method" for="${escapeHtml(id)}">` +
       `<input type="radio" id="${escapeHtml(id)}" name="mop_type" value="${escapeHtml(m)}" data-testid="${escapeHtml(id)}"` +
-      `${i === 0 ? ' checked' : ''} required>` +
+      `${m === checked ? ' checked' : ''} required>` +
       `<span>${escapeHtml(CHECKOUT_METHOD_LABELS[m])}</span></label>`
     );
   });
-  return `<fieldset><legend>Payment method</legend>\n${items.join('\n')}\n</fieldset>`;
+  return `<fieldset class="methods" id="mop_type"><legend>Payment method</legend>\n${items.join('\n')}\n</fieldset>`;
+}
+
+interface FieldSpec {
+  name: CheckoutField;
+  label: string;
+  /** Hint under the label (an id `<name>-hint` tied to the input). */
+  hint?: string;
+  /** Attributes of the <input> (already escaped; static text). */
+  attributes: string;
+}
+
+/** One labelled input with its hint and, on a re-shown page, its error tied to it by aria-describedby. */
+function field(spec: FieldSpec, view: CheckoutPageView, firstError: CheckoutField | undefined): string {
+  const error = view.errors?.[spec.name];
+  const describedBy = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter((id) => id !== '').join(' ');
+  const value = spec.name === 'card_number' || spec.name === 'card_cvc' ? undefined : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
+  return [
+    `<div class="field${error ? ' has-error' : ''}">`,
+    `<label for="${spec.name}">${escapeHtml(spec.label)}</label>`,
+    spec.hint ? `<p class="hint" id="${spec.name}-hint">${escapeHtml(spec.hint)}</p>` : '',
+    error ? `<p class="field-error" id="${spec.name}-error" data-testid="${spec.name}-error">${escapeHtml(error)}</p>` : '',
+    `<input id="${spec.name}" name="${spec.name}" data-testid="${spec.name}" ${spec.attributes}` +
+      (value ? ` value="${escapeHtml(value)}"` : '') +
+      (describedBy ? ` aria-describedby="${describedBy}"` : '') +
+      (error ? ' aria-invalid="true"' : '') +
+      (firstError === spec.name ? ' autofocus' : '') +
+      '>',
+    '</div>',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function qrFigure(qr: CheckoutPageView['upiQr'], testId: string): string {
+  if (!qr) return '';
+  return (
+    `<figure class="qr" data-testid="${testId}"><div class="qr-code" role="img" aria-label="${escapeHtml(qr.label)}">${qr.svg}</div>` +
+    '<figcaption>Scan with any UPI app, then press Pay.</figcaption></figure>'
+  );
+}
+
+/** The VPA's HTML pattern: the seed's `^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$` (the `pattern` attribute anchors it itself). */
+const VPA_HTML_PATTERN = '[a-zA-Z0-9._\\-]+@[a-zA-Z0-9.\\-]+';
+
+function upiPanel(view: CheckoutPageView, firstError: CheckoutField | undefined): string {
+  return [
+    '<fieldset class="panel panel-UPI" data-testid="panel-UPI"><legend>Pay by UPI</legend>',
+    qrFigure(view.upiQr, 'upi-qr'),
+    field(
+      {
+        name: 'vpa',
+        label: 'Or enter your UPI ID',
+        hint: 'For example name@okhdfcbank. Leave it empty if you scanned the QR code.',
+        attributes: `type="text" inputmode="email" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="255" pattern="${VPA_HTML_PATTERN}"`,
+      },
+      view,
+      firstError,
+    ),
+    view.mode === 'sandbox' ? '<p class="hint">Sandbox: failure@paygate fails; any other UPI ID or the QR code succeeds.</p>' : '',
+    '</fieldset>',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function qrPanel(view: CheckoutPageView): string {
+  return ['<fieldset class="panel panel-QR" data-testid="panel-QR"><legend>Pay by QR code</legend>', qrFigure(view.upiQr, 'qr-qr'), '</fieldset>']
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function testCardsHint(): string {
+  const items = TEST_CARDS.map((card) => `<li><code>${escapeHtml(card.number.replace(/(\d{4})(?=\d)/g, '$1 '))}</code> ${escapeHtml(card.description)}</li>`);
+  return `<details class="hint" data-testid="test-cards"><summary>Sandbox test cards</summary><ul>${items.join('')}</ul><p>Any future expiry, any CVC, any name.</p></details>`;
+}
+
+function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined): string {
+  return [
+    '<fieldset class="panel panel-card" data-testid="panel-card"><legend>Card details</legend>',
+    field(
+      {
+        name: 'card_number',
+        label: 'Card number',
+        attributes: 'type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23" pattern="[0-9 \\-]{12,23}"',
+      },
+      view,
+      firstError,
+    ),
+    '<div class="row">',
+    field(
+      { name: 'card_expiry', label: 'Expiry (MM/YY)', attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"' },
+      view,
+      firstError,
+    ),
+    field({ name: 'card_cvc', label: 'Security code (CVC)', attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"' }, view, firstError),
+    '</div>',
+    field({ name: 'card_name', label: 'Name on card', attributes: 'type="text" autocomplete="cc-name" maxlength="100"' }, view, firstError),
+    view.mode === 'sandbox' ? testCardsHint() : '',
+    '</fieldset>',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+function netbankingPanel(view: CheckoutPageView): string {
+  const error = view.errors?.bank_code;
+  const chosen = view.values?.bank_code;
+  const options = SANDBOX_BANKS.map(
+    (bank) => `<option value="${escapeHtml(bank.code)}"${bank.code === chosen ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`,
+  );
+  return [
+    '<fieldset class="panel panel-NET_BANKING" data-testid="panel-NET_BANKING"><legend>Net banking</legend>',
+    `<div class="field${error ? ' has-error' : ''}">`,
+    '<label for="bank_code">Your bank</label>',
+    error ? `<p class="field-error" id="bank_code-error" data-testid="bank_code-error">${escapeHtml(error)}</p>` : '',
+    `<select id="bank_code" name="bank_code" data-testid="bank_code"${error ? ' aria-describedby="bank_code-error" aria-invalid="true" autofocus' : ''}>`,
+    `<option value=""${chosen ? '' : ' selected'}>Choose your bank</option>`,
+    ...options,
+    '</select>',
+    '</div>',
+    '</fieldset>',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+/** The fields of every allowed method; CSS shows the chosen method's panel (all show when :has is unsupported). */
+function methodPanels(view: CheckoutPageView): string {
+  const methods = allowedUnique(view.allowedMethods);
+  const errorOrder: CheckoutField[] = ['vpa', 'card_number', 'card_expiry', 'card_cvc', 'card_name', 'bank_code'];
+  const firstError = errorOrder.find((name) => view.errors?.[name] !== undefined && name !== 'bank_code');
+  const panels: string[] = [];
+  if (methods.includes('UPI')) panels.push(upiPanel(view, firstError));
+  if (methods.includes('CREDIT_CARD') || methods.includes('DEBIT_CARD')) panels.push(cardPanel(view, firstError));
+  if (methods.includes('NET_BANKING')) panels.push(netbankingPanel(view));
+  if (methods.includes('QR')) panels.push(qrPanel(view));
+  return panels.join('\n');
+}
+
+/** A summary of a re-shown page's errors, announced first (role=alert), each linking to its field. */
+function errorSummary(errors: FieldErrors | undefined): string {
+  const entries = Object.entries(errors ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (entries.length === 0) return '';
+  const items = entries.map(([name, message]) => `<li><a href="#${escapeHtml(name)}">${escapeHtml(message)}</a></li>`);
+  return `<div class="error-summary" role="alert" data-testid="error-summary"><p>Please correct the following:</p><ul>${items.join('')}</ul></div>`;
 }
 
 /**
- * The hosted payment page (GET /checkout/{session_id}). The form POSTs `outcome` (success | failure | cancel) and
- * `mop_type` as application/x-www-form-urlencoded to `/checkout/{sessionId}`. Sandbox pages show a banner and a
- * "Simulate failure" button; production pages only Pay and Cancel. Serve with `Content-Security-Policy:
- * CHECKOUT_PAGE_CSP`, `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
+ * The hosted payment page (GET /checkout/{session_id}, and the 422 answer that re-shows it with errors). The form
+ * POSTs `outcome` (success | failure | cancel), `mop_type` and the chosen method's fields (`vpa`; `card_number`,
+ * `card_expiry`, `card_cvc`, `card_name`; `bank_code`) as application/x-www-form-urlencoded to
+ * `/checkout/{sessionId}` (D74). Sandbox pages show a banner, the test cards and a "Simulate failure" button;
+ * production pages only Pay and Cancel. Serve with `Content-Security-Policy: CHECKOUT_PAGE_CSP`,
+ * `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
  */
 export function renderCheckoutPage(view: CheckoutPageView, options: RenderCheckoutPageOptions = {}): string {
   const now = (options.now ?? Date.now)();
@@ -129,7 +294,9 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
     '</dl>',
     `<form id="checkout-form" method="POST" action="${escapeHtml(action)}" enctype="application/x-www-form-urlencoded" ` +
       `data-testid="checkout-form">`,
-    methodsFieldset(view.allowedMethods),
+    errorSummary(view.errors),
+    methodsFieldset(view.allowedMethods, view.selectedMethod),
+    methodPanels(view),
     '<p id="expired" hidden>This payment session has expired. Return to the merchant to start again.</p>',
     '<div class="actions">',
     `<button type="submit" class="pay" name="outcome" value="success" data-testid="pay">Pay ${escapeHtml(amountText)}</button>`,

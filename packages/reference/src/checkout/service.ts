@@ -10,6 +10,7 @@ import { callbackKeyForSession } from '../credentials/service.js';
 import { cancelOrder, createPendingPayment, finishPayment, isExpired, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
 import { loadOrder, type OrderRow } from '../orders/rows.js';
 import type { Db } from '../db/db.js';
+import type { CardSummary } from './methods/cards.js';
 
 interface SessionRow {
   id: string;
@@ -18,6 +19,14 @@ interface SessionRow {
   used_at: string | null;
   /** The merchant's callback key version when the session was created (D37). */
   encryption_key_version: number;
+  /** A card waiting on the 3-D Secure challenge page (D73), else null. */
+  card_challenge: CardChallenge | null;
+}
+
+/** A card held for the 3-D Secure challenge: the method and what the payment keeps (never the card number). */
+export interface CardChallenge {
+  mop_type: MopType;
+  mop_detail: CardSummary;
 }
 
 /** 401 ERR_AUTH_000 with details.session_id (the seed shows message "Missing credentials" for a bad session). */
@@ -33,7 +42,7 @@ type SessionCheck = { ok: true; session: SessionRow; order: OrderRow; at: Micros
  */
 async function checkSession(tx: Db, deps: ServiceDeps, sessionId: string): Promise<SessionCheck> {
   const { rows } = await tx.query<SessionRow>(
-    'SELECT id, order_id, expires_at, used_at, encryption_key_version FROM checkout_sessions WHERE id = $1 FOR UPDATE',
+    'SELECT id, order_id, expires_at, used_at, encryption_key_version, card_challenge FROM checkout_sessions WHERE id = $1 FOR UPDATE',
     [sessionId],
   );
   const session = rows[0];
@@ -56,6 +65,10 @@ function assertSessionShape(sessionId: string): void {
 export interface CheckoutSessionInfo {
   session_id: string;
   order_id: string;
+  merchant_id: string;
+  amount_minor: number;
+  /** The card waiting on the 3-D Secure challenge, if any. */
+  card_challenge: CardChallenge | null;
   expires_at: string;
   amount: number;
   /** The amount as a two-decimal string (for display, no float formatting). */
@@ -83,6 +96,9 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
   return {
     session_id: session.id,
     order_id: order.id,
+    merchant_id: order.merchant_id,
+    amount_minor: order.amount_minor,
+    card_challenge: session.card_challenge,
     expires_at: session.expires_at,
     amount: amountToNumber(order.amount_minor),
     amount_text: formatAmount(order.amount_minor),
@@ -95,6 +111,20 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
     return_url: order.return_url,
     now: check.at,
   };
+}
+
+/**
+ * Hold a card for the 3-D Secure challenge (the session stays open until the customer answers on the challenge
+ * page). An invalid, expired or used session => 401 ERR_AUTH_000.
+ */
+export async function holdCardChallenge(deps: ServiceDeps, sessionId: string, challenge: CardChallenge): Promise<void> {
+  assertSessionShape(sessionId);
+  const check = await deps.db.transaction(async (tx) => {
+    const result = await checkSession(tx, deps, sessionId);
+    if (result.ok) await tx.query('UPDATE checkout_sessions SET card_challenge = $2 WHERE id = $1', [sessionId, JSON.stringify(challenge)]);
+    return result;
+  });
+  if (!check.ok) throw sessionError(check.reason);
 }
 
 export type CheckoutOutcome = Schemas['CheckoutFormSubmission']['outcome'];

@@ -1,6 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError, mapError } from '@paygate/server';
 import { ID_PATTERN } from '../core/ids.js';
+import { htmlHeaders } from './html.js';
+import { renderSessionErrorPage, SESSION_ERROR_PAGE_CSP } from './session-error.js';
 
 /** The paths whose `{session_id}` is the caller's credential (the seed: a malformed one is `ERR_AUTH_000`). */
 const SESSION_PATHS = [/^\/checkout\/([^/]*)$/, /^\/sandbox\/checkout\/([^/]*)\/complete$/];
@@ -24,6 +26,11 @@ export function rejectMalformedSessionIds(): RequestHandler {
       }
       if (id !== undefined && ID_PATTERN.session.test(id)) break;
       const mapped = mapError(new HttpError(401, 'ERR_AUTH_000', 'Missing credentials', { session_id: 'is malformed' }));
+      // a shopper's browser gets a page in words (D75); API clients the envelope
+      if (req.path.startsWith('/checkout/') && req.accepts(['application/json', 'text/html']) === 'text/html') {
+        res.status(mapped.status).set(htmlHeaders(SESSION_ERROR_PAGE_CSP)).type('text/html').send(renderSessionErrorPage('invalid'));
+        return;
+      }
       res.status(mapped.status).set(mapped.headers).json(mapped.body);
       return;
     }

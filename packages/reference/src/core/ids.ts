@@ -25,6 +25,7 @@ export const ID_PATTERN = {
   merchant: /^\d{8,20}$/,
   session: /^session_[A-Za-z0-9_-]{43}$/,
   webhookEndpoint: /^we_[A-Za-z0-9_-]{24}$/,
+  webhookDelivery: /^dlv_[0-9]{1,18}$/,
   document: /^doc_[A-Za-z0-9_-]{32}$/,
 } as const;
 

@@ -10,6 +10,7 @@ export const DEFAULT_PAGE_SIZE = {
   payments: 10,
   settlements: 250,
   webhookEndpoints: 250,
+  webhookDeliveries: 10,
 } as const;
 
 export interface PageRequest {

@@ -21,6 +21,12 @@ export interface HandlerRuntime {
   clock: Clock;
   deps: ServiceDeps;
   documents: DocumentStore;
+  /**
+   * This process's cache of verified credentials (credentials/cache.ts). Other processes drop a changed credential
+   * when its NOTIFY arrives; the process that changed it drops its own at once, so its next request, which may come
+   * before that notification, never sees a rotated-out secret.
+   */
+  credentials: { flush(): void };
 }
 
 /** `{ success: true, message, data }` */

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { passesLuhn } from '../core/luhn.js';
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
 
 /** Keys whose values never reach a log line (at any of the first four nesting levels). */
@@ -33,27 +34,13 @@ function redactPaths(): string[] {
   return paths;
 }
 
-/** Luhn check: a 13..19 digit run that passes it is treated as a card number. */
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
 const CARD_LIKE = /(?<![\w])(\d[ -]?){12,18}\d(?![\w])/g;
 
 /** Mask card-like numbers (13..19 digits, optionally grouped, passing Luhn) in a string. */
 export function maskCardNumbers(text: string): string {
   return text.replace(CARD_LIKE, (match) => {
     const digits = match.replace(/[ -]/g, '');
-    if (digits.length < 13 || digits.length > 19 || !luhn(digits)) return match;
+    if (digits.length < 13 || digits.length > 19 || !passesLuhn(digits)) return match;
     return `[card ${digits.slice(-4).padStart(digits.length, '*').slice(-8)}]`;
   });
 }

@@ -45,6 +45,7 @@ export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
         live: !rt.config.sandbox,
         ...(overlap !== undefined ? { overlapSeconds: overlap } : {}),
       });
+      rt.credentials.flush();
       return {
         status: 201,
         body: ok('Credentials issued; store them now, they are not shown again', {
@@ -59,6 +60,7 @@ export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
     async revokePreviousMerchantCredentials(req, ctx) {
       const partnerId = await partnerOf(ctx);
       const result = await revokePreviousCredentials(rt.deps, partnerId, req.params.merchant_id);
+      rt.credentials.flush();
       return { status: 200, body: ok('Previous credentials revoked', result) };
     },
     async uploadMerchantDocument(req, ctx) {

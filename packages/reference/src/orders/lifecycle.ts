@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
-import { paymentFailedEvent } from '../webhooks/events.js';
+import { paymentCapturedEvent, paymentFailedEvent } from '../webhooks/events.js';
+import { amountToNumber } from '../core/money.js';
 import { newBankRefNum } from '../core/ids.js';
 import {
   orderMachine,
@@ -65,7 +66,7 @@ export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
 
 /**
  * Move a PENDING payment to CAPTURED or FAILED and its order to payment_successful / payment_failed (state machines
- * enforced). A failure emits PAYMENT_FAILED in the same transaction. Caller holds the order row lock.
+ * enforced). A failure emits PAYMENT_FAILED, a capture PAYMENT_CAPTURED (D77), in the same transaction. Caller holds the order row lock.
  */
 export async function finishPayment(
   tx: Db,
@@ -96,6 +97,19 @@ export async function finishPayment(
         order_id: order.id,
         payment_id: updated.id,
         bank_ref_num: updated.bank_ref_num,
+        completedAt: at,
+      }),
+    );
+  } else {
+    await emitEvent(tx, at, { partnerId: order.partner_id, merchantId: order.merchant_id }, (seq) =>
+      paymentCapturedEvent(seq, at, {
+        message,
+        mop_type: updated.mop_type ?? '',
+        order_id: order.id,
+        payment_id: updated.id,
+        bank_ref_num: updated.bank_ref_num,
+        payment_amount: amountToNumber(updated.amount_minor),
+        currency: updated.currency,
         completedAt: at,
       }),
     );

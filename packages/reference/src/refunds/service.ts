@@ -10,6 +10,11 @@ import { scopeCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 import { resolveRefundReserve } from '../settlements/reserves.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
+import type { Micros } from '../core/clock.js';
+import type { Db } from '../db/db.js';
+import { amountToNumber } from '../core/money.js';
+import { refundFinishedEvent } from '../webhooks/events.js';
+import { emitEvent } from '../webhooks/outbox.js';
 
 /** Sandbox: INITIATED refunds become PROCESSED this many (sandbox) seconds after creation. */
 export const SANDBOX_REFUND_SECONDS = 60;
@@ -132,7 +137,8 @@ export async function completeRefund(
     const refund = rows[0];
     if (!refund) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
     refundMachine.assertTransition(refund.status, outcome);
-    const at = formatIso(shifted(deps.clock.now(), refund.clock_offset_seconds));
+    const atMicros = shifted(deps.clock.now(), refund.clock_offset_seconds);
+    const at = formatIso(atMicros);
     const { rows: updated } = await tx.query<RefundRow>(
       `UPDATE refunds AS r SET status = $2, message = $3, refunded_at = $4, bank_ref_num = $5, updated_at = $6
        WHERE r.id = $1 RETURNING ${REFUND_COLUMNS}`,
@@ -146,7 +152,9 @@ export async function completeRefund(
       ],
     );
     await resolveRefundReserve(tx, refundId, outcome, at);
-    return refundView(updated[0] as RefundRow);
+    const finished = updated[0] as RefundRow;
+    await announceRefund(tx, finished, outcome, atMicros);
+    return refundView(finished);
   });
 }
 
@@ -164,14 +172,33 @@ export async function processDueRefunds(deps: ServiceDeps, afterSeconds = SANDBO
       [formatIso(addSeconds(now, -afterSeconds)), limit],
     );
     for (const { id, clock_offset_seconds: offset } of rows) {
-      const at = formatIso(shifted(now, offset));
+      const atMicros = shifted(now, offset);
+      const at = formatIso(atMicros);
       refundMachine.assertTransition('INITIATED', 'PROCESSED');
-      await tx.query(
-        `UPDATE refunds SET status = 'PROCESSED', message = $2, refunded_at = $3, bank_ref_num = $4, updated_at = $3 WHERE id = $1`,
+      const { rows: updated } = await tx.query<RefundRow>(
+        `UPDATE refunds AS r SET status = 'PROCESSED', message = $2, refunded_at = $3, bank_ref_num = $4, updated_at = $3 WHERE r.id = $1
+         RETURNING ${REFUND_COLUMNS}`,
         [id, REFUND_MESSAGE.processed, at, newBankRefNum()],
       );
       await resolveRefundReserve(tx, id, 'PROCESSED', at);
+      await announceRefund(tx, updated[0] as RefundRow, 'PROCESSED', atMicros);
     }
     return rows.length;
   });
+}
+
+/** REFUND_PROCESSED / REFUND_FAILED into the outbox, in the transaction that finished the refund (D77). */
+async function announceRefund(tx: Db, refund: RefundRow, outcome: 'PROCESSED' | 'FAILED', at: Micros): Promise<void> {
+  const { rows } = await tx.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [refund.merchant_id]);
+  const partnerId = rows[0]?.partner_id;
+  if (partnerId === undefined) throw new Error(`refund ${refund.id} names merchant ${refund.merchant_id}, which does not exist`);
+  await emitEvent(tx, at, { partnerId, merchantId: refund.merchant_id }, (seq) =>
+    refundFinishedEvent(seq, at, outcome, {
+      id: refund.id,
+      payment_id: refund.payment_id,
+      amount: amountToNumber(refund.amount_minor),
+      message: refund.message,
+      bank_ref_num: refund.bank_ref_num,
+    }),
+  );
 }

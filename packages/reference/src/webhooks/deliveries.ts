@@ -1,9 +1,10 @@
 import { buildWebhookHeaders } from '@paygate/webhooks';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
+import type { Db } from '../db/db.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { openWebhookSecret } from './endpoints.js';
-import { retryDelayMs } from './retry.js';
+import { boundedRetryDelayMs, parseRetryAfterMs, RETRY_AFTER_STATUSES, retryDelayMs } from './retry.js';
 import { createWebhookTransport, type WebhookTransport } from './transport.js';
 
 export interface ClaimedDelivery {
@@ -12,6 +13,7 @@ export interface ClaimedDelivery {
   event_id: string;
   payload: unknown;
   url: string;
+  endpoint_id: string;
   /** The endpoint's signing secret, opened from its sealed column; null when it does not open (wrong master key). */
   secret: string | null;
   endpoint_deleted: boolean;
@@ -20,7 +22,6 @@ export interface ClaimedDelivery {
 }
 
 interface ClaimedRow extends Omit<ClaimedDelivery, 'secret'> {
-  endpoint_id: string;
   secret_sealed: string;
 }
 
@@ -42,6 +43,7 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
     const merchantNow = merchantNowSql('$1', 'e.merchant_id');
     const { rows } = await tx.query<{ id: number }>(
       `SELECT d.id FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
+         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.disabled_at IS NULL
        WHERE (d.status = 'pending' AND d.next_attempt_at <= ${latestNowSql('$1')} AND d.next_attempt_at <= ${merchantNow})
           OR (d.status = 'delivering' AND d.lease_expires_at <= ${merchantNow})
        ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
@@ -76,6 +78,7 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
         event_id: row.event_id,
         payload: row.payload,
         url: row.url,
+        endpoint_id: row.endpoint_id,
         secret,
         endpoint_deleted: row.endpoint_deleted,
         clock_offset_seconds: row.clock_offset_seconds,
@@ -88,6 +91,8 @@ export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise
 export interface AttemptResult {
   ok: boolean;
   statusCode: number | null;
+  /** The receiver's Retry-After in ms from the attempt (429/503 only), null otherwise. */
+  retryAfterMs?: number | null;
   error: string | null;
   durationMs: number;
   startedAt: number;
@@ -122,7 +127,8 @@ export async function sendDelivery(
       options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
     );
     const ok = res.status >= 200 && res.status < 300;
-    return { ok, statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: Math.round(performance.now() - t0), startedAt };
+    const retryAfterMs = RETRY_AFTER_STATUSES.has(res.status) ? parseRetryAfterMs(res.retryAfter, Date.now()) : null;
+    return { ok, statusCode: res.status, retryAfterMs, error: ok ? null : `HTTP ${res.status}`, durationMs: Math.round(performance.now() - t0), startedAt };
   } catch (err) {
     const e = err as Error;
     const error = e.name === 'TimeoutError' || e.name === 'DestinationRefusedError' ? e.message : `${e.name}: ${e.message}`;
@@ -130,9 +136,14 @@ export async function sendDelivery(
   }
 }
 
+/** A 410 Gone answer: the receiver says the endpoint is gone for good (D79). */
+export const GONE_STATUS = 410;
+
 /**
- * Record the attempt and move the delivery on: succeeded; or pending again at now + schedule[attempt-1] +-jitter;
- * or failed (given up) after the last delay, or when the endpoint was deleted. Only the current claim may record.
+ * Record the attempt and move the delivery on: succeeded; or pending again at now + schedule[attempt-1] +-jitter
+ * (later when a 429/503 asked for it with Retry-After, within the schedule's largest delay, D79); or failed (given
+ * up) after the last delay, when the endpoint was deleted, or on 410 Gone, which also disables the endpoint and
+ * fails its other pending deliveries. Only the current claim may record.
  */
 export async function recordAttempt(
   deps: ServiceDeps,
@@ -150,7 +161,12 @@ export async function recordAttempt(
       [d.id, d.attempt, formatIso(result.startedAt), result.durationMs, result.statusCode, result.error],
     );
     if (inserted.rows.length === 0) return 'failed';
-    const delay = result.ok || d.endpoint_deleted ? null : retryDelayMs(schedule, d.attempt, jitter);
+    const gone = result.statusCode === GONE_STATUS;
+    const delay =
+      result.ok || d.endpoint_deleted || gone
+        ? null
+        : boundedRetryDelayMs(schedule, retryDelayMs(schedule, d.attempt, jitter), result.retryAfterMs ?? null);
+    if (gone) await disableEndpoint(tx, d.endpoint_id, `HTTP 410 Gone from the receiver`, now);
     const outcome = result.ok ? 'succeeded' : delay === null ? 'failed' : 'retry';
     await tx.query(
       `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, lease_expires_at = NULL, last_status_code = $5,
@@ -168,4 +184,17 @@ export async function recordAttempt(
     );
     return outcome;
   });
+}
+
+/**
+ * Disable an endpoint (410 Gone): no new deliveries, its pending ones fail now (D79). Re-enabled by
+ * POST /webhooks/endpoints/{endpoint_id}/enable; failed deliveries can then be redelivered.
+ */
+async function disableEndpoint(tx: Db, endpointId: string, reason: string, now: string): Promise<void> {
+  await tx.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3 WHERE id = $1 AND disabled_at IS NULL', [endpointId, now, reason]);
+  await tx.query(
+    `UPDATE webhook_deliveries SET status = 'failed', lease_expires_at = NULL, last_error = $2, updated_at = $3
+     WHERE endpoint_id = $1 AND status = 'pending'`,
+    [endpointId, `endpoint disabled: ${reason}`, now],
+  );
 }

@@ -19,12 +19,23 @@ export interface WebhookEndpointView {
   description: string | null;
   merchant_id: string | null;
   created_at: string;
+  /** `disabled` after a 410 Gone answer (D79). */
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
 }
 
-type EndpointRow = WebhookEndpointView;
+interface EndpointRow extends Omit<WebhookEndpointView, 'status'> {
+  disabled_at: string | null;
+}
 
 /** Listing columns: never the secret (sealed or not). */
-const COLUMNS = 'id, url, events, description, merchant_id, created_at';
+const COLUMNS = 'id, url, events, description, merchant_id, created_at, disabled_at, disabled_reason';
+
+/**
+ * The position of the newest event created so far (the events' sequence, committed or not): an endpoint registered now
+ * receives only events above it (D79). 0 before the first event.
+ */
+const LAST_EVENT_POSITION_SQL = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_position_seq)`;
 
 /** Sealing context of an endpoint's signing secret (binds the sealed value to its row). */
 export function webhookSecretContext(endpointId: string): string {
@@ -102,8 +113,9 @@ export async function createWebhookEndpoint(
   const secret = generateWebhookSecret();
   // Stored sealed under the master key (deliveries need it to sign); the plaintext is returned here only.
   const { rows } = await deps.db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret_sealed, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret_sealed, created_at,
+                                    events_after_position)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${LAST_EVENT_POSITION_SQL}) RETURNING ${COLUMNS}`,
     [
       id,
       scope.merchantId ? 'merchant' : 'partner',
@@ -121,12 +133,22 @@ export async function createWebhookEndpoint(
 }
 
 function view(r: EndpointRow): WebhookEndpointView {
-  return { id: r.id, url: r.url, events: r.events, description: r.description, merchant_id: r.merchant_id, created_at: r.created_at };
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    description: r.description,
+    merchant_id: r.merchant_id,
+    created_at: r.created_at,
+    status: r.disabled_at === null ? 'enabled' : 'disabled',
+    disabled_reason: r.disabled_reason,
+  };
 }
 
-function ownerCondition(scope: Scope, p: Params): string {
-  const partner = `partner_id = ${p.add(scope.partnerId)}`;
-  return scope.merchantId ? `${partner} AND merchant_id = ${p.add(scope.merchantId)}` : partner;
+/** `partner_id = ... [AND merchant_id = ...]` for the endpoints a scope owns (`alias.` prefixes the columns). */
+export function ownerCondition(scope: Scope, p: Params, alias = ''): string {
+  const partner = `${alias}partner_id = ${p.add(scope.partnerId)}`;
+  return scope.merchantId ? `${partner} AND ${alias}merchant_id = ${p.add(scope.merchantId)}` : partner;
 }
 
 /** Endpoints visible to the scope (a partner sees its own and its merchants'; a merchant its own). Secrets omitted. */
@@ -157,6 +179,26 @@ export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
   );
   if (rows.length === 0) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
   return { id: endpointId, deleted: true };
+}
+
+/**
+ * Turn an endpoint disabled by 410 Gone back on (idempotent): it receives events created from now on (D79). Unknown,
+ * deleted or another tenant's => 404 ERR_WEBHOOK_404.
+ */
+export async function enableWebhookEndpoint(deps: ServiceDeps, scope: Scope, endpointId: string): Promise<WebhookEndpointView> {
+  if (!ID_PATTERN.webhookEndpoint.test(endpointId)) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found');
+  const p = new Params();
+  // events created while it was disabled stay undelivered: the endpoint starts again from the newest event
+  const { rows } = await deps.db.query<EndpointRow>(
+    `UPDATE webhook_endpoints
+     SET events_after_position = CASE WHEN disabled_at IS NULL THEN events_after_position ELSE ${LAST_EVENT_POSITION_SQL} END,
+         disabled_at = NULL, disabled_reason = NULL
+     WHERE id = ${p.add(endpointId)} AND ${ownerCondition(scope, p)} AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    p.values,
+  );
+  const row = rows[0];
+  if (!row) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
+  return view(row);
 }
 
 /** The signing secret of an endpoint row as the deliverer reads it (opened from its sealed column). Never log it. */

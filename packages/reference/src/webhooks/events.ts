@@ -1,4 +1,4 @@
-import { EventType } from '@paygate/contract';
+import { EventType, type PaymentCapturedEvent, type RefundFailedEvent, type RefundProcessedEvent } from '@paygate/contract';
 import { formatEventTime, formatEventTimeZ, formatIso, type Micros } from '../core/clock.js';
 
 /** Webhook envelope (seed "Webhook events"). */
@@ -86,4 +86,51 @@ export function merchantApprovedEvent(
     sequence_number: sequenceNumber,
     data: { approved_at: formatIso(at), merchant_id: p.merchantId, legal_name: p.legalName, trade_name: p.tradeName },
   };
+}
+
+/** PAYMENT_CAPTURED (Paygate extension, D77): event_time `YYYY-MM-DD HH:MM:SSZ`, like PAYMENT_FAILED. */
+export function paymentCapturedEvent(
+  sequenceNumber: string,
+  at: Micros,
+  p: Omit<PaymentCapturedEvent['data'], 'status' | 'payment_completed_at'> & { completedAt: Micros },
+): PaymentCapturedEvent {
+  const { completedAt, ...data } = p;
+  return {
+    event_type: 'PAYMENT_CAPTURED',
+    event_time: formatEventTimeZ(at),
+    version: '1.0',
+    sequence_number: sequenceNumber,
+    data: { status: 'CAPTURED', ...data, payment_completed_at: formatIso(completedAt) },
+  };
+}
+
+/** The refund a REFUND_PROCESSED / REFUND_FAILED event announces (the row after its final update). */
+export interface FinishedRefund {
+  id: string;
+  payment_id: string;
+  amount: number;
+  message: string;
+  bank_ref_num: string | null;
+}
+
+/**
+ * REFUND_PROCESSED or REFUND_FAILED (Paygate extensions, D77) for a refund that reached that status at `at`:
+ * event_time `YYYY-MM-DD HH:MM:SSZ`.
+ */
+export function refundFinishedEvent(
+  sequenceNumber: string,
+  at: Micros,
+  outcome: 'PROCESSED' | 'FAILED',
+  r: FinishedRefund,
+): RefundProcessedEvent | RefundFailedEvent {
+  const envelope = { event_time: formatEventTimeZ(at), version: '1.0', sequence_number: sequenceNumber } as const;
+  const common = { message: r.message, refund_id: r.id, payment_id: r.payment_id, refund_amount: r.amount };
+  if (outcome === 'PROCESSED') {
+    return {
+      event_type: 'REFUND_PROCESSED',
+      ...envelope,
+      data: { status: 'PROCESSED', ...common, bank_ref_num: r.bank_ref_num ?? '', refunded_at: formatIso(at) },
+    };
+  }
+  return { event_type: 'REFUND_FAILED', ...envelope, data: { status: 'FAILED', ...common, failed_at: formatIso(at) } };
 }

@@ -1,5 +1,6 @@
 import type { Handlers } from '@paygate/server';
-import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, type WebhookEndpointView } from './endpoints.js';
+import { createWebhookEndpoint, deleteWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints, type WebhookEndpointView } from './endpoints.js';
+import { listWebhookDeliveries, redeliverWebhookDelivery } from './delivery-log.js';
 import { ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 function endpointView(e: WebhookEndpointView) {
@@ -9,7 +10,10 @@ function endpointView(e: WebhookEndpointView) {
 /** Webhook endpoints of the caller (partner-wide, or one merchant's with merchant credentials / X-Merchant-ID). */
 export function webhookEndpointHandlers(
   rt: HandlerRuntime,
-): Pick<Handlers<Principal>, 'listWebhookEndpoints' | 'createWebhookEndpoint' | 'deleteWebhookEndpoint'> {
+): Pick<
+  Handlers<Principal>,
+  'listWebhookEndpoints' | 'createWebhookEndpoint' | 'deleteWebhookEndpoint' | 'enableWebhookEndpoint' | 'listWebhookDeliveries' | 'redeliverWebhookDelivery'
+> {
   return {
     async listWebhookEndpoints(req, ctx) {
       const scope = await scopeOf(rt, ctx);
@@ -33,6 +37,21 @@ export function webhookEndpointHandlers(
       const scope = await scopeOf(rt, ctx);
       const deleted = await deleteWebhookEndpoint(rt.deps, scope, req.params.endpoint_id);
       return { status: 200, body: ok('Webhook endpoint deleted', deleted) };
+    },
+    async enableWebhookEndpoint(req, ctx) {
+      const scope = await scopeOf(rt, ctx);
+      const enabled = await enableWebhookEndpoint(rt.deps, scope, req.params.endpoint_id);
+      return { status: 200, body: ok('Webhook endpoint enabled', endpointView(enabled)) };
+    },
+    async listWebhookDeliveries(req, ctx) {
+      const scope = await scopeOf(rt, ctx);
+      const page = await listWebhookDeliveries(rt.deps, scope, req.params.endpoint_id, req.query);
+      return { status: 200, body: ok('Webhook deliveries fetched successfully', withLinks(rt, ctx, req.query, page)) };
+    },
+    async redeliverWebhookDelivery(req, ctx) {
+      const scope = await scopeOf(rt, ctx);
+      const delivery = await redeliverWebhookDelivery(rt.deps, scope, req.params.delivery_id);
+      return { status: 202, body: ok('Webhook delivery scheduled', delivery) };
     },
   };
 }

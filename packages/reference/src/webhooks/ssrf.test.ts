@@ -7,7 +7,7 @@ import { loadConfig } from '../core/config.js';
 import { generateMasterKey } from '../core/secret-box.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
 import { fakeDns } from '../testing/fake-dns.js';
-import { approvedMerchant, testDeps } from '../testing/fixtures.js';
+import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { createWorker } from '../worker.js';
 import { createWebhookEndpoint } from './endpoints.js';
@@ -72,9 +72,10 @@ describe.each(testTargets())('SSRF-proof webhook deliveries on %s', (db) => {
     const deps = testDeps(t.db, clock);
     const m = await approvedMerchant(deps, { partnerId: `ssrf-${db}` });
     // accepted at the API: a public-looking name (registration does not resolve names; the connect-time check is the guard)
-    await createWebhookEndpoint(deps, m.partnerScope, { url: `https://hooks.rebind.test:${target.port}/paygate`, events: ['MERCHANT_APPROVED'] }, { allowInsecure: false, allowPrivateDestinations: false });
+    await createWebhookEndpoint(deps, m.partnerScope, { url: `https://hooks.rebind.test:${target.port}/paygate`, events: ['PAYMENT_FAILED'] }, { allowInsecure: false, allowPrivateDestinations: false });
     // a row from before the guard, or written by hand: the API would refuse it now
-    const legacy = await createWebhookEndpoint(deps, m.merchantScope, { url: `http://127.0.0.1:${target.port}/legacy`, events: ['MERCHANT_APPROVED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const legacy = await createWebhookEndpoint(deps, m.merchantScope, { url: `http://127.0.0.1:${target.port}/legacy`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
     const lookup = fakeDns({ 'hooks.rebind.test': ['127.0.0.1'] });
     const transport = createWebhookTransport({ allowPrivateDestinations: false, lookup });
     const worker = createWorker({ deps, transport, retrySchedule: [5, 300], jitter: 0, sandbox: true, deliveryTimeoutMs: 2000 });
@@ -178,8 +179,9 @@ describe('SSRF in a production-mode gateway', () => {
     const m = await approvedMerchant(deps, { partnerId: 'default' });
     // rows the API would refuse (written before the guard existed): the connect-time check still stops them
     for (const url of [`http://127.0.0.1:${target.port}/direct`, `http://localhost:${target.port}/by-name`]) {
-      await createWebhookEndpoint(deps, m.merchantScope, { url, events: ['MERCHANT_APPROVED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+      await createWebhookEndpoint(deps, m.merchantScope, { url, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
     }
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
     const report = await runtime.worker.tick();
     expect(report.deliveries).toEqual({ succeeded: 0, retry: 2, failed: 0 });
     expect(target.connections).toBe(0);

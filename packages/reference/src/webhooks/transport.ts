@@ -20,6 +20,8 @@ export interface WebhookTransportOptions {
 
 export interface WebhookResponse {
   status: number;
+  /** The receiver's `Retry-After` header, when it sent one (honoured on 429 and 503, D79). */
+  retryAfter?: string;
 }
 
 export interface WebhookTransport {
@@ -87,7 +89,8 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
         request.on('response', (res) => {
           res.on('error', fail);
           res.resume(); // drain, so the socket can be reused
-          res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+          const retryAfter = res.headers['retry-after'];
+          res.on('end', () => resolve(retryAfter === undefined ? { status: res.statusCode ?? 0 } : { status: res.statusCode ?? 0, retryAfter }));
         });
         request.end(body);
       });

@@ -34,9 +34,12 @@ type OpCompleteOrderPayment = paths["/sandbox/orders/{order_id}/complete"]["post
 type OpCompleteRefund = paths["/sandbox/refunds/{refund_id}/complete"]["post"];
 type OpRunSettlements = paths["/sandbox/settlements/run"]["post"];
 type OpGetCheckoutSdk = paths["/sdk/checkout.js"]["get"];
+type OpRedeliverWebhookDelivery = paths["/webhooks/deliveries/{delivery_id}/redeliver"]["post"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
 type OpCreateWebhookEndpoint = paths["/webhooks/endpoints"]["post"];
 type OpDeleteWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}"]["delete"];
+type OpListWebhookDeliveries = paths["/webhooks/endpoints/{endpoint_id}/deliveries"]["get"];
+type OpEnableWebhookEndpoint = paths["/webhooks/endpoints/{endpoint_id}/enable"]["post"];
 
 /** Request of `getCheckoutPage` (after validation and coercion). */
 export interface GetCheckoutPageRequest {
@@ -52,7 +55,8 @@ export interface GetCheckoutPageRequest {
 export type GetCheckoutPageResponse =
   | { status: 200; contentType?: "text/html"; body: OpGetCheckoutPage["responses"][200]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 401; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType: "application/json"; body: OpGetCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType: "text/html"; body: OpGetCheckoutPage["responses"][401]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 429; contentType: "application/json"; body: OpGetCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpGetCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
@@ -71,9 +75,11 @@ export interface SubmitCheckoutPageRequest {
 export type SubmitCheckoutPageResponse =
   | { status: 200; contentType?: "text/html"; body: OpSubmitCheckoutPage["responses"][200]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 400; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 401; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][401]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 413; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 422; contentType?: "text/html"; body: OpSubmitCheckoutPage["responses"][422]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 429; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
@@ -643,6 +649,25 @@ export type GetCheckoutSdkResponse =
   | { status: 429; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutSdk["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
+/** Request of `redeliverWebhookDelivery` (after validation and coercion). */
+export interface RedeliverWebhookDeliveryRequest {
+  params: {
+    delivery_id: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `redeliverWebhookDelivery` may return: exactly the statuses the spec declares. */
+export type RedeliverWebhookDeliveryResponse =
+  | { status: 202; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][429]["content"]["application/json"]; headers: OpRedeliverWebhookDelivery["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
 /** Request of `listWebhookEndpoints` (after validation and coercion). */
 export interface ListWebhookEndpointsRequest {
   params: Record<string, never>;
@@ -700,12 +725,50 @@ export type DeleteWebhookEndpointResponse =
   | { status: 429; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpDeleteWebhookEndpoint["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
+/** Request of `listWebhookDeliveries` (after validation and coercion). */
+export interface ListWebhookDeliveriesRequest {
+  params: {
+    endpoint_id: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"];
+  };
+  query: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `listWebhookDeliveries` may return: exactly the statuses the spec declares. */
+export type ListWebhookDeliveriesResponse =
+  | { status: 200; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][429]["content"]["application/json"]; headers: OpListWebhookDeliveries["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
+/** Request of `enableWebhookEndpoint` (after validation and coercion). */
+export interface EnableWebhookEndpointRequest {
+  params: {
+    endpoint_id: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"];
+  };
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `enableWebhookEndpoint` may return: exactly the statuses the spec declares. */
+export type EnableWebhookEndpointResponse =
+  | { status: 200; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpEnableWebhookEndpoint["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+
 /** Implement one method per operation and pass the object to `createApp({ handlers })`. */
 export interface Handlers<TPrincipal = unknown> {
   /**
    * Hosted payment page
    *
-   * The hosted payment page for a checkout session: amount, merchant, method choice and (in sandbox) pay / fail / cancel. The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id`.
+   * The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
    *
    * `GET /checkout/{session_id}`
    */
@@ -713,7 +776,9 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Submit the hosted payment page
    *
-   * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none). The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+   * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
+   *
+   * Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
    *
    * `POST /checkout/{session_id}`
    */
@@ -935,6 +1000,14 @@ export interface Handlers<TPrincipal = unknown> {
    */
   getCheckoutSdk(req: GetCheckoutSdkRequest, ctx: HandlerContext<TPrincipal>): Promise<GetCheckoutSdkResponse>;
   /**
+   * Redeliver a delivery
+   *
+   * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+   *
+   * `POST /webhooks/deliveries/{delivery_id}/redeliver`
+   */
+  redeliverWebhookDelivery(req: RedeliverWebhookDeliveryRequest, ctx: HandlerContext<TPrincipal>): Promise<RedeliverWebhookDeliveryResponse>;
+  /**
    * List webhook endpoints
    *
    * Lists the endpoints registered by this credential's owner (secrets are never shown again).
@@ -958,6 +1031,22 @@ export interface Handlers<TPrincipal = unknown> {
    * `DELETE /webhooks/endpoints/{endpoint_id}`
    */
   deleteWebhookEndpoint(req: DeleteWebhookEndpointRequest, ctx: HandlerContext<TPrincipal>): Promise<DeleteWebhookEndpointResponse>;
+  /**
+   * List an endpoint's deliveries
+   *
+   * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+   *
+   * `GET /webhooks/endpoints/{endpoint_id}/deliveries`
+   */
+  listWebhookDeliveries(req: ListWebhookDeliveriesRequest, ctx: HandlerContext<TPrincipal>): Promise<ListWebhookDeliveriesResponse>;
+  /**
+   * Enable a disabled webhook endpoint
+   *
+   * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+   *
+   * `POST /webhooks/endpoints/{endpoint_id}/enable`
+   */
+  enableWebhookEndpoint(req: EnableWebhookEndpointRequest, ctx: HandlerContext<TPrincipal>): Promise<EnableWebhookEndpointResponse>;
 }
 
 /** Request/response types per operationId. */
@@ -991,7 +1080,10 @@ export interface OperationTypes {
   completeRefund: { request: CompleteRefundRequest; response: CompleteRefundResponse };
   runSettlements: { request: RunSettlementsRequest; response: RunSettlementsResponse };
   getCheckoutSdk: { request: GetCheckoutSdkRequest; response: GetCheckoutSdkResponse };
+  redeliverWebhookDelivery: { request: RedeliverWebhookDeliveryRequest; response: RedeliverWebhookDeliveryResponse };
   listWebhookEndpoints: { request: ListWebhookEndpointsRequest; response: ListWebhookEndpointsResponse };
   createWebhookEndpoint: { request: CreateWebhookEndpointRequest; response: CreateWebhookEndpointResponse };
   deleteWebhookEndpoint: { request: DeleteWebhookEndpointRequest; response: DeleteWebhookEndpointResponse };
+  listWebhookDeliveries: { request: ListWebhookDeliveriesRequest; response: ListWebhookDeliveriesResponse };
+  enableWebhookEndpoint: { request: EnableWebhookEndpointRequest; response: EnableWebhookEndpointResponse };
 }

@@ -5,19 +5,25 @@ import { WEBHOOK_EVENT_DISCRIMINATOR, WEBHOOK_EVENT_TYPES, type WebhookEvent } f
 import { createEventValidator, type CompiledEventValidator, type WebhookValidationResult } from '../event-validation.js';
 import {
   validateMerchantApprovedEvent,
+  validatePaymentCapturedEvent,
   validatePaymentFailedEvent,
   validatePaymentSettledEvent,
+  validateRefundFailedEvent,
+  validateRefundProcessedEvent,
 } from './validators.gen.js';
 
-export type { MerchantApprovedEvent, PaymentFailedEvent, PaymentSettledEvent, WebhookEvent, WebhookEventType } from '@paygate/contract';
+export type { MerchantApprovedEvent, PaymentCapturedEvent, PaymentFailedEvent, PaymentSettledEvent, RefundFailedEvent, RefundProcessedEvent, WebhookEvent, WebhookEventType } from '@paygate/contract';
 export { WEBHOOK_EVENT_TYPES };
 export type { WebhookValidationError, WebhookValidationResult } from '../event-validation.js';
 
 /** The precompiled validator of each event type. */
 export const eventValidators: Readonly<Record<string, CompiledEventValidator>> = {
   "MERCHANT_APPROVED": validateMerchantApprovedEvent as CompiledEventValidator,
+  "PAYMENT_CAPTURED": validatePaymentCapturedEvent as CompiledEventValidator,
   "PAYMENT_FAILED": validatePaymentFailedEvent as CompiledEventValidator,
   "PAYMENT_SETTLED": validatePaymentSettledEvent as CompiledEventValidator,
+  "REFUND_FAILED": validateRefundFailedEvent as CompiledEventValidator,
+  "REFUND_PROCESSED": validateRefundProcessedEvent as CompiledEventValidator,
 };
 
 /** Validates an untrusted, already-parsed webhook body against the schema of its "event_type". */

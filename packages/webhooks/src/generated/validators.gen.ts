@@ -395,15 +395,585 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePaymentFailedEvent = validate22;
-const schema36 = {"additionalProperties":false,"description":"Category Payment: a customer's payment attempt failed. `event_time` is `YYYY-MM-DD HH:MM:SSZ`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_FAILED","type":"object"};
-const schema37 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"message":{"description":"Failure reason.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_completed_at"],"type":"object"};
+export const validatePaymentCapturedEvent = validate22;
+const schema36 = {"additionalProperties":false,"description":"Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentCapturedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_CAPTURED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_CAPTURED","type":"object"};
+const schema37 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"currency":{"description":"ISO 4217 currency of the order.","maxLength":3,"type":"string"},"message":{"description":"The payment's status message.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_amount":{"description":"Captured amount in major units of `currency` (the order amount).","maximum":1000000000000,"minimum":0,"type":"number"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"CAPTURED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_amount","currency","payment_completed_at"],"type":"object"};
+const func1 = Object.prototype.hasOwnProperty;
 const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.event_type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.event_time === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sequence_number === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.data === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.status === undefined){
+const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data0.message === undefined){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data0.mop_type === undefined){
+const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data0.order_id === undefined){
+const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data0.payment_id === undefined){
+const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data0.bank_ref_num === undefined){
+const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data0.payment_amount === undefined){
+const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_amount"},message:"must have required property '"+"payment_amount"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data0.currency === undefined){
+const err13 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data0.payment_completed_at === undefined){
+const err14 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(func1.call(schema37.properties, key1))){
+const err15 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data0.bank_ref_num !== undefined){
+let data1 = data0.bank_ref_num;
+if(typeof data1 === "string"){
+if(data1.length > 32){
+const err16 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data0.currency !== undefined){
+let data2 = data0.currency;
+if(typeof data2 === "string"){
+if(data2.length > 3){
+const err18 = {instancePath:instancePath+"/data/currency",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/data/currency",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data0.message !== undefined){
+let data3 = data0.message;
+if(typeof data3 === "string"){
+if(data3.length > 1000){
+const err20 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data0.mop_type !== undefined){
+let data4 = data0.mop_type;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err22 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data0.order_id !== undefined){
+let data5 = data0.order_id;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err24 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data0.payment_amount !== undefined){
+let data6 = data0.payment_amount;
+if(typeof data6 == "number"){
+if(data6 > 1000000000000 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data6 < 0 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data0.payment_completed_at !== undefined){
+let data7 = data0.payment_completed_at;
+if(typeof data7 === "string"){
+if(data7.length > 32){
+const err29 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data0.payment_id !== undefined){
+let data8 = data0.payment_id;
+if(typeof data8 === "string"){
+if(data8.length > 32){
+const err31 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data0.status !== undefined){
+let data9 = data0.status;
+if(typeof data9 !== "string"){
+const err33 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if("CAPTURED" !== data9){
+const err34 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/status/const",keyword:"const",params:{allowedValue: "CAPTURED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.event_time !== undefined){
+let data10 = data.event_time;
+if(typeof data10 === "string"){
+if(data10.length > 20){
+const err36 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern6.test(data10)){
+const err37 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.event_type !== undefined){
+let data11 = data.event_type;
+if(typeof data11 !== "string"){
+const err39 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if("PAYMENT_CAPTURED" !== data11){
+const err40 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "PAYMENT_CAPTURED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.sequence_number !== undefined){
+let data12 = data.sequence_number;
+if(typeof data12 === "string"){
+if(data12.length > 36){
+const err41 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!pattern5.test(data12)){
+const err42 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(!(formats0.test(data12))){
+const err43 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data13 = data.version;
+if(typeof data13 !== "string"){
+const err45 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if("1.0" !== data13){
+const err46 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePaymentFailedEvent = validate23;
+const schema40 = {"additionalProperties":false,"description":"Category Payment: a customer's payment attempt failed. `event_time` is `YYYY-MM-DD HH:MM:SSZ`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_FAILED","type":"object"};
+const schema41 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"message":{"description":"Failure reason.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_completed_at"],"type":"object"};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -880,20 +1450,20 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePaymentSettledEvent = validate23;
-const schema40 = {"additionalProperties":false,"description":"Category Settlement: funds were transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentSettledData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"PAYMENT_SETTLED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_SETTLED","type":"object"};
-const schema41 = {"additionalProperties":false,"properties":{"settlements":{"description":"The settlements completed by the run.","items":{"$ref":"webhooks.json#/$defs/SettledItem"},"minItems":1,"type":"array"}},"required":["settlements"],"type":"object"};
-const schema42 = {"additionalProperties":false,"properties":{"forex_rate":{"description":"Rate to the settlement currency to 6 significant digits (display; the settlement's `forex_rate_cents` is the rate times 100, rounded).","minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount in the settlement currency (`settlement_amount_cents` / 100); negative: debited from the merchant.","maximum":1000000000000,"minimum":-1000000000000,"type":"number"},"settlement_done_at":{"description":"ISO 8601 UTC timestamp; the settlement's `settlement_completed_date`.","maxLength":32,"type":"string"},"settlement_id":{"description":"Settlement id (`ST` + 16 digits).","maxLength":32,"type":"string"},"settlement_utr":{"description":"Bank UTR of the transfer; the settlement's `utr_number`.","maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
+export const validatePaymentSettledEvent = validate24;
+const schema44 = {"additionalProperties":false,"description":"Category Settlement: funds were transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentSettledData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"PAYMENT_SETTLED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_SETTLED","type":"object"};
+const schema45 = {"additionalProperties":false,"properties":{"settlements":{"description":"The settlements completed by the run.","items":{"$ref":"webhooks.json#/$defs/SettledItem"},"minItems":1,"type":"array"}},"required":["settlements"],"type":"object"};
+const schema46 = {"additionalProperties":false,"properties":{"forex_rate":{"description":"Rate to the settlement currency to 6 significant digits (display; the settlement's `forex_rate_cents` is the rate times 100, rounded).","minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount in the settlement currency (`settlement_amount_cents` / 100); negative: debited from the merchant.","maximum":1000000000000,"minimum":-1000000000000,"type":"number"},"settlement_done_at":{"description":"ISO 8601 UTC timestamp; the settlement's `settlement_completed_date`.","maxLength":32,"type":"string"},"settlement_id":{"description":"Settlement id (`ST` + 16 digits).","maxLength":32,"type":"string"},"settlement_utr":{"description":"Bank UTR of the transfer; the settlement's `utr_number`.","maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1172,16 +1742,16 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1252,8 +1822,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate24(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate25(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
 }
@@ -1394,7 +1964,970 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRefundFailedEvent = validate27;
+const schema49 = {"additionalProperties":false,"description":"Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_FAILED","type":"object"};
+const schema50 = {"additionalProperties":false,"properties":{"failed_at":{"description":"ISO 8601 UTC timestamp with microseconds of the failure.","maxLength":32,"type":"string"},"message":{"description":"Failure reason; the amount is refundable again.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Amount that was not refunded, in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","failed_at"],"type":"object"};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.event_type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.event_time === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sequence_number === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.data === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.status === undefined){
+const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data0.message === undefined){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data0.refund_id === undefined){
+const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data0.payment_id === undefined){
+const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data0.refund_amount === undefined){
+const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data0.failed_at === undefined){
+const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "failed_at"},message:"must have required property '"+"failed_at"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!((((((key1 === "failed_at") || (key1 === "message")) || (key1 === "payment_id")) || (key1 === "refund_amount")) || (key1 === "refund_id")) || (key1 === "status"))){
+const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data0.failed_at !== undefined){
+let data1 = data0.failed_at;
+if(typeof data1 === "string"){
+if(data1.length > 32){
+const err13 = {instancePath:instancePath+"/data/failed_at",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/failed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/data/failed_at",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/failed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data0.message !== undefined){
+let data2 = data0.message;
+if(typeof data2 === "string"){
+if(data2.length > 1000){
+const err15 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data0.payment_id !== undefined){
+let data3 = data0.payment_id;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err17 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data0.refund_amount !== undefined){
+let data4 = data0.refund_amount;
+if(typeof data4 == "number"){
+if(data4 > 1000000000000 || isNaN(data4)){
+const err19 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err20 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data0.refund_id !== undefined){
+let data5 = data0.refund_id;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err22 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data0.status !== undefined){
+let data6 = data0.status;
+if(typeof data6 !== "string"){
+const err24 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if("FAILED" !== data6){
+const err25 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/status/const",keyword:"const",params:{allowedValue: "FAILED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.event_time !== undefined){
+let data7 = data.event_time;
+if(typeof data7 === "string"){
+if(data7.length > 20){
+const err27 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!pattern6.test(data7)){
+const err28 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.event_type !== undefined){
+let data8 = data.event_type;
+if(typeof data8 !== "string"){
+const err30 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if("REFUND_FAILED" !== data8){
+const err31 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_FAILED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.sequence_number !== undefined){
+let data9 = data.sequence_number;
+if(typeof data9 === "string"){
+if(data9.length > 36){
+const err32 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(!pattern5.test(data9)){
+const err33 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(!(formats0.test(data9))){
+const err34 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data10 = data.version;
+if(typeof data10 !== "string"){
+const err36 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if("1.0" !== data10){
+const err37 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRefundProcessedEvent = validate28;
+const schema53 = {"additionalProperties":false,"description":"Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundProcessedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_PROCESSED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_PROCESSED","type":"object"};
+const schema54 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number of the refund transfer.","maxLength":32,"type":"string"},"message":{"description":"The refund's message.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Refunded amount in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"refunded_at":{"description":"ISO 8601 UTC timestamp with microseconds; the refund's `refunded_at`.","maxLength":32,"type":"string"},"status":{"const":"PROCESSED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","bank_ref_num","refunded_at"],"type":"object"};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.event_type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.event_time === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sequence_number === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.data === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data0 = data.data;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.status === undefined){
+const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data0.message === undefined){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data0.refund_id === undefined){
+const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data0.payment_id === undefined){
+const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data0.refund_amount === undefined){
+const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data0.bank_ref_num === undefined){
+const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data0.refunded_at === undefined){
+const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refunded_at"},message:"must have required property '"+"refunded_at"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!(((((((key1 === "bank_ref_num") || (key1 === "message")) || (key1 === "payment_id")) || (key1 === "refund_amount")) || (key1 === "refund_id")) || (key1 === "refunded_at")) || (key1 === "status"))){
+const err13 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data0.bank_ref_num !== undefined){
+let data1 = data0.bank_ref_num;
+if(typeof data1 === "string"){
+if(data1.length > 32){
+const err14 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data0.message !== undefined){
+let data2 = data0.message;
+if(typeof data2 === "string"){
+if(data2.length > 1000){
+const err16 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data0.payment_id !== undefined){
+let data3 = data0.payment_id;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err18 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data0.refund_amount !== undefined){
+let data4 = data0.refund_amount;
+if(typeof data4 == "number"){
+if(data4 > 1000000000000 || isNaN(data4)){
+const err20 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err21 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data0.refund_id !== undefined){
+let data5 = data0.refund_id;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err23 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data0.refunded_at !== undefined){
+let data6 = data0.refunded_at;
+if(typeof data6 === "string"){
+if(data6.length > 32){
+const err25 = {instancePath:instancePath+"/data/refunded_at",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refunded_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data/refunded_at",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refunded_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data0.status !== undefined){
+let data7 = data0.status;
+if(typeof data7 !== "string"){
+const err27 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if("PROCESSED" !== data7){
+const err28 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/status/const",keyword:"const",params:{allowedValue: "PROCESSED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.event_time !== undefined){
+let data8 = data.event_time;
+if(typeof data8 === "string"){
+if(data8.length > 20){
+const err30 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(!pattern6.test(data8)){
+const err31 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.event_type !== undefined){
+let data9 = data.event_type;
+if(typeof data9 !== "string"){
+const err33 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if("REFUND_PROCESSED" !== data9){
+const err34 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_PROCESSED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.sequence_number !== undefined){
+let data10 = data.sequence_number;
+if(typeof data10 === "string"){
+if(data10.length > 36){
+const err35 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!pattern5.test(data10)){
+const err36 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!(formats0.test(data10))){
+const err37 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data11 = data.version;
+if(typeof data11 !== "string"){
+const err39 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if("1.0" !== data11){
+const err40 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

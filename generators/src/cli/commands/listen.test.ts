@@ -1,0 +1,139 @@
+/**
+ * `paygate listen` and `paygate trigger` end to end: a reference gateway served in this process (its worker polling),
+ * a receiver on this machine with no public URL, `listen` forwarding to it and `trigger` making the gateway emit real
+ * events, which the receiver verifies with @paygate/webhooks under the secret `listen` printed.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPaygateClient } from '@paygate/client';
+import { serve } from '@paygate/reference/cli';
+import { Webhook } from '@paygate/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, UsageError, type CliIo } from '../command.js';
+import { runListen } from './listen.js';
+import { command as trigger } from './trigger.js';
+
+const PARTNER = { id: 'pk_test_cli_listen', secret: 'ps_test_cli_listen_secret_0001' };
+
+function captureIo(): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { cwd: process.cwd(), stdout: (t) => void (out += t), stderr: (t) => void (err += t), out: () => out, err: () => err };
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Received {
+  raw: string;
+  headers: IncomingHttpHeaders;
+}
+
+let gateway: Awaited<ReturnType<typeof serve>>;
+let baseUrl: string;
+let receiver: Server;
+let receiverUrl: string;
+const received: Received[] = [];
+const gatewayFlags = () => ['--base-url', baseUrl, '--client-id', PARTNER.id, '--client-secret', PARTNER.secret];
+
+beforeAll(async () => {
+  process.env['LOG_LEVEL'] = 'silent';
+  gateway = await serve(
+    {
+      PORT: '0',
+      PAYGATE_DATA_DIR: 'memory://cli-listen',
+      PAYGATE_PARTNER_CLIENT_ID: PARTNER.id,
+      PAYGATE_PARTNER_CLIENT_SECRET: PARTNER.secret,
+      PAYGATE_RATE_LIMIT: '100000',
+      PAYGATE_WORKER_INTERVAL_MS: '100',
+    },
+    () => undefined,
+  );
+  baseUrl = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ raw: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://localhost:${(receiver.address() as AddressInfo).port}/webhooks`;
+});
+
+afterAll(async () => {
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await gateway?.stop();
+});
+
+describe('paygate listen + paygate trigger', () => {
+  it('forwards a triggered PAYMENT_CAPTURED to a local receiver, verifiable with the printed secret; Ctrl-C removes the endpoint', { timeout: 60_000 }, async () => {
+    const io = captureIo();
+    const stop = new AbortController();
+    const listening = runListen(['--forward-to', receiverUrl, '--events', 'PAYMENT_CAPTURED,REFUND_FAILED', ...gatewayFlags()], io, stop.signal);
+    const secret = await until('the secret', () => /(whsec_[A-Za-z0-9+/=]+)/.exec(io.out())?.[1]);
+    const endpointId = await until('the endpoint id', () => /Endpoint (we_[A-Za-z0-9_-]{24})/.exec(io.err())?.[1]);
+
+    const triggered = captureIo();
+    expect(await trigger.run(['PAYMENT_CAPTURED', ...gatewayFlags()], triggered)).toBe(EXIT.ok);
+    const orderId = /hosted order created: (OD\d{16})/.exec(triggered.out())?.[1];
+    expect(orderId, triggered.out()).toBeDefined();
+
+    const delivery = await until('the delivery', () => received.find((r) => r.raw.includes(orderId!)));
+    const event = new Webhook(secret).verify<{ event_type: string; data: { order_id: string; status: string } }>(delivery.raw, delivery.headers as Record<string, string>);
+    expect(event).toMatchObject({ event_type: 'PAYMENT_CAPTURED', data: { order_id: orderId, status: 'CAPTURED' } });
+    expect(received.map((r) => (JSON.parse(r.raw) as { event_type: string }).event_type)).toEqual(['PAYMENT_CAPTURED']); // MERCHANT_APPROVED not subscribed
+
+    await until('the printed answer', () => (io.out().includes('<-- [204]') ? true : undefined));
+    expect(io.out()).toContain(`--> PAYMENT_CAPTURED ${delivery.headers['webhook-id']}`);
+    expect(io.out()).toContain(`<-- [204] PAYMENT_CAPTURED ${delivery.headers['webhook-id']} POST ${receiverUrl}`);
+    // the gateway recorded the receiver's answer, relayed by listen
+    const partner = createPaygateClient({ baseUrl, clientId: PARTNER.id, clientSecret: PARTNER.secret });
+    const recorded = async () => {
+      const listed = await partner.extensions.listWebhookDeliveries(endpointId);
+      return listed.ok ? listed.data.data.results.map((d) => [d.event_type, d.status, d.attempts.map((a) => a.status_code)]) : listed.error;
+    };
+    let attempts = await recorded();
+    for (let i = 0; i < 50 && JSON.stringify(attempts).includes('delivering'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the gateway records the answer just after the relay sends it
+      attempts = await recorded();
+    }
+    expect(attempts).toEqual([['PAYMENT_CAPTURED', 'succeeded', [204]]]);
+
+    stop.abort();
+    expect(await listening).toBe(EXIT.ok);
+    const endpoints = await partner.extensions.listWebhookEndpoints();
+    expect(endpoints.ok && endpoints.data.data.results.map((e) => e.id)).not.toContain(endpointId);
+  });
+
+  it('triggers REFUND_FAILED for real: the refund reads FAILED', { timeout: 60_000 }, async () => {
+    const io = captureIo();
+    expect(await trigger.run(['REFUND_FAILED', ...gatewayFlags()], io)).toBe(EXIT.ok);
+    const refundId = /refund failed \(sandbox completion\): (RF\d{16})/.exec(io.out())?.[1];
+    const merchantId = /merchant created: (\d+)/.exec(io.out())?.[1];
+    const client = createPaygateClient({ baseUrl, clientId: PARTNER.id, clientSecret: PARTNER.secret, merchantId: merchantId! });
+    const refund = await client.refunds.get(refundId!);
+    expect(refund.ok && refund.data.data.refund_status).toBe('FAILED');
+  });
+
+  it.each([
+    ['trigger without an event', () => trigger.run([...gatewayFlags()], captureIo()), /name the event/],
+    ['trigger with an unknown event', () => trigger.run(['PAYMENT_REFUNDED', ...gatewayFlags()], captureIo()), /unknown event type "PAYMENT_REFUNDED"/],
+    ['listen without --forward-to', () => runListen([...gatewayFlags()], captureIo(), AbortSignal.abort()), /--forward-to is required/],
+    ['listen with an unknown event', () => runListen(['--forward-to', 'http://localhost:1/x', '--events', 'NOPE', ...gatewayFlags()], captureIo(), AbortSignal.abort()), /unknown: NOPE/],
+    ['listen without a credential', () => runListen(['--forward-to', 'http://localhost:1/x', '--base-url', 'http://127.0.0.1:1'], captureIo(), AbortSignal.abort()), /partner credential is required/],
+  ])('%s is a usage error (exit 2)', async (_name, run, message) => {
+    const error = await run().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+  });
+});

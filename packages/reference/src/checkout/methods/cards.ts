@@ -1,0 +1,126 @@
+import { passesLuhn } from '../../core/luhn.js';
+
+/**
+ * Card rules of the hosted checkout (decision D71): number (Luhn), expiry (MM/YY, not past), CVC, network from the
+ * BIN, and the sandbox test cards that decide the outcome. Pure functions: nothing here stores or logs a number;
+ * callers keep only {@link CardSummary} (last four digits and network).
+ */
+
+/** Card networks the page recognises from the BIN (`mop_detail.card_network`). */
+export const CARD_NETWORKS = ['visa', 'mastercard', 'rupay', 'amex', 'diners', 'unknown'] as const;
+export type CardNetwork = (typeof CARD_NETWORKS)[number];
+
+/** What a payment keeps of a card: never the number itself. */
+export interface CardSummary {
+  card_last4: string;
+  card_network: CardNetwork;
+}
+
+/** Digits of a number typed with spaces or dashes (`4242 4242-4242 4242` -> `4242424242424242`); null if anything else. */
+export function cardDigits(input: string): string | null {
+  const digits = input.replace(/[\s-]/g, '');
+  return /^\d{12,19}$/.test(digits) ? digits : null;
+}
+
+/** True for 12..19 digits (spaces and dashes allowed) passing the Luhn check. */
+export function isValidCardNumber(input: string): boolean {
+  const digits = cardDigits(input);
+  return digits !== null && passesLuhn(digits);
+}
+
+const inRange = (prefix: number, from: number, to: number) => prefix >= from && prefix <= to;
+
+/**
+ * The network of a card number from its leading digits (IIN ranges: Visa 4; Mastercard 51-55 and 2221-2720; American
+ * Express 34/37; RuPay 60, 65, 81, 82, 508, 353, 356; Diners 36, 38, 300-305). RuPay is checked before Diners and
+ * Discover's overlapping ranges because the gateway serves India, where those BINs are RuPay's.
+ */
+export function cardNetwork(digits: string): CardNetwork {
+  const two = Number(digits.slice(0, 2));
+  const three = Number(digits.slice(0, 3));
+  const four = Number(digits.slice(0, 4));
+  if (digits.startsWith('4')) return 'visa';
+  if (inRange(two, 51, 55) || inRange(four, 2221, 2720)) return 'mastercard';
+  if (two === 34 || two === 37) return 'amex';
+  if ([60, 65, 81, 82].includes(two) || three === 508 || three === 353 || three === 356) return 'rupay';
+  if (two === 36 || two === 38 || inRange(three, 300, 305)) return 'diners';
+  return 'unknown';
+}
+
+/** The CVC length a network uses: four digits on the front of an American Express card, three elsewhere. */
+export function cvcLength(network: CardNetwork): number {
+  return network === 'amex' ? 4 : 3;
+}
+
+/**
+ * `MM/YY` (also `MM/YYYY`, `MM / YY`) -> the last month it is valid in, or null when it is not a date. A card is valid
+ * through the end of its expiry month.
+ */
+export function parseExpiry(input: string): { month: number; year: number } | null {
+  const match = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(input);
+  if (!match) return null;
+  const month = Number(match[1]);
+  const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
+  if (month < 1 || month > 12) return null;
+  return { month, year };
+}
+
+/** True when the card has expired before `now` (ms since epoch, UTC): after the last day of its expiry month. */
+export function isExpired(expiry: { month: number; year: number }, now: number): boolean {
+  const firstOfNextMonth = Date.UTC(expiry.year, expiry.month, 1);
+  return now >= firstOfNextMonth;
+}
+
+/** What a sandbox test card does when paid with. */
+export type TestCardBehaviour =
+  | { kind: 'success' }
+  | { kind: 'decline'; message: string }
+  | { kind: 'three_ds' };
+
+export const CARD_DECLINED_MESSAGE = 'Card declined by the issuer';
+export const INSUFFICIENT_FUNDS_MESSAGE = 'Insufficient funds on the card';
+export const THREE_DS_FAILED_MESSAGE = '3-D Secure authentication failed';
+
+export interface TestCard {
+  number: string;
+  network: CardNetwork;
+  behaviour: TestCardBehaviour;
+  /** One line for the documentation. */
+  description: string;
+}
+
+/**
+ * The sandbox test cards (D71), in the style of Stripe's and Razorpay's: any future expiry, any CVC of the right
+ * length, any name. Any other Luhn-valid number is refused in the sandbox (as Stripe's test mode refuses real cards), so
+ * a real card number is never processed.
+ */
+export const TEST_CARDS: readonly TestCard[] = [
+  { number: '4242424242424242', network: 'visa', behaviour: { kind: 'success' }, description: 'Visa: succeeds' },
+  { number: '5555555555554444', network: 'mastercard', behaviour: { kind: 'success' }, description: 'Mastercard: succeeds' },
+  { number: '6522000000000006', network: 'rupay', behaviour: { kind: 'success' }, description: 'RuPay: succeeds' },
+  { number: '378282246310005', network: 'amex', behaviour: { kind: 'success' }, description: 'American Express: succeeds (4-digit CVC)' },
+  { number: '4000056655665556', network: 'visa', behaviour: { kind: 'success' }, description: 'Visa debit: succeeds' },
+  { number: '4000000000000002', network: 'visa', behaviour: { kind: 'decline', message: CARD_DECLINED_MESSAGE }, description: `Declined: "${CARD_DECLINED_MESSAGE}"` },
+  {
+    number: '4000000000009995',
+    network: 'visa',
+    behaviour: { kind: 'decline', message: INSUFFICIENT_FUNDS_MESSAGE },
+    description: `Declined: "${INSUFFICIENT_FUNDS_MESSAGE}"`,
+  },
+  {
+    number: '4000000000003220',
+    network: 'visa',
+    behaviour: { kind: 'three_ds' },
+    description: `3-D Secure challenge page: Approve succeeds, Fail is "${THREE_DS_FAILED_MESSAGE}"`,
+  },
+];
+
+/** The test card with these digits, or undefined (a number that is not a sandbox test card). */
+export function testCardFor(digits: string): TestCard | undefined {
+  return TEST_CARDS.find((card) => card.number === digits);
+}
+
+/** Last four digits and network: all a payment keeps of a card. */
+export function summarizeCard(digits: string): CardSummary {
+  return { card_last4: digits.slice(-4), card_network: cardNetwork(digits) };
+}
