@@ -105,7 +105,7 @@ export function renderBenchmarksDoc(r: BenchReport): string {
     lines.push(
       `## Where the gateway spends its CPU: ${target}`,
       '',
-      `\`paygate serve\` on ${target} under the GET order load, \`node --cpu-prof\`, ${summary.totalSeconds.toFixed(1)} s busy (idle samples left out); self time. \`writev\` is the kernel's share of sending (the HTTP answer; on PostgreSQL also the query), \`wasm\` is PostgreSQL itself inside PGlite.`,
+      `\`paygate serve\` on ${target} under the GET order load, \`node --cpu-prof\`, ${summary.totalSeconds.toFixed(1)} s busy (idle samples left out); self time. The profiler samples wall-clock time, so a thread the scheduler paused inside a system call is charged to it: \`writev\` is mostly waiting for a core on this shared machine, not the cost of sending (D86; \`bench/tools/get-order-cpu.ts\` splits user and kernel CPU). \`wasm\` is PostgreSQL itself inside PGlite.`,
       '',
       '| By package / file | Share |',
       '|---|---:|',
