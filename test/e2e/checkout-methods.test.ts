@@ -8,20 +8,18 @@
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
-import { startGateway, type Gateway } from '../support/gateway.js';
-import { clientFor, createHostedOrder, expectOk, onboardMerchant, type MerchantAccess } from '../faults/helpers/api.js';
-import { isBrowserAvailable, launchChromium } from './browser.js';
-import { startMerchantSite, type MerchantSite, type ReceivedCallback } from './merchant-site.js';
+import type { Gateway } from '../support/gateway.js';
+import { createHostedOrder, expectOk, type MerchantAccess } from '../faults/helpers/api.js';
+import { isBrowserAvailable } from './browser.js';
+import { SCREENSHOTS, startCheckoutWorld, type CheckoutWorld } from './checkout-world.js';
+import { type MerchantSite, type ReceivedCallback } from './merchant-site.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 // jsqr is CommonJS whose module.exports is the function while its types declare a default export: require it
@@ -56,18 +54,15 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   let site: MerchantSite;
   let browser: Browser;
 
+  let world: CheckoutWorld | undefined;
+
   beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    gw = await startGateway({ target: 'pglite' });
-    merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), 'Cane Corner');
-    site = await startMerchantSite(gw.baseUrl, merchant);
-    browser = await launchChromium();
+    world = await startCheckoutWorld();
+    ({ gw, merchant, site, browser } = world);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    await gw?.close();
+    await world?.close();
   });
 
   /** A fresh context per test; console errors (a CSP violation is one) are collected and must stay empty. */

@@ -10,18 +10,16 @@
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
-import { isBrowserAvailable, launchChromium } from './browser.js';
+import { isBrowserAvailable } from './browser.js';
+import { SCREENSHOTS, startCheckoutWorld, type CheckoutWorld } from './checkout-world.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
-import { startGateway, type Gateway } from '../support/gateway.js';
-import { clientFor, expectOk, onboardMerchant, type MerchantAccess } from '../faults/helpers/api.js';
-import { startMerchantSite, type MerchantSite, type ReceivedCallback } from './merchant-site.js';
+import type { Gateway } from '../support/gateway.js';
+import { expectOk, type MerchantAccess } from '../faults/helpers/api.js';
+import { type MerchantSite, type ReceivedCallback } from './merchant-site.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../test-results/e2e/', import.meta.url));
 
 const browserAvailable = isBrowserAvailable('BROWSER E2E TESTS');
 
@@ -40,18 +38,15 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
   let consoleErrors: string[];
   let consoleWarnings: string[];
 
+  let world: CheckoutWorld | undefined;
+
   beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    gw = await startGateway({ target: 'pglite' });
-    merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), 'Cane Corner');
-    site = await startMerchantSite(gw.baseUrl, merchant);
-    browser = await launchChromium();
+    world = await startCheckoutWorld();
+    ({ gw, merchant, site, browser } = world);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-    await gw?.close();
+    await world?.close();
   });
 
   beforeEach(async () => {
