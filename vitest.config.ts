@@ -15,6 +15,9 @@ export default defineConfig({
   },
   // Vitest 4 resolves test imports through the SSR pipeline, which has its own condition list.
   ssr: { resolve: { conditions: ['source'] } },
+  // The global setup (the contract coverage table) runs in Vitest's own `__vitest__` environment, which has a third
+  // condition list: without "source" there, `@paygate/contract` resolves to dist/ and a fresh clone (no build) fails.
+  environments: { __vitest__: { resolve: { conditions: ['source'] } } },
   test: {
     include: ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(withPostgres ? [] : ['test/faults/**'])],

@@ -5,8 +5,8 @@
  * internal `#/components/...` pointers, so violations can name the schema they broke). `npm run generate:check`
  * guarantees it matches the YAML.
  */
-// Relative, not '@paygate/contract': vitest's global setup (coverage.ts imports this) resolves packages without the
-// "source" condition, so a package import would need a build first.
+// By package name, as the published suite needs; in this repository vitest's global setup (coverage.ts imports this)
+// resolves it to the sources through the "source" condition of vitest.config.ts's `__vitest__` environment.
 import { apiDocument } from '@paygate/contract';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
