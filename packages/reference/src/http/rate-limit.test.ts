@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startThrowawayRedis, type ThrowawayRedis } from '../testing/redis-server.js';
 import { createRateLimiter, type RateLimiter, type RateLimiterLogger } from './rate-limit.js';
 
 const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -65,38 +64,15 @@ describe('rate limiter in Redis', () => {
   });
 
   describe('when Redis goes away', () => {
-    let server: ChildProcess | undefined;
-    afterAll(() => {
-      server?.kill('SIGKILL');
+    let server: ThrowawayRedis | undefined;
+    afterAll(async () => {
+      await server?.kill();
     });
 
-    async function freePort(): Promise<number> {
-      return new Promise((resolve) => {
-        const s = createServer().listen(0, '127.0.0.1', () => {
-          const port = (s.address() as { port: number }).port;
-          s.close(() => resolve(port));
-        });
-      });
-    }
-
-    async function startRedis(port: number): Promise<ChildProcess> {
-      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (/Ready to accept connections/.test(out)) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-      });
-      return child;
-    }
-
     it('keeps answering with a per-process limit (no error), says so once, and shares again when it is back', { timeout: 30_000 }, async () => {
-      const port = await freePort();
-      server = await startRedis(port);
+      server = await startThrowawayRedis();
       const logger = recordingLogger();
-      const url = `redis://127.0.0.1:${port}`;
+      const url = server.url;
       const a = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: url, logger, keyPrefix: 'outage' });
       const b = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: url, keyPrefix: 'outage' });
       expect(await a.ready()).toBe(true);
@@ -104,14 +80,14 @@ describe('rate limiter in Redis', () => {
       expect(await hits(a, 'shared', 3)).toEqual([true, true, true]);
       expect(await hits(b, 'shared', 3)).toEqual([true, true, false]); // one limit across both
 
-      server.kill('SIGKILL');
+      await server.kill();
       await new Promise((r) => setTimeout(r, 300));
       // Redis is gone: every call still answers, limited per process by the insurance limiter
       const during = await hits(a, 'during', 7);
       expect(during).toEqual([true, true, true, true, true, false, false]);
       expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual(['warn rate limiter: Redis is unreachable; limits are per process until it is back']);
 
-      server = await startRedis(port);
+      await server.restart();
       // ioredis reconnects by itself (backoff); wait for the shared limit to come back
       const deadline = Date.now() + 15_000;
       while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
