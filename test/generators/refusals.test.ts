@@ -51,7 +51,7 @@ describe('unsupported constructs are refused with their location', () => {
     expect(at).toBe(pointer);
     expect(message).toContain(`${file}${pointer}`);
     expect(message).toMatch(problem);
-    expect(message).toMatch(/\n {2}Fix: .+\n {2}Then run `npm run generate` again\.$/);
+    expect(message).toMatch(/\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/);
   });
 
   it('the CLI prints the refusal without a stack trace and exits 1', async () => {

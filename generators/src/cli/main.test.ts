@@ -131,6 +131,17 @@ describe('paygate generate and check in a project of its own', () => {
     expect(err).not.toMatch(/\n\s+at /);
   });
 
+  it('an unsupported construct exits 1 with its location and fix, the paygate command to rerun, and no "bug" report', async () => {
+    await writeFile(path.join(project, 'cycle.json'), JSON.stringify({ openapi: '3.1.0', info: { title: 'C', version: '1' }, paths: {}, components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } } }));
+    const { code, err } = await cli(['generate', '--input', 'cycle.json', '--out', 'cycle', '--lint', 'skip'], project);
+    expect(code).toBe(EXIT.failed);
+    expect(err).toContain('cycle.json#/components/schemas/A');
+    expect(err).toContain('Fix:');
+    expect(err).toContain('`npx paygate generate`');
+    expect(err).not.toMatch(/generator bug/);
+    expect(err).not.toMatch(/\n\s+at /);
+  });
+
   it('in this repository without --out, check is the committed drift gate (npm run generate:check)', async () => {
     const { code, out: report } = await cli(['check']);
     expect(code).toBe(EXIT.ok);

@@ -46,7 +46,7 @@ export async function loadAsyncApiDocument(file: string): Promise<{ document: Ob
   const errors = diagnostics.filter((d) => d.severity === 0);
   if (document === undefined || errors.length > 0) {
     throw new EnvironmentError(
-      `${file} is not a valid AsyncAPI document: ${errors.map((d) => `${d.message} (at ${d.path.join('.')})`).join('; ')}. Fix it (npm run lint:spec shows the lines) and run again.`,
+      `${file} is not a valid AsyncAPI document: ${errors.map((d) => `${d.message} (at ${d.path.join('.')})`).join('; ')}. Fix what it names and run again.`,
     );
   }
   const json = stripParserKeys(document.json());
@@ -72,7 +72,7 @@ export async function loadSnapshotFromFile(file: string, cwd: string, label: str
   try {
     openapi = (await loadOpenApi({ input: absolute, lint: 'skip', cwd })).document;
   } catch (error) {
-    throw new EnvironmentError(`${file} could not be read as OpenAPI: ${error instanceof Error ? error.message : String(error)}. Run npm run lint:spec on it and fix what it names.`);
+    throw new EnvironmentError(`${file} could not be read as OpenAPI: ${error instanceof Error ? error.message : String(error)}. Run \`npx paygate generate --input ${file} --out <dir>\` (it lints first and names the lines) and fix what it names.`);
   }
   if (typeof openapi.openapi !== 'string' || !/^3\.[01]\./.test(openapi.openapi)) {
     throw new EnvironmentError(`${file}: not an OpenAPI 3.0/3.1 document (its \`openapi\` field is ${JSON.stringify(openapi.openapi)}).`);

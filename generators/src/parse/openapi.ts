@@ -59,7 +59,7 @@ export function formatLintFailure(problems: LintProblem[], input: string): strin
     `Refusing to generate: ${input} has ${errors.length} lint error(s).`,
     ...errors.map((p) => `  ${formatProblem(p)}`),
     `Fix each error in the file and line shown (rule docs: https://redocly.com/docs/cli/rules/<rule-id>),`,
-    `then run \`npm run lint:spec\` to confirm and \`npm run generate\` again.`,
+    `then generate again: \`npx paygate generate\` lints first (in the Paygate repository: \`npm run lint:spec\`, then \`npm run generate\`).`,
   ].join('\n');
 }
 

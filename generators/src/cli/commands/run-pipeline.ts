@@ -3,6 +3,7 @@
  * name the spec location and the next step (never a stack trace).
  */
 import { formatProblem, SpecLintError } from '../../parse/openapi.js';
+import { UnsupportedSpecError } from '../../parse/refusal.js';
 import { generate, type GenerateOptions, type GenerateResult } from '../../pipeline.js';
 import type { CliIo } from '../command.js';
 
@@ -20,6 +21,8 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
     if (error instanceof SpecLintError) {
       throw new SpecProblem(`${error.message}\nFix the spec at the locations above (or run with --lint report to generate anyway).`);
     }
+    // A deliberate refusal already names the spec location and the fix: it is not a generator bug.
+    if (error instanceof UnsupportedSpecError) throw new SpecProblem(error.message);
     throw new SpecProblem(
       `Could not generate from ${options.openapi}: ${(error as Error).message}\n` +
         'Check the named part of the spec; if the document is valid OpenAPI 3.0/3.1, report it as a Paygate generator bug with the spec attached.',
