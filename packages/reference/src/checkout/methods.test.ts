@@ -146,7 +146,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     { name: 'QR', fields: { outcome: 'success', mop_type: 'QR' }, status: 'payment_successful', mop: 'QR', detail: {} },
     { name: 'net banking', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'HDFC' }, status: 'payment_successful', mop: 'NET_BANKING', detail: { bank_code: 'HDFC', bank_name: 'HDFC Bank', bank: 'HDFC Bank' } },
     { name: 'net banking failure bank', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'PGFL' }, status: 'payment_failed', mop: 'NET_BANKING', detail: { bank_code: 'PGFL', bank_name: 'Paygate Test Bank (always fails)', bank: 'Paygate Test Bank (always fails)' }, message: NETBANKING_FAILED_MESSAGE },
-  ])('$name: order $status, mop_type $mop, mop_detail, signed callback, PAYMENT_FAILED message', async ({ fields, status, mop, detail, message }) => {
+  ])('$name: order $status, mop_type $mop, mop_detail, signed callback (failures: the PAYMENT_FAILED message)', async ({ fields, status, mop, detail, message }) => {
     const { sessionId, orderId } = await newSession();
     const res = await post(sessionId, fields);
     expect(res.status).toBe(200);
