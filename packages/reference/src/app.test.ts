@@ -517,6 +517,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['a malformed vpa', { collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'bad' }, 'vpa'],
     ['s2s with a card', { collection_mode: 's2s', upi_flow_type: 'intent', mop_type: 'CREDIT_CARD' }, 'mop_type'],
     ['a javascript: return_url', { return_url: 'javascript:alert(1)' }, 'return_url'],
+    // B21: http:// only to the merchant's own machine
+    ['an http:// return_url to a public host', { return_url: 'http://shop.example.in/return' }, 'return_url'],
+    ['an http:// return_url to a look-alike of localhost', { return_url: 'http://localhost.shop.example.in/return' }, 'return_url'],
+    // D44: format uri is RFC 3986 in full (the URL lands in an HTML form the gateway renders)
+    ['a return_url with a double quote', { return_url: 'https://shop.example.in/return"x' }, 'return_url'],
+    ['a return_url with angle brackets', { return_url: 'https://shop.example.in/<script>' }, 'return_url'],
     ['an amount with one decimal', { amount: '10.5' }, 'amount'],
     ['a lower-case currency', { currency: 'inr' }, 'currency'],
     ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
@@ -524,6 +530,13 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['a lone UTF-16 surrogate in a string', { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } }, 'buyer.name'],
     ['an impossible buyer dob', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } }, 'buyer.dob'],
   ];
+  it.each(['https://shop.example.in/return', 'http://localhost:3000/return', 'http://127.0.0.1/return', 'http://[::1]:8080/return?x=1'])(
+    'order create at the edge: return_url %s is accepted (B21)',
+    async (returnUrl) => {
+      const res = await merchant().orders.create(hostedOrder(`EDGE-${randomBytes(4).toString('hex')}`, { return_url: returnUrl }));
+      expect(res.status, JSON.stringify(res.ok ? res.data : res.error)).toBe(200);
+    },
+  );
   for (const [what, extra, field] of edgeRules) {
     it(`order create at the edge: ${what} is 400 with details.${field}`, async () => {
       const res = await merchant().orders.create(hostedOrder(`EDGE-${randomBytes(4).toString('hex')}`, extra));
@@ -612,7 +625,8 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
 
     const noMerchant = await p.orders.create(hostedOrder('NO-MERCHANT'));
     expect(noMerchant.status).toBe(400);
-    expect(!noMerchant.ok && noMerchant.error.error.details).toHaveProperty('X-Merchant-ID');
+    // D41: a header is named in lower case in details, as the request validator names it
+    expect(!noMerchant.ok && noMerchant.error.error).toEqual({ code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { 'x-merchant-id': 'is required with partner credentials' } });
   });
 
   it('uploads a PDF (magic bytes) served only to its owner; 415 for other types and 413 for too-large files', async () => {
@@ -632,6 +646,10 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect((await fetch(`${base}/documents/${docId}`, { headers: ownerHeaders })).status).toBe(404);
     const asPartner = await fetch(`${base}/files/${docId}`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret } });
     expect(asPartner.status).toBe(200);
+    // D45: an attachment, never cached, sandboxed if a browser ever renders it
+    expect(asOwner.headers.get('content-disposition')).toBe('attachment');
+    expect(asOwner.headers.get('cache-control')).toBe('private, no-store');
+    expect(asOwner.headers.get('content-security-policy')).toContain('sandbox');
     expect((await fetch(`${base}/files/${docId}`)).status).toBe(401);
 
     const orderDoc = await merchant().orders.uploadDocument(orderId, {
@@ -651,7 +669,8 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     big.set(PDF);
     const tooLarge = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob([big], { type: 'application/pdf' }) });
     expect(tooLarge.status).toBe(413);
-    expect(!tooLarge.ok && tooLarge.error.error.code).toBe('ERR_REQUEST_413');
+    // D42: a 413 names the part that is too large
+    expect(!tooLarge.ok && tooLarge.error.error).toMatchObject({ code: 'ERR_REQUEST_413', details: { file: `must be at most ${5 * 1024 * 1024} bytes` } });
   });
 
   it('corrects an order (nested envelope) and serves the SDK, health and 404 for unknown routes', async () => {

@@ -66,7 +66,7 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
     "%s: another merchant's credentials never see this merchant's resources",
     async (_id, op) => {
       const r = await validRequest(pg, w, op);
-      if (!r.path.match(/\/((OD|PR|RF|ST)\d+|we_|session_)/)) return; // no resource of `m` in the path (e.g. create operations)
+      if (!r.path.match(/\/((OD|PR|RF|ST)\d+|we_|dlv_|doc_|session_)/)) return; // no resource of `m` in the path (e.g. create operations)
       const res = await pg.call(r.method, r.path, w.other.credentials, r.req);
       // A checkout session of another tenant is, to this caller, an invalid session: the seed's ERR_AUTH_000 with details.session_id.
       const expected = r.path.includes('/session_') ? [401, 404] : [404];
@@ -119,7 +119,8 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
   it('missing required header: X-Merchant-ID on order creation with partner credentials', async () => {
     const res = await pg.call('POST', '/pg/orders/', pg.partner, (await validRequest(pg, w, operations.find((o) => o.operationId === 'createOrder')!)).req);
     expect(res.status, res.text).toBe(400);
-    expect(Object.keys(res.error?.details ?? {}).map((k) => k.toLowerCase())).toContain('x-merchant-id');
+    // D41: one spelling, the header's name in lower case
+    expect(Object.keys(res.error?.details ?? {})).toContain('x-merchant-id');
   });
 
   it('unsupported methods on every known path: 405 (or 404) in the error envelope', async () => {
@@ -143,6 +144,15 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
         expect([404, 405], `${method.toUpperCase()} ${path}: ${res.status} ${res.text}`).toContain(res.status);
         expect(res.error?.code).toMatch(/^ERR_REQUEST_40[45]$/);
       }
+    }
+  });
+
+  it('A19: one webhook endpoint is only deleted (to change it, delete it and register a new one): GET, PATCH, PUT are 405', async () => {
+    for (const method of ['get', 'patch', 'put']) {
+      const res = await pg.call(method, `/webhooks/endpoints/${w.endpointId}`, w.m.credentials, method === 'get' ? {} : { json: { url: 'https://shop.example.in/changed' } });
+      expect(res.status, `${method.toUpperCase()}: ${res.text}`).toBe(405);
+      expect(res.error?.code).toBe('ERR_REQUEST_405');
+      expect(res.headers.get('allow')).toBe('DELETE');
     }
   });
 

@@ -224,6 +224,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     );
     expect(settled.payments[0]!.settlement.status).toBe('settled');
     expect(settled.payments[0]!.settlement.settlement_details?.settlement_id).toBe(settlement!.settlement_id);
+    // B15: the payment read's settlement carries the settlement id in both `id` and `settlement_id`
+    const settledPayment = dataOf<{ settlement: { id: string; settlement_id: string } | null }>(await pg.expectStatus(200, 'GET', `/pg/payments/${payment.payment_id}/`, m.credentials));
+    expect(settledPayment.settlement).toMatchObject({ id: settlement!.settlement_id, settlement_id: settlement!.settlement_id });
 
     await drainWebhooks();
     const ev = verifiedEvents.find(
@@ -291,6 +294,8 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'cancel' }) });
     const { fields } = redirectForm(res.text);
     expect(fields['status']).toBe('payment_cancelled');
+    // D3: no payment was made, so its fields are empty strings (hashed as such)
+    expect(fields).toMatchObject({ payment_id: '', bank_ref_num: '', payment_completed_at: '' });
     expect(verifyCallback(fields, m.encryptionKey)).toBe(true);
     const order = dataOf<{ status: string }>(await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials));
     expect(order.status).toBe('payment_cancelled');
@@ -303,11 +308,16 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     expect(res.status, res.text).toBe(200);
     const { order_id: orderId, intent_uri: intentUri } = dataOf<{ order_id: string; intent_uri: string }>(res);
     expect(intentUri).toMatch(/^[a-z]+:\/\/pay\?/); // upi:// or the chosen app's scheme (phonepe://)
+    // the payment is PENDING until the customer pays: no bank reference yet (the spec: null while PENDING)
+    const created = dataOf<{ payments: { payment_id: string }[] }>(await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials));
+    const paymentPath = `/pg/payments/${created.payments[0]!.payment_id}/`;
+    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({ status: 'PENDING', bank_ref_num: null, payment_completed_at: null });
     const done = dataOf<{ status: string; payments: { status: string }[] }>(
       await pg.expectStatus(200, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, { json: { outcome: 'success' } }),
     );
     expect(done.status).toBe('payment_successful');
     expect(done.payments[0]?.status).toBe('captured');
+    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({ status: 'CAPTURED', bank_ref_num: expect.stringMatching(/^\d+$/) });
     await drainWebhooks();
     expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)).toBe(true);
     const again = await pg.expectStatus(422, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, { json: { outcome: 'failure' } });

@@ -15,9 +15,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '@paygate/contract';
 import { gatewayTargets, isRemote } from '../support/gateway.js';
-import { authHeaders, openPaygate, type Paygate } from '../support/paygate.js';
+import { authHeaders, openPaygate, orderBody, type Paygate } from '../support/paygate.js';
 import { prepareWorld, validRequest, type BuiltRequest, type World } from '../support/requests.js';
-import { findOperation, operations, type OperationSpec } from '../support/spec.js';
+import { findOperation, operations, type JsonObject, type OperationSpec } from '../support/spec.js';
 import { useCoverage } from './coverage.js';
 
 useCoverage('hostile');
@@ -357,6 +357,30 @@ describe.each(gatewayTargets())('hostile input [%s]', (target) => {
     // the corpus reaches both sides: refused input and (e.g. real gzip, far dates that are valid) accepted input
     expect([...statuses.keys()].some((s) => s >= 200 && s < 300), JSON.stringify([...statuses])).toBe(true);
     expect([400, 401, 413, 415].every((s) => statuses.has(s)), JSON.stringify([...statuses])).toBe(true);
+  });
+
+  // The external probe's requests of issue 13, one by one: each a declared 4xx in the envelope whose `details` names
+  // the field or parameter to fix (D41-D44), whatever the fuzzer above happens to draw.
+  describe('the issue 13 probe', () => {
+    const orderJson = (extra: JsonObject = {}): string => JSON.stringify(orderBody(extra));
+    it.each<[string, number, string, string, () => RawRequest]>([
+      ['a `__proto__` key in the body', 400, 'ERR_VALIDATION_400', '__proto__', () => ({ method: 'POST', path: '/pg/orders/', query: [], headers: { ...authHeaders(w.m.credentials), 'content-type': 'application/json' }, body: orderJson().replace(/^\{/, '{"__proto__":{"polluted":true},'), kind: 'probe' })],
+      ['broken percent-encoding in a path parameter', 400, 'ERR_VALIDATION_400', 'order_id', () => ({ method: 'GET', path: '/pg/orders/%E0%A4%A', query: [], headers: authHeaders(w.m.credentials), body: undefined, kind: 'probe' })],
+      ['Content-Encoding: gzip on a plain body', 400, 'ERR_VALIDATION_400', 'content-encoding', () => ({ method: 'POST', path: '/pg/orders/', query: [], headers: { ...authHeaders(w.m.credentials), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: orderJson(), kind: 'probe' })],
+      ['an upload over 5 MiB', 413, 'ERR_REQUEST_413', 'file', () => ({ method: 'POST', path: `/pg/orders/${w.paidOrderId}/documents/`, query: [], headers: { ...authHeaders(w.m.credentials), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: multipartText([['document_type', 'air_waybill'], ['identifier', 'AWB-big']], { name: 'file', bytes: Buffer.concat([PDF, Buffer.alloc(5 * 1024 * 1024, 0x25)]) }), kind: 'probe' })],
+      ['a session id over 256 characters', 401, 'ERR_AUTH_000', 'session_id', () => ({ method: 'GET', path: `/checkout/session_${'a'.repeat(300)}`, query: [], headers: { accept: 'application/json' }, body: undefined, kind: 'probe' })],
+      ['a return_url with a double quote', 400, 'ERR_VALIDATION_400', 'return_url', () => ({ method: 'POST', path: '/pg/orders/', query: [], headers: { ...authHeaders(w.m.credentials), 'content-type': 'application/json' }, body: orderJson({ return_url: 'https://shop.example.in/r"onmouseover="x' }), kind: 'probe' })],
+      ['a return_url with angle brackets', 400, 'ERR_VALIDATION_400', 'return_url', () => ({ method: 'POST', path: '/pg/orders/', query: [], headers: { ...authHeaders(w.m.credentials), 'content-type': 'application/json' }, body: orderJson({ return_url: 'https://shop.example.in/<script>x</script>' }), kind: 'probe' })],
+    ])('%s: %d %s with details naming %s', async (_name, status, code, field, make) => {
+      const r = make();
+      const res = await pg.api.fetch(urlOf(pg.gw.baseUrl, r), { method: r.method, headers: r.headers, ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : new Uint8Array(r.body) } : {}) });
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(status);
+      const json = JSON.parse(text) as { success: boolean; error: { code: string; details?: Record<string, string> } };
+      expect(json.success).toBe(false);
+      expect(json.error.code).toBe(code);
+      expect(Object.keys(json.error.details ?? {}), text.slice(0, 300)).toContain(field);
+    });
   });
 
   describe.skipIf(isRemote())('bytes Node refuses before routing', () => {

@@ -86,6 +86,8 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     }
     expect(res.status, res.text).toBe(400);
     expectEnvelope(res, /^ERR_VALIDATION_400$/);
+    // D41: one message for every validation failure, whoever detects it; `details` says what is wrong
+    expect((res.error as { message: string }).message).toBe('Request validation failed');
   });
 
   it.each(declaring('401').map((o) => [o.operationId, o] as const))('401 %s: no / wrong credentials or dead session', async (_id, op) => {
@@ -154,6 +156,8 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     const res = await pg.call(r.method, r.path, r.who, req);
     expect(res.status, res.text.slice(0, 300)).toBe(413);
     expectEnvelope(res, /^ERR_REQUEST_413$/);
+    // D42: a 413 names the part that is too large, the file of an upload or else the body
+    expect(res.error?.details, res.text.slice(0, 300)).toHaveProperty(media === 'multipart/form-data' ? 'file' : 'body');
   });
 
   it.each(declaring('415').filter((o) => o.requestBody).map((o) => [o.operationId, o] as const))('415 %s: unsupported content type', async (_id, op) => {

@@ -65,7 +65,8 @@ export function requirePartner(principal: Principal): string {
 
 /** Operations acting for one merchant (order creation): partners must name it in X-Merchant-ID. */
 export function requireMerchant(scope: Scope): string {
-  if (scope.merchantId === undefined) throw validationError('X-Merchant-ID', 'is required with partner credentials');
+  // details name a header in lower case, like the request validator's (D41)
+  if (scope.merchantId === undefined) throw validationError('x-merchant-id', 'is required with partner credentials');
   return scope.merchantId;
 }
 

@@ -1,5 +1,5 @@
 import { HttpError, type Handlers } from '@paygate/server';
-import { DomainError } from '../core/errors.js';
+import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import { advanceMerchantClock, readMerchantClock } from '../core/merchant-clock.js';
 import { completeCheckoutSession, getCheckoutSession } from '../checkout/service.js';
 import { setKycStatus } from '../merchants/service.js';
@@ -28,7 +28,7 @@ async function clockMerchant(rt: HandlerRuntime, ctx: Parameters<Handlers<Princi
   const scope = await narrowScope(rt, await scopeOf(rt, ctx), merchantId);
   if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
   if (scope.merchantId === undefined) {
-    throw new HttpError(400, 'ERR_VALIDATION_400', 'Request validation failed', {
+    throw new HttpError(400, 'ERR_VALIDATION_400', VALIDATION_MESSAGE, {
       merchant_id: 'is required with partner credentials: every merchant has its own sandbox clock',
     });
   }
