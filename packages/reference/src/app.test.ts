@@ -673,6 +673,22 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(!tooLarge.ok && tooLarge.error.error).toMatchObject({ code: 'ERR_REQUEST_413', details: { file: `must be at most ${5 * 1024 * 1024} bytes` } });
   });
 
+  it.each([
+    ['a merchant document', 'PATCH', () => `/partners/merchants/${merchantId}/documents/`, 'partner', { document_type: 'INVOICE', file: 'hello' }],
+    ['a merchant document (empty text)', 'PATCH', () => `/partners/merchants/${merchantId}/documents/`, 'partner', { document_type: 'INVOICE', file: '' }],
+    ['an order document', 'POST', () => `/pg/orders/${orderId}/documents/`, 'merchant', { document_type: 'invoice', identifier: 'INV-1', file: 'hello' }],
+  ] as const)('%s whose file is a text field, not a file part: 400 naming file (never 500)', async (_label, method, path, who, fields) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    const credentials = who === 'partner' ? { id: partnerId, secret: partnerSecret } : { id: merchantCreds.client_id, secret: merchantCreds.client_secret };
+    const res = await fetch(`${base}${path()}`, { method, body: form, headers: { 'X-Client-ID': credentials.id, 'X-Client-Secret': credentials.secret } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      success: false,
+      error: { code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { file: 'must be a file part (with a filename), not a text field' } },
+    });
+  });
+
   it('corrects an order (nested envelope) and serves the SDK, health and 404 for unknown routes', async () => {
     const m = merchant();
     const patched = await m.orders.update(orderId, { buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9', date: '2026-11-21' } });

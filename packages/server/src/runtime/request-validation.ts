@@ -7,7 +7,8 @@
  *
  * Order, first failure wins except inside step 6, which reports every field:
  * 1. method: 405 with `Allow` (HEAD on a GET route, other methods on a known path);
- * 2. multipart/form-data: parsed with the upload limits (413 / 400), file parts counted into the body as `''`;
+ * 2. multipart/form-data: parsed with the upload limits (413 / 400), a file field sent as text refused (400), file
+ *    parts counted into the body as `''`;
  * 3. body media type: one of the declared ones, else 415 (no Content-Type on an optional body: no body);
  * 4. query string: unencoded reserved characters (400, per parameter, in declaration order);
  * 5. parameter styles: arrays split or wrapped, objects assembled, JSON content parsed;
@@ -489,6 +490,13 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
     parser(req, res, (err?: unknown) => {
       if (err) {
         next(multerRejection(err, options.uploadLimits));
+        return;
+      }
+      // A binary field sent as a text part (`-F file=hello` instead of `-F file=@doc.pdf`) would otherwise satisfy
+      // `type: string, format: binary` and reach the handler without bytes: refuse it here, naming the field.
+      const textFile = operation.fileFields.find((field) => Object.hasOwn(req.body as Bag, field.name));
+      if (textFile !== undefined) {
+        next(badRequest(`/body/${textFile.name}`, 'must be a file part (with a filename), not a text field'));
         return;
       }
       const files = (req as Request & { files?: { fieldname: string }[] }).files;
