@@ -50,6 +50,18 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
   });
   afterAll(() => pg?.close());
 
+  it('the other trailing-slash spelling of every operation path is 404 ERR_REQUEST_404, before credentials or body are looked at (B9)', async () => {
+    for (const op of operations) {
+      if (op.sandboxOnly && !pg.gw.sandbox) continue;
+      const r = await validRequest(pg, w, op);
+      const [pathname, query] = r.path.split('?') as [string, string | undefined];
+      const other = (pathname.endsWith('/') ? pathname.slice(0, -1) : `${pathname}/`) + (query === undefined ? '' : `?${query}`);
+      const res = await pg.call(r.method, other, r.who, r.req);
+      expect(res.status, `${r.method} ${other} (${op.operationId}): ${res.text.slice(0, 200)}`).toBe(404);
+      expectEnvelope(res, /^ERR_REQUEST_404$/);
+    }
+  });
+
   it('every operation answers its valid request with a declared 2xx (positive_data_acceptance)', async () => {
     for (const op of operations) {
       if (op.sandboxOnly && !pg.gw.sandbox) continue;

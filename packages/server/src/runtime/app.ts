@@ -258,6 +258,11 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 
   const app = express();
+  // Paths are matched exactly as the spec writes them (Express's default ignores a trailing slash and case, so
+  // `/pg/orders/{id}/` would reach the handler of `/pg/orders/{id}`): the other spelling is 404 (decision B9). Set
+  // before anything touches `app.router`, which reads these settings once when it is created.
+  app.enable('strict routing');
+  app.enable('case sensitive routing');
   app.disable('x-powered-by');
   app.use(formEncodedQuerySpaces);
   options.before?.(app);
@@ -337,7 +342,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   }
   // Requests no operation route took: after the same parsers, a known path answers 405 with `Allow`, anything else
   // falls through to 404.
-  const knownPaths = express.Router();
+  const knownPaths = express.Router({ strict: true, caseSensitive: true });
   for (const { expressPath, allow } of paths) knownPaths.all(expressPath, (req: Request, _res: Response, next: NextFunction) => next(methodNotAllowed(req, allow)));
   app.use(...parsers, knownPaths);
 
