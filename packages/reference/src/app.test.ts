@@ -529,6 +529,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['an impossible invoice date', { invoice: { number: 'INV-9', date: '2026-02-30' } }, 'invoice.date'],
     ['a lone UTF-16 surrogate in a string', { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } }, 'buyer.name'],
     ['an impossible buyer dob', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } }, 'buyer.dob'],
+    // D89: formats the seed types only as "string"
+    ['a lower-case PAN', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', pan_number: 'abcde1234f' } }, 'buyer.pan_number'],
+    ['a phone with letters', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+91-CALL-ME' } }, 'buyer.phone'],
+    ['a one-character postal code', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '1' } } }, 'buyer.address.postal_code'],
+    ['a one-digit HS code', { product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '1' } }, 'product.hs_code'],
+    ['a reference_id with a space', { reference_id: 'ORDER 1' }, 'reference_id'],
   ];
   it.each(['https://shop.example.in/return', 'http://localhost:3000/return', 'http://127.0.0.1/return', 'http://[::1]:8080/return?x=1'])(
     'order create at the edge: return_url %s is accepted (B21)',

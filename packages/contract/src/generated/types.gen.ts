@@ -1161,7 +1161,7 @@ export interface components {
             reference_id: string;
             /**
              * Format: uri
-             * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development (decision B21).
+             * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development (decision B21). Optional: without it the hosted page ends on Paygate's own result page and no callback is sent; the webhooks carry the outcome (decision D90).
              * @example https://shop.example.in/payments/return
              */
             return_url?: string;

@@ -134,6 +134,20 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     return payloads.find((p) => JSON.stringify(p).includes(orderId))?.data;
   }
 
+  it('an order without return_url ends on the result page: no callback form, the order paid, PAYMENT_CAPTURED recorded (D90)', async () => {
+    const { sessionId, orderId } = await newSession({ return_url: undefined });
+    const res = await post(sessionId, card('4242 4242 4242 4242'));
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^text\/html/);
+    expect(res.text).toContain('data-status="payment_successful"');
+    expect(res.text).toContain(`<dd data-testid="order-id">${orderId}</dd>`);
+    expect(res.text).not.toMatch(/<form/i);
+    const { order } = await paymentOf(orderId);
+    expect(order.status).toBe('payment_successful');
+    const { rows } = await runtime.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'PAYMENT_CAPTURED' AND payload::text LIKE $1`, [`%${orderId}%`]);
+    expect(rows[0]?.n).toBe(1);
+  });
+
   it.each([
     { name: 'Visa succeeds', fields: card('4242 4242 4242 4242'), status: 'payment_successful', mop: 'CREDIT_CARD', detail: { card_last4: '4242', card_network: 'visa' } },
     { name: 'Mastercard debit succeeds', fields: card('5555555555554444', 'DEBIT_CARD'), status: 'payment_successful', mop: 'DEBIT_CARD', detail: { card_last4: '4444', card_network: 'mastercard' } },
