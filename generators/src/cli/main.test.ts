@@ -61,7 +61,7 @@ describe('paygate --help', () => {
     ['no command', [], EXIT.usage],
     ['an unknown command', ['deploy'], EXIT.usage],
     ['--version', ['--version'], EXIT.ok],
-  ])('%s exits %i', async (_label, argv, expected) => {
+  ])('%s (argv %j) exits %i', async (_label, argv, expected) => {
     expect((await cli(argv)).code).toBe(expected);
   });
 });
