@@ -101,7 +101,11 @@ export interface GateMessages {
 export function formatGate(result: GateResult, input: GateInput, where: GateMessages): string {
   const lines: string[] = [];
   for (const problem of result.invalid) lines.push(`error: ${problem}`);
-  for (const { change, entry } of result.allowed) lines.push(`allowed: ${change.kind} ${change.pointer} (${entry.reason})`);
+  // one schema change met in several places is one allow entry: each place is named, so the lines are not repeats
+  for (const { change, entry } of result.allowed) {
+    const at = change.location !== change.pointer ? ` at ${change.location}` : '';
+    lines.push(`allowed: ${change.kind} ${change.pointer}${at} (${entry.reason})`);
+  }
   for (const entry of result.stale) {
     lines.push(`stale allow entry: ${entry.kind} ${entry.pointer} matches no breaking change since ${input.releasedVersion}; remove it from ${where.allowFile}`);
   }
