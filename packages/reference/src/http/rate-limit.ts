@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 /** Where the limiter says that Redis went away or came back (pino's shape). */
 export interface RateLimiterLogger {
@@ -63,6 +64,9 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
   const keyPrefix = options.keyPrefix ?? 'paygate:rl';
   let redis: Redis | undefined;
   if (options.redisUrl) {
+    // ioredis is loaded only when REDIS_URL is set: it is the heaviest module of a start-up without it (~100 ms of
+    // the cold start on these cores), and a single process or PGlite never needs it.
+    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     // No offline queue and one attempt per command: a Redis outage must fail fast into the insurance limiter
     // instead of holding requests (rate-limiter-flexible's advice for ioredis).
     redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
