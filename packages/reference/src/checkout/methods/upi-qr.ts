@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import { formatAmount } from '../../core/money.js';
 import { buildUpiIntentUri } from '../../orders/upi.js';
 import { gatewayPayeeVpa } from '../../orders/service.js';
@@ -35,6 +34,8 @@ export function upiQrIntent(order: UpiQrOrder): string {
  * style attributes, so it needs no 'unsafe-inline'. Error correction M (15%) survives a phone camera at an angle.
  */
 export async function upiQrSvg(intent: string): Promise<string> {
+  // Loaded on the first checkout page, not at start-up (a gateway that only serves the API never needs it).
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toString(intent, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } });
 }
 
