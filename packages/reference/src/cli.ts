@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { answerMalformedRequests } from './http/client-error.js';
+import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
@@ -250,6 +251,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
     if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
     throw err;
   }
+  // The embedded database's compact heap, now that start-up is over (D68).
+  if (!config.databaseUrl) useCompactJsHeap();
 
   const base = config.publicBaseUrl;
   out('');

@@ -64,17 +64,6 @@ function useBaselineWasmCompiler(): void {
   setFlagsFromString('--liftoff-only');
 }
 
-/**
- * Tell V8 to favour memory over speed in its JavaScript heap (smaller young generation, slower heap growth), once, as
- * the process opens its embedded database. Why: a PGlite gateway is the sandbox on a developer's machine, where memory
- * is the budget (D68); once a read became one round into PostgreSQL (D86) it answered twice as many requests, and V8
- * grew its heap with the allocation rate: ~250 MiB peak under the GET load instead of ~165 MiB with this flag, for
- * ~10% more CPU per request (bench/tools/get-order-cpu.ts). Process-wide like `--liftoff-only`; set before serving.
- */
-function useCompactJsHeap(): void {
-  setFlagsFromString('--optimize-for-size');
-}
-
 /** PGlite's own start parameters plus the memory settings (later `-c` values win). */
 export function pgliteStartParams(memory: PgliteMemory): string[] {
   return [
@@ -116,7 +105,6 @@ async function initializeDataDir(dataDir: string, startParams: string[], memory:
  */
 export async function openPglite(dataDir: string, memory: PgliteMemory = DEFAULT_PGLITE_MEMORY): Promise<Db> {
   if (memory.wasmCode === 'baseline') useBaselineWasmCompiler();
-  useCompactJsHeap();
   const memoryDir = dataDir === 'memory://' || dataDir.startsWith('memory://');
   const startParams = pgliteStartParams(memory);
   if (!memoryDir) {
