@@ -251,7 +251,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
     if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
     throw err;
   }
-  // The embedded database's compact heap, now that start-up is over (D68).
+  // The embedded database's compact heap, now that start-up is over (D86).
   if (!config.databaseUrl) useCompactJsHeap();
 
   const base = config.publicBaseUrl;

@@ -161,6 +161,17 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
     expect(wrongMethod.body!.error.code).toBe('ERR_REQUEST_405');
   });
 
+  it.each([
+    ['GET', '/pg/refunds/', undefined],
+    ['GET', '/PG/refunds', undefined],
+    ['DELETE', '/pg/refunds/', undefined],
+    ['POST', '/pg/orders', { json: {}, headers: { 'X-Merchant-ID': '12345678' } }],
+  ] as const)('matches paths exactly as the spec spells them: %s %s is 404, before validation or 405', async (method, path, init) => {
+    const res = await call(method, path, init);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: { code: 'ERR_REQUEST_404', message: 'No such route' } });
+  });
+
   it('rejects missing or bad credentials with 401 ERR_AUTH_000 before validating, and skips auth on public operations', async () => {
     const res = await fetch(`${base}/pg/orders/`, { method: 'POST', body: 'not json', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(401);
