@@ -25,9 +25,12 @@ import {
 } from './helpers/processes.js';
 
 interface LogLine {
+  /** the process that wrote the line (pino's) */
   pid?: number;
+  /** the worker a supervisor line is about */
+  worker_pid?: number;
+  worker_pids?: number[];
   msg?: string;
-  pids?: number[];
   slot?: number;
   route?: string;
 }
@@ -148,7 +151,7 @@ if (!adminUrl) {
     it('restarts a worker killed with kill -9 under load, loses no acknowledged order, and drains on SIGTERM', async () => {
       if (!db) throw new Error('setup failed');
       const gw = await spawnGateway({ name: 'gateway-cluster', databaseUrl: db.url, partner, args: ['--workers', '2'], workerIntervalMs: 200 });
-      const first = await waitFor('both workers serving', () => logLines(gw).find((l) => l.msg === 'supervisor: every worker is serving')?.pids, {
+      const first = await waitFor('both workers serving', () => logLines(gw).find((l) => l.msg === 'supervisor: every worker is serving')?.worker_pids, {
         timeoutMs: 20_000,
         describeLast: () => gw.output.slice(-10).join('\n'),
       });
@@ -171,12 +174,12 @@ if (!adminUrl) {
       mark('kill -9');
 
       // the supervisor notices, restarts the slot, and the new worker (a new pid) serves requests
-      const died = await waitFor('the supervisor to notice the death', () => logLines(gw).find((l) => l.msg === 'supervisor: worker died; restarting it' && l.pid === victim), {
+      const died = await waitFor('the supervisor to notice the death', () => logLines(gw).find((l) => l.msg === 'supervisor: worker died; restarting it' && l.worker_pid === victim), {
         timeoutMs: 5_000,
       });
       const replacement = await waitFor(
         'the replacement to serve',
-        () => logLines(gw).find((l) => l.msg === 'supervisor: worker is serving' && l.slot === died.slot && l.pid !== victim)?.pid,
+        () => logLines(gw).find((l) => l.msg === 'supervisor: worker is serving' && l.slot === died.slot && l.worker_pid !== victim)?.worker_pid,
         { timeoutMs: 20_000, describeLast: () => gw.output.slice(-10).join('\n') },
       );
       workerPids.add(replacement);
@@ -228,7 +231,7 @@ if (!adminUrl) {
       expect(output).toContain('supervisor: draining the workers');
       expect(output).toContain('Stopped.');
       expect(output).not.toContain('did not stop in time');
-      expect(logLines(gw).filter((l) => l.msg === 'supervisor: worker stopped').map((l) => l.pid).sort()).toEqual([survivor, replacement].sort());
+      expect(logLines(gw).filter((l) => l.msg === 'supervisor: worker stopped').map((l) => l.worker_pid).sort()).toEqual([survivor, replacement].sort());
       for (const pid of workerPids) expect(alive(pid), `worker ${pid} has exited`).toBe(false);
       // every order acknowledged while draining is stored too
       const stored = new Set((await queryDb<{ reference_id: string }>(db.url, 'SELECT reference_id FROM orders')).map((r) => r.reference_id));

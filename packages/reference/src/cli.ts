@@ -56,7 +56,9 @@ Rate limits, proxies and connections:
                                    unset, or while Redis is unreachable: each process limits on its own
   PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: true, a hop count, or addresses/subnets
                                    (e.g. "loopback, 10.0.0.0/8"); unset: the socket address is the client
-  PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32)
+  PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32; with --workers N
+                                   each worker's default is that of its share of the cores: keep N x pool size under
+                                   PostgreSQL's max_connections)
   PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)

@@ -27,7 +27,8 @@ change), when a graceful stop failed, or when the supervisor gave up on workers 
 command line.
 
 Example:
-  PORT=8080 PAYGATE_DATA_DIR=./.paygate npx paygate serve`,
+  PORT=8080 PAYGATE_DATA_DIR=./.paygate npx paygate serve
+  DATABASE_URL=postgres://postgres@127.0.0.1:5432/paygate npx paygate serve --workers auto`,
   async run(argv) {
     const { main, parseServeArguments } = await import('@paygate/reference/cli');
     try {

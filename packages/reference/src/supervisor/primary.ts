@@ -20,7 +20,7 @@ export interface ClusterLike {
   fork(env?: NodeJS.ProcessEnv): Pick<ClusterWorker, 'process' | 'send' | 'on' | 'once'>;
 }
 
-/** pino's shape; the supervisor's own lines (never a secret). */
+/** pino's shape; the supervisor's own lines (never a secret). `pid` is pino's own (the supervisor's): workers are `worker_pid`. */
 export interface SupervisorLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -87,10 +87,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     policy.started(slot);
     worker.on('listening', (address: Address) => {
       entry.listening = true;
-      if (phase === 'running') logger.info({ slot, pid }, 'supervisor: worker is serving');
+      if (phase === 'running') logger.info({ slot, worker_pid: pid }, 'supervisor: worker is serving');
       if (phase === 'starting' && [...live.values()].length === workers && [...live.values()].every((w) => w.listening)) {
         phase = 'running';
-        logger.info({ workers, pids: [...live.values()].map((w) => w.pid) }, 'supervisor: every worker is serving');
+        logger.info({ workers, worker_pids: [...live.values()].map((w) => w.pid) }, 'supervisor: every worker is serving');
         options.onRunning?.([...live.values()].map((w) => w.pid), address);
       }
     });
@@ -98,14 +98,14 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (live.get(slot)?.worker === worker) live.delete(slot);
       if (phase === 'stopping') {
         if (code !== 0) exitCode = 1;
-        logger.info({ slot, pid, code, signal }, 'supervisor: worker stopped');
+        logger.info({ slot, worker_pid: pid, code, signal }, 'supervisor: worker stopped');
         finishIfDrained();
         return;
       }
       if (phase === 'starting' && !entry.listening) {
         // The first start failed (a wrong DATABASE_URL, a port in use...): the worker said why on stderr; restarting
         // it would print the same thing again and again.
-        logger.error({ slot, pid, code, signal }, 'supervisor: a worker could not start; stopping (its error is printed above)');
+        logger.error({ slot, worker_pid: pid, code, signal }, 'supervisor: a worker could not start; stopping (its error is printed above)');
         exitCode = 1;
         stop('a worker could not start');
         return;
@@ -113,14 +113,14 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       const decision = policy.died(slot);
       if (decision.action === 'give-up') {
         logger.error(
-          { slot, pid, code, signal, deaths: decision.deaths, window_ms: decision.windowMs },
+          { slot, worker_pid: pid, code, signal, deaths: decision.deaths, window_ms: decision.windowMs },
           'supervisor: workers keep dying (crash loop); giving up: draining the others and exiting 1',
         );
         exitCode = 1;
         stop('crash loop');
         return;
       }
-      logger.warn({ slot, pid, code, signal, restart_in_ms: decision.delayMs, attempt: decision.attempt }, 'supervisor: worker died; restarting it');
+      logger.warn({ slot, worker_pid: pid, code, signal, restart_in_ms: decision.delayMs, attempt: decision.attempt }, 'supervisor: worker died; restarting it');
       pendingRestart.set(
         slot,
         timers.setTimeout(() => {
@@ -147,7 +147,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     drainTimer = timers.setTimeout(() => {
       drainTimer = undefined;
       if (live.size === 0) return;
-      logger.error({ workers: [...live.values()].map((w) => w.pid), bound_ms: options.drainBoundMs }, 'supervisor: workers did not stop in time; killing them');
+      logger.error({ worker_pids: [...live.values()].map((w) => w.pid), bound_ms: options.drainBoundMs }, 'supervisor: workers did not stop in time; killing them');
       exitCode = 1;
       killNow();
     }, options.drainBoundMs);
