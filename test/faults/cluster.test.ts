@@ -23,6 +23,7 @@ import {
   type GatewayProcess,
   type TestDatabase,
 } from './helpers/processes.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
 
 interface LogLine {
   /** the process that wrote the line (pino's) */
@@ -134,6 +135,7 @@ if (!adminUrl) {
 } else {
   describe('paygate serve --workers 2 on PostgreSQL', () => {
     let db: TestDatabase | undefined;
+    let receiver: Receiver | undefined;
     const workerPids = new Set<number>();
     const partner = partnerCredentials();
 
@@ -144,6 +146,7 @@ if (!adminUrl) {
 
     afterAll(async () => {
       await killAllGateways();
+      await receiver?.close();
       for (const pid of workerPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
       await db?.drop();
     });
@@ -161,6 +164,10 @@ if (!adminUrl) {
       expect(gw.output.join('\n')).toContain('Paygate is running (sandbox), 2 workers');
 
       const partnerClient = clientFor(gw.baseUrl, partner);
+      // background work runs in the workers too: each event delivered once, whichever worker claims it (D101)
+      receiver = await startReceiver({ behaviour: () => ({ status: 204 }) });
+      const endpoint = expectOk('createWebhookEndpoint', await partnerClient.extensions.createWebhookEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED'] })).data;
+      receiver.setSecret(endpoint.secret);
       const merchants = [await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterA'), await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterB')];
 
       // kill -9 one worker in the middle of the load
@@ -216,6 +223,11 @@ if (!adminUrl) {
       expect(counts).toHaveLength(load.acknowledged.length);
       expect(counts.filter((c) => Number(c.n) !== 1)).toEqual([]);
       console.info(`cluster: ${load.acknowledged.length} orders acknowledged (${ackedAtKill} before the kill -9 of pid ${victim}), ${load.retries()} retries with the same key; replacement pid ${replacement}`);
+
+      const hooks = receiver;
+      await waitFor('both MERCHANT_APPROVED webhooks', () => (hooks.acceptedIds().size >= 2 ? true : undefined), { timeoutMs: 10_000 });
+      expect(hooks.deliveries.every((d) => d.verified)).toBe(true);
+      expect([...hooks.acceptedCounts().values()]).toEqual([1, 1]);
 
       // SIGTERM on the supervisor while orders are being created: the workers drain, the supervisor exits 0 after them
       const drainLoad = orderLoad(merchants, 4);
