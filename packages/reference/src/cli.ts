@@ -384,7 +384,9 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       process.stdout.write(USAGE);
       return 0;
     }
-    if (cluster.isWorker) return runServe(Number(process.env[WORKER_SLOT_ENV] ?? '0'));
+    // a worker forked by our supervisor (not one of another process manager's cluster: that runs as one process)
+    const slot = process.env[WORKER_SLOT_ENV];
+    if (cluster.isWorker && slot !== undefined) return runServe(Number(slot));
     let workers: number;
     try {
       workers = resolveWorkerCount(parseServeArguments(rest).workers, process.env);
