@@ -34,6 +34,8 @@ interface LogLine {
   msg?: string;
   slot?: number;
   route?: string;
+  signal?: string | null;
+  restart_in_ms?: number;
 }
 
 /** The JSON log lines a gateway printed (the supervisor's and its workers', each with its pid). */
@@ -184,6 +186,7 @@ if (!adminUrl) {
       const died = await waitFor('the supervisor to notice the death', () => logLines(gw).find((l) => l.msg === 'supervisor: worker died; restarting it' && l.worker_pid === victim), {
         timeoutMs: 5_000,
       });
+      expect(died).toMatchObject({ pid: gw.proc.pid, signal: 'SIGKILL', restart_in_ms: 200 }); // the first death of the slot: the shortest backoff
       const replacement = await waitFor(
         'the replacement to serve',
         () => logLines(gw).find((l) => l.msg === 'supervisor: worker is serving' && l.slot === died.slot && l.worker_pid !== victim)?.worker_pid,
