@@ -28,6 +28,8 @@ export interface StartupRow {
   ms: number;
   baseline?: string;
   ratio?: number;
+  /** The shape of bench/run.ts's result rows. */
+  [key: string]: unknown;
 }
 
 const FIRST = 'npm start chain, first start (docs built, empty PGlite data dir)';
