@@ -34,6 +34,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -77,6 +80,9 @@ export const operations = [
         "text/html"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -125,6 +131,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -169,6 +178,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -231,6 +243,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -278,6 +293,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -334,6 +352,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -399,6 +420,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -446,6 +470,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -507,6 +534,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -570,6 +600,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -614,6 +647,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -667,6 +703,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -734,6 +773,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -775,6 +817,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -821,6 +866,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -862,6 +910,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -924,6 +975,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -969,6 +1023,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1010,6 +1067,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1055,6 +1115,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1114,6 +1177,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1158,6 +1224,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1219,6 +1288,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1284,6 +1356,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1344,6 +1419,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1406,6 +1484,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1467,6 +1548,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1491,6 +1575,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1537,6 +1624,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1578,6 +1668,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1637,6 +1730,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1681,6 +1777,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1727,6 +1826,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1771,6 +1873,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
