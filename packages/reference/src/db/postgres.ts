@@ -130,6 +130,38 @@ async function listenOn(connectionString: string, channel: string, listener: Cha
   };
 }
 
+interface CheckedOut {
+  client: pg.PoolClient;
+  onError: (err: unknown) => void;
+  /** The first 'error' the client emitted while checked out (the connection is then broken). */
+  lostError: { value: unknown };
+}
+
+/**
+ * A client from the pool with an 'error' listener for the whole checkout (D91). While checked out, pg-pool's idle
+ * listener is removed: a backend terminated now (failover, pg_terminate_backend, a pooler restart) emits 'error' on
+ * this client, which with no listener ends the process. The listener is attached inside pg-pool's callback, in the
+ * same tick the client is handed out: with `await pool.connect()` it would come a microtask later, and pg parses the
+ * rest of a socket chunk (a FATAL 57P01 right behind ReadyForQuery) before that, emitting 'error' unheard. The error
+ * also fails the statement in flight (or the next one), so the listener only remembers it.
+ */
+function checkout(pool: pg.Pool): Promise<CheckedOut> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client) => {
+      if (err || !client) {
+        reject(err ?? new Error('pg-pool returned no client'));
+        return;
+      }
+      const lostError: { value: unknown } = { value: undefined };
+      const onError = (e: unknown) => {
+        lostError.value ??= e;
+      };
+      client.on('error', onError);
+      resolve({ client, onError, lostError });
+    });
+  });
+}
+
 export interface PostgresOptions {
   /** Pool size (default 10). */
   max?: number;
@@ -178,15 +210,8 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
-        // While checked out, pg-pool's idle 'error' listener is removed: a backend terminated now (failover,
-        // pg_terminate_backend, a pooler restart) emits 'error' on this client, which with no listener would end the
-        // process (D91). The error also fails the statement in flight (or the next one), so this only has to remember it.
-        let lost: unknown;
-        const onError = (err: unknown) => {
-          lost ??= err;
-        };
-        client.on('error', onError);
+        const { client, onError, lostError } = await checkout(pool);
+        const lost = () => lostError.value;
         let broken: unknown;
         try {
           await client.query('BEGIN');
@@ -194,21 +219,21 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          if (lost === undefined && !isUnavailableError(err)) {
+          if (lost() === undefined && !isUnavailableError(err)) {
             await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
               broken = rollbackErr;
             });
           } else {
-            broken = lost ?? err;
+            broken = lost() ?? err;
           }
           const code = sqlState(err);
           if (broken === undefined && code && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
           // A failure of the connection itself is reported as such, whatever the statement said (D91).
-          throw lost !== undefined && !isUnavailableError(err) ? lost : err;
+          throw lost() !== undefined && !isUnavailableError(err) ? lost() : err;
         } finally {
           client.off('error', onError);
           // A broken connection goes back with its error, so the pool destroys it instead of handing it out again.
-          client.release((broken ?? lost) !== undefined);
+          client.release((broken ?? lost()) !== undefined);
         }
       }
     },
