@@ -12,8 +12,7 @@ import {
   type Logger,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
-import { toHttpError } from './http/errors.js';
-import { DomainError } from './core/errors.js';
+import { authenticationError, toHttpError } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
@@ -211,15 +210,7 @@ async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise
   try {
     return (await rt.credentials.verify(req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER))).principal;
   } catch (err) {
-    // 401 only when the credential itself is refused: a database that cannot answer is 503, never "revoked" (D91)
-    if (!(err instanceof DomainError)) {
-      const mapped = toHttpError(err);
-      if (mapped instanceof HttpError) throw mapped;
-      // a bug is a 500 (logged with its cause), not a verdict on the credential
-      throw Object.assign(new HttpError(500, 'ERR_INTERNAL_500', 'Internal server error'), { cause: err });
-    }
-    // one answer for missing, unknown, revoked and wrong credentials
-    throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+    throw authenticationError(err);
   }
 }
 

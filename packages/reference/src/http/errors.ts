@@ -1,6 +1,7 @@
 import { HttpError } from '@paygate/server';
 import type { ErrorCode } from '@paygate/contract';
 import { DomainError } from '../core/errors.js';
+import { sqlState } from '../db/db.js';
 import { isUnavailableError } from '../db/unavailable.js';
 
 /** Seconds a client is asked to wait after a 503 (D92): a lost connection is replaced by the next request's. */
@@ -29,4 +30,17 @@ export function toHttpError(err: unknown): unknown {
   if (err instanceof DomainError) return new HttpError(err.status, err.code, err.message, err.details);
   if (!(err instanceof HttpError) && isUnavailableError(err)) return unavailableError(err);
   return err;
+}
+
+/**
+ * What a failed credential check answers (D94): 401 ERR_AUTH_000 only when the credential itself is refused (the
+ * check's DomainError: missing, unknown, revoked, expired, wrong; or a value the database cannot even compare, SQLSTATE
+ * class 22), one message for all of them; 503 when the database cannot answer (D91); 500 for anything else (a bug,
+ * logged with its cause), never a verdict on the credential.
+ */
+export function authenticationError(err: unknown): HttpError {
+  if (err instanceof DomainError || sqlState(err)?.startsWith('22')) return new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+  const mapped = toHttpError(err);
+  if (mapped instanceof HttpError) return mapped;
+  return Object.assign(new HttpError(500, 'ERR_INTERNAL_500', 'Internal server error'), { cause: err });
 }
