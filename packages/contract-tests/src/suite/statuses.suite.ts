@@ -250,6 +250,18 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
       const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db-lost' }, allowServerError: true });
       expectUnavailable(res);
     });
+    const pageOn503 = (o: OperationSpec) => o.responses.get('503')?.content.has('text/html') ?? false;
+    it.each(declaring('503').filter(pageOn503).map((o) => [o.operationId, o] as const))('503 %s: a browser asking for HTML gets the declared page, with Retry-After', async (_id, op) => {
+      const faults = pg.gw.faults as Faults;
+      const r = await validRequest(pg, w, op);
+      const headers = { [faults.FAULT_HEADER]: 'db-lost', accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
+      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers, allowServerError: true });
+      expect(res.status, res.text).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.text).toMatch(/reload/i);
+      expect(res.text).not.toMatch(/terminated|stack|at \//);
+    });
     it.each(declaring('503').filter(storageBacked).map((o) => [o.operationId, o] as const))('503 %s: database refusing connections, credential check included -> 503, not 401', async (_id, op) => {
       const faults = pg.gw.faults as Faults;
       const r = await validRequest(pg, w, op);

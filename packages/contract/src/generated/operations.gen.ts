@@ -36,7 +36,8 @@ export const operations = [
         "application/json"
       ],
       "503": [
-        "application/json"
+        "application/json",
+        "text/html"
       ]
     }
   },
@@ -83,7 +84,8 @@ export const operations = [
         "application/json"
       ],
       "503": [
-        "application/json"
+        "application/json",
+        "text/html"
       ]
     }
   },

@@ -2606,6 +2606,19 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailablePage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Payment page temporarily unavailable</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials, or an invalid, malformed, expired or already-used checkout session (`ERR_AUTH_000` with `details.session_id`). */
         SessionUnauthorized: {
             headers: {
@@ -2802,7 +2815,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     submitCheckoutPage: {
@@ -2844,7 +2857,7 @@ export interface operations {
             422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     downloadDocument: {

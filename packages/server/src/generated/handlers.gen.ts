@@ -60,7 +60,8 @@ export type GetCheckoutPageResponse =
   | { status: 429; contentType: "application/json"; body: OpGetCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpGetCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 503; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][503]["headers"]; };
+  | { status: 503; contentType: "application/json"; body: OpGetCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][503]["headers"]; }
+  | { status: 503; contentType: "text/html"; body: OpGetCheckoutPage["responses"][503]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][503]["headers"]; };
 
 /** Request of `submitCheckoutPage` (after validation and coercion). */
 export interface SubmitCheckoutPageRequest {
@@ -84,7 +85,8 @@ export type SubmitCheckoutPageResponse =
   | { status: 429; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
-  | { status: 503; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][503]["headers"]; };
+  | { status: 503; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][503]["headers"]; }
+  | { status: 503; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][503]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][503]["headers"]; };
 
 /** Request of `downloadDocument` (after validation and coercion). */
 export interface DownloadDocumentRequest {
