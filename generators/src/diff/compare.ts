@@ -180,7 +180,8 @@ function compareParameters(sides: Sides, out: Emitter, a: Operation, b: Operatio
   }
   for (const [key, pb] of after) {
     if (before.has(key)) continue;
-    const required = (pb.resolved.node as Obj).required === true;
+    // a path parameter names a segment of the path template, which both versions share: clients already send it
+    const required = (pb.resolved.node as Obj).required === true && pb.in !== 'path';
     out.emit('b', 'parameter-added', pb.entry, required ? 'breaking' : 'non-breaking', required ? 'a new required parameter: requests without it are refused' : undefined, undefined, pb.name);
   }
 }
@@ -206,7 +207,7 @@ function parameterPair(sides: Sides, pa: Parameter, pb: Parameter): GraphNode {
     compareAnnotations(out, annotationsOf(a, pa.resolved.ptr, ['description', 'example', 'examples', 'deprecated']), annotationsOf(b, pb.resolved.ptr, ['description', 'example', 'examples', 'deprecated']));
     const sa = sides.a.child(pa.resolved, 'schema');
     const sb = sides.b.child(pb.resolved, 'schema');
-    if (sa && sb) out.edge(schemaPair(sides, 'request', [sa], [sb]));
+    if (sa && sb) out.edge(schemaPair(sides, 'request', [sa], [sb], { a: join(pa.resolved.ptr, 'schema'), b: join(pb.resolved.ptr, 'schema') }));
     else if (sa || sb || a.content !== undefined || b.content !== undefined) compareContent(sides, out, 'request', pa.resolved, pb.resolved, 'content');
   });
 }
@@ -237,7 +238,7 @@ function compareContent(sides: Sides, out: Emitter, dir: Direction, a: Located, 
     compareAnnotations(out, annotationsOf(isObj(ma.node) ? ma.node : {}, ma.ptr, ['example', 'examples']), annotationsOf(isObj(mb.node) ? mb.node : {}, mb.ptr, ['example', 'examples']));
     const sa = sides.a.child(ma, 'schema');
     const sb = sides.b.child(mb, 'schema');
-    if (sa && sb) out.edge(schemaPair(sides, dir, [sa], [sb]), ` (${type})`);
+    if (sa && sb) out.edge(schemaPair(sides, dir, [sa], [sb], { a: join(ma.ptr, 'schema'), b: join(mb.ptr, 'schema') }), ` (${type})`);
     else if (sa && !sb) out.emit('a', 'schema-removed', sa.ptr, dir === 'request' ? 'non-breaking' : 'warning', dir === 'request' ? undefined : 'the body is no longer described');
     else if (!sa && sb) out.emit('b', 'schema-added', sb.ptr, dir === 'request' ? 'warning' : 'non-breaking', dir === 'request' ? 'bodies sent before may not match the new schema' : undefined);
   }
@@ -333,7 +334,7 @@ function headerPair(sides: Sides, a: Located, b: Located): GraphNode {
     compareAnnotations(out, annotationsOf(x, a.ptr, ['description', 'example', 'examples', 'deprecated']), annotationsOf(y, b.ptr, ['description', 'example', 'examples', 'deprecated']));
     const sa = sides.a.child(a, 'schema');
     const sb = sides.b.child(b, 'schema');
-    if (sa && sb) out.edge(schemaPair(sides, 'response', [sa], [sb]));
+    if (sa && sb) out.edge(schemaPair(sides, 'response', [sa], [sb], { a: join(a.ptr, 'schema'), b: join(b.ptr, 'schema') }));
   });
 }
 

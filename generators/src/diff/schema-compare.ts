@@ -6,7 +6,7 @@
  */
 import { deepEqual, isObj, join, type Located, type SpecDoc } from './document.js';
 import type { ChangeGraph, GraphNode } from './graph.js';
-import { LOWER_BOUNDS, UPPER_BOUNDS, signature, viewOf, type Bound, type SchemaView } from './schema-view.js';
+import { LOWER_BOUNDS, UPPER_BOUNDS, constraintOnly, primaryComponent, signature, tagOf, viewOf, type Bound, type SchemaView } from './schema-view.js';
 import type { Classification } from './types.js';
 
 export type Direction = 'request' | 'response';
@@ -23,12 +23,14 @@ export class Emitter {
   constructor(
     readonly sides: Sides,
     readonly node: GraphNode,
+    /** Moves a pointer to where the change is defined (see `relocator`). */
+    private readonly relocate: (side: Side, pointer: string) => string = (_, p) => p,
   ) {}
 
   emit(side: Side, kind: string, pointer: string, classification: Classification, reason?: string, before?: unknown, after?: unknown): void {
     this.sides.graph.emit(this.node, {
       kind,
-      pointer,
+      pointer: this.relocate(side, pointer),
       classification,
       document: this.sides[side].document,
       ...(reason === undefined ? {} : { reason }),
@@ -44,9 +46,38 @@ export class Emitter {
 
 const keyOf = (srcs: readonly Located[]) => srcs.map((s) => s.ptr).join('+');
 
-/** The node comparing two schemas (one or more nodes each, merged) in one direction. */
-export function schemaPair(sides: Sides, dir: Direction, a: readonly Located[], b: readonly Located[]): GraphNode {
-  return sides.graph.node(`s|${dir}|${keyOf(a)}|${keyOf(b)}`, (node) => compareSchemas(new Emitter(sides, node), dir, viewOf(sides.a, a), viewOf(sides.b, b)));
+/** Where each side refers to the schema: a property entry, `items`, a media type's `schema` (its `$ref` or inline node). */
+export interface Site {
+  a: string;
+  b: string;
+}
+
+/**
+ * The node comparing two schemas (one or more nodes each, merged) in one direction. When the two sides are different
+ * definitions (a `$ref` now points elsewhere, a schema was inlined or wrapped in `allOf`), what differs between them
+ * is a change of the place that refers to them (`site`), not of the definitions, which may both be unchanged: the
+ * node is then one per site, and changes are reported there. Definitions both sides share keep their own pointers.
+ */
+export function schemaPair(sides: Sides, dir: Direction, a: readonly Located[], b: readonly Located[], site?: Site): GraphNode {
+  const ka = keyOf(a);
+  const kb = keyOf(b);
+  const moved = ka !== kb && site !== undefined;
+  return sides.graph.node(`s|${dir}|${ka}|${kb}${moved ? `|${site.a}|${site.b}` : ''}`, (node) => {
+    const va = viewOf(sides.a, a);
+    const vb = viewOf(sides.b, b);
+    compareSchemas(new Emitter(sides, node, moved ? relocator(va, vb, site) : undefined), dir, va, vb);
+  });
+}
+
+function relocator(a: SchemaView, b: SchemaView, site: Site): (side: Side, pointer: string) => string {
+  return (side, pointer) => {
+    const own = side === 'a' ? a.sources : b.sources;
+    const other = side === 'a' ? b.sources : a.sources;
+    let owner = '';
+    for (const source of own) if ((pointer === source || pointer.startsWith(`${source}/`)) && source.length > owner.length) owner = source;
+    if (owner !== '' && other.has(owner)) return pointer;
+    return side === 'a' ? site.a : site.b;
+  };
 }
 
 const REQUEST_READS = 'requests that were valid may now be refused';
@@ -60,7 +91,8 @@ function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVi
   const aAlt = a.alternatives !== undefined;
   const bAlt = b.alternatives !== undefined;
   compareNullable(out, dir, a, b);
-  if (aAlt !== bAlt) {
+  const constraints = (v: SchemaView) => v.alternatives !== undefined && v.alternatives.srcs.every((s) => constraintOnly(viewOf(v === a ? out.sides.a : out.sides.b, [s])));
+  if (aAlt !== bAlt && !constraints(a) && !constraints(b)) {
     // X became anyOf [X, Y] (or the reverse): the alternatives are compared, X standing as the only one of its side
     compareAlternatives(out, dir, a, b);
     compareAnnotations(out, a, b);
@@ -76,6 +108,7 @@ function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVi
   compareBounds(out, dir, a, b);
   compareFlags(out, dir, a, b);
   if (aAlt && bAlt) compareAlternatives(out, dir, a, b);
+  else if (aAlt || bAlt) compareConstraintAlternatives(out, dir, a, b);
   compareOther(out, a, b);
   compareAnnotations(out, a, b);
 }
@@ -116,7 +149,7 @@ function compareProperties(out: Emitter, dir: Direction, a: SchemaView, b: Schem
   for (const [name, pa] of a.properties) {
     const pb = b.properties.get(name);
     if (pb) {
-      out.edge(schemaPair(out.sides, dir, pa.srcs, pb.srcs));
+      out.edge(schemaPair(out.sides, dir, pa.srcs, pb.srcs, { a: pa.ptr, b: pb.ptr }));
       continue;
     }
     if (hidden(pa)) out.emit('a', 'property-removed', pa.ptr, 'non-breaking', req ? 'read-only: clients never sent it' : 'write-only: clients never read it');
@@ -161,13 +194,13 @@ function compareAdditional(out: Emitter, dir: Direction, a: SchemaView, b: Schem
     const breaking = req && bClosed;
     out.emit(side, kind, ptr, breaking ? 'breaking' : 'non-breaking', breaking ? 'requests with fields the schema does not name are now refused' : undefined, aClosed ? false : undefined, bClosed ? false : undefined);
   }
-  if (a.additional && b.additional) out.edge(schemaPair(out.sides, dir, a.additional.srcs, b.additional.srcs), undefined);
+  if (a.additional && b.additional) out.edge(schemaPair(out.sides, dir, a.additional.srcs, b.additional.srcs, { a: a.additional.ptr, b: b.additional.ptr }));
   else if (a.additional && !b.additional && !bClosed) out.emit('a', 'additionalProperties-removed', a.additional.ptr, req ? 'non-breaking' : 'warning', req ? undefined : 'map values are no longer described');
   else if (!a.additional && b.additional && !aClosed) out.emit('b', 'additionalProperties-added', b.additional.ptr, req ? 'warning' : 'non-breaking', req ? 'map values sent before may not match the new schema' : undefined);
 }
 
 function compareItems(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
-  if (a.items && b.items) out.edge(schemaPair(out.sides, dir, a.items.srcs, b.items.srcs), undefined);
+  if (a.items && b.items) out.edge(schemaPair(out.sides, dir, a.items.srcs, b.items.srcs, { a: a.items.ptr, b: b.items.ptr }));
   else if (a.items && !b.items) out.emit('a', 'items-removed', a.items.ptr, dir === 'request' ? 'non-breaking' : 'warning', dir === 'request' ? undefined : 'array items are no longer described');
   else if (!a.items && b.items) out.emit('b', 'items-added', b.items.ptr, dir === 'request' ? 'warning' : 'non-breaking', dir === 'request' ? 'array items sent before may not match the new schema' : undefined);
 }
@@ -184,11 +217,11 @@ function compareEnum(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView)
     }
     ea.values.forEach((v, i) => {
       if (eb.values.some((w) => deepEqual(v, w))) return;
-      out.emit('a', 'enum-value-removed', ea.isConst ? ea.ptr : join(ea.ptr, i), req ? 'breaking' : 'non-breaking', req ? 'requests sending this value are refused' : undefined, v);
+      out.emit('a', 'enum-value-removed', ea.isConst ? ea.ptr : (ea.ptrs?.[i] ?? join(ea.ptr, i)), req ? 'breaking' : 'non-breaking', req ? 'requests sending this value are refused' : undefined, v);
     });
     eb.values.forEach((v, i) => {
       if (ea.values.some((w) => deepEqual(v, w))) return;
-      out.emit('b', 'enum-value-added', eb.isConst ? eb.ptr : join(eb.ptr, i), req ? 'non-breaking' : 'warning', req ? undefined : 'clients that check values against the old list reject it', undefined, v);
+      out.emit('b', 'enum-value-added', eb.isConst ? eb.ptr : (eb.ptrs?.[i] ?? join(eb.ptr, i)), req ? 'non-breaking' : 'warning', req ? undefined : 'clients that check values against the old list reject it', undefined, v);
     });
     return;
   }
@@ -214,7 +247,9 @@ function compareFormat(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVie
   if (fa === fb) return;
   const req = dir === 'request';
   if (fa === undefined) {
-    out.emit('b', 'format-added', b.format!.ptr, req ? 'breaking' : 'non-breaking', req ? REQUEST_READS : undefined, undefined, fb);
+    // `int64` and `double` name the width of numbers clients already send; other formats constrain strings
+    const width = fb === 'int64' || fb === 'double';
+    out.emit('b', 'format-added', b.format!.ptr, req && !width ? 'breaking' : 'non-breaking', req && !width ? REQUEST_READS : undefined, undefined, fb);
   } else if (fb === undefined) {
     out.emit('a', 'format-removed', a.format!.ptr, req ? 'non-breaking' : 'warning', req ? undefined : 'clients parsing the old format may get other strings', fa);
   } else {
@@ -298,41 +333,54 @@ function compareFlags(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView
   out.emit(db ? 'b' : 'a', `default-${da && db ? 'changed' : db ? 'added' : 'removed'}`, (db ?? da)!.ptr, classification, classification === 'warning' ? 'requests that leave it out get another behaviour' : undefined, da?.value, db?.value);
 }
 
-/** Alternatives matched by definition, then by the name of the schema they point to, then by shape. */
+/** Alternatives matched by definition, by the component they are made of, by tag, by shape, then by type. */
 function compareAlternatives(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   const req = dir === 'request';
-  const listA: Located[] = a.alternatives?.srcs ?? [{ node: undefined, ptr: a.ptr }];
-  const listB: Located[] = b.alternatives?.srcs ?? [{ node: undefined, ptr: b.ptr }];
-  // the side without alternatives stands as one: the whole schema
+  // the side without alternatives stands as one: the whole schema (its nullability stays with the outer schema)
   const selfA = a.alternatives === undefined;
   const selfB = b.alternatives === undefined;
-  const nodeAt = (doc: SpecDoc, s: Located, self: boolean, view: SchemaView) => (self ? { node: doc.at(view.ptr), ptr: view.ptr } : s);
-  const itemsA = listA.map((s) => nodeAt(out.sides.a, s, selfA, a));
-  const itemsB = listB.map((s) => nodeAt(out.sides.b, s, selfB, b));
+  const itemsA: Located[] = selfA ? [{ node: out.sides.a.at(a.ptr), ptr: a.ptr }] : a.alternatives!.srcs;
+  const itemsB: Located[] = selfB ? [{ node: out.sides.b.at(b.ptr), ptr: b.ptr }] : b.alternatives!.srcs;
+  const withNull = (items: Located, outer: SchemaView, self: boolean): Located[] => (self || !outer.nullable ? [items] : [items, { node: { nullable: true }, ptr: outer.ptr }]);
+  const viewsA = itemsA.map((x) => viewOf(out.sides.a, [x]));
+  const viewsB = itemsB.map((y) => viewOf(out.sides.b, [y]));
   const matchedA = new Set<number>();
   const matchedB = new Set<number>();
   const pair = (i: number, j: number) => {
     matchedA.add(i);
     matchedB.add(j);
-    out.edge(schemaPair(out.sides, dir, selfA ? srcsOfSelf(a, out.sides.a) : [itemsA[i]!], selfB ? srcsOfSelf(b, out.sides.b) : [itemsB[j]!]));
+    const x = itemsA[i]!;
+    const y = itemsB[j]!;
+    out.edge(schemaPair(out.sides, dir, withNull(x, a, selfA), withNull(y, b, selfB), { a: x.ptr, b: y.ptr }));
   };
-  const name = (s: Located) => s.ptr.replace(/^.*\/components\/schemas\//, '');
-  const tiers: ((x: Located, y: Located) => boolean)[] = [
-    (x, y) => x.ptr === y.ptr,
-    (x, y) => x.ptr.includes('/components/schemas/') && name(x) === name(y),
-    (x, y) => signature(out.sides.a, viewOf(out.sides.a, [x])) === signature(out.sides.b, viewOf(out.sides.b, [y])),
-    (x, y) => typesOf(out.sides.a, x) === typesOf(out.sides.b, y),
+  const types = (v: SchemaView) => (v.types === undefined ? '*' : [...v.types].sort().join(','));
+  const tiers: ((i: number, j: number) => boolean)[] = [
+    (i, j) => primaryComponent(viewsA[i]!) !== undefined && primaryComponent(viewsA[i]!) === primaryComponent(viewsB[j]!),
+    // the same position of two inline alternatives is the same alternative only when neither is made of a component
+    (i, j) => itemsA[i]!.ptr === itemsB[j]!.ptr && primaryComponent(viewsA[i]!) === undefined && primaryComponent(viewsB[j]!) === undefined,
+    (i, j) => {
+      const tag = tagOf(out.sides.a, viewsA[i]!);
+      return tag !== '' && tag === tagOf(out.sides.b, viewsB[j]!);
+    },
+    (i, j) => signature(viewsA[i]!) === signature(viewsB[j]!),
+    (i, j) => types(viewsA[i]!) === types(viewsB[j]!),
   ];
   for (const same of tiers) {
-    itemsA.forEach((x, i) => {
+    itemsA.forEach((_, i) => {
       if (matchedA.has(i)) return;
-      const j = itemsB.findIndex((y, k) => !matchedB.has(k) && same(x, y));
+      const j = itemsB.findIndex((__, k) => !matchedB.has(k) && same(i, k));
       if (j >= 0) pair(i, j);
     });
   }
   const keyword = (b.alternatives ?? a.alternatives)!.keyword;
   itemsA.forEach((x, i) => {
     if (matchedA.has(i)) return;
+    // a request shape merged into another alternative of the same type is still accepted if that one accepts it
+    const j = req ? viewsB.findIndex((v) => types(v) === types(viewsA[i]!)) : -1;
+    if (j >= 0) {
+      out.edge(schemaPair(out.sides, dir, withNull(x, a, selfA), withNull(itemsB[j]!, b, selfB), { a: x.ptr, b: itemsB[j]!.ptr }));
+      return;
+    }
     out.emit('a', `${a.alternatives?.keyword ?? keyword}-item-removed`, selfA ? x.ptr : join(a.alternatives!.ptr, i), req ? 'breaking' : 'non-breaking', req ? 'requests of this shape are refused' : undefined);
   });
   itemsB.forEach((y, j) => {
@@ -341,13 +389,21 @@ function compareAlternatives(out: Emitter, dir: Direction, a: SchemaView, b: Sch
   });
 }
 
-function srcsOfSelf(view: SchemaView, doc: SpecDoc): Located[] {
-  return [{ node: doc.at(view.ptr), ptr: view.ptr }];
-}
-
-function typesOf(doc: SpecDoc, s: Located): string {
-  const v = viewOf(doc, [s]);
-  return v.types === undefined ? '*' : [...v.types].sort().join(',');
+/**
+ * `oneOf`/`anyOf` of constraints only (`[{required: [id]}, {required: [owner, repo]}]`) added or removed beside the
+ * schema's own keywords: added, it refuses nothing the old schema accepted when one of its arms asks only for
+ * properties the old schema already required.
+ */
+function compareConstraintAlternatives(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
+  const req = dir === 'request';
+  if (b.alternatives) {
+    const implied = b.alternatives.srcs.some((s) => [...viewOf(out.sides.b, [s]).required.keys()].every((name) => a.required.has(name)));
+    const classification: Classification = implied ? 'non-breaking' : req ? 'breaking' : 'non-breaking';
+    out.emit('b', `${b.alternatives.keyword}-added`, b.alternatives.ptr, classification, implied ? 'every value valid before meets one of its arms' : req ? REQUEST_READS : undefined);
+  } else if (a.alternatives) {
+    const implied = a.alternatives.srcs.some((s) => [...viewOf(out.sides.a, [s]).required.keys()].every((name) => b.required.has(name)));
+    out.emit('a', `${a.alternatives.keyword}-removed`, a.alternatives.ptr, req || implied ? 'non-breaking' : 'warning', req || implied ? undefined : 'responses may lack properties one of its arms required');
+  }
 }
 
 function compareOther(out: Emitter, a: SchemaView, b: SchemaView): void {

@@ -36,6 +36,8 @@ export interface PropertyView {
 
 export interface SchemaView {
   ptr: string;
+  /** Pointers of every definition merged into the view (the schema, its `$ref` targets, its `allOf` members). */
+  sources: Set<string>;
   /** `false` schema: nothing is valid. */
   never: boolean;
   /** Non-null types allowed (undefined: any), and the pointer of the `type` keyword. */
@@ -53,7 +55,8 @@ export interface SchemaView {
   additional: { srcs: Located[]; ptr: string } | undefined;
   additionalPtr: string | undefined;
   items: { srcs: Located[]; ptr: string } | undefined;
-  enumeration: { values: unknown[]; ptr: string; isConst: boolean } | undefined;
+  /** Allowed values; `ptrs[i]` is where value i is defined when they come from several places (alternatives). */
+  enumeration: { values: unknown[]; ptr: string; isConst: boolean; ptrs?: string[] } | undefined;
   format: { value: string; ptr: string } | undefined;
   patterns: Map<string, string>;
   bounds: Map<BoundName, Bound>;
@@ -75,6 +78,7 @@ const isNullSchema = (node: unknown) => isObj(node) && (node.type === 'null' || 
 function emptyView(ptr: string): SchemaView {
   return {
     ptr,
+    sources: new Set(),
     never: false,
     types: undefined,
     typePtr: undefined,
@@ -114,6 +118,7 @@ export function viewOf(doc: SpecDoc, srcs: readonly Located[]): SchemaView {
   const add = (src: Located, depth: number, outer: boolean) => {
     if (depth > MAX_DEPTH || visited.has(src.ptr)) return;
     visited.add(src.ptr);
+    view.sources.add(src.ptr);
     const node = src.node;
     if (node === false) {
       view.never = true;
@@ -219,6 +224,25 @@ export function viewOf(doc: SpecDoc, srcs: readonly Located[]): SchemaView {
       });
       // one arm left (`anyOf: [X]`, `oneOf: [X, {type: 'null'}]`): the same as X
       if (alternatives.length === 1) add(alternatives[0]!, depth + 1, false);
+      else if (alternatives.length > 1 && view.enumeration === undefined && enumOnly(doc, alternatives)) {
+        // `oneOf: [{enum: [a]}, {enum: [b]}]` is `enum: [a, b]`
+        const values: unknown[] = [];
+        const ptrs: string[] = [];
+        const types = new Set<string>();
+        for (const alt of alternatives) {
+          const v = viewOf(doc, [alt]);
+          for (const t of v.types ?? []) types.add(t);
+          v.enumeration!.values.forEach((value, i) => {
+            values.push(value);
+            ptrs.push(v.enumeration!.isConst ? v.enumeration!.ptr : join(v.enumeration!.ptr, i));
+          });
+        }
+        view.enumeration = { values, ptr: join(ptr, keyword), isConst: false, ptrs };
+        if (view.types === undefined && types.size > 0) {
+          view.types = types;
+          view.typePtr = join(ptr, keyword);
+        }
+      }
       else if (alternatives.length > 1 && view.alternatives === undefined) view.alternatives = { keyword, ptr: join(ptr, keyword), srcs: alternatives };
       else if (alternatives.length > 1) view.other.set(keyword, { value: list, ptr: join(ptr, keyword) });
     }
@@ -260,11 +284,41 @@ function boundsOf(node: Obj, ptr: string, view: SchemaView): void {
   }
 }
 
-/** The types a value of the view may have, alternatives included (one level): for matching alternatives. */
-export function signature(doc: SpecDoc, view: SchemaView): string {
+function enumOnly(doc: SpecDoc, alternatives: readonly Located[]): boolean {
+  return alternatives.every((alt) => {
+    const v = viewOf(doc, [alt]);
+    return v.enumeration !== undefined && v.properties.size === 0 && v.alternatives === undefined && v.items === undefined;
+  });
+}
+
+/** The shape of a view, for matching alternatives: types, values, property names. */
+export function signature(view: SchemaView): string {
   const types = view.types === undefined ? '*' : [...view.types].sort().join(',');
   const enumeration = view.enumeration === undefined ? '' : `=${JSON.stringify(view.enumeration.values.slice(0, 3))}`;
   const names = [...view.properties.keys()].sort().slice(0, 8).join(',');
-  void doc;
   return `${types}${enumeration}{${names}}`;
+}
+
+/** The first component schema a view is made of (`allOf: [$ref Creation, $ref Info]` is Creation). */
+export function primaryComponent(view: SchemaView): string | undefined {
+  for (const source of view.sources) {
+    const match = /^\/components\/schemas\/([^/]+)$/.exec(source);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+/** A tagged union's tag: the properties whose value is fixed (`type: {enum: ['creation']}`). */
+export function tagOf(doc: SpecDoc, view: SchemaView): string {
+  const tags: string[] = [];
+  for (const [name, p] of view.properties) {
+    const v = viewOf(doc, p.srcs);
+    if (v.enumeration?.values.length === 1) tags.push(`${name}=${JSON.stringify(v.enumeration.values[0])}`);
+  }
+  return tags.sort().join('&');
+}
+
+/** A view that only constrains which properties are present (`oneOf: [{required: [id]}, {required: [owner]}]`). */
+export function constraintOnly(view: SchemaView): boolean {
+  return view.types === undefined && view.properties.size === 0 && view.enumeration === undefined && view.alternatives === undefined && view.items === undefined;
 }
