@@ -19,7 +19,7 @@ const schemas = (spec: Obj) => spec.components.schemas;
 const createOrder = (spec: Obj) => spec.paths['/orders'].post;
 
 const rows: Row[] = [
-  // api-smart-diff reports a removed path as the removal of each of its operations.
+  // a removed path is the removal of each of its operations
   { change: 'removed path', mutate: (s) => delete s.paths['/orders/{order_id}'], expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders~1{order_id}/get' },
   { change: 'removed operation', mutate: (s) => delete s.paths['/orders'].get, expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders/get' },
   { change: 'new operation', mutate: (s) => (s.paths['/orders/{order_id}'].delete = { responses: { '204': { description: 'Gone' } } }), expected: 'non-breaking', kind: 'operation-added', pointer: '/paths/~1orders~1{order_id}/delete' },
