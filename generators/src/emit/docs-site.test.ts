@@ -160,10 +160,11 @@ describe('renderDocsSite', () => {
       kind: 'property-removed',
       document: 'openapi' as const,
       pointer: '/components/schemas/Order/properties/note',
-      location: '/paths/~1orders/get/responses/200/content/application~1json/schema/properties/note',
       message: 'GET /orders: [Removed] property `note` <b>',
+      uses: [{ where: 'GET /orders', in: 'response 200 (application/json)', direction: 'response' as const }],
+      useCount: 1,
     };
-    const counts = { breaking: 1, 'non-breaking': 0, annotation: 0 };
+    const counts = { breaking: 1, unclassified: 0, warning: 0, 'non-breaking': 0, annotation: 0 };
     const site = renderDocsSite(
       input({
         changelog: {
