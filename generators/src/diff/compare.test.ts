@@ -227,4 +227,39 @@ describe('compareContracts: one change at a time', () => {
       'GET /orders/{order_id} response 200 (application/json)',
     ]);
   });
+
+  it('compares a recursive schema once and ends: one entry for a change inside it', () => {
+    const tree = (extra: Obj = {}) => {
+      const spec = baseOpenApi();
+      spec.components.schemas.Node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, ...extra } };
+      spec.components.schemas.Order.properties.tree = { $ref: '#/components/schemas/Node' };
+      return spec;
+    };
+    const changes = compareContracts(snapshot('before', tree({ legacy: { type: 'string' } })), snapshot('after', tree()));
+    expect(changes.map((c) => [c.classification, c.kind, c.pointer, c.useCount])).toEqual([['breaking', 'property-removed', '/components/schemas/Node/properties/legacy', 3]]);
+  });
+
+  it('follows a dereferenced, cyclic event payload (shared objects are one definition) and ends', () => {
+    const payload = (withLegacy: boolean) => {
+      const node: Obj = { type: 'object', properties: { id: { type: 'string' } } };
+      node.properties.parent = node;
+      if (withLegacy) node.properties.legacy = { type: 'string' };
+      return { PaymentFailed: node };
+    };
+    const changes = compareContracts(snapshot('before', baseOpenApi(), payload(true)), snapshot('after', baseOpenApi(), payload(false)));
+    expect(changes.map((c) => [c.document, c.kind, c.pointer])).toEqual([['asyncapi', 'property-removed', '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/legacy']]);
+  });
+
+  it('keeps output bounded by changes, not by uses: a schema used by 300 operations is one entry', () => {
+    const wide = (note: boolean) => {
+      const spec = baseOpenApi();
+      if (!note) delete spec.components.schemas.Order.properties.note;
+      for (let i = 0; i < 300; i++) spec.paths[`/orders/v${i}`] = { get: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } } } };
+      return spec;
+    };
+    const changes = compareContracts(snapshot('before', wide(true)), snapshot('after', wide(false)));
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.useCount).toBe(303);
+    expect(changes[0]!.uses).toHaveLength(10);
+  });
 });
