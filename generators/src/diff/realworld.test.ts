@@ -56,6 +56,8 @@ describe('GitHub REST 22.0.0 -> 23.0.x', () => {
       if (c.kind.endsWith('-changed')) expect(JSON.stringify(c.before), `${c.kind} ${c.pointer}`).not.toBe(JSON.stringify(c.after));
     }
     expect(changes.filter((c) => c.kind === 'default-changed' && c.classification === 'breaking')).toEqual([]);
+    // every entry, not only the breaking ones, names a node of one of the two documents
+    expect(changes.filter((c) => !docA.has(c.pointer) && !docB.has(c.pointer)).map((c) => `${c.kind} ${c.pointer}`)).toEqual([]);
   });
 
   it('reports each change once, with its uses counted, in a report that fits a pull-request comment', () => {

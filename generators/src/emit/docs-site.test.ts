@@ -177,7 +177,7 @@ describe('renderDocsSite', () => {
     );
     const html = site.get('changelog.html') ?? '';
     expect(html).toContain('<h2 id="1.0.0">1.0.0 <small>(2026-11-25)</small></h2>');
-    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 non-breaking, 0 annotation.');
+    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation.');
     expect(html).toContain('<code>openapi#/components/schemas/Order/properties/note</code>');
     expect(html).toContain('[Removed] property <code>note</code> &lt;b&gt;');
     expect(site.get('errors.html')).toContain('href="changelog.html"');
