@@ -151,6 +151,7 @@ describe('paygate diff on git refs', () => {
   it.each([
     { args: ['HEAD:openapi/openapi.yaml', SPEC], exit: EXIT.failed, shows: 'property-removed' },
     { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'none'], exit: EXIT.ok, shows: 'Breaking changes' },
+    { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'unclassified'], exit: EXIT.failed, shows: 'property-removed' },
     { args: ['HEAD:openapi/openapi.yaml', SPEC, '--format', 'markdown'], exit: EXIT.failed, shows: '## Breaking changes' },
     { args: ['HEAD:openapi/openapi.yaml', 'HEAD:openapi/openapi.yaml'], exit: EXIT.ok, shows: '0 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation' },
   ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line exits $exit', async ({ args, exit, shows }) => {
@@ -167,6 +168,8 @@ describe('paygate diff on git refs', () => {
     { args: [SPEC, SPEC, '--format', 'html'], error: UsageError, message: /--format html: expected one of text, json, markdown/ },
     { args: [SPEC, SPEC, '--colour'], error: UsageError, message: /colour/ },
     { args: ['--gate', SPEC], error: UsageError, message: /--gate compares/ },
+    { args: [SPEC, SPEC, '--fail-on', 'loud'], error: UsageError, message: /--fail-on loud: expected one of breaking, unclassified, warning, info, none/ },
+    { args: [SPEC, SPEC, '--top', 'many'], error: UsageError, message: /--top many: expected a whole number/ },
   ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line throws $error.name', async ({ args, error, message }) => {
     const failure = diff.run(args, capture(dir));
     await expect(failure).rejects.toBeInstanceOf(error);
