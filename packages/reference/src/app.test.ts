@@ -503,10 +503,18 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(page1.data.data.count).toBeGreaterThanOrEqual(2);
     const next = new URL(page1.data.data.next!);
     expect(`${next.protocol}//${next.host}${next.pathname}`).toBe(`${base}/pg/payments/`);
-    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1' });
+    // the links carry an opaque keyset cursor beside page and page_size (D108)
+    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1', cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
     expect(page1.data.data.previous).toBeNull();
-    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
-    expect(page2.ok && new URL(page2.data.data.previous!).searchParams.get('page')).toBe('1');
+    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: next.searchParams.get('cursor')! });
+    if (!page2.ok) throw new Error(JSON.stringify(page2.error));
+    expect(page2.data.data.results[0]?.id).not.toBe(page1.data.data.results[0]?.id);
+    const back = await m.payments.list({ page: 1, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: new URL(page2.data.data.previous!).searchParams.get('cursor')! });
+    expect(back.ok && back.data.data.results.map((r) => r.id)).toEqual(page1.data.data.results.map((r) => r.id));
+    const offsetPage2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
+    expect(offsetPage2.ok && new URL(offsetPage2.data.data.previous!).searchParams.get('page')).toBe('1');
+    const tooDeep = await m.payments.list({ page: 1001, page_size: 1 });
+    expect(!tooDeep.ok && tooDeep.error.error).toMatchObject({ code: 'ERR_VALIDATION_400', details: { page: expect.any(String) } });
   });
 
   // The order rules the schema states are enforced at the edge by the generated request validator (the service keeps
