@@ -111,6 +111,8 @@ export function pageRequest(
  */
 export function keysetClauses(req: PageRequest, sortCol: string, idCol: string, p: Params, idType = 'text'): { where: string | null; tail: string } {
   const c = req.cursor;
+  // a cursor of another list may hold an id of another type: a 400, never a failed cast
+  if (c && idType === 'bigint' && !/^\d{1,18}$/.test(c.id)) throw validationError('cursor', 'is not a cursor from a next or previous link of this list');
   const limit = `LIMIT ${p.add(req.pageSize + 1)}`;
   if (!c) return { where: null, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit} OFFSET ${p.add(req.offset)}` };
   const key = `(${p.add(c.at)}::timestamptz, ${p.add(c.id)}::${idType})`;
@@ -121,10 +123,14 @@ export function keysetClauses(req: PageRequest, sortCol: string, idCol: string, 
 
 /**
  * `count(*)` of at most COUNT_CAP + 1 matching rows (D108). `fromWhere` is `FROM ... WHERE ...` without the keyset
- * condition.
+ * condition. The rows are counted in the list's own order so the planner walks the list's index (and stops after
+ * COUNT_CAP + 1 entries) rather than scanning the table until it has seen enough matches.
  */
-export async function cappedCount(db: Db, fromWhere: string, values: readonly unknown[]): Promise<number> {
-  const { rows } = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} LIMIT ${COUNT_CAP + 1}) capped`, values);
+export async function cappedCount(db: Db, fromWhere: string, values: readonly unknown[], sortCol: string, idCol: string): Promise<number> {
+  const { rows } = await db.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM (SELECT 1 ${fromWhere} ORDER BY ${sortCol} DESC, ${idCol} DESC LIMIT ${COUNT_CAP + 1}) capped`,
+    values,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -97,7 +97,7 @@ export async function listMerchants(
   const countValues = [...p.values];
   const keyset = keysetClauses(req, 'created_at', 'id', p);
   const [count, list] = await Promise.all([
-    cappedCount(deps.db, fromWhere, countValues),
+    cappedCount(deps.db, fromWhere, countValues, 'created_at', 'id'),
     deps.db.query<MerchantListItem>(
       `SELECT id, company_details->>'brand_name' AS brand_name, kyc_status, created_at AS created_date
        ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,

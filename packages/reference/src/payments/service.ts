@@ -96,7 +96,7 @@ export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFi
   const keyset = keysetClauses(req, 'p.created_at', 'p.id', p);
   // The page's rows are picked from payments alone (an index walk from the cursor), then joined to their orders.
   const [count, list] = await Promise.all([
-    cappedCount(deps.db, fromWhere, countValues),
+    cappedCount(deps.db, fromWhere, countValues, 'p.created_at', 'p.id'),
     deps.db.query<PaymentListRow>(
       `SELECT p.id, p.merchant_id, m.company_details->>'brand_name' AS merchant_name, o.reference_id,
               o.buyer->>'name' AS buyer_name, o.buyer->>'email' AS buyer_email, o.buyer->>'phone' AS buyer_phone,

@@ -113,7 +113,7 @@ export async function listRefunds(deps: ServiceDeps, scope: Scope, f: RefundFilt
   const countValues = [...p.values];
   const keyset = keysetClauses(req, 'r.created_at', 'r.id', p);
   const [count, list] = await Promise.all([
-    cappedCount(deps.db, fromWhere, countValues),
+    cappedCount(deps.db, fromWhere, countValues, 'r.created_at', 'r.id'),
     deps.db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
   ]);
   return toPage(req, count, list.rows, (r) => ({ at: r.created_at, id: r.id }), refundView);

@@ -297,7 +297,7 @@ export async function listSettlements(
   const countValues = [...p.values];
   const keyset = keysetClauses(req, 's.completed_at', 's.id', p);
   const [count, list] = await Promise.all([
-    cappedCount(deps.db, fromWhere, countValues),
+    cappedCount(deps.db, fromWhere, countValues, 's.completed_at', 's.id'),
     deps.db.query<SettlementRow>(`SELECT ${SETTLEMENT_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
   ]);
   const tx = await transactionsOf(deps.db, list.rows.slice(0, req.pageSize).map((r) => r.id));

@@ -103,7 +103,7 @@ export async function listWebhookDeliveries(
   const countValues = [...p.values];
   const keyset = keysetClauses(req, 'd.created_at', 'd.id', p, 'bigint');
   const [count, { rows }] = await Promise.all([
-    cappedCount(deps.db, `FROM webhook_deliveries d WHERE ${cond}`, countValues),
+    cappedCount(deps.db, `FROM webhook_deliveries d WHERE ${cond}`, countValues, 'd.created_at', 'd.id'),
     deps.db.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
        WHERE ${cond}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,

@@ -163,7 +163,7 @@ export async function listWebhookEndpoints(
   const countValues = [...p.values];
   const keyset = keysetClauses(req, 'created_at', 'id', p);
   const [count, list] = await Promise.all([
-    cappedCount(deps.db, fromWhere, countValues),
+    cappedCount(deps.db, fromWhere, countValues, 'created_at', 'id'),
     deps.db.query<EndpointRow>(`SELECT ${COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
   ]);
   return toPage(req, count, list.rows, (r) => ({ at: r.created_at, id: r.id }), view);
