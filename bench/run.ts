@@ -7,7 +7,7 @@
  * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
- * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run).
+ * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
  * as the peer a user would otherwise pick, and a short CPU profile of the gateway closes the run: docs/benchmarks.md
@@ -30,6 +30,7 @@ import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
+import { listsBudgets, runLists } from './sections/lists.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env['BENCH_DURATION'] ?? 5);
@@ -45,7 +46,7 @@ const BODY = JSON.stringify(orderEnvelope());
 
 const started = performance.now();
 const loadAtStart = os.loadavg();
-const WRITE_DOCS = process.env['BENCH_WRITE_DOCS'] !== '0' && ONLY === null;
+const WRITE_DOCS = process.env['BENCH_WRITE_DOCS'] === '1' || (process.env['BENCH_WRITE_DOCS'] !== '0' && ONLY === null);
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
 const want = (section: string) => ONLY === null || ONLY.includes(section);
 
@@ -564,6 +565,7 @@ function budgets(): Budget[] {
   }
   const cold = rows.find((r) => r.section === 'coldstart' && r.name === 'paygate serve, existing PGlite data dir (precompiled)');
   if (cold) out.push({ name: 'Cold start, existing PGlite data dir (production)', target: '< 1 s', value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`, met: (cold['ms'] as number) < 1000 });
+  out.push(...listsBudgets());
   return out;
 }
 
@@ -604,6 +606,9 @@ async function main(): Promise<void> {
   if (want('coldstart')) await runColdStart();
   if (want('profile')) await runProfile();
   if (want('generators')) await runGenerators();
+  if (want('lists')) {
+    await runLists({ log, createDatabase, partnerHeaders, loadRow, onboardMerchant: seed, startGateway: (name, databaseUrl) => startServer(name, GATEWAY, gatewayEnv({ databaseUrl }), '/healthz') });
+  }
 
   const b = budgets();
   const out = table();
@@ -633,7 +638,7 @@ async function main(): Promise<void> {
     const doc = path.join(ROOT, 'docs/benchmarks.md');
     writeBenchmarksDoc(doc, {
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      command: 'npm run bench',
+      command: ONLY ? `BENCH_ONLY=${ONLY.join(',')} npm run bench` : 'npm run bench',
       durationSeconds: (performance.now() - started) / 1000,
       loadAverage: { start: loadAtStart, end: os.loadavg() },
       machine: {

@@ -2733,8 +2733,6 @@ export interface components {
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
-        /** @description Items per page, 1 to 25 (default 10); each item embeds its lines (D110). */
-        PageSize25: number;
         /** @description Items per page, 1 to 250 (default 250). */
         PageSize250: number;
         /** @example PR1000000000000001 */
@@ -2745,6 +2743,8 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
         /** @example dlv_42 */
@@ -4038,8 +4038,8 @@ export interface operations {
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 25 (default 10); each item embeds its lines (D110). */
-                page_size?: components["parameters"]["PageSize25"];
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
             };

@@ -17,7 +17,6 @@ describe('pageRequest', () => {
   it.each([
     ['page 0', () => pageRequest(0, undefined, 10), 'page'],
     ['page_size over the maximum', () => pageRequest(1, 251, 10), 'page_size'],
-    ['page_size over a list maximum', () => pageRequest(1, 26, 10, undefined, 25), 'page_size'],
     ['a fraction', () => pageRequest('1.5', undefined, 10), 'page'],
     ['OFFSET past the window (D108)', () => pageRequest(OFFSET_WINDOW / 10 + 1, 10, 10), 'page'],
     ['a cursor this list did not issue', () => pageRequest(2, 10, 10, 'bm90LWEtY3Vyc29y'), 'cursor'],
@@ -31,6 +30,11 @@ describe('pageRequest', () => {
     }
     expect(err).toBeInstanceOf(DomainError);
     expect(Object.keys((err as DomainError).details ?? {})).toEqual([field]);
+  });
+
+  it('a list that serves fewer than asked says so in page_size (D110)', () => {
+    expect(pageRequest(1, 250, 10, undefined, 25).pageSize).toBe(25);
+    expect(pageRequest(1, undefined, 10, undefined, 25).pageSize).toBe(10);
   });
 
   it('a cursor makes any page number reachable without OFFSET', () => {

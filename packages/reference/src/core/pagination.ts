@@ -4,7 +4,7 @@ import type { Params } from '../db/params.js';
 
 export const MAX_PAGE = 100_000;
 export const MAX_PAGE_SIZE = 250;
-/** Settlements embed their lines, so their pages stay small (D110). */
+/** Settlements embed their lines, so a page serves at most this many, whatever page_size asks (D110). */
 export const MAX_SETTLEMENT_PAGE_SIZE = 25;
 /**
  * `count` is exact up to this many rows; past it the list answers COUNT_CAP + 1, "more than COUNT_CAP" (D108): counting
@@ -84,18 +84,19 @@ export function decodeCursor(text: string): Cursor {
 }
 
 /**
- * Validate `page` (1..100000, default 1), `page_size` (1..max, default per list) and `cursor`. Without a cursor the
- * page is found by OFFSET, allowed only within the first OFFSET_WINDOW rows; with one, `page` only labels the page.
+ * Validate `page` (1..100000, default 1), `page_size` (1..250, default per list; a list may serve fewer, `served`,
+ * and say so in the page's page_size: D110) and `cursor`. Without a cursor the page is found by OFFSET, allowed only
+ * within the first OFFSET_WINDOW rows; with one, `page` only labels the page.
  */
 export function pageRequest(
   page: number | string | undefined,
   pageSize: number | string | undefined,
   defaultSize: number,
   cursor?: string | undefined,
-  maxSize: number = MAX_PAGE_SIZE,
+  served: number = MAX_PAGE_SIZE,
 ): PageRequest {
   const p = toInt('page', page, 1, MAX_PAGE, 1);
-  const s = toInt('page_size', pageSize, 1, maxSize, defaultSize);
+  const s = Math.min(served, toInt('page_size', pageSize, 1, MAX_PAGE_SIZE, defaultSize));
   const c = cursor === undefined || cursor === '' ? null : decodeCursor(cursor);
   const offset = c ? 0 : (p - 1) * s;
   if (!c && offset + s > OFFSET_WINDOW && p > 1) {

@@ -29,6 +29,8 @@ export interface SeededHistory {
   /** The reference_id of one seeded order, and its payment id. */
   referenceId: string;
   paymentId: string;
+  /** The reference_id of an order whose payment has a refund. */
+  refundReferenceId: string;
 }
 
 /** Mop types the seed uses in turn; QR is never used (a filter value with no match). */
@@ -99,5 +101,6 @@ export async function seedHistory(db: SqlRunner, o: SeedHistoryOptions): Promise
      SELECT sequence_number, $5, 'succeeded', 1, created_at, created_at, created_at FROM ev`,
     [...params, o.partnerId, endpointId],
   );
-  return { endpointId, buyerName: 'Buyer 7', referenceId: `seed-${o.idPrefix}-${Math.ceil(o.payments / 2)}`, paymentId: `PR${o.idPrefix}${String(Math.ceil(o.payments / 2)).padStart(pad, '0')}` };
+  const refunded = Math.floor(o.payments / 20) * 10 + 3; // refunds are on payments 3, 13, 23, ...
+  return { endpointId, buyerName: 'Buyer 7', refundReferenceId: `seed-${o.idPrefix}-${refunded}`, referenceId: `seed-${o.idPrefix}-${Math.ceil(o.payments / 2)}`, paymentId: `PR${o.idPrefix}${String(Math.ceil(o.payments / 2)).padStart(pad, '0')}` };
 }

@@ -290,7 +290,7 @@ return errors === 0;
 validate3.evaluated = {"props":{"document_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListMerchantsQuery = validate4;
-const schema4 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema4 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 const pattern1 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -359,20 +359,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 !== "string"){
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -385,13 +382,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["page_size"] = coerced1;
 }
 }
 }
-if(typeof data1 === "string"){
-if(func0(data1) > 512){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -400,8 +397,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -410,8 +407,21 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -421,18 +431,16 @@ vErrors.push(err6);
 errors++;
 }
 }
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
 }
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
 }
-else {
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -441,17 +449,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 250 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -460,8 +459,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -469,6 +468,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
 }
 }
 }
@@ -485,7 +485,7 @@ errors++;
 validate4.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":{"page":true,"cursor":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateMerchantHeaders = validate5;
 const schema5 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
@@ -1660,7 +1660,7 @@ return errors === 0;
 validate16.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListPaymentsQuery = validate17;
-const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
+const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
 const pattern16 = new RegExp("^[A-Z]{3}$", "u");
 const pattern18 = new RegExp("^PR\\d{1,30}$", "u");
 const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
@@ -1732,20 +1732,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 !== "string"){
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1758,13 +1755,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["page_size"] = coerced1;
 }
 }
 }
-if(typeof data1 === "string"){
-if(func0(data1) > 512){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1773,8 +1770,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1783,8 +1780,21 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1794,18 +1804,16 @@ vErrors.push(err6);
 errors++;
 }
 }
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
 }
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
 }
-else {
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1814,17 +1822,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 250 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1833,8 +1832,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1842,6 +1841,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
 }
 }
 if(data.currency !== undefined){
@@ -2341,7 +2341,7 @@ errors++;
 validate17.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":{"page":true,"cursor":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetPaymentParams = validate18;
 const schema18 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
@@ -2437,7 +2437,7 @@ return errors === 0;
 validate18.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListRefundsQuery = validate19;
-const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2505,20 +2505,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 !== "string"){
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2531,13 +2528,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["page_size"] = coerced1;
 }
 }
 }
-if(typeof data1 === "string"){
-if(func0(data1) > 512){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2546,8 +2543,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2556,8 +2553,21 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2567,18 +2577,16 @@ vErrors.push(err6);
 errors++;
 }
 }
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
 }
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
 }
-else {
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2587,17 +2595,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 250 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2606,8 +2605,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2615,6 +2614,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
 }
 }
 if(data.payment_id !== undefined){
@@ -2916,7 +2916,7 @@ errors++;
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":{"page":true,"cursor":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateRefundHeaders = validate20;
 const schema20 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
@@ -3106,7 +3106,7 @@ return errors === 0;
 validate21.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListSettlementsQuery = validate22;
-const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":10,"maximum":25,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3174,20 +3174,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 !== "string"){
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3200,13 +3197,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["page_size"] = coerced1;
 }
 }
 }
-if(typeof data1 === "string"){
-if(func0(data1) > 512){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3215,8 +3212,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3225,8 +3222,21 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3236,18 +3246,16 @@ vErrors.push(err6);
 errors++;
 }
 }
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
 }
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
 }
-else {
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3256,17 +3264,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 25 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 25},message:"must be <= 25"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3275,8 +3274,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3284,6 +3283,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
 }
 }
 if(data.from_date !== undefined){
@@ -3479,7 +3479,7 @@ errors++;
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"page":true,"cursor":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetSettlementParams = validate23;
 const schema23 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
@@ -4683,7 +4683,7 @@ return errors === 0;
 validate35.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookEndpointsQuery = validate36;
-const schema36 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema36 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4751,20 +4751,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data1 = data.cursor;
-if(typeof data1 !== "string"){
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
 if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
 }
 else {
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4777,13 +4774,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["cursor"] = coerced1;
+data["page_size"] = coerced1;
 }
 }
 }
-if(typeof data1 === "string"){
-if(func0(data1) > 512){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4792,8 +4789,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4802,8 +4799,21 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4813,18 +4823,16 @@ vErrors.push(err6);
 errors++;
 }
 }
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
 }
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
 }
-else {
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4833,17 +4841,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 250 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4852,8 +4851,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4861,6 +4860,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
+}
 }
 }
 }
@@ -4877,7 +4877,7 @@ errors++;
 validate36.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"page":true,"cursor":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateWebhookEndpointHeaders = validate37;
 const schema37 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
@@ -5067,7 +5067,7 @@ return errors === 0;
 validate38.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookDeliveriesQuery = validate39;
-const schema39 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema39 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5176,20 +5176,17 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
+let data2 = data.page_size;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
+if(dataType2 === "boolean" || data2 === null
+              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
+coerced2 = +data2;
 }
 else {
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5202,13 +5199,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["cursor"] = coerced2;
+data["page_size"] = coerced2;
 }
 }
 }
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 250 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5217,8 +5214,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func0(data2) < 1){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5227,8 +5224,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern1.test(data2)){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+}
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5238,18 +5248,16 @@ vErrors.push(err8);
 errors++;
 }
 }
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["cursor"] = coerced3;
 }
-let data3 = data.page_size;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 === "boolean" || data3 === null
-              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
-coerced3 = +data3;
 }
-else {
-const err9 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(typeof data3 === "string"){
+if(func0(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5258,17 +5266,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["page_size"] = coerced3;
-}
-}
-}
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 250 || isNaN(data3)){
-const err10 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(func0(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5277,8 +5276,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data3 < 1 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern1.test(data3)){
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5286,6 +5285,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
+}
 }
 }
 }
@@ -5302,7 +5302,7 @@ errors++;
 validate39.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"status":true,"page":true,"cursor":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookDeliveriesParams = validate40;
 const schema40 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
@@ -12360,8 +12360,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listMerchants": {
     query: validateListMerchantsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","cursor","page_size"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor"],
   },
   "createMerchant": {
     headers: validateCreateMerchantHeaders,
@@ -12426,8 +12426,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listPayments": {
     query: validateListPaymentsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"currency","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"buyer_name","in":"query","parse":"none","reserved":"whole"},{"name":"mop_type","in":"query","parse":"none","reserved":"whole"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"from_created_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_created_date","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","cursor","page_size","currency","merchant_id","payment_id","reference_id","buyer_name","mop_type","status","from_created_date","to_created_date"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"currency","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"buyer_name","in":"query","parse":"none","reserved":"whole"},{"name":"mop_type","in":"query","parse":"none","reserved":"whole"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"from_created_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_created_date","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","currency","merchant_id","payment_id","reference_id","buyer_name","mop_type","status","from_created_date","to_created_date"],
   },
   "getPayment": {
     params: validateGetPaymentParams,
@@ -12436,8 +12436,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listRefunds": {
     query: validateListRefundsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","cursor","page_size","payment_id","reference_id","from_date","to_date","merchant_id"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","payment_id","reference_id","from_date","to_date","merchant_id"],
   },
   "createRefund": {
     headers: validateCreateRefundHeaders,
@@ -12452,8 +12452,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listSettlements": {
     query: validateListSettlementsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","cursor","page_size","from_date","to_date","merchant_id"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","from_date","to_date","merchant_id"],
   },
   "getSettlement": {
     params: validateGetSettlementParams,
@@ -12517,8 +12517,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listWebhookEndpoints": {
     query: validateListWebhookEndpointsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","cursor","page_size"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor"],
   },
   "createWebhookEndpoint": {
     headers: validateCreateWebhookEndpointHeaders,
@@ -12534,8 +12534,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   "listWebhookDeliveries": {
     query: validateListWebhookDeliveriesQuery,
     params: validateListWebhookDeliveriesParams,
-    parameters: [{"name":"endpoint_id","in":"path","parse":"none"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["status","page","cursor","page_size"],
+    parameters: [{"name":"endpoint_id","in":"path","parse":"none"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["status","page","page_size","cursor"],
   },
   "enableWebhookEndpoint": {
     params: validateEnableWebhookEndpointParams,
