@@ -658,7 +658,7 @@ async function main(): Promise<void> {
       profiles,
       generators: generators?.ratios,
     });
-    log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run never writes it)`);
+    log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run writes it only with BENCH_WRITE_DOCS=1)`);
   }
 }
 

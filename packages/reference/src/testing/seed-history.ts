@@ -48,7 +48,7 @@ export async function seedHistory(db: SqlRunner, o: SeedHistoryOptions): Promise
                          buyer, product, is_testing, expires_at, created_at, updated_at)
      SELECT ${id('OD', 'i')}, $1, 'seed-${o.idPrefix}-' || i, 1000 + i, CASE WHEN i % 10 = 0 THEN 'USD' ELSE 'INR' END,
             'payment_successful', 'Payment successful', 'hosted_payment', (${MOPS})[1 + i % 4],
-            jsonb_build_object('name', 'Buyer ' || (i % 500), 'email', 'buyer' || i || '@example.com', 'phone', '+9198765' || lpad((i % 100000)::text, 5, '0')),
+            jsonb_build_object('name', 'Buyer ' || (i % 50), 'email', 'buyer' || i || '@example.com', 'phone', '+9198765' || lpad((i % 100000)::text, 5, '0')),
             '{"name": "Widget", "quantity": 1}'::jsonb, true, ${at('i')} + interval '1 day', ${at('i')}, ${at('i')}
      FROM generate_series(1, $2::int) AS i`,
     params,
