@@ -18,6 +18,7 @@ import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { requestLogger } from './http/logger.js';
+import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
@@ -325,6 +326,17 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   app.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
   app.use('/docs', (_req: Request, res: Response) => {
     res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
+  });
+
+  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
+  app.get('/', (req: Request, res: Response) => {
+    res.locals['route'] = '/';
+    const mode = rt.config.sandbox ? 'sandbox' : 'production';
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
+      return;
+    }
+    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
   });
 }
 
