@@ -11,6 +11,7 @@ import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { createLogger } from './http/logger.js';
 import { openReference, type ReferenceRuntime } from './runtime.js';
 import { companyDetails, settlementDetails } from './testing/fixtures.js';
+import { seedHistory } from './testing/seed-history.js';
 import { testTargets, type TestTarget } from './testing/test-db.js';
 import { idempotencyLockId } from './http/idempotency.js';
 import { createReferenceApp, idempotentOperationIds } from './app.js';
@@ -868,6 +869,23 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const dump = rows.map((r) => r.row).join('\n');
     for (const secret of [issued.client_secret, issued.encryption_key, whsec]) expect(dump).not.toContain(secret);
     replaySecrets.push(issued.client_secret, issued.encryption_key, whsec);
+  });
+
+  it('listAll reads a list past the page-number window by following the cursor of each next link (D108)', async () => {
+    const p = partner();
+    const created = await p.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Deep') });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const deep = created.data.data.id;
+    const { rows } = await runtime.db.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [deep]);
+    await seedHistory(runtime.db, { merchantId: deep, partnerId: rows[0]!.partner_id, payments: 1200, idPrefix: '7' });
+    const byNumber = await p.payments.list({ merchant_id: deep, page: 5, page_size: 250 });
+    expect(!byNumber.ok && byNumber.error.error.details).toHaveProperty('page');
+    const ids: string[] = [];
+    for await (const item of p.payments.listAll({ merchant_id: deep, page_size: 250 })) ids.push(item.id);
+    expect(ids.length).toBe(1200);
+    expect(new Set(ids).size).toBe(1200);
+    const first = await p.payments.list({ merchant_id: deep, page_size: 1 });
+    expect(first.ok && first.data.data.count).toBe(1001); // more than 1000 (D108)
   });
 
   it('keeps no plaintext secret at rest after the whole flow (merchants, webhook endpoints, idempotency keys, credentials)', async () => {
