@@ -726,8 +726,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     });
     expect(revalidated).toBe(304);
 
+    // liveness checks no dependency; readiness checks the database (D102)
     const health = await fetch(`${base}/healthz`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
     // no automatic ETag on API answers (D85): they are no-store, and no operation but the SDK declares a 304
     expect(health.headers.get('etag')).toBeNull();
     // the gateway's own address leads a browser to the docs, an API client to the same links as JSON

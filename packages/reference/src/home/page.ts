@@ -9,6 +9,7 @@ export const HOME_LINKS = [
   { href: '/docs/events.html', label: 'Webhook events', description: 'what is sent, signed how' },
   { href: '/docs/errors.html', label: 'Error codes', description: 'every code and what to do about it' },
   { href: '/healthz', label: 'Health', description: 'liveness of this process' },
+  { href: '/readyz', label: 'Readiness', description: 'its database (and Redis) answer: it can take traffic' },
 ] as const;
 
 export const HOME_PAGE_CSP = pageCsp(null);
