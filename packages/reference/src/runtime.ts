@@ -147,6 +147,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
     const rateLimiter = createRateLimiter({
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,
+      redisTimeoutMs: config.redisTimeoutMs,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     return {

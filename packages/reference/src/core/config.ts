@@ -40,6 +40,8 @@ export interface ReferenceConfig {
   rateWindowSeconds: number;
   /** REDIS_URL: rate limits shared by every gateway process on this Redis; unset = per process (in memory). */
   redisUrl: string | undefined;
+  /** How long one Redis command may take before this process limits on its own (PAYGATE_REDIS_TIMEOUT_MS, D95). */
+  redisTimeoutMs: number;
   /**
    * PAYGATE_TRUST_PROXY: which proxies' `X-Forwarded-For` names the client (Express `trust proxy`: `true`, a hop count,
    * or addresses/subnets such as `loopback, 10.0.0.0/8`). Unset: the socket address is the client.
@@ -64,6 +66,8 @@ export interface ReferenceConfig {
  */
 export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 250;
 
 /** PostgreSQL memory settings of the embedded database (postgres GUC values, e.g. `16MB`). */
 export interface PgliteMemory {
@@ -184,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     rateLimit: intEnv(env, 'PAYGATE_RATE_LIMIT', sandbox ? DEFAULT_RATE_LIMIT.sandbox : DEFAULT_RATE_LIMIT.production),
     rateWindowSeconds: intEnv(env, 'PAYGATE_RATE_WINDOW_SECONDS', DEFAULT_RATE_WINDOW_SECONDS),
     redisUrl: env['REDIS_URL'] || undefined,
+    redisTimeoutMs: intEnv(env, 'PAYGATE_REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS),
     trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY']),
     dbPoolSize: intEnv(env, 'PAYGATE_DB_POOL_SIZE', defaultPoolSize(cores)),
     credentialCacheTtlMs: nonNegativeIntEnv(env, 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', DEFAULT_CREDENTIAL_CACHE_TTL_MS),
