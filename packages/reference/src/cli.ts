@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { answerMalformedRequests } from './http/client-error.js';
+import { limitConnectionsPerAddress } from './http/connection-limits.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
@@ -48,6 +49,8 @@ Rate limits, proxies and connections:
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
   PAYGATE_MAX_CONNECTIONS        open connections at most; more are refused (default 1000)
+  PAYGATE_MAX_CONNECTIONS_PER_ADDRESS  open connections per client address (IPv6: per /64) at most; more are refused
+                                   when accepted (default 100; 0 = no cap; proxies PAYGATE_TRUST_PROXY trusts are exempt)
 
 Caches and memory:
   PAYGATE_CREDENTIAL_CACHE_TTL_MS  how long a process reuses a verified client secret (default 5000; 0 = never).
@@ -156,7 +159,7 @@ function lateBoundRuntime(get: () => ReferenceRuntime | undefined): ReferenceRun
   });
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, backlog: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -168,7 +171,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(port, host);
+    server.listen({ port, host, backlog });
   });
 }
 
@@ -240,10 +243,16 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   );
   http.maxConnections = config.http.maxConnections;
   answerMalformedRequests(http);
+  // ...and one address cannot hold them all (D96); the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic
+  const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  limitConnectionsPerAddress(http, { max: config.http.maxConnectionsPerAddress, exempt: (address) => trusted(address, 0), logger });
   const host = env['HOST'] || '127.0.0.1';
   out(`- listening on ${host}:${port}`);
   try {
-    await listen(http, port, host);
+    // An accept queue that holds a burst the size of the connection cap (Node's default is 511; the kernel caps it at
+    // net.core.somaxconn): a burst of connections from one address must not overflow it and drop other clients' SYNs
+    // before the per-address cap can refuse them (D96).
+    await listen(http, port, host, Math.max(511, 2 * config.http.maxConnections));
   } catch (err) {
     await runtime.close();
     const code = (err as NodeJS.ErrnoException).code;

@@ -57,7 +57,14 @@ export interface ReferenceConfig {
   /** Embedded database memory (PAYGATE_PGLITE_SHARED_BUFFERS, PAYGATE_PGLITE_WORK_MEM): postgres sizes such as `16MB`. */
   pgliteMemory: PgliteMemory;
   /** HTTP server limits (milliseconds; connections). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+    /** Open connections per client address (an IPv6 /64), PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; 0 = no cap (D96). */
+    maxConnectionsPerAddress: number;
+  };
 }
 
 /**
@@ -66,6 +73,11 @@ export interface ReferenceConfig {
  */
 export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/**
+ * PAYGATE_MAX_CONNECTIONS_PER_ADDRESS default (D96): a tenth of the global cap, so at least ten addresses are needed to
+ * fill it, and still room for a browser's 6 connections from each of a dozen shoppers behind one NAT address.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
 /** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 250;
 
@@ -202,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
       requestTimeoutMs: intEnv(env, 'PAYGATE_REQUEST_TIMEOUT_MS', 30_000),
       keepAliveTimeoutMs: intEnv(env, 'PAYGATE_KEEP_ALIVE_TIMEOUT_MS', 5_000),
       maxConnections: intEnv(env, 'PAYGATE_MAX_CONNECTIONS', 1_000),
+      maxConnectionsPerAddress: nonNegativeIntEnv(env, 'PAYGATE_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
     },
   };
 }
