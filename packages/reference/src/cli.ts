@@ -42,8 +42,11 @@ Rate limits, proxies and connections:
   PAYGATE_RATE_WINDOW_SECONDS    the window (default 1 s); over the limit: 429 ERR_RATE_429 with Retry-After
   REDIS_URL                      e.g. redis://127.0.0.1:6379: every gateway process on this Redis shares one limit;
                                    unset, or while Redis is unreachable: each process limits on its own
-  PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: true, a hop count, or addresses/subnets
-                                   (e.g. "loopback, 10.0.0.0/8"); unset: the socket address is the client
+  PAYGATE_REDIS_TIMEOUT_MS       how long one Redis command may take (default 250); a hung Redis costs a request at
+                                   most this, once: the process then limits on its own until Redis answers again
+  PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: the number of proxy hops in front (e.g. 1
+                                   behind one load balancer) or their addresses/subnets (e.g. "loopback, 10.0.0.0/8");
+                                   unset: the socket address is the client. true (anyone) is refused in production
   PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32)
   PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
@@ -188,6 +191,11 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   const port = parsePort(env['PORT']);
   const mode = config.sandbox ? 'sandbox' : 'production';
   out(`Paygate reference gateway, ${mode} mode`);
+  if (config.trustProxy === true) {
+    // refused in production mode (D98); the sandbox allows it, loudly
+    out('  WARNING: PAYGATE_TRUST_PROXY=true believes X-Forwarded-For from anyone: every client can choose the address its');
+    out('  rate limit and the logs see. Set the number of proxy hops (e.g. 1) or your proxies\' subnets instead.');
+  }
 
   let partner: SandboxPartner | undefined;
   if (!config.partnerClientId && !config.partnerClientSecret && config.sandbox) {
