@@ -2340,7 +2340,10 @@ export interface components {
             endpoint_id: string;
             event_id: components["schemas"]["SequenceNumber"];
             event_type: components["schemas"]["EventType"];
-            /** @example dlv_42 */
+            /**
+             * @description Random (122 bits), like every id: it tells nothing about other deliveries (D99).
+             * @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ
+             */
             id: string;
             next_attempt_at: components["schemas"]["NullableTimestamp"];
             /**
@@ -2348,7 +2351,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "delivering" | "succeeded" | "failed";
-            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id` (redeliveries keep it, so receivers deduplicate them). */
+            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id`, the event's UUID (e.g. `msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71`); redeliveries keep it, so receivers deduplicate them. */
             webhook_id: string;
         };
         WebhookDeliveryAttempt: {
@@ -2737,14 +2740,14 @@ export interface components {
         SettlementIdPath: components["schemas"]["SettlementId"];
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
-        /** @example dlv_42 */
+        /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
         WebhookDeliveryIdPath: string;
         /** @description Only deliveries in this status. */
         WebhookDeliveryStatusQuery: "pending" | "delivering" | "succeeded" | "failed";
         /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
         WebhookEndpointIdPath: string;
         /**
-         * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+         * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
          * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
          */
         WebhookId: string;
@@ -4683,7 +4686,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example dlv_42 */
+                /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
                 delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
             };
             cookie?: never;
@@ -4701,7 +4704,7 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook delivery scheduled",
                      *       "data": {
-                     *         "id": "dlv_42",
+                     *         "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *         "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *         "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *         "event_type": "PAYMENT_CAPTURED",
@@ -4926,7 +4929,7 @@ export interface operations {
                      *         "previous": null,
                      *         "results": [
                      *           {
-                     *             "id": "dlv_42",
+                     *             "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *             "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *             "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *             "event_type": "PAYMENT_CAPTURED",
@@ -5011,7 +5014,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5056,7 +5059,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5101,7 +5104,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5146,7 +5149,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5191,7 +5194,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5236,7 +5239,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
