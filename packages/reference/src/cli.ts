@@ -55,7 +55,7 @@ Rate limits, proxies and connections:
   PAYGATE_RATE_WINDOW_SECONDS    the window (default 1 s); over the limit: 429 ERR_RATE_429 with Retry-After
   REDIS_URL                      e.g. redis://127.0.0.1:6379: every gateway process on this Redis shares one limit;
                                    unset, or while Redis is unreachable: each process limits on its own
-  PAYGATE_REDIS_TIMEOUT_MS       how long one Redis command may take (default 250); a hung Redis costs a request at
+  PAYGATE_REDIS_TIMEOUT_MS       how long one Redis command may take (default 500); a hung Redis costs a request at
                                    most this, once: the process then limits on its own until Redis answers again
   PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: the number of proxy hops in front (e.g. 1
                                    behind one load balancer) or their addresses/subnets (e.g. "loopback, 10.0.0.0/8");

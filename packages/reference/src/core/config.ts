@@ -80,8 +80,8 @@ export const DEFAULT_RATE_WINDOW_SECONDS = 1;
  * fill it, and still room for a browser's 6 connections from each of a dozen shoppers behind one NAT address.
  */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
-/** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond. */
-export const DEFAULT_REDIS_TIMEOUT_MS = 250;
+/** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond; a busy host needs slack. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /** PostgreSQL memory settings of the embedded database (postgres GUC values, e.g. `16MB`). */
 export interface PgliteMemory {

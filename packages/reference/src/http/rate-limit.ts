@@ -66,6 +66,35 @@ function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDec
   };
 }
 
+/** A Redis command that did not answer within the timeout. */
+class RedisTimeoutError extends Error {
+  override readonly name = 'RedisTimeoutError';
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * `command`, or a RedisTimeoutError after `ms`. The timeout is confirmed one event-loop turn later (`setImmediate`
+ * runs after the poll phase): when this process was busy (a burst of requests, a slow start) the timer can fire
+ * before an answer that is already in the socket is read, and that is not a hung Redis.
+ */
+function withinTimeout<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new RedisTimeoutError(ms))), ms);
+    command.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /**
  * The circuit breaker in front of Redis (D95). Closed: every hit asks Redis. The first failure (a command timeout, a
  * refused or closed connection) opens it: for `cooldownMs` every hit goes straight to the per-process limiter, and a
@@ -79,6 +108,7 @@ class RedisBreaker {
 
   constructor(
     private readonly redis: Redis,
+    private readonly timeoutMs: number,
     private readonly cooldownMs: number,
     private readonly logger: RateLimiterLogger | undefined,
   ) {
@@ -111,7 +141,7 @@ class RedisBreaker {
   private async probe(): Promise<void> {
     if (!this.open || this.closed) return;
     try {
-      await this.redis.ping();
+      await withinTimeout(this.redis.ping(), this.timeoutMs);
     } catch {
       this.schedule(this.cooldownMs);
       return;
@@ -137,6 +167,7 @@ class RedisBreaker {
 export function createRateLimiter(options: CreateRateLimiterOptions): RateLimiter {
   const { defaults, logger } = options;
   const keyPrefix = options.keyPrefix ?? 'paygate:rl';
+  const timeoutMs = options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   let redis: Redis | undefined;
   let breaker: RedisBreaker | undefined;
   if (options.redisUrl) {
@@ -144,15 +175,16 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
     // the cold start on these cores), and a single process or PGlite never needs it.
     const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     // No offline queue and one attempt per command: a closed connection fails at once. A hung one (the process
-    // stopped, the network silent) keeps its TCP connection: only `commandTimeout` bounds that wait (D95).
+    // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95). Requests wait
+    // `timeoutMs` (withinTimeout); ioredis' own commandTimeout, a few times longer, releases a hung command's promise.
     redis = new Redis(options.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
-      commandTimeout: options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS,
+      commandTimeout: 4 * timeoutMs,
       lazyConnect: false,
     });
-    breaker = new RedisBreaker(redis, options.redisCooldownMs ?? DEFAULT_REDIS_COOLDOWN_MS, logger);
+    breaker = new RedisBreaker(redis, timeoutMs, options.redisCooldownMs ?? DEFAULT_REDIS_COOLDOWN_MS, logger);
     const failing = breaker;
     // ioredis reports every failed (re)connection here; without a listener Node would crash the process. The breaker
     // logs the outage once.
@@ -180,7 +212,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
   const consume = async (key: string, limit: number, windowSeconds: number): Promise<RateLimiterRes> => {
     if (redis !== undefined && breaker?.usable) {
       try {
-        return await redisLimiter(redis, limit, windowSeconds).consume(key);
+        return await withinTimeout(redisLimiter(redis, limit, windowSeconds).consume(key), timeoutMs);
       } catch (err) {
         if (err instanceof RateLimiterRes) throw err; // over the limit: a refusal, not a failure
         breaker.trip(err);
