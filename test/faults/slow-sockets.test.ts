@@ -9,6 +9,7 @@ import { request, Agent } from 'node:http';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../../packages/reference/src/core/config.js';
 import { sleep } from './helpers/api.js';
 
 const adminUrl = adminDatabaseUrl();
@@ -70,9 +71,9 @@ if (!adminUrl) {
     beforeAll(async () => {
       await ensureBuilt();
       db = await createTestDatabase(adminUrl);
-      // no rate limit (the fault tests' default): every slow body is read, so each socket is held as long as the server
+      // the default per-address cap (the fault tests' helper turns it off); no rate limit: every slow body is read, so each socket is held as long as the server
       // lets it (the worst case for connection slots; early answers that close are tested in @paygate/server)
-      gateway = await spawnGateway({ name: 'slow-sockets', databaseUrl: db.url, partner });
+      gateway = await spawnGateway({ name: 'slow-sockets', databaseUrl: db.url, partner, env: { PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS) } });
     }, 120_000);
 
     afterAll(async () => {
