@@ -1223,10 +1223,10 @@ export interface components {
             detail: string;
         };
         /**
-         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md.
+         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
          * @enum {string}
          */
-        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500";
+        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
         /** @description Error envelope of every failed request. `details` maps a field (JSON path such as `buyer.email`, or a query, path or header parameter name) to its error message. */
         ErrorEnvelope: {
             error: {
@@ -1396,6 +1396,7 @@ export interface components {
         };
         /** @description Pagination envelope of merchants. */
         MerchantPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1549,7 +1550,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Absolute URL of the next or previous page keeping every filter, or null at either end.
+         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added (D108).
          */
         PageLink: string | null;
         /** @description 1-based page number. */
@@ -1742,6 +1743,7 @@ export interface components {
             status_message: string;
         };
         PaymentPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1918,6 +1920,7 @@ export interface components {
         RefundId: string;
         /** @description The refunds list is the pagination envelope itself, without the success/message wrapper. */
         RefundPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2264,6 +2267,7 @@ export interface components {
          */
         SettlementId: string;
         SettlementPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2373,6 +2377,7 @@ export interface components {
         };
         WebhookDeliveryPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2431,6 +2436,7 @@ export interface components {
         };
         WebhookEndpointPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2598,6 +2604,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailablePage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Payment page temporarily unavailable</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials, or an invalid, malformed, expired or already-used checkout session (`ERR_AUTH_000` with `details.session_id`). */
         SessionUnauthorized: {
             headers: {
@@ -2701,6 +2731,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+        Cursor: string;
         /**
          * @description Document id, from the `file` URL an upload returned.
          * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
@@ -2724,7 +2756,7 @@ export interface components {
         MerchantIdPath: components["schemas"]["MerchantId"];
         /** @example OD1000000000000001 */
         OrderIdPath: components["schemas"]["OrderId"];
-        /** @description 1-based page number. */
+        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
@@ -2738,6 +2770,8 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
         /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
@@ -2794,6 +2828,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     submitCheckoutPage: {
@@ -2835,6 +2870,7 @@ export interface operations {
             422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     downloadDocument: {
@@ -2870,12 +2906,15 @@ export interface operations {
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMerchants: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -2921,6 +2960,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchant: {
@@ -3070,6 +3110,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMerchant: {
@@ -3159,6 +3200,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMerchant: {
@@ -3217,6 +3259,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchantCredentials: {
@@ -3277,6 +3320,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePreviousMerchantCredentials: {
@@ -3318,6 +3362,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMerchantDocument: {
@@ -3362,6 +3407,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3406,6 +3452,7 @@ export interface operations {
             422: components["responses"]["OrderUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3497,6 +3544,7 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3564,6 +3612,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadOrderDocument: {
@@ -3669,22 +3718,25 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPayments: {
         parameters: {
             query?: {
-                /** @description Buyer name, case-insensitive substring. */
+                /** @description The buyer's whole name, case-insensitive (exact match, served by an index; D109). */
                 buyer_name?: string;
                 /** @description Transaction currency. */
                 currency?: components["schemas"]["CurrencyCode"];
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_created_date?: components["schemas"]["CalendarDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description Method of payment. */
                 mop_type?: components["schemas"]["MopType"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -3754,6 +3806,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayment: {
@@ -3852,16 +3905,19 @@ export interface operations {
             404: components["responses"]["PaymentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRefunds: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -3910,6 +3966,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -3970,6 +4027,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRefund: {
@@ -4012,19 +4070,22 @@ export interface operations {
             404: components["responses"]["RefundNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSettlements: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 250 (default 250). */
-                page_size?: components["parameters"]["PageSize250"];
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
             };
@@ -4047,7 +4108,7 @@ export interface operations {
                      *       "data": {
                      *         "count": 1,
                      *         "page": 1,
-                     *         "page_size": 250,
+                     *         "page_size": 10,
                      *         "next": null,
                      *         "previous": null,
                      *         "results": [
@@ -4083,6 +4144,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSettlement: {
@@ -4138,6 +4200,7 @@ export interface operations {
             404: components["responses"]["SettlementNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeCheckoutSession: {
@@ -4207,6 +4270,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSandboxClock: {
@@ -4246,6 +4310,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceSandboxClock: {
@@ -4302,6 +4367,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setMerchantKycStatus: {
@@ -4410,6 +4476,7 @@ export interface operations {
             422: components["responses"]["KycUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeOrderPayment: {
@@ -4520,6 +4587,7 @@ export interface operations {
             422: components["responses"]["OrderStateUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeRefund: {
@@ -4581,6 +4649,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runSettlements: {
@@ -4656,6 +4725,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCheckoutSdk: {
@@ -4679,6 +4749,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhookDelivery: {
@@ -4733,12 +4804,15 @@ export interface operations {
             404: components["responses"]["WebhookDeliveryNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4789,6 +4863,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -4852,6 +4927,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -4890,12 +4966,15 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -4960,6 +5039,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -5007,6 +5087,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     merchantApprovedWebhook: {
