@@ -154,6 +154,7 @@ export async function openReference(
     const rateLimiter = createRateLimiter({
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,
+      redisTimeoutMs: config.redisTimeoutMs,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });

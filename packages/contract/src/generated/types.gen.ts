@@ -2344,7 +2344,10 @@ export interface components {
             endpoint_id: string;
             event_id: components["schemas"]["SequenceNumber"];
             event_type: components["schemas"]["EventType"];
-            /** @example dlv_42 */
+            /**
+             * @description Random (122 bits), like every id: it tells nothing about other deliveries (D99).
+             * @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ
+             */
             id: string;
             next_attempt_at: components["schemas"]["NullableTimestamp"];
             /**
@@ -2352,7 +2355,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "delivering" | "succeeded" | "failed";
-            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id` (redeliveries keep it, so receivers deduplicate them). */
+            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id`, the event's UUID (e.g. `msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71`); redeliveries keep it, so receivers deduplicate them. */
             webhook_id: string;
         };
         WebhookDeliveryAttempt: {
@@ -2771,14 +2774,14 @@ export interface components {
         SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
-        /** @example dlv_42 */
+        /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
         WebhookDeliveryIdPath: string;
         /** @description Only deliveries in this status. */
         WebhookDeliveryStatusQuery: "pending" | "delivering" | "succeeded" | "failed";
         /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
         WebhookEndpointIdPath: string;
         /**
-         * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+         * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
          * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
          */
         WebhookId: string;
@@ -4754,7 +4757,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example dlv_42 */
+                /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
                 delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
             };
             cookie?: never;
@@ -4772,7 +4775,7 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook delivery scheduled",
                      *       "data": {
-                     *         "id": "dlv_42",
+                     *         "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *         "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *         "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *         "event_type": "PAYMENT_CAPTURED",
@@ -5005,7 +5008,7 @@ export interface operations {
                      *         "previous": null,
                      *         "results": [
                      *           {
-                     *             "id": "dlv_42",
+                     *             "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *             "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *             "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *             "event_type": "PAYMENT_CAPTURED",
@@ -5092,7 +5095,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5137,7 +5140,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5182,7 +5185,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5227,7 +5230,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5272,7 +5275,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5317,7 +5320,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
