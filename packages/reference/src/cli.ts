@@ -57,6 +57,7 @@ Rate limits, proxies and connections:
                                    unset, or while Redis is unreachable: each process limits on its own
   PAYGATE_REDIS_TIMEOUT_MS       how long one Redis command may take (default 500); a hung Redis costs a request at
                                    most this, once: the process then limits on its own until Redis answers again
+  PAYGATE_REDIS_KEY_PREFIX       prefix of the rate-limit keys in Redis (default paygate:rl)
   PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: the number of proxy hops in front (e.g. 1
                                    behind one load balancer) or their addresses/subnets (e.g. "loopback, 10.0.0.0/8");
                                    unset: the socket address is the client. true (anyone) is refused in production

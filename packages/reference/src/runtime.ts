@@ -155,6 +155,7 @@ export async function openReference(
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,
       redisTimeoutMs: config.redisTimeoutMs,
+      keyPrefix: config.redisKeyPrefix,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });

@@ -44,6 +44,11 @@ export interface ReferenceConfig {
   /** How long one Redis command may take before this process limits on its own (PAYGATE_REDIS_TIMEOUT_MS, D95). */
   redisTimeoutMs: number;
   /**
+   * Prefix of this gateway's rate-limit keys in Redis (PAYGATE_REDIS_KEY_PREFIX, default `paygate:rl`): gateways that
+   * must not share limits (a sandbox and a production, two test runs) use one Redis with different prefixes.
+   */
+  redisKeyPrefix: string;
+  /**
    * PAYGATE_TRUST_PROXY: which proxies' `X-Forwarded-For` names the client (Express `trust proxy`: a hop count, or
    * addresses/subnets such as `loopback, 10.0.0.0/8`; `true` only in the sandbox, D98). Unset: the socket address is
    * the client.
@@ -238,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     rateWindowSeconds: intEnv(env, 'PAYGATE_RATE_WINDOW_SECONDS', DEFAULT_RATE_WINDOW_SECONDS),
     redisUrl: env['REDIS_URL'] || undefined,
     redisTimeoutMs: intEnv(env, 'PAYGATE_REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS),
+    redisKeyPrefix: env['PAYGATE_REDIS_KEY_PREFIX'] || 'paygate:rl',
     trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY'], sandbox),
     dbPoolSize: intEnv(env, 'PAYGATE_DB_POOL_SIZE', defaultPoolSize(cores)),
     credentialCacheTtlMs: nonNegativeIntEnv(env, 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', DEFAULT_CREDENTIAL_CACHE_TTL_MS),

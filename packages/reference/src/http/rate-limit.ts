@@ -41,7 +41,7 @@ export interface CreateRateLimiterOptions {
   /** `REDIS_URL`: share the limit between processes. Unset: in memory (one process, e.g. PGlite). */
   redisUrl?: string | undefined;
   /**
-   * How long one Redis command may take (ms, PAYGATE_REDIS_TIMEOUT_MS, default 250): a hung Redis costs a request at
+   * How long one Redis command may take (ms, PAYGATE_REDIS_TIMEOUT_MS, default 500): a hung Redis costs a request at
    * most this, once, before the per-process limiter takes over (D95).
    */
   redisTimeoutMs?: number;
