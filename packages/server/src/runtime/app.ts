@@ -62,7 +62,7 @@ export type ErrorMapper<THandlers> = (
   context: { operation: OperationRoute | undefined; req: Request; shaped: ErrorResponse },
 ) => DeclaredErrorResult<THandlers> | undefined;
 
-export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
+export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> {
   handlers: THandlers;
   /**
    * Called for every operation with security requirements, before validation. Return the principal (put on
@@ -75,7 +75,7 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
    * and returns the principal, or undefined / throws to refuse (401). The app refuses to start when an operation
    * declares `security` that neither these nor `authenticate` cover (D120).
    */
-  authenticators?: SchemeAuthenticators<TPrincipal>;
+  authenticators?: SchemeAuthenticators<TPrincipal, TScheme>;
   /**
    * Serve operations whose security no authenticator covers, unauthenticated (prototypes only: logged as an error at
    * start-up, naming each operation).
@@ -313,7 +313,10 @@ export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMappe
  * precompiled request validation (multipart included) -> optional response validation -> the typed handler; then
  * 405/404 for other requests and one error mapper.
  */
-export function createApiApp<THandlers extends object, TPrincipal = unknown>(spec: ApiSpec, options: CreateAppOptions<THandlers, TPrincipal>): Express {
+export function createApiApp<THandlers extends object, TPrincipal = unknown, TScheme extends string = string>(
+  spec: ApiSpec,
+  options: CreateAppOptions<THandlers, TPrincipal, TScheme>,
+): Express {
   const logger = options.logger ?? (process.env.NODE_ENV === 'production' ? silentLogger : consoleLogger);
   const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
   const limits = options.uploadLimits ?? {};
@@ -337,7 +340,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
   // Security from the spec (D120): every operation that declares `security` must be covered, or the app refuses to
   // start (unless `allowUnauthenticated`, a prototype's choice, logged as an error naming each operation).
-  const authenticators = options.authenticators ?? {};
+  const authenticators: SchemeAuthenticators<TPrincipal> = options.authenticators ?? {};
   const uncovered = options.authenticate !== undefined ? [] : coverage(spec.operations, (scheme) => authenticators[scheme] !== undefined);
   if (uncovered.length > 0) {
     const list = uncovered.map((u) => `${u.operationId} (${u.schemes.join(', ')})`).join(', ');
