@@ -171,3 +171,24 @@ describe('a typed hook around handlers', () => {
     }
   });
 });
+
+describe('an operation the generator skipped on the server side', () => {
+  it('needs no handler, is named at start-up and answers 501 in the spec\'s error shape', async () => {
+    const { deleteItem: _skipped, ...served } = handlers;
+    const warn = vi.fn();
+    const app = createApiApp(
+      { ...spec, requestValidators: { ...requestValidators, deleteItem: { parameters: [], queryNames: [], unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query parameters" } } },
+      { handlers: served, logger: { info: vi.fn(), warn, error: vi.fn() }, authenticators: { bearerAuth: () => ({ user: 'ada' }) } },
+    );
+    expect(warn).toHaveBeenCalledWith({ operationId: 'deleteItem' }, expect.stringMatching(/^deleteItem is not served \(501\): operation deleteItem: header parameter 'X-O'/));
+    const skippedServer = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => skippedServer.once('listening', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(skippedServer.address() as AddressInfo).port}/items/itm_00000001`, { method: 'DELETE', headers: auth });
+      expect(response.status).toBe(501);
+      expect(await response.json()).toEqual({ code: 'not_implemented', message: expect.stringContaining('deleteItem is not served by this scaffold') });
+    } finally {
+      await new Promise<void>((resolve) => skippedServer.close(() => resolve()));
+    }
+  });
+});

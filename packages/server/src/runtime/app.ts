@@ -399,7 +399,12 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
   // common signature, which TypeScript cannot derive from the per-key types (the generated Handlers type checks them)
   const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>; // see above
-  const missing = spec.operations.filter((op) => typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
+  // Operations whose parameters the scaffold cannot parse were skipped by the generator: answered 501, no handler needed.
+  const skipped = new Map(spec.operations.flatMap((op) => {
+    const reason = spec.requestValidators[op.operationId]?.unsupported;
+    return reason === undefined ? [] : [[op.operationId, reason] as const];
+  }));
+  const missing = spec.operations.filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 
   const app = express();
@@ -516,7 +521,14 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     };
   };
 
+  for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
   for (const operation of spec.operations) {
+    if (skipped.has(operation.operationId)) {
+      app[operation.method](operation.expressPath, guardFor(operation), (_req: Request, _res: Response, next: NextFunction) =>
+        next(new HttpError(501, RUNTIME_ERROR_CODES.notImplemented, `${operation.operationId} is not served by this scaffold: ${skipped.get(operation.operationId)!}`)),
+      );
+      continue;
+    }
     const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, { allow: allowOf.get(operation.path)!, uploadLimits });
     const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
