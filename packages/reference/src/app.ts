@@ -16,12 +16,13 @@ import {
   type SchemeAuthenticator,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
-import { toHttpError } from './http/errors.js';
+import { authenticationError, toHttpError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
-import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
+import { renderBusyPage, renderUnavailablePage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { requestLogger } from './http/logger.js';
+import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
@@ -162,12 +163,30 @@ async function withIdempotency<TRequest, TResult>(rt: ReferenceRuntime, call: Ha
   return new RenderedResponse(replay.status, replay.contentType, { ...replay.headers, 'Idempotent-Replayed': 'true' }, replay.contentType === null ? undefined : replay.body);
 }
 
-/** The hook around every handler: idempotency where the operation declares `Idempotency-Key`, error mapping everywhere. */
+/** A shopper's page: its 503 is a page when the browser asks for HTML (the scaffold picks by Accept), D91. */
+async function withUnavailablePage<TResult>(next: () => Promise<TResult>): Promise<TResult> {
+  try {
+    return await next();
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status !== 503 || err instanceof HttpErrorWithPage) throw err;
+    const page = { contentType: 'text/html', text: renderUnavailablePage(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+    const withPage = new HttpErrorWithPage(err.status, err.code, err.message, err.details, { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+    throw Object.assign(withPage, { cause: (err as Error & { cause?: unknown }).cause });
+  }
+}
+
+/**
+ * The hook around every handler: idempotency where the operation declares `Idempotency-Key`, error mapping
+ * everywhere, the 503 page on a shopper's pages.
+ */
 function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Principal> {
   const idempotent = idempotentOperationIds();
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
   const inFlight = new Set<string>();
-  return (call) => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next));
+  return (call) => {
+    const guarded = () => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next));
+    return BROWSER_OPERATIONS.has(call.operationId) ? withUnavailablePage(guarded) : guarded();
+  };
 }
 
 /**
@@ -184,9 +203,8 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
     const secret = credentials.ClientSecret;
     try {
       return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined)).principal;
-    } catch {
-      // one answer for missing, unknown, revoked and wrong credentials
-      throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+    } catch (err) {
+      throw authenticationError(err);
     }
   };
 }
@@ -276,16 +294,22 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length.
   app.use(rejectMalformedSessionIds());
 
-  app.get('/healthz', async (_req: Request, res: Response) => {
+  // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
+  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
+  app.get('/healthz', (_req: Request, res: Response) => {
     res.locals['route'] = '/healthz';
     res.set('Cache-Control', 'no-store');
-    try {
-      await rt.db.query('SELECT 1');
-      res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
-    } catch (err) {
-      logger.error({ err }, 'health check failed');
-      res.status(503).json({ status: 'unavailable' });
-    }
+    res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
+  });
+
+  // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
+  // and the process is not draining; else 503 naming what failed (D102).
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    res.locals['route'] = '/readyz';
+    res.set('Cache-Control', 'no-store');
+    const report = await rt.readiness.check();
+    if (!report.ready) res.set('Retry-After', '1');
+    res.status(report.ready ? 200 : 503).json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
   });
 
   // Static documentation site (built by `npm run docs`), under its own CSP (D40).
@@ -302,6 +326,17 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   app.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
   app.use('/docs', (_req: Request, res: Response) => {
     res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
+  });
+
+  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
+  app.get('/', (req: Request, res: Response) => {
+    res.locals['route'] = '/';
+    const mode = rt.config.sandbox ? 'sandbox' : 'production';
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
+      return;
+    }
+    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
   });
 }
 

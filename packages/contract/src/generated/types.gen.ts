@@ -1226,7 +1226,7 @@ export interface components {
          * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md.
          * @enum {string}
          */
-        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500";
+        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
         /** @description Error envelope of every failed request. `details` maps a field (JSON path such as `buyer.email`, or a query, path or header parameter name) to its error message. */
         ErrorEnvelope: {
             error: {
@@ -2595,6 +2595,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailablePage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Payment page temporarily unavailable</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials, or an invalid, malformed, expired or already-used checkout session (`ERR_AUTH_000` with `details.session_id`). */
         SessionUnauthorized: {
             headers: {
@@ -2791,6 +2815,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     submitCheckoutPage: {
@@ -2815,7 +2840,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Auto-submitting form to `return_url`, or the result page. */
+            /** @description Auto-submitting form to `return_url`, the result page, or the payment page again after a declined attempt (D126). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2832,6 +2857,7 @@ export interface operations {
             422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     downloadDocument: {
@@ -2867,6 +2893,7 @@ export interface operations {
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMerchants: {
@@ -2918,6 +2945,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchant: {
@@ -3067,6 +3095,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMerchant: {
@@ -3156,6 +3185,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMerchant: {
@@ -3214,6 +3244,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchantCredentials: {
@@ -3274,6 +3305,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePreviousMerchantCredentials: {
@@ -3315,6 +3347,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMerchantDocument: {
@@ -3359,6 +3392,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3403,6 +3437,7 @@ export interface operations {
             422: components["responses"]["OrderUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3494,6 +3529,7 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3561,6 +3597,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadOrderDocument: {
@@ -3666,6 +3703,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPayments: {
@@ -3751,6 +3789,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayment: {
@@ -3849,6 +3888,7 @@ export interface operations {
             404: components["responses"]["PaymentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRefunds: {
@@ -3907,6 +3947,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -3967,6 +4008,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRefund: {
@@ -4009,6 +4051,7 @@ export interface operations {
             404: components["responses"]["RefundNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSettlements: {
@@ -4080,6 +4123,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSettlement: {
@@ -4135,6 +4179,7 @@ export interface operations {
             404: components["responses"]["SettlementNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeCheckoutSession: {
@@ -4204,6 +4249,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSandboxClock: {
@@ -4243,6 +4289,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceSandboxClock: {
@@ -4299,6 +4346,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setMerchantKycStatus: {
@@ -4407,6 +4455,7 @@ export interface operations {
             422: components["responses"]["KycUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeOrderPayment: {
@@ -4517,6 +4566,7 @@ export interface operations {
             422: components["responses"]["OrderStateUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeRefund: {
@@ -4578,6 +4628,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runSettlements: {
@@ -4653,6 +4704,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCheckoutSdk: {
@@ -4676,6 +4728,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhookDelivery: {
@@ -4730,6 +4783,7 @@ export interface operations {
             404: components["responses"]["WebhookDeliveryNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
@@ -4786,6 +4840,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -4849,6 +4904,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -4887,6 +4943,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -4957,6 +5014,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -5004,6 +5062,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     merchantApprovedWebhook: {
