@@ -1223,7 +1223,7 @@ export interface components {
             detail: string;
         };
         /**
-         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md.
+         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
          * @enum {string}
          */
         ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
@@ -1396,6 +1396,7 @@ export interface components {
         };
         /** @description Pagination envelope of merchants. */
         MerchantPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1549,7 +1550,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Absolute URL of the next or previous page keeping every filter, or null at either end.
+         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added (D108).
          */
         PageLink: string | null;
         /** @description 1-based page number. */
@@ -1742,6 +1743,7 @@ export interface components {
             status_message: string;
         };
         PaymentPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1918,6 +1920,7 @@ export interface components {
         RefundId: string;
         /** @description The refunds list is the pagination envelope itself, without the success/message wrapper. */
         RefundPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2264,6 +2267,7 @@ export interface components {
          */
         SettlementId: string;
         SettlementPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2370,6 +2374,7 @@ export interface components {
         };
         WebhookDeliveryPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2428,6 +2433,7 @@ export interface components {
         };
         WebhookEndpointPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2722,6 +2728,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+        Cursor: string;
         /**
          * @description Document id, from the `file` URL an upload returned.
          * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
@@ -2745,7 +2753,7 @@ export interface components {
         MerchantIdPath: components["schemas"]["MerchantId"];
         /** @example OD1000000000000001 */
         OrderIdPath: components["schemas"]["OrderId"];
-        /** @description 1-based page number. */
+        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
@@ -2759,6 +2767,8 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
         /** @example dlv_42 */
@@ -2899,7 +2909,9 @@ export interface operations {
     listMerchants: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -3709,17 +3721,19 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Buyer name, case-insensitive substring. */
+                /** @description The buyer's whole name, case-insensitive (exact match, served by an index; D109). */
                 buyer_name?: string;
                 /** @description Transaction currency. */
                 currency?: components["schemas"]["CurrencyCode"];
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_created_date?: components["schemas"]["CalendarDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description Method of payment. */
                 mop_type?: components["schemas"]["MopType"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -3894,11 +3908,13 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4057,14 +4073,16 @@ export interface operations {
     listSettlements: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 250 (default 250). */
-                page_size?: components["parameters"]["PageSize250"];
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
             };
@@ -4087,7 +4105,7 @@ export interface operations {
                      *       "data": {
                      *         "count": 1,
                      *         "page": 1,
-                     *         "page_size": 250,
+                     *         "page_size": 10,
                      *         "next": null,
                      *         "previous": null,
                      *         "results": [
@@ -4789,7 +4807,9 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4949,7 +4969,9 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
