@@ -61,7 +61,7 @@ function requestFormats(openapiVersion: string): Record<string, unknown> {
 export interface ParameterRuleView {
   name: string;
   in: 'query' | 'header' | 'path';
-  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject';
+  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject' | 'deepArray';
   delimiter?: string;
   properties?: string[];
   arrayProperties?: string[];
@@ -111,7 +111,7 @@ class RuleBuilder {
   rule(p: ParameterModel, schema: unknown): ParameterRuleView | undefined {
     if (p.in === 'cookie') return undefined;
     const unsupported = (what: string): never => {
-      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what} (see docs/request-validation.md)`);
+      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what}`);
     };
     const rule: ParameterRuleView = { name: p.in === 'header' ? p.name.toLowerCase() : p.name, in: p.in, parse: 'none' };
     if (p.content !== undefined) {
@@ -136,7 +136,11 @@ class RuleBuilder {
         unsupported(`style '${p.style}' is not defined for objects`);
       }
     } else if (this.isArray(schema)) {
-      if (p.explode && p.style !== 'deepObject') {
+      if (p.style === 'deepObject') {
+        // OpenAPI leaves deepObject arrays undefined; Stripe's `expand[]=a&expand[]=b` (and `expand[0]=a`) is the
+        // common reading, so that is what the scaffold parses (D117).
+        rule.parse = 'deepArray';
+      } else if (p.explode) {
         rule.parse = 'wrap';
       } else {
         const delimiter = QUERY_ARRAY_DELIMITER[p.style];
@@ -197,6 +201,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
     let allowUnknownQuery = op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
+    let unsupported: string | undefined;
     for (const p of op.parameterList) {
       const location = p.in;
       const schema = rules.parameterSchema(p);
@@ -205,12 +210,8 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         rule = rules.rule(p, schema);
       } catch (error) {
         if (error instanceof UnsupportedParameterError) {
-          throw new UnsupportedSpecError(
-            openapiFileOf(model.source),
-            `${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`,
-            `operation ${op.operationId}: ${error.message}`,
-            'declare the parameter with a style the scaffold parses (docs/request-validation.md, section 5), or send it in a JSON body.',
-          );
+          unsupported = `operation ${op.operationId}: ${error.message}`;
+          break;
         }
         throw error;
       }
@@ -223,6 +224,12 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
       if (rule.parse === 'formExplode' && isObj(schema) && schema.additionalProperties !== undefined && schema.additionalProperties !== false) allowUnknownQuery ??= true;
+    }
+    if (unsupported !== undefined) {
+      // Skipped on the server side only (the contract and the client still generate): the scaffold answers 501 and
+      // says so at start-up; generation warns naming it (unsupportedServerOperations).
+      operations.push({ key: js(op.operationId), fields: [{ name: 'parameters', value: '[]' }, { name: 'queryNames', value: '[]' }, { name: 'unsupported', value: js(unsupported) }] });
+      continue;
     }
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
       const g = groups[group];
@@ -297,6 +304,27 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   );
   return { code, operations };
 }
+
+/** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */
+export function unsupportedServerOperations(model: Pick<ApiModel, 'operations' | 'schemas' | 'source'>): { operationId: string; pointer: string; problem: string; fix: string }[] {
+  const rules = new RuleBuilder(modelSchemaResolver(model));
+  const out: { operationId: string; pointer: string; problem: string; fix: string }[] = [];
+  for (const op of model.operations) {
+    for (const p of op.parameterList) {
+      try {
+        rules.rule(p, rules.parameterSchema(p));
+      } catch (error) {
+        if (!(error instanceof UnsupportedParameterError)) throw error;
+        out.push({ operationId: op.operationId, pointer: `${openapiFileOf(model.source)}${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`, problem: `operation ${op.operationId}: ${error.message}`, fix: UNSUPPORTED_FIX });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const UNSUPPORTED_FIX =
+  'declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path and header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.';
 
 /** JSON pointer of an operation in the bundled document. */
 function operationPointer(op: Pick<OperationModel, 'path' | 'method'>): string {

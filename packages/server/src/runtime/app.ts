@@ -1,6 +1,8 @@
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Application, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { closeConnectionOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
-import { HttpError, HttpErrorWithPage, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
+import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
+import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
+import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
@@ -42,13 +44,48 @@ export interface UploadLimits {
   fieldSize?: number;
 }
 
-export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type NumberOf<S> = S extends `${infer N extends number}` ? N : never;
+/** 100-399: the statuses that are not errors. */
+type NonErrorStatus = NumberOf<`${1 | 2 | 3}${Digit}${Digit}`>;
+
+/** Every error response (4xx, 5xx, `default`) the spec declares for any operation of `THandlers`. */
+export type DeclaredErrorResult<THandlers> = {
+  [K in keyof THandlers]: THandlers[K] extends (...args: never[]) => infer R ? Exclude<Awaited<R>, { status: NonErrorStatus }> : never;
+}[keyof THandlers];
+
+/**
+ * Your own error mapper: the scaffold's answer (`shaped`, from the spec) is passed in; return a response the spec
+ * declares (type-checked against the declared error schemas) or undefined to send `shaped`.
+ */
+export type ErrorMapper<THandlers> = (
+  error: RuntimeError,
+  context: { operation: OperationRoute | undefined; req: Request; shaped: ErrorResponse },
+) => DeclaredErrorResult<THandlers> | undefined;
+
+export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> {
   handlers: THandlers;
   /**
    * Called for every operation with security requirements, before validation. Return the principal (put on
-   * `ctx.principal`) or throw (an `HttpError`, else 401 ERR_AUTH_000). Without it, requests are not authenticated.
+   * `ctx.principal`) or throw (an `HttpError`, else 401). Covers every scheme; prefer `authenticators` (per scheme).
    */
   authenticate?: (input: AuthenticateInput) => TPrincipal | Promise<TPrincipal>;
+  /**
+   * One authenticator per security scheme of the spec (keyed by its name in `components.securitySchemes`): it gets
+   * the credential the scheme carries (apiKey header/query/cookie, http bearer/basic, oauth2/openIdConnect bearer)
+   * and returns the principal, or undefined / throws to refuse (401). The app refuses to start when an operation
+   * declares `security` that neither these nor `authenticate` cover (D120).
+   */
+  authenticators?: SchemeAuthenticators<TPrincipal, TScheme>;
+  /**
+   * Serve operations whose security no authenticator covers, unauthenticated (prototypes only: logged as an error at
+   * start-up, naming each operation).
+   */
+  allowUnauthenticated?: boolean;
+  /** Runs around every handler (a typed middleware: idempotency, caching, auditing...). */
+  around?: HandlerHook<THandlers, TPrincipal>;
+  /** Shape the scaffold's own error answers yourself (default: from the spec, D119). */
+  errorMapper?: ErrorMapper<THandlers>;
   /**
    * Validate handler responses against the spec with express-openapi-validator (default: on unless
    * NODE_ENV === 'production'). Requests are always validated, by the precompiled validators.
@@ -59,12 +96,23 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
   uploadLimits?: UploadLimits;
   /** Called after authentication, before validation; throw `HttpError(429, 'ERR_RATE_429', ...)` to reject (it may set headers). */
   rateLimit?: (input: RateLimitInput<TPrincipal>) => void | Promise<void>;
+  /**
+   * Default: outside production, a console logger that prints every 500 and every response-validation failure with
+   * the operation and the JSON pointer; in production, silent.
+   */
   logger?: Logger;
   /** Runs first on the new app (mount health checks, static files, request logging, trust proxy...). */
   before?: (app: Express) => void;
 }
 
 const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Development's default: warnings and errors to stderr, one line each (info stays quiet). */
+export const consoleLogger: Logger = {
+  info: () => undefined,
+  warn: (obj, msg) => console.warn(`[paygate] ${msg ?? 'warning'}`, obj),
+  error: (obj, msg) => console.error(`[paygate] ${msg ?? 'error'}`, obj),
+};
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -94,13 +142,50 @@ interface HandlerResult {
   body?: unknown;
   headers?: Record<string, unknown>;
   contentType?: string;
-  /**
-   * Body text already serialised, sent byte for byte instead of `body` (e.g. an idempotent replay of a stored
-   * response). Not part of the generated handler types: only wrappers around handlers produce it.
-   */
-  rawBody?: string;
 }
 
+/**
+ * A response already rendered: the status, the content type the scaffold chose (the handler's, else the first one
+ * declared for the status), the headers and the exact body it sends. `render` in a handler hook returns one (what
+ * the scaffold would send for a result or an error), and a hook may return one instead of a result, e.g. an
+ * idempotent replay of stored bytes; it is sent byte for byte.
+ */
+export class RenderedResponse {
+  constructor(
+    readonly status: number,
+    /** null when there is no body. */
+    readonly contentType: string | null,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: string | Uint8Array | undefined,
+  ) {}
+}
+
+/** JSON exactly as Express's `res.json` writes it (the app's `json replacer`, `json spaces` and `json escape`). */
+function jsonText(app: Application, body: unknown): string {
+  const replacer = app.get('json replacer') as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
+  const spaces = app.get('json spaces') as string | number | undefined;
+  let text = replacer || spaces ? JSON.stringify(body, replacer, spaces) : JSON.stringify(body);
+  if (app.get('json escape')) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  return text;
+}
+
+/** The one serialisation of a handler result (sent by the scaffold, and what a hook's `render` returns). */
+function renderResult(app: Application, operation: OperationRoute, result: HandlerResult): RenderedResponse {
+  if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
+    throw new Error(`Handler ${operation.operationId} returned no { status }`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) headers[name] = String(value);
+  if (result.body === undefined) return new RenderedResponse(result.status, null, headers, undefined);
+  const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
+  const body = isJsonMediaType(contentType) || (typeof result.body !== 'string' && !(result.body instanceof Uint8Array)) ? jsonText(app, result.body) : (result.body as string | Uint8Array);
+  return new RenderedResponse(result.status, contentType, headers, body);
+}
+
+/**
+ * Sends a handler result: JSON through `res.json` (the response validator observes it there; `renderResult` writes
+ * the same text), anything else as is.
+ */
 function sendResult(operation: OperationRoute, res: Response, result: HandlerResult): void {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
@@ -109,21 +194,46 @@ function sendResult(operation: OperationRoute, res: Response, result: HandlerRes
     if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
   }
   res.status(result.status);
-  if (result.rawBody !== undefined) {
-    res.type(result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json').send(result.rawBody);
-    return;
-  }
   if (result.body === undefined) {
     res.end();
     return;
   }
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
-  if (isJsonMediaType(contentType)) {
-    res.type(contentType).json(result.body);
-  } else {
-    res.type(contentType).send(result.body);
-  }
+  if (isJsonMediaType(contentType)) res.type(contentType).json(result.body);
+  else res.type(contentType).send(result.body);
 }
+
+function sendRendered(res: Response, rendered: RenderedResponse): void {
+  res.status(rendered.status).set(rendered.headers);
+  if (rendered.body === undefined || rendered.contentType === null) {
+    res.end();
+    return;
+  }
+  res.type(rendered.contentType).send(typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body.buffer, rendered.body.byteOffset, rendered.body.byteLength));
+}
+
+type RequestOf<F> = F extends (request: infer Q, ...rest: never[]) => unknown ? Q : never;
+type ResultOf<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+/** What a handler hook sees of one call: the operation, the typed request, the typed result (`next`). */
+export interface HandlerCall<TRequest, TResult, TPrincipal = unknown> {
+  operationId: string;
+  operation: OperationRoute;
+  request: TRequest;
+  ctx: HandlerContext<TPrincipal>;
+  /** Runs the handler (or the next hook). */
+  next: () => Promise<TResult>;
+  /** What the scaffold sends for a result, or for an error (shaped as the spec declares, D119), byte for byte. */
+  render: (outcome: { result: TResult } | { error: unknown }) => RenderedResponse;
+}
+
+/**
+ * A typed hook around every handler (cross-cutting behaviour: idempotency, caching, auditing): it gets the call and
+ * returns the handler's result (typed per operation) or a rendered response.
+ */
+export type HandlerHook<THandlers, TPrincipal = unknown> = <K extends keyof THandlers & string>(
+  call: HandlerCall<RequestOf<THandlers[K]>, ResultOf<THandlers[K]>, TPrincipal>,
+) => Promise<ResultOf<THandlers[K]> | RenderedResponse>;
 
 /**
  * A query string is `application/x-www-form-urlencoded`, where `+` is a space (what `URLSearchParams` writes, and
@@ -229,23 +339,55 @@ export function handlerRequest(operation: OperationRoute, req: Request): { param
   return { params: { ...req.params }, query: { ...(req.query as object) }, headers: req.headers, body };
 }
 
-/** The one error mapper: the envelope, `Allow` on 405, internals only to the log. */
-export function errorHandler(logger: Logger) {
+/** A response-validation failure (express-openapi-validator: status 500, `errors[].path` JSON pointers). */
+function responseValidationErrors(err: unknown): { path: string; message: string }[] | undefined {
+  if (typeof err !== 'object' || err === null || (err as { status?: unknown }).status !== 500) return undefined;
+  const errors = (err as { errors?: unknown }).errors;
+  if (!Array.isArray(errors) || errors.length === 0 || !String((errors[0] as { path?: unknown }).path ?? '').startsWith('/response')) return undefined;
+  return errors.map((e: { path?: unknown; message?: unknown }) => ({ path: String(e.path ?? ''), message: String(e.message ?? '') }));
+}
+
+/**
+ * The one error handler: the error classified (errors.ts), shaped as the spec declares (error-shapes.ts, or the
+ * app's `errorMapper`), `Allow` on 405, internals only to the log.
+ */
+export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const mapped = mapError(err);
-    if (mapped.internal) {
-      logger.error({ err, method: req.method, path: req.path, operationId: (res.locals.operation as OperationRoute | undefined)?.operationId }, 'request failed');
+    const error = classifyError(err);
+    const operation = res.locals.operation as OperationRoute | undefined;
+    if (error.internal) {
+      const invalidResponse = responseValidationErrors(err);
+      if (invalidResponse !== undefined) {
+        logger.error({ err, operationId: operation?.operationId, method: req.method, path: req.path, errors: invalidResponse }, `response of ${operation?.operationId ?? req.path} does not match the spec`);
+      } else {
+        logger.error({ err, method: req.method, path: req.path, operationId: operation?.operationId }, 'request failed');
+      }
     }
     if (err instanceof HttpErrorWithPage && req.accepts(['application/json', err.page.contentType]) === err.page.contentType) {
-      res.status(mapped.status).set(mapped.headers).type(err.page.contentType).send(err.page.text);
+      res.status(error.status).set(error.headers).type(err.page.contentType).send(err.page.text);
       return;
     }
-    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+    const response = shapedError(req, error, operation, shapes, errorMapper);
+    res.status(response.status).set(response.headers).type(response.contentType).json(response.body);
   };
+}
+
+/** The error in the spec's shape, or the app's `errorMapper`'s. */
+function shapedError(req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): ErrorResponse {
+  const shaped = shapes.respond(error, operation);
+  const own = errorMapper?.(error, { operation, req, shaped }) as { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> } | undefined;
+  if (own === undefined) return shaped;
+  return { status: own.status, body: own.body, contentType: own.contentType ?? shaped.contentType, headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) } };
+}
+
+/** What the error handler sends for an error, rendered (a hook records it, e.g. an idempotent 4xx). */
+function renderError(app: Application, req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): RenderedResponse {
+  const response = shapedError(req, error, operation, shapes, errorMapper);
+  return new RenderedResponse(response.status, response.contentType, response.headers, jsonText(app, response.body));
 }
 
 /**
@@ -253,14 +395,22 @@ export function errorHandler(logger: Logger) {
  * precompiled request validation (multipart included) -> optional response validation -> the typed handler; then
  * 405/404 for other requests and one error mapper.
  */
-export function createApiApp<THandlers extends object, TPrincipal = unknown>(spec: ApiSpec, options: CreateAppOptions<THandlers, TPrincipal>): Express {
-  const logger = options.logger ?? silentLogger;
+export function createApiApp<THandlers extends object, TPrincipal = unknown, TScheme extends string = string>(
+  spec: ApiSpec,
+  options: CreateAppOptions<THandlers, TPrincipal, TScheme>,
+): Express {
+  const logger = options.logger ?? (process.env.NODE_ENV === 'production' ? silentLogger : consoleLogger);
   const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
   const limits = options.uploadLimits ?? {};
   // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
   // common signature, which TypeScript cannot derive from the per-key types (the generated Handlers type checks them)
   const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>; // see above
-  const missing = spec.operations.filter((op) => typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
+  // Operations whose parameters the scaffold cannot parse were skipped by the generator: answered 501, no handler needed.
+  const skipped = new Map(spec.operations.flatMap((op) => {
+    const reason = spec.requestValidators[op.operationId]?.unsupported;
+    return reason === undefined ? [] : [[op.operationId, reason] as const];
+  }));
+  const missing = spec.operations.filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 
   const app = express();
@@ -277,8 +427,24 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   app.use(rejectMalformedPathEncoding(spec.operations.map((op) => op.path)));
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
+  // Security from the spec (D120): every operation that declares `security` must be covered, or the app refuses to
+  // start (unless `allowUnauthenticated`, a prototype's choice, logged as an error naming each operation).
+  const authenticators: SchemeAuthenticators<TPrincipal> = options.authenticators ?? {};
+  const uncovered = options.authenticate !== undefined ? [] : coverage(spec.operations, (scheme) => authenticators[scheme] !== undefined);
+  if (uncovered.length > 0) {
+    const list = uncovered.map((u) => `${u.operationId} (${u.schemes.join(', ')})`).join(', ');
+    if (options.allowUnauthenticated !== true) {
+      throw new Error(
+        `createApp: ${uncovered.length} operation(s) declare security that no authenticator covers: ${list}. Pass \`authenticators\` (one per scheme: ${[...new Set(uncovered.flatMap((u) => u.schemes))].sort().join(', ')}) or \`authenticate\`; \`allowUnauthenticated: true\` serves them without authentication (prototypes only).`,
+      );
+    }
+    logger.error({ operations: uncovered.map((u) => u.operationId) }, `allowUnauthenticated: SERVING ${uncovered.length} OPERATION(S) THAT DECLARE SECURITY WITHOUT AUTHENTICATION: ${list}`);
+  }
+  const uncoveredIds = new Set(uncovered.map((u) => u.operationId));
+  const schemeGuard = createSchemeGuard<TPrincipal>(authenticators, spec.securitySchemes, () => new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials'));
+  const authenticates = (operation: OperationRoute): boolean => operation.security.length > 0 && !uncoveredIds.has(operation.operationId);
   const guardFor = (operation: OperationRoute): RequestHandler => {
-    if ((operation.security.length === 0 || options.authenticate === undefined) && options.rateLimit === undefined) {
+    if (!authenticates(operation) && options.rateLimit === undefined) {
       // nothing to await: no promise hop
       return (_req, res, next) => {
         res.locals.principal = undefined;
@@ -291,15 +457,18 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   const guardAsync = (operation: OperationRoute): RequestHandler => async (req, res, next) => {
     try {
       let principal = undefined as TPrincipal;
-      if (operation.security.length > 0 && options.authenticate !== undefined) {
+      res.locals.operation = operation;
+      if (authenticates(operation)) {
         try {
-          principal = await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes });
+          principal =
+            options.authenticate !== undefined
+              ? await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes })
+              : await schemeGuard(req, operation);
         } catch (error) {
           throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
         }
       }
       res.locals.principal = principal;
-      res.locals.operation = operation;
       await options.rateLimit?.({ req, res, operation, principal });
       next();
     } catch (error) {
@@ -329,21 +498,48 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   const allowOf = new Map(paths.map((p) => [p.path, p.allow]));
 
   // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
+  // The error shapes are built once, before any route: handler hooks render errors with them too.
+  const shapes = new SpecErrorShapes(spec.apiDocument);
+  for (const problem of shapes.check()) logger.warn({ schema: problem }, `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`);
+  const errorMapper = options.errorMapper as ErrorMapper<unknown> | undefined;
+  // why the cast: the hook is generic per operation id; dispatching by id at run time calls it with the one common
+  // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
+  const around = options.around as unknown as ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>) | undefined; // see above
+
+  // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
   const invokeFor = (operation: OperationRoute): RequestHandler => {
     const handler = handlers[operation.operationId]!;
     return async (req: Request, res: Response, next: NextFunction) => {
       try {
         const request = handlerRequest(operation, req);
         const ctx: HandlerContext<TPrincipal> = { principal: res.locals.principal as TPrincipal, operation, req, res, logger };
-        const result = await handler(request, ctx);
-        sendResult(operation, res, result);
+        const result =
+          around === undefined
+            ? await handler(request, ctx)
+            : await around({
+                operationId: operation.operationId,
+                operation,
+                request,
+                ctx,
+                next: () => handler(request, ctx),
+                render: (outcome) => ('result' in outcome ? renderResult(req.app, operation, outcome.result) : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper)),
+              });
+        if (result instanceof RenderedResponse) sendRendered(res, result);
+        else sendResult(operation, res, result);
       } catch (error) {
         next(error);
       }
     };
   };
 
+  for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
   for (const operation of spec.operations) {
+    if (skipped.has(operation.operationId)) {
+      app[operation.method](operation.expressPath, guardFor(operation), (_req: Request, _res: Response, next: NextFunction) =>
+        next(new HttpError(501, RUNTIME_ERROR_CODES.notImplemented, `${operation.operationId} is not served by this scaffold: ${skipped.get(operation.operationId)!}`)),
+      );
+      continue;
+    }
     const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, { allow: allowOf.get(operation.path)!, uploadLimits });
     const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
@@ -359,6 +555,6 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
 
   // 5. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, shapes, errorMapper));
   return app;
 }
