@@ -298,6 +298,13 @@ function buildSecurity(raw: unknown): SecurityRequirementModel[] {
   );
 }
 
+function clientIdentificationOf(raw: unknown): { header: string; product: string } | undefined {
+  if (!isObj(raw)) return undefined;
+  const header = str(raw.header);
+  const product = str(raw.product);
+  return header !== undefined && product !== undefined ? { header, product } : undefined;
+}
+
 const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit', 'size'];
 
 /** Detects `page`-numbered pagination: an explicit `x-pagination` extension, else a `page` query param plus an items array in the 200 body. */
@@ -308,6 +315,7 @@ export function detectPagination(resolver: RefResolver, op: Obj, query: Paramete
       pageParam: ext.pageParam,
       pageSizeParam: str(ext.pageSizeParam),
       itemsPath: Array.isArray(ext.itemsPath) ? ext.itemsPath.filter((s): s is string => typeof s === 'string') : [],
+      nextField: str(ext.nextField),
     };
   }
   const page = query.find((p) => p.name === 'page');
@@ -317,7 +325,25 @@ export function detectPagination(resolver: RefResolver, op: Obj, query: Paramete
   if (json?.schema === undefined) return undefined;
   const itemsPath = findItemsPath(resolver, json.schema, 0);
   if (itemsPath === undefined) return undefined;
-  return { pageParam: 'page', pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)), itemsPath };
+  return {
+    pageParam: 'page',
+    pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)),
+    itemsPath,
+    nextField: pageHasNext(resolver, json.schema, itemsPath) ? 'next' : undefined,
+  };
+}
+
+/** Whether the object holding the items array also has a `next` property (the page shape `listAll` walks, D124). */
+function pageHasNext(resolver: RefResolver, schema: unknown, itemsPath: string[]): boolean {
+  if (itemsPath.length === 0) return false;
+  let current: unknown = schema;
+  for (const key of itemsPath.slice(0, -1)) {
+    const s = resolver.deref<unknown>(current);
+    if (!isObj(s)) return false;
+    current = resolver.objectShape(s).properties[key];
+  }
+  const holder = resolver.deref<unknown>(current);
+  return isObj(holder) && resolver.objectShape(holder).properties.next !== undefined;
 }
 
 function findItemsPath(resolver: RefResolver, schema: unknown, depth: number): string[] | undefined {
@@ -641,6 +667,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     source: options.source,
     title: str(info.title) ?? 'API',
     clientName: str(info['x-client-name']),
+    clientIdentification: clientIdentificationOf(info['x-client-identification']),
     version: str(info.version) ?? '0.0.0',
     description: str(info.description),
     openapiVersion: str(document.openapi) ?? '3.0.0',
@@ -661,6 +688,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         parameterName: str(s.name),
         scheme: str(s.scheme),
         description: str(s.description),
+        clientOption: str(s['x-client-option']),
       };
     }),
     webhooks: buildWebhooks(resolver, document, options, discriminator),
