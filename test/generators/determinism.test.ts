@@ -44,6 +44,26 @@ describe('determinism and --check', () => {
     }
   });
 
+  it.each([
+    { name: 'a style rule (no-server-trailing-slash) warns', server: 'https://api.example.com/', ref: '#/components/responses/Ok', blocks: false },
+    { name: 'a structural error (no-unresolved-refs) still blocks', server: 'https://api.example.com', ref: '#/components/responses/Missing', blocks: true },
+  ])('without a lint config, only structural errors stop generation (D116): $name', async ({ server, ref, blocks }) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'paygate-lint-'));
+    try {
+      const doc = `openapi: 3.1.0\ninfo:\n  title: T\n  version: 1.0.0\nservers:\n  - url: ${server}\npaths:\n  /x:\n    get:\n      operationId: getX\n      responses:\n        "200":\n          $ref: "${ref}"\ncomponents:\n  responses:\n    Ok:\n      description: ok\n`;
+      await writeFile(path.join(dir, 'spec.yaml'), doc);
+      const outcome = await loadOpenApi({ input: 'spec.yaml', cwd: dir }).catch((e: unknown) => e);
+      if (blocks) {
+        expect(outcome).toBeInstanceOf(SpecLintError);
+      } else {
+        expect(outcome).not.toBeInstanceOf(Error);
+        expect((outcome as Awaited<ReturnType<typeof loadOpenApi>>).problems).toContainEqual(expect.objectContaining({ ruleId: 'no-server-trailing-slash', severity: 'warn' }));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to generate when lint has errors, printing file:line and what to do', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'paygate-lint-'));
     try {

@@ -164,6 +164,9 @@ export function createTypeLayer(document: Readonly<Record<string, unknown>>): ()
         // A property with a `default` stays optional: clients may omit it (the server fills the default), so a
         // request type must not demand it.
         defaultNonNullable: false,
+        // `type: object` without properties is any object (JSON Schema), not `Record<string, never>`: a free-form
+        // `metadata` must be writable without casts (D118).
+        emptyObjectsUnknown: true,
       });
       return astToString(ast);
     })();

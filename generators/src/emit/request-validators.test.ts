@@ -32,6 +32,7 @@ describe('request-validators emitter: parameter rules', () => {
     ['query object, form explode', { name: 'q', in: 'query', schema: object }, { parse: 'formExplode', properties: ['x', 'ys'], arrayProperties: ['ys'] }],
     ['query object, form', { name: 'q', in: 'query', explode: false, schema: object }, { parse: 'formObject', reserved: 'comma' }],
     ['query object, deepObject', { name: 'q', in: 'query', style: 'deepObject', schema: object }, { parse: 'deepObject' }],
+    ['query array, deepObject (Stripe\'s expand[], D117)', { name: 'q', in: 'query', style: 'deepObject', explode: true, schema: array }, { parse: 'deepArray', reserved: 'whole' }],
     ['query JSON content', { name: 'q', in: 'query', content: { 'application/json': { schema: object } } }, { parse: 'json' }],
     ['header array (simple by default)', { name: 'X-Ids', in: 'header', schema: array }, { name: 'x-ids', parse: 'split', delimiter: ',' }],
     ['path array, explode', { name: 'p', in: 'path', required: true, explode: true, schema: array }, { parse: 'split', delimiter: ',' }],
@@ -47,7 +48,7 @@ describe('request-validators emitter: parameter rules', () => {
   it.each([
     ['matrix path parameter', { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }, /operation r: path parameter 'p': style 'matrix' is not parsed/],
     ['object path parameter', { name: 'p', in: 'path', required: true, schema: object }, /objects are only parsed in query parameters/],
-    ['deepObject array', { name: 'q', in: 'query', style: 'deepObject', schema: array }, /style 'deepObject' is not defined for arrays/],
+    ['label header parameter', { name: 'X-P', in: 'header', style: 'label', schema: { type: 'string' } }, /header parameter 'X-P': style 'label' is not parsed/],
   ])('refuses to generate for an unsupported %s, naming the file and the operation', (_name, parameter, message) => {
     const refusal = (() => {
       try {

@@ -61,7 +61,7 @@ function requestFormats(openapiVersion: string): Record<string, unknown> {
 export interface ParameterRuleView {
   name: string;
   in: 'query' | 'header' | 'path';
-  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject';
+  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject' | 'deepArray';
   delimiter?: string;
   properties?: string[];
   arrayProperties?: string[];
@@ -111,7 +111,7 @@ class RuleBuilder {
   rule(p: ParameterModel, schema: unknown): ParameterRuleView | undefined {
     if (p.in === 'cookie') return undefined;
     const unsupported = (what: string): never => {
-      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what} (see docs/request-validation.md)`);
+      throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what}`);
     };
     const rule: ParameterRuleView = { name: p.in === 'header' ? p.name.toLowerCase() : p.name, in: p.in, parse: 'none' };
     if (p.content !== undefined) {
@@ -136,7 +136,11 @@ class RuleBuilder {
         unsupported(`style '${p.style}' is not defined for objects`);
       }
     } else if (this.isArray(schema)) {
-      if (p.explode && p.style !== 'deepObject') {
+      if (p.style === 'deepObject') {
+        // OpenAPI leaves deepObject arrays undefined; Stripe's `expand[]=a&expand[]=b` (and `expand[0]=a`) is the
+        // common reading, so that is what the scaffold parses (D117).
+        rule.parse = 'deepArray';
+      } else if (p.explode) {
         rule.parse = 'wrap';
       } else {
         const delimiter = QUERY_ARRAY_DELIMITER[p.style];
@@ -209,7 +213,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
             openapiFileOf(model.source),
             `${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`,
             `operation ${op.operationId}: ${error.message}`,
-            'declare the parameter with a style the scaffold parses (docs/request-validation.md, section 5), or send it in a JSON body.',
+            "declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path and header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.",
           );
         }
         throw error;

@@ -84,6 +84,19 @@ function toLintProblem(problem: NormalizedProblem, cwd: string): LintProblem {
   };
 }
 
+/**
+ * Rules whose errors mean the document is not valid OpenAPI (or cannot be read): the only ones that stop generation
+ * when the user gave no lint config (D116). Every other rule of the default set is style (`no-server-trailing-slash`
+ * errors in Redocly's `minimal` set, and Stripe's and DigitalOcean's specs have one) and is reported as a warning.
+ */
+export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set(['struct', 'no-unresolved-refs', 'no-server-variables-empty-enum', 'spec', 'no-undefined-server-variable', 'path-parameters-defined', 'operation-operationId-unique', 'no-identical-paths']);
+
+/** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
+export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
+  if (userConfig) return problems;
+  return problems.map((p) => (p.severity === 'error' && !STRUCTURAL_LINT_RULES.has(p.ruleId) ? { ...p, severity: 'warn' } : p));
+}
+
 /** Lints (per `lint` mode) then bundles the OpenAPI document. Throws SpecLintError on lint errors in strict mode. */
 export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOpenApi> {
   const cwd = options.cwd ?? process.cwd();
@@ -97,7 +110,10 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   let problems: LintProblem[] = [];
   if (mode !== 'skip') {
     const raw = await lint({ ref: input, config });
-    problems = raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd));
+    problems = demoteStyleErrors(
+      raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd)),
+      options.lintConfig !== undefined,
+    );
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
       throw new SpecLintError(problems, path.relative(cwd, input));
     }

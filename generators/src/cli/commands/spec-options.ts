@@ -13,7 +13,8 @@ import { EnvironmentError, UsageError } from '../command.js';
 export const SPEC_FLAGS_USAGE = `  --input FILE          the OpenAPI 3.0/3.1 root document (default openapi/openapi.yaml)
   --asyncapi FILE|none  an AsyncAPI 3.0 document with more events (default asyncapi.yaml beside --input, when it exists)
   --lint-config FILE    Redocly config with lint rules (default redocly.yaml beside --input, when it exists)
-  --lint MODE           strict (lint errors stop generation; default), report (print them) or skip
+  --lint MODE           strict (default: lint errors stop generation; without a lint config only structural
+                        errors do, style rules such as no-server-trailing-slash warn), report (print them) or skip
   --out DIR             output directory: DIR/contract, DIR/server, DIR/client, DIR/webhooks (default generated;
                         in the Paygate repository: the packages' src/generated folders)
   --targets LIST        comma-separated, any of ${DEFAULT_TARGETS.join(', ')} (default all four)`;

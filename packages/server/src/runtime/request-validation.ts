@@ -55,7 +55,9 @@ export type ParameterParse =
   /** form, explode=true object: its properties are query keys of their own. */
   | 'formExplode'
   /** deepObject: `name[property]=value`. */
-  | 'deepObject';
+  | 'deepObject'
+  /** deepObject array (Stripe's reading, D117): `name[]=a&name[]=b`, `name[0]=a&name[1]=b`, or repeated `name=a`. */
+  | 'deepArray';
 
 export interface ParameterRule {
   /** The name validated (header names lower-cased). */
@@ -230,7 +232,7 @@ function hasReservedValue(originalUrl: string): boolean {
 
 function checkReserved(rule: ParameterRule, raw: Map<string, string[]>): void {
   const values = [...(raw.get(rule.name) ?? [])];
-  if (rule.parse === 'deepObject') for (const [key, list] of raw) if (key.startsWith(`${rule.name}[`)) values.push(...list);
+  if (rule.parse === 'deepObject' || rule.parse === 'deepArray') for (const [key, list] of raw) if (key.startsWith(`${rule.name}[`)) values.push(...list);
   for (const value of values) {
     for (const part of rule.reserved === 'comma' ? value.split(',') : [value]) {
       if (RESERVED_CHARS.test(part)) {
@@ -302,6 +304,26 @@ function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, param
         delete query[key];
       }
       if (object !== undefined) query[name] = object;
+      return;
+    }
+    case 'deepArray': {
+      const prefix = `${name}[`;
+      const items: unknown[] = value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
+      const indexed: [number, unknown][] = [];
+      let found = value !== undefined;
+      for (const key of Object.keys(query)) {
+        if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+        const inner = key.slice(prefix.length, -1);
+        const v = query[key];
+        if (inner === '') items.push(...(Array.isArray(v) ? v : [v]));
+        else if (/^\d{1,4}$/.test(inner)) indexed.push([Number(inner), v]);
+        else continue; // not name[] or name[N]: an unknown key
+        found = true;
+        delete query[key];
+      }
+      indexed.sort((a, b) => a[0] - b[0]);
+      for (const [, v] of indexed) items.push(...(Array.isArray(v) ? v : [v]));
+      if (found) query[name] = items;
       return;
     }
   }
