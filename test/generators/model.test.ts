@@ -41,8 +41,8 @@ describe('model builder', () => {
       { name: 'identifier', required: false, kind: 'string' },
     ]);
     expect(upload.responses.find((r) => r.status === '4XX')!.statusCodes).toHaveLength(100);
-    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['results'] });
-    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['data', 'results'] });
+    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['results'], nextField: 'next' });
+    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['data', 'results'], nextField: 'next' });
     expect(m.operations.find((o) => o.operationId === 'getOrder')!.pagination).toBeUndefined();
   });
 

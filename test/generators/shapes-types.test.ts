@@ -52,4 +52,8 @@ describe('shapes31 (OpenAPI 3.1)', () => {
   it('webhook event types from const discriminators', () => {
     expectTypeOf<WebhookEventType>().toEqualTypeOf<'account.closed' | 'contact.updated'>();
   });
+
+  it('emits listAll only for pages with a next link: a page param and a results array alone get none (D124)', () => {
+    expectTypeOf<keyof ShapesClient['droplets']>().toEqualTypeOf<'list'>();
+  });
 });

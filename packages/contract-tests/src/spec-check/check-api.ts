@@ -276,7 +276,17 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   const base = options.baseUrl.replace(/\/+$/, '');
   const basePath = new URL(base).pathname.replace(/\/+$/, '');
 
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
+  // verbose: each error carries the schema object it failed in, which `pointers` maps back to its place in the document
+  // (Ajv's own schemaPath is relative to whichever referenced schema it compiled separately)
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, verbose: true });
+  const pointers = new WeakMap<object, string>();
+  const walk = (node: Json, at: string): void => {
+    if (typeof node !== 'object' || node === null || pointers.has(node)) return;
+    pointers.set(node, at);
+    if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${at}/${i}`));
+    else for (const [k, v] of Object.entries(node)) walk(v, `${at}/${token(k)}`);
+  };
+  walk(doc, '#');
   addFormats(ajv);
   ajv.addSchema(doc as object, SPEC_ID);
   const validators = new Map<string, ValidateFunction>();
@@ -297,8 +307,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     return (errors ?? [])
       .slice(0, 6)
       .map((e) => {
+        const parent = typeof e.parentSchema === 'object' && e.parentSchema !== null ? pointers.get(e.parentSchema) : undefined;
         const raw = e.schemaPath.startsWith(`${SPEC_ID}#`) ? e.schemaPath.slice(SPEC_ID.length) : e.schemaPath;
-        const schemaPath = /^#\/(components|paths|webhooks)\//.test(raw) ? raw : `${at}${raw.replace(/^#/, '')}`;
+        const schemaPath = parent !== undefined ? `${parent}/${e.keyword}` : /^#\/(components|paths|webhooks)\//.test(raw) ? raw : `${at}${raw.replace(/^#/, '')}`;
         return `body${e.instancePath} ${e.message ?? ''} (schema ${schemaPath})`;
       })
       .join('; ');

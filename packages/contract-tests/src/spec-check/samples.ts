@@ -3,6 +3,8 @@
  * reproduces): the schema's own `example`/`examples`/`default`/`const`/`enum` first, else the smallest value that
  * satisfies type, format, length, range and pattern as far as they can be met without a regex generator.
  */
+import fc from 'fast-check';
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
@@ -36,13 +38,17 @@ function stringSample(s: JsonObject): string {
   const format = typeof s['format'] === 'string' ? s['format'] : undefined;
   if (format !== undefined && FORMAT_SAMPLES[format] !== undefined) return FORMAT_SAMPLES[format];
   const min = typeof s['minLength'] === 'number' ? s['minLength'] : 1;
-  const max = typeof s['maxLength'] === 'number' ? s['maxLength'] : Math.max(min, 8);
+  const max = typeof s['maxLength'] === 'number' ? s['maxLength'] : Number.POSITIVE_INFINITY;
   const pattern = typeof s['pattern'] === 'string' ? s['pattern'] : undefined;
   if (pattern !== undefined) {
     const re = new RegExp(pattern, 'u');
-    for (const candidate of ['a', 'abc', 'sample', 'A1', '1', '12345678', 'ABC123', 'x'.repeat(min)]) {
+    for (const candidate of ['sample', 'abc', 'a', 'A1', '1', '12345678', 'x'.repeat(min)]) {
       if (re.test(candidate) && candidate.length >= min && candidate.length <= max) return candidate;
     }
+    // fast-check builds strings from the pattern; a fixed seed keeps the requests reproducible
+    const fits = (v: string): boolean => v.length >= min && v.length <= max;
+    const found = fc.sample(fc.stringMatching(re), { seed: 20, numRuns: 50 }).find(fits);
+    if (found !== undefined) return found;
   }
   return 'sample'.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, 6)));
 }
@@ -117,8 +123,18 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0): Jso
 export function negativeOf(schema: Json | undefined, deref: Deref): { value: Json; reason: string } | undefined {
   const s = deref(schema);
   if (!isObj(s)) return undefined;
-  const types = typesOf(s);
-  if (types.length === 0) return undefined;
+  let types = typesOf(s);
+  if (types.length === 0) {
+    // a oneOf / anyOf / allOf of objects (a discriminated union) refuses an array like any object does
+    const parts = [s['oneOf'], s['anyOf'], s['allOf']].find((p) => Array.isArray(p) && p.length > 0) as Json[] | undefined;
+    const partTypes = parts?.map((p) => {
+      const d = deref(p);
+      return isObj(d) ? typesOf(d) : [];
+    });
+    if (partTypes !== undefined && partTypes.every((t) => t.length === 1 && t[0] === 'object')) return { value: [], reason: 'an array where an object is declared' };
+    if (types.length === 0) return undefined;
+  }
+  types = types.filter((t) => t !== 'null' || types.length === 1);
   if (types.includes('object')) {
     const required = Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : [];
     if (!types.includes('array')) return { value: [], reason: 'an array where an object is declared' };
