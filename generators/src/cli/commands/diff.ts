@@ -18,7 +18,7 @@ const USAGE = `Usage: paygate diff <old> <new> [--format text|json|markdown] [--
 
 Compares two versions of the API contract and classifies every change as breaking, non-breaking or annotation,
 in the direction the data flows: requests break when they get stricter, responses, webhooks and AsyncAPI event
-payloads break when they get looser or lose fields (merchants read them).
+payloads break when they get looser or lose fields (the API's clients read them).
 
 <old>, <new>        a spec file (openapi/openapi.yaml, with asyncapi.yaml beside it), a released contract
                     (openapi/released/1.0.0.json, with 1.0.0.asyncapi.json beside it) or <git ref>:<path>
@@ -114,7 +114,7 @@ export const command: CliCommand = {
     io.stdout(formatReport({ from, to, changes }, options.format));
     const breaking = changes.some((c) => c.classification === 'breaking');
     if (breaking && options.failOn === 'breaking') {
-      io.stderr(`[diff] breaking changes found: merchants integrated against ${from} break. Make the change compatible, or release it as a new major version.\n`);
+      io.stderr(`[diff] breaking changes found: clients integrated against ${from} break. Make the change compatible, or release it as a new major version.\n`);
       return EXIT.failed;
     }
     return EXIT.ok;
