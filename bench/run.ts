@@ -4,7 +4,7 @@
  * the same run and the ratio to it. Writes bench/results/latest.json.
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators),
+ * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators,cli),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run).
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPaygateClient } from '@paygate/client';
 import { measureGenerators, type GeneratorBench } from './generate.js';
+import { runCliBench } from './sections/cli.js';
 import { createHostedOrderBody, createMerchantBody, orderEnvelope } from './lib/fixtures.js';
 import { load, rssMiB, type LoadResult } from './lib/load.js';
 import { freePort, httpOk, spawnNode, waitUntil, type Child } from './lib/proc.js';
@@ -577,6 +578,7 @@ function table(): string {
     const per = typeof r['cpuRatio'] === 'number' ? ` (${pct(r['cpuRatio'] as number)} per CPU-s)` : '';
     const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
     if (r.section === 'coldstart') return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    if (r.section === 'cli') return [r.section, r.name, '', '', '', '', '', r.note ?? ''];
     if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`];
     const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
     return [r.section, r.name, r.rps?.toFixed(0) ?? '', r.p50?.toFixed(1) ?? '', r.p99?.toFixed(1) ?? '', r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '', cpu, ratio];
@@ -604,8 +606,10 @@ async function main(): Promise<void> {
   if (want('coldstart')) await runColdStart();
   if (want('profile')) await runProfile();
   if (want('generators')) await runGenerators();
+  const cli = want('cli') ? await runCliBench(ROOT, log) : undefined;
+  rows.push(...(cli?.rows ?? []));
 
-  const b = budgets();
+  const b = [...budgets(), ...(cli?.budgets ?? [])];
   const out = table();
   console.log(`\n${out}\n\nBudgets:`);
   for (const x of b) console.log(`  [${x.met ? 'met' : 'NOT met'}] ${x.name}: ${x.value} (target ${x.target})`);
