@@ -18,6 +18,8 @@ export const scenarios: Scenario[] = [
   // Constructs of real-world specs: recursion, discriminators, nullable / type arrays, overrides, media types, odd names, legacy patterns.
   { name: 'shapes', openapi: 'test/fixtures/shapes/openapi.yaml', asyncapi: null },
   { name: 'shapes31', openapi: 'test/fixtures/shapes31/openapi.yaml', asyncapi: null },
+  // Not Paygate's conventions: bearer auth, its own Error {code, message}, expand[] deepObject arrays, a + in its server URL.
+  { name: 'shelf', openapi: 'test/fixtures/shelf/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

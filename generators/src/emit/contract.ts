@@ -124,6 +124,7 @@ export const contractOperationsEmitter: Emitter = {
         contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
         routes: routeViews(ctx.model.operations),
         securitySchemes: securitySchemeView(ctx.model.securitySchemes),
+        securitySchemeNames: ctx.model.securitySchemes.length === 0 ? 'never' : ctx.model.securitySchemes.map((s) => JSON.stringify(s.name)).join(' | '),
         idempotent: idempotentOperationIds(ctx.model.operations),
       }),
     },

@@ -10,6 +10,7 @@ import {
   type Handlers,
   type HandlerContext,
   type Logger,
+  type SchemeAuthenticator,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
 import { toHttpError } from './http/errors.js';
@@ -35,8 +36,6 @@ export interface ReferenceAppOptions {
   docsDir?: string;
 }
 
-const CLIENT_ID_HEADER = 'x-client-id';
-const CLIENT_SECRET_HEADER = 'x-client-secret';
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 function errorBody(status: number, code: string, message: string, details?: Record<string, string>) {
@@ -205,13 +204,25 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
   return wrapped as unknown as Handlers<Principal>; // see the comment above the loop
 }
 
-async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise<Principal> {
-  try {
-    return (await rt.credentials.verify(req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER))).principal;
-  } catch {
-    // one answer for missing, unknown, revoked and wrong credentials
-    throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
-  }
+/**
+ * The authenticator of both Paygate schemes (D120). `ClientId` and `ClientSecret` form one requirement (an AND): the
+ * pair is verified once, by whichever of the two runs first (the credentials of both are passed to each); the other
+ * passes its principal on.
+ */
+function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
+  return async ({ credentials, principal, req, operation }) => {
+    // for the access log line, also when authentication fails
+    if (req.res) req.res.locals['operation'] = operation;
+    if (principal !== undefined) return principal;
+    const id = credentials.ClientId;
+    const secret = credentials.ClientSecret;
+    try {
+      return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined)).principal;
+    } catch {
+      // one answer for missing, unknown, revoked and wrong credentials
+      throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+    }
+  };
 }
 
 /** Operations a shopper's browser calls: their 429 is a page when the browser asks for HTML. */
@@ -341,11 +352,7 @@ export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOp
     logger,
     ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
     before: (app) => extraRoutes(app, rt, options),
-    authenticate: ({ req, operation }) => {
-      // for the access log line, also when authentication fails
-      if (req.res) req.res.locals['operation'] = operation;
-      return principalFromHeaders(rt, req);
-    },
+    authenticators: { ClientId: credentialPair(rt), ClientSecret: credentialPair(rt) },
     rateLimit: async ({ req, res, principal, operation }) => {
       const key = (principal as Principal | undefined)?.clientId ?? `ip:${req.ip ?? 'unknown'}`;
       await applyRateLimit(rt, res, key, options.rateLimit, BROWSER_OPERATIONS.has(operation.operationId));

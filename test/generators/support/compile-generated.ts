@@ -13,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeFiles } from '../../../generators/src/cli/generate.js';
 import type { Target } from '../../../generators/src/emit/context.js';
+import type { LintMode } from '../../../generators/src/parse/openapi.js';
 import { generate, type GenerateResult } from '../../../generators/src/pipeline.js';
 import { ROOT } from '../fixtures.js';
 
@@ -25,6 +26,8 @@ export interface CompileOptions {
   targets: readonly Target[];
   /** Prefix of the temp directory's name. */
   label: string;
+  /** Lint mode (default 'skip'; 'strict' is what `paygate generate` does without flags). */
+  lint?: LintMode;
   /** Heap for tsc (large specs need more than Node's default). */
   maxOldSpaceMiB?: number;
 }
@@ -49,7 +52,7 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
       rootDir: ROOT,
       openapi: options.openapi,
       asyncapi: options.asyncapi ?? null,
-      lint: 'skip',
+      lint: options.lint ?? 'skip',
       targets: options.targets,
       out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
       contractImport: 'relative',

@@ -3,6 +3,6 @@
 
 export type { paths, webhooks, components, operations as OperationTypes } from './types.gen.js';
 export { apiDocument } from './api-document.gen.js';
-export { idempotentOperationIds, operations, securitySchemes, type OperationId } from './operations.gen.js';
+export { idempotentOperationIds, operations, securitySchemes, type OperationId, type SecuritySchemeName } from './operations.gen.js';
 export * from './enums.gen.js';
 export * from './events.gen.js';

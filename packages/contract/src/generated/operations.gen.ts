@@ -1779,8 +1779,11 @@ export const operations = [
 
 export type OperationId = (typeof operations)[number]['operationId'];
 
+/** The names of the spec's security schemes (the keys of the server's per-scheme `authenticators`). */
+export type SecuritySchemeName = "ClientId" | "ClientSecret";
+
 /** Security schemes by name (apiKey: header/query/cookie name; http: scheme). */
-export const securitySchemes: Readonly<Record<string, SecuritySchemeInfo>> = {
+export const securitySchemes: Readonly<Record<SecuritySchemeName, SecuritySchemeInfo>> = {
   "ClientId": {
     "type": "apiKey",
     "in": "header",

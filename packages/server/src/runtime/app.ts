@@ -1,5 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { HttpError, HttpErrorWithPage, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
+import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
+import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
+import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
@@ -41,13 +43,46 @@ export interface UploadLimits {
   fieldSize?: number;
 }
 
-export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+type NumberOf<S> = S extends `${infer N extends number}` ? N : never;
+/** 100-399: the statuses that are not errors. */
+type NonErrorStatus = NumberOf<`${1 | 2 | 3}${Digit}${Digit}`>;
+
+/** Every error response (4xx, 5xx, `default`) the spec declares for any operation of `THandlers`. */
+export type DeclaredErrorResult<THandlers> = {
+  [K in keyof THandlers]: THandlers[K] extends (...args: never[]) => infer R ? Exclude<Awaited<R>, { status: NonErrorStatus }> : never;
+}[keyof THandlers];
+
+/**
+ * Your own error mapper: the scaffold's answer (`shaped`, from the spec) is passed in; return a response the spec
+ * declares (type-checked against the declared error schemas) or undefined to send `shaped`.
+ */
+export type ErrorMapper<THandlers> = (
+  error: RuntimeError,
+  context: { operation: OperationRoute | undefined; req: Request; shaped: ErrorResponse },
+) => DeclaredErrorResult<THandlers> | undefined;
+
+export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> {
   handlers: THandlers;
   /**
    * Called for every operation with security requirements, before validation. Return the principal (put on
-   * `ctx.principal`) or throw (an `HttpError`, else 401 ERR_AUTH_000). Without it, requests are not authenticated.
+   * `ctx.principal`) or throw (an `HttpError`, else 401). Covers every scheme; prefer `authenticators` (per scheme).
    */
   authenticate?: (input: AuthenticateInput) => TPrincipal | Promise<TPrincipal>;
+  /**
+   * One authenticator per security scheme of the spec (keyed by its name in `components.securitySchemes`): it gets
+   * the credential the scheme carries (apiKey header/query/cookie, http bearer/basic, oauth2/openIdConnect bearer)
+   * and returns the principal, or undefined / throws to refuse (401). The app refuses to start when an operation
+   * declares `security` that neither these nor `authenticate` cover (D120).
+   */
+  authenticators?: SchemeAuthenticators<TPrincipal, TScheme>;
+  /**
+   * Serve operations whose security no authenticator covers, unauthenticated (prototypes only: logged as an error at
+   * start-up, naming each operation).
+   */
+  allowUnauthenticated?: boolean;
+  /** Shape the scaffold's own error answers yourself (default: from the spec, D119). */
+  errorMapper?: ErrorMapper<THandlers>;
   /**
    * Validate handler responses against the spec with express-openapi-validator (default: on unless
    * NODE_ENV === 'production'). Requests are always validated, by the precompiled validators.
@@ -58,12 +93,23 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown> {
   uploadLimits?: UploadLimits;
   /** Called after authentication, before validation; throw `HttpError(429, 'ERR_RATE_429', ...)` to reject (it may set headers). */
   rateLimit?: (input: RateLimitInput<TPrincipal>) => void | Promise<void>;
+  /**
+   * Default: outside production, a console logger that prints every 500 and every response-validation failure with
+   * the operation and the JSON pointer; in production, silent.
+   */
   logger?: Logger;
   /** Runs first on the new app (mount health checks, static files, request logging, trust proxy...). */
   before?: (app: Express) => void;
 }
 
 const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Development's default: warnings and errors to stderr, one line each (info stays quiet). */
+export const consoleLogger: Logger = {
+  info: () => undefined,
+  warn: (obj, msg) => console.warn(`[paygate] ${msg ?? 'warning'}`, obj),
+  error: (obj, msg) => console.error(`[paygate] ${msg ?? 'error'}`, obj),
+};
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -223,22 +269,42 @@ export function handlerRequest(operation: OperationRoute, req: Request): { param
   return { params: { ...req.params }, query: { ...(req.query as object) }, headers: req.headers, body };
 }
 
-/** The one error mapper: the envelope, `Allow` on 405, internals only to the log. */
-export function errorHandler(logger: Logger) {
+/** A response-validation failure (express-openapi-validator: status 500, `errors[].path` JSON pointers). */
+function responseValidationErrors(err: unknown): { path: string; message: string }[] | undefined {
+  if (typeof err !== 'object' || err === null || (err as { status?: unknown }).status !== 500) return undefined;
+  const errors = (err as { errors?: unknown }).errors;
+  if (!Array.isArray(errors) || errors.length === 0 || !String((errors[0] as { path?: unknown }).path ?? '').startsWith('/response')) return undefined;
+  return errors.map((e: { path?: unknown; message?: unknown }) => ({ path: String(e.path ?? ''), message: String(e.message ?? '') }));
+}
+
+/**
+ * The one error handler: the error classified (errors.ts), shaped as the spec declares (error-shapes.ts, or the
+ * app's `errorMapper`), `Allow` on 405, internals only to the log.
+ */
+export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const mapped = mapError(err);
-    if (mapped.internal) {
-      logger.error({ err, method: req.method, path: req.path, operationId: (res.locals.operation as OperationRoute | undefined)?.operationId }, 'request failed');
+    const error = classifyError(err);
+    const operation = res.locals.operation as OperationRoute | undefined;
+    if (error.internal) {
+      const invalidResponse = responseValidationErrors(err);
+      if (invalidResponse !== undefined) {
+        logger.error({ err, operationId: operation?.operationId, method: req.method, path: req.path, errors: invalidResponse }, `response of ${operation?.operationId ?? req.path} does not match the spec`);
+      } else {
+        logger.error({ err, method: req.method, path: req.path, operationId: operation?.operationId }, 'request failed');
+      }
     }
     if (err instanceof HttpErrorWithPage && req.accepts(['application/json', err.page.contentType]) === err.page.contentType) {
-      res.status(mapped.status).set(mapped.headers).type(err.page.contentType).send(err.page.text);
+      res.status(error.status).set(error.headers).type(err.page.contentType).send(err.page.text);
       return;
     }
-    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+    const shaped = shapes.respond(error, operation);
+    const own = errorMapper?.(error, { operation, req, shaped }) as { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> } | undefined;
+    const response = own === undefined ? shaped : { status: own.status, body: own.body, contentType: own.contentType ?? shaped.contentType, headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) } };
+    res.status(response.status).set(response.headers).type(response.contentType).send(JSON.stringify(response.body));
   };
 }
 
@@ -247,8 +313,11 @@ export function errorHandler(logger: Logger) {
  * precompiled request validation (multipart included) -> optional response validation -> the typed handler; then
  * 405/404 for other requests and one error mapper.
  */
-export function createApiApp<THandlers extends object, TPrincipal = unknown>(spec: ApiSpec, options: CreateAppOptions<THandlers, TPrincipal>): Express {
-  const logger = options.logger ?? silentLogger;
+export function createApiApp<THandlers extends object, TPrincipal = unknown, TScheme extends string = string>(
+  spec: ApiSpec,
+  options: CreateAppOptions<THandlers, TPrincipal, TScheme>,
+): Express {
+  const logger = options.logger ?? (process.env.NODE_ENV === 'production' ? silentLogger : consoleLogger);
   const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
   const limits = options.uploadLimits ?? {};
   // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
@@ -269,8 +338,24 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   app.use(rejectMalformedPathEncoding(spec.operations.map((op) => op.path)));
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
+  // Security from the spec (D120): every operation that declares `security` must be covered, or the app refuses to
+  // start (unless `allowUnauthenticated`, a prototype's choice, logged as an error naming each operation).
+  const authenticators: SchemeAuthenticators<TPrincipal> = options.authenticators ?? {};
+  const uncovered = options.authenticate !== undefined ? [] : coverage(spec.operations, (scheme) => authenticators[scheme] !== undefined);
+  if (uncovered.length > 0) {
+    const list = uncovered.map((u) => `${u.operationId} (${u.schemes.join(', ')})`).join(', ');
+    if (options.allowUnauthenticated !== true) {
+      throw new Error(
+        `createApp: ${uncovered.length} operation(s) declare security that no authenticator covers: ${list}. Pass \`authenticators\` (one per scheme: ${[...new Set(uncovered.flatMap((u) => u.schemes))].sort().join(', ')}) or \`authenticate\`; \`allowUnauthenticated: true\` serves them without authentication (prototypes only).`,
+      );
+    }
+    logger.error({ operations: uncovered.map((u) => u.operationId) }, `allowUnauthenticated: SERVING ${uncovered.length} OPERATION(S) THAT DECLARE SECURITY WITHOUT AUTHENTICATION: ${list}`);
+  }
+  const uncoveredIds = new Set(uncovered.map((u) => u.operationId));
+  const schemeGuard = createSchemeGuard<TPrincipal>(authenticators, spec.securitySchemes, () => new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials'));
+  const authenticates = (operation: OperationRoute): boolean => operation.security.length > 0 && !uncoveredIds.has(operation.operationId);
   const guardFor = (operation: OperationRoute): RequestHandler => {
-    if ((operation.security.length === 0 || options.authenticate === undefined) && options.rateLimit === undefined) {
+    if (!authenticates(operation) && options.rateLimit === undefined) {
       // nothing to await: no promise hop
       return (_req, res, next) => {
         res.locals.principal = undefined;
@@ -283,15 +368,18 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   const guardAsync = (operation: OperationRoute): RequestHandler => async (req, res, next) => {
     try {
       let principal = undefined as TPrincipal;
-      if (operation.security.length > 0 && options.authenticate !== undefined) {
+      res.locals.operation = operation;
+      if (authenticates(operation)) {
         try {
-          principal = await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes });
+          principal =
+            options.authenticate !== undefined
+              ? await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes })
+              : await schemeGuard(req, operation);
         } catch (error) {
           throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
         }
       }
       res.locals.principal = principal;
-      res.locals.operation = operation;
       await options.rateLimit?.({ req, res, operation, principal });
       next();
     } catch (error) {
@@ -348,6 +436,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
 
   // 5. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
-  app.use(errorHandler(logger));
+  const shapes = new SpecErrorShapes(spec.apiDocument);
+  for (const problem of shapes.check()) logger.warn({ schema: problem }, `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`);
+  app.use(errorHandler(logger, shapes, options.errorMapper as ErrorMapper<unknown> | undefined));
   return app;
 }

@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '@paygate/contract/types';
+import type { RuntimeError, RuntimeErrorKind } from './error-shapes.js';
 
 /** Error codes the runtime itself produces (the envelope codes of the brief). */
 export const RUNTIME_ERROR_CODES = {
@@ -132,17 +133,24 @@ function isDecompressionError(err: object): boolean {
 }
 
 /**
- * The one error mapper: HttpError, request rejections (`status`, `errors[]`), body-parser errors
+ * What went wrong, before it is shaped: HttpError, request rejections (`status`, `errors[]`), body-parser errors
  * (`type: 'entity.parse.failed' | 'entity.too.large' | 'charset.unsupported'...`, zlib errors of a body that does not
  * match its `Content-Encoding`), a path whose percent-encoding does not decode (the router's URIError) and anything
  * else (-> 500 without internals). Every 4xx names what to fix in `details` (header names lower-case, as HTTP/2
  * sends them and Node exposes them).
  */
-export function mapError(err: unknown): MappedError {
+export function classifyError(err: unknown): RuntimeError {
   if (err instanceof HttpError) {
-    const body: ErrorEnvelope = { success: false, error: { code: err.code, message: err.message } };
-    if (err.details !== undefined) body.error.details = err.details;
-    return { status: err.status, body, headers: err.headers ?? {}, internal: err.status >= 500 };
+    const kind = KIND_BY_CODE.get(err.code);
+    return {
+      status: err.status,
+      code: err.code,
+      message: err.message,
+      ...(err.details === undefined ? {} : { details: err.details }),
+      headers: err.headers ?? {},
+      internal: err.status >= 500,
+      ...(kind === undefined ? {} : { kind }),
+    };
   }
   if (typeof err !== 'object' || err === null) return internalError();
   const type = (err as { type?: unknown }).type;
@@ -184,12 +192,25 @@ export function mapError(err: unknown): MappedError {
   return internalError();
 }
 
-function internalError(): MappedError {
-  return { status: 500, body: structuredClone(INTERNAL), headers: {}, internal: true };
+/**
+ * `classifyError` answered in Paygate's envelope (what Paygate's spec declares; the scaffold itself shapes errors
+ * from the spec it serves, error-shapes.ts). Kept for code that builds Paygate's envelope outside a request.
+ */
+export function mapError(err: unknown): MappedError {
+  const e = classifyError(err);
+  const body: ErrorEnvelope = { success: false, error: { code: e.code, message: e.message } };
+  if (e.details !== undefined) body.error.details = e.details;
+  return { status: e.status, body, headers: e.headers, internal: e.internal };
 }
 
-function envelope(status: number, code: string, message: string, details?: Record<string, string>, headers: Record<string, string> = {}): MappedError {
-  const body: ErrorEnvelope = { success: false, error: { code, message } };
-  if (details !== undefined) body.error.details = details;
-  return { status, body, headers, internal: false };
+/** The runtime's own codes -> their kind (the spec's error mapper renames them, D119). */
+const KIND_BY_CODE: ReadonlyMap<string, RuntimeErrorKind> = new Map(Object.entries(RUNTIME_ERROR_CODES).map(([kind, code]) => [code, kind as RuntimeErrorKind]));
+
+function internalError(): RuntimeError {
+  return { status: 500, code: INTERNAL.error.code, message: INTERNAL.error.message, headers: {}, internal: true, kind: 'internal' };
+}
+
+function envelope(status: number, code: string, message: string, details?: Record<string, string>, headers: Record<string, string> = {}): RuntimeError {
+  const kind = KIND_BY_CODE.get(code);
+  return { status, code, message, ...(details === undefined ? {} : { details }), headers, internal: false, ...(kind === undefined ? {} : { kind }) };
 }

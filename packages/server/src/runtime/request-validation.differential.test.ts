@@ -27,6 +27,7 @@ import { requestValidators as paramsValidators } from '../../../../test/fixtures
 import { createApp } from '../app.js';
 import { requestValidators } from '../generated/request-validators.gen.js';
 import { bodyParsers, createApiApp, errorHandler, formEncodedQuerySpaces, handlerRequest } from './app.js';
+import { GENERIC_ERROR_CODES, SpecErrorShapes } from './error-shapes.js';
 import { HttpError, RUNTIME_ERROR_CODES } from './errors.js';
 import type { OperationRequestValidators } from './request-validation.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
@@ -76,7 +77,7 @@ function oracleApp(document: ApiDocument, routes: readonly OperationRoute[]): Ex
   }
   app.use(...parsers, ...validator);
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
-  app.use(errorHandler(silent));
+  app.use(errorHandler(silent, new SpecErrorShapes(document)));
   return app;
 }
 
@@ -108,7 +109,18 @@ interface Envelope {
   success: false;
   error: { code: string; message: string; details?: Record<string, string> };
 }
-const envelope = (a: Answer): Envelope => JSON.parse(a.body) as Envelope;
+/**
+ * The answer's error, as Paygate's envelope: the params fixture declares no error schema, so its answers are RFC 9457
+ * problem details (D119), read back here into the same fields (the codes are the runtime's, by kind).
+ */
+const envelope = (a: Answer): Envelope => {
+  const body = JSON.parse(a.body) as Envelope | { type: string; detail: string; code: string; errors?: { field: string; detail: string }[] };
+  if (!('type' in body)) return body;
+  const kind = Object.entries(GENERIC_ERROR_CODES).find(([, code]) => code === body.code)?.[0] as keyof typeof RUNTIME_ERROR_CODES | undefined;
+  const error: Envelope['error'] = { code: kind === undefined ? body.code : RUNTIME_ERROR_CODES[kind], message: body.detail };
+  if (body.errors !== undefined) error.details = Object.fromEntries(body.errors.map((e) => [e.field, e.detail]));
+  return { success: false, error } as Envelope;
+};
 const echoed = (a: Answer): { op: string; req: { query: Obj; headers: Obj; params: Obj; body: unknown } } => JSON.parse(a.body);
 
 /** The query keys of a URL as written (decoded), with `null` for a key sent without `=`. */
@@ -349,7 +361,8 @@ async function listen(app: Express): Promise<string> {
 }
 
 beforeAll(async () => {
-  const options = { validateResponses: false, bodyLimit: BODY_LIMIT, uploadLimits: { fileSize: UPLOAD_LIMITS.fileSize } };
+  // The echo apps answer every request (authentication is not what is compared): served unauthenticated on purpose.
+  const options = { validateResponses: false, bodyLimit: BODY_LIMIT, uploadLimits: { fileSize: UPLOAD_LIMITS.fileSize }, allowUnauthenticated: true, logger: silent };
   bases.paygate.paygate = await listen(createApp({ handlers: echoHandlers(operations), ...options }));
   bases.paygate.oracle = await listen(oracleApp(apiDocument, operations));
   bases.params.paygate = await listen(

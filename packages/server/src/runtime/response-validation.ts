@@ -73,7 +73,10 @@ export function createResponseValidator(apiDocument: ApiDocument, operation: Ope
       chain = OpenApiValidator.middleware({
         // why the casts: the library types its input as its own OpenAPIV3.DocumentV3 and its output as an Express 4
         // handler array; our bundled document is the same JSON under Paygate's ApiDocument type, the handlers are Express 5 compatible
-        apiSpec: operationDocument(apiDocument, operation) as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
+        // The scaffold serves the spec's paths at the root of wherever the app is mounted, whatever the spec's
+        // servers say: the library turns a server URL's path into a route pattern, where a `+` (Train Travel's,
+        // Shelf's `/v1+beta`) throws on every response. The mount path is what requests carry.
+        apiSpec: { ...operationDocument(apiDocument, operation), servers: [{ url: req.baseUrl === '' ? '/' : req.baseUrl }] } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
         validateApiSpec: false,
         validateRequests: false,
         validateResponses: { allErrors: true },

@@ -1,0 +1,62 @@
+import type { Request } from 'express';
+import { describe, expect, it } from 'vitest';
+import { coverage, createSchemeGuard, readCredential } from './security.js';
+import type { OperationRoute, SecuritySchemeInfo } from './types.js';
+
+const request = (headers: Record<string, string>, query: Record<string, string> = {}): Request => ({ headers, query }) as unknown as Request;
+const scheme = (type: string, extra: Partial<SecuritySchemeInfo> = {}): SecuritySchemeInfo => ({ type, in: null, name: null, scheme: null, ...extra });
+
+describe('readCredential: what each scheme carries (D120)', () => {
+  it.each([
+    ['apiKey header', scheme('apiKey', { in: 'header', name: 'X-Api-Key' }), request({ 'x-api-key': 'k1' }), 'k1'],
+    ['apiKey query', scheme('apiKey', { in: 'query', name: 'api_key' }), request({}, { api_key: 'k2' }), 'k2'],
+    ['apiKey cookie', scheme('apiKey', { in: 'cookie', name: 'sid' }), request({ cookie: 'a=1; sid=s%203' }), 's 3'],
+    ['http bearer', scheme('http', { scheme: 'bearer' }), request({ authorization: 'Bearer tok' }), 'tok'],
+    ['http bearer, case-insensitive scheme', scheme('http', { scheme: 'Bearer' }), request({ authorization: 'bearer tok' }), 'tok'],
+    ['http bearer, basic sent', scheme('http', { scheme: 'bearer' }), request({ authorization: 'Basic dTpw' }), undefined],
+    ['http basic', scheme('http', { scheme: 'basic' }), request({ authorization: `Basic ${Buffer.from('ada:s3:cr3t').toString('base64')}` }), { username: 'ada', password: 's3:cr3t' }],
+    ['oauth2 bearer', scheme('oauth2'), request({ authorization: 'Bearer at' }), 'at'],
+    ['openIdConnect bearer', scheme('openIdConnect'), request({ authorization: 'Bearer idt' }), 'idt'],
+    ['absent', scheme('apiKey', { in: 'header', name: 'X-Api-Key' }), request({}), undefined],
+  ])('%s', (_name, info, req, expected) => {
+    expect(readCredential(req, info)).toEqual(expected);
+  });
+});
+
+const op = (operationId: string, security: OperationRoute['security']): OperationRoute =>
+  ({ operationId, method: 'get', path: '/x', expressPath: '/x', tags: [], headerParameters: [], requestMediaTypes: [], requestBodyRequired: false, fileFields: [], security, responses: {} }) as OperationRoute;
+const req = (schemes: string[]) => schemes.map((s) => ({ scheme: s, scopes: [] }));
+
+describe('coverage: operations whose security no authenticator covers', () => {
+  it.each([
+    ['public', [], ['bearer'], []],
+    ['covered', [req(['bearer'])], ['bearer'], []],
+    ['one alternative covered (OR)', [req(['apiKey']), req(['bearer'])], ['bearer'], []],
+    ['AND needs every scheme', [req(['id', 'secret'])], ['id'], [{ operationId: 'op', schemes: ['id', 'secret'] }]],
+    ['optional auth ({}) is covered', [req([])], [], []],
+    ['nothing', [req(['bearer'])], [], [{ operationId: 'op', schemes: ['bearer'] }]],
+  ])('%s', (_name, security, have, expected) => {
+    expect(coverage([op('op', security)], (s) => have.includes(s))).toEqual(expected);
+  });
+});
+
+describe('createSchemeGuard: alternatives in order, schemes of one requirement all passing', () => {
+  const schemes = { key: scheme('apiKey', { in: 'header', name: 'X-Key' }), bearer: scheme('http', { scheme: 'bearer' }) };
+  const guard = createSchemeGuard<string>(
+    { key: ({ credential }) => (credential === 'good' ? 'by-key' : undefined), bearer: ({ credential }) => (credential === 'tok' ? 'by-bearer' : undefined) },
+    schemes,
+    () => new Error('refused'),
+  );
+  const operation = op('op', [req(['key']), req(['bearer'])]);
+
+  it.each([
+    ['first alternative', { 'x-key': 'good' }, 'by-key'],
+    ['second alternative', { authorization: 'Bearer tok' }, 'by-bearer'],
+  ])('%s', async (_name, headers, principal) => {
+    await expect(guard(request(headers), operation)).resolves.toBe(principal);
+  });
+
+  it('refuses when no alternative passes', async () => {
+    await expect(guard(request({ 'x-key': 'bad' }), operation)).rejects.toThrow('refused');
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Security from the spec (D120): the credential each declared scheme carries, read the way the scheme says (apiKey
+ * in a header, the query or a cookie; http bearer / basic in `Authorization`; oauth2 and openIdConnect as a bearer
+ * token), handed to the app's authenticator for that scheme; and the start-up check that every operation declaring
+ * `security` is covered by one.
+ */
+import type { Request } from 'express';
+import type { OperationRoute, SecurityRequirement, SecuritySchemeInfo } from './types.js';
+
+/** What a scheme carries: a string (apiKey, bearer token) or a user/password pair (http basic). */
+export type Credential = string | { username: string; password: string };
+
+export interface SchemeAuthenticatorInput<TPrincipal> {
+  /** The scheme's name in `components.securitySchemes`. */
+  scheme: string;
+  info: SecuritySchemeInfo;
+  /** The credential this scheme carries in the request (undefined when absent or malformed). */
+  credential: Credential | undefined;
+  /** The credentials of every scheme of the requirement being tried (an AND of schemes). */
+  credentials: Readonly<Record<string, Credential | undefined>>;
+  /** Scopes the requirement lists for this scheme (oauth2 / openIdConnect). */
+  scopes: readonly string[];
+  /** The principal the previous scheme of the same requirement returned (an AND of schemes), else undefined. */
+  principal: TPrincipal | undefined;
+  req: Request;
+  operation: OperationRoute;
+}
+
+/** Returns the principal, or undefined (or throws) to refuse: the next alternative is tried, else 401. */
+export type SchemeAuthenticator<TPrincipal> = (input: SchemeAuthenticatorInput<TPrincipal>) => TPrincipal | undefined | Promise<TPrincipal | undefined>;
+
+/** Keyed by scheme name; the generated `SecuritySchemeName` of a spec narrows the keys (`createApp` does). */
+export type SchemeAuthenticators<TPrincipal, TScheme extends string = string> = Partial<Record<TScheme, SchemeAuthenticator<TPrincipal>>>;
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function cookie(req: Request, name: string): string | undefined {
+  for (const part of (header(req, 'cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return part.slice(eq + 1).trim();
+      }
+    }
+  }
+  return undefined;
+}
+
+function authorization(req: Request, scheme: string): string | undefined {
+  const value = header(req, 'authorization');
+  if (value === undefined) return undefined;
+  const space = value.indexOf(' ');
+  if (space === -1 || value.slice(0, space).toLowerCase() !== scheme) return undefined;
+  const token = value.slice(space + 1).trim();
+  return token === '' ? undefined : token;
+}
+
+/** The credential a scheme carries in a request, or undefined. */
+export function readCredential(req: Request, info: SecuritySchemeInfo): Credential | undefined {
+  if (info.type === 'apiKey' && info.name !== null) {
+    if (info.in === 'header') return header(req, info.name);
+    if (info.in === 'cookie') return cookie(req, info.name);
+    if (info.in === 'query') {
+      const value = (req.query as Record<string, unknown>)[info.name];
+      return typeof value === 'string' ? value : undefined;
+    }
+    return undefined;
+  }
+  if (info.type === 'http' && info.scheme?.toLowerCase() === 'basic') {
+    const encoded = authorization(req, 'basic');
+    if (encoded === undefined) return undefined;
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon === -1 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  if (info.type === 'http') return authorization(req, (info.scheme ?? 'bearer').toLowerCase());
+  if (info.type === 'oauth2' || info.type === 'openIdConnect') return authorization(req, 'bearer');
+  return undefined;
+}
+
+/** Operations whose `security` no alternative is fully covered for, with the schemes they name. */
+export function coverage(
+  operations: readonly OperationRoute[],
+  covered: (scheme: string) => boolean,
+): { operationId: string; schemes: string[] }[] {
+  const uncovered: { operationId: string; schemes: string[] }[] = [];
+  for (const op of operations) {
+    if (op.security.length === 0) continue;
+    if (op.security.some((requirement) => requirement.every((s) => covered(s.scheme)))) continue;
+    uncovered.push({ operationId: op.operationId, schemes: [...new Set(op.security.flatMap((r) => r.map((s) => s.scheme)))].sort() });
+  }
+  return uncovered;
+}
+
+/**
+ * Tries the operation's requirements in order (OR); within one, every scheme's authenticator in order (AND). The
+ * first requirement whose authenticators all return a principal wins; else the first refusal thrown, else
+ * `refuse()`.
+ */
+export function createSchemeGuard<TPrincipal>(
+  authenticators: SchemeAuthenticators<TPrincipal>,
+  schemes: Readonly<Record<string, SecuritySchemeInfo>>,
+  refuse: () => Error,
+): (req: Request, operation: OperationRoute) => Promise<TPrincipal> {
+  return async (req, operation) => {
+    let firstError: unknown;
+    for (const requirement of operation.security as readonly SecurityRequirement[]) {
+      const names = requirement.map((s) => s.scheme);
+      if (!names.every((name) => authenticators[name] !== undefined && schemes[name] !== undefined)) continue;
+      const credentials: Record<string, Credential | undefined> = {};
+      for (const name of names) credentials[name] = readCredential(req, schemes[name]!);
+      let principal: TPrincipal | undefined;
+      let ok = true;
+      for (const name of names) {
+        try {
+          const result = await authenticators[name]!({ scheme: name, info: schemes[name]!, credential: credentials[name], credentials, scopes: requirement.find((s) => s.scheme === name)?.scopes ?? [], principal, req, operation });
+          if (result === undefined) {
+            ok = false;
+            break;
+          }
+          principal = result;
+        } catch (error) {
+          firstError ??= error;
+          ok = false;
+          break;
+        }
+      }
+      if (ok) return principal as TPrincipal;
+    }
+    throw firstError ?? refuse();
+  };
+}
