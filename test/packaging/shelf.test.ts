@@ -27,7 +27,7 @@ const DIR = path.join(ROOT, 'test/fixtures/shelf/out', `e2e-${process.pid}`);
 const TOKEN = 'shelf-token-1';
 
 /** The team's server: handlers typed by the generated contract, bearer checked by the authenticate hook. */
-const APP = `import { createApiApp, HttpError } from '@paygate/server';
+const APP = `import { createApiApp } from '@paygate/server';
 import { apiDocument, operations, securitySchemes } from './generated/contract/index.js';
 import type { Handlers } from './generated/server/handlers.gen.js';
 import { requestValidators } from './generated/server/request-validators.gen.js';
@@ -68,10 +68,8 @@ export function createShelfApp(options: { offSpec?: boolean } = {}) {
     {
       handlers,
       validateResponses: false, // the checker, not the scaffold, must catch the off-spec body
-      authenticate: ({ req }) => {
-        if (req.get('authorization') !== 'Bearer ${TOKEN}') throw new HttpError(401, 'unauthorized', 'A valid bearer token is required');
-        return { user: 'team' };
-      },
+      // one authenticator per scheme the spec declares; its 401 answers come in Shelf's own Error shape
+      authenticators: { bearerAuth: ({ credential }) => (credential === '${TOKEN}' ? { user: 'team' } : undefined) },
     },
   );
 }
