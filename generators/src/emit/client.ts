@@ -29,6 +29,8 @@ export interface ClientMethodView {
   dataType: string;
   /** Union of the declared error bodies (D122). */
   errorType: string;
+  /** The same bodies named by component where the spec `$ref`s one (`components["schemas"]["Error"]`), for `Result`'s default. */
+  errorParts: string[];
   /** Name of the deduplicated OperationMeta constant. */
   meta: string;
   listAll: { local: string; key: string; pathParams: string; pathArgs: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
@@ -84,6 +86,22 @@ export function errorBodyType(op: OperationModel, alias: string): string {
     types.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
   }
   return types.length === 0 ? 'never' : [...new Set(types)].join(' | ');
+}
+
+const COMPONENT_SCHEMA_REF = /^#\/components\/schemas\/([^/]+)$/;
+
+/** Each declared error body as a type: the component it `$ref`s when it is one, else the operation's own expression. */
+export function errorBodyParts(op: OperationModel, alias: string): string[] {
+  const parts: string[] = [];
+  for (const r of op.responses) {
+    if (isSuccess(r.status)) continue;
+    const media = pickMedia(r.content);
+    const ref = (media?.schema as { $ref?: unknown } | undefined)?.$ref;
+    const component = typeof ref === 'string' ? COMPONENT_SCHEMA_REF.exec(ref)?.[1] : undefined;
+    if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(component.replace(/~1/g, '/').replace(/~0/g, '~'))}]`);
+    else parts.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
+  }
+  return [...new Set(parts)];
 }
 
 /** The operation's run-time description (OperationMeta) as a TypeScript literal. */
@@ -210,6 +228,7 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       initArgs: initArguments(pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : undefined, hasQuery ? 'query' : undefined, media !== undefined ? 'body' : undefined, bodySerializer ?? undefined, successParseAs(op)),
       dataType,
       errorType: errorBodyType(op, alias),
+      errorParts: errorBodyParts(op, alias),
       meta: metas.get(metaLiteral)!,
       listAll:
         canListAll && pg !== undefined
@@ -243,6 +262,18 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
   }
   groups.forEach((g) => g.methods.sort((a, b) => compareStrings(a.key, b.key)));
   return { methods, groups, metas: [...metas].map(([literal, name]) => ({ name, literal })) };
+}
+
+/** Distinct error-type expressions up to which `Result<T>`'s default error is their union (else `unknown`). */
+const MAX_DEFAULT_ERROR_UNION = 64;
+
+/**
+ * The default `E` of the generated `Result<T, E>`: the union of every operation's declared error bodies (so code
+ * written as `Result<Order>` still reads the API's own error fields), `unknown` for a spec with none or too many.
+ */
+export function defaultErrorType(methods: readonly Pick<ClientMethodView, 'errorParts'>[]): string {
+  const distinct = [...new Set(methods.flatMap((m) => m.errorParts))].sort(compareStrings);
+  return distinct.length === 0 || distinct.length > MAX_DEFAULT_ERROR_UNION ? 'unknown' : distinct.join(' | ');
 }
 
 /** The spec's security schemes as the runtime's `SecuritySchemes` literal (D121). */
@@ -303,6 +334,8 @@ export const clientEmitter: Emitter = {
       optionSchemes,
       headerOpts,
       identification: identification ?? false,
+      defaultErrorType: defaultErrorType(methods),
+      contractTypes: defaultErrorType(methods).includes('components["schemas"]') ? 'components, ErrorCode, paths' : 'ErrorCode, paths',
       hasIdempotency: metas.some((m) => m.literal.includes('idempotencyKey')),
       hasSecurity: schemes.length > 0,
       hasDefaults: headerOpts.length > 0 || identification !== undefined,
