@@ -34,6 +34,10 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json",
+        "text/html"
       ]
     }
   },
@@ -78,6 +82,10 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json",
+        "text/html"
       ]
     }
   },
@@ -125,6 +133,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -169,6 +180,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -231,6 +245,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -278,6 +295,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -334,6 +354,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -399,6 +422,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -446,6 +472,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -507,6 +536,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -570,6 +602,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -614,6 +649,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -667,6 +705,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -734,6 +775,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -775,6 +819,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -821,6 +868,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -862,6 +912,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -924,6 +977,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -969,6 +1025,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1010,6 +1069,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1055,6 +1117,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1114,6 +1179,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1158,6 +1226,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1219,6 +1290,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1284,6 +1358,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1344,6 +1421,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1406,6 +1486,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1467,6 +1550,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1491,6 +1577,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1537,6 +1626,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1578,6 +1670,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1637,6 +1732,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1681,6 +1779,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1727,6 +1828,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1771,6 +1875,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }

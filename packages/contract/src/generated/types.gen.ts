@@ -1223,10 +1223,10 @@ export interface components {
             detail: string;
         };
         /**
-         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md.
+         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
          * @enum {string}
          */
-        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500";
+        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
         /** @description Error envelope of every failed request. `details` maps a field (JSON path such as `buyer.email`, or a query, path or header parameter name) to its error message. */
         ErrorEnvelope: {
             error: {
@@ -1396,6 +1396,7 @@ export interface components {
         };
         /** @description Pagination envelope of merchants. */
         MerchantPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1549,7 +1550,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Absolute URL of the next or previous page keeping every filter, or null at either end.
+         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added (D108).
          */
         PageLink: string | null;
         /** @description 1-based page number. */
@@ -1742,6 +1743,7 @@ export interface components {
             status_message: string;
         };
         PaymentPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1918,6 +1920,7 @@ export interface components {
         RefundId: string;
         /** @description The refunds list is the pagination envelope itself, without the success/message wrapper. */
         RefundPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2264,6 +2267,7 @@ export interface components {
          */
         SettlementId: string;
         SettlementPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2370,6 +2374,7 @@ export interface components {
         };
         WebhookDeliveryPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2428,6 +2433,7 @@ export interface components {
         };
         WebhookEndpointPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2595,6 +2601,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailablePage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Payment page temporarily unavailable</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials, or an invalid, malformed, expired or already-used checkout session (`ERR_AUTH_000` with `details.session_id`). */
         SessionUnauthorized: {
             headers: {
@@ -2698,6 +2728,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+        Cursor: string;
         /**
          * @description Document id, from the `file` URL an upload returned.
          * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
@@ -2721,7 +2753,7 @@ export interface components {
         MerchantIdPath: components["schemas"]["MerchantId"];
         /** @example OD1000000000000001 */
         OrderIdPath: components["schemas"]["OrderId"];
-        /** @description 1-based page number. */
+        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
@@ -2735,6 +2767,8 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
         /** @example dlv_42 */
@@ -2791,6 +2825,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     submitCheckoutPage: {
@@ -2832,6 +2867,7 @@ export interface operations {
             422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     downloadDocument: {
@@ -2867,12 +2903,15 @@ export interface operations {
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMerchants: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -2918,6 +2957,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchant: {
@@ -3067,6 +3107,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMerchant: {
@@ -3156,6 +3197,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMerchant: {
@@ -3214,6 +3256,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchantCredentials: {
@@ -3274,6 +3317,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePreviousMerchantCredentials: {
@@ -3315,6 +3359,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMerchantDocument: {
@@ -3359,6 +3404,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3403,6 +3449,7 @@ export interface operations {
             422: components["responses"]["OrderUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3494,6 +3541,7 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3561,6 +3609,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadOrderDocument: {
@@ -3666,22 +3715,25 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPayments: {
         parameters: {
             query?: {
-                /** @description Buyer name, case-insensitive substring. */
+                /** @description The buyer's whole name, case-insensitive (exact match, served by an index; D109). */
                 buyer_name?: string;
                 /** @description Transaction currency. */
                 currency?: components["schemas"]["CurrencyCode"];
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_created_date?: components["schemas"]["CalendarDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description Method of payment. */
                 mop_type?: components["schemas"]["MopType"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -3751,6 +3803,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayment: {
@@ -3849,16 +3902,19 @@ export interface operations {
             404: components["responses"]["PaymentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRefunds: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -3907,6 +3963,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -3967,6 +4024,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRefund: {
@@ -4009,19 +4067,22 @@ export interface operations {
             404: components["responses"]["RefundNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSettlements: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 250 (default 250). */
-                page_size?: components["parameters"]["PageSize250"];
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
             };
@@ -4044,7 +4105,7 @@ export interface operations {
                      *       "data": {
                      *         "count": 1,
                      *         "page": 1,
-                     *         "page_size": 250,
+                     *         "page_size": 10,
                      *         "next": null,
                      *         "previous": null,
                      *         "results": [
@@ -4080,6 +4141,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSettlement: {
@@ -4135,6 +4197,7 @@ export interface operations {
             404: components["responses"]["SettlementNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeCheckoutSession: {
@@ -4204,6 +4267,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSandboxClock: {
@@ -4243,6 +4307,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceSandboxClock: {
@@ -4299,6 +4364,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setMerchantKycStatus: {
@@ -4407,6 +4473,7 @@ export interface operations {
             422: components["responses"]["KycUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeOrderPayment: {
@@ -4517,6 +4584,7 @@ export interface operations {
             422: components["responses"]["OrderStateUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeRefund: {
@@ -4578,6 +4646,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runSettlements: {
@@ -4653,6 +4722,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCheckoutSdk: {
@@ -4676,6 +4746,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhookDelivery: {
@@ -4730,12 +4801,15 @@ export interface operations {
             404: components["responses"]["WebhookDeliveryNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4786,6 +4860,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -4849,6 +4924,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -4887,12 +4963,15 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -4957,6 +5036,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -5004,6 +5084,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     merchantApprovedWebhook: {
