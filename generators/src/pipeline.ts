@@ -18,7 +18,7 @@ import {
   type RuntimeDirs,
   type Target,
 } from './emit/context.js';
-import { serverRequestValidatorsEmitter } from './emit/request-validators.js';
+import { serverRequestValidatorsEmitter, unsupportedServerOperations } from './emit/request-validators.js';
 import { CONTRACT_EMITTERS } from './emit/contract.js';
 import { createDocsEmitters, readDocsTemplates, type DocsSources } from './emit/docs-site.js';
 import { serverHandlersEmitter } from './emit/server.js';
@@ -63,6 +63,8 @@ export interface GenerateResult {
   timings: { step: string; ms: number }[];
   lintProblems: LintProblem[];
   asyncapiProblems: string[];
+  /** Operations the server scaffold skips (answered 501; contract and client still generate), with where and why. */
+  skippedServerOperations: { operationId: string; pointer: string; problem: string; fix: string }[];
   /** Patterns valid only without the `u` flag, rewritten in `u` syntax (decision D60); `file` is the spec they are in. */
   translatedPatterns: (TranslatedPattern & { file: string })[];
 }
@@ -134,5 +136,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     seen.add(f.path);
   }
   files.sort((a, b) => compareStrings(a.path, b.path));
-  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [], translatedPatterns };
+  const skippedServerOperations = targets.includes('server') ? unsupportedServerOperations(model) : [];
+  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [], translatedPatterns, skippedServerOperations };
 }

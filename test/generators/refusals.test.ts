@@ -37,7 +37,6 @@ describe('unsupported constructs are refused with their location', () => {
     ['a $ref cycle', doc({}, { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } }), '#/components/schemas/A', /\$ref cycle \(A -> B -> A\)/],
     ['a duplicate operationId', doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }), '#/paths/~1b/get/operationId', /already used by GET \/a/],
     ['a component named like an inherited member', doc({}, { schemas: { constructor: { type: 'string' } } }), '#/components/schemas/constructor', /every JavaScript object inherits/],
-    ['an object header parameter', doc({ '/a': { get: { parameters: [{ name: 'X-O', in: 'header', schema: { type: 'object' } }], responses: ok } } }), '#/paths/~1a/get/parameters', /objects are only parsed in query parameters/],
     ['a tuple Ajv refuses in strict tuple mode', doc({ '/a': { post: { requestBody: json({ type: 'array', prefixItems: [{ type: 'string' }] }), responses: ok } } }, {}, '3.1.0'), '#/paths/~1a/post/requestBody/content/application~1json/schema', /Ajv cannot compile this schema into request validators/],
     ['a component schema Ajv refuses, named rather than the operation using it', doc({ '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } }, { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } }, '3.1.0'), '#/components/schemas/Pair', /"prefixItems" is 2-tuple/],
   ])('%s', async (name, document, pointer, problem) => {
@@ -52,6 +51,16 @@ describe('unsupported constructs are refused with their location', () => {
     expect(message).toContain(`${file}${pointer}`);
     expect(message).toMatch(problem);
     expect(message).toMatch(/\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/);
+  });
+
+  it('a parameter the scaffold cannot parse skips the operation on the server side only, named with the fix (contract and client generate)', async () => {
+    const result = await generateDocument('object-header', doc({ '/a': { get: { operationId: 'getA', parameters: [{ name: 'X-O', in: 'header', schema: { type: 'object' } }], responses: ok } } }));
+    expect(result.skippedServerOperations).toEqual([
+      { operationId: 'getA', pointer: expect.stringMatching(/object-header\.json#\/paths\/~1a\/get\/parameters$/), problem: expect.stringMatching(/objects are only parsed in query parameters/), fix: expect.any(String) },
+    ]);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    expect(validators).toMatch(/"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query parameters",/);
+    expect(result.files.map((f) => f.path)).toEqual(expect.arrayContaining([expect.stringMatching(/client\.gen\.ts$/), expect.stringMatching(/types\.gen\.ts$/)]));
   });
 
   it('the CLI prints the refusal without a stack trace and exits 1', async () => {

@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { createApiApp, type DeclaredErrorResult } from '../../packages/server/src/runtime/app.js';
+import { createApiApp, RenderedResponse, type DeclaredErrorResult, type HandlerHook } from '../../packages/server/src/runtime/app.js';
 import { HttpError } from '../../packages/server/src/runtime/errors.js';
 import type { Logger } from '../../packages/server/src/runtime/types.js';
 import { apiDocument } from '../fixtures/shelf/generated/contract/api-document.gen.js';
@@ -138,5 +138,57 @@ describe('Shelf: security, expand[] and free-form objects', () => {
     // @ts-expect-error an error mapper must return a declared error body
     const wrong: DeclaredErrorResult<Handlers> = { status: 400, body: { success: false } };
     expect(wrong).toBeDefined();
+  });
+});
+
+describe('a typed hook around handlers', () => {
+  it('sees the operation, the typed request and the typed result, renders as the scaffold sends, and may answer with rendered bytes', async () => {
+    const seenByHook: { operationId: string; status: number; rendered: string }[] = [];
+    const cache = new Map<string, RenderedResponse>();
+    const around: HandlerHook<Handlers<{ user: string }>, { user: string }> = async (call) => {
+      const hit = cache.get(call.ctx.req.originalUrl);
+      if (hit !== undefined) return new RenderedResponse(hit.status, hit.contentType, { ...hit.headers, 'X-Cache': 'hit' }, hit.body);
+      const result = await call.next();
+      const rendered = call.render({ result });
+      seenByHook.push({ operationId: call.operationId, status: result.status, rendered: String(rendered.body) });
+      if (call.operation.method === 'get') cache.set(call.ctx.req.originalUrl, rendered);
+      return result;
+    };
+    const app = createApiApp<Handlers<{ user: string }>, { user: string }>(spec, { handlers, logger, around, authenticators: { bearerAuth: () => ({ user: 'ada' }) } });
+    const hooked = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => hooked.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${(hooked.address() as AddressInfo).port}/items/itm_00000001`;
+      const first = await fetch(url, { headers: auth });
+      const firstText = await first.text();
+      const second = await fetch(url, { headers: auth });
+      expect(second.headers.get('x-cache')).toBe('hit');
+      expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(await second.text()).toBe(firstText);
+      expect(seenByHook).toEqual([{ operationId: 'getItem', status: 200, rendered: firstText }]);
+    } finally {
+      await new Promise<void>((resolve) => hooked.close(() => resolve()));
+    }
+  });
+});
+
+describe('an operation the generator skipped on the server side', () => {
+  it('needs no handler, is named at start-up and answers 501 in the spec\'s error shape', async () => {
+    const { deleteItem: _skipped, ...served } = handlers;
+    const warn = vi.fn();
+    const app = createApiApp(
+      { ...spec, requestValidators: { ...requestValidators, deleteItem: { parameters: [], queryNames: [], unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query parameters" } } },
+      { handlers: served, logger: { info: vi.fn(), warn, error: vi.fn() }, authenticators: { bearerAuth: () => ({ user: 'ada' }) } },
+    );
+    expect(warn).toHaveBeenCalledWith({ operationId: 'deleteItem' }, expect.stringMatching(/^deleteItem is not served \(501\): operation deleteItem: header parameter 'X-O'/));
+    const skippedServer = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => skippedServer.once('listening', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(skippedServer.address() as AddressInfo).port}/items/itm_00000001`, { method: 'DELETE', headers: auth });
+      expect(response.status).toBe(501);
+      expect(await response.json()).toEqual({ code: 'not_implemented', message: expect.stringContaining('deleteItem is not served by this scaffold') });
+    } finally {
+      await new Promise<void>((resolve) => skippedServer.close(() => resolve()));
+    }
   });
 });

@@ -1,8 +1,7 @@
 /** Paygate's parameter rules as the request-validators emitter derives them from the model (docs/request-validation.md, section 5). */
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
-import { UnsupportedSpecError } from '../parse/refusal.js';
-import { compileRequestValidators } from './request-validators.js';
+import { compileRequestValidators, unsupportedServerOperations } from './request-validators.js';
 
 function rulesFor(parameters: object[]): unknown {
   const document = {
@@ -49,17 +48,15 @@ describe('request-validators emitter: parameter rules', () => {
     ['matrix path parameter', { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }, /operation r: path parameter 'p': style 'matrix' is not parsed/],
     ['object path parameter', { name: 'p', in: 'path', required: true, schema: object }, /objects are only parsed in query parameters/],
     ['label header parameter', { name: 'X-P', in: 'header', style: 'label', schema: { type: 'string' } }, /header parameter 'X-P': style 'label' is not parsed/],
-  ])('refuses to generate for an unsupported %s, naming the file and the operation', (_name, parameter, message) => {
-    const refusal = (() => {
-      try {
-        rulesFor(withPath(parameter));
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(refusal).toBeInstanceOf(UnsupportedSpecError);
-    expect((refusal as UnsupportedSpecError).message).toMatch(message);
-    expect(refusal).toMatchObject({ file: 'r', pointer: '#/paths/~1r~1{p}/get/parameters' });
+  ])('skips the operation on the server side for an unsupported %s, and names it with the fix', (_name, parameter, message) => {
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'R', version: '1' },
+      paths: { '/r/{p}': { get: { operationId: 'r', parameters: withPath(parameter), responses: { '200': { description: 'ok' } } } } },
+    };
+    const model = buildModel(document, { source: 'r' });
+    const { operations } = compileRequestValidators({ model });
+    expect(operations[0]!.fields.find((f) => f.name === 'unsupported')?.value).toMatch(message);
+    expect(unsupportedServerOperations(model)).toEqual([{ operationId: 'r', pointer: expect.stringMatching(/^r#\/paths\/~1r~1\{p\}(\/get)?\/parameters$/), problem: expect.stringMatching(message), fix: expect.stringContaining('deepObject (name[]=a&name[]=b)') }]);
   });
 });

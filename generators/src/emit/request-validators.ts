@@ -201,6 +201,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
     let allowUnknownQuery = op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
+    let unsupported: string | undefined;
     for (const p of op.parameterList) {
       const location = p.in;
       const schema = rules.parameterSchema(p);
@@ -209,12 +210,8 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         rule = rules.rule(p, schema);
       } catch (error) {
         if (error instanceof UnsupportedParameterError) {
-          throw new UnsupportedSpecError(
-            openapiFileOf(model.source),
-            `${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`,
-            `operation ${op.operationId}: ${error.message}`,
-            "declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path and header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.",
-          );
+          unsupported = `operation ${op.operationId}: ${error.message}`;
+          break;
         }
         throw error;
       }
@@ -227,6 +224,12 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
       if (rule.parse === 'formExplode' && isObj(schema) && schema.additionalProperties !== undefined && schema.additionalProperties !== false) allowUnknownQuery ??= true;
+    }
+    if (unsupported !== undefined) {
+      // Skipped on the server side only (the contract and the client still generate): the scaffold answers 501 and
+      // says so at start-up; generation warns naming it (unsupportedServerOperations).
+      operations.push({ key: js(op.operationId), fields: [{ name: 'parameters', value: '[]' }, { name: 'queryNames', value: '[]' }, { name: 'unsupported', value: js(unsupported) }] });
+      continue;
     }
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
       const g = groups[group];
@@ -301,6 +304,27 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   );
   return { code, operations };
 }
+
+/** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */
+export function unsupportedServerOperations(model: Pick<ApiModel, 'operations' | 'schemas' | 'source'>): { operationId: string; pointer: string; problem: string; fix: string }[] {
+  const rules = new RuleBuilder(modelSchemaResolver(model));
+  const out: { operationId: string; pointer: string; problem: string; fix: string }[] = [];
+  for (const op of model.operations) {
+    for (const p of op.parameterList) {
+      try {
+        rules.rule(p, rules.parameterSchema(p));
+      } catch (error) {
+        if (!(error instanceof UnsupportedParameterError)) throw error;
+        out.push({ operationId: op.operationId, pointer: `${openapiFileOf(model.source)}${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`, problem: `operation ${op.operationId}: ${error.message}`, fix: UNSUPPORTED_FIX });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const UNSUPPORTED_FIX =
+  'declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path and header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.';
 
 /** JSON pointer of an operation in the bundled document. */
 function operationPointer(op: Pick<OperationModel, 'path' | 'method'>): string {

@@ -9,7 +9,10 @@ import {
   mapError,
   type Handlers,
   type HandlerContext,
+  type HandlerCall,
+  type HandlerHook,
   type Logger,
+  RenderedResponse,
   type SchemeAuthenticator,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
@@ -61,56 +64,25 @@ export function canonical(value: unknown): string {
   return JSON.stringify(seen(value) ?? null);
 }
 
-type AnyHandler = (
-  req: { body?: unknown },
-  ctx: HandlerContext<Principal>,
-) => Promise<{ status: number; body?: unknown; headers?: Record<string, string>; contentType?: string; rawBody?: string }>;
-
-/** Every handler: service errors that escaped a handler still become HttpErrors. */
-function withErrorMapping(handler: AnyHandler): AnyHandler {
-  return async (req, ctx) => {
-    try {
-      return await handler(req, ctx);
-    } catch (err) {
-      throw toHttpError(err);
-    }
-  };
-}
-
-/** The media type the scaffold sends for a status (declared for the exact status, else `NXX`, else `default`). */
-function declaredMediaType(ctx: HandlerContext<Principal>, status: number): string {
-  const responses = ctx.operation.responses;
-  return (responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses['default'] ?? [])[0] ?? 'application/json';
-}
-
-/**
- * The exact body text a response is sent with: JSON as Express's res.json writes it (same `json replacer`,
- * `json spaces` and `json escape` settings), a string as is. Stored (sealed) so a replay sends the same bytes.
- */
-function responseAsSent(
-  ctx: HandlerContext<Principal>,
-  status: number,
-  body: unknown,
-  contentType: string,
-  headers: Record<string, unknown> | undefined,
-): StoredResponse {
-  const stored: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) stored[name] = String(value);
-  if (body === undefined) return { status, contentType: null, body: '', headers: stored };
-  let text: string;
-  if (/^application\/(.+\+)?json/.test(contentType) || typeof body !== 'string') {
-    const app = ctx.res.app;
-    const replacer = app.get('json replacer') as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
-    const spaces = app.get('json spaces') as string | number | undefined;
-    text = replacer || spaces ? JSON.stringify(body, replacer, spaces) : JSON.stringify(body);
-    if (app.get('json escape')) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
-  } else {
-    text = body;
+/** Service errors that escaped a handler still become HttpErrors (every handler runs through this). */
+async function withErrorMapping<TResult>(next: () => Promise<TResult>): Promise<TResult> {
+  try {
+    return await next();
+  } catch (err) {
+    throw toHttpError(err);
   }
-  return { status, contentType, body: text, headers: stored };
 }
 
-type HandlerResult = Awaited<ReturnType<AnyHandler>>;
+/** The stored form of a rendered response (its exact body text). */
+function stored(rendered: RenderedResponse): StoredResponse {
+  const body = rendered.body === undefined ? '' : typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body).toString('utf8');
+  return { status: rendered.status, contentType: rendered.body === undefined ? null : rendered.contentType, body, headers: { ...rendered.headers } };
+}
+
+/** The request body of a typed request (the fingerprint's input). */
+function bodyOf(request: unknown): unknown {
+  return typeof request === 'object' && request !== null && 'body' in request ? request.body : undefined;
+}
 
 /** Statuses whose answer is final and recorded for replay: 2xx-4xx except 429 (a retry may succeed later). */
 function isFinalStatus(status: number): boolean {
@@ -118,16 +90,17 @@ function isFinalStatus(status: number): boolean {
 }
 
 /** A non-final answer (5xx) leaves the transaction by this error so that it rolls back, and is returned after. */
-class RollBackWith extends Error {
-  constructor(readonly result: HandlerResult) {
+class RollBack extends Error {
+  constructor() {
     super('non-final response: roll the idempotent request back');
   }
 }
 
-type IdempotentOutcome = { kind: 'result'; result: HandlerResult } | { kind: 'error'; error: HttpError } | { kind: 'replay'; stored: StoredResponse };
+type IdempotentOutcome<TResult> = { kind: 'result'; result: TResult } | { kind: 'error'; error: HttpError } | { kind: 'replay'; stored: StoredResponse };
 
 /**
- * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`), exactly once:
+ * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`), a typed hook around the handler (D120's
+ * `around`: no casts; the bytes recorded are what the scaffold renders), exactly once:
  * - the key is claimed, the handler runs and the key's outcome is recorded in ONE database transaction (every
  *   service statement joins it through `transactionScope`). A crash or a failure anywhere before commit leaves
  *   nothing, so a retry runs once; after commit the outcome is there, so a retry replays it;
@@ -139,85 +112,81 @@ type IdempotentOutcome = { kind: 'result'; result: HandlerResult } | { kind: 'er
  * - a replay sends the stored text byte for byte, with its content type, headers and `Idempotent-Replayed: true`;
  *   the same key with another request is 422 ERR_IDEMPOTENCY_422.
  */
-function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, inFlight: Set<string>): AnyHandler {
-  return async (req, ctx) => {
-    const key = ctx.req.get(IDEMPOTENCY_HEADER);
-    if (key === undefined) return handler(req, ctx);
-    let outcome: IdempotentOutcome;
-    let claimedHere: string | undefined;
-    try {
-      const scope = await idempotencyScope(rt.db, ctx.principal, ctx.req.get('x-merchant-id'), ctx.req.ip ?? 'unknown');
-      const claim = { scope, key, fingerprint: requestFingerprint(ctx.req.method, ctx.req.path, canonical(req.body)) };
-      // Same key already running in this process: 409 at once, without waiting for a connection (on PGlite, the one
-      // connection is that request's). Other processes are kept out by the key's advisory lock below.
-      const local = `${scope}\n${key}`;
-      if (inFlight.has(local)) throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
-      inFlight.add((claimedHere = local));
-      outcome = await rt.db.transactionScope(async (tx): Promise<IdempotentOutcome> => {
-        const claimed = await claimIdempotencyKey(tx, rt.deps, claim.scope, claim.key, claim.fingerprint);
-        if (claimed.kind === 'replay') return { kind: 'replay', stored: claimed };
-        await tx.query('SAVEPOINT idempotent_request');
-        let result: HandlerResult;
-        try {
-          result = await handler(req, ctx);
-        } catch (err) {
-          const mapped = toHttpError(err);
-          if (!(mapped instanceof HttpError) || !isFinalStatus(mapped.status)) throw mapped;
-          await tx.query('ROLLBACK TO SAVEPOINT idempotent_request');
-          // what the scaffold's error handler sends: res.status().set(headers).json(body)
-          const sent = mapError(mapped);
-          await recordIdempotentOutcome(tx, rt.deps, claim, responseAsSent(ctx, sent.status, sent.body, 'application/json', sent.headers));
-          return { kind: 'error', error: mapped };
-        }
-        if (!isFinalStatus(result.status)) throw new RollBackWith(result);
-        const contentType = result.contentType ?? declaredMediaType(ctx, result.status);
-        await recordIdempotentOutcome(tx, rt.deps, claim, responseAsSent(ctx, result.status, result.body, contentType, result.headers));
-        return { kind: 'result', result };
-      });
-    } catch (err) {
-      if (err instanceof RollBackWith) return err.result;
-      throw toHttpError(err);
-    } finally {
-      if (claimedHere !== undefined) inFlight.delete(claimedHere);
-    }
-    if (outcome.kind === 'error') throw outcome.error;
-    if (outcome.kind === 'result') return outcome.result;
-    const { stored } = outcome;
-    const headers = { ...stored.headers, 'Idempotent-Replayed': 'true' };
-    if (stored.contentType === null) return { status: stored.status, headers };
-    // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
-    return { status: stored.status, headers, contentType: stored.contentType, rawBody: stored.body };
-  };
+async function withIdempotency<TRequest, TResult>(rt: ReferenceRuntime, call: HandlerCall<TRequest, TResult, Principal>, inFlight: Set<string>): Promise<TResult | RenderedResponse> {
+  const { ctx } = call;
+  const key = ctx.req.get(IDEMPOTENCY_HEADER);
+  if (key === undefined) return withErrorMapping(call.next);
+  let outcome: IdempotentOutcome<TResult>;
+  let claimedHere: string | undefined;
+  let nonFinal: { result: TResult } | undefined;
+  try {
+    const scope = await idempotencyScope(rt.db, ctx.principal, ctx.req.get('x-merchant-id'), ctx.req.ip ?? 'unknown');
+    const claim = { scope, key, fingerprint: requestFingerprint(ctx.req.method, ctx.req.path, canonical(bodyOf(call.request))) };
+    // Same key already running in this process: 409 at once, without waiting for a connection (on PGlite, the one
+    // connection is that request's). Other processes are kept out by the key's advisory lock below.
+    const local = `${scope}\n${key}`;
+    if (inFlight.has(local)) throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
+    inFlight.add((claimedHere = local));
+    outcome = await rt.db.transactionScope(async (tx): Promise<IdempotentOutcome<TResult>> => {
+      const claimed = await claimIdempotencyKey(tx, rt.deps, claim.scope, claim.key, claim.fingerprint);
+      if (claimed.kind === 'replay') return { kind: 'replay', stored: claimed };
+      await tx.query('SAVEPOINT idempotent_request');
+      let result: TResult;
+      try {
+        result = await call.next();
+      } catch (err) {
+        const mapped = toHttpError(err);
+        if (!(mapped instanceof HttpError) || !isFinalStatus(mapped.status)) throw mapped;
+        await tx.query('ROLLBACK TO SAVEPOINT idempotent_request');
+        // what the scaffold's error handler sends for it
+        await recordIdempotentOutcome(tx, rt.deps, claim, stored(call.render({ error: mapped })));
+        return { kind: 'error', error: mapped };
+      }
+      const rendered = call.render({ result });
+      if (!isFinalStatus(rendered.status)) {
+        nonFinal = { result };
+        throw new RollBack();
+      }
+      await recordIdempotentOutcome(tx, rt.deps, claim, stored(rendered));
+      return { kind: 'result', result };
+    });
+  } catch (err) {
+    if (err instanceof RollBack && nonFinal !== undefined) return nonFinal.result;
+    throw toHttpError(err);
+  } finally {
+    if (claimedHere !== undefined) inFlight.delete(claimedHere);
+  }
+  if (outcome.kind === 'error') throw outcome.error;
+  if (outcome.kind === 'result') return outcome.result;
+  const replay = outcome.stored;
+  // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
+  return new RenderedResponse(replay.status, replay.contentType, { ...replay.headers, 'Idempotent-Replayed': 'true' }, replay.contentType === null ? undefined : replay.body);
 }
 
 /** A shopper's page: its 503 is a page when the browser asks for HTML (the scaffold picks by Accept), D91. */
-function withUnavailablePage(handler: AnyHandler): AnyHandler {
-  return async (req, ctx) => {
-    try {
-      return await handler(req, ctx);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status !== 503 || err instanceof HttpErrorWithPage) throw err;
-      const page = { contentType: 'text/html', text: renderUnavailablePage(UNAVAILABLE_RETRY_AFTER_SECONDS) };
-      const withPage = new HttpErrorWithPage(err.status, err.code, err.message, err.details, { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
-      throw Object.assign(withPage, { cause: (err as Error & { cause?: unknown }).cause });
-    }
-  };
+async function withUnavailablePage<TResult>(next: () => Promise<TResult>): Promise<TResult> {
+  try {
+    return await next();
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status !== 503 || err instanceof HttpErrorWithPage) throw err;
+    const page = { contentType: 'text/html', text: renderUnavailablePage(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+    const withPage = new HttpErrorWithPage(err.status, err.code, err.message, err.details, { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+    throw Object.assign(withPage, { cause: (err as Error & { cause?: unknown }).cause });
+  }
 }
 
-function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Handlers<Principal> {
+/**
+ * The hook around every handler: idempotency where the operation declares `Idempotency-Key`, error mapping
+ * everywhere, the 503 page on a shopper's pages.
+ */
+function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Principal> {
   const idempotent = idempotentOperationIds();
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
   const inFlight = new Set<string>();
-  const wrapped: Record<string, AnyHandler> = {};
-  // Why the casts: each operation's handler has its own request and response types; wrapping them in a loop needs a
-  // common signature, and TypeScript cannot carry the per-key types through a loop over keys (no correlated union
-  // types). The wrappers pass requests and results through unchanged, so each signature still holds.
-  for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) { // why: see above
-    const mapped = withErrorMapping(fn.bind(handlers));
-    const guarded = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
-    wrapped[id] = BROWSER_OPERATIONS.has(id) ? withUnavailablePage(guarded) : guarded;
-  }
-  return wrapped as unknown as Handlers<Principal>; // see the comment above the loop
+  return (call) => {
+    const guarded = () => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next));
+    return BROWSER_OPERATIONS.has(call.operationId) ? withUnavailablePage(guarded) : guarded();
+  };
 }
 
 /**
@@ -234,9 +203,8 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
     const secret = credentials.ClientSecret;
     try {
       return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined)).principal;
-    } catch {
-      // one answer for missing, unknown, revoked and wrong credentials
-      throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+    } catch (err) {
+      throw authenticationError(err);
     }
   };
 }
@@ -379,9 +347,9 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
  */
 export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOptions): Express {
   const { logger } = options;
-  const handlers = wrapHandlers(rt, createHandlers(rt));
   return createApp<Principal>({
-    handlers,
+    handlers: createHandlers(rt),
+    around: handlerHook(rt),
     logger,
     ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
     before: (app) => extraRoutes(app, rt, options),

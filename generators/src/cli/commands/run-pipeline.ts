@@ -31,6 +31,9 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
   const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
   if (warnings.length > 0) io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
   for (const problem of result.asyncapiProblems) io.stderr(`    ${problem}\n`);
+  for (const skipped of result.skippedServerOperations) {
+    io.stderr(`  warning: the server scaffold skips ${skipped.operationId} (it answers 501; contract and client are generated): ${skipped.pointer}: ${skipped.problem}\n    Fix: ${skipped.fix}\n`);
+  }
   return result;
 }
 

@@ -8,6 +8,7 @@ import {
   claimIdempotencyKey,
   idempotencyLockId,
   idempotencyScope,
+  isValidIdempotencyKey,
   recordIdempotentOutcome,
   requestFingerprint,
   type StoredResponse,
@@ -133,5 +134,19 @@ describe.each(testTargets())('idempotency keys on %s', (target) => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('isValidIdempotencyKey: the contract\'s rule (pattern and length read from the spec)', () => {
+  it.each([
+    ['a UUID', '8e03978e-40d5-43e8-bc93-6894a57f9324', true],
+    ['visible ASCII punctuation', 'k!~#', true],
+    ['255 characters', 'k'.repeat(255), true],
+    ['a space (the spec forbids it)', 'a key', false],
+    ['empty', '', false],
+    ['256 characters', 'k'.repeat(256), false],
+    ['non-ASCII', 'clé', false],
+  ])('%s', (_name, key, valid) => {
+    expect(isValidIdempotencyKey(key)).toBe(valid);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { apiDocument } from '@paygate/contract';
 import type { Db } from '../db/db.js';
 import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import type { SecretBox } from '../core/secret-box.js';
@@ -8,9 +9,28 @@ import { resolveScope, type Principal } from '../core/scope.js';
 /** Keys are kept 24 h per account (the idempotency scope). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
-/** Idempotency-Key header: 1..255 printable ASCII characters. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The `Idempotency-Key` header's schema as the contract declares it (`#/components/parameters/*` named
+ * `Idempotency-Key`): its pattern and length bounds are read from there, never copied (the spec forbids a space).
+ */
+function contractKeyRule(): { pattern: RegExp; minLength: number; maxLength: number } {
+  const parameters = isObject(apiDocument.components) && isObject(apiDocument.components.parameters) ? Object.values(apiDocument.components.parameters) : [];
+  const parameter = parameters.find((p) => isObject(p) && p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === 'idempotency-key');
+  const schema = isObject(parameter) && isObject(parameter.schema) ? parameter.schema : {};
+  return {
+    pattern: new RegExp(typeof schema.pattern === 'string' ? schema.pattern : '^[\\s\\S]*$', 'u'),
+    minLength: typeof schema.minLength === 'number' ? schema.minLength : 1,
+    maxLength: typeof schema.maxLength === 'number' ? schema.maxLength : 255,
+  };
+}
+
+const KEY_RULE = contractKeyRule();
+
+/** Idempotency-Key header: what the contract allows (1..255 visible ASCII characters, no space). */
 export function isValidIdempotencyKey(key: string): boolean {
-  return /^[\x20-\x7e]{1,255}$/.test(key);
+  return key.length >= KEY_RULE.minLength && key.length <= KEY_RULE.maxLength && KEY_RULE.pattern.test(key);
 }
 
 /** SHA-256 over method, path and raw body (hex), separated so the parts cannot run into each other. */
@@ -98,7 +118,7 @@ interface KeyRow {
  */
 export async function claimIdempotencyKey(tx: Db, deps: IdempotencyDeps, scope: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
   if (!isValidIdempotencyKey(key)) {
-    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { 'idempotency-key': 'must be 1 to 255 printable ASCII characters' });
+    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { 'idempotency-key': 'must be 1 to 255 visible ASCII characters (no space)' });
   }
   const { rows: lock } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [idempotencyLockId(scope, key)]);
   if (lock[0]?.locked !== true) {

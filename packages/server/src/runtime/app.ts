@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Application, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
@@ -81,6 +81,8 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme exten
    * start-up, naming each operation).
    */
   allowUnauthenticated?: boolean;
+  /** Runs around every handler (a typed middleware: idempotency, caching, auditing...). */
+  around?: HandlerHook<THandlers, TPrincipal>;
   /** Shape the scaffold's own error answers yourself (default: from the spec, D119). */
   errorMapper?: ErrorMapper<THandlers>;
   /**
@@ -139,13 +141,50 @@ interface HandlerResult {
   body?: unknown;
   headers?: Record<string, unknown>;
   contentType?: string;
-  /**
-   * Body text already serialised, sent byte for byte instead of `body` (e.g. an idempotent replay of a stored
-   * response). Not part of the generated handler types: only wrappers around handlers produce it.
-   */
-  rawBody?: string;
 }
 
+/**
+ * A response already rendered: the status, the content type the scaffold chose (the handler's, else the first one
+ * declared for the status), the headers and the exact body it sends. `render` in a handler hook returns one (what
+ * the scaffold would send for a result or an error), and a hook may return one instead of a result, e.g. an
+ * idempotent replay of stored bytes; it is sent byte for byte.
+ */
+export class RenderedResponse {
+  constructor(
+    readonly status: number,
+    /** null when there is no body. */
+    readonly contentType: string | null,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: string | Uint8Array | undefined,
+  ) {}
+}
+
+/** JSON exactly as Express's `res.json` writes it (the app's `json replacer`, `json spaces` and `json escape`). */
+function jsonText(app: Application, body: unknown): string {
+  const replacer = app.get('json replacer') as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
+  const spaces = app.get('json spaces') as string | number | undefined;
+  let text = replacer || spaces ? JSON.stringify(body, replacer, spaces) : JSON.stringify(body);
+  if (app.get('json escape')) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  return text;
+}
+
+/** The one serialisation of a handler result (sent by the scaffold, and what a hook's `render` returns). */
+function renderResult(app: Application, operation: OperationRoute, result: HandlerResult): RenderedResponse {
+  if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
+    throw new Error(`Handler ${operation.operationId} returned no { status }`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) headers[name] = String(value);
+  if (result.body === undefined) return new RenderedResponse(result.status, null, headers, undefined);
+  const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
+  const body = isJsonMediaType(contentType) || (typeof result.body !== 'string' && !(result.body instanceof Uint8Array)) ? jsonText(app, result.body) : (result.body as string | Uint8Array);
+  return new RenderedResponse(result.status, contentType, headers, body);
+}
+
+/**
+ * Sends a handler result: JSON through `res.json` (the response validator observes it there; `renderResult` writes
+ * the same text), anything else as is.
+ */
 function sendResult(operation: OperationRoute, res: Response, result: HandlerResult): void {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
@@ -154,21 +193,46 @@ function sendResult(operation: OperationRoute, res: Response, result: HandlerRes
     if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
   }
   res.status(result.status);
-  if (result.rawBody !== undefined) {
-    res.type(result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json').send(result.rawBody);
-    return;
-  }
   if (result.body === undefined) {
     res.end();
     return;
   }
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
-  if (isJsonMediaType(contentType)) {
-    res.type(contentType).json(result.body);
-  } else {
-    res.type(contentType).send(result.body);
-  }
+  if (isJsonMediaType(contentType)) res.type(contentType).json(result.body);
+  else res.type(contentType).send(result.body);
 }
+
+function sendRendered(res: Response, rendered: RenderedResponse): void {
+  res.status(rendered.status).set(rendered.headers);
+  if (rendered.body === undefined || rendered.contentType === null) {
+    res.end();
+    return;
+  }
+  res.type(rendered.contentType).send(typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body.buffer, rendered.body.byteOffset, rendered.body.byteLength));
+}
+
+type RequestOf<F> = F extends (request: infer Q, ...rest: never[]) => unknown ? Q : never;
+type ResultOf<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+/** What a handler hook sees of one call: the operation, the typed request, the typed result (`next`). */
+export interface HandlerCall<TRequest, TResult, TPrincipal = unknown> {
+  operationId: string;
+  operation: OperationRoute;
+  request: TRequest;
+  ctx: HandlerContext<TPrincipal>;
+  /** Runs the handler (or the next hook). */
+  next: () => Promise<TResult>;
+  /** What the scaffold sends for a result, or for an error (shaped as the spec declares, D119), byte for byte. */
+  render: (outcome: { result: TResult } | { error: unknown }) => RenderedResponse;
+}
+
+/**
+ * A typed hook around every handler (cross-cutting behaviour: idempotency, caching, auditing): it gets the call and
+ * returns the handler's result (typed per operation) or a rendered response.
+ */
+export type HandlerHook<THandlers, TPrincipal = unknown> = <K extends keyof THandlers & string>(
+  call: HandlerCall<RequestOf<THandlers[K]>, ResultOf<THandlers[K]>, TPrincipal>,
+) => Promise<ResultOf<THandlers[K]> | RenderedResponse>;
 
 /**
  * A query string is `application/x-www-form-urlencoded`, where `+` is a space (what `URLSearchParams` writes, and
@@ -301,11 +365,23 @@ export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMappe
       res.status(error.status).set(error.headers).type(err.page.contentType).send(err.page.text);
       return;
     }
-    const shaped = shapes.respond(error, operation);
-    const own = errorMapper?.(error, { operation, req, shaped }) as { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> } | undefined;
-    const response = own === undefined ? shaped : { status: own.status, body: own.body, contentType: own.contentType ?? shaped.contentType, headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) } };
-    res.status(response.status).set(response.headers).type(response.contentType).send(JSON.stringify(response.body));
+    const response = shapedError(req, error, operation, shapes, errorMapper);
+    res.status(response.status).set(response.headers).type(response.contentType).json(response.body);
   };
+}
+
+/** The error in the spec's shape, or the app's `errorMapper`'s. */
+function shapedError(req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): ErrorResponse {
+  const shaped = shapes.respond(error, operation);
+  const own = errorMapper?.(error, { operation, req, shaped }) as { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> } | undefined;
+  if (own === undefined) return shaped;
+  return { status: own.status, body: own.body, contentType: own.contentType ?? shaped.contentType, headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) } };
+}
+
+/** What the error handler sends for an error, rendered (a hook records it, e.g. an idempotent 4xx). */
+function renderError(app: Application, req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): RenderedResponse {
+  const response = shapedError(req, error, operation, shapes, errorMapper);
+  return new RenderedResponse(response.status, response.contentType, response.headers, jsonText(app, response.body));
 }
 
 /**
@@ -323,7 +399,12 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
   // common signature, which TypeScript cannot derive from the per-key types (the generated Handlers type checks them)
   const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>; // see above
-  const missing = spec.operations.filter((op) => typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
+  // Operations whose parameters the scaffold cannot parse were skipped by the generator: answered 501, no handler needed.
+  const skipped = new Map(spec.operations.flatMap((op) => {
+    const reason = spec.requestValidators[op.operationId]?.unsupported;
+    return reason === undefined ? [] : [[op.operationId, reason] as const];
+  }));
+  const missing = spec.operations.filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 
   const app = express();
@@ -406,21 +487,48 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const allowOf = new Map(paths.map((p) => [p.path, p.allow]));
 
   // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
+  // The error shapes are built once, before any route: handler hooks render errors with them too.
+  const shapes = new SpecErrorShapes(spec.apiDocument);
+  for (const problem of shapes.check()) logger.warn({ schema: problem }, `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`);
+  const errorMapper = options.errorMapper as ErrorMapper<unknown> | undefined;
+  // why the cast: the hook is generic per operation id; dispatching by id at run time calls it with the one common
+  // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
+  const around = options.around as unknown as ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>) | undefined; // see above
+
+  // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
   const invokeFor = (operation: OperationRoute): RequestHandler => {
     const handler = handlers[operation.operationId]!;
     return async (req: Request, res: Response, next: NextFunction) => {
       try {
         const request = handlerRequest(operation, req);
         const ctx: HandlerContext<TPrincipal> = { principal: res.locals.principal as TPrincipal, operation, req, res, logger };
-        const result = await handler(request, ctx);
-        sendResult(operation, res, result);
+        const result =
+          around === undefined
+            ? await handler(request, ctx)
+            : await around({
+                operationId: operation.operationId,
+                operation,
+                request,
+                ctx,
+                next: () => handler(request, ctx),
+                render: (outcome) => ('result' in outcome ? renderResult(req.app, operation, outcome.result) : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper)),
+              });
+        if (result instanceof RenderedResponse) sendRendered(res, result);
+        else sendResult(operation, res, result);
       } catch (error) {
         next(error);
       }
     };
   };
 
+  for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
   for (const operation of spec.operations) {
+    if (skipped.has(operation.operationId)) {
+      app[operation.method](operation.expressPath, guardFor(operation), (_req: Request, _res: Response, next: NextFunction) =>
+        next(new HttpError(501, RUNTIME_ERROR_CODES.notImplemented, `${operation.operationId} is not served by this scaffold: ${skipped.get(operation.operationId)!}`)),
+      );
+      continue;
+    }
     const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, { allow: allowOf.get(operation.path)!, uploadLimits });
     const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
@@ -436,8 +544,6 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
 
   // 5. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
-  const shapes = new SpecErrorShapes(spec.apiDocument);
-  for (const problem of shapes.check()) logger.warn({ schema: problem }, `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`);
-  app.use(errorHandler(logger, shapes, options.errorMapper as ErrorMapper<unknown> | undefined));
+  app.use(errorHandler(logger, shapes, errorMapper));
   return app;
 }

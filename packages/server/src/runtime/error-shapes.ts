@@ -30,7 +30,7 @@ export interface RuntimeError {
   kind?: RuntimeErrorKind;
 }
 
-export type RuntimeErrorKind = 'validation' | 'auth' | 'forbidden' | 'notFound' | 'methodNotAllowed' | 'tooLarge' | 'unsupportedMediaType' | 'rateLimited' | 'internal';
+export type RuntimeErrorKind = 'validation' | 'auth' | 'forbidden' | 'notFound' | 'methodNotAllowed' | 'tooLarge' | 'unsupportedMediaType' | 'rateLimited' | 'internal' | 'notImplemented';
 
 /** The codes of the runtime's own answers when the spec names none (`x-paygate-error.codes` overrides them). */
 export const GENERIC_ERROR_CODES: Readonly<Record<RuntimeErrorKind, string>> = {
@@ -43,6 +43,7 @@ export const GENERIC_ERROR_CODES: Readonly<Record<RuntimeErrorKind, string>> = {
   unsupportedMediaType: 'unsupported_media_type',
   rateLimited: 'rate_limited',
   internal: 'internal_error',
+  notImplemented: 'not_implemented',
 };
 
 /** A shaped error response. */

@@ -12,6 +12,7 @@ export const RUNTIME_ERROR_CODES = {
   unsupportedMediaType: 'ERR_REQUEST_415',
   rateLimited: 'ERR_RATE_429',
   internal: 'ERR_INTERNAL_500',
+  notImplemented: 'ERR_REQUEST_501',
 } as const;
 
 /** The one message of every `ERR_VALIDATION_400` (the runtime's and the handlers'); `details` says what is wrong. */

@@ -95,6 +95,8 @@ export interface OperationRequestValidators {
   /** Absent when the operation declares no request body. */
   readonly body?: { readonly required: boolean; readonly content: readonly BodyMediaRule[] };
   readonly multipart?: boolean;
+  /** Set when the scaffold cannot parse one of the operation's parameters: the operation is skipped (501). */
+  readonly unsupported?: string;
 }
 
 /** A rejected request: `status`, the per-field `errors` (`path` is a JSON pointer such as `/body/buyer/email`) and headers. */
