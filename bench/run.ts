@@ -4,7 +4,7 @@
  * the same run and the ratio to it. Writes bench/results/latest.json.
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists),
+ * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,cli),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPaygateClient } from '@paygate/client';
 import { measureGenerators, type GeneratorBench } from './generate.js';
+import { runCliBench } from './sections/cli.js';
 import { createHostedOrderBody, createMerchantBody, orderEnvelope } from './lib/fixtures.js';
 import { load, rssMiB, type LoadResult } from './lib/load.js';
 import { freePort, httpOk, spawnNode, waitUntil, type Child } from './lib/proc.js';
@@ -582,6 +583,7 @@ function table(): string {
     const per = typeof r['cpuRatio'] === 'number' ? ` (${pct(r['cpuRatio'] as number)} per CPU-s)` : '';
     const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : r.section === 'startup' ? `${r.ratio.toFixed(2)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
     if (['coldstart', 'startup'].includes(r.section)) return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    if (r.section === 'cli') return [r.section, r.name, '', '', '', '', '', r.note ?? ''];
     if (r.section === 'diff') return diffTableRow(r);
     if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`];
     const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
@@ -615,8 +617,10 @@ async function main(): Promise<void> {
   if (want('lists')) {
     await runLists({ log, createDatabase, partnerHeaders, loadRow, onboardMerchant: seed, startGateway: (name, databaseUrl) => startServer(name, GATEWAY, gatewayEnv({ databaseUrl }), '/healthz') });
   }
+  const cli = want('cli') ? await runCliBench(ROOT, log) : undefined;
+  rows.push(...(cli?.rows ?? []));
 
-  const b = budgets();
+  const b = [...budgets(), ...(cli?.budgets ?? [])];
   const out = table();
   console.log(`\n${out}\n\nBudgets:`);
   for (const x of b) console.log(`  [${x.met ? 'met' : 'NOT met'}] ${x.name}: ${x.value} (target ${x.target})`);

@@ -6,7 +6,7 @@ import { runCommand } from '../dist/cli/run-command.js';
 
 const argv = process.argv.slice(2);
 // `paygate serve` runs without loading the other commands (their generators); see src/cli/standalone.ts
-const standalone = standaloneCommand(argv);
+const standalone = await standaloneCommand(argv);
 if (standalone !== undefined) {
   process.exitCode = await runCommand(standalone, argv.slice(1), processIo());
 } else {

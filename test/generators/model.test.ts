@@ -15,9 +15,9 @@ describe('pagination detection (any spec)', () => {
   const responses = [{ status: '200', content: [{ mediaType: 'application/json', schema: books }] }] as unknown as ResponseModel[];
   const params = (...names: string[]) => names.map((name) => ({ name })) as unknown as ParameterModel[];
   it.each([
-    ['page only', {}, params('page', 'limit'), { pageParam: 'page', pageSizeParam: 'limit', cursorParam: undefined, itemsPath: ['items'] }],
-    ['page and cursor', {}, params('page', 'per_page', 'cursor'), { pageParam: 'page', pageSizeParam: 'per_page', cursorParam: 'cursor', itemsPath: ['items'] }],
-    ['x-pagination naming the cursor', { 'x-pagination': { pageParam: 'p', cursorParam: 'after', itemsPath: ['items'] } }, params('p', 'after'), { pageParam: 'p', pageSizeParam: undefined, cursorParam: 'after', itemsPath: ['items'] }],
+    ['page only', {}, params('page', 'limit'), { pageParam: 'page', pageSizeParam: 'limit', cursorParam: undefined, itemsPath: ['items'], nextField: undefined }],
+    ['page and cursor', {}, params('page', 'per_page', 'cursor'), { pageParam: 'page', pageSizeParam: 'per_page', cursorParam: 'cursor', itemsPath: ['items'], nextField: undefined }],
+    ['x-pagination naming the cursor', { 'x-pagination': { pageParam: 'p', cursorParam: 'after', itemsPath: ['items'] } }, params('p', 'after'), { pageParam: 'p', pageSizeParam: undefined, cursorParam: 'after', itemsPath: ['items'], nextField: undefined }],
   ])('%s', (_name, op, query, want) => {
     expect(detectPagination(new RefResolver({}), op, query, responses)).toStrictEqual(want);
   });
@@ -56,8 +56,8 @@ describe('model builder', () => {
       { name: 'identifier', required: false, kind: 'string' },
     ]);
     expect(upload.responses.find((r) => r.status === '4XX')!.statusCodes).toHaveLength(100);
-    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['results'] });
-    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['data', 'results'] });
+    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['results'], nextField: 'next' });
+    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['data', 'results'], nextField: 'next' });
     expect(m.operations.find((o) => o.operationId === 'getOrder')!.pagination).toBeUndefined();
   });
 

@@ -37,7 +37,7 @@ describe('shapes (OpenAPI 3.0)', () => {
   });
 
   it('handlers and client methods exist for reserved-word, leading-digit and derived operationIds', () => {
-    expectTypeOf<keyof Handlers>().toEqualTypeOf<'import' | '2fa-upload' | 'createPayer' | 'createPaymentMethod' | 'postShapes' | 'getShapesByShapeId' | 'deleteShapesByShapeId'>();
+    expectTypeOf<keyof Handlers>().toEqualTypeOf<'import' | '2fa-upload' | 'listDroplets' | 'createPayer' | 'createPaymentMethod' | 'postShapes' | 'getShapesByShapeId' | 'deleteShapesByShapeId'>();
     expectTypeOf<keyof ShapesClient['files']>().toEqualTypeOf<'import' | '_2faUpload'>();
   });
 });
@@ -51,5 +51,9 @@ describe('shapes31 (OpenAPI 3.1)', () => {
 
   it('webhook event types from const discriminators', () => {
     expectTypeOf<WebhookEventType>().toEqualTypeOf<'account.closed' | 'contact.updated'>();
+  });
+
+  it('emits listAll only for pages with a next link: a page param and a results array alone get none (D124)', () => {
+    expectTypeOf<keyof ShapesClient['droplets']>().toEqualTypeOf<'list'>();
   });
 });

@@ -4,7 +4,8 @@
  */
 import { describe, expectTypeOf, it } from 'vitest';
 import type { UploadedFile } from '../../packages/server/src/runtime/types.js';
-import { createPaygateClient, type PaygateErrorCode } from '../fixtures/mini/generated/client/index.js';
+import type { UnexpectedResponseError } from '../../packages/client/src/runtime/result.js';
+import { createPaygateClient, type operations, type PaygateErrorCode } from '../fixtures/mini/generated/client/index.js';
 import type {
   CreateOrderRequest,
   CreateOrderResponse,
@@ -52,7 +53,20 @@ describe('generated server types', () => {
 });
 
 describe('generated client types', () => {
-  const client = createPaygateClient({ baseUrl: 'http://localhost', clientId: 'id', clientSecret: 'secret' });
+  // credentials by the spec's security scheme names (D121): mini declares ClientId and ClientSecret (apiKey headers)
+  const client = createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 'id', ClientSecret: () => 'secret' } });
+
+  it('types auth by the spec scheme names; per-call extra headers compile', () => {
+    // @ts-expect-error mini declares no scheme "bearerAuth"
+    void createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } });
+    // @ts-expect-error an apiKey credential is a string (or a function returning one)
+    void createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 1 } });
+    // @ts-expect-error mini marks no scheme x-client-option: no top-level clientId
+    void createPaygateClient({ baseUrl: 'http://localhost', clientId: 'id' });
+    void client.orders.get('OD1', { headers: { Authorization: 'Bearer x', 'X-Request-ID': 'r1' } });
+    // @ts-expect-error header values are strings
+    void client.orders.get('OD1', { headers: { 'X-Request-ID': 1 } });
+  });
 
   it('groups by tag with noun-stripped method names', () => {
     expectTypeOf(client.orders.create).toBeFunction();
@@ -81,6 +95,15 @@ describe('generated client types', () => {
     expectTypeOf<Ok['data']['data']['order_id']>().toEqualTypeOf<string>();
     expectTypeOf<PaygateErrorCode>().toEqualTypeOf<'ERR_AUTH_000' | 'ERR_INTERNAL_500' | 'ERR_ORDER_404' | 'ERR_REQUEST_404' | 'ERR_VALIDATION_400'>();
     expectTypeOf<Err['error']['error']['code']>().toEqualTypeOf<PaygateErrorCode | 'ERR_UNEXPECTED_RESPONSE'>();
+  });
+
+  it('types result.error as the union of the declared error schemas (D122)', () => {
+    type Err = Extract<Awaited<ReturnType<typeof client.orders.get>>, { ok: false }>;
+    type Declared = Exclude<Err['error'], UnexpectedResponseError>;
+    // getOrder declares only 404: its schema, nothing else (an undeclared status is the synthesised unexpected error)
+    expectTypeOf<Declared>().toEqualTypeOf<operations['getOrder']['responses'][404]['content']['application/json']>();
+    expectTypeOf<Declared['error']['code']>().toEqualTypeOf<PaygateErrorCode>();
+    expectTypeOf<Err['body']>().toEqualTypeOf<unknown>();
   });
 
   it('iterates list items with listAll', () => {

@@ -146,7 +146,7 @@ export const inventoryHandlers: Handlers = {
 };
 
 export async function restock(baseUrl: string): Promise<number> {
-  const inventory = createInventoryClient({ baseUrl, clientId: 'id', clientSecret: 'secret' });
+  const inventory = createInventoryClient({ baseUrl, auth: { apiKey: 'key' } });
   const created = await inventory.items.create({ sku: 'ABC-2', quantity: 3 });
   return created.ok ? created.data.quantity : 0;
 }
@@ -180,7 +180,7 @@ const verified = new Webhook(secret).verify(payload, { ...webhookHeaders });
 const server = app.listen(0, '127.0.0.1');
 await new Promise<void>((resolve) => server.once('listening', () => resolve()));
 const { port } = server.address() as AddressInfo;
-const greeter = createGreeterClient({ baseUrl: \`http://127.0.0.1:\${port}\`, clientId: 'id', clientSecret: 'secret', maxRetries: 0 });
+const greeter = createGreeterClient({ baseUrl: \`http://127.0.0.1:\${port}\`, maxRetries: 0 });
 const ok = await greeter.greetings.get('Ada');
 const invalid = await greeter.greetings.get('x'.repeat(41));
 server.close();

@@ -48,6 +48,11 @@ describe('paygate --help', () => {
     for (const variable of ['PORT', 'PAYGATE_MODE', 'DATABASE_URL', 'PAYGATE_MASTER_KEY', 'REDIS_URL']) expect(out).toContain(variable);
   });
 
+  it.each(COMMANDS.map((c) => [c.name, c]))('%s: its line in commands/index.ts matches the command it loads (loaded on demand)', async (name, entry) => {
+    const command = await entry.load();
+    expect({ name: command.name, summary: command.summary }).toEqual({ name, summary: entry.summary });
+  });
+
   it.each(COMMANDS.map((c) => [c.name]))('paygate %s --help prints its usage with exit codes and an example', async (name) => {
     const { code, out, err } = await cli([name, '--help']);
     expect(code).toBe(EXIT.ok);

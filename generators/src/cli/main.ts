@@ -5,16 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type CliCommand, type CliIo, type ExitCode } from './command.js';
-import { COMMANDS } from './commands/index.js';
-import { SERVE_ENVIRONMENT } from './commands/serve.js';
+import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { HELP_FLAGS, runCommand } from './run-command.js';
+
+/** A command as main.ts takes it: loaded, or an entry of ./commands/index.ts loaded when it runs. */
+type AnyCommand = CliCommand | CommandEntry;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function rootHelp(commands: readonly CliCommand[]): string {
+export function rootHelp(commands: readonly Pick<CliCommand, 'name' | 'summary'>[], serveEnvironment: string): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `paygate: OpenAPI-first toolkit for the Paygate API and any API like it
 
@@ -30,18 +32,20 @@ Exit codes (every command): 0 ok, 1 a problem to fix (drift, spec errors, contra
 line, 3 wrong environment (missing file, unreachable server).
 
 paygate serve is configured by these variables:
-${SERVE_ENVIRONMENT}`;
+${serveEnvironment}`;
 }
 
 /** Runs one command line; resolves to the exit code (the bin sets process.exitCode from it). */
-export async function runCli(argv: readonly string[], io: CliIo, commands: readonly CliCommand[] = COMMANDS): Promise<ExitCode> {
+export async function runCli(argv: readonly string[], io: CliIo, commands: readonly AnyCommand[] = COMMANDS): Promise<ExitCode> {
   const [name, ...rest] = argv;
+  // the gateway's variables come from @paygate/reference, loaded for the help text only
+  const help = async () => rootHelp(commands, await (await import('./commands/serve.js')).serveEnvironment());
   if (name === undefined) {
-    io.stderr(rootHelp(commands));
+    io.stderr(await help());
     return EXIT.usage;
   }
   if (HELP_FLAGS.has(name) || name === 'help') {
-    io.stdout(rootHelp(commands));
+    io.stdout(await help());
     return EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
@@ -53,7 +57,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     io.stderr(`paygate: unknown command ${JSON.stringify(name)}. Commands: ${commands.map((c) => c.name).join(', ')} (paygate --help).\n`);
     return EXIT.usage;
   }
-  return runCommand(command, rest, io);
+  return runCommand('load' in command ? await command.load() : command, rest, io);
 }
 
 export { processIo } from './standalone.js';

@@ -16,7 +16,7 @@ describe('standalone commands (the bin runs them without loading the others)', (
     ['serve with an argument (usage error)', ['serve', 'extra']],
   ])('%s: the same output and exit code as through runCli', async (_case, argv) => {
     const alone = captured();
-    const command = standaloneCommand(argv);
+    const command = await standaloneCommand(argv);
     expect(command?.name).toBe('serve');
     const aloneCode = await runCommand(command!, argv.slice(1), alone.io);
     const full = captured();
@@ -26,7 +26,7 @@ describe('standalone commands (the bin runs them without loading the others)', (
     expect(alone.out()).toContain('Usage: paygate serve');
   });
 
-  it.each([[['generate']], [['--help']], [[]], [['contract', 'serve']]])('leaves %j to runCli', (argv) => {
-    expect(standaloneCommand(argv)).toBeUndefined();
+  it.each([[['generate']], [['--help']], [[]], [['contract', 'serve']]])('leaves %j to runCli', async (argv) => {
+    expect(await standaloneCommand(argv)).toBeUndefined();
   });
 });

@@ -5,11 +5,12 @@
  * imports is loaded here; every other command line goes through main.ts's runCli as before.
  */
 import type { CliCommand, CliIo } from './command.js';
-import { command as serve } from './commands/serve.js';
 
 /** The command a command line names when it can run alone, else undefined (main.ts's runCli takes the line). */
-export function standaloneCommand(argv: readonly string[]): CliCommand | undefined {
-  return argv[0] === serve.name ? serve : undefined;
+export async function standaloneCommand(argv: readonly string[]): Promise<CliCommand | undefined> {
+  if (argv[0] !== 'serve') return undefined;
+  const { loadServeCommand } = await import('./commands/serve.js');
+  return loadServeCommand();
 }
 
 /** The process's own streams and working directory. */

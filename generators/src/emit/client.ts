@@ -27,6 +27,12 @@ export interface ClientMethodView {
   /** Arguments of the generated `init(...)` call. */
   initArgs: string;
   dataType: string;
+  /** Union of the declared error bodies (D122). */
+  errorType: string;
+  /** The same bodies named by component where the spec `$ref`s one (`components["schemas"]["Error"]`), for `Result`'s default. */
+  errorParts: string[];
+  /** Name of the deduplicated OperationMeta constant. */
+  meta: string;
   listAll: {
     local: string;
     key: string;
@@ -77,6 +83,59 @@ export function successParseAs(op: OperationModel): 'text' | 'blob' | null {
   return media.every((m) => /^text\/|javascript|xml/.test(m)) ? 'text' : 'blob';
 }
 
+/** `alias["responses"][404]` / `["4XX"]` / `["default"]` */
+function responseKey(status: string): string {
+  return /^\d{3}$/.test(status) ? status : JSON.stringify(status);
+}
+
+const isSuccess = (status: string): boolean => status.startsWith('2');
+
+/** The declared non-2xx bodies: `...["responses"][404]["content"]["application/json"] | ...` (undefined when bodiless). */
+export function errorBodyType(op: OperationModel, alias: string): string {
+  const types: string[] = [];
+  for (const r of op.responses) {
+    if (isSuccess(r.status)) continue;
+    const media = pickMedia(r.content);
+    types.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
+  }
+  return types.length === 0 ? 'never' : [...new Set(types)].join(' | ');
+}
+
+const COMPONENT_SCHEMA_REF = /^#\/components\/schemas\/([^/]+)$/;
+
+/** Each declared error body as a type: the component it `$ref`s when it is one, else the operation's own expression. */
+export function errorBodyParts(op: OperationModel, alias: string): string[] {
+  const parts: string[] = [];
+  for (const r of op.responses) {
+    if (isSuccess(r.status)) continue;
+    const media = pickMedia(r.content);
+    const ref = (media?.schema as { $ref?: unknown } | undefined)?.$ref;
+    const component = typeof ref === 'string' ? COMPONENT_SCHEMA_REF.exec(ref)?.[1] : undefined;
+    if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(component.replace(/~1/g, '/').replace(/~0/g, '~'))}]`);
+    else parts.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
+  }
+  return [...new Set(parts)];
+}
+
+/** The operation's run-time description (OperationMeta) as a TypeScript literal. */
+export function operationMetaLiteral(op: OperationModel): string {
+  const security = JSON.stringify(op.security.map((alt) => alt.map((r) => r.scheme)));
+  const errors = op.responses
+    .filter((r) => !isSuccess(r.status))
+    .map((r) => `${JSON.stringify(r.status)}: ${pickMedia(r.content) !== undefined && /json/.test(pickMedia(r.content)!.mediaType)}`);
+  const parts = [`security: ${security}`, `errors: { ${errors.join(', ')} }`];
+  const key = op.parameters.header.find((p) => p.name.toLowerCase() === 'idempotency-key');
+  if (key !== undefined) {
+    const schema = (key.schema ?? {}) as { pattern?: unknown; minLength?: unknown; maxLength?: unknown };
+    const rules = [`name: ${JSON.stringify(key.name)}`];
+    if (typeof schema.pattern === 'string') rules.push(`pattern: ${JSON.stringify(schema.pattern)}`);
+    if (typeof schema.minLength === 'number') rules.push(`minLength: ${schema.minLength}`);
+    if (typeof schema.maxLength === 'number') rules.push(`maxLength: ${schema.maxLength}`);
+    parts.push(`idempotencyKey: { ${rules.join(', ')} }`);
+  }
+  return `{ ${parts.join(', ')} }`;
+}
+
 function successDataType(op: OperationModel, alias: string): string {
   const types: string[] = [];
   for (const r of op.responses) {
@@ -112,10 +171,11 @@ export function clientMethodNames(operations: readonly OperationModel[]): Map<st
   return out;
 }
 
-export function clientViews(model: ApiModel): { methods: ClientMethodView[]; groups: ClientGroupView[] } {
+export function clientViews(model: ApiModel): { methods: ClientMethodView[]; groups: ClientGroupView[]; metas: { name: string; literal: string }[] } {
   const typeNames = operationTypeNames(model.operations);
   const names = clientMethodNames(model.operations);
   const methods: ClientMethodView[] = [];
+  const metas = new Map<string, string>();
   for (const op of model.operations) {
     const { group, method } = names.get(op.operationId)!;
     const alias = `Op${typeNames.get(op.operationId)!}`;
@@ -162,8 +222,11 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
     const local = `${group}$${method}`;
     const summaryDoc = [op.summary ?? '', op.description ?? '', `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`];
     const pg = op.pagination;
-    const canListAll = pg !== undefined && pg.itemsPath.length > 0 && pg.itemsPath[pg.itemsPath.length - 1] === 'results' && hasQuery;
+    // listAll walks `results` and `next` (the runtime's paginate): only for responses with that page shape (D124)
+    const canListAll = pg !== undefined && pg.itemsPath.length > 0 && pg.itemsPath[pg.itemsPath.length - 1] === 'results' && pg.nextField === 'next' && hasQuery;
     const dataType = successDataType(op, alias);
+    const metaLiteral = operationMetaLiteral(op);
+    if (!metas.has(metaLiteral)) metas.set(metaLiteral, `META_${metas.size}`);
     methods.push({
       group,
       name: method,
@@ -177,6 +240,9 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       path: JSON.stringify(op.path),
       initArgs: initArguments(pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : undefined, hasQuery ? 'query' : undefined, media !== undefined ? 'body' : undefined, bodySerializer ?? undefined, successParseAs(op)),
       dataType,
+      errorType: errorBodyType(op, alias),
+      errorParts: errorBodyParts(op, alias),
+      meta: metas.get(metaLiteral)!,
       listAll:
         canListAll && pg !== undefined
           ? {
@@ -213,7 +279,44 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
     if (m.listAll !== null) g.methods.push({ key: m.listAll.key, local: m.listAll.local, doc: m.listAll.doc });
   }
   groups.forEach((g) => g.methods.sort((a, b) => compareStrings(a.key, b.key)));
-  return { methods, groups };
+  return { methods, groups, metas: [...metas].map(([literal, name]) => ({ name, literal })) };
+}
+
+/** Distinct error-type expressions up to which `Result<T>`'s default error is their union (else `unknown`). */
+const MAX_DEFAULT_ERROR_UNION = 64;
+
+/**
+ * The default `E` of the generated `Result<T, E>`: the union of every operation's declared error bodies (so code
+ * written as `Result<Order>` still reads the API's own error fields), `unknown` for a spec with none or too many.
+ */
+export function defaultErrorType(methods: readonly Pick<ClientMethodView, 'errorParts'>[]): string {
+  const distinct = [...new Set(methods.flatMap((m) => m.errorParts))].sort(compareStrings);
+  return distinct.length === 0 || distinct.length > MAX_DEFAULT_ERROR_UNION ? 'unknown' : distinct.join(' | ');
+}
+
+/** The spec's security schemes as the runtime's `SecuritySchemes` literal (D121). */
+export function securitySchemesLiteral(model: ApiModel): { name: string; key: string; literal: string; clientOption: string | false; doc: string }[] {
+  return model.securitySchemes.map((s) => {
+    let literal: string;
+    if (s.type === 'apiKey') literal = `{ type: "apiKey", in: ${JSON.stringify(s.in === 'query' || s.in === 'cookie' ? s.in : 'header')}, name: ${JSON.stringify(s.parameterName ?? '')} }`;
+    else if (s.type === 'http') literal = `{ type: "http", scheme: ${JSON.stringify((s.scheme ?? 'bearer').toLowerCase())} }`;
+    else if (s.type === 'oauth2' || s.type === 'openIdConnect' || s.type === 'mutualTLS') literal = `{ type: ${JSON.stringify(s.type)} }`;
+    else literal = `{ type: "http", scheme: "bearer" }`;
+    const where = s.type === 'apiKey' ? `API key in ${s.in ?? 'header'} \`${s.parameterName ?? ''}\`` : s.type === 'http' ? `HTTP ${(s.scheme ?? '').toLowerCase()}` : `${s.type} access token (Bearer)`;
+    return { name: s.name, key: propertyKey(s.name), literal, clientOption: s.clientOption ?? false, doc: `${where}${s.description ? `: ${s.description}` : ''}` };
+  });
+}
+
+/** Header parameters the spec marks `x-client-option`: a client option that sets the header on every call (D121). */
+export function headerOptions(model: ApiModel): { option: string; header: string; doc: string }[] {
+  const out = new Map<string, { option: string; header: string; doc: string }>();
+  for (const op of model.operations) {
+    for (const p of op.parameters.header) {
+      const option = p.extensions['x-client-option'];
+      if (typeof option === 'string' && !out.has(option)) out.set(option, { option, header: p.name, doc: `Default \`${p.name}\` on every call (a per-call header overrides it)${p.description ? `: ${p.description}` : ''}` });
+    }
+  }
+  return [...out.values()].sort((a, b) => compareStrings(a.option, b.option));
 }
 
 export const clientEmitter: Emitter = {
@@ -221,14 +324,18 @@ export const clientEmitter: Emitter = {
   target: 'client',
   emit(ctx: EmitContext) {
     const base = clientBaseName(ctx.model.title, ctx.model.clientName);
-    const { methods, groups } = clientViews(ctx.model);
+    const { methods, groups, metas } = clientViews(ctx.model);
+    const schemes = securitySchemesLiteral(ctx.model);
+    const optionSchemes = schemes.filter((s) => s.clientOption !== false);
+    const headerOpts = headerOptions(ctx.model);
+    const identification = ctx.model.clientIdentification;
     const aliases = methods.map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
     const view = {
       header: ctx.header,
       runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),
       contract: contractSpecifier(ctx, ctx.out.client),
       runtimeImports: [
-        'call',
+        'createCaller',
         'init',
         ...(methods.some((m) => m.initArgs.includes('toFormData')) ? ['toFormData'] : []),
         ...(methods.some((m) => m.initArgs.includes('toUrlEncoded')) ? ['toUrlEncoded'] : []),
@@ -239,6 +346,19 @@ export const clientEmitter: Emitter = {
       clientType: `${base}Client`,
       errorCodeType: `${base}ErrorCode`,
       usesPaginate: methods.some((m) => m.listAll !== null),
+      optionsType: `${base}ClientOptions`,
+      authType: `${base}Auth`,
+      schemes,
+      optionSchemes,
+      headerOpts,
+      identification: identification ?? false,
+      defaultErrorType: defaultErrorType(methods),
+      contractTypes: defaultErrorType(methods).includes('components["schemas"]') ? 'components, ErrorCode, paths' : 'ErrorCode, paths',
+      hasIdempotency: metas.some((m) => m.literal.includes('idempotencyKey')),
+      hasSecurity: schemes.length > 0,
+      hasDefaults: headerOpts.length > 0 || identification !== undefined,
+      metas,
+      exampleAuth: schemes[0] === undefined ? '' : schemes[0].clientOption !== false ? `, ${schemes[0].clientOption}: '...'` : `, auth: { ${propertyKey(schemes[0].name)}: '...' }`,
       aliases,
       methods,
       groups,

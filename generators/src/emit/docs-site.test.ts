@@ -246,6 +246,20 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
   });
 });
 
+describe('docs in the API\'s own words (D125)', () => {
+  it('a non-Paygate spec (Shelf) gets no Paygate prose and no empty events, errors or decisions pages', async () => {
+    const empty = (header: string) => `| ${header} |\n| --- |\n`;
+    const docs = { errorsMarkdown: empty('Code | HTTP | When | details keys | What the client should do'), decisionsMarkdown: empty('# | Seed says | Decision | Reason | Anchor'), templates };
+    const result = await generate({ rootDir: ROOT, openapi: 'test/fixtures/shelf/openapi.yaml', asyncapi: null, lint: 'skip', targets: ['docs'], docs });
+    const pages = result.files.filter((f) => f.path.endsWith('.html'));
+    expect(pages.map((f) => path.basename(f.path))).toEqual(['index.html']);
+    for (const f of pages) {
+      expect(f.contents).not.toMatch(/Paygate|whsec_|"success": false|merchant/i);
+      expect(f.contents).not.toMatch(/events\.html|errors\.html|decisions\.html/);
+    }
+  });
+});
+
 describe('inlineHtml', () => {
   it('escapes text and code spans alike', () => {
     expect(inlineHtml('a `<b>` & c')).toBe('a <code>&lt;b&gt;</code> &amp; c');

@@ -17,6 +17,7 @@ import Handlebars from 'handlebars';
 import type { Changelog } from '../diff/changelog.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
+import { clientBaseName } from './client.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 
 export interface ErrorEntry {
@@ -78,8 +79,20 @@ export interface DocsTemplates {
   changelog: string;
 }
 
+/** What the pages say about the API, in its own words (D125: no Paygate prose unless the spec is Paygate's). */
+export interface DocsApiInfo {
+  title: string;
+  version: string;
+  /** Its short name (`x-client-name`, else the title's first word): "Paygate sends these events". */
+  name?: string;
+  /** The spec's error schema is the `{success: false, error: {code, message, details}}` envelope. */
+  errorEnvelope?: boolean;
+  /** `x-webhook-delivery`: the delivery policy bullets of the events page. */
+  delivery?: string[];
+}
+
 export interface DocsPagesInput {
-  api: { title: string; version: string };
+  api: DocsApiInfo;
   errors: ErrorEntry[];
   decisions: DecisionEntry[];
   events: EventEntry[];
@@ -203,13 +216,25 @@ export function renderDocsSite(input: DocsSiteInput): Map<string, string> {
 /** Renders the HTML pages. */
 export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
   const hb = createEnvironment(input.templates);
-  const info = input.api;
+  const name = input.api.name ?? clientBaseName(input.api.title);
+  const info = {
+    ...input.api,
+    name,
+    slug: name.toLowerCase(),
+    envPrefix: name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase(),
+    errorEnvelope: input.api.errorEnvelope ?? false,
+    delivery: input.api.delivery ?? [],
+  };
   const redocScript = input.redocScript ?? REDOC_SCRIPT;
+  // a page for events, errors and decisions only when the spec (or its sources) has them
+  const hasEvents = input.events.length > 0;
+  const hasErrors = input.errors.length > 0;
+  const hasDecisions = input.decisions.length > 0;
   const nav = [
     { href: 'index.html', label: 'API reference' },
-    { href: 'events.html', label: 'Webhook events' },
-    { href: 'errors.html', label: 'Errors' },
-    { href: 'decisions.html', label: 'Decisions' },
+    ...(hasEvents ? [{ href: 'events.html', label: 'Webhook events' }] : []),
+    ...(hasErrors ? [{ href: 'errors.html', label: 'Errors' }] : []),
+    ...(hasDecisions ? [{ href: 'decisions.html', label: 'Decisions' }] : []),
     ...(input.changelog === undefined ? [] : [{ href: 'changelog.html', label: 'Changelog' }]),
   ];
   const common = (page: string, title: string) => ({
@@ -233,27 +258,30 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     }),
   );
   files.set(REDOC_INIT_SCRIPT, renderRedocInit());
-  files.set(
-    'events.html',
-    page('events', {
-      ...common('events.html', 'Webhook events'),
-      events: input.events,
-      emitted: input.events.filter((e) => e.status === 'emitted'),
-      future: input.events.filter((e) => e.status === 'future'),
-      webhooks: input.webhooks,
-    }),
-  );
-  files.set(
-    'errors.html',
-    page('errors', { ...common('errors.html', 'Errors'), errors: input.errors }),
-  );
-  files.set(
-    'decisions.html',
-    page('decisions', {
-      ...common('decisions.html', 'Decisions'),
-      groups: groupBy(input.decisions, (d) => d.group),
-    }),
-  );
+  if (hasEvents) {
+    files.set(
+      'events.html',
+      page('events', {
+        ...common('events.html', 'Webhook events'),
+        events: input.events,
+        emitted: input.events.filter((e) => e.status === 'emitted'),
+        future: input.events.filter((e) => e.status === 'future'),
+        webhooks: input.webhooks,
+        // the verification guide is Standard Webhooks' (whsec_ secrets): only for events signed that way
+        standardWebhooks: input.webhooks.headers.some((h) => h.name.toLowerCase() === 'webhook-signature'),
+      }),
+    );
+  }
+  if (hasErrors) files.set('errors.html', page('errors', { ...common('errors.html', 'Errors'), errors: input.errors }));
+  if (hasDecisions) {
+    files.set(
+      'decisions.html',
+      page('decisions', {
+        ...common('decisions.html', 'Decisions'),
+        groups: groupBy(input.decisions, (d) => d.group),
+      }),
+    );
+  }
   if (input.changelog !== undefined) {
     files.set('changelog.html', page('changelog', { ...common('changelog.html', 'Changelog'), sections: input.changelog.sections }));
   }
@@ -456,6 +484,20 @@ export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'>): Web
   };
 }
 
+/** Whether the spec's errors are the `{success: false, error: {code, message}}` envelope (a component schema of that shape). */
+export function hasErrorEnvelope(model: Pick<ApiModel, 'schemas'>): boolean {
+  const resolver = resolverOf(model);
+  return model.schemas.some((s) => {
+    const { properties } = resolver.objectShape(s.schema);
+    const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
+    return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
+  });
+}
+
+function deliveryPolicy(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.filter((line): line is string => typeof line === 'string') : [];
+}
+
 /** docs/errors.md and the spec must name the same error codes. */
 export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: readonly string[]): void {
   if (specCodes.length === 0) return;
@@ -497,7 +539,13 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
       const errors = parseErrorCatalogue(sources.errorsMarkdown);
       checkErrorCatalogue(errors, ctx.model.errorCodes);
       const files = renderDocsPages({
-        api: { title: ctx.model.title, version: ctx.model.version },
+        api: {
+          title: ctx.model.title,
+          version: ctx.model.version,
+          name: clientBaseName(ctx.model.title, ctx.model.clientName),
+          errorEnvelope: hasErrorEnvelope(ctx.model),
+          delivery: deliveryPolicy(ctx.model.extensions['x-webhook-delivery']),
+        },
         errors,
         decisions: parseDecisions(sources.decisionsMarkdown),
         events: eventEntries(ctx.model),

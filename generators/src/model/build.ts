@@ -298,6 +298,13 @@ function buildSecurity(raw: unknown): SecurityRequirementModel[] {
   );
 }
 
+function clientIdentificationOf(raw: unknown): { header: string; product: string } | undefined {
+  if (!isObj(raw)) return undefined;
+  const header = str(raw.header);
+  const product = str(raw.product);
+  return header !== undefined && product !== undefined ? { header, product } : undefined;
+}
+
 const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit', 'size'];
 
 /**
@@ -313,6 +320,7 @@ export function detectPagination(resolver: RefResolver, op: Obj, query: Paramete
       pageSizeParam: str(ext.pageSizeParam),
       cursorParam: str(ext.cursorParam),
       itemsPath: Array.isArray(ext.itemsPath) ? ext.itemsPath.filter((s): s is string => typeof s === 'string') : [],
+      nextField: str(ext.nextField),
     };
   }
   const page = query.find((p) => p.name === 'page');
@@ -327,7 +335,21 @@ export function detectPagination(resolver: RefResolver, op: Obj, query: Paramete
     pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)),
     cursorParam: query.some((p) => p.name === 'cursor') ? 'cursor' : undefined,
     itemsPath,
+    nextField: pageHasNext(resolver, json.schema, itemsPath) ? 'next' : undefined,
   };
+}
+
+/** Whether the object holding the items array also has a `next` property (the page shape `listAll` walks, D124). */
+function pageHasNext(resolver: RefResolver, schema: unknown, itemsPath: string[]): boolean {
+  if (itemsPath.length === 0) return false;
+  let current: unknown = schema;
+  for (const key of itemsPath.slice(0, -1)) {
+    const s = resolver.deref<unknown>(current);
+    if (!isObj(s)) return false;
+    current = resolver.objectShape(s).properties[key];
+  }
+  const holder = resolver.deref<unknown>(current);
+  return isObj(holder) && resolver.objectShape(holder).properties.next !== undefined;
 }
 
 function findItemsPath(resolver: RefResolver, schema: unknown, depth: number): string[] | undefined {
@@ -651,6 +673,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     source: options.source,
     title: str(info.title) ?? 'API',
     clientName: str(info['x-client-name']),
+    clientIdentification: clientIdentificationOf(info['x-client-identification']),
     version: str(info.version) ?? '0.0.0',
     description: str(info.description),
     openapiVersion: str(document.openapi) ?? '3.0.0',
@@ -671,6 +694,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         parameterName: str(s.name),
         scheme: str(s.scheme),
         description: str(s.description),
+        clientOption: str(s['x-client-option']),
       };
     }),
     webhooks: buildWebhooks(resolver, document, options, discriminator),

@@ -96,6 +96,8 @@ export interface SecuritySchemeModel {
   /** http: basic/bearer. */
   scheme: string | undefined;
   description: string | undefined;
+  /** `x-client-option`: a top-level option of the generated client that sets this scheme's credential (D121). */
+  clientOption: string | undefined;
 }
 
 export interface PaginationModel {
@@ -108,6 +110,11 @@ export interface PaginationModel {
   cursorParam: string | undefined;
   /** Property path from the 200 JSON body to the items array ([] = the body is the array). */
   itemsPath: string[];
+  /**
+   * The property beside the items array that links the next page (null on the last one), when the page object has
+   * one (`next`, or `x-pagination.nextField`). The client's `listAll` helper needs it (D124).
+   */
+  nextField: string | undefined;
 }
 
 export interface CallbackModel {
@@ -208,6 +215,8 @@ export interface ApiModel {
   title: string;
   /** `info.x-client-name`, if the spec names its client facade. */
   clientName: string | undefined;
+  /** `info.x-client-identification`: a header the generated client sends on every call naming itself (D121). */
+  clientIdentification: { header: string; product: string } | undefined;
   version: string;
   description: string | undefined;
   openapiVersion: string;

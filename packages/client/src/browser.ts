@@ -6,19 +6,37 @@ export {
   MAX_RETRY_AFTER_MS,
   PAYGATE_CLIENT_VERSION,
   backoffDelay,
+  clientIdentification,
+  createHttpTransport,
   createPaygateMiddleware,
   createRetryingFetch,
   createTransport,
   parseRetryAfter,
-  type PaygateClientOptions,
+  type PaygateClientOptions as PaygateTransportOptions,
+  type TransportOptions,
 } from './runtime/transport.js';
+export {
+  applyAuth,
+  chooseAlternative,
+  type AuthConfig,
+  type BasicCredentials,
+  type CredentialFor,
+  type Secret,
+  type SecurityRequirement,
+  type SecuritySchemeSpec,
+  type SecuritySchemes,
+} from './runtime/security.js';
+export { createCaller, type CallerOptions, type IdempotencyKeySpec, type OperationMeta } from './runtime/facade.js';
 export {
   PaygateApiError,
   UNEXPECTED_RESPONSE_CODE,
+  declaredError,
   isErrorEnvelope,
+  toDeclaredResult,
   toResult,
   unwrap,
   type ApiResult,
+  type DeclaredErrors,
   type ErrorEnvelope,
   type OpenApiFetchResponse,
   type PaygateErrorBody,
@@ -26,5 +44,5 @@ export {
   type UnexpectedResponseCode,
   type UnexpectedResponseError,
 } from './runtime/result.js';
-export { paginate, type Page, type PaginateOptions } from './runtime/paginate.js';
+export { paginate, type Page, type PageShape, type PaginateOptions } from './runtime/paginate.js';
 export * from './generated/index.js';

@@ -4,3 +4,4 @@
  * deployment, `runContractSuite` (behind `paygate contract`) runs them through vitest's Node API.
  */
 export { runContractSuite, SUITE_FILES, type ContractSuiteOptions, type ContractSuiteResult, type SuiteFile } from './run.js';
+export * from './spec-check/index.js';

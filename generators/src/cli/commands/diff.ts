@@ -19,7 +19,7 @@ const USAGE = `Usage: paygate diff <old> <new> [--format text|json|markdown] [--
 Compares two versions of the API contract by meaning ($refs followed, allOf merged, annotations apart) and classifies
 every change as breaking, unclassified, warning, non-breaking or annotation, in the direction the data flows:
 requests break when they get stricter, responses, webhooks and AsyncAPI event payloads break when they lose fields
-or carry types their readers do not expect (merchants read them). Each change is reported once, where it is
+or carry types their readers do not expect (the API's clients read them). Each change is reported once, where it is
 defined, with the operations that use it.
 
 <old>, <new>        a spec file (openapi/openapi.yaml, with asyncapi.yaml beside it), a released contract

@@ -1,14 +1,37 @@
 /**
  * `paygate serve`: the reference gateway. Delegates to @paygate/reference's own entry (its environment variables,
- * start-up output and graceful stop), loaded only when serving so the other commands do not open a database driver.
+ * start-up output and graceful stop). @paygate/reference is an optional peer of @paygate/cli (D125): generating code
+ * installs no gateway (PGlite, pg, ioredis, pino...); this command loads it when it runs and says how to install it
+ * when it is missing.
  */
-import { USAGE } from '@paygate/reference/cli';
-import { EXIT, UsageError, type CliCommand, type ExitCode } from '../command.js';
+import { EnvironmentError, EXIT, UsageError, type CliCommand, type ExitCode } from '../command.js';
 
-/** The environment section of the gateway's usage (shared with `paygate --help`). */
-export const SERVE_ENVIRONMENT = USAGE.slice(USAGE.indexOf('Environment:'));
+const INSTALL_HINT = 'paygate serve runs the reference gateway, which is not installed: run `npm install @paygate/reference`, then rerun.';
 
-export const command: CliCommand = {
+type ReferenceCli = typeof import('@paygate/reference/cli');
+
+/** @paygate/reference's entry, or undefined when the package is not installed. */
+export async function loadReferenceCli(): Promise<ReferenceCli | undefined> {
+  try {
+    return await import('@paygate/reference/cli');
+  } catch (error) {
+    // Only a missing package is the user's to fix; anything else failing to load is a bug worth its stack.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /@paygate\/reference/.test(String((error as Error).message))) return undefined;
+    throw error;
+  }
+}
+
+/** The environment section of the gateway's usage (shared with `paygate --help`), or how to install it. */
+export async function serveEnvironment(): Promise<string> {
+  const reference = await loadReferenceCli();
+  if (reference === undefined) return `Environment: install @paygate/reference (npm install @paygate/reference) for paygate serve and its variables.\n`;
+  return reference.USAGE.slice(reference.USAGE.indexOf('Environment:'));
+}
+
+/** The command, its usage listing the gateway's variables when @paygate/reference is installed. */
+export async function loadServeCommand(): Promise<CliCommand> {
+  const SERVE_ENVIRONMENT = await serveEnvironment();
+  return {
   name: 'serve',
   summary: 'run the reference gateway (a stateful sandbox of the Paygate API) on PORT (default 8080)',
   usage: `Usage: paygate serve [--workers N|auto]
@@ -30,15 +53,17 @@ Example:
   PORT=8080 PAYGATE_DATA_DIR=./.paygate npx paygate serve
   DATABASE_URL=postgres://postgres@127.0.0.1:5432/paygate npx paygate serve --workers auto`,
   async run(argv) {
-    const { main, parseServeArguments } = await import('@paygate/reference/cli');
+    const reference = await loadReferenceCli();
+    if (reference === undefined) throw new EnvironmentError(INSTALL_HINT);
     try {
-      parseServeArguments(argv);
+      reference.parseServeArguments(argv);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const code = await main(['serve', ...argv]);
+    const code = await reference.main(['serve', ...argv]);
     if (code !== undefined) return code === 0 ? EXIT.ok : EXIT.failed;
     // Serving: the gateway's signal handlers stop it gracefully and end the process with its own exit code.
     return new Promise<ExitCode>(() => undefined);
   },
-};
+  };
+}

@@ -10,6 +10,9 @@ export interface Page<T> {
   results: T[];
 }
 
+/** What {@link paginate} reads of a page: its items and the link to the next one (null or absent on the last). */
+export type PageShape<T> = Pick<Page<T>, 'results'> & { next?: string | null };
+
 export interface PaginateOptions {
   /** First page to request. Default 1. */
   startPage?: number;
@@ -38,7 +41,7 @@ function linkQuery(link: string): Record<string, string> {
  * ```
  */
 export async function* paginate<T>(
-  fetchPage: (page: number, next: Readonly<Record<string, string>>) => Promise<ApiResult<Page<T>, unknown>>,
+  fetchPage: (page: number, next: Readonly<Record<string, string>>) => Promise<ApiResult<PageShape<T>, unknown>>,
   options: PaginateOptions = {},
 ): AsyncIterableIterator<T> {
   let page = options.startPage ?? 1;

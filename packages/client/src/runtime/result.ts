@@ -27,7 +27,28 @@ export type UnexpectedResponseError = ErrorEnvelope<UnexpectedResponseCode>;
  */
 export type ApiResult<T, E = ErrorEnvelope> =
   | { ok: true; status: number; data: T; response: Response }
-  | { ok: false; status: number; error: E; response: Response };
+  | {
+      ok: false;
+      status: number;
+      error: E;
+      response: Response;
+      /** The body as received (parsed JSON, else text; undefined when empty), also when `error` was synthesised. */
+      body?: unknown;
+    };
+
+/**
+ * The non-2xx statuses an operation declares (D122), as written in the spec (`'404'`, `'4XX'`, `'default'`), each
+ * `true` when its declared body is JSON. A response whose status is covered (exact, then range, then default) is
+ * returned with its body as `error`, typed by the generated client as that status's declared schema; any other
+ * status (or a non-JSON body where JSON is declared, e.g. a proxy's HTML page) is `ERR_UNEXPECTED_RESPONSE`.
+ */
+export type DeclaredErrors = Readonly<Record<string, boolean>>;
+
+/** Whether the spec declares `status`; `'json'` when its declared body is JSON. */
+export function declaredError(errors: DeclaredErrors, status: number): 'json' | 'other' | undefined {
+  const exact = errors[String(status)] ?? errors[`${Math.floor(status / 100)}XX`] ?? errors.default;
+  return exact === undefined ? undefined : exact ? 'json' : 'other';
+}
 
 /** `ApiResult` whose error is the envelope with codes `C`, or the synthesised unexpected-response envelope. */
 export type PaygateResult<T, C extends string = string> = ApiResult<T, ErrorEnvelope<C> | UnexpectedResponseError>;
@@ -77,7 +98,7 @@ function describeUnexpected(status: number, body: unknown): string {
     }
   }
   snippet = snippet.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return `Unexpected HTTP ${status} response without a Paygate error envelope${snippet ? `: ${snippet}` : ''}`;
+  return `Unexpected HTTP ${status} response (a status or body the spec does not declare)${snippet ? `: ${snippet}` : ''}`;
 }
 
 /**
@@ -97,12 +118,36 @@ export async function toResult<R extends { data?: unknown; error?: unknown; resp
   const { data, error, response } = await promise;
   const status = response.status;
   if (response.ok) return { ok: true, status, data: data as ResponseData<R>, response };
-  if (isErrorEnvelope(error)) return { ok: false, status, error: error as ResponseErrorEnvelope<R>, response };
-  const synthesised: UnexpectedResponseError = {
-    success: false,
-    error: { code: UNEXPECTED_RESPONSE_CODE, message: describeUnexpected(status, error) },
-  };
-  return { ok: false, status, error: synthesised, response };
+  if (isErrorEnvelope(error)) return { ok: false, status, error: error as ResponseErrorEnvelope<R>, response, body: error };
+  return { ok: false, status, error: unexpected(status, error), response, body: bodyAsReceived(error) };
+}
+
+function unexpected(status: number, body: unknown): UnexpectedResponseError {
+  return { success: false, error: { code: UNEXPECTED_RESPONSE_CODE, message: describeUnexpected(status, body) } };
+}
+
+/** openapi-fetch reads an empty error body as `''`: that is no body. */
+function bodyAsReceived(error: unknown): unknown {
+  return error === '' ? undefined : error;
+}
+
+/**
+ * {@link toResult} for an operation whose declared error statuses are known (what the generated client calls, D122):
+ * a declared status returns the body as received as `error` (the generated type is that status's schema); an
+ * undeclared one, or a non-JSON body where the spec declares JSON, becomes `ERR_UNEXPECTED_RESPONSE`.
+ */
+export async function toDeclaredResult<T, E>(
+  promise: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+  errors: DeclaredErrors,
+): Promise<ApiResult<T, E | UnexpectedResponseError>> {
+  const { data, error, response } = await promise;
+  const status = response.status;
+  if (response.ok) return { ok: true, status, data: data as T, response };
+  const body = bodyAsReceived(error);
+  const declared = declaredError(errors, status);
+  const isJson = body !== undefined && typeof body !== 'string';
+  if (declared === 'other' || (declared === 'json' && isJson)) return { ok: false, status, error: body as E, response, body };
+  return { ok: false, status, error: unexpected(status, body), response, body };
 }
 
 /**
@@ -129,8 +174,10 @@ export class PaygateApiError<C extends string = string> extends Error {
 
   constructor(result: { status: number; error: unknown; response?: Response }) {
     const envelope = isErrorEnvelope(result.error) ? (result.error as ErrorEnvelope<C>) : undefined;
-    const code = envelope ? envelope.error.code : UNEXPECTED_RESPONSE_CODE;
-    const message = envelope ? envelope.error.message : describeUnexpected(result.status, result.error);
+    // Another API's own error schema with a top-level string `code` (and `message`): use them as they are.
+    const own = envelope === undefined ? topLevelCode(result.error) : undefined;
+    const code = envelope ? envelope.error.code : own ? (own.code as C) : UNEXPECTED_RESPONSE_CODE;
+    const message = envelope ? envelope.error.message : own?.message ?? describeUnexpected(result.status, result.error);
     super(`${code} (HTTP ${result.status}): ${message}`);
     this.status = result.status;
     this.code = code;
@@ -138,6 +185,12 @@ export class PaygateApiError<C extends string = string> extends Error {
     this.response = result.response;
     this.body = result.error;
   }
+}
+
+function topLevelCode(value: unknown): { code: string; message: string | undefined } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { code, message } = value as { code?: unknown; message?: unknown };
+  return typeof code === 'string' ? { code, message: typeof message === 'string' ? message : undefined } : undefined;
 }
 
 /**

@@ -34,9 +34,50 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', '
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function clientHeaderValue(): string {
+function clientHeaderValue(product = 'paygate-client-ts'): string {
   const proc = (globalThis as { process?: { version?: string } }).process;
-  return `paygate-client-ts/${PAYGATE_CLIENT_VERSION}${proc?.version ? ` node/${proc.version}` : ''}`;
+  return `${product}/${PAYGATE_CLIENT_VERSION}${proc?.version ? ` node/${proc.version}` : ''}`;
+}
+
+/**
+ * The value of a client-identification header a spec declares (`info.x-client-identification`, D121), e.g.
+ * Paygate's `X-Paygate-Client: paygate-client-ts/0.1.0 node/v20...`. A spec that declares none gets no such header.
+ */
+export function clientIdentification(product: string): string {
+  return clientHeaderValue(product);
+}
+
+/** Transport options any spec's generated client takes: where, how to fetch, how to retry. No credentials (D121). */
+export interface TransportOptions {
+  /** API root, e.g. `https://api.example.com/v1` (no trailing slash needed). */
+  baseUrl: string;
+  /** Custom fetch (tests, proxies, instrumentation, mutual TLS). Default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt for retryable failures. Default 2; 0 disables retries. */
+  maxRetries?: number;
+  /** Delay function used between retries (inject a fake in tests). Default `setTimeout`-based. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Headers sent on every call (a per-call header overrides them). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The typed openapi-fetch client any generated client builds on: base URL, static headers and the retry policy, no
+ * product headers and no credentials (those come per operation from the spec's security, see ./facade.ts).
+ */
+export function createHttpTransport<Paths extends {}>(options: TransportOptions): Client<Paths> {
+  if (typeof options.baseUrl !== 'string' || options.baseUrl.trim() === '') {
+    throw new TypeError('baseUrl is required (non-empty string)');
+  }
+  const middleware = new MiddlewareWatch();
+  const client = createClient<Paths>({
+    baseUrl: options.baseUrl,
+    headers: { ...options.headers },
+    Request: requestClass(() => middleware.none),
+    fetch: createRetryingFetch(options),
+  });
+  middleware.watch(client);
+  return client;
 }
 
 function requireString(options: PaygateClientOptions, name: 'baseUrl' | 'clientId' | 'clientSecret'): void {

@@ -223,6 +223,17 @@ export interface CheckerOptions {
   timeoutMs?: number;
   /** Allow 5xx answers (fault-injection tests). Default false: any 5xx throws (not_a_server_error). */
   allowServerErrors?: boolean;
+  /**
+   * Against a deployment (D125): a 429 is waited out per `Retry-After` (1 s when absent) and the request sent again,
+   * up to `maxWaitMs` in total per request; then the request fails with what to change instead of the suite failing
+   * later with TypeErrors on a 429 body. Off in process, where the suite provokes 429s on purpose.
+   */
+  rateLimit?: { maxWaitMs: number; sleep?: (ms: number) => Promise<void> };
+}
+
+/** The message of a request still rate limited after the bounded wait. */
+export function rateLimitedMessage(method: string, pathname: string, waitedMs: number): string {
+  return `${method} ${pathname}: the deployment still answers 429 after waiting ${Math.round(waitedMs / 1000)} s (Retry-After): raise its rate limit for the contract run (a Paygate gateway: PAYGATE_RATE_LIMIT, e.g. PAYGATE_RATE_LIMIT=1000) and rerun`;
 }
 
 export interface ApiRequest {
@@ -256,12 +267,22 @@ export function createChecker(options: CheckerOptions): Checker {
 
   async function exchange(request: Request, allowServerError: boolean): Promise<{ res: Response; checked: CheckedResponse }> {
     const url = new URL(request.url);
-    const signal = AbortSignal.timeout(timeoutMs);
     let res: Response;
-    try {
-      res = await fetch(request, { signal, redirect: 'manual' });
-    } catch (err) {
-      throw new Error(`${request.method} ${url.pathname}: no answer (${(err as Error).message}) — hang or connection failure`, { cause: err });
+    let waited = 0;
+    for (;;) {
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        res = await fetch(options.rateLimit === undefined ? request : request.clone(), { signal, redirect: 'manual' });
+      } catch (err) {
+        throw new Error(`${request.method} ${url.pathname}: no answer (${(err as Error).message}) — hang or connection failure`, { cause: err });
+      }
+      if (res.status !== 429 || options.rateLimit === undefined) break;
+      const retryAfter = Number(res.headers.get('retry-after'));
+      const wait = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : 1000;
+      await res.body?.cancel();
+      if (waited + wait > options.rateLimit.maxWaitMs) throw new Error(rateLimitedMessage(request.method, url.pathname, waited + wait));
+      waited += wait;
+      await (options.rateLimit.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))))(wait);
     }
     const text = await res.text();
     const checked = checkResponse(request.method, relative(url), res.status, res.headers, text);
