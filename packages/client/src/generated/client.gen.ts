@@ -38,6 +38,7 @@ type OpGetSettlement = paths["/pg/settlements/{settlement_id}"]["get"];
 type OpListMerchants = paths["/partners/merchants/"]["get"];
 type OpListPayments = paths["/pg/payments/"]["get"];
 type OpListRefunds = paths["/pg/refunds"]["get"];
+type OpListSettlementTransactions = paths["/pg/settlements/{settlement_id}/transactions"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
 type OpListWebhookDeliveries = paths["/webhooks/endpoints/{endpoint_id}/deliveries"]["get"];
 type OpListWebhookEndpoints = paths["/webhooks/endpoints"]["get"];
@@ -160,6 +161,13 @@ export function createPaygateClient(options: PaygateClientOptions) {
   const settlements$listAll = (query?: Omit<NonNullable<OpListSettlements["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListSettlements["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
     paginate(async (page) => {
       const result = await settlements$list({ ...query, page: page } as NonNullable<OpListSettlements["parameters"]["query"]>, opts);
+      return result.ok ? { ...result, data: result["data"]["data"] } : result;
+    }, paging);
+  const settlements$listTransactions = (settlementId: OpListSettlementTransactions["parameters"]["path"]["settlement_id"], query?: NonNullable<OpListSettlementTransactions["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListSettlementTransactions["responses"][200]["content"]["application/json"]>> =>
+    call(transport.GET("/pg/settlements/{settlement_id}/transactions", init({ settlement_id: settlementId }, query, opts)));
+  const settlements$listTransactionsAll = (settlementId: OpListSettlementTransactions["parameters"]["path"]["settlement_id"], query?: Omit<NonNullable<OpListSettlementTransactions["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListSettlementTransactions["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page) => {
+      const result = await settlements$listTransactions(settlementId, { ...query, page: page } as NonNullable<OpListSettlementTransactions["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
 
@@ -491,7 +499,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Read a settlement
        *
-       * Reads one settlement with its transactions and the forex rate applied.
+       * Reads one settlement with its first 100 transactions (`number_of_transactions` counts them all; the rest are at `/pg/settlements/{settlement_id}/transactions`) and the forex rate applied.
        *
        * `GET /pg/settlements/{settlement_id}` (operationId `getSettlement`)
        */
@@ -506,6 +514,16 @@ export function createPaygateClient(options: PaygateClientOptions) {
       list: settlements$list,
       /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listAll: settlements$listAll,
+      /**
+       * List a settlement's transactions
+       *
+       * Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+       *
+       * `GET /pg/settlements/{settlement_id}/transactions` (operationId `listSettlementTransactions`)
+       */
+      listTransactions: settlements$listTransactions,
+      /** Every item of `listTransactions`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+      listTransactionsAll: settlements$listTransactionsAll,
     },
     /** The underlying openapi-fetch client (typed by `paths`) for anything the facade does not cover. */
     transport,
