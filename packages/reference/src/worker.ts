@@ -35,6 +35,8 @@ export interface WorkerOptions {
    * POST /sandbox/settlements/run does it). Several processes may run it: the run locks what it settles.
    */
   settlementIntervalSeconds?: number;
+  /** Payments per batch transaction of the scheduled settlement run (default 1000, D112). */
+  settlementBatchSize?: number;
   /** Most deliveries in flight in this process (default 256, D114). */
   batchSize?: number;
   /** Most deliveries of one endpoint in flight in this process (default 32): a slow endpoint holds only these (D114). */
@@ -135,7 +137,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const now = deps.clock.now() / 1_000_000;
     if (lastSettlementRun !== undefined && now - lastSettlementRun < every) return 0;
     lastSettlementRun = now;
-    const created = await runSettlements(deps);
+    const created = await runSettlements(deps, null, options.settlementBatchSize ? { batchSize: options.settlementBatchSize } : {});
     if (created.length > 0) log?.info({ settlements: created.length }, 'scheduled settlement run');
     return created.length;
   }

@@ -360,22 +360,24 @@ async function settleMerchant(deps: ServiceDeps, merchantId: string, options: Se
 }
 
 /**
- * Merchants a run has something to do for, each source read from its own partial index: captured unsettled payments,
- * processed refunds not deducted, INITIATED refunds not reserved, releasable reserves, settlements left open by an
- * interrupted run. A run with nothing due reads these indexes only (D112).
+ * Merchants a run has something to do for: each merchant in scope is probed with EXISTS on small partial indexes
+ * (captured unsettled payments, processed refunds not deducted, INITIATED refunds not reserved, releasable reserves,
+ * settlements left open by an interrupted run), so a run with nothing due costs one index probe per merchant, never
+ * a read of the payment history (D112).
  */
 async function dueMerchants(deps: ServiceDeps, scope: Scope | null): Promise<string[]> {
   const p = new Params();
-  const inScope = scope ? `WHERE ${scopeCondition(scope, 'm.merchant_id', p)}` : '';
+  const inScope = scope ? `AND ${scopeCondition(scope, 'm.id', p)}` : '';
   const { rows } = await deps.db.query<{ merchant_id: string }>(
-    `SELECT m.merchant_id FROM (
-       SELECT DISTINCT merchant_id FROM payments WHERE status = 'CAPTURED' AND settlement_id IS NULL
-       UNION SELECT merchant_id FROM refunds WHERE status = 'PROCESSED' AND settlement_id IS NULL
-       UNION SELECT r.merchant_id FROM refunds r JOIN payments p ON p.id = r.payment_id
-         WHERE r.status = 'INITIATED' AND p.settlement_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
-       UNION SELECT merchant_id FROM settlement_reserves WHERE status = 'releasable'
-       UNION SELECT merchant_id FROM settlements WHERE status = 'open'
-     ) m ${inScope} ORDER BY m.merchant_id`,
+    `SELECT m.id AS merchant_id FROM merchants m
+     WHERE (EXISTS (SELECT 1 FROM payments p WHERE p.merchant_id = m.id AND p.status = 'CAPTURED' AND p.settlement_id IS NULL)
+        OR EXISTS (SELECT 1 FROM refunds r WHERE r.merchant_id = m.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
+        OR EXISTS (SELECT 1 FROM refunds r JOIN payments p ON p.id = r.payment_id
+                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND p.settlement_id IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id))
+        OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.merchant_id = m.id AND sr.status = 'releasable')
+        OR EXISTS (SELECT 1 FROM settlements s WHERE s.merchant_id = m.id AND s.status = 'open')) ${inScope}
+     ORDER BY m.id`,
     p.values,
   );
   return rows.map((r) => r.merchant_id);
