@@ -4,7 +4,7 @@
  * the same run and the ratio to it. Writes bench/results/latest.json.
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators,
+ * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators,diff,
  * settlements,webhooks: the last two in bench/sections/),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
@@ -27,6 +27,7 @@ import { freePort, httpOk, spawnNode, waitUntil, type Child } from './lib/proc.j
 import { gatewayCommand, gatewayEnv as gatewayEnvFor } from './lib/gateway.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './lib/profile.js';
 import { writeBenchmarksDoc, type Budget } from './lib/report.js';
+import { diffBudgets, diffTableRow, runDiffSection } from './sections/diff.js';
 import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
@@ -569,6 +570,7 @@ function budgets(): Budget[] {
   }
   const cold = rows.find((r) => r.section === 'coldstart' && r.name === 'paygate serve, existing PGlite data dir (precompiled)');
   if (cold) out.push({ name: 'Cold start, existing PGlite data dir (production)', target: '< 1 s', value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`, met: (cold['ms'] as number) < 1000 });
+  out.push(...diffBudgets(rows));
   return [...out, ...sectionBudgets];
 }
 
@@ -582,6 +584,7 @@ function table(): string {
     const per = typeof r['cpuRatio'] === 'number' ? ` (${pct(r['cpuRatio'] as number)} per CPU-s)` : '';
     const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
     if (r.section === 'coldstart') return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    if (r.section === 'diff') return diffTableRow(r);
     if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`];
     const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
     return [r.section, r.name, r.rps?.toFixed(0) ?? '', r.p50?.toFixed(1) ?? '', r.p99?.toFixed(1) ?? '', r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '', cpu, ratio];
@@ -609,6 +612,7 @@ async function main(): Promise<void> {
   if (want('coldstart')) await runColdStart();
   if (want('profile')) await runProfile();
   if (want('generators')) await runGenerators();
+  if (want('diff')) rows.push(...(await runDiffSection(log)));
   for (const [name, section] of [['settlements', runSettlementsSection], ['webhooks', runWebhooksSection]] as const) {
     if (want(name)) await section({ root: ROOT, adminUrl: ADMIN_URL, log }).then((r) => rows.push(...r.rows) + sectionBudgets.push(...r.budgets));
   }

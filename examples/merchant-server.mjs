@@ -28,9 +28,13 @@ createServer(async (req, res) => {
     const authentic = encryptionKey ? verifyCallback(fields, encryptionKey) : false;
     console.log(`[merchant] return-URL callback: hash ${authentic ? 'VERIFIED' : 'REJECTED'}`, Object.fromEntries(fields));
     res.writeHead(authentic ? 200 : 400, { 'content-type': 'text/html; charset=utf-8' });
+    // a phone-sized page: the shopper arrives here from the hosted checkout, often on a phone
+    const page = (title, body) =>
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body>${body}</body></html>`;
+    const escape = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     res.end(authentic
-      ? `<h1>Thanks!</h1><p>Order ${fields.get('order_id')}: ${fields.get('status')}. (The backend still reads the order before shipping.)</p>`
-      : '<h1>Callback rejected</h1><p>The hash did not verify.</p>');
+      ? page('Thanks', `<h1>Thanks!</h1><p>Order ${escape(fields.get('order_id'))}: ${escape(fields.get('status'))}. (The backend still reads the order before shipping.)</p>`)
+      : page('Callback rejected', '<h1>Callback rejected</h1><p>The hash did not verify.</p>'));
     return;
   }
   if (req.method === 'POST' && req.url === '/webhooks') {

@@ -1,7 +1,8 @@
 /**
  * Every method of the hosted checkout in real Chromium (playwright-core driving the system browser), from the
  * merchant site (test/e2e/merchant-site.ts) through the SDK to the hosted page and back to return_url:
- * UPI (the QR code decodes to the order's upi://pay intent; the VPA path), cards (success, decline, 3-D Secure
+ * UPI (the QR code decodes to the order's upi://pay intent on a desktop; UPI app buttons on a phone; the VPA path),
+ * cards (spaced and branded as typed, success, a decline retried with another method in the same session, 3-D Secure
  * approved and failed), net banking, cancel; the same card payment with JavaScript disabled; an axe-core check of
  * every page the customer sees; screenshots at desktop (1280x800) and phone (390x844) sizes in test-results/e2e/.
  *
@@ -128,8 +129,8 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     await page.fill('[data-testid="card_name"]', 'Priya Sharma');
   }
 
-  it('UPI: the QR code on the page decodes to the order\'s upi://pay intent, and paying by VPA completes', async () => {
-    const { context, page, consoleErrors } = await open('phone');
+  it('UPI on a desktop: the QR code on the page decodes to the order\'s upi://pay intent, and paying by VPA completes', async () => {
+    const { context, page, consoleErrors } = await open('desktop');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '1250.00');
@@ -143,7 +144,8 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       const intent = new URL(decoded!.data);
       expect(intent.protocol).toBe('upi:');
       expect(Object.fromEntries(intent.searchParams)).toMatchObject({ pa: `pg.${merchant.merchantId}@paygate`, pn: 'Cane Corner', am: '1250.00', cu: 'INR', tr: order.orderId });
-      await shot(page, 'upi-qr', 'phone');
+      expect(await page.locator('[data-testid="upi-apps"]').isVisible()).toBe(false);
+      await shot(page, 'upi-qr', 'desktop');
 
       await page.fill('[data-testid="vpa"]', 'priya@okhdfcbank');
       await page.click('[data-testid="pay"]');
@@ -156,24 +158,52 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     }
   }, 60_000);
 
-  it.each([
-    { name: 'card success', number: TEST_CARD.visa, method: 'CREDIT_CARD', status: 'payment_successful', message: undefined },
-    { name: 'card decline', number: TEST_CARD.declined, method: 'CREDIT_CARD', status: 'payment_failed', message: 'Card declined by the issuer' },
-    { name: 'card insufficient funds', number: TEST_CARD.insufficient, method: 'DEBIT_CARD', status: 'payment_failed', message: 'Insufficient funds on the card' },
-  ] as const)('$name: callback $status, mop_detail keeps last4 and network only', async ({ name, number, method, status, message }) => {
+  it('UPI on a phone: app buttons open the UPI app with the order\'s intent instead of a QR code the shopper cannot scan (D127)', async () => {
+    const { context, page, consoleErrors } = await open('phone');
+    try {
+      const before = site.callbacks.length;
+      const order = await toHostedPage(page, '640.00');
+      await page.check('[data-testid="method-UPI"]');
+      expect(await page.locator('[data-testid="upi-qr"]').isVisible()).toBe(false);
+      const apps = page.locator('[data-testid="upi-apps"] a');
+      expect(await apps.count()).toBeGreaterThanOrEqual(3);
+      for (const [testId, scheme] of [['upi-app-google_pay', 'tez:'], ['upi-app-phonepe', 'phonepe:'], ['upi-app-others', 'upi:']] as const) {
+        const link = page.locator(`[data-testid="${testId}"]`);
+        expect(await link.isVisible()).toBe(true);
+        const intent = new URL((await link.getAttribute('href')) ?? '');
+        expect(intent.protocol).toBe(scheme);
+        expect(Object.fromEntries(intent.searchParams)).toMatchObject({ am: '640.00', cu: 'INR', tr: order.orderId });
+      }
+      // Pay stays on screen without scrolling (sticky on a phone)
+      const pay = await page.locator('[data-testid="pay"]').boundingBox();
+      expect(pay && pay.y + pay.height <= VIEWPORTS.phone.height).toBe(true);
+      await shot(page, 'upi-apps', 'phone');
+      await page.click('[data-testid="pay"]'); // "I paid in the app" (the sandbox treats it as a scanned payment)
+      expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'UPI' });
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('card success: the number is spaced and its brand shown as typed; callback payment_successful, mop_detail keeps last4 and network only', async () => {
     const { context, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '499.00');
-      await fillCard(page, number, method);
-      await shot(page, name.replace(/ /g, '-'), 'phone');
+      await page.check('[data-testid="method-CREDIT_CARD"]');
+      await page.locator('[data-testid="card_number"]').pressSequentially('378282246310005');
+      expect(await page.inputValue('[data-testid="card_number"]')).toBe('3782 822463 10005');
+      expect(await page.locator('[data-testid="card-brand"]').textContent()).toBe('American Express');
+      await fillCard(page, TEST_CARD.visa);
+      await page.locator('[data-testid="card_number"]').dispatchEvent('input');
+      expect(await page.locator('[data-testid="card-brand"]').textContent()).toBe('Visa');
+      await shot(page, 'card-success', 'phone');
       await page.click('[data-testid="pay"]');
       const fields = await returned(page, before);
-      expect(fields).toMatchObject({ order_id: order.orderId, status, mop_type: method });
-      if (message) expect(fields['message']).toBe(message);
+      expect(fields).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'CREDIT_CARD' });
       const { payment } = await paymentOf(order.orderId);
-      expect(payment.mop_detail).toEqual({ card_last4: number.slice(-4), card_network: 'visa' });
-      if (message) expect(payment.status_message).toBe(message);
+      expect(payment.mop_detail).toEqual({ card_last4: '4242', card_network: 'visa' });
       expect(consoleErrors).toEqual([]);
     } finally {
       await context.close();
@@ -181,9 +211,42 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   }, 60_000);
 
   it.each([
+    { name: 'card decline', number: TEST_CARD.declined, method: 'CREDIT_CARD', message: 'Card declined by the issuer' },
+    { name: 'card insufficient funds', number: TEST_CARD.insufficient, method: 'DEBIT_CARD', message: 'Insufficient funds on the card' },
+  ] as const)('$name: the shopper is told on the page and retries with another method in the same session (D126)', async ({ name, number, method, message }) => {
+    const { context, page, consoleErrors } = await open('phone');
+    try {
+      const before = site.callbacks.length;
+      const order = await toHostedPage(page, '499.00');
+      await fillCard(page, number, method);
+      await page.click('[data-testid="pay"]');
+      const notice = page.locator('[data-testid="decline-notice"]');
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain(message);
+      expect(site.callbacks.length).toBe(before); // still on the hosted page: nothing went back to the merchant
+      const failed = await paymentOf(order.orderId);
+      expect(failed.order.status).toBe('payment_pending');
+      expect(failed.payment).toMatchObject({ status: 'FAILED', status_message: message, mop_detail: { card_last4: number.slice(-4), card_network: 'visa' } });
+      await shot(page, `${name.replace(/ /g, '-')}-retry`, 'phone');
+      await expectAccessible(page, `${name}: retry page`);
+
+      await page.check('[data-testid="method-NET_BANKING"]');
+      await page.selectOption('[data-testid="bank_code"]', 'HDFC');
+      await page.click('[data-testid="pay"]');
+      const fields = await returned(page, before);
+      expect(fields).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'NET_BANKING' });
+      const paid = expectOk('getOrder', await merchant.client.orders.get(order.orderId)).data;
+      expect(paid.payments).toHaveLength(2);
+      expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it.each([
     { answer: 'approve', status: 'payment_successful' },
-    { answer: 'fail', status: 'payment_failed' },
-  ] as const)('card with 3-D Secure: the challenge page, $answer => $status', async ({ answer, status }) => {
+    { answer: 'fail', status: 'payment_pending' },
+  ] as const)('card with 3-D Secure: the challenge page, $answer => order $status', async ({ answer, status }) => {
     const { context, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
@@ -193,9 +256,15 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       await page.locator('[data-testid="three-ds-heading"]').waitFor();
       expect(await page.locator('[data-testid="three-ds-last4"]').textContent()).toBe('3220');
       await page.click(`[data-testid="three-ds-${answer}"]`);
-      const fields = await returned(page, before);
-      expect(fields).toMatchObject({ order_id: order.orderId, status, mop_type: 'CREDIT_CARD' });
-      if (answer === 'fail') expect(fields['message']).toBe('3-D Secure authentication failed');
+      if (answer === 'approve') {
+        expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status, mop_type: 'CREDIT_CARD' });
+      } else {
+        // a failed challenge is a decline: the payment page again, to try another card (D126)
+        await page.locator('[data-testid="decline-notice"]').waitFor();
+        expect(await page.locator('[data-testid="decline-notice"]').textContent()).toContain('3-D Secure authentication failed');
+        expect(site.callbacks.length).toBe(before);
+      }
+      expect((await paymentOf(order.orderId)).order.status).toBe(status);
       expect(consoleErrors).toEqual([]);
     } finally {
       await context.close();

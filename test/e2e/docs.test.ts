@@ -10,7 +10,9 @@
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +111,41 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
       });
       await expect.poll(async () => (await violations()).map((v) => v.directive)).toContain('script-src-elem');
       expect(await page.evaluate(() => (window as unknown as { __inlineRan?: boolean }).__inlineRan)).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
+
+  it.each(
+    (['events.html', 'errors.html', 'decisions.html', 'changelog.html'] as const).flatMap((name) =>
+      (Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[]).map((viewport) => [name, viewport] as const),
+    ),
+  )('%s at %s size: no sideways scroll, the header above the content, no serious axe violation, no console error', async (name, viewport) => {
+    const context = await browser.newContext({ viewport: VIEWPORTS[viewport] });
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(msg.text());
+      });
+      await page.goto(`${gw.baseUrl}/docs/${name}`);
+      await page.locator('header.site').waitFor();
+      await page.screenshot({ path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`), fullPage: true });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 'page wider than the viewport').toBeLessThanOrEqual(0);
+      const header = await page.locator('header.site').boundingBox();
+      const main = await page.locator('main').first().boundingBox();
+      expect(header && main && header.y + header.height <= main.y + 1, 'the header overlaps the content').toBe(true);
+      await page.evaluate(AXE_SOURCE);
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }> } }).axe; // why: a global the injected script defines
+        return (await axe.run()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+      });
+      expect(violations).toEqual([]);
+      expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
     } finally {
       await context.close();
     }

@@ -73,6 +73,7 @@ describe('usage and environment errors', () => {
     ['an unknown target', ['generate', '--input', FIXTURE_SPEC, '--targets', 'server,docs'], EXIT.usage, /paygate docs/],
     ['a bad lint mode', ['generate', '--input', FIXTURE_SPEC, '--lint', 'loose'], EXIT.usage, /strict, report or skip/],
     ['serve with arguments', ['serve', '--port', '1'], EXIT.usage, /environment variables/],
+    ['serve with a wrong number of workers', ['serve', '--workers', 'many'], EXIT.usage, /--workers must be a number of processes from 1 to 256, or auto/],
     ['contract without --base-url', ['contract', '--client-id', 'x', '--client-secret', 'y'], EXIT.usage, /--base-url is required/],
     ['contract with a non-http URL', ['contract', '--base-url', 'ftp://x', '--client-id', 'x', '--client-secret', 'y'], EXIT.usage, /http\(s\) URL/],
     ['contract with an unknown suite file', ['contract', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', 'y', '--only', 'nope'], EXIT.usage, /--only takes/],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareContracts } from './compare.js';
 import { baseEvents, baseOpenApi, snapshot } from './test-fixtures.js';
-import type { Classification } from './types.js';
+import { CLASSIFICATIONS, type Classification } from './types.js';
 
 type Obj = Record<string, any>;
 
@@ -19,7 +19,7 @@ const schemas = (spec: Obj) => spec.components.schemas;
 const createOrder = (spec: Obj) => spec.paths['/orders'].post;
 
 const rows: Row[] = [
-  // api-smart-diff reports a removed path as the removal of each of its operations.
+  // a removed path is the removal of each of its operations
   { change: 'removed path', mutate: (s) => delete s.paths['/orders/{order_id}'], expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders~1{order_id}/get' },
   { change: 'removed operation', mutate: (s) => delete s.paths['/orders'].get, expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders/get' },
   { change: 'new operation', mutate: (s) => (s.paths['/orders/{order_id}'].delete = { responses: { '204': { description: 'Gone' } } }), expected: 'non-breaking', kind: 'operation-added', pointer: '/paths/~1orders~1{order_id}/delete' },
@@ -42,7 +42,8 @@ const rows: Row[] = [
   { change: 'type change in a request field', mutate: (s) => (schemas(s).OrderRequest.properties.amount.type = 'number'), expected: 'breaking', kind: 'type-changed', pointer: '/components/schemas/OrderRequest/properties/amount/type' },
   { change: 'narrowed enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.pop(), expected: 'breaking', kind: 'enum-value-removed', pointer: '/components/schemas/OrderRequest/properties/currency/enum/1' },
   { change: 'widened enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.push('EUR'), expected: 'non-breaking', kind: 'enum-value-added', pointer: '/components/schemas/OrderRequest/properties/currency/enum/2' },
-  { change: 'widened enum in a response', mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'), expected: 'breaking', kind: 'enum-value-added', pointer: '/components/schemas/Order/properties/status/enum/2' },
+  // D54 called this breaking; it breaks only clients that check values against the old list: a warning (D105)
+  { change: 'widened enum in a response', mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'), expected: 'warning', kind: 'enum-value-added', pointer: '/components/schemas/Order/properties/status/enum/2' },
   { change: 'tightened pattern', mutate: (s) => (schemas(s).OrderRequest.properties.amount.pattern = '^\\d{1,6}\\.\\d{2}$'), expected: 'breaking', kind: 'pattern-changed', pointer: '/components/schemas/OrderRequest/properties/amount/pattern' },
   { change: 'changed pattern in a response (looser or not: undecidable)', mutate: (s) => (schemas(s).Order.properties.order_id.pattern = '^ord_'), expected: 'non-breaking', kind: 'pattern-added', pointer: '/components/schemas/Order/properties/order_id/pattern' },
   {
@@ -145,26 +146,28 @@ describe('compareContracts: one change at a time', () => {
     expect(match, `changes found: ${JSON.stringify(changes.map((c) => [c.classification, c.kind, c.pointer]))}`).toBeDefined();
     expect(match?.classification).toBe(expected);
     // The strongest classification of the whole diff is the row's: nothing else in it is worse.
-    const worst = changes.some((c) => c.classification === 'breaking') ? 'breaking' : changes.some((c) => c.classification === 'non-breaking') ? 'non-breaking' : 'annotation';
+    const worst = CLASSIFICATIONS.find((c) => changes.some((x) => x.classification === c));
     expect(worst).toBe(expected);
-    expect(match?.message).toMatch(/^(POST|GET|DELETE) |^webhook |^callback |^event |^security|^info/);
+    // the message names the definition; the operations, webhooks and events that reach it are its uses
+    expect(match?.message).toMatch(/^(POST|GET|DELETE) |^schema |^webhook |^callback |^event |^security|^info/);
+    if (match?.pointer.startsWith('/components/schemas/')) expect(match.useCount).toBeGreaterThan(0);
   });
 
   it.each([
     {
       change: 'a removed response field',
       mutate: (s: Obj) => delete schemas(s).Order.properties.note,
-      message: 'GET /orders/{order_id}: property removed at `note` in the response 200 (application/json) (clients reading this field get nothing)',
+      message: 'schema Order: property removed at `note` (clients reading this field get nothing)',
     },
     {
       change: 'a tightened request limit',
       mutate: (s: Obj) => (schemas(s).OrderRequest.properties.note.maxLength = 50),
-      message: 'POST /orders: maxLength changed at `note` in the request body (application/json): `100` -> `50`',
+      message: 'schema OrderRequest: maxLength changed at `note`: `100` -> `50` (requests that were valid may now be refused)',
     },
     {
       change: 'a parameter made required',
       mutate: (s: Obj) => (s.paths['/orders'].get.parameters[0].required = true),
-      message: 'GET /orders: required added in the parameter limit: `true`',
+      message: 'GET /orders: required added in the parameter limit: `true` (requests without it are refused)',
     },
   ])('says where and what for $change', ({ mutate, message }) => {
     const spec = baseOpenApi();
@@ -211,15 +214,52 @@ describe('compareContracts: one change at a time', () => {
     expect(compareContracts(snapshot('a'), snapshot('b'))).toEqual([]);
   });
 
-  it('reports a schema change once per place a client meets it, with the concrete pointer', () => {
+  it('reports a schema change once, at its definition, with every place a client meets it beneath it (D104)', () => {
     const spec = baseOpenApi();
     delete spec.components.schemas.Order.properties.note;
     const changes = compareContracts(snapshot('before'), snapshot('after', spec));
-    expect(changes.map((c) => c.location).sort()).toEqual([
-      '/paths/~1orders/get/responses/200/content/application~1json/schema/items/properties/note',
-      '/paths/~1orders/post/responses/201/content/application~1json/schema/properties/note',
-      '/paths/~1orders~1{order_id}/get/responses/200/content/application~1json/schema/properties/note',
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.pointer).toBe('/components/schemas/Order/properties/note');
+    expect(changes[0]!.useCount).toBe(3);
+    expect(changes[0]!.uses.map((u) => `${u.where} ${u.in}`)).toEqual([
+      'GET /orders response 200 (application/json)',
+      'POST /orders response 201 (application/json)',
+      'GET /orders/{order_id} response 200 (application/json)',
     ]);
-    expect(new Set(changes.map((c) => c.pointer))).toEqual(new Set(['/components/schemas/Order/properties/note']));
+  });
+
+  it('compares a recursive schema once and ends: one entry for a change inside it', () => {
+    const tree = (extra: Obj = {}) => {
+      const spec = baseOpenApi();
+      spec.components.schemas.Node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, ...extra } };
+      spec.components.schemas.Order.properties.tree = { $ref: '#/components/schemas/Node' };
+      return spec;
+    };
+    const changes = compareContracts(snapshot('before', tree({ legacy: { type: 'string' } })), snapshot('after', tree()));
+    expect(changes.map((c) => [c.classification, c.kind, c.pointer, c.useCount])).toEqual([['breaking', 'property-removed', '/components/schemas/Node/properties/legacy', 3]]);
+  });
+
+  it('follows a dereferenced, cyclic event payload (shared objects are one definition) and ends', () => {
+    const payload = (withLegacy: boolean) => {
+      const node: Obj = { type: 'object', properties: { id: { type: 'string' } } };
+      node.properties.parent = node;
+      if (withLegacy) node.properties.legacy = { type: 'string' };
+      return { PaymentFailed: node };
+    };
+    const changes = compareContracts(snapshot('before', baseOpenApi(), payload(true)), snapshot('after', baseOpenApi(), payload(false)));
+    expect(changes.map((c) => [c.document, c.kind, c.pointer])).toEqual([['asyncapi', 'property-removed', '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/legacy']]);
+  });
+
+  it('keeps output bounded by changes, not by uses: a schema used by 300 operations is one entry', () => {
+    const wide = (note: boolean) => {
+      const spec = baseOpenApi();
+      if (!note) delete spec.components.schemas.Order.properties.note;
+      for (let i = 0; i < 300; i++) spec.paths[`/orders/v${i}`] = { get: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } } } };
+      return spec;
+    };
+    const changes = compareContracts(snapshot('before', wide(true)), snapshot('after', wide(false)));
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.useCount).toBe(303);
+    expect(changes[0]!.uses).toHaveLength(10);
   });
 });

@@ -5,7 +5,8 @@ import { compareContracts } from './compare.js';
 import { evaluateGate, formatGate, readAllowFile, type GateInput, type GateResult } from './gate.js';
 import { loadSnapshotFromFile } from './load.js';
 import { ALLOW_FILE, releasedOpenApiFile, releasedVersions } from './released.js';
-import type { ContractSnapshot } from './types.js';
+import { SpecDoc } from './document.js';
+import type { ContractSnapshot, FailOn } from './types.js';
 
 export interface CompatOptions {
   cwd: string;
@@ -13,6 +14,8 @@ export interface CompatOptions {
   spec: string;
   /** The released contracts' folder, relative to cwd. */
   releasedDir: string;
+  /** Changes of this classification or a more severe one fail the gate (default `breaking`). */
+  failOn?: FailOn;
   progress?: (line: string) => void;
 }
 
@@ -52,7 +55,15 @@ export async function runCompat(options: CompatOptions): Promise<CompatOutcome> 
     currentVersion: specVersion(current),
     changes: compareContracts(released, current),
     allow: await readAllowFile(path.resolve(options.cwd, allowFile)),
+    failOn: options.failOn ?? 'breaking',
+    pointerExists: pointerIn([released, current]),
   };
   const result = evaluateGate(input);
   return { input, result, current, released, report: formatGate(result, input, { specFile: options.spec, allowFile, releasedFile }) };
+}
+
+/** Whether a pointer names a node of the OpenAPI or AsyncAPI document of one of the snapshots. */
+export function pointerIn(snapshots: readonly ContractSnapshot[]): (pointer: string) => boolean {
+  const docs = snapshots.flatMap((s) => [new SpecDoc(s.openapi, 'openapi'), ...(s.asyncapi ? [new SpecDoc(s.asyncapi, 'asyncapi')] : [])]);
+  return (pointer) => docs.some((d) => d.has(pointer));
 }

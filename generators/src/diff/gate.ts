@@ -1,17 +1,19 @@
 /**
- * The compatibility gate: the current spec against the newest released contract. A breaking change passes only when
- * `info.version` starts a new major version, or when `allowed-breaking-changes.yaml` lists it (kind + pointer) with a
- * reason. Entries that match nothing are reported as stale.
+ * The compatibility gate: the current spec against the newest released contract. A change at or above the `--fail-on`
+ * level (D105) passes only when `info.version` starts a new major version, or when `allowed-breaking-changes.yaml`
+ * lists it (kind + the pointer of its definition, D104) with a reason. An entry whose pointer exists in neither
+ * version is refused; an entry that matches nothing is reported as stale.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import semver from 'semver';
 import YAML from 'yaml';
-import type { Change } from './types.js';
+import { usesLine } from './report.js';
+import { failsOn, type Change, type FailOn } from './types.js';
 
 export interface AllowEntry {
   kind: string;
-  /** The change's `pointer` (the concrete one) or its `location`. */
+  /** The change's `pointer`: where it is defined, in the released or the current version. */
   pointer: string;
   reason: string;
 }
@@ -60,26 +62,38 @@ export interface GateInput {
   currentVersion: string;
   changes: readonly Change[];
   allow: AllowFile;
+  /** Changes of this classification or a more severe one fail (default `breaking`). */
+  failOn?: FailOn;
+  /** Whether a pointer exists in the released or the current version (allow entries must name one). */
+  pointerExists?: (pointer: string) => boolean;
 }
 
 export interface GateResult {
   passed: boolean;
   /** The current version starts a new major version: breaking changes are expected. */
   majorBump: boolean;
-  /** Breaking changes neither covered by the major bump nor allowed. */
+  /** Changes at or above the fail-on level neither covered by the major bump nor allowed. */
   blocking: Change[];
+  failOn: FailOn;
   allowed: { change: Change; entry: AllowEntry }[];
   stale: AllowEntry[];
   invalid: string[];
 }
 
-const matches = (entry: AllowEntry, change: Change) => entry.kind === change.kind && (entry.pointer === change.pointer || entry.pointer === change.location);
+const matches = (entry: AllowEntry, change: Change) => entry.kind === change.kind && entry.pointer === change.pointer;
 
 export function evaluateGate(input: GateInput): GateResult {
   const current = semver.valid(input.currentVersion);
   const released = semver.valid(input.releasedVersion);
   const majorBump = current !== null && released !== null && semver.major(current) > semver.major(released);
-  const breaking = input.changes.filter((c) => c.classification === 'breaking');
+  const failOn = input.failOn ?? 'breaking';
+  const breaking = input.changes.filter((c) => failsOn(c.classification, failOn));
+  const invalid = [...input.allow.invalid];
+  if (input.pointerExists) {
+    for (const entry of input.allow.entries) {
+      if (!input.pointerExists(entry.pointer)) invalid.push(`allow entry ${entry.kind} ${entry.pointer}: the pointer exists in neither the released nor the current version (copy it from the report: the change's definition)`);
+    }
+  }
   const allowed: GateResult['allowed'] = [];
   const blocking: Change[] = [];
   for (const change of breaking) {
@@ -88,7 +102,7 @@ export function evaluateGate(input: GateInput): GateResult {
     else if (!majorBump) blocking.push(change);
   }
   const stale = input.allow.entries.filter((e) => !breaking.some((c) => matches(e, c)));
-  return { passed: blocking.length === 0 && input.allow.invalid.length === 0, majorBump, blocking, allowed, stale, invalid: input.allow.invalid };
+  return { passed: blocking.length === 0 && invalid.length === 0, majorBump, blocking, failOn, allowed, stale, invalid };
 }
 
 export interface GateMessages {
@@ -102,14 +116,11 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
   const lines: string[] = [];
   for (const problem of result.invalid) lines.push(`error: ${problem}`);
   // one schema change met in several places is one allow entry: each place is named, so the lines are not repeats
-  for (const { change, entry } of result.allowed) {
-    const at = change.location !== change.pointer ? ` at ${change.location}` : '';
-    lines.push(`allowed: ${change.kind} ${change.pointer}${at} (${entry.reason})`);
-  }
+  for (const { change, entry } of result.allowed) lines.push(`allowed: ${change.kind} ${change.pointer} (${entry.reason})`);
   for (const entry of result.stale) {
     lines.push(`stale allow entry: ${entry.kind} ${entry.pointer} matches no breaking change since ${input.releasedVersion}; remove it from ${where.allowFile}`);
   }
-  const breaking = input.changes.filter((c) => c.classification === 'breaking').length;
+  const breaking = input.changes.filter((c) => failsOn(c.classification, result.failOn)).length;
   if (result.majorBump && breaking > 0) {
     lines.push(`${breaking} breaking change(s) accepted: ${where.specFile} info.version ${input.currentVersion} is a new major version after ${input.releasedVersion}. Release it with \`paygate release\`.`);
   }
@@ -117,8 +128,8 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
     const next = semver.valid(input.releasedVersion) === null ? 'a new major version' : `${semver.major(input.releasedVersion) + 1}.0.0`;
     lines.push(
       '',
-      `Compatibility gate FAILED: ${result.blocking.length} breaking change(s) since the released ${input.releasedVersion} (${where.releasedFile}), and ${input.currentVersion} is not a new major version:`,
-      ...result.blocking.map((c) => `  ${c.kind}  ${c.document}#${c.pointer}\n      ${c.message}`),
+      `Compatibility gate FAILED: ${result.blocking.length} change(s) at --fail-on ${result.failOn} or above since the released ${input.releasedVersion} (${where.releasedFile}), and ${input.currentVersion} is not a new major version:`,
+      ...result.blocking.map((c) => `  ${c.classification}  ${c.kind}  ${c.document}#${c.pointer}\n      ${c.message}${c.useCount > 0 ? `\n      ${usesLine(c)}` : ''}`),
       '',
       'Integrated merchants break on these. Do one of:',
       `  1. revert the change in ${where.specFile} (or make it compatible: add instead of rename, keep old enum values, keep new fields optional in requests);`,
@@ -127,7 +138,7 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
       ...result.blocking.flatMap((c) => [`       - kind: ${c.kind}`, `         pointer: ${c.pointer}`, '         reason: <why no integrated merchant breaks>']),
     );
   } else if (result.invalid.length === 0) {
-    lines.push(`Compatibility gate passed: ${input.changes.length} change(s) since ${input.releasedVersion}, none breaking without a major version or an allow entry.`);
+    lines.push(`Compatibility gate passed: ${input.changes.length} change(s) since ${input.releasedVersion}, none at --fail-on ${result.failOn} or above without a major version or an allow entry.`);
   }
   return `${lines.join('\n')}\n`;
 }

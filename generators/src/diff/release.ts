@@ -8,6 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import semver from 'semver';
 import { runCompat, specVersion } from './compat.js';
+import type { FailOn } from './types.js';
 import { renderAllowFile } from './gate.js';
 import { loadSnapshotFromFile } from './load.js';
 import { ALLOW_FILE, RELEASES_FILE, readReleases, releasedAsyncApiFile, releasedOpenApiFile, releasedVersions, renderReleases } from './released.js';
@@ -18,6 +19,8 @@ export interface ReleaseOptions {
   releasedDir: string;
   /** YYYY-MM-DD recorded in releases.yaml. */
   date: string;
+  /** The gate's level (default `breaking`): `npm run release` passes Paygate's own. */
+  failOn?: FailOn;
   progress?: (line: string) => void;
 }
 
@@ -52,7 +55,7 @@ export async function release(options: ReleaseOptions): Promise<ReleaseOutcome> 
     if (semver.lt(version, newest)) {
       return { status: 'refused', message: `info.version ${version} in ${options.spec} is older than the newest release ${newest}: set a higher version.` };
     }
-    const compat = await runCompat({ cwd: options.cwd, spec: options.spec, releasedDir: options.releasedDir, ...(options.progress ? { progress: options.progress } : {}) });
+    const compat = await runCompat({ cwd: options.cwd, spec: options.spec, releasedDir: options.releasedDir, ...(options.failOn ? { failOn: options.failOn } : {}), ...(options.progress ? { progress: options.progress } : {}) });
     if (!compat.result.passed) return { status: 'refused', message: `not released: ${compat.report}` };
   }
 

@@ -7,8 +7,12 @@ const change = (classification: Change['classification'], kind: string, message:
   kind,
   document: 'openapi',
   pointer: `/components/schemas/Order/properties/${kind}`,
-  location: `/paths/~1orders/get/responses/200/content/application~1json/schema/properties/${kind}`,
   message,
+  uses: [
+    { where: 'GET /orders', in: 'response 200 (application/json)', direction: 'response' },
+    { where: 'GET /orders/{order_id}', in: 'response 200 (application/json)', direction: 'response' },
+  ],
+  useCount: 7,
 });
 
 const report: DiffReport = {
@@ -19,8 +23,22 @@ const report: DiffReport = {
 
 describe('formatReport', () => {
   it.each([
-    { format: 'text' as const, contains: ['origin/main:openapi/openapi.yaml -> openapi/openapi.yaml: 1 breaking, 0 non-breaking, 1 annotation', 'Breaking changes (1):', '  property-removed  openapi#/components/schemas/Order/properties/property-removed', 'Annotations (1):'], lacks: 'Non-breaking changes' },
-    { format: 'markdown' as const, contains: ['# API changes: origin/main:openapi/openapi.yaml -> openapi/openapi.yaml', '## Breaking changes', '| property-removed | `openapi#/components/schemas/Order/properties/property-removed` | GET /orders: removed \\| gone |'], lacks: '## Non-breaking changes' },
+    {
+      format: 'text' as const,
+      contains: [
+        'origin/main:openapi/openapi.yaml -> openapi/openapi.yaml: 1 breaking, 0 unclassified, 0 warning, 0 non-breaking, 1 annotation',
+        'Breaking changes (1):',
+        '  property-removed  openapi#/components/schemas/Order/properties/property-removed',
+        'used by 7: GET /orders response 200 (application/json); GET /orders/{order_id} response 200 (application/json); and 5 more',
+        'Annotations (1):',
+      ],
+      lacks: 'Non-breaking changes',
+    },
+    {
+      format: 'markdown' as const,
+      contains: ['# API changes: origin/main:openapi/openapi.yaml -> openapi/openapi.yaml', '## Breaking changes (1)', '| property-removed | `openapi#/components/schemas/Order/properties/property-removed` | GET /orders: removed \\| gone | 7: GET /orders', '0 non-breaking change(s) and 1 annotation(s) are not listed here.'],
+      lacks: '## Non-breaking changes',
+    },
     { format: 'json' as const, contains: ['"breaking": 1', '"kind": "property-removed"'], lacks: '"classification": "non-breaking"' },
   ])('$format', ({ format, contains, lacks }) => {
     const text = formatReport(report, format);
@@ -28,7 +46,14 @@ describe('formatReport', () => {
     expect(text).not.toContain(lacks);
   });
 
-  it('json carries every change with its pointer and location', () => {
+  it('markdown lists the first --top entries of a section and counts the rest', () => {
+    const many = Array.from({ length: 30 }, (_, i) => change('breaking', `k${i}`, `change ${i}`));
+    const text = formatReport({ ...report, changes: many }, 'markdown', { top: 5 });
+    expect(text.match(/^\| k\d+ /gm)).toHaveLength(5);
+    expect(text).toContain('... and 25 more breaking change(s)');
+  });
+
+  it('json carries every change with its pointer and uses', () => {
     expect(JSON.parse(formatReport(report, 'json')).changes).toEqual(report.changes);
   });
 });

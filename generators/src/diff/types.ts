@@ -1,10 +1,41 @@
-/** What a change means for an integrated client (merchant), in the direction the data flows. */
-export type Classification = 'breaking' | 'non-breaking' | 'annotation';
+/**
+ * What a change means for an integrated client, in the direction the data flows (D54, D103):
+ *
+ * - `breaking`: a client written against the old contract fails (a request it sends is refused, a response or event
+ *   it reads lacks what it relied on or carries a type it cannot read);
+ * - `unclassified`: the comparer cannot tell (a keyword it does not model changed): review it;
+ * - `warning`: breaks only strict clients (a response enum widened, a limit loosened in a response, a new success
+ *   status) or changes behaviour without refusing anything (a default changed, an undocumented field ignored);
+ * - `non-breaking`: additions and relaxations a tolerant client ignores;
+ * - `annotation`: descriptions, examples, tags, deprecations, extensions.
+ */
+export type Classification = 'breaking' | 'unclassified' | 'warning' | 'non-breaking' | 'annotation';
 
-export const CLASSIFICATIONS: readonly Classification[] = ['breaking', 'non-breaking', 'annotation'];
+/** Most severe first: the order of report sections and of `--fail-on` levels (D105). */
+export const CLASSIFICATIONS: readonly Classification[] = ['breaking', 'unclassified', 'warning', 'non-breaking', 'annotation'];
+
+/** `--fail-on <level>`: fail on changes of this classification or a more severe one; `info` is any change, `none` never. */
+export const FAIL_ON_LEVELS = ['breaking', 'unclassified', 'warning', 'info', 'none'] as const;
+export type FailOn = (typeof FAIL_ON_LEVELS)[number];
+
+export function failsOn(classification: Classification, level: FailOn): boolean {
+  if (level === 'none') return false;
+  if (level === 'info') return true;
+  return CLASSIFICATIONS.indexOf(classification) <= CLASSIFICATIONS.indexOf(level);
+}
 
 /** Which document a change's pointer points into. */
 export type SpecDocument = 'openapi' | 'asyncapi';
+
+/** Where a client meets a change: an operation (or webhook, callback, event) and the part of it. */
+export interface ChangeUse {
+  /** `GET /orders`, `webhook ORDER_PAID`, `event PaymentFailed (channel webhookEndpoint)`. */
+  where: string;
+  /** `response 200 (application/json)`, `request body (application/json)`, `parameter limit`, `payload`, `security`. */
+  in: string;
+  /** `request`: the client writes it; `response`: the client reads it (responses, webhooks, callbacks, events). */
+  direction: 'request' | 'response' | 'none';
+}
 
 export interface Change {
   classification: Classification;
@@ -12,14 +43,15 @@ export interface Change {
   kind: string;
   document: SpecDocument;
   /**
-   * JSON pointer of the changed node in the bundled document: where a `$ref` was followed, the pointer of its target
-   * (e.g. `/components/schemas/Order/properties/note`), so one schema change used twice has one pointer.
+   * JSON pointer of the change where it is defined, in the document that has it (the new one, or the old one for a
+   * removal): `/components/schemas/Order/properties/note`, whatever number of operations use `Order` (D104).
    */
   pointer: string;
-  /** JSON pointer of the place a client meets the change, through `$ref`s (e.g. `/paths/~1orders/post/requestBody/...`). */
-  location: string;
-  /** One human sentence: where, what, and why it is (not) breaking. */
+  /** One human sentence: where it is defined, what changed, and why it is (not) breaking. */
   message: string;
+  /** Every operation, webhook, callback and event that reaches the change: `useCount` of them, the first few listed. */
+  uses: ChangeUse[];
+  useCount: number;
   before?: unknown;
   after?: unknown;
 }

@@ -160,10 +160,11 @@ describe('renderDocsSite', () => {
       kind: 'property-removed',
       document: 'openapi' as const,
       pointer: '/components/schemas/Order/properties/note',
-      location: '/paths/~1orders/get/responses/200/content/application~1json/schema/properties/note',
       message: 'GET /orders: [Removed] property `note` <b>',
+      uses: [{ where: 'GET /orders', in: 'response 200 (application/json)', direction: 'response' as const }],
+      useCount: 1,
     };
-    const counts = { breaking: 1, 'non-breaking': 0, annotation: 0 };
+    const counts = { breaking: 1, unclassified: 0, warning: 0, 'non-breaking': 0, annotation: 0 };
     const site = renderDocsSite(
       input({
         changelog: {
@@ -176,7 +177,7 @@ describe('renderDocsSite', () => {
     );
     const html = site.get('changelog.html') ?? '';
     expect(html).toContain('<h2 id="1.0.0">1.0.0 <small>(2026-11-25)</small></h2>');
-    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 non-breaking, 0 annotation.');
+    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation.');
     expect(html).toContain('<code>openapi#/components/schemas/Order/properties/note</code>');
     expect(html).toContain('[Removed] property <code>note</code> &lt;b&gt;');
     expect(site.get('errors.html')).toContain('href="changelog.html"');

@@ -717,10 +717,21 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     });
     expect(revalidated).toBe(304);
 
+    // liveness checks no dependency; readiness checks the database (D102)
     const health = await fetch(`${base}/healthz`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
     // no automatic ETag on API answers (D85): they are no-store, and no operation but the SDK declares a 304
     expect(health.headers.get('etag')).toBeNull();
+    // the gateway's own address leads a browser to the docs, an API client to the same links as JSON
+    const home = await fetch(`${base}/`, { headers: { accept: 'text/html' } });
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await home.text()).toContain('<a href="/docs/" data-testid="home-/docs/">API reference</a>');
+    const homeJson = await fetch(`${base}/`, { headers: { accept: 'application/json' } });
+    expect(await homeJson.json()).toMatchObject({ name: 'Paygate', links: expect.arrayContaining([expect.objectContaining({ href: '/docs/' })]) });
     const unknown = await fetch(`${base}/nope`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('ERR_REQUEST_404');

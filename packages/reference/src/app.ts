@@ -18,6 +18,7 @@ import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { requestLogger } from './http/logger.js';
+import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
@@ -299,16 +300,22 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length.
   app.use(rejectMalformedSessionIds());
 
-  app.get('/healthz', async (_req: Request, res: Response) => {
+  // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
+  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
+  app.get('/healthz', (_req: Request, res: Response) => {
     res.locals['route'] = '/healthz';
     res.set('Cache-Control', 'no-store');
-    try {
-      await rt.db.query('SELECT 1');
-      res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
-    } catch (err) {
-      logger.error({ err }, 'health check failed');
-      res.status(503).json({ status: 'unavailable' });
-    }
+    res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
+  });
+
+  // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
+  // and the process is not draining; else 503 naming what failed (D102).
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    res.locals['route'] = '/readyz';
+    res.set('Cache-Control', 'no-store');
+    const report = await rt.readiness.check();
+    if (!report.ready) res.set('Retry-After', '1');
+    res.status(report.ready ? 200 : 503).json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
   });
 
   // Static documentation site (built by `npm run docs`), under its own CSP (D40).
@@ -325,6 +332,17 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   app.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
   app.use('/docs', (_req: Request, res: Response) => {
     res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
+  });
+
+  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
+  app.get('/', (req: Request, res: Response) => {
+    res.locals['route'] = '/';
+    const mode = rt.config.sandbox ? 'sandbox' : 'production';
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
+      return;
+    }
+    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
   });
 }
 

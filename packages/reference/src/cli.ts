@@ -1,22 +1,35 @@
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { answerMalformedRequests } from './http/client-error.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
+import { DRAIN_MESSAGE, WORKER_SLOT_ENV } from './supervisor/primary.js';
+import { parseServeArguments, resolveWorkerCount, ServeUsageError, shutdownTimeoutMs } from './supervisor/options.js';
+
+export { parseServeArguments, ServeUsageError } from './supervisor/options.js';
 
 export const USAGE = `paygate: the Paygate reference gateway (a stateful sandbox of the Paygate API)
 
 Usage:
-  paygate serve        start the gateway (HTTP API, hosted checkout, webhook worker)
-  paygate --help       show this help
+  paygate serve [--workers N|auto]  start the gateway (HTTP API, hosted checkout, webhook worker)
+  paygate --help                    show this help
+
+  --workers N|auto    run N gateway processes on this machine sharing one port (auto: one per core), under a
+                      supervisor that restarts a worker that dies and drains them all on SIGTERM/SIGINT.
+                      Needs PostgreSQL (DATABASE_URL). In a container run one process per container instead and
+                      let the orchestrator restart it (liveness probe GET /healthz, readiness probe GET /readyz).
 
 Environment:
+  PAYGATE_WORKERS                the same as --workers (default 1: one process, no supervisor)
+  PAYGATE_SHUTDOWN_TIMEOUT_MS    on SIGTERM/SIGINT, how long in-flight requests may take before their connections
+                                   are closed (default 10000)
   PORT                           port to listen on (default 8080)
   HOST                           address to listen on (default 127.0.0.1: the sandbox prints credentials; use 0.0.0.0 in a container)
   PAYGATE_MODE                   sandbox (default) or production (production hides /sandbox/* and needs https webhooks)
@@ -46,7 +59,9 @@ Rate limits, proxies and connections:
                                    unset, or while Redis is unreachable: each process limits on its own
   PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: true, a hop count, or addresses/subnets
                                    (e.g. "loopback, 10.0.0.0/8"); unset: the socket address is the client
-  PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32)
+  PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32; with --workers N
+                                   each worker's default is that of its share of the cores: keep N x pool size under
+                                   PostgreSQL's max_connections)
   PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
@@ -175,7 +190,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-function parsePort(raw: string | undefined): number {
+export function parsePort(raw: string | undefined): number {
   const value = raw === undefined || raw === '' ? '8080' : raw;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number 0..65535, got ${JSON.stringify(value)}`);
@@ -183,8 +198,13 @@ function parsePort(raw: string | undefined): number {
 }
 
 /** `paygate serve`: resolves once the server is listening; exits the process on SIGINT/SIGTERM after a graceful stop. */
-export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
+export async function serve(
+  env: NodeJS.ProcessEnv = process.env,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  options: { /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */ scheduledJobs?: boolean } = {},
+): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
   const config = loadConfig(env);
+  const drainMs = shutdownTimeoutMs(env);
   const port = parsePort(env['PORT']);
   const mode = config.sandbox ? 'sandbox' : 'production';
   out(`Paygate reference gateway, ${mode} mode`);
@@ -207,7 +227,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   let runtime: ReferenceRuntime;
   try {
     const { openReference } = await import('./runtime.js');
-    runtime = await openReference(config, { logger });
+    runtime = await openReference(config, { logger, scheduledJobs: options.scheduledJobs ?? true });
   } catch (err) {
     throw new Error(startupHint(err, config), { cause: err });
   }
@@ -280,11 +300,20 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      runtime.readiness.markDraining();
+      // Draining: a request that still arrives on a kept-alive connection is answered with `Connection: close`, and a
+      // connection is closed as soon as it is idle, so clients reconnect to a process that is not stopping instead of
+      // holding this one open until the bound (D100).
+      http.prependListener('request', (_req, res) => {
+        res.shouldKeepAlive = false;
+      });
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
-      const force = setTimeout(() => http.closeAllConnections(), 10_000);
+      const sweep = setInterval(() => http.closeIdleConnections(), 100);
+      const force = setTimeout(() => http.closeAllConnections(), drainMs);
       force.unref();
       await closed;
+      clearInterval(sweep);
       clearTimeout(force);
       await runtime.close();
     })();
@@ -293,36 +322,56 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, out: (line: st
   return { server: http, runtime, stop };
 }
 
-async function runServe(): Promise<number | undefined> {
-  const out = (l: string) => process.stdout.write(`${l}\n`);
+/**
+ * One gateway process: alone (`--workers 1`), or a worker of the supervisor (`slot` set), which prints nothing of its
+ * own (the supervisor prints the start-up lines once) and also drains when the supervisor asks or goes away.
+ */
+async function runServe(slot?: number): Promise<number | undefined> {
+  const inCluster = slot !== undefined;
+  const out = inCluster ? () => undefined : (l: string) => process.stdout.write(`${l}\n`);
+  const who = inCluster ? `paygate worker ${slot} (pid ${process.pid})` : 'paygate';
   let started: Awaited<ReturnType<typeof serve>>;
   try {
-    started = await serve(process.env, out);
+    // slot 0 of a fleet runs the scheduled jobs; every worker drains the queues (D101)
+    started = await serve(process.env, out, { scheduledJobs: slot === undefined || slot === 0 });
   } catch (err) {
-    process.stderr.write(`paygate: ${(err as Error).message}\n`);
+    process.stderr.write(`${who}: ${(err as Error).message}\n`);
+    if (inCluster) process.exit(1);
     return 1;
   }
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
-      process.stderr.write(`paygate: ${signal} again, exiting now\n`);
-      process.exit(1);
-    }
-    out(`\n${signal} received: no new connections; finishing in-flight requests, flushing the worker, closing the database...`);
+  let draining = false;
+  const drain = (why: string) => {
+    if (draining) return;
+    draining = true;
+    out(`\n${why}: no new connections; finishing in-flight requests, flushing the worker, closing the database...`);
     started.stop().then(
       () => {
         out('Stopped.');
         process.exit(0);
       },
       (err: unknown) => {
-        process.stderr.write(`paygate: error while stopping: ${(err as Error).message}\n`);
+        process.stderr.write(`${who}: error while stopping: ${(err as Error).message}\n`);
         process.exit(1);
       },
     );
   };
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      process.stderr.write(`${who}: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    drain(`${signal} received`);
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  if (inCluster) {
+    process.on('message', (message: unknown) => {
+      if ((message as typeof DRAIN_MESSAGE | undefined)?.paygate === DRAIN_MESSAGE.paygate) drain('the supervisor asked to stop');
+    });
+    // the supervisor is gone (killed): no one would restart or stop this worker, so it stops itself
+    process.on('disconnect', () => drain('the supervisor went away'));
+  }
   return undefined;
 }
 
@@ -338,11 +387,19 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       process.stdout.write(USAGE);
       return 0;
     }
-    if (rest.length > 0) {
-      process.stderr.write(`paygate serve takes no arguments (configure it with environment variables; see paygate --help)\n`);
-      return 1;
+    // a worker forked by our supervisor (not one of another process manager's cluster: that runs as one process)
+    const slot = process.env[WORKER_SLOT_ENV];
+    if (cluster.isWorker && slot !== undefined) return runServe(Number(slot));
+    let workers: number;
+    try {
+      workers = resolveWorkerCount(parseServeArguments(rest).workers, process.env);
+    } catch (err) {
+      process.stderr.write(`paygate: ${(err as Error).message}\n`);
+      return err instanceof ServeUsageError ? 2 : 1;
     }
-    return runServe();
+    if (workers === 1) return runServe();
+    const { runSupervisor } = await import('./supervisor/run.js');
+    return runSupervisor(workers, process.env, fileURLToPath(import.meta.url));
   }
   process.stderr.write(`paygate: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
   return 1;

@@ -13,6 +13,7 @@ import { randomIds, type ServiceDeps } from './core/deps.js';
 import { createDocumentStore } from './core/documents.js';
 import { systemClock } from './core/clock.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { createReadiness, type Readiness } from './http/readiness.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 import { CredentialCache } from './credentials/cache.js';
 
@@ -25,6 +26,8 @@ export interface ReferenceRuntime extends HandlerRuntime {
   rateLimiter: RateLimiter;
   /** Credential verification, cached per process and invalidated everywhere on change (PAYGATE_CREDENTIAL_CACHE_TTL_MS, D67). */
   credentials: CredentialCache;
+  /** GET /readyz: database and (REDIS_URL) Redis reachable, not draining (D102). */
+  readiness: Readiness;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
 }
@@ -115,7 +118,10 @@ export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): P
  * Open the database (migrating it), check the master key, seed the partner credential from the config and build
  * the worker (not started: call `runtime.worker.start()`).
  */
-export async function openReference(config: ReferenceConfig, options: { logger?: WorkerLogger } = {}): Promise<ReferenceRuntime> {
+export async function openReference(
+  config: ReferenceConfig,
+  options: { logger?: WorkerLogger; /** Run the scheduled jobs (production settlement runs); default true. D101. */ scheduledJobs?: boolean } = {},
+): Promise<ReferenceRuntime> {
   const master = await resolveMasterKey(config);
   const secrets = createSecretBox(master.key);
   if (master.source === 'file' && master.created) {
@@ -139,7 +145,8 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       batchSize: config.webhookConcurrency,
       settlementBatchSize: config.settlementBatchSize,
       perEndpointConcurrency: config.webhookEndpointConcurrency,
-      ...(config.sandbox ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
+      // one worker of a `--workers N` fleet runs the scheduled settlements; every worker drains the queues (D101)
+      ...(config.sandbox || options.scheduledJobs === false ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
       retrySchedule: config.webhookRetrySchedule,
       sandbox: config.sandbox,
       allowPrivateDestinations: config.webhookPrivateDestinations,
@@ -152,6 +159,7 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       redisUrl: config.redisUrl,
       ...(options.logger ? { logger: options.logger } : {}),
     });
+    const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
     return {
       config,
       db,
@@ -162,10 +170,13 @@ export async function openReference(config: ReferenceConfig, options: { logger?:
       worker,
       rateLimiter,
       credentials,
+      readiness,
       async close() {
+        readiness.markDraining();
         await worker.flush();
         await credentials.stop();
         await rateLimiter.close();
+        await readiness.close();
         await db.close();
       },
     };

@@ -88,6 +88,8 @@ export interface SpawnGatewayOptions {
   retrySchedule?: string;
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Arguments after `serve` (e.g. `--workers 2`). */
+  args?: string[];
 }
 
 /** Spawn `paygate serve` and wait until it answers GET /sdk/checkout.js. */
@@ -118,7 +120,7 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     ...(options.retrySchedule ? { PAYGATE_WEBHOOK_RETRY_SCHEDULE: options.retrySchedule } : {}),
     ...options.env,
   };
-  const proc = spawn(process.execPath, [CLI, 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, 'serve', ...(options.args ?? [])], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const collect = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') output.push(line);

@@ -103,12 +103,19 @@ describe('paygate release and the compatibility gate', () => {
     const blocking: { kind: string; pointer: string }[] = JSON.parse(json.out).gate.blocking;
     expect(blocking.length).toBeGreaterThan(0);
     const entries = blocking.map((c) => ({ kind: c.kind, pointer: c.pointer, reason: 'test: no merchant reads bank_ref_num' }));
-    const stale = { kind: 'property-removed', pointer: '/components/schemas/Nothing/properties/here', reason: 'left over' };
+    // an entry must name a pointer of the released or the current version (D104): one that exists but matches no
+    // change is stale, one that exists nowhere is refused
+    const stale = { kind: 'property-removed', pointer: '/components/schemas/PaymentFailedData/properties/message', reason: 'left over' };
+    const nowhere = { kind: 'property-removed', pointer: '/components/schemas/Nothing/properties/here', reason: 'left over' };
+    await writeFile(file(ALLOW), YAML.stringify({ allowed: [...entries, nowhere] }));
+    const refused = capture(dir);
+    expect(await diff.run(['--gate'], refused)).toBe(EXIT.failed);
+    expect(refused.err).toContain('allow entry property-removed /components/schemas/Nothing/properties/here: the pointer exists in neither the released nor the current version');
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [...entries, stale] }));
     const io = capture(dir);
     expect(await diff.run(['--gate'], io)).toBe(EXIT.ok);
-    expect(io.out).toMatch(/allowed: property-removed \/components\/schemas\/PaymentFailedData\/properties\/bank_ref_num( at \/\S+)? \(test: no merchant reads bank_ref_num\)/);
-    expect(io.out).toContain('stale allow entry: property-removed /components/schemas/Nothing/properties/here');
+    expect(io.out).toMatch(/allowed: property-removed \/components\/schemas\/PaymentFailedData\/properties\/bank_ref_num \(test: no merchant reads bank_ref_num\)/);
+    expect(io.out).toContain('stale allow entry: property-removed /components/schemas/PaymentFailedData/properties/message');
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [{ kind: 'property-removed', pointer: entries[0]!.pointer }] }));
     const noReason = capture(dir);
     expect(await diff.run(['--gate'], noReason)).toBe(EXIT.failed);
@@ -144,8 +151,9 @@ describe('paygate diff on git refs', () => {
   it.each([
     { args: ['HEAD:openapi/openapi.yaml', SPEC], exit: EXIT.failed, shows: 'property-removed' },
     { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'none'], exit: EXIT.ok, shows: 'Breaking changes' },
+    { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'unclassified'], exit: EXIT.failed, shows: 'property-removed' },
     { args: ['HEAD:openapi/openapi.yaml', SPEC, '--format', 'markdown'], exit: EXIT.failed, shows: '## Breaking changes' },
-    { args: ['HEAD:openapi/openapi.yaml', 'HEAD:openapi/openapi.yaml'], exit: EXIT.ok, shows: '0 breaking, 0 non-breaking, 0 annotation' },
+    { args: ['HEAD:openapi/openapi.yaml', 'HEAD:openapi/openapi.yaml'], exit: EXIT.ok, shows: '0 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation' },
   ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line exits $exit', async ({ args, exit, shows }) => {
     const io = capture(dir);
     expect(await diff.run(args, io)).toBe(exit);
@@ -160,6 +168,8 @@ describe('paygate diff on git refs', () => {
     { args: [SPEC, SPEC, '--format', 'html'], error: UsageError, message: /--format html: expected one of text, json, markdown/ },
     { args: [SPEC, SPEC, '--colour'], error: UsageError, message: /colour/ },
     { args: ['--gate', SPEC], error: UsageError, message: /--gate compares/ },
+    { args: [SPEC, SPEC, '--fail-on', 'loud'], error: UsageError, message: /--fail-on loud: expected one of breaking, unclassified, warning, info, none/ },
+    { args: [SPEC, SPEC, '--top', 'many'], error: UsageError, message: /--top many: expected a whole number/ },
   ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line throws $error.name', async ({ args, error, message }) => {
     const failure = diff.run(args, capture(dir));
     await expect(failure).rejects.toBeInstanceOf(error);

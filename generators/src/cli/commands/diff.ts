@@ -7,29 +7,35 @@ import { compareContracts } from '../../diff/compare.js';
 import { runCompat } from '../../diff/compat.js';
 import { loadSnapshot } from '../../diff/load.js';
 import { CURRENT_SPEC, RELEASED_DIR } from '../../diff/released.js';
-import { REPORT_FORMATS, formatReport, reportData, summaryLine, type ReportFormat } from '../../diff/report.js';
+import { DEFAULT_TOP, REPORT_FORMATS, formatReport, reportData, summaryLine, type ReportFormat } from '../../diff/report.js';
+import { FAIL_ON_LEVELS, failsOn, type FailOn } from '../../diff/types.js';
 import { EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from '../command.js';
 
-const FAIL_ON = ['breaking', 'none'] as const;
-type FailOn = (typeof FAIL_ON)[number];
+const FAIL_ON = FAIL_ON_LEVELS;
 
-const USAGE = `Usage: paygate diff <old> <new> [--format text|json|markdown] [--fail-on breaking|none]
-       paygate diff --gate [--spec ${CURRENT_SPEC}] [--released ${RELEASED_DIR}] [--format text|json|markdown]
+const USAGE = `Usage: paygate diff <old> <new> [--format text|json|markdown] [--fail-on LEVEL] [--top N]
+       paygate diff --gate [--spec ${CURRENT_SPEC}] [--released ${RELEASED_DIR}] [--format text|json|markdown] [--fail-on LEVEL]
 
-Compares two versions of the API contract and classifies every change as breaking, non-breaking or annotation,
-in the direction the data flows: requests break when they get stricter, responses, webhooks and AsyncAPI event
-payloads break when they get looser or lose fields (merchants read them).
+Compares two versions of the API contract by meaning ($refs followed, allOf merged, annotations apart) and classifies
+every change as breaking, unclassified, warning, non-breaking or annotation, in the direction the data flows:
+requests break when they get stricter, responses, webhooks and AsyncAPI event payloads break when they lose fields
+or carry types their readers do not expect (merchants read them). Each change is reported once, where it is
+defined, with the operations that use it.
 
 <old>, <new>        a spec file (openapi/openapi.yaml, with asyncapi.yaml beside it), a released contract
                     (openapi/released/1.0.0.json, with 1.0.0.asyncapi.json beside it) or <git ref>:<path>
                     (origin/main:openapi/openapi.yaml; the path is from the repository root, ./path from here)
---format            text (default), json or markdown (for a pull request comment)
---fail-on           breaking (default): exit 1 when a breaking change is found; none: report only
+--format            text (default), json or markdown (for a pull request comment: counts, then the first --top
+                    entries of each section that can fail)
+--fail-on LEVEL     exit 1 on a change of LEVEL or a more severe one: breaking (default), unclassified (also
+                    changes the comparer cannot classify), warning (also changes that break strict clients, e.g. a
+                    response enum widened), info (any change), none (report only)
+--top N             markdown: entries listed per section (default ${DEFAULT_TOP})
 --gate              the compatibility gate (npm run compat): --spec against the newest contract in --released;
-                    breaking changes fail unless info.version is a new major version or
-                    <released>/allowed-breaking-changes.yaml lists them (kind + pointer + reason)
+                    changes at --fail-on or above fail unless info.version is a new major version or
+                    <released>/allowed-breaking-changes.yaml lists them (kind + pointer of the definition + reason)
 
-Exit codes: 0 no breaking change (or allowed), 1 breaking change found, 2 usage error, 3 unreadable input.
+Exit codes: 0 nothing at --fail-on (or allowed), 1 a change at --fail-on or above, 2 usage error, 3 unreadable input.
 Example: paygate diff origin/main:openapi/openapi.yaml openapi/openapi.yaml --format markdown`;
 
 interface DiffOptions {
@@ -39,6 +45,7 @@ interface DiffOptions {
   gate: boolean;
   spec: string;
   released: string;
+  top: number;
   help: boolean;
 }
 
@@ -62,6 +69,7 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
         gate: { type: 'boolean', default: false },
         spec: { type: 'string', default: CURRENT_SPEC },
         released: { type: 'string', default: RELEASED_DIR },
+        top: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -76,8 +84,10 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
     gate: values.gate,
     spec: values.spec,
     released: values.released,
+    top: values.top === undefined ? DEFAULT_TOP : Number(values.top),
     help: values.help,
   };
+  if (!Number.isInteger(options.top) || options.top < 0) throw new UsageError(`--top ${values.top}: expected a whole number`);
   if (options.help) return options;
   if (options.gate && positionals.length > 0) throw new UsageError(`--gate compares --spec with the newest released contract: drop ${positionals.join(' ')}`);
   if (!options.gate && positionals.length !== 2) throw new UsageError(`expected <old> and <new>, got ${positionals.length} argument(s)`);
@@ -85,12 +95,12 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
 }
 
 async function gate(options: DiffOptions, io: CliIo): Promise<ExitCode> {
-  const outcome = await runCompat({ cwd: io.cwd, spec: options.spec, releasedDir: options.released, progress: (line) => io.stderr(`[compat] ${line}\n`) });
+  const outcome = await runCompat({ cwd: io.cwd, spec: options.spec, releasedDir: options.released, failOn: options.failOn, progress: (line) => io.stderr(`[compat] ${line}\n`) });
   const report = { from: outcome.released.label, to: outcome.current.label, changes: outcome.input.changes };
   if (options.format === 'json') {
     io.stdout(`${JSON.stringify({ ...reportData(report), gate: outcome.result }, null, 2)}\n`);
   } else {
-    io.stdout(options.format === 'markdown' ? formatReport(report, 'markdown') : `${summaryLine(report)}\n`);
+    io.stdout(options.format === 'markdown' ? formatReport(report, 'markdown', { top: options.top }) : `${summaryLine(report)}\n`);
     (outcome.result.passed ? io.stdout : io.stderr)(outcome.report);
   }
   return outcome.result.passed ? EXIT.ok : EXIT.failed;
@@ -111,10 +121,10 @@ export const command: CliCommand = {
     io.stderr(`[diff] loading ${from} and ${to}\n`);
     const [before, after] = await Promise.all([loadSnapshot(from, io.cwd), loadSnapshot(to, io.cwd)]);
     const changes = compareContracts(before, after);
-    io.stdout(formatReport({ from, to, changes }, options.format));
-    const breaking = changes.some((c) => c.classification === 'breaking');
-    if (breaking && options.failOn === 'breaking') {
-      io.stderr(`[diff] breaking changes found: merchants integrated against ${from} break. Make the change compatible, or release it as a new major version.\n`);
+    io.stdout(formatReport({ from, to, changes }, options.format, { top: options.top }));
+    const failing = changes.filter((c) => failsOn(c.classification, options.failOn));
+    if (failing.length > 0) {
+      io.stderr(`[diff] ${failing.length} change(s) at --fail-on ${options.failOn} or above: clients integrated against ${from} may break. Make the change compatible, or release it as a new major version.\n`);
       return EXIT.failed;
     }
     return EXIT.ok;

@@ -2853,7 +2853,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Auto-submitting form to `return_url`, or the result page. */
+            /** @description Auto-submitting form to `return_url`, the result page, or the payment page again after a declined attempt (D126). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -14,10 +14,19 @@ import {
   type CheckoutPageView,
   type CheckoutResultStatus,
 } from './index.js';
-import { completeCheckoutSession, getCheckoutSession, holdCardChallenge, type CheckoutResult, type CheckoutSessionInfo } from './service.js';
+import {
+  completeCheckoutSession,
+  getCheckoutSession,
+  holdCardChallenge,
+  submitCheckoutAttempt,
+  type CheckoutCompletion,
+  type CheckoutResult,
+  type CheckoutSessionInfo,
+} from './service.js';
 import { decidePaymentAttempt, type CheckoutForm, type FieldErrors } from './methods/attempt.js';
 import { THREE_DS_FAILED_MESSAGE } from './methods/cards.js';
-import { upiQrIntent, upiQrLabel, upiQrSvg } from './methods/upi-qr.js';
+import { upiAppLinks, upiQrIntent, upiQrLabel, upiQrSvg } from './methods/upi-qr.js';
+import { formatMoney } from './page.js';
 import { renderSessionErrorPage, SESSION_ERROR_PAGE_CSP, sessionProblemOf } from './session-error.js';
 import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
 import { htmlHeaders } from './html.js';
@@ -48,10 +57,14 @@ async function sessionOrPage(rt: HandlerRuntime, sessionId: string): Promise<Che
 /** The order's now in ms: the page's countdown and the card expiry check use the merchant's (sandbox) clock. */
 const orderNowMs = (info: CheckoutSessionInfo) => Math.floor(info.now / 1000);
 
-/** Every method, or only the one the order names. */
+/**
+ * Every method, or only the one the order names. "QR code" is offered only when the order names it: the UPI panel
+ * already shows the same UPI QR code (D127).
+ */
+const OFFERED_METHODS: readonly CheckoutMethod[] = ALL_METHODS.filter((m) => m !== 'QR');
 function allowedMethodsOf(info: CheckoutSessionInfo): readonly CheckoutMethod[] {
   const named = info.mop_type === null ? undefined : normalizeMopType(info.mop_type);
-  return named ? [named] : ALL_METHODS;
+  return named ? [named] : OFFERED_METHODS;
 }
 
 async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Partial<CheckoutPageView> = {}): Promise<CheckoutPageView> {
@@ -77,19 +90,24 @@ async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Pa
     mode: rt.config.sandbox ? 'sandbox' : 'production',
     allowedMethods,
     ...(wantsQr ? { upiQr: { svg: await upiQrSvg(upiQrIntent(qrOrder)), label: upiQrLabel(qrOrder) } } : {}),
+    ...(allowedMethods.includes('UPI') ? { upiApps: upiAppLinks(qrOrder) } : {}),
     ...extra,
   };
 }
 
-/** The page again with the errors next to their fields (422). The card number and CVC are never put back. */
-async function rejectedPage(rt: HandlerRuntime, info: CheckoutSessionInfo, method: CheckoutMethod, form: CheckoutForm, errors: FieldErrors) {
-  const values = {
+/** What a re-shown page puts back into its fields. The card number and CVC are never put back. */
+function keptValues(form: CheckoutForm): NonNullable<CheckoutPageView['values']> {
+  return {
     ...(form.vpa !== undefined ? { vpa: form.vpa } : {}),
     ...(form.card_expiry !== undefined ? { card_expiry: form.card_expiry } : {}),
     ...(form.card_name !== undefined ? { card_name: form.card_name } : {}),
     ...(form.bank_code !== undefined ? { bank_code: form.bank_code } : {}),
   };
-  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values }), { now: () => orderNowMs(info) });
+}
+
+/** The page again with the errors next to their fields (422). */
+async function rejectedPage(rt: HandlerRuntime, info: CheckoutSessionInfo, method: CheckoutMethod, form: CheckoutForm, errors: FieldErrors) {
+  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values: keptValues(form) }), { now: () => orderNowMs(info) });
   return { status: 422 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
 }
 
@@ -105,12 +123,26 @@ function finishedPage(result: CheckoutResult) {
 
 /** Public browser surface: the hosted payment page, its form, and the checkout SDK. The session id is the bearer. */
 export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
-  const complete = async (sessionId: string, input: Parameters<typeof completeCheckoutSession>[2]) => {
+  const complete = async (sessionId: string, input: CheckoutCompletion) => {
     try {
       return finishedPage(await completeCheckoutSession(rt.deps, sessionId, input));
     } catch (err) {
       throw asSessionErrorPage(err);
     }
+  };
+  /** Pay with the method's own outcome: a decline with attempts left shows the page again to try another way (D126). */
+  const pay = async (sessionId: string, method: CheckoutMethod, form: CheckoutForm, input: CheckoutCompletion) => {
+    let result: Awaited<ReturnType<typeof submitCheckoutAttempt>>;
+    try {
+      result = await submitCheckoutAttempt(rt.deps, sessionId, input);
+    } catch (err) {
+      throw asSessionErrorPage(err);
+    }
+    if (!('retry' in result)) return finishedPage(result);
+    const info = await sessionOrPage(rt, sessionId);
+    const declined = { message: result.message, attemptsLeft: result.attempts_left };
+    const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, values: keptValues(form), declined }), { now: () => orderNowMs(info) });
+    return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
   };
   return {
     async getCheckoutPage(req) {
@@ -127,7 +159,7 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
         const challenge = info.card_challenge;
         if (!challenge) return rejectedPage(rt, info, 'CREDIT_CARD', form, { card_number: 'The 3-D Secure step has no card waiting: enter the card again' });
         const approved = form.three_ds_result === 'approved';
-        return complete(sessionId, {
+        return pay(sessionId, challenge.mop_type, form, {
           outcome: approved ? 'success' : 'failure',
           mopType: challenge.mop_type,
           mopDetail: { ...challenge.mop_detail },
@@ -156,14 +188,14 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
           const html = renderThreeDsChallenge({
             sessionId,
             merchantName: info.merchant_name,
-            amountText: `${info.currency} ${info.amount_text}`,
+            amountText: formatMoney(info.amount_text, info.currency),
             cardNetwork: attempt.card.card_network,
             cardLast4: attempt.card.card_last4,
           });
           return { status: 200, contentType: 'text/html', body: html, headers: htmlHeaders(THREE_DS_PAGE_CSP) };
         }
         case 'finish':
-          return complete(sessionId, {
+          return pay(sessionId, method, form, {
             outcome: attempt.success ? 'success' : 'failure',
             mopType: attempt.mopType,
             mopDetail: attempt.mopDetail,

@@ -45,12 +45,21 @@ legend{font-weight:600;padding:0 .25rem}
 .method{display:flex;align-items:center;gap:.5rem;padding:.5rem 0;min-height:44px;cursor:pointer}
 .method input{width:1.25rem;height:1.25rem;margin:0}
 .actions{display:grid;gap:.5rem}
+.secondary-actions{display:flex;flex-wrap:wrap;justify-content:center;gap:.25rem 1rem;margin-top:.5rem}
+.secondary-actions button{font-weight:400;font-size:.875rem;min-height:44px;background:none;border:none;text-decoration:underline;padding:.25rem .5rem}
 button{font:inherit;font-weight:600;min-height:48px;border-radius:8px;border:1px solid transparent;padding:.5rem 1rem;cursor:pointer}
 button:focus-visible,input:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 button:disabled{opacity:.5;cursor:not-allowed}
 .pay{background:#1d4ed8;color:#fff}
-.fail{background:#fff;color:#b91c1c;border-color:#b91c1c}
-.cancel{background:#fff;color:#1a1d23;border-color:#9ca3af}
+.fail{color:#8a1c1c}
+.cancel{color:#374151}
+.decline-notice{border:2px solid #b91c1c;border-radius:8px;padding:.5rem .75rem;margin:0 0 1rem;background:#fef2f2}
+.decline-notice p{margin:.25rem 0}
+.decline-notice p+p{font-weight:400;color:#1a1d23}
+.card-brand{min-height:1.25rem;margin:-.5rem 0 .5rem;color:#374151;font-size:.875rem;font-weight:600}
+.upi-apps{display:none;gap:.5rem;margin:0 0 .75rem}
+.upi-app{display:flex;align-items:center;justify-content:center;min-height:48px;border:1px solid #6b7280;border-radius:8px;color:#1a1d23;font-weight:600;text-decoration:none}
+.upi-app:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 .status{font-size:1.25rem;font-weight:700;margin:0 0 .5rem}
 .status-payment_successful{color:#047857}
 .status-payment_failed{color:#b91c1c}
@@ -63,7 +72,7 @@ button:disabled{opacity:.5;cursor:not-allowed}
 .has-error input,.has-error select{border:2px solid #b91c1c}
 .hint{color:#4b5563;font-size:.875rem;margin:0 0 .25rem}
 .field-error{color:#b91c1c;font-weight:600;font-size:.875rem;margin:0 0 .25rem}
-.row{display:grid;grid-template-columns:1fr 1fr;gap:0 .75rem}
+.row{display:grid;grid-template-columns:1fr 1fr;gap:0 .75rem;align-items:end}
 .error-summary{border:2px solid #b91c1c;border-radius:8px;padding:.5rem .75rem;margin:0 0 1rem;color:#b91c1c}
 .error-summary a{color:#b91c1c}
 .qr{margin:0 0 .75rem;text-align:center}
@@ -75,6 +84,15 @@ form:has(#method-UPI:not(:checked)) .panel-UPI,form:has(#method-QR:not(:checked)
 form:has(#method-NET_BANKING:not(:checked)) .panel-NET_BANKING,
 form:has(#method-CREDIT_CARD:not(:checked)):not(:has(#method-DEBIT_CARD:checked)) .panel-card{display:none}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){
+main{padding:.5rem}
+.card{padding:1rem}
+.amount{font-size:1.5rem;margin:.25rem 0 .5rem}
+dl{font-size:.875rem;margin-bottom:.5rem}
+.upi-apps{display:grid}
+.panel-UPI .qr{display:none}
+.actions{position:sticky;bottom:0;background:#fff;padding:.5rem 0;margin:0 -.25rem;box-shadow:0 -1px 0 #d9dce1}
+}
 @media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important}}
 `.trim();
 

@@ -19,6 +19,7 @@ import { createReferenceApp } from '../app.js';
 import { CARD_DECLINED_MESSAGE, INSUFFICIENT_FUNDS_MESSAGE, THREE_DS_FAILED_MESSAGE } from './methods/cards.js';
 import { NETBANKING_FAILED_MESSAGE } from './methods/banks.js';
 import { UPI_FAILED_MESSAGE } from './methods/attempt.js';
+import { MAX_CHECKOUT_ATTEMPTS } from './service.js';
 
 const PARTNER_ID = 'pk_test_methods';
 const PARTNER_SECRET = `ps_test_${randomBytes(24).toString('base64url')}`;
@@ -149,48 +150,100 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
   });
 
   it.each([
-    { name: 'Visa succeeds', fields: card('4242 4242 4242 4242'), status: 'payment_successful', mop: 'CREDIT_CARD', detail: { card_last4: '4242', card_network: 'visa' } },
-    { name: 'Mastercard debit succeeds', fields: card('5555555555554444', 'DEBIT_CARD'), status: 'payment_successful', mop: 'DEBIT_CARD', detail: { card_last4: '4444', card_network: 'mastercard' } },
-    { name: 'RuPay succeeds', fields: card('6522-0000-0000-0006'), status: 'payment_successful', mop: 'CREDIT_CARD', detail: { card_last4: '0006', card_network: 'rupay' } },
-    { name: 'decline', fields: card('4000000000000002'), status: 'payment_failed', mop: 'CREDIT_CARD', detail: { card_last4: '0002', card_network: 'visa' }, message: CARD_DECLINED_MESSAGE },
-    { name: 'insufficient funds', fields: card('4000000000009995', 'DEBIT_CARD'), status: 'payment_failed', mop: 'DEBIT_CARD', detail: { card_last4: '9995', card_network: 'visa' }, message: INSUFFICIENT_FUNDS_MESSAGE },
-    { name: 'UPI by VPA', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'priya@okhdfcbank' }, status: 'payment_successful', mop: 'UPI', detail: { upi_id: 'priya@okhdfcbank' } },
-    { name: 'UPI failure@paygate', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'failure@paygate' }, status: 'payment_failed', mop: 'UPI', detail: { upi_id: 'failure@paygate' }, message: UPI_FAILED_MESSAGE },
-    { name: 'UPI by QR (no VPA)', fields: { outcome: 'success', mop_type: 'UPI', vpa: '' }, status: 'payment_successful', mop: 'UPI', detail: {} },
-    { name: 'QR', fields: { outcome: 'success', mop_type: 'QR' }, status: 'payment_successful', mop: 'QR', detail: {} },
-    { name: 'net banking', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'HDFC' }, status: 'payment_successful', mop: 'NET_BANKING', detail: { bank_code: 'HDFC', bank_name: 'HDFC Bank', bank: 'HDFC Bank' } },
-    { name: 'net banking failure bank', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'PGFL' }, status: 'payment_failed', mop: 'NET_BANKING', detail: { bank_code: 'PGFL', bank_name: 'Paygate Test Bank (always fails)', bank: 'Paygate Test Bank (always fails)' }, message: NETBANKING_FAILED_MESSAGE },
-  ])('$name: order $status, mop_type $mop, mop_detail, signed callback (failures: the PAYMENT_FAILED message)', async ({ fields, status, mop, detail, message }) => {
-    const { sessionId, orderId } = await newSession();
+    { name: 'Visa succeeds', fields: card('4242 4242 4242 4242'), mop: 'CREDIT_CARD', detail: { card_last4: '4242', card_network: 'visa' } },
+    { name: 'Mastercard debit succeeds', fields: card('5555555555554444', 'DEBIT_CARD'), mop: 'DEBIT_CARD', detail: { card_last4: '4444', card_network: 'mastercard' } },
+    { name: 'RuPay succeeds', fields: card('6522-0000-0000-0006'), mop: 'CREDIT_CARD', detail: { card_last4: '0006', card_network: 'rupay' } },
+    { name: 'UPI by VPA', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'priya@okhdfcbank' }, mop: 'UPI', detail: { upi_id: 'priya@okhdfcbank' } },
+    { name: 'UPI by QR (no VPA)', fields: { outcome: 'success', mop_type: 'UPI', vpa: '' }, mop: 'UPI', detail: {} },
+    { name: 'QR (an order naming QR)', order: { mop_type: 'QR' }, fields: { outcome: 'success', mop_type: 'QR' }, mop: 'QR', detail: {} },
+    { name: 'net banking', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'HDFC' }, mop: 'NET_BANKING', detail: { bank_code: 'HDFC', bank_name: 'HDFC Bank', bank: 'HDFC Bank' } },
+  ])('$name: order payment_successful, mop_type $mop, mop_detail, signed callback', async ({ order: extra, fields, mop, detail }) => {
+    const { sessionId, orderId } = await newSession(extra ?? {});
     const res = await post(sessionId, fields);
     expect(res.status).toBe(200);
     const callback = hiddenFields(res.text);
-    expect(callback).toMatchObject({ order_id: orderId, status, mop_type: mop });
+    expect(callback).toMatchObject({ order_id: orderId, status: 'payment_successful', mop_type: mop });
     expect(verifyCallback(callback, merchantCreds.encryption_key)).toBe(true);
     const { order, payment } = await paymentOf(orderId);
-    expect(order.status).toBe(status);
+    expect(order.status).toBe('payment_successful');
     expect(payment.mop_type).toBe(mop);
     expect(payment.mop_detail).toEqual(detail);
-    if (message) {
-      expect(callback['message']).toBe(message);
-      expect(payment.status_message).toBe(message);
-      expect(await failedEvent(orderId)).toMatchObject({ message, mop_type: mop });
+  });
+
+  it('an order naming no method is not offered the "QR code" method: the UPI panel shows the same QR (D127)', async () => {
+    const { sessionId } = await newSession();
+    const page = await fetch(`${base}/checkout/${sessionId}`).then((r) => r.text());
+    expect(page).toContain('data-testid="upi-qr"');
+    expect(page).toContain('data-testid="upi-app-google_pay"');
+    expect(page).not.toContain('data-testid="method-QR"');
+    const posted = await post(sessionId, { outcome: 'success', mop_type: 'QR' });
+    expect(posted.status).toBe(422);
+  });
+
+  it.each([
+    { name: 'decline', fields: card('4000000000000002'), mop: 'CREDIT_CARD', detail: { card_last4: '0002', card_network: 'visa' }, message: CARD_DECLINED_MESSAGE },
+    { name: 'insufficient funds', fields: card('4000000000009995', 'DEBIT_CARD'), mop: 'DEBIT_CARD', detail: { card_last4: '9995', card_network: 'visa' }, message: INSUFFICIENT_FUNDS_MESSAGE },
+    { name: 'UPI failure@paygate', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'failure@paygate' }, mop: 'UPI', detail: { upi_id: 'failure@paygate' }, message: UPI_FAILED_MESSAGE },
+    { name: 'net banking failure bank', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'PGFL' }, mop: 'NET_BANKING', detail: { bank_code: 'PGFL', bank_name: 'Paygate Test Bank (always fails)', bank: 'Paygate Test Bank (always fails)' }, message: NETBANKING_FAILED_MESSAGE },
+  ])('$name: the payment fails (PAYMENT_FAILED), the shopper stays on the page and pays another way (D126)', async ({ fields, mop, detail, message }) => {
+    const { sessionId, orderId } = await newSession();
+    const declined = await post(sessionId, fields);
+    expect(declined.status).toBe(200);
+    expect(declined.text).toContain('data-testid="decline-notice"');
+    expect(declined.text).toContain(message);
+    expect(declined.text).toContain(`${MAX_CHECKOUT_ATTEMPTS - 1} attempts left`);
+    expect(hiddenFields(declined.text)).toEqual({}); // no callback: the session is still open
+    const first = await paymentOf(orderId);
+    expect(first.order.status).toBe('payment_pending');
+    expect(first.payment).toMatchObject({ mop_type: mop, mop_detail: detail, status_message: message });
+    expect(await failedEvent(orderId)).toMatchObject({ message, mop_type: mop });
+
+    const paid = await post(sessionId, card('4242 4242 4242 4242'));
+    const callback = hiddenFields(paid.text);
+    expect(callback).toMatchObject({ order_id: orderId, status: 'payment_successful', mop_type: 'CREDIT_CARD' });
+    expect(verifyCallback(callback, merchantCreds.encryption_key)).toBe(true);
+    const order = await merchant().orders.get(orderId);
+    if (!order.ok) throw new Error(JSON.stringify(order.error));
+    expect(order.data.data.status).toBe('payment_successful');
+    expect(order.data.data.payments.map((p) => p.payment_id).sort()).toEqual([first.payment.payment_id, callback['payment_id']].sort());
+  });
+
+  it(`the last of ${MAX_CHECKOUT_ATTEMPTS} declined attempts ends the order payment_failed with its signed callback (D126)`, async () => {
+    const { sessionId, orderId } = await newSession();
+    for (let i = 1; i < MAX_CHECKOUT_ATTEMPTS; i++) {
+      const again = await post(sessionId, card('4000000000000002'));
+      expect(again.text).toContain('data-testid="decline-notice"');
     }
+    const last = await post(sessionId, card('4000000000000002'));
+    const callback = hiddenFields(last.text);
+    expect(callback).toMatchObject({ order_id: orderId, status: 'payment_failed', message: CARD_DECLINED_MESSAGE });
+    expect(verifyCallback(callback, merchantCreds.encryption_key)).toBe(true);
+    const order = await merchant().orders.get(orderId);
+    if (!order.ok) throw new Error(JSON.stringify(order.error));
+    expect(order.data.data.status).toBe('payment_failed');
+    expect(order.data.data.payments).toHaveLength(MAX_CHECKOUT_ATTEMPTS);
+  });
+
+  it('"Simulate failure" still ends the order at once (the sandbox control for the failure callback)', async () => {
+    const { sessionId, orderId } = await newSession();
+    const res = await post(sessionId, { outcome: 'failure', mop_type: 'UPI' });
+    expect(hiddenFields(res.text)).toMatchObject({ order_id: orderId, status: 'payment_failed' });
   });
 
   it.each([
     { answer: 'approved', status: 'payment_successful' },
-    { answer: 'failed', status: 'payment_failed' },
-  ])('3-D Secure card: the challenge page, then $answer => $status', async ({ answer, status }) => {
+    { answer: 'failed', status: 'payment_pending' },
+  ])('3-D Secure card: the challenge page, then $answer => order $status', async ({ answer, status }) => {
     const { sessionId, orderId } = await newSession();
     const challenge = await post(sessionId, card('4000 0000 0000 3220'));
     expect(challenge.status).toBe(200);
     expect(challenge.text).toContain('data-testid="three-ds-heading"');
     expect(challenge.text).toContain('<strong data-testid="three-ds-last4">3220</strong>');
     const done = await post(sessionId, { outcome: 'success', three_ds_result: answer });
-    const callback = hiddenFields(done.text);
-    expect(callback).toMatchObject({ status, mop_type: 'CREDIT_CARD' });
-    const { payment } = await paymentOf(orderId);
+    if (status === 'payment_successful') expect(hiddenFields(done.text)).toMatchObject({ status, mop_type: 'CREDIT_CARD' });
+    else expect(done.text).toContain(THREE_DS_FAILED_MESSAGE); // the page again, to try another card (D126)
+    const { order, payment } = await paymentOf(orderId);
+    expect(order.status).toBe(status);
     expect(payment.mop_detail).toEqual({ card_last4: '3220', card_network: 'visa' });
     if (answer === 'failed') {
       expect(payment.status_message).toBe(THREE_DS_FAILED_MESSAGE);

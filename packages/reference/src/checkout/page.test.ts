@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml } from './html.js';
-import { CHECKOUT_PAGE_CSP, CHECKOUT_PAGE_SCRIPT, renderCheckoutPage, type CheckoutPageView } from './page.js';
+import { CHECKOUT_PAGE_CSP, CHECKOUT_PAGE_SCRIPT, formatMoney, renderCheckoutPage, type CheckoutPageView } from './page.js';
+import { CARD_IIN_RANGES } from './methods/cards.js';
 
 /** Inline event handler attributes of real tags (quoted attribute values, which hold the escaped data, are skipped). */
 function eventHandlerAttributes(html: string): string[] {
@@ -51,7 +52,7 @@ describe('renderCheckoutPage', () => {
     const html = render();
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toMatch(/<h1 data-testid="merchant">Acme Stores<\/h1>/);
-    expect(html).toContain('data-testid="amount"><span data-testid="currency">INR</span> <span data-testid="amount-value">1500.00</span>');
+    expect(html).toContain('data-testid="amount" data-currency="INR" data-amount="1500.00">₹1,500.00</p>');
     expect(html).toContain('<dd data-testid="product">Blue T-shirt</dd>');
     expect(html).toContain('<dd data-testid="order-id">OD1234567890123456</dd>');
     expect(html).toContain(`<form id="checkout-form" method="POST" action="/checkout/session_${'A'.repeat(43)}" enctype="application/x-www-form-urlencoded"`);
@@ -206,5 +207,51 @@ describe('renderCheckoutPage: method panels', () => {
     expect(byTestId(render({ mode: 'sandbox' }), 'test-cards')).toBeDefined();
     expect(render({ mode: 'sandbox' })).toContain('<code>4000 0000 0000 3220</code>');
     expect(byTestId(render({ mode: 'production' }), 'test-cards')).toBeUndefined();
+  });
+});
+
+describe('renderCheckoutPage: a checkout shoppers trust (D126, D127)', () => {
+  it.each([
+    ['1500.00', 'INR', '₹1,500.00'],
+    ['150000.00', 'INR', '₹1,50,000.00'],
+    ['0.50', 'INR', '₹0.50'],
+    ['99999999999999999.99', 'INR', '₹99,99,99,99,99,99,99,999.99'], // exact: formatted from the string, no float
+    ['1500.00', 'USD', '$1,500.00'],
+    ['1500.00', 'XQQ', 'XQQ 1,500.00'], // a code without a symbol is written out
+    ['1500.00', 'not a code', 'not a code 1500.00'], // one Intl refuses is shown as it is, still exact
+  ])('formatMoney(%s, %s) = %s', (amount, currency, shown) => {
+    expect(formatMoney(amount, currency).replace(/\s/g, ' ')).toBe(shown); // Intl separates a code with a no-break space
+  });
+
+  it('shows the amount and the Pay button in the shopper\'s format', () => {
+    const html = render();
+    expect(html).toContain('data-testid="pay">Pay ₹1,500.00</button>');
+  });
+
+  it('a declined attempt shows why, that nothing was taken and the attempts left, announced as an alert', () => {
+    const html = render({ declined: { message: 'Card declined by the issuer', attemptsLeft: 1 } });
+    const notice = byTestId(html, 'decline-notice');
+    expect(notice).toContain('role="alert"');
+    expect(html).toContain('<strong>Payment failed:</strong> Card declined by the issuer');
+    expect(html).toContain('No money was taken. Try again with another card or another method (1 attempt left).');
+    expect(byTestId(render(), 'decline-notice')).toBeUndefined();
+  });
+
+  it('UPI app buttons carry the order intent under each app scheme; the sandbox controls sit apart from Pay', () => {
+    const apps = [
+      { app: 'google_pay' as const, label: 'Google Pay', uri: 'tez://upi/pay?pa=x@paygate&am=1500.00' },
+      { app: 'others' as const, label: 'Other UPI app', uri: 'upi://pay?pa=x@paygate&am=1500.00' },
+    ];
+    const html = render({ upiApps: apps });
+    expect(html).toContain('<a class="upi-app" href="tez://upi/pay?pa=x@paygate&amp;am=1500.00" data-testid="upi-app-google_pay">Google Pay</a>');
+    expect(byTestId(html, 'upi-app-others')).toBeDefined();
+    expect(html.indexOf('data-testid="pay"')).toBeLessThan(html.indexOf('class="secondary-actions"'));
+    expect(html.indexOf('class="secondary-actions"')).toBeLessThan(html.indexOf('data-testid="fail"'));
+  });
+
+  it('the page script detects the brand with the same IIN table as the server', () => {
+    expect(CHECKOUT_PAGE_SCRIPT).toContain(JSON.stringify(CARD_IIN_RANGES));
+    const html = render();
+    expect(byTestId(html, 'card-brand')).toContain('aria-live="polite"');
   });
 });

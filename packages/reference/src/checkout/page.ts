@@ -2,7 +2,8 @@ import type { MopType } from '@paygate/contract';
 import { cspHash, escapeHtml, htmlDocument, pageCsp } from './html.js';
 import type { CheckoutField, FieldErrors } from './methods/attempt.js';
 import { SANDBOX_BANKS } from './methods/banks.js';
-import { TEST_CARDS } from './methods/cards.js';
+import { CARD_IIN_RANGES, TEST_CARDS, type CardNetwork } from './methods/cards.js';
+import type { UpiAppLink } from './methods/upi-qr.js';
 
 /** A method of payment the hosted page can offer: the spec's MopType. */
 export type CheckoutMethod = MopType;
@@ -29,8 +30,12 @@ export interface CheckoutPageView {
   expiresAt: string;
   mode: 'sandbox' | 'production';
   allowedMethods: readonly CheckoutMethod[];
-  /** The UPI intent as an inline SVG QR code and its accessible name (UPI and QR panels). */
+  /** The UPI intent as an inline SVG QR code and its accessible name (UPI and QR panels; shown on wide screens). */
   upiQr?: { svg: string; label: string };
+  /** Buttons that open a UPI app with the same intent (UPI panel; shown on phones instead of the QR code, D127). */
+  upiApps?: readonly UpiAppLink[];
+  /** The last attempt was declined and the shopper may try again (D126): why, and how many attempts are left. */
+  declined?: { message: string; attemptsLeft: number };
   /** The method selected (a re-shown page keeps the customer's choice). Default: the first allowed. */
   selectedMethod?: CheckoutMethod;
   /** Errors to show next to their fields (a 422 re-render). */
@@ -57,6 +62,35 @@ export const CHECKOUT_PAGE_SCRIPT = `(function () {
   'use strict';
   var form = document.getElementById('checkout-form');
   if (!form) return;
+  var ranges = ${JSON.stringify(CARD_IIN_RANGES)};
+  var names = ${JSON.stringify(cardNetworkNames())};
+  var cardInput = document.getElementById('card_number');
+  var brand = document.getElementById('card-brand');
+  function network(d) {
+    for (var i = 0; i < ranges.length; i++) {
+      var r = ranges[i];
+      if (d.length < r.digits) continue;
+      var p = parseInt(d.slice(0, r.digits), 10);
+      if (p >= r.from && p <= r.to) return r.network;
+    }
+    return '';
+  }
+  if (cardInput && brand) {
+    cardInput.addEventListener('input', function () {
+      var d = cardInput.value.replace(/\\D/g, '').slice(0, 19);
+      var n = network(d);
+      var groups = n === 'amex' ? [4, 6, 5] : [4, 4, 4, 4, 3];
+      var out = [], at = 0;
+      for (var g = 0; g < groups.length && at < d.length; g++) { out.push(d.slice(at, at + groups[g])); at += groups[g]; }
+      var formatted = out.join(' ');
+      if (formatted !== cardInput.value) {
+        var atEnd = cardInput.selectionStart === cardInput.value.length;
+        cardInput.value = formatted;
+        if (atEnd) cardInput.setSelectionRange(formatted.length, formatted.length);
+      }
+      brand.textContent = n ? names[n] : '';
+    });
+  }
   var submitted = false;
   form.addEventListener('submit', function (e) {
     if (submitted) { e.preventDefault(); return; }
@@ -79,6 +113,23 @@ export const CHECKOUT_PAGE_SCRIPT = `(function () {
   }
   tick();
 })();`;
+
+/** How the page names each card network next to the number (the brand shown as the shopper types). */
+export function cardNetworkNames(): Record<Exclude<CardNetwork, 'unknown'>, string> {
+  return { visa: 'Visa', mastercard: 'Mastercard', rupay: 'RuPay', amex: 'American Express', diners: 'Diners Club' };
+}
+
+/**
+ * The amount as shoppers read it (D127): the currency's symbol and digit grouping from Intl.NumberFormat in Indian
+ * English (`₹1,50,000.00`). The decimal string is formatted as it is: no float is made of it.
+ */
+export function formatMoney(amount: string, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-IN', { style: 'currency', currency }).format(amount as Intl.StringNumericLiteral);
+  } catch {
+    return `${currency} ${amount}`; // a currency code Intl does not know: still exact
+  }
+}
 
 /** CSP header value for the payment page: only its own stylesheet and script; the form posts back to this origin. */
 export const CHECKOUT_PAGE_CSP = pageCsp(cspHash(CHECKOUT_PAGE_SCRIPT), ["form-action 'self'"]);
@@ -157,15 +208,23 @@ function qrFigure(qr: CheckoutPageView['upiQr'], testId: string): string {
 /** The VPA's HTML pattern: the seed's `^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$` (the `pattern` attribute anchors it itself). */
 const VPA_HTML_PATTERN = '[a-zA-Z0-9._\\-]+@[a-zA-Z0-9.\\-]+';
 
+/** UPI app buttons for phones (D127): each opens the app with the order's intent; Pay confirms after paying there. */
+function upiAppButtons(apps: CheckoutPageView['upiApps']): string {
+  if (!apps || apps.length === 0) return '';
+  const links = apps.map((a) => `<a class="upi-app" href="${escapeHtml(a.uri)}" data-testid="upi-app-${escapeHtml(a.app)}">${escapeHtml(a.label)}</a>`);
+  return `<div class="upi-apps" data-testid="upi-apps"><p class="hint">Pay in your UPI app, then come back and press Pay.</p>${links.join('')}</div>`;
+}
+
 function upiPanel(view: CheckoutPageView, firstError: CheckoutField | undefined): string {
   return [
     '<fieldset class="panel panel-UPI" data-testid="panel-UPI"><legend>Pay by UPI</legend>',
+    upiAppButtons(view.upiApps),
     qrFigure(view.upiQr, 'upi-qr'),
     field(
       {
         name: 'vpa',
         label: 'Or enter your UPI ID',
-        hint: 'For example name@okhdfcbank. Leave it empty if you scanned the QR code.',
+        hint: 'For example name@okhdfcbank. Leave it empty if you paid by QR code or in your UPI app.',
         attributes: `type="text" inputmode="email" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="255" pattern="${VPA_HTML_PATTERN}"`,
       },
       view,
@@ -201,13 +260,14 @@ function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined
       view,
       firstError,
     ),
+    '<p class="card-brand" id="card-brand" data-testid="card-brand" aria-live="polite"></p>',
     '<div class="row">',
     field(
-      { name: 'card_expiry', label: 'Expiry (MM/YY)', attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"' },
+      { name: 'card_expiry', label: 'Expiry', attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"' },
       view,
       firstError,
     ),
-    field({ name: 'card_cvc', label: 'Security code (CVC)', attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"' }, view, firstError),
+    field({ name: 'card_cvc', label: 'CVC', attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"' }, view, firstError),
     '</div>',
     field({ name: 'card_name', label: 'Name on card', attributes: 'type="text" autocomplete="cc-name" maxlength="100"' }, view, firstError),
     view.mode === 'sandbox' ? testCardsHint() : '',
@@ -252,6 +312,17 @@ function methodPanels(view: CheckoutPageView): string {
   return panels.join('\n');
 }
 
+/** The last attempt failed and the shopper may try again (D126): why, that nothing was taken, what is left. */
+function declinedNotice(declined: CheckoutPageView['declined']): string {
+  if (!declined) return '';
+  const left = declined.attemptsLeft === 1 ? '1 attempt left' : `${declined.attemptsLeft} attempts left`;
+  return (
+    '<div class="decline-notice" role="alert" data-testid="decline-notice">' +
+    `<p><strong>Payment failed:</strong> ${escapeHtml(declined.message)}</p>` +
+    `<p>No money was taken. Try again with another card or another method (${left}).</p></div>`
+  );
+}
+
 /** A summary of a re-shown page's errors, announced first (role=alert), each linking to its field. */
 function errorSummary(errors: FieldErrors | undefined): string {
   const entries = Object.entries(errors ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
@@ -273,7 +344,7 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
   const sandbox = view.mode === 'sandbox';
   const remaining = remainingSeconds(view.expiresAt, now);
   const action = `/checkout/${encodeURIComponent(view.sessionId)}`;
-  const amountText = `${view.currency} ${view.amount}`;
+  const amountText = formatMoney(view.amount, view.currency);
 
   const body = [
     '<main>',
@@ -283,8 +354,7 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
     '<div class="card">',
     `<p class="muted">Pay to</p>`,
     `<h1 data-testid="merchant">${escapeHtml(view.merchantName)}</h1>`,
-    `<p class="amount" data-testid="amount"><span data-testid="currency">${escapeHtml(view.currency)}</span> ` +
-      `<span data-testid="amount-value">${escapeHtml(view.amount)}</span></p>`,
+    `<p class="amount" data-testid="amount" data-currency="${escapeHtml(view.currency)}" data-amount="${escapeHtml(view.amount)}">${escapeHtml(amountText)}</p>`,
     '<dl>',
     `<dt>Product</dt><dd data-testid="product">${escapeHtml(view.productName)}</dd>`,
     `<dt>Order</dt><dd data-testid="order-id">${escapeHtml(view.orderId)}</dd>`,
@@ -294,16 +364,20 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
     '</dl>',
     `<form id="checkout-form" method="POST" action="${escapeHtml(action)}" enctype="application/x-www-form-urlencoded" ` +
       `data-testid="checkout-form">`,
+    declinedNotice(view.declined),
     errorSummary(view.errors),
     methodsFieldset(view.allowedMethods, view.selectedMethod),
     methodPanels(view),
     '<p id="expired" hidden>This payment session has expired. Return to the merchant to start again.</p>',
     '<div class="actions">',
     `<button type="submit" class="pay" name="outcome" value="success" data-testid="pay">Pay ${escapeHtml(amountText)}</button>`,
-    sandbox
-      ? '<button type="submit" class="fail" name="outcome" value="failure" data-testid="fail" formnovalidate>Simulate failure</button>'
-      : '',
+    '</div>',
+    // secondary controls: smaller, below Pay, never mistaken for it (D127)
+    '<div class="secondary-actions">',
     '<button type="submit" class="cancel" name="outcome" value="cancel" data-testid="cancel" formnovalidate>Cancel payment</button>',
+    sandbox
+      ? '<button type="submit" class="fail" name="outcome" value="failure" data-testid="fail" formnovalidate>Sandbox: simulate failure</button>'
+      : '',
     '</div>',
     '</form>',
     '</div>',

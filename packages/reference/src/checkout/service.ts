@@ -7,7 +7,7 @@ import { normalizeMopType, type MopType } from '../orders/input.js';
 import { formatCallbackTime, formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { callbackKeyForSession } from '../credentials/service.js';
-import { cancelOrder, createPendingPayment, finishPayment, isExpired, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
+import { cancelOrder, createPendingPayment, failCheckoutAttempt, finishPayment, isExpired, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
 import { loadOrder, type OrderRow } from '../orders/rows.js';
 import type { Db } from '../db/db.js';
 import type { CardSummary } from './methods/cards.js';
@@ -141,15 +141,48 @@ export interface CheckoutResult {
 }
 
 /**
+ * How many payments one hosted session may try (D126): the attempts a shopper may retry after a decline, the last
+ * of which ends the order payment_failed like a single decline did before.
+ */
+export const MAX_CHECKOUT_ATTEMPTS = 5;
+
+/** A declined attempt the shopper may retry on the same page (D126): the payment failed, the session stays open. */
+export interface CheckoutRetry {
+  retry: true;
+  payment_id: string;
+  /** Why the attempt failed (the decline message shown on the page). */
+  message: string;
+  /** Attempts left in this session after this one. */
+  attempts_left: number;
+}
+
+/**
  * The customer finished on the hosted page. success => payment CAPTURED, order payment_successful; failure =>
  * payment FAILED (PAYMENT_FAILED emitted), order payment_failed; cancel => order payment_cancelled, no payment.
- * The session is consumed. Returns the return-URL callback fields with the HMAC hash (merchant encryption key).
+ * Through submitCheckoutAttempt (a decline on the page itself, D126) a failure that leaves attempts keeps the order pending and
+ * the session open and answers a CheckoutRetry instead. A finished session is consumed; the result carries the
+ * return-URL callback fields with the HMAC hash (merchant encryption key).
  */
-export async function completeCheckoutSession(
-  deps: ServiceDeps,
-  sessionId: string,
-  input: { outcome: CheckoutOutcome; mopType?: string | undefined; mopDetail?: Record<string, unknown> | undefined; failureMessage?: string | undefined },
-): Promise<CheckoutResult> {
+export async function completeCheckoutSession(deps: ServiceDeps, sessionId: string, input: CheckoutCompletion): Promise<CheckoutResult> {
+  const result = await finishCheckout(deps, sessionId, input, false);
+  if ('retry' in result) throw new Error('a completion without retry answered a retry'); // unreachable: retryable is false
+  return result;
+}
+
+/** The hosted page's Pay: like completeCheckoutSession, but a decline with attempts left is a CheckoutRetry (D126). */
+export function submitCheckoutAttempt(deps: ServiceDeps, sessionId: string, input: CheckoutCompletion): Promise<CheckoutResult | CheckoutRetry> {
+  return finishCheckout(deps, sessionId, input, true);
+}
+
+/** What the customer (or the sandbox) did on the hosted page. */
+export interface CheckoutCompletion {
+  outcome: CheckoutOutcome;
+  mopType?: string | undefined;
+  mopDetail?: Record<string, unknown> | undefined;
+  failureMessage?: string | undefined;
+}
+
+async function finishCheckout(deps: ServiceDeps, sessionId: string, input: CheckoutCompletion, retryable: boolean): Promise<CheckoutResult | CheckoutRetry> {
   assertSessionShape(sessionId);
   let mopType: MopType | undefined;
   if (input.mopType !== undefined) {
@@ -161,6 +194,18 @@ export async function completeCheckoutSession(
     if (!check.ok) return check;
     const { order, at, session } = check;
     const mop = mopType ?? (order.mop_type as MopType | null) ?? 'UPI';
+    if (input.outcome === 'failure' && retryable) {
+      // payments of one order: at most MAX_CHECKOUT_ATTEMPTS rows, read through the order_id index
+      const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE order_id = $1', [order.id]);
+      const attemptsLeft = MAX_CHECKOUT_ATTEMPTS - 1 - (rows[0]?.n ?? 0);
+      if (attemptsLeft > 0) {
+        const message = input.failureMessage ?? STATUS_MESSAGE.paymentDeclined;
+        const pending = await createPendingPayment(tx, deps, order, { mopType: mop, mopDetail: input.mopDetail ?? {}, message: STATUS_MESSAGE.paymentPending, at });
+        const failed = await failCheckoutAttempt(tx, order, pending, message, at);
+        await tx.query('UPDATE checkout_sessions SET card_challenge = NULL WHERE id = $1', [sessionId]);
+        return { ok: true as const, retry: { retry: true as const, payment_id: failed.id, message, attempts_left: attemptsLeft } };
+      }
+    }
     await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
     // the key current when the session was created, while it is still valid (D37)
     const key = await callbackKeyForSession(tx, deps, order.merchant_id, session.encryption_key_version);
@@ -181,6 +226,7 @@ export async function completeCheckoutSession(
     return { ok: true as const, order, at, paymentId: done.payment.id, bankRef: done.payment.bank_ref_num, mop, status: done.orderStatus, message, key };
   });
   if (!result.ok) throw sessionError(result.reason);
+  if (result.retry !== undefined) return result.retry;
   const fields = {
     order_id: result.order.id,
     payment_id: result.paymentId,

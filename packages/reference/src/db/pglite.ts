@@ -9,6 +9,7 @@ import type { ChannelListener, Db, QueryResult } from './db.js';
 import { DEFAULT_PGLITE_MEMORY, type PgliteMemory } from '../core/config.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 import { isPlainParams, PgliteReads } from './pglite-reads.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -22,8 +23,11 @@ const parsers = {
 
 type Queryable = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
-/** `reads`: the single-round path for parameterised statements outside a transaction (D86); absent inside one. */
-function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined): Db {
+/**
+ * `reads`: the single-round path for parameterised statements outside a transaction (D86); absent inside one.
+ * `unlock`: releases the data directory's lock when the database closes.
+ */
+function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined, unlock: () => void = () => undefined): Db {
   const inTx = reads === undefined;
   const db: Db = {
     kind: 'pglite',
@@ -48,7 +52,9 @@ function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined): 
       };
     },
     async close(): Promise<void> {
-      if (!inTx && !root.closed) await root.close();
+      if (inTx) return;
+      if (!root.closed) await root.close();
+      unlock();
     },
   };
   return db;
@@ -107,11 +113,21 @@ export async function openPglite(dataDir: string, memory: PgliteMemory = DEFAULT
   if (memory.wasmCode === 'baseline') useBaselineWasmCompiler();
   const memoryDir = dataDir === 'memory://' || dataDir.startsWith('memory://');
   const startParams = pgliteStartParams(memory);
+  let unlock = () => undefined as void;
   if (!memoryDir) {
     await mkdir(dataDir, { recursive: true });
-    await initializeDataDir(dataDir, startParams, memory);
+    unlock = lockDataDir(dataDir); // before initdb and migrations: a second process stops here, touching nothing
+    await initializeDataDir(dataDir, startParams, memory).catch((err: unknown) => {
+      unlock();
+      throw err;
+    });
   }
-  const pg = await PGlite.create(memoryDir ? undefined : dataDir, { parsers, startParams });
-  await pg.exec(`SET TimeZone = 'UTC'`);
-  return wrap(pg, pg, new PgliteReads(pg));
+  try {
+    const pg = await PGlite.create(memoryDir ? undefined : dataDir, { parsers, startParams });
+    await pg.exec(`SET TimeZone = 'UTC'`);
+    return wrap(pg, pg, new PgliteReads(pg), unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
 }

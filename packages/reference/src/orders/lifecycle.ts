@@ -18,6 +18,7 @@ import { shifted } from '../core/merchant-clock.js';
 /** Texts used in status_message fields. */
 export const STATUS_MESSAGE = {
   orderPending: 'Awaiting payment',
+  orderRetrying: 'Awaiting payment; the last attempt failed',
   orderCaptured: 'Payment captured successfully',
   orderCancelled: 'Payment cancelled by the customer',
   orderExpired: 'Payment session expired before the payment was completed',
@@ -65,20 +66,11 @@ export async function createPendingPayment(
 export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
 
 /**
- * Move a PENDING payment to CAPTURED or FAILED and its order to payment_successful / payment_failed (state machines
- * enforced). A failure emits PAYMENT_FAILED, a capture PAYMENT_CAPTURED (D77), in the same transaction. Caller holds the order row lock.
+ * Move a PENDING payment to CAPTURED or FAILED and emit PAYMENT_CAPTURED / PAYMENT_FAILED (D77) in the same
+ * transaction. The order is the caller's: `finishPayment` ends it, `failCheckoutAttempt` keeps it open (D126).
  */
-export async function finishPayment(
-  tx: Db,
-  order: OrderRow,
-  payment: PaymentRow,
-  outcome: 'CAPTURED' | 'FAILED',
-  message: string,
-  at: Micros,
-  orderStatus: FinalOrderStatus = orderStatusForPayment(outcome),
-): Promise<{ payment: PaymentRow; orderStatus: FinalOrderStatus }> {
+async function endPayment(tx: Db, order: OrderRow, payment: PaymentRow, outcome: 'CAPTURED' | 'FAILED', message: string, at: Micros): Promise<PaymentRow> {
   paymentMachine.assertTransition(payment.status, outcome);
-  orderMachine.assertTransition(order.status, orderStatus);
   const now = formatIso(at);
   const { rows } = await tx.query<PaymentRow>(
     `UPDATE payments AS p SET status = $2, status_message = $3, settlement_status = $4, completed_at = $5, updated_at = $5,
@@ -86,8 +78,6 @@ export async function finishPayment(
      WHERE p.id = $1 RETURNING ${PAYMENT_COLUMNS}`,
     [payment.id, outcome, message, settlementStatusFor(outcome, false), now],
   );
-  const orderMessage = outcome === 'CAPTURED' ? STATUS_MESSAGE.orderCaptured : message;
-  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [order.id, orderStatus, orderMessage, now]);
   const updated = rows[0] as PaymentRow;
   if (outcome === 'FAILED') {
     await emitEvent(tx, at, { partnerId: order.partner_id, merchantId: order.merchant_id }, (seq) =>
@@ -114,7 +104,43 @@ export async function finishPayment(
       }),
     );
   }
+  return updated;
+}
+
+/**
+ * Move a PENDING payment to CAPTURED or FAILED and its order to payment_successful / payment_failed (state machines
+ * enforced), with the payment's event in the same transaction. Caller holds the order row lock.
+ */
+export async function finishPayment(
+  tx: Db,
+  order: OrderRow,
+  payment: PaymentRow,
+  outcome: 'CAPTURED' | 'FAILED',
+  message: string,
+  at: Micros,
+  orderStatus: FinalOrderStatus = orderStatusForPayment(outcome),
+): Promise<{ payment: PaymentRow; orderStatus: FinalOrderStatus }> {
+  orderMachine.assertTransition(order.status, orderStatus);
+  const updated = await endPayment(tx, order, payment, outcome, message, at);
+  const orderMessage = outcome === 'CAPTURED' ? STATUS_MESSAGE.orderCaptured : message;
+  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [order.id, orderStatus, orderMessage, formatIso(at)]);
   return { payment: updated, orderStatus };
+}
+
+/**
+ * A declined attempt on the hosted page while the shopper may try again (D126): the payment ends FAILED and
+ * PAYMENT_FAILED is emitted as for any failed payment, but the order stays payment_pending (its message names the
+ * decline) until a later attempt succeeds, the shopper cancels, the attempts run out or the order expires.
+ */
+export async function failCheckoutAttempt(tx: Db, order: OrderRow, payment: PaymentRow, message: string, at: Micros): Promise<PaymentRow> {
+  if (order.status !== 'payment_pending') orderMachine.assertTransition(order.status, 'payment_pending');
+  const updated = await endPayment(tx, order, payment, 'FAILED', message, at);
+  await tx.query('UPDATE orders SET status_message = $2, updated_at = $3 WHERE id = $1', [
+    order.id,
+    `${STATUS_MESSAGE.orderRetrying}: ${message}`,
+    formatIso(at),
+  ]);
+  return updated;
 }
 
 /** Move a pending order to payment_cancelled (customer cancel or expiry). Pending payments fail first. */

@@ -28,23 +28,41 @@ export function isValidCardNumber(input: string): boolean {
   return digits !== null && passesLuhn(digits);
 }
 
-const inRange = (prefix: number, from: number, to: number) => prefix >= from && prefix <= to;
+/** One IIN range: card numbers whose first `digits` digits, read as a number, lie in [from, to]. */
+export interface IinRange {
+  network: Exclude<CardNetwork, 'unknown'>;
+  digits: number;
+  from: number;
+  to: number;
+}
 
 /**
- * The network of a card number from its leading digits (IIN ranges: Visa 4; Mastercard 51-55 and 2221-2720; American
- * Express 34/37; RuPay 60, 65, 81, 82, 508, 353, 356; Diners 36, 38, 300-305). RuPay is checked before Diners and
- * Discover's overlapping ranges because the gateway serves India, where those BINs are RuPay's.
+ * IIN ranges in the order they are tried (Visa 4; Mastercard 51-55 and 2221-2720; American Express 34/37; RuPay 60,
+ * 65, 81, 82, 508, 353, 356; Diners 36, 38, 300-305). RuPay is tried before Diners' and Discover's overlapping ranges
+ * because the gateway serves India, where those BINs are RuPay's. Data, so the hosted page's script shows the brand
+ * as the shopper types with the very same rules (page.ts embeds this table).
  */
+export const CARD_IIN_RANGES: readonly IinRange[] = [
+  { network: 'visa', digits: 1, from: 4, to: 4 },
+  { network: 'mastercard', digits: 2, from: 51, to: 55 },
+  { network: 'mastercard', digits: 4, from: 2221, to: 2720 },
+  { network: 'amex', digits: 2, from: 34, to: 34 },
+  { network: 'amex', digits: 2, from: 37, to: 37 },
+  ...[60, 65, 81, 82].map((n): IinRange => ({ network: 'rupay', digits: 2, from: n, to: n })),
+  ...[508, 353, 356].map((n): IinRange => ({ network: 'rupay', digits: 3, from: n, to: n })),
+  { network: 'diners', digits: 2, from: 36, to: 36 },
+  { network: 'diners', digits: 2, from: 38, to: 38 },
+  { network: 'diners', digits: 3, from: 300, to: 305 },
+];
+
+/** The network of a card number from its leading digits ({@link CARD_IIN_RANGES}). */
 export function cardNetwork(digits: string): CardNetwork {
-  const two = Number(digits.slice(0, 2));
-  const three = Number(digits.slice(0, 3));
-  const four = Number(digits.slice(0, 4));
-  if (digits.startsWith('4')) return 'visa';
-  if (inRange(two, 51, 55) || inRange(four, 2221, 2720)) return 'mastercard';
-  if (two === 34 || two === 37) return 'amex';
-  if ([60, 65, 81, 82].includes(two) || three === 508 || three === 353 || three === 356) return 'rupay';
-  if (two === 36 || two === 38 || inRange(three, 300, 305)) return 'diners';
-  return 'unknown';
+  const range = CARD_IIN_RANGES.find((r) => {
+    if (digits.length < r.digits) return false;
+    const prefix = Number(digits.slice(0, r.digits));
+    return prefix >= r.from && prefix <= r.to;
+  });
+  return range?.network ?? 'unknown';
 }
 
 /** The CVC length a network uses: four digits on the front of an American Express card, three elsewhere. */

@@ -1,5 +1,5 @@
 import { formatAmount } from '../../core/money.js';
-import { buildUpiIntentUri } from '../../orders/upi.js';
+import { buildUpiIntentUri, type UpiAppName } from '../../orders/upi.js';
 import { gatewayPayeeVpa } from '../../orders/service.js';
 
 /** What the UPI QR code pays: the order on the hosted page. */
@@ -18,8 +18,12 @@ export interface UpiQrOrder {
  * two cannot disagree.
  */
 export function upiQrIntent(order: UpiQrOrder): string {
+  return upiIntentFor(order, 'others');
+}
+
+function upiIntentFor(order: UpiQrOrder, app: UpiAppName): string {
   return buildUpiIntentUri({
-    app: 'others',
+    app,
     payeeVpa: gatewayPayeeVpa(order.merchantId),
     payeeName: order.merchantName,
     amountMinor: order.amountMinor,
@@ -42,4 +46,26 @@ export async function upiQrSvg(intent: string): Promise<string> {
 /** Accessible name of the QR code image. */
 export function upiQrLabel(order: Pick<UpiQrOrder, 'merchantName' | 'amountMinor' | 'currency'>): string {
   return `UPI QR code: pay ${order.currency} ${formatAmount(order.amountMinor)} to ${order.merchantName}`;
+}
+
+/** A button on a phone that opens a UPI app with the order's intent (D127). */
+export interface UpiAppLink {
+  app: UpiAppName;
+  label: string;
+  uri: string;
+}
+
+/**
+ * The UPI apps a phone shopper is offered as buttons (D127: the most used apps in India, then "any UPI app", which
+ * lets the phone choose), each with the same intent as the QR code under the app's own scheme.
+ */
+const PHONE_UPI_APPS: readonly { app: UpiAppName; label: string }[] = [
+  { app: 'google_pay', label: 'Google Pay' },
+  { app: 'phonepe', label: 'PhonePe' },
+  { app: 'paytm', label: 'Paytm' },
+  { app: 'others', label: 'Other UPI app' },
+];
+
+export function upiAppLinks(order: UpiQrOrder): UpiAppLink[] {
+  return PHONE_UPI_APPS.map(({ app, label }) => ({ app, label, uri: upiIntentFor(order, app) }));
 }
