@@ -145,8 +145,6 @@ export function createWorker(options: WorkerOptions): Worker {
   /** Deliveries being sent now, and how many per endpoint (the per-endpoint cap, D114). */
   const inFlight = new Set<Promise<void>>();
   const busy = new Map<string, number>();
-  /** The last claim stopped for want of room (a freed slot should claim again). */
-  let roomLimited = false;
   const maxInFlight = options.batchSize ?? DEFAULT_DELIVERY_CONCURRENCY;
   const perEndpoint = Math.min(options.perEndpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY, maxInFlight);
   const recorder = createAttemptRecorder((items) => recordAttempts(deps, items, schedule, options.jitter ?? 0.1));
@@ -168,7 +166,9 @@ export function createWorker(options: WorkerOptions): Worker {
       const n = (busy.get(d.endpoint_id) ?? 1) - 1;
       if (n > 0) busy.set(d.endpoint_id, n);
       else busy.delete(d.endpoint_id);
-      if (!stopped && roomLimited) wake(); // a slot is free and deliveries were left waiting for one: claim them
+      // a slot is free: claim what may wait for it (wake-ups coalesce while a pump runs, so this is one pump per burst;
+      // waking only when the last claim looked room-limited lost the wake of a slot freed during that claim)
+      if (!stopped) wake();
     });
     return sending;
   }
@@ -187,15 +187,11 @@ export function createWorker(options: WorkerOptions): Worker {
     }
     for (;;) {
       const room = maxInFlight - inFlight.size;
-      roomLimited = room <= 0;
-      if (roomLimited) break;
+      if (room <= 0) break;
       const claimed = await claimDueDeliveries(deps, room, { perEndpointCap: perEndpoint, busy });
       for (const d of claimed) sends.push(deliver(d, report));
       // fewer than asked: nothing else is due, or what is due belongs to endpoints at their cap (claimed when they free)
-      if (claimed.length < room) {
-        for (const n of busy.values()) if (n >= perEndpoint) roomLimited = true;
-        break;
-      }
+      if (claimed.length < room) break;
     }
     return sends;
   }
