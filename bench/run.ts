@@ -4,11 +4,11 @@
  * the same run and the ratio to it. Writes bench/results/latest.json.
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,profile,generators,diff,
- * settlements,webhooks: the last two in bench/sections/),
+ * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
+ * settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
- * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run).
+ * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
  * as the peer a user would otherwise pick, and a short CPU profile of the gateway closes the run: docs/benchmarks.md
@@ -28,12 +28,14 @@ import { gatewayCommand, gatewayEnv as gatewayEnvFor } from './lib/gateway.js';
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from './lib/profile.js';
 import { writeBenchmarksDoc, type Budget } from './lib/report.js';
 import { diffBudgets, diffTableRow, runDiffSection } from './sections/diff.js';
+import { runStartup, startupBudgets } from './sections/startup.js';
 import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
 import { runSettlementsSection } from './sections/settlements.js';
 import { runWebhooksSection } from './sections/webhooks.js';
+import { listsBudgets, runLists } from './sections/lists.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env['BENCH_DURATION'] ?? 5);
@@ -49,7 +51,7 @@ const BODY = JSON.stringify(orderEnvelope());
 
 const started = performance.now();
 const loadAtStart = os.loadavg();
-const WRITE_DOCS = process.env['BENCH_WRITE_DOCS'] !== '0' && ONLY === null;
+const WRITE_DOCS = process.env['BENCH_WRITE_DOCS'] === '1' || (process.env['BENCH_WRITE_DOCS'] !== '0' && ONLY === null);
 const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
 const want = (section: string) => ONLY === null || ONLY.includes(section);
 
@@ -570,7 +572,8 @@ function budgets(): Budget[] {
   }
   const cold = rows.find((r) => r.section === 'coldstart' && r.name === 'paygate serve, existing PGlite data dir (precompiled)');
   if (cold) out.push({ name: 'Cold start, existing PGlite data dir (production)', target: '< 1 s', value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`, met: (cold['ms'] as number) < 1000 });
-  out.push(...diffBudgets(rows));
+  out.push(...diffBudgets(rows), ...startupBudgets(rows as { section: string; name: string; ms?: number }[]));
+  out.push(...listsBudgets());
   return [...out, ...sectionBudgets];
 }
 
@@ -582,8 +585,8 @@ function table(): string {
   const head = ['Section', 'Run', 'req/s', 'p50 ms', 'p99 ms', 'RSS MiB', 'CPU srv/all', 'vs baseline'];
   const body = rows.map((r) => {
     const per = typeof r['cpuRatio'] === 'number' ? ` (${pct(r['cpuRatio'] as number)} per CPU-s)` : '';
-    const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
-    if (r.section === 'coldstart') return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : r.section === 'startup' ? `${r.ratio.toFixed(2)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
+    if (['coldstart', 'startup'].includes(r.section)) return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
     if (r.section === 'diff') return diffTableRow(r);
     if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`];
     const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
@@ -610,9 +613,13 @@ async function main(): Promise<void> {
   if (want('gateway') || want('post') || want('coldstart')) await runGateway();
   if (want('prism')) await runPrism();
   if (want('coldstart')) await runColdStart();
+  if (want('startup')) rows.push(...(await runStartup({ root: ROOT, partner: PARTNER, log })));
   if (want('profile')) await runProfile();
   if (want('generators')) await runGenerators();
   if (want('diff')) rows.push(...(await runDiffSection(log)));
+  if (want('lists')) {
+    await runLists({ log, createDatabase, partnerHeaders, loadRow, onboardMerchant: seed, startGateway: (name, databaseUrl) => startServer(name, GATEWAY, gatewayEnv({ databaseUrl }), '/healthz') });
+  }
   for (const [name, section] of [['settlements', runSettlementsSection], ['webhooks', runWebhooksSection]] as const) {
     if (want(name)) await section({ root: ROOT, adminUrl: ADMIN_URL, log }).then((r) => rows.push(...r.rows) + sectionBudgets.push(...r.budgets));
   }
@@ -645,7 +652,7 @@ async function main(): Promise<void> {
     const doc = path.join(ROOT, 'docs/benchmarks.md');
     writeBenchmarksDoc(doc, {
       date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      command: 'npm run bench',
+      command: ONLY ? `BENCH_ONLY=${ONLY.join(',')} npm run bench` : 'npm run bench',
       durationSeconds: (performance.now() - started) / 1000,
       loadAverage: { start: loadAtStart, end: os.loadavg() },
       machine: {
@@ -665,7 +672,7 @@ async function main(): Promise<void> {
       profiles,
       generators: generators?.ratios,
     });
-    log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run never writes it)`);
+    log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run writes it only with BENCH_WRITE_DOCS=1)`);
   }
 }
 

@@ -27,7 +27,20 @@ export interface ClientMethodView {
   /** Arguments of the generated `init(...)` call. */
   initArgs: string;
   dataType: string;
-  listAll: { local: string; key: string; pathParams: string; pathArgs: string; queryType: string; optsType: string; pageParam: string; pageAccess: string; itemType: string; doc: string[] } | null;
+  listAll: {
+    local: string;
+    key: string;
+    pathParams: string;
+    pathArgs: string;
+    queryType: string;
+    optsType: string;
+    pageParam: string;
+    /** `, ...cursor` spread of the next link's cursor param into the next request, or '' */
+    cursorSpread: string;
+    pageAccess: string;
+    itemType: string;
+    doc: string[];
+  } | null;
 }
 
 export interface ClientGroupView {
@@ -172,9 +185,14 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
               pathParams: args.slice(0, pathEntries.length).map((a) => `${a.name}: ${a.type}, `).join(''),
               pathArgs: args.slice(0, pathEntries.length).map((a) => `${a.name}, `).join(''),
               key: propertyKey(`${method}All`),
-              queryType: `Omit<${queryType}, ${JSON.stringify(pg.pageParam)}>`,
+              // the helper sets the page (and the cursor the next link carries) itself
+              queryType: `Omit<${queryType}, ${[pg.pageParam, pg.cursorParam].flatMap((n) => (n === undefined ? [] : [JSON.stringify(n)])).join(' | ')}>`,
               optsType: headerType,
               pageParam: propertyKey(pg.pageParam),
+              cursorSpread:
+                pg.cursorParam === undefined
+                  ? ''
+                  : `, ...(next[${JSON.stringify(pg.cursorParam)}] !== undefined ? { ${propertyKey(pg.cursorParam)}: next[${JSON.stringify(pg.cursorParam)}] } : {})`,
               pageAccess: ['data', ...pg.itemsPath.slice(0, -1)].map((k) => `[${JSON.stringify(k)}]`).join(''),
               itemType: `NonNullable<(${dataType})${pg.itemsPath.map((k) => `[${JSON.stringify(k)}]`).join('')}>[number]`,
               doc: [`Every item of \`${method}\`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws \`PaygateApiError\`.`],

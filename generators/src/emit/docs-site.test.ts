@@ -283,6 +283,7 @@ describe('markdown sources', () => {
       'ERR_IDEMPOTENCY_422 422',
       'ERR_RATE_429 429',
       'ERR_INTERNAL_500 500',
+      'ERR_UNAVAILABLE_503 503',
     ]);
   });
 

@@ -300,13 +300,18 @@ function buildSecurity(raw: unknown): SecurityRequirementModel[] {
 
 const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit', 'size'];
 
-/** Detects `page`-numbered pagination: an explicit `x-pagination` extension, else a `page` query param plus an items array in the 200 body. */
+/**
+ * Detects `page`-numbered pagination: an explicit `x-pagination` extension, else a `page` query param plus an items
+ * array in the 200 body. A `cursor` query param (or `x-pagination.cursorParam`) is the position the `next` link
+ * carries, sent back with the next page.
+ */
 export function detectPagination(resolver: RefResolver, op: Obj, query: ParameterModel[], responses: ResponseModel[]): PaginationModel | undefined {
   const ext = op['x-pagination'];
   if (isObj(ext) && typeof ext.pageParam === 'string') {
     return {
       pageParam: ext.pageParam,
       pageSizeParam: str(ext.pageSizeParam),
+      cursorParam: str(ext.cursorParam),
       itemsPath: Array.isArray(ext.itemsPath) ? ext.itemsPath.filter((s): s is string => typeof s === 'string') : [],
     };
   }
@@ -317,7 +322,12 @@ export function detectPagination(resolver: RefResolver, op: Obj, query: Paramete
   if (json?.schema === undefined) return undefined;
   const itemsPath = findItemsPath(resolver, json.schema, 0);
   if (itemsPath === undefined) return undefined;
-  return { pageParam: 'page', pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)), itemsPath };
+  return {
+    pageParam: 'page',
+    pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)),
+    cursorParam: query.some((p) => p.name === 'cursor') ? 'cursor' : undefined,
+    itemsPath,
+  };
 }
 
 function findItemsPath(resolver: RefResolver, schema: unknown, depth: number): string[] | undefined {

@@ -101,6 +101,11 @@ export interface SecuritySchemeModel {
 export interface PaginationModel {
   pageParam: string;
   pageSizeParam: string | undefined;
+  /**
+   * A query parameter that the `next` link carries and the next request must send back (a keyset cursor), or undefined
+   * when pages are found by number alone.
+   */
+  cursorParam: string | undefined;
   /** Property path from the 200 JSON body to the items array ([] = the body is the array). */
   itemsPath: string[];
 }

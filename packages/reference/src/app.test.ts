@@ -11,6 +11,7 @@ import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { createLogger } from './http/logger.js';
 import { openReference, type ReferenceRuntime } from './runtime.js';
 import { companyDetails, settlementDetails } from './testing/fixtures.js';
+import { seedHistory } from './testing/seed-history.js';
 import { testTargets, type TestTarget } from './testing/test-db.js';
 import { idempotencyLockId } from './http/idempotency.js';
 import { createReferenceApp, idempotentOperationIds } from './app.js';
@@ -503,10 +504,18 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(page1.data.data.count).toBeGreaterThanOrEqual(2);
     const next = new URL(page1.data.data.next!);
     expect(`${next.protocol}//${next.host}${next.pathname}`).toBe(`${base}/pg/payments/`);
-    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1' });
+    // the links carry an opaque keyset cursor beside page and page_size (D108)
+    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1', cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
     expect(page1.data.data.previous).toBeNull();
-    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
-    expect(page2.ok && new URL(page2.data.data.previous!).searchParams.get('page')).toBe('1');
+    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: next.searchParams.get('cursor')! });
+    if (!page2.ok) throw new Error(JSON.stringify(page2.error));
+    expect(page2.data.data.results[0]?.id).not.toBe(page1.data.data.results[0]?.id);
+    const back = await m.payments.list({ page: 1, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: new URL(page2.data.data.previous!).searchParams.get('cursor')! });
+    expect(back.ok && back.data.data.results.map((r) => r.id)).toEqual(page1.data.data.results.map((r) => r.id));
+    const offsetPage2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
+    expect(offsetPage2.ok && new URL(offsetPage2.data.data.previous!).searchParams.get('page')).toBe('1');
+    const tooDeep = await m.payments.list({ page: 1001, page_size: 1 });
+    expect(!tooDeep.ok && tooDeep.error.error).toMatchObject({ code: 'ERR_VALIDATION_400', details: { page: expect.any(String) } });
   });
 
   // The order rules the schema states are enforced at the edge by the generated request validator (the service keeps
@@ -864,6 +873,23 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const dump = rows.map((r) => r.row).join('\n');
     for (const secret of [issued.client_secret, issued.encryption_key, whsec]) expect(dump).not.toContain(secret);
     replaySecrets.push(issued.client_secret, issued.encryption_key, whsec);
+  });
+
+  it('listAll reads a list past the page-number window by following the cursor of each next link (D108)', async () => {
+    const p = partner();
+    const created = await p.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Deep') });
+    if (!created.ok) throw new Error(JSON.stringify(created.error));
+    const deep = created.data.data.id;
+    const { rows } = await runtime.db.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [deep]);
+    await seedHistory(runtime.db, { merchantId: deep, partnerId: rows[0]!.partner_id, payments: 1200, idPrefix: '7' });
+    const byNumber = await p.payments.list({ merchant_id: deep, page: 5, page_size: 250 });
+    expect(!byNumber.ok && byNumber.error.error.details).toHaveProperty('page');
+    const ids: string[] = [];
+    for await (const item of p.payments.listAll({ merchant_id: deep, page_size: 250 })) ids.push(item.id);
+    expect(ids.length).toBe(1200);
+    expect(new Set(ids).size).toBe(1200);
+    const first = await p.payments.list({ merchant_id: deep, page_size: 1 });
+    expect(first.ok && first.data.data.count).toBe(1001); // more than 1000 (D108)
   });
 
   it('keeps no plaintext secret at rest after the whole flow (merchants, webhook endpoints, idempotency keys, credentials)', async () => {

@@ -12,10 +12,10 @@ import {
   type Logger,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
-import { toHttpError } from './http/errors.js';
+import { authenticationError, toHttpError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
-import { renderBusyPage, RESULT_PAGE_CSP } from './checkout/redirect.js';
+import { renderBusyPage, renderUnavailablePage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
 import { requestLogger } from './http/logger.js';
 import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
@@ -191,6 +191,20 @@ function withIdempotency(rt: ReferenceRuntime, handler: AnyHandler, inFlight: Se
   };
 }
 
+/** A shopper's page: its 503 is a page when the browser asks for HTML (the scaffold picks by Accept), D91. */
+function withUnavailablePage(handler: AnyHandler): AnyHandler {
+  return async (req, ctx) => {
+    try {
+      return await handler(req, ctx);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 503 || err instanceof HttpErrorWithPage) throw err;
+      const page = { contentType: 'text/html', text: renderUnavailablePage(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+      const withPage = new HttpErrorWithPage(err.status, err.code, err.message, err.details, { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+      throw Object.assign(withPage, { cause: (err as Error & { cause?: unknown }).cause });
+    }
+  };
+}
+
 function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Handlers<Principal> {
   const idempotent = idempotentOperationIds();
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
@@ -201,7 +215,8 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
   // types). The wrappers pass requests and results through unchanged, so each signature still holds.
   for (const [id, fn] of Object.entries(handlers as unknown as Record<string, AnyHandler>)) { // why: see above
     const mapped = withErrorMapping(fn.bind(handlers));
-    wrapped[id] = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
+    const guarded = idempotent.has(id) ? withIdempotency(rt, mapped, inFlight) : mapped;
+    wrapped[id] = BROWSER_OPERATIONS.has(id) ? withUnavailablePage(guarded) : guarded;
   }
   return wrapped as unknown as Handlers<Principal>; // see the comment above the loop
 }
@@ -209,9 +224,8 @@ function wrapHandlers(rt: ReferenceRuntime, handlers: Handlers<Principal>): Hand
 async function principalFromHeaders(rt: ReferenceRuntime, req: Request): Promise<Principal> {
   try {
     return (await rt.credentials.verify(req.get(CLIENT_ID_HEADER), req.get(CLIENT_SECRET_HEADER))).principal;
-  } catch {
-    // one answer for missing, unknown, revoked and wrong credentials
-    throw new HttpError(401, 'ERR_AUTH_000', 'Missing credentials');
+  } catch (err) {
+    throw authenticationError(err);
   }
 }
 

@@ -140,6 +140,37 @@ describe.each(testTargets())('worker on %s', (target) => {
   const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
     createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, allowPrivateDestinations: true, ...overrides });
 
+  it('a pass that loses its database connection fails, is logged, and the next pass runs (D91)', async () => {
+    let failing = 3;
+    const lostDb = {
+      ...deps.db,
+      query: (sql: string, params?: readonly unknown[]) =>
+        failing-- > 0 ? Promise.reject(new Error('Connection terminated unexpectedly')) : deps.db.query(sql, params),
+    } as typeof deps.db;
+    const errors: string[] = [];
+    let passes = 0;
+    let sixPasses!: () => void;
+    const kept = new Promise<void>((resolve) => (sixPasses = resolve));
+    const w = worker({
+      deps: { ...deps, db: lostDb },
+      intervalMs: 5,
+      beforeTick: async () => {
+        if (++passes >= 6) sixPasses();
+      },
+      logger: { info: () => undefined, warn: () => undefined, error: (_obj, msg) => void errors.push(msg ?? '') },
+    });
+    w.start();
+    try {
+      await kept;
+    } finally {
+      await w.flush();
+    }
+    expect(errors.filter((m) => m === 'worker pass failed').length).toBeGreaterThan(0);
+    expect(passes).toBeGreaterThanOrEqual(6); // it kept polling after the failed passes
+    const report = await worker({ deps: { ...deps, db: lostDb } }).tick(); // and a pass on the database that answers again succeeds
+    expect(report.deliveries).toBeDefined();
+  });
+
   it('runs settlements on the production schedule, once per interval', async () => {
     deps.clock.set('2026-12-01T00:00:00Z');
     const m = await approvedMerchant(deps, { partnerId: 'wp-scheduled' });

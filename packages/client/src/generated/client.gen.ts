@@ -91,16 +91,16 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.GET("/sandbox/clock", init(undefined, query, opts)));
   const extensions$listWebhookDeliveries = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookDeliveries["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints/{endpoint_id}/deliveries", init({ endpoint_id: endpointId }, query, opts)));
-  const extensions$listWebhookDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await extensions$listWebhookDeliveries(endpointId, { ...query, page: page } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
+  const extensions$listWebhookDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await extensions$listWebhookDeliveries(endpointId, { ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
   const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/webhooks/endpoints", init(undefined, query, opts)));
-  const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await extensions$listWebhookEndpoints({ ...query, page: page } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
+  const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await extensions$listWebhookEndpoints({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
   const extensions$redeliverWebhookDelivery = (deliveryId: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"]>> =>
@@ -117,9 +117,9 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.GET("/partners/merchants/{merchant_id}/", init({ merchant_id: merchantId }, undefined, opts)));
   const merchants$list = (query?: NonNullable<OpListMerchants["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListMerchants["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/partners/merchants/", init(undefined, query, opts)));
-  const merchants$listAll = (query?: Omit<NonNullable<OpListMerchants["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListMerchants["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await merchants$list({ ...query, page: page } as NonNullable<OpListMerchants["parameters"]["query"]>, opts);
+  const merchants$listAll = (query?: Omit<NonNullable<OpListMerchants["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListMerchants["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await merchants$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListMerchants["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
   const merchants$update = (merchantId: OpUpdateMerchant["parameters"]["path"]["merchant_id"], body: NonNullable<OpUpdateMerchant["requestBody"]>["content"]["application/json"], opts?: CallOptions): Promise<Result<OpUpdateMerchant["responses"][200]["content"]["application/json"]>> =>
@@ -138,9 +138,9 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.GET("/pg/payments/{payment_id}/", init({ payment_id: paymentId }, undefined, opts)));
   const payments$list = (query?: NonNullable<OpListPayments["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListPayments["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/pg/payments/", init(undefined, query, opts)));
-  const payments$listAll = (query?: Omit<NonNullable<OpListPayments["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListPayments["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await payments$list({ ...query, page: page } as NonNullable<OpListPayments["parameters"]["query"]>, opts);
+  const payments$listAll = (query?: Omit<NonNullable<OpListPayments["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListPayments["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await payments$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListPayments["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
   const refunds$create = (body: NonNullable<OpCreateRefund["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateRefund["parameters"]["header"]>>>): Promise<Result<OpCreateRefund["responses"][200]["content"]["application/json"]>> =>
@@ -149,18 +149,18 @@ export function createPaygateClient(options: PaygateClientOptions) {
     call(transport.GET("/pg/refunds/{refund_id}", init({ refund_id: refundId }, undefined, opts)));
   const refunds$list = (query?: NonNullable<OpListRefunds["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListRefunds["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/pg/refunds", init(undefined, query, opts)));
-  const refunds$listAll = (query?: Omit<NonNullable<OpListRefunds["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListRefunds["responses"][200]["content"]["application/json"])["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await refunds$list({ ...query, page: page } as NonNullable<OpListRefunds["parameters"]["query"]>, opts);
+  const refunds$listAll = (query?: Omit<NonNullable<OpListRefunds["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListRefunds["responses"][200]["content"]["application/json"])["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await refunds$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListRefunds["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"] } : result;
     }, paging);
   const settlements$get = (settlementId: OpGetSettlement["parameters"]["path"]["settlement_id"], opts?: CallOptions): Promise<Result<OpGetSettlement["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/pg/settlements/{settlement_id}", init({ settlement_id: settlementId }, undefined, opts)));
   const settlements$list = (query?: NonNullable<OpListSettlements["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListSettlements["responses"][200]["content"]["application/json"]>> =>
     call(transport.GET("/pg/settlements", init(undefined, query, opts)));
-  const settlements$listAll = (query?: Omit<NonNullable<OpListSettlements["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListSettlements["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await settlements$list({ ...query, page: page } as NonNullable<OpListSettlements["parameters"]["query"]>, opts);
+  const settlements$listAll = (query?: Omit<NonNullable<OpListSettlements["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListSettlements["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await settlements$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListSettlements["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
   const settlements$listTransactions = (settlementId: OpListSettlementTransactions["parameters"]["path"]["settlement_id"], query?: NonNullable<OpListSettlementTransactions["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListSettlementTransactions["responses"][200]["content"]["application/json"]>> =>

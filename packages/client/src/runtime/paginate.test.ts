@@ -25,6 +25,18 @@ describe('paginate', () => {
     expect(fetchPage.mock.calls.map(([p]) => p)).toEqual([1, 2, 3]);
   });
 
+  it("hands each request the query of the previous page's next link (a keyset cursor)", async () => {
+    const cursorPages: Page<{ id: string }>[] = [
+      { count: 3, page: 1, page_size: 2, previous: null, next: `${BASE}&page=2&cursor=abc`, results: [{ id: 'RF1' }, { id: 'RF2' }] },
+      { count: 3, page: 2, page_size: 2, previous: `${BASE}&page=1&cursor=xyz`, next: null, results: [{ id: 'RF3' }] },
+    ];
+    const fetchPage = vi.fn(async (page: number, _next: Readonly<Record<string, string>>) => ok(cursorPages[page - 1]!));
+    const ids: string[] = [];
+    for await (const item of paginate(fetchPage)) ids.push(item.id);
+    expect(ids).toEqual(['RF1', 'RF2', 'RF3']);
+    expect(fetchPage.mock.calls.map(([, next]) => next)).toEqual([{}, { page_size: '2', page: '2', cursor: 'abc' }]);
+  });
+
   it('can start at a later page and stops on an empty page', async () => {
     const fetchPage = vi.fn(async (page: number) =>
       ok(page === 2 ? pages[1]! : { ...pages[2]!, results: [], next: 'https://api.test/v1/refunds?page=4' }),

@@ -1,4 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { unavailableRetryDelay } from './unavailable-retry.js';
 
 /** Version reported in the `X-Paygate-Client` header. */
 export const PAYGATE_CLIENT_VERSION = '0.1.0';
@@ -284,7 +285,9 @@ export function createRetryingFetch(
       const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
       if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return response;
       await response.body?.cancel().catch(() => undefined);
-      await sleep(retryAfter ?? backoffDelay(attempt));
+      // 503: at least Retry-After, growing and spread out (D93, ./unavailable-retry.ts)
+      const backoff = backoffDelay(attempt);
+      await sleep(unavailableRetryDelay({ status: response.status, retryAfterMs: retryAfter, attempt, backoffMs: backoff }) ?? retryAfter ?? backoff);
     }
   };
 }

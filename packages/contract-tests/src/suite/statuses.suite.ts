@@ -2,7 +2,8 @@
  * Status-code cells, driven by the spec: for every operation and every error status it declares, a request that
  * must produce exactly that status (with the error envelope, validated by the conformance layer):
  * 400 (schema violation), 401, 403, 404, 409 (Idempotency-Key in flight), 413, 415, 422 (Idempotency-Key reused),
- * 429 (own gateway with a limit of 1 request per window) and 500 (database fault injected into one request).
+ * 429 (own gateway with a limit of 1 request per window), 500 (database fault injected into one request) and 503 (a
+ * connection lost, or the database refusing connections, injected into one request).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +233,45 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
       // still healthy afterwards
       const again = await pg.call(r.method === 'GET' ? r.method : 'GET', '/sdk/checkout.js', undefined);
       expect(again.status).toBe(200);
+    });
+
+    // Infrastructure failures are 503 ERR_UNAVAILABLE_503 with Retry-After (D91, D92): a connection lost while the
+    // request runs, and the database refusing connections from the first statement on, credential checks included
+    // (the credential cache is flushed so the check must reach the database): never 401, never 500.
+    const expectUnavailable = (res: { status: number; text: string; headers: Headers; json: unknown; error: unknown }) => {
+      expect(res.status, res.text).toBe(503);
+      expectEnvelope(res, /^ERR_UNAVAILABLE_503$/);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.text).not.toMatch(/ECONNREFUSED|terminated|stack|at \//);
+    };
+    it.each(declaring('503').filter(storageBacked).map((o) => [o.operationId, o] as const))('503 %s: connection lost mid-request -> ERR_UNAVAILABLE_503 with Retry-After', async (_id, op) => {
+      const faults = pg.gw.faults as Faults;
+      const r = await validRequest(pg, w, op);
+      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db-lost' }, allowServerError: true });
+      expectUnavailable(res);
+    });
+    const pageOn503 = (o: OperationSpec) => o.responses.get('503')?.content.has('text/html') ?? false;
+    it.each(declaring('503').filter(pageOn503).map((o) => [o.operationId, o] as const))('503 %s: a browser asking for HTML gets the declared page, with Retry-After', async (_id, op) => {
+      const faults = pg.gw.faults as Faults;
+      const r = await validRequest(pg, w, op);
+      const headers = { [faults.FAULT_HEADER]: 'db-lost', accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
+      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers, allowServerError: true });
+      expect(res.status, res.text).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(res.text).toMatch(/reload/i);
+      expect(res.text).not.toMatch(/terminated|stack|at \//);
+    });
+    it.each(declaring('503').filter(storageBacked).map((o) => [o.operationId, o] as const))('503 %s: database refusing connections, credential check included -> 503, not 401', async (_id, op) => {
+      const faults = pg.gw.faults as Faults;
+      const r = await validRequest(pg, w, op);
+      pg.gw.runtime?.credentials.flush();
+      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db-down' }, allowServerError: true });
+      expectUnavailable(res);
+      // the same credential works again once the database answers
+      const again = await pg.call(r.method, r.path, r.who, r.req);
+      expect(again.status, again.text).not.toBe(401);
+      expect(again.status, again.text).toBeLessThan(500);
     });
   });
 });

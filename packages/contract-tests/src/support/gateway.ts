@@ -59,6 +59,10 @@ export interface Gateway {
  * Per-request fault injection (in-process only), keyed by test-only request headers so parallel requests are not
  * affected:
  * - `x-paygate-test-fault: db` — every database call of that request after authentication throws (=> 500 path);
+ * - `x-paygate-test-fault: db-lost` — the same calls fail as pg's do when the connection is cut ("Connection terminated
+ *   unexpectedly") (=> 503 path);
+ * - `x-paygate-test-fault: db-down` — every database call fails as when the database refuses connections
+ *   (ECONNREFUSED), credential checks included (=> 503, never 401: flush the credential cache first);
  * - `x-paygate-test-hold: <token>` — the request stops once its Idempotency-Key is claimed, before its transaction
  *   opens, until `faults.release(token)` (=> a same-key request meanwhile sees it in flight: 409).
  */
@@ -98,9 +102,19 @@ function installFaults(db: DbLike, als: AsyncLocalStorage<RequestState>): Faults
   const before = async (sql: string | undefined): Promise<void> => {
     const state = als.getStore();
     if (!state) return;
-    if (state.headers['x-paygate-test-fault'] === 'db' && !(sql !== undefined && /\bcredentials\b/.test(sql))) {
+    const fault = state.headers['x-paygate-test-fault'];
+    const credentialCheck = sql !== undefined && /\bcredentials\b/.test(sql);
+    if (fault === 'db' && !credentialCheck) {
       injected++;
       throw new Error('injected database fault (contract test)');
+    }
+    if (fault === 'db-lost' && !credentialCheck) {
+      injected++;
+      throw new Error('Connection terminated unexpectedly'); // what pg throws for a connection cut mid-request
+    }
+    if (fault === 'db-down') {
+      injected++;
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' });
     }
     const token = state.headers['x-paygate-test-hold'];
     if (typeof token === 'string' && state.claimed) {

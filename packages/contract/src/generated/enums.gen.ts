@@ -2,7 +2,7 @@
 // Enumerations of the spec as constants: each a readonly array of its values plus the union type of the same name.
 
 /** Every error code the spec enumerates (error schema `code` enum / `x-error-codes` / `x-error-catalogue`), sorted. */
-export const ErrorCode = ["ERR_AUTH_000","ERR_AUTH_403","ERR_IDEMPOTENCY_409","ERR_IDEMPOTENCY_422","ERR_INTERNAL_500","ERR_MERCHANT_404","ERR_MERCHANT_422","ERR_ORDER_404","ERR_ORDER_409","ERR_ORDER_422","ERR_PAYMENT_404","ERR_RATE_429","ERR_REFUND_404","ERR_REFUND_422","ERR_REQUEST_404","ERR_REQUEST_405","ERR_REQUEST_413","ERR_REQUEST_415","ERR_SETTLEMENT_404","ERR_VALIDATION_400","ERR_WEBHOOK_404"] as const;
+export const ErrorCode = ["ERR_AUTH_000","ERR_AUTH_403","ERR_IDEMPOTENCY_409","ERR_IDEMPOTENCY_422","ERR_INTERNAL_500","ERR_MERCHANT_404","ERR_MERCHANT_422","ERR_ORDER_404","ERR_ORDER_409","ERR_ORDER_422","ERR_PAYMENT_404","ERR_RATE_429","ERR_REFUND_404","ERR_REFUND_422","ERR_REQUEST_404","ERR_REQUEST_405","ERR_REQUEST_413","ERR_REQUEST_415","ERR_SETTLEMENT_404","ERR_UNAVAILABLE_503","ERR_VALIDATION_400","ERR_WEBHOOK_404"] as const;
 /** An error code of the API. */
 export type ErrorCode = (typeof ErrorCode)[number];
 
@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   "ERR_REQUEST_413": 413,
   "ERR_REQUEST_415": 415,
   "ERR_SETTLEMENT_404": 404,
+  "ERR_UNAVAILABLE_503": 503,
   "ERR_VALIDATION_400": 400,
   "ERR_WEBHOOK_404": 404
 } as const satisfies Readonly<Record<ErrorCode, number>>;

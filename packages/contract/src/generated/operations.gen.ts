@@ -34,6 +34,10 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json",
+        "text/html"
       ]
     }
   },
@@ -78,6 +82,10 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json",
+        "text/html"
       ]
     }
   },
@@ -125,6 +133,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -169,6 +180,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -231,6 +245,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -278,6 +295,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -334,6 +354,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -399,6 +422,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -446,6 +472,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -507,6 +536,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -570,6 +602,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -614,6 +649,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -667,6 +705,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -734,6 +775,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -775,6 +819,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -821,6 +868,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -862,6 +912,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -924,6 +977,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -969,6 +1025,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1010,6 +1069,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1055,6 +1117,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1159,6 +1224,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1203,6 +1271,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1264,6 +1335,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1329,6 +1403,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1389,6 +1466,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1451,6 +1531,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1512,6 +1595,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1536,6 +1622,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1582,6 +1671,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1623,6 +1715,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1682,6 +1777,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1726,6 +1824,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }
@@ -1772,6 +1873,9 @@ export const operations = [
       ],
       "500": [
         "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1816,6 +1920,9 @@ export const operations = [
         "application/json"
       ],
       "500": [
+        "application/json"
+      ],
+      "503": [
         "application/json"
       ]
     }

@@ -1243,10 +1243,10 @@ export interface components {
             detail: string;
         };
         /**
-         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md.
+         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
          * @enum {string}
          */
-        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500";
+        ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
         /** @description Error envelope of every failed request. `details` maps a field (JSON path such as `buyer.email`, or a query, path or header parameter name) to its error message. */
         ErrorEnvelope: {
             error: {
@@ -1416,6 +1416,7 @@ export interface components {
         };
         /** @description Pagination envelope of merchants. */
         MerchantPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1569,7 +1570,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Absolute URL of the next or previous page keeping every filter, or null at either end.
+         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added (D108).
          */
         PageLink: string | null;
         /** @description 1-based page number. */
@@ -1762,6 +1763,7 @@ export interface components {
             status_message: string;
         };
         PaymentPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1938,6 +1940,7 @@ export interface components {
         RefundId: string;
         /** @description The refunds list is the pagination envelope itself, without the success/message wrapper. */
         RefundPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2287,6 +2290,7 @@ export interface components {
          */
         SettlementId: string;
         SettlementPage: {
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2408,6 +2412,7 @@ export interface components {
         };
         WebhookDeliveryPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2466,6 +2471,7 @@ export interface components {
         };
         WebhookEndpointPageEnvelope: {
             data: {
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2633,6 +2639,30 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        ServiceUnavailablePage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+                /** @example <!doctype html><html><head><title>Payment page temporarily unavailable</title></head><body>...</body></html> */
+                "text/html": string;
+            };
+        };
         /** @description Missing or invalid credentials, or an invalid, malformed, expired or already-used checkout session (`ERR_AUTH_000` with `details.session_id`). */
         SessionUnauthorized: {
             headers: {
@@ -2736,6 +2766,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+        Cursor: string;
         /**
          * @description Document id, from the `file` URL an upload returned.
          * @example doc_Qm4Zx8Lp2Rt6Vw0Yb3Nc7Kd1Sf5Hg9Jh
@@ -2759,7 +2791,7 @@ export interface components {
         MerchantIdPath: components["schemas"]["MerchantId"];
         /** @example OD1000000000000001 */
         OrderIdPath: components["schemas"]["OrderId"];
-        /** @description 1-based page number. */
+        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
@@ -2773,6 +2805,8 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
         /** @example dlv_42 */
@@ -2829,6 +2863,7 @@ export interface operations {
             401: components["responses"]["SessionUnauthorizedPage"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     submitCheckoutPage: {
@@ -2870,6 +2905,7 @@ export interface operations {
             422: components["responses"]["CheckoutFormRejected"];
             429: components["responses"]["TooManyRequestsPage"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailablePage"];
         };
     };
     downloadDocument: {
@@ -2905,12 +2941,15 @@ export interface operations {
             404: components["responses"]["DocumentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMerchants: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -2956,6 +2995,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchant: {
@@ -3105,6 +3145,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMerchant: {
@@ -3194,6 +3235,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateMerchant: {
@@ -3252,6 +3294,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createMerchantCredentials: {
@@ -3312,6 +3355,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokePreviousMerchantCredentials: {
@@ -3353,6 +3397,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadMerchantDocument: {
@@ -3397,6 +3442,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createOrder: {
@@ -3441,6 +3487,7 @@ export interface operations {
             422: components["responses"]["OrderUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrder: {
@@ -3532,6 +3579,7 @@ export interface operations {
             404: components["responses"]["OrderNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateOrder: {
@@ -3599,6 +3647,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     uploadOrderDocument: {
@@ -3704,22 +3753,25 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPayments: {
         parameters: {
             query?: {
-                /** @description Buyer name, case-insensitive substring. */
+                /** @description The buyer's whole name, case-insensitive (exact match, served by an index; D109). */
                 buyer_name?: string;
                 /** @description Transaction currency. */
                 currency?: components["schemas"]["CurrencyCode"];
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_created_date?: components["schemas"]["CalendarDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description Method of payment. */
                 mop_type?: components["schemas"]["MopType"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -3789,6 +3841,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPayment: {
@@ -3887,16 +3940,19 @@ export interface operations {
             404: components["responses"]["PaymentNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRefunds: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -3945,6 +4001,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createRefund: {
@@ -4005,6 +4062,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getRefund: {
@@ -4047,19 +4105,22 @@ export interface operations {
             404: components["responses"]["RefundNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSettlements: {
         parameters: {
             query?: {
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 250 (default 250). */
-                page_size?: components["parameters"]["PageSize250"];
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
             };
@@ -4082,7 +4143,7 @@ export interface operations {
                      *       "data": {
                      *         "count": 1,
                      *         "page": 1,
-                     *         "page_size": 250,
+                     *         "page_size": 10,
                      *         "next": null,
                      *         "previous": null,
                      *         "results": [
@@ -4119,6 +4180,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSettlement: {
@@ -4175,12 +4237,13 @@ export interface operations {
             404: components["responses"]["SettlementNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listSettlementTransactions: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4303,6 +4366,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSandboxClock: {
@@ -4342,6 +4406,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     advanceSandboxClock: {
@@ -4398,6 +4463,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     setMerchantKycStatus: {
@@ -4506,6 +4572,7 @@ export interface operations {
             422: components["responses"]["KycUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeOrderPayment: {
@@ -4616,6 +4683,7 @@ export interface operations {
             422: components["responses"]["OrderStateUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     completeRefund: {
@@ -4677,6 +4745,7 @@ export interface operations {
             422: components["responses"]["RefundUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     runSettlements: {
@@ -4753,6 +4822,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCheckoutSdk: {
@@ -4776,6 +4846,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhookDelivery: {
@@ -4830,12 +4901,15 @@ export interface operations {
             404: components["responses"]["WebhookDeliveryNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4886,6 +4960,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createWebhookEndpoint: {
@@ -4949,6 +5024,7 @@ export interface operations {
             422: components["responses"]["IdempotencyMismatch"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteWebhookEndpoint: {
@@ -4987,12 +5063,15 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description 1-based page number. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -5057,6 +5136,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     enableWebhookEndpoint: {
@@ -5104,6 +5184,7 @@ export interface operations {
             404: components["responses"]["WebhookEndpointNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     merchantApprovedWebhook: {

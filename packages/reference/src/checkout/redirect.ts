@@ -107,3 +107,22 @@ export function renderBusyPage(retryAfterSeconds: number): string {
   ].join('\n');
   return htmlDocument({ title: 'Too many requests', body });
 }
+
+/**
+ * What a shopper's browser gets when the gateway cannot reach its database (503, D91): a page asking to wait and
+ * reload, never the JSON error envelope. It cannot say "nothing was charged": a Pay whose connection was lost after
+ * the commit did go through, so it asks to reload before paying again (the reloaded page shows the outcome).
+ */
+export function renderUnavailablePage(retryAfterSeconds: number): string {
+  const wait = `${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`;
+  const body = [
+    '<main>',
+    '<div class="card">',
+    '<h1 class="status" role="status" data-testid="status" data-status="unavailable">Payment page temporarily unavailable</h1>',
+    `<p data-testid="message">We could not reach our payment records just now. Please wait ${wait} and reload this page.</p>`,
+    '<p class="muted">If you had just pressed Pay, reload before paying again: the page shows whether the payment went through.</p>',
+    '</div>',
+    '</main>',
+  ].join('\n');
+  return htmlDocument({ title: 'Payment page temporarily unavailable', body });
+}

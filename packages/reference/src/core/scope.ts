@@ -75,3 +75,12 @@ export function scopeCondition(scope: Scope, column: string, p: Params): string 
   if (scope.merchantId !== undefined) return `${column} = ${p.add(scope.merchantId)}`;
   return `${column} IN (SELECT id FROM merchants WHERE partner_id = ${p.add(scope.partnerId)})`;
 }
+
+/**
+ * SQL condition limiting a table that carries both `merchant_id` and `partner_id` (payments, refunds, settlements:
+ * migration 012) to the scope, on the column its list indexes start with (D108).
+ */
+export function tenantCondition(scope: Scope, alias: string, p: Params): string {
+  if (scope.merchantId !== undefined) return `${alias}.merchant_id = ${p.add(scope.merchantId)}`;
+  return `${alias}.partner_id = ${p.add(scope.partnerId)}`;
+}

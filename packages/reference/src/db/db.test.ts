@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from './migrate.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { parseTimestamptz } from './types.js';
+import { isUnavailableError } from './unavailable.js';
+import pg from 'pg';
 
 describe('parseTimestamptz', () => {
   it('pads fractions to microseconds and ends in Z', () => {
@@ -100,6 +102,29 @@ describe.each(testTargets())('database adapter on %s', (target) => {
       await expect(fresh.db.query('SELECT 1 FROM sandbox_clock')).rejects.toThrow(/sandbox_clock/);
     } finally {
       await fresh.dispose();
+    }
+  });
+
+  if (target === 'postgres') it('a backend terminated inside a transaction fails that transaction as unavailable, is dropped, and the process goes on (D91)', async () => {
+    const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL']!;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      for (let round = 0; round < 3; round++) {
+        const attempt = t.db.transaction(async (tx) => {
+          const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+          // the next statement (or COMMIT) meets the dead connection; its 'error' event must not end the process
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await tx.query('SELECT 1');
+        });
+        const err = await attempt.then(() => undefined, (e: unknown) => e);
+        expect(isUnavailableError(err), String(err)).toBe(true);
+        // the broken client was destroyed: the pool serves the next transaction on a live connection
+        expect(await t.db.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+      }
+    } finally {
+      await admin.end();
     }
   });
 

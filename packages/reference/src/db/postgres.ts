@@ -3,6 +3,7 @@ import type { ChannelListener, Db, QueryResult } from './db.js';
 import { sqlState } from './db.js';
 import { StatementNames } from './statement-names.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
+import { isUnavailableError } from './unavailable.js';
 
 const custom: Record<number, (text: string) => unknown> = {
   [OID.INT8]: parseInt8,
@@ -89,7 +90,12 @@ async function listenOn(connectionString: string, channel: string, listener: Cha
     delay = Math.min(delay * 2, LISTEN_RETRY_MS.last);
   };
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString, application_name: LISTENER_APPLICATION_NAME });
+    const client = new pg.Client({
+      connectionString,
+      application_name: LISTENER_APPLICATION_NAME,
+      connectionTimeoutMillis: POSTGRES_TIMEOUTS.connectMs,
+      keepAlive: true,
+    });
     client.on('notification', (m) => {
       if (m.channel === channel) listener.onNotify(m.payload ?? '');
     });
@@ -124,18 +130,69 @@ async function listenOn(connectionString: string, channel: string, listener: Cha
   };
 }
 
+interface CheckedOut {
+  client: pg.PoolClient;
+  onError: (err: unknown) => void;
+  /** The first 'error' the client emitted while checked out (the connection is then broken). */
+  lostError: { value: unknown };
+}
+
+/**
+ * A client from the pool with an 'error' listener for the whole checkout (D91). While checked out, pg-pool's idle
+ * listener is removed: a backend terminated now (failover, pg_terminate_backend, a pooler restart) emits 'error' on
+ * this client, which with no listener ends the process. The listener is attached inside pg-pool's callback, in the
+ * same tick the client is handed out: with `await pool.connect()` it would come a microtask later, and pg parses the
+ * rest of a socket chunk (a FATAL 57P01 right behind ReadyForQuery) before that, emitting 'error' unheard. The error
+ * also fails the statement in flight (or the next one), so the listener only remembers it.
+ */
+function checkout(pool: pg.Pool): Promise<CheckedOut> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client) => {
+      if (err || !client) {
+        reject(err ?? new Error('pg-pool returned no client'));
+        return;
+      }
+      const lostError: { value: unknown } = { value: undefined };
+      const onError = (e: unknown) => {
+        lostError.value ??= e;
+      };
+      client.on('error', onError);
+      resolve({ client, onError, lostError });
+    });
+  });
+}
+
 export interface PostgresOptions {
   /** Pool size (default 10). */
   max?: number;
+  /** Longest wait for a connection: opening one, or a free one of the pool (ms, default 5000; D91). */
+  connectionTimeoutMs?: number;
+  /** Server-side `statement_timeout` of every session (ms, default 15000; 0 = none; D91). */
+  statementTimeoutMs?: number;
 }
+
+/** Bounded waits on the database (D91). */
+export const POSTGRES_TIMEOUTS = {
+  connectMs: 5_000,
+  statementMs: 15_000,
+  /** A transaction left idle this long (a stalled process holding locks) is ended by the server. */
+  idleInTransactionMs: 60_000,
+} as const;
 
 /** Open a PostgreSQL database through a `pg` Pool. Every session runs with TimeZone=UTC. */
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
+  const statementMs = options.statementTimeoutMs ?? POSTGRES_TIMEOUTS.statementMs;
+  const sessionOptions = ['-c TimeZone=UTC', `-c idle_in_transaction_session_timeout=${POSTGRES_TIMEOUTS.idleInTransactionMs}`];
+  if (statementMs > 0) sessionOptions.push(`-c statement_timeout=${statementMs}`);
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
-    options: '-c TimeZone=UTC',
+    options: sessionOptions.join(' '),
     types: typeParsers,
+    // Every wait is bounded (D91): a connection (new or from the pool) within connectionTimeoutMillis, a statement
+    // within statement_timeout (server side, SQLSTATE 57014; migrations lift it for their own transaction).
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_TIMEOUTS.connectMs,
+    keepAlive: true,
   });
   // Idle clients can emit errors when the server goes away; without a listener that would crash the process.
   pool.on('error', () => undefined);
@@ -153,19 +210,30 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        const { client, onError, lostError } = await checkout(pool);
+        const lost = () => lostError.value;
+        let broken: unknown;
         try {
           await client.query('BEGIN');
           const result = await fn(clientDb(client, names));
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
+          if (lost() === undefined && !isUnavailableError(err)) {
+            await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+              broken = rollbackErr;
+            });
+          } else {
+            broken = lost() ?? err;
+          }
           const code = sqlState(err);
-          if (code && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-          throw err;
+          if (broken === undefined && code && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
+          // A failure of the connection itself is reported as such, whatever the statement said (D91).
+          throw lost() !== undefined && !isUnavailableError(err) ? lost() : err;
         } finally {
-          client.release();
+          client.off('error', onError);
+          // A broken connection goes back with its error, so the pool destroys it instead of handing it out again.
+          client.release((broken ?? lost()) !== undefined);
         }
       }
     },

@@ -104,7 +104,7 @@ export async function narrowScope(rt: HandlerRuntime, scope: Scope, merchantId: 
 function filterEntries(query: object): [string, string][] {
   const out: [string, string][] = [];
   for (const [k, v] of Object.entries(query)) {
-    if (k === 'page' || k === 'page_size' || v === undefined || v === null || v === '') continue;
+    if (k === 'page' || k === 'page_size' || k === 'cursor' || v === undefined || v === null || v === '') continue;
     for (const item of Array.isArray(v) ? v : [v]) out.push([k, String(item)]);
   }
   return out;
@@ -128,7 +128,7 @@ export function withLinks<T>(
 
 /** An empty page for a filter outside the caller's scope. */
 export function emptyPage<T>(page: number | undefined, pageSize: number | undefined, defaultSize: number): Page<T> {
-  return { count: 0, page: page ?? 1, page_size: pageSize ?? defaultSize, results: [] };
+  return { count: 0, page: page ?? 1, page_size: pageSize ?? defaultSize, results: [], next: null, previous: null };
 }
 
 /** multer's in-memory file -> the documents service's UploadedFile. */

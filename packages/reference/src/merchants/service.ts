@@ -6,7 +6,8 @@ import { settlementCurrencyFor } from '../core/currency.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { merchantApprovedEvent } from '../webhooks/events.js';
 import { newEncryptionKey } from '../core/ids.js';
-import { pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../core/pagination.js';
+import { cappedCount, keysetClauses, pageRequest, toPage, DEFAULT_PAGE_SIZE, type Page } from '../core/pagination.js';
+import { Params } from '../db/params.js';
 import { kycMachine, type KycStatus } from '../core/state-machines.js';
 import { formatIso } from '../core/clock.js';
 import { merchantNow } from '../core/merchant-clock.js';
@@ -88,18 +89,22 @@ export function getMerchant(deps: ServiceDeps, partnerId: string, merchantId: st
 export async function listMerchants(
   deps: ServiceDeps,
   partnerId: string,
-  query: { page?: number | string; page_size?: number | string } = {},
+  query: { page?: number | string; page_size?: number | string; cursor?: string } = {},
 ): Promise<Page<MerchantListItem>> {
-  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.merchants);
+  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.merchants, query.cursor);
+  const p = new Params();
+  const fromWhere = `FROM merchants WHERE partner_id = ${p.add(partnerId)}`;
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 'created_at', 'id', p);
   const [count, list] = await Promise.all([
-    deps.db.query<{ n: number }>('SELECT count(*) AS n FROM merchants WHERE partner_id = $1', [partnerId]),
+    cappedCount(deps.db, fromWhere, countValues, 'created_at', 'id'),
     deps.db.query<MerchantListItem>(
       `SELECT id, company_details->>'brand_name' AS brand_name, kyc_status, created_at AS created_date
-       FROM merchants WHERE partner_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      [partnerId, req.pageSize, req.offset],
+       ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,
+      p.values,
     ),
   ]);
-  return toPage(req, count.rows[0]?.n ?? 0, list.rows);
+  return toPage(req, count, list.rows, (r) => ({ at: r.created_date, id: r.id }), (r) => r);
 }
 
 /** Any subset of each group, at least one field (the schema's minProperties). */

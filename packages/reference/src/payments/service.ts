@@ -1,6 +1,6 @@
 import { DomainError, validationError } from '../core/errors.js';
 import { normalizeMopType } from '../orders/input.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';
 import { paymentMachine, type PaymentStatus } from '../core/state-machines.js';
 import { dayRange } from '../core/clock.js';
 import { paymentListItemView, paymentView, type PaymentListRow, type PaymentSettlementRow } from './view.js';
@@ -8,8 +8,8 @@ import { REFUND_COLUMNS, type RefundRow } from '../refunds/view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { touchOrder } from '../orders/service.js';
 import { PAYMENT_COLUMNS, type PaymentRow } from '../orders/rows.js';
-import { scopeCondition, type Scope } from '../core/scope.js';
-import { likeContains, Params } from '../db/params.js';
+import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
+import { Params } from '../db/params.js';
 
 /** GET /pg/payments/{payment_id}/: the Payment with its order, settlement and refunds. Others' => 404 ERR_PAYMENT_404. */
 export async function getPayment(deps: ServiceDeps, scope: Scope, paymentId: string): Promise<ReturnType<typeof paymentView>> {
@@ -26,6 +26,8 @@ export async function getPayment(deps: ServiceDeps, scope: Scope, paymentId: str
     const again = await deps.db.query<PaymentRow>(`SELECT ${PAYMENT_COLUMNS} FROM payments p WHERE p.id = $1`, [paymentId]);
     payment = again.rows[0] ?? payment;
   }
+  // number_of_transactions: a settlement's lines are numbered 0..n-1 (settlements/service.ts), so the last position
+  // answers through the primary key instead of counting every line (issue 22)
   const [settlement, refunds] = await Promise.all([
     payment.settlement_id
       ? deps.db.query<PaymentSettlementRow>(
@@ -53,21 +55,28 @@ export interface PaymentFilters {
   to_created_date?: string | undefined;
   page?: number | string | undefined;
   page_size?: number | string | undefined;
+  cursor?: string | undefined;
 }
 
-/** GET /pg/payments/: newest first; buyer_name matches case-insensitively as a substring; dates are inclusive UTC days. */
+/**
+ * GET /pg/payments/: newest first, by keyset on (created_at, id) (D108). buyer_name matches the whole name,
+ * case-insensitively (D109); dates are inclusive UTC days. Every filter is served by an index led by the tenant.
+ */
 export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFilters = {}): Promise<Page<ReturnType<typeof paymentListItemView>>> {
-  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.payments);
+  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.payments, f.cursor);
   const p = new Params();
-  const where = [scopeCondition(scope, 'p.merchant_id', p)];
+  const where = [tenantCondition(scope, 'p', p)];
   if (f.currency !== undefined) {
     if (!/^[A-Z]{3}$/.test(f.currency)) throw validationError('currency', 'must be three upper-case letters');
     where.push(`p.currency = ${p.add(f.currency)}`);
   }
   if (f.merchant_id !== undefined) where.push(`p.merchant_id = ${p.add(f.merchant_id)}`);
   if (f.payment_id !== undefined) where.push(`p.id = ${p.add(f.payment_id)}`);
-  if (f.reference_id !== undefined) where.push(`o.reference_id = ${p.add(f.reference_id)}`);
-  if (f.buyer_name !== undefined && f.buyer_name !== '') where.push(`(o.buyer->>'name') ILIKE ${p.add(likeContains(f.buyer_name))} ESCAPE '\\'`);
+  if (f.reference_id !== undefined) {
+    // the merchant is in the condition, so orders_reference_unique (merchant_id, reference_id) finds the order at once
+    where.push(`p.order_id IN (SELECT o.id FROM orders o WHERE o.reference_id = ${p.add(f.reference_id)} AND ${scopeCondition(scope, 'o.merchant_id', p)})`);
+  }
+  if (f.buyer_name !== undefined && f.buyer_name !== '') where.push(`p.buyer_name_key = lower(${p.add(f.buyer_name)})`);
   if (f.mop_type !== undefined) {
     const mop = normalizeMopType(f.mop_type);
     if (!mop) throw validationError('mop_type', 'must be one of UPI, CREDIT_CARD, DEBIT_CARD, NET_BANKING, QR');
@@ -81,14 +90,29 @@ export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFi
   if (range.fromIso) where.push(`p.created_at >= ${p.add(range.fromIso)}`);
   if (range.toExclusiveIso) where.push(`p.created_at < ${p.add(range.toExclusiveIso)}`);
 
-  const from = `FROM payments p JOIN orders o ON o.id = p.order_id JOIN merchants m ON m.id = p.merchant_id WHERE ${where.join(' AND ')}`;
-  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n ${from}`, p.values);
-  const list = await deps.db.query<PaymentListRow>(
-    `SELECT p.id, p.merchant_id, m.company_details->>'brand_name' AS merchant_name, o.reference_id,
-            o.buyer->>'name' AS buyer_name, o.buyer->>'email' AS buyer_email, o.buyer->>'phone' AS buyer_phone,
-            o.id AS order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status
-     ${from} ORDER BY p.created_at DESC, p.id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
-    p.values,
-  );
-  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(paymentListItemView));
+  const fromWhere = `FROM payments p WHERE ${where.join(' AND ')}`;
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 'p.created_at', 'p.id', p);
+  // The page's rows are picked from payments alone (an index walk from the cursor), then joined to their orders.
+  const [count, list] = await Promise.all([
+    cappedCount(deps.db, fromWhere, countValues, 'p.created_at', 'p.id'),
+    deps.db.query<PaymentListRow>(
+      `SELECT p.id, p.merchant_id, m.company_details->>'brand_name' AS merchant_name, o.reference_id,
+              o.buyer->>'name' AS buyer_name, o.buyer->>'email' AS buyer_email, o.buyer->>'phone' AS buyer_phone,
+              o.id AS order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status
+       FROM (SELECT p.id, p.merchant_id, p.order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status
+             ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}) p
+       JOIN orders o ON o.id = p.order_id JOIN merchants m ON m.id = p.merchant_id`,
+      p.values,
+    ),
+  ]);
+  const sorted = [...list.rows].sort(byKeyDesc);
+  if (req.cursor?.dir === 'before') sorted.reverse();
+  return toPage(req, count, sorted, (r) => ({ at: r.created_at, id: r.id }), paymentListItemView);
+}
+
+/** The joined rows come back in no particular order: newest first again, as the keyset walk picked them. */
+function byKeyDesc(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkUpload, MAX_UPLOAD_BYTES, sniffContentType } from '../core/files.js';
 import { normalizeOrderInput } from '../orders/input.js';
-import { pageLinks, pageRequest } from '../core/pagination.js';
 import { buildUpiIntentUri, isValidVpa, UPI_APP_SCHEME } from '../orders/upi.js';
 
 describe('UPI intent links', () => {
@@ -86,21 +85,5 @@ describe('uploads', () => {
     expect(() => checkUpload(pdf, 'text/html')).toThrow(expect.objectContaining({ code: 'ERR_REQUEST_415', status: 415 }));
     expect(() => checkUpload(pdf, 'image/png')).toThrow(expect.objectContaining({ code: 'ERR_REQUEST_415' }));
     expect(() => checkUpload(new TextEncoder().encode('hello'), undefined)).toThrow(expect.objectContaining({ code: 'ERR_REQUEST_415' }));
-  });
-});
-
-describe('pagination', () => {
-  it('validates page and page_size', () => {
-    expect(pageRequest(undefined, undefined, 10)).toEqual({ page: 1, pageSize: 10, offset: 0 });
-    expect(pageRequest('3', '25', 10)).toEqual({ page: 3, pageSize: 25, offset: 50 });
-    expect(() => pageRequest(0, undefined, 10)).toThrow();
-    expect(() => pageRequest(1, 251, 10)).toThrow();
-    expect(() => pageRequest('1.5', undefined, 10)).toThrow();
-  });
-  it('builds absolute next/previous links keeping filters', () => {
-    const links = pageLinks('https://api.example/pg/payments/?status=CAPTURED&page=2', { count: 25, page: 2, page_size: 10 });
-    expect(links.next).toBe('https://api.example/pg/payments/?status=CAPTURED&page=3&page_size=10');
-    expect(links.previous).toBe('https://api.example/pg/payments/?status=CAPTURED&page=1&page_size=10');
-    expect(pageLinks('https://api.example/x', { count: 5, page: 1, page_size: 10 })).toEqual({ next: null, previous: null });
   });
 });

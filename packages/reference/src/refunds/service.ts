@@ -1,12 +1,12 @@
 import { DomainError, validationError } from '../core/errors.js';
 import { ID_PATTERN, newBankRefNum } from '../core/ids.js';
 import { formatAmount, parseAmountField } from '../core/money.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';
 import { refundMachine } from '../core/state-machines.js';
 import { addSeconds, dayRange, formatIso } from '../core/clock.js';
 import { REFUND_COLUMNS, refundCreatedView, refundView, type RefundRow } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
-import { scopeCondition, type Scope } from '../core/scope.js';
+import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 import { resolveRefundReserve } from '../settlements/reserves.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
@@ -91,28 +91,32 @@ export interface RefundFilters {
   merchant_id?: string | undefined;
   page?: number | string | undefined;
   page_size?: number | string | undefined;
+  cursor?: string | undefined;
 }
 
-/** GET /pg/refunds: newest first; dates are inclusive UTC days on created_at; reference_id is the order's. */
+/** GET /pg/refunds: newest first by keyset (D108); dates are inclusive UTC days on created_at; reference_id is the order's. */
 export async function listRefunds(deps: ServiceDeps, scope: Scope, f: RefundFilters = {}): Promise<Page<ReturnType<typeof refundView>>> {
-  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.refunds);
+  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.refunds, f.cursor);
   const p = new Params();
-  const where = [scopeCondition(scope, 'r.merchant_id', p)];
+  const where = [tenantCondition(scope, 'r', p)];
   if (f.payment_id !== undefined) where.push(`r.payment_id = ${p.add(f.payment_id)}`);
   if (f.merchant_id !== undefined) where.push(`r.merchant_id = ${p.add(f.merchant_id)}`);
   if (f.reference_id !== undefined) {
-    where.push(`EXISTS (SELECT 1 FROM payments py JOIN orders o ON o.id = py.order_id WHERE py.id = r.payment_id AND o.reference_id = ${p.add(f.reference_id)})`);
+    // the order first, with the merchant in the condition (orders_reference_unique), then its payments' refunds
+    where.push(`r.payment_id IN (SELECT py.id FROM orders o JOIN payments py ON py.order_id = o.id
+                                 WHERE o.reference_id = ${p.add(f.reference_id)} AND ${scopeCondition(scope, 'o.merchant_id', p)})`);
   }
   const range = dayRange({ field: 'from_date', day: f.from_date }, { field: 'to_date', day: f.to_date });
   if (range.fromIso) where.push(`r.created_at >= ${p.add(range.fromIso)}`);
   if (range.toExclusiveIso) where.push(`r.created_at < ${p.add(range.toExclusiveIso)}`);
-  const cond = where.join(' AND ');
-  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM refunds r WHERE ${cond}`, p.values);
-  const list = await deps.db.query<RefundRow>(
-    `SELECT ${REFUND_COLUMNS} FROM refunds r WHERE ${cond} ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
-    p.values,
-  );
-  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(refundView));
+  const fromWhere = `FROM refunds r WHERE ${where.join(' AND ')}`;
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 'r.created_at', 'r.id', p);
+  const [count, list] = await Promise.all([
+    cappedCount(deps.db, fromWhere, countValues, 'r.created_at', 'r.id'),
+    deps.db.query<RefundRow>(`SELECT ${REFUND_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
+  ]);
+  return toPage(req, count, list.rows, (r) => ({ at: r.created_at, id: r.id }), refundView);
 }
 
 /**

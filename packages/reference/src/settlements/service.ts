@@ -1,11 +1,11 @@
 import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { isSupportedCurrency, type Currency } from '../core/currency.js';
-import { DomainError } from '../core/errors.js';
+import { DomainError, validationError } from '../core/errors.js';
 import { paymentSettledEvent, type PaymentSettledItem } from '../webhooks/events.js';
 import { newUtr } from '../core/ids.js';
 import { amountToNumber } from '../core/money.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, MAX_PAGE, MAX_SETTLEMENT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
 import {
   convertMinor,
   forexRate,
@@ -22,7 +22,7 @@ import { merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { EMBEDDED_TRANSACTIONS, SETTLEMENT_COLUMNS, settlementTransactionsView, settlementView, type SettlementRow, type SettlementTransactionRow } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
-import { scopeCondition, type Scope } from '../core/scope.js';
+import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 
 interface UnsettledPayment {
@@ -441,40 +441,64 @@ export async function getSettlement(deps: ServiceDeps, scope: Scope, settlementI
  * GET /pg/settlements/{settlement_id}/transactions (D113): lines in order, a page read by primary key range on
  * (settlement_id, position) (positions run 0..n-1), so any page costs the same; `count` is the stored exact total.
  */
+const TRANSACTIONS_PAGE_SIZE = 250;
+
 export async function listSettlementTransactions(
   deps: ServiceDeps,
   scope: Scope,
   settlementId: string,
   f: { page?: number | string | undefined; page_size?: number | string | undefined } = {},
 ): Promise<Page<Schemas['SettlementTransaction']>> {
-  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.settlements);
+  // page numbers at any depth (no OFFSET window here: a page is a position range, never a scan)
+  const page = pageRequest(undefined, f.page_size, TRANSACTIONS_PAGE_SIZE);
+  const number = f.page === undefined || f.page === '' ? 1 : Number(f.page);
+  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_PAGE) throw validationError('page', `must be an integer from 1 to ${MAX_PAGE}`);
+  const size = page.pageSize;
   const row = await settlementRow(deps, scope, settlementId);
   const { rows } = await deps.db.query<SettlementTransactionRow>(
     `SELECT ${TRANSACTION_COLUMNS} FROM settlement_transactions WHERE settlement_id = $1 AND position >= $2 AND position < $3 ORDER BY position`,
-    [row.id, req.offset, req.offset + req.pageSize],
+    [row.id, (number - 1) * size, number * size],
   );
-  return toPage(req, row.number_of_transactions, settlementTransactionsView(row, rows));
+  const count = row.number_of_transactions;
+  const lastPage = Math.max(1, Math.ceil(count / size));
+  return {
+    count,
+    page: number,
+    page_size: size,
+    results: settlementTransactionsView(row, rows),
+    next: number < lastPage ? { page: number + 1, cursor: null } : null,
+    previous: number > 1 ? { page: Math.min(number - 1, lastPage), cursor: null } : null,
+  };
 }
 
-/** GET /pg/settlements: newest first; from_date / to_date are inclusive UTC days on settlement_completed_date. */
+/**
+ * GET /pg/settlements: newest first on (completed_at, id) by keyset (D108), pages of at most 25 (D110);
+ * from_date / to_date are inclusive UTC days on settlement_completed_date.
+ */
 export async function listSettlements(
   deps: ServiceDeps,
   scope: Scope,
-  f: { from_date?: string | undefined; to_date?: string | undefined; page?: number | string | undefined; page_size?: number | string | undefined } = {},
+  f: {
+    from_date?: string | undefined;
+    to_date?: string | undefined;
+    page?: number | string | undefined;
+    page_size?: number | string | undefined;
+    cursor?: string | undefined;
+  } = {},
 ): Promise<Page<ReturnType<typeof settlementView>>> {
-  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.settlements);
+  const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.settlements, f.cursor, MAX_SETTLEMENT_PAGE_SIZE);
   const p = new Params();
-  const where = [scopeCondition(scope, 's.merchant_id', p), `s.status = 'completed'`];
+  const where = [tenantCondition(scope, 's', p), `s.status = 'completed'`];
   const range = dayRange({ field: 'from_date', day: f.from_date }, { field: 'to_date', day: f.to_date });
   if (range.fromIso) where.push(`s.completed_at >= ${p.add(range.fromIso)}`);
   if (range.toExclusiveIso) where.push(`s.completed_at < ${p.add(range.toExclusiveIso)}`);
-  const cond = where.join(' AND ');
-  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM settlements s WHERE ${cond}`, p.values);
-  const list = await deps.db.query<SettlementRow>(
-    `SELECT ${SETTLEMENT_COLUMNS} FROM settlements s WHERE ${cond} ORDER BY s.completed_at DESC, s.id DESC
-     LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
-    p.values,
-  );
-  const tx = await transactionsOf(deps.db, list.rows.map((r) => r.id));
-  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map((r) => settlementView(r, tx.get(r.id) ?? [])));
+  const fromWhere = `FROM settlements s WHERE ${where.join(' AND ')}`;
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 's.completed_at', 's.id', p);
+  const [count, list] = await Promise.all([
+    cappedCount(deps.db, fromWhere, countValues, 's.completed_at', 's.id'),
+    deps.db.query<SettlementRow>(`SELECT ${SETTLEMENT_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
+  ]);
+  const tx = await transactionsOf(deps.db, list.rows.slice(0, req.pageSize).map((r) => r.id));
+  return toPage(req, count, list.rows, (r) => ({ at: r.completed_at, id: r.id }), (r) => settlementView(r, tx.get(r.id) ?? []));
 }

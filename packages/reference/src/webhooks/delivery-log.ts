@@ -4,7 +4,7 @@ import { ID_PATTERN } from '../core/ids.js';
 import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { merchantNowSql } from '../core/merchant-clock.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';
 import type { Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 import { ownerCondition } from './endpoints.js';
@@ -85,7 +85,7 @@ export async function listWebhookDeliveries(
   deps: ServiceDeps,
   scope: Scope,
   endpointId: string,
-  query: { status?: DeliveryStatus | undefined; page?: number | string | undefined; page_size?: number | string | undefined } = {},
+  query: { status?: DeliveryStatus | undefined; page?: number | string | undefined; page_size?: number | string | undefined; cursor?: string | undefined } = {},
 ): Promise<Page<DeliveryView>> {
   const missing = new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
   if (!ID_PATTERN.webhookEndpoint.test(endpointId)) throw missing;
@@ -95,19 +95,23 @@ export async function listWebhookDeliveries(
     owner.values,
   );
   if (owned.length === 0) throw missing;
-  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookDeliveries);
+  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookDeliveries, query.cursor);
   const p = new Params();
   const where = [`d.endpoint_id = ${p.add(endpointId)}`];
   if (query.status !== undefined) where.push(`d.status = ${p.add(query.status)}`);
   const cond = where.join(' AND ');
-  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_deliveries d WHERE ${cond}`, p.values);
-  const { rows } = await deps.db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
-     WHERE ${cond} ORDER BY d.created_at DESC, d.id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
-    p.values,
-  );
-  const attempts = await attemptsOf(deps, rows.map((r) => r.id));
-  return toPage(req, count.rows[0]?.n ?? 0, rows.map((r) => deliveryView(r, attempts.get(r.id) ?? [])));
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 'd.created_at', 'd.id', p, 'bigint');
+  const [count, { rows }] = await Promise.all([
+    cappedCount(deps.db, `FROM webhook_deliveries d WHERE ${cond}`, countValues, 'd.created_at', 'd.id'),
+    deps.db.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
+       WHERE ${cond}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,
+      p.values,
+    ),
+  ]);
+  const attempts = await attemptsOf(deps, rows.slice(0, req.pageSize).map((r) => r.id));
+  return toPage(req, count, rows, (r) => ({ at: r.created_at, id: r.id }), (r) => deliveryView(r, attempts.get(r.id) ?? []));
 }
 
 /**

@@ -6,7 +6,7 @@ import { DomainError, validationError } from '../core/errors.js';
 import { EventType } from './events.js';
 import { ID_PATTERN, newWebhookEndpointId } from '../core/ids.js';
 import type { SecretBox } from '../core/secret-box.js';
-import { DEFAULT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';
 import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import type { Scope } from '../core/scope.js';
@@ -155,17 +155,18 @@ export function ownerCondition(scope: Scope, p: Params, alias = ''): string {
 export async function listWebhookEndpoints(
   deps: ServiceDeps,
   scope: Scope,
-  query: { page?: number | string | undefined; page_size?: number | string | undefined } = {},
+  query: { page?: number | string | undefined; page_size?: number | string | undefined; cursor?: string | undefined } = {},
 ): Promise<Page<WebhookEndpointView>> {
-  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookEndpoints);
+  const req = pageRequest(query.page, query.page_size, DEFAULT_PAGE_SIZE.webhookEndpoints, query.cursor);
   const p = new Params();
-  const cond = `${ownerCondition(scope, p)} AND deleted_at IS NULL`;
-  const count = await deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM webhook_endpoints WHERE ${cond}`, p.values);
-  const list = await deps.db.query<EndpointRow>(
-    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE ${cond} ORDER BY created_at DESC, id DESC LIMIT ${p.add(req.pageSize)} OFFSET ${p.add(req.offset)}`,
-    p.values,
-  );
-  return toPage(req, count.rows[0]?.n ?? 0, list.rows.map(view));
+  const fromWhere = `FROM webhook_endpoints WHERE ${ownerCondition(scope, p)} AND deleted_at IS NULL`;
+  const countValues = [...p.values];
+  const keyset = keysetClauses(req, 'created_at', 'id', p);
+  const [count, list] = await Promise.all([
+    cappedCount(deps.db, fromWhere, countValues, 'created_at', 'id'),
+    deps.db.query<EndpointRow>(`SELECT ${COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
+  ]);
+  return toPage(req, count, list.rows, (r) => ({ at: r.created_at, id: r.id }), view);
 }
 
 /** Soft-delete an endpoint (pending deliveries to it stop). Unknown / not visible => 404 ERR_WEBHOOK_404. */

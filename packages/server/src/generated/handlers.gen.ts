@@ -60,7 +60,9 @@ export type GetCheckoutPageResponse =
   | { status: 401; contentType: "text/html"; body: OpGetCheckoutPage["responses"][401]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 429; contentType: "application/json"; body: OpGetCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpGetCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType: "application/json"; body: OpGetCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpGetCheckoutPage["responses"][503]["headers"]; }
+  | { status: 503; contentType: "text/html"; body: OpGetCheckoutPage["responses"][503]["content"]["text/html"]; headers: OpGetCheckoutPage["responses"][503]["headers"]; };
 
 /** Request of `submitCheckoutPage` (after validation and coercion). */
 export interface SubmitCheckoutPageRequest {
@@ -83,7 +85,9 @@ export type SubmitCheckoutPageResponse =
   | { status: 422; contentType?: "text/html"; body: OpSubmitCheckoutPage["responses"][422]["content"]["text/html"]; headers?: Record<string, string>; }
   | { status: 429; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][429]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
   | { status: 429; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][429]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpSubmitCheckoutPage["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType: "application/json"; body: OpSubmitCheckoutPage["responses"][503]["content"]["application/json"]; headers: OpSubmitCheckoutPage["responses"][503]["headers"]; }
+  | { status: 503; contentType: "text/html"; body: OpSubmitCheckoutPage["responses"][503]["content"]["text/html"]; headers: OpSubmitCheckoutPage["responses"][503]["headers"]; };
 
 /** Request of `downloadDocument` (after validation and coercion). */
 export interface DownloadDocumentRequest {
@@ -104,7 +108,8 @@ export type DownloadDocumentResponse =
   | { status: 401; contentType?: "application/json"; body: OpDownloadDocument["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpDownloadDocument["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpDownloadDocument["responses"][429]["content"]["application/json"]; headers: OpDownloadDocument["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpDownloadDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpDownloadDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpDownloadDocument["responses"][503]["content"]["application/json"]; headers: OpDownloadDocument["responses"][503]["headers"]; };
 
 /** Request of `listMerchants` (after validation and coercion). */
 export interface ListMerchantsRequest {
@@ -121,7 +126,8 @@ export type ListMerchantsResponse =
   | { status: 401; contentType?: "application/json"; body: OpListMerchants["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 403; contentType?: "application/json"; body: OpListMerchants["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListMerchants["responses"][429]["content"]["application/json"]; headers: OpListMerchants["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListMerchants["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListMerchants["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListMerchants["responses"][503]["content"]["application/json"]; headers: OpListMerchants["responses"][503]["headers"]; };
 
 /** Request of `createMerchant` (after validation and coercion). */
 export interface CreateMerchantRequest {
@@ -144,7 +150,8 @@ export type CreateMerchantResponse =
   | { status: 415; contentType?: "application/json"; body: OpCreateMerchant["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateMerchant["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateMerchant["responses"][429]["content"]["application/json"]; headers: OpCreateMerchant["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCreateMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCreateMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCreateMerchant["responses"][503]["content"]["application/json"]; headers: OpCreateMerchant["responses"][503]["headers"]; };
 
 /** Request of `getMerchant` (after validation and coercion). */
 export interface GetMerchantRequest {
@@ -164,7 +171,8 @@ export type GetMerchantResponse =
   | { status: 403; contentType?: "application/json"; body: OpGetMerchant["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetMerchant["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetMerchant["responses"][429]["content"]["application/json"]; headers: OpGetMerchant["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetMerchant["responses"][503]["content"]["application/json"]; headers: OpGetMerchant["responses"][503]["headers"]; };
 
 /** Request of `updateMerchant` (after validation and coercion). */
 export interface UpdateMerchantRequest {
@@ -186,7 +194,8 @@ export type UpdateMerchantResponse =
   | { status: 413; contentType?: "application/json"; body: OpUpdateMerchant["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpUpdateMerchant["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpUpdateMerchant["responses"][429]["content"]["application/json"]; headers: OpUpdateMerchant["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpUpdateMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpUpdateMerchant["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpUpdateMerchant["responses"][503]["content"]["application/json"]; headers: OpUpdateMerchant["responses"][503]["headers"]; };
 
 /** Request of `createMerchantCredentials` (after validation and coercion). */
 export interface CreateMerchantCredentialsRequest {
@@ -212,7 +221,8 @@ export type CreateMerchantCredentialsResponse =
   | { status: 415; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][429]["content"]["application/json"]; headers: OpCreateMerchantCredentials["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCreateMerchantCredentials["responses"][503]["content"]["application/json"]; headers: OpCreateMerchantCredentials["responses"][503]["headers"]; };
 
 /** Request of `revokePreviousMerchantCredentials` (after validation and coercion). */
 export interface RevokePreviousMerchantCredentialsRequest {
@@ -232,7 +242,8 @@ export type RevokePreviousMerchantCredentialsResponse =
   | { status: 403; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][403]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][429]["content"]["application/json"]; headers: OpRevokePreviousMerchantCredentials["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpRevokePreviousMerchantCredentials["responses"][503]["content"]["application/json"]; headers: OpRevokePreviousMerchantCredentials["responses"][503]["headers"]; };
 
 /** Request of `uploadMerchantDocument` (after validation and coercion). */
 export interface UploadMerchantDocumentRequest {
@@ -254,7 +265,8 @@ export type UploadMerchantDocumentResponse =
   | { status: 413; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][429]["content"]["application/json"]; headers: OpUploadMerchantDocument["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpUploadMerchantDocument["responses"][503]["content"]["application/json"]; headers: OpUploadMerchantDocument["responses"][503]["headers"]; };
 
 /** Request of `createOrder` (after validation and coercion). */
 export interface CreateOrderRequest {
@@ -278,7 +290,8 @@ export type CreateOrderResponse =
   | { status: 415; contentType?: "application/json"; body: OpCreateOrder["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateOrder["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateOrder["responses"][429]["content"]["application/json"]; headers: OpCreateOrder["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCreateOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCreateOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCreateOrder["responses"][503]["content"]["application/json"]; headers: OpCreateOrder["responses"][503]["headers"]; };
 
 /** Request of `getOrder` (after validation and coercion). */
 export interface GetOrderRequest {
@@ -297,7 +310,8 @@ export type GetOrderResponse =
   | { status: 401; contentType?: "application/json"; body: OpGetOrder["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetOrder["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetOrder["responses"][429]["content"]["application/json"]; headers: OpGetOrder["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetOrder["responses"][503]["content"]["application/json"]; headers: OpGetOrder["responses"][503]["headers"]; };
 
 /** Request of `updateOrder` (after validation and coercion). */
 export interface UpdateOrderRequest {
@@ -318,7 +332,8 @@ export type UpdateOrderResponse =
   | { status: 413; contentType?: "application/json"; body: OpUpdateOrder["responses"][413]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 415; contentType?: "application/json"; body: OpUpdateOrder["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpUpdateOrder["responses"][429]["content"]["application/json"]; headers: OpUpdateOrder["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpUpdateOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpUpdateOrder["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpUpdateOrder["responses"][503]["content"]["application/json"]; headers: OpUpdateOrder["responses"][503]["headers"]; };
 
 /** Request of `uploadOrderDocument` (after validation and coercion). */
 export interface UploadOrderDocumentRequest {
@@ -343,7 +358,8 @@ export type UploadOrderDocumentResponse =
   | { status: 415; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][429]["content"]["application/json"]; headers: OpUploadOrderDocument["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpUploadOrderDocument["responses"][503]["content"]["application/json"]; headers: OpUploadOrderDocument["responses"][503]["headers"]; };
 
 /** Request of `listPayments` (after validation and coercion). */
 export interface ListPaymentsRequest {
@@ -359,7 +375,8 @@ export type ListPaymentsResponse =
   | { status: 400; contentType?: "application/json"; body: OpListPayments["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpListPayments["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListPayments["responses"][429]["content"]["application/json"]; headers: OpListPayments["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListPayments["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListPayments["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListPayments["responses"][503]["content"]["application/json"]; headers: OpListPayments["responses"][503]["headers"]; };
 
 /** Request of `getPayment` (after validation and coercion). */
 export interface GetPaymentRequest {
@@ -378,7 +395,8 @@ export type GetPaymentResponse =
   | { status: 401; contentType?: "application/json"; body: OpGetPayment["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetPayment["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetPayment["responses"][429]["content"]["application/json"]; headers: OpGetPayment["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetPayment["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetPayment["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetPayment["responses"][503]["content"]["application/json"]; headers: OpGetPayment["responses"][503]["headers"]; };
 
 /** Request of `listRefunds` (after validation and coercion). */
 export interface ListRefundsRequest {
@@ -394,7 +412,8 @@ export type ListRefundsResponse =
   | { status: 400; contentType?: "application/json"; body: OpListRefunds["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpListRefunds["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListRefunds["responses"][429]["content"]["application/json"]; headers: OpListRefunds["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListRefunds["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListRefunds["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListRefunds["responses"][503]["content"]["application/json"]; headers: OpListRefunds["responses"][503]["headers"]; };
 
 /** Request of `createRefund` (after validation and coercion). */
 export interface CreateRefundRequest {
@@ -417,7 +436,8 @@ export type CreateRefundResponse =
   | { status: 415; contentType?: "application/json"; body: OpCreateRefund["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateRefund["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateRefund["responses"][429]["content"]["application/json"]; headers: OpCreateRefund["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCreateRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCreateRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCreateRefund["responses"][503]["content"]["application/json"]; headers: OpCreateRefund["responses"][503]["headers"]; };
 
 /** Request of `getRefund` (after validation and coercion). */
 export interface GetRefundRequest {
@@ -436,7 +456,8 @@ export type GetRefundResponse =
   | { status: 401; contentType?: "application/json"; body: OpGetRefund["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetRefund["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetRefund["responses"][429]["content"]["application/json"]; headers: OpGetRefund["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetRefund["responses"][503]["content"]["application/json"]; headers: OpGetRefund["responses"][503]["headers"]; };
 
 /** Request of `listSettlements` (after validation and coercion). */
 export interface ListSettlementsRequest {
@@ -452,7 +473,8 @@ export type ListSettlementsResponse =
   | { status: 400; contentType?: "application/json"; body: OpListSettlements["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpListSettlements["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListSettlements["responses"][429]["content"]["application/json"]; headers: OpListSettlements["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListSettlements["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListSettlements["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListSettlements["responses"][503]["content"]["application/json"]; headers: OpListSettlements["responses"][503]["headers"]; };
 
 /** Request of `getSettlement` (after validation and coercion). */
 export interface GetSettlementRequest {
@@ -471,7 +493,8 @@ export type GetSettlementResponse =
   | { status: 401; contentType?: "application/json"; body: OpGetSettlement["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetSettlement["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetSettlement["responses"][429]["content"]["application/json"]; headers: OpGetSettlement["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetSettlement["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetSettlement["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetSettlement["responses"][503]["content"]["application/json"]; headers: OpGetSettlement["responses"][503]["headers"]; };
 
 /** Request of `listSettlementTransactions` (after validation and coercion). */
 export interface ListSettlementTransactionsRequest {
@@ -514,7 +537,8 @@ export type CompleteCheckoutSessionResponse =
   | { status: 415; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][429]["content"]["application/json"]; headers: OpCompleteCheckoutSession["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCompleteCheckoutSession["responses"][503]["content"]["application/json"]; headers: OpCompleteCheckoutSession["responses"][503]["headers"]; };
 
 /** Request of `getSandboxClock` (after validation and coercion). */
 export interface GetSandboxClockRequest {
@@ -531,7 +555,8 @@ export type GetSandboxClockResponse =
   | { status: 401; contentType?: "application/json"; body: OpGetSandboxClock["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpGetSandboxClock["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetSandboxClock["responses"][429]["content"]["application/json"]; headers: OpGetSandboxClock["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetSandboxClock["responses"][503]["content"]["application/json"]; headers: OpGetSandboxClock["responses"][503]["headers"]; };
 
 /** Request of `advanceSandboxClock` (after validation and coercion). */
 export interface AdvanceSandboxClockRequest {
@@ -554,7 +579,8 @@ export type AdvanceSandboxClockResponse =
   | { status: 415; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][429]["content"]["application/json"]; headers: OpAdvanceSandboxClock["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpAdvanceSandboxClock["responses"][503]["content"]["application/json"]; headers: OpAdvanceSandboxClock["responses"][503]["headers"]; };
 
 /** Request of `setMerchantKycStatus` (after validation and coercion). */
 export interface SetMerchantKycStatusRequest {
@@ -580,7 +606,8 @@ export type SetMerchantKycStatusResponse =
   | { status: 415; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][429]["content"]["application/json"]; headers: OpSetMerchantKycStatus["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpSetMerchantKycStatus["responses"][503]["content"]["application/json"]; headers: OpSetMerchantKycStatus["responses"][503]["headers"]; };
 
 /** Request of `completeOrderPayment` (after validation and coercion). */
 export interface CompleteOrderPaymentRequest {
@@ -605,7 +632,8 @@ export type CompleteOrderPaymentResponse =
   | { status: 415; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][429]["content"]["application/json"]; headers: OpCompleteOrderPayment["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCompleteOrderPayment["responses"][503]["content"]["application/json"]; headers: OpCompleteOrderPayment["responses"][503]["headers"]; };
 
 /** Request of `completeRefund` (after validation and coercion). */
 export interface CompleteRefundRequest {
@@ -630,7 +658,8 @@ export type CompleteRefundResponse =
   | { status: 415; contentType?: "application/json"; body: OpCompleteRefund["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCompleteRefund["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCompleteRefund["responses"][429]["content"]["application/json"]; headers: OpCompleteRefund["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCompleteRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCompleteRefund["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCompleteRefund["responses"][503]["content"]["application/json"]; headers: OpCompleteRefund["responses"][503]["headers"]; };
 
 /** Request of `runSettlements` (after validation and coercion). */
 export interface RunSettlementsRequest {
@@ -653,7 +682,8 @@ export type RunSettlementsResponse =
   | { status: 415; contentType?: "application/json"; body: OpRunSettlements["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpRunSettlements["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpRunSettlements["responses"][429]["content"]["application/json"]; headers: OpRunSettlements["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpRunSettlements["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpRunSettlements["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpRunSettlements["responses"][503]["content"]["application/json"]; headers: OpRunSettlements["responses"][503]["headers"]; };
 
 /** Request of `getCheckoutSdk` (after validation and coercion). */
 export interface GetCheckoutSdkRequest {
@@ -667,7 +697,8 @@ export interface GetCheckoutSdkRequest {
 export type GetCheckoutSdkResponse =
   | { status: 200; contentType?: "application/javascript"; body: OpGetCheckoutSdk["responses"][200]["content"]["application/javascript"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][429]["content"]["application/json"]; headers: OpGetCheckoutSdk["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpGetCheckoutSdk["responses"][503]["content"]["application/json"]; headers: OpGetCheckoutSdk["responses"][503]["headers"]; };
 
 /** Request of `redeliverWebhookDelivery` (after validation and coercion). */
 export interface RedeliverWebhookDeliveryRequest {
@@ -686,7 +717,8 @@ export type RedeliverWebhookDeliveryResponse =
   | { status: 401; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][429]["content"]["application/json"]; headers: OpRedeliverWebhookDelivery["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpRedeliverWebhookDelivery["responses"][503]["content"]["application/json"]; headers: OpRedeliverWebhookDelivery["responses"][503]["headers"]; };
 
 /** Request of `listWebhookEndpoints` (after validation and coercion). */
 export interface ListWebhookEndpointsRequest {
@@ -702,7 +734,8 @@ export type ListWebhookEndpointsResponse =
   | { status: 400; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 401; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][429]["content"]["application/json"]; headers: OpListWebhookEndpoints["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListWebhookEndpoints["responses"][503]["content"]["application/json"]; headers: OpListWebhookEndpoints["responses"][503]["headers"]; };
 
 /** Request of `createWebhookEndpoint` (after validation and coercion). */
 export interface CreateWebhookEndpointRequest {
@@ -724,7 +757,8 @@ export type CreateWebhookEndpointResponse =
   | { status: 415; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][415]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 422; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][422]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpCreateWebhookEndpoint["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpCreateWebhookEndpoint["responses"][503]["content"]["application/json"]; headers: OpCreateWebhookEndpoint["responses"][503]["headers"]; };
 
 /** Request of `deleteWebhookEndpoint` (after validation and coercion). */
 export interface DeleteWebhookEndpointRequest {
@@ -743,7 +777,8 @@ export type DeleteWebhookEndpointResponse =
   | { status: 401; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpDeleteWebhookEndpoint["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpDeleteWebhookEndpoint["responses"][503]["content"]["application/json"]; headers: OpDeleteWebhookEndpoint["responses"][503]["headers"]; };
 
 /** Request of `listWebhookDeliveries` (after validation and coercion). */
 export interface ListWebhookDeliveriesRequest {
@@ -762,7 +797,8 @@ export type ListWebhookDeliveriesResponse =
   | { status: 401; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][429]["content"]["application/json"]; headers: OpListWebhookDeliveries["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpListWebhookDeliveries["responses"][503]["content"]["application/json"]; headers: OpListWebhookDeliveries["responses"][503]["headers"]; };
 
 /** Request of `enableWebhookEndpoint` (after validation and coercion). */
 export interface EnableWebhookEndpointRequest {
@@ -781,7 +817,8 @@ export type EnableWebhookEndpointResponse =
   | { status: 401; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 404; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 429; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][429]["content"]["application/json"]; headers: OpEnableWebhookEndpoint["responses"][429]["headers"]; }
-  | { status: 500; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
+  | { status: 500; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 503; contentType?: "application/json"; body: OpEnableWebhookEndpoint["responses"][503]["content"]["application/json"]; headers: OpEnableWebhookEndpoint["responses"][503]["headers"]; };
 
 /** Implement one method per operation and pass the object to `createApp({ handlers })`. */
 export interface Handlers<TPrincipal = unknown> {

@@ -290,7 +290,8 @@ return errors === 0;
 validate3.evaluated = {"props":{"document_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListMerchantsQuery = validate4;
-const schema4 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema4 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
+const pattern1 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -407,9 +408,20 @@ vErrors.push(err5);
 errors++;
 }
 }
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -418,14 +430,66 @@ vErrors.push(err6);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate4.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateMerchantHeaders = validate5;
 const schema5 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-const pattern1 = new RegExp("^[\\x21-\\x7E]+$", "u");
+const pattern2 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -489,7 +553,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -519,7 +583,7 @@ validate5.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dy
 
 export const validateGetMerchantParams = validate6;
 const schema6 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-const pattern2 = new RegExp("^\\d{1,20}$", "u");
+const pattern3 = new RegExp("^\\d{1,20}$", "u");
 
 function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -583,7 +647,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -676,7 +740,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -769,7 +833,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -862,7 +926,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -955,7 +1019,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1048,7 +1112,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1131,7 +1195,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/x-merchant-id",schemaPath:"#/properties/x-merchant-id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1194,7 +1258,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern1.test(data1)){
+if(!pattern2.test(data1)){
 const err6 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -1224,7 +1288,7 @@ validate12.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"d
 
 export const validateGetOrderParams = validate13;
 const schema13 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-const pattern10 = new RegExp("^OD\\d{1,30}$", "u");
+const pattern11 = new RegExp("^OD\\d{1,30}$", "u");
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1288,7 +1352,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1381,7 +1445,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1474,7 +1538,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1567,7 +1631,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1596,10 +1660,10 @@ return errors === 0;
 validate16.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListPaymentsQuery = validate17;
-const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
-const pattern14 = new RegExp("^[A-Z]{3}$", "u");
-const pattern16 = new RegExp("^PR\\d{1,30}$", "u");
-const pattern17 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
+const pattern16 = new RegExp("^[A-Z]{3}$", "u");
+const pattern18 = new RegExp("^PR\\d{1,30}$", "u");
+const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const formats0 = formats.date;
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1717,8 +1781,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.currency !== undefined){
-let data2 = data.currency;
+if(data.cursor !== undefined){
+let data2 = data.cursor;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
@@ -1730,7 +1794,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1743,13 +1807,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["currency"] = coerced2;
+data["cursor"] = coerced2;
 }
 }
 }
 if(typeof data2 === "string"){
-if(func0(data2) > 3){
-const err7 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1758,8 +1822,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func0(data2) < 3){
-const err8 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1768,8 +1832,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern14.test(data2)){
-const err9 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1780,8 +1844,8 @@ errors++;
 }
 }
 }
-if(data.merchant_id !== undefined){
-let data3 = data.merchant_id;
+if(data.currency !== undefined){
+let data3 = data.currency;
 if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
@@ -1793,7 +1857,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1806,13 +1870,13 @@ errors++;
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["merchant_id"] = coerced3;
+data["currency"] = coerced3;
 }
 }
 }
 if(typeof data3 === "string"){
-if(func0(data3) > 20){
-const err11 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(func0(data3) > 3){
+const err11 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1821,8 +1885,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern2.test(data3)){
-const err12 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(func0(data3) < 3){
+const err12 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1831,10 +1895,20 @@ vErrors.push(err12);
 }
 errors++;
 }
+if(!pattern16.test(data3)){
+const err13 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
 }
 }
-if(data.payment_id !== undefined){
-let data4 = data.payment_id;
+}
+if(data.merchant_id !== undefined){
+let data4 = data.merchant_id;
 if(typeof data4 !== "string"){
 let dataType4 = typeof data4;
 let coerced4 = undefined;
@@ -1846,26 +1920,7 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err13 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["payment_id"] = coerced4;
-}
-}
-}
-if(typeof data4 === "string"){
-if(func0(data4) > 32){
-const err14 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+const err14 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1874,8 +1929,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern16.test(data4)){
-const err15 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["merchant_id"] = coerced4;
+}
+}
+}
+if(typeof data4 === "string"){
+if(func0(data4) > 20){
+const err15 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1884,10 +1948,20 @@ vErrors.push(err15);
 }
 errors++;
 }
+if(!pattern3.test(data4)){
+const err16 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
 }
 }
-if(data.reference_id !== undefined){
-let data5 = data.reference_id;
+}
+if(data.payment_id !== undefined){
+let data5 = data.payment_id;
 if(typeof data5 !== "string"){
 let dataType5 = typeof data5;
 let coerced5 = undefined;
@@ -1899,26 +1973,7 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err16 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["reference_id"] = coerced5;
-}
-}
-}
-if(typeof data5 === "string"){
-if(func0(data5) > 64){
-const err17 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err17 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1927,8 +1982,17 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(func0(data5) < 1){
-const err18 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["payment_id"] = coerced5;
+}
+}
+}
+if(typeof data5 === "string"){
+if(func0(data5) > 32){
+const err18 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1937,10 +2001,20 @@ vErrors.push(err18);
 }
 errors++;
 }
+if(!pattern18.test(data5)){
+const err19 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
 }
 }
-if(data.buyer_name !== undefined){
-let data6 = data.buyer_name;
+}
+if(data.reference_id !== undefined){
+let data6 = data.reference_id;
 if(typeof data6 !== "string"){
 let dataType6 = typeof data6;
 let coerced6 = undefined;
@@ -1952,26 +2026,7 @@ else if(data6 === null){
 coerced6 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(coerced6 !== undefined){
-data6 = coerced6;
-if(data !== undefined){
-data["buyer_name"] = coerced6;
-}
-}
-}
-if(typeof data6 === "string"){
-if(func0(data6) > 200){
-const err20 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+const err20 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1980,8 +2035,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(func0(data6) < 1){
-const err21 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(coerced6 !== undefined){
+data6 = coerced6;
+if(data !== undefined){
+data["reference_id"] = coerced6;
+}
+}
+}
+if(typeof data6 === "string"){
+if(func0(data6) > 64){
+const err21 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1990,10 +2054,20 @@ vErrors.push(err21);
 }
 errors++;
 }
+if(func0(data6) < 1){
+const err22 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
 }
 }
-if(data.mop_type !== undefined){
-let data7 = data.mop_type;
+}
+if(data.buyer_name !== undefined){
+let data7 = data.buyer_name;
 if(typeof data7 !== "string"){
 let dataType7 = typeof data7;
 let coerced7 = undefined;
@@ -2005,25 +2079,7 @@ else if(data7 === null){
 coerced7 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(coerced7 !== undefined){
-data7 = coerced7;
-if(data !== undefined){
-data["mop_type"] = coerced7;
-}
-}
-}
-if(!(((((data7 === "UPI") || (data7 === "CREDIT_CARD")) || (data7 === "DEBIT_CARD")) || (data7 === "NET_BANKING")) || (data7 === "QR"))){
-const err23 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema17.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2033,8 +2089,38 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data8 = data.status;
+if(coerced7 !== undefined){
+data7 = coerced7;
+if(data !== undefined){
+data["buyer_name"] = coerced7;
+}
+}
+}
+if(typeof data7 === "string"){
+if(func0(data7) > 200){
+const err24 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(func0(data7) < 1){
+const err25 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+if(data.mop_type !== undefined){
+let data8 = data.mop_type;
 if(typeof data8 !== "string"){
 let dataType8 = typeof data8;
 let coerced8 = undefined;
@@ -2046,12 +2132,12 @@ else if(data8 === null){
 coerced8 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err26];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -2059,23 +2145,23 @@ errors++;
 if(coerced8 !== undefined){
 data8 = coerced8;
 if(data !== undefined){
-data["status"] = coerced8;
+data["mop_type"] = coerced8;
 }
 }
 }
-if(!(((data8 === "PENDING") || (data8 === "CAPTURED")) || (data8 === "FAILED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema17.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(!(((((data8 === "UPI") || (data8 === "CREDIT_CARD")) || (data8 === "DEBIT_CARD")) || (data8 === "NET_BANKING")) || (data8 === "QR"))){
+const err27 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema17.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
 }
-if(data.from_created_date !== undefined){
-let data9 = data.from_created_date;
+if(data.status !== undefined){
+let data9 = data.status;
 if(typeof data9 !== "string"){
 let dataType9 = typeof data9;
 let coerced9 = undefined;
@@ -2087,36 +2173,7 @@ else if(data9 === null){
 coerced9 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced9 !== undefined){
-data9 = coerced9;
-if(data !== undefined){
-data["from_created_date"] = coerced9;
-}
-}
-}
-if(typeof data9 === "string"){
-if(func0(data9) > 10){
-const err27 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(!pattern17.test(data9)){
-const err28 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2125,8 +2182,16 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!(formats0.validate(data9))){
-const err29 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+if(coerced9 !== undefined){
+data9 = coerced9;
+if(data !== undefined){
+data["status"] = coerced9;
+}
+}
+}
+if(!(((data9 === "PENDING") || (data9 === "CAPTURED")) || (data9 === "FAILED"))){
+const err29 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema17.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2136,9 +2201,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-}
-if(data.to_created_date !== undefined){
-let data10 = data.to_created_date;
+if(data.from_created_date !== undefined){
+let data10 = data.from_created_date;
 if(typeof data10 !== "string"){
 let dataType10 = typeof data10;
 let coerced10 = undefined;
@@ -2150,7 +2214,7 @@ else if(data10 === null){
 coerced10 = "";
 }
 else {
-const err30 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2163,13 +2227,13 @@ errors++;
 if(coerced10 !== undefined){
 data10 = coerced10;
 if(data !== undefined){
-data["to_created_date"] = coerced10;
+data["from_created_date"] = coerced10;
 }
 }
 }
 if(typeof data10 === "string"){
 if(func0(data10) > 10){
-const err31 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+const err31 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2178,8 +2242,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!pattern17.test(data10)){
-const err32 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(!pattern19.test(data10)){
+const err32 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2189,7 +2253,7 @@ vErrors.push(err32);
 errors++;
 }
 if(!(formats0.validate(data10))){
-const err33 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err33 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2200,9 +2264,20 @@ errors++;
 }
 }
 }
+if(data.to_created_date !== undefined){
+let data11 = data.to_created_date;
+if(typeof data11 !== "string"){
+let dataType11 = typeof data11;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 == "number" || dataType11 == "boolean"){
+coerced11 = "" + data11;
+}
+else if(data11 === null){
+coerced11 = "";
 }
 else {
-const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err34 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2211,10 +2286,62 @@ vErrors.push(err34);
 }
 errors++;
 }
+}
+if(coerced11 !== undefined){
+data11 = coerced11;
+if(data !== undefined){
+data["to_created_date"] = coerced11;
+}
+}
+}
+if(typeof data11 === "string"){
+if(func0(data11) > 10){
+const err35 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!pattern19.test(data11)){
+const err36 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!(formats0.validate(data11))){
+const err37 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
 validate17.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":{"page":true,"page_size":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetPaymentParams = validate18;
 const schema18 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
@@ -2281,7 +2408,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern16.test(data0)){
+if(!pattern18.test(data0)){
 const err3 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2310,7 +2437,7 @@ return errors === 0;
 validate18.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListRefundsQuery = validate19;
-const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2427,8 +2554,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.payment_id !== undefined){
-let data2 = data.payment_id;
+if(data.cursor !== undefined){
+let data2 = data.cursor;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
@@ -2440,7 +2567,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2453,13 +2580,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["payment_id"] = coerced2;
+data["cursor"] = coerced2;
 }
 }
 }
 if(typeof data2 === "string"){
-if(func0(data2) > 32){
-const err7 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2468,8 +2595,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern16.test(data2)){
-const err8 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2478,10 +2605,20 @@ vErrors.push(err8);
 }
 errors++;
 }
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
 }
 }
-if(data.reference_id !== undefined){
-let data3 = data.reference_id;
+}
+if(data.payment_id !== undefined){
+let data3 = data.payment_id;
 if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
@@ -2493,26 +2630,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err9 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["reference_id"] = coerced3;
-}
-}
-}
-if(typeof data3 === "string"){
-if(func0(data3) > 64){
-const err10 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err10 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2521,8 +2639,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func0(data3) < 1){
-const err11 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["payment_id"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func0(data3) > 32){
+const err11 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2531,10 +2658,20 @@ vErrors.push(err11);
 }
 errors++;
 }
+if(!pattern18.test(data3)){
+const err12 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
 }
 }
-if(data.from_date !== undefined){
-let data4 = data.from_date;
+}
+if(data.reference_id !== undefined){
+let data4 = data.reference_id;
 if(typeof data4 !== "string"){
 let dataType4 = typeof data4;
 let coerced4 = undefined;
@@ -2546,26 +2683,7 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["from_date"] = coerced4;
-}
-}
-}
-if(typeof data4 === "string"){
-if(func0(data4) > 10){
-const err13 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+const err13 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2574,8 +2692,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern17.test(data4)){
-const err14 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["reference_id"] = coerced4;
+}
+}
+}
+if(typeof data4 === "string"){
+if(func0(data4) > 64){
+const err14 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2584,8 +2711,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats0.validate(data4))){
-const err15 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(func0(data4) < 1){
+const err15 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2596,8 +2723,8 @@ errors++;
 }
 }
 }
-if(data.to_date !== undefined){
-let data5 = data.to_date;
+if(data.from_date !== undefined){
+let data5 = data.from_date;
 if(typeof data5 !== "string"){
 let dataType5 = typeof data5;
 let coerced5 = undefined;
@@ -2609,7 +2736,7 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err16 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2622,13 +2749,13 @@ errors++;
 if(coerced5 !== undefined){
 data5 = coerced5;
 if(data !== undefined){
-data["to_date"] = coerced5;
+data["from_date"] = coerced5;
 }
 }
 }
 if(typeof data5 === "string"){
 if(func0(data5) > 10){
-const err17 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+const err17 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2637,8 +2764,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern17.test(data5)){
-const err18 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(!pattern19.test(data5)){
+const err18 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2648,7 +2775,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(formats0.validate(data5))){
-const err19 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err19 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2659,8 +2786,8 @@ errors++;
 }
 }
 }
-if(data.merchant_id !== undefined){
-let data6 = data.merchant_id;
+if(data.to_date !== undefined){
+let data6 = data.to_date;
 if(typeof data6 !== "string"){
 let dataType6 = typeof data6;
 let coerced6 = undefined;
@@ -2672,7 +2799,7 @@ else if(data6 === null){
 coerced6 = "";
 }
 else {
-const err20 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err20 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2685,13 +2812,13 @@ errors++;
 if(coerced6 !== undefined){
 data6 = coerced6;
 if(data !== undefined){
-data["merchant_id"] = coerced6;
+data["to_date"] = coerced6;
 }
 }
 }
 if(typeof data6 === "string"){
-if(func0(data6) > 20){
-const err21 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(func0(data6) > 10){
+const err21 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2700,8 +2827,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern2.test(data6)){
-const err22 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(!pattern19.test(data6)){
+const err22 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2710,11 +2837,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats0.validate(data6))){
+const err23 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2723,10 +2847,76 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+}
+if(data.merchant_id !== undefined){
+let data7 = data.merchant_id;
+if(typeof data7 !== "string"){
+let dataType7 = typeof data7;
+let coerced7 = undefined;
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data7;
+}
+else if(data7 === null){
+coerced7 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced7 !== undefined){
+data7 = coerced7;
+if(data !== undefined){
+data["merchant_id"] = coerced7;
+}
+}
+}
+if(typeof data7 === "string"){
+if(func0(data7) > 20){
+const err25 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!pattern3.test(data7)){
+const err26 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
 validate19.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":{"page":true,"page_size":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateRefundHeaders = validate20;
 const schema20 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
@@ -2793,7 +2983,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2823,7 +3013,7 @@ validate20.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"d
 
 export const validateGetRefundParams = validate21;
 const schema21 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
-const pattern25 = new RegExp("^RF\\d{1,30}$", "u");
+const pattern28 = new RegExp("^RF\\d{1,30}$", "u");
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2887,7 +3077,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern25.test(data0)){
+if(!pattern28.test(data0)){
 const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2916,7 +3106,7 @@ return errors === 0;
 validate21.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListSettlementsQuery = validate22;
-const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2933,7 +3123,7 @@ if(data.page === undefined){
 data.page = 1;
 }
 if(data.page_size === undefined){
-data.page_size = 250;
+data.page_size = 10;
 }
 let data0 = data.page;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
@@ -3033,8 +3223,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.from_date !== undefined){
-let data2 = data.from_date;
+if(data.cursor !== undefined){
+let data2 = data.cursor;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
@@ -3046,7 +3236,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3059,13 +3249,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["from_date"] = coerced2;
+data["cursor"] = coerced2;
 }
 }
 }
 if(typeof data2 === "string"){
-if(func0(data2) > 10){
-const err7 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3074,8 +3264,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern17.test(data2)){
-const err8 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3084,8 +3274,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats0.validate(data2))){
-const err9 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3096,8 +3286,8 @@ errors++;
 }
 }
 }
-if(data.to_date !== undefined){
-let data3 = data.to_date;
+if(data.from_date !== undefined){
+let data3 = data.from_date;
 if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
@@ -3109,7 +3299,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3122,13 +3312,13 @@ errors++;
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["to_date"] = coerced3;
+data["from_date"] = coerced3;
 }
 }
 }
 if(typeof data3 === "string"){
 if(func0(data3) > 10){
-const err11 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+const err11 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3137,8 +3327,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern17.test(data3)){
-const err12 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(!pattern19.test(data3)){
+const err12 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3148,7 +3338,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+const err13 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3159,8 +3349,8 @@ errors++;
 }
 }
 }
-if(data.merchant_id !== undefined){
-let data4 = data.merchant_id;
+if(data.to_date !== undefined){
+let data4 = data.to_date;
 if(typeof data4 !== "string"){
 let dataType4 = typeof data4;
 let coerced4 = undefined;
@@ -3172,7 +3362,7 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err14 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3185,13 +3375,13 @@ errors++;
 if(coerced4 !== undefined){
 data4 = coerced4;
 if(data !== undefined){
-data["merchant_id"] = coerced4;
+data["to_date"] = coerced4;
 }
 }
 }
 if(typeof data4 === "string"){
-if(func0(data4) > 20){
-const err15 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(func0(data4) > 10){
+const err15 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3200,8 +3390,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern2.test(data4)){
-const err16 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(!pattern19.test(data4)){
+const err16 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3210,11 +3400,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats0.validate(data4))){
+const err17 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3223,14 +3410,80 @@ vErrors.push(err17);
 }
 errors++;
 }
+}
+}
+if(data.merchant_id !== undefined){
+let data5 = data.merchant_id;
+if(typeof data5 !== "string"){
+let dataType5 = typeof data5;
+let coerced5 = undefined;
+if(!(coerced5 !== undefined)){
+if(dataType5 == "number" || dataType5 == "boolean"){
+coerced5 = "" + data5;
+}
+else if(data5 === null){
+coerced5 = "";
+}
+else {
+const err18 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["merchant_id"] = coerced5;
+}
+}
+}
+if(typeof data5 === "string"){
+if(func0(data5) > 20){
+const err19 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!pattern3.test(data5)){
+const err20 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"page":true,"page_size":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetSettlementParams = validate23;
 const schema23 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
-const pattern29 = new RegExp("^ST\\d{1,30}$", "u");
+const pattern33 = new RegExp("^ST\\d{1,30}$", "u");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3294,7 +3547,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern33.test(data0)){
 const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3521,7 +3774,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern33.test(data0)){
 const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3614,7 +3867,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3790,7 +4043,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -3883,7 +4136,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3976,7 +4229,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4069,7 +4322,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
+if(!pattern3.test(data0)){
 const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4162,7 +4415,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4255,7 +4508,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4348,7 +4601,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4441,7 +4694,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern25.test(data0)){
+if(!pattern28.test(data0)){
 const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4534,7 +4787,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4564,7 +4817,7 @@ validate36.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"d
 
 export const validateRedeliverWebhookDeliveryParams = validate37;
 const schema37 = {"type":"object","properties":{"delivery_id":{"maxLength":22,"pattern":"^dlv_[0-9]{1,18}$","type":"string"}},"required":["delivery_id"]};
-const pattern41 = new RegExp("^dlv_[0-9]{1,18}$", "u");
+const pattern45 = new RegExp("^dlv_[0-9]{1,18}$", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4628,7 +4881,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern41.test(data0)){
+if(!pattern45.test(data0)){
 const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^dlv_[0-9]{1,18}$"},message:"must match pattern \""+"^dlv_[0-9]{1,18}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4657,7 +4910,7 @@ return errors === 0;
 validate37.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookEndpointsQuery = validate38;
-const schema38 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema38 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4774,9 +5027,20 @@ vErrors.push(err5);
 errors++;
 }
 }
+if(data.cursor !== undefined){
+let data2 = data.cursor;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4785,10 +5049,62 @@ vErrors.push(err6);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["cursor"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func0(data2) > 512){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func0(data2) < 1){
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern1.test(data2)){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate38.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateWebhookEndpointHeaders = validate39;
 const schema39 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
@@ -4855,7 +5171,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern1.test(data0)){
+if(!pattern2.test(data0)){
 const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4885,7 +5201,7 @@ validate39.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"d
 
 export const validateDeleteWebhookEndpointParams = validate40;
 const schema40 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-const pattern43 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
+const pattern48 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4949,7 +5265,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern43.test(data0)){
+if(!pattern48.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4978,7 +5294,7 @@ return errors === 0;
 validate40.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookDeliveriesQuery = validate41;
-const schema41 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"}}};
+const schema41 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5136,9 +5452,20 @@ vErrors.push(err7);
 errors++;
 }
 }
+if(data.cursor !== undefined){
+let data3 = data.cursor;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5147,10 +5474,62 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["cursor"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func0(data3) > 512){
+const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func0(data3) < 1){
+const err10 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern1.test(data3)){
+const err11 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate41.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"status":true,"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookDeliveriesParams = validate42;
 const schema42 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
@@ -5217,7 +5596,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern43.test(data0)){
+if(!pattern48.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5310,7 +5689,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern43.test(data0)){
+if(!pattern48.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5341,7 +5720,7 @@ validate43.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynam
 export const validateSubmitCheckoutPageBody0 = validate45;
 const schema45 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 const schema46 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
-const func71 = Object.prototype.hasOwnProperty;
+const func83 = Object.prototype.hasOwnProperty;
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5378,7 +5757,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!(func71.call(schema45.properties.body.properties, key0))){
+if(!(func83.call(schema45.properties.body.properties, key0))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5630,13 +6009,13 @@ export const validateCreateMerchantBody0 = validate46;
 const schema47 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
 const schema48 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
 const schema49 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const pattern46 = new RegExp("^\\d{2,10}$", "u");
-const pattern47 = new RegExp("^\\d+\\.\\d{2}$", "u");
-const pattern48 = new RegExp("^\\d+$", "u");
-const pattern49 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
-const pattern50 = new RegExp("^[A-Z]{2}$", "u");
-const pattern51 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
-const pattern52 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
+const pattern52 = new RegExp("^\\d{2,10}$", "u");
+const pattern53 = new RegExp("^\\d+\\.\\d{2}$", "u");
+const pattern54 = new RegExp("^\\d+$", "u");
+const pattern55 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
+const pattern56 = new RegExp("^[A-Z]{2}$", "u");
+const pattern57 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
+const pattern58 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
 const formats12 = formats.uri;
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5979,7 +6358,7 @@ vErrors.push(err31);
 errors++;
 }
 for(const key1 in data1){
-if(!(func71.call(schema48.properties, key1))){
+if(!(func83.call(schema48.properties, key1))){
 const err32 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -6413,7 +6792,7 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern46.test(data15)){
+if(!pattern52.test(data15)){
 const err69 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
@@ -6528,7 +6907,7 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!pattern47.test(data18)){
+if(!pattern53.test(data18)){
 const err79 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
@@ -6573,7 +6952,7 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern48.test(data19)){
+if(!pattern54.test(data19)){
 const err83 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err83];
@@ -7071,7 +7450,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key2 in data31){
-if(!(func71.call(schema49.properties, key2))){
+if(!(func83.call(schema49.properties, key2))){
 const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
@@ -7140,7 +7519,7 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(!pattern49.test(data33)){
+if(!pattern55.test(data33)){
 const err133 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
@@ -7290,7 +7669,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern50.test(data37)){
+if(!pattern56.test(data37)){
 const err146 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -7370,7 +7749,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(!pattern51.test(data39)){
+if(!pattern57.test(data39)){
 const err153 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
@@ -7450,7 +7829,7 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(!pattern52.test(data41)){
+if(!pattern58.test(data41)){
 const err160 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
@@ -7495,7 +7874,7 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(!pattern49.test(data42)){
+if(!pattern55.test(data42)){
 const err164 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err164];
@@ -7602,7 +7981,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key1 in data1){
-if(!(func71.call(schema51.properties, key1))){
+if(!(func83.call(schema51.properties, key1))){
 const err3 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -8036,7 +8415,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern46.test(data15)){
+if(!pattern52.test(data15)){
 const err40 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -8151,7 +8530,7 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!pattern47.test(data18)){
+if(!pattern53.test(data18)){
 const err50 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err50];
@@ -8196,7 +8575,7 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern48.test(data19)){
+if(!pattern54.test(data19)){
 const err54 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -8594,7 +8973,7 @@ vErrors.push(err87);
 errors++;
 }
 for(const key2 in data31){
-if(!(func71.call(schema52.properties, key2))){
+if(!(func83.call(schema52.properties, key2))){
 const err88 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err88];
@@ -8663,7 +9042,7 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(!pattern49.test(data33)){
+if(!pattern55.test(data33)){
 const err94 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
@@ -8813,7 +9192,7 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(!pattern50.test(data37)){
+if(!pattern56.test(data37)){
 const err107 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err107];
@@ -8893,7 +9272,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(!pattern51.test(data39)){
+if(!pattern57.test(data39)){
 const err114 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
@@ -8973,7 +9352,7 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(!pattern52.test(data41)){
+if(!pattern58.test(data41)){
 const err121 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err121];
@@ -9018,7 +9397,7 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(!pattern49.test(data42)){
+if(!pattern55.test(data42)){
 const err125 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
@@ -9270,15 +9649,15 @@ const schema55 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"
 const schema56 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
 const schema61 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
 const schema64 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
-const pattern70 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern71 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
-const pattern72 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
+const pattern76 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
+const pattern77 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
+const pattern78 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
 const schema57 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
 const schema58 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
 const schema59 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
 const schema60 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
-const pattern65 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
-const pattern66 = new RegExp("^\\+?[0-9]{7,15}$", "u");
+const pattern71 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
+const pattern72 = new RegExp("^\\+?[0-9]{7,15}$", "u");
 const formats18 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9497,7 +9876,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern51.test(data4)){
+if(!pattern57.test(data4)){
 const err18 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -9579,7 +9958,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern17.test(data6)){
+if(!pattern19.test(data6)){
 const err25 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -9694,7 +10073,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(!pattern65.test(data9)){
+if(!pattern71.test(data9)){
 const err35 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -9729,7 +10108,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern66.test(data10)){
+if(!pattern72.test(data10)){
 const err38 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -9825,7 +10204,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern17.test(data0)){
+if(!pattern19.test(data0)){
 const err4 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -10179,7 +10558,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data0){
-if(!(func71.call(schema55.properties.body.properties, key0))){
+if(!(func83.call(schema55.properties.body.properties, key0))){
 const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -10213,7 +10592,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern47.test(data6)){
+if(!pattern53.test(data6)){
 const err20 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10285,7 +10664,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern14.test(data9)){
+if(!pattern16.test(data9)){
 const err26 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -10419,7 +10798,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern46.test(data14)){
+if(!pattern52.test(data14)){
 const err37 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -10559,7 +10938,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern70.test(data18)){
+if(!pattern76.test(data18)){
 const err49 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -10594,7 +10973,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern71.test(data19)){
+if(!pattern77.test(data19)){
 const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
 if(vErrors === null){
 vErrors = [err52];
@@ -10683,7 +11062,7 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!pattern72.test(data22)){
+if(!pattern78.test(data22)){
 const err60 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -10800,7 +11179,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern17.test(data2)){
+if(!pattern19.test(data2)){
 const err5 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -10845,7 +11224,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern65.test(data3)){
+if(!pattern71.test(data3)){
 const err9 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10917,7 +11296,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern17.test(data5)){
+if(!pattern19.test(data5)){
 const err15 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -11244,7 +11623,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern16.test(data1)){
+if(!pattern18.test(data1)){
 const err5 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -11289,7 +11668,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern47.test(data2)){
+if(!pattern53.test(data2)){
 const err9 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11505,7 +11884,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern2.test(data1)){
+if(!pattern3.test(data1)){
 const err4 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -11917,7 +12296,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern2.test(data1)){
+if(!pattern3.test(data1)){
 const err2 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -11960,8 +12339,8 @@ validate63.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems
 export const validateCreateWebhookEndpointBody0 = validate64;
 const schema82 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
 const schema83 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
-const func260 = require("ajv/dist/runtime/equal").default;
-const pattern80 = new RegExp("^https?://", "u");
+const func272 = require("ajv/dist/runtime/equal").default;
+const pattern86 = new RegExp("^https?://", "u");
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12097,7 +12476,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func260(data2[i1], data2[j0])){
+if(func272(data2[i1], data2[j0])){
 const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
@@ -12136,7 +12515,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern80.test(data4)){
+if(!pattern86.test(data4)){
 const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -12208,8 +12587,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listMerchants": {
     query: validateListMerchantsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","page_size"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor"],
   },
   "createMerchant": {
     headers: validateCreateMerchantHeaders,
@@ -12274,8 +12653,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listPayments": {
     query: validateListPaymentsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"currency","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"buyer_name","in":"query","parse":"none","reserved":"whole"},{"name":"mop_type","in":"query","parse":"none","reserved":"whole"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"from_created_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_created_date","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","page_size","currency","merchant_id","payment_id","reference_id","buyer_name","mop_type","status","from_created_date","to_created_date"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"currency","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"buyer_name","in":"query","parse":"none","reserved":"whole"},{"name":"mop_type","in":"query","parse":"none","reserved":"whole"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"from_created_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_created_date","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","currency","merchant_id","payment_id","reference_id","buyer_name","mop_type","status","from_created_date","to_created_date"],
   },
   "getPayment": {
     params: validateGetPaymentParams,
@@ -12284,8 +12663,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listRefunds": {
     query: validateListRefundsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","page_size","payment_id","reference_id","from_date","to_date","merchant_id"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"payment_id","in":"query","parse":"none","reserved":"whole"},{"name":"reference_id","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","payment_id","reference_id","from_date","to_date","merchant_id"],
   },
   "createRefund": {
     headers: validateCreateRefundHeaders,
@@ -12300,8 +12679,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listSettlements": {
     query: validateListSettlementsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","page_size","from_date","to_date","merchant_id"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"},{"name":"from_date","in":"query","parse":"none","reserved":"whole"},{"name":"to_date","in":"query","parse":"none","reserved":"whole"},{"name":"merchant_id","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor","from_date","to_date","merchant_id"],
   },
   "getSettlement": {
     params: validateGetSettlementParams,
@@ -12371,8 +12750,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   },
   "listWebhookEndpoints": {
     query: validateListWebhookEndpointsQuery,
-    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["page","page_size"],
+    parameters: [{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size","cursor"],
   },
   "createWebhookEndpoint": {
     headers: validateCreateWebhookEndpointHeaders,
@@ -12388,8 +12767,8 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
   "listWebhookDeliveries": {
     query: validateListWebhookDeliveriesQuery,
     params: validateListWebhookDeliveriesParams,
-    parameters: [{"name":"endpoint_id","in":"path","parse":"none"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
-    queryNames: ["status","page","page_size"],
+    parameters: [{"name":"endpoint_id","in":"path","parse":"none"},{"name":"status","in":"query","parse":"none","reserved":"whole"},{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"},{"name":"cursor","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["status","page","page_size","cursor"],
   },
   "enableWebhookEndpoint": {
     params: validateEnableWebhookEndpointParams,
