@@ -5,6 +5,7 @@
  * Registered only when PAYGATE_TEST_DATABASE_URL is set (Redis runs beside PostgreSQL on every dev and CI machine;
  * the outage test kills a throwaway redis-server of its own, never the shared one).
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../packages/reference/src/testing/redis-server.js';
 import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
@@ -26,7 +27,8 @@ if (!adminUrl) {
       await ensureBuilt();
       db = await createTestDatabase(adminUrl);
       // a window longer than the test, so no reset happens in between
-      const env = { REDIS_URL, PAYGATE_RATE_LIMIT: String(LIMIT), PAYGATE_RATE_WINDOW_SECONDS: '600' };
+      // keys of this run only: the shared Redis outlives the run, and a 600 s window of an earlier run would still count
+      const env = { REDIS_URL, PAYGATE_REDIS_KEY_PREFIX: `paygate:test:${randomUUID()}`, PAYGATE_RATE_LIMIT: String(LIMIT), PAYGATE_RATE_WINDOW_SECONDS: '600' };
       const common = { databaseUrl: db.url, partner, env };
       [a, b] = await Promise.all([spawnGateway({ ...common, name: 'limited-A' }), spawnGateway({ ...common, name: 'limited-B' })]);
     }, 120_000);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { answerMalformedRequests } from './http/client-error.js';
+import { limitConnectionsPerAddress } from './http/connection-limits.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
@@ -57,8 +58,12 @@ Rate limits, proxies and connections:
   PAYGATE_RATE_WINDOW_SECONDS    the window (default 1 s); over the limit: 429 ERR_RATE_429 with Retry-After
   REDIS_URL                      e.g. redis://127.0.0.1:6379: every gateway process on this Redis shares one limit;
                                    unset, or while Redis is unreachable: each process limits on its own
-  PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: true, a hop count, or addresses/subnets
-                                   (e.g. "loopback, 10.0.0.0/8"); unset: the socket address is the client
+  PAYGATE_REDIS_TIMEOUT_MS       how long one Redis command may take (default 500); a hung Redis costs a request at
+                                   most this, once: the process then limits on its own until Redis answers again
+  PAYGATE_REDIS_KEY_PREFIX       prefix of the rate-limit keys in Redis (default paygate:rl)
+  PAYGATE_TRUST_PROXY            whose X-Forwarded-For names the client: the number of proxy hops in front (e.g. 1
+                                   behind one load balancer) or their addresses/subnets (e.g. "loopback, 10.0.0.0/8");
+                                   unset: the socket address is the client. true (anyone) is refused in production
   PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32; with --workers N
                                    each worker's default is that of its share of the cores: keep N x pool size under
                                    PostgreSQL's max_connections)
@@ -66,6 +71,8 @@ Rate limits, proxies and connections:
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
   PAYGATE_MAX_CONNECTIONS        open connections at most; more are refused (default 1000)
+  PAYGATE_MAX_CONNECTIONS_PER_ADDRESS  open connections per client address (IPv6: per /64) at most; more are refused
+                                   when accepted (default 100; 0 = no cap; proxies PAYGATE_TRUST_PROXY trusts are exempt)
 
 Caches and memory:
   PAYGATE_CREDENTIAL_CACHE_TTL_MS  how long a process reuses a verified client secret (default 5000; 0 = never).
@@ -174,7 +181,7 @@ function lateBoundRuntime(get: () => ReferenceRuntime | undefined): ReferenceRun
   });
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, backlog: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -186,7 +193,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(port, host);
+    server.listen({ port, host, backlog });
   });
 }
 
@@ -208,6 +215,11 @@ export async function serve(
   const port = parsePort(env['PORT']);
   const mode = config.sandbox ? 'sandbox' : 'production';
   out(`Paygate reference gateway, ${mode} mode`);
+  if (config.trustProxy === true) {
+    // refused in production mode (D98); the sandbox allows it, loudly
+    out('  WARNING: PAYGATE_TRUST_PROXY=true believes X-Forwarded-For from anyone: every client can choose the address its');
+    out('  rate limit and the logs see. Set the number of proxy hops (e.g. 1) or your proxies\' subnets instead.');
+  }
 
   let partner: SandboxPartner | undefined;
   if (!config.partnerClientId && !config.partnerClientSecret && config.sandbox) {
@@ -263,10 +275,16 @@ export async function serve(
   );
   http.maxConnections = config.http.maxConnections;
   answerMalformedRequests(http);
+  // ...and one address cannot hold them all (D96); the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic
+  const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  limitConnectionsPerAddress(http, { max: config.http.maxConnectionsPerAddress, exempt: (address) => trusted(address, 0), logger });
   const host = env['HOST'] || '127.0.0.1';
   out(`- listening on ${host}:${port}`);
   try {
-    await listen(http, port, host);
+    // An accept queue that holds a burst the size of the connection cap (Node's default is 511; the kernel caps it at
+    // net.core.somaxconn): a burst of connections from one address must not overflow it and drop other clients' SYNs
+    // before the per-address cap can refuse them (D96).
+    await listen(http, port, host, Math.max(511, 2 * config.http.maxConnections));
   } catch (err) {
     await runtime.close();
     const code = (err as NodeJS.ErrnoException).code;

@@ -157,6 +157,8 @@ export async function openReference(
     const rateLimiter = createRateLimiter({
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,
+      redisTimeoutMs: config.redisTimeoutMs,
+      keyPrefix: config.redisKeyPrefix,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });

@@ -299,6 +299,28 @@ describe.each(testTargets())('worker on %s', (target) => {
     expect((await listWebhookDeliveries(deps, m.partnerScope, ep.id)).count).toBe(1);
   });
 
+  it('delivery ids are random like every other id, never the internal sequence; a redelivery finds its delivery by it (D99)', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp-ids' });
+    const ep = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/ids`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    for (let i = 0; i < 3; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
+    await worker().tick();
+    const { results } = await listWebhookDeliveries(deps, m.merchantScope, ep.id);
+    expect(results).toHaveLength(3);
+    const ids = results.map((d) => d.id);
+    expect(ids.every((id) => /^dlv_[A-Za-z0-9_-]{22}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(3);
+    // nothing of the internal sequence shows: not in the id, not anywhere in the view
+    const { rows } = await t.db.query<{ id: string }>('SELECT id::text AS id FROM webhook_deliveries WHERE endpoint_id = $1', [ep.id]);
+    for (const { id } of rows) expect(JSON.stringify(results)).not.toMatch(new RegExp(`"dlv_${id}"|"id":${id}[,}]`));
+    // distinct random ids share no prefix the way consecutive numbers do
+    const prefixes = new Set(ids.map((id) => id.slice(0, 8)));
+    expect(prefixes.size).toBe(3);
+    expect(await redeliverWebhookDelivery(deps, m.merchantScope, ids[1]!)).toMatchObject({ id: ids[1], status: 'pending' });
+    await expect(redeliverWebhookDelivery(deps, m.merchantScope, 'dlv_AAAAAAAAAAAAAAAAAAAAAA')).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
+    await expect(redeliverWebhookDelivery(deps, m.merchantScope, `dlv_${rows[0]!.id}`)).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
+    expect((await worker().tick()).deliveries).toEqual({ succeeded: 1, retry: 0, failed: 0 }); // the redelivery, sent
+  });
+
   it('410 Gone disables the endpoint: no further attempts or deliveries; enabling it and redelivering works', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp-gone' });
     const ep = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/gone`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });

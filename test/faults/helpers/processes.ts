@@ -117,6 +117,9 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     // fault tests send bursts on purpose: the sandbox's 25 requests per second would refuse them (tests that check
     // the limit set their own)
     PAYGATE_RATE_LIMIT: '1000000',
+    // ...and from one address (127.0.0.1), hundreds of connections at once: no per-address cap (D96; the test of the
+    // cap sets it)
+    PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: '0',
     ...(options.retrySchedule ? { PAYGATE_WEBHOOK_RETRY_SCHEDULE: options.retrySchedule } : {}),
     ...options.env,
   };

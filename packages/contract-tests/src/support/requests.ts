@@ -208,7 +208,7 @@ export const MISSING_IDS: Readonly<Record<string, string>> = {
   refund_id: 'RF9999999999999999',
   settlement_id: 'ST9999999999999999',
   endpoint_id: 'we_AAAAAAAAAAAAAAAAAAAAAAAA',
-  delivery_id: 'dlv_999999999999999999',
+  delivery_id: 'dlv_AAAAAAAAAAAAAAAAAAAAAA',
   document_id: `doc_${'A'.repeat(32)}`,
   session_id: `session_${'A'.repeat(43)}`,
 };

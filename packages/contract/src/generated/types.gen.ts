@@ -2382,7 +2382,10 @@ export interface components {
             endpoint_id: string;
             event_id: components["schemas"]["SequenceNumber"];
             event_type: components["schemas"]["EventType"];
-            /** @example dlv_42 */
+            /**
+             * @description Random (122 bits), like every id: it tells nothing about other deliveries (D99).
+             * @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ
+             */
             id: string;
             next_attempt_at: components["schemas"]["NullableTimestamp"];
             /**
@@ -2390,7 +2393,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "delivering" | "succeeded" | "failed";
-            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id` (redeliveries keep it, so receivers deduplicate them). */
+            /** @description The `webhook-id` header of every attempt: `msg_` + `event_id`, the event's UUID (e.g. `msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71`); redeliveries keep it, so receivers deduplicate them. */
             webhook_id: string;
         };
         WebhookDeliveryAttempt: {
@@ -2809,14 +2812,14 @@ export interface components {
         SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
-        /** @example dlv_42 */
+        /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
         WebhookDeliveryIdPath: string;
         /** @description Only deliveries in this status. */
         WebhookDeliveryStatusQuery: "pending" | "delivering" | "succeeded" | "failed";
         /** @example we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6 */
         WebhookEndpointIdPath: string;
         /**
-         * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+         * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
          * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
          */
         WebhookId: string;
@@ -4854,7 +4857,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example dlv_42 */
+                /** @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ */
                 delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
             };
             cookie?: never;
@@ -4872,7 +4875,7 @@ export interface operations {
                      *       "success": true,
                      *       "message": "Webhook delivery scheduled",
                      *       "data": {
-                     *         "id": "dlv_42",
+                     *         "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *         "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *         "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *         "event_type": "PAYMENT_CAPTURED",
@@ -5105,7 +5108,7 @@ export interface operations {
                      *         "previous": null,
                      *         "results": [
                      *           {
-                     *             "id": "dlv_42",
+                     *             "id": "dlv_Xq3m9TzR0bW7uKc2LfA8pQ",
                      *             "endpoint_id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
                      *             "event_id": "3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71",
                      *             "event_type": "PAYMENT_CAPTURED",
@@ -5192,7 +5195,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5237,7 +5240,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5282,7 +5285,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5327,7 +5330,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5372,7 +5375,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
@@ -5417,7 +5420,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `msg_` + the event's `sequence_number`; the same on every retry, so receivers can deduplicate.
+                 * @description `msg_` + the event's `sequence_number`, a UUID (`msg_<uuid>`, not a count); the same on every retry and redelivery, so receivers can deduplicate.
                  * @example msg_3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71
                  */
                 "webhook-id": components["parameters"]["WebhookId"];

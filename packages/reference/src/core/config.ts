@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { MASTER_KEY_HINT, parseMasterKey } from './secret-box.js';
 
 /** Runtime configuration of the reference gateway, read from the environment once at start-up. */
@@ -45,9 +46,17 @@ export interface ReferenceConfig {
   rateWindowSeconds: number;
   /** REDIS_URL: rate limits shared by every gateway process on this Redis; unset = per process (in memory). */
   redisUrl: string | undefined;
+  /** How long one Redis command may take before this process limits on its own (PAYGATE_REDIS_TIMEOUT_MS, D95). */
+  redisTimeoutMs: number;
   /**
-   * PAYGATE_TRUST_PROXY: which proxies' `X-Forwarded-For` names the client (Express `trust proxy`: `true`, a hop count,
-   * or addresses/subnets such as `loopback, 10.0.0.0/8`). Unset: the socket address is the client.
+   * Prefix of this gateway's rate-limit keys in Redis (PAYGATE_REDIS_KEY_PREFIX, default `paygate:rl`): gateways that
+   * must not share limits (a sandbox and a production, two test runs) use one Redis with different prefixes.
+   */
+  redisKeyPrefix: string;
+  /**
+   * PAYGATE_TRUST_PROXY: which proxies' `X-Forwarded-For` names the client (Express `trust proxy`: a hop count, or
+   * addresses/subnets such as `loopback, 10.0.0.0/8`; `true` only in the sandbox, D98). Unset: the socket address is
+   * the client.
    */
   trustProxy: boolean | number | string | undefined;
   /** PostgreSQL connections per process: PAYGATE_DB_POOL_SIZE. */
@@ -60,7 +69,14 @@ export interface ReferenceConfig {
   /** Embedded database memory (PAYGATE_PGLITE_SHARED_BUFFERS, PAYGATE_PGLITE_WORK_MEM): postgres sizes such as `16MB`. */
   pgliteMemory: PgliteMemory;
   /** HTTP server limits (milliseconds; connections). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+    /** Open connections per client address (an IPv6 /64), PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; 0 = no cap (D96). */
+    maxConnectionsPerAddress: number;
+  };
 }
 
 /**
@@ -69,6 +85,13 @@ export interface ReferenceConfig {
  */
 export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
+/**
+ * PAYGATE_MAX_CONNECTIONS_PER_ADDRESS default (D96): a tenth of the global cap, so at least ten addresses are needed to
+ * fill it, and still room for a browser's 6 connections from each of a dozen shoppers behind one NAT address.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
+/** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond; a busy host needs slack. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /** PostgreSQL memory settings of the embedded database (postgres GUC values, e.g. `16MB`). */
 export interface PgliteMemory {
@@ -99,11 +122,46 @@ export function defaultPoolSize(cores: number): number {
   return Math.min(32, Math.max(4, cores * 4));
 }
 
-function trustProxyEnv(raw: string | undefined): ReferenceConfig['trustProxy'] {
+/** Names Express `trust proxy` (proxy-addr) understands in an address list. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Thrown for PAYGATE_TRUST_PROXY=true (or a subnet of every address) in production mode (D98). */
+export const TRUST_PROXY_TRUE_REFUSED =
+  'PAYGATE_TRUST_PROXY=true is refused in production mode: it believes X-Forwarded-For from anyone, so every client ' +
+  'could choose the address its rate limit and logs see. Name your proxies instead: the number of proxy hops in front ' +
+  'of the gateway (e.g. PAYGATE_TRUST_PROXY=1 behind one load balancer) or their addresses/subnets ' +
+  '(e.g. PAYGATE_TRUST_PROXY="10.0.0.0/8" or "loopback, 10.1.2.3").';
+
+/**
+ * PAYGATE_TRUST_PROXY (Express `trust proxy`): a hop count, or addresses / subnets / `loopback`, `linklocal`,
+ * `uniquelocal`, comma-separated. `true` (and `0.0.0.0/0`, `::/0`) trusts every sender's X-Forwarded-For: refused in
+ * production mode, allowed with a warning in the sandbox (D98).
+ */
+function trustProxyEnv(raw: string | undefined, sandbox: boolean): ReferenceConfig['trustProxy'] {
   if (raw === undefined || raw.trim() === '' || raw === 'false') return undefined;
+  const entries = raw.split(',').map((e) => e.trim());
+  const everyone = raw === 'true' || entries.some((e) => /^(0\.0\.0\.0|::)\/0$/.test(e));
+  if (everyone && !sandbox) throw new Error(TRUST_PROXY_TRUE_REFUSED);
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  return raw; // addresses / subnets / names Express understands ('loopback', 'uniquelocal', '10.0.0.0/8', ...)
+  for (const entry of entries) {
+    const valid = TRUST_PROXY_NAMES.has(entry) || ipaddr.isValid(entry) || isCidr(entry);
+    if (!valid) {
+      throw new Error(
+        `PAYGATE_TRUST_PROXY must be a hop count or comma-separated addresses, subnets, loopback, linklocal or uniquelocal; ${JSON.stringify(entry)} is none of them`,
+      );
+    }
+  }
+  return raw;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Brief: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then give up. */
@@ -192,7 +250,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     rateLimit: intEnv(env, 'PAYGATE_RATE_LIMIT', sandbox ? DEFAULT_RATE_LIMIT.sandbox : DEFAULT_RATE_LIMIT.production),
     rateWindowSeconds: intEnv(env, 'PAYGATE_RATE_WINDOW_SECONDS', DEFAULT_RATE_WINDOW_SECONDS),
     redisUrl: env['REDIS_URL'] || undefined,
-    trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY']),
+    redisTimeoutMs: intEnv(env, 'PAYGATE_REDIS_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUT_MS),
+    redisKeyPrefix: env['PAYGATE_REDIS_KEY_PREFIX'] || 'paygate:rl',
+    trustProxy: trustProxyEnv(env['PAYGATE_TRUST_PROXY'], sandbox),
     dbPoolSize: intEnv(env, 'PAYGATE_DB_POOL_SIZE', defaultPoolSize(cores)),
     credentialCacheTtlMs: nonNegativeIntEnv(env, 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', DEFAULT_CREDENTIAL_CACHE_TTL_MS),
     pgliteMemory: {
@@ -205,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
       requestTimeoutMs: intEnv(env, 'PAYGATE_REQUEST_TIMEOUT_MS', 30_000),
       keepAliveTimeoutMs: intEnv(env, 'PAYGATE_KEEP_ALIVE_TIMEOUT_MS', 5_000),
       maxConnections: intEnv(env, 'PAYGATE_MAX_CONNECTIONS', 1_000),
+      maxConnectionsPerAddress: nonNegativeIntEnv(env, 'PAYGATE_MAX_CONNECTIONS_PER_ADDRESS', DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
     },
   };
 }

@@ -25,7 +25,8 @@ export const ID_PATTERN = {
   merchant: /^\d{8,20}$/,
   session: /^session_[A-Za-z0-9_-]{43}$/,
   webhookEndpoint: /^we_[A-Za-z0-9_-]{24}$/,
-  webhookDelivery: /^dlv_[0-9]{1,18}$/,
+  /** Set by the database (migration 011, D99): 122 random bits. */
+  webhookDelivery: /^dlv_[A-Za-z0-9_-]{22}$/,
   document: /^doc_[A-Za-z0-9_-]{32}$/,
 } as const;
 

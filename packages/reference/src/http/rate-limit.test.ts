@@ -98,3 +98,49 @@ describe('rate limiter in Redis', () => {
     });
   });
 });
+
+describe('rate limiter when Redis hangs (SIGSTOP: connection open, no answer) (D95)', () => {
+  let server: ThrowawayRedis | undefined;
+  afterAll(async () => {
+    server?.resume();
+    await server?.kill();
+  });
+
+  it('one command timeout at most, then the per-process limiter at once; logged once each way; shared again after', { timeout: 30_000 }, async () => {
+    server = await startThrowawayRedis();
+    const logger = recordingLogger();
+    const TIMEOUT = 150;
+    const l = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: server.url, redisTimeoutMs: TIMEOUT, redisCooldownMs: 200, logger, keyPrefix: `hang:${randomUUID()}` });
+    expect(await l.ready()).toBe(true);
+    expect(await hits(l, 'k', 2)).toEqual([true, true]);
+
+    server.pause();
+    const timed = async (key: string) => {
+      const started = performance.now();
+      const d = await l.hit(key);
+      return { allowed: d.allowed, ms: performance.now() - started };
+    };
+    // the first calls wait for the command timeout (concurrent ones together), then fall back
+    const first = await Promise.all([timed('k'), timed('k')]);
+    expect(first.every((x) => x.allowed)).toBe(true);
+    expect(Math.max(...first.map((x) => x.ms))).toBeLessThan(TIMEOUT + 100);
+    // the breaker is open: the next calls never touch Redis (no wait), counted per process
+    const later = await Promise.all(Array.from({ length: 6 }, () => timed('other')));
+    expect(Math.max(...later.map((x) => x.ms))).toBeLessThan(50);
+    expect(later.map((x) => x.allowed)).toEqual([true, true, true, true, true, false]);
+    // probes while hung keep failing without another log line
+    await new Promise((r) => setTimeout(r, 3 * 200 + TIMEOUT));
+    expect(logger.lines.filter((x) => x.startsWith('warn'))).toEqual(['warn rate limiter: Redis is unreachable; limits are per process until it is back']);
+
+    server.resume();
+    const deadline = Date.now() + 10_000;
+    while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(logger.lines.filter((x) => !x.startsWith('error'))).toEqual([
+      'warn rate limiter: Redis is unreachable; limits are per process until it is back',
+      'info rate limiter: Redis is back; limits are shared again',
+    ]);
+    // Redis counts again: 'k' had 2 shared hits (plus whatever the hung commands added when Redis woke up)
+    const after = await l.hit('fresh');
+    expect(after).toMatchObject({ allowed: true, remaining: 4 });
+  });
+});

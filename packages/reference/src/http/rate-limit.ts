@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { DEFAULT_REDIS_TIMEOUT_MS } from '../core/config.js';
 /** Where the limiter says that Redis went away or came back (pino's shape). */
 export interface RateLimiterLogger {
   info(obj: object, msg?: string): void;
@@ -39,10 +40,22 @@ export interface CreateRateLimiterOptions {
   defaults: Required<RateLimitOptions>;
   /** `REDIS_URL`: share the limit between processes. Unset: in memory (one process, e.g. PGlite). */
   redisUrl?: string | undefined;
+  /**
+   * How long one Redis command may take (ms, PAYGATE_REDIS_TIMEOUT_MS, default 500): a hung Redis costs a request at
+   * most this, once, before the per-process limiter takes over (D95).
+   */
+  redisTimeoutMs?: number;
+  /** How long the per-process limiter serves alone after a Redis failure before Redis is probed again (ms, default 1000). */
+  redisCooldownMs?: number;
   logger?: RateLimiterLogger;
   /** Key prefix in Redis (tests use their own). */
   keyPrefix?: string;
 }
+
+const DEFAULT_REDIS_COOLDOWN_MS = 1000;
+
+export const REDIS_DOWN_MESSAGE = 'rate limiter: Redis is unreachable; limits are per process until it is back';
+export const REDIS_BACK_MESSAGE = 'rate limiter: Redis is back; limits are shared again';
 
 function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDecision {
   return {
@@ -53,47 +66,159 @@ function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDec
   };
 }
 
+/** A Redis command that did not answer within the timeout. */
+class RedisTimeoutError extends Error {
+  override readonly name = 'RedisTimeoutError';
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * `command`, or a RedisTimeoutError after `ms`. The timeout is confirmed one event-loop turn later (`setImmediate`
+ * runs after the poll phase): when this process was busy (a burst of requests, a slow start) the timer can fire
+ * before an answer that is already in the socket is read, and that is not a hung Redis.
+ */
+function withinTimeout<T>(command: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new RedisTimeoutError(ms))), ms);
+    command.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
+ * The circuit breaker in front of Redis (D95). Closed: every hit asks Redis. The first failure (a command timeout, a
+ * refused or closed connection) opens it: for `cooldownMs` every hit goes straight to the per-process limiter, and a
+ * background PING (bounded by the same command timeout) probes Redis at the end of each cool-down; the first answer
+ * closes it again. Each transition is logged once. Requests never wait on a probe.
+ */
+class RedisBreaker {
+  private open = false;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly timeoutMs: number,
+    private readonly cooldownMs: number,
+    private readonly logger: RateLimiterLogger | undefined,
+  ) {
+    // a reconnect (Redis restarted) is worth a probe at once rather than at the end of the cool-down
+    redis.on('ready', () => {
+      if (this.open) this.schedule(0);
+    });
+  }
+
+  /** Whether hits may ask Redis now. */
+  get usable(): boolean {
+    return !this.open;
+  }
+
+  /** A Redis command failed: the per-process limiter serves until a probe succeeds. */
+  trip(err: unknown): void {
+    if (this.open || this.closed) return;
+    this.open = true;
+    this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, REDIS_DOWN_MESSAGE);
+    this.schedule(this.cooldownMs);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(() => void this.probe(), delayMs);
+    this.probeTimer.unref();
+  }
+
+  private async probe(): Promise<void> {
+    if (!this.open || this.closed) return;
+    try {
+      await withinTimeout(this.redis.ping(), this.timeoutMs);
+    } catch {
+      this.schedule(this.cooldownMs);
+      return;
+    }
+    if (!this.open || this.closed) return;
+    this.open = false;
+    this.logger?.info({}, REDIS_BACK_MESSAGE);
+  }
+
+  stop(): void {
+    this.closed = true;
+    clearTimeout(this.probeTimer);
+  }
+}
+
 /**
  * The gateway's rate limiter, on `rate-limiter-flexible`: fixed windows per key, in memory or in Redis. With Redis,
- * every limiter carries an in-memory insurance limiter of the same size: while Redis is unreachable each process
- * keeps limiting on its own (logged once when it happens and once when Redis is back), and no request ever fails
- * because of the limiter.
+ * every limiter size has an in-memory twin of the same size that takes over for this process whenever Redis fails or
+ * hangs (every command is bounded by `redisTimeoutMs`, and a circuit breaker keeps later requests off Redis until it
+ * answers again, D95): limits become per process, logged once when it happens and once when Redis is back, and no
+ * request ever fails or waits more than one command timeout because of the limiter.
  */
 export function createRateLimiter(options: CreateRateLimiterOptions): RateLimiter {
   const { defaults, logger } = options;
   const keyPrefix = options.keyPrefix ?? 'paygate:rl';
+  const timeoutMs = options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   let redis: Redis | undefined;
+  let breaker: RedisBreaker | undefined;
   if (options.redisUrl) {
     // ioredis is loaded only when REDIS_URL is set: it is the heaviest module of a start-up without it (~100 ms of
     // the cold start on these cores), and a single process or PGlite never needs it.
     const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    // No offline queue and one attempt per command: a Redis outage must fail fast into the insurance limiter
-    // instead of holding requests (rate-limiter-flexible's advice for ioredis).
-    redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
-    let degraded = false;
-    redis.on('error', (err: Error) => {
-      if (degraded) return;
-      degraded = true;
-      logger?.warn({ err: err.message }, 'rate limiter: Redis is unreachable; limits are per process until it is back');
+    // No offline queue and one attempt per command: a closed connection fails at once. A hung one (the process
+    // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95). Requests wait
+    // `timeoutMs` (withinTimeout); ioredis' own commandTimeout, a few times longer, releases a hung command's promise.
+    redis = new Redis(options.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: 4 * timeoutMs,
+      lazyConnect: false,
     });
-    redis.on('ready', () => {
-      if (!degraded) return;
-      degraded = false;
-      logger?.info({}, 'rate limiter: Redis is back; limits are shared again');
-    });
+    breaker = new RedisBreaker(redis, timeoutMs, options.redisCooldownMs ?? DEFAULT_REDIS_COOLDOWN_MS, logger);
+    const failing = breaker;
+    // ioredis reports every failed (re)connection here; without a listener Node would crash the process. The breaker
+    // logs the outage once.
+    redis.on('error', (err: Error) => failing.trip(err));
   }
-  const limiters = new Map<string, RateLimiterAbstract>();
-  const limiterFor = (limit: number, windowSeconds: number): RateLimiterAbstract => {
+  const memory = new Map<string, RateLimiterMemory>();
+  const shared = new Map<string, RateLimiterRedis>();
+  const sizedFor = (limit: number, windowSeconds: number) => {
     const id = `${limit}/${windowSeconds}`;
-    let limiter = limiters.get(id);
-    if (limiter === undefined) {
-      const sized = { points: limit, duration: windowSeconds, keyPrefix: `${keyPrefix}:${id}` };
-      limiter = redis
-        ? new RateLimiterRedis({ ...sized, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(sized) })
-        : new RateLimiterMemory(sized);
-      limiters.set(id, limiter);
-    }
+    return { id, sized: { points: limit, duration: windowSeconds, keyPrefix: `${keyPrefix}:${id}` } };
+  };
+  const memoryLimiter = (limit: number, windowSeconds: number): RateLimiterMemory => {
+    const { id, sized } = sizedFor(limit, windowSeconds);
+    let limiter = memory.get(id);
+    if (limiter === undefined) memory.set(id, (limiter = new RateLimiterMemory(sized)));
     return limiter;
+  };
+  const redisLimiter = (client: Redis, limit: number, windowSeconds: number): RateLimiterRedis => {
+    const { id, sized } = sizedFor(limit, windowSeconds);
+    let limiter = shared.get(id);
+    // no insurance limiter inside: the fallback is decided here, so the breaker sees every failure
+    if (limiter === undefined) shared.set(id, (limiter = new RateLimiterRedis({ ...sized, storeClient: client, rejectIfRedisNotReady: true })));
+    return limiter;
+  };
+  const consume = async (key: string, limit: number, windowSeconds: number): Promise<RateLimiterRes> => {
+    if (redis !== undefined && breaker?.usable) {
+      try {
+        return await withinTimeout(redisLimiter(redis, limit, windowSeconds).consume(key), timeoutMs);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw err; // over the limit: a refusal, not a failure
+        breaker.trip(err);
+      }
+    }
+    return memoryLimiter(limit, windowSeconds).consume(key);
   };
   return {
     kind: redis ? 'redis' : 'memory',
@@ -101,10 +226,10 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
       const limit = hitOptions.limit ?? defaults.limit;
       const windowSeconds = hitOptions.windowSeconds ?? defaults.windowSeconds;
       try {
-        return decision(await limiterFor(limit, windowSeconds).consume(key), limit, true);
+        return decision(await consume(key, limit, windowSeconds), limit, true);
       } catch (refusal) {
         if (refusal instanceof RateLimiterRes) return decision(refusal, limit, false);
-        // the store and its insurance both failed (cannot happen with the memory insurance): let the request through
+        // the memory limiter failed (cannot happen): let the request through
         logger?.error({ err: refusal }, 'rate limiter failed; request allowed');
         return { allowed: true, limit, remaining: limit, resetSeconds: windowSeconds };
       }
@@ -125,6 +250,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
       });
     },
     async close() {
+      breaker?.stop();
       if (redis) await redis.quit().catch(() => redis?.disconnect());
     },
   };

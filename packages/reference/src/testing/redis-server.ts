@@ -13,6 +13,10 @@ export interface ThrowawayRedis {
   kill(): Promise<void>;
   /** Start it again on the same port (after `kill`). */
   restart(): Promise<void>;
+  /** SIGSTOP: the server hangs with its connections open (a stalled host, a GC pause, a frozen VM). */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
 }
 
 async function freeLoopbackPort(): Promise<number> {
@@ -48,13 +52,15 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
     child = undefined;
     if (c === undefined || c.exitCode !== null) return;
     const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    c.kill('SIGKILL');
+    c.kill('SIGKILL'); // also ends a paused (SIGSTOP) server
     await gone;
   };
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
     kill,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     async restart() {
       await kill();
       child = await startServer(port);

@@ -122,7 +122,7 @@ export interface AttemptResult {
 let defaultTransport: WebhookTransport | undefined;
 
 /**
- * POST one delivery with the Standard Webhooks headers (webhook-id = msg_<sequence_number>, stable across retries;
+ * POST one delivery with the Standard Webhooks headers (webhook-id = msg_ + the event UUID (sequence_number), stable across retries;
  * webhook-timestamp = real unix seconds so receivers' tolerance checks work even when sandbox time is shifted).
  * 2xx = success; anything else, a network error, a destination the SSRF guard refuses or the 10 s timeout = failure,
  * recorded with its reason. Redirects are not followed.

@@ -15,7 +15,10 @@ type DeliveryView = Schemas['WebhookDelivery'];
 type DeliveryStatus = DeliveryView['status'];
 
 interface DeliveryRow {
+  /** The internal sequence (attempts reference it; never shown). */
   id: string;
+  /** `dlv_` + 22 random base64url characters (D99). */
+  public_id: string;
   endpoint_id: string;
   event_id: string;
   event_type: DeliveryView['event_type'];
@@ -34,13 +37,8 @@ interface AttemptRow {
   error: string | null;
 }
 
-const DELIVERY_COLUMNS = `d.id::text AS id, d.endpoint_id, d.event_id::text AS event_id, e.type AS event_type, d.status, d.attempt,
+const DELIVERY_COLUMNS = `d.id::text AS id, d.public_id, d.endpoint_id, d.event_id::text AS event_id, e.type AS event_type, d.status, d.attempt,
   d.next_attempt_at, d.created_at`;
-
-/** The public id of a delivery row: `dlv_` + its number. */
-export function deliveryPublicId(id: string | number): string {
-  return `dlv_${id}`;
-}
 
 function notFound(deliveryId: string): DomainError {
   return new DomainError('ERR_WEBHOOK_404', 'Webhook delivery not found', { delivery_id: `no delivery ${deliveryId}` });
@@ -61,7 +59,7 @@ async function attemptsOf(deps: ServiceDeps, ids: readonly string[]): Promise<Ma
 function deliveryView(d: DeliveryRow, attempts: readonly AttemptRow[]): DeliveryView {
   const waiting = d.status === 'pending' || d.status === 'delivering';
   return {
-    id: deliveryPublicId(d.id),
+    id: d.public_id,
     endpoint_id: d.endpoint_id,
     event_id: d.event_id,
     event_type: d.event_type,
@@ -126,7 +124,7 @@ export async function redeliverWebhookDelivery(deps: ServiceDeps, scope: Scope, 
     `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = ${merchantNowSql(now, 'e.merchant_id')},
             lease_expires_at = NULL, updated_at = ${merchantNowSql(now, 'e.merchant_id')}
      FROM webhook_endpoints w, events e
-     WHERE d.id = ${p.add(deliveryId.slice('dlv_'.length))}::bigint AND w.id = d.endpoint_id AND e.sequence_number = d.event_id
+     WHERE d.public_id = ${p.add(deliveryId)} AND w.id = d.endpoint_id AND e.sequence_number = d.event_id
        AND w.deleted_at IS NULL AND ${ownerCondition(scope, p, 'w.')}
      RETURNING d.id::text AS id`,
     p.values,

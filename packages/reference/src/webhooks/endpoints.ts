@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import type { Schemas } from '../core/contract.js';
 import { generateWebhookSecret } from '@paygate/webhooks';
 import { DomainError, validationError } from '../core/errors.js';
+import { nonPublicRange } from './address-ranges.js';
 import { EventType } from './events.js';
 import { ID_PATTERN, newWebhookEndpointId } from '../core/ids.js';
 import type { SecretBox } from '../core/secret-box.js';
@@ -47,16 +47,17 @@ const LOCAL_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa'];
 
 /**
  * Why `hostname` (as the WHATWG URL parser left it: lower case, IPv4 in dotted decimal however it was written, IPv6 in
- * brackets) cannot be a public receiver, or undefined. Literal addresses are classified by ipaddr.js (the library
- * request-filtering-agent uses): anything but public unicast is refused, IPv4-mapped IPv6 included. Names are refused
+ * brackets) cannot be a public receiver, or undefined. Literal addresses are classified by `nonPublicRange` (ipaddr.js,
+ * the library request-filtering-agent uses, plus the IPv6 ranges it misses, D97): anything but public unicast is
+ * refused, IPv4-mapped and IPv4-compatible IPv6 included. Names are refused
  * when they are `localhost`, single-label (resolved through search domains to internal hosts) or special-use; any other
  * name is only checked when a delivery connects (D35: DNS answers change, so resolving here would prove nothing).
  */
 export function privateDestinationReason(hostname: string): string | undefined {
   const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (isIP(host) !== 0) {
-    const range = ipaddr.parse(host).range();
-    return range === 'unicast' ? undefined : `must not point to a private, loopback, link-local or metadata address (${host} is ${range})`;
+    const range = nonPublicRange(host);
+    return range === undefined ? undefined : `must not point to a private, loopback, link-local or metadata address (${host} is ${range})`;
   }
   if (host === 'localhost' || !host.includes('.') || LOCAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
     return `must name a public host (${host} is local or internal)`;

@@ -1,7 +1,9 @@
+import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { nonPublicRange } from './address-ranges.js';
 
 /**
  * How webhook deliveries reach receivers (decision D35). In production every connection goes through
@@ -9,7 +11,9 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  * name that resolved to a public address at registration and to 127.0.0.1 now, DNS rebinding, is refused too), and
  * literal addresses before connecting. Refused: every address that is not public unicast (loopback, RFC 1918 private,
  * link-local including the 169.254.169.254 cloud metadata address, unique-local IPv6, carrier-grade NAT, reserved,
- * multicast, 0.0.0.0 / ::, IPv4-mapped IPv6). The sandbox may allow them for local receivers.
+ * multicast, 0.0.0.0 / ::, IPv4-mapped IPv6). On top of it, `nonPublicRange` (D97) refuses the IPv6 ranges its
+ * classification calls unicast (IPv4-compatible `::/96`, anything outside `2000::/3`): for literal hosts before the
+ * request, for resolved names in the resolver the sockets use. The sandbox may allow them for local receivers.
  */
 export interface WebhookTransportOptions {
   /** Let deliveries reach private, loopback, link-local and metadata addresses (sandbox only). Default false. */
@@ -52,6 +56,7 @@ export class DestinationRefusedError extends Error {
 const REFUSAL = /^DNS lookup (.+?)\(family:[^,]*, host:([^)]*)\) is not allowed/;
 
 export function asDestinationRefused(err: unknown, url: string): DestinationRefusedError | undefined {
+  if (err instanceof DestinationRefusedError) return err;
   const m = err instanceof Error ? REFUSAL.exec(err.message) : null;
   if (!m) return undefined;
   const address = m[1] ?? '';
@@ -59,9 +64,27 @@ export function asDestinationRefused(err: unknown, url: string): DestinationRefu
   return new DestinationRefusedError(host, address);
 }
 
+/** `lookup` that fails with DestinationRefusedError when a name resolves to an address `nonPublicRange` refuses. */
+function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
+  return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
+    lookup(hostname, options, ((err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
+      if (err) {
+        callback(err);
+        return;
+      }
+      const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      const refused = addresses.find((a) => nonPublicRange(a) !== undefined);
+      if (refused !== undefined) callback(new DestinationRefusedError(hostname, refused));
+      else callback(null, address, family);
+    }) as Parameters<LookupFunction>[2]);
+  }) as LookupFunction;
+}
+
 export function createWebhookTransport(options: WebhookTransportOptions = {}): WebhookTransport {
-  const base = { keepAlive: true, ...(options.lookup ? { lookup: options.lookup } : {}) };
-  const agents = options.allowPrivateDestinations
+  const allowPrivate = options.allowPrivateDestinations === true;
+  const lookup = allowPrivate ? options.lookup : publicOnlyLookup(options.lookup ?? (systemLookup as LookupFunction));
+  const base = { keepAlive: true, ...(lookup ? { lookup } : {}) };
+  const agents = allowPrivate
     ? { http: new http.Agent(base), https: new https.Agent(base) }
     : {
         http: new RequestFilteringHttpAgent({ ...base, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
@@ -72,6 +95,8 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
       const target = new URL(url);
       const secure = target.protocol === 'https:';
       if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
+      const literal = target.hostname.replace(/^\[|\]$/g, '');
+      if (!allowPrivate && isIP(literal) !== 0 && nonPublicRange(literal) !== undefined) return Promise.reject(new DestinationRefusedError(literal, literal));
       const signal = AbortSignal.timeout(timeoutMs);
       return new Promise<WebhookResponse>((resolve, reject) => {
         // the timeout covers the whole exchange: connecting, the answer's headers and its body

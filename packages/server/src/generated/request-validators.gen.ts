@@ -4816,8 +4816,8 @@ return errors === 0;
 validate36.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRedeliverWebhookDeliveryParams = validate37;
-const schema37 = {"type":"object","properties":{"delivery_id":{"maxLength":22,"pattern":"^dlv_[0-9]{1,18}$","type":"string"}},"required":["delivery_id"]};
-const pattern45 = new RegExp("^dlv_[0-9]{1,18}$", "u");
+const schema37 = {"type":"object","properties":{"delivery_id":{"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"}},"required":["delivery_id"]};
+const pattern45 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4871,8 +4871,8 @@ data["delivery_id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func0(data0) > 22){
-const err2 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 22},message:"must NOT have more than 22 characters"};
+if(func0(data0) > 26){
+const err2 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4882,7 +4882,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!pattern45.test(data0)){
-const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^dlv_[0-9]{1,18}$"},message:"must match pattern \""+"^dlv_[0-9]{1,18}$"+"\""};
+const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }

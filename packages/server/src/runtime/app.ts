@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { closeConnectionOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
 import { HttpError, HttpErrorWithPage, mapError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
@@ -169,12 +170,17 @@ export function rejectMalformedPathEncoding(templates: readonly string[]): Reque
   };
 }
 
-/** The JSON, urlencoded and text body parsers every operation route runs (multipart is parsed per operation). */
-export function bodyParsers(limit: string | number): RequestHandler[] {
+/**
+ * The JSON, urlencoded and text body parsers every operation route runs (multipart is parsed per operation): 413 from
+ * the Content-Length before reading, and no byte read past the limit of a chunked body (D96).
+ */
+export function bodyParsers(limit: string | number, multipartLimitBytes?: number): RequestHandler[] {
+  const limitBytes = limitInBytes(limit);
   return [
-    express.json({ limit, type: JSON_TYPES }),
-    express.urlencoded({ limit, extended: false }),
-    express.text({ limit, type: 'text/*' }),
+    rejectDeclaredOversize(limitBytes, multipartLimitBytes),
+    readingAtMost(express.json({ limit, type: JSON_TYPES }), limitBytes),
+    readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
+    readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];
 }
 
@@ -264,6 +270,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   app.enable('strict routing');
   app.enable('case sensitive routing');
   app.disable('x-powered-by');
+  // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96).
+  app.use(closeConnectionOnEarlyAnswer);
   app.use(formEncodedQuerySpaces);
   options.before?.(app);
   app.use(rejectMalformedPathEncoding(spec.operations.map((op) => op.path)));
@@ -300,13 +308,16 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown>(spe
   };
 
   // 2. Body parsers per media type (multipart is parsed per operation, with the upload limits).
-  const parsers = bodyParsers(options.bodyLimit ?? '1mb');
   const uploadLimits = {
     fileSize: limits.fileSize ?? 5 * 1024 * 1024,
     files: limits.files ?? 1,
     fields: limits.fields ?? 20,
     fieldSize: limits.fieldSize ?? 64 * 1024,
   };
+  // The largest multipart body the upload limits can accept: every file and field at its limit, plus 64 KiB of part
+  // headers and boundaries. A Content-Length above it is 413 before reading (D96).
+  const multipartLimitBytes = uploadLimits.files * uploadLimits.fileSize + uploadLimits.fields * uploadLimits.fieldSize + 64 * 1024;
+  const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes);
 
   // 3. Request validation (precompiled, always) and, when asked, response validation.
   const validators = spec.requestValidators;

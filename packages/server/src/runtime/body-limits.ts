@@ -1,0 +1,113 @@
+import type { IncomingMessage } from 'node:http';
+import bytes from 'bytes';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { HttpError, RUNTIME_ERROR_CODES } from './errors.js';
+
+/**
+ * What a request body may cost the server before it is refused (decision D96): a body that cannot be accepted is never
+ * read to its end, and a connection whose body is still arriving is not kept for it.
+ */
+
+/** A body limit as body-parser takes it (`'1mb'`, `102400`) in bytes. */
+export function limitInBytes(limit: string | number): number {
+  const parsed = typeof limit === 'number' ? limit : bytes.parse(limit);
+  if (parsed === null || !Number.isFinite(parsed) || parsed < 0) throw new Error(`invalid body limit ${JSON.stringify(limit)}`);
+  return parsed;
+}
+
+/** The envelope body-parser's own 413 maps to (`details.body` names the limit). */
+export function bodyTooLarge(limitBytes: number): HttpError {
+  return new HttpError(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large', { body: `must be at most ${limitBytes} bytes` });
+}
+
+/** Whether the request announces a body (a Content-Length above 0, or Transfer-Encoding). */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function isMultipart(req: IncomingMessage): boolean {
+  return /^multipart\//i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * An answer sent while the request body is still arriving (401 before authentication could read it, 413, 415, 429,
+ * any error, or a 2xx of an operation that reads no body) closes the connection: `Connection: close`, and Node
+ * destroys the socket once the answer is flushed. Node would otherwise keep the socket to drain the rest of the body,
+ * so a client sending it slowly held a connection (and a slot of PAYGATE_MAX_CONNECTIONS) until the request timeout
+ * for an answer it already had. A body that has fully arrived, read or not, keeps the connection alive.
+ *
+ * "Still arriving" is decided one turn of the event loop after the answer is ready (`setImmediate`): the HTTP parser
+ * hands Node the rest of a packet that is already here (a small body sent with its headers) before that, while an
+ * answer decided in a microtask (an authentication that fails at once) can come before it.
+ */
+export const closeConnectionOnEarlyAnswer: RequestHandler = (req, res, next) => {
+  if (declaresBody(req)) {
+    const end = res.end;
+    // why the cast: end's overloads cannot be re-declared by a function expression; the arguments pass through
+    const endNow = (self: Response, args: unknown[]) => (end as (...a: unknown[]) => Response).apply(self, args);
+    res.end = function (this: Response, ...args: unknown[]) {
+      if (req.complete || this.headersSent) return endNow(this, args);
+      setImmediate(() => {
+        if (!req.complete && !this.headersSent) this.setHeader('Connection', 'close');
+        endNow(this, args);
+      });
+      return this;
+    } as Response['end'];
+  }
+  next();
+};
+
+/**
+ * 413 from the Content-Length alone, before a byte of the body is read (body-parser reads an oversize body to its end
+ * before answering). `multipartLimitBytes` bounds multipart requests (files and fields together); without it they are
+ * left to the multipart parser's own limits.
+ */
+export function rejectDeclaredOversize(limitBytes: number, multipartLimitBytes?: number): RequestHandler {
+  return (req, _res, next) => {
+    const declared = req.headers['content-length'];
+    if (declared === undefined) {
+      next();
+      return;
+    }
+    const multipart = isMultipart(req);
+    if (multipart && multipartLimitBytes === undefined) {
+      next();
+      return;
+    }
+    const limit = multipart ? multipartLimitBytes! : limitBytes;
+    next(Number(declared) > limit ? bodyTooLarge(limit) : undefined);
+  };
+}
+
+/**
+ * A body-parser middleware that stops at `limitBytes` on a body of unknown length (chunked): body-parser notices the
+ * limit too, but then reads the rest of the request before it answers. Here the 413 goes out as soon as the limit is
+ * passed (and closes the connection, see closeConnectionOnEarlyAnswer); body-parser's late callback is ignored.
+ * Compressed bodies are counted as they arrive: one larger than the limit of its decoded form is refused too.
+ */
+export function readingAtMost(parser: RequestHandler, limitBytes: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    let settled = false;
+    const once: NextFunction = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      next(err);
+    };
+    const listening = req.listenerCount('data');
+    parser(req, res, once);
+    // Only a parser that has started reading (it added its 'data' listener synchronously, so this one sees the same
+    // chunks from the first) of a body without Content-Length (checked before) needs watching.
+    if (settled || req.headers['content-length'] !== undefined || req.listenerCount('data') === listening) return;
+    let received = 0;
+    const count = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        req.off('data', count);
+        once(bodyTooLarge(limitBytes));
+      }
+    };
+    req.on('data', count);
+    req.once('end', () => req.off('data', count));
+  };
+}
