@@ -4,7 +4,8 @@
  * the same run and the ratio to it. Writes bench/results/latest.json.
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,cli),
+ * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
+ * cli,settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
@@ -33,6 +34,8 @@ import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
+import { runSettlementsSection } from './sections/settlements.js';
+import { runWebhooksSection } from './sections/webhooks.js';
 import { listsBudgets, runLists } from './sections/lists.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,6 +91,8 @@ interface Row {
   [k: string]: unknown;
 }
 const rows: Row[] = [];
+/** Goals of the sections in bench/sections/ (each reports its own). */
+const sectionBudgets: Budget[] = [];
 
 function loadRow(section: string, name: string, r: LoadResult, baseline?: { name: string; rps: number; rpsPerCpu?: number | undefined }, note?: string): Row {
   const row: Row = { section, name, rps: r.rps, p50: r.p50, p99: r.p99, rssPeakMiB: r.rssPeakMiB, failures: r.failures, serverCpu: r.serverCpu, machineCpu: r.machineCpu };
@@ -570,7 +575,7 @@ function budgets(): Budget[] {
   if (cold) out.push({ name: 'Cold start, existing PGlite data dir (production)', target: '< 1 s', value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`, met: (cold['ms'] as number) < 1000 });
   out.push(...diffBudgets(rows), ...startupBudgets(rows as { section: string; name: string; ms?: number }[]));
   out.push(...listsBudgets());
-  return out;
+  return [...out, ...sectionBudgets];
 }
 
 
@@ -619,6 +624,9 @@ async function main(): Promise<void> {
   }
   const cli = want('cli') ? await runCliBench(ROOT, log) : undefined;
   rows.push(...(cli?.rows ?? []));
+  for (const [name, section] of [['settlements', runSettlementsSection], ['webhooks', runWebhooksSection]] as const) {
+    if (want(name)) await section({ root: ROOT, adminUrl: ADMIN_URL, log }).then((r) => rows.push(...r.rows) + sectionBudgets.push(...r.budgets));
+  }
 
   const b = [...budgets(), ...(cli?.budgets ?? [])];
   const out = table();

@@ -40,10 +40,13 @@ Environment:
   PAYGATE_PARTNER_CLIENT_ID      partner credential to accept (with PAYGATE_PARTNER_CLIENT_SECRET, >= 16 characters);
   PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset
                                    (its secret is printed once, by the start that generates it)
-  PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000)
+  PAYGATE_WORKER_INTERVAL_MS     background worker poll interval (default 1000; new webhook events wake it at once)
   PAYGATE_WEBHOOK_RETRY_SCHEDULE webhook retry delays in seconds, comma-separated (default 5,300,1800,7200,18000,36000,36000)
   PAYGATE_WEBHOOK_TIMEOUT_MS     how long a webhook receiver may take before the attempt counts as failed (default 10000)
+  PAYGATE_WEBHOOK_CONCURRENCY    webhook deliveries in flight per process (default 256)
+  PAYGATE_WEBHOOK_ENDPOINT_CONCURRENCY  of those, at most this many to one endpoint (default 32)
   PAYGATE_SETTLEMENT_INTERVAL_SECONDS  production mode: seconds between scheduled settlement runs (default 86400)
+  PAYGATE_SETTLEMENT_BATCH_SIZE  payments settled per transaction of a settlement run (default 1000)
   PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS allow|deny webhooks to private, loopback, link-local and metadata addresses
                                  (sandbox default allow; production always deny, checked when each delivery connects)
   PAYGATE_MASTER_KEY             32 random bytes (base64 or hex) that encrypt stored secrets; required in production mode

@@ -142,6 +142,9 @@ export async function openReference(
       deps,
       intervalMs: config.workerIntervalMs,
       deliveryTimeoutMs: config.webhookTimeoutMs,
+      batchSize: config.webhookConcurrency,
+      settlementBatchSize: config.settlementBatchSize,
+      perEndpointConcurrency: config.webhookEndpointConcurrency,
       // one worker of a `--workers N` fleet runs the scheduled settlements; every worker drains the queues (D101)
       ...(config.sandbox || options.scheduledJobs === false ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
       retrySchedule: config.webhookRetrySchedule,

@@ -8,9 +8,10 @@ import { createRefund, getRefund } from './refunds/service.js';
 import { createWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks/endpoints.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from './webhooks/delivery-log.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
-import { SECRET_UNAVAILABLE_ERROR } from './webhooks/deliveries.js';
+import { claimDueDeliveries, recordAttempts, SECRET_UNAVAILABLE_ERROR, type AttemptResult, type ClaimedDelivery } from './webhooks/deliveries.js';
+import { fanOutEvents } from './webhooks/fanout.js';
 import { boundedRetryDelayMs, parseRetryAfterMs, retryDelayMs } from './webhooks/retry.js';
-import { createWorker } from './worker.js';
+import { createAttemptRecorder, createWorker } from './worker.js';
 
 interface Received {
   path: string;
@@ -50,6 +51,35 @@ async function startReceiver() {
       }),
   };
 }
+
+const result = (ok: boolean): AttemptResult => ({ ok, statusCode: ok ? 204 : 500, error: ok ? null : 'HTTP 500', durationMs: 1, startedAt: 0 });
+
+describe('attempt recorder: results that finish together share one write (D114)', () => {
+  it.each([
+    { finishing: 1, maxBatch: 200, writes: [1] },
+    { finishing: 5, maxBatch: 200, writes: [1, 4] },
+    { finishing: 50, maxBatch: 200, writes: [1, 49] },
+    { finishing: 50, maxBatch: 20, writes: [1, 20, 20, 9] },
+  ])('$finishing results, at most $maxBatch per write: writes of $writes, each outcome to its own delivery', async ({ finishing, maxBatch, writes }) => {
+    const sizes: number[] = [];
+    let release = (): void => undefined;
+    const firstWrite = new Promise<void>((resolve) => (release = resolve));
+    const recorder = createAttemptRecorder(async (items) => {
+      sizes.push(items.length);
+      if (sizes.length === 1) await firstWrite; // the others finish while the first write is in progress
+      return items.map(({ result: r }) => (r.ok ? 'succeeded' : 'retry'));
+    }, maxBatch);
+    const outcomes = Array.from({ length: finishing }, (_, k) => recorder.record({ id: k } as ClaimedDelivery, result(k % 3 !== 0)));
+    release();
+    expect(await Promise.all(outcomes)).toEqual(Array.from({ length: finishing }, (_, k) => (k % 3 !== 0 ? 'succeeded' : 'retry')));
+    expect(sizes).toEqual(writes);
+  });
+
+  it('a failed write rejects exactly the results it carried', async () => {
+    const recorder = createAttemptRecorder(() => Promise.reject(new Error('database down')));
+    await expect(recorder.record({ id: 1 } as ClaimedDelivery, result(true))).rejects.toThrow('database down');
+  });
+});
 
 describe('retry schedule', () => {
   it('uses the schedule with +-jitter and gives up after the last delay', () => {
@@ -359,6 +389,34 @@ describe.each(testTargets())('worker on %s', (target) => {
     await expect.poll(() => getRefund(deps, m.merchantScope, refund.refund_id).then((r) => r.refund_status), { timeout: 5000 }).toBe('PROCESSED');
     await w.flush();
     expect(w.running).toBe(false);
+  });
+
+  it('claims at most the per-endpoint cap of any endpoint, none of one at its cap, and records a batch in one statement (D114)', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'wp-cap' });
+    const opts = { allowInsecure: true, allowPrivateDestinations: true };
+    const a = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/cap-a`, events: ['PAYMENT_FAILED'] }, opts);
+    const b = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/cap-b`, events: ['PAYMENT_FAILED'] }, opts);
+    for (let i = 0; i < 4; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
+    expect(await fanOutEvents(deps)).toBeGreaterThanOrEqual(4);
+    const perEndpoint = (ds: ClaimedDelivery[]) => [a.id, b.id].map((id) => ds.filter((d) => d.endpoint_id === id).length);
+
+    const capped = await claimDueDeliveries(deps, 10, { perEndpointCap: 2, busy: new Map([[b.id, 1]]) });
+    expect(perEndpoint(capped)).toEqual([2, 1]); // b already has one in flight
+    const saturated = await claimDueDeliveries(deps, 10, { perEndpointCap: 2, busy: new Map([[a.id, 2]]) });
+    expect(perEndpoint(saturated)).toEqual([0, 2]);
+
+    const outcomes = await recordAttempts(deps, [...capped, ...saturated].map((d, k) => ({ d, result: result(k % 2 === 0) })), [2, 4], 0);
+    expect(outcomes).toEqual([...capped, ...saturated].map((_, k) => (k % 2 === 0 ? 'succeeded' : 'retry')));
+    const { rows } = await t.db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ANY($1::text[]) GROUP BY status ORDER BY status`,
+      [[a.id, b.id]],
+    );
+    expect(rows).toEqual([
+      { status: 'pending', n: 3 + 2 }, // 3 never claimed, 2 to retry
+      { status: 'succeeded', n: 3 },
+    ]);
+    // recording the same attempts again changes nothing (each attempt is recorded once)
+    expect(await recordAttempts(deps, capped.map((d) => ({ d, result: result(true) })), [2, 4], 0)).toEqual(capped.map(() => 'failed'));
   });
 
   if (target === 'postgres') it('two worker processes never deliver the same attempt twice', async () => {

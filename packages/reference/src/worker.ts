@@ -5,7 +5,7 @@ import { expireDueOrders } from './orders/service.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from './refunds/service.js';
 import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from './payments/s2s.js';
 import { runSettlements } from './settlements/service.js';
-import { claimDueDeliveries, recordAttempt, sendDelivery, type ClaimedDelivery } from './webhooks/deliveries.js';
+import { claimDueDeliveries, recordAttempts, sendDelivery, type AttemptOutcome, type AttemptResult, type ClaimedDelivery } from './webhooks/deliveries.js';
 import { fanOutEvents } from './webhooks/fanout.js';
 import { createWebhookTransport, type WebhookTransport } from './webhooks/transport.js';
 
@@ -35,8 +35,12 @@ export interface WorkerOptions {
    * POST /sandbox/settlements/run does it). Several processes may run it: the run locks what it settles.
    */
   settlementIntervalSeconds?: number;
-  /** Deliveries claimed per tick (default 20), sent concurrently. */
+  /** Payments per batch transaction of the scheduled settlement run (default 1000, D112). */
+  settlementBatchSize?: number;
+  /** Most deliveries in flight in this process (default 256, D114). */
   batchSize?: number;
+  /** Most deliveries of one endpoint in flight in this process (default 32): a slow endpoint holds only these (D114). */
+  perEndpointConcurrency?: number;
   deliveryTimeoutMs?: number;
   /**
    * How deliveries are sent (default: one built from `allowPrivateDestinations`). A transport given here is the caller's
@@ -69,6 +73,50 @@ export interface Worker {
 }
 
 const HOUSEKEEPING_EVERY_TICKS = 60;
+/** NOTIFY channel of new events and deliveries (migration 013's triggers). */
+export const WEBHOOK_CHANNEL = 'paygate_webhooks';
+export const DEFAULT_DELIVERY_CONCURRENCY = 256;
+export const DEFAULT_ENDPOINT_CONCURRENCY = 32;
+/** Events fanned out per statement. */
+const FANOUT_BATCH = 500;
+/** Attempts recorded per statement at most. */
+const RECORD_BATCH = 200;
+
+/**
+ * Attempts are recorded in batches (D114): results that finish together share one statement (recordAttempts), so the
+ * database sees one commit per batch, not one transaction per delivery. A result waits at most for the statement in
+ * progress; nothing is acknowledged before it is recorded.
+ */
+export function createAttemptRecorder(
+  write: (items: { d: ClaimedDelivery; result: AttemptResult }[]) => Promise<AttemptOutcome[]>,
+  maxBatch = RECORD_BATCH,
+): { record(d: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome> } {
+  type Waiting = { d: ClaimedDelivery; result: AttemptResult; resolve: (o: AttemptOutcome) => void; reject: (e: unknown) => void };
+  let queue: Waiting[] = [];
+  let writing = false;
+  async function drain(): Promise<void> {
+    writing = true;
+    while (queue.length > 0) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      try {
+        const outcomes = await write(batch.map(({ d, result }) => ({ d, result })));
+        batch.forEach((w, i) => w.resolve(outcomes[i] ?? 'failed'));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    writing = false;
+  }
+  return {
+    record(d, result) {
+      return new Promise<AttemptOutcome>((resolve, reject) => {
+        queue.push({ d, result, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+  };
+}
 
 export function createWorker(options: WorkerOptions): Worker {
   const { deps } = options;
@@ -89,34 +137,97 @@ export function createWorker(options: WorkerOptions): Worker {
     const now = deps.clock.now() / 1_000_000;
     if (lastSettlementRun !== undefined && now - lastSettlementRun < every) return 0;
     lastSettlementRun = now;
-    const created = await runSettlements(deps);
+    const created = await runSettlements(deps, null, options.settlementBatchSize ? { batchSize: options.settlementBatchSize } : {});
     if (created.length > 0) log?.info({ settlements: created.length }, 'scheduled settlement run');
     return created.length;
   }
 
-  /** Deliveries being sent now; the background loop never waits for a slow receiver before claiming more. */
+  /** Deliveries being sent now, and how many per endpoint (the per-endpoint cap, D114). */
   const inFlight = new Set<Promise<void>>();
-  const maxInFlight = options.batchSize ?? 20;
+  const busy = new Map<string, number>();
+  const maxInFlight = options.batchSize ?? DEFAULT_DELIVERY_CONCURRENCY;
+  const perEndpoint = Math.min(options.perEndpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY, maxInFlight);
+  const recorder = createAttemptRecorder((items) => recordAttempts(deps, items, schedule, options.jitter ?? 0.1));
 
-  function deliver(d: ClaimedDelivery, report: TickReport): Promise<void> {
+  function deliver(d: ClaimedDelivery, report?: TickReport): Promise<void> {
+    busy.set(d.endpoint_id, (busy.get(d.endpoint_id) ?? 0) + 1);
     const sending = (async () => {
       const result = await sendDelivery(deps, d, { transport, timeoutMs: options.deliveryTimeoutMs ?? 10_000 });
-      const outcome = await recordAttempt(deps, d, result, schedule, options.jitter ?? 0.1);
-      report.deliveries[outcome]++;
+      const outcome = await recorder.record(d, result);
+      if (report) report.deliveries[outcome]++;
       log?.info(
         { delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome, ...(result.ok ? {} : { error: result.error }) },
         'webhook delivery attempt',
       );
     })().catch((err: unknown) => log?.error({ err, delivery_id: d.id }, 'webhook delivery failed to record'));
     inFlight.add(sending);
-    void sending.finally(() => inFlight.delete(sending));
+    void sending.finally(() => {
+      inFlight.delete(sending);
+      const n = (busy.get(d.endpoint_id) ?? 1) - 1;
+      if (n > 0) busy.set(d.endpoint_id, n);
+      else busy.delete(d.endpoint_id);
+      // a slot is free: claim what may wait for it (wake-ups coalesce while a pump runs, so this is one pump per burst;
+      // waking only when the last claim looked room-limited lost the wake of a slot freed during that claim)
+      if (!stopped) wake();
+    });
     return sending;
   }
 
   /**
-   * One pass: housekeeping moves, fan-out, then claim as many due deliveries as there is room for. `waitForDeliveries`
-   * (tick(), tests, shutdown) awaits this pass's sends; the background loop does not, so one receiver that hangs
-   * until the timeout holds up nothing else.
+   * Fan out new events and claim due deliveries while there is room (D114), in batches: woken by NOTIFY on new events
+   * and deliveries, by a finished delivery, and by the poll (retries falling due). Sends are not awaited here.
+   */
+  async function pump(report?: TickReport): Promise<Promise<void>[]> {
+    const sends: Promise<void>[] = [];
+    for (;;) {
+      const fanned = await fanOutEvents(deps, FANOUT_BATCH);
+      if (report) report.fannedOutEvents += fanned;
+      if (fanned === FANOUT_BATCH) continue;
+      break;
+    }
+    for (;;) {
+      const room = maxInFlight - inFlight.size;
+      if (room <= 0) break;
+      const claimed = await claimDueDeliveries(deps, room, { perEndpointCap: perEndpoint, busy });
+      for (const d of claimed) sends.push(deliver(d, report));
+      // fewer than asked: nothing else is due, or what is due belongs to endpoints at their cap (claimed when they free)
+      if (claimed.length < room) break;
+    }
+    return sends;
+  }
+
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  /** Run the pump now, or once more after the run in progress (wake-ups coalesce). */
+  function wake(): void {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        again = false;
+        await pump().catch((err: unknown) => log?.error({ err }, 'webhook pump failed'));
+      } while (again && !stopped);
+    })().finally(() => {
+      pumping = undefined;
+    });
+  }
+
+  let stopListening: (() => Promise<void>) | undefined;
+  async function listenForWork(): Promise<void> {
+    try {
+      const stop = await deps.db.listen(WEBHOOK_CHANNEL, { onNotify: () => wake(), onReady: () => wake(), onLost: () => undefined });
+      if (stopped) await stop();
+      else stopListening = stop;
+    } catch (err) {
+      log?.warn({ err }, 'webhook wake-ups unavailable: deliveries follow the poll interval');
+    }
+  }
+
+  /**
+   * One pass: housekeeping moves, then the webhook pump. `waitForDeliveries` (tick(), tests, shutdown) awaits this
+   * pass's sends; the background loop does not, so one receiver that hangs until the timeout holds up nothing else.
    */
   async function pass(waitForDeliveries: boolean): Promise<TickReport> {
     await options.beforeTick?.();
@@ -128,11 +239,12 @@ export function createWorker(options: WorkerOptions): Worker {
       settlements: await scheduledSettlements(),
       deliveries: { succeeded: 0, retry: 0, failed: 0 },
     };
-    report.fannedOutEvents = await fanOutEvents(deps);
-    const room = maxInFlight - inFlight.size;
-    const claimed = room > 0 ? await claimDueDeliveries(deps, room) : [];
-    const sends = claimed.map((d) => deliver(d, report));
-    if (waitForDeliveries) await Promise.all(sends);
+    if (waitForDeliveries) {
+      while (pumping) await pumping;
+      await Promise.all(await pump(report));
+    } else {
+      wake();
+    }
     if (++ticks % HOUSEKEEPING_EVERY_TICKS === 0) {
       await purgeExpiredIdempotencyKeys(deps.db, deps.clock);
     }
@@ -166,13 +278,17 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (!stopped) return;
       stopped = false;
+      void listenForWork();
       scheduleNext();
     },
     tick,
     async flush() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await stopListening?.();
+      stopListening = undefined;
       while (current) await current.catch(() => undefined);
+      while (pumping) await pumping;
       await Promise.all(inFlight);
       ownTransport?.close();
     },

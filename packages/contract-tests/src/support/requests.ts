@@ -151,6 +151,8 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
       return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
     case 'getSettlement':
       return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: {} };
+    case 'listSettlementTransactions':
+      return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: { query: { page: 1 + variant, page_size: 5 } } };
     case 'completeCheckoutSession': {
       const { sessionId } = await freshSession(pg, w.m);
       return { method: 'POST', path: path({ session_id: sessionId }), who: m, req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } } };

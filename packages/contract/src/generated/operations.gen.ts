@@ -1125,6 +1125,51 @@ export const operations = [
     }
   },
   {
+    "operationId": "listSettlementTransactions",
+    "method": "get",
+    "path": "/pg/settlements/{settlement_id}/transactions",
+    "expressPath": "/pg/settlements/:settlement_id/transactions",
+    "tags": [
+      "Settlements"
+    ],
+    "headerParameters": [],
+    "requestMediaTypes": [],
+    "requestBodyRequired": false,
+    "fileFields": [],
+    "security": [
+      [
+        {
+          "scheme": "ClientId",
+          "scopes": []
+        },
+        {
+          "scheme": "ClientSecret",
+          "scopes": []
+        }
+      ]
+    ],
+    "responses": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ]
+    }
+  },
+  {
     "operationId": "completeCheckoutSession",
     "method": "post",
     "path": "/sandbox/checkout/{session_id}/complete",

@@ -333,9 +333,29 @@ export interface paths {
         };
         /**
          * Read a settlement
-         * @description Reads one settlement with its transactions and the forex rate applied.
+         * @description Reads one settlement with its first 100 transactions (`number_of_transactions` counts them all; the rest are at `/pg/settlements/{settlement_id}/transactions`) and the forex rate applied.
          */
         get: operations["getSettlement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pg/settlements/{settlement_id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a settlement's transactions
+         * @description Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+         */
+        get: operations["listSettlementTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2070,11 +2090,14 @@ export interface components {
         Settlement: {
             /** @description Rate from transaction currency to settlement currency, times 100, rounded half up (display only; the payout uses the exact rate). */
             forex_rate_cents: number;
+            /** @description How many lines the settlement holds, exact (`transactions` carries the first of them). */
+            number_of_transactions: number;
             /** @description Amount in minor units of the settlement currency: the sum of the lines' `merchant_net_amount` converted once with the exact rate of the fixed sandbox table and rounded half away from zero (within half a minor unit of the exact value). Positive: paid to the merchant's settlement account. Zero or negative: nothing is paid and the amount is debited from that account (refunds outweighed captures), so nothing is ever carried forward unseen. */
             settlement_amount_cents: number;
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
             settlement_id: components["schemas"]["SettlementId"];
+            /** @description The settlement's first 100 lines, in order; when `number_of_transactions` is larger, every line is at `GET /pg/settlements/{settlement_id}/transactions`, page by page (docs/decisions.md, D113). */
             transactions: components["schemas"]["SettlementTransaction"][];
             /** @example UTR4K2M9Q7X1B */
             utr_number: string;
@@ -2306,6 +2329,21 @@ export interface components {
             transaction_amount: components["schemas"]["AmountNumber"];
             transaction_currency: components["schemas"]["CurrencyCode"];
             transaction_id: components["schemas"]["PaymentId"];
+        };
+        SettlementTransactionPage: {
+            /** @description The settlement's `number_of_transactions`. */
+            count: number;
+            next: components["schemas"]["PageLink"];
+            page: components["schemas"]["PageNumber"];
+            page_size: components["schemas"]["PageSize"];
+            previous: components["schemas"]["PageLink"];
+            results: components["schemas"]["SettlementTransaction"][];
+        };
+        SettlementTransactionPageEnvelope: {
+            data: components["schemas"]["SettlementTransactionPage"];
+            message: string;
+            /** @constant */
+            success: true;
         };
         /**
          * @description A settlement's amount in major units of the settlement currency (JSON number, at most two decimals): positive is paid to the merchant's settlement account, negative is debited from it, zero moves no money.
@@ -4119,6 +4157,7 @@ export interface operations {
                      *             "forex_rate_cents": 100,
                      *             "settlement_amount_cents": 146460,
                      *             "settlement_currency": "INR",
+                     *             "number_of_transactions": 1,
                      *             "transactions": [
                      *               {
                      *                 "settlement_type": "capture",
@@ -4176,6 +4215,7 @@ export interface operations {
                      *         "forex_rate_cents": 100,
                      *         "settlement_amount_cents": 146460,
                      *         "settlement_currency": "INR",
+                     *         "number_of_transactions": 1,
                      *         "transactions": [
                      *           {
                      *             "settlement_type": "capture",
@@ -4201,6 +4241,65 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSettlementTransactions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page, 1 to 250 (default 250). */
+                page_size?: components["parameters"]["PageSize250"];
+            };
+            header?: never;
+            path: {
+                /** @example ST1000000000000001 */
+                settlement_id: components["parameters"]["SettlementIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the settlement's transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Settlement transactions fetched successfully",
+                     *       "data": {
+                     *         "count": 1,
+                     *         "page": 1,
+                     *         "page_size": 250,
+                     *         "next": null,
+                     *         "previous": null,
+                     *         "results": [
+                     *           {
+                     *             "settlement_type": "capture",
+                     *             "transaction_id": "PR1000000000000001",
+                     *             "transaction_amount": 1500,
+                     *             "merchant_service_fee": 30,
+                     *             "merchant_service_tax": 5.4,
+                     *             "merchant_net_amount": 1464.6,
+                     *             "mop_type": "UPI",
+                     *             "transaction_currency": "INR",
+                     *             "forex_rate": 1
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SettlementTransactionPageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["SettlementNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     completeCheckoutSession: {
@@ -4695,6 +4794,7 @@ export interface operations {
                      *             "forex_rate_cents": 100,
                      *             "settlement_amount_cents": 146460,
                      *             "settlement_currency": "INR",
+                     *             "number_of_transactions": 1,
                      *             "transactions": [
                      *               {
                      *                 "settlement_type": "capture",

@@ -19,6 +19,11 @@ export interface ReferenceConfig {
   workerIntervalMs: number;
   /** How long one webhook delivery may take before it counts as failed (and is retried). */
   webhookTimeoutMs: number;
+  /** Payments settled per batch transaction of a settlement run (D112). */
+  settlementBatchSize: number;
+  /** Webhook deliveries in flight per process, and per endpoint within them (D114). */
+  webhookConcurrency: number;
+  webhookEndpointConcurrency: number;
   /** Production: seconds between scheduled settlement runs (sandbox settles on POST /sandbox/settlements/run only). */
   settlementIntervalSeconds: number;
   /** Webhook retry delays in seconds after each failed attempt (last entry = last retry). */
@@ -229,6 +234,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     sandbox,
     workerIntervalMs: intEnv(env, 'PAYGATE_WORKER_INTERVAL_MS', 1000),
     webhookTimeoutMs: intEnv(env, 'PAYGATE_WEBHOOK_TIMEOUT_MS', 10_000),
+    settlementBatchSize: intEnv(env, 'PAYGATE_SETTLEMENT_BATCH_SIZE', 1000),
+    webhookConcurrency: intEnv(env, 'PAYGATE_WEBHOOK_CONCURRENCY', 256),
+    webhookEndpointConcurrency: intEnv(env, 'PAYGATE_WEBHOOK_ENDPOINT_CONCURRENCY', 32),
     settlementIntervalSeconds: intEnv(env, 'PAYGATE_SETTLEMENT_INTERVAL_SECONDS', 86_400),
     webhookRetrySchedule: schedule
       ? schedule.split(',').map((s) => {

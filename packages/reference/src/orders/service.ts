@@ -144,7 +144,7 @@ export async function createOrder(
 export async function orderPayments(db: Db, orderId: string): Promise<OrderPayment[]> {
   const { rows } = await db.query<OrderPayment>(
     `SELECT ${PAYMENT_COLUMNS}, s.utr_number, s.completed_at AS settlement_completed_at
-     FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id
+     FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id AND s.status = 'completed'
      WHERE p.order_id = $1 ORDER BY p.created_at, p.id`,
     [orderId],
   );
@@ -177,7 +177,7 @@ const ORDER_PAYMENTS_JSON = `(SELECT coalesce(json_agg(json_build_object(
     'settlement_id', p.settlement_id, 'auto_complete_outcome', p.auto_complete_outcome, 'completed_at', p.completed_at::text,
     'created_at', p.created_at::text, 'updated_at', p.updated_at::text,
     'utr_number', s.utr_number, 'settlement_completed_at', s.completed_at::text) ORDER BY p.created_at, p.id), '[]'::json)
-  FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id WHERE p.order_id = o.id)`;
+  FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id AND s.status = 'completed' WHERE p.order_id = o.id)`;
 
 type JsonPayment = Omit<OrderPayment, 'amount_minor'> & { amount_minor: string };
 

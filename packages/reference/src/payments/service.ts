@@ -32,9 +32,8 @@ export async function getPayment(deps: ServiceDeps, scope: Scope, paymentId: str
     payment.settlement_id
       ? deps.db.query<PaymentSettlementRow>(
           `SELECT s.id, s.completed_at, s.settlement_amount_cents, s.settlement_currency, s.utr_number, s.created_at,
-                  COALESCE((SELECT t.position + 1 FROM settlement_transactions t WHERE t.settlement_id = s.id
-                            ORDER BY t.position DESC LIMIT 1), 0) AS number_of_transactions
-           FROM settlements s WHERE s.id = $1`,
+                  s.number_of_transactions
+           FROM settlements s WHERE s.id = $1 AND s.status = 'completed'`,
           [payment.settlement_id],
         )
       : Promise.resolve({ rows: [] as PaymentSettlementRow[] }),

@@ -85,7 +85,7 @@ export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, S
     async runSettlements(req, ctx) {
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.body.merchant_id);
       if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
-      const ids = await runSettlements(rt.deps, scope);
+      const ids = await runSettlements(rt.deps, scope, { batchSize: rt.config.settlementBatchSize });
       const settlements = [];
       for (const id of ids) settlements.push(await getSettlement(rt.deps, scope, id));
       return { status: 200, body: ok('Settlement run completed', { settlements }) };

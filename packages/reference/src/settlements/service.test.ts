@@ -4,7 +4,7 @@ import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { getOrder } from '../orders/service.js';
 import { getPayment } from '../payments/service.js';
 import { completeRefund, createRefund, processDueRefunds } from '../refunds/service.js';
-import { getSettlement, listSettlements, runSettlements } from './service.js';
+import { getSettlement, listSettlements, listSettlementTransactions, runSettlements } from './service.js';
 
 describe.each(testTargets())('settlements on %s', (target) => {
   let t: TestDb;
@@ -214,5 +214,97 @@ describe.each(testTargets())('settlements on %s', (target) => {
       [m.merchantId],
     );
     expect(lines.rows[0]!.n).toBe(2);
+  });
+
+  /** One merchant's lines as (payment, type, net), in position order, and its settlement rows. */
+  async function linesOf(merchantId: string) {
+    const { rows } = await t.db.query<{ settlement_id: string; payment_id: string; settlement_type: string; net_minor: number; position: number }>(
+      `SELECT t.settlement_id, t.payment_id, t.settlement_type, t.net_minor, t.position FROM settlement_transactions t
+       JOIN settlements s ON s.id = t.settlement_id WHERE s.merchant_id = $1 ORDER BY s.transaction_currency, t.position`,
+      [merchantId],
+    );
+    const { rows: settlements } = await t.db.query<{ id: string; status: string; number_of_transactions: number; net_minor: number; settlement_amount_cents: number }>(
+      'SELECT id, status, number_of_transactions, net_minor, settlement_amount_cents FROM settlements WHERE merchant_id = $1 ORDER BY transaction_currency',
+      [merchantId],
+    );
+    return { lines: rows, settlements };
+  }
+
+  /** Five INR and two USD captures, one with a processed refund and one with a refund still INITIATED. */
+  async function merchantWithPayments(partnerId: string) {
+    const m = await approvedMerchant(deps, { partnerId });
+    const paid = [];
+    for (let i = 0; i < 7; i++) {
+      deps.clock.advance(1); // lines follow payment creation
+      paid.push(await paidOrder(deps, m.merchantId, i < 5 ? { amount: `${100 + i}.25` } : { amount: `${15 + i}.00`, currency: 'USD' }));
+    }
+    await createRefund(deps, m.merchantScope, { payment_id: paid[1]!.payment_id!, refund_amount: '10.00' });
+    deps.clock.advance(61);
+    await processDueRefunds(deps);
+    await createRefund(deps, m.merchantScope, { payment_id: paid[3]!.payment_id!, refund_amount: '5.00' });
+    return m;
+  }
+
+  it.each([1, 2, 3, 1000])('settles in batches of %i payments with the same lines and totals as one batch (D112)', async (batchSize) => {
+    const m = await merchantWithPayments(`psb${batchSize}`);
+    const batches: number[] = [];
+    const ids = await runSettlements(deps, m.partnerScope, { batchSize, onBatch: ({ lines }) => void batches.push(lines) });
+    expect(ids).toHaveLength(2);
+    expect(batches.length).toBe(Math.ceil(5 / batchSize) + Math.ceil(2 / batchSize) - (batchSize >= 7 ? 1 : 0));
+    const { lines, settlements } = await linesOf(m.merchantId);
+    expect(lines.map((l) => l.settlement_type)).toEqual(['capture', 'capture', 'capture', 'capture', 'refund_reserve', 'capture', 'capture', 'capture']);
+    // positions run 0..n-1 in each settlement, and number_of_transactions is exact
+    for (const s of settlements) {
+      const own = lines.filter((l) => l.settlement_id === s.id);
+      expect(own.map((l) => l.position)).toEqual(own.map((_, i) => i));
+      expect(s).toMatchObject({ status: 'completed', number_of_transactions: own.length, net_minor: own.reduce((a, l) => a + l.net_minor, 0) });
+    }
+    // INR: 511.25 less fees 10.25 and taxes 1.85 (each rounded half up per line), the processed 10.00 and the reserved 5.00
+    expect(settlements.map((s) => s.net_minor)).toEqual([51125 - 1025 - 185 - 1000 - 500, 4003]);
+  });
+
+  it('a run interrupted between batches leaves an open settlement nobody sees; the next run completes it, each line once (D112)', async () => {
+    const m = await merchantWithPayments('psresume');
+    let seen = 0;
+    await expect(
+      runSettlements(deps, m.merchantScope, {
+        batchSize: 2,
+        onBatch: () => {
+          if (++seen === 2) throw new Error('crash after the second batch');
+        },
+      }),
+    ).rejects.toThrow('crash after the second batch');
+    const partial = await linesOf(m.merchantId);
+    expect(partial.settlements).toEqual([expect.objectContaining({ status: 'open', number_of_transactions: 5 })]); // 4 captures, 1 reserve
+    await expect(getSettlement(deps, m.merchantScope, partial.settlements[0]!.id)).rejects.toMatchObject({ code: 'ERR_SETTLEMENT_404' });
+    expect((await listSettlements(deps, m.merchantScope)).count).toBe(0);
+    const payment = await getPayment(deps, m.merchantScope, partial.lines[0]!.payment_id);
+    expect(payment.settlement).toBeNull(); // its settlement appears when it is complete
+
+    const ids = await runSettlements(deps, m.merchantScope, { batchSize: 2 });
+    expect(ids).toHaveLength(2);
+    expect(ids).toContain(partial.settlements[0]!.id); // the open one, carried on
+    const { lines, settlements } = await linesOf(m.merchantId);
+    const captures = lines.filter((l) => l.settlement_type === 'capture').map((l) => l.payment_id);
+    expect(captures).toHaveLength(7);
+    expect(new Set(captures).size).toBe(7);
+    expect(settlements.map((s) => [s.status, s.number_of_transactions])).toEqual([['completed', 6], ['completed', 2]]);
+    expect(settlements.map((s) => s.net_minor)).toEqual([51125 - 1025 - 185 - 1000 - 500, 4003]);
+    expect((await getPayment(deps, m.merchantScope, partial.lines[0]!.payment_id)).settlement?.number_of_transactions).toBe(6);
+    expect(await runSettlements(deps, m.merchantScope)).toEqual([]);
+  });
+
+  it('embeds the first lines and pages through every line at /transactions by position (D113)', async () => {
+    const m = await merchantWithPayments('pspage');
+    const [inrId] = await runSettlements(deps, m.partnerScope);
+    const s = await getSettlement(deps, m.merchantScope, inrId!);
+    expect(s.number_of_transactions).toBe(6);
+    expect(s.transactions).toHaveLength(6);
+    const pages = [1, 2, 3, 4].map((page) => listSettlementTransactions(deps, m.merchantScope, inrId!, { page, page_size: 2 }));
+    const got = await Promise.all(pages);
+    expect(got.map((p) => [p.count, p.results.length])).toEqual([[6, 2], [6, 2], [6, 2], [6, 0]]);
+    expect(got.flatMap((p) => p.results)).toEqual(s.transactions);
+    const other = await approvedMerchant(deps, { partnerId: 'pspage-other' });
+    await expect(listSettlementTransactions(deps, other.merchantScope, inrId!)).rejects.toMatchObject({ code: 'ERR_SETTLEMENT_404' });
   });
 });

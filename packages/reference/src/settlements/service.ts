@@ -1,11 +1,11 @@
 import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { isSupportedCurrency, type Currency } from '../core/currency.js';
-import { DomainError } from '../core/errors.js';
+import { DomainError, validationError } from '../core/errors.js';
 import { paymentSettledEvent, type PaymentSettledItem } from '../webhooks/events.js';
 import { newUtr } from '../core/ids.js';
 import { amountToNumber } from '../core/money.js';
-import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, MAX_SETTLEMENT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, MAX_PAGE, MAX_SETTLEMENT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
 import {
   convertMinor,
   forexRate,
@@ -19,7 +19,7 @@ import {
 } from './arithmetic.js';
 import { dayRange, formatIso } from '../core/clock.js';
 import { merchantOffsetSql, shifted } from '../core/merchant-clock.js';
-import { SETTLEMENT_COLUMNS, settlementView, type SettlementRow, type SettlementTransactionRow } from './view.js';
+import { EMBEDDED_TRANSACTIONS, SETTLEMENT_COLUMNS, settlementTransactionsView, settlementView, type SettlementRow, type SettlementTransactionRow } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
@@ -32,7 +32,11 @@ interface UnsettledPayment {
   amount_minor: number;
 }
 
-/** Refunds of one payment that this run deducts, reserves or releases (each kept, so exactly these are marked). */
+interface ClaimedPayment extends UnsettledPayment {
+  created_at: string;
+}
+
+/** Refunds of one payment that this batch deducts, reserves or releases (each kept, so exactly these are marked). */
 interface RefundGroup {
   ids: string[];
   amounts: number[];
@@ -60,216 +64,411 @@ interface Line {
 function groupRefunds(rows: { id: string; payment_id: string; amount_minor: number }[]): Map<string, RefundGroup> {
   const groups = new Map<string, RefundGroup>();
   for (const r of rows) {
-    const g = groups.get(r.payment_id) ?? { ids: [], amounts: [], total: 0 };
+    let g = groups.get(r.payment_id);
+    if (!g) groups.set(r.payment_id, (g = { ids: [], amounts: [], total: 0 }));
     g.ids.push(r.id);
     g.amounts.push(r.amount_minor);
     g.total += r.amount_minor;
-    groups.set(r.payment_id, g);
   }
   return groups;
 }
 
+/** Payments claimed per batch transaction (D112): the memory and the lock time of a run are bounded by it. */
+export const SETTLEMENT_BATCH_SIZE = 1000;
+
+export interface SettlementRunOptions {
+  /** Payments per batch transaction (default {@link SETTLEMENT_BATCH_SIZE}). */
+  batchSize?: number;
+  /** Called after each batch commits (tests and fault probes watch a run progress). */
+  onBatch?: (info: { merchantId: string; lines: number }) => void | Promise<void>;
+}
+
+interface MerchantRun {
+  id: string;
+  partnerId: string;
+  settlementCurrency: string;
+  /** the merchant's sandbox clock offset (D38) */
+  offsetSeconds: number;
+}
+
 /**
- * Settle one merchant. Per transaction currency, one settlement with:
+ * The open settlement of (merchant, currency), created if there is none, locked for this batch (FOR UPDATE: a
+ * concurrent run adding to it, or closing it, waits for this short transaction only).
+ */
+async function openSettlement(tx: Db, deps: ServiceDeps, m: MerchantRun, currency: string, now: string): Promise<{ id: string; lines: number }> {
+  const find = () =>
+    tx.query<{ id: string; number_of_transactions: number }>(
+      `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
+      [m.id, currency],
+    );
+  let row = (await find()).rows[0];
+  if (!row) {
+    const from = currencyOf(currency);
+    const to = currencyOf(m.settlementCurrency);
+    const rate = forexRate(from, to);
+    const id = await deps.ids.next(tx, 'settlement');
+    // ON CONFLICT: a concurrent run opened it first (the unique index on open settlements); then add to theirs
+    await tx.query(
+      `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
+                                gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
+                                settlement_amount_cents, utr_number, completed_at, created_at, status, number_of_transactions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING`,
+      [id, m.id, currency, m.settlementCurrency, forexRateCents(from, to), rate.num.toString(), rate.den.toString(), newUtr(), now],
+    );
+    row = (await find()).rows[0];
+    if (!row) throw new Error(`open settlement of ${m.id} ${currency} vanished`);
+  }
+  return { id: row.id, lines: row.number_of_transactions };
+}
+
+/**
+ * Write one batch's lines into the open settlements of their currencies with set-based statements (lines, payments,
+ * refunds and reserves: one statement each per currency, whatever the batch size) and add the batch's totals.
+ */
+async function writeLines(tx: Db, deps: ServiceDeps, m: MerchantRun, lines: readonly (Line & { currency: string })[], now: string): Promise<void> {
+  const byCurrency = new Map<string, Line[]>();
+  for (const l of lines) {
+    let list = byCurrency.get(l.currency);
+    if (!list) byCurrency.set(l.currency, (list = []));
+    list.push(l);
+  }
+  for (const [currency, ls] of [...byCurrency].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const s = await openSettlement(tx, deps, m, currency, now);
+    const rateCents = forexRateCents(currencyOf(currency), currencyOf(m.settlementCurrency));
+    await tx.query(
+      `INSERT INTO settlement_transactions (settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor,
+                                            refunds_minor, net_minor, mop_type, transaction_currency, forex_rate_cents, position)
+       SELECT $1, u.payment_id, u.settlement_type, u.amount, u.fee, u.tax, u.refunds, u.net, u.mop_type, $2, $3, $4::int + u.ord - 1
+       FROM unnest($5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])
+         WITH ORDINALITY AS u(payment_id, settlement_type, amount, fee, tax, refunds, net, mop_type, ord)`,
+      [s.id, currency, rateCents, s.lines, ls.map((l) => l.paymentId), ls.map((l) => l.type), ls.map((l) => l.b.amount), ls.map((l) => l.b.fee),
+        ls.map((l) => l.b.tax), ls.map((l) => l.b.refunds), ls.map((l) => l.b.net), ls.map((l) => l.mopType)],
+    );
+    const captured = ls.filter((l) => l.type === 'capture').map((l) => l.paymentId);
+    if (captured.length > 0) {
+      await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = ANY($1::text[])`, [captured, s.id, now]);
+    }
+    const deducted = ls.flatMap((l) => l.deducted);
+    if (deducted.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [deducted, s.id]);
+    const held = ls.filter((l) => l.type === 'refund_reserve').flatMap((l) => l.reserves.map((r) => ({ ...r, paymentId: l.paymentId })));
+    if (held.length > 0) {
+      await tx.query(
+        `INSERT INTO settlement_reserves (refund_id, payment_id, merchant_id, currency, amount_minor, held_by, status, created_at)
+         SELECT u.refund_id, u.payment_id, $1, $2, u.amount, $3, 'held', $4 FROM unnest($5::text[], $6::text[], $7::bigint[]) AS u(refund_id, payment_id, amount)`,
+        [m.id, currency, s.id, now, held.map((r) => r.refundId), held.map((r) => r.paymentId), held.map((r) => r.amount)],
+      );
+    }
+    const released = ls.filter((l) => l.type === 'reserve_release').flatMap((l) => l.reserves.map((r) => r.refundId));
+    if (released.length > 0) {
+      await tx.query(`UPDATE settlement_reserves SET status = 'released', released_by = $2 WHERE refund_id = ANY($1::text[]) AND status = 'releasable'`, [released, s.id]);
+    }
+    const t = sumLines(ls);
+    await tx.query(
+      `UPDATE settlements SET gross_minor = gross_minor + $2, fee_minor = fee_minor + $3, tax_minor = tax_minor + $4,
+              refunds_minor = refunds_minor + $5, reserved_minor = reserved_minor + $6, released_minor = released_minor + $7,
+              net_minor = net_minor + $8, number_of_transactions = number_of_transactions + $9
+       WHERE id = $1`,
+      [s.id, t.gross, t.fee, t.tax, t.refunds, t.reserved, t.released, t.net, ls.length],
+    );
+  }
+}
+
+/** INITIATED refunds of `paymentIds` not reserved yet, locked (SKIP LOCKED), by payment. */
+async function unreservedRefunds(tx: Db, paymentIds: readonly string[]): Promise<Map<string, RefundGroup>> {
+  const { rows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
+    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r
+     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'INITIATED'
+       AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+     ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
+    [paymentIds],
+  );
+  if (rows.length === 0) return new Map();
+  // A concurrent run may have reserved one of these and committed while this statement waited for its row lock (it
+  // only locked the refund, it did not change it): read the reserves again, with a fresh snapshot, and skip those.
+  const { rows: meanwhile } = await tx.query<{ refund_id: string }>('SELECT refund_id FROM settlement_reserves WHERE refund_id = ANY($1::text[])', [
+    rows.map((r) => r.id),
+  ]);
+  const reserved = new Set(meanwhile.map((r) => r.refund_id));
+  return groupRefunds(rows.filter((r) => !reserved.has(r.id)));
+}
+
+/** PROCESSED refunds of `paymentIds` not deducted yet, locked (SKIP LOCKED: one being changed now waits for the next run). */
+async function undeductedRefunds(tx: Db, paymentIds: readonly string[]): Promise<Map<string, RefundGroup>> {
+  const { rows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
+    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r
+     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'PROCESSED' AND r.settlement_id IS NULL
+     ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
+    [paymentIds],
+  );
+  return groupRefunds(rows);
+}
+
+function reserveLines(p: UnsettledPayment, pending: Map<string, RefundGroup>, releasable: Map<string, RefundGroup>, out: (Line & { currency: string })[]): void {
+  const held = pending.get(p.id);
+  if (held) {
+    out.push({ currency: p.currency, paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId, i) => ({ refundId, amount: held.amounts[i] ?? 0 })) });
+  }
+  const back = releasable.get(p.id);
+  if (back) {
+    out.push({ currency: p.currency, paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId, i) => ({ refundId, amount: back.amounts[i] ?? 0 })) });
+  }
+}
+
+/** Keyset position in the walk over captured unsettled payments. */
+interface CaptureCursor {
+  currency: string;
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * One capture batch, in its own transaction: claim up to `limit` captured unsettled payments after `after` (FOR UPDATE
+ * SKIP LOCKED: a payment a refund holds right now is left to the next batch or run), net their processed refunds into
+ * `capture` lines, hold their INITIATED refunds as `refund_reserve` lines. Returns how many were claimed and where the
+ * walk goes on.
+ */
+async function settleCaptureBatch(tx: Db, deps: ServiceDeps, m: MerchantRun, after: CaptureCursor, limit: number, now: string) {
+  const { rows: payments } = await tx.query<ClaimedPayment>(
+    `SELECT id, mop_type, currency, amount_minor, created_at FROM payments
+     WHERE merchant_id = $1 AND status = 'CAPTURED' AND settlement_id IS NULL AND (currency, created_at, id) > ($2::char(3), $3::timestamptz, $4::text)
+     ORDER BY currency, created_at, id LIMIT $5 FOR UPDATE SKIP LOCKED`,
+    [m.id, after.currency, after.createdAt, after.id, limit],
+  );
+  const last = payments[payments.length - 1];
+  if (!last) return { claimed: 0, lines: 0, next: after };
+  const ids = payments.map((p) => p.id);
+  const processed = await undeductedRefunds(tx, ids);
+  const pending = await unreservedRefunds(tx, ids);
+  const lines: (Line & { currency: string })[] = [];
+  const none = new Map<string, RefundGroup>();
+  for (const p of payments) {
+    const refunds = processed.get(p.id);
+    lines.push({ currency: p.currency, paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), deducted: refunds?.ids ?? [], reserves: [] });
+    reserveLines(p, pending, none, lines);
+  }
+  await writeLines(tx, deps, m, lines, now);
+  return { claimed: payments.length, lines: lines.length, next: { currency: last.currency, createdAt: last.created_at, id: last.id } };
+}
+
+/**
+ * Payments settled before that need an adjustment line (refunds processed since, refunds still INITIATED and not
+ * reserved, reserves to release), in payment id order after `after`, at most `limit`: each from a partial index.
+ */
+async function adjustmentCandidates(db: Db, merchantId: string, after: string, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ payment_id: string }>(
+    `SELECT payment_id FROM (
+       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL AND r.payment_id > $2
+       UNION
+       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'INITIATED' AND r.payment_id > $2
+         AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+       UNION
+       SELECT sr.payment_id FROM settlement_reserves sr WHERE sr.merchant_id = $1 AND sr.status = 'releasable' AND sr.payment_id > $2
+     ) c JOIN payments p ON p.id = c.payment_id AND p.settlement_id IS NOT NULL
+     ORDER BY payment_id LIMIT $3`,
+    [merchantId, after, limit],
+  );
+  return rows.map((r) => r.payment_id);
+}
+
+/** One adjustment batch (its own transaction): `refund`, `refund_reserve` and `reserve_release` lines of settled payments. */
+async function settleAdjustmentBatch(tx: Db, deps: ServiceDeps, m: MerchantRun, paymentIds: string[], now: string): Promise<number> {
+  const processed = await undeductedRefunds(tx, paymentIds);
+  const pending = await unreservedRefunds(tx, paymentIds);
+  const { rows: releasableRows } = await tx.query<{ refund_id: string; payment_id: string; amount_minor: number }>(
+    `SELECT refund_id, payment_id, amount_minor FROM settlement_reserves
+     WHERE payment_id = ANY($1::text[]) AND status = 'releasable' ORDER BY refund_id FOR UPDATE SKIP LOCKED`,
+    [paymentIds],
+  );
+  const releasable = groupRefunds(releasableRows.map((r) => ({ id: r.refund_id, payment_id: r.payment_id, amount_minor: r.amount_minor })));
+  const { rows: payments } = await tx.query<UnsettledPayment>(
+    'SELECT id, mop_type, currency, amount_minor FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
+    [paymentIds],
+  );
+  const lines: (Line & { currency: string })[] = [];
+  for (const p of payments) {
+    const refunds = processed.get(p.id);
+    if (refunds) lines.push({ currency: p.currency, paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), deducted: refunds.ids, reserves: [] });
+    reserveLines(p, pending, releasable, lines);
+  }
+  if (lines.length > 0) await writeLines(tx, deps, m, lines, now);
+  return lines.length;
+}
+
+/**
+ * Close every open settlement of the merchant (one short transaction): its payout is the sum of its lines converted
+ * ONCE with the exact rate (see docs/decisions.md, settlement arithmetic); a non-positive sum is recorded too (a
+ * debit). It becomes visible and PAYMENT_SETTLED announces it. Returns the ids closed.
+ */
+async function closeSettlements(tx: Db, deps: ServiceDeps, m: MerchantRun): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string; transaction_currency: string; net_minor: number; utr_number: string; forex_rate_num: number; forex_rate_den: number }>(
+    `SELECT id, transaction_currency, net_minor, utr_number, forex_rate_num, forex_rate_den FROM settlements
+     WHERE merchant_id = $1 AND status = 'open' ORDER BY transaction_currency FOR UPDATE`,
+    [m.id],
+  );
+  if (rows.length === 0) return [];
+  const at = shifted(deps.clock.now(), m.offsetSeconds); // the merchant's sandbox clock (D38)
+  const now = formatIso(at);
+  const items: PaymentSettledItem[] = [];
+  for (const s of rows) {
+    const rate = { num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) };
+    const amountCents = convertMinor(s.net_minor, rate);
+    await tx.query(`UPDATE settlements SET status = 'completed', settlement_amount_cents = $2, completed_at = $3 WHERE id = $1`, [s.id, amountCents, now]);
+    items.push({ settlement_id: s.id, settlement_utr: s.utr_number, settlement_done_at: now, forex_rate: forexRateNumber(rate), settlement_amount: amountToNumber(amountCents) });
+  }
+  await emitEvent(tx, at, { partnerId: m.partnerId, merchantId: m.id }, (seq) => paymentSettledEvent(seq, at, items));
+  return rows.map((s) => s.id);
+}
+
+/**
+ * Settle one merchant in batches (D112), each its own short transaction. Per transaction currency one settlement with:
  * - a `capture` line per captured unsettled payment (its processed refunds netted in);
  * - a `refund` line per already-settled payment with refunds processed since;
  * - a `refund_reserve` line per payment (settled now or before) with refunds still INITIATED: held back until they end;
  * - a `reserve_release` line per payment whose reserved refunds failed since: paid back.
- * The payout is the sum of the lines converted once with the exact rate; a non-positive sum is recorded too (a debit).
  * Rows are claimed with FOR UPDATE SKIP LOCKED, so concurrent runs (several processes) never take the same row, and a
- * refund being completed right now is left to the next run.
+ * refund being completed right now is left to the next run. The settlement stays `open` (hidden) until every batch is
+ * in; a crash leaves it open and the next run carries on.
  */
-async function settleMerchant(tx: Db, deps: ServiceDeps, merchantId: string): Promise<string[]> {
-  const { rows: merchants } = await tx.query<{ partner_id: string; settlement_currency: string; clock_offset_seconds: number }>(
+async function settleMerchant(deps: ServiceDeps, merchantId: string, options: SettlementRunOptions): Promise<string[]> {
+  const { rows: merchants } = await deps.db.query<{ partner_id: string; settlement_currency: string; clock_offset_seconds: number }>(
     `SELECT partner_id, settlement_currency, ${merchantOffsetSql('id')} AS clock_offset_seconds FROM merchants WHERE id = $1`,
     [merchantId],
   );
-  const merchant = merchants[0];
-  if (!merchant) return [];
-  const { rows: payments } = await tx.query<UnsettledPayment>(
-    `SELECT id, mop_type, currency, amount_minor FROM payments
-     WHERE merchant_id = $1 AND status = 'CAPTURED' AND settlement_id IS NULL
-     ORDER BY currency, created_at, id FOR UPDATE SKIP LOCKED`,
-    [merchantId],
-  );
-  const settlingNow = new Set(payments.map((p) => p.id));
-  // Refunds are claimed only for payments this run settles now or that are settled already, so a concurrent run that
-  // got none of these payments never locks (and so hides) the refunds this run must net or reserve.
-  const ofOurPayments = `(p.settlement_id IS NOT NULL OR p.id = ANY($2::text[]))`;
-  const processed = groupRefunds(
-    (
-      await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
-        `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
-         WHERE p.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL AND ${ofOurPayments}
-         ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
-        [merchantId, [...settlingNow]],
-      )
-    ).rows,
-  );
-  // INITIATED refunds not reserved yet, of payments settled now or before: held back by this run.
-  const { rows: pendingRows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
-    `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r JOIN payments p ON p.id = r.payment_id
-     WHERE p.merchant_id = $1 AND r.status = 'INITIATED' AND ${ofOurPayments}
-       AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
-     ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
-    [merchantId, [...settlingNow]],
-  );
-  // A concurrent run may have reserved one of these and committed while this statement waited for its row lock (it
-  // only locked the refund, it did not change it): read the reserves again, with a fresh snapshot, and skip those.
-  const reservedMeanwhile = pendingRows.length
-    ? new Set(
-        (await tx.query<{ refund_id: string }>('SELECT refund_id FROM settlement_reserves WHERE refund_id = ANY($1::text[])', [pendingRows.map((r) => r.id)]))
-          .rows.map((r) => r.refund_id),
-      )
-    : new Set<string>();
-  const pending = groupRefunds(pendingRows.filter((r) => !reservedMeanwhile.has(r.id)));
-  const { rows: releasableRows } = await tx.query<{ refund_id: string; payment_id: string; amount_minor: number }>(
-    `SELECT refund_id, payment_id, amount_minor FROM settlement_reserves
-     WHERE merchant_id = $1 AND status = 'releasable' ORDER BY refund_id FOR UPDATE SKIP LOCKED`,
-    [merchantId],
-  );
-  const releasable = groupRefunds(releasableRows.map((r) => ({ id: r.refund_id, payment_id: r.payment_id, amount_minor: r.amount_minor })));
-
-  // payments named by refund, reserve and release lines that are not settled in this run
-  const others = [...new Set([...processed.keys(), ...pending.keys(), ...releasable.keys()])].filter((id) => !settlingNow.has(id));
-  const { rows: otherPayments } = others.length
-    ? await tx.query<UnsettledPayment>(
-        'SELECT id, mop_type, currency, amount_minor FROM payments WHERE id = ANY($1::text[]) AND settlement_id IS NOT NULL ORDER BY id',
-        [others],
-      )
-    : { rows: [] };
-
-  const byCurrency = new Map<string, Line[]>();
-  const add = (currency: string, line: Line) => byCurrency.set(currency, [...(byCurrency.get(currency) ?? []), line]);
-  const reserveLines = (p: UnsettledPayment) => {
-    const held = pending.get(p.id);
-    if (held) add(p.currency, { paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId, i) => ({ refundId, amount: held.amounts[i] ?? 0 })) });
-    const back = releasable.get(p.id);
-    if (back) add(p.currency, { paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId, i) => ({ refundId, amount: back.amounts[i] ?? 0 })) });
-  };
-  for (const p of payments) {
-    const refunds = processed.get(p.id);
-    add(p.currency, { paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), deducted: refunds?.ids ?? [], reserves: [] });
-    reserveLines(p);
+  const row = merchants[0];
+  if (!row) return [];
+  const m: MerchantRun = { id: merchantId, partnerId: row.partner_id, settlementCurrency: row.settlement_currency, offsetSeconds: row.clock_offset_seconds };
+  const limit = Math.max(1, options.batchSize ?? SETTLEMENT_BATCH_SIZE);
+  const stamp = () => formatIso(shifted(deps.clock.now(), m.offsetSeconds));
+  let cursor: CaptureCursor = { currency: '', createdAt: '-infinity', id: '' };
+  for (;;) {
+    const batch = await deps.db.transaction((tx) => settleCaptureBatch(tx, deps, m, cursor, limit, stamp()));
+    if (batch.claimed > 0) await options.onBatch?.({ merchantId, lines: batch.lines });
+    if (batch.claimed < limit) break;
+    cursor = batch.next;
   }
-  for (const p of otherPayments) {
-    const refunds = processed.get(p.id);
-    if (refunds) add(p.currency, { paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), deducted: refunds.ids, reserves: [] });
-    reserveLines(p);
+  let after = '';
+  for (;;) {
+    const ids = await adjustmentCandidates(deps.db, merchantId, after, limit);
+    const lastId = ids[ids.length - 1];
+    if (lastId === undefined) break;
+    const lines = await deps.db.transaction((tx) => settleAdjustmentBatch(tx, deps, m, ids, stamp()));
+    if (lines > 0) await options.onBatch?.({ merchantId, lines });
+    if (ids.length < limit) break;
+    after = lastId;
   }
-  if (byCurrency.size === 0) return [];
+  return deps.db.transaction((tx) => closeSettlements(tx, deps, m));
+}
 
-  const at = shifted(deps.clock.now(), merchant.clock_offset_seconds); // the merchant's sandbox clock (D38)
-  const now = formatIso(at);
-  const items: PaymentSettledItem[] = [];
-  const ids: string[] = [];
-  for (const [currency, lines] of [...byCurrency].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const totals = sumLines(lines.map((l) => ({ type: l.type, b: l.b })));
-    const from = currencyOf(currency);
-    const to = currencyOf(merchant.settlement_currency);
-    const rate = forexRate(from, to);
-    const rateCents = forexRateCents(from, to);
-    // ONE rounding step: the net of every line, converted with the exact rate (see docs/decisions.md, settlement arithmetic)
-    const amountCents = convertMinor(totals.net, rate);
-    const id = await deps.ids.next(tx, 'settlement');
-    const utr = newUtr();
-    await tx.query(
-      `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
-                                gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
-                                settlement_amount_cents, utr_number, completed_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)`,
-      [id, merchantId, currency, merchant.settlement_currency, rateCents, rate.num.toString(), rate.den.toString(), totals.gross, totals.fee,
-        totals.tax, totals.refunds, totals.reserved, totals.released, totals.net, amountCents, utr, now],
-    );
-    let position = 0;
-    for (const { paymentId, type, mopType, b, deducted, reserves } of lines) {
-      await tx.query(
-        `INSERT INTO settlement_transactions (settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor,
-                                              refunds_minor, net_minor, mop_type, transaction_currency, forex_rate_cents, position)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [id, paymentId, type, b.amount, b.fee, b.tax, b.refunds, b.net, mopType, currency, rateCents, position++],
-      );
-      if (type === 'capture') {
-        await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = $1`, [paymentId, id, now]);
-      }
-      if (deducted.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [deducted, id]);
-      for (const r of reserves) {
-        if (type === 'refund_reserve') {
-          await tx.query(
-            `INSERT INTO settlement_reserves (refund_id, payment_id, merchant_id, currency, amount_minor, held_by, status, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, 'held', $7)`,
-            [r.refundId, paymentId, merchantId, currency, r.amount, id, now],
-          );
-        } else {
-          await tx.query(
-            `UPDATE settlement_reserves SET status = 'released', released_by = $2 WHERE refund_id = $1 AND status = 'releasable'`,
-            [r.refundId, id],
-          );
-        }
-      }
-    }
-    ids.push(id);
-    items.push({
-      settlement_id: id,
-      settlement_utr: utr,
-      settlement_done_at: now,
-      forex_rate: forexRateNumber(rate),
-      settlement_amount: amountToNumber(amountCents),
-    });
-  }
-  await emitEvent(tx, at, { partnerId: merchant.partner_id, merchantId }, (seq) => paymentSettledEvent(seq, at, items));
-  return ids;
+/**
+ * Merchants a run has something to do for: each merchant in scope is probed with EXISTS on small partial indexes
+ * (captured unsettled payments, processed refunds not deducted, INITIATED refunds not reserved, releasable reserves,
+ * settlements left open by an interrupted run), so a run with nothing due costs one index probe per merchant, never
+ * a read of the payment history (D112).
+ */
+async function dueMerchants(deps: ServiceDeps, scope: Scope | null): Promise<string[]> {
+  const p = new Params();
+  const inScope = scope ? `AND ${scopeCondition(scope, 'm.id', p)}` : '';
+  const { rows } = await deps.db.query<{ merchant_id: string }>(
+    `SELECT m.id AS merchant_id FROM merchants m
+     WHERE (EXISTS (SELECT 1 FROM payments p WHERE p.merchant_id = m.id AND p.status = 'CAPTURED' AND p.settlement_id IS NULL)
+        OR EXISTS (SELECT 1 FROM refunds r WHERE r.merchant_id = m.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
+        OR EXISTS (SELECT 1 FROM refunds r JOIN payments p ON p.id = r.payment_id
+                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND p.settlement_id IS NOT NULL
+                     AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id))
+        OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.merchant_id = m.id AND sr.status = 'releasable')
+        OR EXISTS (SELECT 1 FROM settlements s WHERE s.merchant_id = m.id AND s.status = 'open')) ${inScope}
+     ORDER BY m.id`,
+    p.values,
+  );
+  return rows.map((r) => r.merchant_id);
 }
 
 /**
  * Settlement run: for each merchant in scope (optionally one) with captured unsettled payments, refunds not yet
- * deducted or reserved, or reserves to release, settle per transaction currency (see settleMerchant) and emit
- * PAYMENT_SETTLED. One transaction per merchant. Returns the new ids.
+ * deducted or reserved, reserves to release or a settlement left open, settle per transaction currency (see
+ * settleMerchant) and emit PAYMENT_SETTLED. Batches of bounded size, each its own transaction. Returns the new ids.
  */
-export async function runSettlements(deps: ServiceDeps, scope: Scope | null = null): Promise<string[]> {
-  const p = new Params();
-  const inScope = scope ? `AND ${scopeCondition(scope, 'p.merchant_id', p)}` : '';
-  const { rows } = await deps.db.query<{ merchant_id: string }>(
-    `SELECT DISTINCT p.merchant_id FROM payments p
-     WHERE ((p.status = 'CAPTURED' AND p.settlement_id IS NULL)
-        OR EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
-        OR (p.settlement_id IS NOT NULL AND EXISTS (
-              SELECT 1 FROM refunds r WHERE r.payment_id = p.id AND r.status = 'INITIATED'
-              AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)))
-        OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.payment_id = p.id AND sr.status = 'releasable')) ${inScope}
-     ORDER BY p.merchant_id`,
-    p.values,
-  );
+export async function runSettlements(deps: ServiceDeps, scope: Scope | null = null, options: SettlementRunOptions = {}): Promise<string[]> {
   const created: string[] = [];
-  for (const { merchant_id } of rows) {
-    created.push(...(await deps.db.transaction((tx) => settleMerchant(tx, deps, merchant_id))));
+  for (const merchantId of await dueMerchants(deps, scope)) {
+    for (const id of await settleMerchant(deps, merchantId, options)) created.push(id);
   }
   return created;
 }
 
+/**
+ * The first lines of each settlement (D113): at most EMBEDDED_TRANSACTIONS each, read by primary key
+ * (settlement_id, position), so a settlement of 100k lines costs what one of 10 does.
+ */
 async function transactionsOf(db: Db, ids: string[]): Promise<Map<string, SettlementTransactionRow[]>> {
   const map = new Map<string, SettlementTransactionRow[]>();
   if (ids.length === 0) return map;
   const { rows } = await db.query<SettlementTransactionRow>(
-    `SELECT settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor, net_minor, mop_type,
-            transaction_currency
-     FROM settlement_transactions WHERE settlement_id = ANY($1::text[]) ORDER BY settlement_id, position`,
-    [ids],
+    `SELECT ${TRANSACTION_COLUMNS} FROM settlement_transactions
+     WHERE settlement_id = ANY($1::text[]) AND position < $2 ORDER BY settlement_id, position`,
+    [ids, EMBEDDED_TRANSACTIONS],
   );
-  for (const r of rows) map.set(r.settlement_id, [...(map.get(r.settlement_id) ?? []), r]);
+  for (const r of rows) {
+    let list = map.get(r.settlement_id);
+    if (!list) map.set(r.settlement_id, (list = []));
+    list.push(r);
+  }
   return map;
 }
 
-/** GET /pg/settlements/{settlement_id}. Unknown / other tenant => 404 ERR_SETTLEMENT_404. */
-export async function getSettlement(deps: ServiceDeps, scope: Scope, settlementId: string): Promise<ReturnType<typeof settlementView>> {
+const TRANSACTION_COLUMNS = `settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor, net_minor, mop_type, transaction_currency`;
+
+/** A completed settlement in scope, or 404 ERR_SETTLEMENT_404 (unknown, another tenant's, or still being built). */
+async function settlementRow(deps: ServiceDeps, scope: Scope, settlementId: string): Promise<SettlementRow> {
   const p = new Params();
   const { rows } = await deps.db.query<SettlementRow>(
-    `SELECT ${SETTLEMENT_COLUMNS} FROM settlements s WHERE s.id = ${p.add(settlementId)} AND ${scopeCondition(scope, 's.merchant_id', p)}`,
+    `SELECT ${SETTLEMENT_COLUMNS} FROM settlements s
+     WHERE s.id = ${p.add(settlementId)} AND s.status = 'completed' AND ${scopeCondition(scope, 's.merchant_id', p)}`,
     p.values,
   );
   const row = rows[0];
   if (!row) throw new DomainError('ERR_SETTLEMENT_404', 'Settlement not found', { settlement_id: `no settlement ${settlementId}` });
+  return row;
+}
+
+/** GET /pg/settlements/{settlement_id}: with its first lines embedded (D113). Unknown / other tenant => 404 ERR_SETTLEMENT_404. */
+export async function getSettlement(deps: ServiceDeps, scope: Scope, settlementId: string): Promise<ReturnType<typeof settlementView>> {
+  const row = await settlementRow(deps, scope, settlementId);
   return settlementView(row, (await transactionsOf(deps.db, [row.id])).get(row.id) ?? []);
+}
+
+/**
+ * GET /pg/settlements/{settlement_id}/transactions (D113): lines in order, a page read by primary key range on
+ * (settlement_id, position) (positions run 0..n-1), so any page costs the same; `count` is the stored exact total.
+ */
+const TRANSACTIONS_PAGE_SIZE = 250;
+
+export async function listSettlementTransactions(
+  deps: ServiceDeps,
+  scope: Scope,
+  settlementId: string,
+  f: { page?: number | string | undefined; page_size?: number | string | undefined } = {},
+): Promise<Page<Schemas['SettlementTransaction']>> {
+  // page numbers at any depth (no OFFSET window here: a page is a position range, never a scan)
+  const page = pageRequest(undefined, f.page_size, TRANSACTIONS_PAGE_SIZE);
+  const number = f.page === undefined || f.page === '' ? 1 : Number(f.page);
+  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_PAGE) throw validationError('page', `must be an integer from 1 to ${MAX_PAGE}`);
+  const size = page.pageSize;
+  const row = await settlementRow(deps, scope, settlementId);
+  const { rows } = await deps.db.query<SettlementTransactionRow>(
+    `SELECT ${TRANSACTION_COLUMNS} FROM settlement_transactions WHERE settlement_id = $1 AND position >= $2 AND position < $3 ORDER BY position`,
+    [row.id, (number - 1) * size, number * size],
+  );
+  const count = row.number_of_transactions;
+  const lastPage = Math.max(1, Math.ceil(count / size));
+  return {
+    count,
+    page: number,
+    page_size: size,
+    results: settlementTransactionsView(row, rows),
+    next: number < lastPage ? { page: number + 1, cursor: null } : null,
+    previous: number > 1 ? { page: Math.min(number - 1, lastPage), cursor: null } : null,
+  };
 }
 
 /**
@@ -289,7 +488,7 @@ export async function listSettlements(
 ): Promise<Page<ReturnType<typeof settlementView>>> {
   const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.settlements, f.cursor, MAX_SETTLEMENT_PAGE_SIZE);
   const p = new Params();
-  const where = [tenantCondition(scope, 's', p)];
+  const where = [tenantCondition(scope, 's', p), `s.status = 'completed'`];
   const range = dayRange({ field: 'from_date', day: f.from_date }, { field: 'to_date', day: f.to_date });
   if (range.fromIso) where.push(`s.completed_at >= ${p.add(range.fromIso)}`);
   if (range.toExclusiveIso) where.push(`s.completed_at < ${p.add(range.toExclusiveIso)}`);

@@ -16,6 +16,7 @@ export interface SettlementRow {
   utr_number: string;
   completed_at: string;
   created_at: string;
+  number_of_transactions: number;
 }
 
 export interface SettlementTransactionRow {
@@ -32,11 +33,13 @@ export interface SettlementTransactionRow {
 
 export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, s.settlement_currency, s.forex_rate_cents, s.forex_rate_num,
   s.forex_rate_den, s.net_minor,
-  s.settlement_amount_cents, s.utr_number, s.completed_at, s.created_at`;
+  s.settlement_amount_cents, s.utr_number, s.completed_at, s.created_at, s.number_of_transactions`;
+
+/** Lines embedded in a Settlement (D113); every line is at GET /pg/settlements/{settlement_id}/transactions. */
+export const EMBEDDED_TRANSACTIONS = 100;
 
 /** Seed Settlement. Transaction amounts are in the transaction currency; settlement_amount_cents in the settlement currency. */
 export function settlementView(s: SettlementRow, transactions: SettlementTransactionRow[]): Schemas['Settlement'] {
-  const forexRate = forexRateNumber({ num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) });
   return {
     settlement_id: s.id,
     utr_number: s.utr_number,
@@ -44,7 +47,15 @@ export function settlementView(s: SettlementRow, transactions: SettlementTransac
     forex_rate_cents: s.forex_rate_cents,
     settlement_amount_cents: s.settlement_amount_cents,
     settlement_currency: s.settlement_currency,
-    transactions: transactions.map((t) => ({
+    number_of_transactions: s.number_of_transactions,
+    transactions: settlementTransactionsView(s, transactions),
+  };
+}
+
+/** Seed SettlementTransaction lines (amounts in the transaction currency, the rate to the settlement currency). */
+export function settlementTransactionsView(s: Pick<SettlementRow, 'forex_rate_num' | 'forex_rate_den'>, transactions: SettlementTransactionRow[]): Schemas['SettlementTransaction'][] {
+  const forexRate = forexRateNumber({ num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) });
+  return transactions.map((t) => ({
       settlement_type: t.settlement_type,
       transaction_id: t.payment_id,
       transaction_amount: amountToNumber(t.transaction_amount),
@@ -54,6 +65,5 @@ export function settlementView(s: SettlementRow, transactions: SettlementTransac
       mop_type: t.mop_type,
       transaction_currency: t.transaction_currency,
       forex_rate: forexRate,
-    })),
-  };
+  }));
 }

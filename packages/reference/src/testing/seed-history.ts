@@ -73,8 +73,9 @@ export async function seedHistory(db: SqlRunner, o: SeedHistoryOptions): Promise
   await db.query(
     `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
                               gross_minor, fee_minor, tax_minor, refunds_minor, net_minor, settlement_amount_cents, utr_number,
-                              completed_at, created_at)
-     SELECT ${id('ST', 'k')}, $1, 'INR', 'INR', 100, 1, 1, 3000, 30, 6, 0, 2964, 2964, 'UTR${o.idPrefix}' || k, ${at('k * 10 + 5')}, ${at('k * 10 + 4')}
+                              completed_at, created_at, status, number_of_transactions)
+     SELECT ${id('ST', 'k')}, $1, 'INR', 'INR', 100, 1, 1, 3000, 30, 6, 0, 2964, 2964, 'UTR${o.idPrefix}' || k, ${at('k * 10 + 5')}, ${at('k * 10 + 4')},
+            'completed', 3
      FROM generate_series(1, $2::int / 10) AS k`,
     params,
   );

@@ -32,60 +32,80 @@ export const SECRET_UNAVAILABLE_ERROR = 'signing secret does not open with this 
 export const DELIVERY_LEASE_SECONDS = 60;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** SQL type of webhook_deliveries.id (one place to change if the key type changes). */
+const DELIVERY_ID_TYPE = 'bigint';
+
+export interface ClaimOptions {
+  /** Most deliveries of one endpoint in flight at once (this process): a slow endpoint holds only these slots. */
+  perEndpointCap?: number;
+  /** Deliveries of each endpoint this process has in flight now (counted against the cap). */
+  busy?: ReadonlyMap<string, number>;
+}
+
 /**
  * Claim due deliveries (pending and due, or delivering with an expired lease, each on the sandbox clock of the event's
  * merchant) with FOR UPDATE SKIP LOCKED, marking them `delivering` with a lease and the next attempt number, so two
- * processes never send the same attempt.
+ * processes never send the same attempt. One statement: endpoints at their cap (`busy`) are skipped in the scan of the
+ * due index, and at most cap - busy deliveries of any other endpoint are taken (D114).
  */
-export async function claimDueDeliveries(deps: ServiceDeps, limit = 20): Promise<ClaimedDelivery[]> {
-  return deps.db.transaction(async (tx) => {
-    const base = formatIso(deps.clock.now());
-    const merchantNow = merchantNowSql('$1', 'e.merchant_id');
-    const { rows } = await tx.query<{ id: number }>(
-      `SELECT d.id FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
+export async function claimDueDeliveries(deps: ServiceDeps, limit = 20, options: ClaimOptions = {}): Promise<ClaimedDelivery[]> {
+  const cap = options.perEndpointCap ?? limit;
+  const busy = [...(options.busy ?? new Map<string, number>())].filter(([, n]) => n > 0);
+  const saturated = busy.filter(([, n]) => n >= cap).map(([id]) => id);
+  const base = formatIso(deps.clock.now());
+  const merchantNow = merchantNowSql('$1', 'e.merchant_id');
+  const due = `((d.status = 'pending' AND d.next_attempt_at <= ${latestNowSql('$1')} AND d.next_attempt_at <= ${merchantNow})
+          OR (d.status = 'delivering' AND d.lease_expires_at <= ${merchantNow}))`;
+  const { rows: claimed } = await deps.db.query<ClaimedRow>(
+    `WITH due AS (
+       SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
          JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.disabled_at IS NULL
-       WHERE (d.status = 'pending' AND d.next_attempt_at <= ${latestNowSql('$1')} AND d.next_attempt_at <= ${merchantNow})
-          OR (d.status = 'delivering' AND d.lease_expires_at <= ${merchantNow})
-       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-      [base, limit],
-    );
-    if (rows.length === 0) return [];
-    const ids = rows.map((r) => r.id);
-    const { rows: claimed } = await tx.query<ClaimedRow>(
-      `UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1,
-              lease_expires_at = ${merchantNow} + interval '${DELIVERY_LEASE_SECONDS} seconds', updated_at = ${merchantNow}
-       FROM events e, webhook_endpoints w
-       WHERE d.id = ANY($2::bigint[]) AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret_sealed,
-                 (w.deleted_at IS NOT NULL) AS endpoint_deleted, ${merchantOffsetSql('e.merchant_id')} AS clock_offset_seconds`,
-      [base, ids],
-    );
-    const out: ClaimedDelivery[] = [];
-    const opened = new Map<string, string | null>();
-    for (const row of claimed) {
-      let secret = opened.get(row.endpoint_id);
-      if (secret === undefined) {
-        try {
-          secret = row.endpoint_deleted ? null : openWebhookSecret(deps.secrets, row);
-        } catch {
-          secret = null; // recorded as a failed attempt (SECRET_UNAVAILABLE_ERROR) and retried on schedule
-        }
-        opened.set(row.endpoint_id, secret);
+       WHERE ${due} AND d.endpoint_id <> ALL($3::text[])
+       ORDER BY d.next_attempt_at LIMIT $6
+     ), picked AS (
+       SELECT r.id FROM (
+         SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn FROM due
+       ) r LEFT JOIN unnest($4::text[], $5::int[]) AS b(endpoint_id, n) ON b.endpoint_id = r.endpoint_id
+       WHERE r.rn <= $7::int - coalesce(b.n, 0)
+       ORDER BY r.next_attempt_at LIMIT $2
+     ), locked AS (
+       SELECT d.id FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
+       WHERE d.id IN (SELECT id FROM picked) AND ${due}
+       FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1,
+            lease_expires_at = ${merchantNow} + interval '${DELIVERY_LEASE_SECONDS} seconds', updated_at = ${merchantNow}
+     FROM locked, events e, webhook_endpoints w
+     WHERE d.id = locked.id AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
+     RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret_sealed,
+               (w.deleted_at IS NOT NULL) AS endpoint_deleted, ${merchantOffsetSql('e.merchant_id')} AS clock_offset_seconds`,
+    [base, limit, saturated, busy.map(([id]) => id), busy.map(([, n]) => n), Math.max(limit * 2, 64), cap],
+  );
+  const out: ClaimedDelivery[] = [];
+  const opened = new Map<string, string | null>();
+  for (const row of claimed) {
+    let secret = opened.get(row.endpoint_id);
+    if (secret === undefined) {
+      try {
+        secret = row.endpoint_deleted ? null : openWebhookSecret(deps.secrets, row);
+      } catch {
+        secret = null; // recorded as a failed attempt (SECRET_UNAVAILABLE_ERROR) and retried on schedule
       }
-      out.push({
-        id: row.id,
-        attempt: row.attempt,
-        event_id: row.event_id,
-        payload: row.payload,
-        url: row.url,
-        endpoint_id: row.endpoint_id,
-        secret,
-        endpoint_deleted: row.endpoint_deleted,
-        clock_offset_seconds: row.clock_offset_seconds,
-      });
+      opened.set(row.endpoint_id, secret);
     }
-    return out;
-  });
+    out.push({
+      id: row.id,
+      attempt: row.attempt,
+      event_id: row.event_id,
+      payload: row.payload,
+      url: row.url,
+      endpoint_id: row.endpoint_id,
+      secret,
+      endpoint_deleted: row.endpoint_deleted,
+      clock_offset_seconds: row.clock_offset_seconds,
+    });
+  }
+  return out;
 }
 
 export interface AttemptResult {
@@ -134,6 +154,77 @@ export async function sendDelivery(
     const error = e.name === 'TimeoutError' || e.name === 'DestinationRefusedError' ? e.message : `${e.name}: ${e.message}`;
     return { ok: false, statusCode: null, error: error.slice(0, 500), durationMs: Math.round(performance.now() - t0), startedAt };
   }
+}
+
+export type AttemptOutcome = 'succeeded' | 'retry' | 'failed';
+
+/** Where an attempt moves its delivery (the retry delay drawn here, jitter included), or null for a 410 Gone. */
+function planAttempt(deps: ServiceDeps, d: ClaimedDelivery, result: AttemptResult, schedule: readonly number[], jitter: number) {
+  const at = shifted(deps.clock.now(), d.clock_offset_seconds); // the event's merchant's clock: retries follow it
+  const delay = result.ok || d.endpoint_deleted ? null : boundedRetryDelayMs(schedule, retryDelayMs(schedule, d.attempt, jitter), result.retryAfterMs ?? null);
+  const outcome: AttemptOutcome = result.ok ? 'succeeded' : delay === null ? 'failed' : 'retry';
+  return {
+    outcome,
+    status: outcome === 'retry' ? 'pending' : outcome,
+    now: formatIso(at),
+    nextAt: outcome === 'retry' ? formatIso(addSeconds(at, (delay ?? 0) / 1000)) : formatIso(at),
+  };
+}
+
+/**
+ * Record many attempts at once (D114): one statement inserts every attempt row and moves each delivery on, exactly as
+ * {@link recordAttempt} does one by one (an attempt already recorded, or a delivery no longer claimed by this attempt,
+ * changes nothing and counts as 'failed'). A 410 Gone answer also disables its endpoint: those go through
+ * recordAttempt, in their own transaction. Outcomes come back in the order given.
+ */
+export async function recordAttempts(
+  deps: ServiceDeps,
+  items: readonly { d: ClaimedDelivery; result: AttemptResult }[],
+  schedule: readonly number[],
+  jitter = 0.1,
+): Promise<AttemptOutcome[]> {
+  const outcomes: AttemptOutcome[] = new Array<AttemptOutcome>(items.length).fill('failed');
+  const batch: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (item.result.statusCode === GONE_STATUS) outcomes[i] = await recordAttempt(deps, item.d, item.result, schedule, jitter);
+    else batch.push(i);
+  }
+  if (batch.length === 0) return outcomes;
+  const plans = batch.map((i) => planAttempt(deps, items[i]!.d, items[i]!.result, schedule, jitter));
+  const col = <T>(f: (item: { d: ClaimedDelivery; result: AttemptResult }, k: number) => T) => batch.map((i, k) => f(items[i]!, k));
+  const { rows } = await deps.db.query<{ k: number }>(
+    `WITH u AS (
+       SELECT * FROM unnest($1::${DELIVERY_ID_TYPE}[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                            $8::timestamptz[], $9::timestamptz[], $10::int[])
+         AS u(delivery_id, attempt, started_at, duration_ms, status_code, error, status, next_at, now, k)
+     ), ins AS (
+       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error FROM u
+       ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING delivery_id, attempt
+     ), moved AS (
+       UPDATE webhook_deliveries d SET status = u.status, next_attempt_at = u.next_at, lease_expires_at = NULL,
+              last_status_code = u.status_code, last_error = u.error, updated_at = u.now
+       FROM u JOIN ins ON ins.delivery_id = u.delivery_id AND ins.attempt = u.attempt
+       WHERE d.id = u.delivery_id AND d.attempt = u.attempt AND d.status = 'delivering'
+       RETURNING d.id
+     )
+     SELECT u.k FROM u JOIN ins ON ins.delivery_id = u.delivery_id AND ins.attempt = u.attempt`,
+    [
+      col(({ d }) => d.id),
+      col(({ d }) => d.attempt),
+      col(({ result }) => formatIso(result.startedAt)),
+      col(({ result }) => result.durationMs),
+      col(({ result }) => result.statusCode),
+      col(({ result }) => result.error),
+      plans.map((p) => p.status),
+      plans.map((p) => p.nextAt),
+      plans.map((p) => p.now),
+      batch.map((_, k) => k),
+    ],
+  );
+  for (const { k } of rows) outcomes[batch[k]!] = plans[k]!.outcome;
+  return outcomes;
 }
 
 /** A 410 Gone answer: the receiver says the endpoint is gone for good (D79). */

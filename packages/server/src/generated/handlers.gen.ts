@@ -26,6 +26,7 @@ type OpCreateRefund = paths["/pg/refunds"]["post"];
 type OpGetRefund = paths["/pg/refunds/{refund_id}"]["get"];
 type OpListSettlements = paths["/pg/settlements"]["get"];
 type OpGetSettlement = paths["/pg/settlements/{settlement_id}"]["get"];
+type OpListSettlementTransactions = paths["/pg/settlements/{settlement_id}/transactions"]["get"];
 type OpCompleteCheckoutSession = paths["/sandbox/checkout/{session_id}/complete"]["post"];
 type OpGetSandboxClock = paths["/sandbox/clock"]["get"];
 type OpAdvanceSandboxClock = paths["/sandbox/clock/advance"]["post"];
@@ -494,6 +495,25 @@ export type GetSettlementResponse =
   | { status: 429; contentType?: "application/json"; body: OpGetSettlement["responses"][429]["content"]["application/json"]; headers: OpGetSettlement["responses"][429]["headers"]; }
   | { status: 500; contentType?: "application/json"; body: OpGetSettlement["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; }
   | { status: 503; contentType?: "application/json"; body: OpGetSettlement["responses"][503]["content"]["application/json"]; headers: OpGetSettlement["responses"][503]["headers"]; };
+
+/** Request of `listSettlementTransactions` (after validation and coercion). */
+export interface ListSettlementTransactionsRequest {
+  params: {
+    settlement_id: OpListSettlementTransactions["parameters"]["path"]["settlement_id"];
+  };
+  query: NonNullable<OpListSettlementTransactions["parameters"]["query"]>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** Responses `listSettlementTransactions` may return: exactly the statuses the spec declares. */
+export type ListSettlementTransactionsResponse =
+  | { status: 200; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][200]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 400; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][400]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 401; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][401]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 404; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][404]["content"]["application/json"]; headers?: Record<string, string>; }
+  | { status: 429; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][429]["content"]["application/json"]; headers: OpListSettlementTransactions["responses"][429]["headers"]; }
+  | { status: 500; contentType?: "application/json"; body: OpListSettlementTransactions["responses"][500]["content"]["application/json"]; headers?: Record<string, string>; };
 
 /** Request of `completeCheckoutSession` (after validation and coercion). */
 export interface CompleteCheckoutSessionRequest {
@@ -967,11 +987,19 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Read a settlement
    *
-   * Reads one settlement with its transactions and the forex rate applied.
+   * Reads one settlement with its first 100 transactions (`number_of_transactions` counts them all; the rest are at `/pg/settlements/{settlement_id}/transactions`) and the forex rate applied.
    *
    * `GET /pg/settlements/{settlement_id}`
    */
   getSettlement(req: GetSettlementRequest, ctx: HandlerContext<TPrincipal>): Promise<GetSettlementResponse>;
+  /**
+   * List a settlement's transactions
+   *
+   * Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+   *
+   * `GET /pg/settlements/{settlement_id}/transactions`
+   */
+  listSettlementTransactions(req: ListSettlementTransactionsRequest, ctx: HandlerContext<TPrincipal>): Promise<ListSettlementTransactionsResponse>;
   /**
    * Sandbox: finish a hosted checkout
    *
@@ -1109,6 +1137,7 @@ export interface OperationTypes {
   getRefund: { request: GetRefundRequest; response: GetRefundResponse };
   listSettlements: { request: ListSettlementsRequest; response: ListSettlementsResponse };
   getSettlement: { request: GetSettlementRequest; response: GetSettlementResponse };
+  listSettlementTransactions: { request: ListSettlementTransactionsRequest; response: ListSettlementTransactionsResponse };
   completeCheckoutSession: { request: CompleteCheckoutSessionRequest; response: CompleteCheckoutSessionResponse };
   getSandboxClock: { request: GetSandboxClockRequest; response: GetSandboxClockResponse };
   advanceSandboxClock: { request: AdvanceSandboxClockRequest; response: AdvanceSandboxClockResponse };

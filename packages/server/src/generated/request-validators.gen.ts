@@ -3575,13 +3575,240 @@ return errors === 0;
 }
 validate23.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionHeaders = validate24;
-const schema24 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateListSettlementTransactionsQuery = validate24;
+const schema24 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.page_size === undefined){
+data.page_size = 250;
+}
+let data0 = data.page;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["page"] = coerced0;
+}
+}
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100000 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+let data1 = data.page_size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["page_size"] = coerced1;
+}
+}
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 250 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateListSettlementTransactionsParams = validate25;
+const schema25 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.settlement_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.settlement_id !== undefined){
+let data0 = data.settlement_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["settlement_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern33.test(data0)){
+const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateCompleteCheckoutSessionHeaders = validate26;
+const schema26 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3663,18 +3890,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionParams = validate25;
-const schema25 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
+export const validateCompleteCheckoutSessionParams = validate27;
+const schema27 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3756,18 +3983,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetSandboxClockQuery = validate26;
-const schema26 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateGetSandboxClockQuery = validate28;
+const schema28 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3839,199 +4066,13 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateAdvanceSandboxClockHeaders = validate27;
-const schema27 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-validate27.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateSetMerchantKycStatusHeaders = validate28;
-const schema28 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate28.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusParams = validate29;
-const schema29 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
+export const validateAdvanceSandboxClockHeaders = validate29;
+const schema29 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4044,18 +4085,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -4067,7 +4098,26 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4076,17 +4126,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4095,8 +4136,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(!pattern2.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4121,9 +4162,9 @@ errors++;
 validate29.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentHeaders = validate30;
+export const validateSetMerchantKycStatusHeaders = validate30;
 const schema30 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4216,8 +4257,8 @@ return errors === 0;
 }
 validate30.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentParams = validate31;
-const schema31 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+export const validateSetMerchantKycStatusParams = validate31;
+const schema31 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4230,8 +4271,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4240,8 +4281,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.order_id !== undefined){
-let data0 = data.order_id;
+if(data.merchant_id !== undefined){
+let data0 = data.merchant_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -4253,7 +4294,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4266,13 +4307,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["order_id"] = coerced0;
+data["merchant_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(func0(data0) > 20){
+const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4281,8 +4322,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(!pattern3.test(data0)){
+const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4307,9 +4348,9 @@ errors++;
 validate31.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundHeaders = validate32;
+export const validateCompleteOrderPaymentHeaders = validate32;
 const schema32 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4402,8 +4443,8 @@ return errors === 0;
 }
 validate32.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundParams = validate33;
-const schema33 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
+export const validateCompleteOrderPaymentParams = validate33;
+const schema33 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4416,8 +4457,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.refund_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4426,8 +4467,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
+if(data.order_id !== undefined){
+let data0 = data.order_id;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -4439,7 +4480,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4452,13 +4493,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["refund_id"] = coerced0;
+data["order_id"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
 if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4467,8 +4508,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern28.test(data0)){
-const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(!pattern11.test(data0)){
+const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4493,9 +4534,9 @@ errors++;
 validate33.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsHeaders = validate34;
+export const validateCompleteRefundHeaders = validate34;
 const schema34 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4588,14 +4629,200 @@ return errors === 0;
 }
 validate34.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRedeliverWebhookDeliveryParams = validate35;
-const schema35 = {"type":"object","properties":{"delivery_id":{"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"}},"required":["delivery_id"]};
-const pattern44 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
+export const validateCompleteRefundParams = validate35;
+const schema35 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.refund_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.refund_id !== undefined){
+let data0 = data.refund_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["refund_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 32){
+const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern28.test(data0)){
+const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+validate35.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateRunSettlementsHeaders = validate36;
+const schema36 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["idempotency-key"] !== undefined){
+let data0 = data["idempotency-key"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["idempotency-key"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 255){
+const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern2.test(data0)){
+const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateRedeliverWebhookDeliveryParams = validate37;
+const schema37 = {"type":"object","properties":{"delivery_id":{"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"}},"required":["delivery_id"]};
+const pattern45 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4654,7 +4881,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern44.test(data0)){
+if(!pattern45.test(data0)){
 const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4677,18 +4904,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookEndpointsQuery = validate36;
-const schema36 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
+export const validateListWebhookEndpointsQuery = validate38;
+const schema38 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4874,18 +5101,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointHeaders = validate37;
-const schema37 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateWebhookEndpointHeaders = validate39;
+const schema39 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4967,19 +5194,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDeleteWebhookEndpointParams = validate38;
-const schema38 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-const pattern47 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
+export const validateDeleteWebhookEndpointParams = validate40;
+const schema40 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
+const pattern48 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5038,7 +5265,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern47.test(data0)){
+if(!pattern48.test(data0)){
 const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5061,18 +5288,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookDeliveriesQuery = validate39;
-const schema39 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
+export const validateListWebhookDeliveriesQuery = validate41;
+const schema41 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5117,7 +5344,7 @@ data["status"] = coerced0;
 }
 }
 if(!((((data0 === "pending") || (data0 === "delivering")) || (data0 === "succeeded")) || (data0 === "failed"))){
-const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema39.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5299,206 +5526,206 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate39.errors = vErrors;
-return errors === 0;
-}
-validate39.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateListWebhookDeliveriesParams = validate40;
-const schema40 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate40.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.endpoint_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.endpoint_id !== undefined){
-let data0 = data.endpoint_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpoint_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 27){
-const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern47.test(data0)){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate40.errors = vErrors;
-return errors === 0;
-}
-validate40.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateEnableWebhookEndpointParams = validate41;
-const schema41 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.endpoint_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.endpoint_id !== undefined){
-let data0 = data.endpoint_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpoint_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 27){
-const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern47.test(data0)){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
 validate41.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSubmitCheckoutPageBody0 = validate43;
-const schema43 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
-const schema44 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
-const func82 = Object.prototype.hasOwnProperty;
+export const validateListWebhookDeliveriesParams = validate42;
+const schema42 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpoint_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpoint_id !== undefined){
+let data0 = data.endpoint_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["endpoint_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 27){
+const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern48.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateEnableWebhookEndpointParams = validate43;
+const schema43 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.endpoint_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpoint_id !== undefined){
+let data0 = data.endpoint_id;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["endpoint_id"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 27){
+const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern48.test(data0)){
+const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateSubmitCheckoutPageBody0 = validate45;
+const schema45 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+const schema46 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
+const func83 = Object.prototype.hasOwnProperty;
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5530,7 +5757,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!(func82.call(schema43.properties.body.properties, key0))){
+if(!(func83.call(schema45.properties.body.properties, key0))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5679,7 +5906,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((data6 === "UPI") || (data6 === "CREDIT_CARD")) || (data6 === "DEBIT_CARD")) || (data6 === "NET_BANKING")) || (data6 === "QR"))){
-const err14 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5702,7 +5929,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
-const err16 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema43.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5725,7 +5952,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data8 === "approved") || (data8 === "failed"))){
-const err18 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema43.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5773,28 +6000,28 @@ errors++;
 }
 }
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantBody0 = validate44;
-const schema45 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
-const schema46 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
-const schema47 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const pattern51 = new RegExp("^\\d{2,10}$", "u");
-const pattern52 = new RegExp("^\\d+\\.\\d{2}$", "u");
-const pattern53 = new RegExp("^\\d+$", "u");
-const pattern54 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
-const pattern55 = new RegExp("^[A-Z]{2}$", "u");
-const pattern56 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
-const pattern57 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
+export const validateCreateMerchantBody0 = validate46;
+const schema47 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
+const schema48 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
+const schema49 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
+const pattern52 = new RegExp("^\\d{2,10}$", "u");
+const pattern53 = new RegExp("^\\d+\\.\\d{2}$", "u");
+const pattern54 = new RegExp("^\\d+$", "u");
+const pattern55 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
+const pattern56 = new RegExp("^[A-Z]{2}$", "u");
+const pattern57 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
+const pattern58 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
 const formats12 = formats.uri;
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6131,7 +6358,7 @@ vErrors.push(err31);
 errors++;
 }
 for(const key1 in data1){
-if(!(func82.call(schema46.properties, key1))){
+if(!(func83.call(schema48.properties, key1))){
 const err32 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
@@ -6225,7 +6452,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema46.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema48.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -6248,7 +6475,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema46.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -6565,7 +6792,7 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern51.test(data15)){
+if(!pattern52.test(data15)){
 const err69 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
@@ -6612,7 +6839,7 @@ vErrors.push(err72);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema46.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6680,7 +6907,7 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!pattern52.test(data18)){
+if(!pattern53.test(data18)){
 const err79 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
@@ -6725,7 +6952,7 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern53.test(data19)){
+if(!pattern54.test(data19)){
 const err83 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err83];
@@ -6760,7 +6987,7 @@ vErrors.push(err85);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema46.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema48.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -7223,7 +7450,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key2 in data31){
-if(!(func82.call(schema47.properties, key2))){
+if(!(func83.call(schema49.properties, key2))){
 const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err127];
@@ -7292,7 +7519,7 @@ vErrors.push(err132);
 }
 errors++;
 }
-if(!pattern54.test(data33)){
+if(!pattern55.test(data33)){
 const err133 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err133];
@@ -7442,7 +7669,7 @@ vErrors.push(err145);
 }
 errors++;
 }
-if(!pattern55.test(data37)){
+if(!pattern56.test(data37)){
 const err146 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err146];
@@ -7522,7 +7749,7 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(!pattern56.test(data39)){
+if(!pattern57.test(data39)){
 const err153 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err153];
@@ -7602,7 +7829,7 @@ vErrors.push(err159);
 }
 errors++;
 }
-if(!pattern57.test(data41)){
+if(!pattern58.test(data41)){
 const err160 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err160];
@@ -7647,7 +7874,7 @@ vErrors.push(err163);
 }
 errors++;
 }
-if(!pattern54.test(data42)){
+if(!pattern55.test(data42)){
 const err164 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err164];
@@ -7694,20 +7921,20 @@ errors++;
 }
 }
 }
-validate44.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateMerchantBody0 = validate45;
-const schema48 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
-const schema49 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
-const schema50 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
+export const validateUpdateMerchantBody0 = validate47;
+const schema50 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
+const schema51 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
+const schema52 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7754,7 +7981,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key1 in data1){
-if(!(func82.call(schema49.properties, key1))){
+if(!(func83.call(schema51.properties, key1))){
 const err3 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -7848,7 +8075,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema49.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema51.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7871,7 +8098,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema49.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema51.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8188,7 +8415,7 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!pattern51.test(data15)){
+if(!pattern52.test(data15)){
 const err40 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
@@ -8235,7 +8462,7 @@ vErrors.push(err43);
 errors++;
 }
 if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema49.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8303,7 +8530,7 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!pattern52.test(data18)){
+if(!pattern53.test(data18)){
 const err50 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err50];
@@ -8348,7 +8575,7 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!pattern53.test(data19)){
+if(!pattern54.test(data19)){
 const err54 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -8383,7 +8610,7 @@ vErrors.push(err56);
 errors++;
 }
 if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema49.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema51.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8746,7 +8973,7 @@ vErrors.push(err87);
 errors++;
 }
 for(const key2 in data31){
-if(!(func82.call(schema50.properties, key2))){
+if(!(func83.call(schema52.properties, key2))){
 const err88 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err88];
@@ -8815,7 +9042,7 @@ vErrors.push(err93);
 }
 errors++;
 }
-if(!pattern54.test(data33)){
+if(!pattern55.test(data33)){
 const err94 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err94];
@@ -8965,7 +9192,7 @@ vErrors.push(err106);
 }
 errors++;
 }
-if(!pattern55.test(data37)){
+if(!pattern56.test(data37)){
 const err107 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err107];
@@ -9045,7 +9272,7 @@ vErrors.push(err113);
 }
 errors++;
 }
-if(!pattern56.test(data39)){
+if(!pattern57.test(data39)){
 const err114 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err114];
@@ -9125,7 +9352,7 @@ vErrors.push(err120);
 }
 errors++;
 }
-if(!pattern57.test(data41)){
+if(!pattern58.test(data41)){
 const err121 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
 if(vErrors === null){
 vErrors = [err121];
@@ -9170,7 +9397,7 @@ vErrors.push(err124);
 }
 errors++;
 }
-if(!pattern54.test(data42)){
+if(!pattern55.test(data42)){
 const err125 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
 if(vErrors === null){
 vErrors = [err125];
@@ -9217,18 +9444,18 @@ errors++;
 }
 }
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantCredentialsBody0 = validate46;
-const schema51 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
+export const validateCreateMerchantCredentialsBody0 = validate48;
+const schema53 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9300,18 +9527,18 @@ errors++;
 }
 }
 }
-validate46.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentBody0 = validate47;
-const schema52 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadMerchantDocumentBody0 = validate49;
+const schema54 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9377,7 +9604,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema52.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema54.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9412,31 +9639,31 @@ errors++;
 }
 }
 }
-validate47.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderBody0 = validate48;
-const schema53 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
-const schema54 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
-const schema59 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
-const schema62 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
-const pattern75 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern76 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
-const pattern77 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
-const schema55 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
-const schema56 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
-const schema57 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
-const schema58 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
-const pattern70 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
-const pattern71 = new RegExp("^\\+?[0-9]{7,15}$", "u");
+export const validateCreateOrderBody0 = validate50;
+const schema55 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
+const schema56 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
+const schema61 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
+const schema64 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
+const pattern76 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
+const pattern77 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
+const pattern78 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
+const schema57 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
+const schema58 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
+const schema59 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
+const schema60 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
+const pattern71 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
+const pattern72 = new RegExp("^\\+?[0-9]{7,15}$", "u");
 const formats18 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9649,7 +9876,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern56.test(data4)){
+if(!pattern57.test(data4)){
 const err18 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -9846,7 +10073,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(!pattern70.test(data9)){
+if(!pattern71.test(data9)){
 const err35 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -9881,7 +10108,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern71.test(data10)){
+if(!pattern72.test(data10)){
 const err38 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -9914,17 +10141,17 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
+const schema62 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10055,15 +10282,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10331,7 +10558,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data0){
-if(!(func82.call(schema53.properties.body.properties, key0))){
+if(!(func83.call(schema55.properties.body.properties, key0))){
 const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -10365,7 +10592,7 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern52.test(data6)){
+if(!pattern53.test(data6)){
 const err20 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10388,8 +10615,8 @@ errors++;
 }
 }
 if(data0.buyer !== undefined){
-if(!(validate49(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate51(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 }
@@ -10405,7 +10632,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema53.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10460,8 +10687,8 @@ errors++;
 }
 }
 if(data0.invoice !== undefined){
-if(!(validate51(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate53(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
@@ -10478,7 +10705,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema53.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10571,7 +10798,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern51.test(data14)){
+if(!pattern52.test(data14)){
 const err37 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -10666,7 +10893,7 @@ vErrors.push(err44);
 errors++;
 }
 if(!((data17 === "goods") || (data17 === "services"))){
-const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema62.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
+const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema64.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -10711,7 +10938,7 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(!pattern75.test(data18)){
+if(!pattern76.test(data18)){
 const err49 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -10746,7 +10973,7 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(!pattern76.test(data19)){
+if(!pattern77.test(data19)){
 const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
 if(vErrors === null){
 vErrors = [err52];
@@ -10790,7 +11017,7 @@ vErrors.push(err55);
 errors++;
 }
 if(!((((((((data20 === "bhim") || (data20 === "paytm")) || (data20 === "google_pay")) || (data20 === "phonepe")) || (data20 === "cred")) || (data20 === "amazon_pay")) || (data20 === "whatsapp")) || (data20 === "others"))){
-const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema53.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
+const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -10812,7 +11039,7 @@ vErrors.push(err57);
 errors++;
 }
 if(!((data21 === "intent") || (data21 === "collection"))){
-const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema53.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
+const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -10835,7 +11062,7 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(!pattern77.test(data22)){
+if(!pattern78.test(data22)){
 const err60 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -10870,18 +11097,18 @@ errors++;
 }
 }
 }
-validate48.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderBody0 = validate53;
-const schema63 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
+export const validateUpdateOrderBody0 = validate55;
+const schema65 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10997,7 +11224,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern70.test(data3)){
+if(!pattern71.test(data3)){
 const err9 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11161,18 +11388,18 @@ errors++;
 }
 }
 }
-validate53.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentBody0 = validate54;
-const schema67 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadOrderDocumentBody0 = validate56;
+const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11248,7 +11475,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11318,19 +11545,19 @@ errors++;
 }
 }
 }
-validate54.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundBody0 = validate55;
-const schema68 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
-const schema69 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
+export const validateCreateRefundBody0 = validate57;
+const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
+const schema71 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11441,7 +11668,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern52.test(data2)){
+if(!pattern53.test(data2)){
 const err9 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11476,18 +11703,18 @@ errors++;
 }
 }
 }
-validate55.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionBody0 = validate56;
-const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteCheckoutSessionBody0 = validate58;
+const schema73 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11543,7 +11770,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11566,7 +11793,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema71.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema73.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11589,19 +11816,19 @@ errors++;
 }
 }
 }
-validate56.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAdvanceSandboxClockBody0 = validate57;
-const schema73 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
-const schema74 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
+export const validateAdvanceSandboxClockBody0 = validate59;
+const schema75 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+const schema76 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11727,18 +11954,18 @@ errors++;
 }
 }
 }
-validate57.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusBody0 = validate58;
-const schema75 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
+export const validateSetMerchantKycStatusBody0 = validate60;
+const schema77 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11819,7 +12046,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema75.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema77.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11842,18 +12069,18 @@ errors++;
 }
 }
 }
-validate58.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentBody0 = validate59;
-const schema76 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteOrderPaymentBody0 = validate61;
+const schema78 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11909,7 +12136,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema76.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema78.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11932,18 +12159,18 @@ errors++;
 }
 }
 }
-validate59.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundBody0 = validate60;
-const schema77 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteRefundBody0 = validate62;
+const schema79 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11999,7 +12226,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema77.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema79.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12022,18 +12249,18 @@ errors++;
 }
 }
 }
-validate60.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsBody0 = validate61;
-const schema78 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
+export const validateRunSettlementsBody0 = validate63;
+const schema80 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12104,21 +12331,21 @@ errors++;
 }
 }
 }
-validate61.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointBody0 = validate62;
-const schema80 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
-const schema81 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
-const func271 = require("ajv/dist/runtime/equal").default;
-const pattern85 = new RegExp("^https?://", "u");
+export const validateCreateWebhookEndpointBody0 = validate64;
+const schema82 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
+const schema83 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
+const func272 = require("ajv/dist/runtime/equal").default;
+const pattern86 = new RegExp("^https?://", "u");
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12233,7 +12460,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((((((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED")) || (data3 === "PAYMENT_CAPTURED")) || (data3 === "REFUND_PROCESSED")) || (data3 === "REFUND_FAILED"))){
-const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12249,7 +12476,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func271(data2[i1], data2[j0])){
+if(func272(data2[i1], data2[j0])){
 const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
@@ -12288,7 +12515,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern85.test(data4)){
+if(!pattern86.test(data4)){
 const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -12333,10 +12560,10 @@ errors++;
 }
 }
 }
-validate62.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 
@@ -12459,6 +12686,12 @@ export const requestValidators: Readonly<Record<string, OperationRequestValidato
     params: validateGetSettlementParams,
     parameters: [{"name":"settlement_id","in":"path","parse":"none"}],
     queryNames: [],
+  },
+  "listSettlementTransactions": {
+    query: validateListSettlementTransactionsQuery,
+    params: validateListSettlementTransactionsParams,
+    parameters: [{"name":"settlement_id","in":"path","parse":"none"},{"name":"page","in":"query","parse":"none","reserved":"whole"},{"name":"page_size","in":"query","parse":"none","reserved":"whole"}],
+    queryNames: ["page","page_size"],
   },
   "completeCheckoutSession": {
     headers: validateCompleteCheckoutSessionHeaders,
