@@ -208,6 +208,21 @@ export const DIFFERENCES: Difference[] = [
     },
   },
   {
+    id: 'unencoded-sub-delims',
+    rule: "`! ' ( ) *` are accepted unencoded in a query value: encodeURIComponent and URLSearchParams (every browser and Node client, openapi-fetch included) never encode them, so a conforming client cannot. The oracle rejects them as reserved.",
+    applies: (r, ctx) =>
+      queryPairs(r.url).some(
+        ([k, v]) => v !== null && /[!'()*]/.test(v) && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true,
+      ),
+    check: (paygate, _oracle, r) => {
+      const details = paygate.status === 400 ? (envelope(paygate).error.details ?? {}) : {};
+      for (const [k, v] of queryPairs(r.url)) {
+        // refused for any other reason it may be (a schema rule), never as unencoded
+        if (v !== null && /[!'()*]/.test(v) && !/[:/?#[\]@$&+,;=]/.test(v)) expect(String(details[k] ?? ''), `${k}=${v}`).not.toMatch(/must be url encoded/);
+      }
+    },
+  },
+  {
     id: 'reserved-whole-value',
     rule: 'Reserved characters are looked for in each query value as received, all of it. The oracle drops the first `?` of the query string and ignores everything after a second `=` in a pair, so `a=x?y` or `a=x=y` pass there.',
     applies: (r, ctx) => queryPairs(r.url).some(([k, v]) => v !== null && /[?=]/.test(v) && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true),
