@@ -2,7 +2,7 @@
  * Type-level tests on the mini fixture's generated code. vitest runs them as no-ops; `npx tsc -p tsconfig.json`
  * checks them (every `@ts-expect-error` must be needed).
  */
-import { describe, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { UploadedFile } from '../../packages/server/src/runtime/types.js';
 import type { UnexpectedResponseError } from '../../packages/client/src/runtime/result.js';
 import { createPaygateClient, type operations, type PaygateErrorCode } from '../fixtures/mini/generated/client/index.js';
@@ -57,15 +57,21 @@ describe('generated client types', () => {
   const client = createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 'id', ClientSecret: () => 'secret' } });
 
   it('types auth by the spec scheme names; per-call extra headers compile', () => {
-    // @ts-expect-error mini declares no scheme "bearerAuth"
-    void createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } });
-    // @ts-expect-error an apiKey credential is a string (or a function returning one)
-    void createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 1 } });
-    // @ts-expect-error mini marks no scheme x-client-option: no top-level clientId
-    void createPaygateClient({ baseUrl: 'http://localhost', clientId: 'id' });
-    void client.orders.get('OD1', { headers: { Authorization: 'Bearer x', 'X-Request-ID': 'r1' } });
-    // @ts-expect-error header values are strings
-    void client.orders.get('OD1', { headers: { 'X-Request-ID': 1 } });
+    // checked by tsc only: never called (the client refuses an undeclared scheme at run time too, and the calls
+    // would send requests)
+    const typeOnly = () => {
+      // @ts-expect-error mini declares no scheme "bearerAuth"
+      void createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } });
+      // @ts-expect-error an apiKey credential is a string (or a function returning one)
+      void createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 1 } });
+      // @ts-expect-error mini marks no scheme x-client-option: no top-level clientId
+      void createPaygateClient({ baseUrl: 'http://localhost', clientId: 'id' });
+      void client.orders.get('OD1', { headers: { Authorization: 'Bearer x', 'X-Request-ID': 'r1' } });
+      // @ts-expect-error header values are strings
+      void client.orders.get('OD1', { headers: { 'X-Request-ID': 1 } });
+    };
+    expectTypeOf(typeOnly).toBeFunction();
+    expect(() => createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } as never })).toThrow(/declares no security scheme "bearerAuth"/);
   });
 
   it('groups by tag with noun-stripped method names', () => {
