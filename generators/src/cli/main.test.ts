@@ -41,11 +41,16 @@ afterAll(async () => {
 });
 
 describe('paygate --help', () => {
-  it('lists every command and the environment of paygate serve', async () => {
+  it('lists every command on one screen (at most 30 lines of at most 130 characters) and points to serve --help for the environment', async () => {
     const { code, out } = await cli(['--help']);
     expect(code).toBe(EXIT.ok);
     for (const command of COMMANDS) expect(out).toContain(`  ${command.name}`);
-    for (const variable of ['PORT', 'PAYGATE_MODE', 'DATABASE_URL', 'PAYGATE_MASTER_KEY', 'REDIS_URL']) expect(out).toContain(variable);
+    const lines = out.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(30);
+    expect(lines.filter((l) => l.length > 130)).toEqual([]);
+    expect(out).toContain('paygate serve --help');
+    const serve = await cli(['serve', '--help']);
+    for (const variable of ['PORT', 'PAYGATE_MODE', 'DATABASE_URL', 'PAYGATE_MASTER_KEY', 'REDIS_URL']) expect(serve.out).toContain(variable);
   });
 
   it.each(COMMANDS.map((c) => [c.name, c]))('%s: its line in commands/index.ts matches the command it loads (loaded on demand)', async (name, entry) => {

@@ -16,7 +16,11 @@ function version(): string {
   return pkg.version;
 }
 
-export function rootHelp(commands: readonly Pick<CliCommand, 'name' | 'summary'>[], serveEnvironment: string): string {
+/**
+ * `paygate --help`: one screen (the commands and what to type next). Each command's flags and environment variables
+ * are in `paygate <command> --help`, so the list of commands never scrolls away behind them.
+ */
+export function rootHelp(commands: readonly Pick<CliCommand, 'name' | 'summary'>[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `paygate: OpenAPI-first toolkit for the Paygate API and any API like it
 
@@ -31,21 +35,20 @@ ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 Exit codes (every command): 0 ok, 1 a problem to fix (drift, spec errors, contract violations), 2 wrong command
 line, 3 wrong environment (missing file, unreachable server).
 
-paygate serve is configured by these variables:
-${serveEnvironment}`;
+paygate serve --help lists the gateway's environment variables (PORT, DATABASE_URL, REDIS_URL, ...).
+`;
 }
 
 /** Runs one command line; resolves to the exit code (the bin sets process.exitCode from it). */
 export async function runCli(argv: readonly string[], io: CliIo, commands: readonly AnyCommand[] = COMMANDS): Promise<ExitCode> {
   const [name, ...rest] = argv;
-  // the gateway's variables come from @paygate/reference, loaded for the help text only
-  const help = async () => rootHelp(commands, await (await import('./commands/serve.js')).serveEnvironment());
+  const help = () => rootHelp(commands);
   if (name === undefined) {
-    io.stderr(await help());
+    io.stderr(help());
     return EXIT.usage;
   }
   if (HELP_FLAGS.has(name) || name === 'help') {
-    io.stdout(await help());
+    io.stdout(help());
     return EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
