@@ -87,11 +87,15 @@ describe('generated client types', () => {
     expectTypeOf(client.orders.create).parameter(0).toHaveProperty('amount').toEqualTypeOf<string>();
     expectTypeOf(client.orders.get).parameter(0).toEqualTypeOf<string>();
     expectTypeOf(client.refunds.list).parameter(0).toEqualTypeOf<{ page?: number; page_size?: number; payment_id?: string } | undefined>();
-    // @ts-expect-error amount must be a string
-    void client.orders.create({ amount: 10, currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } });
-    // @ts-expect-error the body is required
-    void client.orders.create();
-    void client.orders.create({ amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } }, { headers: { 'X-Merchant-ID': '12345678' } });
+    // checked by tsc only: never called (the calls would send requests)
+    const typeOnly = () => {
+      // @ts-expect-error amount must be a string
+      void client.orders.create({ amount: 10, currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } });
+      // @ts-expect-error the body is required
+      void client.orders.create();
+      void client.orders.create({ amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } }, { headers: { 'X-Merchant-ID': '12345678' } });
+    };
+    expectTypeOf(typeOnly).toBeFunction();
   });
 
   it('returns ApiResult with data typed from the 2xx response and a literal error-code union', () => {

@@ -306,7 +306,9 @@ describe('packed packages in a fresh project', () => {
     expect(JSON.parse(served.stdout.trim())).toEqual({ message: 'Hello, Ada!', invalidStatus: 400, webhook: { event_type: 'GREETED', data: { name: 'Ada' } } });
 
     const help = await mustRun('npx paygate --help', 'npx', ['--no-install', 'paygate', '--help'], project);
-    expect(help.stdout).toContain('PAYGATE_MODE');
+    expect(help.stdout).toContain('paygate serve --help'); // one screen: the gateway's variables are under serve --help
+    const serveHelp = await mustRun('npx paygate serve --help', 'npx', ['--no-install', 'paygate', 'serve', '--help'], project);
+    expect(serveHelp.stdout).toContain('PAYGATE_MODE');
 
     progress('bundling the installed @paygate/client for the browser (esbuild)');
     const bundle = await build({

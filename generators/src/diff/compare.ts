@@ -476,7 +476,7 @@ function compareCallbacks(sides: Sides, out: Emitter, a: Operation, b: Operation
   for (const [key, x] of before) {
     const y = after.get(key);
     if (y) out.node.edges.push({ to: receivedPair(sides, x.op, y.op), label: `callback ${y.name}`, direction: 'response' });
-    else out.emit('a', 'callback-removed', x.op.ptr, 'breaking', 'merchants relying on it no longer get it');
+    else out.emit('a', 'callback-removed', x.op.ptr, 'breaking', 'clients relying on it no longer get it');
   }
   for (const [key, y] of after) if (!before.has(key)) out.emit('b', 'callback-added', y.op.ptr, 'non-breaking');
 }
@@ -507,7 +507,7 @@ function compareWebhooks(sides: Sides): void {
     }
     const leaf = sides.graph.leaf();
     const out = new Emitter(sides, leaf);
-    if (x) out.emit('a', 'webhook-removed', join('/webhooks', name), 'breaking', 'merchants subscribed to it no longer get it');
+    if (x) out.emit('a', 'webhook-removed', join('/webhooks', name), 'breaking', 'clients subscribed to it no longer get it');
     else out.emit('b', 'webhook-added', join('/webhooks', name), 'non-breaking');
     sides.graph.root({ where: `webhook ${name}`, node: leaf, direction: 'response', in: 'payload' });
   }
@@ -542,7 +542,7 @@ function compareEvents(graph: ChangeGraph, before: ContractSnapshot, after: Cont
     }
     const leaf = graph.leaf();
     const out = new Emitter(sides, leaf);
-    if (ea) out.emit('a', 'event-removed', ptr, 'breaking', 'merchants relying on it no longer get it');
+    if (ea) out.emit('a', 'event-removed', ptr, 'breaking', 'clients relying on it no longer get it');
     else out.emit('b', 'event-added', ptr, 'non-breaking');
     graph.root({ where, node: leaf, direction: 'response', in: 'payload' });
   }

@@ -64,6 +64,6 @@ describe('evaluateGate', () => {
     const text = formatGate(evaluateGate(input), input, { specFile: 'openapi/openapi.yaml', allowFile: 'openapi/released/allowed-breaking-changes.yaml', releasedFile: 'openapi/released/1.4.2.json' });
     expect(text).toContain('revert the change in openapi/openapi.yaml');
     expect(text).toContain('set info.version to 2.0.0 in openapi/openapi.yaml');
-    expect(text).toContain(`       - kind: property-removed\n         pointer: ${removed.pointer}\n         reason: <why no integrated merchant breaks>`);
+    expect(text).toContain(`       - kind: property-removed\n         pointer: ${removed.pointer}\n         reason: <why no integrated client breaks>`);
   });
 });

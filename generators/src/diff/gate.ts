@@ -25,7 +25,7 @@ export interface AllowFile {
 }
 
 export const ALLOW_FILE_HEADER = `# Breaking changes accepted without a new major version, until the next \`npm run release\` (which empties this list).
-# Each entry: kind and pointer exactly as \`npm run compat\` prints them, and why no integrated merchant breaks.
+# Each entry: kind and pointer exactly as \`npm run compat\` prints them, and why no integrated client breaks.
 #   - kind: property-removed
 #     pointer: /components/schemas/Order/properties/legacy_field
 #     reason: never sent by any gateway version (documented by mistake)
@@ -131,11 +131,11 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
       `Compatibility gate FAILED: ${result.blocking.length} change(s) at --fail-on ${result.failOn} or above since the released ${input.releasedVersion} (${where.releasedFile}), and ${input.currentVersion} is not a new major version:`,
       ...result.blocking.map((c) => `  ${c.classification}  ${c.kind}  ${c.document}#${c.pointer}\n      ${c.message}${c.useCount > 0 ? `\n      ${usesLine(c)}` : ''}`),
       '',
-      'Integrated merchants break on these. Do one of:',
+      'Integrated clients break on these. Do one of:',
       `  1. revert the change in ${where.specFile} (or make it compatible: add instead of rename, keep old enum values, keep new fields optional in requests);`,
       `  2. start a new major version: set info.version to ${next} in ${where.specFile}, then \`paygate release\`;`,
-      `  3. if no merchant can be affected, add an entry with the reason to ${where.allowFile}:`,
-      ...result.blocking.flatMap((c) => [`       - kind: ${c.kind}`, `         pointer: ${c.pointer}`, '         reason: <why no integrated merchant breaks>']),
+      `  3. if no client can be affected, add an entry with the reason to ${where.allowFile}:`,
+      ...result.blocking.flatMap((c) => [`       - kind: ${c.kind}`, `         pointer: ${c.pointer}`, '         reason: <why no integrated client breaks>']),
     );
   } else if (result.invalid.length === 0) {
     lines.push(`Compatibility gate passed: ${input.changes.length} change(s) since ${input.releasedVersion}, none at --fail-on ${result.failOn} or above without a major version or an allow entry.`);
