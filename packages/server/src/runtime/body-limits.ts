@@ -31,15 +31,21 @@ function isMultipart(req: IncomingMessage): boolean {
 }
 
 /**
+ * How long an early answer waits for the rest of a body that is still arriving (D96). A client that is writing its
+ * body at a normal pace finishes within it and then reads the answer on a connection kept alive (closing at once made
+ * it fail with EPIPE/ECONNRESET while writing, never reading the 401: seen with an upload and a wrong credential); a
+ * body still not in after it is a slow client, and the connection is closed.
+ */
+export const EARLY_ANSWER_GRACE_MS = 250;
+
+/**
  * An answer sent while the request body is still arriving (401 before authentication could read it, 413, 415, 429,
- * any error, or a 2xx of an operation that reads no body) closes the connection: `Connection: close`, and Node
- * destroys the socket once the answer is flushed. Node would otherwise keep the socket to drain the rest of the body,
- * so a client sending it slowly held a connection (and a slot of PAYGATE_MAX_CONNECTIONS) until the request timeout
- * for an answer it already had. A body that has fully arrived, read or not, keeps the connection alive.
- *
- * "Still arriving" is decided one turn of the event loop after the answer is ready (`setImmediate`): the HTTP parser
- * hands Node the rest of a packet that is already here (a small body sent with its headers) before that, while an
- * answer decided in a microtask (an authentication that fails at once) can come before it.
+ * any error, or a 2xx of an operation that reads no body) does not hold the connection for a slow client: the rest of
+ * the body is discarded for at most EARLY_ANSWER_GRACE_MS; a body complete by then gets the answer on a kept-alive
+ * connection, one still arriving gets it with `Connection: close` and Node destroys the socket once it is flushed.
+ * A 413 reads nothing more: it closes at once.
+ * Node would otherwise keep the socket to drain the rest of the body, so a client sending it slowly held a connection
+ * (and a slot of PAYGATE_MAX_CONNECTIONS) until the request timeout for an answer it already had.
  */
 export const closeConnectionOnEarlyAnswer: RequestHandler = (req, res, next) => {
   if (declaresBody(req)) {
@@ -48,10 +54,27 @@ export const closeConnectionOnEarlyAnswer: RequestHandler = (req, res, next) => 
     const endNow = (self: Response, args: unknown[]) => (end as (...a: unknown[]) => Response).apply(self, args);
     res.end = function (this: Response, ...args: unknown[]) {
       if (req.complete || this.headersSent) return endNow(this, args);
-      setImmediate(() => {
+      if (this.statusCode === 413) {
+        // too large: not a byte more is read; decided one event-loop turn later, when the rest of a packet already
+        // here has been handed over
+        setImmediate(() => {
+          if (!req.complete && !this.headersSent) this.setHeader('Connection', 'close');
+          endNow(this, args);
+        });
+        return this;
+      }
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        req.off('end', finish);
         if (!req.complete && !this.headersSent) this.setHeader('Connection', 'close');
         endNow(this, args);
-      });
+      };
+      const timer = setTimeout(finish, EARLY_ANSWER_GRACE_MS);
+      req.once('end', finish);
+      req.resume(); // discard the rest: the answer is decided
       return this;
     } as Response['end'];
   }
