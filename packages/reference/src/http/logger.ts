@@ -104,9 +104,9 @@ export interface HeldDestination extends DestinationStream {
 /**
  * `paygate serve` prints a human banner while it starts; a JSON line logged meanwhile (the sandbox's first start logs
  * the master key it generated) would land in the middle of it. Lines written before `release()` wait, in order, and
- * follow the banner (D134). `target` defaults to stdout, synchronously, as pino's own default.
+ * follow the banner (D134). `target` defaults to what pino itself uses without one: stdout, buffered (asynchronous).
  */
-export function heldDestination(target: DestinationStream = pino.destination({ dest: 1, sync: true })): HeldDestination {
+export function heldDestination(target: DestinationStream = pino.destination({ dest: process.stdout.fd || 1, sync: false })): HeldDestination {
   let held: string[] | undefined = [];
   return {
     write(line: string) {
