@@ -81,7 +81,6 @@ function relocator(a: SchemaView, b: SchemaView, site: Site): (side: Side, point
 }
 
 const REQUEST_READS = 'requests that were valid may now be refused';
-const READERS_GET_NEW = 'clients reading this field may get values they do not expect';
 
 function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   const req = dir === 'request';
