@@ -2,6 +2,7 @@
 import type { ApiCheckReport } from './check-api.js';
 
 function xml(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: drops the control characters XML 1.0 does not allow
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }
 
