@@ -41,6 +41,9 @@ function diagnosticsOf(output: string, file: string): string {
     .join('\n');
 }
 
+// Each Biome run scans the project once (about 4 s of CPU); on a loaded machine that can take a minute of wall time.
+const BIOME_RUN_MS = 180_000;
+
 describe('lint gate (Biome)', () => {
   let seeded: { code: number; output: string };
 
@@ -52,16 +55,19 @@ describe('lint gate (Biome)', () => {
     // a mis-formatted line: double quotes, no semicolon, no spaces
     await writeFile(path.join(DIR, 'misformatted.ts'), `${CLEAN}export const currency = {code:"INR"}\n`);
     // a promise nobody awaits or handles: its rejection would be lost
-    await writeFile(path.join(DIR, 'floating.ts'), `${CLEAN}async function send(): Promise<void> {}\nexport function notify(): void {\n  send();\n}\n`);
+    await writeFile(
+      path.join(DIR, 'floating.ts'),
+      `${CLEAN}async function send(): Promise<void> {}\nexport function notify(): void {\n  send();\n}\n`,
+    );
     // one run for the seeded files (each run scans the project once)
     seeded = await biomeCheck(['unused.ts', 'misformatted.ts', 'floating.ts']);
-  });
+  }, BIOME_RUN_MS);
 
   afterAll(async () => {
     await rm(DIR, { recursive: true, force: true });
   });
 
-  it('passes a clean file', async () => {
+  it('passes a clean file', { timeout: BIOME_RUN_MS }, async () => {
     const { code, output } = await biomeCheck(['clean.ts']);
     expect(output).toContain('Checked 1 file');
     expect(code).toBe(0);
