@@ -19,7 +19,7 @@ import path from 'node:path';
 import { answerMalformedRequests, loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '@paygate/reference/app';
-import { createThrowawayDatabase } from '@paygate/reference/testing';
+import { createThrowawayDatabase, usePgliteTemplate } from '@paygate/reference/testing';
 
 export type GatewayTarget = 'pglite' | 'postgres';
 
@@ -261,6 +261,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
       env['DATABASE_URL'] = database.url;
     } else {
       delete env['DATABASE_URL'];
+      // a memory:// database starts from the run's initialised data dir instead of running initdb (D138)
+      if (env['PAYGATE_DATA_DIR']?.startsWith('memory://')) await usePgliteTemplate();
     }
 
     const config = loadConfig(env);

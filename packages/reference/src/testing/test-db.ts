@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '../db/db.js';
 import { openDb } from '../db/open.js';
+import { usePgliteTemplate } from './pglite-template.js';
+
+export { usePgliteTemplate } from './pglite-template.js';
 
 /** A database a test file owns: PGlite in memory, or a fresh PostgreSQL database dropped on dispose. */
 export interface TestDb {
@@ -48,6 +51,7 @@ export async function createThrowawayDatabase(adminUrl: string, prefix = 'paygat
 export async function openTestDb(target: TestTarget, options: { migrate?: boolean } = {}): Promise<TestDb> {
   const migrate = options.migrate ?? true;
   if (target === 'pglite') {
+    await usePgliteTemplate(); // initdb's output from the run's tarball, when the run made one (D138)
     const db = await openDb({ dataDir: 'memory://', migrate });
     return {
       db,
