@@ -64,13 +64,20 @@ const files = report.testResults
   }))
   .sort((a, b) => b.ms - a.ms);
 const tests = report.testResults
-  .flatMap((f) => f.assertionResults.map((t) => ({ file: f.name.startsWith(root) ? f.name.slice(root.length) : f.name, name: t.fullName, ms: t.duration ?? 0 })))
+  .flatMap((f) =>
+    f.assertionResults.map((t) => ({
+      file: f.name.startsWith(root) ? f.name.slice(root.length) : f.name,
+      name: t.fullName,
+      ms: t.duration ?? 0,
+    })),
+  )
   .sort((a, b) => b.ms - a.ms);
 
 const fmt = (ms: number): string => `${(ms / 1000).toFixed(1).padStart(7)} s`;
 const sum = files.reduce((s, f) => s + f.ms, 0);
 console.log(`\nPer-file wall time (${files.length} files, ${report.numTotalTests} tests, ${report.numFailedTests} failed), slowest first:`);
-for (const f of files) console.log(`${fmt(f.ms)}  ${String(f.tests).padStart(4)} tests  ${f.status === 'passed' ? '' : `[${f.status}] `}${f.file}`);
+for (const f of files)
+  console.log(`${fmt(f.ms)}  ${String(f.tests).padStart(4)} tests  ${f.status === 'passed' ? '' : `[${f.status}] `}${f.file}`);
 console.log(`\nSum of per-file wall times: ${fmt(sum)} (files overlap across workers)`);
 console.log('\nSlowest 25 tests:');
 for (const t of tests.slice(0, 25)) console.log(`${fmt(t.ms)}  ${t.file} > ${t.name}`);

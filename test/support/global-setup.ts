@@ -54,7 +54,9 @@ async function dropStaleTemplates(adminUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${PG_TEMPLATE_PREFIX}\\_%'`);
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${PG_TEMPLATE_PREFIX}\\_%'`,
+    );
     for (const { datname } of rows) {
       const created = Number(datname.slice(PG_TEMPLATE_PREFIX.length + 1).split('_')[0]);
       if (Number.isFinite(created) && Date.now() - created > STALE_TEMPLATE_MS) {

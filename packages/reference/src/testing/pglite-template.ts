@@ -38,7 +38,10 @@ export async function ensurePgliteTemplate(cacheDir: string): Promise<string> {
   // the package's entry is <package>/dist/index.cjs; its package.json is not exported, so it is found beside dist/
   const pkgFile = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
   const version = (JSON.parse(await readFile(pkgFile, 'utf8')) as { version: string }).version;
-  const key = createHash('sha256').update(JSON.stringify([version, pgliteStartParams(DEFAULT_PGLITE_MEMORY)])).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify([version, pgliteStartParams(DEFAULT_PGLITE_MEMORY)]))
+    .digest('hex')
+    .slice(0, 16);
   const file = path.join(cacheDir, `pglite-initdb-${version}-${key}.tar`);
   if (existsSync(file)) return file;
   await mkdir(cacheDir, { recursive: true });
