@@ -65,11 +65,12 @@ export function limitConnectionsPerAddress(server: Server, options: ConnectionsP
   // costs as little as Node's accept allows (the 'connection' event is the server's own, emitted by net for each one).
   // why the casts: emit's overloads (one per event) cannot be re-declared by a function expression; arguments pass through
   const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
-  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === 'connection' && !admit(args[0] as Socket)) {
-      (args[0] as Socket).destroy();
+  // `arguments` passed on as they came: every 'request' goes through here, without a rest array and a spread each
+  server.emit = function (this: Server, event: string | symbol, socket?: unknown): boolean {
+    if (event === 'connection' && !admit(socket as Socket)) {
+      (socket as Socket).destroy();
       return true;
     }
-    return emit.call(this, event, ...args);
+    return emit.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
   } as Server['emit'];
 }
