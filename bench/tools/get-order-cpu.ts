@@ -7,6 +7,7 @@
  * drift of a shared machine cancels (the median of the rounds is the figure).
  *
  * Usage: npx tsx bench/tools/get-order-cpu.ts [postgres|pglite] [seconds, default 5] [rounds, default 3]
+ *   BENCH_WARMUP_SECONDS  load on both servers before the rounds (default 8)
  *   BENCH_CPU_PROF=1   also writes a --cpu-prof profile (path printed; summarise it with bench/profile-summary.ts)
  *   BENCH_STRACE=1     counts the server's system calls per request during the load (strace -c -f)
  */
@@ -67,6 +68,13 @@ try {
   await waitUntil(bare, httpOk(`${bare.url}/pg/orders/x`), performance.now(), 30_000, 20);
   const ratios: number[] = [];
   try {
+    // Both servers served a few thousand requests before any round counts: on a loaded machine a 1 s warm-up is a few
+    // hundred requests, and the optimizing compiler (CPU of this process too) was still at work in the first rounds.
+    const warmup = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 8);
+    if (warmup > 0) {
+      await load({ url, headers, connections: 50, durationSec: warmup, warmupSec: 0 });
+      await load({ url: `${bare.url}/pg/orders/x`, headers, connections: 50, durationSec: warmup, warmupSec: 0 });
+    }
     for (let round = 1; round <= rounds; round++) {
       const strace = process.env['BENCH_STRACE'] && round === 1 ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] }) : undefined;
       const before = userSystemSeconds(child.pid);

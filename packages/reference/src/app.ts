@@ -349,7 +349,6 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   const beginLog = requestLogging(logger as Parameters<typeof requestLogging>[0]);
   const sessionGuard = rejectMalformedSessionIds();
   const own = ownRoutes(rt, options);
-  const sandbox = rt.config.sandbox;
 
   /**
    * Everything the gateway does before the scaffold, in ONE middleware (D148; one router layer per request instead of
@@ -367,7 +366,8 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
       res.setHeader('X-Content-Type-Options', 'nosniff');
     }
     // Sandbox-only operations do not exist outside sandbox mode (before auth, so nothing hints at them).
-    if (!sandbox && under(path, '/sandbox')) {
+    // (rt.config per request: the runtime is late-bound, opened after the app is built)
+    if (under(path, '/sandbox') && !rt.config.sandbox) {
       res.locals['route'] = '/sandbox/*';
       runInRequestContext(store, () => res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route')));
       return;

@@ -24,6 +24,14 @@ export function gatewayPayeeVpa(merchantId: string): string {
   return `pg.${merchantId}@paygate`;
 }
 
+/** A new order ($1..$19), nothing when its reference_id is taken (no row back). */
+const INSERT_ORDER_SQL = `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
+                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
+                           expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+       RETURNING id`;
+
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
   | { kind: 'intent'; order_id: string; intent_uri: string }
@@ -76,52 +84,50 @@ export async function createOrder(
             note: `Payment for order ${n.referenceId}`.slice(0, 80),
           })
         : null;
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
-                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
-                           expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
-       RETURNING id`,
-      [
-        orderId,
-        merchantId,
-        n.referenceId,
-        n.amountMinor,
-        n.currency,
-        STATUS_MESSAGE.orderPending,
-        n.collectionMode,
-        n.mopType,
-        n.upiFlowType,
-        n.vpa,
-        n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
-        intentUri,
-        JSON.stringify(n.buyer),
-        JSON.stringify(n.product),
-        n.invoice ? JSON.stringify(n.invoice) : null,
-        n.returnUrl,
-        options.isTesting,
-        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
-        now,
-      ],
-    );
-    if (rows.length === 0) {
-      throw new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
-    }
-    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+    const expiresAt = formatIso(addSeconds(at, ORDER_TTL_SECONDS));
+    const orderValues = [
+      orderId,
+      merchantId,
+      n.referenceId,
+      n.amountMinor,
+      n.currency,
+      STATUS_MESSAGE.orderPending,
+      n.collectionMode,
+      n.mopType,
+      n.upiFlowType,
+      n.vpa,
+      n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
+      intentUri,
+      JSON.stringify(n.buyer),
+      JSON.stringify(n.product),
+      n.invoice ? JSON.stringify(n.invoice) : null,
+      n.returnUrl,
+      options.isTesting,
+      expiresAt,
+      now,
+    ];
+    const alreadyUsed = () =>
+      new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
 
     if (n.collectionMode === 'hosted_payment') {
       const sessionId = newSessionId();
-      // the session remembers the callback key current now: its callback is signed with it (D37)
-      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)', [
-        sessionId,
-        orderId,
-        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
-        now,
-        merchant.encryption_key_version,
-      ]);
+      // The order and its checkout session in ONE statement (D150): the session is inserted from the order's RETURNING,
+      // so a reused reference_id inserts neither (no row back: 409). The session remembers the callback key current
+      // now: its callback is signed with it (D37).
+      const { rows } = await tx.query<{ id: string }>(
+        `WITH o AS (${INSERT_ORDER_SQL})
+         INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
+         SELECT $20, o.id, $18, $19, $21 FROM o
+         RETURNING order_id AS id`,
+        [...orderValues, sessionId, merchant.encryption_key_version],
+      );
+      if (rows.length === 0) throw alreadyUsed();
       return { kind: 'hosted', order_id: orderId, session_id: sessionId };
     }
+    const { rows } = await tx.query<{ id: string }>(INSERT_ORDER_SQL, orderValues);
+    if (rows.length === 0) throw alreadyUsed();
+    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+
     if (n.upiFlowType === 'intent') {
       await createPendingPayment(tx, deps, order, { mopType: 'UPI', mopDetail: {}, message: STATUS_MESSAGE.intentPending, at });
       return { kind: 'intent', order_id: orderId, intent_uri: intentUri as string };
