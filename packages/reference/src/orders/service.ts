@@ -32,6 +32,12 @@ const INSERT_ORDER_SQL = `INSERT INTO orders (id, merchant_id, reference_id, amo
        ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
        RETURNING id`;
 
+/** The merchant an order is created for, with its sandbox clock; `owned`: only if it is the partner's ($2). */
+const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
+              ${merchantOffsetSql('id')} AS clock_offset_seconds
+       FROM merchants WHERE id = $1`;
+const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND partner_id = $2` };
+
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
   | { kind: 'intent'; order_id: string; intent_uri: string }
@@ -58,12 +64,7 @@ export async function createOrder(
       partner_id: string;
       encryption_key_version: number;
       clock_offset_seconds: number;
-    }>(
-      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
-              ${merchantOffsetSql('id')} AS clock_offset_seconds
-       FROM merchants WHERE id = $1${owner !== undefined ? ' AND partner_id = $2' : ''}`,
-      owner !== undefined ? [merchantId, owner] : [merchantId],
-    );
+    }>(owner !== undefined ? ORDER_MERCHANT_SQL.owned : ORDER_MERCHANT_SQL.any, owner !== undefined ? [merchantId, owner] : [merchantId]);
     const merchant = merchants[0];
     if (!merchant) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
     if (merchant.kyc_status !== 'APPROVED') {
