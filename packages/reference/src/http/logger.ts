@@ -141,6 +141,7 @@ type LoggedResponse = Response & { [ACCESS]?: AccessRecord };
 function writeAccessLine(this: LoggedResponse): void {
   const record = this[ACCESS];
   if (record === undefined) return;
+  this[ACCESS] = undefined;
   const ms = Math.round((performance.now() - record.started) * 10) / 10;
   const operation = this.locals['operation'] as { path?: string; operationId?: string } | undefined;
   const route = operation?.path ?? (this.locals['route'] as string | undefined) ?? 'unmatched';
@@ -170,7 +171,8 @@ export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error
     res.locals['requestId'] = requestId;
     const record: AccessRecord = { requestId, method: req.method, started: performance.now(), access };
     (res as LoggedResponse)[ACCESS] = record;
-    res.once('finish', writeAccessLine);
+    // `on`, not `once`: 'finish' is emitted once per response, and `once` allocates a wrapper per call
+    res.on('finish', writeAccessLine);
     return record;
   };
 }
