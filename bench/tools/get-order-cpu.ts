@@ -56,7 +56,7 @@ const child = spawnNode({
   env: gatewayEnv({ partner: PARTNER, dataDir, databaseUrl: db?.url, logLevel: process.env['LOG_LEVEL'] ?? 'info' }),
 });
 try {
-  await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 60_000, 20);
+  await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 180_000, 20); // PGlite starts in ~50 s on a machine at load 25
   const merchant = await api(child.url, '/partners/merchants/', createMerchantBody());
   const merchantId = String(merchant['id']);
   await api(child.url, `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
