@@ -113,7 +113,7 @@ export async function openPglite(dataDir: string, memory: PgliteMemory = DEFAULT
   if (memory.wasmCode === 'baseline') useBaselineWasmCompiler();
   const memoryDir = dataDir === 'memory://' || dataDir.startsWith('memory://');
   const startParams = pgliteStartParams(memory);
-  let unlock = () => undefined as void;
+  let unlock: () => void = () => undefined;
   if (!memoryDir) {
     await mkdir(dataDir, { recursive: true });
     unlock = lockDataDir(dataDir); // before initdb and migrations: a second process stops here, touching nothing

@@ -65,12 +65,11 @@ export function limitConnectionsPerAddress(server: Server, options: ConnectionsP
   // costs as little as Node's accept allows (the 'connection' event is the server's own, emitted by net for each one).
   // why the casts: emit's overloads (one per event) cannot be re-declared by a function expression; arguments pass through
   const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
-  // `arguments` passed on as they came: every 'request' goes through here, without a rest array and a spread each
-  server.emit = function (this: Server, event: string | symbol, socket?: unknown): boolean {
-    if (event === 'connection' && !admit(socket as Socket)) {
-      (socket as Socket).destroy();
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'connection' && !admit(args[0] as Socket)) {
+      (args[0] as Socket).destroy();
       return true;
     }
-    return emit.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
+    return emit.call(this, event, ...args);
   } as Server['emit'];
 }
