@@ -2,7 +2,12 @@
  * Server CPU per GET /pg/orders/{order_id} of `paygate serve` on one database, without the rest of the suite: the
  * loop to use while removing per-request cost (the full suite, `npm run bench`, takes minutes). `npm run build` first.
  *
- * Usage: npx tsx bench/tools/get-order-cpu.ts [postgres|pglite] [seconds, default 5]
+ * Each round loads the gateway, then bare Express (bench/servers/bare-express.mjs, answering the same body) for the
+ * same time, and prints the ratio of their CPU per request: the number `npm run bench` judges, from one run, so the
+ * drift of a shared machine cancels (the median of the rounds is the figure).
+ *
+ * Usage: npx tsx bench/tools/get-order-cpu.ts [postgres|pglite] [seconds, default 5] [rounds, default 3]
+ *   BENCH_WARMUP_SECONDS  load on both servers before the rounds (default 8)
  *   BENCH_CPU_PROF=1   also writes a --cpu-prof profile (path printed; summarise it with bench/profile-summary.ts)
  *   BENCH_STRACE=1     counts the server's system calls per request during the load (strace -c -f)
  */
@@ -27,6 +32,7 @@ function userSystemSeconds(pid: number): { user: number; system: number } {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const target = process.argv[2] ?? 'postgres';
 const seconds = Number(process.argv[3] ?? 5);
+const rounds = Number(process.argv[4] ?? 3);
 const PARTNER = { id: 'pk_test_bench_partner', secret: 'ps_test_bench_partner_secret_0123456789' };
 const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
 if (target !== 'postgres' && target !== 'pglite') throw new Error(`unknown target ${target}: use postgres or pglite`);
@@ -50,30 +56,55 @@ const child = spawnNode({
   env: gatewayEnv({ partner: PARTNER, dataDir, databaseUrl: db?.url, logLevel: process.env['LOG_LEVEL'] ?? 'info' }),
 });
 try {
-  await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 60_000, 20);
+  await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 180_000, 20); // PGlite starts in ~50 s on a machine at load 25
   const merchant = await api(child.url, '/partners/merchants/', createMerchantBody());
   const merchantId = String(merchant['id']);
   await api(child.url, `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
   const order = await api(child.url, '/pg/orders/', { ...createHostedOrderBody(), reference_id: `get-cpu-${Date.now()}` }, { 'X-Merchant-ID': merchantId });
   const url = `${child.url}/pg/orders/${String(order['order_id'])}`;
-  const strace = process.env['BENCH_STRACE'] ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] }) : undefined;
-  const before = userSystemSeconds(child.pid);
-  const r = await load({ url, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: child.pid });
-  if (strace) {
-    strace.kill('SIGINT');
-    await new Promise((resolve) => strace.once('exit', resolve));
-    console.log(`(strace: divide the calls by ${r.total} requests)`);
+  const body = await (await fetch(url, { headers })).text();
+  const barePort = await freePort();
+  const bare = spawnNode({ args: [path.join(ROOT, 'bench/servers/bare-express.mjs')], cwd: ROOT, port: barePort, env: { BENCH_BODY: body } });
+  await waitUntil(bare, httpOk(`${bare.url}/pg/orders/x`), performance.now(), 30_000, 20);
+  const ratios: number[] = [];
+  try {
+    // Both servers served a few thousand requests before any round counts: on a loaded machine a 1 s warm-up is a few
+    // hundred requests, and the optimizing compiler (CPU of this process too) was still at work in the first rounds.
+    const warmup = Number(process.env['BENCH_WARMUP_SECONDS'] ?? 8);
+    if (warmup > 0) {
+      await load({ url, headers, connections: 50, durationSec: warmup, warmupSec: 0 });
+      await load({ url: `${bare.url}/pg/orders/x`, headers, connections: 50, durationSec: warmup, warmupSec: 0 });
+    }
+    for (let round = 1; round <= rounds; round++) {
+      const strace = process.env['BENCH_STRACE'] && round === 1 ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] }) : undefined;
+      const before = userSystemSeconds(child.pid);
+      const r = await load({ url, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: child.pid });
+      if (strace) {
+        strace.kill('SIGINT');
+        await new Promise((resolve) => strace.once('exit', resolve));
+        console.log(`(strace: divide the calls by ${r.total} requests)`);
+      }
+      const after = userSystemSeconds(child.pid);
+      const b = await load({ url: `${bare.url}/pg/orders/x`, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: bare.pid });
+      const cpu = r.serverCpu ?? NaN;
+      const served = r.rps * seconds;
+      const perRequest = (s: number) => `${((s / served) * 1e6).toFixed(0)} µs`;
+      const targetUs = (cpu / r.rps) * 1e6;
+      const bareUs = ((b.serverCpu ?? NaN) / b.rps) * 1e6;
+      ratios.push(bareUs / targetUs);
+      console.log(
+        `round ${round}: ${target}: ${r.rps.toFixed(0)} req/s, ${r.failures} failures, server CPU ${cpu.toFixed(2)} cores, ${targetUs.toFixed(0)} µs CPU per request` +
+          ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms, RSS peak ${r.rssPeakMiB?.toFixed(0) ?? '?'} MiB;` +
+          ` bare Express ${bareUs.toFixed(0)} µs CPU per request (${b.failures} failures): ${((bareUs / targetUs) * 100).toFixed(1)}% of bare Express per CPU-second`,
+      );
+    }
+  } finally {
+    await bare.stop();
   }
-  const after = userSystemSeconds(child.pid);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(`${target}: median ${((sorted[Math.floor(sorted.length / 2)] ?? NaN) * 100).toFixed(1)}% of bare Express per CPU-second (rounds ${ratios.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  const settled = rssMiB(child.pid);
-  const cpu = r.serverCpu ?? NaN;
-  const served = r.rps * seconds;
-  const perRequest = (s: number) => `${((s / served) * 1e6).toFixed(0)} µs`;
-  console.log(
-    `${target}: ${r.rps.toFixed(0)} req/s, ${r.failures} failures, server CPU ${cpu.toFixed(2)} cores, ${((cpu / r.rps) * 1e6).toFixed(0)} µs CPU per request` +
-      ` (user ${perRequest(after.user - before.user)}, kernel ${perRequest(after.system - before.system)}), p50 ${r.p50} ms, RSS peak ${r.rssPeakMiB?.toFixed(0) ?? '?'} MiB (2 s after the load: ${settled?.toFixed(0) ?? '?'} MiB)`,
-  );
+  console.log(`RSS 2 s after the load: ${rssMiB(child.pid)?.toFixed(0) ?? '?'} MiB`);
 } finally {
   await child.stop();
   await db?.drop();

@@ -114,12 +114,13 @@ if (!adminUrl) {
       await holder.connect();
       let terminated = 0;
       try {
-        // both INSERTs wait on these locks, inside their transactions, until their backends are terminated
+        // both INSERTs wait on these locks, inside their transactions, until their backends are terminated (a hosted
+        // order is inserted with its checkout session by one statement, D150)
         await holder.query('BEGIN');
         await holder.query('LOCK TABLE orders, refunds IN SHARE ROW EXCLUSIVE MODE');
         const createOrder = seen(() => merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }));
         const createRefund = seen(() => merchant.client.refunds.create(refund, { headers: { 'Idempotency-Key': refundKey } }));
-        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO orders%' OR query LIKE 'INSERT INTO refunds%')`;
+        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO orders%' OR query LIKE 'WITH o AS (INSERT INTO orders%' OR query LIKE 'INSERT INTO refunds%')`;
         const pids = await waitFor('both INSERTs to wait in their transactions', async () => {
           const rows = await queryDb<{ pid: number }>(adminUrl, waiting, [dbName()]);
           return rows.length === 2 ? rows.map((r) => r.pid) : undefined;

@@ -20,7 +20,7 @@ import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, renderUnavailablePage, RESULT_PAGE_CSP } from './checkout/redirect.js';
 import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
-import { requestLogger } from './http/logger.js';
+import { requestLogging, runInRequestContext } from './http/logger.js';
 import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
@@ -183,8 +183,11 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
   const inFlight = new Set<string>();
   return (call) => {
-    const guarded = () => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next));
-    return BROWSER_OPERATIONS.has(call.operationId) ? withUnavailablePage(guarded) : guarded();
+    if (BROWSER_OPERATIONS.has(call.operationId)) {
+      return withUnavailablePage(() => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next)));
+    }
+    // a read (no Idempotency-Key declared) gets the error mapping only: no claim, no transaction scope (D148)
+    return idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next);
   };
 }
 
@@ -212,22 +215,28 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
 const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['getCheckoutPage', 'submitCheckoutPage']);
 
 async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit'], browser = false): Promise<void> {
-  const decision = await rt.rateLimiter.hit(key, options ?? {});
+  const decision = await rt.rateLimiter.hit(key, options ?? NO_OPTIONS);
+  if (decision.allowed) {
+    // setHeader directly: Express's res.set walks an object and re-checks each name for Content-Type
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    return;
+  }
   const headers = {
     'RateLimit-Limit': String(decision.limit),
     'RateLimit-Remaining': String(decision.remaining),
     'RateLimit-Reset': String(decision.resetSeconds),
   };
-  if (!decision.allowed) {
-    const refused = { ...headers, 'Retry-After': String(decision.resetSeconds) };
-    if (browser) {
-      const page = { contentType: 'text/html', text: renderBusyPage(decision.resetSeconds) };
-      throw new HttpErrorWithPage(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...refused, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
-    }
-    throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, refused);
+  const refused = { ...headers, 'Retry-After': String(decision.resetSeconds) };
+  if (browser) {
+    const page = { contentType: 'text/html', text: renderBusyPage(decision.resetSeconds) };
+    throw new HttpErrorWithPage(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...refused, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
   }
-  res.set(headers);
+  throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, refused);
 }
+
+const NO_OPTIONS: NonNullable<ReferenceAppOptions['rateLimit']> = {};
 
 /**
  * Content-Security-Policy of the /docs site (D40), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
@@ -254,6 +263,70 @@ const DOCS_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
+/** A path is under `prefix` as Express's `app.use(prefix)` would match it: the prefix itself or below it. */
+function under(path: string, prefix: string): boolean {
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
+}
+
+/** The paths of the gateway's own routes (health, docs, home page): every other path never enters their router. */
+function isOwnRoute(path: string): boolean {
+  return path === '/' || path === '/healthz' || path === '/readyz' || under(path, '/docs');
+}
+
+/**
+ * The gateway's own routes (health, readiness, docs, home page), in a router of their own that only their paths enter
+ * (D148). Matched exactly (slash and case), as the scaffold matches the API's.
+ */
+function ownRoutes(rt: ReferenceRuntime, options: ReferenceAppOptions): express.Router {
+  const router = express.Router({ strict: true, caseSensitive: true });
+
+  // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
+  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
+  router.get('/healthz', (_req: Request, res: Response) => {
+    res.locals['route'] = '/healthz';
+    res.set('Cache-Control', 'no-store');
+    res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
+  });
+
+  // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
+  // and the process is not draining; else 503 naming what failed (D102).
+  router.get('/readyz', async (_req: Request, res: Response) => {
+    res.locals['route'] = '/readyz';
+    res.set('Cache-Control', 'no-store');
+    const report = await rt.readiness.check();
+    if (!report.ready) res.set('Retry-After', '1');
+    res.status(report.ready ? 200 : 503).json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
+  });
+
+  // Static documentation site (built by `npm run docs`), under its own CSP (D40).
+  const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
+  router.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
+    res.locals['route'] = '/docs/*';
+    res.set(DOCS_HEADERS);
+    if (!existsSync(docsDir)) {
+      res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'Documentation site not built: run npm run docs'));
+      return;
+    }
+    next();
+  });
+  router.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
+  router.use('/docs', (_req: Request, res: Response) => {
+    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
+  });
+
+  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
+  router.get('/', (req: Request, res: Response) => {
+    res.locals['route'] = '/';
+    const mode = rt.config.sandbox ? 'sandbox' : 'production';
+    if (req.accepts(['html', 'json']) === 'json') {
+      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
+      return;
+    }
+    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
+  });
+  return router;
+}
+
 function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOptions): void {
   const { logger } = options;
   // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
@@ -264,71 +337,41 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
   // the contract does not have (D85). What is cacheable sets its own ETag (the checkout SDK), and Express still answers
   // its conditional requests with 304; /docs is served by express.static, which sets its own.
   app.set('etag', false);
-  app.use(requestLogger(logger as Parameters<typeof requestLogger>[0]));
 
-  // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The
-  // checkout pages set their own, stricter headers; the static /docs site may be cached.)
+  const beginLog = requestLogging(logger as Parameters<typeof requestLogging>[0]);
+  const sessionGuard = rejectMalformedSessionIds();
+  const own = ownRoutes(rt, options);
+
+  /**
+   * Everything the gateway does before the scaffold, in ONE middleware (D148; one router layer per request instead of
+   * ten): the request id and access line, the API's cache headers, sandbox gating, the session-id guard, and the
+   * gateway's own routes for their paths only. The steps and their order are those of the separate middlewares it
+   * replaces.
+   */
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (!req.path.startsWith('/docs')) res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-    next();
-  });
-
-  // Sandbox-only operations do not exist outside sandbox mode (before auth, so nothing hints at them).
-  app.use('/sandbox', (_req: Request, res: Response, next: NextFunction) => {
-    if (rt.config.sandbox) {
-      next();
+    const store = beginLog(req, res);
+    const path = req.path;
+    // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The
+    // checkout pages set their own, stricter headers; the static /docs site may be cached.)
+    if (!path.startsWith('/docs')) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+    }
+    // Sandbox-only operations do not exist outside sandbox mode (before auth, so nothing hints at them).
+    // (rt.config per request: the runtime is late-bound, opened after the app is built)
+    if (under(path, '/sandbox') && !rt.config.sandbox) {
+      res.locals['route'] = '/sandbox/*';
+      runInRequestContext(store, () => res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route')));
       return;
     }
-    res.locals['route'] = '/sandbox/*';
-    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route'));
-  });
-
-  // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length.
-  app.use(rejectMalformedSessionIds());
-
-  // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
-  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
-  app.get('/healthz', (_req: Request, res: Response) => {
-    res.locals['route'] = '/healthz';
-    res.set('Cache-Control', 'no-store');
-    res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
-  });
-
-  // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
-  // and the process is not draining; else 503 naming what failed (D102).
-  app.get('/readyz', async (_req: Request, res: Response) => {
-    res.locals['route'] = '/readyz';
-    res.set('Cache-Control', 'no-store');
-    const report = await rt.readiness.check();
-    if (!report.ready) res.set('Retry-After', '1');
-    res.status(report.ready ? 200 : 503).json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
-  });
-
-  // Static documentation site (built by `npm run docs`), under its own CSP (D40).
-  const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
-  app.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
-    res.locals['route'] = '/docs/*';
-    res.set(DOCS_HEADERS);
-    if (!existsSync(docsDir)) {
-      res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'Documentation site not built: run npm run docs'));
+    // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length (the guard's
+    // paths are under these two prefixes).
+    if (path.startsWith('/checkout/') || path.startsWith('/sandbox/checkout/')) {
+      runInRequestContext(store, () => sessionGuard(req, res, next));
       return;
     }
-    next();
-  });
-  app.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
-  app.use('/docs', (_req: Request, res: Response) => {
-    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
-  });
-
-  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
-  app.get('/', (req: Request, res: Response) => {
-    res.locals['route'] = '/';
-    const mode = rt.config.sandbox ? 'sandbox' : 'production';
-    if (req.accepts(['html', 'json']) === 'json') {
-      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
-      return;
-    }
-    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
+    if (isOwnRoute(path)) runInRequestContext(store, () => own(req, res, next));
+    else runInRequestContext(store, next);
   });
 }
 

@@ -1,7 +1,8 @@
+import { hash } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import { DomainError } from '../core/errors.js';
 import { systemClock, type Micros } from '../core/clock.js';
-import { hashSecret, verifyCredential, type VerifiedCredential } from './service.js';
+import { verifyCredential, type VerifiedCredential } from './service.js';
 
 /** The channel the `credentials` trigger (migration 008) notifies with the changed client id. */
 export const CREDENTIAL_CHANNEL = 'paygate_credentials';
@@ -98,7 +99,8 @@ export class CredentialCache {
     if (!clientId || !clientSecret) throw new DomainError('ERR_AUTH_000', 'Missing credentials');
     const now = this.now();
     if (!this.serving) return this.verifyMiss(clientId, clientSecret, now);
-    const key = `${clientId}\u0000${hashSecret(clientSecret).toString('base64')}`;
+    // the one-shot hash (no Hash object, digest straight to base64): the same SHA-256 as hashSecret
+    const key = `${clientId}\u0000${hash('sha256', clientSecret, 'base64')}`;
     const hit = this.entries.get(key);
     if (hit) {
       if (hit.expiresAt > now) return hit.credential;

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { isMainThread } from 'node:worker_threads';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { passesLuhn } from '../core/luhn.js';
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
@@ -93,7 +94,22 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
       log: (obj) => scrub(obj, 0) as Record<string, unknown>,
     },
   };
-  return options.destination ? pino(config, options.destination) : pino(config);
+  return pino(config, options.destination ?? stdoutDestination());
+}
+
+/** Lines buffered before a write (bytes), and the longest a line waits for one (ms). */
+export const LOG_BUFFER = { bytes: 4096, flushMs: 100 } as const;
+
+/**
+ * Standard output, written in batches (D149): at least {@link LOG_BUFFER}.bytes per write, or whatever is there every
+ * {@link LOG_BUFFER}.flushMs. pino's default writes as soon as no write is in flight, which under load was one
+ * write (a thread-pool round trip and a system call) per one to three access lines. pino flushes the buffer
+ * synchronously when the process exits, a crash included; only a SIGKILL loses the last 100 ms of lines.
+ */
+function stdoutDestination(): DestinationStream {
+  // pino registers that exit flush on the main thread only: a worker thread keeps pino's unbuffered default
+  if (!isMainThread) return pino.destination({ dest: 1, sync: false });
+  return pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER.bytes, periodicFlush: LOG_BUFFER.flushMs });
 }
 
 /** A log destination that holds its lines until `release()`, then writes them and everything after straight through. */
@@ -135,36 +151,66 @@ function accessLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): Pick
   return child.call(logger, {}, { redact: [], formatters: { log: (obj: object) => obj as Record<string, unknown> } });
 }
 
+/** What the access line of one request needs, kept on its response (no closure per request). */
+interface AccessRecord extends RequestStore {
+  method: string;
+  started: number;
+  access: Pick<PinoLogger, 'info' | 'error'>;
+}
+
+const ACCESS = Symbol('paygate.access');
+
+type LoggedResponse = Response & { [ACCESS]?: AccessRecord };
+
+/** The 'finish' listener of every request (one function, `this` is the response). */
+function writeAccessLine(this: LoggedResponse): void {
+  const record = this[ACCESS];
+  if (record === undefined) return;
+  this[ACCESS] = undefined;
+  const ms = Math.round((performance.now() - record.started) * 10) / 10;
+  const operation = this.locals['operation'] as { path?: string; operationId?: string } | undefined;
+  const route = operation?.path ?? (this.locals['route'] as string | undefined) ?? 'unmatched';
+  const status = this.statusCode;
+  // req_id is a field of the line itself: 'finish' runs outside the request's context, and the line's own fields win
+  // over the mixin's (pino merges the mixin first)
+  const line =
+    operation?.operationId !== undefined
+      ? { req_id: record.requestId, method: record.method, route, operation: operation.operationId, status, ms }
+      : { req_id: record.requestId, method: record.method, route, status, ms };
+  if (status >= 500) record.access.error(line, 'request');
+  else record.access.info(line, 'request');
+}
+
 /**
- * Express middleware: a request id per request (`X-Request-Id` echoed when well-formed, else a new UUID), set on the
- * response, kept for every log line of the request, and ONE access line when the response finishes
- * (method, route template, status, ms).
+ * The per-request half of {@link requestLogger}, for a caller that runs it inside its own middleware (D148): the
+ * request id (`X-Request-Id` echoed when well-formed, else a new UUID) set on the response, and ONE access line when
+ * the response finishes (method, route template, status, ms). Returns the request's log context: run the rest of the
+ * request in it with {@link runInRequestContext}.
  */
-export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
+export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): (req: Request, res: Response) => RequestStore {
   const access = accessLogger(logger);
-  return (req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.get('x-request-id');
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  return (req, res) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     res.locals['requestId'] = requestId;
-    const started = process.hrtime.bigint();
-    const store: RequestStore = { requestId };
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const operation = res.locals['operation'] as { path?: string; operationId?: string } | undefined;
-      const route = operation?.path ?? (res.locals['route'] as string | undefined) ?? 'unmatched';
-      const line = {
-        method: req.method,
-        route,
-        ...(operation?.operationId ? { operation: operation.operationId } : {}),
-        status: res.statusCode,
-        ms: Math.round(ms * 10) / 10,
-      };
-      requestContext.run(store, () => {
-        if (res.statusCode >= 500) access.error(line, 'request');
-        else access.info(line, 'request');
-      });
-    });
-    requestContext.run(store, () => next());
+    const record: AccessRecord = { requestId, method: req.method, started: performance.now(), access };
+    (res as LoggedResponse)[ACCESS] = record;
+    // `on`, not `once`: 'finish' is emitted once per response, and `once` allocates a wrapper per call
+    res.on('finish', writeAccessLine);
+    return record;
+  };
+}
+
+/** Run `fn` (the rest of a request) so that every log line written meanwhile carries the request's `req_id`. */
+export function runInRequestContext<T>(store: RequestStore, fn: () => T): T {
+  return requestContext.run(store, fn);
+}
+
+/** Express middleware: {@link requestLogging} with the rest of the request run in its log context. */
+export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
+  const begin = requestLogging(logger);
+  return (req: Request, res: Response, next: NextFunction) => {
+    requestContext.run(begin(req, res), next);
   };
 }

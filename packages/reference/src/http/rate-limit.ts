@@ -196,7 +196,11 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
     const id = `${limit}/${windowSeconds}`;
     return { id, sized: { points: limit, duration: windowSeconds, keyPrefix: `${keyPrefix}:${id}` } };
   };
+  // the defaults' limiter, looked up without building its id on every request
+  const defaultMemory = new RateLimiterMemory(sizedFor(defaults.limit, defaults.windowSeconds).sized);
+  memory.set(sizedFor(defaults.limit, defaults.windowSeconds).id, defaultMemory);
   const memoryLimiter = (limit: number, windowSeconds: number): RateLimiterMemory => {
+    if (limit === defaults.limit && windowSeconds === defaults.windowSeconds) return defaultMemory;
     const { id, sized } = sizedFor(limit, windowSeconds);
     let limiter = memory.get(id);
     if (limiter === undefined) memory.set(id, (limiter = new RateLimiterMemory(sized)));

@@ -1,21 +1,20 @@
 import { OrderDocumentUploadDocumentType } from '@paygate/contract';
 import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
-import { parseInt8, parseTimestamptz } from '../db/types.js';
+import { parseTimestamptz } from '../db/types.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { newSessionId } from '../core/ids.js';
 import { normalizeOrderInput, type CreateOrderInput } from './input.js';
 import { orderMachine } from '../core/state-machines.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
-import { orderView, type OrderPayment } from './view.js';
+import { orderView, type OrderPayment, type OrderPaymentViewRow, type OrderViewRow } from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
-import { loadOrder, ORDER_COLUMNS, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
-import { notPartnersMerchant, scopeCondition, type Scope } from '../core/scope.js';
-import { Params } from '../db/params.js';
+import { loadOrder, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
+import { notPartnersMerchant, type Scope } from '../core/scope.js';
 
 /** Checkout sessions and unpaid orders live 15 minutes. */
 export const ORDER_TTL_SECONDS = 15 * 60;
@@ -24,6 +23,20 @@ export const ORDER_TTL_SECONDS = 15 * 60;
 export function gatewayPayeeVpa(merchantId: string): string {
   return `pg.${merchantId}@paygate`;
 }
+
+/** A new order ($1..$19), nothing when its reference_id is taken (no row back). */
+const INSERT_ORDER_SQL = `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
+                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
+                           expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
+       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+       RETURNING id`;
+
+/** The merchant an order is created for, with its sandbox clock; `owned`: only if it is the partner's ($2). */
+const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
+              ${merchantOffsetSql('id')} AS clock_offset_seconds
+       FROM merchants WHERE id = $1`;
+const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND partner_id = $2` };
 
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
@@ -51,12 +64,7 @@ export async function createOrder(
       partner_id: string;
       encryption_key_version: number;
       clock_offset_seconds: number;
-    }>(
-      `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
-              ${merchantOffsetSql('id')} AS clock_offset_seconds
-       FROM merchants WHERE id = $1${owner !== undefined ? ' AND partner_id = $2' : ''}`,
-      owner !== undefined ? [merchantId, owner] : [merchantId],
-    );
+    }>(owner !== undefined ? ORDER_MERCHANT_SQL.owned : ORDER_MERCHANT_SQL.any, owner !== undefined ? [merchantId, owner] : [merchantId]);
     const merchant = merchants[0];
     if (!merchant) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
     if (merchant.kyc_status !== 'APPROVED') {
@@ -77,52 +85,50 @@ export async function createOrder(
             note: `Payment for order ${n.referenceId}`.slice(0, 80),
           })
         : null;
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
-                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
-                           expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
-       RETURNING id`,
-      [
-        orderId,
-        merchantId,
-        n.referenceId,
-        n.amountMinor,
-        n.currency,
-        STATUS_MESSAGE.orderPending,
-        n.collectionMode,
-        n.mopType,
-        n.upiFlowType,
-        n.vpa,
-        n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
-        intentUri,
-        JSON.stringify(n.buyer),
-        JSON.stringify(n.product),
-        n.invoice ? JSON.stringify(n.invoice) : null,
-        n.returnUrl,
-        options.isTesting,
-        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
-        now,
-      ],
-    );
-    if (rows.length === 0) {
-      throw new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
-    }
-    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+    const expiresAt = formatIso(addSeconds(at, ORDER_TTL_SECONDS));
+    const orderValues = [
+      orderId,
+      merchantId,
+      n.referenceId,
+      n.amountMinor,
+      n.currency,
+      STATUS_MESSAGE.orderPending,
+      n.collectionMode,
+      n.mopType,
+      n.upiFlowType,
+      n.vpa,
+      n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
+      intentUri,
+      JSON.stringify(n.buyer),
+      JSON.stringify(n.product),
+      n.invoice ? JSON.stringify(n.invoice) : null,
+      n.returnUrl,
+      options.isTesting,
+      expiresAt,
+      now,
+    ];
+    const alreadyUsed = () =>
+      new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
 
     if (n.collectionMode === 'hosted_payment') {
       const sessionId = newSessionId();
-      // the session remembers the callback key current now: its callback is signed with it (D37)
-      await tx.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)', [
-        sessionId,
-        orderId,
-        formatIso(addSeconds(at, ORDER_TTL_SECONDS)),
-        now,
-        merchant.encryption_key_version,
-      ]);
+      // The order and its checkout session in ONE statement (D150): the session is inserted from the order's RETURNING,
+      // so a reused reference_id inserts neither (no row back: 409). The session remembers the callback key current
+      // now: its callback is signed with it (D37).
+      const { rows } = await tx.query<{ id: string }>(
+        `WITH o AS (${INSERT_ORDER_SQL})
+         INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
+         SELECT $20, o.id, $18, $19, $21 FROM o
+         RETURNING order_id AS id`,
+        [...orderValues, sessionId, merchant.encryption_key_version],
+      );
+      if (rows.length === 0) throw alreadyUsed();
       return { kind: 'hosted', order_id: orderId, session_id: sessionId };
     }
+    const { rows } = await tx.query<{ id: string }>(INSERT_ORDER_SQL, orderValues);
+    if (rows.length === 0) throw alreadyUsed();
+    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+
     if (n.upiFlowType === 'intent') {
       await createPendingPayment(tx, deps, order, { mopType: 'UPI', mopDetail: {}, message: STATUS_MESSAGE.intentPending, at });
       return { kind: 'intent', order_id: orderId, intent_uri: intentUri as string };
@@ -167,44 +173,58 @@ export async function touchOrder(deps: ServiceDeps, scope: Scope | null, orderId
 }
 
 /**
- * The payments of the order as one JSON array column (same fields and order as {@link orderPayments}). Timestamps
- * and int8 travel as text inside the JSON and go through the adapters' own parsers, so values are identical.
+ * The payments of the order as one JSON array column: the fields order.payments[] shows (same order as
+ * {@link orderPayments}). Timestamps travel as text inside the JSON and go through the adapters' own parser, so values
+ * are identical to a column's.
  */
 const ORDER_PAYMENTS_JSON = `(SELECT coalesce(json_agg(json_build_object(
-    'id', p.id, 'order_id', p.order_id, 'merchant_id', p.merchant_id, 'status', p.status, 'status_message', p.status_message,
-    'mop_type', p.mop_type, 'collection_mode', p.collection_mode, 'amount_minor', p.amount_minor::text, 'currency', p.currency,
-    'bank_ref_num', p.bank_ref_num, 'mop_detail', p.mop_detail, 'settlement_status', p.settlement_status,
-    'settlement_id', p.settlement_id, 'auto_complete_outcome', p.auto_complete_outcome, 'completed_at', p.completed_at::text,
-    'created_at', p.created_at::text, 'updated_at', p.updated_at::text,
+    'id', p.id, 'mop_type', p.mop_type, 'status', p.status, 'status_message', p.status_message,
+    'settlement_status', p.settlement_status, 'settlement_id', p.settlement_id, 'created_at', p.created_at::text,
     'utr_number', s.utr_number, 'settlement_completed_at', s.completed_at::text) ORDER BY p.created_at, p.id), '[]'::json)
   FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id AND s.status = 'completed' WHERE p.order_id = o.id)`;
 
-type JsonPayment = Omit<OrderPayment, 'amount_minor'> & { amount_minor: string };
+/**
+ * Only what the Order read shows and its expiry check needs (D147): each column selected is one more value to send,
+ * parse and describe (pg builds a parser per column of every result) on the busiest read of the API.
+ */
+const ORDER_VIEW_COLUMNS = `o.id, o.reference_id, o.amount_minor, o.currency, o.mop_type, o.buyer, o.product, o.status, o.status_message,
+  o.created_at, o.invoice, o.air_waybills, o.is_testing, o.expires_at, ${merchantOffsetSql('o.merchant_id')} AS clock_offset_seconds`;
+
+type JsonPayment = OrderPaymentViewRow;
 
 const ts = (v: string | null): string | null => (v === null ? null : parseTimestamptz(v));
 
-/** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip. */
-export async function loadOrderWithPayments(db: Db, scope: Scope | null, orderId: string): Promise<{ order: OrderRow; payments: OrderPayment[] }> {
-  const p = new Params();
-  const where = [`o.id = ${p.add(orderId)}`];
-  if (scope) where.push(scopeCondition(scope, 'o.merchant_id', p));
-  const { rows } = await db.query<OrderRow & { payments_json: JsonPayment[] }>(
-    `SELECT ${ORDER_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o JOIN merchants m ON m.id = o.merchant_id
-     WHERE ${where.join(' AND ')}`,
-    p.values,
-  );
+/**
+ * The read's statement per kind of scope, built once: the text is the prepared statement's key (D86), so a constant
+ * is looked up without being rebuilt and re-hashed on every request. The scope is a condition on the order's
+ * merchant: the merchant itself, or its partner through the merchants row joined for it (rather than a sub-select of
+ * the partner's merchants).
+ */
+const ORDER_READ = (join: string, condition: string) =>
+  `SELECT ${ORDER_VIEW_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o${join} WHERE o.id = $1${condition}`;
+const ORDER_READ_SQL = {
+  any: ORDER_READ('', ''),
+  merchant: ORDER_READ('', ' AND o.merchant_id = $2'),
+  partner: ORDER_READ(' JOIN merchants m ON m.id = o.merchant_id', ' AND m.partner_id = $2'),
+};
+
+/** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip, as the Order read shows them. */
+export async function loadOrderWithPayments(db: Db, scope: Scope | null, orderId: string): Promise<{ order: OrderViewRow; payments: OrderPaymentViewRow[] }> {
+  type Row = OrderViewRow & { payments_json: JsonPayment[] | null };
+  const { rows } =
+    scope === null
+      ? await db.query<Row>(ORDER_READ_SQL.any, [orderId])
+      : scope.merchantId !== undefined
+        ? await db.query<Row>(ORDER_READ_SQL.merchant, [orderId, scope.merchantId])
+        : await db.query<Row>(ORDER_READ_SQL.partner, [orderId, scope.partnerId]);
   const row = rows[0];
   if (!row) throw new DomainError('ERR_ORDER_404', 'Order not found', { order_id: `no order ${orderId}` });
-  const { payments_json: json, ...order } = row;
-  const payments = (json ?? []).map((x) => ({
-    ...x,
-    amount_minor: parseInt8(x.amount_minor),
-    completed_at: ts(x.completed_at),
-    created_at: parseTimestamptz(x.created_at),
-    updated_at: parseTimestamptz(x.updated_at),
-    settlement_completed_at: ts(x.settlement_completed_at),
-  }));
-  return { order, payments };
+  const json = row.payments_json;
+  const payments =
+    json === null || json.length === 0
+      ? []
+      : json.map((x) => ({ ...x, created_at: parseTimestamptz(x.created_at), settlement_completed_at: ts(x.settlement_completed_at) }));
+  return { order: row, payments };
 }
 
 /**
