@@ -10,7 +10,7 @@
  * Usage: npx tsx bench/tools/request-validation-cpu.mjs [--rounds N] [--seconds S] [--modes plain,request,bare] [--validators]
  *   BENCH_CPU_PROF=1  also writes a --cpu-prof profile per server (directory printed)
  *   --callgrind N     instead of CPU time: instructions per request under valgrind's callgrind (repeatable on a loaded
- *                     machine): each server warmed up with 2,000 requests, counters zeroed, N requests counted
+ *                     machine): each server warmed up with 500 requests, counters zeroed, N requests counted
  */
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -83,7 +83,7 @@ async function measure(mode) {
 
 /** Sends `n` GET requests, 8 at a time on kept-alive connections. */
 async function send(url, n) {
-  const r = await autocannon({ url, connections: 8, amount: n });
+  const r = await autocannon({ url, connections: 4, amount: n, timeout: 600 });
   if (r.non2xx + r.errors + r.timeouts > 0) throw new Error(`${r.non2xx + r.errors + r.timeouts} failed requests`);
 }
 
@@ -93,7 +93,7 @@ async function instructions(mode, n) {
   const { proc, url } = await start(mode, out);
   const control = (flag) => new Promise((resolve) => spawn('callgrind_control', [flag, String(proc.pid)], { stdio: 'ignore' }).once('exit', resolve));
   try {
-    await send(url, 2000);
+    await send(url, 500);
     await control('-z');
     await send(url, n);
     await control('-d');
@@ -102,12 +102,12 @@ async function instructions(mode, n) {
     proc.kill('SIGTERM');
     await exited;
   }
-  // the dump after the zeroing is the second file (`<out>.<pid>.1`-style names vary): take the smallest total
-  const { readdirSync } = await import('node:fs');
-  const totals = readdirSync(os.tmpdir())
-    .filter((f) => f.startsWith(path.basename(out)))
-    .map((f) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(path.join(os.tmpdir(), f), 'utf8'))?.[1] ?? NaN));
-  return Math.min(...totals.filter(Number.isFinite)) / n;
+  // `callgrind_control -d` writes the counted requests to `<out>.1`; `<out>` holds what ran after it, until exit
+  const { rmSync } = await import('node:fs');
+  const total = Number(/^totals: (\d+)/m.exec(readFileSync(`${out}.1`, 'utf8'))?.[1] ?? NaN);
+  rmSync(out, { force: true });
+  rmSync(`${out}.1`, { force: true });
+  return total / n;
 }
 
 if (arg('callgrind', undefined) !== undefined) {

@@ -6,6 +6,7 @@ import { createDispatcher } from './dispatch.js';
 import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
+import { ResponseSerializers } from './response-serializers.js';
 import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
 
 /** What `createApiApp` needs from the generated code. */
@@ -176,8 +177,20 @@ function jsonText(app: Application, body: unknown): string {
   return text;
 }
 
+/**
+ * A handler's JSON body: through the serializer compiled from the response's schema (undeclared properties stripped,
+ * D142), unless responses are validated (development: what the handler returned is sent and checked as is, so that a
+ * wrong type is reported rather than coerced) or the app asks for Express's own JSON (`json replacer`, `json spaces`,
+ * `json escape` settings).
+ */
+function jsonBody(app: Application, serializers: ResponseSerializers | undefined, operation: OperationRoute, status: number, contentType: string, body: unknown): string {
+  const settings = app.settings as Record<string, unknown>;
+  if (serializers === undefined || settings['json replacer'] || settings['json spaces'] || settings['json escape']) return jsonText(app, body);
+  return serializers.stringify(operation, status, contentType, body);
+}
+
 /** The one serialisation of a handler result (sent by the scaffold, and what a hook's `render` returns). */
-function renderResult(app: Application, operation: OperationRoute, result: HandlerResult): RenderedResponse {
+function renderResult(app: Application, serializers: ResponseSerializers | undefined, operation: OperationRoute, result: HandlerResult): RenderedResponse {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
   }
@@ -185,7 +198,11 @@ function renderResult(app: Application, operation: OperationRoute, result: Handl
   for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) headers[name] = String(value);
   if (result.body === undefined) return new RenderedResponse(result.status, null, headers, undefined);
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
-  const body = isJsonMediaType(contentType) || (typeof result.body !== 'string' && !(result.body instanceof Uint8Array)) ? jsonText(app, result.body) : (result.body as string | Uint8Array);
+  const body = isJsonMediaType(contentType)
+    ? jsonBody(app, serializers, operation, result.status, contentType, result.body)
+    : typeof result.body !== 'string' && !(result.body instanceof Uint8Array)
+      ? jsonText(app, result.body)
+      : result.body;
   return new RenderedResponse(result.status, contentType, headers, body);
 }
 
@@ -242,7 +259,7 @@ function writeBody(req: Request, res: Response, status: number, headers: Readonl
  * Sends a handler result: JSON serialised once (`renderResult` writes the same text), anything else as is. `observed`:
  * response validation watches `res.json` (development), so JSON goes through it.
  */
-function sendResult(operation: OperationRoute, req: Request, res: Response, result: HandlerResult, observed: boolean): void {
+function sendResult(serializers: ResponseSerializers | undefined, operation: OperationRoute, req: Request, res: Response, result: HandlerResult, observed: boolean): void {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
   }
@@ -258,8 +275,10 @@ function sendResult(operation: OperationRoute, req: Request, res: Response, resu
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
   if (observed && isJsonMediaType(contentType)) {
     for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+    // the validator checks what the handler returned (the serializer would coerce a wrong type and hide the lie); the
+    // compiled serializer writes production's answers
     res.status(result.status).type(contentType).json(result.body);
-  } else if (isJsonMediaType(contentType)) writeBody(req, res, result.status, result.headers, contentType, jsonText(req.app, result.body));
+  } else if (isJsonMediaType(contentType)) writeBody(req, res, result.status, result.headers, contentType, jsonBody(req.app, serializers, operation, result.status, contentType, result.body));
   else if (typeof result.body === 'string') writeBody(req, res, result.status, result.headers, contentType, result.body);
   else if (result.body instanceof Uint8Array) writeBody(req, res, result.status, result.headers, contentType, Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength));
   else {
@@ -567,6 +586,10 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
   const around = options.around as unknown as ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>) | undefined; // see above
 
+  // Responses serialised by their schemas, compiled on first use (D142); not under response validation, which checks
+  // (and sends) what the handler returned.
+  const serializers = validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger);
+
   // 5. Per operation, the steps it needs (guard -> body parsers -> validation -> typed handler), put together once;
   // one middleware finds the operation of a request and runs them (dispatch.ts, D141).
   const invokeFor = (operation: OperationRoute): RequestHandler => {
@@ -584,10 +607,10 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
                 request,
                 ctx,
                 next: () => handler(request, ctx),
-                render: (outcome) => ('result' in outcome ? renderResult(req.app, operation, outcome.result) : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper)),
+                render: (outcome) => ('result' in outcome ? renderResult(req.app, serializers, operation, outcome.result) : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper)),
               });
         if (result instanceof RenderedResponse) sendRendered(req, res, result);
-        else sendResult(operation, req, res, result, validateResponses);
+        else sendResult(serializers, operation, req, res, result, validateResponses);
       } catch (error) {
         next(error);
       }

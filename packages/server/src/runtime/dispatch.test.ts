@@ -87,3 +87,25 @@ describe.each([
     }
   });
 });
+
+describe('production answers (validateResponses: false): compiled from the spec, one write (D141, D142)', () => {
+  it('Shelf: an undeclared property a handler returns never leaves the server; Content-Type and Content-Length set', async () => {
+    const spec = { apiDocument: shelfDocument, operations: shelfOperations, securitySchemes: shelfSchemes, requestValidators: shelfValidators };
+    const book = { kind: 'book', id: 'itm_00000001', title: 'Dune', metadata: { shelf: 3 } };
+    const handlers = Object.fromEntries(spec.operations.map((op) => [op.operationId, async () => ({ status: 200, body: { ...book, password_hash: 'never sent' } })]));
+    const app = createApiApp(spec, { handlers, authenticate: () => ({}), validateResponses: false, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/items/itm_00000001`);
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(JSON.parse(text)).toEqual(book);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(res.headers.get('etag')).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
