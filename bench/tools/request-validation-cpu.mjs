@@ -55,8 +55,18 @@ async function start(mode, callgrindOut) {
   const port = await freePort();
   const script = mode === 'bare' ? 'bench/servers/bare-express.mjs' : 'bench/servers/validation.mjs';
   const prof = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-name=${mode}-${Date.now()}.cpuprofile`] : [];
-  const command = callgrindOut === undefined ? [process.execPath, [...prof, script, mode]] : ['valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindOut}`, process.execPath, script, mode]];
-  const proc = spawn(command[0], command[1], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production', BENCH_BODY: BODY, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const command =
+    callgrindOut === undefined
+      ? [process.execPath, [...prof, script, mode]]
+      : [
+          'valgrind',
+          ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindOut}`, process.execPath, script, mode],
+        ];
+  const proc = spawn(command[0], command[1], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', BENCH_BODY: BODY, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise((resolve, reject) => {
     proc.stdout.on('data', (d) => String(d).includes('LISTENING') && resolve(undefined));
     proc.once('exit', (code) => reject(new Error(`${mode} exited ${code}`)));
@@ -91,7 +101,8 @@ async function send(url, n) {
 async function instructions(mode, n) {
   const out = path.join(os.tmpdir(), `paygate-rv-callgrind-${mode}-${process.pid}.out`);
   const { proc, url } = await start(mode, out);
-  const control = (flag) => new Promise((resolve) => spawn('callgrind_control', [flag, String(proc.pid)], { stdio: 'ignore' }).once('exit', resolve));
+  const control = (flag) =>
+    new Promise((resolve) => spawn('callgrind_control', [flag, String(proc.pid)], { stdio: 'ignore' }).once('exit', resolve));
   try {
     await send(url, 500);
     await control('-z');
@@ -117,7 +128,8 @@ if (arg('callgrind', undefined) !== undefined) {
     per[mode] = await instructions(mode, n);
     console.log(`${mode}: ${(per[mode] / 1000).toFixed(1)} k instructions per request (callgrind)`);
   }
-  if (per['plain'] && per['request']) console.log(`request validation overhead (1 - plain/request): ${((1 - per['plain'] / per['request']) * 100).toFixed(1)}%`);
+  if (per['plain'] && per['request'])
+    console.log(`request validation overhead (1 - plain/request): ${((1 - per['plain'] / per['request']) * 100).toFixed(1)}%`);
   process.exit(0);
 }
 
@@ -130,10 +142,17 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; median server CPU per request: ${modes.map((m) => `${m} ${median(results[m]).toFixed(1)} µs`).join(', ')}`);
+console.log(
+  `load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}; median server CPU per request: ${modes.map((m) => `${m} ${median(results[m]).toFixed(1)} µs`).join(', ')}`,
+);
 if (results['plain'] && results['request']) {
   const perRound = results['plain'].map((p, i) => 1 - p / results['request'][i]);
-  console.log(`request validation overhead (1 - plain/request per round): ${perRound.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')}; median ${(median(perRound) * 100).toFixed(1)}% (goal <= 10%)`);
+  console.log(
+    `request validation overhead (1 - plain/request per round): ${perRound.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')}; median ${(median(perRound) * 100).toFixed(1)}% (goal <= 10%)`,
+  );
 }
 if (profDir) console.log(`profiles in ${profDir}`);
 
@@ -146,13 +165,49 @@ if (process.argv.includes('--validators')) {
   const limits = { fileSize: 5 << 20, files: 1, fields: 20, fieldSize: 65536 };
   const op = (id) => operations.find((o) => o.operationId === id);
   const cases = [
-    ['GET order (path param)', 'getOrder', () => ({ method: 'GET', headers: {}, params: { order_id: 'OD1000000000000001' }, originalUrl: '/pg/orders/OD1000000000000001', query: {}, path: '/pg/orders/OD1000000000000001' })],
-    ['GET payments (4 query params)', 'listPayments', () => ({ method: 'GET', headers: {}, params: {}, originalUrl: '/pg/payments/?page=2&page_size=10&status=CAPTURED&mop_type=UPI', query: { page: '2', page_size: '10', status: 'CAPTURED', mop_type: 'UPI' }, path: '/pg/payments/' })],
-    ['POST refund (JSON body + header)', 'createRefund', () => ({ method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71' }, params: {}, originalUrl: '/pg/refunds', query: {}, path: '/pg/refunds', body: { payment_id: 'PR1000000000000001', refund_amount: '10.00' } })],
+    [
+      'GET order (path param)',
+      'getOrder',
+      () => ({
+        method: 'GET',
+        headers: {},
+        params: { order_id: 'OD1000000000000001' },
+        originalUrl: '/pg/orders/OD1000000000000001',
+        query: {},
+        path: '/pg/orders/OD1000000000000001',
+      }),
+    ],
+    [
+      'GET payments (4 query params)',
+      'listPayments',
+      () => ({
+        method: 'GET',
+        headers: {},
+        params: {},
+        originalUrl: '/pg/payments/?page=2&page_size=10&status=CAPTURED&mop_type=UPI',
+        query: { page: '2', page_size: '10', status: 'CAPTURED', mop_type: 'UPI' },
+        path: '/pg/payments/',
+      }),
+    ],
+    [
+      'POST refund (JSON body + header)',
+      'createRefund',
+      () => ({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71' },
+        params: {},
+        originalUrl: '/pg/refunds',
+        query: {},
+        path: '/pg/refunds',
+        body: { payment_id: 'PR1000000000000001', refund_amount: '10.00' },
+      }),
+    ],
   ];
   for (const [label, id, make] of cases) {
     const o = op(id);
-    const [validate] = rv.createRequestValidator(o, requestValidators[id], { allow: o.method.toUpperCase(), uploadLimits: limits }).slice(-1);
+    const [validate] = rv
+      .createRequestValidator(o, requestValidators[id], { allow: o.method.toUpperCase(), uploadLimits: limits })
+      .slice(-1);
     let failures = 0;
     const next = (e) => {
       if (e) failures++;

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiDocument as paygateDocument, operations as paygateOperations, securitySchemes as paygateSchemes } from '@paygate/contract';
 import { requestValidators as paygateValidators } from '../generated/request-validators.gen.js';
 import { apiDocument as shelfDocument } from '../../../../test/fixtures/shelf/generated/contract/api-document.gen.js';
-import { operations as shelfOperations, securitySchemes as shelfSchemes } from '../../../../test/fixtures/shelf/generated/contract/operations.gen.js';
+import {
+  operations as shelfOperations,
+  securitySchemes as shelfSchemes,
+} from '../../../../test/fixtures/shelf/generated/contract/operations.gen.js';
 import { requestValidators as shelfValidators } from '../../../../test/fixtures/shelf/generated/server/request-validators.gen.js';
 import { createApiApp, type ApiSpec } from './app.js';
 import type { OperationRoute } from './types.js';
@@ -34,12 +37,20 @@ function table(operations: readonly OperationRoute[]): Row[] {
   const rows: Row[] = [];
   for (const [path, ops] of byPath) {
     const url = concrete(path);
-    for (const op of ops) rows.push({ label: `${op.method.toUpperCase()} ${path} -> ${op.operationId}`, method: op.method.toUpperCase(), url, expect: { operationId: op.operationId } });
+    for (const op of ops)
+      rows.push({
+        label: `${op.method.toUpperCase()} ${path} -> ${op.operationId}`,
+        method: op.method.toUpperCase(),
+        url,
+        expect: { operationId: op.operationId },
+      });
     const method = ops[0]!.method.toUpperCase();
     const slash = url.endsWith('/') ? url.slice(0, -1) : `${url}/`;
-    if (slash !== '' && !declared.has(slash)) rows.push({ label: `${method} ${slash} (other trailing slash) -> 404`, method, url: slash, expect: { status: 404 } });
+    if (slash !== '' && !declared.has(slash))
+      rows.push({ label: `${method} ${slash} (other trailing slash) -> 404`, method, url: slash, expect: { status: 404 } });
     const upper = url.toUpperCase();
-    if (upper !== url && !declared.has(upper)) rows.push({ label: `${method} ${upper} (other case) -> 404`, method, url: upper, expect: { status: 404 } });
+    if (upper !== url && !declared.has(upper))
+      rows.push({ label: `${method} ${upper} (other case) -> 404`, method, url: upper, expect: { status: 404 } });
     const allow = ops.map((op) => op.method.toUpperCase()).join(', ');
     for (const other of METHODS.filter((m) => !ops.some((op) => op.method.toUpperCase() === m))) {
       rows.push({ label: `${other} ${path} (undeclared) -> 405 Allow: ${allow}`, method: other, url, expect: { status: 405, allow } });
@@ -50,13 +61,16 @@ function table(operations: readonly OperationRoute[]): Row[] {
 
 /** Every operation answers 204 naming itself; the scaffold's own errors name the operation they were raised in. */
 async function serve(spec: ApiSpec): Promise<{ base: string; server: Server }> {
-  const handlers = Object.fromEntries(spec.operations.map((op) => [op.operationId, async () => ({ status: 204, headers: { 'x-operation': op.operationId } })]));
+  const handlers = Object.fromEntries(
+    spec.operations.map((op) => [op.operationId, async () => ({ status: 204, headers: { 'x-operation': op.operationId } })]),
+  );
   const app = createApiApp(spec, {
     handlers,
     authenticate: () => ({}),
     validateResponses: false,
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    errorMapper: (_error, { operation, shaped }) => ({ ...shaped, headers: { ...shaped.headers, 'x-operation': operation?.operationId ?? '' } }) as never,
+    errorMapper: (_error, { operation, shaped }) =>
+      ({ ...shaped, headers: { ...shaped.headers, 'x-operation': operation?.operationId ?? '' } }) as never,
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -64,8 +78,14 @@ async function serve(spec: ApiSpec): Promise<{ base: string; server: Server }> {
 }
 
 describe.each([
-  ['Paygate', { apiDocument: paygateDocument, operations: paygateOperations, securitySchemes: paygateSchemes, requestValidators: paygateValidators }],
-  ['Shelf (non-Paygate)', { apiDocument: shelfDocument, operations: shelfOperations, securitySchemes: shelfSchemes, requestValidators: shelfValidators }],
+  [
+    'Paygate',
+    { apiDocument: paygateDocument, operations: paygateOperations, securitySchemes: paygateSchemes, requestValidators: paygateValidators },
+  ],
+  [
+    'Shelf (non-Paygate)',
+    { apiDocument: shelfDocument, operations: shelfOperations, securitySchemes: shelfSchemes, requestValidators: shelfValidators },
+  ],
 ] as [string, ApiSpec][])('one dispatch per request, exact routing: %s', (_name, spec) => {
   let running: { base: string; server: Server };
   beforeAll(async () => {
@@ -90,10 +110,22 @@ describe.each([
 
 describe('production answers (validateResponses: false): compiled from the spec, one write (D141, D142)', () => {
   it('Shelf: an undeclared property a handler returns never leaves the server; Content-Type and Content-Length set', async () => {
-    const spec = { apiDocument: shelfDocument, operations: shelfOperations, securitySchemes: shelfSchemes, requestValidators: shelfValidators };
+    const spec = {
+      apiDocument: shelfDocument,
+      operations: shelfOperations,
+      securitySchemes: shelfSchemes,
+      requestValidators: shelfValidators,
+    };
     const book = { kind: 'book', id: 'itm_00000001', title: 'Dune', metadata: { shelf: 3 } };
-    const handlers = Object.fromEntries(spec.operations.map((op) => [op.operationId, async () => ({ status: 200, body: { ...book, password_hash: 'never sent' } })]));
-    const app = createApiApp(spec, { handlers, authenticate: () => ({}), validateResponses: false, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const handlers = Object.fromEntries(
+      spec.operations.map((op) => [op.operationId, async () => ({ status: 200, body: { ...book, password_hash: 'never sent' } })]),
+    );
+    const app = createApiApp(spec, {
+      handlers,
+      authenticate: () => ({}),
+      validateResponses: false,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {

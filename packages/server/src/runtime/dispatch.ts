@@ -76,7 +76,10 @@ export interface DispatchOptions {
  * spec's names) and `res.locals.operation`, and runs the operation's steps. Unmatched paths go to `next()` (404 after
  * the app's own routes); a declared path with another method is 405.
  */
-export function createDispatcher(routes: readonly { operation: OperationRoute; steps: readonly RequestHandler[] }[], options: DispatchOptions = {}): RequestHandler {
+export function createDispatcher(
+  routes: readonly { operation: OperationRoute; steps: readonly RequestHandler[] }[],
+  options: DispatchOptions = {},
+): RequestHandler {
   // why 64 KiB: find-my-way refuses a longer parameter (404); Node's header limit bounds the URL well before it, and
   // a parameter too long for its schema is the validator's 400, as it was under Express's router
   const router = findMyWay({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 });
@@ -114,7 +117,8 @@ export function createDispatcher(routes: readonly { operation: OperationRoute; s
       }
     }
     if (found === null) {
-      if (options.malformed !== undefined && path.includes('%')) options.malformed(req, res, (error?: unknown) => (error === undefined ? runSteps(unmatched, req, res, next) : next(error)));
+      if (options.malformed !== undefined && path.includes('%'))
+        options.malformed(req, res, (error?: unknown) => (error === undefined ? runSteps(unmatched, req, res, next) : next(error)));
       else runSteps(unmatched, req, res, next);
       return;
     }

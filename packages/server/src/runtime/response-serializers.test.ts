@@ -45,7 +45,12 @@ function declaredResponses(document: ApiDocument, operations: readonly Operation
       const response = resolve(document, ref) as Obj;
       for (const [contentType, media] of Object.entries((response.content ?? {}) as Record<string, Obj>)) {
         if (!/json/.test(contentType) || media.schema === undefined) continue;
-        const examples = [...(media.example !== undefined ? [media.example] : []), ...Object.values((media.examples ?? {}) as Record<string, Obj>).map((e) => resolve(document, e) as Obj).map((e) => e.value)];
+        const examples = [
+          ...(media.example !== undefined ? [media.example] : []),
+          ...Object.values((media.examples ?? {}) as Record<string, Obj>)
+            .map((e) => resolve(document, e) as Obj)
+            .map((e) => e.value),
+        ];
         out.push({ operation, status, contentType, schema: media.schema, examples: examples.filter((e) => e !== undefined) });
       }
     }
@@ -60,10 +65,15 @@ const statusOf = (key: string) => (key === 'default' ? 599 : /^\dXX$/.test(key) 
  */
 function reversedDeclared(document: ApiDocument, node: unknown, value: unknown): unknown {
   const schema = resolve(document, node);
-  if (Array.isArray(value)) return isObj(schema) && schema.items !== undefined ? value.map((v) => reversedDeclared(document, schema.items, v)) : value;
+  if (Array.isArray(value))
+    return isObj(schema) && schema.items !== undefined ? value.map((v) => reversedDeclared(document, schema.items, v)) : value;
   if (!isObj(value) || value instanceof Date || !isObj(schema) || !isObj(schema.properties)) return value;
   const properties = schema.properties;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, k in properties ? reversedDeclared(document, properties[k], v) : v]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, k in properties ? reversedDeclared(document, properties[k], v) : v]),
+  );
 }
 
 /** Strings JSON must escape, lone surrogates included. */
@@ -84,7 +94,8 @@ function bodies(document: ApiDocument, node: unknown, depth = 0, strip = true): 
   if (schema.const !== undefined) return same(fc.constant(schema.const));
   if (Array.isArray(schema.enum)) return same(fc.constantFrom(...(schema.enum as unknown[])));
   // a union: the branch is chosen by validating the value; values of one branch only, nothing undeclared added
-  if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) return fc.oneof(...((schema.oneOf ?? schema.anyOf) as unknown[]).map((b) => bodies(document, b, depth + 1, false)));
+  if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf))
+    return fc.oneof(...((schema.oneOf ?? schema.anyOf) as unknown[]).map((b) => bodies(document, b, depth + 1, false)));
   if (Array.isArray(schema.allOf)) {
     const merged: Obj = { type: 'object', properties: {}, required: [] };
     for (const part of schema.allOf.map((p) => resolve(document, p) as Obj)) {
@@ -94,7 +105,13 @@ function bodies(document: ApiDocument, node: unknown, depth = 0, strip = true): 
     }
     return bodies(document, merged, depth, strip);
   }
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type !== undefined ? [schema.type as string] : schema.properties !== undefined ? ['object'] : [];
+  const types = Array.isArray(schema.type)
+    ? (schema.type as string[])
+    : schema.type !== undefined
+      ? [schema.type as string]
+      : schema.properties !== undefined
+        ? ['object']
+        : [];
   if (schema.nullable === true) types.push('null');
   if (types.length === 0) return same(fc.jsonValue({ maxDepth: 2 }));
   return fc.oneof(
@@ -112,7 +129,9 @@ function bodies(document: ApiDocument, node: unknown, depth = 0, strip = true): 
           return same(schema.format === 'date-time' ? fc.oneof(fc.date({ noInvalidDate: true }), text) : text);
         case 'array':
           if (depth > 2) return same(fc.constant([]));
-          return fc.array(bodies(document, schema.items ?? {}, depth + 1, strip), { maxLength: 3 }).map((items) => ({ clean: items.map((i) => i.clean), sent: items.map((i) => i.sent) }));
+          return fc
+            .array(bodies(document, schema.items ?? {}, depth + 1, strip), { maxLength: 3 })
+            .map((items) => ({ clean: items.map((i) => i.clean), sent: items.map((i) => i.sent) }));
         default: {
           const properties = (schema.properties ?? {}) as Obj;
           const required = new Set((schema.required ?? []) as string[]);
@@ -120,20 +139,36 @@ function bodies(document: ApiDocument, node: unknown, depth = 0, strip = true): 
           const freeForm = names.length === 0 && schema.additionalProperties === undefined;
           if (freeForm || (schema.additionalProperties !== undefined && schema.additionalProperties !== false)) {
             // extra properties declared: kept as sent
-            const extra = schema.additionalProperties === true || freeForm ? fc.jsonValue({ maxDepth: 1 }) : bodies(document, schema.additionalProperties, depth + 1, strip).map((p) => p.clean);
+            const extra =
+              schema.additionalProperties === true || freeForm
+                ? fc.jsonValue({ maxDepth: 1 })
+                : bodies(document, schema.additionalProperties, depth + 1, strip).map((p) => p.clean);
             return fc
-              .tuple(fc.record(Object.fromEntries(names.map((n) => [n, bodies(document, properties[n], depth + 1, strip)])), { requiredKeys: names.filter((n) => required.has(n)) }), fc.dictionary(fc.string({ maxLength: 5 }).filter((k) => !names.includes(k) && k !== '__proto__'), extra, { maxKeys: 2 }))
+              .tuple(
+                fc.record(Object.fromEntries(names.map((n) => [n, bodies(document, properties[n], depth + 1, strip)])), {
+                  requiredKeys: names.filter((n) => required.has(n)),
+                }),
+                fc.dictionary(
+                  fc.string({ maxLength: 5 }).filter((k) => !names.includes(k) && k !== '__proto__'),
+                  extra,
+                  { maxKeys: 2 },
+                ),
+              )
               .map(([declared, extras]) => {
                 const clean = { ...Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.clean])), ...extras };
                 return { clean, sent: { ...Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.sent])), ...extras } };
               });
           }
-          return fc.record(Object.fromEntries(names.map((n) => [n, bodies(document, properties[n], depth + 1, strip)])), { requiredKeys: names.filter((n) => required.has(n)) }).map((declared) => {
-            const clean = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.clean]));
-            const sent: Obj = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.sent]));
-            if (strip) sent['internal_column_not_in_the_spec'] = 'must never leave the server';
-            return { clean, sent };
-          });
+          return fc
+            .record(Object.fromEntries(names.map((n) => [n, bodies(document, properties[n], depth + 1, strip)])), {
+              requiredKeys: names.filter((n) => required.has(n)),
+            })
+            .map((declared) => {
+              const clean = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.clean]));
+              const sent: Obj = Object.fromEntries(Object.entries(declared).map(([k, v]) => [k, v.sent]));
+              if (strip) sent['internal_column_not_in_the_spec'] = 'must never leave the server';
+              return { clean, sent };
+            });
         }
       }
     }),
@@ -146,7 +181,12 @@ function hasUnion(document: ApiDocument, node: unknown, seen = new Set<unknown>(
   if (!isObj(schema) || seen.has(schema)) return false;
   seen.add(schema);
   if (schema.oneOf !== undefined || schema.anyOf !== undefined) return true;
-  const children = [...Object.values((schema.properties ?? {}) as Obj), schema.items, schema.additionalProperties, ...((schema.allOf ?? []) as unknown[])];
+  const children = [
+    ...Object.values((schema.properties ?? {}) as Obj),
+    schema.items,
+    schema.additionalProperties,
+    ...((schema.allOf ?? []) as unknown[]),
+  ];
   return children.some((c) => hasUnion(document, c, seen));
 }
 
@@ -173,30 +213,48 @@ describe('compiled response serializers (D142)', () => {
     const logger = silent();
     const serializers = new ResponseSerializers(paygateDocument, logger);
     expect(paygate.length).toBeGreaterThan(100);
-    for (const d of paygate) expect(serializers.serializer(d.operation, statusOf(d.status), d.contentType), `${d.operation.operationId} ${d.status}`).not.toBeNull();
+    for (const d of paygate)
+      expect(
+        serializers.serializer(d.operation, statusOf(d.status), d.contentType),
+        `${d.operation.operationId} ${d.status}`,
+      ).not.toBeNull();
     expect(logger.warn).not.toHaveBeenCalled();
   });
 
-  it.each(paygate.filter((d) => d.examples.length > 0).map((d) => [`${d.operation.operationId} ${d.status} ${d.contentType}`, d] as const))('example of %s: parses equal to JSON.stringify, same text whatever the key order', (_label, d) => {
-    const serializers = new ResponseSerializers(paygateDocument, silent());
-    for (const example of d.examples) {
-      const out = serializers.stringify(d.operation, statusOf(d.status), d.contentType, example);
-      expect(JSON.parse(out)).toEqual(reparsed(example));
-      expect(serializers.stringify(d.operation, statusOf(d.status), d.contentType, reversedDeclared(paygateDocument, d.schema, example))).toBe(out);
-      // an undeclared property added at the top: stripped, the rest unchanged
-      if (isObj(example)) expect(serializers.stringify(d.operation, statusOf(d.status), d.contentType, { ...example, internal_column_not_in_the_spec: 'x' })).toBe(out);
-    }
-  });
+  it.each(paygate.filter((d) => d.examples.length > 0).map((d) => [`${d.operation.operationId} ${d.status} ${d.contentType}`, d] as const))(
+    'example of %s: parses equal to JSON.stringify, same text whatever the key order',
+    (_label, d) => {
+      const serializers = new ResponseSerializers(paygateDocument, silent());
+      for (const example of d.examples) {
+        const out = serializers.stringify(d.operation, statusOf(d.status), d.contentType, example);
+        expect(JSON.parse(out)).toEqual(reparsed(example));
+        expect(
+          serializers.stringify(d.operation, statusOf(d.status), d.contentType, reversedDeclared(paygateDocument, d.schema, example)),
+        ).toBe(out);
+        // an undeclared property added at the top: stripped, the rest unchanged
+        if (isObj(example))
+          expect(
+            serializers.stringify(d.operation, statusOf(d.status), d.contentType, { ...example, internal_column_not_in_the_spec: 'x' }),
+          ).toBe(out);
+      }
+    },
+  );
 
   // Unions (oneOf/anyOf) choose their branch by validating the value, which random strings (patterns, formats) do not
   // satisfy: their responses are covered by the spec's examples above, with an undeclared property added.
-  it.each(paygate.filter((d) => /^2/.test(d.status) && !hasUnion(paygateDocument, d.schema)).map((d) => [`${d.operation.operationId} ${d.status}`, d] as const))('random bodies of %s (fast-check, fixed seed): undeclared stripped, the rest as JSON.stringify', (_label, d) => {
+  it.each(
+    paygate
+      .filter((d) => /^2/.test(d.status) && !hasUnion(paygateDocument, d.schema))
+      .map((d) => [`${d.operation.operationId} ${d.status}`, d] as const),
+  )('random bodies of %s (fast-check, fixed seed): undeclared stripped, the rest as JSON.stringify', (_label, d) => {
     const serializers = new ResponseSerializers(paygateDocument, silent());
     fc.assert(
       fc.property(bodies(paygateDocument, d.schema), ({ clean, sent }) => {
         const out = serializers.stringify(d.operation, statusOf(d.status), d.contentType, sent);
         expect(JSON.parse(out)).toEqual(reparsed(clean));
-        expect(serializers.stringify(d.operation, statusOf(d.status), d.contentType, reversedDeclared(paygateDocument, d.schema, sent))).toBe(out);
+        expect(
+          serializers.stringify(d.operation, statusOf(d.status), d.contentType, reversedDeclared(paygateDocument, d.schema, sent)),
+        ).toBe(out);
       }),
       { seed: SEED, numRuns: 25 },
     );
@@ -207,14 +265,26 @@ describe('compiled response serializers on non-Paygate specs', () => {
   it('Shelf: free-form metadata kept, a union (oneOf) serialised by its branch, undeclared properties stripped', () => {
     const serializers = new ResponseSerializers(shelfDocument, silent());
     const getItem = shelfOperations.find((op) => op.operationId === 'getItem')!;
-    const book = { kind: 'book', id: 'itm_1', title: 'Dune', author: { name: 'Herbert' }, metadata: { shelf: 3, tags: ['sf'], nested: { a: null } } };
+    const book = {
+      kind: 'book',
+      id: 'itm_1',
+      title: 'Dune',
+      author: { name: 'Herbert' },
+      metadata: { shelf: 3, tags: ['sf'], nested: { a: null } },
+    };
     const out = JSON.parse(serializers.stringify(getItem, 200, 'application/json', { ...book, secret: 'x' })) as Obj;
     expect(out).toEqual(book);
-    const error = JSON.parse(serializers.stringify(getItem, 404, 'application/json', { code: 'item_not_found', message: 'No such item', stack: 'at x' }));
+    const error = JSON.parse(
+      serializers.stringify(getItem, 404, 'application/json', { code: 'item_not_found', message: 'No such item', stack: 'at x' }),
+    );
     expect(error).toEqual({ code: 'item_not_found', message: 'No such item' });
   });
 
-  it.each(declaredResponses(shelfDocument, shelfOperations).filter((d) => !hasUnion(shelfDocument, d.schema)).map((d) => [`${d.operation.operationId} ${d.status}`, d] as const))('Shelf random bodies of %s', (_label, d) => {
+  it.each(
+    declaredResponses(shelfDocument, shelfOperations)
+      .filter((d) => !hasUnion(shelfDocument, d.schema))
+      .map((d) => [`${d.operation.operationId} ${d.status}`, d] as const),
+  )('Shelf random bodies of %s', (_label, d) => {
     const serializers = new ResponseSerializers(shelfDocument, silent());
     fc.assert(
       fc.property(bodies(shelfDocument, d.schema), ({ clean, sent }) => {
@@ -228,7 +298,14 @@ describe('compiled response serializers on non-Paygate specs', () => {
   const tree: ApiDocument = {
     openapi: '3.0.3',
     info: { title: 'Tree', version: '1' },
-    paths: { '/nodes/{id}': { get: { operationId: 'getNode', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
+    paths: {
+      '/nodes/{id}': {
+        get: {
+          operationId: 'getNode',
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } },
+        },
+      },
+    },
     components: {
       schemas: {
         Node: {
@@ -254,9 +331,26 @@ describe('compiled response serializers on non-Paygate specs', () => {
     const logger = silent();
     const serializers = new ResponseSerializers(tree, logger);
     const at = new Date('2026-11-27T01:02:03.004Z');
-    const node = { id: 10.5, weight: -0, label: null, at, labels: { a: 'x' }, children: [{ id: 2 ** 53, children: [], secret: 1 }], parent: { id: 1 }, secret: 'x' };
+    const node = {
+      id: 10.5,
+      weight: -0,
+      label: null,
+      at,
+      labels: { a: 'x' },
+      children: [{ id: 2 ** 53, children: [], secret: 1 }],
+      parent: { id: 1 },
+      secret: 'x',
+    };
     const out = serializers.stringify(getNode, 200, 'application/json', node);
-    expect(JSON.parse(out)).toEqual({ id: 10.5, weight: 0, label: null, at: at.toISOString(), labels: { a: 'x' }, children: [{ id: 2 ** 53, children: [] }], parent: { id: 1 } });
+    expect(JSON.parse(out)).toEqual({
+      id: 10.5,
+      weight: 0,
+      label: null,
+      at: at.toISOString(),
+      labels: { a: 'x' },
+      children: [{ id: 2 ** 53, children: [] }],
+      parent: { id: 1 },
+    });
     expect(logger.warn).not.toHaveBeenCalled();
   });
 
@@ -274,7 +368,16 @@ describe('compiled response serializers on non-Paygate specs', () => {
     const broken: ApiDocument = {
       openapi: '3.1.0',
       info: { title: 'Broken', version: '1' },
-      paths: { '/x': { get: { operationId: 'getX', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Missing' } } } } } } } },
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'getX',
+            responses: {
+              '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Missing' } } } },
+            },
+          },
+        },
+      },
       components: { schemas: { Need: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } },
     };
     const getX = { operationId: 'getX', method: 'get', path: '/x' } as unknown as OperationRoute;
@@ -284,7 +387,17 @@ describe('compiled response serializers on non-Paygate specs', () => {
     expect(serializers.stringify(getX, 200, 'application/json', { a: 2 })).toBe('{"a":2}');
     expect(logger.warn).toHaveBeenCalledTimes(1);
 
-    const needs: ApiDocument = { ...broken, paths: { '/x': { get: { operationId: 'getX', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Need' } } } } } } } } };
+    const needs: ApiDocument = {
+      ...broken,
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'getX',
+            responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Need' } } } } },
+          },
+        },
+      },
+    };
     const strict = new ResponseSerializers(needs, logger);
     expect(strict.stringify(getX, 200, 'application/json', { other: 1 })).toBe('{"other":1}');
     strict.stringify(getX, 200, 'application/json', { other: 2 });

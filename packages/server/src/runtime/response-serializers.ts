@@ -36,7 +36,19 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 const UNESCAPED_FORMATS = new Set(['date-time', 'date', 'time']);
 
 /** Keywords holding one subschema, a list of them, or a map of them (the rest is copied as is: names are data there). */
-const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems']);
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
 const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
@@ -61,7 +73,9 @@ function forSerializer(node: unknown): unknown {
     if (key === 'type' && (typeof value === 'string' || Array.isArray(value))) {
       // one type and null: `nullable` (fast-json-stringify strips an object's undeclared properties under `nullable`,
       // not under a type array); several: the array, with null
-      const types = [...new Set((Array.isArray(value) ? (value as unknown[]) : [value]).map((t) => (t === 'integer' ? 'number' : t)))].filter((t) => t !== 'null');
+      const types = [
+        ...new Set((Array.isArray(value) ? (value as unknown[]) : [value]).map((t) => (t === 'integer' ? 'number' : t))),
+      ].filter((t) => t !== 'null');
       if (types.length === 1) {
         out[key] = types[0];
         out.nullable = true;
@@ -71,18 +85,22 @@ function forSerializer(node: unknown): unknown {
     else if (key === 'additionalProperties' && value === false) continue;
     else if (SUBSCHEMA.has(key)) out[key] = forSerializer(value);
     else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(forSerializer);
-    else if (SUBSCHEMA_MAPS.has(key) && isObj(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, forSerializer(schema)]));
+    else if (SUBSCHEMA_MAPS.has(key) && isObj(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, forSerializer(schema)]));
     else out[key] = value;
   }
   const object = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'));
-  if (object && node.properties === undefined && node.patternProperties === undefined && node.additionalProperties === undefined) out.additionalProperties = true;
+  if (object && node.properties === undefined && node.patternProperties === undefined && node.additionalProperties === undefined)
+    out.additionalProperties = true;
   return out;
 }
 
 /** The document's components with every schema read as the serializer must (see forSerializer). */
 function componentsForSerializer(components: unknown): unknown {
   if (!isObj(components)) return {};
-  const schemas = isObj(components.schemas) ? Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, forSerializer(schema)])) : undefined;
+  const schemas = isObj(components.schemas)
+    ? Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, forSerializer(schema)]))
+    : undefined;
   return { ...components, ...(schemas !== undefined ? { schemas } : {}) };
 }
 
@@ -142,7 +160,10 @@ export class ResponseSerializers {
       const key = `${operation.operationId} ${status}`;
       if (!this.refused.has(key)) {
         this.refused.add(key);
-        this.logger.error({ operationId: operation.operationId, status, err: error }, `response ${status} of ${operation.operationId} does not fit its schema (${error instanceof Error ? error.message : String(error)}): sent with JSON.stringify`);
+        this.logger.error(
+          { operationId: operation.operationId, status, err: error },
+          `response ${status} of ${operation.operationId} does not fit its schema (${error instanceof Error ? error.message : String(error)}): sent with JSON.stringify`,
+        );
       }
       return JSON.stringify(body);
     }
