@@ -2,10 +2,20 @@ import express, { type Application, type Express, type NextFunction, type Reques
 import { closeConnectionOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
 import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
+import { createDispatcher } from './dispatch.js';
 import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
-import { compareRoutes, createRequestValidator, methodNotAllowed, type OperationRequestValidators } from './request-validation.js';
+import { compareRoutes, createRequestValidator, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
-import type { ApiDocument, HandlerContext, Logger, OperationRoute, SecurityRequirement, SecuritySchemeInfo, UploadedFile } from './types.js';
+import { ResponseSerializers } from './response-serializers.js';
+import type {
+  ApiDocument,
+  HandlerContext,
+  Logger,
+  OperationRoute,
+  SecurityRequirement,
+  SecuritySchemeInfo,
+  UploadedFile,
+} from './types.js';
 
 /** What `createApiApp` needs from the generated code. */
 export interface ApiSpec {
@@ -125,6 +135,11 @@ function declaredMediaTypes(operation: OperationRoute, status: number): readonly
   return operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default ?? [];
 }
 
+function withFiles(operation: OperationRoute, req: Request): unknown {
+  const files = collectFiles(operation, req);
+  return Object.keys(files).length > 0 ? { ...(req.body as object), ...files } : req.body;
+}
+
 function collectFiles(operation: OperationRoute, req: Request): Record<string, UploadedFile | UploadedFile[]> {
   const files = (req as Request & { files?: UploadedFile[] }).files;
   const out: Record<string, UploadedFile | UploadedFile[]> = {};
@@ -162,15 +177,41 @@ export class RenderedResponse {
 
 /** JSON exactly as Express's `res.json` writes it (the app's `json replacer`, `json spaces` and `json escape`). */
 function jsonText(app: Application, body: unknown): string {
-  const replacer = app.get('json replacer') as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
-  const spaces = app.get('json spaces') as string | number | undefined;
+  const settings = app.settings as Record<string, unknown>;
+  const replacer = settings['json replacer'] as ((this: unknown, key: string, value: unknown) => unknown) | undefined;
+  const spaces = settings['json spaces'] as string | number | undefined;
   let text = replacer || spaces ? JSON.stringify(body, replacer, spaces) : JSON.stringify(body);
-  if (app.get('json escape')) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+  if (settings['json escape']) text = text.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
   return text;
 }
 
+/**
+ * A handler's JSON body: through the serializer compiled from the response's schema (undeclared properties stripped,
+ * D142), unless responses are validated (development: what the handler returned is sent and checked as is, so that a
+ * wrong type is reported rather than coerced) or the app asks for Express's own JSON (`json replacer`, `json spaces`,
+ * `json escape` settings).
+ */
+function jsonBody(
+  app: Application,
+  serializers: ResponseSerializers | undefined,
+  operation: OperationRoute,
+  status: number,
+  contentType: string,
+  body: unknown,
+): string {
+  const settings = app.settings as Record<string, unknown>;
+  if (serializers === undefined || settings['json replacer'] || settings['json spaces'] || settings['json escape'])
+    return jsonText(app, body);
+  return serializers.stringify(operation, status, contentType, body);
+}
+
 /** The one serialisation of a handler result (sent by the scaffold, and what a hook's `render` returns). */
-function renderResult(app: Application, operation: OperationRoute, result: HandlerResult): RenderedResponse {
+function renderResult(
+  app: Application,
+  serializers: ResponseSerializers | undefined,
+  operation: OperationRoute,
+  result: HandlerResult,
+): RenderedResponse {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
   }
@@ -178,38 +219,141 @@ function renderResult(app: Application, operation: OperationRoute, result: Handl
   for (const [name, value] of Object.entries(result.headers ?? {})) if (value !== undefined) headers[name] = String(value);
   if (result.body === undefined) return new RenderedResponse(result.status, null, headers, undefined);
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
-  const body = isJsonMediaType(contentType) || (typeof result.body !== 'string' && !(result.body instanceof Uint8Array)) ? jsonText(app, result.body) : (result.body as string | Uint8Array);
+  const body = isJsonMediaType(contentType)
+    ? jsonBody(app, serializers, operation, result.status, contentType, result.body)
+    : typeof result.body !== 'string' && !(result.body instanceof Uint8Array)
+      ? jsonText(app, result.body)
+      : result.body;
   return new RenderedResponse(result.status, contentType, headers, body);
 }
 
+/** `Content-Type` as Express's `res.send` writes it for a text body: the declared type with `charset=utf-8`. */
+const textContentTypes = new Map<string, string>();
+function textContentType(contentType: string): string {
+  let value = textContentTypes.get(contentType);
+  if (value === undefined) {
+    value = `${contentType.replace(/;\s*charset=[^;]*/i, '')}; charset=utf-8`;
+    if (textContentTypes.size < 256) textContentTypes.set(contentType, value);
+  }
+  return value;
+}
+
 /**
- * Sends a handler result: JSON through `res.json` (the response validator observes it there; `renderResult` writes
- * the same text), anything else as is.
+ * Whether a response can be written directly, in one `res.end` (D141): anything Express's `res.send` would change is
+ * left to it: an automatic ETag (the app's `etag` setting), a conditional GET (304 from `req.fresh`), HEAD, and the
+ * statuses without a body.
  */
-function sendResult(operation: OperationRoute, res: Response, result: HandlerResult): void {
+function writesDirectly(req: Request, status: number): boolean {
+  return (
+    !req.app.settings['etag fn'] &&
+    req.headers['if-none-match'] === undefined &&
+    req.headers['if-modified-since'] === undefined &&
+    req.method !== 'HEAD' &&
+    status !== 204 &&
+    status !== 304 &&
+    (status >= 200 || status < 100)
+  );
+}
+
+/** Status, headers and body in one write (`res.end`), or through Express's `res.send` when it has work to do. */
+function writeBody(
+  req: Request,
+  res: Response,
+  status: number,
+  headers: Readonly<Record<string, unknown>> | undefined,
+  contentType: string,
+  body: string | Buffer,
+): void {
+  if (headers !== undefined)
+    for (const name in headers) {
+      const value = headers[name];
+      if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+    }
+  res.statusCode = status;
+  if (!writesDirectly(req, status)) {
+    res.type(contentType).send(body);
+    return;
+  }
+  if (typeof body === 'string') {
+    res.setHeader('Content-Type', textContentType(contentType));
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+  } else {
+    res.setHeader('Content-Type', contentType);
+    res.setHeader('Content-Length', body.length);
+  }
+  res.end(body);
+}
+
+/**
+ * Sends a handler result: JSON serialised once (`renderResult` writes the same text), anything else as is. `observed`:
+ * response validation watches `res.json` (development), so JSON goes through it.
+ */
+function sendResult(
+  serializers: ResponseSerializers | undefined,
+  operation: OperationRoute,
+  req: Request,
+  res: Response,
+  result: HandlerResult,
+  observed: boolean,
+): void {
   if (typeof result !== 'object' || result === null || !Number.isInteger(result.status)) {
     throw new Error(`Handler ${operation.operationId} returned no { status }`);
   }
-  for (const [name, value] of Object.entries(result.headers ?? {})) {
-    if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
-  }
-  res.status(result.status);
   if (result.body === undefined) {
+    if (result.headers !== undefined)
+      for (const name in result.headers) {
+        const value = result.headers[name];
+        if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+      }
+    res.statusCode = result.status;
     res.end();
     return;
   }
   const contentType = result.contentType ?? declaredMediaTypes(operation, result.status)[0] ?? 'application/json';
-  if (isJsonMediaType(contentType)) res.type(contentType).json(result.body);
-  else res.type(contentType).send(result.body);
+  if (observed && isJsonMediaType(contentType)) {
+    for (const [name, value] of Object.entries(result.headers ?? {}))
+      if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+    // the validator checks what the handler returned (the serializer would coerce a wrong type and hide the lie); the
+    // compiled serializer writes production's answers
+    res.status(result.status).type(contentType).json(result.body);
+  } else if (isJsonMediaType(contentType))
+    writeBody(
+      req,
+      res,
+      result.status,
+      result.headers,
+      contentType,
+      jsonBody(req.app, serializers, operation, result.status, contentType, result.body),
+    );
+  else if (typeof result.body === 'string') writeBody(req, res, result.status, result.headers, contentType, result.body);
+  else if (result.body instanceof Uint8Array)
+    writeBody(
+      req,
+      res,
+      result.status,
+      result.headers,
+      contentType,
+      Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength),
+    );
+  else {
+    // neither text nor bytes under a non-JSON media type: what Express's `res.send` makes of it, as before
+    for (const [name, value] of Object.entries(result.headers ?? {}))
+      if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
+    res.status(result.status).type(contentType).send(result.body);
+  }
 }
 
-function sendRendered(res: Response, rendered: RenderedResponse): void {
-  res.status(rendered.status).set(rendered.headers);
+function sendRendered(req: Request, res: Response, rendered: RenderedResponse): void {
   if (rendered.body === undefined || rendered.contentType === null) {
+    res.status(rendered.status).set(rendered.headers);
     res.end();
     return;
   }
-  res.type(rendered.contentType).send(typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body.buffer, rendered.body.byteOffset, rendered.body.byteLength));
+  const body =
+    typeof rendered.body === 'string'
+      ? rendered.body
+      : Buffer.from(rendered.body.buffer, rendered.body.byteOffset, rendered.body.byteLength);
+  writeBody(req, res, rendered.status, rendered.headers, rendered.contentType, body);
 }
 
 type RequestOf<F> = F extends (request: infer Q, ...rest: never[]) => unknown ? Q : never;
@@ -274,9 +418,15 @@ export function rejectMalformedPathEncoding(templates: readonly string[]): Reque
       next();
       return;
     }
-    const template = split.find((t) => t.length === raw.length && t.every((seg, i) => seg === raw[i] || (/^\{[^}]+\}$/.test(seg) && (i === bad || decodes(raw[i]!)))));
+    const template = split.find(
+      (t) => t.length === raw.length && t.every((seg, i) => seg === raw[i] || (/^\{[^}]+\}$/.test(seg) && (i === bad || decodes(raw[i]!)))),
+    );
     const parameter = template?.[bad]?.match(/^\{([^}]+)\}$/)?.[1];
-    next(new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { [parameter ?? 'path']: 'contains malformed percent-encoding (each % must start a UTF-8 escape such as %2F)' }));
+    next(
+      new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, {
+        [parameter ?? 'path']: 'contains malformed percent-encoding (each % must start a UTF-8 escape such as %2F)',
+      }),
+    );
   };
 }
 
@@ -305,7 +455,9 @@ export function allowByPath(operations: readonly OperationRoute[]): { path: stri
     if (entry === undefined) byPath.set(op.path, (entry = { path: op.path, expressPath: op.expressPath, methods: [] }));
     entry.methods.push(op.method.toUpperCase());
   }
-  return [...byPath.values()].sort((a, b) => compareRoutes(a.expressPath, b.expressPath)).map((e) => ({ path: e.path, expressPath: e.expressPath, allow: e.methods.join(', ') }));
+  return [...byPath.values()]
+    .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
+    .map((e) => ({ path: e.path, expressPath: e.expressPath, allow: e.methods.join(', ') }));
 }
 
 /** The JSON path of the first string holding a NUL character, or undefined. */
@@ -324,26 +476,33 @@ export function findNulCharacter(value: unknown, path = ''): string | undefined 
  * instead of letting the database fail the request with a 500. Runs on parsed fields (JSON, form, multipart
  * fields and the query), never on uploaded file bytes.
  */
-function assertNoNulCharacters(req: Request): void {
-  const where = findNulCharacter(req.body) ?? findNulCharacter(req.query);
+function assertNoNulCharacters(req: Request, query: unknown): void {
+  const where = findNulCharacter(req.body) ?? findNulCharacter(query);
   if (where !== undefined) {
-    throw new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { [where || 'body']: 'must not contain NUL (\\u0000) characters' });
+    throw new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, {
+      [where || 'body']: 'must not contain NUL (\\u0000) characters',
+    });
   }
 }
 
 /** The typed request a handler receives (after validation): params, query, lower-cased headers, body with files. */
-export function handlerRequest(operation: OperationRoute, req: Request): { params: Record<string, unknown>; query: Record<string, unknown>; headers: Request['headers']; body: unknown } {
-  assertNoNulCharacters(req);
-  const files = collectFiles(operation, req);
-  const body = Object.keys(files).length > 0 ? { ...(req.body as object), ...files } : req.body;
-  return { params: { ...req.params }, query: { ...(req.query as object) }, headers: req.headers, body };
+export function handlerRequest(
+  operation: OperationRoute,
+  req: Request,
+): { params: Record<string, unknown>; query: Record<string, unknown>; headers: Request['headers']; body: unknown } {
+  // Express 5 parses the query string again on every read of `req.query`: read once
+  const query = req.query;
+  assertNoNulCharacters(req, query);
+  const body = operation.fileFields.length === 0 ? req.body : withFiles(operation, req);
+  return { params: { ...req.params }, query: { ...(query as object) }, headers: req.headers, body };
 }
 
 /** A response-validation failure (express-openapi-validator: status 500, `errors[].path` JSON pointers). */
 function responseValidationErrors(err: unknown): { path: string; message: string }[] | undefined {
   if (typeof err !== 'object' || err === null || (err as { status?: unknown }).status !== 500) return undefined;
   const errors = (err as { errors?: unknown }).errors;
-  if (!Array.isArray(errors) || errors.length === 0 || !String((errors[0] as { path?: unknown }).path ?? '').startsWith('/response')) return undefined;
+  if (!Array.isArray(errors) || errors.length === 0 || !String((errors[0] as { path?: unknown }).path ?? '').startsWith('/response'))
+    return undefined;
   return errors.map((e: { path?: unknown; message?: unknown }) => ({ path: String(e.path ?? ''), message: String(e.message ?? '') }));
 }
 
@@ -362,7 +521,10 @@ export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMappe
     if (error.internal) {
       const invalidResponse = responseValidationErrors(err);
       if (invalidResponse !== undefined) {
-        logger.error({ err, operationId: operation?.operationId, method: req.method, path: req.path, errors: invalidResponse }, `response of ${operation?.operationId ?? req.path} does not match the spec`);
+        logger.error(
+          { err, operationId: operation?.operationId, method: req.method, path: req.path, errors: invalidResponse },
+          `response of ${operation?.operationId ?? req.path} does not match the spec`,
+        );
       } else {
         logger.error({ err, method: req.method, path: req.path, operationId: operation?.operationId }, 'request failed');
       }
@@ -377,15 +539,35 @@ export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMappe
 }
 
 /** The error in the spec's shape, or the app's `errorMapper`'s. */
-function shapedError(req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): ErrorResponse {
+function shapedError(
+  req: Request,
+  error: RuntimeError,
+  operation: OperationRoute | undefined,
+  shapes: SpecErrorShapes,
+  errorMapper?: ErrorMapper<unknown>,
+): ErrorResponse {
   const shaped = shapes.respond(error, operation);
-  const own = errorMapper?.(error, { operation, req, shaped }) as { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> } | undefined;
+  const own = errorMapper?.(error, { operation, req, shaped }) as
+    | { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> }
+    | undefined;
   if (own === undefined) return shaped;
-  return { status: own.status, body: own.body, contentType: own.contentType ?? shaped.contentType, headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) } };
+  return {
+    status: own.status,
+    body: own.body,
+    contentType: own.contentType ?? shaped.contentType,
+    headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) },
+  };
 }
 
 /** What the error handler sends for an error, rendered (a hook records it, e.g. an idempotent 4xx). */
-function renderError(app: Application, req: Request, error: RuntimeError, operation: OperationRoute | undefined, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>): RenderedResponse {
+function renderError(
+  app: Application,
+  req: Request,
+  error: RuntimeError,
+  operation: OperationRoute | undefined,
+  shapes: SpecErrorShapes,
+  errorMapper?: ErrorMapper<unknown>,
+): RenderedResponse {
   const response = shapedError(req, error, operation, shapes, errorMapper);
   return new RenderedResponse(response.status, response.contentType, response.headers, jsonText(app, response.body));
 }
@@ -404,13 +586,20 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const limits = options.uploadLimits ?? {};
   // why the cast: THandlers maps each operation id to its own typed handler; dispatching by id at run time needs one
   // common signature, which TypeScript cannot derive from the per-key types (the generated Handlers type checks them)
-  const handlers = options.handlers as unknown as Record<string, ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined>; // see above
+  const handlers = options.handlers as unknown as Record<
+    string,
+    ((req: unknown, ctx: HandlerContext<TPrincipal>) => Promise<HandlerResult>) | undefined
+  >; // see above
   // Operations whose parameters the scaffold cannot parse were skipped by the generator: answered 501, no handler needed.
-  const skipped = new Map(spec.operations.flatMap((op) => {
-    const reason = spec.requestValidators[op.operationId]?.unsupported;
-    return reason === undefined ? [] : [[op.operationId, reason] as const];
-  }));
-  const missing = spec.operations.filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function').map((op) => op.operationId);
+  const skipped = new Map(
+    spec.operations.flatMap((op) => {
+      const reason = spec.requestValidators[op.operationId]?.unsupported;
+      return reason === undefined ? [] : [[op.operationId, reason] as const];
+    }),
+  );
+  const missing = spec.operations
+    .filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function')
+    .map((op) => op.operationId);
   if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
 
   const app = express();
@@ -420,11 +609,13 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   app.enable('strict routing');
   app.enable('case sensitive routing');
   app.disable('x-powered-by');
+  // No automatic ETag: Express hashes every body it sends (SHA-1) to answer If-None-Match with 304, a status an API's
+  // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141). `before` may re-enable it.
+  app.set('etag', false);
   // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96).
   app.use(closeConnectionOnEarlyAnswer);
   app.use(formEncodedQuerySpaces);
   options.before?.(app);
-  app.use(rejectMalformedPathEncoding(spec.operations.map((op) => op.path)));
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
   // Security from the spec (D120): every operation that declares `security` must be covered, or the app refuses to
@@ -438,43 +629,45 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
         `createApp: ${uncovered.length} operation(s) declare security that no authenticator covers: ${list}. Pass \`authenticators\` (one per scheme: ${[...new Set(uncovered.flatMap((u) => u.schemes))].sort().join(', ')}) or \`authenticate\`; \`allowUnauthenticated: true\` serves them without authentication (prototypes only).`,
       );
     }
-    logger.error({ operations: uncovered.map((u) => u.operationId) }, `allowUnauthenticated: SERVING ${uncovered.length} OPERATION(S) THAT DECLARE SECURITY WITHOUT AUTHENTICATION: ${list}`);
+    logger.error(
+      { operations: uncovered.map((u) => u.operationId) },
+      `allowUnauthenticated: SERVING ${uncovered.length} OPERATION(S) THAT DECLARE SECURITY WITHOUT AUTHENTICATION: ${list}`,
+    );
   }
   const uncoveredIds = new Set(uncovered.map((u) => u.operationId));
-  const schemeGuard = createSchemeGuard<TPrincipal>(authenticators, spec.securitySchemes, () => new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials'));
+  const schemeGuard = createSchemeGuard<TPrincipal>(
+    authenticators,
+    spec.securitySchemes,
+    () => new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials'),
+  );
   const authenticates = (operation: OperationRoute): boolean => operation.security.length > 0 && !uncoveredIds.has(operation.operationId);
-  const guardFor = (operation: OperationRoute): RequestHandler => {
-    if (!authenticates(operation) && options.rateLimit === undefined) {
-      // nothing to await: no promise hop
-      return (_req, res, next) => {
-        res.locals.principal = undefined;
+  // No step at all for an operation without authentication and rate limit (the dispatcher sets `res.locals.operation`;
+  // `ctx.principal` is then undefined).
+  const guardFor = (operation: OperationRoute): RequestHandler | undefined =>
+    !authenticates(operation) && options.rateLimit === undefined ? undefined : guardAsync(operation);
+  const guardAsync =
+    (operation: OperationRoute): RequestHandler =>
+    async (req, res, next) => {
+      try {
+        let principal = undefined as TPrincipal;
         res.locals.operation = operation;
-        next();
-      };
-    }
-    return guardAsync(operation);
-  };
-  const guardAsync = (operation: OperationRoute): RequestHandler => async (req, res, next) => {
-    try {
-      let principal = undefined as TPrincipal;
-      res.locals.operation = operation;
-      if (authenticates(operation)) {
-        try {
-          principal =
-            options.authenticate !== undefined
-              ? await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes })
-              : await schemeGuard(req, operation);
-        } catch (error) {
-          throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
+        if (authenticates(operation)) {
+          try {
+            principal =
+              options.authenticate !== undefined
+                ? await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes })
+                : await schemeGuard(req, operation);
+          } catch (error) {
+            throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
+          }
         }
+        res.locals.principal = principal;
+        await options.rateLimit?.({ req, res, operation, principal });
+        next();
+      } catch (error) {
+        next(error);
       }
-      res.locals.principal = principal;
-      await options.rateLimit?.({ req, res, operation, principal });
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
+    };
 
   // 2. Body parsers per media type (multipart is parsed per operation, with the upload limits).
   const uploadLimits = {
@@ -497,19 +690,29 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const paths = allowByPath(spec.operations);
   const allowOf = new Map(paths.map((p) => [p.path, p.allow]));
 
-  // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
-  // The error shapes are built once, before any route: handler hooks render errors with them too.
+  // 4. The error shapes are built once, before any route: handler hooks render errors with them too.
   const shapes = new SpecErrorShapes(spec.apiDocument);
-  for (const problem of shapes.check()) logger.warn({ schema: problem }, `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`);
+  for (const problem of shapes.check())
+    logger.warn(
+      { schema: problem },
+      `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`,
+    );
   const errorMapper = options.errorMapper as ErrorMapper<unknown> | undefined;
   // why the cast: the hook is generic per operation id; dispatching by id at run time calls it with the one common
   // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
-  const around = options.around as unknown as ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>) | undefined; // see above
+  const around = options.around as unknown as
+    | ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>)
+    | undefined; // see above
 
-  // 4. One route per operation: guard -> body parsers -> validation -> typed handler, in ONE router pass.
+  // Responses serialised by their schemas, compiled on first use (D142); not under response validation, which checks
+  // (and sends) what the handler returned.
+  const serializers = validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger);
+
+  // 5. Per operation, the steps it needs (guard -> body parsers -> validation -> typed handler), put together once;
+  // one middleware finds the operation of a request and runs them (dispatch.ts, D141).
   const invokeFor = (operation: OperationRoute): RequestHandler => {
     const handler = handlers[operation.operationId]!;
-    return async (req: Request, res: Response, next: NextFunction) => {
+    const run = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
       try {
         const request = handlerRequest(operation, req);
         const ctx: HandlerContext<TPrincipal> = { principal: res.locals.principal as TPrincipal, operation, req, res, logger };
@@ -522,38 +725,56 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
                 request,
                 ctx,
                 next: () => handler(request, ctx),
-                render: (outcome) => ('result' in outcome ? renderResult(req.app, operation, outcome.result) : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper)),
+                render: (outcome) =>
+                  'result' in outcome
+                    ? renderResult(req.app, serializers, operation, outcome.result)
+                    : renderError(req.app, req, classifyError(outcome.error), operation, shapes, errorMapper),
               });
-        if (result instanceof RenderedResponse) sendRendered(res, result);
-        else sendResult(operation, res, result);
+        if (result instanceof RenderedResponse) sendRendered(req, res, result);
+        else sendResult(serializers, operation, req, res, result, validateResponses);
       } catch (error) {
         next(error);
       }
     };
+    return run;
   };
 
   for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
-  for (const operation of spec.operations) {
+  const routes = spec.operations.map((operation) => {
+    const guard = guardFor(operation);
     if (skipped.has(operation.operationId)) {
-      app[operation.method](operation.expressPath, guardFor(operation), (_req: Request, _res: Response, next: NextFunction) =>
-        next(new HttpError(501, RUNTIME_ERROR_CODES.notImplemented, `${operation.operationId} is not served by this scaffold: ${skipped.get(operation.operationId)!}`)),
-      );
-      continue;
+      const notServed: RequestHandler = (_req, _res, next) =>
+        next(
+          new HttpError(
+            501,
+            RUNTIME_ERROR_CODES.notImplemented,
+            `${operation.operationId} is not served by this scaffold: ${skipped.get(operation.operationId)!}`,
+          ),
+        );
+      return { operation, steps: guard === undefined ? [notServed] : [guard, notServed] };
     }
-    const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, { allow: allowOf.get(operation.path)!, uploadLimits });
+    const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, {
+      allow: allowOf.get(operation.path)!,
+      uploadLimits,
+    });
     const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
     // JSON) is drained unread, so no status the operation does not declare (413, 415) can come from it.
     const bodyParsersFor = operation.requestMediaTypes.length > 0 ? parsers : [];
-    app[operation.method](operation.expressPath, guardFor(operation), ...bodyParsersFor, ...requestValidation, ...responseValidation, invokeFor(operation));
-  }
-  // Requests no operation route took: after the same parsers, a known path answers 405 with `Allow`, anything else
-  // falls through to 404.
-  const knownPaths = express.Router({ strict: true, caseSensitive: true });
-  for (const { expressPath, allow } of paths) knownPaths.all(expressPath, (req: Request, _res: Response, next: NextFunction) => next(methodNotAllowed(req, allow)));
-  app.use(...parsers, knownPaths);
+    return {
+      operation,
+      steps: [
+        ...(guard === undefined ? [] : [guard]),
+        ...bodyParsersFor,
+        ...requestValidation,
+        ...responseValidation,
+        invokeFor(operation),
+      ],
+    };
+  });
+  app.use(createDispatcher(routes, { malformed: rejectMalformedPathEncoding(spec.operations.map((op) => op.path)), unmatched: parsers }));
 
-  // 5. Unknown routes, then the one error mapper.
+  // 6. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
   app.use(errorHandler(logger, shapes, errorMapper));
   return app;

@@ -1,0 +1,143 @@
+/**
+ * Routing through the one dispatcher (D141) stays exact on any spec: every declared path and method reaches its
+ * operation, the other spelling of a path (trailing slash, case) is 404, an undeclared method on a declared path is 405
+ * with `Allow` listing the declared ones. The table is built from each spec's own route table (Paygate's and Shelf's).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiDocument as paygateDocument, operations as paygateOperations, securitySchemes as paygateSchemes } from '@paygate/contract';
+import { requestValidators as paygateValidators } from '../generated/request-validators.gen.js';
+import { apiDocument as shelfDocument } from '../../../../test/fixtures/shelf/generated/contract/api-document.gen.js';
+import {
+  operations as shelfOperations,
+  securitySchemes as shelfSchemes,
+} from '../../../../test/fixtures/shelf/generated/contract/operations.gen.js';
+import { requestValidators as shelfValidators } from '../../../../test/fixtures/shelf/generated/server/request-validators.gen.js';
+import { createApiApp, type ApiSpec } from './app.js';
+import type { OperationRoute } from './types.js';
+
+const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
+
+interface Row {
+  label: string;
+  method: string;
+  url: string;
+  /** The operation expected to answer, or the status of an answer no operation gives. */
+  expect: { operationId: string } | { status: 404 } | { status: 405; allow: string };
+}
+
+/** A concrete URL for a template (every parameter `x1`). */
+const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'x1');
+
+function table(operations: readonly OperationRoute[]): Row[] {
+  const byPath = new Map<string, OperationRoute[]>();
+  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const declared = new Set([...byPath.keys()].map(concrete));
+  const rows: Row[] = [];
+  for (const [path, ops] of byPath) {
+    const url = concrete(path);
+    for (const op of ops)
+      rows.push({
+        label: `${op.method.toUpperCase()} ${path} -> ${op.operationId}`,
+        method: op.method.toUpperCase(),
+        url,
+        expect: { operationId: op.operationId },
+      });
+    const method = ops[0]!.method.toUpperCase();
+    const slash = url.endsWith('/') ? url.slice(0, -1) : `${url}/`;
+    if (slash !== '' && !declared.has(slash))
+      rows.push({ label: `${method} ${slash} (other trailing slash) -> 404`, method, url: slash, expect: { status: 404 } });
+    const upper = url.toUpperCase();
+    if (upper !== url && !declared.has(upper))
+      rows.push({ label: `${method} ${upper} (other case) -> 404`, method, url: upper, expect: { status: 404 } });
+    const allow = ops.map((op) => op.method.toUpperCase()).join(', ');
+    for (const other of METHODS.filter((m) => !ops.some((op) => op.method.toUpperCase() === m))) {
+      rows.push({ label: `${other} ${path} (undeclared) -> 405 Allow: ${allow}`, method: other, url, expect: { status: 405, allow } });
+    }
+  }
+  return rows;
+}
+
+/** Every operation answers 204 naming itself; the scaffold's own errors name the operation they were raised in. */
+async function serve(spec: ApiSpec): Promise<{ base: string; server: Server }> {
+  const handlers = Object.fromEntries(
+    spec.operations.map((op) => [op.operationId, async () => ({ status: 204, headers: { 'x-operation': op.operationId } })]),
+  );
+  const app = createApiApp(spec, {
+    handlers,
+    authenticate: () => ({}),
+    validateResponses: false,
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    errorMapper: (_error, { operation, shaped }) =>
+      ({ ...shaped, headers: { ...shaped.headers, 'x-operation': operation?.operationId ?? '' } }) as never,
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe.each([
+  [
+    'Paygate',
+    { apiDocument: paygateDocument, operations: paygateOperations, securitySchemes: paygateSchemes, requestValidators: paygateValidators },
+  ],
+  [
+    'Shelf (non-Paygate)',
+    { apiDocument: shelfDocument, operations: shelfOperations, securitySchemes: shelfSchemes, requestValidators: shelfValidators },
+  ],
+] as [string, ApiSpec][])('one dispatch per request, exact routing: %s', (_name, spec) => {
+  let running: { base: string; server: Server };
+  beforeAll(async () => {
+    running = await serve(spec);
+  });
+  afterAll(() => new Promise<void>((resolve) => running.server.close(() => resolve())));
+
+  it.each(table(spec.operations).map((row) => [row.label, row] as const))('%s', async (_label, row) => {
+    const res = await fetch(`${running.base}${row.url}`, { method: row.method });
+    await res.arrayBuffer();
+    if ('operationId' in row.expect) {
+      // answered by the operation itself, or by the scaffold on its behalf (400 for the placeholder values): never 404/405
+      expect(res.headers.get('x-operation'), `status ${res.status}`).toBe(row.expect.operationId);
+      expect([404, 405]).not.toContain(res.status);
+    } else {
+      expect(res.status).toBe(row.expect.status);
+      expect(res.headers.get('x-operation') ?? '').toBe('');
+      if (row.expect.status === 405) expect(res.headers.get('allow')).toBe(row.expect.allow);
+    }
+  });
+});
+
+describe('production answers (validateResponses: false): compiled from the spec, one write (D141, D142)', () => {
+  it('Shelf: an undeclared property a handler returns never leaves the server; Content-Type and Content-Length set', async () => {
+    const spec = {
+      apiDocument: shelfDocument,
+      operations: shelfOperations,
+      securitySchemes: shelfSchemes,
+      requestValidators: shelfValidators,
+    };
+    const book = { kind: 'book', id: 'itm_00000001', title: 'Dune', metadata: { shelf: 3 } };
+    const handlers = Object.fromEntries(
+      spec.operations.map((op) => [op.operationId, async () => ({ status: 200, body: { ...book, password_hash: 'never sent' } })]),
+    );
+    const app = createApiApp(spec, {
+      handlers,
+      authenticate: () => ({}),
+      validateResponses: false,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/items/itm_00000001`);
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(JSON.parse(text)).toEqual(book);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(res.headers.get('etag')).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * Responses compiled from the spec (D142): one fast-json-stringify serializer per declared JSON response schema
+ * (operation + status key + media type), compiled from the embedded document on the first response that needs it (no
+ * generated code: the generated output of large specs must shrink, issue 23), cached for the life of the app.
+ *
+ * What it changes on the wire:
+ * - a property the schema does not declare never leaves the server (defense in depth against leaking a column); an
+ *   object with `additionalProperties: true` or a schema (or `patternProperties`) keeps its extra properties as declared,
+ *   and so does a free-form object (`type: object` and nothing else);
+ * - properties come out in the schema's order (fast-json-stringify writes required ones first): stable, whatever order
+ *   the handler built its object in;
+ * - every value of a declared shape is written as JSON.stringify writes it (strings escaped, lone surrogates as
+ *   `\udXXX`, Dates through toJSON, -0 as 0, null as null, 10.5 under `type: integer` as 10.5: changing a value is the
+ *   validator's job to report, never the serialiser's to do; see forSerializer).
+ * A schema that cannot be compiled answers with JSON.stringify for that response, said once in the log; a body the
+ * serializer refuses (a required property missing, a number that is not finite: an off-spec handler) too, logged once
+ * per response. Never a 500 for it.
+ */
+import { createRequire } from 'node:module';
+import type { ApiDocument, Logger, OperationRoute } from './types.js';
+
+type Obj = Record<string, unknown>;
+type Serialize = (body: unknown) => string;
+type Build = (schema: Obj, options?: Obj) => Serialize;
+
+let build: Build | undefined;
+/** fast-json-stringify, loaded on the first JSON response (start-up does not pay for it). */
+function compiler(): Build {
+  build ??= createRequire(import.meta.url)('fast-json-stringify') as Build;
+  return build;
+}
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Formats fast-json-stringify writes without escaping a string value (a `"` in it would break the JSON). */
+const UNESCAPED_FORMATS = new Set(['date-time', 'date', 'time']);
+
+/** Keywords holding one subschema, a list of them, or a map of them (the rest is copied as is: names are data there). */
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
+const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/**
+ * A deep copy of a schema as the serializer must read it, so that it never changes a value, only drops undeclared
+ * properties:
+ * - `type: integer` as `number` (fast-json-stringify would truncate 10.5 to 10);
+ * - every type nullable (it would write a null integer as 0, a null array as []: JSON.stringify writes null, and an
+ *   off-spec null is response validation's to report);
+ * - no `date-time`/`date`/`time` format: with one, a string value is written unescaped (found by the property test: a
+ *   `"` in it broke the JSON) and a Date as a date only; without, a Date is written as JSON.stringify does (toJSON);
+ * - no `additionalProperties: false`: fast-json-stringify strips undeclared properties without it too, and with it a
+ *   union (oneOf/anyOf, whose branch is chosen by validating the value) would match no branch for a body carrying an
+ *   undeclared property;
+ * - an object schema that declares no properties at all (a free-form object such as `metadata: {type: object}`, D118)
+ *   as `additionalProperties: true`: it declares "any property", so nothing of it is stripped.
+ */
+function forSerializer(node: unknown): unknown {
+  if (!isObj(node)) return node;
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'type' && (typeof value === 'string' || Array.isArray(value))) {
+      // one type and null: `nullable` (fast-json-stringify strips an object's undeclared properties under `nullable`,
+      // not under a type array); several: the array, with null
+      const types = [
+        ...new Set((Array.isArray(value) ? (value as unknown[]) : [value]).map((t) => (t === 'integer' ? 'number' : t))),
+      ].filter((t) => t !== 'null');
+      if (types.length === 1) {
+        out[key] = types[0];
+        out.nullable = true;
+      } else out[key] = types.length === 0 ? 'null' : [...types, 'null'];
+    } else if (key === 'nullable') continue;
+    else if (key === 'format' && typeof value === 'string' && UNESCAPED_FORMATS.has(value)) continue;
+    else if (key === 'additionalProperties' && value === false) continue;
+    else if (SUBSCHEMA.has(key)) out[key] = forSerializer(value);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(forSerializer);
+    else if (SUBSCHEMA_MAPS.has(key) && isObj(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, forSerializer(schema)]));
+    else out[key] = value;
+  }
+  const object = node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'));
+  if (object && node.properties === undefined && node.patternProperties === undefined && node.additionalProperties === undefined)
+    out.additionalProperties = true;
+  return out;
+}
+
+/** The document's components with every schema read as the serializer must (see forSerializer). */
+function componentsForSerializer(components: unknown): unknown {
+  if (!isObj(components)) return {};
+  const schemas = isObj(components.schemas)
+    ? Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, forSerializer(schema)]))
+    : undefined;
+  return { ...components, ...(schemas !== undefined ? { schemas } : {}) };
+}
+
+function resolveRef(document: ApiDocument, node: unknown): unknown {
+  let current = node;
+  for (let hops = 0; isObj(current) && typeof current.$ref === 'string' && hops < 32; hops++) {
+    const ref = current.$ref;
+    if (!ref.startsWith('#/')) return undefined;
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, token) => (isObj(at) ? at[token.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
+  }
+  return current;
+}
+
+/** The response object a status selects: the exact key, else `NXX`, else `default`. */
+function responseFor(document: ApiDocument, operation: OperationRoute, status: number): { key: string; response: Obj } | undefined {
+  const item = (document.paths as Obj | undefined)?.[operation.path];
+  const responses = isObj(item) && isObj(item[operation.method]) ? (item[operation.method] as Obj).responses : undefined;
+  if (!isObj(responses)) return undefined;
+  for (const key of [String(status), `${String(status)[0]}XX`, 'default']) {
+    const response = resolveRef(document, responses[key]);
+    if (isObj(response)) return { key, response };
+  }
+  return undefined;
+}
+
+export class ResponseSerializers {
+  private readonly cache = new Map<string, Serialize | null>();
+  private components: unknown;
+  private readonly refused = new Set<string>();
+
+  constructor(
+    private readonly document: ApiDocument,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The compiled serializer of a JSON response, or null (no schema declared, or it could not be compiled). */
+  serializer(operation: OperationRoute, status: number, contentType: string): Serialize | null {
+    const cacheKey = `${operation.operationId} ${status} ${contentType}`;
+    let compiled = this.cache.get(cacheKey);
+    if (compiled === undefined) {
+      compiled = this.compile(operation, status, contentType);
+      this.cache.set(cacheKey, compiled);
+    }
+    return compiled;
+  }
+
+  /** The JSON text of a body: compiled when the spec declares its schema, else JSON.stringify. */
+  stringify(operation: OperationRoute, status: number, contentType: string, body: unknown): string {
+    const serialize = this.serializer(operation, status, contentType);
+    if (serialize === null) return JSON.stringify(body);
+    try {
+      return serialize(body);
+    } catch (error) {
+      const key = `${operation.operationId} ${status}`;
+      if (!this.refused.has(key)) {
+        this.refused.add(key);
+        this.logger.error(
+          { operationId: operation.operationId, status, err: error },
+          `response ${status} of ${operation.operationId} does not fit its schema (${error instanceof Error ? error.message : String(error)}): sent with JSON.stringify`,
+        );
+      }
+      return JSON.stringify(body);
+    }
+  }
+
+  private compile(operation: OperationRoute, status: number, contentType: string): Serialize | null {
+    const found = responseFor(this.document, operation, status);
+    const content = found?.response.content;
+    if (!isObj(content)) return null;
+    const media = content[contentType] ?? content[contentType.split(';')[0]!.trim()];
+    if (!isObj(media) || media.schema === undefined) return null;
+    try {
+      this.components ??= componentsForSerializer(this.document.components);
+      const schema = forSerializer(media.schema) as Obj;
+      return compiler()({ ...schema, components: this.components });
+    } catch (error) {
+      this.logger.warn(
+        { operationId: operation.operationId, status: found!.key, contentType, err: error },
+        `response ${found!.key} of ${operation.operationId} (${contentType}): its schema cannot be compiled (${error instanceof Error ? error.message : String(error)}); answered with JSON.stringify, undeclared properties included`,
+      );
+      return null;
+    }
+  }
+}
