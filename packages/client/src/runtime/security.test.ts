@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createCaller, init, type OperationMeta } from './facade.js';
 import { UNEXPECTED_RESPONSE_CODE } from './result.js';
 import { applyAuth, chooseAlternative, type AuthTarget, type SecuritySchemes } from './security.js';
-import { createHttpTransport } from './transport.js';
 
 const SCHEMES = {
   bearerAuth: { type: 'http', scheme: 'bearer' },
@@ -58,20 +57,18 @@ describe('applyAuth: one credential per scheme, placed where the spec says (D121
 /** A caller over a fake fetch that records every request and answers from `answer`. */
 function harness(schemes: SecuritySchemes, auth: Record<string, unknown>, answer: () => Response = () => Response.json({ id: 1 })) {
   const seen: Request[] = [];
-  const transport = createHttpTransport<Record<string, never>>({
+  const transport = {
     baseUrl: 'https://api.test/v1',
     maxRetries: 0,
-    fetch: async (input) => {
+    fetch: async (input: RequestInfo | URL) => {
       seen.push(input as Request);
       return answer();
     },
-  });
+  };
   let key = 0;
-  const send = createCaller(schemes, { auth, idempotencyKey: () => `key-${++key}` });
-  const get = (meta: OperationMeta, headers?: Record<string, string>) =>
-    send<{ id: number }, { code: string; message: string }>(meta, init(undefined, undefined, { headers }), (i) => (transport as never as { GET: (p: string, i: never) => Promise<{ response: Response }> }).GET('/books', i));
-  const post = (meta: OperationMeta, headers?: Record<string, string>) =>
-    send<{ id: number }, { code: string; message: string }>(meta, init(undefined, undefined, { headers }, { a: 1 }), (i) => (transport as never as { POST: (p: string, i: never) => Promise<{ response: Response }> }).POST('/books', i));
+  const send = createCaller(schemes, { transport, auth, idempotencyKey: () => `key-${++key}` });
+  const get = (meta: OperationMeta, headers?: Record<string, string>) => send<{ id: number }, { code: string; message: string }>(meta, 'GET', '/books', init(undefined, undefined, { headers }));
+  const post = (meta: OperationMeta, headers?: Record<string, string>) => send<{ id: number }, { code: string; message: string }>(meta, 'POST', '/books', init(undefined, undefined, { headers }, { a: 1 }));
   return { seen, get, post };
 }
 
@@ -110,12 +107,12 @@ describe('createCaller: each call sends only what its operation requires', () =>
     await post({ security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$', maxLength: 255 } });
     expect(seen[0]!.headers.get('idempotency-key')).toBeNull();
     expect(seen[1]!.headers.get('idempotency-key')).toBe('key-1');
-    const spaced = createCaller(SCHEMES, { idempotencyKey: () => 'has space' });
-    expect(() => spaced({ security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$' } }, init(undefined, undefined, undefined), async () => ({ response: new Response() }))).toThrow(/rules refuse/);
+    const spaced = createCaller(SCHEMES, { transport: { baseUrl: 'https://api.test' }, idempotencyKey: () => 'has space' });
+    expect(() => spaced({ security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$' } }, 'POST', '/books', init(undefined, undefined, undefined))).toThrow(/rules refuse/);
   });
 
   it('refuses auth for a scheme the spec does not declare', () => {
-    expect(() => createCaller(SCHEMES, { auth: { bearer: 't' } })).toThrow(/declares no security scheme "bearer" \(it declares bearerAuth, basicAuth/);
+    expect(() => createCaller(SCHEMES, { transport: { baseUrl: 'https://api.test' }, auth: { bearer: 't' } })).toThrow(/declares no security scheme "bearer" \(it declares bearerAuth, basicAuth/);
   });
 });
 
