@@ -5,6 +5,7 @@
  * @paygate/client's dist) and valgrind.
  *
  * Usage: npx tsx --conditions=source bench/tools/client-callgrind.mjs [calls, default 2000] [mode: concurrent|sequential, default concurrent]
+ *   CLIENT_CALLGRIND_MODULE=/path/to/dist/index.js   count that build of the client instead of @paygate/client
  *
  * The server (bare Express) runs outside valgrind; each side runs in its own `valgrind --tool=callgrind` process with
  * instrumentation off during start-up and a warm-up, switched on (callgrind_control -i on) for the measured calls
@@ -31,7 +32,8 @@ async function side(which) {
   const url = /** @type {string} */ (process.env['CLIENT_CALLGRIND_URL']);
   const calls = Number(process.env['CLIENT_CALLGRIND_CALLS']);
   const mode = process.env['CLIENT_CALLGRIND_MODE'];
-  const { createPaygateClient } = await import('@paygate/client');
+  // CLIENT_CALLGRIND_MODULE: another build of the client to count (e.g. the previous commit's, built elsewhere)
+  const { createPaygateClient } = await import(process.env['CLIENT_CALLGRIND_MODULE'] ?? '@paygate/client');
   const client = createPaygateClient({ baseUrl: url, clientId: PARTNER.id, clientSecret: PARTNER.secret, maxRetries: 0 });
   const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
   const viaFetch = async () => {
@@ -55,7 +57,7 @@ async function side(which) {
       while (next++ < n) await fn();
     }));
   };
-  await run(calls * 4); // warm-up, so the JIT has settled (optimising compiles are counted otherwise)
+  await run(calls * 2); // warm-up, so the JIT has settled (optimising compiles are counted otherwise)
   const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
   console.log('READY');
   await lines.next();
@@ -91,9 +93,11 @@ process.on('SIGTERM', () => process.exit(0));`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'client-callgrind-'));
   const results = {};
   try {
-    for (const which of ['fetch', 'client']) {
+    // both sides at once (each is single-threaded under valgrind anyway); --single-threaded keeps V8's compiler and
+    // GC on the main thread, in step with the calls, so two runs of the same code count nearly the same
+    await Promise.all(['fetch', 'client'].map(async (which) => {
       const out = path.join(dir, `callgrind.out.${which}`);
-      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, fileURLToPath(import.meta.url)], {
+      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', fileURLToPath(import.meta.url)], {
         cwd: ROOT,
         env: { ...process.env, CLIENT_CALLGRIND_SIDE: which, CLIENT_CALLGRIND_URL: `http://127.0.0.1:${port}`, CLIENT_CALLGRIND_CALLS: String(calls), CLIENT_CALLGRIND_MODE: mode },
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -115,10 +119,10 @@ process.on('SIGTERM', () => process.exit(0));`;
       execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
       child.stdin.write('end\n');
       await new Promise((resolve) => child.once('exit', resolve));
-      const summary = readFileSync(out, "utf8").match(/^totals: (\d+)/m);
+      const summary = readFileSync(out, 'utf8').match(/^totals: (\d+)/m);
       results[which] = Number(summary?.[1]) / calls;
       console.log(`${which}: ${(results[which] / 1000).toFixed(1)} k instructions/call (${out})`);
-    }
+    }));
     console.log(`${mode} ${calls} calls: overhead ${((1 - results.fetch / results.client) * 100).toFixed(1)}% (client ${(results.client / 1000).toFixed(1)}k vs fetch ${(results.fetch / 1000).toFixed(1)}k instructions per call)`);
   } finally {
     server.kill('SIGTERM');

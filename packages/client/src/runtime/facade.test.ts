@@ -1,4 +1,4 @@
-import createClient from 'openapi-fetch';
+import createClient, { defaultPathSerializer } from 'openapi-fetch';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { call, createCaller, init, toFormData, toUrlEncoded, type FetchInit, type OperationMeta } from './facade.js';
 import { readResponse, type ParseAs } from './transport.js';
@@ -133,5 +133,25 @@ describe('readResponse reads a response as openapi-fetch does', () => {
     const viaOpenApiFetch = await (client as unknown as { request(m: string, p: string, i: object): Promise<{ data?: unknown; error?: unknown }> }).request(method, '/x', parseAs ? { parseAs } : {});
     const ours = await readResponse(make(), method, parseAs);
     expect({ data: ours.data, error: ours.error, keys: Object.keys(ours).sort() }).toEqual({ data: viaOpenApiFetch.data, error: viaOpenApiFetch.error, keys: Object.keys(viaOpenApiFetch).sort() });
+  });
+});
+
+describe('path parameters are written as openapi-fetch writes them', () => {
+  it.each([
+    ['plain', '/books/{id}', { id: 'b 1/é?#' }],
+    ['two and repeated', '/a/{x}/b/{y}/c/{x}', { x: 'p', y: 7 }],
+    ['missing value keeps the placeholder', '/a/{x}/b/{y}', { x: 'p' }],
+    ['a $ pattern in the value', '/a/{x}', { x: "$&-$'-$1" }],
+    ['label style', '/a/{.x}', { x: 'v' }],
+    ['matrix, exploded array', '/a/{;x*}', { x: ['1', '2'] }],
+    ['array value', '/a/{x}', { x: ['1', '2'] }],
+    ['object value', '/a/{x}', { x: { k: 'v' } }],
+  ])('%s', async (_name, path, values) => {
+    const seen: string[] = [];
+    const send = createCaller({}, { transport: { baseUrl: 'https://api.test/v1', fetch: async (input) => (seen.push((input as Request).url), new Response(null, { status: 204 })) } });
+    await send({ security: [], errors: {} }, 'GET', path, init(values, undefined, undefined));
+    await send({ security: [], errors: {} }, 'GET', path, init(values, undefined, undefined)); // the parsed template, reused
+    const expected = new Request(defaultPathSerializer(`https://api.test/v1${path}`, values)).url;
+    expect(seen).toEqual([expected, expected]);
   });
 });

@@ -13,7 +13,7 @@ import {
   type PaygateResult,
   type UnexpectedResponseError,
 } from './result.js';
-import { createFinalURL, createQuerySerializer, defaultBodySerializer, defaultPathSerializer } from 'openapi-fetch';
+import { createQuerySerializer, defaultBodySerializer, defaultPathSerializer } from 'openapi-fetch';
 import { applyAuth, checkAuthConfig, type AuthTarget, type SecurityRequirement, type SecuritySchemes } from './security.js';
 import { createSender, isIdempotentMethod, readResponse, type SendRequest, type TransportOptions } from './transport.js';
 
@@ -73,6 +73,12 @@ function hasHeader(headers: Readonly<Record<string, string | null | undefined>> 
 
 type HeaderRecord = Record<string, string | null | undefined>;
 
+/** `Object.keys(o).length > 0` without the array. */
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 /**
  * The headers of one call, lowest priority first: the transport's static headers, the caller's (credentials, default
  * headers, idempotency key: already without those the call gives), then the call's own; `null` removes, `undefined`
@@ -90,6 +96,29 @@ function callHeaders(statics: readonly (readonly [string, string])[], own: Recor
     }
   }
   return headers;
+}
+
+/** A path split at its `{name}` parameters: literals[0] name[0] literals[1] ... (placeholders: the `{name}` as written). */
+interface PathTemplate {
+  literals: string[];
+  names: string[];
+  placeholders: string[];
+}
+
+/** Null when a parameter has a style marker (`{.x}`, `{;x}`, `{x*}`): openapi-fetch's serializer handles those. */
+function parsePathTemplate(path: string): PathTemplate | null {
+  const template: PathTemplate = { literals: [], names: [], placeholders: [] };
+  let at = 0;
+  for (const match of path.matchAll(/\{[^{}]+\}/g)) {
+    const name = match[0].slice(1, -1);
+    if (name.endsWith('*') || name.startsWith('.') || name.startsWith(';')) return null;
+    template.literals.push(path.slice(at, match.index));
+    template.names.push(name);
+    template.placeholders.push(match[0]);
+    at = match.index + match[0].length;
+  }
+  template.literals.push(path.slice(at));
+  return template;
 }
 
 /** openapi-fetch's default body serialisation: urlencoded when the call's Content-Type says so, else JSON (or FormData as is). */
@@ -121,11 +150,36 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
   const sendRequest = createSender(transport);
   // openapi-fetch's serializers (public exports), so URLs and bodies are encoded exactly as its client encodes them
   const querySerializer = createQuerySerializer();
+  const templates = new Map<string, PathTemplate | null>();
+
+  /**
+   * The path with its parameters, as openapi-fetch's defaultPathSerializer writes it. A template of plain `{name}`
+   * parameters (every generated operation's) is split once and filled with `encodeURIComponent`; anything else
+   * (label, matrix, exploded, array or object values, a `$` pattern its `String.replace` would interpret) goes to
+   * openapi-fetch's own serializer.
+   */
+  function pathWith(path: string, values: Record<string, unknown>): string {
+    let template = templates.get(path);
+    if (template === undefined) templates.set(path, (template = parsePathTemplate(path)));
+    if (template === null) return defaultPathSerializer(path, values);
+    let out = template.literals[0]!;
+    for (let i = 0; i < template.names.length; i++) {
+      const value = values[template.names[i]!];
+      let part: string;
+      if (value === undefined || value === null) part = template.placeholders[i]!;
+      else if (typeof value === 'object' || (part = encodeURIComponent(value as string | number | boolean)).includes('$')) return defaultPathSerializer(path, values);
+      out += part + template.literals[i + 1]!;
+    }
+    return out;
+  }
 
   /** Send one call (D152): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
   async function perform(meta: OperationMeta, method: string, path: string, value: FetchInit): Promise<{ data?: unknown; error?: unknown; response: Response }> {
     const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
-    const url = createFinalURL(path, { baseUrl, params, querySerializer, pathSerializer: defaultPathSerializer });
+    // as openapi-fetch's createFinalURL, with the path template parsed once per operation
+    let url = baseUrl + (params.path === undefined ? path : pathWith(path, params.path));
+    const search = querySerializer(params.query ?? {});
+    if (search !== '') url += `?${search.startsWith('?') ? search.slice(1) : search}`;
     const headers = callHeaders(statics, value.headers, value.params.header as HeaderRecord | undefined);
     let body: BodyInit | undefined;
     if (value.body !== undefined) {
@@ -155,10 +209,10 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
     }
     const finish = (): void => {
       // a header the call gives wins over a credential (e.g. a per-call Authorization)
-      for (const name of Object.keys(target.headers)) if (hasHeader(given, name)) delete target.headers[name];
+      if (given !== undefined) for (const name in target.headers) if (hasHeader(given, name)) delete target.headers[name];
       if (target.cookies.length > 0 && !hasHeader(given, 'Cookie')) target.headers.Cookie = target.cookies.join('; ');
-      if (Object.keys(target.query).length > 0) value.params.query = { ...target.query, ...(value.params.query as object | undefined) };
-      if (Object.keys(target.headers).length > 0) value.headers = target.headers;
+      if (hasKeys(target.query)) value.params.query = { ...target.query, ...(value.params.query as object | undefined) };
+      if (hasKeys(target.headers)) value.headers = target.headers;
     };
     const pending = meta.security.length > 0 ? applyAuth(schemes, auth, meta.security, target) : undefined;
     if (pending === undefined) return finish();
