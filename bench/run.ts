@@ -7,7 +7,8 @@
  * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
  * cli,settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
+ * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
+ * section: alternated rounds of fetch and client, default 9),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
@@ -260,16 +261,25 @@ async function runClient(): Promise<void> {
       );
     });
   };
-  // warm-up both paths, then alternate five times and keep each path's median: one disturbed run (other processes
-  // share the machine) moves neither side
+  // warm-up both paths, then alternate (BENCH_CLIENT_ROUNDS, default 9) and keep each path's median: one disturbed
+  // run (other processes share the machine) moves neither side. Which side goes first alternates too, so a load
+  // that rises or falls during a round favours neither.
   await sequential(viaFetch);
   await sequential(viaClient);
+  await concurrent(viaFetch);
+  await concurrent(viaClient);
   const runs = { fetchSeq: [] as ClientRun[], clientSeq: [] as ClientRun[], fetchConc: [] as ClientRun[], clientConc: [] as ClientRun[] };
-  for (let i = 0; i < 5; i++) {
-    runs.fetchSeq.push(await sequential(viaFetch));
-    runs.clientSeq.push(await sequential(viaClient));
-    runs.fetchConc.push(await concurrent(viaFetch));
-    runs.clientConc.push(await concurrent(viaClient));
+  const rounds = Number(process.env['BENCH_CLIENT_ROUNDS'] ?? 9);
+  for (let i = 0; i < rounds; i++) {
+    const clientFirst = i % 2 === 1;
+    for (const [measure, fetchRuns, clientRuns] of [
+      [sequential, runs.fetchSeq, runs.clientSeq],
+      [concurrent, runs.fetchConc, runs.clientConc],
+    ] as const) {
+      if (clientFirst) clientRuns.push(await measure(viaClient));
+      fetchRuns.push(await measure(viaFetch));
+      if (!clientFirst) clientRuns.push(await measure(viaClient));
+    }
   }
   const med = (xs: ClientRun[]): ClientRun => ({ rps: median(xs.map((x) => x.rps)), cpuPerCall: median(xs.map((x) => x.cpuPerCall)) });
   await child.stop();
