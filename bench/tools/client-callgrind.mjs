@@ -53,9 +53,11 @@ async function side(which) {
       return;
     }
     let next = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (next++ < n) await fn();
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next++ < n) await fn();
+      }),
+    );
   };
   await run(calls * 2); // warm-up, so the JIT has settled (optimising compiles are counted otherwise)
   const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
@@ -95,35 +97,56 @@ process.on('SIGTERM', () => process.exit(0));`;
   try {
     // both sides at once (each is single-threaded under valgrind anyway); --single-threaded keeps V8's compiler and
     // GC on the main thread, in step with the calls, so two runs of the same code count nearly the same
-    await Promise.all(['fetch', 'client'].map(async (which) => {
-      const out = path.join(dir, `callgrind.out.${which}`);
-      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', fileURLToPath(import.meta.url)], {
-        cwd: ROOT,
-        env: { ...process.env, CLIENT_CALLGRIND_SIDE: which, CLIENT_CALLGRIND_URL: `http://127.0.0.1:${port}`, CLIENT_CALLGRIND_CALLS: String(calls), CLIENT_CALLGRIND_MODE: mode },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let err = '';
-      child.stderr.on('data', (d) => (err += String(d)));
-      const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })[Symbol.asyncIterator]();
-      const expect = async (/** @type {string} */ word) => {
-        for (;;) {
-          const { value, done } = await lines.next();
-          if (done) throw new Error(`${which}: exited before ${word}\n${err.slice(-2000)}`);
-          if (value.trim() === word) return;
-        }
-      };
-      await expect('READY');
-      execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
-      child.stdin.write('go\n');
-      await expect('DONE');
-      execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
-      child.stdin.write('end\n');
-      await new Promise((resolve) => child.once('exit', resolve));
-      const summary = readFileSync(out, 'utf8').match(/^totals: (\d+)/m);
-      results[which] = Number(summary?.[1]) / calls;
-      console.log(`${which}: ${(results[which] / 1000).toFixed(1)} k instructions/call (${out})`);
-    }));
-    console.log(`${mode} ${calls} calls: overhead ${((1 - results.fetch / results.client) * 100).toFixed(1)}% (client ${(results.client / 1000).toFixed(1)}k vs fetch ${(results.fetch / 1000).toFixed(1)}k instructions per call)`);
+    await Promise.all(
+      ['fetch', 'client'].map(async (which) => {
+        const out = path.join(dir, `callgrind.out.${which}`);
+        const child = spawn(
+          'valgrind',
+          [
+            '--tool=callgrind',
+            '--instr-atstart=no',
+            `--callgrind-out-file=${out}`,
+            process.execPath,
+            '--single-threaded',
+            fileURLToPath(import.meta.url),
+          ],
+          {
+            cwd: ROOT,
+            env: {
+              ...process.env,
+              CLIENT_CALLGRIND_SIDE: which,
+              CLIENT_CALLGRIND_URL: `http://127.0.0.1:${port}`,
+              CLIENT_CALLGRIND_CALLS: String(calls),
+              CLIENT_CALLGRIND_MODE: mode,
+            },
+            stdio: ['pipe', 'pipe', 'pipe'],
+          },
+        );
+        let err = '';
+        child.stderr.on('data', (d) => (err += String(d)));
+        const lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })[Symbol.asyncIterator]();
+        const expect = async (/** @type {string} */ word) => {
+          for (;;) {
+            const { value, done } = await lines.next();
+            if (done) throw new Error(`${which}: exited before ${word}\n${err.slice(-2000)}`);
+            if (value.trim() === word) return;
+          }
+        };
+        await expect('READY');
+        execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' });
+        child.stdin.write('go\n');
+        await expect('DONE');
+        execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
+        child.stdin.write('end\n');
+        await new Promise((resolve) => child.once('exit', resolve));
+        const summary = readFileSync(out, 'utf8').match(/^totals: (\d+)/m);
+        results[which] = Number(summary?.[1]) / calls;
+        console.log(`${which}: ${(results[which] / 1000).toFixed(1)} k instructions/call (${out})`);
+      }),
+    );
+    console.log(
+      `${mode} ${calls} calls: overhead ${((1 - results.fetch / results.client) * 100).toFixed(1)}% (client ${(results.client / 1000).toFixed(1)}k vs fetch ${(results.fetch / 1000).toFixed(1)}k instructions per call)`,
+    );
   } finally {
     server.kill('SIGTERM');
   }

@@ -23,7 +23,12 @@ const CONC = 4000;
 const IN_FLIGHT = 50;
 
 const port = await freePort();
-const child = spawnNode({ args: ['bench/servers/bare-express.mjs'], cwd: ROOT, port, env: { BENCH_BODY: JSON.stringify(orderEnvelope()) } });
+const child = spawnNode({
+  args: ['bench/servers/bare-express.mjs'],
+  cwd: ROOT,
+  port,
+  env: { BENCH_BODY: JSON.stringify(orderEnvelope()) },
+});
 const id = 'OD1000000000000001';
 try {
   await waitUntil(child, httpOk(`${child.url}/pg/orders/${id}`), performance.now(), 60_000, 20);
@@ -51,9 +56,11 @@ try {
   const concurrent = (fn: () => Promise<void>) => {
     let next = 0;
     return cpuPerCall(CONC, async () => {
-      await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-        while (next++ < CONC) await fn();
-      }));
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next++ < CONC) await fn();
+        }),
+      );
     });
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -74,7 +81,10 @@ try {
       seq.push([await sequential(viaFetch), await sequential(viaClient)]);
       conc.push([await concurrent(viaFetch), await concurrent(viaClient)]);
     }
-    for (const [name, rs] of [['sequential', seq], ['concurrent', conc]] as const) {
+    for (const [name, rs] of [
+      ['sequential', seq],
+      ['concurrent', conc],
+    ] as const) {
       // overhead = 1 - calls per CPU-second of the client / those of fetch, per round (as bench/run.ts)
       const overheads = rs.map(([f, c]) => 1 - f! / c!);
       console.log(

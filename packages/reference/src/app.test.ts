@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { createLogger } from './http/logger.js';
 import { openReference, type ReferenceRuntime } from './runtime.js';
+import { usePgliteTemplate } from './testing/pglite-template.js';
 import { companyDetails, settlementDetails } from './testing/fixtures.js';
 import { seedHistory } from './testing/seed-history.js';
 import { testTargets, type TestTarget } from './testing/test-db.js';
@@ -148,6 +149,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       sandbox: true,
       webhookRetrySchedule: [1],
     };
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
     runtime = await openReference(config, { logger });
     http.setApp(createReferenceApp(runtime, { logger, validateResponses: true }));
   });

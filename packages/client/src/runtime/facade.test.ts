@@ -6,15 +6,44 @@ import type { PaygateResult } from './result.js';
 
 describe('facade helpers (what client.gen.ts calls)', () => {
   it('init: params always, body / serializer / parseAs / signal only when given', () => {
-    expect(init({ order_id: 'OD1' }, undefined, undefined) as FetchInit).toEqual({ params: { path: { order_id: 'OD1' }, query: undefined, header: undefined } });
+    expect(init({ order_id: 'OD1' }, undefined, undefined) as FetchInit).toEqual({
+      params: { path: { order_id: 'OD1' }, query: undefined, header: undefined },
+    });
     const signal = new AbortController().signal;
-    const value = init(undefined, { page: 2 }, { headers: { 'X-Merchant-ID': '1' }, signal }, { a: 1 }, toFormData as never, 'text') as FetchInit;
-    expect(value).toEqual({ params: { path: undefined, query: { page: 2 }, header: { 'X-Merchant-ID': '1' } }, body: { a: 1 }, bodySerializer: toFormData, parseAs: 'text', signal });
+    const value = init(
+      undefined,
+      { page: 2 },
+      { headers: { 'X-Merchant-ID': '1' }, signal },
+      { a: 1 },
+      toFormData as never,
+      'text',
+    ) as FetchInit;
+    expect(value).toEqual({
+      params: { path: undefined, query: { page: 2 }, header: { 'X-Merchant-ID': '1' } },
+      body: { a: 1 },
+      bodySerializer: toFormData,
+      parseAs: 'text',
+      signal,
+    });
   });
 
   it.each([
-    ['strings and numbers', { a: 'x', n: 1 }, [['a', 'x'], ['n', '1']]],
-    ['arrays repeat the field', { tag: ['a', 'b'] }, [['tag', 'a'], ['tag', 'b']]],
+    [
+      'strings and numbers',
+      { a: 'x', n: 1 },
+      [
+        ['a', 'x'],
+        ['n', '1'],
+      ],
+    ],
+    [
+      'arrays repeat the field',
+      { tag: ['a', 'b'] },
+      [
+        ['tag', 'a'],
+        ['tag', 'b'],
+      ],
+    ],
     ['null and undefined are left out', { a: null, b: undefined, c: 'y' }, [['c', 'y']]],
   ])('toUrlEncoded / toFormData: %s', (_name, body, pairs) => {
     expect([...toUrlEncoded(body as Record<string, unknown>)]).toEqual(pairs);
@@ -43,7 +72,10 @@ describe('createCaller sends fetch(url, init) itself (D152)', () => {
   const KEYED: OperationMeta = { security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', maxLength: 255 } };
   const SCHEMES = { bearerAuth: { type: 'http', scheme: 'bearer' } } as const;
 
-  async function withDefaultFetch<T>(answers: Response[], run: (seen: { input: unknown; init: RequestInit | undefined }[]) => Promise<T>): Promise<T> {
+  async function withDefaultFetch<T>(
+    answers: Response[],
+    run: (seen: { input: unknown; init: RequestInit | undefined }[]) => Promise<T>,
+  ): Promise<T> {
     const seen: { input: unknown; init: RequestInit | undefined }[] = [];
     const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       seen.push({ input, init });
@@ -58,12 +90,24 @@ describe('createCaller sends fetch(url, init) itself (D152)', () => {
 
   it('one fetch(url, init) per call: URL as openapi-fetch builds it, headers a plain record, static < credentials < per call', async () => {
     await withDefaultFetch([Response.json({ id: 1 })], async (seen) => {
-      const send = createCaller(SCHEMES, { transport: { baseUrl: 'https://api.test/v1/', headers: { 'X-Static': 's', 'X-Other': 'o' } }, auth: { bearerAuth: 'tok' } });
-      const result = await send<{ id: number }, never>(META, 'GET', '/books/{id}', init({ id: 'b 1' }, { page: 2, tag: ['a', 'b'] }, { headers: { 'x-other': 'per-call' } }));
+      const send = createCaller(SCHEMES, {
+        transport: { baseUrl: 'https://api.test/v1/', headers: { 'X-Static': 's', 'X-Other': 'o' } },
+        auth: { bearerAuth: 'tok' },
+      });
+      const result = await send<{ id: number }, never>(
+        META,
+        'GET',
+        '/books/{id}',
+        init({ id: 'b 1' }, { page: 2, tag: ['a', 'b'] }, { headers: { 'x-other': 'per-call' } }),
+      );
       expect(result).toMatchObject({ ok: true, status: 200, data: { id: 1 } });
       expect(seen).toHaveLength(1);
       expect(seen[0]!.input).toBe('https://api.test/v1/books/b%201?page=2&tag=a&tag=b');
-      expect(seen[0]!.init).toEqual({ method: 'GET', headers: { 'X-Static': 's', Authorization: 'Bearer tok', 'x-other': 'per-call' }, retryable: true });
+      expect(seen[0]!.init).toEqual({
+        method: 'GET',
+        headers: { 'X-Static': 's', Authorization: 'Bearer tok', 'x-other': 'per-call' },
+        retryable: true,
+      });
     });
   });
 
@@ -76,9 +120,18 @@ describe('createCaller sends fetch(url, init) itself (D152)', () => {
       expect(created).toMatchObject({ ok: true, status: 201, data: { id: 2 } });
       expect(seen).toHaveLength(2);
       expect(seen[1]!.init).toBe(seen[0]!.init);
-      expect(seen[0]!.init).toMatchObject({ method: 'POST', body: '{"title":"Dune"}', headers: { 'Idempotency-Key': 'k-1', 'Content-Type': 'application/json' } });
+      expect(seen[0]!.init).toMatchObject({
+        method: 'POST',
+        body: '{"title":"Dune"}',
+        headers: { 'Idempotency-Key': 'k-1', 'Content-Type': 'application/json' },
+      });
       expect(sleep).toHaveBeenCalledTimes(1);
-      const patched = await send<never, never>({ security: [], errors: {} }, 'PATCH', '/books', init(undefined, undefined, undefined, { title: 'x' }));
+      const patched = await send<never, never>(
+        { security: [], errors: {} },
+        'PATCH',
+        '/books',
+        init(undefined, undefined, undefined, { title: 'x' }),
+      );
       expect(patched.status).toBe(503);
       expect(seen).toHaveLength(3);
     });
@@ -96,7 +149,12 @@ describe('createCaller sends fetch(url, init) itself (D152)', () => {
       },
     });
     await send({ security: [], errors: {} }, 'POST', '/form', init(undefined, undefined, undefined, { a: 'x' }, toUrlEncoded as never));
-    await send({ security: [], errors: {} }, 'POST', '/multi', init(undefined, undefined, { headers: { 'X-Trace': 't' } }, { a: 'x' }, toFormData as never));
+    await send(
+      { security: [], errors: {} },
+      'POST',
+      '/multi',
+      init(undefined, undefined, { headers: { 'X-Trace': 't' } }, { a: 'x' }, toFormData as never),
+    );
     expect(seen.every((r) => r instanceof Request)).toBe(true);
     expect(seen[0]!.headers.get('content-type')).toBe('application/x-www-form-urlencoded;charset=UTF-8');
     expect(await seen[0]!.text()).toBe('a=x');
@@ -117,7 +175,12 @@ describe('createCaller sends fetch(url, init) itself (D152)', () => {
 
 describe('readResponse reads a response as openapi-fetch does', () => {
   const cases: [string, () => Response, string, ParseAs | undefined][] = [
-    ['200 JSON with a length', () => new Response('{"a":1}', { headers: { 'content-length': '7', 'content-type': 'application/json' } }), 'GET', undefined],
+    [
+      '200 JSON with a length',
+      () => new Response('{"a":1}', { headers: { 'content-length': '7', 'content-type': 'application/json' } }),
+      'GET',
+      undefined,
+    ],
     ['200 JSON without a length', () => new Response('{"a":[1,2]}', { headers: { 'content-type': 'application/json' } }), 'GET', undefined],
     ['200 empty body without a length', () => new Response('', { status: 200 }), 'GET', undefined],
     ['204', () => new Response(null, { status: 204 }), 'DELETE', undefined],
@@ -130,9 +193,15 @@ describe('readResponse reads a response as openapi-fetch does', () => {
   ];
   it.each(cases)('%s', async (_name, make, method, parseAs) => {
     const client = createClient<Record<string, never>>({ baseUrl: 'https://api.test', fetch: async () => make() });
-    const viaOpenApiFetch = await (client as unknown as { request(m: string, p: string, i: object): Promise<{ data?: unknown; error?: unknown }> }).request(method, '/x', parseAs ? { parseAs } : {});
+    const viaOpenApiFetch = await (
+      client as unknown as { request(m: string, p: string, i: object): Promise<{ data?: unknown; error?: unknown }> }
+    ).request(method, '/x', parseAs ? { parseAs } : {});
     const ours = await readResponse(make(), method, parseAs);
-    expect({ data: ours.data, error: ours.error, keys: Object.keys(ours).sort() }).toEqual({ data: viaOpenApiFetch.data, error: viaOpenApiFetch.error, keys: Object.keys(viaOpenApiFetch).sort() });
+    expect({ data: ours.data, error: ours.error, keys: Object.keys(ours).sort() }).toEqual({
+      data: viaOpenApiFetch.data,
+      error: viaOpenApiFetch.error,
+      keys: Object.keys(viaOpenApiFetch).sort(),
+    });
   });
 });
 
@@ -148,7 +217,15 @@ describe('path parameters are written as openapi-fetch writes them', () => {
     ['object value', '/a/{x}', { x: { k: 'v' } }],
   ])('%s', async (_name, path, values) => {
     const seen: string[] = [];
-    const send = createCaller({}, { transport: { baseUrl: 'https://api.test/v1', fetch: async (input) => (seen.push((input as Request).url), new Response(null, { status: 204 })) } });
+    const send = createCaller(
+      {},
+      {
+        transport: {
+          baseUrl: 'https://api.test/v1',
+          fetch: async (input) => (seen.push((input as Request).url), new Response(null, { status: 204 })),
+        },
+      },
+    );
     await send({ security: [], errors: {} }, 'GET', path, init(values, undefined, undefined));
     await send({ security: [], errors: {} }, 'GET', path, init(values, undefined, undefined)); // the parsed template, reused
     const expected = new Request(defaultPathSerializer(`https://api.test/v1${path}`, values)).url;

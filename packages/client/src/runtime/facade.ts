@@ -21,6 +21,7 @@ import { createSender, isIdempotentMethod, readResponse, type SendRequest, type 
  * Per-call options: headers (the operation's declared header parameters, typed, plus any extra header such as
  * `Authorization` or a tracing id) and an abort signal. A header given here wins over the configured credentials.
  */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is "no declared header parameters": only the free-form headers remain
 export interface CallOptions<H extends object = {}> {
   headers?: H & Record<string, string | undefined>;
   signal?: AbortSignal;
@@ -59,7 +60,8 @@ function keyChecker(spec: IdempotencyKeySpec): (key: string) => boolean {
   const pattern = spec.pattern === undefined ? undefined : new RegExp(spec.pattern, 'u');
   const min = spec.minLength ?? 1;
   const max = spec.maxLength ?? Number.POSITIVE_INFINITY;
-  return (key) => typeof key === 'string' && [...key].length >= min && [...key].length <= max && (pattern === undefined || pattern.test(key));
+  return (key) =>
+    typeof key === 'string' && [...key].length >= min && [...key].length <= max && (pattern === undefined || pattern.test(key));
 }
 
 /** Whether `headers` gives `name` (any case; a `null` counts: it removes the header, as in openapi-fetch). */
@@ -85,7 +87,11 @@ function hasKeys(o: object): boolean {
  * is nothing. A plain record: fetch validates it once while building its Request (a `Headers` here would be
  * validated twice and copied).
  */
-function callHeaders(statics: readonly (readonly [string, string])[], own: Record<string, string> | undefined, given: HeaderRecord | undefined): Record<string, string> {
+function callHeaders(
+  statics: readonly (readonly [string, string])[],
+  own: Record<string, string> | undefined,
+  given: HeaderRecord | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of statics) if (!hasHeader(own, name) && !hasHeader(given, name)) headers[name] = value;
   if (own !== undefined) for (const name in own) headers[name] = own[name]!;
@@ -167,14 +173,20 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
       const value = values[template.names[i]!];
       let part: string;
       if (value === undefined || value === null) part = template.placeholders[i]!;
-      else if (typeof value === 'object' || (part = encodeURIComponent(value as string | number | boolean)).includes('$')) return defaultPathSerializer(path, values);
+      else if (typeof value === 'object' || (part = encodeURIComponent(value as string | number | boolean)).includes('$'))
+        return defaultPathSerializer(path, values);
       out += part + template.literals[i + 1]!;
     }
     return out;
   }
 
   /** Send one call (D152): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
-  async function perform(meta: OperationMeta, method: string, path: string, value: FetchInit): Promise<{ data?: unknown; error?: unknown; response: Response }> {
+  async function perform(
+    meta: OperationMeta,
+    method: string,
+    path: string,
+    value: FetchInit,
+  ): Promise<{ data?: unknown; error?: unknown; response: Response }> {
     const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
     // as openapi-fetch's createFinalURL, with the path template parsed once per operation
     let url = baseUrl + (params.path === undefined ? path : pathWith(path, params.path));
@@ -183,12 +195,16 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
     const headers = callHeaders(statics, value.headers, value.params.header as HeaderRecord | undefined);
     let body: BodyInit | undefined;
     if (value.body !== undefined) {
-      body = (value.bodySerializer !== undefined ? value.bodySerializer(value.body as never) : serializeBody(value.body, headers)) as BodyInit;
+      body = (
+        value.bodySerializer !== undefined ? value.bodySerializer(value.body as never) : serializeBody(value.body, headers)
+      ) as BodyInit;
       // a FormData or URLSearchParams body: fetch sets the Content-Type (and the multipart boundary) itself
-      if (!(body instanceof FormData) && !(body instanceof URLSearchParams) && !hasHeader(headers, 'Content-Type')) headers['Content-Type'] = 'application/json';
+      if (!(body instanceof FormData) && !(body instanceof URLSearchParams) && !hasHeader(headers, 'Content-Type'))
+        headers['Content-Type'] = 'application/json';
     }
     const keyName = meta.idempotencyKey?.name ?? IDEMPOTENCY_KEY;
-    const retryable = isIdempotentMethod(method) || (method === 'POST' && (hasHeader(headers, keyName) || hasHeader(headers, IDEMPOTENCY_KEY)));
+    const retryable =
+      isIdempotentMethod(method) || (method === 'POST' && (hasHeader(headers, keyName) || hasHeader(headers, IDEMPOTENCY_KEY)));
     const init: SendRequest = { method, headers, retryable };
     if (body !== undefined) init.body = body;
     if (value.signal !== undefined) init.signal = value.signal;
@@ -204,7 +220,8 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
       let check = checkers.get(key);
       if (check === undefined) checkers.set(key, (check = keyChecker(key)));
       const generated = newKey();
-      if (!check(generated)) throw new TypeError(`idempotencyKey() returned a key the spec's ${key.name} rules refuse: ${JSON.stringify(generated)}`);
+      if (!check(generated))
+        throw new TypeError(`idempotencyKey() returned a key the spec's ${key.name} rules refuse: ${JSON.stringify(generated)}`);
       target.headers[key.name] = generated;
     }
     const finish = (): void => {
@@ -220,7 +237,12 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
   }
 
   /** One call of operation `meta`: `method` and `path` as the spec declares them, `request` from {@link init}. */
-  return function send<T, E>(meta: OperationMeta, method: string, path: string, request: never): Promise<ApiResult<T, E | UnexpectedResponseError>> {
+  return function send<T, E>(
+    meta: OperationMeta,
+    method: string,
+    path: string,
+    request: never,
+  ): Promise<ApiResult<T, E | UnexpectedResponseError>> {
     const value = request as FetchInit;
     const pending = prepare(meta, value);
     if (pending === undefined) return toDeclaredResult<T, E>(perform(meta, method, path, value), meta.errors);

@@ -153,7 +153,11 @@ describe('retries', () => {
   });
 
   it('uses exponential backoff with jitter when there is no Retry-After, then gives up after maxRetries', async () => {
-    const { api, sleep, requests } = setup([json(500, envelope('ERR_INTERNAL_500')), json(502, 'bad gateway'), json(503, envelope('ERR_INTERNAL_500'))]);
+    const { api, sleep, requests } = setup([
+      json(500, envelope('ERR_INTERNAL_500')),
+      json(502, 'bad gateway'),
+      json(503, envelope('ERR_INTERNAL_500')),
+    ]);
     const result = await toResult(api.GET('/orders'));
     expect(requests).toHaveLength(3); // 1 + maxRetries (2)
     expect(result.ok).toBe(false);
@@ -234,7 +238,11 @@ describe('createTransport with the default fetch', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST https://api.test/v1/orders', 'POST https://api.test/v1/orders', 'GET https://api.test/v1/orders?page=2']);
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'POST https://api.test/v1/orders',
+      'POST https://api.test/v1/orders',
+      'GET https://api.test/v1/orders?page=2',
+    ]);
     for (const c of calls.slice(0, 2)) {
       expect(c.body).toBe('{"amount":"10.00"}');
       expect(c.headers.get('idempotency-key')).toBe('key-fixed');
@@ -256,7 +264,12 @@ describe('createTransport with the default fetch', () => {
       return json(200, { count: 1 });
     });
     try {
-      const api = createTransport<paths>({ baseUrl: 'https://api.test/v1', clientId: 'ck', clientSecret: 'cs', sleep: async () => undefined });
+      const api = createTransport<paths>({
+        baseUrl: 'https://api.test/v1',
+        clientId: 'ck',
+        clientSecret: 'cs',
+        sleep: async () => undefined,
+      });
       const mw: Middleware = {
         onRequest({ request }) {
           request.headers.set('X-Trace', 't-1');

@@ -162,7 +162,9 @@ async function withRetries(
     await response.body?.cancel().catch(() => undefined);
     // 503: at least Retry-After, growing and spread out (D93, ./unavailable-retry.ts)
     const backoff = backoffDelay(n);
-    await sleep(unavailableRetryDelay({ status: response.status, retryAfterMs: retryAfter, attempt: n, backoffMs: backoff }) ?? retryAfter ?? backoff);
+    await sleep(
+      unavailableRetryDelay({ status: response.status, retryAfterMs: retryAfter, attempt: n, backoffMs: backoff }) ?? retryAfter ?? backoff,
+    );
   }
 }
 
@@ -202,7 +204,9 @@ export interface SendRequest extends RequestInit {
  * URLSearchParams or Blob body is read afresh by each fetch). A custom `fetch` gets a `Request` built from them, one
  * per attempt, as it always has.
  */
-export function createSender(options: Pick<TransportOptions, 'fetch' | 'maxRetries' | 'sleep'>): (url: string, init: SendRequest) => Promise<Response> {
+export function createSender(
+  options: Pick<TransportOptions, 'fetch' | 'maxRetries' | 'sleep'>,
+): (url: string, init: SendRequest) => Promise<Response> {
   const maxRetries = checkedMaxRetries(options);
   const sleep = options.sleep ?? defaultSleep;
   const custom = options.fetch;
@@ -223,9 +227,17 @@ export type ParseAs = 'json' | 'text' | 'blob' | 'arrayBuffer' | 'stream';
  * empty `Content-Length`; a 2xx body by `parseAs` (JSON without a length read as text, empty meaning none); an error
  * body as text, parsed as JSON when it is JSON. The body is read once.
  */
-export async function readResponse(response: Response, method: string, parseAs: ParseAs = 'json'): Promise<{ data?: unknown; error?: unknown; response: Response }> {
+export async function readResponse(
+  response: Response,
+  method: string,
+  parseAs: ParseAs = 'json',
+): Promise<{ data?: unknown; error?: unknown; response: Response }> {
   const contentLength = response.headers.get('Content-Length');
-  if (response.status === 204 || method === 'HEAD' || (contentLength === '0' && response.headers.get('Transfer-Encoding')?.includes('chunked') !== true)) {
+  if (
+    response.status === 204 ||
+    method === 'HEAD' ||
+    (contentLength === '0' && response.headers.get('Transfer-Encoding')?.includes('chunked') !== true)
+  ) {
     return response.ok ? { data: undefined, response } : { error: undefined, response };
   }
   if (response.ok) {

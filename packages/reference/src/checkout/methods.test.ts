@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../http/logger.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
+import { usePgliteTemplate } from '../testing/pglite-template.js';
 import { companyDetails, settlementDetails } from '../testing/fixtures.js';
 import { createThrowawayDatabase, testTargets, type TestTarget, type ThrowawayDatabase } from '../testing/test-db.js';
 import { createReferenceApp } from '../app.js';
@@ -64,6 +65,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       partnerClientSecret: PARTNER_SECRET,
       sandbox: true,
     };
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
     runtime = await openReference(config, { logger });
     server.on('request', createReferenceApp(runtime, { logger, validateResponses: true }));
     const partner = createPaygateClient({ baseUrl: base, clientId: PARTNER_ID, clientSecret: PARTNER_SECRET, maxRetries: 0 });
