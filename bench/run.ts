@@ -7,7 +7,8 @@
  * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
  * cli,settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end),
+ * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
+ * section: alternated rounds of fetch and client, default 9),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
@@ -71,7 +72,12 @@ async function startServer(
 ): Promise<Child> {
   const port = await freePort();
   const prof = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const child = spawnNode({ args: [...prof, ...(typeof args === 'function' ? args(port) : args)], cwd: ROOT, port, env: { BENCH_BODY: BODY, ...env } });
+  const child = spawnNode({
+    args: [...prof, ...(typeof args === 'function' ? args(port) : args)],
+    cwd: ROOT,
+    port,
+    env: { BENCH_BODY: BODY, ...env },
+  });
   cleanups.push(() => child.stop());
   await waitUntil(child, httpOk(`${child.url}${probePath}`, headers), performance.now(), 60_000, 20);
   return child;
@@ -94,8 +100,24 @@ const rows: Row[] = [];
 /** Goals of the sections in bench/sections/ (each reports its own). */
 const sectionBudgets: Budget[] = [];
 
-function loadRow(section: string, name: string, r: LoadResult, baseline?: { name: string; rps: number; rpsPerCpu?: number | undefined }, note?: string): Row {
-  const row: Row = { section, name, rps: r.rps, p50: r.p50, p99: r.p99, rssPeakMiB: r.rssPeakMiB, failures: r.failures, serverCpu: r.serverCpu, machineCpu: r.machineCpu };
+function loadRow(
+  section: string,
+  name: string,
+  r: LoadResult,
+  baseline?: { name: string; rps: number; rpsPerCpu?: number | undefined },
+  note?: string,
+): Row {
+  const row: Row = {
+    section,
+    name,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    rssPeakMiB: r.rssPeakMiB,
+    failures: r.failures,
+    serverCpu: r.serverCpu,
+    machineCpu: r.machineCpu,
+  };
   if (r.serverCpu) row['rpsPerCpu'] = r.rps / r.serverCpu;
   if (baseline) {
     row.baseline = baseline.name;
@@ -104,7 +126,9 @@ function loadRow(section: string, name: string, r: LoadResult, baseline?: { name
   }
   if (note) row.note = note;
   if (r.failures > 0) log(`  WARNING: ${r.failures} of ${r.total} requests failed (non-2xx, errors or timeouts)`);
-  log(`  ${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.rssPeakMiB ? `, RSS peak ${r.rssPeakMiB.toFixed(0)} MiB` : ''}, CPU server ${r.serverCpu?.toFixed(2) ?? '?'} / machine ${r.machineCpu.toFixed(2)} cores${row.ratio !== undefined ? `, ${(row.ratio * 100).toFixed(0)}% of ${baseline!.name}` : ''}${row['cpuRatio'] !== undefined ? ` (${((row['cpuRatio'] as number) * 100).toFixed(0)}% per server CPU-second)` : ''}`);
+  log(
+    `  ${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.rssPeakMiB ? `, RSS peak ${r.rssPeakMiB.toFixed(0)} MiB` : ''}, CPU server ${r.serverCpu?.toFixed(2) ?? '?'} / machine ${r.machineCpu.toFixed(2)} cores${row.ratio !== undefined ? `, ${(row.ratio * 100).toFixed(0)}% of ${baseline!.name}` : ''}${row['cpuRatio'] !== undefined ? ` (${((row['cpuRatio'] as number) * 100).toFixed(0)}% per server CPU-second)` : ''}`,
+  );
   rows.push(row);
   return row;
 }
@@ -131,7 +155,12 @@ const BARE_PATH = '/pg/orders/OD1000000000000001';
  * gives its own ratio (per server CPU-second); the row is the round with the median ratio, its peak RSS the highest
  * of all rounds, and every round's ratio is kept in the row (`rounds`).
  */
-async function againstBare(bare: Child, target: Child, targetPath: string, headers: Record<string, string>): Promise<{ result: LoadResult; bare: LoadResult; rounds: number[] }> {
+async function againstBare(
+  bare: Child,
+  target: Child,
+  targetPath: string,
+  headers: Record<string, string>,
+): Promise<{ result: LoadResult; bare: LoadResult; rounds: number[] }> {
   const pairs: { result: LoadResult; bare: LoadResult; ratio: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const b = await loadServer(bare, BARE_PATH);
@@ -143,17 +172,35 @@ async function againstBare(bare: Child, target: Child, targetPath: string, heade
   const sorted = [...pairs].sort((x, y) => x.ratio - y.ratio);
   const mid = sorted[(sorted.length - 1) >> 1]!;
   const peaks = pairs.map((p) => p.result.rssPeakMiB).filter((x): x is number => typeof x === 'number');
-  return { result: { ...mid.result, rssPeakMiB: peaks.length > 0 ? Math.max(...peaks) : mid.result.rssPeakMiB }, bare: mid.bare, rounds: pairs.map((p) => p.ratio) };
+  return {
+    result: { ...mid.result, rssPeakMiB: peaks.length > 0 ? Math.max(...peaks) : mid.result.rssPeakMiB },
+    bare: mid.bare,
+    rounds: pairs.map((p) => p.ratio),
+  };
 }
 
-const logRounds = (rounds: number[]) => log(`    per-CPU ratio to bare Express in each round: ${rounds.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')} (the median is reported)`);
+const logRounds = (rounds: number[]) =>
+  log(
+    `    per-CPU ratio to bare Express in each round: ${rounds.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')} (the median is reported)`,
+  );
 
 const bareBaseline = (b: LoadResult) => ({ name: 'bare Express', rps: b.rps, rpsPerCpu: perCpu(b) });
 
-async function api(base: string, method: string, p: string, body?: unknown, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
+async function api(
+  base: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${p}`, {
     method,
-    headers: { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...extra },
+    headers: {
+      'X-Client-ID': PARTNER.id,
+      'X-Client-Secret': PARTNER.secret,
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...extra,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const json = (await res.json()) as Record<string, unknown>;
@@ -166,7 +213,13 @@ async function seed(base: string): Promise<{ merchantId: string; orderId: string
   const merchant = await api(base, 'POST', '/partners/merchants/', createMerchantBody());
   const merchantId = String((merchant['data'] as Record<string, unknown>)['id']);
   await api(base, 'POST', `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
-  const order = await api(base, 'POST', '/pg/orders/', { ...createHostedOrderBody(), reference_id: `bench-seed-${Date.now()}` }, { 'X-Merchant-ID': merchantId });
+  const order = await api(
+    base,
+    'POST',
+    '/pg/orders/',
+    { ...createHostedOrderBody(), reference_id: `bench-seed-${Date.now()}` },
+    { 'X-Merchant-ID': merchantId },
+  );
   return { merchantId, orderId: String((order['data'] as Record<string, unknown>)['order_id']) };
 }
 
@@ -195,7 +248,14 @@ async function runBaselines(): Promise<void> {
     const r = await loadServer(child, '/pg/orders/OD1000000000000001');
     await child.stop();
     baselines[key] = r;
-    loadRow('baselines', label, r, key === 'http' && baselines.express ? { name: 'bare Express', rps: baselines.express.rps, rpsPerCpu: perCpu(baselines.express) } : undefined);
+    loadRow(
+      'baselines',
+      label,
+      r,
+      key === 'http' && baselines.express
+        ? { name: 'bare Express', rps: baselines.express.rps, rpsPerCpu: perCpu(baselines.express) }
+        : undefined,
+    );
   }
 }
 
@@ -211,7 +271,12 @@ async function runValidation(): Promise<void> {
     const r = await loadServer(child, '/pg/orders/OD1000000000000001');
     await child.stop();
     if (mode === 'plain') plain = r;
-    const row = loadRow('validation', label, r, plain && mode !== 'plain' ? { name: 'plain route', rps: plain.rps, rpsPerCpu: perCpu(plain) } : undefined);
+    const row = loadRow(
+      'validation',
+      label,
+      r,
+      plain && mode !== 'plain' ? { name: 'plain route', rps: plain.rps, rpsPerCpu: perCpu(plain) } : undefined,
+    );
     if (row.ratio !== undefined) row['overhead'] = 1 - row.ratio;
   }
 }
@@ -260,16 +325,25 @@ async function runClient(): Promise<void> {
       );
     });
   };
-  // warm-up both paths, then alternate five times and keep each path's median: one disturbed run (other processes
-  // share the machine) moves neither side
+  // warm-up both paths, then alternate (BENCH_CLIENT_ROUNDS, default 9) and keep each path's median: one disturbed
+  // run (other processes share the machine) moves neither side. Which side goes first alternates too, so a load
+  // that rises or falls during a round favours neither.
   await sequential(viaFetch);
   await sequential(viaClient);
+  await concurrent(viaFetch);
+  await concurrent(viaClient);
   const runs = { fetchSeq: [] as ClientRun[], clientSeq: [] as ClientRun[], fetchConc: [] as ClientRun[], clientConc: [] as ClientRun[] };
-  for (let i = 0; i < 5; i++) {
-    runs.fetchSeq.push(await sequential(viaFetch));
-    runs.clientSeq.push(await sequential(viaClient));
-    runs.fetchConc.push(await concurrent(viaFetch));
-    runs.clientConc.push(await concurrent(viaClient));
+  const rounds = Number(process.env['BENCH_CLIENT_ROUNDS'] ?? 9);
+  for (let i = 0; i < rounds; i++) {
+    const clientFirst = i % 2 === 1;
+    for (const [measure, fetchRuns, clientRuns] of [
+      [sequential, runs.fetchSeq, runs.clientSeq],
+      [concurrent, runs.fetchConc, runs.clientConc],
+    ] as const) {
+      if (clientFirst) clientRuns.push(await measure(viaClient));
+      fetchRuns.push(await measure(viaFetch));
+      if (!clientFirst) clientRuns.push(await measure(viaClient));
+    }
   }
   const med = (xs: ClientRun[]): ClientRun => ({ rps: median(xs.map((x) => x.rps)), cpuPerCall: median(xs.map((x) => x.cpuPerCall)) });
   await child.stop();
@@ -286,7 +360,17 @@ async function runClient(): Promise<void> {
     const cpuRatio = median(cpuRatios);
     const ratio = median(fs.map((x, i) => cs[i]!.rps / x.rps));
     rows.push({ section: 'client', name: `raw fetch, ${name}`, rps: f.rps, cpuPerCallUs: f.cpuPerCall * 1e6 });
-    rows.push({ section: 'client', name: `generated client, ${name}`, rps: c.rps, cpuPerCallUs: c.cpuPerCall * 1e6, baseline: 'raw fetch', ratio, cpuRatio, overhead: 1 - cpuRatio, rounds: cpuRatios });
+    rows.push({
+      section: 'client',
+      name: `generated client, ${name}`,
+      rps: c.rps,
+      cpuPerCallUs: c.cpuPerCall * 1e6,
+      baseline: 'raw fetch',
+      ratio,
+      cpuRatio,
+      overhead: 1 - cpuRatio,
+      rounds: cpuRatios,
+    });
     log(
       `  ${name}: fetch ${f.rps.toFixed(0)} calls/s (${(f.cpuPerCall * 1e6).toFixed(0)} µs CPU/call), client ${c.rps.toFixed(0)} calls/s (${(c.cpuPerCall * 1e6).toFixed(0)} µs CPU/call);` +
         ` overhead ${((1 - cpuRatio) * 100).toFixed(1)}% per CPU-s (rounds: ${cpuRatios.map((x) => `${((1 - x) * 100).toFixed(0)}%`).join(', ')}; raw calls/s: ${((1 - ratio) * 100).toFixed(1)}%)`,
@@ -305,7 +389,9 @@ async function createDatabase(): Promise<Database> {
 const gateway: { pgliteDir?: string; pgliteOrder?: string; db?: Database; pgOrder?: string; merchantId?: string } = {};
 
 async function runGateway(): Promise<void> {
-  log(`2. GET /pg/orders/{order_id} on the reference gateway (auth + rate limit + validation + 1 read), NODE_ENV=production; ${ROUNDS} rounds alternating with bare Express`);
+  log(
+    `2. GET /pg/orders/{order_id} on the reference gateway (auth + rate limit + validation + 1 read), NODE_ENV=production; ${ROUNDS} rounds alternating with bare Express`,
+  );
   const bare = await startServer('gateway-paired-bare-express', ['bench/servers/bare-express.mjs']);
   // PGlite (a data dir that persists for the cold-start section)
   gateway.pgliteDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-pglite-'));
@@ -354,14 +440,26 @@ async function runPost(child: Child): Promise<void> {
     url: `${child.url}/pg/orders/`,
     method: 'POST',
     headers,
-    setupRequest: (req) => ({ ...req, method: 'POST', path: '/pg/orders/', headers, body: JSON.stringify({ ...template, reference_id: `bench-${run}-${n++}` }) }),
+    setupRequest: (req) => ({
+      ...req,
+      method: 'POST',
+      path: '/pg/orders/',
+      headers,
+      body: JSON.stringify({ ...template, reference_id: `bench-${run}-${n++}` }),
+    }),
     connections: CONNECTIONS,
     durationSec: DURATION,
     warmupSec: WARMUP,
     pid: child.pid,
   });
   const loop = await pgInsertLoop(gateway.db!.url, gateway.merchantId!);
-  rows.push({ section: 'post', name: `pg alone: createOrder transaction (7 statements), ${CONNECTIONS} workers, pool ${POOL_SIZE}`, rps: loop.rps, p50: loop.p50, p99: loop.p99 });
+  rows.push({
+    section: 'post',
+    name: `pg alone: createOrder transaction (7 statements), ${CONNECTIONS} workers, pool ${POOL_SIZE}`,
+    rps: loop.rps,
+    p50: loop.p50,
+    p99: loop.p99,
+  });
   log(`  pg alone: ${loop.rps.toFixed(0)} tx/s, p50 ${loop.p50.toFixed(1)} ms, p99 ${loop.p99.toFixed(1)} ms`);
   loadRow('post', 'POST order (hosted), PostgreSQL', r, { name: 'pg alone', rps: loop.rps });
 }
@@ -396,12 +494,32 @@ async function pgInsertLoop(url: string, merchantId: string): Promise<{ rps: num
          VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
          ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
          RETURNING id`,
-        [orderId, merchantId, `pgloop-${run}-${n++}`, 150000, 'INR', 'Awaiting payment', 'hosted_payment', 'UPI', null, null, null, null,
-          JSON.stringify(body.buyer), JSON.stringify(body.product), JSON.stringify(body.invoice), body.return_url, true, now, now],
+        [
+          orderId,
+          merchantId,
+          `pgloop-${run}-${n++}`,
+          150000,
+          'INR',
+          'Awaiting payment',
+          'hosted_payment',
+          'UPI',
+          null,
+          null,
+          null,
+          null,
+          JSON.stringify(body.buyer),
+          JSON.stringify(body.product),
+          JSON.stringify(body.invoice),
+          body.return_url,
+          true,
+          now,
+          now,
+        ],
       );
-      await client.query('INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)', [
-        `session_${orderId}_${run}`, orderId, now, now, m[0]!.encryption_key_version,
-      ]);
+      await client.query(
+        'INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)',
+        [`session_${orderId}_${run}`, orderId, now, now, m[0]!.encryption_key_version],
+      );
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -425,7 +543,11 @@ async function pgInsertLoop(url: string, merchantId: string): Promise<{ rps: num
       }),
     );
     latencies.sort((a, b) => a - b);
-    return { rps: done / seconds, p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0 };
+    return {
+      rps: done / seconds,
+      p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+      p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+    };
   };
   try {
     await drive(WARMUP);
@@ -456,8 +578,10 @@ async function runColdStart(): Promise<void> {
   rows.push({ section: 'coldstart', name: 'bare Express 5', ms: bareMs });
   log(`  bare Express: ${bareMs.toFixed(0)} ms`);
   const targets: [string, Record<string, string | undefined>, string | undefined][] = [];
-  if (gateway.pgliteDir && gateway.pgliteOrder) targets.push(['paygate serve, existing PGlite data dir', gatewayEnv({ dataDir: gateway.pgliteDir }), gateway.pgliteOrder]);
-  if (gateway.db && gateway.pgOrder) targets.push(['paygate serve, PostgreSQL (migrated)', gatewayEnv({ databaseUrl: gateway.db.url }), gateway.pgOrder]);
+  if (gateway.pgliteDir && gateway.pgliteOrder)
+    targets.push(['paygate serve, existing PGlite data dir', gatewayEnv({ dataDir: gateway.pgliteDir }), gateway.pgliteOrder]);
+  if (gateway.db && gateway.pgOrder)
+    targets.push(['paygate serve, PostgreSQL (migrated)', gatewayEnv({ databaseUrl: gateway.db.url }), gateway.pgOrder]);
   // Each target in production mode as spawnNode runs it (no response validation: express-openapi-validator is not
   // loaded at all), and with NODE_ENV=development (responses validated by express-openapi-validator).
   const variants: [string, Record<string, string | undefined>][] = [
@@ -483,7 +607,13 @@ async function runPrism(): Promise<void> {
     log(`  skipped: ${PRISM_CLI} missing (npm install puts @stoplight/prism-cli there as a devDependency)`);
     return;
   }
-  const child = await startServer('prism', (port) => [PRISM_CLI, 'mock', 'openapi/openapi.yaml', '-h', '127.0.0.1', '-p', String(port)], {}, '/pg/orders/OD1000000000000001', partnerHeaders);
+  const child = await startServer(
+    'prism',
+    (port) => [PRISM_CLI, 'mock', 'openapi/openapi.yaml', '-h', '127.0.0.1', '-p', String(port)],
+    {},
+    '/pg/orders/OD1000000000000001',
+    partnerHeaders,
+  );
   const bare = await startServer('prism-paired-bare-express', ['bench/servers/bare-express.mjs']);
   const p = await againstBare(bare, child, '/pg/orders/OD1000000000000001', partnerHeaders);
   await child.stop();
@@ -507,7 +637,13 @@ async function runProfile(): Promise<void> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-prof-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const child = await startServer(`profile-gateway-${target.toLowerCase()}`, GATEWAY, env, '/healthz', {}, dir);
-    await load({ url: `${child.url}/pg/orders/${orderId}`, headers: partnerHeaders, connections: CONNECTIONS, durationSec: 3, warmupSec: 1 });
+    await load({
+      url: `${child.url}/pg/orders/${orderId}`,
+      headers: partnerHeaders,
+      connections: CONNECTIONS,
+      durationSec: 3,
+      warmupSec: 1,
+    });
     await child.stop();
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) {
@@ -531,7 +667,9 @@ async function runGenerators(): Promise<void> {
     rows.push({ section: 'generators', name: label, ms: m.ms, maxRssMiB: m.maxRssMiB, peakHeapMiB: m.peakHeapMiB, note: m.detail });
   }
   for (const g of generators.ratios) {
-    log(`  ${g.spec}, ours / openapi-typescript: time ${g.time.toFixed(2)}x, max RSS ${g.maxRss.toFixed(2)}x, peak heap ${g.peakHeap.toFixed(2)}x`);
+    log(
+      `  ${g.spec}, ours / openapi-typescript: time ${g.time.toFixed(2)}x, max RSS ${g.maxRss.toFixed(2)}x, peak heap ${g.peakHeap.toFixed(2)}x`,
+    );
   }
 }
 
@@ -547,37 +685,73 @@ function budgets(): Budget[] {
   const getPg = find('gateway', 'GET order, PostgreSQL');
   const getPglite = find('gateway', 'GET order, PGlite');
   const prism = find('prism', 'Prism');
-  if (getPg?.ratio !== undefined) out.push({ name: 'GET order on PostgreSQL vs bare Express', target: '>= 40%', value: both(getPg, (x) => x), met: eff(getPg) >= 0.4 });
+  if (getPg?.ratio !== undefined)
+    out.push({ name: 'GET order on PostgreSQL vs bare Express', target: '>= 40%', value: both(getPg, (x) => x), met: eff(getPg) >= 0.4 });
   if (getPg?.ratio !== undefined && prism?.ratio !== undefined) {
     // Both were measured against bare Express in alternating rounds: the ratio of the two ratios cancels the drift of
     // the machine between the gateway section and Prism's.
     const raw = getPg.ratio / prism.ratio;
     const perCpuRatio = eff(getPg) / eff(prism);
-    out.push({ name: 'GET order on PostgreSQL vs Prism mock', target: '>= 2.5x', value: `${perCpuRatio.toFixed(2)}x per CPU-s (raw req/s: ${raw.toFixed(2)}x)`, met: perCpuRatio >= 2.5 });
+    out.push({
+      name: 'GET order on PostgreSQL vs Prism mock',
+      target: '>= 2.5x',
+      value: `${perCpuRatio.toFixed(2)}x per CPU-s (raw req/s: ${raw.toFixed(2)}x)`,
+      met: perCpuRatio >= 2.5,
+    });
   }
-  if (getPglite?.ratio !== undefined) out.push({ name: 'GET order on PGlite vs bare Express', target: '>= 25%', value: both(getPglite, (x) => x), met: eff(getPglite) >= 0.25 });
+  if (getPglite?.ratio !== undefined)
+    out.push({
+      name: 'GET order on PGlite vs bare Express',
+      target: '>= 25%',
+      value: both(getPglite, (x) => x),
+      met: eff(getPglite) >= 0.25,
+    });
   if (getPglite?.rssPeakMiB) {
     const mb = (getPglite.rssPeakMiB * 1024 * 1024) / 1e6;
-    const idle = typeof getPglite['rssIdleMiB'] === 'number' ? ` (idle ${(((getPglite['rssIdleMiB'] as number) * 1024 * 1024) / 1e6).toFixed(0)} MB)` : '';
+    const idle =
+      typeof getPglite['rssIdleMiB'] === 'number'
+        ? ` (idle ${(((getPglite['rssIdleMiB'] as number) * 1024 * 1024) / 1e6).toFixed(0)} MB)`
+        : '';
     out.push({ name: 'PGlite gateway RSS under load', target: '< 200 MB', value: `${mb.toFixed(0)} MB peak${idle}`, met: mb < 200 });
   }
   const post = find('post', 'POST order');
-  if (post?.ratio !== undefined) out.push({ name: 'POST order (hosted) on PostgreSQL vs its statements through pg alone', target: '>= 50%', value: pct(post.ratio), met: post.ratio >= 0.5 });
+  if (post?.ratio !== undefined)
+    out.push({
+      name: 'POST order (hosted) on PostgreSQL vs its statements through pg alone',
+      target: '>= 50%',
+      value: pct(post.ratio),
+      met: post.ratio >= 0.5,
+    });
   // the goal is request validation (what production runs); response validation (development only) is in the table
   const requestValidation = find('validation', 'createApp: request validation');
   if (requestValidation?.ratio !== undefined) {
-    out.push({ name: 'Request validation overhead (precompiled validators)', target: '<= 10%', value: both(requestValidation, (x) => 1 - x), met: 1 - eff(requestValidation) <= 0.1 });
+    out.push({
+      name: 'Request validation overhead (precompiled validators)',
+      target: '<= 10%',
+      value: both(requestValidation, (x) => 1 - x),
+      met: 1 - eff(requestValidation) <= 0.1,
+    });
   }
   for (const r of rows.filter((x) => x.section === 'client' && x.name.startsWith('generated'))) {
-    out.push({ name: `Client overhead, ${r.name.replace('generated client, ', '')}`, target: '<= 5%', value: both(r, (x) => 1 - x), met: 1 - eff(r) <= 0.05 });
+    out.push({
+      name: `Client overhead, ${r.name.replace('generated client, ', '')}`,
+      target: '<= 5%',
+      value: both(r, (x) => 1 - x),
+      met: 1 - eff(r) <= 0.05,
+    });
   }
   const cold = rows.find((r) => r.section === 'coldstart' && r.name === 'paygate serve, existing PGlite data dir (precompiled)');
-  if (cold) out.push({ name: 'Cold start, existing PGlite data dir (production)', target: '< 1 s', value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`, met: (cold['ms'] as number) < 1000 });
+  if (cold)
+    out.push({
+      name: 'Cold start, existing PGlite data dir (production)',
+      target: '< 1 s',
+      value: `${((cold['ms'] as number) / 1000).toFixed(2)} s`,
+      met: (cold['ms'] as number) < 1000,
+    });
   out.push(...diffBudgets(rows), ...startupBudgets(rows as { section: string; name: string; ms?: number }[]));
   out.push(...listsBudgets());
   return [...out, ...sectionBudgets];
 }
-
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
@@ -586,29 +760,71 @@ function table(): string {
   const head = ['Section', 'Run', 'req/s', 'p50 ms', 'p99 ms', 'RSS MiB', 'CPU srv/all', 'vs baseline'];
   const body = rows.map((r) => {
     const per = typeof r['cpuRatio'] === 'number' ? ` (${pct(r['cpuRatio'] as number)} per CPU-s)` : '';
-    const ratio = r.ratio !== undefined ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : r.section === 'startup' ? `${r.ratio.toFixed(2)}x` : pct(r.ratio)} of ${r.baseline}${per}` : '';
-    if (['coldstart', 'startup'].includes(r.section)) return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    const ratio =
+      r.ratio !== undefined
+        ? `${r.section === 'coldstart' ? `${r.ratio.toFixed(1)}x` : r.section === 'startup' ? `${r.ratio.toFixed(2)}x` : pct(r.ratio)} of ${r.baseline}${per}`
+        : '';
+    if (['coldstart', 'startup'].includes(r.section))
+      return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
     if (r.section === 'cli') return [r.section, r.name, '', '', '', '', '', r.note ?? ''];
     if (r.section === 'diff') return diffTableRow(r);
-    if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`];
-    const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
-    return [r.section, r.name, r.rps?.toFixed(0) ?? '', r.p50?.toFixed(1) ?? '', r.p99?.toFixed(1) ?? '', r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '', cpu, ratio];
+    if (r.section === 'generators')
+      return [
+        r.section,
+        r.name,
+        '',
+        '',
+        '',
+        (r['maxRssMiB'] as number).toFixed(0),
+        '',
+        `${((r['ms'] as number) / 1000).toFixed(2)} s, ${r.note ?? ''}`,
+      ];
+    const cpu =
+      typeof r['machineCpu'] === 'number'
+        ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}`
+        : '';
+    return [
+      r.section,
+      r.name,
+      r.rps?.toFixed(0) ?? '',
+      r.p50?.toFixed(1) ?? '',
+      r.p99?.toFixed(1) ?? '',
+      r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '',
+      cpu,
+      ratio,
+    ];
   });
   if (generators) {
     for (const g of generators.ratios) {
-      body.push(['generators', `${g.spec}: ours / openapi-typescript`, '', '', '', '', '', `time ${g.time.toFixed(2)}x, max RSS ${g.maxRss.toFixed(2)}x, heap ${g.peakHeap.toFixed(2)}x`]);
+      body.push([
+        'generators',
+        `${g.spec}: ours / openapi-typescript`,
+        '',
+        '',
+        '',
+        '',
+        '',
+        `time ${g.time.toFixed(2)}x, max RSS ${g.maxRss.toFixed(2)}x, heap ${g.peakHeap.toFixed(2)}x`,
+      ]);
     }
   }
   const all = [head, ...body];
   const widths = head.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const fmt = (r: string[]) => `| ${r.map((c, i) => (i >= 2 && i <= 6 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-  lines.push(fmt(head), `|${widths.map((w, i) => (i >= 2 && i <= 6 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`, ...body.map(fmt));
+  lines.push(
+    fmt(head),
+    `|${widths.map((w, i) => (i >= 2 && i <= 6 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`,
+    ...body.map(fmt),
+  );
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
-  log(`Paygate benchmarks: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; autocannon -c ${CONNECTIONS}, ${WARMUP} s warm-up + ${DURATION} s per run`);
-  if (!existsSync(path.join(ROOT, 'packages/reference/dist/app.js'))) throw new Error('packages/*/dist missing: run `npm run build` first (`npm run bench` does)');
+  log(
+    `Paygate benchmarks: ${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; autocannon -c ${CONNECTIONS}, ${WARMUP} s warm-up + ${DURATION} s per run`,
+  );
+  if (!existsSync(path.join(ROOT, 'packages/reference/dist/app.js')))
+    throw new Error('packages/*/dist missing: run `npm run build` first (`npm run bench` does)');
   if (want('baselines') || want('gateway')) await runBaselines();
   if (want('validation')) await runValidation();
   if (want('client')) await runClient();
@@ -620,12 +836,23 @@ async function main(): Promise<void> {
   if (want('generators')) await runGenerators();
   if (want('diff')) rows.push(...(await runDiffSection(log)));
   if (want('lists')) {
-    await runLists({ log, createDatabase, partnerHeaders, loadRow, onboardMerchant: seed, startGateway: (name, databaseUrl) => startServer(name, GATEWAY, gatewayEnv({ databaseUrl }), '/healthz') });
+    await runLists({
+      log,
+      createDatabase,
+      partnerHeaders,
+      loadRow,
+      onboardMerchant: seed,
+      startGateway: (name, databaseUrl) => startServer(name, GATEWAY, gatewayEnv({ databaseUrl }), '/healthz'),
+    });
   }
   const cli = want('cli') ? await runCliBench(ROOT, log) : undefined;
   rows.push(...(cli?.rows ?? []));
-  for (const [name, section] of [['settlements', runSettlementsSection], ['webhooks', runWebhooksSection]] as const) {
-    if (want(name)) await section({ root: ROOT, adminUrl: ADMIN_URL, log }).then((r) => rows.push(...r.rows) + sectionBudgets.push(...r.budgets));
+  for (const [name, section] of [
+    ['settlements', runSettlementsSection],
+    ['webhooks', runWebhooksSection],
+  ] as const) {
+    if (want(name))
+      await section({ root: ROOT, adminUrl: ADMIN_URL, log }).then((r) => rows.push(...r.rows) + sectionBudgets.push(...r.budgets));
   }
 
   const b = [...budgets(), ...(cli?.budgets ?? [])];
@@ -640,7 +867,13 @@ async function main(): Promise<void> {
       {
         date: new Date().toISOString(),
         loadAverage: { start: loadAtStart, end: os.loadavg() },
-        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: os.totalmem() / 2 ** 30, node: process.version, platform: `${os.platform()} ${os.release()}` },
+        machine: {
+          cpus: os.cpus().length,
+          cpuModel: os.cpus()[0]?.model,
+          memoryGiB: os.totalmem() / 2 ** 30,
+          node: process.version,
+          platform: `${os.platform()} ${os.release()}`,
+        },
         settings: { connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, orderBodyBytes: BODY.length },
         rows,
         generators: generators?.ratios,

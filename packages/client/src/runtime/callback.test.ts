@@ -67,9 +67,12 @@ describe('verifyCallback', () => {
     expect(verifyCallback({ ...signed, message: 'changed: not covered' }, KEY)).toBe(true);
   });
 
-  it.each(['order_id', 'payment_id', 'status', 'mop_type', 'bank_ref_num', 'payment_completed_at'] as const)('rejects a tampered %s', (field) => {
-    expect(verifyCallback({ ...signed, [field]: `${signed[field]}0` }, KEY)).toBe(false);
-  });
+  it.each(['order_id', 'payment_id', 'status', 'mop_type', 'bank_ref_num', 'payment_completed_at'] as const)(
+    'rejects a tampered %s',
+    (field) => {
+      expect(verifyCallback({ ...signed, [field]: `${signed[field]}0` }, KEY)).toBe(false);
+    },
+  );
 
   it('rejects a removed hashed field', () => {
     const { bank_ref_num: _omit, ...rest } = signed;

@@ -29,7 +29,8 @@ function fieldValue(fields: CallbackFields, name: string): string {
   const record = fields as Readonly<Record<string, unknown>>;
   const value = Object.hasOwn(record, name) ? record[name] : undefined;
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new TypeError(`callback field ${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`);
+  if (typeof value !== 'string')
+    throw new TypeError(`callback field ${name} must be a string, got ${Array.isArray(value) ? 'array' : typeof value}`);
   return value;
 }
 
@@ -74,7 +75,8 @@ export function computeCallbackHash(fields: CallbackFields, encryptionKey: strin
  */
 export function verifyCallback(fields: CallbackFields, encryptionKey: string | readonly string[]): boolean {
   const keys: readonly string[] = typeof encryptionKey === 'string' ? [encryptionKey] : encryptionKey;
-  if (!Array.isArray(keys) || keys.length === 0) throw new TypeError('encryptionKey must be the merchant encryption key, or a non-empty list of keys');
+  if (!Array.isArray(keys) || keys.length === 0)
+    throw new TypeError('encryptionKey must be the merchant encryption key, or a non-empty list of keys');
   keys.forEach(assertKey);
   let received: string;
   const expected: string[] = [];

@@ -13,7 +13,9 @@ import {
   type PaygateResult,
   type UnexpectedResponseError,
 } from './result.js';
+import { createQuerySerializer, defaultBodySerializer, defaultPathSerializer } from 'openapi-fetch';
 import { applyAuth, checkAuthConfig, type AuthTarget, type SecurityRequirement, type SecuritySchemes } from './security.js';
+import { createSender, isIdempotentMethod, readResponse, type SendRequest, type TransportOptions } from './transport.js';
 
 /**
  * Per-call options: headers (the operation's declared header parameters, typed, plus any extra header such as
@@ -41,8 +43,13 @@ export interface OperationMeta {
   idempotencyKey?: IdempotencyKeySpec;
 }
 
-/** Options of the generated caller: credentials per scheme, key generator, default headers (from `x-client-option`). */
+/**
+ * Options of the generated caller: where and how to send (the transport options), credentials per scheme, key
+ * generator, default headers (from `x-client-option`).
+ */
 export interface CallerOptions {
+  /** Base URL, fetch, retries and static headers, as given to the generated client (see `TransportOptions`). */
+  transport: TransportOptions;
   auth?: Readonly<Record<string, unknown>>;
   idempotencyKey?: () => string;
   /** Headers sent on every call unless the call gives them (e.g. Paygate's `merchantId` -> `X-Merchant-ID`). */
@@ -53,26 +60,156 @@ function keyChecker(spec: IdempotencyKeySpec): (key: string) => boolean {
   const pattern = spec.pattern === undefined ? undefined : new RegExp(spec.pattern, 'u');
   const min = spec.minLength ?? 1;
   const max = spec.maxLength ?? Number.POSITIVE_INFINITY;
-  return (key) => typeof key === 'string' && [...key].length >= min && [...key].length <= max && (pattern === undefined || pattern.test(key));
+  return (key) =>
+    typeof key === 'string' && [...key].length >= min && [...key].length <= max && (pattern === undefined || pattern.test(key));
 }
 
-function hasHeader(headers: Readonly<Record<string, string | undefined>> | undefined, name: string): boolean {
+/** Whether `headers` gives `name` (any case; a `null` counts: it removes the header, as in openapi-fetch). */
+function hasHeader(headers: Readonly<Record<string, string | null | undefined>> | undefined, name: string): boolean {
   if (headers === undefined) return false;
+  if (headers[name] !== undefined) return true;
   const lower = name.toLowerCase();
-  return Object.keys(headers).some((k) => k.toLowerCase() === lower && headers[k] !== undefined);
+  for (const k in headers) if (headers[k] !== undefined && k.toLowerCase() === lower) return true;
+  return false;
 }
+
+type HeaderRecord = Record<string, string | null | undefined>;
+
+/** `Object.keys(o).length > 0` without the array. */
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/**
+ * The headers of one call, lowest priority first: the transport's static headers, the caller's (credentials, default
+ * headers, idempotency key: already without those the call gives), then the call's own; `null` removes, `undefined`
+ * is nothing. A plain record: fetch validates it once while building its Request (a `Headers` here would be
+ * validated twice and copied).
+ */
+function callHeaders(
+  statics: readonly (readonly [string, string])[],
+  own: Record<string, string> | undefined,
+  given: HeaderRecord | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of statics) if (!hasHeader(own, name) && !hasHeader(given, name)) headers[name] = value;
+  if (own !== undefined) for (const name in own) headers[name] = own[name]!;
+  if (given !== undefined) {
+    for (const name in given) {
+      const value = given[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+  }
+  return headers;
+}
+
+/** A path split at its `{name}` parameters: literals[0] name[0] literals[1] ... (placeholders: the `{name}` as written). */
+interface PathTemplate {
+  literals: string[];
+  names: string[];
+  placeholders: string[];
+}
+
+/** Null when a parameter has a style marker (`{.x}`, `{;x}`, `{x*}`): openapi-fetch's serializer handles those. */
+function parsePathTemplate(path: string): PathTemplate | null {
+  const template: PathTemplate = { literals: [], names: [], placeholders: [] };
+  let at = 0;
+  for (const match of path.matchAll(/\{[^{}]+\}/g)) {
+    const name = match[0].slice(1, -1);
+    if (name.endsWith('*') || name.startsWith('.') || name.startsWith(';')) return null;
+    template.literals.push(path.slice(at, match.index));
+    template.names.push(name);
+    template.placeholders.push(match[0]);
+    at = match.index + match[0].length;
+  }
+  template.literals.push(path.slice(at));
+  return template;
+}
+
+/** openapi-fetch's default body serialisation: urlencoded when the call's Content-Type says so, else JSON (or FormData as is). */
+function serializeBody(body: unknown, headers: Record<string, string>): BodyInit {
+  const type = headers['Content-Type'] ?? headers['content-type'];
+  if (type === 'application/x-www-form-urlencoded') return new URLSearchParams(body as Record<string, string>).toString();
+  return defaultBodySerializer(body);
+}
+
+/** The idempotency-key header of the retry rule (D93, D123), also when an operation declares none but a call gives it. */
+const IDEMPOTENCY_KEY = 'Idempotency-Key';
 
 /**
  * The generated client's one way to send a call: adds the credentials the operation's security requires, its
  * idempotency key where it declares one, and turns the answer into a result typed by the declared error schemas.
- * `go` is the typed openapi-fetch call (so paths and methods stay type-checked in client.gen.ts).
+ * Sends with `fetch(url, init)` itself (D152): the generated call's method and path are the spec's, its types come
+ * from openapi-typescript's `paths`; the openapi-fetch client (`transport`) stays for calls the facade does not cover.
  */
-export function createCaller(schemes: SecuritySchemes, options: CallerOptions = {}) {
+export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
   const auth = options.auth ?? {};
   checkAuthConfig(schemes, auth);
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const checkers = new WeakMap<IdempotencyKeySpec, (key: string) => boolean>();
   const defaults = Object.entries(options.defaultHeaders ?? {});
+  const transport = options.transport;
+  // as openapi-fetch: one trailing slash of the base URL is dropped
+  const baseUrl = transport.baseUrl.endsWith('/') ? transport.baseUrl.slice(0, -1) : transport.baseUrl;
+  const statics = Object.entries(transport.headers ?? {});
+  const sendRequest = createSender(transport);
+  // openapi-fetch's serializers (public exports), so URLs and bodies are encoded exactly as its client encodes them
+  const querySerializer = createQuerySerializer();
+  const templates = new Map<string, PathTemplate | null>();
+
+  /**
+   * The path with its parameters, as openapi-fetch's defaultPathSerializer writes it. A template of plain `{name}`
+   * parameters (every generated operation's) is split once and filled with `encodeURIComponent`; anything else
+   * (label, matrix, exploded, array or object values, a `$` pattern its `String.replace` would interpret) goes to
+   * openapi-fetch's own serializer.
+   */
+  function pathWith(path: string, values: Record<string, unknown>): string {
+    let template = templates.get(path);
+    if (template === undefined) templates.set(path, (template = parsePathTemplate(path)));
+    if (template === null) return defaultPathSerializer(path, values);
+    let out = template.literals[0]!;
+    for (let i = 0; i < template.names.length; i++) {
+      const value = values[template.names[i]!];
+      let part: string;
+      if (value === undefined || value === null) part = template.placeholders[i]!;
+      else if (typeof value === 'object' || (part = encodeURIComponent(value as string | number | boolean)).includes('$'))
+        return defaultPathSerializer(path, values);
+      out += part + template.literals[i + 1]!;
+    }
+    return out;
+  }
+
+  /** Send one call (D152): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
+  async function perform(
+    meta: OperationMeta,
+    method: string,
+    path: string,
+    value: FetchInit,
+  ): Promise<{ data?: unknown; error?: unknown; response: Response }> {
+    const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
+    // as openapi-fetch's createFinalURL, with the path template parsed once per operation
+    let url = baseUrl + (params.path === undefined ? path : pathWith(path, params.path));
+    const search = querySerializer(params.query ?? {});
+    if (search !== '') url += `?${search.startsWith('?') ? search.slice(1) : search}`;
+    const headers = callHeaders(statics, value.headers, value.params.header as HeaderRecord | undefined);
+    let body: BodyInit | undefined;
+    if (value.body !== undefined) {
+      body = (
+        value.bodySerializer !== undefined ? value.bodySerializer(value.body as never) : serializeBody(value.body, headers)
+      ) as BodyInit;
+      // a FormData or URLSearchParams body: fetch sets the Content-Type (and the multipart boundary) itself
+      if (!(body instanceof FormData) && !(body instanceof URLSearchParams) && !hasHeader(headers, 'Content-Type'))
+        headers['Content-Type'] = 'application/json';
+    }
+    const keyName = meta.idempotencyKey?.name ?? IDEMPOTENCY_KEY;
+    const retryable =
+      isIdempotentMethod(method) || (method === 'POST' && (hasHeader(headers, keyName) || hasHeader(headers, IDEMPOTENCY_KEY)));
+    const init: SendRequest = { method, headers, retryable };
+    if (body !== undefined) init.body = body;
+    if (value.signal !== undefined) init.signal = value.signal;
+    return readResponse(await sendRequest(url, init), method, value.parseAs);
+  }
 
   function prepare(meta: OperationMeta, value: FetchInit): void | Promise<void> {
     const given = value.params.header as Record<string, string | undefined> | undefined;
@@ -83,41 +220,44 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions = 
       let check = checkers.get(key);
       if (check === undefined) checkers.set(key, (check = keyChecker(key)));
       const generated = newKey();
-      if (!check(generated)) throw new TypeError(`idempotencyKey() returned a key the spec's ${key.name} rules refuse: ${JSON.stringify(generated)}`);
+      if (!check(generated))
+        throw new TypeError(`idempotencyKey() returned a key the spec's ${key.name} rules refuse: ${JSON.stringify(generated)}`);
       target.headers[key.name] = generated;
     }
     const finish = (): void => {
       // a header the call gives wins over a credential (e.g. a per-call Authorization)
-      for (const name of Object.keys(target.headers)) if (hasHeader(given, name)) delete target.headers[name];
+      if (given !== undefined) for (const name in target.headers) if (hasHeader(given, name)) delete target.headers[name];
       if (target.cookies.length > 0 && !hasHeader(given, 'Cookie')) target.headers.Cookie = target.cookies.join('; ');
-      if (Object.keys(target.query).length > 0) value.params.query = { ...target.query, ...(value.params.query as object | undefined) };
-      if (Object.keys(target.headers).length > 0) value.headers = target.headers;
+      if (hasKeys(target.query)) value.params.query = { ...target.query, ...(value.params.query as object | undefined) };
+      if (hasKeys(target.headers)) value.headers = target.headers;
     };
     const pending = meta.security.length > 0 ? applyAuth(schemes, auth, meta.security, target) : undefined;
     if (pending === undefined) return finish();
     return pending.then(finish);
   }
 
+  /** One call of operation `meta`: `method` and `path` as the spec declares them, `request` from {@link init}. */
   return function send<T, E>(
     meta: OperationMeta,
+    method: string,
+    path: string,
     request: never,
-    go: (init: never) => Promise<{ response: Response }>,
   ): Promise<ApiResult<T, E | UnexpectedResponseError>> {
     const value = request as FetchInit;
     const pending = prepare(meta, value);
-    if (pending === undefined) return toDeclaredResult<T, E>(go(value as never), meta.errors);
-    return pending.then(() => toDeclaredResult<T, E>(go(value as never), meta.errors));
+    if (pending === undefined) return toDeclaredResult<T, E>(perform(meta, method, path, value), meta.errors);
+    return pending.then(() => toDeclaredResult<T, E>(perform(meta, method, path, value), meta.errors));
   };
 }
 
-/** The request init object openapi-fetch receives. */
+/** One generated call's request: parameters as openapi-fetch takes them, body, how to read the answer. */
 export interface FetchInit {
   params: { path?: object; query?: object; header?: object };
   body?: unknown;
   bodySerializer?: (body: never) => unknown;
   parseAs?: 'text' | 'blob';
   signal?: AbortSignal;
-  /** Credentials and generated headers (openapi-fetch merges them under `params.header`, which wins). */
+  /** Credentials and generated headers (merged under `params.header`, which wins). */
   headers?: Record<string, string>;
 }
 

@@ -27,7 +27,10 @@ describe('toResult', () => {
     };
     const p = Promise.resolve(
       Math.random() > 2 ? { data: { id: 'x' }, response: res(200) } : { error: env, response: res(400) },
-    ) as Promise<{ data: { id: string }; error?: never; response: Response } | { data?: never; error: ErrorEnvelope<'ERR_VALIDATION_400'>; response: Response }>;
+    ) as Promise<
+      | { data: { id: string }; error?: never; response: Response }
+      | { data?: never; error: ErrorEnvelope<'ERR_VALIDATION_400'>; response: Response }
+    >;
     const r = await toResult(p);
     expect(r.ok).toBe(false);
     if (!r.ok) {
@@ -52,9 +55,10 @@ describe('toResult', () => {
 
   it('keeps openapi-typescript style envelopes (success: boolean, details as index signature)', async () => {
     type Generated = { success: boolean; error: { code: 'ERR_ORDER_404'; message: string; details?: { [key: string]: string } } };
-    const p = Promise.resolve({ error: { success: false, error: { code: 'ERR_ORDER_404', message: 'Order not found' } }, response: res(404) }) as Promise<
-      { data: { id: string }; error?: never; response: Response } | { data?: never; error: Generated; response: Response }
-    >;
+    const p = Promise.resolve({
+      error: { success: false, error: { code: 'ERR_ORDER_404', message: 'Order not found' } },
+      response: res(404),
+    }) as Promise<{ data: { id: string }; error?: never; response: Response } | { data?: never; error: Generated; response: Response }>;
     const r = await toResult(p);
     if (!r.ok) expectTypeOf(r.error.error.code).toEqualTypeOf<'ERR_ORDER_404' | 'ERR_UNEXPECTED_RESPONSE'>();
     expect(!r.ok && r.error.error.code).toBe('ERR_ORDER_404');
@@ -93,13 +97,15 @@ describe('isErrorEnvelope / PaygateApiError / unwrap', () => {
   it('unwrap returns data or throws', () => {
     const response = res(200);
     expect(unwrap({ ok: true, status: 200, data: 5, response })).toBe(5);
-    expect(() => unwrap({ ok: false, status: 404, error: { success: false, error: { code: 'ERR_ORDER_404', message: 'nope' } }, response })).toThrow(
-      PaygateApiError,
-    );
+    expect(() =>
+      unwrap({ ok: false, status: 404, error: { success: false, error: { code: 'ERR_ORDER_404', message: 'nope' } }, response }),
+    ).toThrow(PaygateApiError);
   });
 });
 
 // Compile-time check of the pattern the generated client uses (templates/client/client.hbs): generic T, literal codes.
-export function generatedCallPattern<T>(promise: Promise<{ response: Response }>): Promise<PaygateResult<T, 'ERR_ORDER_404' | 'ERR_AUTH_000'>> {
+export function generatedCallPattern<T>(
+  promise: Promise<{ response: Response }>,
+): Promise<PaygateResult<T, 'ERR_ORDER_404' | 'ERR_AUTH_000'>> {
   return toResult(promise as Promise<OpenApiFetchResponse<T, ErrorEnvelope<'ERR_ORDER_404' | 'ERR_AUTH_000'>>>);
 }

@@ -54,9 +54,7 @@ export function declaredError(errors: DeclaredErrors, status: number): 'json' | 
 export type PaygateResult<T, C extends string = string> = ApiResult<T, ErrorEnvelope<C> | UnexpectedResponseError>;
 
 /** The shape openapi-fetch resolves to (`FetchResponse`). */
-export type OpenApiFetchResponse<T, E> =
-  | { data: T; error?: never; response: Response }
-  | { data?: never; error: E; response: Response };
+export type OpenApiFetchResponse<T, E> = { data: T; error?: never; response: Response } | { data?: never; error: E; response: Response };
 
 /** Success data type of an openapi-fetch response union. */
 export type ResponseData<R> = R extends { data: infer D } ? D : never;
@@ -177,7 +175,7 @@ export class PaygateApiError<C extends string = string> extends Error {
     // Another API's own error schema with a top-level string `code` (and `message`): use them as they are.
     const own = envelope === undefined ? topLevelCode(result.error) : undefined;
     const code = envelope ? envelope.error.code : own ? (own.code as C) : UNEXPECTED_RESPONSE_CODE;
-    const message = envelope ? envelope.error.message : own?.message ?? describeUnexpected(result.status, result.error);
+    const message = envelope ? envelope.error.message : (own?.message ?? describeUnexpected(result.status, result.error));
     super(`${code} (HTTP ${result.status}): ${message}`);
     this.status = result.status;
     this.code = code;

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createCaller, init, type OperationMeta } from './facade.js';
 import { UNEXPECTED_RESPONSE_CODE } from './result.js';
 import { applyAuth, chooseAlternative, type AuthTarget, type SecuritySchemes } from './security.js';
-import { createHttpTransport } from './transport.js';
 
 const SCHEMES = {
   bearerAuth: { type: 'http', scheme: 'bearer' },
@@ -19,7 +18,12 @@ const empty = (): AuthTarget => ({ headers: {}, query: {}, cookies: [] });
 describe('applyAuth: one credential per scheme, placed where the spec says (D121)', () => {
   it.each([
     ['http bearer', 'bearerAuth', 'tok', { headers: { Authorization: 'Bearer tok' }, query: {}, cookies: [] }],
-    ['http basic', 'basicAuth', { username: 'ada', password: 'pä:ss' }, { headers: { Authorization: `Basic ${Buffer.from('ada:pä:ss').toString('base64')}` }, query: {}, cookies: [] }],
+    [
+      'http basic',
+      'basicAuth',
+      { username: 'ada', password: 'pä:ss' },
+      { headers: { Authorization: `Basic ${Buffer.from('ada:pä:ss').toString('base64')}` }, query: {}, cookies: [] },
+    ],
     ['apiKey in header', 'headerKey', 'k1', { headers: { 'X-Api-Key': 'k1' }, query: {}, cookies: [] }],
     ['apiKey in query', 'queryKey', 'k2', { headers: {}, query: { api_key: 'k2' }, cookies: [] }],
     ['apiKey in cookie', 'cookieKey', 'k3', { headers: {}, query: {}, cookies: ['session=k3'] }],
@@ -42,7 +46,12 @@ describe('applyAuth: one credential per scheme, placed where the spec says (D121
 
   it.each([
     ['first alternative fully configured', [['bearerAuth'], ['headerKey']], { headerKey: 'k', bearerAuth: 't' }, ['bearerAuth']],
-    ['skips an alternative missing a scheme (AND)', [['bearerAuth', 'queryKey'], ['headerKey']], { bearerAuth: 't', headerKey: 'k' }, ['headerKey']],
+    [
+      'skips an alternative missing a scheme (AND)',
+      [['bearerAuth', 'queryKey'], ['headerKey']],
+      { bearerAuth: 't', headerKey: 'k' },
+      ['headerKey'],
+    ],
     ['nothing configured: nothing sent', [['bearerAuth']], {}, undefined],
     ['public operation: nothing sent', [], { bearerAuth: 't' }, undefined],
     ['optional security ({}) with a credential: sent', [[], ['bearerAuth']], { bearerAuth: 't' }, ['bearerAuth']],
@@ -51,27 +60,29 @@ describe('applyAuth: one credential per scheme, placed where the spec says (D121
   });
 
   it('refuses a wrong credential type with the scheme name', () => {
-    expect(() => applyAuth(SCHEMES, { basicAuth: 'user:pass' }, [['basicAuth']], empty())).toThrow(/auth\.basicAuth must be \{ username, password \}/);
+    expect(() => applyAuth(SCHEMES, { basicAuth: 'user:pass' }, [['basicAuth']], empty())).toThrow(
+      /auth\.basicAuth must be \{ username, password \}/,
+    );
   });
 });
 
 /** A caller over a fake fetch that records every request and answers from `answer`. */
 function harness(schemes: SecuritySchemes, auth: Record<string, unknown>, answer: () => Response = () => Response.json({ id: 1 })) {
   const seen: Request[] = [];
-  const transport = createHttpTransport<Record<string, never>>({
+  const transport = {
     baseUrl: 'https://api.test/v1',
     maxRetries: 0,
-    fetch: async (input) => {
+    fetch: async (input: RequestInfo | URL) => {
       seen.push(input as Request);
       return answer();
     },
-  });
+  };
   let key = 0;
-  const send = createCaller(schemes, { auth, idempotencyKey: () => `key-${++key}` });
+  const send = createCaller(schemes, { transport, auth, idempotencyKey: () => `key-${++key}` });
   const get = (meta: OperationMeta, headers?: Record<string, string>) =>
-    send<{ id: number }, { code: string; message: string }>(meta, init(undefined, undefined, { headers }), (i) => (transport as never as { GET: (p: string, i: never) => Promise<{ response: Response }> }).GET('/books', i));
+    send<{ id: number }, { code: string; message: string }>(meta, 'GET', '/books', init(undefined, undefined, { headers }));
   const post = (meta: OperationMeta, headers?: Record<string, string>) =>
-    send<{ id: number }, { code: string; message: string }>(meta, init(undefined, undefined, { headers }, { a: 1 }), (i) => (transport as never as { POST: (p: string, i: never) => Promise<{ response: Response }> }).POST('/books', i));
+    send<{ id: number }, { code: string; message: string }>(meta, 'POST', '/books', init(undefined, undefined, { headers }, { a: 1 }));
   return { seen, get, post };
 }
 
@@ -110,23 +121,42 @@ describe('createCaller: each call sends only what its operation requires', () =>
     await post({ security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$', maxLength: 255 } });
     expect(seen[0]!.headers.get('idempotency-key')).toBeNull();
     expect(seen[1]!.headers.get('idempotency-key')).toBe('key-1');
-    const spaced = createCaller(SCHEMES, { idempotencyKey: () => 'has space' });
-    expect(() => spaced({ security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$' } }, init(undefined, undefined, undefined), async () => ({ response: new Response() }))).toThrow(/rules refuse/);
+    const spaced = createCaller(SCHEMES, { transport: { baseUrl: 'https://api.test' }, idempotencyKey: () => 'has space' });
+    expect(() =>
+      spaced(
+        { security: [], errors: {}, idempotencyKey: { name: 'Idempotency-Key', pattern: '^[\\x21-\\x7E]+$' } },
+        'POST',
+        '/books',
+        init(undefined, undefined, undefined),
+      ),
+    ).toThrow(/rules refuse/);
   });
 
   it('refuses auth for a scheme the spec does not declare', () => {
-    expect(() => createCaller(SCHEMES, { auth: { bearer: 't' } })).toThrow(/declares no security scheme "bearer" \(it declares bearerAuth, basicAuth/);
+    expect(() => createCaller(SCHEMES, { transport: { baseUrl: 'https://api.test' }, auth: { bearer: 't' } })).toThrow(
+      /declares no security scheme "bearer" \(it declares bearerAuth, basicAuth/,
+    );
   });
 });
 
 describe('createCaller: errors typed per declared status (D122)', () => {
   it.each([
-    ['declared exact status: the body as the declared schema', 404, { code: 'not_found', message: 'no book' }, 'application/json', { code: 'not_found', message: 'no book' }],
+    [
+      'declared exact status: the body as the declared schema',
+      404,
+      { code: 'not_found', message: 'no book' },
+      'application/json',
+      { code: 'not_found', message: 'no book' },
+    ],
     ['declared range 4XX', 409, { code: 'conflict', message: 'taken' }, 'application/json', { code: 'conflict', message: 'taken' }],
     ['undeclared status', 502, { code: 'bad_gateway', message: 'x' }, 'application/json', UNEXPECTED_RESPONSE_CODE],
     ['declared JSON but an HTML body (a proxy page)', 404, '<html>gone</html>', 'text/html', UNEXPECTED_RESPONSE_CODE],
   ] as const)('%s', async (_name, status, body, type, expected) => {
-    const { get } = harness(SCHEMES, { bearerAuth: 't' }, () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': type } }));
+    const { get } = harness(
+      SCHEMES,
+      { bearerAuth: 't' },
+      () => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': type } }),
+    );
     const result = await get(SECURED);
     expect(result.ok).toBe(false);
     if (result.ok) return;

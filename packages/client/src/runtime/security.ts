@@ -57,7 +57,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** The alternative to send: the first whose schemes all have a credential; undefined when none (or the operation is public). */
-export function chooseAlternative(requirement: SecurityRequirement, auth: Readonly<Record<string, unknown>>): readonly string[] | undefined {
+export function chooseAlternative(
+  requirement: SecurityRequirement,
+  auth: Readonly<Record<string, unknown>>,
+): readonly string[] | undefined {
   for (const alternative of requirement) {
     if (alternative.length > 0 && alternative.every((name) => auth[name] !== undefined)) return alternative;
   }
@@ -83,7 +86,8 @@ function place(scheme: SecuritySchemeSpec, name: string, value: unknown, target:
   if (scheme.type === 'mutualTLS') return;
   if (typeof value !== 'string') throw new TypeError(`auth.${name} must be a string (or return one)`);
   // http bearer, oauth2 and openIdConnect access tokens; another http scheme keeps its own name (`Digest ...`).
-  const prefix = scheme.type === 'http' && scheme.scheme !== 'bearer' ? scheme.scheme.charAt(0).toUpperCase() + scheme.scheme.slice(1) : 'Bearer';
+  const prefix =
+    scheme.type === 'http' && scheme.scheme !== 'bearer' ? scheme.scheme.charAt(0).toUpperCase() + scheme.scheme.slice(1) : 'Bearer';
   target.headers.Authorization = `${prefix} ${value}`;
 }
 
@@ -116,7 +120,9 @@ export function checkAuthConfig(schemes: SecuritySchemes, auth: Readonly<Record<
   for (const name of Object.keys(auth)) {
     if (auth[name] !== undefined && !Object.hasOwn(schemes, name)) {
       const known = Object.keys(schemes);
-      throw new TypeError(`auth.${name}: the spec declares no security scheme "${name}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ' (it declares none)'}`);
+      throw new TypeError(
+        `auth.${name}: the spec declares no security scheme "${name}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ' (it declares none)'}`,
+      );
     }
   }
 }

@@ -153,7 +153,11 @@ describe('retries', () => {
   });
 
   it('uses exponential backoff with jitter when there is no Retry-After, then gives up after maxRetries', async () => {
-    const { api, sleep, requests } = setup([json(500, envelope('ERR_INTERNAL_500')), json(502, 'bad gateway'), json(503, envelope('ERR_INTERNAL_500'))]);
+    const { api, sleep, requests } = setup([
+      json(500, envelope('ERR_INTERNAL_500')),
+      json(502, 'bad gateway'),
+      json(503, envelope('ERR_INTERNAL_500')),
+    ]);
     const result = await toResult(api.GET('/orders'));
     expect(requests).toHaveLength(3); // 1 + maxRetries (2)
     expect(result.ok).toBe(false);
@@ -209,12 +213,13 @@ describe('retries', () => {
 });
 
 describe('createTransport with the default fetch', () => {
-  it('sends (url, init) with the merged headers, and re-sends the same body and key on a retry', async () => {
-    const calls: { url: string; method: string; headers: Headers; body: unknown }[] = [];
+  it('sends the Request openapi-fetch built, and re-sends the same body and key on a retry', async () => {
+    const calls: { url: string; method: string; headers: Headers; body: string }[] = [];
     const responses = [json(503, envelope('ERR_INTERNAL_500')), json(201, { order_id: 'OD1' }), json(200, { count: 3 })];
-    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-      expect(typeof input).toBe('string');
-      calls.push({ url: String(input), method: String(init?.method), headers: new Headers(init?.headers), body: init?.body });
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL) => {
+      const request = input as Request;
+      expect(request).toBeInstanceOf(Request);
+      calls.push({ url: request.url, method: request.method, headers: request.headers, body: await request.text() });
       return responses.shift()!;
     });
     try {
@@ -233,7 +238,11 @@ describe('createTransport with the default fetch', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST https://api.test/v1/orders', 'POST https://api.test/v1/orders', 'GET https://api.test/v1/orders?page=2']);
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      'POST https://api.test/v1/orders',
+      'POST https://api.test/v1/orders',
+      'GET https://api.test/v1/orders?page=2',
+    ]);
     for (const c of calls.slice(0, 2)) {
       expect(c.body).toBe('{"amount":"10.00"}');
       expect(c.headers.get('idempotency-key')).toBe('key-fixed');
@@ -247,66 +256,32 @@ describe('createTransport with the default fetch', () => {
     expect(calls[2]!.headers.get('x-merchant-id')).toBe('99999999');
     expect(calls[2]!.headers.has('idempotency-key')).toBe(false);
   });
-});
 
-describe('requests openapi-fetch constructs (D87)', () => {
-  const options = { baseUrl: 'https://api.test/v1', clientId: 'ck_test_abc', clientSecret: 'cs_secret', sleep: async () => undefined } as const;
-
-  async function withDefaultFetch(run: (seen: { input: unknown; init: RequestInit | undefined }[]) => Promise<void>): Promise<void> {
-    const seen: { input: unknown; init: RequestInit | undefined }[] = [];
-    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-      seen.push({ input, init });
+  it('middleware registered with use() or given to the call sees the Request, and its header change is sent', async () => {
+    const seen: Request[] = [];
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL) => {
+      seen.push(input as Request);
       return json(200, { count: 1 });
     });
     try {
-      await run(seen);
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
-  it.each([
-    ['registered with use()', (api: ReturnType<typeof createTransport<paths>>, mw: Middleware) => (api.use(mw), api.GET('/orders'))],
-    ['given to the call', (api: ReturnType<typeof createTransport<paths>>, mw: Middleware) => api.GET('/orders', { middleware: [mw] })],
-  ])('middleware %s receives a real Request, may return it, and its header change is sent', async (_case, call) => {
-    await withDefaultFetch(async (seen) => {
-      const api = createTransport<paths>(options);
-      const received: unknown[] = [];
+      const api = createTransport<paths>({
+        baseUrl: 'https://api.test/v1',
+        clientId: 'ck',
+        clientSecret: 'cs',
+        sleep: async () => undefined,
+      });
       const mw: Middleware = {
         onRequest({ request }) {
-          received.push(request);
           request.headers.set('X-Trace', 't-1');
           return request;
         },
       };
-      const res = await call(api, mw);
-      expect(res.data).toEqual({ count: 1 });
-      expect(received).toHaveLength(1);
-      expect(received[0]).toBeInstanceOf(Request);
-      expect(new Headers(seen[0]!.init?.headers).get('x-trace')).toBe('t-1');
-    });
-  });
-
-  it('sends (url, init) without middleware, and again after eject()', async () => {
-    await withDefaultFetch(async (seen) => {
-      const api = createTransport<paths>(options);
-      const mw: Middleware = { onRequest: () => undefined };
-      await api.GET('/orders', { params: { query: { page: 1 } } });
+      expect((await api.GET('/orders', { middleware: [mw] })).data).toEqual({ count: 1 });
       api.use(mw);
-      api.eject(mw);
-      await api.request('get', '/orders');
-      expect(seen.map((s) => [typeof s.input, s.init?.method, String(s.input)])).toEqual([
-        ['string', 'GET', 'https://api.test/v1/orders?page=1'],
-        ['string', 'GET', 'https://api.test/v1/orders'],
-      ]);
-      expect(new Headers(seen[1]!.init?.headers).get('x-client-id')).toBe('ck_test_abc');
-    });
-  });
-
-  it('gives a custom fetch a real Request with the method, headers and body', async () => {
-    const { api, fetchFn, requests } = setup([json(201, { order_id: 'OD1' })]);
-    await api.POST('/orders', { body: { amount: '1.00' } });
-    expect(fetchFn.mock.calls[0]![0]).toBeInstanceOf(Request);
-    expect(requests[0]).toMatchObject({ method: 'POST', url: 'https://api.test/v1/orders', body: '{"amount":"1.00"}' });
+      expect((await api.GET('/orders')).data).toEqual({ count: 1 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen.map((r) => r.headers.get('x-trace'))).toEqual(['t-1', 't-1']);
   });
 });

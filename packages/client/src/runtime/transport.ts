@@ -69,15 +69,7 @@ export function createHttpTransport<Paths extends {}>(options: TransportOptions)
   if (typeof options.baseUrl !== 'string' || options.baseUrl.trim() === '') {
     throw new TypeError('baseUrl is required (non-empty string)');
   }
-  const middleware = new MiddlewareWatch();
-  const client = createClient<Paths>({
-    baseUrl: options.baseUrl,
-    headers: { ...options.headers },
-    Request: requestClass(() => middleware.none),
-    fetch: createRetryingFetch(options),
-  });
-  middleware.watch(client);
-  return client;
+  return createClient<Paths>({ baseUrl: options.baseUrl, headers: { ...options.headers }, fetch: createRetryingFetch(options) });
 }
 
 function requireString(options: PaygateClientOptions, name: 'baseUrl' | 'clientId' | 'clientSecret'): void {
@@ -103,6 +95,11 @@ export function backoffDelay(attempt: number, random: () => number = Math.random
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
+/** Methods safe to send again (a POST only with an idempotency key, decided by the caller). */
+export function isIdempotentMethod(method: string): boolean {
+  return IDEMPOTENT_METHODS.has(method);
+}
+
 function isRetryableRequest(request: Request): boolean {
   const method = request.method.toUpperCase();
   if (IDEMPOTENT_METHODS.has(method)) return true;
@@ -120,166 +117,6 @@ async function isRetryableResponse(response: Response): Promise<boolean> {
   }
 }
 
-/**
- * Wrap a fetch implementation with Paygate's retry policy. Retries network errors, 429, 5xx and 409
- * `ERR_IDEMPOTENCY_409` (request still in flight) with exponential backoff, honouring `Retry-After`. Only idempotent
- * methods and POSTs carrying an `Idempotency-Key` are retried; the same Request (same key) is re-sent each time.
- * @internal used by {@link createTransport}
- */
-/** The init a {@link PaygateRequest} was constructed from. */
-const REQUEST_INIT = Symbol('paygate.requestInit');
-
-/**
- * The `Request` class openapi-fetch constructs for us: a plain `Request` (middlewares, `instanceof Request`,
- * `new Request(req)` all behave as usual) that also remembers the init it was built from. With the default fetch this
- * lets the transport call `fetch(url, init)` instead of `fetch(request)`: undici then builds ONE request instead of
- * re-wrapping ours (a second construction plus an abort-signal follower and finalizer per call), and a retry can
- * re-send a string body without `request.clone()`.
- */
-class PaygateRequest extends Request {
-  readonly [REQUEST_INIT]: RequestInit | undefined;
-  constructor(input: RequestInfo | URL, init?: RequestInit) {
-    super(input, init);
-    this[REQUEST_INIT] = init;
-  }
-}
-
-/**
- * Bodies the direct path takes: none, or a string (what the JSON serializer produces). Other bodies (FormData,
- * Blob, URLSearchParams, streams) keep the Request path: for them the Request derived headers (a multipart boundary)
- * that must travel with exactly that serialization.
- */
-function isReplayableBody(body: unknown): boolean {
-  return body === undefined || body === null || typeof body === 'string';
-}
-
-/** Methods a `Request` upper-cases (the Fetch standard's normalisation); any other method is kept as written. */
-const NORMALISED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
-
-function normalisedMethod(method: string | undefined): string {
-  if (method === undefined) return 'GET';
-  const upper = method.toUpperCase();
-  return NORMALISED_METHODS.has(upper) ? upper : method;
-}
-
-/**
- * The request openapi-fetch constructs when no middleware will see it (D87): the URL, method, headers and init as
- * they are, with no `Request` built. The transport then calls `fetch(url, init)`, so a call constructs ONE Request
- * (inside fetch) as a plain `fetch` does, instead of two (ours, URL parse, header copy and an AbortSignal, then
- * fetch's). It is a complete `Request`: anything else it is asked for (clone, body readers, cache, mode...) comes from
- * a real {@link PaygateRequest} built on first use from the same init, so a custom fetch or a later reader sees
- * exactly what a constructed Request would have been.
- */
-class RequestDraft implements Request {
-  readonly [REQUEST_INIT]: RequestInit | undefined;
-  readonly method: string;
-  readonly headers: Headers;
-  private built: PaygateRequest | undefined;
-
-  constructor(
-    readonly url: string,
-    init: RequestInit | undefined,
-  ) {
-    this[REQUEST_INIT] = init;
-    this.method = normalisedMethod(init?.method);
-    // openapi-fetch passes the Headers it merged for this call alone (a fresh object): used as is, no copy
-    this.headers = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
-  }
-
-  /** The real Request this draft stands for, with the headers as they are now (built once). */
-  request(): PaygateRequest {
-    this.built ??= new PaygateRequest(this.url, { ...this[REQUEST_INIT], method: this.method, headers: this.headers });
-    return this.built;
-  }
-
-  get signal(): AbortSignal {
-    return this[REQUEST_INIT]?.signal ?? this.request().signal;
-  }
-  get body() {
-    return this.request().body;
-  }
-  get bodyUsed() {
-    return this.request().bodyUsed;
-  }
-  get cache() {
-    return this.request().cache;
-  }
-  get credentials() {
-    return this.request().credentials;
-  }
-  get destination() {
-    return this.request().destination;
-  }
-  get integrity() {
-    return this.request().integrity;
-  }
-  get keepalive() {
-    return this.request().keepalive;
-  }
-  get mode() {
-    return this.request().mode;
-  }
-  get redirect() {
-    return this.request().redirect;
-  }
-  get referrer() {
-    return this.request().referrer;
-  }
-  get referrerPolicy() {
-    return this.request().referrerPolicy;
-  }
-  clone(): Request {
-    return this.request().clone();
-  }
-  arrayBuffer() {
-    return this.request().arrayBuffer();
-  }
-  blob() {
-    return this.request().blob();
-  }
-  bytes() {
-    return this.request().bytes();
-  }
-  formData() {
-    return this.request().formData();
-  }
-  json(): Promise<unknown> {
-    return this.request().json();
-  }
-  text() {
-    return this.request().text();
-  }
-}
-
-/**
- * The `Request` class given to openapi-fetch: a draft while `drafting()` says no middleware will see the request and
- * the body is a string (or none), else a real {@link PaygateRequest}.
- */
-function requestClass(drafting: () => boolean): typeof Request {
-  return class TransportRequest extends PaygateRequest {
-    // biome-ignore lint/correctness/noUnreachableSuper: a draft is returned instead of this instance (see above)
-    constructor(input: RequestInfo | URL, init?: RequestInit) {
-      // biome-ignore lint/correctness/noConstructorReturn: openapi-fetch calls `new Request(...)`; a draft stands in for it
-      if (typeof input === 'string' && drafting() && isReplayableBody(init?.body)) return new RequestDraft(input, init);
-      super(input, init);
-    }
-  };
-}
-
-/** The Request a custom fetch (or anything outside this file) gets for a request: drafts become real Requests. */
-function realRequest(request: Request): Request {
-  return request instanceof RequestDraft ? request.request() : request;
-}
-
-/** `fetch(url, init)` arguments equivalent to `fetch(request)`, when the request is ours and its body replayable. */
-function directInit(request: Request): RequestInit | undefined {
-  if (!(request instanceof PaygateRequest) && !(request instanceof RequestDraft)) return undefined;
-  const init = request[REQUEST_INIT];
-  if (!isReplayableBody(init?.body)) return undefined;
-  // Headers as they are NOW (middlewares may have changed them); method normalised by the Request.
-  return { ...init, method: request.method, headers: request.headers };
-}
-
 function checkedIdempotencyKey(newKey: () => string): string {
   const key = newKey();
   if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
@@ -288,51 +125,136 @@ function checkedIdempotencyKey(newKey: () => string): string {
   return key;
 }
 
+function checkedMaxRetries(options: Pick<TransportOptions, 'maxRetries'>): number {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
+    throw new TypeError(`PaygateClientOptions.maxRetries must be an integer 0..${MAX_RETRIES_LIMIT}, got ${String(maxRetries)}`);
+  }
+  return maxRetries;
+}
+
+/**
+ * The retry loop both ways of sending share. Retries network errors, 429, 5xx and 409 `ERR_IDEMPOTENCY_409` (request
+ * still in flight) with exponential backoff, honouring `Retry-After` (a 503 per D93, ./unavailable-retry.ts). Only
+ * `retryable` requests (idempotent methods, POSTs carrying an idempotency key) are retried; `attempt(last)` sends the
+ * same request again (same key, same body), `last` telling it no other attempt follows.
+ */
+async function withRetries(
+  attempt: (last: boolean) => Promise<Response>,
+  retryable: boolean,
+  maxRetries: number,
+  sleep: (ms: number) => Promise<void>,
+  signal: AbortSignal | null | undefined,
+): Promise<Response> {
+  for (let n = 0; ; n++) {
+    const canRetry = retryable && n < maxRetries;
+    let response: Response;
+    try {
+      response = await attempt(!canRetry);
+    } catch (error) {
+      if (!canRetry || signal?.aborted === true) throw error;
+      await sleep(backoffDelay(n));
+      continue;
+    }
+    if (!canRetry || !(await isRetryableResponse(response))) return response;
+    const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
+    if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return response;
+    await response.body?.cancel().catch(() => undefined);
+    // 503: at least Retry-After, growing and spread out (D93, ./unavailable-retry.ts)
+    const backoff = backoffDelay(n);
+    await sleep(
+      unavailableRetryDelay({ status: response.status, retryAfterMs: retryAfter, attempt: n, backoffMs: backoff }) ?? retryAfter ?? backoff,
+    );
+  }
+}
+
+/**
+ * Wrap a fetch implementation with the retry policy, as openapi-fetch's `fetch` (it is given the `Request`
+ * openapi-fetch built). The Request is cloned while another attempt may follow, so a retry re-sends the same body.
+ * @internal used by {@link createHttpTransport} and {@link createTransport}
+ */
 export function createRetryingFetch(
   options: Pick<PaygateClientOptions, 'fetch' | 'maxRetries' | 'sleep'>,
   /** @internal createTransport: add a fresh `Idempotency-Key` to POSTs without one (once per logical call). */
   idempotencyKey?: () => string,
 ) {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
-    throw new TypeError(`PaygateClientOptions.maxRetries must be an integer 0..${MAX_RETRIES_LIMIT}, got ${String(maxRetries)}`);
-  }
+  const maxRetries = checkedMaxRetries(options);
   const sleep = options.sleep ?? defaultSleep;
-
-  return async function paygateFetch(input: Request): Promise<Response> {
-    // A custom fetch always gets a real Request (a draft is built into one here); the default fetch gets (url, init).
-    const request = options.fetch === undefined ? input : realRequest(input);
+  return function paygateFetch(request: Request): Promise<Response> {
     if (idempotencyKey !== undefined && request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
       request.headers.set('Idempotency-Key', checkedIdempotencyKey(idempotencyKey));
     }
-    const custom = options.fetch;
-    // Default fetch: send (url, init) directly (see PaygateRequest). A custom fetch still gets the Request.
-    const direct = custom === undefined ? directInit(request) : undefined;
-    const retryable = isRetryableRequest(request) && maxRetries > 0;
-    for (let attempt = 0; ; attempt++) {
-      const canRetry = retryable && attempt < maxRetries;
-      let response: Response;
-      try {
-        if (direct !== undefined) {
-          response = await globalThis.fetch(request.url, direct);
-        } else {
-          // Keep the original Request unconsumed while another attempt may follow.
-          response = await (custom ?? globalThis.fetch)(canRetry ? request.clone() : request);
-        }
-      } catch (error) {
-        if (!canRetry || request.signal.aborted) throw error;
-        await sleep(backoffDelay(attempt));
-        continue;
-      }
-      if (!canRetry || !(await isRetryableResponse(response))) return response;
-      const retryAfter = parseRetryAfter(response.headers.get('Retry-After'));
-      if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return response;
-      await response.body?.cancel().catch(() => undefined);
-      // 503: at least Retry-After, growing and spread out (D93, ./unavailable-retry.ts)
-      const backoff = backoffDelay(attempt);
-      await sleep(unavailableRetryDelay({ status: response.status, retryAfterMs: retryAfter, attempt, backoffMs: backoff }) ?? retryAfter ?? backoff);
-    }
+    const fetchFn = options.fetch ?? globalThis.fetch;
+    const retryable = maxRetries > 0 && isRetryableRequest(request);
+    return withRetries((last) => fetchFn(last ? request : request.clone()), retryable, maxRetries, sleep, request.signal);
   };
+}
+
+/** One request of the generated client, as `fetch(url, init)` takes it (headers a plain record). */
+export interface SendRequest extends RequestInit {
+  method: string;
+  headers: Record<string, string>;
+  /** Whether the request may be sent again (idempotent method, or a POST carrying its idempotency key). */
+  retryable: boolean;
+}
+
+/**
+ * How the generated client sends (D152): `fetch(url, init)` with the init as built, so a call constructs one
+ * `Request` (inside fetch), as a plain `fetch` call does, and a retry re-sends the same init (a string, FormData,
+ * URLSearchParams or Blob body is read afresh by each fetch). A custom `fetch` gets a `Request` built from them, one
+ * per attempt, as it always has.
+ */
+export function createSender(
+  options: Pick<TransportOptions, 'fetch' | 'maxRetries' | 'sleep'>,
+): (url: string, init: SendRequest) => Promise<Response> {
+  const maxRetries = checkedMaxRetries(options);
+  const sleep = options.sleep ?? defaultSleep;
+  const custom = options.fetch;
+  return (url, init) => {
+    const retryable = init.retryable && maxRetries > 0;
+    const attempt = custom === undefined ? () => globalThis.fetch(url, init) : () => custom(new Request(url, init));
+    if (!retryable) return attempt();
+    return withRetries(attempt, true, maxRetries, sleep, init.signal);
+  };
+}
+
+/** How a response body is read: openapi-fetch's `parseAs` (JSON unless the operation answers text or binary). */
+export type ParseAs = 'json' | 'text' | 'blob' | 'arrayBuffer' | 'stream';
+
+/**
+ * A response as openapi-fetch returns it (`{ data }` on 2xx, `{ error }` otherwise), read by the same rules, so the
+ * generated client's results are what they were when it called through openapi-fetch: no body for 204, HEAD or an
+ * empty `Content-Length`; a 2xx body by `parseAs` (JSON without a length read as text, empty meaning none); an error
+ * body as text, parsed as JSON when it is JSON. The body is read once.
+ */
+export async function readResponse(
+  response: Response,
+  method: string,
+  parseAs: ParseAs = 'json',
+): Promise<{ data?: unknown; error?: unknown; response: Response }> {
+  const contentLength = response.headers.get('Content-Length');
+  if (
+    response.status === 204 ||
+    method === 'HEAD' ||
+    (contentLength === '0' && response.headers.get('Transfer-Encoding')?.includes('chunked') !== true)
+  ) {
+    return response.ok ? { data: undefined, response } : { error: undefined, response };
+  }
+  if (response.ok) {
+    if (parseAs === 'stream') return { data: response.body, response };
+    if (parseAs === 'json' && !contentLength) {
+      const raw = await response.text();
+      return { data: raw ? JSON.parse(raw) : undefined, response };
+    }
+    return { data: await response[parseAs](), response };
+  }
+  let error: unknown = await response.text();
+  try {
+    error = JSON.parse(error as string);
+  } catch {
+    // not JSON: the text as it came
+  }
+  return { error, response };
 }
 
 /**
@@ -386,65 +308,5 @@ export function createTransport<Paths extends {}>(options: PaygateClientOptions)
   };
   if (options.merchantId !== undefined) headers['X-Merchant-ID'] = options.merchantId;
   const newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
-  const middleware = new MiddlewareWatch();
-  const client = createClient<Paths>({ baseUrl: options.baseUrl, headers, Request: requestClass(() => middleware.none), fetch: createRetryingFetch(options, newKey) });
-  middleware.watch(client);
-  return client;
-}
-
-function hasMiddleware(init: unknown): boolean {
-  return typeof init === 'object' && init !== null && 'middleware' in init && Array.isArray(init.middleware) && init.middleware.length > 0;
-}
-
-/**
- * Whether a request openapi-fetch is constructing right now can be a {@link RequestDraft}: only while one of the
- * client's call methods runs synchronously (openapi-fetch builds the Request before its first `await`), with no
- * middleware registered by `use` and none given to the call. Middleware receives and may return real Requests, so it
- * always gets them. Should openapi-fetch ever construct later, no call is running then and every request is real.
- */
-class MiddlewareWatch {
-  private registered: Middleware[] = [];
-  private callWithoutMiddleware = false;
-
-  get none(): boolean {
-    return this.callWithoutMiddleware && this.registered.length === 0;
-  }
-
-  watch<Paths extends {}>(client: Client<Paths>): void {
-    const use = client.use.bind(client);
-    const eject = client.eject.bind(client);
-    client.use = (...added) => {
-      use(...added); // validates (throws before anything is registered) and registers, as before
-      for (const m of added) if (m) this.registered.push(m);
-    };
-    client.eject = (...removed) => {
-      eject(...removed);
-      for (const m of removed) {
-        const i = this.registered.indexOf(m);
-        if (i !== -1) this.registered.splice(i, 1);
-      }
-    };
-    // each call method, and where it takes its init (which may carry per-call middleware)
-    client.request = this.tracked(client.request, 2);
-    client.GET = this.tracked(client.GET, 1);
-    client.PUT = this.tracked(client.PUT, 1);
-    client.POST = this.tracked(client.POST, 1);
-    client.DELETE = this.tracked(client.DELETE, 1);
-    client.OPTIONS = this.tracked(client.OPTIONS, 1);
-    client.HEAD = this.tracked(client.HEAD, 1);
-    client.PATCH = this.tracked(client.PATCH, 1);
-    client.TRACE = this.tracked(client.TRACE, 1);
-  }
-
-  private tracked<F extends (...args: never[]) => unknown>(call: F, initAt: number): F {
-    const watch = this;
-    return function trackedCall(...args: Parameters<F>) {
-      watch.callWithoutMiddleware = !hasMiddleware(args[initAt]);
-      try {
-        return call(...args);
-      } finally {
-        watch.callWithoutMiddleware = false;
-      }
-    } as F;
-  }
+  return createClient<Paths>({ baseUrl: options.baseUrl, headers, fetch: createRetryingFetch(options, newKey) });
 }
