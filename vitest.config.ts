@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // The race and fault tests need a real PostgreSQL (PGlite serialises transactions, so races never show there).
 // vitest fails a file that registers no test, so without a database they are excluded, loudly.
 const withPostgres = Boolean(process.env['PAYGATE_TEST_DATABASE_URL']);
+// Test files in parallel: one per core plus one (D139). Vitest's default is one fewer than the cores, which on a
+// 2-core machine ran every file one after the other; many files spend much of their time waiting on child processes
+// (tsc, gateways, Chromium, PostgreSQL) or timers, so a third worker fills that time. PAYGATE_TEST_WORKERS overrides.
+const maxWorkers = Number(process.env['PAYGATE_TEST_WORKERS']) || availableParallelism() + 1;
 if (!withPostgres) {
   console.warn('\n!!!!! PAYGATE_TEST_DATABASE_URL is not set: the PostgreSQL fault tests in test/faults DID NOT RUN !!!!!\n');
 }
@@ -21,11 +26,14 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(withPostgres ? [] : ['test/faults/**'])],
-    // Prints the contract suite's operation x status coverage table after all files ran, and fails the run when a
-    // declared cell was not exercised (without an allow-listed reason) or an undeclared status was seen.
-    globalSetup: ['packages/contract-tests/src/suite/global-setup.ts'],
+    // test/support/global-setup.ts: what the run shares instead of each file making its own (an initialised PGlite data
+    // dir, one build of dist/; D138). The contract suite's prints the operation x status coverage table after all files
+    // ran, and fails the run when a declared cell was not exercised (without an allow-listed reason) or an undeclared
+    // status was seen.
+    globalSetup: ['test/support/global-setup.ts', 'packages/contract-tests/src/suite/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers,
   },
 });

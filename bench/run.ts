@@ -437,7 +437,7 @@ async function pgInsertLoop(url: string, merchantId: string): Promise<{ rps: num
 
 async function runColdStart(): Promise<void> {
   log('6. Cold start: spawn -> first 200 (polled every 5 ms), median of 3');
-  const measure = async (name: string, args: string[], env: Record<string, string | undefined>, probe: string, headers: Record<string, string> = {}) => {
+  const measure = async (args: string[], env: Record<string, string | undefined>, probe: string, headers: Record<string, string> = {}) => {
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
@@ -452,7 +452,7 @@ async function runColdStart(): Promise<void> {
     return median(times);
   };
   // baseline: bare Express on bare node, as the CLI runs
-  const bareMs = await measure('bare Express', ['bench/servers/bare-express.mjs'], {}, '/pg/orders/OD1000000000000001');
+  const bareMs = await measure(['bench/servers/bare-express.mjs'], {}, '/pg/orders/OD1000000000000001');
   rows.push({ section: 'coldstart', name: 'bare Express 5', ms: bareMs });
   log(`  bare Express: ${bareMs.toFixed(0)} ms`);
   const targets: [string, Record<string, string | undefined>, string | undefined][] = [];
@@ -467,7 +467,7 @@ async function runColdStart(): Promise<void> {
   for (const [target, env, orderId] of targets) {
     for (const [variant, extra] of variants) {
       const name = `${target} (${variant})`;
-      const ms = await measure(name, GATEWAY, { ...env, ...extra, LOG_LEVEL: 'warn' }, `/pg/orders/${orderId}`, partnerHeaders);
+      const ms = await measure(GATEWAY, { ...env, ...extra, LOG_LEVEL: 'warn' }, `/pg/orders/${orderId}`, partnerHeaders);
       rows.push({ section: 'coldstart', name, ms, baseline: 'bare Express', ratio: ms / bareMs });
       log(`  ${name}: ${ms.toFixed(0)} ms (${(ms / bareMs).toFixed(1)}x bare Express)`);
     }

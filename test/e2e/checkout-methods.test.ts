@@ -12,14 +12,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
 import type { Gateway } from '../support/gateway.js';
 import { createHostedOrder, expectOk, type MerchantAccess } from '../faults/helpers/api.js';
 import { isBrowserAvailable } from './browser.js';
 import { SCREENSHOTS, startCheckoutWorld, type CheckoutWorld } from './checkout-world.js';
-import { type MerchantSite, type ReceivedCallback } from './merchant-site.js';
+import type { MerchantSite, ReceivedCallback } from './merchant-site.js';
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

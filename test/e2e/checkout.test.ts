@@ -11,14 +11,14 @@
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
 import path from 'node:path';
-import { type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { isBrowserAvailable } from './browser.js';
 import { SCREENSHOTS, startCheckoutWorld, type CheckoutWorld } from './checkout-world.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
 import type { Gateway } from '../support/gateway.js';
 import { expectOk, type MerchantAccess } from '../faults/helpers/api.js';
-import { type MerchantSite, type ReceivedCallback } from './merchant-site.js';
+import type { MerchantSite, ReceivedCallback } from './merchant-site.js';
 
 
 const browserAvailable = isBrowserAvailable('BROWSER E2E TESTS');

@@ -168,7 +168,7 @@ if (!adminUrl) {
       const partnerClient = clientFor(gw.baseUrl, partner);
       // background work runs in the workers too: each event delivered once, whichever worker claims it (D101)
       receiver = await startReceiver({ behaviour: () => ({ status: 204 }) });
-      const endpoint = expectOk('createWebhookEndpoint', await partnerClient.extensions.createWebhookEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED'] })).data;
+      const endpoint = expectOk('createWebhookEndpoint', await partnerClient.webhooks.createEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED'] })).data;
       receiver.setSecret(endpoint.secret);
       const merchants = [await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterA'), await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterB')];
 

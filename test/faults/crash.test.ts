@@ -57,7 +57,7 @@ if (!adminUrl) {
       const receiverUrl = `http://127.0.0.1:${receiverPort}/webhooks`;
       const endpoint = expectOk(
         'createWebhookEndpoint',
-        await partnerClient.extensions.createWebhookEndpoint({ url: receiverUrl, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED'] }),
+        await partnerClient.webhooks.createEndpoint({ url: receiverUrl, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED'] }),
       ).data;
 
       // Pending events: 3 merchant approvals and 3 failed payments.
@@ -160,7 +160,7 @@ if (!adminUrl) {
         );
         console.info(`crash: undelivered after 8 s: ${JSON.stringify(leased)}; advancing the merchants' sandbox clocks by 61 s`);
         for (const m of merchants) {
-          expectOk('advanceSandboxClock', await reader.extensions.advanceSandboxClock({ seconds: 61, merchant_id: m.merchantId }));
+          expectOk('advanceSandboxClock', await reader.sandbox.advanceClock({ seconds: 61, merchant_id: m.merchantId }));
         }
         await waitFor('pending events to be delivered after the lease expired', allDelivered, {
           timeoutMs: 10_000,

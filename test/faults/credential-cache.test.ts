@@ -60,7 +60,7 @@ if (!adminUrl) {
       // B verified (and cached) the secret: two reads
       expect(await statusOnB(old)).toBe(200);
       expect(await statusOnB(old)).toBe(200);
-      const rotated = expectOk('createMerchantCredentials', await partnerOnA().extensions.createMerchantCredentials(merchant.merchantId, { overlap_seconds: 0 })).data;
+      const rotated = expectOk('createMerchantCredentials', await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 0 })).data;
       const ms = await refusedOnBWithin(old);
       expect(ms).toBeLessThan(NOTIFY_BOUND_MS);
       const fresh = { clientId: rotated.client_id, clientSecret: rotated.client_secret };
@@ -70,12 +70,12 @@ if (!adminUrl) {
 
     it('revoking the previous set through A ends its overlap on B within the bound; the current set keeps working', async () => {
       const previous = merchant.credentials;
-      const rotated = expectOk('createMerchantCredentials', await partnerOnA().extensions.createMerchantCredentials(merchant.merchantId, { overlap_seconds: 3600 })).data;
+      const rotated = expectOk('createMerchantCredentials', await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 3600 })).data;
       const current = { clientId: rotated.client_id, clientSecret: rotated.client_secret };
       // inside the overlap window both work on B (and B caches both)
       expect(await statusOnB(previous)).toBe(200);
       expect(await statusOnB(current)).toBe(200);
-      expectOk('revokePreviousMerchantCredentials', await partnerOnA().extensions.revokePreviousMerchantCredentials(merchant.merchantId));
+      expectOk('revokePreviousMerchantCredentials', await partnerOnA().merchantCredentials.revokePrevious(merchant.merchantId));
       const ms = await refusedOnBWithin(previous);
       expect(ms).toBeLessThan(NOTIFY_BOUND_MS);
       expect(await statusOnB(current)).toBe(200);

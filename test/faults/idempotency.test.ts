@@ -189,7 +189,7 @@ if (!adminUrl) {
         // far beyond any wall-clock lease on the merchant's sandbox clock (idempotency keys run on the gateway's
         // time, D38, so this must change nothing), and (a little) on the real one
         const partnerClient = clientFor(gateway?.baseUrl ?? '', partner);
-        expectOk('advanceSandboxClock', await partnerClient.extensions.advanceSandboxClock({ seconds: 7200, merchant_id: merchant.merchantId }));
+        expectOk('advanceSandboxClock', await partnerClient.sandbox.advanceClock({ seconds: 7200, merchant_id: merchant.merchantId }));
         await sleep(1000);
         const retry = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
         expect(retry.status).toBe(409);
@@ -215,7 +215,7 @@ if (!adminUrl) {
       const first = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(first.status).toBe(200);
       const partnerClient = clientFor(gateway.baseUrl, partner);
-      const rotated = expectOk('createMerchantCredentials', await partnerClient.extensions.createMerchantCredentials(merchant.merchantId)).data;
+      const rotated = expectOk('createMerchantCredentials', await partnerClient.merchantCredentials.create(merchant.merchantId)).data;
       const newClient = clientFor(gateway.baseUrl, { clientId: rotated.client_id, clientSecret: rotated.client_secret });
       // inside the overlap window (D36) the old credentials still work, and replay
       const oldCredentials = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });

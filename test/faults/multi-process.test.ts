@@ -63,7 +63,7 @@ if (!adminUrl) {
 
       const endpoint = expectOk(
         'createWebhookEndpoint',
-        await partnerA.extensions.createWebhookEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED', 'PAYMENT_SETTLED'] }),
+        await partnerA.webhooks.createEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED', 'PAYMENT_SETTLED'] }),
       ).data;
       receiver.setSecret(endpoint.secret);
 

@@ -123,7 +123,7 @@ if (!adminDatabaseUrl()) {
       const outcomes = ['success', 'failure', 'cancel'] as const;
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          merchant.client.extensions.completeCheckoutSession(sessionId, { outcome: outcomes[i % outcomes.length] ?? 'success', mop_type: 'UPI' }),
+          merchant.client.sandbox.completeCheckoutSession(sessionId, { outcome: outcomes[i % outcomes.length] ?? 'success', mop_type: 'UPI' }),
         ),
       );
       const winners = results.filter((r) => r.ok);

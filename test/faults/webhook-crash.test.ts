@@ -50,7 +50,7 @@ if (!adminUrl) {
       const first = await spawnGateway({ name: 'delivering-before-crash', databaseUrl: url, partner, workerIntervalMs: 5_000 });
       const partnerClient = clientFor(first.baseUrl, partner);
       const merchant = await onboardMerchant(first.baseUrl, partnerClient, 'Hooks');
-      const endpoint = expectOk('createWebhookEndpoint', await merchant.client.extensions.createWebhookEndpoint({ url: receiver.url, events: ['PAYMENT_FAILED'] })).data;
+      const endpoint = expectOk('createWebhookEndpoint', await merchant.client.webhooks.createEndpoint({ url: receiver.url, events: ['PAYMENT_FAILED'] })).data;
       receiver.setSecret(endpoint.secret);
 
       const [{ partner_id: partnerId } = { partner_id: '' }] = await queryDb<{ partner_id: string }>(url, 'SELECT partner_id FROM merchants WHERE id = $1', [merchant.merchantId]);
@@ -74,7 +74,7 @@ if (!adminUrl) {
 
       const second = await spawnGateway({ name: 'delivering-after-restart', databaseUrl: url, partner, workerIntervalMs: 100 });
       // the killed process's claims hold for the 60 s lease, on the merchant's clock: move it past the lease
-      expectOk('advanceSandboxClock', await clientFor(second.baseUrl, partner).extensions.advanceSandboxClock({ seconds: 61, merchant_id: merchant.merchantId }));
+      expectOk('advanceSandboxClock', await clientFor(second.baseUrl, partner).sandbox.advanceClock({ seconds: 61, merchant_id: merchant.merchantId }));
       await waitFor('every event to be accepted', () => (receiver!.acceptedIds().size === EVENTS ? true : undefined), {
         timeoutMs: 30_000,
         intervalMs: 20,

@@ -66,7 +66,7 @@ if (!adminUrl) {
       const merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), brand);
       const secrets = new Map<string, string>();
       for (const url of urls) {
-        const ep = expectOk('createWebhookEndpoint', await merchant.client.extensions.createWebhookEndpoint({ url, events: ['PAYMENT_FAILED'] })).data;
+        const ep = expectOk('createWebhookEndpoint', await merchant.client.webhooks.createEndpoint({ url, events: ['PAYMENT_FAILED'] })).data;
         expect(ep.url).toBe(url);
         secrets.set(url, ep.secret);
       }

@@ -18,7 +18,7 @@ describe('shapes (OpenAPI 3.0)', () => {
     expectTypeOf<Extract<Schemas['PaymentMethod'], { kind: 'card' }>['last4']>().toEqualTypeOf<string>();
     expectTypeOf<Schemas['Shape']['shape_type']>().toEqualTypeOf<'Circle' | 'Square'>();
     // @ts-expect-error a Circle has no side
-    const notACircle: Schemas['Shape'] = { shape_type: 'Circle', side: 1 };
+    const _notACircle: Schemas['Shape'] = { shape_type: 'Circle', side: 1 };
   });
 
   it('nullable (3.0), recursive schemas and odd names', () => {

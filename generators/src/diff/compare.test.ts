@@ -3,6 +3,7 @@ import { compareContracts } from './compare.js';
 import { baseEvents, baseOpenApi, snapshot } from './test-fixtures.js';
 import { CLASSIFICATIONS, type Classification } from './types.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: fixture documents are built and changed at any depth without casts
 type Obj = Record<string, any>;
 
 interface Row {

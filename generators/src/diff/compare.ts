@@ -217,7 +217,7 @@ function parameterPair(sides: Sides, pa: Parameter, pb: Parameter): GraphNode {
 
 const mediaKey = (type: string) => type.split(';')[0]!.trim().toLowerCase();
 
-function mediaTypes(doc: SpecDoc, owner: Located): Map<string, Located> {
+function mediaTypes(owner: Located): Map<string, Located> {
   const content = isObj(owner.node) ? owner.node.content : undefined;
   const out = new Map<string, Located>();
   if (!isObj(content)) return out;
@@ -227,8 +227,8 @@ function mediaTypes(doc: SpecDoc, owner: Located): Map<string, Located> {
 
 /** Media types of two bodies (requests, responses, parameters with `content`): removed, added, and their schemas. */
 function compareContent(sides: Sides, out: Emitter, dir: Direction, a: Located, b: Located): void {
-  const before = mediaTypes(sides.a, a);
-  const after = mediaTypes(sides.b, b);
+  const before = mediaTypes(a);
+  const after = mediaTypes(b);
   for (const [type, ma] of before) {
     const mb = after.get(type);
     if (!mb) {

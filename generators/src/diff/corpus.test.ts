@@ -33,6 +33,7 @@ function apply(operations: readonly Operation[] = []): Record<string, unknown> {
     const pointer = 'set' in op ? op.set : 'delete' in op ? op.delete : op.push;
     const segments = fromPointer(pointer);
     const last = segments.pop()!;
+    // biome-ignore lint/suspicious/noExplicitAny: walks a JSON document along a pointer of any depth
     let parent: any = doc;
     for (const s of segments) parent = parent[s] ??= {};
     if ('set' in op) parent[last] = structuredClone(op.value);

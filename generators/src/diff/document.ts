@@ -45,7 +45,7 @@ export class SpecDoc {
     let node: unknown = this.root;
     for (const segment of fromPointer(pointer)) {
       if (Array.isArray(node)) node = node[Number(segment)];
-      else if (isObj(node)) node = Object.prototype.hasOwnProperty.call(node, segment) ? node[segment] : undefined;
+      else if (isObj(node)) node = Object.hasOwn(node, segment) ? node[segment] : undefined;
       else return undefined;
     }
     return node;
@@ -69,7 +69,7 @@ export class SpecDoc {
   }
 
   /** The target of a `$ref` that has sibling keywords (3.1), or undefined. */
-  refTarget(node: Obj, ptr: string): Located | undefined {
+  refTarget(node: Obj): Located | undefined {
     const ref = node.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#')) return undefined;
     const target = this.at(ref.slice(1));
@@ -91,7 +91,7 @@ export class SpecDoc {
     let node = parent.node;
     for (const s of segments) {
       if (Array.isArray(node)) node = node[Number(s)];
-      else if (isObj(node)) node = Object.prototype.hasOwnProperty.call(node, String(s)) ? node[String(s)] : undefined;
+      else if (isObj(node)) node = Object.hasOwn(node, String(s)) ? node[String(s)] : undefined;
       else node = undefined;
     }
     return node === undefined ? undefined : this.resolve(node, join(parent.ptr, ...segments));
@@ -120,5 +120,5 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a as Obj);
   const kb = Object.keys(b as Obj);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Obj)[k], (b as Obj)[k]));
+  return ka.every((k) => Object.hasOwn(b as Obj, k) && deepEqual((a as Obj)[k], (b as Obj)[k]));
 }

@@ -81,7 +81,6 @@ function relocator(a: SchemaView, b: SchemaView, site: Site): (side: Side, point
 }
 
 const REQUEST_READS = 'requests that were valid may now be refused';
-const READERS_GET_NEW = 'clients reading this field may get values they do not expect';
 
 function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   const req = dir === 'request';
@@ -91,7 +90,7 @@ function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVi
   const aAlt = a.alternatives !== undefined;
   const bAlt = b.alternatives !== undefined;
   compareNullable(out, dir, a, b);
-  const constraints = (v: SchemaView) => v.alternatives !== undefined && v.alternatives.srcs.every((s) => constraintOnly(viewOf(v === a ? out.sides.a : out.sides.b, [s])));
+  const constraints = (v: SchemaView) => v.alternatives?.srcs.every((s) => constraintOnly(viewOf(v === a ? out.sides.a : out.sides.b, [s])));
   if (aAlt !== bAlt && !constraints(a) && !constraints(b)) {
     // X became anyOf [X, Y] (or the reverse): the alternatives are compared, X standing as the only one of its side
     compareAlternatives(out, dir, a, b);
@@ -178,7 +177,7 @@ function compareProperties(out: Emitter, dir: Direction, a: SchemaView, b: Schem
     if (a.required.has(name)) continue;
     if (!a.properties.has(name) && b.properties.has(name)) continue; // reported with the new property
     const p = b.properties.get(name) ?? a.properties.get(name);
-    const breaking = req && !(p && p.readOnly);
+    const breaking = req && !(p?.readOnly);
     out.emit('b', 'required-property-added', at, breaking ? 'breaking' : 'non-breaking', breaking ? 'clients must now send it' : undefined, undefined, name);
   }
 }

@@ -127,7 +127,7 @@ export function viewOf(doc: SpecDoc, srcs: readonly Located[]): SchemaView {
     if (!isObj(node)) return;
     const ptr = src.ptr;
     if (typeof node.$ref === 'string') {
-      const target = doc.refTarget(node, ptr);
+      const target = doc.refTarget(node);
       if (target) add(target, depth + 1, false);
     }
     // type

@@ -4,6 +4,7 @@
  */
 import type { ContractSnapshot } from './types.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: fixture documents are built and changed at any depth without casts
 type Obj = Record<string, any>;
 
 export function baseOpenApi(): Obj {

@@ -2,7 +2,7 @@ import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
-import { briefDescription, operationTypeNames, operationTypeRef } from './names.js';
+import { briefDescription, operationTypeNames, operationTypeRef, usesAlias } from './names.js';
 
 export interface ClientArgView {
   name: string;
@@ -329,7 +329,7 @@ export const clientEmitter: Emitter = {
     const optionSchemes = schemes.filter((s) => s.clientOption !== false);
     const headerOpts = headerOptions(ctx.model);
     const identification = ctx.model.clientIdentification;
-    const aliases = methods.map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
+    const aliases = methods.filter(usesAlias).map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
     const view = {
       header: ctx.header,
       runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),

@@ -166,7 +166,8 @@ export const contractEventsEmitter: Emitter = {
         header: ctx.header,
         discriminator: JSON.stringify(ctx.model.webhookDiscriminator),
         events: eventViews(ctx.model.webhooks),
-        typeImports: ['components', ...(ctx.model.webhooks.some((e) => e.typeRef?.includes('webhooks[') === true) ? ['webhooks'] : [])].join(', '),
+        // Only the names some event's type uses: an unused import fails users' noUnusedLocals (D132).
+        typeImports: ['components', 'webhooks'].filter((name) => eventViews(ctx.model.webhooks).some((e) => e.typeRef.includes(`${name}[`))).join(', '),
       }),
     },
   ],

@@ -1,10 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { Changelog } from '../diff/changelog.js';
+import type { Change } from '../diff/types.js';
 import { generate } from '../pipeline.js';
 import {
+  changelogHeadline,
+  changelogTodo,
+  changelogView,
   eventEntries,
+  REDOC_CDN_LOGO,
+  withLocalRedocLogo,
+  withSortedWebhooks,
   REDOC_SCRIPT,
   webhookGuide,
   REDOC_INIT_SCRIPT,
@@ -44,8 +53,8 @@ function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {
       { code: 'ERR_REFUND_422', status: 422, when: 'amount > refundable & `payment` not <captured>', details: '`refund_amount`', action: 'Refund less' },
     ],
     decisions: [
-      { id: 'A1', group: 'A. Not shown', seedSays: '"Initial status: not shown."', decision: '`payment_pending`', reason: 'r', anchor: 'Cashfree' },
-      { id: 'B1', group: 'B. Inconsistencies', seedSays: '`NETBANKING` vs `NET_BANKING`', decision: 'canonical `NET_BANKING`', reason: 'r', anchor: 'Stripe' },
+      { id: 'A1', group: 'A. Not shown', specSays: '"Initial status: not shown."', decision: '`payment_pending`', reason: 'r', anchor: 'Cashfree' },
+      { id: 'B1', group: 'B. Inconsistencies', specSays: '`NETBANKING` vs `NET_BANKING`', decision: 'canonical `NET_BANKING`', reason: 'r', anchor: 'Stripe' },
     ],
     events: [
       {
@@ -101,6 +110,9 @@ describe('renderDocsSite', () => {
     expect(index).toContain(`<script src="${REDOC_INIT_SCRIPT}"></script>`);
     expect(index).not.toMatch(/<script>/);
     expect(page(REDOC_INIT_SCRIPT)).toContain(`Redoc.init(window.${SPEC_GLOBAL}, {`);
+    expect(page(REDOC_INIT_SCRIPT)).toMatch(/\}, container, focusable\);\n$/);
+    // Redoc renders into the page's main landmark; the site's own page styles do not reach it
+    expect(index).toContain('<main id="redoc-container"></main>');
     expect(page(REDOC_INIT_SCRIPT)).toContain(`"downloadDefinitionUrl":"${SPEC_JSON}"`);
     expect(index).toContain(`href="${SPEC_JSON}"`);
     // The spec text is not inlined into the HTML, so a description cannot break out of a <script>.
@@ -141,9 +153,13 @@ describe('renderDocsSite', () => {
     expect(html).toMatch(/Planned events[\s\S]*REFUND_PROCESSED/);
   });
 
-  it('decisions page groups rows under their section headings', () => {
+  it('decisions page groups rows under their section headings, code spans rendered', () => {
     const html = page('decisions.html');
     expect(html).toContain('<h2>A. Not shown</h2>');
+    expect(renderDocsSite(input({ decisions: [{ ...input().decisions[0]!, group: 'A. Items marked `not shown`' }] })).get('decisions.html')).toContain(
+      '<h2>A. Items marked <code>not shown</code></h2>',
+    );
+    expect(html).toContain('<th>The original specification says</th>');
     expect(html).toContain('<h2>B. Inconsistencies</h2>');
     expect(html).toContain('<tr id="A1">');
     expect(html).toContain('canonical <code>NET_BANKING</code>');
@@ -176,13 +192,123 @@ describe('renderDocsSite', () => {
       }),
     );
     const html = site.get('changelog.html') ?? '';
-    expect(html).toContain('<h2 id="1.0.0">1.0.0 <small>(2026-11-25)</small></h2>');
-    expect(html).toContain('Compared with 1.0.0: 1 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation.');
-    expect(html).toContain('<code>openapi#/components/schemas/Order/properties/note</code>');
+    expect(html).toContain('<h2 id="v-1.0.0">1.0.0 <small>(2026-11-25)</small></h2>');
+    expect(html).toContain('<p class="headline">Compared with 1.0.0: 1 breaking change and 0 additions.</p>');
+    expect(html).toContain('<h3>Breaking changes</h3>');
     expect(html).toContain('[Removed] property <code>note</code> &lt;b&gt;');
+    expect(html).toContain('<td>GET /orders (response 200 (application/json))</td><td>Stop relying on it before you upgrade.</td>');
+    expect(html).toContain('The first released version');
     expect(site.get('errors.html')).toContain('href="changelog.html"');
     expect(files.has('changelog.html')).toBe(false);
     expect(page('errors.html')).not.toContain('changelog.html');
+  });
+
+  describe('the changelog for the API\'s clients (D135)', () => {
+    const change = (classification: Change['classification'], kind: string, pointer: string, message: string): Change => ({
+      classification,
+      kind,
+      document: 'openapi',
+      pointer,
+      message,
+      uses: [{ where: 'GET /things', in: 'response 200 (application/json)', direction: 'response' }],
+      useCount: 1,
+    });
+    const changes = [
+      change('warning', 'enum-value-added', '/components/schemas/Status/enum/3', 'schema Status: enum value added: `LOST`'),
+      change('non-breaking', 'property-added', '/components/schemas/Thing/properties/colour', 'schema Thing: property added at `colour`'),
+      change('non-breaking', 'operation-added', '/paths/~1things/post', 'POST /things: operation added'),
+      change('annotation', 'description-changed', '/components/schemas/Thing', 'schema Thing: description changed: `Old words` -> `New words`'),
+      change('annotation', 'example-changed', '/components/schemas/Thing/example', 'schema Thing: example changed'),
+    ];
+    const counts = { breaking: 0, unclassified: 0, warning: 1, 'non-breaking': 2, annotation: 2 };
+    const changelog: Changelog = {
+      sections: [
+        {
+          title: 'Unreleased',
+          date: '',
+          previous: '1.0.0',
+          counts,
+          groups: (['warning', 'non-breaking', 'annotation'] as const).map((classification) => ({ classification, changes: changes.filter((c) => c.classification === classification) })),
+        },
+        { title: '1.0.0', date: '2026-11-25', previous: undefined, counts: { ...counts, warning: 0, 'non-breaking': 0, annotation: 0 }, groups: [] },
+      ],
+    };
+    const reviews = [{ kind: 'enum-value-added', pointer: '/components/schemas/Status/enum/3', reason: 'only sent to clients that asked for it' }];
+
+    it('the headline names the breaking and additive counts, never the annotations, and says the risky ones were reviewed', () => {
+      const [unreleased, first] = changelogView(changelog, reviews);
+      expect(unreleased!.headline).toBe(
+        '0 breaking changes, 1 change that can affect strict clients only and 2 additions. It was reviewed and kept within this major version; the reason is given below.',
+      );
+      expect(unreleased!.headline).not.toMatch(/annotation|documentation/i);
+      expect(first!.headline).toBe('');
+      expect(changelogView(changelog, [])[0]!.headline).toBe('0 breaking changes, 1 change that can affect strict clients only and 2 additions.');
+      expect(changelogHeadline({ breaking: 2, unclassified: 1, warning: 0, 'non-breaking': 1, annotation: 40 }, 0)).toBe(
+        '2 breaking changes, 1 change still to review and 1 addition.',
+      );
+    });
+
+    it('each change that can break a client says what to do and, when reviewed, why it shipped', () => {
+      const [unreleased] = changelogView(changelog, reviews);
+      expect(unreleased!.strict).toEqual([
+        {
+          what: 'schema Status: enum value added: `LOST`',
+          where: 'GET /things (response 200 (application/json))',
+          todo: 'Accept values you do not know (treat them as "other"), or update your list of values.',
+          reviewed: 'only sent to clients that asked for it',
+        },
+      ]);
+      expect(unreleased!.additions.map((a) => a.todo)).toEqual(['', '']);
+      // reviews are the allow file's, which covers the unreleased changes only
+      const released = changelogView({ sections: [{ ...changelog.sections[0]!, title: '1.1.0' }] }, reviews);
+      expect(released[0]!.strict[0]!.reviewed).toBe('');
+    });
+
+    it('documentation changes are counted in a folded list and named, not quoted', () => {
+      const html = renderDocsSite(input({ changelog, changelogReviewed: reviews })).get('changelog.html') ?? '';
+      const text = html.replace(/<[^>]+>/g, '');
+      expect(html).toMatch(/<details>\s*<summary>2 documentation changes \(descriptions, examples, tags\)/);
+      expect(text).not.toContain('Old words');
+      expect(html).toContain('Description changed: <code>openapi#/components/schemas/Thing</code>');
+      // the headline precedes every table; the risky ones come before the additions
+      const headline = html.indexOf('class="headline"');
+      expect(headline).toBeGreaterThan(0);
+      expect(headline).toBeLessThan(html.indexOf('<table'));
+      expect(html.indexOf('Changes that affect strict clients only')).toBeLessThan(html.indexOf('<h3>Additions</h3>'));
+      expect(html).toContain('<strong>Reviewed:</strong> only sent to clients that asked for it');
+      expect(text).not.toMatch(/annotation/i);
+    });
+
+    it('what to do follows the kind of change and the direction it flows', () => {
+      const use = (direction: 'request' | 'response') => [{ where: 'POST /things', in: 'request body', direction }];
+      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('request') })).toBe('Stop sending it before you upgrade.');
+      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('response') })).toBe('Stop relying on it before you upgrade.');
+      expect(changelogTodo({ classification: 'breaking', kind: 'maxLength-changed', uses: use('request') })).toMatch(/requests you send/);
+      expect(changelogTodo({ classification: 'warning', kind: 'default-changed', uses: use('request') })).toMatch(/old default/);
+      expect(changelogTodo({ classification: 'non-breaking', kind: 'property-added', uses: use('response') })).toBe('');
+    });
+  });
+
+  it('sorts the webhooks of the embedded document by name (Redoc lists them in document order)', () => {
+    const doc = { openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: {}, webhooks: { b_event: { post: {} }, A_EVENT: { post: {} }, a_event: { post: {} } } };
+    const site = renderDocsSite(input({ bundledDocument: doc }));
+    expect(Object.keys((JSON.parse(site.get(SPEC_JSON)!) as { webhooks: object }).webhooks)).toEqual(['A_EVENT', 'a_event', 'b_event']);
+    expect(Object.keys(withSortedWebhooks(doc))).toEqual(Object.keys(doc));
+    expect(withSortedWebhooks({ paths: {} })).toEqual({ paths: {} });
+  });
+
+  it('the events page lists events by name, sent ones before planned ones', () => {
+    const html = page('events.html');
+    expect(html.indexOf('id="MERCHANT_APPROVED"')).toBeLessThan(html.indexOf('id="PAYMENT_FAILED"'));
+  });
+
+  it('the site\'s Redoc bundle names a local image for its credit, not Redocly\'s CDN (D136)', () => {
+    const bundle = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    const { text, replaced } = withLocalRedocLogo(bundle);
+    expect(replaced).toBe(1);
+    expect(text).not.toContain(REDOC_CDN_LOGO);
+    expect(text).not.toMatch(/https:\/\/cdn\./);
+    expect(text).toContain('src:"data:image/svg+xml,');
   });
 
   it('strict mode: a template naming a missing field fails', () => {
@@ -268,6 +394,14 @@ describe('inlineHtml', () => {
 });
 
 describe('markdown sources', () => {
+  it('reads decisions tables under the current header and the earlier one', () => {
+    const row = '| A1 | "x: not shown" | d | r | a |';
+    const current = parseDecisions(`## A\n\n| # | The original specification says | Decision | Reason | Anchor |\n|---|---|---|---|---|\n${row}\n`);
+    const legacy = parseDecisions(`## A\n\n| # | Seed says | Decision | Reason | Anchor |\n|---|---|---|---|---|\n${row}\n`);
+    expect(current).toEqual(legacy);
+    expect(current[0]).toMatchObject({ id: 'A1', group: 'A', specSays: '"x: not shown"' });
+  });
+
   it('parses pipe tables, including escaped pipes', () => {
     const [table] = parseMarkdownTables('## H\n\n| a | b |\n|---|---|\n| x \\| y | `z` |\n\ntext\n');
     expect(table).toEqual({ heading: 'H', header: ['a', 'b'], rows: [['x | y', '`z`']] });
@@ -301,15 +435,15 @@ describe('markdown sources', () => {
     ]);
   });
 
-  it('docs/decisions.md has unique row ids and covers every `not shown` of the seed', () => {
+  it('docs/decisions.md has unique row ids and covers every `not shown` of the original specification', () => {
     const decisions = parseDecisions(read('docs/decisions.md'));
     const ids = decisions.map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const d of decisions) {
-      for (const value of [d.seedSays, d.decision, d.reason, d.anchor]) expect(value, d.id).not.toBe('');
+      for (const value of [d.specSays, d.decision, d.reason, d.anchor]) expect(value, d.id).not.toBe('');
     }
-    const notShown = decisions.filter((d) => d.seedSays.includes('not shown'));
-    // The seed marks 22 places (its introduction defines the phrase); some places hold several items.
+    const notShown = decisions.filter((d) => d.specSays.includes('not shown'));
+    // The original specification marks 22 places (its introduction defines the phrase); some places hold several items.
     expect(notShown.length).toBeGreaterThanOrEqual(22);
   });
 });

@@ -14,9 +14,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
-import type { Changelog } from '../diff/changelog.js';
+import type { Changelog, ChangelogSection } from '../diff/changelog.js';
+import type { Change, ChangeUse } from '../diff/types.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
+import { compareStrings } from '../util/sorted.js';
 import { clientBaseName } from './client.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 
@@ -33,7 +35,8 @@ export interface DecisionEntry {
   id: string;
   /** Section heading the row sits under in docs/decisions.md. */
   group: string;
-  seedSays: string;
+  /** What the source specification says (the decisions table's second column). */
+  specSays: string;
   decision: string;
   reason: string;
   anchor: string;
@@ -100,6 +103,11 @@ export interface DocsPagesInput {
   templates: DocsTemplates;
   /** The changes between released contracts (openapi/released/): renders changelog.html when given. */
   changelog?: Changelog | undefined;
+  /**
+   * The allow file's entries (kind, pointer, reason): breaking changes and warnings of the unreleased section that were
+   * reviewed and accepted within the major version; the page shows each one's reason.
+   */
+  changelogReviewed?: readonly ChangelogReview[] | undefined;
   /** File name of the Redoc standalone bundle the caller places in the site root. */
   redocScript?: string;
 }
@@ -123,6 +131,23 @@ export const SPEC_GLOBAL = '__PAYGATE_OPENAPI__';
  */
 export const REDOC_INIT_SCRIPT = 'redoc-init.js';
 
+/**
+ * Redoc's sidebar credit ("API docs by Redocly") shows an image its standalone bundle loads from this address,
+ * unconditionally and with no option to change it. The site makes no third-party request (it works offline, and its
+ * CSP allows images from `data:` only), so every page load logged a refused request. The copy of the bundle placed
+ * in the site names a small local image instead (a data: URL, D136); the credit's text and link stay.
+ */
+export const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const LOCAL_REDOC_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path fill="#8a94a6" d="M3 1h7l3 3v11H3z"/><path fill="#fff" d="M5 7h6v1H5zm0 2h6v1H5zm0 2h4v1H5z"/></svg>',
+)}`;
+
+/** The Redoc bundle as the site serves it: the credit's image from a data: URL, not Redocly's CDN. */
+export function withLocalRedocLogo(bundle: string): { text: string; replaced: number } {
+  const parts = bundle.split(REDOC_CDN_LOGO);
+  return { text: parts.join(LOCAL_REDOC_LOGO), replaced: parts.length - 1 };
+}
+
 /** The options index.html starts Redoc with. */
 const REDOC_OPTIONS = {
   scrollYOffset: 48,
@@ -136,7 +161,12 @@ const REDOC_OPTIONS = {
 export function renderRedocInit(): string {
   return (
     `// Starts Redoc on the bundled document (openapi.js sets window.${SPEC_GLOBAL}). Generated: do not edit.\n` +
-    `Redoc.init(window.${SPEC_GLOBAL}, ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc-container'));\n`
+    `const container = document.getElementById('redoc-container');\n` +
+    `// Redoc's code samples scroll sideways but cannot take focus: each one is made reachable by keyboard, also those\n` +
+    `// rendered later (an expanded response), so a keyboard user can scroll them too.\n` +
+    `const focusable = () => container.querySelectorAll('pre:not([tabindex])').forEach((pre) => pre.setAttribute('tabindex', '0'));\n` +
+    `new MutationObserver(focusable).observe(container, { childList: true, subtree: true });\n` +
+    `Redoc.init(window.${SPEC_GLOBAL}, ${JSON.stringify(REDOC_OPTIONS)}, container, focusable);\n`
   );
 }
 
@@ -198,8 +228,21 @@ function specInfo(doc: object): { title: string; version: string } {
   };
 }
 
+/**
+ * The document with its `webhooks` in name order: Redoc lists webhooks in document order, and the reader of the
+ * reference scans the sidebar for one event (the events page sorts them the same way). Key order means nothing to
+ * JSON readers, so the download stays the same contract.
+ */
+export function withSortedWebhooks(document: object): object {
+  const webhooks = (document as { webhooks?: unknown }).webhooks;
+  if (!isObj(webhooks)) return document;
+  const sorted = Object.fromEntries(Object.keys(webhooks).sort(compareStrings).map((key) => [key, webhooks[key]]));
+  return { ...document, webhooks: sorted };
+}
+
 /** The bundled document beside the pages: JSON (download, tooling) and a script setting a global (file://). */
-export function renderSpecFiles(bundledDocument: object): Map<string, string> {
+export function renderSpecFiles(bundled: object): Map<string, string> {
+  const bundledDocument = withSortedWebhooks(bundled);
   const files = new Map<string, string>();
   files.set(SPEC_JSON, `${JSON.stringify(bundledDocument, null, 2)}\n`);
   // JSON is valid JavaScript (ES2019+), and this is a separate .js file, so no HTML escaping applies.
@@ -264,8 +307,9 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
       page('events', {
         ...common('events.html', 'Webhook events'),
         events: input.events,
-        emitted: input.events.filter((e) => e.status === 'emitted'),
-        future: input.events.filter((e) => e.status === 'future'),
+        // by name, whatever order the caller gave: the reader scans for one event
+        emitted: input.events.filter((e) => e.status === 'emitted').sort(byEventName),
+        future: input.events.filter((e) => e.status === 'future').sort(byEventName),
         webhooks: input.webhooks,
         // the verification guide is Standard Webhooks' (whsec_ secrets): only for events signed that way
         standardWebhooks: input.webhooks.headers.some((h) => h.name.toLowerCase() === 'webhook-signature'),
@@ -283,9 +327,124 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     );
   }
   if (input.changelog !== undefined) {
-    files.set('changelog.html', page('changelog', { ...common('changelog.html', 'Changelog'), sections: input.changelog.sections }));
+    files.set('changelog.html', page('changelog', { ...common('changelog.html', 'Changelog'), sections: changelogView(input.changelog, input.changelogReviewed ?? []) }));
   }
   return files;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The changelog page, written for the API's clients (D135): what can break them and what to do first, then the
+// additions; documentation-only changes (annotations) are counted and folded away, never headlined.
+
+/** An allow-file entry: a breaking change or warning reviewed and accepted within the major version, with its reason. */
+export interface ChangelogReview {
+  kind: string;
+  pointer: string;
+  reason: string;
+}
+
+export interface ChangelogEntryView {
+  /** The comparer's sentence (inline Markdown: `code spans`). */
+  what: string;
+  /** The operations, webhooks and events that reach it (`POST /orders request body; ... and 2 more`), else its pointer. */
+  where: string;
+  /** What a client does about it ('' for additions and annotations). */
+  todo: string;
+  /** Why it was accepted without a new major version ('' when it was not reviewed). */
+  reviewed: string;
+}
+
+export interface ChangelogSectionView {
+  title: string;
+  /** Fragment id: `unreleased`, `1.0.0`. */
+  id: string;
+  date: string;
+  previous: string;
+  /** One sentence naming the breaking and additive counts (never the annotations). */
+  headline: string;
+  breaking: ChangelogEntryView[];
+  unclassified: ChangelogEntryView[];
+  strict: ChangelogEntryView[];
+  additions: ChangelogEntryView[];
+  annotations: ChangelogEntryView[];
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function whereText(uses: readonly ChangeUse[], useCount: number, document: string, pointer: string): string {
+  if (useCount === 0) return `\`${document}#${pointer}\``;
+  const listed = uses.slice(0, 3).map((u) => `${u.where}${u.in ? ` (${u.in})` : ''}`);
+  const more = useCount - listed.length;
+  return `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/** `description-changed` -> `Description changed`. */
+function humanKind(kind: string): string {
+  const words = kind.replace(/-/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What a client does about a change that may break it: by kind where the kind says it, else by direction. */
+export function changelogTodo(change: Pick<Change, 'classification' | 'kind' | 'uses'>): string {
+  if (change.classification === 'non-breaking' || change.classification === 'annotation') return '';
+  const { kind } = change;
+  if (kind.startsWith('enum-value-added')) return 'Accept values you do not know (treat them as "other"), or update your list of values.';
+  if (kind.startsWith('default-changed')) return 'Send the value yourself if you relied on the old default.';
+  if (kind.startsWith('event-added') || kind.startsWith('webhook-added')) return 'Ignore event types you do not handle.';
+  if (change.classification === 'unclassified') return 'Not classified automatically: compare it with how your integration uses this part.';
+  const reads = change.uses.some((u) => u.direction === 'response');
+  const writes = change.uses.some((u) => u.direction === 'request');
+  if (kind.endsWith('-removed')) {
+    return writes && !reads ? 'Stop sending it before you upgrade.' : 'Stop relying on it before you upgrade.';
+  }
+  if (writes && !reads) return 'Check the requests you send against the new rule before you upgrade.';
+  if (change.classification === 'warning') return 'Nothing, unless your client rejects what it does not know: then let it accept the new shape.';
+  return 'Check how your code reads it before you upgrade.';
+}
+
+function entryView(change: Change, reviews: ReadonlyMap<string, string>): ChangelogEntryView {
+  return {
+    // a documentation change is named, not quoted: the old text may say what the new one corrected
+    what: change.classification === 'annotation' ? `${humanKind(change.kind)}: \`${change.document}#${change.pointer}\`` : change.message,
+    where: whereText(change.uses, change.useCount, change.document, change.pointer),
+    todo: changelogTodo(change),
+    reviewed: reviews.get(`${change.kind} ${change.pointer}`) ?? '',
+  };
+}
+
+/** The headline of a compared section: breaking and additive counts, plus the not-yet-classified and strict-only ones when there are any. */
+export function changelogHeadline(counts: ChangelogSection['counts'], reviewedCount: number): string {
+  const parts = [plural(counts.breaking, 'breaking change', 'breaking changes')];
+  if (counts.unclassified > 0) parts.push(plural(counts.unclassified, 'change still to review', 'changes still to review'));
+  if (counts.warning > 0) parts.push(plural(counts.warning, 'change that can affect strict clients only', 'changes that can affect strict clients only'));
+  parts.push(plural(counts['non-breaking'], 'addition', 'additions'));
+  const last = parts.pop()!;
+  const sentence = `${parts.join(', ')} and ${last}.`;
+  const mayBreak = counts.breaking + counts.unclassified + counts.warning;
+  if (mayBreak === 0 || reviewedCount === 0) return sentence;
+  return `${sentence} ${reviewedCount === mayBreak ? (mayBreak === 1 ? 'It was' : 'Each was') : `${reviewedCount} of them were`} reviewed and kept within this major version; the reason is given below.`;
+}
+
+/** The page's view of the changelog. Reviews apply to the unreleased section (the allow file is emptied at each release). */
+export function changelogView(changelog: Changelog, reviews: readonly ChangelogReview[]): ChangelogSectionView[] {
+  return changelog.sections.map((section) => {
+    const map = new Map(section.title === 'Unreleased' ? reviews.map((r) => [`${r.kind} ${r.pointer}`, r.reason] as const) : []);
+    const of = (classification: Change['classification']) =>
+      section.groups.filter((g) => g.classification === classification).flatMap((g) => g.changes.map((c) => entryView(c, map)));
+    const view = {
+      title: section.title,
+      id: section.title.toLowerCase().replace(/[^a-z0-9.]+/g, '-'),
+      date: section.date,
+      previous: section.previous ?? '',
+      breaking: of('breaking'),
+      unclassified: of('unclassified'),
+      strict: of('warning'),
+      additions: of('non-breaking'),
+      annotations: of('annotation'),
+    };
+    const reviewed = [...view.breaking, ...view.unclassified, ...view.strict].filter((e) => e.reviewed !== '').length;
+    return { ...view, headline: section.previous === undefined ? '' : changelogHeadline(section.counts, reviewed) };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -350,10 +509,11 @@ export function parseMarkdownTables(markdown: string): MarkdownTable[] {
   return tables;
 }
 
-function tablesWithHeader(markdown: string, header: string[]): MarkdownTable[] {
-  const want = header.map((h) => h.toLowerCase());
-  return parseMarkdownTables(markdown).filter(
-    (t) => t.header.length === want.length && t.header.every((h, i) => h.toLowerCase() === want[i]),
+/** The tables headed by any of the given header rows (case-insensitive), in document order. */
+function tablesWithHeader(markdown: string, ...headers: string[][]): MarkdownTable[] {
+  const wanted = headers.map((header) => header.map((h) => h.toLowerCase()));
+  return parseMarkdownTables(markdown).filter((t) =>
+    wanted.some((want) => t.header.length === want.length && t.header.every((h, i) => h.toLowerCase() === want[i])),
   );
 }
 
@@ -364,7 +524,9 @@ function cell(row: string[], index: number, where: string): string {
 }
 
 export const ERROR_TABLE_HEADER = ['Code', 'HTTP', 'When', 'Details keys', 'What the client should do'];
-export const DECISION_TABLE_HEADER = ['#', 'Seed says', 'Decision', 'Reason', 'Anchor'];
+export const DECISION_TABLE_HEADER = ['#', 'The original specification says', 'Decision', 'Reason', 'Anchor'];
+/** The second column's earlier name, still read (a decisions file written before D137). */
+const LEGACY_DECISION_TABLE_HEADER = ['#', 'Seed says', 'Decision', 'Reason', 'Anchor'];
 
 /** Reads the catalogue table of docs/errors.md. */
 export function parseErrorCatalogue(markdown: string): ErrorEntry[] {
@@ -387,7 +549,7 @@ export function parseErrorCatalogue(markdown: string): ErrorEntry[] {
 
 /** Reads every decisions table of docs/decisions.md; `group` is the section heading. */
 export function parseDecisions(markdown: string): DecisionEntry[] {
-  const tables = tablesWithHeader(markdown, DECISION_TABLE_HEADER);
+  const tables = tablesWithHeader(markdown, DECISION_TABLE_HEADER, LEGACY_DECISION_TABLE_HEADER);
   if (tables.length === 0) throw new Error(`decisions.md: no table headed ${DECISION_TABLE_HEADER.join(' | ')}`);
   return tables.flatMap((t) =>
     t.rows.map((row) => {
@@ -396,7 +558,7 @@ export function parseDecisions(markdown: string): DecisionEntry[] {
       return {
         id: cell(row, 0, where),
         group: t.heading,
-        seedSays: cell(row, 1, where),
+        specSays: cell(row, 1, where),
         decision: cell(row, 2, where),
         reason: cell(row, 3, where),
         anchor: cell(row, 4, where),
@@ -453,7 +615,9 @@ function eventSummary(event: WebhookEventModel): string {
   return event.description ?? event.summary ?? '';
 }
 
-/** One entry per event of the model (sent in this version), then the planned ones. */
+const byEventName = (a: EventEntry, b: EventEntry): number => compareStrings(a.name, b.name);
+
+/** One entry per event of the model (sent in this version), then the planned ones, each sorted by name. */
 export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'plannedEvents'>): EventEntry[] {
   const resolver = resolverOf(model);
   const sent = model.webhooks.map((event): EventEntry => {
@@ -469,7 +633,8 @@ export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'pla
     };
   });
   const planned = model.plannedEvents.map((e): EventEntry => ({ name: e.eventType, category: e.category ?? '', status: 'future', summary: e.summary, eventTimeFormat: '', fields: [], example: null }));
-  return [...sent, ...planned];
+  // sorted by name (the reader scans for one event; the spec's order is the author's), sent ones first
+  return [...sent.sort(byEventName), ...planned.sort(byEventName)];
 }
 
 /** The envelope (top-level fields every event shares, described by the first event's schema) and the signature headers. */
@@ -520,6 +685,8 @@ export interface DocsSources {
   templates: DocsTemplates;
   /** Computed by scripts/docs.ts from openapi/released/ (generators/src/diff/changelog.ts); no page without it. */
   changelog?: Changelog | undefined;
+  /** The allow file's entries beside the released contracts: the reviewed breaking changes of the unreleased section. */
+  changelogReviewed?: readonly ChangelogReview[] | undefined;
 }
 
 const DOCS_TEMPLATE_NAMES = ['layout', 'index', 'events', 'errors', 'decisions', 'changelog'] as const;
@@ -552,6 +719,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
         webhooks: webhookGuide(ctx.model),
         templates: sources.templates,
         changelog: sources.changelog,
+        changelogReviewed: sources.changelogReviewed,
         redocScript: REDOC_SCRIPT,
       });
       return [...files].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents }));

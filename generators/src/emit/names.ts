@@ -20,6 +20,14 @@ export function operationTypeRef(op: Pick<OperationModel, 'path' | 'method'>): s
   return `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}]`;
 }
 
+/**
+ * Whether an operation view's generated types use its `OpX` alias (`OpX["parameters"]...`; the alias itself is `"OpX"`
+ * in JSON, never followed by `[`): an alias nothing uses fails users' noUnusedLocals, so it is not emitted (D132).
+ */
+export function usesAlias(view: { alias: string; doc: string[] }): boolean {
+  return JSON.stringify({ ...view, doc: [] }).includes(`${view.alias}[`);
+}
+
 export { propertyKey };
 
 /**

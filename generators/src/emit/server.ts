@@ -1,7 +1,7 @@
 import type { OperationModel, ResponseModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
 import { contractSpecifier, runtimeSpecifier } from './context.js';
-import { briefDescription, operationTypeNames, operationTypeRef, propertyKey } from './names.js';
+import { briefDescription, operationTypeNames, operationTypeRef, propertyKey, usesAlias } from './names.js';
 
 export interface FieldView {
   key: string;
@@ -137,6 +137,9 @@ export const serverHandlersEmitter: Emitter = {
         contract: contractSpecifier(ctx, ctx.out.server),
         title: ctx.model.title,
         operations: handlerOperationViews(ctx.model.operations),
+        // only what the types use: unused imports and aliases fail users' noUnusedLocals (D132)
+        aliases: handlerOperationViews(ctx.model.operations).filter(usesAlias),
+        uploads: JSON.stringify(handlerOperationViews(ctx.model.operations)).includes('UploadedFile'),
         statusRanges: statusRangeViews(ctx.model.operations),
       }),
     },

@@ -2,7 +2,7 @@ import { fastFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
-import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema as toAjvSchemaIn, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
+import { addFormats, compileOrRefuse, createStandaloneAjv, standaloneModule, toAjvSchema as toAjvSchemaIn, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { contractSpecifier, runtimeSpecifier, withHeader } from './context.js';
 

@@ -8,7 +8,6 @@ import type {
   ErrorCatalogueEntry,
   Extensions,
   HeaderModel,
-  HttpMethod,
   JsonSchema,
   MediaTypeModel,
   MultipartField,
@@ -140,7 +139,7 @@ function buildContent(resolver: RefResolver, content: unknown): MediaTypeModel[]
 
 const DEFAULT_STYLE: Record<ParameterModel['in'], string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' };
 
-function buildParameter(resolver: RefResolver, p: Obj, level: ParameterModel['level']): ParameterModel {
+function buildParameter(p: Obj, level: ParameterModel['level']): ParameterModel {
   const location = p.in as ParameterModel['in'];
   let schema = p.schema as JsonSchema | undefined;
   let content: ParameterModel['content'];
@@ -179,7 +178,7 @@ function parameterList(resolver: RefResolver, raw: unknown, level: ParameterMode
     const p = resolver.deref<Obj>(item);
     if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
     if (!['path', 'query', 'header', 'cookie'].includes(p.in)) continue;
-    out.push(buildParameter(resolver, p, level));
+    out.push(buildParameter(p, level));
   }
   return out;
 }

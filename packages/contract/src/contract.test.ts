@@ -6,7 +6,7 @@ import {
   ErrorCode,
   EventType,
   idempotentOperationIds,
-  KycStatus,
+  type KycStatus,
   MopType,
   operations,
   WEBHOOK_EVENT_TYPES,

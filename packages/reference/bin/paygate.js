@@ -8,7 +8,7 @@ main(process.argv.slice(2)).then(
     if (code !== undefined) process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`paygate: ${err && err.stack ? err.stack : String(err)}\n`);
+    process.stderr.write(`paygate: ${err?.stack ? err.stack : String(err)}\n`);
     process.exitCode = 1;
   },
 );

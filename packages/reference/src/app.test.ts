@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { createLogger } from './http/logger.js';
 import { openReference, type ReferenceRuntime } from './runtime.js';
+import { usePgliteTemplate } from './testing/pglite-template.js';
 import { companyDetails, settlementDetails } from './testing/fixtures.js';
 import { seedHistory } from './testing/seed-history.js';
 import { testTargets, type TestTarget } from './testing/test-db.js';
@@ -148,6 +149,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       sandbox: true,
       webhookRetrySchedule: [1],
     };
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
     runtime = await openReference(config, { logger });
     http.setApp(createReferenceApp(runtime, { logger, validateResponses: true }));
   });
@@ -193,25 +195,25 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(created.data.data.kyc_status).toBe('PENDING');
     expect(created.data.data.settlement_details.settlement_currency).toBe('INR');
 
-    const endpoint = await p.extensions.createWebhookEndpoint({
+    const endpoint = await p.webhooks.createEndpoint({
       url: `${receiver.url}/hooks`,
       events: ['MERCHANT_APPROVED', 'PAYMENT_SETTLED', 'PAYMENT_FAILED'],
     });
     expect(endpoint.status).toBe(201);
     if (!endpoint.ok) throw new Error(JSON.stringify(endpoint.error));
     webhookSecret = endpoint.data.data.secret;
-    const listed = await p.extensions.listWebhookEndpoints();
+    const listed = await p.webhooks.listEndpoints();
     expect(listed.ok && listed.data.data.results.map((e) => e.scope)).toEqual(['partner']);
 
-    const creds = await p.extensions.createMerchantCredentials(merchantId);
+    const creds = await p.merchantCredentials.create(merchantId);
     expect(creds.status).toBe(201);
     if (!creds.ok) throw new Error(JSON.stringify(creds.error));
     merchantCreds = creds.data.data;
     expect(merchantCreds.client_id).toMatch(/^ck_test_/);
 
-    const approved = await p.extensions.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
+    const approved = await p.sandbox.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
     expect(approved.ok && approved.data.data.kyc_status).toBe('APPROVED');
-    const again = await p.extensions.setMerchantKycStatus(merchantId, { status: 'REJECTED' });
+    const again = await p.sandbox.setMerchantKycStatus(merchantId, { status: 'REJECTED' });
     expect(again.status).toBe(422);
     expect(!again.ok && again.error.error.code).toBe('ERR_MERCHANT_422');
 
@@ -269,7 +271,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const p = partner();
     const created = await p.orders.create(hostedOrder('SEED-REUSE'), { headers: { 'X-Merchant-ID': merchantId } });
     const sessionId = (created.ok && (created.data.data as { session_id: string }).session_id) || '';
-    const first = await p.extensions.completeCheckoutSession(sessionId, { outcome: 'success' });
+    const first = await p.sandbox.completeCheckoutSession(sessionId, { outcome: 'success' });
     expect(first.status).toBe(200);
     const second = await fetch(`${base}/checkout/${sessionId}`, {
       method: 'POST',
@@ -339,7 +341,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(!tooMuch.ok && tooMuch.error.error.details).toHaveProperty('refund_amount');
 
     const refundId = first.data.data.refund_id;
-    const done = await m.extensions.completeRefund(refundId, { outcome: 'processed' });
+    const done = await m.sandbox.completeRefund(refundId, { outcome: 'processed' });
     expect(done.ok && done.data.data.refund_status).toBe('PROCESSED');
     const read = await m.refunds.get(refundId);
     expect(read.ok && read.data.data.refunded_at).toMatch(/Z$/);
@@ -347,7 +349,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(list.ok && list.data.results.map((r) => r.refund_id).sort()).toEqual([refundId, ...extraRefunds].sort());
     expect(list.ok && list.data).not.toHaveProperty('success');
 
-    const run = await partner().extensions.runSettlements({});
+    const run = await partner().sandbox.runSettlements({});
     if (!run.ok) throw new Error(JSON.stringify(run.error));
     expect(run.data.data.settlements).toHaveLength(1);
     const settlement = run.data.data.settlements[0]!;
@@ -383,7 +385,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     if (!intent.ok) throw new Error(JSON.stringify(intent.error));
     const intentData = intent.data.data as { intent_uri: string; order_id: string };
     expect(intentData.intent_uri).toMatch(/^phonepe:\/\/pay\?/);
-    const completed = await m.extensions.completeOrderPayment(intentData.order_id, { outcome: 'success' });
+    const completed = await m.sandbox.completeOrderPayment(intentData.order_id, { outcome: 'success' });
     expect(completed.ok && completed.data.data.status).toBe('payment_successful');
 
     const collect = await m.orders.create(hostedOrder('S2S-COLLECT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }));
@@ -391,7 +393,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const collectData = collect.data.data as { order_id: string; message: string };
     expect(collectData.message).toContain('success@paygate');
     // merchant credentials move their own sandbox clock (D38)
-    const advanced = await m.extensions.advanceSandboxClock({ seconds: 10 });
+    const advanced = await m.sandbox.advanceClock({ seconds: 10 });
     expect(advanced.ok && advanced.data.data).toMatchObject({ merchant_id: merchantId });
     expect(advanced.ok && advanced.data.data.offset_seconds).toBeGreaterThanOrEqual(10);
     await drainWorker();
@@ -403,7 +405,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const p = partner();
     const created = await p.orders.create(hostedOrder('FAIL-1', { return_url: `${receiver.url}/return` }), { headers: { 'X-Merchant-ID': merchantId } });
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
-    const result = await p.extensions.completeCheckoutSession(data.session_id, { outcome: 'failure', mop_type: 'CREDIT_CARD' });
+    const result = await p.sandbox.completeCheckoutSession(data.session_id, { outcome: 'failure', mop_type: 'CREDIT_CARD' });
     if (!result.ok) throw new Error(JSON.stringify(result.error));
     const redirect = result.data.data.redirect;
     expect(redirect.url).toBe(`${receiver.url}/return`);
@@ -445,31 +447,31 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const other = await p.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Other Clock') });
     if (!other.ok) throw new Error(JSON.stringify(other.error));
     const otherId = other.data.data.id;
-    await p.extensions.setMerchantKycStatus(otherId, { status: 'APPROVED' });
-    const otherCreds = await p.extensions.createMerchantCredentials(otherId);
+    await p.sandbox.setMerchantKycStatus(otherId, { status: 'APPROVED' });
+    const otherCreds = await p.merchantCredentials.create(otherId);
     if (!otherCreds.ok) throw new Error(JSON.stringify(otherCreds.error));
     const otherClient = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
     const otherOrder = await otherClient.orders.create(hostedOrder('CLOCK-OTHER'));
     const otherSession = (otherOrder.ok && (otherOrder.data.data as { session_id: string }).session_id) || '';
 
-    const mine = await merchant().extensions.getSandboxClock();
+    const mine = await merchant().sandbox.getClock();
     expect(mine.ok && mine.data.data.merchant_id).toBe(merchantId);
     const before = (mine.ok && mine.data.data.offset_seconds) || 0;
     // merchant credentials: its own clock; naming another merchant is 404 (its clock is not theirs to move)
-    const moved = await merchant().extensions.advanceSandboxClock({ seconds: 30 * 60 });
+    const moved = await merchant().sandbox.advanceClock({ seconds: 30 * 60 });
     expect(moved.ok && moved.data.data).toMatchObject({ merchant_id: merchantId, offset_seconds: before + 1800 });
-    const foreign = await merchant().extensions.advanceSandboxClock({ seconds: 60, merchant_id: otherId });
+    const foreign = await merchant().sandbox.advanceClock({ seconds: 60, merchant_id: otherId });
     expect(foreign.status).toBe(404);
     expect(!foreign.ok && foreign.error.error).toMatchObject({ code: 'ERR_MERCHANT_404', details: { merchant_id: 'no such merchant' } });
     // partner credentials: must name the merchant (body, query or X-Merchant-ID)
-    const unnamed = await p.extensions.advanceSandboxClock({ seconds: 60 });
+    const unnamed = await p.sandbox.advanceClock({ seconds: 60 });
     expect(unnamed.status).toBe(400);
     expect(!unnamed.ok && unnamed.error.error.details).toHaveProperty('merchant_id');
-    const unnamedRead = await p.extensions.getSandboxClock();
+    const unnamedRead = await p.sandbox.getClock();
     expect(unnamedRead.status).toBe(400);
-    const missing = await p.extensions.getSandboxClock({ merchant_id: '99999999999' });
+    const missing = await p.sandbox.getClock({ merchant_id: '99999999999' });
     expect(missing.status).toBe(404);
-    const otherClock = await p.extensions.getSandboxClock({ merchant_id: otherId });
+    const otherClock = await p.sandbox.getClock({ merchant_id: otherId });
     expect(otherClock.ok && otherClock.data.data).toMatchObject({ merchant_id: otherId, offset_seconds: 0 });
     // X-Merchant-ID names the merchant too (honoured on every merchant-scoped call, declared on order creation only: D8)
     const viaHeader = await fetch(`${base}/sandbox/clock`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Merchant-ID': merchantId } });
@@ -486,7 +488,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
     expect((await fetch(`${base}/checkout/${data.session_id}`)).status).toBe(200);
     // a partner moves one of its merchants' clocks, naming it (D38)
-    const advanced = await partner().extensions.advanceSandboxClock({ seconds: 16 * 60, merchant_id: merchantId });
+    const advanced = await partner().sandbox.advanceClock({ seconds: 16 * 60, merchant_id: merchantId });
     expect(advanced.status).toBe(200);
     const page = await fetch(`${base}/checkout/${data.session_id}`);
     expect(page.status).toBe(401);
@@ -594,7 +596,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['an unknown company field', () => partner().merchants.create({ settlement_details: settlementDetails('IN'), company_details: { ...companyDetails('Edge'), mascot: 'owl' } as ReturnType<typeof companyDetails> }), 'company_details.mascot'],
     ['an unknown business_mode on PATCH', () => partner().merchants.update(merchantId, { company_details: { business_mode: 'B2X' as 'B2B' } }), 'company_details.business_mode'],
     ['an empty PATCH group', () => partner().merchants.update(merchantId, { company_details: {} }), 'company_details'],
-    ['an unknown webhook event type', () => partner().extensions.createWebhookEndpoint({ url: 'https://hooks.example/x', events: ['NOPE' as 'PAYMENT_FAILED'] }), 'events[0]'],
+    ['an unknown webhook event type', () => partner().webhooks.createEndpoint({ url: 'https://hooks.example/x', events: ['NOPE' as 'PAYMENT_FAILED'] }), 'events[0]'],
   ];
   for (const [what, send, field] of merchantEdgeRules) {
     it(`merchant bodies at the edge: ${what} is 400 with details.${field}`, async () => {
@@ -615,7 +617,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const p = partner();
     const other = await p.merchants.create({ settlement_details: settlementDetails('US'), company_details: companyDetails('Other') });
     const otherId = (other.ok && other.data.data.id) || '';
-    const otherCreds = await p.extensions.createMerchantCredentials(otherId);
+    const otherCreds = await p.merchantCredentials.create(otherId);
     if (!otherCreds.ok) throw new Error('credentials');
     const stranger = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
     const notYours = await stranger.orders.get(orderId);
@@ -636,7 +638,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const forbidden = await m.merchants.list();
     expect(forbidden.status).toBe(403);
     expect(!forbidden.ok && forbidden.error.error.code).toBe('ERR_AUTH_403');
-    expect((await m.extensions.createMerchantCredentials(merchantId)).status).toBe(403);
+    expect((await m.merchantCredentials.create(merchantId)).status).toBe(403);
 
     const noMerchant = await p.orders.create(hostedOrder('NO-MERCHANT'));
     expect(noMerchant.status).toBe(400);
@@ -812,7 +814,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const prodRuntime: ReferenceRuntime = { ...runtime, config: { ...runtime.config, sandbox: false } };
     prod.setApp(createReferenceApp(prodRuntime, { logger, validateResponses: true }));
     const client = createPaygateClient({ baseUrl: `http://127.0.0.1:${prod.port}`, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0 });
-    const advanced = await client.extensions.advanceSandboxClock({ seconds: 1 });
+    const advanced = await client.sandbox.advanceClock({ seconds: 1 });
     expect(advanced.status).toBe(404);
     expect(!advanced.ok && advanced.error.error.code).toBe('ERR_REQUEST_404');
     const kyc = await fetch(`http://127.0.0.1:${prod.port}/sandbox/merchants/${merchantId}/kyc`, { method: 'POST' });
@@ -861,7 +863,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(whsec).toMatch(/^whsec_/);
     expect(endpoint.replay.headers.get('cache-control')).toBe('no-store');
 
-    await partner().extensions.setMerchantKycStatus(otherId, { status: 'APPROVED' });
+    await partner().sandbox.setMerchantKycStatus(otherId, { status: 'APPROVED' });
     const order = await twice('/pg/orders/', hostedOrder(`REPLAY-${randomBytes(4).toString('hex')}`), { 'X-Merchant-ID': otherId });
     expect(order.first.status).toBe(200);
 

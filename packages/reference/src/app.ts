@@ -8,7 +8,6 @@ import {
   HttpErrorWithPage,
   mapError,
   type Handlers,
-  type HandlerContext,
   type HandlerCall,
   type HandlerHook,
   type Logger,
@@ -230,13 +229,6 @@ async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, 
   res.set(headers);
 }
 
-/** Send an error envelope from a plain Express route (outside the generated operations). */
-function sendError(res: Response, err: unknown, logger: Logger): void {
-  const mapped = mapError(toHttpError(err));
-  if (mapped.internal) logger.error({ err }, 'request failed');
-  res.status(mapped.status).set(mapped.headers).json(mapped.body);
-}
-
 /**
  * Content-Security-Policy of the /docs site (D40), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
  * site itself (Redoc's bundle, the document, redoc-init.js: no inline script, no eval); styles from the site and
@@ -314,7 +306,7 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
 
   // Static documentation site (built by `npm run docs`), under its own CSP (D40).
   const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
-  app.use('/docs', (req: Request, res: Response, next: NextFunction) => {
+  app.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
     res.locals['route'] = '/docs/*';
     res.set(DOCS_HEADERS);
     if (!existsSync(docsDir)) {

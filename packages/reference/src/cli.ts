@@ -8,7 +8,7 @@ import { loadConfig, type ReferenceConfig } from './core/config.js';
 import { answerMalformedRequests } from './http/client-error.js';
 import { limitConnectionsPerAddress } from './http/connection-limits.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
-import { createLogger } from './http/logger.js';
+import { createLogger, heldDestination } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
 import { DRAIN_MESSAGE, WORKER_SLOT_ENV } from './supervisor/primary.js';
@@ -228,7 +228,10 @@ export async function serve(
 
   out(`- opening the database: ${describeDatabase(config)}`);
   out('- applying migrations');
-  const logger = createLogger();
+  // Lines logged while starting (the sandbox's first start logs its new master key) wait until the banner below is
+  // complete: one human block, then JSON lines (D134).
+  const logOutput = heldDestination();
+  const logger = createLogger({ destination: logOutput });
   // Cold start: the two module graphs (HTTP app: express, validator, handlers; runtime: PGlite / pg) load in
   // parallel, and the app is built while the database opens, so the validator's spec loading and pre-processing
   // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
@@ -241,6 +244,7 @@ export async function serve(
     const { openReference } = await import('./runtime.js');
     runtime = await openReference(config, { logger, scheduledJobs: options.scheduledJobs ?? true });
   } catch (err) {
+    logOutput.release();
     throw new Error(startupHint(err, config), { cause: err });
   }
   opened = runtime;
@@ -249,6 +253,7 @@ export async function serve(
     if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
     app = await appReady;
   } catch (err) {
+    logOutput.release();
     await runtime.close();
     throw err;
   }
@@ -286,6 +291,7 @@ export async function serve(
     // before the per-address cap can refuse them (D96).
     await listen(http, port, host, Math.max(511, 2 * config.http.maxConnections));
   } catch (err) {
+    logOutput.release();
     await runtime.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Error(`Port ${port} is already in use: set PORT to a free port (e.g. PORT=${port + 1} paygate serve).`);
@@ -314,6 +320,7 @@ export async function serve(
     out(`  Note: PAYGATE_PUBLIC_URL (${base}) does not name port ${port}; links in responses use it as given.`);
   }
   out('Press Ctrl+C to stop.');
+  logOutput.release();
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {

@@ -200,7 +200,7 @@ export function createWorker(options: WorkerOptions): Worker {
   let again = false;
   /** Run the pump now, or once more after the run in progress (wake-ups coalesce). */
   function wake(): void {
-    if (pumping) {
+    if (pumping !== undefined) {
       again = true;
       return;
     }
@@ -240,7 +240,7 @@ export function createWorker(options: WorkerOptions): Worker {
       deliveries: { succeeded: 0, retry: 0, failed: 0 },
     };
     if (waitForDeliveries) {
-      while (pumping) await pumping;
+      while (pumping !== undefined) await pumping;
       await Promise.all(await pump(report));
     } else {
       wake();
@@ -288,7 +288,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await stopListening?.();
       stopListening = undefined;
       while (current) await current.catch(() => undefined);
-      while (pumping) await pumping;
+      while (pumping !== undefined) await pumping;
       await Promise.all(inFlight);
       ownTransport?.close();
     },

@@ -119,8 +119,8 @@ export function orderRequest(overrides: Partial<Schemas['CreateOrderRequest']> =
 export async function onboardMerchant(baseUrl: string, partner: PaygateClient, brand = 'Acme'): Promise<MerchantAccess> {
   const created = expectOk('createMerchant', await partner.merchants.create(merchantRequest(brand)));
   const merchantId = created.data.id;
-  expectOk('setMerchantKycStatus APPROVED', await partner.extensions.setMerchantKycStatus(merchantId, { status: 'APPROVED' }));
-  const issued = expectOk('createMerchantCredentials', await partner.extensions.createMerchantCredentials(merchantId)).data;
+  expectOk('setMerchantKycStatus APPROVED', await partner.sandbox.setMerchantKycStatus(merchantId, { status: 'APPROVED' }));
+  const issued = expectOk('createMerchantCredentials', await partner.merchantCredentials.create(merchantId)).data;
   const credentials = { clientId: issued.client_id, clientSecret: issued.client_secret };
   return { merchantId, credentials, encryptionKey: issued.encryption_key, client: clientFor(baseUrl, credentials) };
 }
@@ -144,7 +144,7 @@ export async function paidOrder(
   const order = await createHostedOrder(merchant, overrides);
   const done = expectOk(
     `completeCheckoutSession ${outcome}`,
-    await merchant.client.extensions.completeCheckoutSession(order.sessionId, { outcome, mop_type: 'UPI' }),
+    await merchant.client.sandbox.completeCheckoutSession(order.sessionId, { outcome, mop_type: 'UPI' }),
   );
   return { ...order, callback: done.data.redirect.fields };
 }

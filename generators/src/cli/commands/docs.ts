@@ -7,14 +7,16 @@
  *   errors.html, decisions.html      from the error catalogue and decisions markdown (empty pages when absent)
  *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
  *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
- * plus redoc.standalone.js (+ LICENSE) copied from the installed `redoc` package: no CDN.
+ * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136): no CDN.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DECISION_TABLE_HEADER, ERROR_TABLE_HEADER, readDocsTemplates, REDOC_SCRIPT } from '../../emit/docs-site.js';
+import { DECISION_TABLE_HEADER, ERROR_TABLE_HEADER, readDocsTemplates, REDOC_CDN_LOGO, REDOC_SCRIPT, withLocalRedocLogo } from '../../emit/docs-site.js';
 import { buildChangelog } from '../../diff/changelog.js';
+import { readAllowFile } from '../../diff/gate.js';
+import { ALLOW_FILE } from '../../diff/released.js';
 import { DEFAULT_TEMPLATES_DIR } from '../../emit/templates.js';
 import { EnvironmentError, EXIT, type CliCommand } from '../command.js';
 import { runPipelineOrReport } from './run-pipeline.js';
@@ -92,8 +94,11 @@ Example:
     const progress = (line: string) => io.stderr(`  ${line}\n`);
     const changelog = existsSync(path.resolve(cwd, releasedDir)) ? await buildChangelog({ cwd, spec: input, releasedDir, progress }) : undefined;
     if (changelog === undefined) io.stderr(`  no ${releasedDir}: no changelog page (paygate release creates it)\n`);
+    // the gate's allow file: the unreleased breaking changes that were reviewed, each with its reason (shown on the page)
+    const allowed = changelog === undefined ? undefined : await readAllowFile(path.resolve(cwd, releasedDir, ALLOW_FILE));
     const docs = {
       changelog,
+      changelogReviewed: allowed?.entries,
       errorsMarkdown: readMarkdown(cwd, '--errors', flags.errors, 'docs/errors.md', ERROR_TABLE_HEADER),
       decisionsMarkdown: readMarkdown(cwd, '--decisions', flags.decisions, 'docs/decisions.md', DECISION_TABLE_HEADER),
       templates: readDocsTemplates(DEFAULT_TEMPLATES_DIR),
@@ -112,7 +117,9 @@ Example:
       io.stdout(`wrote ${path.join(out, relative)} (${Buffer.byteLength(file.contents)} bytes)\n`);
     }
     if (redoc !== undefined) {
-      await copyFile(redoc, path.join(out, REDOC_SCRIPT));
+      const { text, replaced } = withLocalRedocLogo(readFileSync(redoc, 'utf8'));
+      if (replaced === 0) io.stderr(`warning: ${redoc} no longer names ${REDOC_CDN_LOGO}: check the reference page for requests to a CDN\n`);
+      await writeFile(path.join(out, REDOC_SCRIPT), text);
       const license = `${redoc}.LICENSE.txt`;
       if (existsSync(license)) await copyFile(license, path.join(out, `${REDOC_SCRIPT}.LICENSE.txt`));
       io.stdout(`wrote ${path.join(out, REDOC_SCRIPT)} (from ${redoc})\n`);

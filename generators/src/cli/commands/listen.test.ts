@@ -99,7 +99,7 @@ describe('paygate listen + paygate trigger', () => {
     // the gateway recorded the receiver's answer, relayed by listen
     const partner = createPaygateClient({ baseUrl, clientId: PARTNER.id, clientSecret: PARTNER.secret });
     const recorded = async () => {
-      const listed = await partner.extensions.listWebhookDeliveries(endpointId);
+      const listed = await partner.webhooks.listDeliveries(endpointId);
       return listed.ok ? listed.data.data.results.map((d) => [d.event_type, d.status, d.attempts.map((a) => a.status_code)]) : listed.error;
     };
     let attempts = await recorded();
@@ -111,7 +111,7 @@ describe('paygate listen + paygate trigger', () => {
 
     stop.abort();
     expect(await listening).toBe(EXIT.ok);
-    const endpoints = await partner.extensions.listWebhookEndpoints();
+    const endpoints = await partner.webhooks.listEndpoints();
     expect(endpoints.ok && endpoints.data.data.results.map((e) => e.id)).not.toContain(endpointId);
   });
 

@@ -125,7 +125,7 @@ export async function startListenSession(options: ListenOptions): Promise<Listen
     created = await must(
       'createWebhookEndpoint',
       access,
-      client.extensions.createWebhookEndpoint({ url: relayUrl, events: [...options.events], description: `paygate listen -> ${options.forwardTo}`.slice(0, 200) }),
+      client.webhooks.createEndpoint({ url: relayUrl, events: [...options.events], description: `paygate listen -> ${options.forwardTo}`.slice(0, 200) }),
     );
   } catch (error) {
     await closeServer();
@@ -146,7 +146,7 @@ export async function startListenSession(options: ListenOptions): Promise<Listen
     stop() {
       stopped ??= (async () => {
         try {
-          await must('deleteWebhookEndpoint', access, client.extensions.deleteWebhookEndpoint(endpoint.id));
+          await must('deleteWebhookEndpoint', access, client.webhooks.deleteEndpoint(endpoint.id));
         } finally {
           await closeServer();
         }

@@ -88,7 +88,7 @@ async function approvedMerchant(ctx: Ctx): Promise<string> {
   const tag = new Date().toISOString();
   const merchant = await must('createMerchant', ctx.access, ctx.partner.merchants.create(sampleMerchant(tag)));
   ctx.steps.push({ what: 'merchant created', id: merchant.data.id });
-  await must('setMerchantKycStatus', ctx.access, ctx.partner.extensions.setMerchantKycStatus(merchant.data.id, { status: 'APPROVED' }));
+  await must('setMerchantKycStatus', ctx.access, ctx.partner.sandbox.setMerchantKycStatus(merchant.data.id, { status: 'APPROVED' }));
   ctx.steps.push({ what: 'merchant KYC approved (sandbox)', id: merchant.data.id });
   return merchant.data.id;
 }
@@ -99,7 +99,7 @@ async function finishedPayment(ctx: Ctx, merchantId: string, outcome: 'success' 
   const order = created.data;
   if (!('session_id' in order)) throw new Error('createOrder answered without a checkout session for a hosted order');
   ctx.steps.push({ what: 'hosted order created', id: order.order_id });
-  await must('completeCheckoutSession', ctx.access, m.extensions.completeCheckoutSession(order.session_id, { outcome, mop_type: 'UPI' }));
+  await must('completeCheckoutSession', ctx.access, m.sandbox.completeCheckoutSession(order.session_id, { outcome, mop_type: 'UPI' }));
   const read = await must('getOrder', ctx.access, m.orders.get(order.order_id));
   const paymentId = read.data.payments[0]?.payment_id ?? '';
   ctx.steps.push({ what: `payment ${outcome === 'success' ? 'captured' : 'failed'} (sandbox checkout completion)`, id: paymentId });
@@ -111,7 +111,7 @@ async function finishedRefund(ctx: Ctx, merchantId: string, outcome: 'processed'
   const { paymentId } = await finishedPayment(ctx, merchantId, 'success');
   const refund = await must('createRefund', ctx.access, m.refunds.create({ payment_id: paymentId, refund_amount: '500.00' }));
   ctx.steps.push({ what: 'refund created', id: refund.data.refund_id });
-  await must('completeRefund', ctx.access, m.extensions.completeRefund(refund.data.refund_id, { outcome }));
+  await must('completeRefund', ctx.access, m.sandbox.completeRefund(refund.data.refund_id, { outcome }));
   ctx.steps.push({ what: `refund ${outcome} (sandbox completion)`, id: refund.data.refund_id });
 }
 
@@ -129,7 +129,7 @@ const FLOWS: Record<EventType, (ctx: Ctx) => Promise<void>> = {
   PAYMENT_SETTLED: async (ctx) => {
     const merchantId = await approvedMerchant(ctx);
     await finishedPayment(ctx, merchantId, 'success');
-    const run = await must('runSettlements', ctx.access, ctx.partner.extensions.runSettlements({ merchant_id: merchantId }));
+    const run = await must('runSettlements', ctx.access, ctx.partner.sandbox.runSettlements({ merchant_id: merchantId }));
     for (const s of run.data.settlements) ctx.steps.push({ what: 'settlement run (sandbox)', id: s.settlement_id });
   },
   REFUND_PROCESSED: async (ctx) => finishedRefund(ctx, await approvedMerchant(ctx), 'processed'),

@@ -126,48 +126,12 @@ export function createPaygateClient(options: PaygateClientOptions) {
     send(META_13, init(undefined, undefined, opts, undefined, undefined, "text"), (i) => transport.GET("/sdk/checkout.js", i));
   const checkout$submitPage = (sessionId: OpSubmitCheckoutPage["parameters"]["path"]["session_id"], body: NonNullable<OpSubmitCheckoutPage["requestBody"]>["content"]["application/x-www-form-urlencoded"], opts?: CallOptions): Promise<Result<OpSubmitCheckoutPage["responses"][200]["content"]["text/html"], OpSubmitCheckoutPage["responses"][400]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][401]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][413]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][415]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][422]["content"]["text/html"] | OpSubmitCheckoutPage["responses"][429]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][500]["content"]["application/json"] | OpSubmitCheckoutPage["responses"][503]["content"]["application/json"]>> =>
     send(META_1, init({ session_id: sessionId }, undefined, opts, body, toUrlEncoded, "text"), (i) => transport.POST("/checkout/{session_id}", i));
-  const extensions$advanceSandboxClock = (body: NonNullable<OpAdvanceSandboxClock["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpAdvanceSandboxClock["parameters"]["header"]>>>): Promise<Result<OpAdvanceSandboxClock["responses"][200]["content"]["application/json"], OpAdvanceSandboxClock["responses"][400]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][401]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][404]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][409]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][413]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][415]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][422]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][429]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][500]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][503]["content"]["application/json"]>> =>
-    send(META_8, init(undefined, undefined, opts, body), (i) => transport.POST("/sandbox/clock/advance", i));
-  const extensions$completeCheckoutSession = (sessionId: OpCompleteCheckoutSession["parameters"]["path"]["session_id"], body: NonNullable<OpCompleteCheckoutSession["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteCheckoutSession["parameters"]["header"]>>>): Promise<Result<OpCompleteCheckoutSession["responses"][200]["content"]["application/json"], OpCompleteCheckoutSession["responses"][400]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][401]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][409]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][413]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][415]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][422]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][429]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][500]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][503]["content"]["application/json"]>> =>
-    send(META_12, init({ session_id: sessionId }, undefined, opts, body), (i) => transport.POST("/sandbox/checkout/{session_id}/complete", i));
-  const extensions$completeOrderPayment = (orderId: OpCompleteOrderPayment["parameters"]["path"]["order_id"], body: NonNullable<OpCompleteOrderPayment["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteOrderPayment["parameters"]["header"]>>>): Promise<Result<OpCompleteOrderPayment["responses"][200]["content"]["application/json"], OpCompleteOrderPayment["responses"][400]["content"]["application/json"] | OpCompleteOrderPayment["responses"][401]["content"]["application/json"] | OpCompleteOrderPayment["responses"][404]["content"]["application/json"] | OpCompleteOrderPayment["responses"][409]["content"]["application/json"] | OpCompleteOrderPayment["responses"][413]["content"]["application/json"] | OpCompleteOrderPayment["responses"][415]["content"]["application/json"] | OpCompleteOrderPayment["responses"][422]["content"]["application/json"] | OpCompleteOrderPayment["responses"][429]["content"]["application/json"] | OpCompleteOrderPayment["responses"][500]["content"]["application/json"] | OpCompleteOrderPayment["responses"][503]["content"]["application/json"]>> =>
-    send(META_8, init({ order_id: orderId }, undefined, opts, body), (i) => transport.POST("/sandbox/orders/{order_id}/complete", i));
-  const extensions$completeRefund = (refundId: OpCompleteRefund["parameters"]["path"]["refund_id"], body: NonNullable<OpCompleteRefund["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteRefund["parameters"]["header"]>>>): Promise<Result<OpCompleteRefund["responses"][200]["content"]["application/json"], OpCompleteRefund["responses"][400]["content"]["application/json"] | OpCompleteRefund["responses"][401]["content"]["application/json"] | OpCompleteRefund["responses"][404]["content"]["application/json"] | OpCompleteRefund["responses"][409]["content"]["application/json"] | OpCompleteRefund["responses"][413]["content"]["application/json"] | OpCompleteRefund["responses"][415]["content"]["application/json"] | OpCompleteRefund["responses"][422]["content"]["application/json"] | OpCompleteRefund["responses"][429]["content"]["application/json"] | OpCompleteRefund["responses"][500]["content"]["application/json"] | OpCompleteRefund["responses"][503]["content"]["application/json"]>> =>
-    send(META_8, init({ refund_id: refundId }, undefined, opts, body), (i) => transport.POST("/sandbox/refunds/{refund_id}/complete", i));
-  const extensions$createMerchantCredentials = (merchantId: OpCreateMerchantCredentials["parameters"]["path"]["merchant_id"], body?: NonNullable<OpCreateMerchantCredentials["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateMerchantCredentials["parameters"]["header"]>>>): Promise<Result<OpCreateMerchantCredentials["responses"][201]["content"]["application/json"], OpCreateMerchantCredentials["responses"][400]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][401]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][403]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][404]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][409]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][413]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][415]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][422]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][429]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][500]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][503]["content"]["application/json"]>> =>
-    send(META_7, init({ merchant_id: merchantId }, undefined, opts, body), (i) => transport.POST("/partners/merchants/{merchant_id}/credentials", i));
-  const extensions$createWebhookEndpoint = (body: NonNullable<OpCreateWebhookEndpoint["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateWebhookEndpoint["parameters"]["header"]>>>): Promise<Result<OpCreateWebhookEndpoint["responses"][201]["content"]["application/json"], OpCreateWebhookEndpoint["responses"][400]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][401]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][409]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][413]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][415]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][422]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][429]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][500]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
-    send(META_12, init(undefined, undefined, opts, body), (i) => transport.POST("/webhooks/endpoints", i));
-  const extensions$deleteWebhookEndpoint = (endpointId: OpDeleteWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpDeleteWebhookEndpoint["responses"][200]["content"]["application/json"], OpDeleteWebhookEndpoint["responses"][400]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][401]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][404]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][429]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
-    send(META_2, init({ endpoint_id: endpointId }, undefined, opts), (i) => transport.DELETE("/webhooks/endpoints/{endpoint_id}", i));
-  const extensions$downloadDocument = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"], OpDownloadDocument["responses"][400]["content"]["application/json"] | OpDownloadDocument["responses"][401]["content"]["application/json"] | OpDownloadDocument["responses"][404]["content"]["application/json"] | OpDownloadDocument["responses"][429]["content"]["application/json"] | OpDownloadDocument["responses"][500]["content"]["application/json"] | OpDownloadDocument["responses"][503]["content"]["application/json"]>> =>
+  const documents$download = (documentId: OpDownloadDocument["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<OpDownloadDocument["responses"][200]["content"]["application/pdf"], OpDownloadDocument["responses"][400]["content"]["application/json"] | OpDownloadDocument["responses"][401]["content"]["application/json"] | OpDownloadDocument["responses"][404]["content"]["application/json"] | OpDownloadDocument["responses"][429]["content"]["application/json"] | OpDownloadDocument["responses"][500]["content"]["application/json"] | OpDownloadDocument["responses"][503]["content"]["application/json"]>> =>
     send(META_2, init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob"), (i) => transport.GET("/files/{document_id}", i));
-  const extensions$enableWebhookEndpoint = (endpointId: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"], OpEnableWebhookEndpoint["responses"][400]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][401]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][404]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][429]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
-    send(META_2, init({ endpoint_id: endpointId }, undefined, opts), (i) => transport.POST("/webhooks/endpoints/{endpoint_id}/enable", i));
-  const extensions$getSandboxClock = (query?: NonNullable<OpGetSandboxClock["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpGetSandboxClock["responses"][200]["content"]["application/json"], OpGetSandboxClock["responses"][400]["content"]["application/json"] | OpGetSandboxClock["responses"][401]["content"]["application/json"] | OpGetSandboxClock["responses"][404]["content"]["application/json"] | OpGetSandboxClock["responses"][429]["content"]["application/json"] | OpGetSandboxClock["responses"][500]["content"]["application/json"] | OpGetSandboxClock["responses"][503]["content"]["application/json"]>> =>
-    send(META_2, init(undefined, query, opts), (i) => transport.GET("/sandbox/clock", i));
-  const extensions$listWebhookDeliveries = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookDeliveries["responses"][200]["content"]["application/json"], OpListWebhookDeliveries["responses"][400]["content"]["application/json"] | OpListWebhookDeliveries["responses"][401]["content"]["application/json"] | OpListWebhookDeliveries["responses"][404]["content"]["application/json"] | OpListWebhookDeliveries["responses"][429]["content"]["application/json"] | OpListWebhookDeliveries["responses"][500]["content"]["application/json"] | OpListWebhookDeliveries["responses"][503]["content"]["application/json"]>> =>
-    send(META_2, init({ endpoint_id: endpointId }, query, opts), (i) => transport.GET("/webhooks/endpoints/{endpoint_id}/deliveries", i));
-  const extensions$listWebhookDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await extensions$listWebhookDeliveries(endpointId, { ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
-  const extensions$listWebhookEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"], OpListWebhookEndpoints["responses"][400]["content"]["application/json"] | OpListWebhookEndpoints["responses"][401]["content"]["application/json"] | OpListWebhookEndpoints["responses"][429]["content"]["application/json"] | OpListWebhookEndpoints["responses"][500]["content"]["application/json"] | OpListWebhookEndpoints["responses"][503]["content"]["application/json"]>> =>
-    send(META_10, init(undefined, query, opts), (i) => transport.GET("/webhooks/endpoints", i));
-  const extensions$listWebhookEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await extensions$listWebhookEndpoints({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
-  const extensions$redeliverWebhookDelivery = (deliveryId: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"], OpRedeliverWebhookDelivery["responses"][400]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][401]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][404]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][429]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][503]["content"]["application/json"]>> =>
-    send(META_2, init({ delivery_id: deliveryId }, undefined, opts), (i) => transport.POST("/webhooks/deliveries/{delivery_id}/redeliver", i));
-  const extensions$revokePreviousMerchantCredentials = (merchantId: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"], OpRevokePreviousMerchantCredentials["responses"][400]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][401]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][403]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][404]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][429]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][500]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][503]["content"]["application/json"]>> =>
+  const merchantCredentials$create = (merchantId: OpCreateMerchantCredentials["parameters"]["path"]["merchant_id"], body?: NonNullable<OpCreateMerchantCredentials["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateMerchantCredentials["parameters"]["header"]>>>): Promise<Result<OpCreateMerchantCredentials["responses"][201]["content"]["application/json"], OpCreateMerchantCredentials["responses"][400]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][401]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][403]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][404]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][409]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][413]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][415]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][422]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][429]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][500]["content"]["application/json"] | OpCreateMerchantCredentials["responses"][503]["content"]["application/json"]>> =>
+    send(META_7, init({ merchant_id: merchantId }, undefined, opts, body), (i) => transport.POST("/partners/merchants/{merchant_id}/credentials", i));
+  const merchantCredentials$revokePrevious = (merchantId: OpRevokePreviousMerchantCredentials["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpRevokePreviousMerchantCredentials["responses"][200]["content"]["application/json"], OpRevokePreviousMerchantCredentials["responses"][400]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][401]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][403]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][404]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][429]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][500]["content"]["application/json"] | OpRevokePreviousMerchantCredentials["responses"][503]["content"]["application/json"]>> =>
     send(META_5, init({ merchant_id: merchantId }, undefined, opts), (i) => transport.DELETE("/partners/merchants/{merchant_id}/credentials/previous", i));
-  const extensions$runSettlements = (body: NonNullable<OpRunSettlements["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpRunSettlements["parameters"]["header"]>>>): Promise<Result<OpRunSettlements["responses"][200]["content"]["application/json"], OpRunSettlements["responses"][400]["content"]["application/json"] | OpRunSettlements["responses"][401]["content"]["application/json"] | OpRunSettlements["responses"][404]["content"]["application/json"] | OpRunSettlements["responses"][409]["content"]["application/json"] | OpRunSettlements["responses"][413]["content"]["application/json"] | OpRunSettlements["responses"][415]["content"]["application/json"] | OpRunSettlements["responses"][422]["content"]["application/json"] | OpRunSettlements["responses"][429]["content"]["application/json"] | OpRunSettlements["responses"][500]["content"]["application/json"] | OpRunSettlements["responses"][503]["content"]["application/json"]>> =>
-    send(META_8, init(undefined, undefined, opts, body), (i) => transport.POST("/sandbox/settlements/run", i));
-  const extensions$setMerchantKycStatus = (merchantId: OpSetMerchantKycStatus["parameters"]["path"]["merchant_id"], body: NonNullable<OpSetMerchantKycStatus["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpSetMerchantKycStatus["parameters"]["header"]>>>): Promise<Result<OpSetMerchantKycStatus["responses"][200]["content"]["application/json"], OpSetMerchantKycStatus["responses"][400]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][401]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][403]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][404]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][409]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][413]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][415]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][422]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][429]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][500]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][503]["content"]["application/json"]>> =>
-    send(META_7, init({ merchant_id: merchantId }, undefined, opts, body), (i) => transport.POST("/sandbox/merchants/{merchant_id}/kyc", i));
   const merchants$create = (body: NonNullable<OpCreateMerchant["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateMerchant["parameters"]["header"]>>>): Promise<Result<OpCreateMerchant["responses"][201]["content"]["application/json"], OpCreateMerchant["responses"][400]["content"]["application/json"] | OpCreateMerchant["responses"][401]["content"]["application/json"] | OpCreateMerchant["responses"][403]["content"]["application/json"] | OpCreateMerchant["responses"][409]["content"]["application/json"] | OpCreateMerchant["responses"][413]["content"]["application/json"] | OpCreateMerchant["responses"][415]["content"]["application/json"] | OpCreateMerchant["responses"][422]["content"]["application/json"] | OpCreateMerchant["responses"][429]["content"]["application/json"] | OpCreateMerchant["responses"][500]["content"]["application/json"] | OpCreateMerchant["responses"][503]["content"]["application/json"]>> =>
     send(META_4, init(undefined, undefined, opts, body), (i) => transport.POST("/partners/merchants/", i));
   const merchants$get = (merchantId: OpGetMerchant["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<OpGetMerchant["responses"][200]["content"]["application/json"], OpGetMerchant["responses"][400]["content"]["application/json"] | OpGetMerchant["responses"][401]["content"]["application/json"] | OpGetMerchant["responses"][403]["content"]["application/json"] | OpGetMerchant["responses"][404]["content"]["application/json"] | OpGetMerchant["responses"][429]["content"]["application/json"] | OpGetMerchant["responses"][500]["content"]["application/json"] | OpGetMerchant["responses"][503]["content"]["application/json"]>> =>
@@ -211,6 +175,20 @@ export function createPaygateClient(options: PaygateClientOptions) {
       const result = await refunds$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListRefunds["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"] } : result;
     }, paging);
+  const sandbox$advanceClock = (body: NonNullable<OpAdvanceSandboxClock["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpAdvanceSandboxClock["parameters"]["header"]>>>): Promise<Result<OpAdvanceSandboxClock["responses"][200]["content"]["application/json"], OpAdvanceSandboxClock["responses"][400]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][401]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][404]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][409]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][413]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][415]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][422]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][429]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][500]["content"]["application/json"] | OpAdvanceSandboxClock["responses"][503]["content"]["application/json"]>> =>
+    send(META_8, init(undefined, undefined, opts, body), (i) => transport.POST("/sandbox/clock/advance", i));
+  const sandbox$completeCheckoutSession = (sessionId: OpCompleteCheckoutSession["parameters"]["path"]["session_id"], body: NonNullable<OpCompleteCheckoutSession["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteCheckoutSession["parameters"]["header"]>>>): Promise<Result<OpCompleteCheckoutSession["responses"][200]["content"]["application/json"], OpCompleteCheckoutSession["responses"][400]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][401]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][409]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][413]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][415]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][422]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][429]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][500]["content"]["application/json"] | OpCompleteCheckoutSession["responses"][503]["content"]["application/json"]>> =>
+    send(META_12, init({ session_id: sessionId }, undefined, opts, body), (i) => transport.POST("/sandbox/checkout/{session_id}/complete", i));
+  const sandbox$completeOrderPayment = (orderId: OpCompleteOrderPayment["parameters"]["path"]["order_id"], body: NonNullable<OpCompleteOrderPayment["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteOrderPayment["parameters"]["header"]>>>): Promise<Result<OpCompleteOrderPayment["responses"][200]["content"]["application/json"], OpCompleteOrderPayment["responses"][400]["content"]["application/json"] | OpCompleteOrderPayment["responses"][401]["content"]["application/json"] | OpCompleteOrderPayment["responses"][404]["content"]["application/json"] | OpCompleteOrderPayment["responses"][409]["content"]["application/json"] | OpCompleteOrderPayment["responses"][413]["content"]["application/json"] | OpCompleteOrderPayment["responses"][415]["content"]["application/json"] | OpCompleteOrderPayment["responses"][422]["content"]["application/json"] | OpCompleteOrderPayment["responses"][429]["content"]["application/json"] | OpCompleteOrderPayment["responses"][500]["content"]["application/json"] | OpCompleteOrderPayment["responses"][503]["content"]["application/json"]>> =>
+    send(META_8, init({ order_id: orderId }, undefined, opts, body), (i) => transport.POST("/sandbox/orders/{order_id}/complete", i));
+  const sandbox$completeRefund = (refundId: OpCompleteRefund["parameters"]["path"]["refund_id"], body: NonNullable<OpCompleteRefund["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCompleteRefund["parameters"]["header"]>>>): Promise<Result<OpCompleteRefund["responses"][200]["content"]["application/json"], OpCompleteRefund["responses"][400]["content"]["application/json"] | OpCompleteRefund["responses"][401]["content"]["application/json"] | OpCompleteRefund["responses"][404]["content"]["application/json"] | OpCompleteRefund["responses"][409]["content"]["application/json"] | OpCompleteRefund["responses"][413]["content"]["application/json"] | OpCompleteRefund["responses"][415]["content"]["application/json"] | OpCompleteRefund["responses"][422]["content"]["application/json"] | OpCompleteRefund["responses"][429]["content"]["application/json"] | OpCompleteRefund["responses"][500]["content"]["application/json"] | OpCompleteRefund["responses"][503]["content"]["application/json"]>> =>
+    send(META_8, init({ refund_id: refundId }, undefined, opts, body), (i) => transport.POST("/sandbox/refunds/{refund_id}/complete", i));
+  const sandbox$getClock = (query?: NonNullable<OpGetSandboxClock["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpGetSandboxClock["responses"][200]["content"]["application/json"], OpGetSandboxClock["responses"][400]["content"]["application/json"] | OpGetSandboxClock["responses"][401]["content"]["application/json"] | OpGetSandboxClock["responses"][404]["content"]["application/json"] | OpGetSandboxClock["responses"][429]["content"]["application/json"] | OpGetSandboxClock["responses"][500]["content"]["application/json"] | OpGetSandboxClock["responses"][503]["content"]["application/json"]>> =>
+    send(META_2, init(undefined, query, opts), (i) => transport.GET("/sandbox/clock", i));
+  const sandbox$runSettlements = (body: NonNullable<OpRunSettlements["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpRunSettlements["parameters"]["header"]>>>): Promise<Result<OpRunSettlements["responses"][200]["content"]["application/json"], OpRunSettlements["responses"][400]["content"]["application/json"] | OpRunSettlements["responses"][401]["content"]["application/json"] | OpRunSettlements["responses"][404]["content"]["application/json"] | OpRunSettlements["responses"][409]["content"]["application/json"] | OpRunSettlements["responses"][413]["content"]["application/json"] | OpRunSettlements["responses"][415]["content"]["application/json"] | OpRunSettlements["responses"][422]["content"]["application/json"] | OpRunSettlements["responses"][429]["content"]["application/json"] | OpRunSettlements["responses"][500]["content"]["application/json"] | OpRunSettlements["responses"][503]["content"]["application/json"]>> =>
+    send(META_8, init(undefined, undefined, opts, body), (i) => transport.POST("/sandbox/settlements/run", i));
+  const sandbox$setMerchantKycStatus = (merchantId: OpSetMerchantKycStatus["parameters"]["path"]["merchant_id"], body: NonNullable<OpSetMerchantKycStatus["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpSetMerchantKycStatus["parameters"]["header"]>>>): Promise<Result<OpSetMerchantKycStatus["responses"][200]["content"]["application/json"], OpSetMerchantKycStatus["responses"][400]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][401]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][403]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][404]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][409]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][413]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][415]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][422]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][429]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][500]["content"]["application/json"] | OpSetMerchantKycStatus["responses"][503]["content"]["application/json"]>> =>
+    send(META_7, init({ merchant_id: merchantId }, undefined, opts, body), (i) => transport.POST("/sandbox/merchants/{merchant_id}/kyc", i));
   const settlements$get = (settlementId: OpGetSettlement["parameters"]["path"]["settlement_id"], opts?: CallOptions): Promise<Result<OpGetSettlement["responses"][200]["content"]["application/json"], OpGetSettlement["responses"][400]["content"]["application/json"] | OpGetSettlement["responses"][401]["content"]["application/json"] | OpGetSettlement["responses"][404]["content"]["application/json"] | OpGetSettlement["responses"][429]["content"]["application/json"] | OpGetSettlement["responses"][500]["content"]["application/json"] | OpGetSettlement["responses"][503]["content"]["application/json"]>> =>
     send(META_2, init({ settlement_id: settlementId }, undefined, opts), (i) => transport.GET("/pg/settlements/{settlement_id}", i));
   const settlements$list = (query?: NonNullable<OpListSettlements["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListSettlements["responses"][200]["content"]["application/json"], OpListSettlements["responses"][400]["content"]["application/json"] | OpListSettlements["responses"][401]["content"]["application/json"] | OpListSettlements["responses"][429]["content"]["application/json"] | OpListSettlements["responses"][500]["content"]["application/json"] | OpListSettlements["responses"][503]["content"]["application/json"]>> =>
@@ -227,6 +205,28 @@ export function createPaygateClient(options: PaygateClientOptions) {
       const result = await settlements$listTransactions(settlementId, { ...query, page: page } as NonNullable<OpListSettlementTransactions["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
+  const webhooks$createEndpoint = (body: NonNullable<OpCreateWebhookEndpoint["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<OpCreateWebhookEndpoint["parameters"]["header"]>>>): Promise<Result<OpCreateWebhookEndpoint["responses"][201]["content"]["application/json"], OpCreateWebhookEndpoint["responses"][400]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][401]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][409]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][413]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][415]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][422]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][429]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][500]["content"]["application/json"] | OpCreateWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
+    send(META_12, init(undefined, undefined, opts, body), (i) => transport.POST("/webhooks/endpoints", i));
+  const webhooks$deleteEndpoint = (endpointId: OpDeleteWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpDeleteWebhookEndpoint["responses"][200]["content"]["application/json"], OpDeleteWebhookEndpoint["responses"][400]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][401]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][404]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][429]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][500]["content"]["application/json"] | OpDeleteWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
+    send(META_2, init({ endpoint_id: endpointId }, undefined, opts), (i) => transport.DELETE("/webhooks/endpoints/{endpoint_id}", i));
+  const webhooks$enableEndpoint = (endpointId: OpEnableWebhookEndpoint["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<OpEnableWebhookEndpoint["responses"][200]["content"]["application/json"], OpEnableWebhookEndpoint["responses"][400]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][401]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][404]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][429]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][500]["content"]["application/json"] | OpEnableWebhookEndpoint["responses"][503]["content"]["application/json"]>> =>
+    send(META_2, init({ endpoint_id: endpointId }, undefined, opts), (i) => transport.POST("/webhooks/endpoints/{endpoint_id}/enable", i));
+  const webhooks$listDeliveries = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookDeliveries["responses"][200]["content"]["application/json"], OpListWebhookDeliveries["responses"][400]["content"]["application/json"] | OpListWebhookDeliveries["responses"][401]["content"]["application/json"] | OpListWebhookDeliveries["responses"][404]["content"]["application/json"] | OpListWebhookDeliveries["responses"][429]["content"]["application/json"] | OpListWebhookDeliveries["responses"][500]["content"]["application/json"] | OpListWebhookDeliveries["responses"][503]["content"]["application/json"]>> =>
+    send(META_2, init({ endpoint_id: endpointId }, query, opts), (i) => transport.GET("/webhooks/endpoints/{endpoint_id}/deliveries", i));
+  const webhooks$listDeliveriesAll = (endpointId: OpListWebhookDeliveries["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookDeliveries["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await webhooks$listDeliveries(endpointId, { ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookDeliveries["parameters"]["query"]>, opts);
+      return result.ok ? { ...result, data: result["data"]["data"] } : result;
+    }, paging);
+  const webhooks$listEndpoints = (query?: NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts?: CallOptions): Promise<Result<OpListWebhookEndpoints["responses"][200]["content"]["application/json"], OpListWebhookEndpoints["responses"][400]["content"]["application/json"] | OpListWebhookEndpoints["responses"][401]["content"]["application/json"] | OpListWebhookEndpoints["responses"][429]["content"]["application/json"] | OpListWebhookEndpoints["responses"][500]["content"]["application/json"] | OpListWebhookEndpoints["responses"][503]["content"]["application/json"]>> =>
+    send(META_10, init(undefined, query, opts), (i) => transport.GET("/webhooks/endpoints", i));
+  const webhooks$listEndpointsAll = (query?: Omit<NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(OpListWebhookEndpoints["responses"][200]["content"]["application/json"])["data"]["results"]>[number]> =>
+    paginate(async (page, next) => {
+      const result = await webhooks$listEndpoints({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<OpListWebhookEndpoints["parameters"]["query"]>, opts);
+      return result.ok ? { ...result, data: result["data"]["data"] } : result;
+    }, paging);
+  const webhooks$redeliverDelivery = (deliveryId: OpRedeliverWebhookDelivery["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<OpRedeliverWebhookDelivery["responses"][202]["content"]["application/json"], OpRedeliverWebhookDelivery["responses"][400]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][401]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][404]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][429]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][500]["content"]["application/json"] | OpRedeliverWebhookDelivery["responses"][503]["content"]["application/json"]>> =>
+    send(META_2, init({ delivery_id: deliveryId }, undefined, opts), (i) => transport.POST("/webhooks/deliveries/{delivery_id}/redeliver", i));
 
   return {
     /**
@@ -246,7 +246,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * Browser checkout SDK
        *
-       * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the seed also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+       * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
        *
        * `GET /sdk/checkout.js` (operationId `getCheckoutSdk`)
        */
@@ -261,67 +261,11 @@ export function createPaygateClient(options: PaygateClientOptions) {
       submitPage: checkout$submitPage,
     },
     /**
-     * Extensions
+     * Documents
      *
-     * Paygate additions where the source specification is silent (each also marked `x-paygate-extension`); see docs/decisions.md.
+     * Download a document you uploaded for a merchant or an order, with the link its upload returned.
      */
-    extensions: {
-      /**
-       * Sandbox: advance a merchant's clock
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
-       *
-       * `POST /sandbox/clock/advance` (operationId `advanceSandboxClock`)
-       */
-      advanceSandboxClock: extensions$advanceSandboxClock,
-      /**
-       * Sandbox: finish a hosted checkout
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Finishes the checkout session as the customer would (`success`, `failure` or `cancel`) and returns the callback the browser would post to `return_url`, with its `hash`. The session is then used. Partner or owning merchant credentials.
-       *
-       * `POST /sandbox/checkout/{session_id}/complete` (operationId `completeCheckoutSession`)
-       */
-      completeCheckoutSession: extensions$completeCheckoutSession,
-      /**
-       * Sandbox: finish an s2s UPI payment
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Completes the pending payment of a server-to-server UPI order (`success` or `failure`). A failure emits `PAYMENT_FAILED`.
-       *
-       * `POST /sandbox/orders/{order_id}/complete` (operationId `completeOrderPayment`)
-       */
-      completeOrderPayment: extensions$completeOrderPayment,
-      /**
-       * Sandbox: finish a refund
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
-       *
-       * `POST /sandbox/refunds/{refund_id}/complete` (operationId `completeRefund`)
-       */
-      completeRefund: extensions$completeRefund,
-      /**
-       * Issue merchant API credentials
-       *
-       * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
-       *
-       * `POST /partners/merchants/{merchant_id}/credentials` (operationId `createMerchantCredentials`)
-       */
-      createMerchantCredentials: extensions$createMerchantCredentials,
-      /**
-       * Register a webhook endpoint
-       *
-       * Registers a URL for webhook events and returns its Standard Webhooks signing secret (`whsec_...`) once. Registered with partner credentials it receives the events of all the partner's merchants; with merchant credentials, that merchant's. Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature`.
-       *
-       * `POST /webhooks/endpoints` (operationId `createWebhookEndpoint`)
-       */
-      createWebhookEndpoint: extensions$createWebhookEndpoint,
-      /**
-       * Delete a webhook endpoint
-       *
-       * Deletes an endpoint; pending deliveries to it are cancelled.
-       *
-       * `DELETE /webhooks/endpoints/{endpoint_id}` (operationId `deleteWebhookEndpoint`)
-       */
-      deleteWebhookEndpoint: extensions$deleteWebhookEndpoint,
+    documents: {
       /**
        * Download an uploaded document
        *
@@ -329,51 +273,25 @@ export function createPaygateClient(options: PaygateClientOptions) {
        *
        * `GET /files/{document_id}` (operationId `downloadDocument`)
        */
-      downloadDocument: extensions$downloadDocument,
+      download: documents$download,
+    },
+    /**
+     * Merchant credentials
+     *
+     * Partners issue a merchant's API credentials (client id, client secret and the encryption key that signs the
+     * return-URL callback) and rotate them: the new set works at once and the previous one keeps working for an
+     * overlap window you choose, so the merchant's servers switch over without downtime; end the window early after a
+     * leak.
+     */
+    merchantCredentials: {
       /**
-       * Enable a disabled webhook endpoint
+       * Issue merchant API credentials
        *
-       * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+       * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
        *
-       * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
+       * `POST /partners/merchants/{merchant_id}/credentials` (operationId `createMerchantCredentials`)
        */
-      enableWebhookEndpoint: extensions$enableWebhookEndpoint,
-      /**
-       * Sandbox: read a merchant's clock
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
-       *
-       * `GET /sandbox/clock` (operationId `getSandboxClock`)
-       */
-      getSandboxClock: extensions$getSandboxClock,
-      /**
-       * List an endpoint's deliveries
-       *
-       * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
-       *
-       * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
-       */
-      listWebhookDeliveries: extensions$listWebhookDeliveries,
-      /** Every item of `listWebhookDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-      listWebhookDeliveriesAll: extensions$listWebhookDeliveriesAll,
-      /**
-       * List webhook endpoints
-       *
-       * Lists the endpoints registered by this credential's owner (secrets are never shown again).
-       *
-       * `GET /webhooks/endpoints` (operationId `listWebhookEndpoints`)
-       */
-      listWebhookEndpoints: extensions$listWebhookEndpoints,
-      /** Every item of `listWebhookEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-      listWebhookEndpointsAll: extensions$listWebhookEndpointsAll,
-      /**
-       * Redeliver a delivery
-       *
-       * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
-       *
-       * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
-       */
-      redeliverWebhookDelivery: extensions$redeliverWebhookDelivery,
+      create: merchantCredentials$create,
       /**
        * End a credential rotation's overlap window
        *
@@ -381,23 +299,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
        *
        * `DELETE /partners/merchants/{merchant_id}/credentials/previous` (operationId `revokePreviousMerchantCredentials`)
        */
-      revokePreviousMerchantCredentials: extensions$revokePreviousMerchantCredentials,
-      /**
-       * Sandbox: run settlements
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
-       *
-       * `POST /sandbox/settlements/run` (operationId `runSettlements`)
-       */
-      runSettlements: extensions$runSettlements,
-      /**
-       * Sandbox: decide a merchant's KYC
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves KYC `PENDING` -> `APPROVED` | `REJECTED`, or `REJECTED` -> `APPROVED`. Approval emits `MERCHANT_APPROVED`. Partner credentials only.
-       *
-       * `POST /sandbox/merchants/{merchant_id}/kyc` (operationId `setMerchantKycStatus`)
-       */
-      setMerchantKycStatus: extensions$setMerchantKycStatus,
+      revokePrevious: merchantCredentials$revokePrevious,
     },
     /**
      * Merchants
@@ -546,6 +448,71 @@ export function createPaygateClient(options: PaygateClientOptions) {
       listAll: refunds$listAll,
     },
     /**
+     * Sandbox
+     *
+     * Test helpers that exist only in the sandbox: complete a checkout, a UPI payment or a refund with the outcome you
+     * choose, approve a merchant's KYC, run settlements and move the sandbox clock forward. They do not exist in
+     * production.
+     */
+    sandbox: {
+      /**
+       * Sandbox: advance a merchant's clock
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
+       *
+       * `POST /sandbox/clock/advance` (operationId `advanceSandboxClock`)
+       */
+      advanceClock: sandbox$advanceClock,
+      /**
+       * Sandbox: finish a hosted checkout
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Finishes the checkout session as the customer would (`success`, `failure` or `cancel`) and returns the callback the browser would post to `return_url`, with its `hash`. The session is then used. Partner or owning merchant credentials.
+       *
+       * `POST /sandbox/checkout/{session_id}/complete` (operationId `completeCheckoutSession`)
+       */
+      completeCheckoutSession: sandbox$completeCheckoutSession,
+      /**
+       * Sandbox: finish an s2s UPI payment
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Completes the pending payment of a server-to-server UPI order (`success` or `failure`). A failure emits `PAYMENT_FAILED`.
+       *
+       * `POST /sandbox/orders/{order_id}/complete` (operationId `completeOrderPayment`)
+       */
+      completeOrderPayment: sandbox$completeOrderPayment,
+      /**
+       * Sandbox: finish a refund
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
+       *
+       * `POST /sandbox/refunds/{refund_id}/complete` (operationId `completeRefund`)
+       */
+      completeRefund: sandbox$completeRefund,
+      /**
+       * Sandbox: read a merchant's clock
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
+       *
+       * `GET /sandbox/clock` (operationId `getSandboxClock`)
+       */
+      getClock: sandbox$getClock,
+      /**
+       * Sandbox: run settlements
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
+       *
+       * `POST /sandbox/settlements/run` (operationId `runSettlements`)
+       */
+      runSettlements: sandbox$runSettlements,
+      /**
+       * Sandbox: decide a merchant's KYC
+       *
+       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves KYC `PENDING` -> `APPROVED` | `REJECTED`, or `REJECTED` -> `APPROVED`. Approval emits `MERCHANT_APPROVED`. Partner credentials only.
+       *
+       * `POST /sandbox/merchants/{merchant_id}/kyc` (operationId `setMerchantKycStatus`)
+       */
+      setMerchantKycStatus: sandbox$setMerchantKycStatus,
+    },
+    /**
      * Settlements
      *
      * Transfers of funds to merchants, with their transactions and forex rate.
@@ -562,7 +529,7 @@ export function createPaygateClient(options: PaygateClientOptions) {
       /**
        * List settlements
        *
-       * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the seed's sample shows one object; see docs/decisions.md).
+       * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
        *
        * `GET /pg/settlements` (operationId `listSettlements`)
        */
@@ -579,6 +546,66 @@ export function createPaygateClient(options: PaygateClientOptions) {
       listTransactions: settlements$listTransactions,
       /** Every item of `listTransactions`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listTransactionsAll: settlements$listTransactionsAll,
+    },
+    /**
+     * Webhooks
+     *
+     * Register the HTTPS endpoints that receive events, see every delivery attempt and ask for a redelivery. Events are
+     * signed per Standard Webhooks; each event's payload is listed below and on the [webhook events](events.html) page.
+     */
+    webhooks: {
+      /**
+       * Register a webhook endpoint
+       *
+       * Registers a URL for webhook events and returns its Standard Webhooks signing secret (`whsec_...`) once. Registered with partner credentials it receives the events of all the partner's merchants; with merchant credentials, that merchant's. Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+       *
+       * `POST /webhooks/endpoints` (operationId `createWebhookEndpoint`)
+       */
+      createEndpoint: webhooks$createEndpoint,
+      /**
+       * Delete a webhook endpoint
+       *
+       * Deletes an endpoint; pending deliveries to it are cancelled.
+       *
+       * `DELETE /webhooks/endpoints/{endpoint_id}` (operationId `deleteWebhookEndpoint`)
+       */
+      deleteEndpoint: webhooks$deleteEndpoint,
+      /**
+       * Enable a disabled webhook endpoint
+       *
+       * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+       *
+       * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
+       */
+      enableEndpoint: webhooks$enableEndpoint,
+      /**
+       * List an endpoint's deliveries
+       *
+       * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+       *
+       * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
+       */
+      listDeliveries: webhooks$listDeliveries,
+      /** Every item of `listDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+      listDeliveriesAll: webhooks$listDeliveriesAll,
+      /**
+       * List webhook endpoints
+       *
+       * Lists the endpoints registered by this credential's owner (secrets are never shown again).
+       *
+       * `GET /webhooks/endpoints` (operationId `listWebhookEndpoints`)
+       */
+      listEndpoints: webhooks$listEndpoints,
+      /** Every item of `listEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+      listEndpointsAll: webhooks$listEndpointsAll,
+      /**
+       * Redeliver a delivery
+       *
+       * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+       *
+       * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
+       */
+      redeliverDelivery: webhooks$redeliverDelivery,
     },
     /** The underlying openapi-fetch client (typed by `paths`) for anything the facade does not cover. */
     transport,

@@ -19,6 +19,7 @@ import { applyAuth, checkAuthConfig, type AuthTarget, type SecurityRequirement, 
  * Per-call options: headers (the operation's declared header parameters, typed, plus any extra header such as
  * `Authorization` or a tracing id) and an abort signal. A header given here wins over the configured credentials.
  */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is "no declared header parameters": only the free-form headers remain
 export interface CallOptions<H extends object = {}> {
   headers?: H & Record<string, string | undefined>;
   signal?: AbortSignal;

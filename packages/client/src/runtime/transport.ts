@@ -257,7 +257,9 @@ class RequestDraft implements Request {
  */
 function requestClass(drafting: () => boolean): typeof Request {
   return class TransportRequest extends PaygateRequest {
+    // biome-ignore lint/correctness/noUnreachableSuper: a draft is returned instead of this instance (see above)
     constructor(input: RequestInfo | URL, init?: RequestInit) {
+      // biome-ignore lint/correctness/noConstructorReturn: openapi-fetch calls `new Request(...)`; a draft stands in for it
       if (typeof input === 'string' && drafting() && isReplayableBody(init?.body)) return new RequestDraft(input, init);
       super(input, init);
     }

@@ -131,7 +131,7 @@ export function negativeOf(schema: Json | undefined, deref: Deref): { value: Jso
       const d = deref(p);
       return isObj(d) ? typesOf(d) : [];
     });
-    if (partTypes !== undefined && partTypes.every((t) => t.length === 1 && t[0] === 'object')) return { value: [], reason: 'an array where an object is declared' };
+    if (partTypes?.every((t) => t.length === 1 && t[0] === 'object')) return { value: [], reason: 'an array where an object is declared' };
     if (types.length === 0) return undefined;
   }
   types = types.filter((t) => t !== 'null' || types.length === 1);

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { answerMalformedRequests, loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '@paygate/reference/app';
-import { createThrowawayDatabase } from '@paygate/reference/testing';
+import { createMigratedDatabase, usePgliteTemplate } from '@paygate/reference/testing';
 
 export type GatewayTarget = 'pglite' | 'postgres';
 
@@ -256,11 +256,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     if (options.target === 'postgres') {
       const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
       if (!adminUrl) throw new Error('target postgres needs PAYGATE_TEST_DATABASE_URL (an admin URL)');
-      const database = await createThrowawayDatabase(adminUrl, 'paygate_contract');
+      // a copy of the run's migrated database when there is one; the gateway's own migrate finds nothing to do (D138)
+      const database = await createMigratedDatabase(adminUrl, 'paygate_contract');
       cleanups.push(() => database.drop());
       env['DATABASE_URL'] = database.url;
     } else {
       delete env['DATABASE_URL'];
+      // a memory:// database starts from the run's initialised data dir instead of running initdb (D138)
+      if (env['PAYGATE_DATA_DIR']?.startsWith('memory://')) await usePgliteTemplate();
     }
 
     const config = loadConfig(env);

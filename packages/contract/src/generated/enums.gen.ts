@@ -53,7 +53,7 @@ export const CreateOrderRequestCollectionMode = ["hosted_payment","s2s"] as cons
 export type CreateOrderRequestCollectionMode = (typeof CreateOrderRequestCollectionMode)[number];
 
 /**
- * Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the seed).
+ * Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the original specification).
  *
  * From `#/components/schemas/CreateOrderRequest/properties/mop_type`.
  */
@@ -93,7 +93,7 @@ export const MerchantDocumentUploadDocumentType = ["INVOICE","INCORPORATION_CERT
 export type MerchantDocumentUploadDocumentType = (typeof MerchantDocumentUploadDocumentType)[number];
 
 /**
- * Method of payment. The seed spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see docs/decisions.md).
+ * Method of payment. The original specification spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
  *
  * From `#/components/schemas/MopType`.
  */

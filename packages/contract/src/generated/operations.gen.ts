@@ -95,7 +95,7 @@ export const operations = [
     "path": "/files/{document_id}",
     "expressPath": "/files/:document_id",
     "tags": [
-      "Extensions"
+      "Documents"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -367,7 +367,7 @@ export const operations = [
     "path": "/partners/merchants/{merchant_id}/credentials",
     "expressPath": "/partners/merchants/:merchant_id/credentials",
     "tags": [
-      "Extensions"
+      "Merchant credentials"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -434,7 +434,7 @@ export const operations = [
     "path": "/partners/merchants/{merchant_id}/credentials/previous",
     "expressPath": "/partners/merchants/:merchant_id/credentials/previous",
     "tags": [
-      "Extensions"
+      "Merchant credentials"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1175,7 +1175,7 @@ export const operations = [
     "path": "/sandbox/checkout/{session_id}/complete",
     "expressPath": "/sandbox/checkout/:session_id/complete",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1236,7 +1236,7 @@ export const operations = [
     "path": "/sandbox/clock",
     "expressPath": "/sandbox/clock",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1284,7 +1284,7 @@ export const operations = [
     "path": "/sandbox/clock/advance",
     "expressPath": "/sandbox/clock/advance",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1348,7 +1348,7 @@ export const operations = [
     "path": "/sandbox/merchants/{merchant_id}/kyc",
     "expressPath": "/sandbox/merchants/:merchant_id/kyc",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1415,7 +1415,7 @@ export const operations = [
     "path": "/sandbox/orders/{order_id}/complete",
     "expressPath": "/sandbox/orders/:order_id/complete",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1479,7 +1479,7 @@ export const operations = [
     "path": "/sandbox/refunds/{refund_id}/complete",
     "expressPath": "/sandbox/refunds/:refund_id/complete",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1543,7 +1543,7 @@ export const operations = [
     "path": "/sandbox/settlements/run",
     "expressPath": "/sandbox/settlements/run",
     "tags": [
-      "Extensions"
+      "Sandbox"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1635,7 +1635,7 @@ export const operations = [
     "path": "/webhooks/deliveries/{delivery_id}/redeliver",
     "expressPath": "/webhooks/deliveries/:delivery_id/redeliver",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1683,7 +1683,7 @@ export const operations = [
     "path": "/webhooks/endpoints",
     "expressPath": "/webhooks/endpoints",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1728,7 +1728,7 @@ export const operations = [
     "path": "/webhooks/endpoints",
     "expressPath": "/webhooks/endpoints",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [
       "idempotency-key"
@@ -1789,7 +1789,7 @@ export const operations = [
     "path": "/webhooks/endpoints/{endpoint_id}",
     "expressPath": "/webhooks/endpoints/:endpoint_id",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1837,7 +1837,7 @@ export const operations = [
     "path": "/webhooks/endpoints/{endpoint_id}/deliveries",
     "expressPath": "/webhooks/endpoints/:endpoint_id/deliveries",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],
@@ -1885,7 +1885,7 @@ export const operations = [
     "path": "/webhooks/endpoints/{endpoint_id}/enable",
     "expressPath": "/webhooks/endpoints/:endpoint_id/enable",
     "tags": [
-      "Extensions"
+      "Webhooks"
     ],
     "headerParameters": [],
     "requestMediaTypes": [],

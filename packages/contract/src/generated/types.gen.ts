@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * List settlements
-         * @description Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the seed's sample shows one object; see docs/decisions.md).
+         * @description Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
          */
         get: operations["listSettlements"];
         put?: never;
@@ -513,7 +513,7 @@ export interface paths {
         };
         /**
          * Browser checkout SDK
-         * @description The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the seed also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+         * @description The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
          */
         get: operations["getCheckoutSdk"];
         put?: never;
@@ -1169,7 +1169,7 @@ export interface components {
             currency: components["schemas"]["CurrencyCode"];
             invoice?: components["schemas"]["InvoiceInput"];
             /**
-             * @description Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the seed).
+             * @description Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the original specification).
              * @enum {string}
              */
             mop_type?: "UPI" | "CREDIT_CARD" | "NETBANKING" | "NET_BANKING" | "DEBIT_CARD" | "QR";
@@ -1243,7 +1243,7 @@ export interface components {
             detail: string;
         };
         /**
-         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and in docs/errors.md. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
+         * @description Paygate error codes, `ERR_<AREA>_<NNN>`. The catalogue with HTTP status, meaning and `details` keys is in `x-error-catalogue` below and on the [error codes](errors.html) page. Codes may be added: a client that meets a code it does not know acts on the HTTP status.
          * @enum {string}
          */
         ErrorCode: "ERR_VALIDATION_400" | "ERR_AUTH_000" | "ERR_AUTH_403" | "ERR_REQUEST_404" | "ERR_REQUEST_405" | "ERR_REQUEST_413" | "ERR_REQUEST_415" | "ERR_MERCHANT_404" | "ERR_MERCHANT_422" | "ERR_ORDER_404" | "ERR_ORDER_409" | "ERR_ORDER_422" | "ERR_PAYMENT_404" | "ERR_REFUND_404" | "ERR_REFUND_422" | "ERR_SETTLEMENT_404" | "ERR_WEBHOOK_404" | "ERR_IDEMPOTENCY_409" | "ERR_IDEMPOTENCY_422" | "ERR_RATE_429" | "ERR_INTERNAL_500" | "ERR_UNAVAILABLE_503";
@@ -1257,7 +1257,7 @@ export interface components {
                 };
                 message: string;
             };
-            /** @description Some not-found responses repeat the error message at the top level, as the seed shows. */
+            /** @description Some not-found responses repeat the error message at the top level, as the original specification shows. */
             message?: string;
             /** @constant */
             success: false;
@@ -1442,7 +1442,7 @@ export interface components {
             updated_fields: ("company_details" | "settlement_details")[];
         };
         /**
-         * @description Method of payment. The seed spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see docs/decisions.md).
+         * @description Method of payment. The original specification spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
          * @example UPI
          * @enum {string}
          */
@@ -1532,7 +1532,7 @@ export interface components {
             status: "pending" | "captured" | "failed";
             status_message: string | null;
         };
-        /** @description Where the payment was settled (Paygate addition; the seed shows null only). */
+        /** @description Where the payment was settled (Paygate addition; the original specification shows null only). */
         OrderPaymentSettlementDetails: {
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_id: components["schemas"]["SettlementId"];
@@ -1543,7 +1543,7 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "payment_pending" | "payment_successful" | "payment_failed" | "payment_cancelled";
-        /** @description As the seed shows, `data` is itself an envelope. */
+        /** @description As the original specification shows, `data` is itself an envelope. */
         OrderUpdateEnvelope: {
             data: {
                 data: components["schemas"]["OrderUpdateResult"];
@@ -1726,7 +1726,7 @@ export interface components {
          * @example PR1000000000000001
          */
         PaymentId: string;
-        /** @description A payment in a list. As in the seed's sample, `id` is the payment identifier and `payment_id` holds the order identifier (see docs/decisions.md). */
+        /** @description A payment in a list. As in the original specification's sample, `id` is the payment identifier and `payment_id` holds the order identifier (see the [design decisions](decisions.html)). */
         PaymentListItem: {
             amount: {
                 amount: components["schemas"]["AmountString"];
@@ -1818,7 +1818,7 @@ export interface components {
         /** @description The settlement that paid this payment out. */
         PaymentSettlement: {
             created_date: components["schemas"]["Timestamp"];
-            /** @description The settlement id, the same value as `settlement_id` (decision B15: the seed lists both). */
+            /** @description The settlement id, the same value as `settlement_id` (decision B15: the original specification lists both). */
             id: components["schemas"]["SettlementId"];
             number_of_transactions: number;
             settlement_amount: components["schemas"]["SignedAmountNumber"];
@@ -2097,7 +2097,7 @@ export interface components {
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
             settlement_id: components["schemas"]["SettlementId"];
-            /** @description The settlement's first 100 lines, in order; when `number_of_transactions` is larger, every line is at `GET /pg/settlements/{settlement_id}/transactions`, page by page (docs/decisions.md, D113). */
+            /** @description The settlement's first 100 lines, in order; when `number_of_transactions` is larger, every line is at `GET /pg/settlements/{settlement_id}/transactions`, page by page ([decision D113](decisions.html#D113)). */
             transactions: components["schemas"]["SettlementTransaction"][];
             /** @example UTR4K2M9Q7X1B */
             utr_number: string;
@@ -2298,7 +2298,7 @@ export interface components {
             previous: components["schemas"]["PageLink"];
             results: components["schemas"]["Settlement"][];
         };
-        /** @description The seed's sample shows one Settlement object here; Paygate returns a pagination envelope like the other lists (docs/decisions.md). */
+        /** @description The original specification's sample shows one Settlement object here; Paygate returns a pagination envelope like the other lists (see the [design decisions](decisions.html)). */
         SettlementPageEnvelope: {
             data: components["schemas"]["SettlementPage"];
             message: string;

@@ -32,7 +32,7 @@ import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
 import { htmlHeaders } from './html.js';
 import { isDomainError } from '../core/errors.js';
 import { normalizeMopType } from '../orders/input.js';
-import { type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import type { Principal, HandlerRuntime } from '../http/handler-kit.js';
 
 const ALL_METHODS: readonly CheckoutMethod[] = MopType;
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../core/config.js';
 import { createLogger } from '../http/logger.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
+import { usePgliteTemplate } from '../testing/pglite-template.js';
 import { companyDetails, settlementDetails } from '../testing/fixtures.js';
 import { createThrowawayDatabase, testTargets, type TestTarget, type ThrowawayDatabase } from '../testing/test-db.js';
 import { createReferenceApp } from '../app.js';
@@ -64,16 +65,17 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       partnerClientSecret: PARTNER_SECRET,
       sandbox: true,
     };
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
     runtime = await openReference(config, { logger });
     server.on('request', createReferenceApp(runtime, { logger, validateResponses: true }));
     const partner = createPaygateClient({ baseUrl: base, clientId: PARTNER_ID, clientSecret: PARTNER_SECRET, maxRetries: 0 });
     const created = await partner.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Methods Mart') });
     if (!created.ok) throw new Error(JSON.stringify(created.error));
     merchantId = created.data.data.id;
-    const creds = await partner.extensions.createMerchantCredentials(merchantId);
+    const creds = await partner.merchantCredentials.create(merchantId);
     if (!creds.ok) throw new Error(JSON.stringify(creds.error));
     merchantCreds = creds.data.data;
-    await partner.extensions.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
+    await partner.sandbox.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
   }, 60_000);
 
   afterAll(async () => {
@@ -330,7 +332,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
   // last: it moves this merchant's sandbox clock past every open session
   it('an expired session: the page says so to a browser, ERR_AUTH_000 to an API client', async () => {
     const { sessionId } = await newSession();
-    const moved = await merchant().extensions.advanceSandboxClock({ seconds: 16 * 60 });
+    const moved = await merchant().sandbox.advanceClock({ seconds: 16 * 60 });
     expect(moved.ok).toBe(true);
     const page = await fetch(`${base}/checkout/${sessionId}`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(401);

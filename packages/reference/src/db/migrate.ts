@@ -2,8 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.js';
 
-/** Advisory lock key shared by every Paygate process ("paygate" as ASCII, fits in int8). */
-const MIGRATION_LOCK_KEY = 0x70617967617465;
+/**
+ * Advisory lock key shared by every Paygate process: "paygate" as ASCII (0x70617967617465) as earlier versions sent it,
+ * rounded to a double (the literal is above 2^53), so processes of older and newer versions still exclude each other.
+ */
+const MIGRATION_LOCK_KEY = '31632371444970596';
 
 /** Directory holding NNN_name.sql migrations (next to this module; copy it beside the build output). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, maskCardNumbers } from './logger.js';
+import { createLogger, heldDestination, maskCardNumbers } from './logger.js';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -38,3 +38,22 @@ describe('logger', () => {
     expect(maskCardNumbers('bank_ref 608123456789')).toBe('bank_ref 608123456789');
   });
 });
+
+/** `paygate serve`'s banner is one block: lines logged while it starts follow it (D134). */
+describe('heldDestination', () => {
+  it('holds JSON lines until released, then writes them in order and the later ones straight through', () => {
+    const written: string[] = [];
+    const held = heldDestination({ write: (line: string) => void written.push(line) });
+    const logger = createLogger({ destination: held, level: 'info' });
+    logger.info({ file: '/data/master.key' }, 'generated a master key');
+    logger.warn('second');
+    expect(written).toEqual([]);
+    held.release();
+    expect(written.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['generated a master key', 'second']);
+    logger.info('after the banner');
+    expect(written).toHaveLength(3);
+    held.release(); // idempotent: nothing written twice
+    expect(written).toHaveLength(3);
+  });
+});
+

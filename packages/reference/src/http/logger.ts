@@ -96,6 +96,31 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   return options.destination ? pino(config, options.destination) : pino(config);
 }
 
+/** A log destination that holds its lines until `release()`, then writes them and everything after straight through. */
+export interface HeldDestination extends DestinationStream {
+  release(): void;
+}
+
+/**
+ * `paygate serve` prints a human banner while it starts; a JSON line logged meanwhile (the sandbox's first start logs
+ * the master key it generated) would land in the middle of it. Lines written before `release()` wait, in order, and
+ * follow the banner (D134). `target` defaults to what pino itself uses without one: stdout, buffered (asynchronous).
+ */
+export function heldDestination(target: DestinationStream = pino.destination({ dest: process.stdout.fd || 1, sync: false })): HeldDestination {
+  let held: string[] | undefined = [];
+  return {
+    write(line: string) {
+      if (held === undefined) target.write(line);
+      else held.push(line);
+    },
+    release() {
+      const lines = held ?? [];
+      held = undefined;
+      for (const line of lines) target.write(line);
+    },
+  };
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '../db/db.js';
 import { openDb } from '../db/open.js';
+import { usePgliteTemplate } from './pglite-template.js';
+
+export { usePgliteTemplate } from './pglite-template.js';
 
 /** A database a test file owns: PGlite in memory, or a fresh PostgreSQL database dropped on dispose. */
 export interface TestDb {
@@ -36,18 +39,37 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** Create a fresh database on the server of `adminUrl` (e.g. postgres://postgres@127.0.0.1:5432/postgres). */
-export async function createThrowawayDatabase(adminUrl: string, prefix = 'paygate_test'): Promise<ThrowawayDatabase> {
+/**
+ * The migrated PostgreSQL database of this test run that `createMigratedDatabase` copies (D138): made once per run by
+ * the vitest global setup (test/support/global-setup.ts), dropped at its end.
+ */
+export const PG_TEMPLATE_ENV = 'PAYGATE_TEST_PG_TEMPLATE';
+
+/**
+ * Create a fresh database on the server of `adminUrl` (e.g. postgres://postgres@127.0.0.1:5432/postgres); empty, or a
+ * copy of the database named `template`.
+ */
+export async function createThrowawayDatabase(adminUrl: string, prefix = 'paygate_test', template?: string): Promise<ThrowawayDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), name, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/**
+ * A fresh database that its user migrates (or expects migrated): a copy of the run's migrated template when the run
+ * made one (`CREATE DATABASE ... TEMPLATE`: a file copy on the server instead of every migration's DDL), else empty.
+ * Migrating it again is a no-op, so callers still run `migrate` and a run without the template behaves as before.
+ */
+export function createMigratedDatabase(adminUrl: string, prefix = 'paygate_test'): Promise<ThrowawayDatabase> {
+  return createThrowawayDatabase(adminUrl, prefix, process.env[PG_TEMPLATE_ENV] || undefined);
+}
+
 export async function openTestDb(target: TestTarget, options: { migrate?: boolean } = {}): Promise<TestDb> {
   const migrate = options.migrate ?? true;
   if (target === 'pglite') {
+    await usePgliteTemplate(); // initdb's output from the run's tarball, when the run made one (D138)
     const db = await openDb({ dataDir: 'memory://', migrate });
     return {
       db,
@@ -58,7 +80,8 @@ export async function openTestDb(target: TestTarget, options: { migrate?: boolea
   }
   const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
   if (!adminUrl) throw new Error('PAYGATE_TEST_DATABASE_URL is not set');
-  const database = await createThrowawayDatabase(adminUrl);
+  // migrate: false wants an empty database; otherwise a copy of the run's migrated one (D138)
+  const database = migrate ? await createMigratedDatabase(adminUrl) : await createThrowawayDatabase(adminUrl);
   const url = database.url;
   const extra: Db[] = [];
   const db = await openDb({ databaseUrl: url, migrate });

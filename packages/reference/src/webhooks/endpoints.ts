@@ -3,7 +3,7 @@ import type { Schemas } from '../core/contract.js';
 import { generateWebhookSecret } from '@paygate/webhooks';
 import { DomainError, validationError } from '../core/errors.js';
 import { nonPublicRange } from './address-ranges.js';
-import { EventType } from './events.js';
+import type { EventType } from './events.js';
 import { ID_PATTERN, newWebhookEndpointId } from '../core/ids.js';
 import type { SecretBox } from '../core/secret-box.js';
 import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';

@@ -1,4 +1,4 @@
-import { EventType, type PaymentCapturedEvent, type RefundFailedEvent, type RefundProcessedEvent } from '@paygate/contract';
+import type { EventType, PaymentCapturedEvent, RefundFailedEvent, RefundProcessedEvent } from '@paygate/contract';
 import { formatEventTime, formatEventTimeZ, formatIso, type Micros } from '../core/clock.js';
 
 /** Webhook envelope (seed "Webhook events"). */

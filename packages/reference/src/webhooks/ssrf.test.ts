@@ -6,6 +6,7 @@ import { ManualClock } from '../core/clock.js';
 import { loadConfig } from '../core/config.js';
 import { generateMasterKey } from '../core/secret-box.js';
 import { openReference, type ReferenceRuntime } from '../runtime.js';
+import { usePgliteTemplate } from '../testing/pglite-template.js';
 import { fakeDns } from '../testing/fake-dns.js';
 import { approvedMerchant, paidOrder, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
@@ -139,6 +140,7 @@ describe('SSRF in a production-mode gateway', () => {
       PAYGATE_WEBHOOK_TIMEOUT_MS: '2000',
     });
     expect(config.webhookPrivateDestinations).toBe(false);
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
     runtime = await openReference(config);
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
     server = createServer(createReferenceApp(runtime, { logger: silent }));

@@ -977,7 +977,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * List settlements
    *
-   * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the seed's sample shows one object; see docs/decisions.md).
+   * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
    *
    * `GET /pg/settlements`
    */
@@ -1057,7 +1057,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Browser checkout SDK
    *
-   * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the seed also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+   * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
    *
    * `GET /sdk/checkout.js`
    */

@@ -288,7 +288,7 @@ export class SpecErrorShapes {
   }
 
   private responsesOf(operation: Pick<OperationRoute, 'path' | 'method'>): Obj {
-    const item = this.reader.deref((this.document.paths ?? {})[operation.path]);
+    const item = this.reader.deref(this.document.paths?.[operation.path]);
     const op = isObj(item) ? item[operation.method] : undefined;
     return isObj(op) && isObj(op.responses) ? op.responses : {};
   }

@@ -1,0 +1,53 @@
+/**
+ * One initialised PGlite data dir per test run instead of an initdb per in-memory database (D138). The vitest global
+ * setup (test/support/global-setup.ts) writes a tarball of a fresh data dir once (kept in node_modules/.cache across
+ * runs, keyed by the PGlite version and start parameters) and names it in PAYGATE_TEST_PGLITE_TEMPLATE; the database
+ * helpers of the tests (`openTestDb`, the contract harness's `startGateway`, and tests that open a runtime themselves)
+ * call `usePgliteTemplate()` first, so their `memory://` databases load it (~1.5 s of CPU) instead of running initdb
+ * (~4-5 s). Without the variable (a run outside vitest, e.g. `paygate contract`) nothing changes.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DEFAULT_PGLITE_MEMORY } from '../core/config.js';
+
+export const PGLITE_TEMPLATE_ENV = 'PAYGATE_TEST_PGLITE_TEMPLATE';
+
+let installed = false;
+
+/** Make this process's later `memory://` databases start from the run's template, when the run made one. */
+export async function usePgliteTemplate(): Promise<void> {
+  if (installed) return;
+  installed = true;
+  const file = process.env[PGLITE_TEMPLATE_ENV];
+  if (!file || !existsSync(file)) return;
+  const { useMemoryTemplate } = await import('../db/pglite.js');
+  let bytes: Promise<Blob> | undefined;
+  useMemoryTemplate(() => (bytes ??= readFile(file).then((b) => new Blob([b]))));
+}
+
+/**
+ * The template tarball in `cacheDir`, made if missing: named by the PGlite version and the start parameters, so a
+ * dependency upgrade or a changed memory setting makes a new one. Written to a temporary name and renamed, so an
+ * interrupted run never leaves half a tarball behind.
+ */
+export async function ensurePgliteTemplate(cacheDir: string): Promise<string> {
+  const { dumpInitialisedDataDir, pgliteStartParams } = await import('../db/pglite.js');
+  // the package's entry is <package>/dist/index.cjs; its package.json is not exported, so it is found beside dist/
+  const pkgFile = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
+  const version = (JSON.parse(await readFile(pkgFile, 'utf8')) as { version: string }).version;
+  const key = createHash('sha256')
+    .update(JSON.stringify([version, pgliteStartParams(DEFAULT_PGLITE_MEMORY)]))
+    .digest('hex')
+    .slice(0, 16);
+  const file = path.join(cacheDir, `pglite-initdb-${version}-${key}.tar`);
+  if (existsSync(file)) return file;
+  await mkdir(cacheDir, { recursive: true });
+  const blob = await dumpInitialisedDataDir(DEFAULT_PGLITE_MEMORY);
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, Buffer.from(await blob.arrayBuffer()));
+  await rename(temp, file);
+  return file;
+}
