@@ -1,12 +1,17 @@
 /**
- * `npm run bench:generate`: full generation time for our spec, then, for GitHub's spec and every real-world spec of
- * test/fixtures/realworld (specs.ts), time and peak memory of @paygate/generators (contract with the type layer +
- * server + client, + webhooks when the spec has them) beside openapi-typescript alone on the same file, in the same
- * run. Each row is measured in a fresh child process (peak RSS from getrusage, peak heap sampled every 20 ms), one
- * after the other. `npm run bench` runs the same measurement through `measureGenerators()`.
+ * `npm run bench:generate`: full generation of our spec, then, for GitHub's spec and every real-world spec of
+ * test/fixtures/realworld (specs.ts), @paygate/generators (contract with the type layer + server + client, + webhooks
+ * when the spec has them) beside openapi-typescript alone on the same file, in the same run: CPU time of generation,
+ * bytes emitted, and the peak RSS of a strict `tsc --noEmit` of each output (ours compiled with its runtimes, in the
+ * layout of `paygate generate --out`, as the compile tests do; openapi-typescript's types alone). Issue 23's goals,
+ * for GitHub and Stripe: CPU <= 1.5x, output <= 2x, tsc memory <= 1.5x. Each row is measured in a fresh child process,
+ * one after the other. `npm run bench` runs the same measurement through `measureGenerators()`.
+ * BENCH_GENERATE_SPECS=github,stripe limits the specs; BENCH_GENERATE_TSC=0 skips the compiles.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -17,25 +22,37 @@ import { REALWORLD_SPECS } from '../test/fixtures/realworld/specs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GITHUB_SPEC = 'node_modules/@octokit/openapi/generated/api.github.com.json';
+const run = promisify(execFile);
 
 export interface Measurement {
   ms: number;
+  /** CPU time of the child (user + system): the figure compared, wall time is noise on a shared machine. */
+  cpuMs: number;
   maxRssMiB: number;
   peakHeapMiB: number;
+  /** Bytes (UTF-8) of everything the run emitted. */
+  outputBytes: number;
   detail: string;
 }
 
-async function measure(task: () => Promise<string>): Promise<Measurement> {
+interface TaskResult {
+  detail: string;
+  outputBytes: number;
+}
+
+async function measure(task: () => Promise<TaskResult>): Promise<Measurement> {
   let peakHeap = process.memoryUsage().heapUsed;
   const timer = setInterval(() => {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 20);
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
-  const detail = await task();
+  const { detail, outputBytes } = await task();
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
   clearInterval(timer);
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-  return { ms, maxRssMiB: process.resourceUsage().maxRSS / 1024, peakHeapMiB: peakHeap / 1024 / 1024, detail };
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024, peakHeapMiB: peakHeap / 1024 / 1024, outputBytes, detail };
 }
 
 /** A third-party spec measured twice: our generators, and openapi-typescript alone. */
@@ -44,44 +61,113 @@ interface ComparedSpec {
   label: string;
   openapi: string;
   targets: readonly Target[];
+  /** The issue-23 goals apply (GitHub, Stripe). */
+  goal: boolean;
 }
 
 const COMPARED: readonly ComparedSpec[] = [
-  { key: 'github', label: 'GitHub spec', openapi: GITHUB_SPEC, targets: ['contract', 'server', 'client'] },
-  ...REALWORLD_SPECS.map((s) => ({ key: s.name, label: s.label, openapi: s.openapi, targets: s.targets })),
+  { key: 'github', label: 'GitHub spec', openapi: GITHUB_SPEC, targets: ['contract', 'server', 'client'], goal: true },
+  ...REALWORLD_SPECS.map((s) => ({ key: s.name, label: s.label, openapi: s.openapi, targets: s.targets, goal: s.name === 'stripe' })),
 ];
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-function oursTask(spec: ComparedSpec): () => Promise<string> {
+/**
+ * Where a child writes what it generated, for the strict compile that follows (BENCH_GENERATE_OUT, set by the parent;
+ * none when a task runs alone).
+ */
+const OUT_DIR = process.env['BENCH_GENERATE_OUT'];
+
+/** A project around generated files the way test/generators/support/compile-generated.ts lays it out. */
+async function writeProject(dir: string, files: readonly { path: string; contents: string }[]): Promise<void> {
+  for (const f of files) {
+    await mkdir(path.dirname(path.join(dir, f.path)), { recursive: true });
+    await writeFile(path.join(dir, f.path), f.contents);
+  }
+  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-generated', private: true, type: 'module' }));
+  await writeFile(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.base.json'),
+      compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+      include: ['generated'],
+    }),
+  );
+}
+
+const bytes = (files: readonly { contents: string }[]) => files.reduce((n, f) => n + Buffer.byteLength(f.contents), 0);
+
+function oursTask(spec: ComparedSpec): () => Promise<TaskResult> {
   return async () => {
-    const { files, model } = await generate({ rootDir: ROOT, openapi: spec.openapi, asyncapi: null, lint: 'skip', targets: spec.targets, contractImport: 'relative' });
-    return `${model.operations.length} operations, ${files.length} files, ${mib(files.reduce((n, f) => n + f.contents.length, 0))}`;
+    // The layout of `paygate generate --out` (runtimes by package name), as the compile tests check it.
+    const { files, model } = await generate({
+      rootDir: ROOT,
+      openapi: spec.openapi,
+      asyncapi: null,
+      lint: 'skip',
+      targets: spec.targets,
+      out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
+      contractImport: 'relative',
+      runtimeImport: 'package',
+    });
+    const outputBytes = bytes(files);
+    if (OUT_DIR !== undefined) await writeProject(OUT_DIR, files);
+    return { detail: `${model.operations.length} operations, ${files.length} files, ${mib(outputBytes)}`, outputBytes };
   };
 }
 
-function openapiTypescriptTask(spec: ComparedSpec): () => Promise<string> {
+function openapiTypescriptTask(spec: ComparedSpec): () => Promise<TaskResult> {
   return async () => {
     const ast = await openapiTS(pathToFileURL(path.join(ROOT, spec.openapi)), { alphabetize: true, silent: true });
-    return `${mib(astToString(ast).length)} of types`;
+    const files = [{ path: 'generated/types.ts', contents: astToString(ast) }];
+    if (OUT_DIR !== undefined) await writeProject(OUT_DIR, files);
+    return { detail: `${mib(bytes(files))} of types`, outputBytes: bytes(files) };
   };
 }
 
-const tasks: Record<string, () => Promise<string>> = {
+const tasks: Record<string, () => Promise<TaskResult>> = {
   async ours() {
     const { files } = await generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: existsSync(path.join(ROOT, 'openapi/asyncapi.yaml')) ? 'openapi/asyncapi.yaml' : null, lintConfig: 'openapi/redocly.yaml' });
-    return `${files.length} files, ${(files.reduce((n, f) => n + f.contents.length, 0) / 1024).toFixed(0)} KiB`;
+    return { detail: `${files.length} files, ${(bytes(files) / 1024).toFixed(0)} KiB`, outputBytes: bytes(files) };
   },
   ...Object.fromEntries(COMPARED.flatMap((spec) => [[`ours:${spec.key}`, oursTask(spec)], [`openapi-typescript:${spec.key}`, openapiTypescriptTask(spec)]])),
 };
 
-async function child(name: string): Promise<Measurement> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', name], {
+async function child(name: string, outDir?: string): Promise<Measurement> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', name], {
     cwd: ROOT,
     maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, ...(outDir === undefined ? {} : { BENCH_GENERATE_OUT: outDir }) },
   });
   const line = stdout.trim().split('\n').pop()!;
   return JSON.parse(line) as Measurement;
+}
+
+export interface TscMeasurement {
+  /** Peak RSS of the tsc process. */
+  maxRssMB: number;
+  cpuMs: number;
+  /** 0: compiled without a diagnostic. */
+  exitCode: number;
+}
+
+/**
+ * `tsc -p dir` (strict: tsconfig.base.json) in a child whose exit handler prints its peak RSS and CPU: tsc calls
+ * process.exit, so the handler sees the whole compile.
+ */
+async function tscPeak(dir: string): Promise<TscMeasurement> {
+  const probe =
+    "process.on('exit', (code) => { const u = process.resourceUsage(); require('node:fs').writeSync(1, '\\nTSC_PEAK ' + JSON.stringify({ maxRssKiB: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, code }) + '\\n'); });" +
+    'require(process.argv[1]);';
+  const tsc = path.join(ROOT, 'node_modules/typescript/lib/tsc.js');
+  const { stdout } = await run(process.execPath, ['--max-old-space-size=8192', '-e', probe, tsc, '-p', path.join(dir, 'tsconfig.json')], { maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  );
+  const line = stdout.split('\n').find((l) => l.startsWith('TSC_PEAK '));
+  if (line === undefined) throw new Error(`tsc printed no peak: ${stdout.slice(0, 2000)}`);
+  const { maxRssKiB, cpuMs, code } = JSON.parse(line.slice('TSC_PEAK '.length)) as { maxRssKiB: number; cpuMs: number; code: number };
+  return { maxRssMB: (maxRssKiB * 1024) / 1e6, cpuMs, exitCode: code };
 }
 
 /** [label, task] in the order they run: our spec, then each compared spec (ours, then openapi-typescript alone). */
@@ -95,33 +181,92 @@ export const GENERATOR_RUNS: readonly (readonly [string, string])[] = [
 
 export interface GeneratorRatio {
   spec: string;
+  /** Wall time, ours / openapi-typescript (noise on a loaded machine: `cpu` is the compared figure). */
   time: number;
+  /** CPU time of generation, ours / openapi-typescript. */
+  cpu: number;
+  /** Bytes emitted, ours (every target) / openapi-typescript's types. */
+  size: number;
+  /** Peak RSS of a strict `tsc --noEmit` of our output / of openapi-typescript's types alone (null: not compiled). */
+  tscMemory: number | null;
   maxRss: number;
   peakHeap: number;
+  /** The issue-23 goals apply (GitHub, Stripe): CPU <= 1.5x, size <= 2x, tsc memory <= 1.5x. */
+  goal: boolean;
+  ours: { cpuS: number; outputMiB: number; tscMB: number | null; tscExit: number | null };
+  openapiTypescript: { cpuS: number; outputMiB: number; tscMB: number | null; tscExit: number | null };
 }
 
+export const GENERATION_GOALS = { cpu: 1.5, size: 2, tscMemory: 1.5 } as const;
+
 export interface GeneratorBench {
-  rows: { label: string; task: string; measurement: Measurement }[];
+  rows: { label: string; task: string; measurement: Measurement; tsc?: TscMeasurement }[];
   /** GitHub spec, ours / openapi-typescript alone. */
   ratio: GeneratorRatio;
   /** Every compared spec (GitHub first), ours / openapi-typescript alone. */
   ratios: GeneratorRatio[];
 }
 
-/** Every run, each in a fresh Node process, one at a time (used by `npm run bench` too). */
-export async function measureGenerators(progress: (line: string) => void = () => undefined): Promise<GeneratorBench> {
+/**
+ * Every run, each in a fresh Node process, one at a time (used by `npm run bench` too); with `compile` (default), each
+ * compared run's output is then type-checked by a strict `tsc` whose peak RSS is the memory figure. BENCH_GENERATE_SPECS
+ * (comma list of keys: github, stripe, openai, ...) limits the compared specs.
+ */
+export async function measureGenerators(progress: (line: string) => void = () => undefined, options: { compile?: boolean } = {}): Promise<GeneratorBench> {
+  const compile = options.compile ?? process.env['BENCH_GENERATE_TSC'] !== '0';
+  const only = process.env['BENCH_GENERATE_SPECS']?.split(',').filter(Boolean);
+  const runs = GENERATOR_RUNS.filter(([, name]) => only === undefined || only.includes(name.split(':')[1] ?? ''));
   const rows: GeneratorBench['rows'] = [];
-  for (const [label, name] of GENERATOR_RUNS) {
-    progress(`${label}...`);
-    rows.push({ label, task: name, measurement: await child(name) });
+  const scratch = await mkdtemp(path.join(tmpdir(), 'paygate-bench-generate-'));
+  try {
+    for (const [label, name] of runs) {
+      progress(`${label}...`);
+      const compared = name.includes(':') && compile;
+      const dir = compared ? path.join(scratch, name.replace(/[^a-z0-9-]/gi, '_')) : undefined;
+      const measurement = await child(name, dir);
+      let tsc: TscMeasurement | undefined;
+      if (dir !== undefined) {
+        progress(`  strict tsc of its output...`);
+        tsc = await tscPeak(dir);
+        await rm(dir, { recursive: true, force: true });
+      }
+      rows.push({ label, task: name, measurement, ...(tsc === undefined ? {} : { tsc }) });
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
-  const byTask = new Map(rows.map((r) => [r.task, r.measurement]));
-  const ratios = COMPARED.map((spec): GeneratorRatio => {
+  const byTask = new Map(rows.map((r) => [r.task, r]));
+  const ratios = COMPARED.filter((spec) => byTask.has(`ours:${spec.key}`)).map((spec): GeneratorRatio => {
     const ours = byTask.get(`ours:${spec.key}`)!;
     const ots = byTask.get(`openapi-typescript:${spec.key}`)!;
-    return { spec: spec.label, time: ours.ms / ots.ms, maxRss: ours.maxRssMiB / ots.maxRssMiB, peakHeap: ours.peakHeapMiB / ots.peakHeapMiB };
+    const side = (r: GeneratorBench['rows'][number]) => ({ cpuS: r.measurement.cpuMs / 1000, outputMiB: r.measurement.outputBytes / 1024 / 1024, tscMB: r.tsc?.maxRssMB ?? null, tscExit: r.tsc?.exitCode ?? null });
+    return {
+      spec: spec.label,
+      time: ours.measurement.ms / ots.measurement.ms,
+      cpu: ours.measurement.cpuMs / ots.measurement.cpuMs,
+      size: ours.measurement.outputBytes / ots.measurement.outputBytes,
+      tscMemory: ours.tsc !== undefined && ots.tsc !== undefined ? ours.tsc.maxRssMB / ots.tsc.maxRssMB : null,
+      maxRss: ours.measurement.maxRssMiB / ots.measurement.maxRssMiB,
+      peakHeap: ours.measurement.peakHeapMiB / ots.measurement.peakHeapMiB,
+      goal: spec.goal,
+      ours: side(ours),
+      openapiTypescript: side(ots),
+    };
   });
   return { rows, ratio: ratios[0]!, ratios };
+}
+
+/** One line per compared spec: the three goal ratios and the figures behind them. */
+export function describeRatio(r: GeneratorRatio): string {
+  const tsc = r.tscMemory === null ? 'tsc not run' : `tsc memory ${r.tscMemory.toFixed(2)}x (${r.ours.tscMB!.toFixed(0)} vs ${r.openapiTypescript.tscMB!.toFixed(0)} MB${r.ours.tscExit === 0 ? '' : `, our output did NOT compile (exit ${r.ours.tscExit})`})`;
+  return `CPU ${r.cpu.toFixed(2)}x (${r.ours.cpuS.toFixed(2)} vs ${r.openapiTypescript.cpuS.toFixed(2)} s), output ${r.size.toFixed(2)}x (${r.ours.outputMiB.toFixed(1)} vs ${r.openapiTypescript.outputMiB.toFixed(1)} MiB), ${tsc}`;
+}
+
+/** Whether the goals hold for one spec (null: tsc not measured). */
+export function generationGoalMet(r: GeneratorRatio): boolean | null {
+  const cpuAndSize = r.cpu <= GENERATION_GOALS.cpu && r.size <= GENERATION_GOALS.size;
+  if (r.tscMemory === null) return cpuAndSize ? null : false;
+  return cpuAndSize && r.tscMemory <= GENERATION_GOALS.tscMemory && r.ours.tscExit === 0;
 }
 
 async function main(): Promise<void> {
@@ -133,15 +278,18 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(await measure(task)));
     return;
   }
-  console.log(`Measuring ${GENERATOR_RUNS.length} runs, each in a fresh Node process, one at a time...`);
+  console.log(`Measuring up to ${GENERATOR_RUNS.length} runs, each in a fresh Node process, one at a time...`);
   const { rows, ratios } = await measureGenerators((line) => console.log(`  ${line}`));
   const width = Math.max(...rows.map((r) => r.label.length));
-  console.log(`\n${'Run'.padEnd(width)} ${'time (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'peak heap (MiB)'.padStart(16)}  output`);
-  for (const { label, measurement: m } of rows) {
-    console.log(`${label.padEnd(width)} ${(m.ms / 1000).toFixed(2).padStart(9)} ${m.maxRssMiB.toFixed(0).padStart(14)} ${m.peakHeapMiB.toFixed(0).padStart(16)}  ${m.detail}`);
+  console.log(`\n${'Run'.padEnd(width)} ${'CPU (s)'.padStart(8)} ${'wall (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'tsc peak (MB)'.padStart(14)}  output`);
+  for (const { label, measurement: m, tsc } of rows) {
+    console.log(`${label.padEnd(width)} ${(m.cpuMs / 1000).toFixed(2).padStart(8)} ${(m.ms / 1000).toFixed(2).padStart(9)} ${m.maxRssMiB.toFixed(0).padStart(14)} ${(tsc === undefined ? '-' : tsc.maxRssMB.toFixed(0)).padStart(14)}  ${m.detail}`);
   }
   console.log('\nOurs / openapi-typescript alone, same file, same run:');
-  for (const r of ratios) console.log(`  ${r.spec}: time ${r.time.toFixed(2)}x, max RSS ${r.maxRss.toFixed(2)}x, peak heap ${r.peakHeap.toFixed(2)}x`);
+  for (const r of ratios) {
+    const met = generationGoalMet(r);
+    console.log(`  ${r.spec}: ${describeRatio(r)}${r.goal ? ` -> goal (CPU <= ${GENERATION_GOALS.cpu}x, output <= ${GENERATION_GOALS.size}x, tsc <= ${GENERATION_GOALS.tscMemory}x) ${met === null ? 'not measured' : met ? 'MET' : 'NOT met'}` : ''}`);
+  }
 }
 
 // Run as a script (`npm run bench:generate`, or a measurement child); importing it (bench/run.ts) runs nothing.

@@ -70,9 +70,14 @@ export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlyS
   return out;
 }
 
-/** Ajv for the document's dialect (OpenAPI 3.1 = JSON Schema 2020-12, else draft-07), set up for standalone ESM code. */
+/**
+ * Ajv for the document's dialect (OpenAPI 3.1 = JSON Schema 2020-12, else draft-07), set up for standalone ESM code.
+ * `inlineRefs: false` (D155): every `$ref`'d schema becomes one function that each referrer calls, instead of a copy
+ * of its code inlined at every use (GitHub's `simple-user` was inlined hundreds of times: 6.4 MiB of validators and
+ * most of generation's CPU). Results, error paths, defaults and coercion are the same either way.
+ */
 export function createStandaloneAjv(openapiVersion: string, options: AjvOptions): StandaloneAjv {
-  const all: AjvOptions = { ...options, code: { source: true, esm: true, lines: true, ...options.code }, logger: false };
+  const all: AjvOptions = { inlineRefs: false, ...options, code: { source: true, esm: true, lines: true, ...options.code }, logger: false };
   return openapiVersion.startsWith('3.1') ? new Ajv2020.default(all) : new AjvDraft7.default(all);
 }
 
@@ -104,7 +109,17 @@ export function standaloneModule(
   exports: Record<string, string>,
   prelude: readonly string[] | ((code: string) => readonly string[]) = [],
 ): string {
-  let code = standaloneCode.default(ajv, exports);
+  // Several names for one schema (operations sharing a validator, D155): Ajv's standaloneCode would emit the shared
+  // function once per name (a duplicate declaration), so each schema is exported once and the other names alias it.
+  const firstName = new Map<string, string>();
+  const aliases: string[] = [];
+  for (const [name, ref] of Object.entries(exports)) {
+    const first = firstName.get(ref);
+    if (first === undefined) firstName.set(ref, name);
+    else aliases.push(`export const ${name} = ${first};`);
+  }
+  let code = standaloneCode.default(ajv, Object.fromEntries([...firstName].map(([ref, name]) => [name, ref])));
+  if (aliases.length > 0) code = `${code.replace(/\s+$/, '')}\n${aliases.join('\n')}\n`;
   const preludeLines = typeof prelude === 'function' ? prelude(code) : prelude;
   const needsRequire = [code, ...preludeLines].some((text) => /require\("[^"]+"\)/.test(text));
   const lines: string[] = [];

@@ -2,7 +2,7 @@ import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
-import { operationTypeNames, operationTypeRef, usesAlias } from './names.js';
+import { briefDescription, operationTypeNames, operationTypeRef, usesAlias } from './names.js';
 
 export interface ClientArgView {
   name: string;
@@ -220,7 +220,7 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       }
     }
     const local = `${group}$${method}`;
-    const summaryDoc = [op.summary ?? '', op.description ?? '', `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`];
+    const summaryDoc = [op.summary ?? '', briefDescription(op.description), `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`];
     const pg = op.pagination;
     // listAll walks `results` and `next` (the runtime's paginate): only for responses with that page shape (D124)
     const canListAll = pg !== undefined && pg.itemsPath.length > 0 && pg.itemsPath[pg.itemsPath.length - 1] === 'results' && pg.nextField === 'next' && hasQuery;

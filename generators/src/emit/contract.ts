@@ -106,12 +106,21 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
         title: ctx.model.title,
         version: ctx.model.version,
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
-        // and tsc does not type-check a multi-megabyte literal.
-        documentJson: JSON.stringify(JSON.stringify(sortKeysDeep(ctx.document))),
+        // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156): JSON's every `"` would
+        // otherwise be escaped (GitHub: 0.7 MiB of backslashes).
+        documentJson: singleQuoted(JSON.stringify(sortKeysDeep(ctx.document))),
       }),
     },
   ],
 };
+
+/**
+ * `text` as a single-quoted JS string literal: only `\\`, `'` and the two line terminators JSON leaves raw (U+2028,
+ * U+2029: valid in ES2019 strings, escaped anyway for older tools) are escaped.
+ */
+export function singleQuoted(text: string): string {
+  return `'${text.replace(/[\\'\u2028\u2029]/g, (c) => (c === '\\' ? '\\\\' : c === "'" ? "\\'" : `\\u${c.charCodeAt(0).toString(16)}`))}'`;
+}
 
 export const contractOperationsEmitter: Emitter = {
   name: 'contract/operations',

@@ -29,3 +29,15 @@ export function usesAlias(view: { alias: string; doc: string[] }): boolean {
 }
 
 export { propertyKey };
+
+/**
+ * An operation's description as the client's and the handlers' JSDoc carry it: the first paragraph, then ` …` when
+ * there is more (D157). The full text is on the type layer's operation (openapi-typescript's JSDoc) and in the docs
+ * site; copying it onto every method twice made a third of GitHub's client and handlers.
+ */
+export function briefDescription(description: string | undefined): string {
+  if (description === undefined) return '';
+  const text = description.trim();
+  const end = text.search(/\n[ \t]*\n/);
+  return end === -1 ? text : `${text.slice(0, end).trimEnd()} …`;
+}

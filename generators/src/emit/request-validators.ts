@@ -189,6 +189,20 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     bodyDefs[name] = toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
   }
 
+  // Canonical JSON of an operation's def -> its key: operations with identical parameter groups or bodies (GitHub's
+  // `{ owner, repo }` path parameters: hundreds of operations) share one compiled function (D155).
+  const paramKeys = new Map<string, string>();
+  const bodyKeys = new Map<string, string>();
+  /**
+   * A parameter's schema as one shared def its group refers to (D155): GitHub's `owner`, `per_page`... are declared by
+   * hundreds of operations, and each copy was a block of coercion code. The `default` stays beside the `$ref` too,
+   * because `useDefaults` reads it from the group's `properties` (a referenced function never sees a missing value).
+   */
+  const sharedParameter = (schema: unknown): unknown => {
+    if (!isObj(schema) || Object.keys(schema).length === 0 || (schema.$ref !== undefined && Object.keys(schema).length === 1)) return schema;
+    const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}parameter${paramKeys.size}`, schema);
+    return { $ref: `${PARAMS_ROOT}#/$defs/${key}`, ...(schema.default === undefined ? {} : { default: schema.default }) };
+  };
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};
   /** Validator function name -> JSON pointer of its operation. */
@@ -219,7 +233,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       parameterRules.push(rule);
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
-      target.properties[rule.name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
+      target.properties[rule.name] = sharedParameter(toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS));
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
@@ -234,8 +248,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
       const g = groups[group];
       if (g === undefined) continue;
-      const key = `${RESERVED_DEF_PREFIX}${typeName}_${group}`;
-      paramDefs[key] = { type: 'object', properties: g.properties, ...(g.required.length > 0 ? { required: g.required } : {}) };
+      const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}${typeName}_${group}`, { type: 'object', properties: g.properties, ...(g.required.length > 0 ? { required: g.required } : {}) });
       const fn = `validate${typeName}${suffix}`;
       paramExports[fn] = `${PARAMS_ROOT}#/$defs/${key}`;
       exportPointers.set(fn, operationPointer(op));
@@ -257,8 +270,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         const schema = isObj(rawSchema) && typeof rawSchema.$ref === 'string' ? resolver.get(rawSchema.$ref) : (rawSchema ?? {});
         const binary = isObj(schema) && schema.format === 'binary';
         const required = !binary && isObj(schema) && Boolean(schema.required);
-        const key = `${RESERVED_DEF_PREFIX}${typeName}_body${index}`;
-        bodyDefs[key] = { properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) }, ...(required ? { required: ['body'] } : {}) };
+        const key = sharedDef(bodyDefs, bodyKeys, `${RESERVED_DEF_PREFIX}${typeName}_body${index}`, { properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) }, ...(required ? { required: ['body'] } : {}) });
         const fn = `validate${typeName}Body${index}`;
         bodyExports[fn] = `${BODY_ROOT}#/$defs/${key}`;
         exportPointers.set(fn, `${operationPointer(op)}/requestBody/content/${pointerToken(mediaModel.mediaType)}/schema`);
@@ -303,6 +315,19 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     'request validators',
   );
   return { code, operations };
+}
+
+/**
+ * Adds `def` under `key` unless an identical def (same canonical JSON: toAjvSchema sorts keys) is there already, and
+ * returns the key it is found under. The validator of every operation sharing it is then the same function.
+ */
+function sharedDef(defs: Obj, keys: Map<string, string>, key: string, def: Obj): string {
+  const canonical = JSON.stringify(def);
+  const existing = keys.get(canonical);
+  if (existing !== undefined) return existing;
+  keys.set(canonical, key);
+  defs[key] = def;
+  return key;
 }
 
 /** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */

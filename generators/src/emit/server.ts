@@ -1,7 +1,7 @@
 import type { OperationModel, ResponseModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
 import { contractSpecifier, runtimeSpecifier } from './context.js';
-import { operationTypeNames, operationTypeRef, propertyKey, usesAlias } from './names.js';
+import { briefDescription, operationTypeNames, operationTypeRef, propertyKey, usesAlias } from './names.js';
 
 export interface FieldView {
   key: string;
@@ -97,7 +97,7 @@ export function handlerOperationViews(operations: readonly OperationModel[]): Ha
       typeName,
       alias,
       ref: operationTypeRef(op),
-      doc: [op.summary ?? '', op.description ?? '', `\`${op.method.toUpperCase()} ${op.path}\`${op.deprecated ? ' (deprecated)' : ''}`],
+      doc: [op.summary ?? '', briefDescription(op.description), `\`${op.method.toUpperCase()} ${op.path}\`${op.deprecated ? ' (deprecated)' : ''}`],
       params: op.parameters.path.map((p) => ({
         key: propertyKey(p.name),
         optional: false,

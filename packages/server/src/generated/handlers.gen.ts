@@ -833,9 +833,7 @@ export interface Handlers<TPrincipal = unknown> {
   /**
    * Submit the hosted payment page
    *
-   * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
-   *
-   * Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
+   * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`. …
    *
    * `POST /checkout/{session_id}`
    */

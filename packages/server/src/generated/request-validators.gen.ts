@@ -9,8 +9,74 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"], uri: fullFormats.uri };
 export const validateGetCheckoutPageParams = validate1;
-const schema1 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
+const schema1 = {"type":"object","properties":{"session_id":{"$ref":"request-params.json#/$defs/__req_parameter0"}},"required":["session_id"]};
+const schema2 = {"maxLength":256,"minLength":1,"type":"string"};
 const func0 = require("ajv/dist/runtime/ucs2length").default;
+
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate2.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 256){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data) < 1){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+validate2.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -34,66 +100,19 @@ vErrors.push(err0);
 errors++;
 }
 if(data.session_id !== undefined){
-let data0 = data.session_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate2(data.session_id, {instancePath:instancePath+"/session_id",parentData:data,parentDataProperty:"session_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
 else {
 vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["session_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 256){
-const err2 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }
@@ -102,22 +121,33 @@ return errors === 0;
 }
 validate1.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSubmitCheckoutPageParams = validate2;
-const schema2 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
+export const validateDownloadDocumentParams = validate4;
+const schema3 = {"type":"object","properties":{"document_id":{"$ref":"request-params.json#/$defs/__req_parameter2"}},"required":["document_id"]};
+const schema4 = {"maxLength":36,"pattern":"^doc_[A-Za-z0-9_-]{32}$","type":"string"};
+const pattern0 = new RegExp("^doc_[A-Za-z0-9_-]{32}$", "u");
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate2.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.session_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "session_id"},message:"must have required property '"+"session_id"+"'"};
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -126,20 +156,17 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.session_id !== undefined){
-let data0 = data.session_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
 }
-else if(data0 === null){
-coerced0 = "";
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
-else {
-const err1 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 36){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -148,17 +175,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["session_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 256){
-const err2 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(!pattern0.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^doc_[A-Za-z0-9_-]{32}$"},message:"must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -167,42 +185,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
 }
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate2.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate2.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDownloadDocumentParams = validate3;
-const schema3 = {"type":"object","properties":{"document_id":{"maxLength":36,"pattern":"^doc_[A-Za-z0-9_-]{32}$","type":"string"}},"required":["document_id"]};
-const pattern0 = new RegExp("^doc_[A-Za-z0-9_-]{32}$", "u");
-
-function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate3.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -221,19 +213,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.document_id !== undefined){
-let data0 = data.document_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate5(data.document_id, {instancePath:instancePath+"/document_id",parentData:data,parentDataProperty:"document_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/document_id",schemaPath:"#/properties/document_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -242,17 +229,64 @@ vErrors.push(err1);
 }
 errors++;
 }
+validate4.errors = vErrors;
+return errors === 0;
+}
+validate4.evaluated = {"props":{"document_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateListMerchantsQuery = validate7;
+const schema5 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"}}};
+const schema6 = {"default":1,"maximum":100000,"minimum":1,"type":"integer"};
+
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate8.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["document_id"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 36){
-const err2 = {instancePath:instancePath+"/document_id",schemaPath:"#/properties/document_id/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if((typeof data == "number") && (isFinite(data))){
+if(data > 100000 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 1 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -261,8 +295,141 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err3 = {instancePath:instancePath+"/document_id",schemaPath:"#/properties/document_id/pattern",keyword:"pattern",params:{pattern: "^doc_[A-Za-z0-9_-]{32}$"},message:"must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\""};
+}
+validate8.errors = vErrors;
+return errors === 0;
+}
+validate8.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema7 = {"default":250,"maximum":250,"minimum":1,"type":"integer"};
+
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate10.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 250 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 1 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate10.errors = vErrors;
+return errors === 0;
+}
+validate10.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema8 = {"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"};
+const pattern1 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate12.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 512){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data) < 1){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern1.test(data)){
+const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -272,31 +439,15 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate3.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate3.evaluated = {"props":{"document_id":true},"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateListMerchantsQuery = validate4;
-const schema4 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
-const pattern1 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -310,492 +461,63 @@ data.page = 1;
 if(data.page_size === undefined){
 data.page_size = 250;
 }
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
 }
-else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
-}
-}
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
+if(!(validate10(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
+errors = vErrors.length;
 }
 if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["cursor"] = coerced2;
-}
-}
-}
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
+if(!(validate12(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
 }
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate4.errors = vErrors;
-return errors === 0;
-}
-validate4.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCreateMerchantHeaders = validate5;
-const schema5 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-const pattern2 = new RegExp("^[\\x21-\\x7E]+$", "u");
-
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate5.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
 else {
 vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate5.errors = vErrors;
-return errors === 0;
-}
-validate5.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGetMerchantParams = validate6;
-const schema6 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-const pattern3 = new RegExp("^\\d{1,20}$", "u");
-
-function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate6.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate6.errors = vErrors;
-return errors === 0;
-}
-validate6.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateUpdateMerchantParams = validate7;
-const schema7 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate7.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }
 validate7.errors = vErrors;
 return errors === 0;
 }
-validate7.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantCredentialsHeaders = validate8;
-const schema8 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateCreateMerchantHeaders = validate14;
+const schema9 = {"type":"object","properties":{"idempotency-key":{"$ref":"request-params.json#/$defs/__req_parameter8"}}};
+const schema10 = {"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"};
+const pattern2 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
-function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate8.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
 if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+coerced0 = "" + data;
 }
-else if(data0 === null){
+else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -806,15 +528,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(typeof data === "string"){
+if(func0(data) > 255){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -823,8 +545,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func0(data) < 1){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -833,8 +555,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(!pattern2.test(data)){
+const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -844,544 +566,10 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate8.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate8.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCreateMerchantCredentialsParams = validate9;
-const schema9 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate9.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate9.errors = vErrors;
-return errors === 0;
-}
-validate9.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateRevokePreviousMerchantCredentialsParams = validate10;
-const schema10 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate10.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate10.errors = vErrors;
-return errors === 0;
-}
-validate10.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateUploadMerchantDocumentParams = validate11;
-const schema11 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate11.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate11.errors = vErrors;
-return errors === 0;
-}
-validate11.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCreateOrderHeaders = validate12;
-const schema12 = {"type":"object","properties":{"x-merchant-id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate12.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["x-merchant-id"] !== undefined){
-let data0 = data["x-merchant-id"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/x-merchant-id",schemaPath:"#/properties/x-merchant-id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["x-merchant-id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err1 = {instancePath:instancePath+"/x-merchant-id",schemaPath:"#/properties/x-merchant-id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err2 = {instancePath:instancePath+"/x-merchant-id",schemaPath:"#/properties/x-merchant-id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-if(data["idempotency-key"] !== undefined){
-let data1 = data["idempotency-key"];
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["idempotency-key"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func0(data1) > 255){
-const err4 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(func0(data1) < 1){
-const err5 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!pattern2.test(data1)){
-const err6 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate12.errors = vErrors;
-return errors === 0;
-}
-validate12.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGetOrderParams = validate13;
-const schema13 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-const pattern11 = new RegExp("^OD\\d{1,30}$", "u");
-
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate13.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate13.errors = vErrors;
-return errors === 0;
-}
-validate13.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateUpdateOrderParams = validate14;
-const schema14 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
+validate15.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1394,113 +582,55 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(data["idempotency-key"] !== undefined){
+if(!(validate15(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
 else {
 vErrors.push(err0);
-}
-errors++;
-}
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
 }
 errors++;
 }
 validate14.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentHeaders = validate15;
-const schema15 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateGetMerchantParams = validate17;
+const schema11 = {"type":"object","properties":{"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}},"required":["merchant_id"]};
+const schema12 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
+const pattern3 = new RegExp("^\\d{1,20}$", "u");
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
 if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+coerced0 = "" + data;
 }
-else if(data0 === null){
+else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1511,15 +641,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(typeof data === "string"){
+if(func0(data) > 20){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1528,8 +658,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern3.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1538,41 +668,171 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
 }
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate15.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentParams = validate16;
-const schema16 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate17.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.merchant_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.merchant_id !== undefined){
+if(!(validate18(data.merchant_id, {instancePath:instancePath+"/merchant_id",parentData:data,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+validate17.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateCreateOrderHeaders = validate20;
+const schema13 = {"type":"object","properties":{"x-merchant-id":{"$ref":"request-params.json#/$defs/__req_parameter10"},"idempotency-key":{"$ref":"request-params.json#/$defs/__req_parameter8"}}};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["x-merchant-id"] !== undefined){
+if(!(validate18(data["x-merchant-id"], {instancePath:instancePath+"/x-merchant-id",parentData:data,parentDataProperty:"x-merchant-id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+if(data["idempotency-key"] !== undefined){
+if(!(validate15(data["idempotency-key"], {instancePath:instancePath+"/idempotency-key",parentData:data,parentDataProperty:"idempotency-key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate15.errors : vErrors.concat(validate15.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateGetOrderParams = validate23;
+const schema14 = {"type":"object","properties":{"order_id":{"$ref":"request-params.json#/$defs/__req_parameter13"}},"required":["order_id"]};
+const schema15 = {"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"};
+const pattern4 = new RegExp("^OD\\d{1,30}$", "u");
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 32){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern4.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1591,19 +851,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate24(data.order_id, {instancePath:instancePath+"/order_id",parentData:data,parentDataProperty:"order_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1612,17 +867,64 @@ vErrors.push(err1);
 }
 errors++;
 }
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateListPaymentsQuery = validate26;
+const schema16 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"currency":{"$ref":"request-params.json#/$defs/__req_parameter16"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"},"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"},"reference_id":{"$ref":"request-params.json#/$defs/__req_parameter18"},"buyer_name":{"$ref":"request-params.json#/$defs/__req_parameter19"},"mop_type":{"$ref":"request-params.json#/$defs/__req_parameter20"},"status":{"$ref":"request-params.json#/$defs/__req_parameter21"},"from_created_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_created_date":{"$ref":"request-params.json#/$defs/__req_parameter22"}}};
+const schema17 = {"default":10,"maximum":250,"minimum":1,"type":"integer"};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if((typeof data == "number") && (isFinite(data))){
+if(data > 250 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 1 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1631,8 +933,76 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema18 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
+const pattern5 = new RegExp("^[A-Z]{3}$", "u");
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 3){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data) < 3){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern5.test(data)){
+const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1642,34 +1012,406 @@ vErrors.push(err3);
 errors++;
 }
 }
+validate31.errors = vErrors;
+return errors === 0;
 }
+validate31.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema19 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
+const pattern6 = new RegExp("^PR\\d{1,30}$", "u");
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err0];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err0);
 }
 errors++;
 }
-validate16.errors = vErrors;
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 32){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern6.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateListPaymentsQuery = validate17;
-const schema17 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"currency":{"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"buyer_name":{"maxLength":200,"minLength":1,"type":"string"},"mop_type":{"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"},"status":{"enum":["PENDING","CAPTURED","FAILED"],"type":"string"},"from_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_created_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"}}};
-const pattern16 = new RegExp("^[A-Z]{3}$", "u");
-const pattern18 = new RegExp("^PR\\d{1,30}$", "u");
-const pattern19 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
-const formats0 = formats.date;
+const schema20 = {"maxLength":64,"minLength":1,"type":"string"};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 64){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data) < 1){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema21 = {"maxLength":200,"minLength":1,"type":"string"};
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 200){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func0(data) < 1){
+const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema22 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema22.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema23 = {"enum":["PENDING","CAPTURED","FAILED"],"type":"string"};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((data === "PENDING") || (data === "CAPTURED")) || (data === "FAILED"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema23.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema24 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
+const formats0 = formats.date;
+const pattern7 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(func0(data) > 10){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern7.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(formats0.validate(data))){
+const err3 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1683,17 +1425,77 @@ data.page = 1;
 if(data.page_size === undefined){
 data.page_size = 10;
 }
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
+}
+if(!(validate28(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+if(data.cursor !== undefined){
+if(!(validate12(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+if(data.currency !== undefined){
+if(!(validate31(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+if(data.merchant_id !== undefined){
+if(!(validate18(data.merchant_id, {instancePath:instancePath+"/merchant_id",parentData:data,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+if(data.payment_id !== undefined){
+if(!(validate34(data.payment_id, {instancePath:instancePath+"/payment_id",parentData:data,parentDataProperty:"payment_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+}
+if(data.reference_id !== undefined){
+if(!(validate36(data.reference_id, {instancePath:instancePath+"/reference_id",parentData:data,parentDataProperty:"reference_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+errors = vErrors.length;
+}
+}
+if(data.buyer_name !== undefined){
+if(!(validate38(data.buyer_name, {instancePath:instancePath+"/buyer_name",parentData:data,parentDataProperty:"buyer_name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+}
+if(data.mop_type !== undefined){
+if(!(validate40(data.mop_type, {instancePath:instancePath+"/mop_type",parentData:data,parentDataProperty:"mop_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
+if(data.status !== undefined){
+if(!(validate42(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+}
+if(data.from_created_date !== undefined){
+if(!(validate44(data.from_created_date, {instancePath:instancePath+"/from_created_date",parentData:data,parentDataProperty:"from_created_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.to_created_date !== undefined){
+if(!(validate44(data.to_created_date, {instancePath:instancePath+"/to_created_date",parentData:data,parentDataProperty:"to_created_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1702,654 +1504,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
-}
-}
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["cursor"] = coerced2;
-}
-}
-}
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-if(data.currency !== undefined){
-let data3 = data.currency;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-const err10 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["currency"] = coerced3;
-}
-}
-}
-if(typeof data3 === "string"){
-if(func0(data3) > 3){
-const err11 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(func0(data3) < 3){
-const err12 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!pattern16.test(data3)){
-const err13 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-if(data.merchant_id !== undefined){
-let data4 = data.merchant_id;
-if(typeof data4 !== "string"){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data4;
-}
-else if(data4 === null){
-coerced4 = "";
-}
-else {
-const err14 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["merchant_id"] = coerced4;
-}
-}
-}
-if(typeof data4 === "string"){
-if(func0(data4) > 20){
-const err15 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern3.test(data4)){
-const err16 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-if(data.payment_id !== undefined){
-let data5 = data.payment_id;
-if(typeof data5 !== "string"){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(!(coerced5 !== undefined)){
-if(dataType5 == "number" || dataType5 == "boolean"){
-coerced5 = "" + data5;
-}
-else if(data5 === null){
-coerced5 = "";
-}
-else {
-const err17 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["payment_id"] = coerced5;
-}
-}
-}
-if(typeof data5 === "string"){
-if(func0(data5) > 32){
-const err18 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!pattern18.test(data5)){
-const err19 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-if(data.reference_id !== undefined){
-let data6 = data.reference_id;
-if(typeof data6 !== "string"){
-let dataType6 = typeof data6;
-let coerced6 = undefined;
-if(!(coerced6 !== undefined)){
-if(dataType6 == "number" || dataType6 == "boolean"){
-coerced6 = "" + data6;
-}
-else if(data6 === null){
-coerced6 = "";
-}
-else {
-const err20 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(coerced6 !== undefined){
-data6 = coerced6;
-if(data !== undefined){
-data["reference_id"] = coerced6;
-}
-}
-}
-if(typeof data6 === "string"){
-if(func0(data6) > 64){
-const err21 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(func0(data6) < 1){
-const err22 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-if(data.buyer_name !== undefined){
-let data7 = data.buyer_name;
-if(typeof data7 !== "string"){
-let dataType7 = typeof data7;
-let coerced7 = undefined;
-if(!(coerced7 !== undefined)){
-if(dataType7 == "number" || dataType7 == "boolean"){
-coerced7 = "" + data7;
-}
-else if(data7 === null){
-coerced7 = "";
-}
-else {
-const err23 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(coerced7 !== undefined){
-data7 = coerced7;
-if(data !== undefined){
-data["buyer_name"] = coerced7;
-}
-}
-}
-if(typeof data7 === "string"){
-if(func0(data7) > 200){
-const err24 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(func0(data7) < 1){
-const err25 = {instancePath:instancePath+"/buyer_name",schemaPath:"#/properties/buyer_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-if(data.mop_type !== undefined){
-let data8 = data.mop_type;
-if(typeof data8 !== "string"){
-let dataType8 = typeof data8;
-let coerced8 = undefined;
-if(!(coerced8 !== undefined)){
-if(dataType8 == "number" || dataType8 == "boolean"){
-coerced8 = "" + data8;
-}
-else if(data8 === null){
-coerced8 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced8 !== undefined){
-data8 = coerced8;
-if(data !== undefined){
-data["mop_type"] = coerced8;
-}
-}
-}
-if(!(((((data8 === "UPI") || (data8 === "CREDIT_CARD")) || (data8 === "DEBIT_CARD")) || (data8 === "NET_BANKING")) || (data8 === "QR"))){
-const err27 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema17.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data9 = data.status;
-if(typeof data9 !== "string"){
-let dataType9 = typeof data9;
-let coerced9 = undefined;
-if(!(coerced9 !== undefined)){
-if(dataType9 == "number" || dataType9 == "boolean"){
-coerced9 = "" + data9;
-}
-else if(data9 === null){
-coerced9 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced9 !== undefined){
-data9 = coerced9;
-if(data !== undefined){
-data["status"] = coerced9;
-}
-}
-}
-if(!(((data9 === "PENDING") || (data9 === "CAPTURED")) || (data9 === "FAILED"))){
-const err29 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema17.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.from_created_date !== undefined){
-let data10 = data.from_created_date;
-if(typeof data10 !== "string"){
-let dataType10 = typeof data10;
-let coerced10 = undefined;
-if(!(coerced10 !== undefined)){
-if(dataType10 == "number" || dataType10 == "boolean"){
-coerced10 = "" + data10;
-}
-else if(data10 === null){
-coerced10 = "";
-}
-else {
-const err30 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(coerced10 !== undefined){
-data10 = coerced10;
-if(data !== undefined){
-data["from_created_date"] = coerced10;
-}
-}
-}
-if(typeof data10 === "string"){
-if(func0(data10) > 10){
-const err31 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(!pattern19.test(data10)){
-const err32 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if(!(formats0.validate(data10))){
-const err33 = {instancePath:instancePath+"/from_created_date",schemaPath:"#/properties/from_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-if(data.to_created_date !== undefined){
-let data11 = data.to_created_date;
-if(typeof data11 !== "string"){
-let dataType11 = typeof data11;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data11;
-}
-else if(data11 === null){
-coerced11 = "";
-}
-else {
-const err34 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(coerced11 !== undefined){
-data11 = coerced11;
-if(data !== undefined){
-data["to_created_date"] = coerced11;
-}
-}
-}
-if(typeof data11 === "string"){
-if(func0(data11) > 10){
-const err35 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(!pattern19.test(data11)){
-const err36 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(!(formats0.validate(data11))){
-const err37 = {instancePath:instancePath+"/to_created_date",schemaPath:"#/properties/to_created_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-validate17.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetPaymentParams = validate18;
-const schema18 = {"type":"object","properties":{"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"}},"required":["payment_id"]};
+export const validateGetPaymentParams = validate47;
+const schema25 = {"type":"object","properties":{"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"}},"required":["payment_id"]};
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2368,19 +1534,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.payment_id !== undefined){
-let data0 = data.payment_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate34(data.payment_id, {instancePath:instancePath+"/payment_id",parentData:data,parentDataProperty:"payment_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2389,60 +1550,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["payment_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern18.test(data0)){
-const err3 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate18.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListRefundsQuery = validate19;
-const schema19 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"payment_id":{"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"},"reference_id":{"maxLength":64,"minLength":1,"type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListRefundsQuery = validate49;
+const schema26 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"},"reference_id":{"$ref":"request-params.json#/$defs/__req_parameter18"},"from_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2456,17 +1575,53 @@ data.page = 1;
 if(data.page_size === undefined){
 data.page_size = 250;
 }
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
+}
+if(!(validate10(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
+errors = vErrors.length;
+}
+if(data.cursor !== undefined){
+if(!(validate12(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+if(data.payment_id !== undefined){
+if(!(validate34(data.payment_id, {instancePath:instancePath+"/payment_id",parentData:data,parentDataProperty:"payment_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+}
+if(data.reference_id !== undefined){
+if(!(validate36(data.reference_id, {instancePath:instancePath+"/reference_id",parentData:data,parentDataProperty:"reference_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+errors = vErrors.length;
+}
+}
+if(data.from_date !== undefined){
+if(!(validate44(data.from_date, {instancePath:instancePath+"/from_date",parentData:data,parentDataProperty:"from_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.to_date !== undefined){
+if(!(validate44(data.to_date, {instancePath:instancePath+"/to_date",parentData:data,parentDataProperty:"to_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.merchant_id !== undefined){
+if(!(validate18(data.merchant_id, {instancePath:instancePath+"/merchant_id",parentData:data,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2475,477 +1630,38 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
-}
-}
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["cursor"] = coerced2;
-}
-}
-}
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-if(data.payment_id !== undefined){
-let data3 = data.payment_id;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-const err10 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["payment_id"] = coerced3;
-}
-}
-}
-if(typeof data3 === "string"){
-if(func0(data3) > 32){
-const err11 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(!pattern18.test(data3)){
-const err12 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-if(data.reference_id !== undefined){
-let data4 = data.reference_id;
-if(typeof data4 !== "string"){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data4;
-}
-else if(data4 === null){
-coerced4 = "";
-}
-else {
-const err13 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["reference_id"] = coerced4;
-}
-}
-}
-if(typeof data4 === "string"){
-if(func0(data4) > 64){
-const err14 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(func0(data4) < 1){
-const err15 = {instancePath:instancePath+"/reference_id",schemaPath:"#/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-if(data.from_date !== undefined){
-let data5 = data.from_date;
-if(typeof data5 !== "string"){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(!(coerced5 !== undefined)){
-if(dataType5 == "number" || dataType5 == "boolean"){
-coerced5 = "" + data5;
-}
-else if(data5 === null){
-coerced5 = "";
-}
-else {
-const err16 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["from_date"] = coerced5;
-}
-}
-}
-if(typeof data5 === "string"){
-if(func0(data5) > 10){
-const err17 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!pattern19.test(data5)){
-const err18 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!(formats0.validate(data5))){
-const err19 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-if(data.to_date !== undefined){
-let data6 = data.to_date;
-if(typeof data6 !== "string"){
-let dataType6 = typeof data6;
-let coerced6 = undefined;
-if(!(coerced6 !== undefined)){
-if(dataType6 == "number" || dataType6 == "boolean"){
-coerced6 = "" + data6;
-}
-else if(data6 === null){
-coerced6 = "";
-}
-else {
-const err20 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(coerced6 !== undefined){
-data6 = coerced6;
-if(data !== undefined){
-data["to_date"] = coerced6;
-}
-}
-}
-if(typeof data6 === "string"){
-if(func0(data6) > 10){
-const err21 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(!pattern19.test(data6)){
-const err22 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(!(formats0.validate(data6))){
-const err23 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-}
-if(data.merchant_id !== undefined){
-let data7 = data.merchant_id;
-if(typeof data7 !== "string"){
-let dataType7 = typeof data7;
-let coerced7 = undefined;
-if(!(coerced7 !== undefined)){
-if(dataType7 == "number" || dataType7 == "boolean"){
-coerced7 = "" + data7;
-}
-else if(data7 === null){
-coerced7 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced7 !== undefined){
-data7 = coerced7;
-if(data !== undefined){
-data["merchant_id"] = coerced7;
-}
-}
-}
-if(typeof data7 === "string"){
-if(func0(data7) > 20){
-const err25 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(!pattern3.test(data7)){
-const err26 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-validate19.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundHeaders = validate20;
-const schema20 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateGetRefundParams = validate58;
+const schema27 = {"type":"object","properties":{"refund_id":{"$ref":"request-params.json#/$defs/__req_parameter26"}},"required":["refund_id"]};
+const schema28 = {"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"};
+const pattern8 = new RegExp("^RF\\d{1,30}$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
 if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+coerced0 = "" + data;
 }
-else if(data0 === null){
+else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2956,15 +1672,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(typeof data === "string"){
+if(func0(data) > 32){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2973,8 +1689,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern8.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2983,42 +1699,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
 }
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate20.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetRefundParams = validate21;
-const schema21 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
-const pattern28 = new RegExp("^RF\\d{1,30}$", "u");
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3037,19 +1727,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.refund_id !== undefined){
-let data0 = data.refund_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate59(data.refund_id, {instancePath:instancePath+"/refund_id",parentData:data,parentDataProperty:"refund_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3058,60 +1743,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["refund_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern28.test(data0)){
-const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate21.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListSettlementsQuery = validate22;
-const schema22 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"},"from_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"to_date":{"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"},"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
+export const validateListSettlementsQuery = validate61;
+const schema29 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"from_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3125,17 +1768,81 @@ data.page = 1;
 if(data.page_size === undefined){
 data.page_size = 10;
 }
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
+}
+if(!(validate28(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+if(data.cursor !== undefined){
+if(!(validate12(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
+}
+}
+if(data.from_date !== undefined){
+if(!(validate44(data.from_date, {instancePath:instancePath+"/from_date",parentData:data,parentDataProperty:"from_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.to_date !== undefined){
+if(!(validate44(data.to_date, {instancePath:instancePath+"/to_date",parentData:data,parentDataProperty:"to_date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.merchant_id !== undefined){
+if(!(validate18(data.merchant_id, {instancePath:instancePath+"/merchant_id",parentData:data,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateGetSettlementParams = validate68;
+const schema30 = {"type":"object","properties":{"settlement_id":{"$ref":"request-params.json#/$defs/__req_parameter29"}},"required":["settlement_id"]};
+const schema31 = {"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"};
+const pattern9 = new RegExp("^ST\\d{1,30}$", "u");
+
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate69.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3146,15 +1853,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+if(typeof data === "string"){
+if(func0(data) > 32){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3163,8 +1870,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern9.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3174,321 +1881,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["cursor"] = coerced2;
-}
-}
-}
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-if(data.from_date !== undefined){
-let data3 = data.from_date;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-const err10 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["from_date"] = coerced3;
-}
-}
-}
-if(typeof data3 === "string"){
-if(func0(data3) > 10){
-const err11 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(!pattern19.test(data3)){
-const err12 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/from_date",schemaPath:"#/properties/from_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-if(data.to_date !== undefined){
-let data4 = data.to_date;
-if(typeof data4 !== "string"){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data4;
-}
-else if(data4 === null){
-coerced4 = "";
-}
-else {
-const err14 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["to_date"] = coerced4;
-}
-}
-}
-if(typeof data4 === "string"){
-if(func0(data4) > 10){
-const err15 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!pattern19.test(data4)){
-const err16 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(!(formats0.validate(data4))){
-const err17 = {instancePath:instancePath+"/to_date",schemaPath:"#/properties/to_date/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-}
-if(data.merchant_id !== undefined){
-let data5 = data.merchant_id;
-if(typeof data5 !== "string"){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(!(coerced5 !== undefined)){
-if(dataType5 == "number" || dataType5 == "boolean"){
-coerced5 = "" + data5;
-}
-else if(data5 === null){
-coerced5 = "";
-}
-else {
-const err18 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["merchant_id"] = coerced5;
-}
-}
-}
-if(typeof data5 === "string"){
-if(func0(data5) > 20){
-const err19 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(!pattern3.test(data5)){
-const err20 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-validate22.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateGetSettlementParams = validate23;
-const schema23 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
-const pattern33 = new RegExp("^ST\\d{1,30}$", "u");
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3507,19 +1908,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.settlement_id !== undefined){
-let data0 = data.settlement_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate69(data.settlement_id, {instancePath:instancePath+"/settlement_id",parentData:data,parentDataProperty:"settlement_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3528,60 +1924,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["settlement_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern33.test(data0)){
-const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate23.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListSettlementTransactionsQuery = validate24;
-const schema24 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"}}};
+export const validateListSettlementTransactionsQuery = validate71;
+const schema32 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250}}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3595,17 +1949,17 @@ data.page = 1;
 if(data.page_size === undefined){
 data.page_size = 250;
 }
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
+}
+if(!(validate10(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
+errors = vErrors.length;
+}
 }
 else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3614,387 +1968,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
-}
-}
-}
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate24.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListSettlementTransactionsParams = validate25;
-const schema25 = {"type":"object","properties":{"settlement_id":{"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"}},"required":["settlement_id"]};
+export const validateGetSandboxClockQuery = validate74;
+const schema33 = {"type":"object","properties":{"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.settlement_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.settlement_id !== undefined){
-let data0 = data.settlement_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["settlement_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern33.test(data0)){
-const err3 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-validate25.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteCheckoutSessionHeaders = validate26;
-const schema26 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteCheckoutSessionParams = validate27;
-const schema27 = {"type":"object","properties":{"session_id":{"maxLength":256,"minLength":1,"type":"string"}},"required":["session_id"]};
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.session_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "session_id"},message:"must have required property '"+"session_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.session_id !== undefined){
-let data0 = data.session_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["session_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 256){
-const err2 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-validate27.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGetSandboxClockQuery = validate28;
-const schema28 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}}};
-
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4003,19 +1988,14 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate18(data.merchant_id, {instancePath:instancePath+"/merchant_id",parentData:data,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err0 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4024,81 +2004,38 @@ vErrors.push(err0);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-validate28.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAdvanceSandboxClockHeaders = validate29;
-const schema29 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
+export const validateRedeliverWebhookDeliveryParams = validate76;
+const schema34 = {"type":"object","properties":{"delivery_id":{"$ref":"request-params.json#/$defs/__req_parameter33"}},"required":["delivery_id"]};
+const schema35 = {"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"};
+const pattern10 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
 if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+coerced0 = "" + data;
 }
-else if(data0 === null){
+else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4109,15 +2046,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(typeof data === "string"){
+if(func0(data) > 26){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4126,8 +2063,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern10.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4136,693 +2073,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
 }
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate29.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusHeaders = validate30;
-const schema30 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate30.errors = vErrors;
-return errors === 0;
-}
-validate30.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateSetMerchantKycStatusParams = validate31;
-const schema31 = {"type":"object","properties":{"merchant_id":{"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"}},"required":["merchant_id"]};
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.merchant_id !== undefined){
-let data0 = data.merchant_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["merchant_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 20){
-const err2 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-validate31.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteOrderPaymentHeaders = validate32;
-const schema32 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteOrderPaymentParams = validate33;
-const schema33 = {"type":"object","properties":{"order_id":{"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"}},"required":["order_id"]};
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.order_id !== undefined){
-let data0 = data.order_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["order_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern11.test(data0)){
-const err3 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-validate33.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteRefundHeaders = validate34;
-const schema34 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateCompleteRefundParams = validate35;
-const schema35 = {"type":"object","properties":{"refund_id":{"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"}},"required":["refund_id"]};
-
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.refund_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.refund_id !== undefined){
-let data0 = data.refund_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["refund_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 32){
-const err2 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern28.test(data0)){
-const err3 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate35.errors = vErrors;
-return errors === 0;
-}
-validate35.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateRunSettlementsHeaders = validate36;
-const schema36 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate36.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate36.errors = vErrors;
-return errors === 0;
-}
-validate36.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateRedeliverWebhookDeliveryParams = validate37;
-const schema37 = {"type":"object","properties":{"delivery_id":{"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"}},"required":["delivery_id"]};
-const pattern45 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
-
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4841,19 +2101,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.delivery_id !== undefined){
-let data0 = data.delivery_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate77(data.delivery_id, {instancePath:instancePath+"/delivery_id",parentData:data,parentDataProperty:"delivery_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4862,84 +2117,38 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["delivery_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 26){
-const err2 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern45.test(data0)){
-const err3 = {instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate37.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookEndpointsQuery = validate38;
-const schema38 = {"type":"object","properties":{"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":250,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
+export const validateDeleteWebhookEndpointParams = validate79;
+const schema36 = {"type":"object","properties":{"endpoint_id":{"$ref":"request-params.json#/$defs/__req_parameter35"}},"required":["endpoint_id"]};
+const schema37 = {"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"};
+const pattern11 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.page_size === undefined){
-data.page_size = 250;
-}
-let data0 = data.page;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4950,15 +2159,15 @@ errors++;
 }
 }
 if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100000 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+if(typeof data === "string"){
+if(func0(data) > 27){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4967,8 +2176,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data0 < 1 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!pattern11.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4978,235 +2187,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-let data1 = data.page_size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err3 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page_size"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 250 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.cursor !== undefined){
-let data2 = data.cursor;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["cursor"] = coerced2;
-}
-}
-}
-if(typeof data2 === "string"){
-if(func0(data2) > 512){
-const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-validate38.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointHeaders = validate39;
-const schema39 = {"type":"object","properties":{"idempotency-key":{"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"}}};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["idempotency-key"] !== undefined){
-let data0 = data["idempotency-key"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["idempotency-key"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 255){
-const err1 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func0(data0) < 1){
-const err2 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern2.test(data0)){
-const err3 = {instancePath:instancePath+"/idempotency-key",schemaPath:"#/properties/idempotency-key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate39.errors = vErrors;
-return errors === 0;
-}
-validate39.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateDeleteWebhookEndpointParams = validate40;
-const schema40 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-const pattern48 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
-
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5225,19 +2214,14 @@ vErrors.push(err0);
 errors++;
 }
 if(data.endpoint_id !== undefined){
-let data0 = data.endpoint_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
+if(!(validate80(data.endpoint_id, {instancePath:instancePath+"/endpoint_id",parentData:data,parentDataProperty:"endpoint_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
 }
-else if(data0 === null){
-coerced0 = "";
+}
 }
 else {
-const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5246,60 +2230,72 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpoint_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 27){
-const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern48.test(data0)){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate40.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateListWebhookDeliveriesQuery = validate41;
-const schema41 = {"type":"object","properties":{"status":{"enum":["pending","delivering","succeeded","failed"],"type":"string"},"page":{"default":1,"maximum":100000,"minimum":1,"type":"integer"},"page_size":{"default":10,"maximum":250,"minimum":1,"type":"integer"},"cursor":{"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"}}};
+export const validateListWebhookDeliveriesQuery = validate82;
+const schema38 = {"type":"object","properties":{"status":{"$ref":"request-params.json#/$defs/__req_parameter37"},"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"}}};
+const schema39 = {"enum":["pending","delivering","succeeded","failed"],"type":"string"};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((data === "pending") || (data === "delivering")) || (data === "succeeded")) || (data === "failed"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5314,239 +2310,28 @@ if(data.page_size === undefined){
 data.page_size = 10;
 }
 if(data.status !== undefined){
-let data0 = data.status;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
+if(!(validate83(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+errors = vErrors.length;
 }
 }
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["status"] = coerced0;
+if(!(validate8(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate8.errors : vErrors.concat(validate8.errors);
+errors = vErrors.length;
 }
-}
-}
-if(!((((data0 === "pending") || (data0 === "delivering")) || (data0 === "succeeded")) || (data0 === "failed"))){
-const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-let data1 = data.page;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["page"] = coerced1;
-}
-}
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 100000 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err4 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-let data2 = data.page_size;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
-}
-else {
-const err5 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["page_size"] = coerced2;
-}
-}
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 250 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data2 < 1 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/page_size",schemaPath:"#/properties/page_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
+if(!(validate28(data.page_size, {instancePath:instancePath+"/page_size",parentData:data,parentDataProperty:"page_size",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
 }
 if(data.cursor !== undefined){
-let data3 = data.cursor;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["cursor"] = coerced3;
-}
-}
-}
-if(typeof data3 === "string"){
-if(func0(data3) > 512){
-const err9 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(func0(data3) < 1){
-const err10 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern1.test(data3)){
-const err11 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
+if(!(validate12(data.cursor, {instancePath:instancePath+"/cursor",parentData:data,parentDataProperty:"cursor",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
+errors = vErrors.length;
 }
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-validate41.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateListWebhookDeliveriesParams = validate42;
-const schema42 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
-
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.endpoint_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5555,91 +2340,28 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.endpoint_id !== undefined){
-let data0 = data.endpoint_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpoint_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 27){
-const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern48.test(data0)){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate42.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"status":true,"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateEnableWebhookEndpointParams = validate43;
-const schema43 = {"type":"object","properties":{"endpoint_id":{"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"}},"required":["endpoint_id"]};
+export const validateSubmitCheckoutPageBody0 = validate89;
+const schema41 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+const func21 = Object.prototype.hasOwnProperty;
+const schema42 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.endpoint_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5648,20 +2370,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.endpoint_id !== undefined){
-let data0 = data.endpoint_id;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err1 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5670,62 +2380,15 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["endpoint_id"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func0(data0) > 27){
-const err2 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern48.test(data0)){
-const err3 = {instancePath:instancePath+"/endpoint_id",schemaPath:"#/properties/endpoint_id/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate43.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSubmitCheckoutPageBody0 = validate45;
-const schema45 = {"properties":{"body":{"additionalProperties":false,"properties":{"bank_code":{"maxLength":16,"type":"string"},"card_cvc":{"maxLength":8,"type":"string"},"card_expiry":{"maxLength":9,"type":"string"},"card_name":{"maxLength":100,"type":"string"},"card_number":{"maxLength":32,"type":"string"},"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"},"three_ds_result":{"enum":["approved","failed"],"type":"string"},"vpa":{"maxLength":255,"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
-const schema46 = {"enum":["UPI","CREDIT_CARD","DEBIT_CARD","NET_BANKING","QR"],"type":"string"};
-const func83 = Object.prototype.hasOwnProperty;
-
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5757,7 +2420,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data0){
-if(!(func83.call(schema45.properties.body.properties, key0))){
+if(!(func21.call(schema41.properties.body.properties, key0))){
 const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5894,9 +2557,15 @@ errors++;
 }
 }
 if(data0.mop_type !== undefined){
-let data6 = data0.mop_type;
-if(typeof data6 !== "string"){
-const err13 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate90(data0.mop_type, {instancePath:instancePath+"/body/mop_type",parentData:data0,parentDataProperty:"mop_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+}
+if(data0.outcome !== undefined){
+let data7 = data0.outcome;
+if(typeof data7 !== "string"){
+const err13 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5905,8 +2574,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((((data6 === "UPI") || (data6 === "CREDIT_CARD")) || (data6 === "DEBIT_CARD")) || (data6 === "NET_BANKING")) || (data6 === "QR"))){
-const err14 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
+const err14 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5916,10 +2585,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data0.outcome !== undefined){
-let data7 = data0.outcome;
-if(typeof data7 !== "string"){
-const err15 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.three_ds_result !== undefined){
+let data8 = data0.three_ds_result;
+if(typeof data8 !== "string"){
+const err15 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5928,8 +2597,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
-const err16 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+if(!((data8 === "approved") || (data8 === "failed"))){
+const err16 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5939,10 +2608,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data0.three_ds_result !== undefined){
-let data8 = data0.three_ds_result;
-if(typeof data8 !== "string"){
-const err17 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.vpa !== undefined){
+let data9 = data0.vpa;
+if(typeof data9 === "string"){
+if(func0(data9) > 255){
+const err17 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5951,8 +2621,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data8 === "approved") || (data8 === "failed"))){
-const err18 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema45.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err18 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5962,11 +2633,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data0.vpa !== undefined){
-let data9 = data0.vpa;
-if(typeof data9 === "string"){
-if(func0(data9) > 255){
-const err19 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+}
+else {
+const err19 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5976,8 +2645,1528 @@ vErrors.push(err19);
 errors++;
 }
 }
+}
+validate89.errors = vErrors;
+return errors === 0;
+}
+validate89.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateCreateMerchantBody0 = validate92;
+const schema43 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
+const schema44 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
+const pattern12 = new RegExp("^\\d{2,10}$", "u");
+const pattern13 = new RegExp("^\\d+\\.\\d{2}$", "u");
+const pattern14 = new RegExp("^\\d+$", "u");
+const formats2 = formats.uri;
+
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate93.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.legal_name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
 else {
-const err20 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.brand_name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "brand_name"},message:"must have required property '"+"brand_name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.registration_number === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registration_number"},message:"must have required property '"+"registration_number"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.international_org_type === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "international_org_type"},message:"must have required property '"+"international_org_type"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.tax_id === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tax_id"},message:"must have required property '"+"tax_id"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.website === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "website"},message:"must have required property '"+"website"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.monthly_avg_transaction_value === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_value"},message:"must have required property '"+"monthly_avg_transaction_value"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.monthly_avg_transaction_volume === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_volume"},message:"must have required property '"+"monthly_avg_transaction_volume"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.communication_address === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_address"},message:"must have required property '"+"communication_address"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.communication_city === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_city"},message:"must have required property '"+"communication_city"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.communication_state === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_state"},message:"must have required property '"+"communication_state"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.communication_country === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_country"},message:"must have required property '"+"communication_country"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.communication_pincode === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_pincode"},message:"must have required property '"+"communication_pincode"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.same_as_registered_address === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "same_as_registered_address"},message:"must have required property '"+"same_as_registered_address"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data.registered_address === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_address"},message:"must have required property '"+"registered_address"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data.registered_city === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_city"},message:"must have required property '"+"registered_city"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data.registered_state === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_state"},message:"must have required property '"+"registered_state"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.registered_country === undefined){
+const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_country"},message:"must have required property '"+"registered_country"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data.registered_pincode === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_pincode"},message:"must have required property '"+"registered_pincode"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data.business_category === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "business_category"},message:"must have required property '"+"business_category"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data.business_mode === undefined){
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "business_mode"},message:"must have required property '"+"business_mode"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data.commodity === undefined){
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "commodity"},message:"must have required property '"+"commodity"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data.payment_terms === undefined){
+const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_terms"},message:"must have required property '"+"payment_terms"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data.hs_codes === undefined){
+const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "hs_codes"},message:"must have required property '"+"hs_codes"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data.category === undefined){
+const err24 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "category"},message:"must have required property '"+"category"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data.description_of_products_and_services === undefined){
+const err25 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description_of_products_and_services"},message:"must have required property '"+"description_of_products_and_services"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data.agreement_details === undefined){
+const err26 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "agreement_details"},message:"must have required property '"+"agreement_details"+"'"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data.purpose_code === undefined){
+const err27 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "purpose_code"},message:"must have required property '"+"purpose_code"+"'"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func21.call(schema44.properties, key0))){
+const err28 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.agreement_details !== undefined){
+let data0 = data.agreement_details;
+if(typeof data0 === "string"){
+if(func0(data0) > 2000){
+const err29 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err30 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.brand_name !== undefined){
+let data1 = data.brand_name;
+if(typeof data1 === "string"){
+if(func0(data1) > 200){
+const err32 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(func0(data1) < 1){
+const err33 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.business_category !== undefined){
+let data2 = data.business_category;
+if(typeof data2 !== "string"){
+const err35 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
+const err36 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.business_mode !== undefined){
+let data3 = data.business_mode;
+if(typeof data3 !== "string"){
+const err37 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
+const err38 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.category !== undefined){
+let data4 = data.category;
+if(typeof data4 === "string"){
+if(func0(data4) > 200){
+const err39 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(func0(data4) < 1){
+const err40 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.commodity !== undefined){
+let data5 = data.commodity;
+if(typeof data5 === "string"){
+if(func0(data5) > 200){
+const err42 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(func0(data5) < 1){
+const err43 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.communication_address !== undefined){
+let data6 = data.communication_address;
+if(typeof data6 === "string"){
+if(func0(data6) > 500){
+const err45 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(func0(data6) < 1){
+const err46 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.communication_city !== undefined){
+let data7 = data.communication_city;
+if(typeof data7 === "string"){
+if(func0(data7) > 100){
+const err48 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(func0(data7) < 1){
+const err49 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.communication_country !== undefined){
+let data8 = data.communication_country;
+if(typeof data8 === "string"){
+if(func0(data8) > 100){
+const err51 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(func0(data8) < 1){
+const err52 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data.communication_pincode !== undefined){
+let data9 = data.communication_pincode;
+if(typeof data9 === "string"){
+if(func0(data9) > 12){
+const err54 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(func0(data9) < 1){
+const err55 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data.communication_state !== undefined){
+let data10 = data.communication_state;
+if(typeof data10 === "string"){
+if(func0(data10) > 100){
+const err57 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if(func0(data10) < 1){
+const err58 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data.description_of_products_and_services !== undefined){
+let data11 = data.description_of_products_and_services;
+if(typeof data11 === "string"){
+if(func0(data11) > 2000){
+const err60 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+if(func0(data11) < 1){
+const err61 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(data.hs_codes !== undefined){
+let data12 = data.hs_codes;
+if(Array.isArray(data12)){
+if(data12.length > 50){
+const err63 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(typeof data13 === "string"){
+if(func0(data13) > 10){
+const err64 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(!pattern12.test(data13)){
+const err65 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data.international_org_type !== undefined){
+let data14 = data.international_org_type;
+if(typeof data14 !== "string"){
+const err68 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
+const err69 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema44.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data.legal_name !== undefined){
+let data15 = data.legal_name;
+if(typeof data15 === "string"){
+if(func0(data15) > 200){
+const err70 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if(func0(data15) < 1){
+const err71 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data.monthly_avg_transaction_value !== undefined){
+let data16 = data.monthly_avg_transaction_value;
+if(typeof data16 === "string"){
+if(func0(data16) > 16){
+const err73 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+if(func0(data16) < 1){
+const err74 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(!pattern13.test(data16)){
+const err75 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+if(data.monthly_avg_transaction_volume !== undefined){
+let data17 = data.monthly_avg_transaction_volume;
+if(typeof data17 === "string"){
+if(func0(data17) > 12){
+const err77 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+if(func0(data17) < 1){
+const err78 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+if(!pattern14.test(data17)){
+const err79 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+if(data.payment_terms !== undefined){
+let data18 = data.payment_terms;
+if(typeof data18 !== "string"){
+const err81 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
+const err82 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema44.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+if(data.purpose_code !== undefined){
+let data19 = data.purpose_code;
+if(typeof data19 === "string"){
+if(func0(data19) > 16){
+const err83 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+if(func0(data19) < 1){
+const err84 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+else {
+const err85 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+if(data.registered_address !== undefined){
+let data20 = data.registered_address;
+if(typeof data20 === "string"){
+if(func0(data20) > 500){
+const err86 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+if(func0(data20) < 1){
+const err87 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+if(data.registered_city !== undefined){
+let data21 = data.registered_city;
+if(typeof data21 === "string"){
+if(func0(data21) > 100){
+const err89 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+if(func0(data21) < 1){
+const err90 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+if(data.registered_country !== undefined){
+let data22 = data.registered_country;
+if(typeof data22 === "string"){
+if(func0(data22) > 100){
+const err92 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+if(func0(data22) < 1){
+const err93 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+}
+else {
+const err94 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(data.registered_pincode !== undefined){
+let data23 = data.registered_pincode;
+if(typeof data23 === "string"){
+if(func0(data23) > 12){
+const err95 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+if(func0(data23) < 1){
+const err96 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+if(data.registered_state !== undefined){
+let data24 = data.registered_state;
+if(typeof data24 === "string"){
+if(func0(data24) > 100){
+const err98 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+if(func0(data24) < 1){
+const err99 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err99];
+}
+else {
+vErrors.push(err99);
+}
+errors++;
+}
+}
+else {
+const err100 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err100];
+}
+else {
+vErrors.push(err100);
+}
+errors++;
+}
+}
+if(data.registration_number !== undefined){
+let data25 = data.registration_number;
+if(typeof data25 === "string"){
+if(func0(data25) > 64){
+const err101 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+if(func0(data25) < 1){
+const err102 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+else {
+const err103 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+}
+if(data.same_as_registered_address !== undefined){
+if(typeof data.same_as_registered_address !== "boolean"){
+const err104 = {instancePath:instancePath+"/same_as_registered_address",schemaPath:"#/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+if(data.tax_id !== undefined){
+let data27 = data.tax_id;
+if(typeof data27 === "string"){
+if(func0(data27) > 64){
+const err105 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+if(func0(data27) < 1){
+const err106 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+if(data.website !== undefined){
+let data28 = data.website;
+if(typeof data28 === "string"){
+if(func0(data28) > 2048){
+const err108 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+if(!(formats2(data28))){
+const err109 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+}
+else {
+const err110 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+}
+else {
+const err111 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+validate93.errors = vErrors;
+return errors === 0;
+}
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema45 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
+const pattern15 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
+const pattern16 = new RegExp("^[A-Z]{2}$", "u");
+const pattern17 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
+const pattern18 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
+
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate95.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.bank_account_number === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_account_number"},message:"must have required property '"+"bank_account_number"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.bank_account_name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_account_name"},message:"must have required property '"+"bank_account_name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.bank_swift_code === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_swift_code"},message:"must have required property '"+"bank_swift_code"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.bank_name === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_name"},message:"must have required property '"+"bank_name"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.bank_branch_name === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_branch_name"},message:"must have required property '"+"bank_branch_name"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.bank_address === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_address"},message:"must have required property '"+"bank_address"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.bank_city === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_city"},message:"must have required property '"+"bank_city"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.bank_state === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_state"},message:"must have required property '"+"bank_state"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.bank_country === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_country"},message:"must have required property '"+"bank_country"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.bank_pincode === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_pincode"},message:"must have required property '"+"bank_pincode"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.routing_number === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "routing_number"},message:"must have required property '"+"routing_number"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func21.call(schema45.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.bank_account_name !== undefined){
+let data0 = data.bank_account_name;
+if(typeof data0 === "string"){
+if(func0(data0) > 140){
+const err12 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err13 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.bank_account_number !== undefined){
+let data1 = data.bank_account_number;
+if(typeof data1 === "string"){
+if(func0(data1) > 34){
+const err15 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(func0(data1) < 1){
+const err16 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!pattern15.test(data1)){
+const err17 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.bank_address !== undefined){
+let data2 = data.bank_address;
+if(typeof data2 === "string"){
+if(func0(data2) > 500){
+const err19 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(func0(data2) < 1){
+const err20 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5987,9 +4176,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
 else {
-const err21 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5999,29 +4187,346 @@ vErrors.push(err21);
 errors++;
 }
 }
+if(data.bank_branch_name !== undefined){
+let data3 = data.bank_branch_name;
+if(typeof data3 === "string"){
+if(func0(data3) > 140){
+const err22 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err22];
 }
-validate45.errors = vErrors;
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(func0(data3) < 1){
+const err23 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.bank_city !== undefined){
+let data4 = data.bank_city;
+if(typeof data4 === "string"){
+if(func0(data4) > 100){
+const err25 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(func0(data4) < 1){
+const err26 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.bank_country !== undefined){
+let data5 = data.bank_country;
+if(typeof data5 === "string"){
+if(func0(data5) > 2){
+const err28 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(func0(data5) < 1){
+const err29 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!pattern16.test(data5)){
+const err30 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.bank_name !== undefined){
+let data6 = data.bank_name;
+if(typeof data6 === "string"){
+if(func0(data6) > 140){
+const err32 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(func0(data6) < 1){
+const err33 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.bank_pincode !== undefined){
+let data7 = data.bank_pincode;
+if(typeof data7 === "string"){
+if(func0(data7) > 12){
+const err35 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(func0(data7) < 1){
+const err36 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!pattern17.test(data7)){
+const err37 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.bank_state !== undefined){
+let data8 = data.bank_state;
+if(typeof data8 === "string"){
+if(func0(data8) > 100){
+const err39 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(func0(data8) < 1){
+const err40 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.bank_swift_code !== undefined){
+let data9 = data.bank_swift_code;
+if(typeof data9 === "string"){
+if(func0(data9) > 11){
+const err42 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(func0(data9) < 1){
+const err43 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(!pattern18.test(data9)){
+const err44 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.routing_number !== undefined){
+let data10 = data.routing_number;
+if(typeof data10 === "string"){
+if(func0(data10) > 34){
+const err46 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(func0(data10) < 1){
+const err47 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(!pattern15.test(data10)){
+const err48 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantBody0 = validate46;
-const schema47 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
-const schema48 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
-const schema49 = {"additionalProperties":false,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"required":["bank_account_number","bank_account_name","bank_swift_code","bank_name","bank_branch_name","bank_address","bank_city","bank_state","bank_country","bank_pincode","routing_number"],"type":"object"};
-const pattern52 = new RegExp("^\\d{2,10}$", "u");
-const pattern53 = new RegExp("^\\d+\\.\\d{2}$", "u");
-const pattern54 = new RegExp("^\\d+$", "u");
-const pattern55 = new RegExp("^[A-Za-z0-9]{4,34}$", "u");
-const pattern56 = new RegExp("^[A-Z]{2}$", "u");
-const pattern57 = new RegExp("^[A-Za-z0-9 -]{3,12}$", "u");
-const pattern58 = new RegExp("^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$", "u");
-const formats12 = formats.uri;
-
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6075,10 +4580,20 @@ errors++;
 }
 }
 if(data0.company_details !== undefined){
-let data1 = data0.company_details;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.legal_name === undefined){
-const err4 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"};
+if(!(validate93(data0.company_details, {instancePath:instancePath+"/body/company_details",parentData:data0,parentDataProperty:"company_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+if(data0.settlement_details !== undefined){
+if(!(validate95(data0.settlement_details, {instancePath:instancePath+"/body/settlement_details",parentData:data0,parentDataProperty:"settlement_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6087,8 +4602,90 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.brand_name === undefined){
-const err5 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "brand_name"},message:"must have required property '"+"brand_name"+"'"};
+}
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+validate92.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateUpdateMerchantBody0 = validate97;
+const schema46 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
+const schema47 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate98.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func21.call(schema47.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.agreement_details !== undefined){
+let data0 = data.agreement_details;
+if(typeof data0 === "string"){
+if(func0(data0) > 2000){
+const err2 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err3 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.brand_name !== undefined){
+let data1 = data.brand_name;
+if(typeof data1 === "string"){
+if(func0(data1) > 200){
+const err5 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6097,8 +4694,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.registration_number === undefined){
-const err6 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registration_number"},message:"must have required property '"+"registration_number"+"'"};
+if(func0(data1) < 1){
+const err6 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6107,8 +4704,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data1.international_org_type === undefined){
-const err7 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "international_org_type"},message:"must have required property '"+"international_org_type"+"'"};
+}
+else {
+const err7 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6117,8 +4715,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1.tax_id === undefined){
-const err8 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "tax_id"},message:"must have required property '"+"tax_id"+"'"};
+}
+if(data.business_category !== undefined){
+let data2 = data.business_category;
+if(typeof data2 !== "string"){
+const err8 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6127,8 +4728,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data1.website === undefined){
-const err9 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "website"},message:"must have required property '"+"website"+"'"};
+if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
+const err9 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema47.properties.business_category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6137,8 +4738,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data1.monthly_avg_transaction_value === undefined){
-const err10 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_value"},message:"must have required property '"+"monthly_avg_transaction_value"+"'"};
+}
+if(data.business_mode !== undefined){
+let data3 = data.business_mode;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6147,8 +4751,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data1.monthly_avg_transaction_volume === undefined){
-const err11 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_volume"},message:"must have required property '"+"monthly_avg_transaction_volume"+"'"};
+if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
+const err11 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema47.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6157,8 +4761,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data1.communication_address === undefined){
-const err12 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "communication_address"},message:"must have required property '"+"communication_address"+"'"};
+}
+if(data.category !== undefined){
+let data4 = data.category;
+if(typeof data4 === "string"){
+if(func0(data4) > 200){
+const err12 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6167,8 +4775,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data1.communication_city === undefined){
-const err13 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "communication_city"},message:"must have required property '"+"communication_city"+"'"};
+if(func0(data4) < 1){
+const err13 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6177,8 +4785,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data1.communication_state === undefined){
-const err14 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "communication_state"},message:"must have required property '"+"communication_state"+"'"};
+}
+else {
+const err14 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6187,8 +4796,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data1.communication_country === undefined){
-const err15 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "communication_country"},message:"must have required property '"+"communication_country"+"'"};
+}
+if(data.commodity !== undefined){
+let data5 = data.commodity;
+if(typeof data5 === "string"){
+if(func0(data5) > 200){
+const err15 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6197,8 +4810,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data1.communication_pincode === undefined){
-const err16 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "communication_pincode"},message:"must have required property '"+"communication_pincode"+"'"};
+if(func0(data5) < 1){
+const err16 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6207,8 +4820,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data1.same_as_registered_address === undefined){
-const err17 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "same_as_registered_address"},message:"must have required property '"+"same_as_registered_address"+"'"};
+}
+else {
+const err17 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6217,8 +4831,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data1.registered_address === undefined){
-const err18 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registered_address"},message:"must have required property '"+"registered_address"+"'"};
+}
+if(data.communication_address !== undefined){
+let data6 = data.communication_address;
+if(typeof data6 === "string"){
+if(func0(data6) > 500){
+const err18 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6227,8 +4845,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data1.registered_city === undefined){
-const err19 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registered_city"},message:"must have required property '"+"registered_city"+"'"};
+if(func0(data6) < 1){
+const err19 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6237,8 +4855,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data1.registered_state === undefined){
-const err20 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registered_state"},message:"must have required property '"+"registered_state"+"'"};
+}
+else {
+const err20 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6247,8 +4866,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data1.registered_country === undefined){
-const err21 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registered_country"},message:"must have required property '"+"registered_country"+"'"};
+}
+if(data.communication_city !== undefined){
+let data7 = data.communication_city;
+if(typeof data7 === "string"){
+if(func0(data7) > 100){
+const err21 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6257,8 +4880,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data1.registered_pincode === undefined){
-const err22 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "registered_pincode"},message:"must have required property '"+"registered_pincode"+"'"};
+if(func0(data7) < 1){
+const err22 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6267,8 +4890,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data1.business_category === undefined){
-const err23 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "business_category"},message:"must have required property '"+"business_category"+"'"};
+}
+else {
+const err23 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6277,8 +4901,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data1.business_mode === undefined){
-const err24 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "business_mode"},message:"must have required property '"+"business_mode"+"'"};
+}
+if(data.communication_country !== undefined){
+let data8 = data.communication_country;
+if(typeof data8 === "string"){
+if(func0(data8) > 100){
+const err24 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -6287,8 +4915,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data1.commodity === undefined){
-const err25 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "commodity"},message:"must have required property '"+"commodity"+"'"};
+if(func0(data8) < 1){
+const err25 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6297,8 +4925,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data1.payment_terms === undefined){
-const err26 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "payment_terms"},message:"must have required property '"+"payment_terms"+"'"};
+}
+else {
+const err26 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -6307,8 +4936,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data1.hs_codes === undefined){
-const err27 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "hs_codes"},message:"must have required property '"+"hs_codes"+"'"};
+}
+if(data.communication_pincode !== undefined){
+let data9 = data.communication_pincode;
+if(typeof data9 === "string"){
+if(func0(data9) > 12){
+const err27 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -6317,8 +4950,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data1.category === undefined){
-const err28 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "category"},message:"must have required property '"+"category"+"'"};
+if(func0(data9) < 1){
+const err28 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -6327,8 +4960,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data1.description_of_products_and_services === undefined){
-const err29 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "description_of_products_and_services"},message:"must have required property '"+"description_of_products_and_services"+"'"};
+}
+else {
+const err29 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6337,8 +4971,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data1.agreement_details === undefined){
-const err30 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "agreement_details"},message:"must have required property '"+"agreement_details"+"'"};
+}
+if(data.communication_state !== undefined){
+let data10 = data.communication_state;
+if(typeof data10 === "string"){
+if(func0(data10) > 100){
+const err30 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6347,8 +4985,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data1.purpose_code === undefined){
-const err31 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/required",keyword:"required",params:{missingProperty: "purpose_code"},message:"must have required property '"+"purpose_code"+"'"};
+if(func0(data10) < 1){
+const err31 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6357,9 +4995,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data1){
-if(!(func83.call(schema48.properties, key1))){
-const err32 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err32 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6369,11 +5007,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data1.agreement_details !== undefined){
-let data2 = data1.agreement_details;
-if(typeof data2 === "string"){
-if(func0(data2) > 2000){
-const err33 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data.description_of_products_and_services !== undefined){
+let data11 = data.description_of_products_and_services;
+if(typeof data11 === "string"){
+if(func0(data11) > 2000){
+const err33 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -6382,8 +5020,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(func0(data2) < 1){
-const err34 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func0(data11) < 1){
+const err34 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6394,7 +5032,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err35 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6404,11 +5042,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data1.brand_name !== undefined){
-let data3 = data1.brand_name;
-if(typeof data3 === "string"){
-if(func0(data3) > 200){
-const err36 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.hs_codes !== undefined){
+let data12 = data.hs_codes;
+if(Array.isArray(data12)){
+if(data12.length > 50){
+const err36 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -6417,8 +5055,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(func0(data3) < 1){
-const err37 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(typeof data13 === "string"){
+if(func0(data13) > 10){
+const err37 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -6427,9 +5069,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern12.test(data13)){
+const err38 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6439,10 +5080,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data1.business_category !== undefined){
-let data4 = data1.business_category;
-if(typeof data4 !== "string"){
-const err39 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err39 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -6451,8 +5090,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err40 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema48.properties.business_category.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -6462,10 +5103,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data1.business_mode !== undefined){
-let data5 = data1.business_mode;
-if(typeof data5 !== "string"){
-const err41 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.international_org_type !== undefined){
+let data14 = data.international_org_type;
+if(typeof data14 !== "string"){
+const err41 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -6474,8 +5115,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err42 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema48.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
+if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
+const err42 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema47.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -6485,11 +5126,11 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data1.category !== undefined){
-let data6 = data1.category;
-if(typeof data6 === "string"){
-if(func0(data6) > 200){
-const err43 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.legal_name !== undefined){
+let data15 = data.legal_name;
+if(typeof data15 === "string"){
+if(func0(data15) > 200){
+const err43 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -6498,8 +5139,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(func0(data6) < 1){
-const err44 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func0(data15) < 1){
+const err44 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -6510,7 +5151,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err45 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -6520,11 +5161,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data1.commodity !== undefined){
-let data7 = data1.commodity;
-if(typeof data7 === "string"){
-if(func0(data7) > 200){
-const err46 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.monthly_avg_transaction_value !== undefined){
+let data16 = data.monthly_avg_transaction_value;
+if(typeof data16 === "string"){
+if(func0(data16) > 16){
+const err46 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -6533,8 +5174,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(func0(data7) < 1){
-const err47 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func0(data16) < 1){
+const err47 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6543,9 +5184,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern13.test(data16)){
+const err48 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -6555,11 +5195,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data1.communication_address !== undefined){
-let data8 = data1.communication_address;
-if(typeof data8 === "string"){
-if(func0(data8) > 500){
-const err49 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+else {
+const err49 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -6568,8 +5205,12 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(func0(data8) < 1){
-const err50 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.monthly_avg_transaction_volume !== undefined){
+let data17 = data.monthly_avg_transaction_volume;
+if(typeof data17 === "string"){
+if(func0(data17) > 12){
+const err50 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -6578,9 +5219,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-else {
-const err51 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data17) < 1){
+const err51 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -6589,12 +5229,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data1.communication_city !== undefined){
-let data9 = data1.communication_city;
-if(typeof data9 === "string"){
-if(func0(data9) > 100){
-const err52 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(!pattern14.test(data17)){
+const err52 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -6603,8 +5239,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(func0(data9) < 1){
-const err53 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err53 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -6614,8 +5251,10 @@ vErrors.push(err53);
 errors++;
 }
 }
-else {
-const err54 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.payment_terms !== undefined){
+let data18 = data.payment_terms;
+if(typeof data18 !== "string"){
+const err54 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -6624,12 +5263,8 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-if(data1.communication_country !== undefined){
-let data10 = data1.communication_country;
-if(typeof data10 === "string"){
-if(func0(data10) > 100){
-const err55 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
+const err55 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema47.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -6638,8 +5273,12 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(func0(data10) < 1){
-const err56 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.purpose_code !== undefined){
+let data19 = data.purpose_code;
+if(typeof data19 === "string"){
+if(func0(data19) > 16){
+const err56 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -6648,9 +5287,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data19) < 1){
+const err57 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -6660,11 +5298,8 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data1.communication_pincode !== undefined){
-let data11 = data1.communication_pincode;
-if(typeof data11 === "string"){
-if(func0(data11) > 12){
-const err58 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+else {
+const err58 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -6673,8 +5308,12 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(func0(data11) < 1){
-const err59 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.registered_address !== undefined){
+let data20 = data.registered_address;
+if(typeof data20 === "string"){
+if(func0(data20) > 500){
+const err59 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -6683,9 +5322,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data20) < 1){
+const err60 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -6695,11 +5333,8 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data1.communication_state !== undefined){
-let data12 = data1.communication_state;
-if(typeof data12 === "string"){
-if(func0(data12) > 100){
-const err61 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err61 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -6708,8 +5343,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(func0(data12) < 1){
-const err62 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.registered_city !== undefined){
+let data21 = data.registered_city;
+if(typeof data21 === "string"){
+if(func0(data21) > 100){
+const err62 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -6718,9 +5357,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data21) < 1){
+const err63 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -6730,11 +5368,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data1.description_of_products_and_services !== undefined){
-let data13 = data1.description_of_products_and_services;
-if(typeof data13 === "string"){
-if(func0(data13) > 2000){
-const err64 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+else {
+const err64 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -6743,8 +5378,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(func0(data13) < 1){
-const err65 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.registered_country !== undefined){
+let data22 = data.registered_country;
+if(typeof data22 === "string"){
+if(func0(data22) > 100){
+const err65 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -6753,9 +5392,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data22) < 1){
+const err66 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -6765,11 +5403,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data1.hs_codes !== undefined){
-let data14 = data1.hs_codes;
-if(Array.isArray(data14)){
-if(data14.length > 50){
-const err67 = {instancePath:instancePath+"/body/company_details/hs_codes",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+else {
+const err67 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6778,12 +5413,12 @@ vErrors.push(err67);
 }
 errors++;
 }
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(typeof data15 === "string"){
-if(func0(data15) > 10){
-const err68 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+}
+if(data.registered_pincode !== undefined){
+let data23 = data.registered_pincode;
+if(typeof data23 === "string"){
+if(func0(data23) > 12){
+const err68 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6792,8 +5427,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(!pattern52.test(data15)){
-const err69 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
+if(func0(data23) < 1){
+const err69 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6804,7 +5439,7 @@ errors++;
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err70 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6814,9 +5449,11 @@ vErrors.push(err70);
 errors++;
 }
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/body/company_details/hs_codes",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.registered_state !== undefined){
+let data24 = data.registered_state;
+if(typeof data24 === "string"){
+if(func0(data24) > 100){
+const err71 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6825,11 +5462,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-if(data1.international_org_type !== undefined){
-let data16 = data1.international_org_type;
-if(typeof data16 !== "string"){
-const err72 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data24) < 1){
+const err72 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6838,8 +5472,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err73 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema48.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err73 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6849,11 +5484,11 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data1.legal_name !== undefined){
-let data17 = data1.legal_name;
-if(typeof data17 === "string"){
-if(func0(data17) > 200){
-const err74 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.registration_number !== undefined){
+let data25 = data.registration_number;
+if(typeof data25 === "string"){
+if(func0(data25) > 64){
+const err74 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6862,8 +5497,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(func0(data17) < 1){
-const err75 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func0(data25) < 1){
+const err75 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6874,7 +5509,7 @@ errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err76 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6884,11 +5519,9 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data1.monthly_avg_transaction_value !== undefined){
-let data18 = data1.monthly_avg_transaction_value;
-if(typeof data18 === "string"){
-if(func0(data18) > 16){
-const err77 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
+if(data.same_as_registered_address !== undefined){
+if(typeof data.same_as_registered_address !== "boolean"){
+const err77 = {instancePath:instancePath+"/same_as_registered_address",schemaPath:"#/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6897,8 +5530,12 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(func0(data18) < 1){
-const err78 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.tax_id !== undefined){
+let data27 = data.tax_id;
+if(typeof data27 === "string"){
+if(func0(data27) > 64){
+const err78 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6907,8 +5544,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(!pattern53.test(data18)){
-const err79 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
+if(func0(data27) < 1){
+const err79 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6919,7 +5556,7 @@ errors++;
 }
 }
 else {
-const err80 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err80 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6929,11 +5566,11 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data1.monthly_avg_transaction_volume !== undefined){
-let data19 = data1.monthly_avg_transaction_volume;
-if(typeof data19 === "string"){
-if(func0(data19) > 12){
-const err81 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(data.website !== undefined){
+let data28 = data.website;
+if(typeof data28 === "string"){
+if(func0(data28) > 2048){
+const err81 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6942,8 +5579,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(func0(data19) < 1){
-const err82 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(formats2(data28))){
+const err82 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6952,8 +5589,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-if(!pattern54.test(data19)){
-const err83 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
+}
+else {
+const err83 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6963,8 +5601,9 @@ vErrors.push(err83);
 errors++;
 }
 }
+}
 else {
-const err84 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err84 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6973,968 +5612,501 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-if(data1.payment_terms !== undefined){
-let data20 = data1.payment_terms;
-if(typeof data20 !== "string"){
-const err85 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err86 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema48.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-if(data1.purpose_code !== undefined){
-let data21 = data1.purpose_code;
-if(typeof data21 === "string"){
-if(func0(data21) > 16){
-const err87 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-if(func0(data21) < 1){
-const err88 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-else {
-const err89 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-}
-if(data1.registered_address !== undefined){
-let data22 = data1.registered_address;
-if(typeof data22 === "string"){
-if(func0(data22) > 500){
-const err90 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-if(func0(data22) < 1){
-const err91 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-else {
-const err92 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(data1.registered_city !== undefined){
-let data23 = data1.registered_city;
-if(typeof data23 === "string"){
-if(func0(data23) > 100){
-const err93 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-if(func0(data23) < 1){
-const err94 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-else {
-const err95 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(data1.registered_country !== undefined){
-let data24 = data1.registered_country;
-if(typeof data24 === "string"){
-if(func0(data24) > 100){
-const err96 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-if(func0(data24) < 1){
-const err97 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-if(data1.registered_pincode !== undefined){
-let data25 = data1.registered_pincode;
-if(typeof data25 === "string"){
-if(func0(data25) > 12){
-const err99 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-if(func0(data25) < 1){
-const err100 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-if(data1.registered_state !== undefined){
-let data26 = data1.registered_state;
-if(typeof data26 === "string"){
-if(func0(data26) > 100){
-const err102 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-if(func0(data26) < 1){
-const err103 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-else {
-const err104 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(data1.registration_number !== undefined){
-let data27 = data1.registration_number;
-if(typeof data27 === "string"){
-if(func0(data27) > 64){
-const err105 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-if(func0(data27) < 1){
-const err106 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-else {
-const err107 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-if(data1.same_as_registered_address !== undefined){
-if(typeof data1.same_as_registered_address !== "boolean"){
-const err108 = {instancePath:instancePath+"/body/company_details/same_as_registered_address",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(data1.tax_id !== undefined){
-let data29 = data1.tax_id;
-if(typeof data29 === "string"){
-if(func0(data29) > 64){
-const err109 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-if(func0(data29) < 1){
-const err110 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-else {
-const err111 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-if(data1.website !== undefined){
-let data30 = data1.website;
-if(typeof data30 === "string"){
-if(func0(data30) > 2048){
-const err112 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-if(!(formats12(data30))){
-const err113 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-else {
-const err114 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetails/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-}
-}
-else {
-const err115 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetails/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(data0.settlement_details !== undefined){
-let data31 = data0.settlement_details;
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(data31.bank_account_number === undefined){
-const err116 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_account_number"},message:"must have required property '"+"bank_account_number"+"'"};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-if(data31.bank_account_name === undefined){
-const err117 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_account_name"},message:"must have required property '"+"bank_account_name"+"'"};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-if(data31.bank_swift_code === undefined){
-const err118 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_swift_code"},message:"must have required property '"+"bank_swift_code"+"'"};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-if(data31.bank_name === undefined){
-const err119 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_name"},message:"must have required property '"+"bank_name"+"'"};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-if(data31.bank_branch_name === undefined){
-const err120 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_branch_name"},message:"must have required property '"+"bank_branch_name"+"'"};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-if(data31.bank_address === undefined){
-const err121 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_address"},message:"must have required property '"+"bank_address"+"'"};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-if(data31.bank_city === undefined){
-const err122 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_city"},message:"must have required property '"+"bank_city"+"'"};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-if(data31.bank_state === undefined){
-const err123 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_state"},message:"must have required property '"+"bank_state"+"'"};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-if(data31.bank_country === undefined){
-const err124 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_country"},message:"must have required property '"+"bank_country"+"'"};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-if(data31.bank_pincode === undefined){
-const err125 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "bank_pincode"},message:"must have required property '"+"bank_pincode"+"'"};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-if(data31.routing_number === undefined){
-const err126 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/required",keyword:"required",params:{missingProperty: "routing_number"},message:"must have required property '"+"routing_number"+"'"};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
-for(const key2 in data31){
-if(!(func83.call(schema49.properties, key2))){
-const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-}
-}
-if(data31.bank_account_name !== undefined){
-let data32 = data31.bank_account_name;
-if(typeof data32 === "string"){
-if(func0(data32) > 140){
-const err128 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-if(func0(data32) < 1){
-const err129 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err129];
-}
-else {
-vErrors.push(err129);
-}
-errors++;
-}
-}
-else {
-const err130 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err130];
-}
-else {
-vErrors.push(err130);
-}
-errors++;
-}
-}
-if(data31.bank_account_number !== undefined){
-let data33 = data31.bank_account_number;
-if(typeof data33 === "string"){
-if(func0(data33) > 34){
-const err131 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-if(func0(data33) < 1){
-const err132 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-if(!pattern55.test(data33)){
-const err133 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-}
-else {
-const err134 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-}
-if(data31.bank_address !== undefined){
-let data34 = data31.bank_address;
-if(typeof data34 === "string"){
-if(func0(data34) > 500){
-const err135 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err135];
-}
-else {
-vErrors.push(err135);
-}
-errors++;
-}
-if(func0(data34) < 1){
-const err136 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err136];
-}
-else {
-vErrors.push(err136);
-}
-errors++;
-}
-}
-else {
-const err137 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err137];
-}
-else {
-vErrors.push(err137);
-}
-errors++;
-}
-}
-if(data31.bank_branch_name !== undefined){
-let data35 = data31.bank_branch_name;
-if(typeof data35 === "string"){
-if(func0(data35) > 140){
-const err138 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-if(func0(data35) < 1){
-const err139 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
-}
-else {
-const err140 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-}
-}
-if(data31.bank_city !== undefined){
-let data36 = data31.bank_city;
-if(typeof data36 === "string"){
-if(func0(data36) > 100){
-const err141 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err141];
-}
-else {
-vErrors.push(err141);
-}
-errors++;
-}
-if(func0(data36) < 1){
-const err142 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err142];
-}
-else {
-vErrors.push(err142);
-}
-errors++;
-}
-}
-else {
-const err143 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err143];
-}
-else {
-vErrors.push(err143);
-}
-errors++;
-}
-}
-if(data31.bank_country !== undefined){
-let data37 = data31.bank_country;
-if(typeof data37 === "string"){
-if(func0(data37) > 2){
-const err144 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
-if(vErrors === null){
-vErrors = [err144];
-}
-else {
-vErrors.push(err144);
-}
-errors++;
-}
-if(func0(data37) < 1){
-const err145 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err145];
-}
-else {
-vErrors.push(err145);
-}
-errors++;
-}
-if(!pattern56.test(data37)){
-const err146 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err146];
-}
-else {
-vErrors.push(err146);
-}
-errors++;
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err147];
-}
-else {
-vErrors.push(err147);
-}
-errors++;
-}
-}
-if(data31.bank_name !== undefined){
-let data38 = data31.bank_name;
-if(typeof data38 === "string"){
-if(func0(data38) > 140){
-const err148 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err148];
-}
-else {
-vErrors.push(err148);
-}
-errors++;
-}
-if(func0(data38) < 1){
-const err149 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err149];
-}
-else {
-vErrors.push(err149);
-}
-errors++;
-}
-}
-else {
-const err150 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err150];
-}
-else {
-vErrors.push(err150);
-}
-errors++;
-}
-}
-if(data31.bank_pincode !== undefined){
-let data39 = data31.bank_pincode;
-if(typeof data39 === "string"){
-if(func0(data39) > 12){
-const err151 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-if(func0(data39) < 1){
-const err152 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
-if(!pattern57.test(data39)){
-const err153 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-}
-}
-else {
-const err154 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err154];
-}
-else {
-vErrors.push(err154);
-}
-errors++;
-}
-}
-if(data31.bank_state !== undefined){
-let data40 = data31.bank_state;
-if(typeof data40 === "string"){
-if(func0(data40) > 100){
-const err155 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err155];
-}
-else {
-vErrors.push(err155);
-}
-errors++;
-}
-if(func0(data40) < 1){
-const err156 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err156];
-}
-else {
-vErrors.push(err156);
-}
-errors++;
-}
-}
-else {
-const err157 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err157];
-}
-else {
-vErrors.push(err157);
-}
-errors++;
-}
-}
-if(data31.bank_swift_code !== undefined){
-let data41 = data31.bank_swift_code;
-if(typeof data41 === "string"){
-if(func0(data41) > 11){
-const err158 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
-if(vErrors === null){
-vErrors = [err158];
-}
-else {
-vErrors.push(err158);
-}
-errors++;
-}
-if(func0(data41) < 1){
-const err159 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err159];
-}
-else {
-vErrors.push(err159);
-}
-errors++;
-}
-if(!pattern58.test(data41)){
-const err160 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
-if(vErrors === null){
-vErrors = [err160];
-}
-else {
-vErrors.push(err160);
-}
-errors++;
-}
-}
-else {
-const err161 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err161];
-}
-else {
-vErrors.push(err161);
-}
-errors++;
-}
-}
-if(data31.routing_number !== undefined){
-let data42 = data31.routing_number;
-if(typeof data42 === "string"){
-if(func0(data42) > 34){
-const err162 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err162];
-}
-else {
-vErrors.push(err162);
-}
-errors++;
-}
-if(func0(data42) < 1){
-const err163 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err163];
-}
-else {
-vErrors.push(err163);
-}
-errors++;
-}
-if(!pattern55.test(data42)){
-const err164 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-else {
-const err165 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetails/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
-}
-}
-else {
-const err166 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetails/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-}
-}
-}
-else {
-const err167 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err167];
-}
-else {
-vErrors.push(err167);
-}
-errors++;
-}
-}
-}
-validate46.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateMerchantBody0 = validate47;
-const schema50 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
-const schema51 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
-const schema52 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
+const schema48 = {"additionalProperties":false,"minProperties":1,"properties":{"bank_account_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_account_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"},"bank_address":{"maxLength":500,"minLength":1,"type":"string"},"bank_branch_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_city":{"maxLength":100,"minLength":1,"type":"string"},"bank_country":{"maxLength":2,"minLength":1,"pattern":"^[A-Z]{2}$","type":"string"},"bank_name":{"maxLength":140,"minLength":1,"type":"string"},"bank_pincode":{"maxLength":12,"minLength":1,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"bank_state":{"maxLength":100,"minLength":1,"type":"string"},"bank_swift_code":{"maxLength":11,"minLength":1,"pattern":"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$","type":"string"},"routing_number":{"maxLength":34,"minLength":1,"pattern":"^[A-Za-z0-9]{4,34}$","type":"string"}},"type":"object"};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func21.call(schema48.properties, key0))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.bank_account_name !== undefined){
+let data0 = data.bank_account_name;
+if(typeof data0 === "string"){
+if(func0(data0) > 140){
+const err2 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err3 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.bank_account_number !== undefined){
+let data1 = data.bank_account_number;
+if(typeof data1 === "string"){
+if(func0(data1) > 34){
+const err5 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func0(data1) < 1){
+const err6 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern15.test(data1)){
+const err7 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.bank_address !== undefined){
+let data2 = data.bank_address;
+if(typeof data2 === "string"){
+if(func0(data2) > 500){
+const err9 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func0(data2) < 1){
+const err10 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.bank_branch_name !== undefined){
+let data3 = data.bank_branch_name;
+if(typeof data3 === "string"){
+if(func0(data3) > 140){
+const err12 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(func0(data3) < 1){
+const err13 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.bank_city !== undefined){
+let data4 = data.bank_city;
+if(typeof data4 === "string"){
+if(func0(data4) > 100){
+const err15 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(func0(data4) < 1){
+const err16 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.bank_country !== undefined){
+let data5 = data.bank_country;
+if(typeof data5 === "string"){
+if(func0(data5) > 2){
+const err18 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(func0(data5) < 1){
+const err19 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!pattern16.test(data5)){
+const err20 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.bank_name !== undefined){
+let data6 = data.bank_name;
+if(typeof data6 === "string"){
+if(func0(data6) > 140){
+const err22 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(func0(data6) < 1){
+const err23 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.bank_pincode !== undefined){
+let data7 = data.bank_pincode;
+if(typeof data7 === "string"){
+if(func0(data7) > 12){
+const err25 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(func0(data7) < 1){
+const err26 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern17.test(data7)){
+const err27 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.bank_state !== undefined){
+let data8 = data.bank_state;
+if(typeof data8 === "string"){
+if(func0(data8) > 100){
+const err29 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(func0(data8) < 1){
+const err30 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.bank_swift_code !== undefined){
+let data9 = data.bank_swift_code;
+if(typeof data9 === "string"){
+if(func0(data9) > 11){
+const err32 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(func0(data9) < 1){
+const err33 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(!pattern18.test(data9)){
+const err34 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.routing_number !== undefined){
+let data10 = data.routing_number;
+if(typeof data10 === "string"){
+if(func0(data10) > 34){
+const err36 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(func0(data10) < 1){
+const err37 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(!pattern15.test(data10)){
+const err38 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7968,10 +6140,20 @@ errors++;
 }
 }
 if(data0.company_details !== undefined){
-let data1 = data0.company_details;
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(Object.keys(data1).length < 1){
-const err2 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(!(validate98(data0.company_details, {instancePath:instancePath+"/body/company_details",parentData:data0,parentDataProperty:"company_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
+}
+}
+if(data0.settlement_details !== undefined){
+if(!(validate100(data0.settlement_details, {instancePath:instancePath+"/body/settlement_details",parentData:data0,parentDataProperty:"settlement_details",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7980,1482 +6162,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key1 in data1){
-if(!(func83.call(schema51.properties, key1))){
-const err3 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
 }
-else {
-vErrors.push(err3);
 }
-errors++;
-}
-}
-if(data1.agreement_details !== undefined){
-let data2 = data1.agreement_details;
-if(typeof data2 === "string"){
-if(func0(data2) > 2000){
-const err4 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err5 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/body/company_details/agreement_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data1.brand_name !== undefined){
-let data3 = data1.brand_name;
-if(typeof data3 === "string"){
-if(func0(data3) > 200){
-const err7 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data3) < 1){
-const err8 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/body/company_details/brand_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data1.business_category !== undefined){
-let data4 = data1.business_category;
-if(typeof data4 !== "string"){
-const err10 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!((((((((data4 === "TECHNOLOGY") || (data4 === "HEALTHCARE")) || (data4 === "FINANCE")) || (data4 === "RETAIL")) || (data4 === "MANUFACTURING")) || (data4 === "EDUCATION")) || (data4 === "ENTERTAINMENT")) || (data4 === "OTHER"))){
-const err11 = {instancePath:instancePath+"/body/company_details/business_category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema51.properties.business_category.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data1.business_mode !== undefined){
-let data5 = data1.business_mode;
-if(typeof data5 !== "string"){
-const err12 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(!(((data5 === "B2B") || (data5 === "B2C")) || (data5 === "B2B2C"))){
-const err13 = {instancePath:instancePath+"/body/company_details/business_mode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema51.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data1.category !== undefined){
-let data6 = data1.category;
-if(typeof data6 === "string"){
-if(func0(data6) > 200){
-const err14 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(func0(data6) < 1){
-const err15 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/body/company_details/category",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data1.commodity !== undefined){
-let data7 = data1.commodity;
-if(typeof data7 === "string"){
-if(func0(data7) > 200){
-const err17 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(func0(data7) < 1){
-const err18 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/body/company_details/commodity",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data1.communication_address !== undefined){
-let data8 = data1.communication_address;
-if(typeof data8 === "string"){
-if(func0(data8) > 500){
-const err20 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(func0(data8) < 1){
-const err21 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/body/company_details/communication_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data1.communication_city !== undefined){
-let data9 = data1.communication_city;
-if(typeof data9 === "string"){
-if(func0(data9) > 100){
-const err23 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(func0(data9) < 1){
-const err24 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/body/company_details/communication_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data1.communication_country !== undefined){
-let data10 = data1.communication_country;
-if(typeof data10 === "string"){
-if(func0(data10) > 100){
-const err26 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(func0(data10) < 1){
-const err27 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/body/company_details/communication_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data1.communication_pincode !== undefined){
-let data11 = data1.communication_pincode;
-if(typeof data11 === "string"){
-if(func0(data11) > 12){
-const err29 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(func0(data11) < 1){
-const err30 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/body/company_details/communication_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data1.communication_state !== undefined){
-let data12 = data1.communication_state;
-if(typeof data12 === "string"){
-if(func0(data12) > 100){
-const err32 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if(func0(data12) < 1){
-const err33 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/body/company_details/communication_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data1.description_of_products_and_services !== undefined){
-let data13 = data1.description_of_products_and_services;
-if(typeof data13 === "string"){
-if(func0(data13) > 2000){
-const err35 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(func0(data13) < 1){
-const err36 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/body/company_details/description_of_products_and_services",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data1.hs_codes !== undefined){
-let data14 = data1.hs_codes;
-if(Array.isArray(data14)){
-if(data14.length > 50){
-const err38 = {instancePath:instancePath+"/body/company_details/hs_codes",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-const len0 = data14.length;
-for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-if(typeof data15 === "string"){
-if(func0(data15) > 10){
-const err39 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if(!pattern52.test(data15)){
-const err40 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/body/company_details/hs_codes/" + i0,schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/body/company_details/hs_codes",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data1.international_org_type !== undefined){
-let data16 = data1.international_org_type;
-if(typeof data16 !== "string"){
-const err43 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-if(!((((((data16 === "PRIVATE_LIMITED") || (data16 === "PUBLIC_LIMITED")) || (data16 === "PARTNERSHIP")) || (data16 === "SOLE_PROPRIETORSHIP")) || (data16 === "LLC")) || (data16 === "CORPORATION"))){
-const err44 = {instancePath:instancePath+"/body/company_details/international_org_type",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data1.legal_name !== undefined){
-let data17 = data1.legal_name;
-if(typeof data17 === "string"){
-if(func0(data17) > 200){
-const err45 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-if(func0(data17) < 1){
-const err46 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/body/company_details/legal_name",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-if(data1.monthly_avg_transaction_value !== undefined){
-let data18 = data1.monthly_avg_transaction_value;
-if(typeof data18 === "string"){
-if(func0(data18) > 16){
-const err48 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(func0(data18) < 1){
-const err49 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-if(!pattern53.test(data18)){
-const err50 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_value",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(data1.monthly_avg_transaction_volume !== undefined){
-let data19 = data1.monthly_avg_transaction_volume;
-if(typeof data19 === "string"){
-if(func0(data19) > 12){
-const err52 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-if(func0(data19) < 1){
-const err53 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-if(!pattern54.test(data19)){
-const err54 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-else {
-const err55 = {instancePath:instancePath+"/body/company_details/monthly_avg_transaction_volume",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(data1.payment_terms !== undefined){
-let data20 = data1.payment_terms;
-if(typeof data20 !== "string"){
-const err56 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(!((((data20 === "NET_30") || (data20 === "NET_60")) || (data20 === "NET_90")) || (data20 === "IMMEDIATE"))){
-const err57 = {instancePath:instancePath+"/body/company_details/payment_terms",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema51.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(data1.purpose_code !== undefined){
-let data21 = data1.purpose_code;
-if(typeof data21 === "string"){
-if(func0(data21) > 16){
-const err58 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-if(func0(data21) < 1){
-const err59 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-else {
-const err60 = {instancePath:instancePath+"/body/company_details/purpose_code",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(data1.registered_address !== undefined){
-let data22 = data1.registered_address;
-if(typeof data22 === "string"){
-if(func0(data22) > 500){
-const err61 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-if(func0(data22) < 1){
-const err62 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-else {
-const err63 = {instancePath:instancePath+"/body/company_details/registered_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-if(data1.registered_city !== undefined){
-let data23 = data1.registered_city;
-if(typeof data23 === "string"){
-if(func0(data23) > 100){
-const err64 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-if(func0(data23) < 1){
-const err65 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-else {
-const err66 = {instancePath:instancePath+"/body/company_details/registered_city",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-if(data1.registered_country !== undefined){
-let data24 = data1.registered_country;
-if(typeof data24 === "string"){
-if(func0(data24) > 100){
-const err67 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-if(func0(data24) < 1){
-const err68 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-else {
-const err69 = {instancePath:instancePath+"/body/company_details/registered_country",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(data1.registered_pincode !== undefined){
-let data25 = data1.registered_pincode;
-if(typeof data25 === "string"){
-if(func0(data25) > 12){
-const err70 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-if(func0(data25) < 1){
-const err71 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-else {
-const err72 = {instancePath:instancePath+"/body/company_details/registered_pincode",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-}
-if(data1.registered_state !== undefined){
-let data26 = data1.registered_state;
-if(typeof data26 === "string"){
-if(func0(data26) > 100){
-const err73 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-if(func0(data26) < 1){
-const err74 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-else {
-const err75 = {instancePath:instancePath+"/body/company_details/registered_state",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-if(data1.registration_number !== undefined){
-let data27 = data1.registration_number;
-if(typeof data27 === "string"){
-if(func0(data27) > 64){
-const err76 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-if(func0(data27) < 1){
-const err77 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/body/company_details/registration_number",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-}
-if(data1.same_as_registered_address !== undefined){
-if(typeof data1.same_as_registered_address !== "boolean"){
-const err79 = {instancePath:instancePath+"/body/company_details/same_as_registered_address",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(data1.tax_id !== undefined){
-let data29 = data1.tax_id;
-if(typeof data29 === "string"){
-if(func0(data29) > 64){
-const err80 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-if(func0(data29) < 1){
-const err81 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-else {
-const err82 = {instancePath:instancePath+"/body/company_details/tax_id",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-}
-if(data1.website !== undefined){
-let data30 = data1.website;
-if(typeof data30 === "string"){
-if(func0(data30) > 2048){
-const err83 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-if(!(formats12(data30))){
-const err84 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-else {
-const err85 = {instancePath:instancePath+"/body/company_details/website",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-}
-}
-else {
-const err86 = {instancePath:instancePath+"/body/company_details",schemaPath:"request-body.json#/$defs/CompanyDetailsPatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-if(data0.settlement_details !== undefined){
-let data31 = data0.settlement_details;
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-if(Object.keys(data31).length < 1){
-const err87 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-for(const key2 in data31){
-if(!(func83.call(schema52.properties, key2))){
-const err88 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-if(data31.bank_account_name !== undefined){
-let data32 = data31.bank_account_name;
-if(typeof data32 === "string"){
-if(func0(data32) > 140){
-const err89 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-if(func0(data32) < 1){
-const err90 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-}
-else {
-const err91 = {instancePath:instancePath+"/body/settlement_details/bank_account_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-if(data31.bank_account_number !== undefined){
-let data33 = data31.bank_account_number;
-if(typeof data33 === "string"){
-if(func0(data33) > 34){
-const err92 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-if(func0(data33) < 1){
-const err93 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-if(!pattern55.test(data33)){
-const err94 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-else {
-const err95 = {instancePath:instancePath+"/body/settlement_details/bank_account_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(data31.bank_address !== undefined){
-let data34 = data31.bank_address;
-if(typeof data34 === "string"){
-if(func0(data34) > 500){
-const err96 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-if(func0(data34) < 1){
-const err97 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/body/settlement_details/bank_address",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-if(data31.bank_branch_name !== undefined){
-let data35 = data31.bank_branch_name;
-if(typeof data35 === "string"){
-if(func0(data35) > 140){
-const err99 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-if(func0(data35) < 1){
-const err100 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/body/settlement_details/bank_branch_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-if(data31.bank_city !== undefined){
-let data36 = data31.bank_city;
-if(typeof data36 === "string"){
-if(func0(data36) > 100){
-const err102 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-if(func0(data36) < 1){
-const err103 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-else {
-const err104 = {instancePath:instancePath+"/body/settlement_details/bank_city",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(data31.bank_country !== undefined){
-let data37 = data31.bank_country;
-if(typeof data37 === "string"){
-if(func0(data37) > 2){
-const err105 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-if(func0(data37) < 1){
-const err106 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-if(!pattern56.test(data37)){
-const err107 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-else {
-const err108 = {instancePath:instancePath+"/body/settlement_details/bank_country",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(data31.bank_name !== undefined){
-let data38 = data31.bank_name;
-if(typeof data38 === "string"){
-if(func0(data38) > 140){
-const err109 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-if(func0(data38) < 1){
-const err110 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-else {
-const err111 = {instancePath:instancePath+"/body/settlement_details/bank_name",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-if(data31.bank_pincode !== undefined){
-let data39 = data31.bank_pincode;
-if(typeof data39 === "string"){
-if(func0(data39) > 12){
-const err112 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-if(func0(data39) < 1){
-const err113 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-if(!pattern57.test(data39)){
-const err114 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-}
-else {
-const err115 = {instancePath:instancePath+"/body/settlement_details/bank_pincode",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(data31.bank_state !== undefined){
-let data40 = data31.bank_state;
-if(typeof data40 === "string"){
-if(func0(data40) > 100){
-const err116 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-if(func0(data40) < 1){
-const err117 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-}
-else {
-const err118 = {instancePath:instancePath+"/body/settlement_details/bank_state",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-}
-if(data31.bank_swift_code !== undefined){
-let data41 = data31.bank_swift_code;
-if(typeof data41 === "string"){
-if(func0(data41) > 11){
-const err119 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-if(func0(data41) < 1){
-const err120 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-if(!pattern58.test(data41)){
-const err121 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-}
-else {
-const err122 = {instancePath:instancePath+"/body/settlement_details/bank_swift_code",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-}
-if(data31.routing_number !== undefined){
-let data42 = data31.routing_number;
-if(typeof data42 === "string"){
-if(func0(data42) > 34){
-const err123 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-if(func0(data42) < 1){
-const err124 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-if(!pattern55.test(data42)){
-const err125 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-else {
-const err126 = {instancePath:instancePath+"/body/settlement_details/routing_number",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
-}
-}
-else {
-const err127 = {instancePath:instancePath+"/body/settlement_details",schemaPath:"request-body.json#/$defs/SettlementDetailsPatch/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-}
-}
-}
-else {
-const err128 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-}
-}
-validate47.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateMerchantCredentialsBody0 = validate48;
-const schema53 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
+export const validateCreateMerchantCredentialsBody0 = validate102;
+const schema49 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9527,18 +6247,18 @@ errors++;
 }
 }
 }
-validate48.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadMerchantDocumentBody0 = validate49;
-const schema54 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadMerchantDocumentBody0 = validate103;
+const schema50 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["INVOICE","INCORPORATION_CERTIFICATE","TAX_REGISTRATION","BANK_PROOF"],"type":"string"},"file":{"format":"binary","type":"string"}},"required":["document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9604,7 +6324,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema54.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema50.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9639,31 +6359,435 @@ errors++;
 }
 }
 }
-validate49.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateOrderBody0 = validate50;
-const schema55 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
-const schema56 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
-const schema61 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
-const schema64 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
-const pattern76 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
-const pattern77 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
-const pattern78 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
-const schema57 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
-const schema58 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
-const schema59 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
-const schema60 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
-const pattern71 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
-const pattern72 = new RegExp("^\\+?[0-9]{7,15}$", "u");
-const formats18 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+export const validateCreateOrderBody0 = validate104;
+const schema51 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
+const schema52 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate105.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 13){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func0(data) < 4){
+const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern13.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema53 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
+const schema54 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.line_1 === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line_1"},message:"must have required property '"+"line_1"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.city === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "city"},message:"must have required property '"+"city"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.state === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.postal_code === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "postal_code"},message:"must have required property '"+"postal_code"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "city") || (key0 === "line_1")) || (key0 === "line_2")) || (key0 === "postal_code")) || (key0 === "state"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.city !== undefined){
+let data0 = data.city;
+if(typeof data0 === "string"){
+if(func0(data0) > 100){
+const err5 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err6 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.line_1 !== undefined){
+let data1 = data.line_1;
+if(typeof data1 === "string"){
+if(func0(data1) > 200){
+const err8 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(func0(data1) < 1){
+const err9 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.line_2 !== undefined){
+let data2 = data.line_2;
+if(typeof data2 === "string"){
+if(func0(data2) > 200){
+const err11 = {instancePath:instancePath+"/line_2",schemaPath:"#/properties/line_2/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/line_2",schemaPath:"#/properties/line_2/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.postal_code !== undefined){
+let data3 = data.postal_code;
+if(typeof data3 === "string"){
+if(func0(data3) > 12){
+const err13 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern17.test(data3)){
+const err14 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 === "string"){
+if(func0(data4) > 100){
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(func0(data4) < 1){
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate108.errors = vErrors;
+return errors === 0;
+}
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema55 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate110.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 10){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!pattern7.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(formats0.validate(data))){
+const err2 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+validate110.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema56 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
+const pattern31 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
+
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate112.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 10){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!pattern31.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate112.errors = vErrors;
+return errors === 0;
+}
+validate112.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const formats8 = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+const pattern32 = new RegExp("^\\+?[0-9]{7,15}$", "u");
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9714,10 +6838,22 @@ errors++;
 }
 }
 if(data.address !== undefined){
-let data0 = data.address;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.line_1 === undefined){
-const err4 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/required",keyword:"required",params:{missingProperty: "line_1"},message:"must have required property '"+"line_1"+"'"};
+if(!(validate108(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
+}
+}
+if(data.dob !== undefined){
+if(!(validate110(data.dob, {instancePath:instancePath+"/dob",parentData:data,parentDataProperty:"dob",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+}
+if(data.email !== undefined){
+let data2 = data.email;
+if(typeof data2 === "string"){
+if(func0(data2) > 254){
+const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9726,8 +6862,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.city === undefined){
-const err5 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/required",keyword:"required",params:{missingProperty: "city"},message:"must have required property '"+"city"+"'"};
+if(!(formats8.test(data2))){
+const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9736,8 +6872,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data0.state === undefined){
-const err6 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+}
+else {
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9746,8 +6883,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.postal_code === undefined){
-const err7 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/required",keyword:"required",params:{missingProperty: "postal_code"},message:"must have required property '"+"postal_code"+"'"};
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(func0(data3) > 200){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9756,9 +6897,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!(((((key1 === "city") || (key1 === "line_1")) || (key1 === "line_2")) || (key1 === "postal_code")) || (key1 === "state"))){
-const err8 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(func0(data3) < 1){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9768,11 +6908,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.city !== undefined){
-let data1 = data0.city;
-if(typeof data1 === "string"){
-if(func0(data1) > 100){
-const err9 = {instancePath:instancePath+"/address/city",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9781,8 +6918,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err10 = {instancePath:instancePath+"/address/city",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.pan_number !== undefined){
+if(!(validate112(data.pan_number, {instancePath:instancePath+"/pan_number",parentData:data,parentDataProperty:"pan_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+errors = vErrors.length;
+}
+}
+if(data.phone !== undefined){
+let data5 = data.phone;
+if(typeof data5 === "string"){
+if(func0(data5) > 16){
+const err10 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9791,9 +6938,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/address/city",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern32.test(data5)){
+const err11 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9803,11 +6949,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data0.line_1 !== undefined){
-let data2 = data0.line_1;
-if(typeof data2 === "string"){
-if(func0(data2) > 200){
-const err12 = {instancePath:instancePath+"/address/line_1",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/line_1/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err12 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9816,8 +6959,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func0(data2) < 1){
-const err13 = {instancePath:instancePath+"/address/line_1",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/line_1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9826,332 +6971,76 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/address/line_1",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/line_1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data0.line_2 !== undefined){
-let data3 = data0.line_2;
-if(typeof data3 === "string"){
-if(func0(data3) > 200){
-const err15 = {instancePath:instancePath+"/address/line_2",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/line_2/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/address/line_2",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/line_2/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data0.postal_code !== undefined){
-let data4 = data0.postal_code;
-if(typeof data4 === "string"){
-if(func0(data4) > 12){
-const err17 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!pattern57.test(data4)){
-const err18 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/address/postal_code",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/postal_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data0.state !== undefined){
-let data5 = data0.state;
-if(typeof data5 === "string"){
-if(func0(data5) > 100){
-const err20 = {instancePath:instancePath+"/address/state",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(func0(data5) < 1){
-const err21 = {instancePath:instancePath+"/address/state",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/address/state",schemaPath:"request-body.json#/$defs/BuyerAddress/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/address",schemaPath:"request-body.json#/$defs/BuyerAddress/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.dob !== undefined){
-let data6 = data.dob;
-if(typeof data6 === "string"){
-if(func0(data6) > 10){
-const err24 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(!pattern19.test(data6)){
-const err25 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(!(formats0.validate(data6))){
-const err26 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/dob",schemaPath:"request-body.json#/$defs/CalendarDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.email !== undefined){
-let data7 = data.email;
-if(typeof data7 === "string"){
-if(func0(data7) > 254){
-const err28 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if(!(formats18.test(data7))){
-const err29 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-let data8 = data.name;
-if(typeof data8 === "string"){
-if(func0(data8) > 200){
-const err31 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(func0(data8) < 1){
-const err32 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(data.pan_number !== undefined){
-let data9 = data.pan_number;
-if(typeof data9 === "string"){
-if(func0(data9) > 10){
-const err34 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if(!pattern71.test(data9)){
-const err35 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.phone !== undefined){
-let data10 = data.phone;
-if(typeof data10 === "string"){
-if(func0(data10) > 16){
-const err37 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-if(!pattern72.test(data10)){
-const err38 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-}
-else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-validate51.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
+const schema57 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate115.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 3){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func0(data) < 3){
+const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern5.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+validate115.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema58 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10192,10 +7081,16 @@ errors++;
 }
 }
 if(data.date !== undefined){
-let data0 = data.date;
-if(typeof data0 === "string"){
-if(func0(data0) > 10){
-const err3 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(!(validate110(data.date, {instancePath:instancePath+"/date",parentData:data,parentDataProperty:"date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+}
+if(data.number !== undefined){
+let data1 = data.number;
+if(typeof data1 === "string"){
+if(func0(data1) > 64){
+const err3 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10204,8 +7099,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern19.test(data0)){
-const err4 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(func0(data1) < 1){
+const err4 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10214,8 +7109,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats0.validate(data0))){
-const err5 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+}
+else {
+const err5 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10225,8 +7121,9 @@ vErrors.push(err5);
 errors++;
 }
 }
+}
 else {
-const err6 = {instancePath:instancePath+"/date",schemaPath:"request-body.json#/$defs/CalendarDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10235,12 +7132,106 @@ vErrors.push(err6);
 }
 errors++;
 }
+validate117.errors = vErrors;
+return errors === 0;
 }
-if(data.number !== undefined){
-let data1 = data.number;
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema59 = {"additionalProperties":false,"properties":{"description":{"maxLength":2000,"minLength":1,"type":"string"},"hs_code":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"hs_code_description":{"maxLength":500,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"type_of_goods":{"enum":["goods","services"],"type":"string"}},"required":["name","description"],"type":"object"};
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate120.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "description") || (key0 === "hs_code")) || (key0 === "hs_code_description")) || (key0 === "name")) || (key0 === "type_of_goods"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data0 = data.description;
+if(typeof data0 === "string"){
+if(func0(data0) > 2000){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func0(data0) < 1){
+const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.hs_code !== undefined){
+let data1 = data.hs_code;
 if(typeof data1 === "string"){
-if(func0(data1) > 64){
-const err7 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(func0(data1) > 10){
+const err6 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern12.test(data1)){
+const err7 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10249,8 +7240,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err8 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10260,8 +7252,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hs_code_description !== undefined){
+let data2 = data.hs_code_description;
+if(typeof data2 === "string"){
+if(func0(data2) > 500){
+const err9 = {instancePath:instancePath+"/hs_code_description",schemaPath:"#/properties/hs_code_description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10271,9 +7266,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/hs_code_description",schemaPath:"#/properties/hs_code_description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10282,15 +7276,89 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate53.errors = vErrors;
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(func0(data3) > 200){
+const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(func0(data3) < 1){
+const err12 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.type_of_goods !== undefined){
+let data4 = data.type_of_goods;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/type_of_goods",schemaPath:"#/properties/type_of_goods/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!((data4 === "goods") || (data4 === "services"))){
+const err15 = {instancePath:instancePath+"/type_of_goods",schemaPath:"#/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema59.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+const pattern35 = new RegExp("^[A-Za-z0-9._:/-]+$", "u");
+const pattern36 = new RegExp("^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))", "u");
+const pattern37 = new RegExp("^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$", "u");
+
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10558,7 +7626,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data0){
-if(!(func83.call(schema55.properties.body.properties, key0))){
+if(!(func21.call(schema51.properties.body.properties, key0))){
 const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -10570,10 +7638,20 @@ errors++;
 }
 }
 if(data0.amount !== undefined){
-let data6 = data0.amount;
-if(typeof data6 === "string"){
-if(func0(data6) > 13){
-const err18 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/maxLength",keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters"};
+if(!(validate105(data0.amount, {instancePath:instancePath+"/body/amount",parentData:data0,parentDataProperty:"amount",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data0.buyer !== undefined){
+if(!(validate107(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+}
+let data8 = data0.collection_mode;
+if(typeof data8 !== "string"){
+const err18 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10582,8 +7660,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func0(data6) < 4){
-const err19 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"};
+if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
+const err19 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10592,8 +7670,22 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern53.test(data6)){
-const err20 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
+if(data0.currency !== undefined){
+if(!(validate115(data0.currency, {instancePath:instancePath+"/body/currency",parentData:data0,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+}
+if(data0.invoice !== undefined){
+if(!(validate117(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data0.mop_type !== undefined){
+let data11 = data0.mop_type;
+if(typeof data11 !== "string"){
+const err20 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10602,9 +7694,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/body/amount",schemaPath:"request-body.json#/$defs/AmountString/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
+const err21 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10614,15 +7705,17 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data0.buyer !== undefined){
-if(!(validate51(data0.buyer, {instancePath:instancePath+"/body/buyer",parentData:data0,parentDataProperty:"buyer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(data0.product !== undefined){
+if(!(validate120(data0.product, {instancePath:instancePath+"/body/product",parentData:data0,parentDataProperty:"product",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
-let data8 = data0.collection_mode;
-if(typeof data8 !== "string"){
-const err22 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.reference_id !== undefined){
+let data13 = data0.reference_id;
+if(typeof data13 === "string"){
+if(func0(data13) > 64){
+const err22 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10631,8 +7724,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-const err23 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
+if(func0(data13) < 1){
+const err23 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10641,11 +7734,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data0.currency !== undefined){
-let data9 = data0.currency;
-if(typeof data9 === "string"){
-if(func0(data9) > 3){
-const err24 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
+if(!pattern35.test(data13)){
+const err24 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10654,8 +7744,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(func0(data9) < 3){
-const err25 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
+}
+else {
+const err25 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10664,8 +7755,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern16.test(data9)){
-const err26 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+}
+if(data0.return_url !== undefined){
+let data14 = data0.return_url;
+if(typeof data14 === "string"){
+if(func0(data14) > 2048){
+const err26 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10674,9 +7769,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-else {
-const err27 = {instancePath:instancePath+"/body/currency",schemaPath:"request-body.json#/$defs/CurrencyCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern36.test(data14)){
+const err27 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10685,17 +7779,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data0.invoice !== undefined){
-if(!(validate53(data0.invoice, {instancePath:instancePath+"/body/invoice",parentData:data0,parentDataProperty:"invoice",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-if(data0.mop_type !== undefined){
-let data11 = data0.mop_type;
-if(typeof data11 !== "string"){
-const err28 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats2(data14))){
+const err28 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10704,8 +7789,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-const err29 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err29 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10715,11 +7801,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data0.product !== undefined){
-let data12 = data0.product;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.name === undefined){
-const err30 = {instancePath:instancePath+"/body/product",schemaPath:"request-body.json#/$defs/Product/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+let data15 = data0.upi_app_name;
+if(typeof data15 !== "string"){
+const err30 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10728,8 +7812,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data12.description === undefined){
-const err31 = {instancePath:instancePath+"/body/product",schemaPath:"request-body.json#/$defs/Product/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(!((((((((data15 === "bhim") || (data15 === "paytm")) || (data15 === "google_pay")) || (data15 === "phonepe")) || (data15 === "cred")) || (data15 === "amazon_pay")) || (data15 === "whatsapp")) || (data15 === "others"))){
+const err31 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10738,9 +7822,10 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data12){
-if(!(((((key1 === "description") || (key1 === "hs_code")) || (key1 === "hs_code_description")) || (key1 === "name")) || (key1 === "type_of_goods"))){
-const err32 = {instancePath:instancePath+"/body/product",schemaPath:"request-body.json#/$defs/Product/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data0.upi_flow_type !== undefined){
+let data16 = data0.upi_flow_type;
+if(typeof data16 !== "string"){
+const err32 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -10749,12 +7834,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data12.description !== undefined){
-let data13 = data12.description;
-if(typeof data13 === "string"){
-if(func0(data13) > 2000){
-const err33 = {instancePath:instancePath+"/body/product/description",schemaPath:"request-body.json#/$defs/Product/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(!((data16 === "intent") || (data16 === "collection"))){
+const err33 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -10763,8 +7844,12 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(func0(data13) < 1){
-const err34 = {instancePath:instancePath+"/body/product/description",schemaPath:"request-body.json#/$defs/Product/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data0.vpa !== undefined){
+let data17 = data0.vpa;
+if(typeof data17 === "string"){
+if(func0(data17) > 255){
+const err34 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -10773,9 +7858,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/body/product/description",schemaPath:"request-body.json#/$defs/Product/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern37.test(data17)){
+const err35 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -10785,11 +7869,8 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data12.hs_code !== undefined){
-let data14 = data12.hs_code;
-if(typeof data14 === "string"){
-if(func0(data14) > 10){
-const err36 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+else {
+const err36 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -10798,8 +7879,10 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!pattern52.test(data14)){
-const err37 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -10809,306 +7892,19 @@ vErrors.push(err37);
 errors++;
 }
 }
-else {
-const err38 = {instancePath:instancePath+"/body/product/hs_code",schemaPath:"request-body.json#/$defs/Product/properties/hs_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
 }
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data12.hs_code_description !== undefined){
-let data15 = data12.hs_code_description;
-if(typeof data15 === "string"){
-if(func0(data15) > 500){
-const err39 = {instancePath:instancePath+"/body/product/hs_code_description",schemaPath:"request-body.json#/$defs/Product/properties/hs_code_description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/body/product/hs_code_description",schemaPath:"request-body.json#/$defs/Product/properties/hs_code_description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data12.name !== undefined){
-let data16 = data12.name;
-if(typeof data16 === "string"){
-if(func0(data16) > 200){
-const err41 = {instancePath:instancePath+"/body/product/name",schemaPath:"request-body.json#/$defs/Product/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-if(func0(data16) < 1){
-const err42 = {instancePath:instancePath+"/body/product/name",schemaPath:"request-body.json#/$defs/Product/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/body/product/name",schemaPath:"request-body.json#/$defs/Product/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-if(data12.type_of_goods !== undefined){
-let data17 = data12.type_of_goods;
-if(typeof data17 !== "string"){
-const err44 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-if(!((data17 === "goods") || (data17 === "services"))){
-const err45 = {instancePath:instancePath+"/body/product/type_of_goods",schemaPath:"request-body.json#/$defs/Product/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema64.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/body/product",schemaPath:"request-body.json#/$defs/Product/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data0.reference_id !== undefined){
-let data18 = data0.reference_id;
-if(typeof data18 === "string"){
-if(func0(data18) > 64){
-const err47 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-if(func0(data18) < 1){
-const err48 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(!pattern76.test(data18)){
-const err49 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-}
-else {
-const err50 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(data0.return_url !== undefined){
-let data19 = data0.return_url;
-if(typeof data19 === "string"){
-if(func0(data19) > 2048){
-const err51 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-if(!pattern77.test(data19)){
-const err52 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-if(!(formats12(data19))){
-const err53 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-let data20 = data0.upi_app_name;
-if(typeof data20 !== "string"){
-const err55 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-if(!((((((((data20 === "bhim") || (data20 === "paytm")) || (data20 === "google_pay")) || (data20 === "phonepe")) || (data20 === "cred")) || (data20 === "amazon_pay")) || (data20 === "whatsapp")) || (data20 === "others"))){
-const err56 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-if(data0.upi_flow_type !== undefined){
-let data21 = data0.upi_flow_type;
-if(typeof data21 !== "string"){
-const err57 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-if(!((data21 === "intent") || (data21 === "collection"))){
-const err58 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema55.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-if(data0.vpa !== undefined){
-let data22 = data0.vpa;
-if(typeof data22 === "string"){
-if(func0(data22) > 255){
-const err59 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-if(!pattern78.test(data22)){
-const err60 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-}
-validate50.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateOrderBody0 = validate55;
-const schema65 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
+export const validateUpdateOrderBody0 = validate122;
+const schema60 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11167,10 +7963,20 @@ errors++;
 }
 }
 if(data1.dob !== undefined){
-let data2 = data1.dob;
-if(typeof data2 === "string"){
-if(func0(data2) > 10){
-const err4 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(!(validate110(data1.dob, {instancePath:instancePath+"/body/buyer/dob",parentData:data1,parentDataProperty:"dob",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+}
+if(data1.pan_number !== undefined){
+if(!(validate112(data1.pan_number, {instancePath:instancePath+"/body/buyer/pan_number",parentData:data1,parentDataProperty:"pan_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body/buyer",schemaPath:"#/properties/body/properties/buyer/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11179,8 +7985,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern19.test(data2)){
-const err5 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+}
+if(data0.invoice !== undefined){
+let data4 = data0.invoice;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length < 1){
+const err5 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11189,8 +7999,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(formats0.validate(data2))){
-const err6 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
+for(const key2 in data4){
+if(!((key2 === "date") || (key2 === "number"))){
+const err6 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11200,8 +8011,17 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/body/buyer/dob",schemaPath:"request-body.json#/$defs/CalendarDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.date !== undefined){
+if(!(validate110(data4.date, {instancePath:instancePath+"/body/invoice/date",parentData:data4,parentDataProperty:"date",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+}
+if(data4.number !== undefined){
+let data6 = data4.number;
+if(typeof data6 === "string"){
+if(func0(data6) > 64){
+const err7 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11210,12 +8030,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.pan_number !== undefined){
-let data3 = data1.pan_number;
-if(typeof data3 === "string"){
-if(func0(data3) > 10){
-const err8 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
+if(func0(data6) < 1){
+const err8 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11224,8 +8040,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern71.test(data3)){
-const err9 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
+}
+else {
+const err9 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11235,8 +8052,9 @@ vErrors.push(err9);
 errors++;
 }
 }
+}
 else {
-const err10 = {instancePath:instancePath+"/body/buyer/pan_number",schemaPath:"request-body.json#/$defs/PanNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11248,7 +8066,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/body/buyer",schemaPath:"#/properties/body/properties/buyer/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11258,148 +8076,19 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data0.invoice !== undefined){
-let data4 = data0.invoice;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(Object.keys(data4).length < 1){
-const err12 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err12];
 }
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-for(const key2 in data4){
-if(!((key2 === "date") || (key2 === "number"))){
-const err13 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data4.date !== undefined){
-let data5 = data4.date;
-if(typeof data5 === "string"){
-if(func0(data5) > 10){
-const err14 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(!pattern19.test(data5)){
-const err15 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!(formats0.validate(data5))){
-const err16 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/body/invoice/date",schemaPath:"request-body.json#/$defs/CalendarDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data4.number !== undefined){
-let data6 = data4.number;
-if(typeof data6 === "string"){
-if(func0(data6) > 64){
-const err18 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(func0(data6) < 1){
-const err19 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-validate55.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUploadOrderDocumentBody0 = validate56;
-const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
+export const validateUploadOrderDocumentBody0 = validate126;
+const schema61 = {"properties":{"body":{"additionalProperties":false,"properties":{"document_type":{"enum":["invoice","air_waybill"],"type":"string"},"file":{"format":"binary","type":"string"},"identifier":{"maxLength":64,"minLength":1,"type":"string"}},"required":["identifier","document_type","file"],"type":"object"}},"required":["body"]};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11475,7 +8164,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema61.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11545,19 +8234,66 @@ errors++;
 }
 }
 }
-validate56.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateRefundBody0 = validate57;
-const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
-const schema71 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
+export const validateCreateRefundBody0 = validate127;
+const schema62 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
+const schema63 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate128.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 32){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!pattern6.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate128.errors = vErrors;
+return errors === 0;
+}
+validate128.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11611,10 +8347,20 @@ errors++;
 }
 }
 if(data0.payment_id !== undefined){
-let data1 = data0.payment_id;
-if(typeof data1 === "string"){
-if(func0(data1) > 32){
-const err4 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(!(validate128(data0.payment_id, {instancePath:instancePath+"/body/payment_id",parentData:data0,parentDataProperty:"payment_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+errors = vErrors.length;
+}
+}
+if(data0.refund_amount !== undefined){
+if(!(validate105(data0.refund_amount, {instancePath:instancePath+"/body/refund_amount",parentData:data0,parentDataProperty:"refund_amount",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11623,98 +8369,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern18.test(data1)){
-const err5 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/body/payment_id",schemaPath:"request-body.json#/$defs/PaymentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data0.refund_amount !== undefined){
-let data2 = data0.refund_amount;
-if(typeof data2 === "string"){
-if(func0(data2) > 13){
-const err7 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/maxLength",keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func0(data2) < 4){
-const err8 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern53.test(data2)){
-const err9 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/body/refund_amount",schemaPath:"request-body.json#/$defs/AmountString/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-validate57.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteCheckoutSessionBody0 = validate58;
-const schema73 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteCheckoutSessionBody0 = validate131;
+const schema64 = {"properties":{"body":{"additionalProperties":false,"properties":{"mop_type":{"$ref":"request-body.json#/$defs/MopType"},"outcome":{"enum":["success","failure","cancel"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11758,9 +8426,15 @@ errors++;
 }
 }
 if(data0.mop_type !== undefined){
-let data1 = data0.mop_type;
-if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(validate90(data0.mop_type, {instancePath:instancePath+"/body/mop_type",parentData:data0,parentDataProperty:"mop_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+}
+if(data0.outcome !== undefined){
+let data2 = data0.outcome;
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11769,8 +8443,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(((((data1 === "UPI") || (data1 === "CREDIT_CARD")) || (data1 === "DEBIT_CARD")) || (data1 === "NET_BANKING")) || (data1 === "QR"))){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"request-body.json#/$defs/MopType/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema64.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11780,10 +8454,9 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data0.outcome !== undefined){
-let data2 = data0.outcome;
-if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err5 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11792,43 +8465,68 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err6 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema73.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
 }
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-validate58.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAdvanceSandboxClockBody0 = validate59;
-const schema75 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
-const schema76 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
+export const validateAdvanceSandboxClockBody0 = validate133;
+const schema65 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
+const schema66 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate134.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func0(data) > 20){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!pattern3.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate134.errors = vErrors;
+return errors === 0;
+}
+validate134.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11872,10 +8570,15 @@ errors++;
 }
 }
 if(data0.merchant_id !== undefined){
-let data1 = data0.merchant_id;
-if(typeof data1 === "string"){
-if(func0(data1) > 20){
-const err3 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(!(validate134(data0.merchant_id, {instancePath:instancePath+"/body/merchant_id",parentData:data0,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+errors = vErrors.length;
+}
+}
+if(data0.seconds !== undefined){
+let data2 = data0.seconds;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err3 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11884,8 +8587,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern3.test(data1)){
-const err4 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 31536000 || isNaN(data2)){
+const err4 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11894,9 +8598,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2 < 1 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11906,10 +8609,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data0.seconds !== undefined){
-let data2 = data0.seconds;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11918,54 +8621,20 @@ vErrors.push(err6);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 31536000 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data2 < 1 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
 }
 }
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-validate59.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSetMerchantKycStatusBody0 = validate60;
-const schema77 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
+export const validateSetMerchantKycStatusBody0 = validate136;
+const schema67 = {"properties":{"body":{"additionalProperties":false,"properties":{"reason":{"maxLength":500,"type":"string"},"status":{"enum":["APPROVED","REJECTED"],"type":"string"}},"required":["status"],"type":"object"}},"required":["body"]};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12046,7 +8715,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema77.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12069,18 +8738,18 @@ errors++;
 }
 }
 }
-validate60.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteOrderPaymentBody0 = validate61;
-const schema78 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteOrderPaymentBody0 = validate137;
+const schema68 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["success","failure"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12136,7 +8805,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema78.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema68.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12159,18 +8828,18 @@ errors++;
 }
 }
 }
-validate61.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteRefundBody0 = validate62;
-const schema79 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
+export const validateCompleteRefundBody0 = validate138;
+const schema69 = {"properties":{"body":{"additionalProperties":false,"properties":{"outcome":{"enum":["processed","failed"],"type":"string"}},"required":["outcome"],"type":"object"}},"required":["body"]};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12226,7 +8895,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema79.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -12249,18 +8918,18 @@ errors++;
 }
 }
 }
-validate62.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunSettlementsBody0 = validate63;
-const schema80 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
+export const validateRunSettlementsBody0 = validate139;
+const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12284,10 +8953,14 @@ errors++;
 }
 }
 if(data0.merchant_id !== undefined){
-let data1 = data0.merchant_id;
-if(typeof data1 === "string"){
-if(func0(data1) > 20){
-const err1 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(!(validate134(data0.merchant_id, {instancePath:instancePath+"/body/merchant_id",parentData:data0,parentDataProperty:"merchant_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12296,56 +8969,59 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern3.test(data1)){
-const err2 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
 }
 }
-else {
-const err3 = {instancePath:instancePath+"/body/merchant_id",schemaPath:"request-body.json#/$defs/MerchantId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-validate63.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCreateWebhookEndpointBody0 = validate64;
-const schema82 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
-const schema83 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
-const func272 = require("ajv/dist/runtime/equal").default;
-const pattern86 = new RegExp("^https?://", "u");
+export const validateCreateWebhookEndpointBody0 = validate141;
+const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
+const func203 = require("ajv/dist/runtime/equal").default;
+const schema72 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate142.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((((((data === "PAYMENT_FAILED") || (data === "PAYMENT_SETTLED")) || (data === "MERCHANT_APPROVED")) || (data === "PAYMENT_CAPTURED")) || (data === "REFUND_PROCESSED")) || (data === "REFUND_FAILED"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate142.errors = vErrors;
+return errors === 0;
+}
+validate142.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const pattern40 = new RegExp("^https?://", "u");
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12448,26 +9124,9 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!((((((data3 === "PAYMENT_FAILED") || (data3 === "PAYMENT_SETTLED")) || (data3 === "MERCHANT_APPROVED")) || (data3 === "PAYMENT_CAPTURED")) || (data3 === "REFUND_PROCESSED")) || (data3 === "REFUND_FAILED"))){
-const err9 = {instancePath:instancePath+"/body/events/" + i0,schemaPath:"request-body.json#/$defs/EventType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
+if(!(validate142(data2[i0], {instancePath:instancePath+"/body/events/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+errors = vErrors.length;
 }
 }
 let i1 = data2.length;
@@ -12476,13 +9135,13 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func272(data2[i1], data2[j0])){
-const err10 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(func203(data2[i1], data2[j0])){
+const err8 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err8];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err8);
 }
 errors++;
 break outer0;
@@ -12492,12 +9151,12 @@ break outer0;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err9];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -12506,7 +9165,27 @@ if(data0.url !== undefined){
 let data4 = data0.url;
 if(typeof data4 === "string"){
 if(func0(data4) > 2048){
-const err12 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+const err10 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern40.test(data4)){
+const err11 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(formats2(data4))){
+const err12 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12515,8 +9194,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern86.test(data4)){
-const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
+}
+else {
+const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12525,8 +9205,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats12(data4))){
-const err14 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12536,34 +9218,36 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
 }
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-validate64.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
+export const validateSubmitCheckoutPageParams = validateGetCheckoutPageParams;
+export const validateUpdateMerchantParams = validateGetMerchantParams;
+export const validateCreateMerchantCredentialsHeaders = validateCreateMerchantHeaders;
+export const validateCreateMerchantCredentialsParams = validateGetMerchantParams;
+export const validateRevokePreviousMerchantCredentialsParams = validateGetMerchantParams;
+export const validateUploadMerchantDocumentParams = validateGetMerchantParams;
+export const validateUpdateOrderParams = validateGetOrderParams;
+export const validateUploadOrderDocumentHeaders = validateCreateMerchantHeaders;
+export const validateUploadOrderDocumentParams = validateGetOrderParams;
+export const validateCreateRefundHeaders = validateCreateMerchantHeaders;
+export const validateListSettlementTransactionsParams = validateGetSettlementParams;
+export const validateCompleteCheckoutSessionHeaders = validateCreateMerchantHeaders;
+export const validateCompleteCheckoutSessionParams = validateGetCheckoutPageParams;
+export const validateAdvanceSandboxClockHeaders = validateCreateMerchantHeaders;
+export const validateSetMerchantKycStatusHeaders = validateCreateMerchantHeaders;
+export const validateSetMerchantKycStatusParams = validateGetMerchantParams;
+export const validateCompleteOrderPaymentHeaders = validateCreateMerchantHeaders;
+export const validateCompleteOrderPaymentParams = validateGetOrderParams;
+export const validateCompleteRefundHeaders = validateCreateMerchantHeaders;
+export const validateCompleteRefundParams = validateGetRefundParams;
+export const validateRunSettlementsHeaders = validateCreateMerchantHeaders;
+export const validateListWebhookEndpointsQuery = validateListMerchantsQuery;
+export const validateCreateWebhookEndpointHeaders = validateCreateMerchantHeaders;
+export const validateListWebhookDeliveriesParams = validateDeleteWebhookEndpointParams;
+export const validateEnableWebhookEndpointParams = validateDeleteWebhookEndpointParams;
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 

@@ -4,19 +4,293 @@
 /* eslint-disable */
 
 "use strict";
-export const validateMerchantApprovedEvent = validate21;
-const schema32 = {"additionalProperties":false,"description":"Category Onboarding: the merchant was approved and can collect payments. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/MerchantApprovedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"MERCHANT_APPROVED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"MERCHANT_APPROVED","type":"object"};
-const schema33 = {"additionalProperties":false,"properties":{"approved_at":{"description":"ISO 8601 UTC timestamp of the approval.","maxLength":32,"type":"string"},"legal_name":{"description":"The merchant's `company_details.legal_name`.","maxLength":200,"type":"string"},"merchant_id":{"description":"Merchant id (numeric string).","maxLength":20,"type":"string"},"trade_name":{"description":"The merchant's `brand_name`.","maxLength":200,"type":"string"}},"required":["approved_at","merchant_id","legal_name","trade_name"],"type":"object"};
-const schema34 = {"description":"Unique identifier of the event instance (UUID). Stable across delivery retries; `webhook-id` is `msg_` + this value.","format":"uuid","maxLength":36,"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","type":"string"};
-const schema35 = {"const":"1.0","description":"Payload version, currently `1.0`.","type":"string"};
-const pattern4 = new RegExp("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$", "u");
-const pattern5 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+export const validateMerchantApprovedEvent = validate53;
+const schema20 = {"additionalProperties":false,"description":"Category Onboarding: the merchant was approved and can collect payments. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/MerchantApprovedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"MERCHANT_APPROVED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"MERCHANT_APPROVED","type":"object"};
+const schema21 = {"additionalProperties":false,"properties":{"approved_at":{"description":"ISO 8601 UTC timestamp of the approval.","maxLength":32,"type":"string"},"legal_name":{"description":"The merchant's `company_details.legal_name`.","maxLength":200,"type":"string"},"merchant_id":{"description":"Merchant id (numeric string).","maxLength":20,"type":"string"},"trade_name":{"description":"The merchant's `brand_name`.","maxLength":200,"type":"string"}},"required":["approved_at","merchant_id","legal_name","trade_name"],"type":"object"};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.approved_at === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "approved_at"},message:"must have required property '"+"approved_at"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.merchant_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.legal_name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.trade_name === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "trade_name"},message:"must have required property '"+"trade_name"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "approved_at") || (key0 === "legal_name")) || (key0 === "merchant_id")) || (key0 === "trade_name"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.approved_at !== undefined){
+let data0 = data.approved_at;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err5 = {instancePath:instancePath+"/approved_at",schemaPath:"#/properties/approved_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/approved_at",schemaPath:"#/properties/approved_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.legal_name !== undefined){
+let data1 = data.legal_name;
+if(typeof data1 === "string"){
+if(data1.length > 200){
+const err7 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.merchant_id !== undefined){
+let data2 = data.merchant_id;
+if(typeof data2 === "string"){
+if(data2.length > 20){
+const err9 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/merchant_id",schemaPath:"#/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.trade_name !== undefined){
+let data3 = data.trade_name;
+if(typeof data3 === "string"){
+if(data3.length > 200){
+const err11 = {instancePath:instancePath+"/trade_name",schemaPath:"#/properties/trade_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/trade_name",schemaPath:"#/properties/trade_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema22 = {"description":"Unique identifier of the event instance (UUID). Stable across delivery retries; `webhook-id` is `msg_` + this value.","format":"uuid","maxLength":36,"pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","type":"string"};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const pattern4 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(data.length > 36){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!pattern4.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(formats0.test(data))){
+const err2 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema23 = {"const":"1.0","description":"Payload version, currently `1.0`.","type":"string"};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if("1.0" !== data){
+const err1 = {instancePath,schemaPath:"#/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const pattern3 = new RegExp("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$", "u");
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -87,10 +361,16 @@ errors++;
 }
 }
 if(data.data !== undefined){
-let data0 = data.data;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.approved_at === undefined){
-const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/required",keyword:"required",params:{missingProperty: "approved_at"},message:"must have required property '"+"approved_at"+"'"};
+if(!(validate54(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+}
+if(data.event_time !== undefined){
+let data1 = data.event_time;
+if(typeof data1 === "string"){
+if(data1.length > 19){
+const err6 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 19},message:"must NOT have more than 19 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,8 +379,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.merchant_id === undefined){
-const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
+if(!pattern3.test(data1)){
+const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -109,8 +389,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data0.legal_name === undefined){
-const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/required",keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"};
+}
+else {
+const err8 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -119,8 +400,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data0.trade_name === undefined){
-const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/required",keyword:"required",params:{missingProperty: "trade_name"},message:"must have required property '"+"trade_name"+"'"};
+}
+if(data.event_type !== undefined){
+let data2 = data.event_type;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -129,9 +413,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!((((key1 === "approved_at") || (key1 === "legal_name")) || (key1 === "merchant_id")) || (key1 === "trade_name"))){
-const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if("MERCHANT_APPROVED" !== data2){
+const err10 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "MERCHANT_APPROVED"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -141,11 +424,21 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.approved_at !== undefined){
-let data1 = data0.approved_at;
-if(typeof data1 === "string"){
-if(data1.length > 32){
-const err11 = {instancePath:instancePath+"/data/approved_at",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/approved_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data.sequence_number !== undefined){
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+if(data.version !== undefined){
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -154,257 +447,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/data/approved_at",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/approved_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data0.legal_name !== undefined){
-let data2 = data0.legal_name;
-if(typeof data2 === "string"){
-if(data2.length > 200){
-const err13 = {instancePath:instancePath+"/data/legal_name",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/data/legal_name",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data0.merchant_id !== undefined){
-let data3 = data0.merchant_id;
-if(typeof data3 === "string"){
-if(data3.length > 20){
-const err15 = {instancePath:instancePath+"/data/merchant_id",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/merchant_id/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/data/merchant_id",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/merchant_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data0.trade_name !== undefined){
-let data4 = data0.trade_name;
-if(typeof data4 === "string"){
-if(data4.length > 200){
-const err17 = {instancePath:instancePath+"/data/trade_name",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/trade_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/data/trade_name",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/properties/trade_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/MerchantApprovedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.event_time !== undefined){
-let data5 = data.event_time;
-if(typeof data5 === "string"){
-if(data5.length > 19){
-const err20 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 19},message:"must NOT have more than 19 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(!pattern4.test(data5)){
-const err21 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.event_type !== undefined){
-let data6 = data.event_type;
-if(typeof data6 !== "string"){
-const err23 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if("MERCHANT_APPROVED" !== data6){
-const err24 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "MERCHANT_APPROVED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.sequence_number !== undefined){
-let data7 = data.sequence_number;
-if(typeof data7 === "string"){
-if(data7.length > 36){
-const err25 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(!pattern5.test(data7)){
-const err26 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!(formats0.test(data7))){
-const err27 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data8 = data.version;
-if(typeof data8 !== "string"){
-const err29 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if("1.0" !== data8){
-const err30 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-validate21.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePaymentCapturedEvent = validate22;
-const schema36 = {"additionalProperties":false,"description":"Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentCapturedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_CAPTURED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_CAPTURED","type":"object"};
-const schema37 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"currency":{"description":"ISO 4217 currency of the order.","maxLength":3,"type":"string"},"message":{"description":"The payment's status message.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_amount":{"description":"Captured amount in major units of `currency` (the order amount).","maximum":1000000000000,"minimum":0,"type":"number"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"CAPTURED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_amount","currency","payment_completed_at"],"type":"object"};
+export const validatePaymentCapturedEvent = validate60;
+const schema24 = {"additionalProperties":false,"description":"Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentCapturedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_CAPTURED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_CAPTURED","type":"object"};
+const schema25 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"currency":{"description":"ISO 4217 currency of the order.","maxLength":3,"type":"string"},"message":{"description":"The payment's status message.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_amount":{"description":"Captured amount in major units of `currency` (the order amount).","maximum":1000000000000,"minimum":0,"type":"number"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"CAPTURED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_amount","currency","payment_completed_at"],"type":"object"};
 const func1 = Object.prototype.hasOwnProperty;
-const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$", "u");
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -412,8 +468,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.event_type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -422,8 +478,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.event_time === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -432,8 +488,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.version === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(data.mop_type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -442,8 +498,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.sequence_number === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(data.order_id === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -452,8 +508,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.data === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(data.payment_id === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -462,9 +518,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.bank_ref_num === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -473,12 +528,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data0 = data.data;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.status === undefined){
-const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data.payment_amount === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_amount"},message:"must have required property '"+"payment_amount"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -487,8 +538,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.message === undefined){
-const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(data.currency === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -497,8 +548,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data0.mop_type === undefined){
-const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
+if(data.payment_completed_at === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -507,8 +558,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data0.order_id === undefined){
-const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+for(const key0 in data){
+if(!(func1.call(schema25.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -517,8 +569,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data0.payment_id === undefined){
-const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+}
+if(data.bank_ref_num !== undefined){
+let data0 = data.bank_ref_num;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err10 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -527,8 +583,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data0.bank_ref_num === undefined){
-const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+}
+else {
+const err11 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -537,577 +594,12 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data0.payment_amount === undefined){
-const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_amount"},message:"must have required property '"+"payment_amount"+"'"};
-if(vErrors === null){
-vErrors = [err12];
 }
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(data0.currency === undefined){
-const err13 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(data0.payment_completed_at === undefined){
-const err14 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(func1.call(schema37.properties, key1))){
-const err15 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data0.bank_ref_num !== undefined){
-let data1 = data0.bank_ref_num;
+if(data.currency !== undefined){
+let data1 = data.currency;
 if(typeof data1 === "string"){
-if(data1.length > 32){
-const err16 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data0.currency !== undefined){
-let data2 = data0.currency;
-if(typeof data2 === "string"){
-if(data2.length > 3){
-const err18 = {instancePath:instancePath+"/data/currency",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/data/currency",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data0.message !== undefined){
-let data3 = data0.message;
-if(typeof data3 === "string"){
-if(data3.length > 1000){
-const err20 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data0.mop_type !== undefined){
-let data4 = data0.mop_type;
-if(typeof data4 === "string"){
-if(data4.length > 32){
-const err22 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data0.order_id !== undefined){
-let data5 = data0.order_id;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err24 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data0.payment_amount !== undefined){
-let data6 = data0.payment_amount;
-if(typeof data6 == "number"){
-if(data6 > 1000000000000 || isNaN(data6)){
-const err26 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(data6 < 0 || isNaN(data6)){
-const err27 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/data/payment_amount",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data0.payment_completed_at !== undefined){
-let data7 = data0.payment_completed_at;
-if(typeof data7 === "string"){
-if(data7.length > 32){
-const err29 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data0.payment_id !== undefined){
-let data8 = data0.payment_id;
-if(typeof data8 === "string"){
-if(data8.length > 32){
-const err31 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data0.status !== undefined){
-let data9 = data0.status;
-if(typeof data9 !== "string"){
-const err33 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if("CAPTURED" !== data9){
-const err34 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/properties/status/const",keyword:"const",params:{allowedValue: "CAPTURED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentCapturedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data.event_time !== undefined){
-let data10 = data.event_time;
-if(typeof data10 === "string"){
-if(data10.length > 20){
-const err36 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(!pattern6.test(data10)){
-const err37 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.event_type !== undefined){
-let data11 = data.event_type;
-if(typeof data11 !== "string"){
-const err39 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if("PAYMENT_CAPTURED" !== data11){
-const err40 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "PAYMENT_CAPTURED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.sequence_number !== undefined){
-let data12 = data.sequence_number;
-if(typeof data12 === "string"){
-if(data12.length > 36){
-const err41 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-if(!pattern5.test(data12)){
-const err42 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-if(!(formats0.test(data12))){
-const err43 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data13 = data.version;
-if(typeof data13 !== "string"){
-const err45 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-if("1.0" !== data13){
-const err46 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validatePaymentFailedEvent = validate23;
-const schema40 = {"additionalProperties":false,"description":"Category Payment: a customer's payment attempt failed. `event_time` is `YYYY-MM-DD HH:MM:SSZ`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_FAILED","type":"object"};
-const schema41 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"message":{"description":"Failure reason.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_completed_at"],"type":"object"};
-
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate23.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.event_type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.event_time === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.version === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.sequence_number === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.data === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.data !== undefined){
-let data0 = data.data;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.status === undefined){
-const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data0.message === undefined){
-const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data0.mop_type === undefined){
-const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data0.order_id === undefined){
-const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data0.payment_id === undefined){
-const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data0.bank_ref_num === undefined){
-const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data0.payment_completed_at === undefined){
-const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
+if(data1.length > 3){
+const err12 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1116,9 +608,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!(((((((key1 === "bank_ref_num") || (key1 === "message")) || (key1 === "mop_type")) || (key1 === "order_id")) || (key1 === "payment_completed_at")) || (key1 === "payment_id")) || (key1 === "status"))){
-const err13 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err13 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1128,36 +620,36 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data0.bank_ref_num !== undefined){
-let data1 = data0.bank_ref_num;
-if(typeof data1 === "string"){
-if(data1.length > 32){
-const err14 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data0.message !== undefined){
-let data2 = data0.message;
+if(data.message !== undefined){
+let data2 = data.message;
 if(typeof data2 === "string"){
 if(data2.length > 1000){
-const err16 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err14 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.mop_type !== undefined){
+let data3 = data.mop_type;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err16 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1168,7 +660,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1178,11 +670,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data0.mop_type !== undefined){
-let data3 = data0.mop_type;
-if(typeof data3 === "string"){
-if(data3.length > 32){
-const err18 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data.order_id !== undefined){
+let data4 = data.order_id;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err18 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1193,7 +685,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/data/mop_type",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1203,11 +695,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data0.order_id !== undefined){
-let data4 = data0.order_id;
-if(typeof data4 === "string"){
-if(data4.length > 32){
-const err20 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data.payment_amount !== undefined){
+let data5 = data.payment_amount;
+if(typeof data5 == "number"){
+if(data5 > 1000000000000 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/payment_amount",schemaPath:"#/properties/payment_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1216,9 +708,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/data/order_id",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 0 || isNaN(data5)){
+const err21 = {instancePath:instancePath+"/payment_amount",schemaPath:"#/properties/payment_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1228,11 +719,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data0.payment_completed_at !== undefined){
-let data5 = data0.payment_completed_at;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err22 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+else {
+const err22 = {instancePath:instancePath+"/payment_amount",schemaPath:"#/properties/payment_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1242,8 +730,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/data/payment_completed_at",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.payment_completed_at !== undefined){
+let data6 = data.payment_completed_at;
+if(typeof data6 === "string"){
+if(data6.length > 32){
+const err23 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1253,11 +744,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data0.payment_id !== undefined){
-let data6 = data0.payment_id;
-if(typeof data6 === "string"){
-if(data6.length > 32){
-const err24 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+else {
+const err24 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1267,8 +755,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.payment_id !== undefined){
+let data7 = data.payment_id;
+if(typeof data7 === "string"){
+if(data7.length > 32){
+const err25 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1278,10 +769,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data0.status !== undefined){
-let data7 = data0.status;
-if(typeof data7 !== "string"){
-const err26 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err26 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1290,8 +779,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if("FAILED" !== data7){
-const err27 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/PaymentFailedData/properties/status/const",keyword:"const",params:{allowedValue: "FAILED"},message:"must be equal to constant"};
+}
+if(data.status !== undefined){
+let data8 = data.status;
+if(typeof data8 !== "string"){
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1300,10 +792,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-else {
-const err28 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/PaymentFailedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if("CAPTURED" !== data8){
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "CAPTURED"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1313,11 +803,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.event_time !== undefined){
-let data8 = data.event_time;
-if(typeof data8 === "string"){
-if(data8.length > 20){
-const err29 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1326,144 +814,864 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern6.test(data8)){
-const err30 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const pattern5 = new RegExp("^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$", "u");
+
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.event_type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err0];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.event_time === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sequence_number === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.data === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate61(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+errors = vErrors.length;
+}
+}
+if(data.event_time !== undefined){
+let data1 = data.event_time;
+if(typeof data1 === "string"){
+if(data1.length > 20){
+const err6 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern5.test(data1)){
+const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err8];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 if(data.event_type !== undefined){
-let data9 = data.event_type;
-if(typeof data9 !== "string"){
-const err32 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data2 = data.event_type;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err9];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err9);
 }
 errors++;
 }
-if("PAYMENT_FAILED" !== data9){
-const err33 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "PAYMENT_FAILED"},message:"must be equal to constant"};
+if("PAYMENT_CAPTURED" !== data2){
+const err10 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "PAYMENT_CAPTURED"},message:"must be equal to constant"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err10];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err10);
 }
 errors++;
 }
 }
 if(data.sequence_number !== undefined){
-let data10 = data.sequence_number;
-if(typeof data10 === "string"){
-if(data10.length > 36){
-const err34 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if(!pattern5.test(data10)){
-const err35 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(!(formats0.test(data10))){
-const err36 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
 }
 }
 if(data.version !== undefined){
-let data11 = data.version;
-if(typeof data11 !== "string"){
-const err38 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-vErrors.push(err38);
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
-if("1.0" !== data11){
-const err39 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-}
-else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-validate23.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePaymentSettledEvent = validate24;
-const schema44 = {"additionalProperties":false,"description":"Category Settlement: funds were transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentSettledData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"PAYMENT_SETTLED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_SETTLED","type":"object"};
-const schema45 = {"additionalProperties":false,"properties":{"settlements":{"description":"The settlements completed by the run.","items":{"$ref":"webhooks.json#/$defs/SettledItem"},"minItems":1,"type":"array"}},"required":["settlements"],"type":"object"};
-const schema46 = {"additionalProperties":false,"properties":{"forex_rate":{"description":"Rate to the settlement currency to 6 significant digits (display; the settlement's `forex_rate_cents` is the rate times 100, rounded).","minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount in the settlement currency (`settlement_amount_cents` / 100); negative: debited from the merchant.","maximum":1000000000000,"minimum":-1000000000000,"type":"number"},"settlement_done_at":{"description":"ISO 8601 UTC timestamp; the settlement's `settlement_completed_date`.","maxLength":32,"type":"string"},"settlement_id":{"description":"Settlement id (`ST` + 16 digits).","maxLength":32,"type":"string"},"settlement_utr":{"description":"Bank UTR of the transfer; the settlement's `utr_number`.","maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
+export const validatePaymentFailedEvent = validate65;
+const schema26 = {"additionalProperties":false,"description":"Category Payment: a customer's payment attempt failed. `event_time` is `YYYY-MM-DD HH:MM:SSZ`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"PAYMENT_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_FAILED","type":"object"};
+const schema27 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number.","maxLength":32,"type":"string"},"message":{"description":"Failure reason.","maxLength":1000,"type":"string"},"mop_type":{"description":"Method of payment: `UPI`, `CREDIT_CARD`, `DEBIT_CARD`, `NET_BANKING` or `QR`.","maxLength":32,"type":"string"},"order_id":{"description":"Order id (`OD` + 16 digits).","maxLength":32,"type":"string"},"payment_completed_at":{"description":"ISO 8601 UTC timestamp with microseconds, e.g. `2026-11-21T10:15:30.123456Z`.","maxLength":32,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","mop_type","order_id","payment_id","bank_ref_num","payment_completed_at"],"type":"object"};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.mop_type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.order_id === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.payment_id === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.bank_ref_num === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.payment_completed_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "bank_ref_num") || (key0 === "message")) || (key0 === "mop_type")) || (key0 === "order_id")) || (key0 === "payment_completed_at")) || (key0 === "payment_id")) || (key0 === "status"))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.bank_ref_num !== undefined){
+let data0 = data.bank_ref_num;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err8 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 === "string"){
+if(data1.length > 1000){
+const err10 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.mop_type !== undefined){
+let data2 = data.mop_type;
+if(typeof data2 === "string"){
+if(data2.length > 32){
+const err12 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.order_id !== undefined){
+let data3 = data.order_id;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err14 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.payment_completed_at !== undefined){
+let data4 = data.payment_completed_at;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err16 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.payment_id !== undefined){
+let data5 = data.payment_id;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err18 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data6 = data.status;
+if(typeof data6 !== "string"){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if("FAILED" !== data6){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "FAILED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate65.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.event_type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_type"},message:"must have required property '"+"event_type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.event_time === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "event_time"},message:"must have required property '"+"event_time"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.version === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sequence_number === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sequence_number"},message:"must have required property '"+"sequence_number"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.data === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "data") || (key0 === "event_time")) || (key0 === "event_type")) || (key0 === "sequence_number")) || (key0 === "version"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate66(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+if(data.event_time !== undefined){
+let data1 = data.event_time;
+if(typeof data1 === "string"){
+if(data1.length > 20){
+const err6 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern5.test(data1)){
+const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.event_type !== undefined){
+let data2 = data.event_type;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("PAYMENT_FAILED" !== data2){
+const err10 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "PAYMENT_FAILED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.sequence_number !== undefined){
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+if(data.version !== undefined){
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validatePaymentSettledEvent = validate70;
+const schema28 = {"additionalProperties":false,"description":"Category Settlement: funds were transferred to the merchant. `event_time` is `YYYY-MM-DD HH:MM:SS`.","properties":{"data":{"$ref":"webhooks.json#/$defs/PaymentSettledData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":19,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$","type":"string"},"event_type":{"const":"PAYMENT_SETTLED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"PAYMENT_SETTLED","type":"object"};
+const schema29 = {"additionalProperties":false,"properties":{"settlements":{"description":"The settlements completed by the run.","items":{"$ref":"webhooks.json#/$defs/SettledItem"},"minItems":1,"type":"array"}},"required":["settlements"],"type":"object"};
+const schema30 = {"additionalProperties":false,"properties":{"forex_rate":{"description":"Rate to the settlement currency to 6 significant digits (display; the settlement's `forex_rate_cents` is the rate times 100, rounded).","minimum":0,"type":"number"},"settlement_amount":{"description":"Final amount in the settlement currency (`settlement_amount_cents` / 100); negative: debited from the merchant.","maximum":1000000000000,"minimum":-1000000000000,"type":"number"},"settlement_done_at":{"description":"ISO 8601 UTC timestamp; the settlement's `settlement_completed_date`.","maxLength":32,"type":"string"},"settlement_id":{"description":"Settlement id (`ST` + 16 digits).","maxLength":32,"type":"string"},"settlement_utr":{"description":"Bank UTR of the transfer; the settlement's `utr_number`.","maxLength":32,"type":"string"}},"required":["settlement_id","settlement_utr","settlement_done_at","forex_rate","settlement_amount"],"type":"object"};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.settlement_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.settlement_utr === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_utr"},message:"must have required property '"+"settlement_utr"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.settlement_done_at === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_done_at"},message:"must have required property '"+"settlement_done_at"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.forex_rate === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "forex_rate"},message:"must have required property '"+"forex_rate"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.settlement_amount === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_amount"},message:"must have required property '"+"settlement_amount"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "forex_rate") || (key0 === "settlement_amount")) || (key0 === "settlement_done_at")) || (key0 === "settlement_id")) || (key0 === "settlement_utr"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.forex_rate !== undefined){
+let data0 = data.forex_rate;
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+const err6 = {instancePath:instancePath+"/forex_rate",schemaPath:"#/properties/forex_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/forex_rate",schemaPath:"#/properties/forex_rate/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.settlement_amount !== undefined){
+let data1 = data.settlement_amount;
+if(typeof data1 == "number"){
+if(data1 > 1000000000000 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/settlement_amount",schemaPath:"#/properties/settlement_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1 < -1000000000000 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/settlement_amount",schemaPath:"#/properties/settlement_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000},message:"must be >= -1000000000000"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/settlement_amount",schemaPath:"#/properties/settlement_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.settlement_done_at !== undefined){
+let data2 = data.settlement_done_at;
+if(typeof data2 === "string"){
+if(data2.length > 32){
+const err11 = {instancePath:instancePath+"/settlement_done_at",schemaPath:"#/properties/settlement_done_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/settlement_done_at",schemaPath:"#/properties/settlement_done_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.settlement_id !== undefined){
+let data3 = data.settlement_id;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err13 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/settlement_id",schemaPath:"#/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.settlement_utr !== undefined){
+let data4 = data.settlement_utr;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err15 = {instancePath:instancePath+"/settlement_utr",schemaPath:"#/properties/settlement_utr/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/settlement_utr",schemaPath:"#/properties/settlement_utr/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1508,10 +1716,14 @@ errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.settlement_id === undefined){
-const err3 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/required",keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"};
+if(!(validate72(data0[i0], {instancePath:instancePath+"/settlements/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/settlements",schemaPath:"#/properties/settlements/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1520,8 +1732,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data1.settlement_utr === undefined){
-const err4 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/required",keyword:"required",params:{missingProperty: "settlement_utr"},message:"must have required property '"+"settlement_utr"+"'"};
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1530,228 +1744,16 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.settlement_done_at === undefined){
-const err5 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/required",keyword:"required",params:{missingProperty: "settlement_done_at"},message:"must have required property '"+"settlement_done_at"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data1.forex_rate === undefined){
-const err6 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/required",keyword:"required",params:{missingProperty: "forex_rate"},message:"must have required property '"+"forex_rate"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data1.settlement_amount === undefined){
-const err7 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/required",keyword:"required",params:{missingProperty: "settlement_amount"},message:"must have required property '"+"settlement_amount"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-for(const key1 in data1){
-if(!(((((key1 === "forex_rate") || (key1 === "settlement_amount")) || (key1 === "settlement_done_at")) || (key1 === "settlement_id")) || (key1 === "settlement_utr"))){
-const err8 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data1.forex_rate !== undefined){
-let data2 = data1.forex_rate;
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/settlements/" + i0+"/forex_rate",schemaPath:"webhooks.json#/$defs/SettledItem/properties/forex_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/settlements/" + i0+"/forex_rate",schemaPath:"webhooks.json#/$defs/SettledItem/properties/forex_rate/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data1.settlement_amount !== undefined){
-let data3 = data1.settlement_amount;
-if(typeof data3 == "number"){
-if(data3 > 1000000000000 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data3 < -1000000000000 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000},message:"must be >= -1000000000000"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_amount",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data1.settlement_done_at !== undefined){
-let data4 = data1.settlement_done_at;
-if(typeof data4 === "string"){
-if(data4.length > 32){
-const err14 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_done_at",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_done_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data1.settlement_id !== undefined){
-let data5 = data1.settlement_id;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err16 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_id",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data1.settlement_utr !== undefined){
-let data6 = data1.settlement_utr;
-if(typeof data6 === "string"){
-if(data6.length > 32){
-const err18 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/settlements/" + i0+"/settlement_utr",schemaPath:"webhooks.json#/$defs/SettledItem/properties/settlement_utr/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/settlements/" + i0,schemaPath:"webhooks.json#/$defs/SettledItem/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/settlements",schemaPath:"#/properties/settlements/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-validate25.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1822,8 +1824,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate25(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate71(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
@@ -1840,7 +1842,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern3.test(data1)){
 const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -1886,10 +1888,20 @@ errors++;
 }
 }
 if(data.sequence_number !== undefined){
-let data3 = data.sequence_number;
-if(typeof data3 === "string"){
-if(data3.length > 36){
-const err11 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+if(data.version !== undefined){
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1898,8 +1910,164 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern5.test(data3)){
-const err12 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRefundFailedEvent = validate77;
+const schema31 = {"additionalProperties":false,"description":"Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_FAILED","type":"object"};
+const schema32 = {"additionalProperties":false,"properties":{"failed_at":{"description":"ISO 8601 UTC timestamp with microseconds of the failure.","maxLength":32,"type":"string"},"message":{"description":"Failure reason; the amount is refundable again.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Amount that was not refunded, in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","failed_at"],"type":"object"};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.refund_id === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.payment_id === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.refund_amount === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.failed_at === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "failed_at"},message:"must have required property '"+"failed_at"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "failed_at") || (key0 === "message")) || (key0 === "payment_id")) || (key0 === "refund_amount")) || (key0 === "refund_id")) || (key0 === "status"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.failed_at !== undefined){
+let data0 = data.failed_at;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err7 = {instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/failed_at",schemaPath:"#/properties/failed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 === "string"){
+if(data1.length > 1000){
+const err9 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.payment_id !== undefined){
+let data2 = data.payment_id;
+if(typeof data2 === "string"){
+if(data2.length > 32){
+const err11 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1908,8 +2076,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(formats0.test(data3))){
-const err13 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+}
+if(data.refund_amount !== undefined){
+let data3 = data.refund_amount;
+if(typeof data3 == "number"){
+if(data3 > 1000000000000 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1918,9 +2090,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < 0 || isNaN(data3)){
+const err14 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1930,10 +2101,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.version !== undefined){
-let data4 = data.version;
-if(typeof data4 !== "string"){
-const err15 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err15 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1942,8 +2111,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if("1.0" !== data4){
-const err16 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
+}
+if(data.refund_id !== undefined){
+let data4 = data.refund_id;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err16 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1953,9 +2126,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1964,19 +2136,51 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate24.errors = vErrors;
+}
+if(data.status !== undefined){
+let data5 = data.status;
+if(typeof data5 !== "string"){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if("FAILED" !== data5){
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "FAILED"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRefundFailedEvent = validate27;
-const schema49 = {"additionalProperties":false,"description":"Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundFailedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_FAILED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_FAILED","type":"object"};
-const schema50 = {"additionalProperties":false,"properties":{"failed_at":{"description":"ISO 8601 UTC timestamp with microseconds of the failure.","maxLength":32,"type":"string"},"message":{"description":"Failure reason; the amount is refundable again.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Amount that was not refunded, in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"status":{"const":"FAILED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","failed_at"],"type":"object"};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2047,10 +2251,16 @@ errors++;
 }
 }
 if(data.data !== undefined){
-let data0 = data.data;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.status === undefined){
-const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(!(validate78(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+}
+if(data.event_time !== undefined){
+let data1 = data.event_time;
+if(typeof data1 === "string"){
+if(data1.length > 20){
+const err6 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2059,8 +2269,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.message === undefined){
-const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(!pattern5.test(data1)){
+const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2069,8 +2279,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data0.refund_id === undefined){
-const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+}
+else {
+const err8 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2079,8 +2290,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data0.payment_id === undefined){
-const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+}
+if(data.event_type !== undefined){
+let data2 = data.event_type;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2089,8 +2303,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data0.refund_amount === undefined){
-const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if("REFUND_FAILED" !== data2){
+const err10 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_FAILED"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2099,8 +2313,22 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data0.failed_at === undefined){
-const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/required",keyword:"required",params:{missingProperty: "failed_at"},message:"must have required property '"+"failed_at"+"'"};
+}
+if(data.sequence_number !== undefined){
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+if(data.version !== undefined){
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2109,9 +2337,163 @@ vErrors.push(err11);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!((((((key1 === "failed_at") || (key1 === "message")) || (key1 === "payment_id")) || (key1 === "refund_amount")) || (key1 === "refund_id")) || (key1 === "status"))){
-const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRefundProcessedEvent = validate82;
+const schema33 = {"additionalProperties":false,"description":"Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundProcessedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_PROCESSED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_PROCESSED","type":"object"};
+const schema34 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number of the refund transfer.","maxLength":32,"type":"string"},"message":{"description":"The refund's message.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Refunded amount in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"refunded_at":{"description":"ISO 8601 UTC timestamp with microseconds; the refund's `refunded_at`.","maxLength":32,"type":"string"},"status":{"const":"PROCESSED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","bank_ref_num","refunded_at"],"type":"object"};
+
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.refund_id === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.payment_id === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.refund_amount === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.bank_ref_num === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.refunded_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refunded_at"},message:"must have required property '"+"refunded_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "bank_ref_num") || (key0 === "message")) || (key0 === "payment_id")) || (key0 === "refund_amount")) || (key0 === "refund_id")) || (key0 === "refunded_at")) || (key0 === "status"))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.bank_ref_num !== undefined){
+let data0 = data.bank_ref_num;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err8 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 === "string"){
+if(data1.length > 1000){
+const err10 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.payment_id !== undefined){
+let data2 = data.payment_id;
+if(typeof data2 === "string"){
+if(data2.length > 32){
+const err12 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2121,11 +2503,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data0.failed_at !== undefined){
-let data1 = data0.failed_at;
-if(typeof data1 === "string"){
-if(data1.length > 32){
-const err13 = {instancePath:instancePath+"/data/failed_at",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/failed_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+else {
+const err13 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2135,8 +2514,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/data/failed_at",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/failed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.refund_amount !== undefined){
+let data3 = data.refund_amount;
+if(typeof data3 == "number"){
+if(data3 > 1000000000000 || isNaN(data3)){
+const err14 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2145,12 +2527,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data0.message !== undefined){
-let data2 = data0.message;
-if(typeof data2 === "string"){
-if(data2.length > 1000){
-const err15 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(data3 < 0 || isNaN(data3)){
+const err15 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2161,7 +2539,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err16 = {instancePath:instancePath+"/refund_amount",schemaPath:"#/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2171,11 +2549,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data0.payment_id !== undefined){
-let data3 = data0.payment_id;
-if(typeof data3 === "string"){
-if(data3.length > 32){
-const err17 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data.refund_id !== undefined){
+let data4 = data.refund_id;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err17 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2186,7 +2564,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/refund_id",schemaPath:"#/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2196,11 +2574,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data0.refund_amount !== undefined){
-let data4 = data0.refund_amount;
-if(typeof data4 == "number"){
-if(data4 > 1000000000000 || isNaN(data4)){
-const err19 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+if(data.refunded_at !== undefined){
+let data5 = data.refunded_at;
+if(typeof data5 === "string"){
+if(data5.length > 32){
+const err19 = {instancePath:instancePath+"/refunded_at",schemaPath:"#/properties/refunded_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2209,8 +2587,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data4 < 0 || isNaN(data4)){
-const err20 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err20 = {instancePath:instancePath+"/refunded_at",schemaPath:"#/properties/refunded_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2220,227 +2599,50 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data0.refund_id !== undefined){
-let data5 = data0.refund_id;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err22 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data0.status !== undefined){
-let data6 = data0.status;
+if(data.status !== undefined){
+let data6 = data.status;
 if(typeof data6 !== "string"){
-const err24 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err21];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err21);
 }
 errors++;
 }
-if("FAILED" !== data6){
-const err25 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundFailedData/properties/status/const",keyword:"const",params:{allowedValue: "FAILED"},message:"must be equal to constant"};
+if("PROCESSED" !== data6){
+const err22 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "PROCESSED"},message:"must be equal to constant"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err22];
 }
 else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundFailedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.event_time !== undefined){
-let data7 = data.event_time;
-if(typeof data7 === "string"){
-if(data7.length > 20){
-const err27 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(!pattern6.test(data7)){
-const err28 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.event_type !== undefined){
-let data8 = data.event_type;
-if(typeof data8 !== "string"){
-const err30 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if("REFUND_FAILED" !== data8){
-const err31 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_FAILED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.sequence_number !== undefined){
-let data9 = data.sequence_number;
-if(typeof data9 === "string"){
-if(data9.length > 36){
-const err32 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if(!pattern5.test(data9)){
-const err33 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if(!(formats0.test(data9))){
-const err34 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data10 = data.version;
-if(typeof data10 !== "string"){
-const err36 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if("1.0" !== data10){
-const err37 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
+vErrors.push(err22);
 }
 errors++;
 }
 }
 }
 else {
-const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err23];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err23);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRefundProcessedEvent = validate28;
-const schema53 = {"additionalProperties":false,"description":"Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).","properties":{"data":{"$ref":"webhooks.json#/$defs/RefundProcessedData","description":"Event-specific payload."},"event_time":{"description":"Time of the event, in this event's format (in the sandbox, the sandbox clock of the event's merchant).","maxLength":20,"pattern":"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$","type":"string"},"event_type":{"const":"REFUND_PROCESSED","description":"Event kind. Receivers must ignore values they do not know.","type":"string"},"sequence_number":{"$ref":"webhooks.json#/$defs/SequenceNumber"},"version":{"$ref":"webhooks.json#/$defs/EventVersion"}},"required":["event_type","event_time","version","sequence_number","data"],"title":"REFUND_PROCESSED","type":"object"};
-const schema54 = {"additionalProperties":false,"properties":{"bank_ref_num":{"description":"Bank reference number of the refund transfer.","maxLength":32,"type":"string"},"message":{"description":"The refund's message.","maxLength":1000,"type":"string"},"payment_id":{"description":"Payment id (`PR` + 16 digits) the refund is for.","maxLength":32,"type":"string"},"refund_amount":{"description":"Refunded amount in major units of the payment's currency.","maximum":1000000000000,"minimum":0,"type":"number"},"refund_id":{"description":"Refund id (`RF` + digits).","maxLength":32,"type":"string"},"refunded_at":{"description":"ISO 8601 UTC timestamp with microseconds; the refund's `refunded_at`.","maxLength":32,"type":"string"},"status":{"const":"PROCESSED","type":"string"}},"required":["status","message","refund_id","payment_id","refund_amount","bank_ref_num","refunded_at"],"type":"object"};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2511,10 +2713,16 @@ errors++;
 }
 }
 if(data.data !== undefined){
-let data0 = data.data;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.status === undefined){
-const err6 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(!(validate83(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+errors = vErrors.length;
+}
+}
+if(data.event_time !== undefined){
+let data1 = data.event_time;
+if(typeof data1 === "string"){
+if(data1.length > 20){
+const err6 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2523,8 +2731,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data0.message === undefined){
-const err7 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(!pattern5.test(data1)){
+const err7 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2533,8 +2741,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data0.refund_id === undefined){
-const err8 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
+}
+else {
+const err8 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2543,8 +2752,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data0.payment_id === undefined){
-const err9 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+}
+if(data.event_type !== undefined){
+let data2 = data.event_type;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2553,8 +2765,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data0.refund_amount === undefined){
-const err10 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
+if("REFUND_PROCESSED" !== data2){
+const err10 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_PROCESSED"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2563,8 +2775,22 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data0.bank_ref_num === undefined){
-const err11 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+}
+if(data.sequence_number !== undefined){
+if(!(validate56(data.sequence_number, {instancePath:instancePath+"/sequence_number",parentData:data,parentDataProperty:"sequence_number",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+if(data.version !== undefined){
+if(!(validate58(data.version, {instancePath:instancePath+"/version",parentData:data,parentDataProperty:"version",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2573,361 +2799,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data0.refunded_at === undefined){
-const err12 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/required",keyword:"required",params:{missingProperty: "refunded_at"},message:"must have required property '"+"refunded_at"+"'"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-for(const key1 in data0){
-if(!(((((((key1 === "bank_ref_num") || (key1 === "message")) || (key1 === "payment_id")) || (key1 === "refund_amount")) || (key1 === "refund_id")) || (key1 === "refunded_at")) || (key1 === "status"))){
-const err13 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data0.bank_ref_num !== undefined){
-let data1 = data0.bank_ref_num;
-if(typeof data1 === "string"){
-if(data1.length > 32){
-const err14 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/data/bank_ref_num",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data0.message !== undefined){
-let data2 = data0.message;
-if(typeof data2 === "string"){
-if(data2.length > 1000){
-const err16 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/data/message",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data0.payment_id !== undefined){
-let data3 = data0.payment_id;
-if(typeof data3 === "string"){
-if(data3.length > 32){
-const err18 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/data/payment_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data0.refund_amount !== undefined){
-let data4 = data0.refund_amount;
-if(typeof data4 == "number"){
-if(data4 > 1000000000000 || isNaN(data4)){
-const err20 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data4 < 0 || isNaN(data4)){
-const err21 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/data/refund_amount",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_amount/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data0.refund_id !== undefined){
-let data5 = data0.refund_id;
-if(typeof data5 === "string"){
-if(data5.length > 32){
-const err23 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/data/refund_id",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refund_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data0.refunded_at !== undefined){
-let data6 = data0.refunded_at;
-if(typeof data6 === "string"){
-if(data6.length > 32){
-const err25 = {instancePath:instancePath+"/data/refunded_at",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refunded_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/data/refunded_at",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/refunded_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data0.status !== undefined){
-let data7 = data0.status;
-if(typeof data7 !== "string"){
-const err27 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if("PROCESSED" !== data7){
-const err28 = {instancePath:instancePath+"/data/status",schemaPath:"webhooks.json#/$defs/RefundProcessedData/properties/status/const",keyword:"const",params:{allowedValue: "PROCESSED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/data",schemaPath:"webhooks.json#/$defs/RefundProcessedData/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.event_time !== undefined){
-let data8 = data.event_time;
-if(typeof data8 === "string"){
-if(data8.length > 20){
-const err30 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(!pattern6.test(data8)){
-const err31 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}Z$"+"\""};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/event_time",schemaPath:"#/properties/event_time/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.event_type !== undefined){
-let data9 = data.event_type;
-if(typeof data9 !== "string"){
-const err33 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if("REFUND_PROCESSED" !== data9){
-const err34 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/const",keyword:"const",params:{allowedValue: "REFUND_PROCESSED"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.sequence_number !== undefined){
-let data10 = data.sequence_number;
-if(typeof data10 === "string"){
-if(data10.length > 36){
-const err35 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(!pattern5.test(data10)){
-const err36 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(!(formats0.test(data10))){
-const err37 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/sequence_number",schemaPath:"webhooks.json#/$defs/SequenceNumber/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.version !== undefined){
-let data11 = data.version;
-if(typeof data11 !== "string"){
-const err39 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if("1.0" !== data11){
-const err40 = {instancePath:instancePath+"/version",schemaPath:"webhooks.json#/$defs/EventVersion/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-validate28.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
