@@ -52,7 +52,14 @@ async function measure(task: () => Promise<TaskResult>): Promise<Measurement> {
   const cpu = process.cpuUsage(cpuStart);
   clearInterval(timer);
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024, peakHeapMiB: peakHeap / 1024 / 1024, outputBytes, detail };
+  return {
+    ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    peakHeapMiB: peakHeap / 1024 / 1024,
+    outputBytes,
+    detail,
+  };
 }
 
 /** A third-party spec measured twice: our generators, and openapi-typescript alone. */
@@ -128,10 +135,20 @@ function openapiTypescriptTask(spec: ComparedSpec): () => Promise<TaskResult> {
 
 const tasks: Record<string, () => Promise<TaskResult>> = {
   async ours() {
-    const { files } = await generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: existsSync(path.join(ROOT, 'openapi/asyncapi.yaml')) ? 'openapi/asyncapi.yaml' : null, lintConfig: 'openapi/redocly.yaml' });
+    const { files } = await generate({
+      rootDir: ROOT,
+      openapi: 'openapi/openapi.yaml',
+      asyncapi: existsSync(path.join(ROOT, 'openapi/asyncapi.yaml')) ? 'openapi/asyncapi.yaml' : null,
+      lintConfig: 'openapi/redocly.yaml',
+    });
     return { detail: `${files.length} files, ${(bytes(files) / 1024).toFixed(0)} KiB`, outputBytes: bytes(files) };
   },
-  ...Object.fromEntries(COMPARED.flatMap((spec) => [[`ours:${spec.key}`, oursTask(spec)], [`openapi-typescript:${spec.key}`, openapiTypescriptTask(spec)]])),
+  ...Object.fromEntries(
+    COMPARED.flatMap((spec) => [
+      [`ours:${spec.key}`, oursTask(spec)],
+      [`openapi-typescript:${spec.key}`, openapiTypescriptTask(spec)],
+    ]),
+  ),
 };
 
 async function child(name: string, outDir?: string): Promise<Measurement> {
@@ -161,9 +178,9 @@ async function tscPeak(dir: string): Promise<TscMeasurement> {
     "process.on('exit', (code) => { const u = process.resourceUsage(); require('node:fs').writeSync(1, '\\nTSC_PEAK ' + JSON.stringify({ maxRssKiB: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, code }) + '\\n'); });" +
     'require(process.argv[1]);';
   const tsc = path.join(ROOT, 'node_modules/typescript/lib/tsc.js');
-  const { stdout } = await run(process.execPath, ['--max-old-space-size=8192', '-e', probe, tsc, '-p', path.join(dir, 'tsconfig.json')], { maxBuffer: 64 * 1024 * 1024 }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-  );
+  const { stdout } = await run(process.execPath, ['--max-old-space-size=8192', '-e', probe, tsc, '-p', path.join(dir, 'tsconfig.json')], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   const line = stdout.split('\n').find((l) => l.startsWith('TSC_PEAK '));
   if (line === undefined) throw new Error(`tsc printed no peak: ${stdout.slice(0, 2000)}`);
   const { maxRssKiB, cpuMs, code } = JSON.parse(line.slice('TSC_PEAK '.length)) as { maxRssKiB: number; cpuMs: number; code: number };
@@ -212,7 +229,10 @@ export interface GeneratorBench {
  * compared run's output is then type-checked by a strict `tsc` whose peak RSS is the memory figure. BENCH_GENERATE_SPECS
  * (comma list of keys: github, stripe, openai, ...) limits the compared specs.
  */
-export async function measureGenerators(progress: (line: string) => void = () => undefined, options: { compile?: boolean } = {}): Promise<GeneratorBench> {
+export async function measureGenerators(
+  progress: (line: string) => void = () => undefined,
+  options: { compile?: boolean } = {},
+): Promise<GeneratorBench> {
   const compile = options.compile ?? process.env['BENCH_GENERATE_TSC'] !== '0';
   const only = process.env['BENCH_GENERATE_SPECS']?.split(',').filter(Boolean);
   const runs = GENERATOR_RUNS.filter(([, name]) => only === undefined || only.includes(name.split(':')[1] ?? ''));
@@ -239,7 +259,12 @@ export async function measureGenerators(progress: (line: string) => void = () =>
   const ratios = COMPARED.filter((spec) => byTask.has(`ours:${spec.key}`)).map((spec): GeneratorRatio => {
     const ours = byTask.get(`ours:${spec.key}`)!;
     const ots = byTask.get(`openapi-typescript:${spec.key}`)!;
-    const side = (r: GeneratorBench['rows'][number]) => ({ cpuS: r.measurement.cpuMs / 1000, outputMiB: r.measurement.outputBytes / 1024 / 1024, tscMB: r.tsc?.maxRssMB ?? null, tscExit: r.tsc?.exitCode ?? null });
+    const side = (r: GeneratorBench['rows'][number]) => ({
+      cpuS: r.measurement.cpuMs / 1000,
+      outputMiB: r.measurement.outputBytes / 1024 / 1024,
+      tscMB: r.tsc?.maxRssMB ?? null,
+      tscExit: r.tsc?.exitCode ?? null,
+    });
     return {
       spec: spec.label,
       time: ours.measurement.ms / ots.measurement.ms,
@@ -258,7 +283,10 @@ export async function measureGenerators(progress: (line: string) => void = () =>
 
 /** One line per compared spec: the three goal ratios and the figures behind them. */
 export function describeRatio(r: GeneratorRatio): string {
-  const tsc = r.tscMemory === null ? 'tsc not run' : `tsc memory ${r.tscMemory.toFixed(2)}x (${r.ours.tscMB!.toFixed(0)} vs ${r.openapiTypescript.tscMB!.toFixed(0)} MB${r.ours.tscExit === 0 ? '' : `, our output did NOT compile (exit ${r.ours.tscExit})`})`;
+  const tsc =
+    r.tscMemory === null
+      ? 'tsc not run'
+      : `tsc memory ${r.tscMemory.toFixed(2)}x (${r.ours.tscMB!.toFixed(0)} vs ${r.openapiTypescript.tscMB!.toFixed(0)} MB${r.ours.tscExit === 0 ? '' : `, our output did NOT compile (exit ${r.ours.tscExit})`})`;
   return `CPU ${r.cpu.toFixed(2)}x (${r.ours.cpuS.toFixed(2)} vs ${r.openapiTypescript.cpuS.toFixed(2)} s), output ${r.size.toFixed(2)}x (${r.ours.outputMiB.toFixed(1)} vs ${r.openapiTypescript.outputMiB.toFixed(1)} MiB), ${tsc}`;
 }
 
@@ -281,14 +309,20 @@ async function main(): Promise<void> {
   console.log(`Measuring up to ${GENERATOR_RUNS.length} runs, each in a fresh Node process, one at a time...`);
   const { rows, ratios } = await measureGenerators((line) => console.log(`  ${line}`));
   const width = Math.max(...rows.map((r) => r.label.length));
-  console.log(`\n${'Run'.padEnd(width)} ${'CPU (s)'.padStart(8)} ${'wall (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'tsc peak (MB)'.padStart(14)}  output`);
+  console.log(
+    `\n${'Run'.padEnd(width)} ${'CPU (s)'.padStart(8)} ${'wall (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'tsc peak (MB)'.padStart(14)}  output`,
+  );
   for (const { label, measurement: m, tsc } of rows) {
-    console.log(`${label.padEnd(width)} ${(m.cpuMs / 1000).toFixed(2).padStart(8)} ${(m.ms / 1000).toFixed(2).padStart(9)} ${m.maxRssMiB.toFixed(0).padStart(14)} ${(tsc === undefined ? '-' : tsc.maxRssMB.toFixed(0)).padStart(14)}  ${m.detail}`);
+    console.log(
+      `${label.padEnd(width)} ${(m.cpuMs / 1000).toFixed(2).padStart(8)} ${(m.ms / 1000).toFixed(2).padStart(9)} ${m.maxRssMiB.toFixed(0).padStart(14)} ${(tsc === undefined ? '-' : tsc.maxRssMB.toFixed(0)).padStart(14)}  ${m.detail}`,
+    );
   }
   console.log('\nOurs / openapi-typescript alone, same file, same run:');
   for (const r of ratios) {
     const met = generationGoalMet(r);
-    console.log(`  ${r.spec}: ${describeRatio(r)}${r.goal ? ` -> goal (CPU <= ${GENERATION_GOALS.cpu}x, output <= ${GENERATION_GOALS.size}x, tsc <= ${GENERATION_GOALS.tscMemory}x) ${met === null ? 'not measured' : met ? 'MET' : 'NOT met'}` : ''}`);
+    console.log(
+      `  ${r.spec}: ${describeRatio(r)}${r.goal ? ` -> goal (CPU <= ${GENERATION_GOALS.cpu}x, output <= ${GENERATION_GOALS.size}x, tsc <= ${GENERATION_GOALS.tscMemory}x) ${met === null ? 'not measured' : met ? 'MET' : 'NOT met'}` : ''}`,
+    );
   }
 }
 

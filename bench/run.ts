@@ -664,7 +664,16 @@ async function runGenerators(): Promise<void> {
   log('7. Generators (bench/generate.ts, each run in a fresh process)');
   generators = await measureGenerators((l) => log(`  ${l}`));
   for (const { label, measurement: m, tsc } of generators.rows) {
-    rows.push({ section: 'generators', name: label, ms: m.ms, cpuMs: m.cpuMs, maxRssMiB: m.maxRssMiB, peakHeapMiB: m.peakHeapMiB, tscMB: tsc?.maxRssMB, note: m.detail });
+    rows.push({
+      section: 'generators',
+      name: label,
+      ms: m.ms,
+      cpuMs: m.cpuMs,
+      maxRssMiB: m.maxRssMiB,
+      peakHeapMiB: m.peakHeapMiB,
+      tscMB: tsc?.maxRssMB,
+      note: m.detail,
+    });
   }
   for (const g of generators.ratios) log(`  ${g.spec}, ours / openapi-typescript: ${describeRatio(g)}`);
 }
@@ -782,9 +791,31 @@ function table(): string {
       return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
     if (r.section === 'cli') return [r.section, r.name, '', '', '', '', '', r.note ?? ''];
     if (r.section === 'diff') return diffTableRow(r);
-    if (r.section === 'generators') return [r.section, r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['cpuMs'] as number) / 1000).toFixed(2)} CPU-s, ${r.note ?? ''}${typeof r['tscMB'] === 'number' ? `, strict tsc ${(r['tscMB'] as number).toFixed(0)} MB` : ''}`];
-    const cpu = typeof r['machineCpu'] === 'number' ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}` : '';
-    return [r.section, r.name, r.rps?.toFixed(0) ?? '', r.p50?.toFixed(1) ?? '', r.p99?.toFixed(1) ?? '', r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '', cpu, ratio];
+    if (r.section === 'generators')
+      return [
+        r.section,
+        r.name,
+        '',
+        '',
+        '',
+        (r['maxRssMiB'] as number).toFixed(0),
+        '',
+        `${((r['cpuMs'] as number) / 1000).toFixed(2)} CPU-s, ${r.note ?? ''}${typeof r['tscMB'] === 'number' ? `, strict tsc ${(r['tscMB'] as number).toFixed(0)} MB` : ''}`,
+      ];
+    const cpu =
+      typeof r['machineCpu'] === 'number'
+        ? `${typeof r['serverCpu'] === 'number' ? (r['serverCpu'] as number).toFixed(2) : '-'}/${(r['machineCpu'] as number).toFixed(2)}`
+        : '';
+    return [
+      r.section,
+      r.name,
+      r.rps?.toFixed(0) ?? '',
+      r.p50?.toFixed(1) ?? '',
+      r.p99?.toFixed(1) ?? '',
+      r.rssPeakMiB ? r.rssPeakMiB.toFixed(0) : '',
+      cpu,
+      ratio,
+    ];
   });
   if (generators) {
     for (const g of generators.ratios) {

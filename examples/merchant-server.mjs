@@ -32,9 +32,14 @@ createServer(async (req, res) => {
     const page = (title, body) =>
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body>${body}</body></html>`;
     const escape = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-    res.end(authentic
-      ? page('Thanks', `<h1>Thanks!</h1><p>Order ${escape(fields.get('order_id'))}: ${escape(fields.get('status'))}. (The backend still reads the order before shipping.)</p>`)
-      : page('Callback rejected', '<h1>Callback rejected</h1><p>The hash did not verify.</p>'));
+    res.end(
+      authentic
+        ? page(
+            'Thanks',
+            `<h1>Thanks!</h1><p>Order ${escape(fields.get('order_id'))}: ${escape(fields.get('status'))}. (The backend still reads the order before shipping.)</p>`,
+          )
+        : page('Callback rejected', '<h1>Callback rejected</h1><p>The hash did not verify.</p>'),
+    );
     return;
   }
   if (req.method === 'POST' && req.url === '/webhooks') {

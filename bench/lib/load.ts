@@ -97,7 +97,10 @@ export function rssMiB(pid: number): number | null {
 export class RssSampler {
   private samples: number[] = [];
   private timer: NodeJS.Timeout;
-  constructor(private readonly pid: number, everyMs = 100) {
+  constructor(
+    private readonly pid: number,
+    everyMs = 100,
+  ) {
     this.timer = setInterval(() => this.take(), everyMs);
     this.take();
   }

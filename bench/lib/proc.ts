@@ -67,7 +67,13 @@ export function spawnNode(o: SpawnOptions): Child {
  * Poll `probe` until it resolves true; returns milliseconds since `since` (performance.now()). Throws with the
  * child's output if it exits or `timeoutMs` passes.
  */
-export async function waitUntil(child: Child, probe: () => Promise<boolean>, since: number, timeoutMs = 30_000, everyMs = 5): Promise<number> {
+export async function waitUntil(
+  child: Child,
+  probe: () => Promise<boolean>,
+  since: number,
+  timeoutMs = 30_000,
+  everyMs = 5,
+): Promise<number> {
   for (;;) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
       throw new Error(`server exited (${child.proc.exitCode ?? child.proc.signalCode}):\n${child.output()}`);

@@ -102,7 +102,8 @@ export function renderBenchmarksDoc(r: BenchReport): string {
       '| Spec | CPU | Output | tsc memory | Ours: CPU-s, MiB, tsc MB | openapi-typescript: CPU-s, MiB, tsc MB |',
       '|---|---:|---:|---:|---:|---:|',
       ...r.generators.map((g) => {
-        const side = (x: GeneratorRatio['ours']) => `${x.cpuS.toFixed(2)}, ${x.outputMiB.toFixed(1)}, ${x.tscMB === null ? '-' : x.tscMB.toFixed(0)}`;
+        const side = (x: GeneratorRatio['ours']) =>
+          `${x.cpuS.toFixed(2)}, ${x.outputMiB.toFixed(1)}, ${x.tscMB === null ? '-' : x.tscMB.toFixed(0)}`;
         return `| ${g.spec} | ${g.cpu.toFixed(2)}x | ${g.size.toFixed(2)}x | ${g.tscMemory === null ? '-' : `${g.tscMemory.toFixed(2)}x`} | ${side(g.ours)} | ${side(g.openapiTypescript)} |`;
       }),
       '',

@@ -72,7 +72,9 @@ function packageBytes(dir: string, pkg: PackageJson, root: string): number {
   for (const entry of pkg.files.filter((f) => !f.startsWith('!'))) {
     const full = path.join(dir, entry);
     if (!existsSync(full)) continue;
-    total += lstatSync(full).isDirectory() ? dirBytes(full, (n) => n.endsWith('.map') || n.includes('.test.') || n === '.tsbuildinfo') : statSync(full).size;
+    total += lstatSync(full).isDirectory()
+      ? dirBytes(full, (n) => n.endsWith('.map') || n.includes('.test.') || n === '.tsbuildinfo')
+      : statSync(full).size;
   }
   return total;
 }
@@ -112,15 +114,37 @@ export async function runCliBench(root: string, log: (line: string) => void): Pr
   const lean = installClosure(cliDir, root);
   const withGateway = installClosure(cliDir, root, ['@paygate/reference']);
   const gatewayInLean = GATEWAY_DEPENDENCIES.filter((n) => lean.packages.has(n));
-  log(`  @paygate/cli install: ${mb(lean.bytes)} in ${lean.packages.size} packages; with the reference gateway: ${mb(withGateway.bytes)} in ${withGateway.packages.size}`);
+  log(
+    `  @paygate/cli install: ${mb(lean.bytes)} in ${lean.packages.size} packages; with the reference gateway: ${mb(withGateway.bytes)} in ${withGateway.packages.size}`,
+  );
   const rows: CliBenchRow[] = [
     { section: 'cli', name: 'node -e 0', ms: nodeMs, note: `${nodeMs.toFixed(0)} ms (baseline)` },
-    { section: 'cli', name: 'paygate --version', ms: versionMs, note: `${versionMs.toFixed(0)} ms, ${(versionMs / nodeMs).toFixed(1)}x node -e 0` },
-    { section: 'cli', name: '@paygate/cli install size', bytes: lean.bytes, note: `${mb(lean.bytes)}, ${lean.packages.size} packages (${((lean.bytes / withGateway.bytes) * 100).toFixed(0)}% of the closure with the gateway)` },
-    { section: 'cli', name: '@paygate/cli + @paygate/reference', bytes: withGateway.bytes, note: `${mb(withGateway.bytes)}, ${withGateway.packages.size} packages (baseline: what the CLI installed before D125)` },
+    {
+      section: 'cli',
+      name: 'paygate --version',
+      ms: versionMs,
+      note: `${versionMs.toFixed(0)} ms, ${(versionMs / nodeMs).toFixed(1)}x node -e 0`,
+    },
+    {
+      section: 'cli',
+      name: '@paygate/cli install size',
+      bytes: lean.bytes,
+      note: `${mb(lean.bytes)}, ${lean.packages.size} packages (${((lean.bytes / withGateway.bytes) * 100).toFixed(0)}% of the closure with the gateway)`,
+    },
+    {
+      section: 'cli',
+      name: '@paygate/cli + @paygate/reference',
+      bytes: withGateway.bytes,
+      note: `${mb(withGateway.bytes)}, ${withGateway.packages.size} packages (baseline: what the CLI installed before D125)`,
+    },
   ];
   const budgets: Budget[] = [
-    { name: 'paygate --version wall time', target: '< 300 ms', value: `${versionMs.toFixed(0)} ms (node -e 0: ${nodeMs.toFixed(0)} ms)`, met: versionMs < 300 },
+    {
+      name: 'paygate --version wall time',
+      target: '< 300 ms',
+      value: `${versionMs.toFixed(0)} ms (node -e 0: ${nodeMs.toFixed(0)} ms)`,
+      met: versionMs < 300,
+    },
     {
       name: 'CLI install without the gateway (PGlite, pg, ioredis, pino)',
       target: 'none of them',

@@ -24,8 +24,18 @@ interface DiffRun {
 }
 
 const RUNS: readonly DiffRun[] = [
-  { key: 'github', label: 'GitHub REST 22.0.0 -> 23.0.x', from: 'node_modules/octokit-openapi-22/generated/api.github.com.json', to: 'node_modules/@octokit/openapi/generated/api.github.com.json' },
-  { key: 'stripe', label: 'Stripe spec3.json, 25 days (ba660069 -> e0123a38)', from: 'test/fixtures/diff/realworld/stripe-spec3-ba660069.json.gz', to: 'test/fixtures/diff/realworld/stripe-spec3-e0123a38.json.gz' },
+  {
+    key: 'github',
+    label: 'GitHub REST 22.0.0 -> 23.0.x',
+    from: 'node_modules/octokit-openapi-22/generated/api.github.com.json',
+    to: 'node_modules/@octokit/openapi/generated/api.github.com.json',
+  },
+  {
+    key: 'stripe',
+    label: 'Stripe spec3.json, 25 days (ba660069 -> e0123a38)',
+    from: 'test/fixtures/diff/realworld/stripe-spec3-ba660069.json.gz',
+    to: 'test/fixtures/diff/realworld/stripe-spec3-e0123a38.json.gz',
+  },
 ];
 
 export interface DiffMeasurement {
@@ -68,14 +78,23 @@ async function measure(run: DiffRun): Promise<DiffMeasurement> {
     const markdown = formatReport({ from: run.from, to: run.to, changes }, 'markdown');
     const gate = evaluateGate({ releasedVersion: '1.0.0', currentVersion: '1.1.0', changes, allow: { entries: [], invalid: [] } });
     const ms = performance.now() - start;
-    return { ms, maxRssMiB: process.resourceUsage().maxRSS / 1024, entries: changes.length, breaking: gate.blocking.length, markdownBytes: markdown.length };
+    return {
+      ms,
+      maxRssMiB: process.resourceUsage().maxRSS / 1024,
+      entries: changes.length,
+      breaking: gate.blocking.length,
+      markdownBytes: markdown.length,
+    };
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
 }
 
 async function child(key: string): Promise<DiffMeasurement> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', key], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', key], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!) as DiffMeasurement;
 }
 
@@ -93,7 +112,9 @@ export async function runDiffSection(log: (line: string) => void): Promise<DiffR
 }
 
 /** The goal of issue 21 for the GitHub pair. */
-export function diffBudgets(rows: readonly { section: string; [k: string]: unknown }[]): { name: string; target: string; value: string; met: boolean }[] {
+export function diffBudgets(
+  rows: readonly { section: string; [k: string]: unknown }[],
+): { name: string; target: string; value: string; met: boolean }[] {
   const github = rows.find((r) => r.section === 'diff' && r['key'] === 'github');
   if (!github) return [];
   const seconds = (github['ms'] as number) / 1000;
@@ -110,7 +131,16 @@ export function diffBudgets(rows: readonly { section: string; [k: string]: unkno
 
 /** A row of the results table (the columns of bench/run.ts). */
 export function diffTableRow(r: { name: string; [k: string]: unknown }): string[] {
-  return ['diff', r.name, '', '', '', (r['maxRssMiB'] as number).toFixed(0), '', `${((r['ms'] as number) / 1000).toFixed(2)} s, ${String(r['note'] ?? '')}`];
+  return [
+    'diff',
+    r.name,
+    '',
+    '',
+    '',
+    (r['maxRssMiB'] as number).toFixed(0),
+    '',
+    `${((r['ms'] as number) / 1000).toFixed(2)} s, ${String(r['note'] ?? '')}`,
+  ];
 }
 
 const childAt = process.argv.indexOf('--child');

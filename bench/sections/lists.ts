@@ -24,7 +24,12 @@ export interface ListsBench {
   onboardMerchant(base: string): Promise<{ merchantId: string }>;
   partnerHeaders: Record<string, string>;
   /** Adds a row to the run's table (and returns it). */
-  loadRow(section: string, name: string, r: LoadResult, baseline?: { name: string; rps: number; rpsPerCpu?: number | undefined }): Record<string, unknown>;
+  loadRow(
+    section: string,
+    name: string,
+    r: LoadResult,
+    baseline?: { name: string; rps: number; rpsPerCpu?: number | undefined },
+  ): Record<string, unknown>;
 }
 
 const SMALL = 1_000;
@@ -49,28 +54,53 @@ interface Sizes {
   last: Record<string, string>;
 }
 
-const q = (params: Record<string, string | number>) => `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()}`;
+const q = (params: Record<string, string | number>) =>
+  `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()}`;
 
 const REQUESTS: ListRequest[] = [
   { name: 'payments, page 1', scope: 'merchant', path: () => `/pg/payments/${q({ page_size: 10 })}` },
-  { name: 'payments, last page (cursor)', scope: 'merchant', path: (s) => `/pg/payments/${q({ page: 2, page_size: 10, cursor: s.last['payments']! })}` },
+  {
+    name: 'payments, last page (cursor)',
+    scope: 'merchant',
+    path: (s) => `/pg/payments/${q({ page: 2, page_size: 10, cursor: s.last['payments']! })}`,
+  },
   { name: 'payments, page 100 by number', scope: 'merchant', path: () => `/pg/payments/${q({ page: 100, page_size: 10 })}` },
   { name: 'payments, buyer_name=zzz (no match)', scope: 'merchant', path: () => `/pg/payments/${q({ buyer_name: 'zzz' })}` },
   { name: 'payments, buyer_name (matches)', scope: 'merchant', path: (s) => `/pg/payments/${q({ buyer_name: s.seeded.buyerName })}` },
   { name: 'payments, reference_id=<one>', scope: 'merchant', path: (s) => `/pg/payments/${q({ reference_id: s.seeded.referenceId })}` },
   { name: 'payments, status=FAILED', scope: 'merchant', path: () => `/pg/payments/${q({ status: 'FAILED' })}` },
   { name: 'payments, mop_type=QR (no match)', scope: 'merchant', path: () => `/pg/payments/${q({ mop_type: 'QR' })}` },
-  { name: 'payments, status=CAPTURED&currency=INR', scope: 'merchant', path: () => `/pg/payments/${q({ status: 'CAPTURED', currency: 'INR' })}` },
+  {
+    name: 'payments, status=CAPTURED&currency=INR',
+    scope: 'merchant',
+    path: () => `/pg/payments/${q({ status: 'CAPTURED', currency: 'INR' })}`,
+  },
   { name: 'payments partner-wide, page 1', scope: 'partner', path: () => `/pg/payments/${q({ page_size: 10 })}` },
-  { name: 'payments partner-wide, last page (cursor)', scope: 'partner', path: (s) => `/pg/payments/${q({ page: 2, page_size: 10, cursor: s.last['payments']! })}` },
+  {
+    name: 'payments partner-wide, last page (cursor)',
+    scope: 'partner',
+    path: (s) => `/pg/payments/${q({ page: 2, page_size: 10, cursor: s.last['payments']! })}`,
+  },
   { name: 'refunds, page 1', scope: 'merchant', path: () => `/pg/refunds${q({ page_size: 10 })}` },
-  { name: 'refunds, last page (cursor)', scope: 'merchant', path: (s) => `/pg/refunds${q({ page: 2, page_size: 10, cursor: s.last['refunds']! })}` },
+  {
+    name: 'refunds, last page (cursor)',
+    scope: 'merchant',
+    path: (s) => `/pg/refunds${q({ page: 2, page_size: 10, cursor: s.last['refunds']! })}`,
+  },
   { name: 'refunds, reference_id=<one>', scope: 'merchant', path: (s) => `/pg/refunds${q({ reference_id: s.seeded.refundReferenceId })}` },
   { name: 'refunds partner-wide, page 1', scope: 'partner', path: () => `/pg/refunds${q({ page_size: 10 })}` },
   { name: 'settlements, page 1 (default size)', scope: 'merchant', path: () => '/pg/settlements' },
-  { name: 'settlements, last page (cursor)', scope: 'merchant', path: (s) => `/pg/settlements${q({ page: 2, cursor: s.last['settlements']! })}` },
+  {
+    name: 'settlements, last page (cursor)',
+    scope: 'merchant',
+    path: (s) => `/pg/settlements${q({ page: 2, cursor: s.last['settlements']! })}`,
+  },
   { name: 'webhook deliveries, page 1', scope: 'merchant', path: (s) => `/webhooks/endpoints/${s.seeded.endpointId}/deliveries` },
-  { name: 'webhook deliveries, last page (cursor)', scope: 'merchant', path: (s) => `/webhooks/endpoints/${s.seeded.endpointId}/deliveries${q({ page: 2, cursor: s.last['deliveries']! })}` },
+  {
+    name: 'webhook deliveries, last page (cursor)',
+    scope: 'merchant',
+    path: (s) => `/webhooks/endpoints/${s.seeded.endpointId}/deliveries${q({ page: 2, cursor: s.last['deliveries']! })}`,
+  },
   { name: 'webhook endpoints, page 1', scope: 'merchant', path: () => '/webhooks/endpoints' },
   { name: 'merchants, page 1', scope: 'partner', path: () => '/partners/merchants/' },
 ];
@@ -86,10 +116,30 @@ async function lastCursor(db: pg.Client, sql: string, params: unknown[], size: n
 
 async function lastCursors(db: pg.Client, merchantId: string, endpointId: string): Promise<Record<string, string>> {
   return {
-    payments: await lastCursor(db, 'SELECT created_at AS at, id FROM payments WHERE merchant_id = $1 ORDER BY created_at, id', [merchantId], 10),
-    refunds: await lastCursor(db, 'SELECT created_at AS at, id FROM refunds WHERE merchant_id = $1 ORDER BY created_at, id', [merchantId], 10),
-    settlements: await lastCursor(db, 'SELECT completed_at AS at, id FROM settlements WHERE merchant_id = $1 ORDER BY completed_at, id', [merchantId], 10),
-    deliveries: await lastCursor(db, 'SELECT created_at AS at, id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id', [endpointId], 10),
+    payments: await lastCursor(
+      db,
+      'SELECT created_at AS at, id FROM payments WHERE merchant_id = $1 ORDER BY created_at, id',
+      [merchantId],
+      10,
+    ),
+    refunds: await lastCursor(
+      db,
+      'SELECT created_at AS at, id FROM refunds WHERE merchant_id = $1 ORDER BY created_at, id',
+      [merchantId],
+      10,
+    ),
+    settlements: await lastCursor(
+      db,
+      'SELECT completed_at AS at, id FROM settlements WHERE merchant_id = $1 ORDER BY completed_at, id',
+      [merchantId],
+      10,
+    ),
+    deliveries: await lastCursor(
+      db,
+      'SELECT created_at AS at, id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id',
+      [endpointId],
+      10,
+    ),
   };
 }
 
@@ -105,7 +155,9 @@ interface Measured {
 const measured: Measured[] = [];
 
 export async function runLists(b: ListsBench): Promise<void> {
-  b.log(`lists. every list at ${SMALL} and ${BIG} payments of one merchant on PostgreSQL (seeded through SQL); ${CONNECTIONS} connections, ${WARMUP} s + ${DURATION} s per request`);
+  b.log(
+    `lists. every list at ${SMALL} and ${BIG} payments of one merchant on PostgreSQL (seeded through SQL); ${CONNECTIONS} connections, ${WARMUP} s + ${DURATION} s per request`,
+  );
   const database = await b.createDatabase();
   const child = await b.startGateway('gateway-lists', database.url);
   const { merchantId } = await b.onboardMerchant(child.url);
@@ -120,12 +172,21 @@ export async function runLists(b: ListsBench): Promise<void> {
       const t = performance.now();
       const seeded = await seedHistory(db, { merchantId, partnerId, payments, idPrefix, startIso });
       await db.query('VACUUM ANALYZE'); // as autovacuum would after a bulk load: statistics and the visibility map
-      b.log(`  seeded ${payments} payments (+ refunds, settlements, deliveries) through SQL in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      b.log(
+        `  seeded ${payments} payments (+ refunds, settlements, deliveries) through SQL in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
       const sizes: Sizes = { seeded, last: await lastCursors(db, merchantId, seeded.endpointId) };
       if (label === '1k') {
         // every route and statement warmed (JIT, prepared statements) before the first figure, so the small history
         // is not measured on a cold process and the growth flattered
-        for (const req of REQUESTS) await load({ url: `${child.url}${req.path(sizes)}`, headers: headers[req.scope], connections: CONNECTIONS, durationSec: 1, warmupSec: 0 });
+        for (const req of REQUESTS)
+          await load({
+            url: `${child.url}${req.path(sizes)}`,
+            headers: headers[req.scope],
+            connections: CONNECTIONS,
+            durationSec: 1,
+            warmupSec: 0,
+          });
       }
       const out = new Map<string, { r: LoadResult; bytes: number }>();
       for (const req of REQUESTS) {
@@ -133,9 +194,18 @@ export async function runLists(b: ListsBench): Promise<void> {
         const probe = await fetch(url, { headers: headers[req.scope] });
         const body = await probe.text();
         if (!probe.ok) throw new Error(`${req.name}: ${probe.status} ${body.slice(0, 300)}`);
-        const r = await load({ url, headers: headers[req.scope], connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, pid: child.pid });
+        const r = await load({
+          url,
+          headers: headers[req.scope],
+          connections: CONNECTIONS,
+          durationSec: DURATION,
+          warmupSec: WARMUP,
+          pid: child.pid,
+        });
         out.set(req.name, { r, bytes: Buffer.byteLength(body) });
-        b.log(`    ${label} ${req.name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${cpuPerRequestMs(r).toFixed(2)} ms server CPU/request, ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB`);
+        b.log(
+          `    ${label} ${req.name}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${cpuPerRequestMs(r).toFixed(2)} ms server CPU/request, ${(Buffer.byteLength(body) / 1024).toFixed(1)} KiB`,
+        );
       }
       return out;
     };
@@ -147,10 +217,16 @@ export async function runLists(b: ListsBench): Promise<void> {
       const s = small.get(req.name)!;
       const l = big.get(req.name)!;
       b.loadRow('lists', `${req.name} @1k`, s.r);
-      b.loadRow('lists', `${req.name} @100k`, l.r, { name: '@1k', rps: s.r.rps, rpsPerCpu: s.r.serverCpu ? s.r.rps / s.r.serverCpu : undefined });
+      b.loadRow('lists', `${req.name} @100k`, l.r, {
+        name: '@1k',
+        rps: s.r.rps,
+        rpsPerCpu: s.r.serverCpu ? s.r.rps / s.r.serverCpu : undefined,
+      });
       measured.push({ name: req.name, small: s.r, big: l.r, bytesSmall: s.bytes, bytesBig: l.bytes });
     }
-    b.log(`  ${'request'.padEnd(44)} ${'CPU ms/req 1k'.padStart(13)} ${'100k'.padStart(7)} ${'growth'.padStart(7)} ${'p99 1k'.padStart(7)} ${'p99 100k'.padStart(9)} ${'KiB 100k'.padStart(9)}`);
+    b.log(
+      `  ${'request'.padEnd(44)} ${'CPU ms/req 1k'.padStart(13)} ${'100k'.padStart(7)} ${'growth'.padStart(7)} ${'p99 1k'.padStart(7)} ${'p99 100k'.padStart(9)} ${'KiB 100k'.padStart(9)}`,
+    );
     for (const m of measured) {
       b.log(
         `  ${m.name.padEnd(44)} ${cpuPerRequestMs(m.small).toFixed(2).padStart(13)} ${cpuPerRequestMs(m.big).toFixed(2).padStart(7)} ${growth(m).toFixed(2).padStart(6)}x ${m.small.p99.toFixed(0).padStart(7)} ${m.big.p99.toFixed(0).padStart(9)} ${(m.bytesBig / 1024).toFixed(1).padStart(9)}`,

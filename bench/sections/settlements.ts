@@ -56,7 +56,11 @@ export async function runSettlementsSection(ctx: SectionContext): Promise<Sectio
   });
   const call = async (method: string, p: string, body?: unknown, merchantId?: string) => {
     const t0 = performance.now();
-    const res = await fetch(`${base}${p}`, { method, headers: headers(merchantId), ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: headers(merchantId),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     const json = (await res.json()) as { data?: Record<string, unknown> };
     if (!res.ok) throw new Error(`${method} ${p} -> ${res.status} ${JSON.stringify(json)}`);
     return { ms: performance.now() - t0, data: json.data ?? {} };
@@ -66,7 +70,16 @@ export async function runSettlementsSection(ctx: SectionContext): Promise<Sectio
     await waitUntil(child, httpOk(`${base}/healthz`), performance.now(), 60_000, 50);
     await client.connect();
     const rows: SectionResult['rows'] = [];
-    const runs: { size: number; wallMs: number; rssGrowthMiB: number; healthP99: number; paymentP99: number; idlePaymentP99: number; refundMs: number; noopMs: number[] }[] = [];
+    const runs: {
+      size: number;
+      wallMs: number;
+      rssGrowthMiB: number;
+      healthP99: number;
+      paymentP99: number;
+      idlePaymentP99: number;
+      refundMs: number;
+      noopMs: number[];
+    }[] = [];
     let serial = 1;
     for (const size of SIZES) {
       const merchantId = String((await call('POST', '/partners/merchants/', createMerchantBody())).data['id']);
@@ -121,7 +134,16 @@ export async function runSettlementsSection(ctx: SectionContext): Promise<Sectio
         if ((noop.data['settlements'] as unknown[]).length !== 0) throw new Error('a second run settled something');
         noopMs.push(noop.ms);
       }
-      const r = { size, wallMs: run.ms, rssGrowthMiB: peak - rssBefore, healthP99: p99(health), paymentP99: p99(payment), idlePaymentP99: p99(idle), refundMs, noopMs };
+      const r = {
+        size,
+        wallMs: run.ms,
+        rssGrowthMiB: peak - rssBefore,
+        healthP99: p99(health),
+        paymentP99: p99(payment),
+        idlePaymentP99: p99(idle),
+        refundMs,
+        noopMs,
+      };
       runs.push(r);
       ctx.log(
         `  ${size} payments: run ${(r.wallMs / 1000).toFixed(2)} s (${c.settlements} settlement, ${c.n} lines, totals exact), RSS +${r.rssGrowthMiB.toFixed(0)} MiB ` +
@@ -134,12 +156,45 @@ export async function runSettlementsSection(ctx: SectionContext): Promise<Sectio
     const growth = big.wallMs / small.wallMs;
     const noop = big.noopMs[0]!;
     const budgets: Budget[] = [
-      { name: 'Settlement run wall time, 100k / 10k payments', target: '<= 12x', value: `${growth.toFixed(2)}x (${(small.wallMs / 1000).toFixed(2)} s -> ${(big.wallMs / 1000).toFixed(2)} s)`, met: growth <= 12 },
-      { name: 'Settlement run peak RSS growth, 100k payments', target: '< 100 MB', value: `${big.rssGrowthMiB.toFixed(0)} MiB (10k: ${small.rssGrowthMiB.toFixed(0)} MiB)`, met: big.rssGrowthMiB * 1.048576 < 100 },
-      { name: '/healthz p99 during the 100k settlement run', target: '< 100 ms', value: `${big.healthP99.toFixed(1)} ms`, met: big.healthP99 < 100 },
-      { name: 'GET payment p99 during the 100k settlement run', target: '< 100 ms', value: `${big.paymentP99.toFixed(1)} ms (no run, just before: ${big.idlePaymentP99.toFixed(1)} ms; load average ${os.loadavg()[0]!.toFixed(1)})`, met: big.paymentP99 < 100 },
-      { name: 'Refund created during the 100k settlement run', target: '< 1 s', value: `${big.refundMs.toFixed(0)} ms`, met: big.refundMs < 1000 },
-      { name: 'Settlement run with nothing due, 100k payments (first after the run)', target: '< 50 ms', value: `${noop.toFixed(1)} ms (next four: ${big.noopMs.slice(1).map((x) => x.toFixed(1)).join(', ')})`, met: noop < 50 },
+      {
+        name: 'Settlement run wall time, 100k / 10k payments',
+        target: '<= 12x',
+        value: `${growth.toFixed(2)}x (${(small.wallMs / 1000).toFixed(2)} s -> ${(big.wallMs / 1000).toFixed(2)} s)`,
+        met: growth <= 12,
+      },
+      {
+        name: 'Settlement run peak RSS growth, 100k payments',
+        target: '< 100 MB',
+        value: `${big.rssGrowthMiB.toFixed(0)} MiB (10k: ${small.rssGrowthMiB.toFixed(0)} MiB)`,
+        met: big.rssGrowthMiB * 1.048576 < 100,
+      },
+      {
+        name: '/healthz p99 during the 100k settlement run',
+        target: '< 100 ms',
+        value: `${big.healthP99.toFixed(1)} ms`,
+        met: big.healthP99 < 100,
+      },
+      {
+        name: 'GET payment p99 during the 100k settlement run',
+        target: '< 100 ms',
+        value: `${big.paymentP99.toFixed(1)} ms (no run, just before: ${big.idlePaymentP99.toFixed(1)} ms; load average ${os.loadavg()[0]!.toFixed(1)})`,
+        met: big.paymentP99 < 100,
+      },
+      {
+        name: 'Refund created during the 100k settlement run',
+        target: '< 1 s',
+        value: `${big.refundMs.toFixed(0)} ms`,
+        met: big.refundMs < 1000,
+      },
+      {
+        name: 'Settlement run with nothing due, 100k payments (first after the run)',
+        target: '< 50 ms',
+        value: `${noop.toFixed(1)} ms (next four: ${big.noopMs
+          .slice(1)
+          .map((x) => x.toFixed(1))
+          .join(', ')})`,
+        met: noop < 50,
+      },
     ];
     return { rows, budgets };
   } finally {

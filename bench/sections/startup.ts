@@ -60,7 +60,8 @@ async function timeChain(o: Options, command: string, dataDir: string): Promise<
   try {
     const healthz = httpOk(`http://127.0.0.1:${port}/healthz`);
     for (;;) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`\`${command}\` exited (${proc.exitCode ?? proc.signalCode}):\n${output}`);
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`\`${command}\` exited (${proc.exitCode ?? proc.signalCode}):\n${output}`);
       if (await healthz().catch(() => false)) return performance.now() - started;
       if (performance.now() - started > 300_000) throw new Error(`\`${command}\`: no answer on /healthz in 300 s:\n${output}`);
       await sleep(20);
@@ -89,7 +90,12 @@ async function timeServe(o: Options, dataDir: () => string): Promise<number> {
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     const t = performance.now();
-    const child = spawnNode({ args: gatewayCommand(o.root), cwd: o.root, port, env: gatewayEnv({ partner: o.partner, dataDir: dataDir(), logLevel: 'warn' }) });
+    const child = spawnNode({
+      args: gatewayCommand(o.root),
+      cwd: o.root,
+      port,
+      env: gatewayEnv({ partner: o.partner, dataDir: dataDir(), logLevel: 'warn' }),
+    });
     try {
       times.push(await waitUntil(child, httpOk(`${child.url}/healthz`), t, 120_000, 5));
     } finally {
@@ -107,7 +113,11 @@ export async function runStartup(o: Options): Promise<StartupRow[]> {
     const serve = `exec node ${gatewayCommand(o.root).join(' ')}`;
     const dataDir = path.join(scratch, 'data');
     // the site into a scratch directory: `npm run docs` with --out always builds, as on a fresh clone
-    const firstMs = await timeChain(o, `npm run -s build && npx tsx scripts/docs.ts --out ${path.join(scratch, 'site')} && ${serve}`, dataDir);
+    const firstMs = await timeChain(
+      o,
+      `npm run -s build && npx tsx scripts/docs.ts --out ${path.join(scratch, 'site')} && ${serve}`,
+      dataDir,
+    );
     rows.push({ section: 'startup', name: FIRST, ms: firstMs });
     o.log(`  ${FIRST}: ${(firstMs / 1000).toFixed(2)} s`);
     // make the repository's docs/site current (untimed), so the second start finds its content hash as npm start would
@@ -120,7 +130,13 @@ export async function runStartup(o: Options): Promise<StartupRow[]> {
     const emptyMs = await timeServe(o, () => path.join(scratch, `empty-${fresh++}`));
     rows.push({ section: 'startup', name: 'paygate serve alone, empty PGlite data dir', ms: emptyMs });
     const existingMs = await timeServe(o, () => dataDir);
-    rows.push({ section: 'startup', name: 'paygate serve alone, existing PGlite data dir', ms: existingMs, baseline: 'empty data dir', ratio: existingMs / emptyMs });
+    rows.push({
+      section: 'startup',
+      name: 'paygate serve alone, existing PGlite data dir',
+      ms: existingMs,
+      baseline: 'empty data dir',
+      ratio: existingMs / emptyMs,
+    });
     o.log(`  paygate serve alone: empty data dir ${emptyMs.toFixed(0)} ms, existing ${existingMs.toFixed(0)} ms`);
     // where a second start's time goes: the two steps before `paygate serve`, each with nothing to do
     for (const [name, args] of [

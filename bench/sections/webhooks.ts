@@ -95,7 +95,12 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
     const call = async (method: string, p: string, body: unknown, merchantId?: string) => {
       const res = await fetch(`${first.url}${p}`, {
         method,
-        headers: { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret, 'Content-Type': 'application/json', ...(merchantId ? { 'X-Merchant-ID': merchantId } : {}) },
+        headers: {
+          'X-Client-ID': PARTNER.id,
+          'X-Client-Secret': PARTNER.secret,
+          'Content-Type': 'application/json',
+          ...(merchantId ? { 'X-Merchant-ID': merchantId } : {}),
+        },
         body: JSON.stringify(body),
       });
       const json = (await res.json()) as { data?: Record<string, unknown> };
@@ -107,7 +112,12 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
     for (let i = 0; i <= FAST_ENDPOINTS; i++) {
       const id = String((await call('POST', '/partners/merchants/', createMerchantBody()))['id']);
       await call('POST', `/sandbox/merchants/${id}/kyc`, { status: 'APPROVED' });
-      await call('POST', '/webhooks/endpoints', { url: `${receiver.base}/${i === FAST_ENDPOINTS ? 'slow' : `fast${i}`}`, events: ['PAYMENT_FAILED'] }, id);
+      await call(
+        'POST',
+        '/webhooks/endpoints',
+        { url: `${receiver.base}/${i === FAST_ENDPOINTS ? 'slow' : `fast${i}`}`, events: ['PAYMENT_FAILED'] },
+        id,
+      );
       merchants.push(id);
     }
     const { rows } = await client.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [merchants[0]]);
@@ -130,7 +140,8 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
     const waitForArrivals = async (n: number, timeoutMs: number, filter: (a: Arrival) => boolean = () => true) => {
       const deadline = performance.now() + timeoutMs;
       while (receiver.arrivals.filter(filter).length < n) {
-        if (performance.now() > deadline) throw new Error(`only ${receiver.arrivals.filter(filter).length} of ${n} deliveries after ${timeoutMs} ms`);
+        if (performance.now() > deadline)
+          throw new Error(`only ${receiver.arrivals.filter(filter).length} of ${n} deliveries after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -148,7 +159,12 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
       const distinct = new Set(receiver.arrivals.map((a) => a.id)).size;
       // deliveries per CPU-second of the gateway process(es): what one free core would deliver, whatever the load
       const perCpuSecond = count / Math.max(0.01, cpu() - cpu0);
-      return { perSecond: (count / (last - t0)) * 1000, perCpuSecond, seconds: (last - t0) / 1000, duplicates: receiver.arrivals.length - distinct };
+      return {
+        perSecond: (count / (last - t0)) * 1000,
+        perCpuSecond,
+        seconds: (last - t0) / 1000,
+        duplicates: receiver.arrivals.length - distinct,
+      };
     };
     /** `rate` events per second for `seconds`, in 20 ms ticks; `slowShare` of them to the slow endpoint. */
     const steady = async (rate: number, seconds: number, slowShare: number) => {
@@ -175,7 +191,13 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
       }
       await waitForArrivals(written, 30_000, (a) => a.path !== '/slow');
       const latencies = receiver.arrivals.filter((a) => a.path !== '/slow').map((a) => a.at - a.writtenAt);
-      return { written, slowWritten, slowArrived: receiver.arrivals.filter((a) => a.path === '/slow').length, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99) };
+      return {
+        written,
+        slowWritten,
+        slowArrived: receiver.arrivals.filter((a) => a.path === '/slow').length,
+        p50: pct(latencies, 0.5),
+        p99: pct(latencies, 0.99),
+      };
     };
 
     const out: SectionResult['rows'] = [];
@@ -212,10 +234,25 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
       { section: 'webhooks', name: 'deliveries/s, 2 processes (burst of 10000)', rps: two.perSecond, baseline: '1 process', ratio: scale },
     );
     const budgets: Budget[] = [
-      { name: 'Webhook deliveries per second, one process', target: '>= 1000/s', value: `${one.perSecond.toFixed(0)}/s (${one.perCpuSecond.toFixed(0)} per gateway CPU-second; load average ${os.loadavg()[0]!.toFixed(1)})`, met: one.perSecond >= 1000 },
+      {
+        name: 'Webhook deliveries per second, one process',
+        target: '>= 1000/s',
+        value: `${one.perSecond.toFixed(0)}/s (${one.perCpuSecond.toFixed(0)} per gateway CPU-second; load average ${os.loadavg()[0]!.toFixed(1)})`,
+        met: one.perSecond >= 1000,
+      },
       { name: 'Webhook event-to-delivery p99 at 500 events/s', target: '< 1 s', value: `${paced.p99} ms`, met: paced.p99 < 1000 },
-      { name: 'Webhook p99 of other endpoints, one endpoint answering after 10 s', target: '< 1 s', value: `${slow.p99} ms`, met: slow.p99 < 1000 },
-      { name: 'Webhook throughput, two processes / one', target: '>= 1.6x', value: `${scale.toFixed(2)}x (${oneAgain.perSecond.toFixed(0)} -> ${two.perSecond.toFixed(0)}/s)`, met: scale >= 1.6 },
+      {
+        name: 'Webhook p99 of other endpoints, one endpoint answering after 10 s',
+        target: '< 1 s',
+        value: `${slow.p99} ms`,
+        met: slow.p99 < 1000,
+      },
+      {
+        name: 'Webhook throughput, two processes / one',
+        target: '>= 1.6x',
+        value: `${scale.toFixed(2)}x (${oneAgain.perSecond.toFixed(0)} -> ${two.perSecond.toFixed(0)}/s)`,
+        met: scale >= 1.6,
+      },
     ];
     return { rows: out, budgets };
   } finally {

@@ -35,7 +35,12 @@ if (mode === 'plain') {
   handlers['getOrder'] = async () => ({ status: 200, body: order });
   // Validation is what is measured: served without authentication on purpose (D120's opt-out), logging off as before.
   const silent = { info() {}, warn() {}, error() {} };
-  app = createApp({ handlers: /** @type {any} */ (handlers), validateResponses: mode === 'response', allowUnauthenticated: true, logger: silent });
+  app = createApp({
+    handlers: /** @type {any} */ (handlers),
+    validateResponses: mode === 'response',
+    allowUnauthenticated: true,
+    logger: silent,
+  });
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

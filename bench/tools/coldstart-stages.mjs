@@ -30,7 +30,10 @@ const server = await new Promise((resolve) => {
 });
 stamp('listening');
 const base = `http://127.0.0.1:${server.address().port}`;
-const headers = { 'X-Client-ID': process.env['PAYGATE_PARTNER_CLIENT_ID'] ?? '', 'X-Client-Secret': process.env['PAYGATE_PARTNER_CLIENT_SECRET'] ?? '' };
+const headers = {
+  'X-Client-ID': process.env['PAYGATE_PARTNER_CLIENT_ID'] ?? '',
+  'X-Client-Secret': process.env['PAYGATE_PARTNER_CLIENT_SECRET'] ?? '',
+};
 for (const n of ['first', 'second']) {
   const r = await fetch(`${base}${orderId ? `/pg/orders/${orderId}` : '/healthz'}`, { headers });
   await r.arrayBuffer();

@@ -38,14 +38,21 @@ const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret }
 if (target !== 'postgres' && target !== 'pglite') throw new Error(`unknown target ${target}: use postgres or pglite`);
 
 async function api(base: string, p: string, body: unknown, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${p}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', ...extra }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json', ...extra },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as { data: Record<string, unknown> };
   if (!res.ok) throw new Error(`POST ${p} -> ${res.status} ${JSON.stringify(json)}`);
   return json.data;
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-get-cpu-'));
-const db = target === 'postgres' ? await createThrowawayDatabase(process.env['BENCH_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'paygate_getcpu') : undefined;
+const db =
+  target === 'postgres'
+    ? await createThrowawayDatabase(process.env['BENCH_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'paygate_getcpu')
+    : undefined;
 const profDir = process.env['BENCH_CPU_PROF'] ? mkdtempSync(path.join(os.tmpdir(), 'paygate-get-prof-')) : undefined;
 const port = await freePort();
 console.log(`starting paygate serve on ${target} (port ${port})${profDir ? ', with --cpu-prof' : ''}`);
@@ -60,11 +67,21 @@ try {
   const merchant = await api(child.url, '/partners/merchants/', createMerchantBody());
   const merchantId = String(merchant['id']);
   await api(child.url, `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
-  const order = await api(child.url, '/pg/orders/', { ...createHostedOrderBody(), reference_id: `get-cpu-${Date.now()}` }, { 'X-Merchant-ID': merchantId });
+  const order = await api(
+    child.url,
+    '/pg/orders/',
+    { ...createHostedOrderBody(), reference_id: `get-cpu-${Date.now()}` },
+    { 'X-Merchant-ID': merchantId },
+  );
   const url = `${child.url}/pg/orders/${String(order['order_id'])}`;
   const body = await (await fetch(url, { headers })).text();
   const barePort = await freePort();
-  const bare = spawnNode({ args: [path.join(ROOT, 'bench/servers/bare-express.mjs')], cwd: ROOT, port: barePort, env: { BENCH_BODY: body } });
+  const bare = spawnNode({
+    args: [path.join(ROOT, 'bench/servers/bare-express.mjs')],
+    cwd: ROOT,
+    port: barePort,
+    env: { BENCH_BODY: body },
+  });
   await waitUntil(bare, httpOk(`${bare.url}/pg/orders/x`), performance.now(), 30_000, 20);
   const ratios: number[] = [];
   try {
@@ -76,7 +93,10 @@ try {
       await load({ url: `${bare.url}/pg/orders/x`, headers, connections: 50, durationSec: warmup, warmupSec: 0 });
     }
     for (let round = 1; round <= rounds; round++) {
-      const strace = process.env['BENCH_STRACE'] && round === 1 ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] }) : undefined;
+      const strace =
+        process.env['BENCH_STRACE'] && round === 1
+          ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] })
+          : undefined;
       const before = userSystemSeconds(child.pid);
       const r = await load({ url, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: child.pid });
       if (strace) {
@@ -102,7 +122,9 @@ try {
     await bare.stop();
   }
   const sorted = [...ratios].sort((a, b) => a - b);
-  console.log(`${target}: median ${((sorted[Math.floor(sorted.length / 2)] ?? NaN) * 100).toFixed(1)}% of bare Express per CPU-second (rounds ${ratios.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`);
+  console.log(
+    `${target}: median ${((sorted[Math.floor(sorted.length / 2)] ?? NaN) * 100).toFixed(1)}% of bare Express per CPU-second (rounds ${ratios.map((x) => `${(x * 100).toFixed(1)}%`).join(', ')})`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 2000));
   console.log(`RSS 2 s after the load: ${rssMiB(child.pid)?.toFixed(0) ?? '?'} MiB`);
 } finally {

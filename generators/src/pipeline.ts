@@ -26,7 +26,13 @@ import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js
 import { webhooksEmitter } from './emit/webhooks.js';
 import { compareStrings } from './util/sorted.js';
 
-export const CORE_EMITTERS: readonly Emitter[] = [...CONTRACT_EMITTERS, serverHandlersEmitter, serverRequestValidatorsEmitter, clientEmitter, webhooksEmitter];
+export const CORE_EMITTERS: readonly Emitter[] = [
+  ...CONTRACT_EMITTERS,
+  serverHandlersEmitter,
+  serverRequestValidatorsEmitter,
+  clientEmitter,
+  webhooksEmitter,
+];
 
 export interface GenerateOptions {
   /** Directory paths are relative to (the repo root). */
@@ -69,7 +75,12 @@ export interface GenerateResult {
   translatedPatterns: (TranslatedPattern & { file: string })[];
 }
 
-async function timed<T>(timings: GenerateResult['timings'], step: string, onProgress: GenerateOptions['onProgress'], fn: () => Promise<T> | T): Promise<T> {
+async function timed<T>(
+  timings: GenerateResult['timings'],
+  step: string,
+  onProgress: GenerateOptions['onProgress'],
+  fn: () => Promise<T> | T,
+): Promise<T> {
   const start = performance.now();
   const value = await fn();
   const ms = performance.now() - start;
@@ -98,7 +109,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.asyncapi === undefined || options.asyncapi === null
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
-  const source = [options.openapi, options.asyncapi].filter((s): s is string => typeof s === 'string').map((s) => s.split(path.sep).join('/')).join(' + ');
+  const source = [options.openapi, options.asyncapi]
+    .filter((s): s is string => typeof s === 'string')
+    .map((s) => s.split(path.sep).join('/'))
+    .join(' + ');
   // Every later reader (model, validators, the embedded document, the contract tooling) sees `u`-valid patterns only.
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns', onProgress, () => {
     const fromOpenApi = normalizePatterns(loaded.document, options.openapi);
@@ -124,7 +138,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.regenerateCommand === undefined ? {} : { regenerateCommand: options.regenerateCommand }),
   });
   const targets = options.targets ?? DEFAULT_TARGETS;
-  const available = options.emitters ?? [...CORE_EMITTERS, ...(targets.includes('docs') ? createDocsEmitters(options.docs ?? readDocsSources(rootDir, options.templatesDir ?? DEFAULT_TEMPLATES_DIR)) : [])];
+  const available = options.emitters ?? [
+    ...CORE_EMITTERS,
+    ...(targets.includes('docs')
+      ? createDocsEmitters(options.docs ?? readDocsSources(rootDir, options.templatesDir ?? DEFAULT_TEMPLATES_DIR))
+      : []),
+  ];
   const emitters = available.filter((e) => targets.includes(e.target));
   const files: GeneratedFile[] = [];
   for (const emitter of emitters) {
@@ -137,5 +156,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
   files.sort((a, b) => compareStrings(a.path, b.path));
   const skippedServerOperations = targets.includes('server') ? unsupportedServerOperations(model) : [];
-  return { model, files, timings, lintProblems: loaded.problems, asyncapiProblems: asyncapi?.problems ?? [], translatedPatterns, skippedServerOperations };
+  return {
+    model,
+    files,
+    timings,
+    lintProblems: loaded.problems,
+    asyncapiProblems: asyncapi?.problems ?? [],
+    translatedPatterns,
+    skippedServerOperations,
+  };
 }

@@ -9,13 +9,22 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
 const REQUIRE_BROWSER = process.env['REQUIRE_BROWSER'] === '1';
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 
 /** Whether the suite can run; throws under REQUIRE_BROWSER=1 when Chromium is missing, warns otherwise. */
 export function isBrowserAvailable(suite: string): boolean {
   if (existsSync(CHROMIUM)) return true;
   if (REQUIRE_BROWSER) {
-    throw new Error(`REQUIRE_BROWSER=1 but Chromium was not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
+    throw new Error(
+      `REQUIRE_BROWSER=1 but Chromium was not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
+    );
   }
   console.warn(
     `\n!!!!! ${suite} SKIPPED: Chromium not found at ${CHROMIUM}. Install it (apt-get install -y chromium) or set CHROMIUM_PATH; ` +

@@ -68,7 +68,10 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
 
   /** A fresh context per test; console errors (a CSP violation is one) are collected and must stay empty. */
   async function open(viewport: ViewportName, options: { javaScriptEnabled?: boolean } = {}) {
-    const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS[viewport], javaScriptEnabled: options.javaScriptEnabled ?? true });
+    const context: BrowserContext = await browser.newContext({
+      viewport: VIEWPORTS[viewport],
+      javaScriptEnabled: options.javaScriptEnabled ?? true,
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     const consoleErrors: string[] = [];
@@ -129,7 +132,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     await page.fill('[data-testid="card_name"]', 'Priya Sharma');
   }
 
-  it('UPI on a desktop: the QR code on the page decodes to the order\'s upi://pay intent, and paying by VPA completes', async () => {
+  it("UPI on a desktop: the QR code on the page decodes to the order's upi://pay intent, and paying by VPA completes", async () => {
     const { context, page, consoleErrors } = await open('desktop');
     try {
       const before = site.callbacks.length;
@@ -143,7 +146,13 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect(decoded?.data).toBeDefined();
       const intent = new URL(decoded!.data);
       expect(intent.protocol).toBe('upi:');
-      expect(Object.fromEntries(intent.searchParams)).toMatchObject({ pa: `pg.${merchant.merchantId}@paygate`, pn: 'Cane Corner', am: '1250.00', cu: 'INR', tr: order.orderId });
+      expect(Object.fromEntries(intent.searchParams)).toMatchObject({
+        pa: `pg.${merchant.merchantId}@paygate`,
+        pn: 'Cane Corner',
+        am: '1250.00',
+        cu: 'INR',
+        tr: order.orderId,
+      });
       expect(await page.locator('[data-testid="upi-apps"]').isVisible()).toBe(false);
       await shot(page, 'upi-qr', 'desktop');
 
@@ -158,7 +167,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     }
   }, 60_000);
 
-  it('UPI on a phone: app buttons open the UPI app with the order\'s intent instead of a QR code the shopper cannot scan (D127)', async () => {
+  it("UPI on a phone: app buttons open the UPI app with the order's intent instead of a QR code the shopper cannot scan (D127)", async () => {
     const { context, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
@@ -167,7 +176,11 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect(await page.locator('[data-testid="upi-qr"]').isVisible()).toBe(false);
       const apps = page.locator('[data-testid="upi-apps"] a');
       expect(await apps.count()).toBeGreaterThanOrEqual(3);
-      for (const [testId, scheme] of [['upi-app-google_pay', 'tez:'], ['upi-app-phonepe', 'phonepe:'], ['upi-app-others', 'upi:']] as const) {
+      for (const [testId, scheme] of [
+        ['upi-app-google_pay', 'tez:'],
+        ['upi-app-phonepe', 'phonepe:'],
+        ['upi-app-others', 'upi:'],
+      ] as const) {
         const link = page.locator(`[data-testid="${testId}"]`);
         expect(await link.isVisible()).toBe(true);
         const intent = new URL((await link.getAttribute('href')) ?? '');
@@ -213,63 +226,75 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   it.each([
     { name: 'card decline', number: TEST_CARD.declined, method: 'CREDIT_CARD', message: 'Card declined by the issuer' },
     { name: 'card insufficient funds', number: TEST_CARD.insufficient, method: 'DEBIT_CARD', message: 'Insufficient funds on the card' },
-  ] as const)('$name: the shopper is told on the page and retries with another method in the same session (D126)', async ({ name, number, method, message }) => {
-    const { context, page, consoleErrors } = await open('phone');
-    try {
-      const before = site.callbacks.length;
-      const order = await toHostedPage(page, '499.00');
-      await fillCard(page, number, method);
-      await page.click('[data-testid="pay"]');
-      const notice = page.locator('[data-testid="decline-notice"]');
-      await notice.waitFor();
-      expect(await notice.textContent()).toContain(message);
-      expect(site.callbacks.length).toBe(before); // still on the hosted page: nothing went back to the merchant
-      const failed = await paymentOf(order.orderId);
-      expect(failed.order.status).toBe('payment_pending');
-      expect(failed.payment).toMatchObject({ status: 'FAILED', status_message: message, mop_detail: { card_last4: number.slice(-4), card_network: 'visa' } });
-      await shot(page, `${name.replace(/ /g, '-')}-retry`, 'phone');
-      await expectAccessible(page, `${name}: retry page`);
+  ] as const)(
+    '$name: the shopper is told on the page and retries with another method in the same session (D126)',
+    async ({ name, number, method, message }) => {
+      const { context, page, consoleErrors } = await open('phone');
+      try {
+        const before = site.callbacks.length;
+        const order = await toHostedPage(page, '499.00');
+        await fillCard(page, number, method);
+        await page.click('[data-testid="pay"]');
+        const notice = page.locator('[data-testid="decline-notice"]');
+        await notice.waitFor();
+        expect(await notice.textContent()).toContain(message);
+        expect(site.callbacks.length).toBe(before); // still on the hosted page: nothing went back to the merchant
+        const failed = await paymentOf(order.orderId);
+        expect(failed.order.status).toBe('payment_pending');
+        expect(failed.payment).toMatchObject({
+          status: 'FAILED',
+          status_message: message,
+          mop_detail: { card_last4: number.slice(-4), card_network: 'visa' },
+        });
+        await shot(page, `${name.replace(/ /g, '-')}-retry`, 'phone');
+        await expectAccessible(page, `${name}: retry page`);
 
-      await page.check('[data-testid="method-NET_BANKING"]');
-      await page.selectOption('[data-testid="bank_code"]', 'HDFC');
-      await page.click('[data-testid="pay"]');
-      const fields = await returned(page, before);
-      expect(fields).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'NET_BANKING' });
-      const paid = expectOk('getOrder', await merchant.client.orders.get(order.orderId)).data;
-      expect(paid.payments).toHaveLength(2);
-      expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
+        await page.check('[data-testid="method-NET_BANKING"]');
+        await page.selectOption('[data-testid="bank_code"]', 'HDFC');
+        await page.click('[data-testid="pay"]');
+        const fields = await returned(page, before);
+        expect(fields).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'NET_BANKING' });
+        const paid = expectOk('getOrder', await merchant.client.orders.get(order.orderId)).data;
+        expect(paid.payments).toHaveLength(2);
+        expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    },
+    60_000,
+  );
 
   it.each([
     { answer: 'approve', status: 'payment_successful' },
     { answer: 'fail', status: 'payment_pending' },
-  ] as const)('card with 3-D Secure: the challenge page, $answer => order $status', async ({ answer, status }) => {
-    const { context, page, consoleErrors } = await open('phone');
-    try {
-      const before = site.callbacks.length;
-      const order = await toHostedPage(page, '2000.00');
-      await fillCard(page, TEST_CARD.threeDs);
-      await page.click('[data-testid="pay"]');
-      await page.locator('[data-testid="three-ds-heading"]').waitFor();
-      expect(await page.locator('[data-testid="three-ds-last4"]').textContent()).toBe('3220');
-      await page.click(`[data-testid="three-ds-${answer}"]`);
-      if (answer === 'approve') {
-        expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status, mop_type: 'CREDIT_CARD' });
-      } else {
-        // a failed challenge is a decline: the payment page again, to try another card (D126)
-        await page.locator('[data-testid="decline-notice"]').waitFor();
-        expect(await page.locator('[data-testid="decline-notice"]').textContent()).toContain('3-D Secure authentication failed');
-        expect(site.callbacks.length).toBe(before);
+  ] as const)(
+    'card with 3-D Secure: the challenge page, $answer => order $status',
+    async ({ answer, status }) => {
+      const { context, page, consoleErrors } = await open('phone');
+      try {
+        const before = site.callbacks.length;
+        const order = await toHostedPage(page, '2000.00');
+        await fillCard(page, TEST_CARD.threeDs);
+        await page.click('[data-testid="pay"]');
+        await page.locator('[data-testid="three-ds-heading"]').waitFor();
+        expect(await page.locator('[data-testid="three-ds-last4"]').textContent()).toBe('3220');
+        await page.click(`[data-testid="three-ds-${answer}"]`);
+        if (answer === 'approve') {
+          expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status, mop_type: 'CREDIT_CARD' });
+        } else {
+          // a failed challenge is a decline: the payment page again, to try another card (D126)
+          await page.locator('[data-testid="decline-notice"]').waitFor();
+          expect(await page.locator('[data-testid="decline-notice"]').textContent()).toContain('3-D Secure authentication failed');
+          expect(site.callbacks.length).toBe(before);
+        }
+        expect((await paymentOf(order.orderId)).order.status).toBe(status);
+        expect(consoleErrors).toEqual([]);
+      } finally {
+        await context.close();
       }
-      expect((await paymentOf(order.orderId)).order.status).toBe(status);
-      expect(consoleErrors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('net banking: the chosen bank is in mop_detail', async () => {
     const { context, page, consoleErrors } = await open('phone');
@@ -314,63 +339,73 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       await page.locator('[data-testid="continue"]').click();
       await page.waitForURL(site.returnUrl);
       expect(site.callbacks.length).toBe(before + 1);
-      expect(Object.fromEntries(site.callbacks[before]!.form)).toMatchObject({ order_id: orderId, status: 'payment_successful', mop_type: 'CREDIT_CARD' });
+      expect(Object.fromEntries(site.callbacks[before]!.form)).toMatchObject({
+        order_id: orderId,
+        status: 'payment_successful',
+        mop_type: 'CREDIT_CARD',
+      });
     } finally {
       await context.close();
     }
   }, 60_000);
 
-  it.each(Object.keys(VIEWPORTS) as ViewportName[])('every page at %s size: screenshots, no serious or critical axe violation', async (viewport) => {
-    const { context, page, consoleErrors } = await open(viewport);
-    try {
-      // method choice
-      const { sessionId } = await createHostedOrder(merchant, { amount: '1500.00' });
-      await page.goto(`${gw.baseUrl}/checkout/${sessionId}`);
-      await shot(page, 'method-choice', viewport);
-      await expectAccessible(page, 'method choice');
+  it.each(Object.keys(VIEWPORTS) as ViewportName[])(
+    'every page at %s size: screenshots, no serious or critical axe violation',
+    async (viewport) => {
+      const { context, page, consoleErrors } = await open(viewport);
+      try {
+        // method choice
+        const { sessionId } = await createHostedOrder(merchant, { amount: '1500.00' });
+        await page.goto(`${gw.baseUrl}/checkout/${sessionId}`);
+        await shot(page, 'method-choice', viewport);
+        await expectAccessible(page, 'method choice');
 
-      // card form with errors shown (server-side: a number failing Luhn, an expired card)
-      await fillCard(page, TEST_CARD.luhnFails);
-      await page.fill('[data-testid="card_expiry"]', '01/20');
-      await page.click('[data-testid="pay"]');
-      await page.locator('[data-testid="card_number-error"]').waitFor();
-      expect(await page.locator('[data-testid="card_expiry-error"]').isVisible()).toBe(true);
-      expect(await page.getAttribute('[data-testid="card_number"]', 'aria-describedby')).toBe('card_number-error');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('card_number');
-      expect(await page.inputValue('[data-testid="card_number"]')).toBe('');
-      await shot(page, 'card-errors', viewport);
-      await expectAccessible(page, 'card form with errors');
+        // card form with errors shown (server-side: a number failing Luhn, an expired card)
+        await fillCard(page, TEST_CARD.luhnFails);
+        await page.fill('[data-testid="card_expiry"]', '01/20');
+        await page.click('[data-testid="pay"]');
+        await page.locator('[data-testid="card_number-error"]').waitFor();
+        expect(await page.locator('[data-testid="card_expiry-error"]').isVisible()).toBe(true);
+        expect(await page.getAttribute('[data-testid="card_number"]', 'aria-describedby')).toBe('card_number-error');
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe('card_number');
+        expect(await page.inputValue('[data-testid="card_number"]')).toBe('');
+        await shot(page, 'card-errors', viewport);
+        await expectAccessible(page, 'card form with errors');
 
-      // 3-D Secure challenge
-      await page.fill('[data-testid="card_number"]', TEST_CARD.threeDs);
-      await page.fill('[data-testid="card_expiry"]', '12/35');
-      await page.fill('[data-testid="card_cvc"]', '123');
-      await page.click('[data-testid="pay"]');
-      await page.locator('[data-testid="three-ds-heading"]').waitFor();
-      await shot(page, 'three-ds', viewport);
-      await expectAccessible(page, '3-D Secure page');
+        // 3-D Secure challenge
+        await page.fill('[data-testid="card_number"]', TEST_CARD.threeDs);
+        await page.fill('[data-testid="card_expiry"]', '12/35');
+        await page.fill('[data-testid="card_cvc"]', '123');
+        await page.click('[data-testid="pay"]');
+        await page.locator('[data-testid="three-ds-heading"]').waitFor();
+        await shot(page, 'three-ds', viewport);
+        await expectAccessible(page, '3-D Secure page');
 
-      // result page (an order without return_url)
-      await page.click('[data-testid="three-ds-approve"]');
-      await page.locator('[data-testid="status"]').waitFor();
-      expect(await page.getAttribute('[data-testid="status"]', 'data-status')).toBe('payment_successful');
-      await shot(page, 'result', viewport);
-      await expectAccessible(page, 'result page');
+        // result page (an order without return_url)
+        await page.click('[data-testid="three-ds-approve"]');
+        await page.locator('[data-testid="status"]').waitFor();
+        expect(await page.getAttribute('[data-testid="status"]', 'data-status')).toBe('payment_successful');
+        await shot(page, 'result', viewport);
+        await expectAccessible(page, 'result page');
 
-      // the used session: a page in words, not JSON
-      const res = await page.goto(`${gw.baseUrl}/checkout/${sessionId}`);
-      expect(res?.status()).toBe(401);
-      expect(await page.locator('h1').textContent()).toBe('This payment link has already been used');
-      await shot(page, 'session-used', viewport);
-      await expectAccessible(page, 'session error page');
+        // the used session: a page in words, not JSON
+        const res = await page.goto(`${gw.baseUrl}/checkout/${sessionId}`);
+        expect(res?.status()).toBe(401);
+        expect(await page.locator('h1').textContent()).toBe('This payment link has already been used');
+        await shot(page, 'session-used', viewport);
+        await expectAccessible(page, 'session error page');
 
-      // no horizontal scrolling at this size
-      await page.goto(`${gw.baseUrl}/checkout/${(await createHostedOrder(merchant)).sessionId}`);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-      // Chromium reports every 4xx document as "Failed to load resource": the 422 and 401 pages above are expected
-      expect(consoleErrors.filter((e) => !/Failed to load resource: the server responded with a status of (401|422)/.test(e))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 90_000);
+        // no horizontal scrolling at this size
+        await page.goto(`${gw.baseUrl}/checkout/${(await createHostedOrder(merchant)).sessionId}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        // Chromium reports every 4xx document as "Failed to load resource": the 422 and 401 pages above are expected
+        expect(consoleErrors.filter((e) => !/Failed to load resource: the server responded with a status of (401|422)/.test(e))).toEqual(
+          [],
+        );
+      } finally {
+        await context.close();
+      }
+    },
+    90_000,
+  );
 });

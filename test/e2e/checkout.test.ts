@@ -20,7 +20,6 @@ import type { Gateway } from '../support/gateway.js';
 import { expectOk, type MerchantAccess } from '../faults/helpers/api.js';
 import type { MerchantSite, ReceivedCallback } from './merchant-site.js';
 
-
 const browserAvailable = isBrowserAvailable('BROWSER E2E TESTS');
 
 type Outcome = 'success' | 'failure' | 'cancel';
@@ -69,7 +68,11 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
   /** Merchant page -> SDK -> hosted page -> outcome -> return_url. Returns the order and the callback received. */
-  async function checkout(name: string, outcome: Outcome, options: { option?: 'paymentSessionId' | 'sessionId'; method?: string; amount: string }) {
+  async function checkout(
+    name: string,
+    outcome: Outcome,
+    options: { option?: 'paymentSessionId' | 'sessionId'; method?: string; amount: string },
+  ) {
     const before = site.callbacks.length;
     await page.goto(`${site.baseUrl}/shop?amount=${options.amount}&option=${options.option ?? 'paymentSessionId'}`);
     const order = site.orders[site.orders.length - 1];
@@ -176,7 +179,10 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
 
   it('accepts the deprecated sessionId alias (with a console warning) and completes the payment', async () => {
     const { order, callback } = await checkout('alias', 'success', { option: 'sessionId', method: 'NET_BANKING', amount: '10.00' });
-    expect(consoleWarnings.some((w) => /sessionId.*deprecated/i.test(w)), JSON.stringify(consoleWarnings)).toBe(true);
+    expect(
+      consoleWarnings.some((w) => /sessionId.*deprecated/i.test(w)),
+      JSON.stringify(consoleWarnings),
+    ).toBe(true);
     expectAuthentic(callback);
     expect(callback.form.get('status')).toBe(ORDER_STATUS.success);
     expect(callback.form.get('mop_type')).toBe('NET_BANKING');

@@ -58,7 +58,10 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
   beforeAll(async () => {
     site = await mkdtemp(path.join(tmpdir(), 'paygate-docs-'));
     // the real build of the site (Redoc bundle copied from node_modules), into a directory of this test
-    await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/docs.ts', '--out', site], { cwd: ROOT, timeout: 300_000 }); // minutes on a loaded 2-core machine
+    await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/docs.ts', '--out', site], {
+      cwd: ROOT,
+      timeout: 300_000,
+    }); // minutes on a loaded 2-core machine
     gw = await startGateway({ target: 'pglite', docsDir: site });
     browser = await launchChromium();
   }, 360_000);
@@ -144,8 +147,15 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
         if (name === 'index.html') await page.locator('img[alt="redocly logo"]').waitFor({ state: 'attached' });
         // artifacts: the whole page, except the two longest (Redoc's reference, the decisions table) shown as the reader first sees them
         const fullPage = name !== 'index.html' && name !== 'decisions.html';
-        await page.screenshot({ path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`), fullPage, timeout: 120_000 });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 'page wider than the viewport').toBeLessThanOrEqual(0);
+        await page.screenshot({
+          path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`),
+          fullPage,
+          timeout: 120_000,
+        });
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+          'page wider than the viewport',
+        ).toBeLessThanOrEqual(0);
         const header = await page.locator('header.site').boundingBox();
         const main = await content.boundingBox();
         expect(header && main && header.y + header.height <= main.y + 1, 'the header overlaps the content').toBe(true);

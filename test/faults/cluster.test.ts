@@ -104,7 +104,10 @@ function orderLoad(merchants: MerchantAccess[], streams: number) {
             await sleep(50);
           }
           try {
-            const r = await merchant.client.orders.create(body, { headers: { 'Idempotency-Key': key }, signal: AbortSignal.timeout(10_000) });
+            const r = await merchant.client.orders.create(body, {
+              headers: { 'Idempotency-Key': key },
+              signal: AbortSignal.timeout(10_000),
+            });
             if (r.ok) {
               acknowledged.push({ key, referenceId: body.reference_id, orderId: r.data.data.order_id, merchant });
               done = true;
@@ -155,11 +158,21 @@ if (!adminUrl) {
 
     it('restarts a worker killed with kill -9 under load, loses no acknowledged order, and drains on SIGTERM', async () => {
       if (!db) throw new Error('setup failed');
-      const gw = await spawnGateway({ name: 'gateway-cluster', databaseUrl: db.url, partner, args: ['--workers', '2'], workerIntervalMs: 200 });
-      const first = await waitFor('both workers serving', () => logLines(gw).find((l) => l.msg === 'supervisor: every worker is serving')?.worker_pids, {
-        timeoutMs: 20_000,
-        describeLast: () => gw.output.slice(-10).join('\n'),
+      const gw = await spawnGateway({
+        name: 'gateway-cluster',
+        databaseUrl: db.url,
+        partner,
+        args: ['--workers', '2'],
+        workerIntervalMs: 200,
       });
+      const first = await waitFor(
+        'both workers serving',
+        () => logLines(gw).find((l) => l.msg === 'supervisor: every worker is serving')?.worker_pids,
+        {
+          timeoutMs: 20_000,
+          describeLast: () => gw.output.slice(-10).join('\n'),
+        },
+      );
       expect(first).toHaveLength(2);
       expect(first).not.toContain(gw.proc.pid);
       for (const pid of first) workerPids.add(pid);
@@ -168,28 +181,43 @@ if (!adminUrl) {
       const partnerClient = clientFor(gw.baseUrl, partner);
       // background work runs in the workers too: each event delivered once, whichever worker claims it (D101)
       receiver = await startReceiver({ behaviour: () => ({ status: 204 }) });
-      const endpoint = expectOk('createWebhookEndpoint', await partnerClient.webhooks.createEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED'] })).data;
+      const endpoint = expectOk(
+        'createWebhookEndpoint',
+        await partnerClient.webhooks.createEndpoint({ url: receiver.url, events: ['MERCHANT_APPROVED'] }),
+      ).data;
       receiver.setSecret(endpoint.secret);
-      const merchants = [await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterA'), await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterB')];
+      const merchants = [
+        await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterA'),
+        await onboardMerchant(gw.baseUrl, partnerClient, 'ClusterB'),
+      ];
 
       // kill -9 one worker in the middle of the load
       const load = orderLoad(merchants, 3);
       const t0 = Date.now();
       const mark = (what: string) => console.info(`cluster: ${what} at ${Date.now() - t0} ms`);
-      await waitFor('orders before the kill', () => (load.acknowledged.length >= 20 ? true : undefined), { timeoutMs: 20_000, intervalMs: 10 });
+      await waitFor('orders before the kill', () => (load.acknowledged.length >= 20 ? true : undefined), {
+        timeoutMs: 20_000,
+        intervalMs: 10,
+      });
       const [victim, survivor] = first as [number, number];
       process.kill(victim, 'SIGKILL');
       const ackedAtKill = load.acknowledged.length;
       mark('kill -9');
 
       // the supervisor notices, restarts the slot, and the new worker (a new pid) serves requests
-      const died = await waitFor('the supervisor to notice the death', () => logLines(gw).find((l) => l.msg === 'supervisor: worker died; restarting it' && l.worker_pid === victim), {
-        timeoutMs: 5_000,
-      });
+      const died = await waitFor(
+        'the supervisor to notice the death',
+        () => logLines(gw).find((l) => l.msg === 'supervisor: worker died; restarting it' && l.worker_pid === victim),
+        {
+          timeoutMs: 5_000,
+        },
+      );
       expect(died).toMatchObject({ pid: gw.proc.pid, signal: 'SIGKILL', restart_in_ms: 200 }); // the first death of the slot: the shortest backoff
       const replacement = await waitFor(
         'the replacement to serve',
-        () => logLines(gw).find((l) => l.msg === 'supervisor: worker is serving' && l.slot === died.slot && l.worker_pid !== victim)?.worker_pid,
+        () =>
+          logLines(gw).find((l) => l.msg === 'supervisor: worker is serving' && l.slot === died.slot && l.worker_pid !== victim)
+            ?.worker_pid,
         { timeoutMs: 20_000, describeLast: () => gw.output.slice(-10).join('\n') },
       );
       workerPids.add(replacement);
@@ -206,7 +234,10 @@ if (!adminUrl) {
         { timeoutMs: 10_000, intervalMs: 20 },
       );
       const ackedAtRestart = load.acknowledged.length;
-      await waitFor('more orders after the restart', () => (load.acknowledged.length >= ackedAtRestart + 10 ? true : undefined), { timeoutMs: 30_000, intervalMs: 10 });
+      await waitFor('more orders after the restart', () => (load.acknowledged.length >= ackedAtRestart + 10 ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 10,
+      });
       await load.stop();
       mark('load stopped');
 
@@ -214,7 +245,10 @@ if (!adminUrl) {
       expect(load.givenUp).toEqual([]);
       expect(load.unexpected).toEqual([]);
       const reads = await Promise.all(
-        load.acknowledged.map(async (a) => ({ a, read: expectOk(`getOrder ${a.orderId} (key ${a.key})`, await a.merchant.client.orders.get(a.orderId)).data })),
+        load.acknowledged.map(async (a) => ({
+          a,
+          read: expectOk(`getOrder ${a.orderId} (key ${a.key})`, await a.merchant.client.orders.get(a.orderId)).data,
+        })),
       );
       for (const { a, read } of reads) expect(read.reference_id).toBe(a.referenceId);
       mark('read back');
@@ -225,7 +259,9 @@ if (!adminUrl) {
       );
       expect(counts).toHaveLength(load.acknowledged.length);
       expect(counts.filter((c) => Number(c.n) !== 1)).toEqual([]);
-      console.info(`cluster: ${load.acknowledged.length} orders acknowledged (${ackedAtKill} before the kill -9 of pid ${victim}), ${load.retries()} retries with the same key; replacement pid ${replacement}`);
+      console.info(
+        `cluster: ${load.acknowledged.length} orders acknowledged (${ackedAtKill} before the kill -9 of pid ${victim}), ${load.retries()} retries with the same key; replacement pid ${replacement}`,
+      );
 
       const hooks = receiver;
       await waitFor('both MERCHANT_APPROVED webhooks', () => (hooks.acceptedIds().size >= 2 ? true : undefined), { timeoutMs: 10_000 });
@@ -234,7 +270,10 @@ if (!adminUrl) {
 
       // SIGTERM on the supervisor while orders are being created: the workers drain, the supervisor exits 0 after them
       const drainLoad = orderLoad(merchants, 4);
-      await waitFor('orders in flight before SIGTERM', () => (drainLoad.acknowledged.length >= 8 ? true : undefined), { timeoutMs: 20_000, intervalMs: 5 });
+      await waitFor('orders in flight before SIGTERM', () => (drainLoad.acknowledged.length >= 8 ? true : undefined), {
+        timeoutMs: 20_000,
+        intervalMs: 5,
+      });
       gw.proc.kill('SIGTERM');
       const code = await gw.exited;
       mark('supervisor exited');
@@ -246,10 +285,17 @@ if (!adminUrl) {
       expect(output).toContain('supervisor: draining the workers');
       expect(output).toContain('Stopped.');
       expect(output).not.toContain('did not stop in time');
-      expect(logLines(gw).filter((l) => l.msg === 'supervisor: worker stopped').map((l) => l.worker_pid).sort()).toEqual([survivor, replacement].sort());
+      expect(
+        logLines(gw)
+          .filter((l) => l.msg === 'supervisor: worker stopped')
+          .map((l) => l.worker_pid)
+          .sort(),
+      ).toEqual([survivor, replacement].sort());
       for (const pid of workerPids) expect(alive(pid), `worker ${pid} has exited`).toBe(false);
       // every order acknowledged while draining is stored too
-      const stored = new Set((await queryDb<{ reference_id: string }>(db.url, 'SELECT reference_id FROM orders')).map((r) => r.reference_id));
+      const stored = new Set(
+        (await queryDb<{ reference_id: string }>(db.url, 'SELECT reference_id FROM orders')).map((r) => r.reference_id),
+      );
       expect(drainLoad.acknowledged.filter((a) => !stored.has(a.referenceId))).toEqual([]);
     }, 120_000);
   });

@@ -49,7 +49,13 @@ if (!adminUrl) {
 
     it('keeps every acknowledged order and delivers the pending webhook events after a restart', async () => {
       if (!db) throw new Error('setup failed');
-      const first: GatewayProcess = await spawnGateway({ name: 'gateway-before-crash', databaseUrl: db.url, partner, workerIntervalMs: 100, retrySchedule });
+      const first: GatewayProcess = await spawnGateway({
+        name: 'gateway-before-crash',
+        databaseUrl: db.url,
+        partner,
+        workerIntervalMs: 100,
+        retrySchedule,
+      });
       const partnerClient = clientFor(first.baseUrl, partner);
 
       // The receiver is down for the whole first run: its port is reserved but nothing listens.
@@ -109,12 +115,20 @@ if (!adminUrl) {
       stop = true; // no new requests; the ones in flight are cut by the kill
       await first.kill9();
       await Promise.all(streams);
-      console.info(`crash: ${acknowledged.length} orders acknowledged, ${unansweredRefs.length} requests without an answer, ${otherAnswers} other answers`);
+      console.info(
+        `crash: ${acknowledged.length} orders acknowledged, ${unansweredRefs.length} requests without an answer, ${otherAnswers} other answers`,
+      );
       expect(otherAnswers, 'no error answers before the crash').toBe(0);
 
       // The receiver is back; the gateway restarts on the same database (another port).
       receiver = await startReceiver({ port: receiverPort, secret: endpoint.secret });
-      const second = await spawnGateway({ name: 'gateway-after-restart', databaseUrl: db.url, partner, workerIntervalMs: 100, retrySchedule });
+      const second = await spawnGateway({
+        name: 'gateway-after-restart',
+        databaseUrl: db.url,
+        partner,
+        workerIntervalMs: 100,
+        retrySchedule,
+      });
       const reader = clientFor(second.baseUrl, partner, { maxRetries: 3 });
 
       // Every acknowledged order is readable, unchanged.

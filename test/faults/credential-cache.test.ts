@@ -6,7 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor, createHostedOrder, expectOk, onboardMerchant, sleep, type Credentials, type MerchantAccess } from './helpers/api.js';
-import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
+import {
+  adminDatabaseUrl,
+  createTestDatabase,
+  ensureBuilt,
+  killAllGateways,
+  partnerCredentials,
+  reportNotRun,
+  spawnGateway,
+  type GatewayProcess,
+  type TestDatabase,
+} from './helpers/processes.js';
 
 const adminUrl = adminDatabaseUrl();
 /** The documented bound (README, D67): NOTIFY delivery, milliseconds on one host; generous for a loaded CI machine. */
@@ -60,7 +70,10 @@ if (!adminUrl) {
       // B verified (and cached) the secret: two reads
       expect(await statusOnB(old)).toBe(200);
       expect(await statusOnB(old)).toBe(200);
-      const rotated = expectOk('createMerchantCredentials', await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 0 })).data;
+      const rotated = expectOk(
+        'createMerchantCredentials',
+        await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 0 }),
+      ).data;
       const ms = await refusedOnBWithin(old);
       expect(ms).toBeLessThan(NOTIFY_BOUND_MS);
       const fresh = { clientId: rotated.client_id, clientSecret: rotated.client_secret };
@@ -70,7 +83,10 @@ if (!adminUrl) {
 
     it('revoking the previous set through A ends its overlap on B within the bound; the current set keeps working', async () => {
       const previous = merchant.credentials;
-      const rotated = expectOk('createMerchantCredentials', await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 3600 })).data;
+      const rotated = expectOk(
+        'createMerchantCredentials',
+        await partnerOnA().merchantCredentials.create(merchant.merchantId, { overlap_seconds: 3600 }),
+      ).data;
       const current = { clientId: rotated.client_id, clientSecret: rotated.client_secret };
       // inside the overlap window both work on B (and B caches both)
       expect(await statusOnB(previous)).toBe(200);

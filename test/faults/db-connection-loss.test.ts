@@ -80,7 +80,10 @@ if (!adminUrl) {
     }
 
     /** Retry a keyed POST until it is answered 2xx (a client retrying after 503); every answer on the way is a 503 or 409. */
-    async function retryUntilDone(call: () => Promise<{ status: number; ok: boolean; error?: unknown; response: Response }>, what: string): Promise<void> {
+    async function retryUntilDone(
+      call: () => Promise<{ status: number; ok: boolean; error?: unknown; response: Response }>,
+      what: string,
+    ): Promise<void> {
       const deadline = Date.now() + 15_000;
       for (;;) {
         const s = await seen(call);
@@ -121,11 +124,16 @@ if (!adminUrl) {
         const createOrder = seen(() => merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }));
         const createRefund = seen(() => merchant.client.refunds.create(refund, { headers: { 'Idempotency-Key': refundKey } }));
         const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO orders%' OR query LIKE 'WITH o AS (INSERT INTO orders%' OR query LIKE 'INSERT INTO refunds%')`;
-        const pids = await waitFor('both INSERTs to wait in their transactions', async () => {
-          const rows = await queryDb<{ pid: number }>(adminUrl, waiting, [dbName()]);
-          return rows.length === 2 ? rows.map((r) => r.pid) : undefined;
-        }, { timeoutMs: 10_000 });
-        for (const pid of pids) terminated += (await queryDb<{ t: boolean }>(adminUrl, 'SELECT pg_terminate_backend($1) AS t', [pid]))[0]?.t ? 1 : 0;
+        const pids = await waitFor(
+          'both INSERTs to wait in their transactions',
+          async () => {
+            const rows = await queryDb<{ pid: number }>(adminUrl, waiting, [dbName()]);
+            return rows.length === 2 ? rows.map((r) => r.pid) : undefined;
+          },
+          { timeoutMs: 10_000 },
+        );
+        for (const pid of pids)
+          terminated += (await queryDb<{ t: boolean }>(adminUrl, 'SELECT pg_terminate_backend($1) AS t', [pid]))[0]?.t ? 1 : 0;
         expectUnavailable(await createOrder, 'createOrder whose backend was terminated');
         expectUnavailable(await createRefund, 'createRefund whose backend was terminated');
       } finally {
@@ -136,7 +144,10 @@ if (!adminUrl) {
       expectAlive(gateway);
       // nothing of either request was kept: the retries run them, once
       expect(await count(url(), 'SELECT count(*) AS n FROM orders WHERE reference_id = $1', [order.reference_id])).toBe(0);
-      const first = expectOk('createOrder retried', await merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }));
+      const first = expectOk(
+        'createOrder retried',
+        await merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }),
+      );
       const again = await merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } });
       expect(again.response.headers.get('idempotent-replayed')).toBe('true');
       expect(again.ok && again.data).toEqual(first);
@@ -190,9 +201,17 @@ if (!adminUrl) {
       }
       expect(statuses.filter((s) => s === 503).length, `statuses during the storm: ${JSON.stringify(statuses)}`).toBeGreaterThan(0);
       // recovered: every key retried resolves to exactly one order
-      for (const item of keyed) await retryUntilDone(() => merchant.client.orders.create(item.order, { headers: { 'Idempotency-Key': item.key } }), `order ${item.key}`);
+      for (const item of keyed)
+        await retryUntilDone(
+          () => merchant.client.orders.create(item.order, { headers: { 'Idempotency-Key': item.key } }),
+          `order ${item.key}`,
+        );
       const refs = keyed.map((k) => k.order.reference_id);
-      const rows = await queryDb<{ reference_id: string; n: string }>(url(), 'SELECT reference_id, count(*) AS n FROM orders WHERE reference_id = ANY($1) GROUP BY reference_id', [refs]);
+      const rows = await queryDb<{ reference_id: string; n: string }>(
+        url(),
+        'SELECT reference_id, count(*) AS n FROM orders WHERE reference_id = ANY($1) GROUP BY reference_id',
+        [refs],
+      );
       expect(rows).toHaveLength(keyed.length);
       expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
       expectOk('listPayments after the storm', await merchant.client.payments.list({}));
@@ -216,7 +235,12 @@ if (!adminUrl) {
       const viaProxy = new URL(db.url);
       viaProxy.host = `127.0.0.1:${proxy.port}`;
       // a credential cache that would answer from memory for 10 minutes: it must stop answering while LISTEN is down (D67)
-      gateway = await spawnGateway({ name: 'db-proxy-1', databaseUrl: viaProxy.toString(), partner, env: { PAYGATE_CREDENTIAL_CACHE_TTL_MS: '600000' } });
+      gateway = await spawnGateway({
+        name: 'db-proxy-1',
+        databaseUrl: viaProxy.toString(),
+        partner,
+        env: { PAYGATE_CREDENTIAL_CACHE_TTL_MS: '600000' },
+      });
       merchant = await onboardMerchant(gateway.baseUrl, clientFor(gateway.baseUrl, partner), 'Proxied');
       orderId = expectOk('createOrder', await merchant.client.orders.create(orderRequest())).data.order_id;
     }, 120_000);
@@ -235,7 +259,10 @@ if (!adminUrl) {
       const calls: [string, () => Promise<{ status: number; ok: boolean; error?: unknown; response: Response }>][] = [
         ['getOrder (merchant)', () => merchant.client.orders.get(orderId)],
         ['listPayments (merchant)', () => merchant.client.payments.list({})],
-        ['createOrder (merchant, keyed)', () => merchant.client.orders.create(orderRequest(), { headers: { 'Idempotency-Key': randomUUID() } })],
+        [
+          'createOrder (merchant, keyed)',
+          () => merchant.client.orders.create(orderRequest(), { headers: { 'Idempotency-Key': randomUUID() } }),
+        ],
         ['listMerchants (partner)', () => partnerClient.merchants.list({})],
       ];
       for (let round = 0; round < 3; round++) {
@@ -244,11 +271,15 @@ if (!adminUrl) {
       expect(proxy.refused).toBeGreaterThan(0);
       expectAlive(gateway);
       proxy.up();
-      const back = await waitFor('the order to be served again', async () => {
-        const s = await seen(() => merchant.client.orders.get(orderId));
-        if (s.status === 503) return undefined;
-        return s;
-      }, { timeoutMs: 10_000, intervalMs: 100 });
+      const back = await waitFor(
+        'the order to be served again',
+        async () => {
+          const s = await seen(() => merchant.client.orders.get(orderId));
+          if (s.status === 503) return undefined;
+          return s;
+        },
+        { timeoutMs: 10_000, intervalMs: 100 },
+      );
       expect(back.status).toBe(200);
       for (const [what, call] of calls) expect((await seen(call)).status, `${what} after recovery`).toBeLessThan(300);
       expectAlive(gateway);

@@ -43,7 +43,10 @@ async function armFault(url: string, mode: 'fail' | 'sleep', seconds = 0): Promi
   await queryDb(url, FAULT_SQL);
   await queryDb(url, 'DROP TRIGGER IF EXISTS inject_fault ON idempotency_keys');
   await queryDb(url, 'ALTER SEQUENCE fault_counter RESTART');
-  await queryDb(url, `CREATE TRIGGER inject_fault BEFORE INSERT ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION inject_idempotency_fault('${mode}', '${seconds}')`);
+  await queryDb(
+    url,
+    `CREATE TRIGGER inject_fault BEFORE INSERT ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION inject_idempotency_fault('${mode}', '${seconds}')`,
+  );
 }
 
 async function disarmFault(url: string): Promise<void> {
@@ -146,7 +149,12 @@ if (!adminUrl) {
             : merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } })
         ).catch((err: unknown) => err);
         // the request has written its refund / order and now sits in the bookkeeping INSERT
-        await waitFor('the bookkeeping statement to be running', async () => ((await count(url(), `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'`, [])) > 0 ? true : undefined), { timeoutMs: 10_000 });
+        await waitFor(
+          'the bookkeeping statement to be running',
+          async () =>
+            (await count(url(), `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'`, [])) > 0 ? true : undefined,
+          { timeoutMs: 10_000 },
+        );
         await gateway.kill9();
         expect(await inFlight).toBeInstanceOf(Error);
         await disarmFault(url());
@@ -159,10 +167,14 @@ if (!adminUrl) {
       // The dead process's transaction ends when PostgreSQL notices the closed connection; until then its lock holds
       // and a retry is told 409 (never executed a second time).
       const retryUntilDone = async <T extends { status: number }>(call: () => Promise<T>): Promise<T> =>
-        waitFor('a retry that is not 409', async () => {
-          const r = await call();
-          return r.status === 409 ? undefined : r;
-        }, { timeoutMs: 20_000, intervalMs: 250 });
+        waitFor(
+          'a retry that is not 409',
+          async () => {
+            const r = await call();
+            return r.status === 409 ? undefined : r;
+          },
+          { timeoutMs: 20_000, intervalMs: 250 },
+        );
       const refund = await retryUntilDone(() => merchant.client.refunds.create(refundBody, { headers: { 'Idempotency-Key': refundKey } }));
       expect(refund.status).toBe(200);
       const created = await retryUntilDone(() => merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }));
@@ -185,7 +197,18 @@ if (!adminUrl) {
         await holder.query('BEGIN');
         await holder.query('LOCK TABLE refunds IN SHARE ROW EXCLUSIVE MODE');
         const first = merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
-        await waitFor('the first refund to wait for the lock', async () => ((await count(url(), `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO refunds%'`, [])) > 0 ? true : undefined), { timeoutMs: 10_000 });
+        await waitFor(
+          'the first refund to wait for the lock',
+          async () =>
+            (await count(
+              url(),
+              `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO refunds%'`,
+              [],
+            )) > 0
+              ? true
+              : undefined,
+          { timeoutMs: 10_000 },
+        );
         // far beyond any wall-clock lease on the merchant's sandbox clock (idempotency keys run on the gateway's
         // time, D38, so this must change nothing), and (a little) on the real one
         const partnerClient = clientFor(gateway?.baseUrl ?? '', partner);
@@ -221,10 +244,14 @@ if (!adminUrl) {
       const oldCredentials = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(oldCredentials.response.headers.get('idempotent-replayed')).toBe('true');
       // after immediate revocation they are refused
-      expect((await fetch(`${gateway.baseUrl}/partners/merchants/${merchant.merchantId}/credentials/previous`, {
-        method: 'DELETE',
-        headers: { 'X-Client-ID': partner.clientId, 'X-Client-Secret': partner.clientSecret },
-      })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${gateway.baseUrl}/partners/merchants/${merchant.merchantId}/credentials/previous`, {
+            method: 'DELETE',
+            headers: { 'X-Client-ID': partner.clientId, 'X-Client-Secret': partner.clientSecret },
+          })
+        ).status,
+      ).toBe(200);
       const revoked = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(revoked.status).toBe(401);
       const retry = await newClient.refunds.create(body, { headers: { 'Idempotency-Key': key } });

@@ -76,7 +76,9 @@ if (!adminDatabaseUrl()) {
     const key = (r: { created_at: string; id: string }) => `${r.created_at} ${r.id}`;
 
     it('following next then previous links sees every existing payment exactly once each way', async () => {
-      const before = await t.db.query<{ id: string; created_at: string }>('SELECT id, created_at FROM payments WHERE merchant_id = $1', [merchantId]);
+      const before = await t.db.query<{ id: string; created_at: string }>('SELECT id, created_at FROM payments WHERE merchant_id = $1', [
+        merchantId,
+      ]);
       const existing = new Set(before.rows.map((r) => r.id));
       expect(existing.size).toBe(SEEDED);
       const times = before.rows.map((r) => r.created_at);

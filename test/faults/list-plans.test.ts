@@ -47,8 +47,17 @@ function planProblems(plan: PlanNode, tables: (name: string) => boolean, sortOk:
   const out: string[] = [];
   for (const n of walk(plan)) {
     if (n['Node Type'] === 'Seq Scan' && tables(n['Relation Name'] ?? '')) out.push(`Seq Scan on ${n['Relation Name']}`);
-    if (SORTS.has(n['Node Type']) && !sortOk && (n.Plans ?? []).some((c) => touchesBig(c) || [...walk(c)].some((x) => x['Relation Name'] && tables(x['Relation Name'])))) {
-      out.push(`${n['Node Type']} over ${[...walk(n)].map((x) => x['Relation Name']).filter(Boolean).join(', ')}`);
+    if (
+      SORTS.has(n['Node Type']) &&
+      !sortOk &&
+      (n.Plans ?? []).some((c) => touchesBig(c) || [...walk(c)].some((x) => x['Relation Name'] && tables(x['Relation Name'])))
+    ) {
+      out.push(
+        `${n['Node Type']} over ${[...walk(n)]
+          .map((x) => x['Relation Name'])
+          .filter(Boolean)
+          .join(', ')}`,
+      );
     }
   }
   return out;
@@ -108,7 +117,11 @@ if (!adminDatabaseUrl()) {
      * dates): one of their indexes drives the walk and the planner may sort what the others leave (D108 says so).
      * `merchant_id` runs in the merchant's scope only: the handler narrows a partner's scope to it first.
      */
-    const cases: [string, (s: 'merchant' | 'partner') => (deps: ServiceDeps, paging: object) => Promise<unknown>, { point?: boolean; scopes?: ('merchant' | 'partner')[]; id?: string }][] = [];
+    const cases: [
+      string,
+      (s: 'merchant' | 'partner') => (deps: ServiceDeps, paging: object) => Promise<unknown>,
+      { point?: boolean; scopes?: ('merchant' | 'partner')[]; id?: string },
+    ][] = [];
     const scopeOf = (s: 'merchant' | 'partner') => (s === 'merchant' ? big.scope : big.partnerScope);
     const paymentFilters: [string, () => object, boolean?, ('merchant' | 'partner')[]?][] = [
       ['no filter', () => ({})],
@@ -126,14 +139,26 @@ if (!adminDatabaseUrl()) {
       // the planner may walk the buyer-name index and sort its matches (one buyer's payments: bounded, D108), or walk
       // the list's order; which one depends on the statistics of the run (seen both ways)
       ['status + mop_type + buyer_name', () => ({ status: 'CAPTURED', mop_type: 'UPI', buyer_name: big.seeded.buyerName }), true],
-      ['dates + status + mop_type (combo, no match)', () => ({ from_created_date: '2026-01-01', status: 'FAILED', mop_type: 'CREDIT_CARD' }), true],
+      [
+        'dates + status + mop_type (combo, no match)',
+        () => ({ from_created_date: '2026-01-01', status: 'FAILED', mop_type: 'CREDIT_CARD' }),
+        true,
+      ],
       ['payment_id', () => ({ payment_id: big.seeded.paymentId }), true],
       ['reference_id', () => ({ reference_id: big.seeded.referenceId }), true],
       ['reference_id (no match)', () => ({ reference_id: 'no-such-reference' }), true],
-      ['reference_id + payment_id + status', () => ({ reference_id: big.seeded.referenceId, payment_id: big.seeded.paymentId, status: 'CAPTURED' }), true],
+      [
+        'reference_id + payment_id + status',
+        () => ({ reference_id: big.seeded.referenceId, payment_id: big.seeded.paymentId, status: 'CAPTURED' }),
+        true,
+      ],
     ];
     for (const [name, filter, point, scopes] of paymentFilters) {
-      cases.push([`payments, ${name}`, (s) => (d, paging) => listPayments(d, scopeOf(s), { ...filter(), ...paging }), { point: point ?? false, ...(scopes ? { scopes } : {}) }]);
+      cases.push([
+        `payments, ${name}`,
+        (s) => (d, paging) => listPayments(d, scopeOf(s), { ...filter(), ...paging }),
+        { point: point ?? false, ...(scopes ? { scopes } : {}) },
+      ]);
     }
     const refundFilters: [string, () => object, boolean?, ('merchant' | 'partner')[]?][] = [
       ['no filter', () => ({})],
@@ -144,18 +169,43 @@ if (!adminDatabaseUrl()) {
       ['reference_id (no match) + dates', () => ({ reference_id: 'no-such-reference', from_date: '2026-01-01' }), true],
     ];
     for (const [name, filter, point, scopes] of refundFilters) {
-      cases.push([`refunds, ${name}`, (s) => (d, paging) => listRefunds(d, scopeOf(s), { ...filter(), ...paging }), { point: point ?? false, ...(scopes ? { scopes } : {}) }]);
+      cases.push([
+        `refunds, ${name}`,
+        (s) => (d, paging) => listRefunds(d, scopeOf(s), { ...filter(), ...paging }),
+        { point: point ?? false, ...(scopes ? { scopes } : {}) },
+      ]);
     }
     cases.push(['settlements, no filter', (s) => (d, paging) => listSettlements(d, scopeOf(s), paging), {}]);
-    cases.push(['settlements, from_date / to_date', (s) => (d, paging) => listSettlements(d, scopeOf(s), { from_date: '2026-01-01', to_date: '2026-01-02', ...paging }), {}]);
+    cases.push([
+      'settlements, from_date / to_date',
+      (s) => (d, paging) => listSettlements(d, scopeOf(s), { from_date: '2026-01-01', to_date: '2026-01-02', ...paging }),
+      {},
+    ]);
     cases.push(['webhook endpoints', (s) => (d, paging) => listWebhookEndpoints(d, scopeOf(s), paging), {}]);
-    cases.push(['webhook deliveries', (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, paging), { id: '1000' }]);
-    cases.push(['webhook deliveries, status failed (no match)', (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, { status: 'failed', ...paging }), { id: '1000' }]);
+    cases.push([
+      'webhook deliveries',
+      (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, paging),
+      { id: '1000' },
+    ]);
+    cases.push([
+      'webhook deliveries, status failed (no match)',
+      (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, { status: 'failed', ...paging }),
+      { id: '1000' },
+    ]);
     cases.push(['merchants', () => (d, paging) => listMerchants(d, big.partnerId, paging), { scopes: ['partner'] }]);
 
-    const table = cases.flatMap(([name, make, o]) => (o.scopes ?? (['merchant', 'partner'] as const)).flatMap((s) => pages.map(([page, paging]) => [`${name} (${s}), ${page}`, make, s, paging(o.id ?? 'PR1000000000007200'), o.point ?? false] as const)));
+    const table = cases.flatMap(([name, make, o]) =>
+      (o.scopes ?? (['merchant', 'partner'] as const)).flatMap((s) =>
+        pages.map(
+          ([page, paging]) => [`${name} (${s}), ${page}`, make, s, paging(o.id ?? 'PR1000000000007200'), o.point ?? false] as const,
+        ),
+      ),
+    );
 
-    async function explainAll(run: (deps: ServiceDeps) => Promise<unknown>, settings: string[]): Promise<{ sql: string; plan: PlanNode }[]> {
+    async function explainAll(
+      run: (deps: ServiceDeps) => Promise<unknown>,
+      settings: string[],
+    ): Promise<{ sql: string; plan: PlanNode }[]> {
       const seen: { sql: string; params: readonly unknown[] }[] = [];
       await run({ ...deps, db: recording(t.db, seen) });
       expect(seen.length).toBeGreaterThan(0);
@@ -192,7 +242,9 @@ if (!adminDatabaseUrl()) {
       for (const { sql, params } of seen) {
         const { rows } = await t.db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
         const nodes = [...walk(rows[0]!['QUERY PLAN'][0].Plan)];
-        expect(nodes.filter((n) => n['Node Type'] === 'Aggregate' && [...walk(n)].some((x) => x['Relation Name'] === 'settlement_transactions'))).toEqual([]);
+        expect(
+          nodes.filter((n) => n['Node Type'] === 'Aggregate' && [...walk(n)].some((x) => x['Relation Name'] === 'settlement_transactions')),
+        ).toEqual([]);
         expect(planProblems(rows[0]!['QUERY PLAN'][0].Plan, (r) => BIG.has(r), true)).toEqual([]); // one payment's refunds may be sorted
       }
     });

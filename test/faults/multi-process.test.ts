@@ -69,7 +69,9 @@ if (!adminUrl) {
 
       // Events: 6 merchant approvals (3 through each process) and 36 failed payments (18 through each process).
       const merchants: MerchantAccess[] = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => onboardMerchant((i % 2 === 0 ? a : b).baseUrl, i % 2 === 0 ? partnerA : partnerB, `Shared${i}`)),
+        Array.from({ length: 6 }, (_, i) =>
+          onboardMerchant((i % 2 === 0 ? a : b).baseUrl, i % 2 === 0 ? partnerA : partnerB, `Shared${i}`),
+        ),
       );
       const failedOrders: string[] = [];
       await Promise.all(
@@ -80,7 +82,10 @@ if (!adminUrl) {
           }
         }),
       );
-      const expected = new Set([...merchants.map((m) => `MERCHANT_APPROVED:${m.merchantId}`), ...failedOrders.map((o) => `PAYMENT_FAILED:${o}`)]);
+      const expected = new Set([
+        ...merchants.map((m) => `MERCHANT_APPROVED:${m.merchantId}`),
+        ...failedOrders.map((o) => `PAYMENT_FAILED:${o}`),
+      ]);
       expect(expected.size).toBe(42);
 
       const delivered = (): Set<string> => {
@@ -100,7 +105,10 @@ if (!adminUrl) {
       // A few more worker ticks of both processes: a duplicate would show up now.
       await sleep(1_500);
 
-      expect(receiver.deliveries.every((d) => d.verified), 'every delivery carries a valid Standard Webhooks signature').toBe(true);
+      expect(
+        receiver.deliveries.every((d) => d.verified),
+        'every delivery carries a valid Standard Webhooks signature',
+      ).toBe(true);
       const counts = receiver.acceptedCounts();
       const duplicates = [...counts].filter(([, n]) => n > 1);
       expect(duplicates, 'no webhook-id delivered twice').toEqual([]);
@@ -116,7 +124,10 @@ if (!adminUrl) {
         `SELECT d.status, (SELECT count(*) FROM webhook_delivery_attempts x WHERE x.delivery_id = d.id) AS attempts FROM webhook_deliveries d`,
       );
       expect(rows).toHaveLength(expected.size);
-      expect(rows.every((r) => r.status === 'succeeded' && Number(r.attempts) === 1), JSON.stringify(rows.filter((r) => r.status !== 'succeeded'))).toBe(true);
+      expect(
+        rows.every((r) => r.status === 'succeeded' && Number(r.attempts) === 1),
+        JSON.stringify(rows.filter((r) => r.status !== 'succeeded')),
+      ).toBe(true);
 
       const byA = attemptLines(a);
       const byB = attemptLines(b);

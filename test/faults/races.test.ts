@@ -11,7 +11,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../support/gateway.js';
-import { clientFor, createHostedOrder, expectOk, onboardMerchant, orderRequest, paidOrder, sleep, type MerchantAccess } from './helpers/api.js';
+import {
+  clientFor,
+  createHostedOrder,
+  expectOk,
+  onboardMerchant,
+  orderRequest,
+  paidOrder,
+  sleep,
+  type MerchantAccess,
+} from './helpers/api.js';
 import { adminDatabaseUrl, reportNotRun } from './helpers/processes.js';
 
 /** Integer minor units from a two-decimal amount (string or JSON number), by string parsing. */
@@ -66,7 +75,10 @@ if (!adminDatabaseUrl()) {
         Array.from({ length: 50 }, () => merchant.client.refunds.create({ payment_id: paymentId, refund_amount: '7.00' })),
       );
       const statuses = results.map((r) => r.status);
-      expect(statuses.every((s) => s === 200 || s === 422), `statuses: ${JSON.stringify(statuses)}`).toBe(true);
+      expect(
+        statuses.every((s) => s === 200 || s === 422),
+        `statuses: ${JSON.stringify(statuses)}`,
+      ).toBe(true);
       for (const r of results) {
         if (!r.ok) {
           expect(r.error.error.code).toBe('ERR_REFUND_422');
@@ -93,9 +105,14 @@ if (!adminDatabaseUrl()) {
       const amounts = ['0.01', '13.37', '25.00', '40.00', '99.99'];
 
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => merchant.client.refunds.create({ payment_id: paymentId, refund_amount: amounts[i % amounts.length] ?? '1.00' })),
+        Array.from({ length: 50 }, (_, i) =>
+          merchant.client.refunds.create({ payment_id: paymentId, refund_amount: amounts[i % amounts.length] ?? '1.00' }),
+        ),
       );
-      expect(results.every((r) => r.status === 200 || r.status === 422), JSON.stringify(results.map((r) => r.status))).toBe(true);
+      expect(
+        results.every((r) => r.status === 200 || r.status === 422),
+        JSON.stringify(results.map((r) => r.status)),
+      ).toBe(true);
       const accepted = results.flatMap((r) => (r.ok ? [r.data.data] : []));
       const acceptedSum = accepted.reduce((acc, r) => acc + minor(r.refund_amount), 0);
       expect(acceptedSum).toBeLessThanOrEqual(captured);
@@ -123,7 +140,10 @@ if (!adminDatabaseUrl()) {
       const outcomes = ['success', 'failure', 'cancel'] as const;
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          merchant.client.sandbox.completeCheckoutSession(sessionId, { outcome: outcomes[i % outcomes.length] ?? 'success', mop_type: 'UPI' }),
+          merchant.client.sandbox.completeCheckoutSession(sessionId, {
+            outcome: outcomes[i % outcomes.length] ?? 'success',
+            mop_type: 'UPI',
+          }),
         ),
       );
       const winners = results.filter((r) => r.ok);
@@ -156,7 +176,10 @@ if (!adminDatabaseUrl()) {
         }),
       );
       const statuses = results.map((r) => r.status);
-      expect(statuses.every((s) => s === 200 || s === 409), `statuses: ${JSON.stringify(statuses)}`).toBe(true);
+      expect(
+        statuses.every((s) => s === 200 || s === 409),
+        `statuses: ${JSON.stringify(statuses)}`,
+      ).toBe(true);
       const successes = results.filter((r) => r.ok);
       expect(successes.length).toBeGreaterThanOrEqual(1);
       const originals = successes.filter((r) => r.response.headers.get('Idempotent-Replayed') !== 'true');
@@ -164,7 +187,9 @@ if (!adminDatabaseUrl()) {
       const first = successes[0]?.ok ? successes[0].data : undefined;
       // Same body = same JSON value (replays come from storage, so key order may differ from the original's).
       for (const r of successes) expect(r.ok && r.data).toEqual(first);
-      console.info(`idempotency race: ${successes.length} x 200 (${successes.length - 1} replayed), ${results.length - successes.length} x 409`);
+      console.info(
+        `idempotency race: ${successes.length} x 200 (${successes.length - 1} replayed), ${results.length - successes.length} x 409`,
+      );
       for (const r of results) {
         if (!r.ok) expect(r.error.error.code).toBe('ERR_IDEMPOTENCY_409');
       }
@@ -172,7 +197,9 @@ if (!adminDatabaseUrl()) {
       // Exactly one order row for that reference (the database is the ground truth).
       const runtime = gw.runtime;
       if (!runtime) throw new Error('needs the in-process gateway');
-      const { rows } = await runtime.db.query<{ n: string | number }>('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [body.reference_id]);
+      const { rows } = await runtime.db.query<{ n: string | number }>('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [
+        body.reference_id,
+      ]);
       expect(Number(rows[0]?.n)).toBe(1);
 
       // A later retry replays the stored answer; the same key with another body is refused.
@@ -199,7 +226,9 @@ if (!adminDatabaseUrl()) {
       }
       const runtime = gw.runtime;
       if (!runtime) throw new Error('needs the in-process gateway');
-      const { rows } = await runtime.db.query<{ n: string | number }>('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [a.reference_id]);
+      const { rows } = await runtime.db.query<{ n: string | number }>('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [
+        a.reference_id,
+      ]);
       expect(Number(rows[0]?.n)).toBe(1);
     });
   });

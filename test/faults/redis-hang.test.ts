@@ -7,7 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../packages/reference/src/testing/redis-server.js';
-import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
+import {
+  adminDatabaseUrl,
+  createTestDatabase,
+  ensureBuilt,
+  killAllGateways,
+  partnerCredentials,
+  reportNotRun,
+  spawnGateway,
+  type GatewayProcess,
+  type TestDatabase,
+} from './helpers/processes.js';
 import { sleep } from './helpers/api.js';
 
 const adminUrl = adminDatabaseUrl();
@@ -75,7 +85,11 @@ if (!adminUrl) {
 
     it(`no wait over ${REDIS_TIMEOUT_MS} + 100 ms, no 429 under the limit, no 5xx; logged once each way`, { timeout: 60_000 }, async () => {
       // warm up (first credential verification, JIT), not measured
-      await Promise.all(Array.from({ length: 4 }, (_, i) => fetch(`${(i % 2 === 0 ? a : b).baseUrl}/partners/merchants/`, { headers }).then((r) => r.arrayBuffer())));
+      await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          fetch(`${(i % 2 === 0 ? a : b).baseUrl}/partners/merchants/`, { headers }).then((r) => r.arrayBuffer()),
+        ),
+      );
       await sleep(1_000);
       const answers: Promise<Answer>[] = [];
       await load('before', 1_000, answers);
@@ -89,7 +103,17 @@ if (!adminUrl) {
       const byPhase = (p: Answer['phase']) => all.filter((x) => x.phase === p);
       console.log(
         `redis-hang: ${all.length} requests; slowest ${slowest.toFixed(0)} ms; ` +
-          (['before', 'hung', 'after'] as const).map((p) => `${p}: ${byPhase(p).length}, slowest ${byPhase(p).map((x) => x.ms).sort((x, y) => y - x).slice(0, 4).map((x) => x.toFixed(0)).join('/')} ms`).join('; '),
+          (['before', 'hung', 'after'] as const)
+            .map(
+              (p) =>
+                `${p}: ${byPhase(p).length}, slowest ${byPhase(p)
+                  .map((x) => x.ms)
+                  .sort((x, y) => y - x)
+                  .slice(0, 4)
+                  .map((x) => x.toFixed(0))
+                  .join('/')} ms`,
+            )
+            .join('; '),
       );
       expect(all.filter((x) => x.status !== 200)).toEqual([]);
       expect(slowest).toBeLessThan(REDIS_TIMEOUT_MS + 100);
@@ -97,8 +121,14 @@ if (!adminUrl) {
       for (const g of [a, b]) {
         const deadline = Date.now() + 10_000;
         while (!g.output.some((l) => l.includes(BACK)) && Date.now() < deadline) await sleep(100);
-        expect(g.output.filter((l) => l.includes(DOWN)), `${g.name} logs the outage once`).toHaveLength(1);
-        expect(g.output.filter((l) => l.includes(BACK)), `${g.name} logs the recovery once`).toHaveLength(1);
+        expect(
+          g.output.filter((l) => l.includes(DOWN)),
+          `${g.name} logs the outage once`,
+        ).toHaveLength(1);
+        expect(
+          g.output.filter((l) => l.includes(BACK)),
+          `${g.name} logs the recovery once`,
+        ).toHaveLength(1);
       }
     });
   });

@@ -49,7 +49,11 @@ if (!adminUrl) {
       const run = (baseUrl: string) =>
         fetch(`${baseUrl}/sandbox/settlements/run`, {
           method: 'POST',
-          headers: { 'X-Client-ID': merchant.credentials.clientId, 'X-Client-Secret': merchant.credentials.clientSecret, 'Content-Type': 'application/json' },
+          headers: {
+            'X-Client-ID': merchant.credentials.clientId,
+            'X-Client-Secret': merchant.credentials.clientSecret,
+            'Content-Type': 'application/json',
+          },
           body: '{}',
         });
       const cut = run(first.baseUrl).then(
@@ -59,7 +63,10 @@ if (!adminUrl) {
       const open = await waitFor(
         'a few batches of the run to commit',
         async () => {
-          const rows = await queryDb<{ id: string; n: number }>(url, `SELECT id, number_of_transactions AS n FROM settlements WHERE status = 'open'`);
+          const rows = await queryDb<{ id: string; n: number }>(
+            url,
+            `SELECT id, number_of_transactions AS n FROM settlements WHERE status = 'open'`,
+          );
           return rows[0] && rows[0].n >= 300 ? rows[0] : undefined;
         },
         { timeoutMs: 20_000, intervalMs: 10 },
@@ -83,10 +90,24 @@ if (!adminUrl) {
       const second = await spawnGateway({ name: 'settling-after-restart', databaseUrl: url, partner, env });
       const res = await run(second.baseUrl);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { data: { settlements: { settlement_id: string; number_of_transactions: number; transactions: unknown[] }[] } };
-      expect(body.data.settlements.map((s) => [s.settlement_id, s.number_of_transactions, s.transactions.length])).toEqual([[open.id, PAYMENTS, 100]]);
+      const body = (await res.json()) as {
+        data: { settlements: { settlement_id: string; number_of_transactions: number; transactions: unknown[] }[] };
+      };
+      expect(body.data.settlements.map((s) => [s.settlement_id, s.number_of_transactions, s.transactions.length])).toEqual([
+        [open.id, PAYMENTS, 100],
+      ]);
 
-      const [after] = await queryDb<{ lines: string; payments: string; max_position: number; positions: string; gross: string; expected: string; mismatched: string; unsettled: string; status: string }>(
+      const [after] = await queryDb<{
+        lines: string;
+        payments: string;
+        max_position: number;
+        positions: string;
+        gross: string;
+        expected: string;
+        mismatched: string;
+        unsettled: string;
+        status: string;
+      }>(
         url,
         `SELECT count(*) AS lines, count(DISTINCT t.payment_id) AS payments, max(t.position) AS max_position, count(DISTINCT t.position) AS positions,
                 (SELECT gross_minor FROM settlements WHERE id = $1) AS gross,

@@ -8,7 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../packages/reference/src/testing/redis-server.js';
-import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
+import {
+  adminDatabaseUrl,
+  createTestDatabase,
+  ensureBuilt,
+  killAllGateways,
+  partnerCredentials,
+  reportNotRun,
+  spawnGateway,
+  type GatewayProcess,
+  type TestDatabase,
+} from './helpers/processes.js';
 
 const adminUrl = adminDatabaseUrl();
 const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -28,7 +38,12 @@ if (!adminUrl) {
       db = await createTestDatabase(adminUrl);
       // a window longer than the test, so no reset happens in between
       // keys of this run only: the shared Redis outlives the run, and a 600 s window of an earlier run would still count
-      const env = { REDIS_URL, PAYGATE_REDIS_KEY_PREFIX: `paygate:test:${randomUUID()}`, PAYGATE_RATE_LIMIT: String(LIMIT), PAYGATE_RATE_WINDOW_SECONDS: '600' };
+      const env = {
+        REDIS_URL,
+        PAYGATE_REDIS_KEY_PREFIX: `paygate:test:${randomUUID()}`,
+        PAYGATE_RATE_LIMIT: String(LIMIT),
+        PAYGATE_RATE_WINDOW_SECONDS: '600',
+      };
       const common = { databaseUrl: db.url, partner, env };
       [a, b] = await Promise.all([spawnGateway({ ...common, name: 'limited-A' }), spawnGateway({ ...common, name: 'limited-B' })]);
     }, 120_000);
@@ -52,8 +67,12 @@ if (!adminUrl) {
       expect(ok).toHaveLength(LIMIT);
       expect(refused.every((x) => Number(x.retryAfter) > 0 && x.limit === String(LIMIT))).toBe(true);
       // both processes answered some of the allowed requests: the limit is shared, not per process
-      expect(a.output.join('\n')).toMatch(/"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/);
-      expect(b.output.join('\n')).toMatch(/"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/);
+      expect(a.output.join('\n')).toMatch(
+        /"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/,
+      );
+      expect(b.output.join('\n')).toMatch(
+        /"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/,
+      );
     });
   });
   describe('two gateway processes when their Redis dies mid-run and comes back', () => {
@@ -86,13 +105,18 @@ if (!adminUrl) {
         await res.arrayBuffer();
         return res.status;
       };
-      const [sa, sb] = await Promise.all([Promise.all(Array.from({ length: n }, () => call(a))), Promise.all(Array.from({ length: n }, () => call(b)))]);
+      const [sa, sb] = await Promise.all([
+        Promise.all(Array.from({ length: n }, () => call(a))),
+        Promise.all(Array.from({ length: n }, () => call(b))),
+      ]);
       return { a: sa, b: sb };
     }
     const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
     const logged = (g: GatewayProcess, msg: string): boolean => g.output.some((line) => line.includes(msg));
 
-    it('shared, then per process while Redis is down (no 5xx, logged), then shared again when it is back', { timeout: 90_000 }, async () => {
+    it('shared, then per process while Redis is down (no 5xx, logged), then shared again when it is back', {
+      timeout: 90_000,
+    }, async () => {
       const before = await burst(LIMIT);
       expect([...before.a, ...before.b].every((s) => s === 200 || s === 429)).toBe(true);
       expect(count(before.a, 200) + count(before.b, 200)).toBe(LIMIT);

@@ -72,7 +72,9 @@ if (!adminUrl) {
       // Every 200 is stored; no stored order was left without its answer.
       for (const a of answered.filter((x) => x.status === 200)) expect(committed.has(a.referenceId)).toBe(true);
       expect(unanswered.filter((ref) => committed.has(ref))).toEqual([]);
-      console.log(`shutdown: ${answered.length} answered (${answered.filter((a) => a.status === 200).length} x 200), ${unanswered.length} refused after SIGTERM`);
+      console.log(
+        `shutdown: ${answered.length} answered (${answered.filter((a) => a.status === 200).length} x 200), ${unanswered.length} refused after SIGTERM`,
+      );
     }, 90_000);
   });
 }

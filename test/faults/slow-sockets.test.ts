@@ -8,7 +8,17 @@
 import { request, Agent } from 'node:http';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminDatabaseUrl, createTestDatabase, ensureBuilt, killAllGateways, partnerCredentials, reportNotRun, spawnGateway, type GatewayProcess, type TestDatabase } from './helpers/processes.js';
+import {
+  adminDatabaseUrl,
+  createTestDatabase,
+  ensureBuilt,
+  killAllGateways,
+  partnerCredentials,
+  reportNotRun,
+  spawnGateway,
+  type GatewayProcess,
+  type TestDatabase,
+} from './helpers/processes.js';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../../packages/reference/src/core/config.js';
 import { sleep } from './helpers/api.js';
 
@@ -73,7 +83,12 @@ if (!adminUrl) {
       db = await createTestDatabase(adminUrl);
       // the default per-address cap (the fault tests' helper turns it off); no rate limit: every slow body is read, so each socket is held as long as the server
       // lets it (the worst case for connection slots; early answers that close are tested in @paygate/server)
-      gateway = await spawnGateway({ name: 'slow-sockets', databaseUrl: db.url, partner, env: { PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS) } });
+      gateway = await spawnGateway({
+        name: 'slow-sockets',
+        databaseUrl: db.url,
+        partner,
+        env: { PAYGATE_MAX_CONNECTIONS_PER_ADDRESS: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS) },
+      });
     }, 120_000);
 
     afterAll(async () => {
@@ -105,12 +120,22 @@ if (!adminUrl) {
           const started = performance.now();
           const req = request({ host: '127.0.0.1', port, path, agent: probeAgent, headers, timeout: 5_000 }, (res) => {
             res.resume();
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, at: started - t0, reused: req.reusedSocket, connectedAfter }));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                ms: performance.now() - started,
+                at: started - t0,
+                reused: req.reusedSocket,
+                connectedAfter,
+              }),
+            );
           });
           req.on('timeout', () => req.destroy(new Error('timeout')));
           let connectedAfter: number | undefined;
           req.on('socket', (sock) => sock.once('connect', () => (connectedAfter = performance.now() - started)));
-          req.on('error', () => resolve({ status: 0, ms: performance.now() - started, at: started - t0, reused: req.reusedSocket, connectedAfter }));
+          req.on('error', () =>
+            resolve({ status: 0, ms: performance.now() - started, at: started - t0, reused: req.reusedSocket, connectedAfter }),
+          );
           req.end();
         });
       // warm up the probe client's credential (verified once, then cached)
@@ -118,7 +143,13 @@ if (!adminUrl) {
 
       // The attacker is a process of its own, so its sockets do not slow this one's probes (2 cores, shared).
       const attacker = spawn(process.execPath, ['--input-type=module', '-e', ATTACKER], {
-        env: { PORT: String(port), HEAD: head, SOCKETS: String(ATTACK_SOCKETS), DURATION_MS: String(ATTACK_MS + 500), REOPEN_PER_SECOND: String(REOPEN_PER_SECOND) },
+        env: {
+          PORT: String(port),
+          HEAD: head,
+          SOCKETS: String(ATTACK_SOCKETS),
+          DURATION_MS: String(ATTACK_MS + 500),
+          REOPEN_PER_SECOND: String(REOPEN_PER_SECOND),
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let report = '';
@@ -135,14 +166,26 @@ if (!adminUrl) {
       const answers = await Promise.all(probes);
       probeAgent.destroy();
       await attackerDone;
-      const stats = JSON.parse(report.trim().split('\n').at(-1)!) as { opened: number; answered: number; closedByServer: number; statuses: Record<string, number> };
+      const stats = JSON.parse(report.trim().split('\n').at(-1)!) as {
+        opened: number;
+        answered: number;
+        closedByServer: number;
+        statuses: Record<string, number>;
+      };
 
       const sorted = answers.map((a) => a.ms).sort((a, b) => a - b);
       const p99 = sorted[Math.ceil(sorted.length * 0.99) - 1]!;
       console.log(
         `slow-sockets: ${stats.opened} attacker sockets opened (${stats.closedByServer} closed by the server, ${stats.answered} answered first: ${JSON.stringify(stats.statuses)}); ` +
           `${answers.length} probes from 127.0.0.2: p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms; ` +
-          `slowest (sent at ms: took ms): ${[...answers].sort((a, b) => b.ms - a.ms).slice(0, 5).map((a) => `${a.at.toFixed(0)}: ${a.ms.toFixed(0)}${a.reused ? ' (reused)' : ` (new, connected after ${a.connectedAfter?.toFixed(0) ?? 'never'})`}`).join(', ')}`,
+          `slowest (sent at ms: took ms): ${[...answers]
+            .sort((a, b) => b.ms - a.ms)
+            .slice(0, 5)
+            .map(
+              (a) =>
+                `${a.at.toFixed(0)}: ${a.ms.toFixed(0)}${a.reused ? ' (reused)' : ` (new, connected after ${a.connectedAfter?.toFixed(0) ?? 'never'})`}`,
+            )
+            .join(', ')}`,
       );
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);
       expect(p99).toBeLessThan(1_000);

@@ -50,10 +50,17 @@ if (!adminUrl) {
       const first = await spawnGateway({ name: 'delivering-before-crash', databaseUrl: url, partner, workerIntervalMs: 5_000 });
       const partnerClient = clientFor(first.baseUrl, partner);
       const merchant = await onboardMerchant(first.baseUrl, partnerClient, 'Hooks');
-      const endpoint = expectOk('createWebhookEndpoint', await merchant.client.webhooks.createEndpoint({ url: receiver.url, events: ['PAYMENT_FAILED'] })).data;
+      const endpoint = expectOk(
+        'createWebhookEndpoint',
+        await merchant.client.webhooks.createEndpoint({ url: receiver.url, events: ['PAYMENT_FAILED'] }),
+      ).data;
       receiver.setSecret(endpoint.secret);
 
-      const [{ partner_id: partnerId } = { partner_id: '' }] = await queryDb<{ partner_id: string }>(url, 'SELECT partner_id FROM merchants WHERE id = $1', [merchant.merchantId]);
+      const [{ partner_id: partnerId } = { partner_id: '' }] = await queryDb<{ partner_id: string }>(
+        url,
+        'SELECT partner_id FROM merchants WHERE id = $1',
+        [merchant.merchantId],
+      );
       const sequences = (
         await queryDb<{ sequence_number: string }>(
           url,
@@ -64,17 +71,28 @@ if (!adminUrl) {
         )
       ).map((r) => r.sequence_number);
 
-      await waitFor('a third of the events to arrive', () => (receiver!.acceptedIds().size >= EVENTS / 3 ? true : undefined), { timeoutMs: 20_000, intervalMs: 5 });
+      await waitFor('a third of the events to arrive', () => (receiver!.acceptedIds().size >= EVENTS / 3 ? true : undefined), {
+        timeoutMs: 20_000,
+        intervalMs: 5,
+      });
       await first.kill9();
-      const statuses = await queryDb<{ status: string; n: string }>(url, 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status');
+      const statuses = await queryDb<{ status: string; n: string }>(
+        url,
+        'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
+      );
       const delivering = statuses.find((r) => r.status === 'delivering')?.n ?? '0';
       const beforeRestart = receiver.acceptedIds().size;
-      console.info(`webhook-crash: killed with ${beforeRestart} of ${EVENTS} events accepted and ${delivering} deliveries claimed in flight`);
+      console.info(
+        `webhook-crash: killed with ${beforeRestart} of ${EVENTS} events accepted and ${delivering} deliveries claimed in flight`,
+      );
       expect(Number(delivering), 'deliveries were in flight when the process died (the lease path is exercised)').toBeGreaterThan(0);
 
       const second = await spawnGateway({ name: 'delivering-after-restart', databaseUrl: url, partner, workerIntervalMs: 100 });
       // the killed process's claims hold for the 60 s lease, on the merchant's clock: move it past the lease
-      expectOk('advanceSandboxClock', await clientFor(second.baseUrl, partner).sandbox.advanceClock({ seconds: 61, merchant_id: merchant.merchantId }));
+      expectOk(
+        'advanceSandboxClock',
+        await clientFor(second.baseUrl, partner).sandbox.advanceClock({ seconds: 61, merchant_id: merchant.merchantId }),
+      );
       await waitFor('every event to be accepted', () => (receiver!.acceptedIds().size === EVENTS ? true : undefined), {
         timeoutMs: 30_000,
         intervalMs: 20,
@@ -89,11 +107,16 @@ if (!adminUrl) {
         expect(d.webhookId).toBe(`msg_${(d.payload as { sequence_number: string }).sequence_number}`);
       }
       const repeats = receiver.deliveries.length - expected.size;
-      console.info(`webhook-crash: ${receiver.deliveries.length} requests for ${EVENTS} events (${repeats} repeated after the crash, at least once)`);
+      console.info(
+        `webhook-crash: ${receiver.deliveries.length} requests for ${EVENTS} events (${repeats} repeated after the crash, at least once)`,
+      );
       await waitFor(
         'every delivery recorded as succeeded',
         async () => {
-          const rows = await queryDb<{ status: string; n: string }>(url, 'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status');
+          const rows = await queryDb<{ status: string; n: string }>(
+            url,
+            'SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status',
+          );
           return rows.length === 1 && rows[0]?.status === 'succeeded' && rows[0].n === String(EVENTS) ? true : undefined;
         },
         { timeoutMs: 10_000, intervalMs: 50 },

@@ -66,7 +66,10 @@ if (!adminUrl) {
       const merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), brand);
       const secrets = new Map<string, string>();
       for (const url of urls) {
-        const ep = expectOk('createWebhookEndpoint', await merchant.client.webhooks.createEndpoint({ url, events: ['PAYMENT_FAILED'] })).data;
+        const ep = expectOk(
+          'createWebhookEndpoint',
+          await merchant.client.webhooks.createEndpoint({ url, events: ['PAYMENT_FAILED'] }),
+        ).data;
         expect(ep.url).toBe(url);
         secrets.set(url, ep.secret);
       }
@@ -76,7 +79,10 @@ if (!adminUrl) {
     /** All requests carry one webhook-id (msg_ + sequence_number), valid signatures and the PAYMENT_FAILED event of `orderId`. */
     function expectSameSignedEvent(deliveries: Delivery[], orderId: string): void {
       expect(deliveries.length).toBeGreaterThan(0);
-      expect(deliveries.every((d) => d.verified), 'signatures verify with each endpoint secret').toBe(true);
+      expect(
+        deliveries.every((d) => d.verified),
+        'signatures verify with each endpoint secret',
+      ).toBe(true);
       const ids = new Set(deliveries.map((d) => d.webhookId));
       expect(ids.size, 'webhook-id is stable across retries and endpoints').toBe(1);
       const payload = deliveries[0]?.payload as { event_type: string; sequence_number: string; data: { order_id: string } };
@@ -112,7 +118,9 @@ if (!adminUrl) {
       receivers.push(down);
 
       await waitFor('the 500 receiver to accept', () => (failing.acceptedIds().size > 0 ? true : undefined), { timeoutMs: 15_000 });
-      await waitFor('the down receiver to accept after it came back', () => (down.acceptedIds().size > 0 ? true : undefined), { timeoutMs: 15_000 });
+      await waitFor('the down receiver to accept after it came back', () => (down.acceptedIds().size > 0 ? true : undefined), {
+        timeoutMs: 15_000,
+      });
       await waitFor(
         'the dead receiver to be given up on',
         async () => ((await attemptsOf(dead.url))[0]?.delivery_status === 'failed' ? true : undefined),
@@ -155,7 +163,9 @@ if (!adminUrl) {
     }, 40_000);
 
     it('a receiver slower than the delivery timeout is cut off, recorded, retried, and does not hold back other endpoints', async () => {
-      const slow = await startReceiver({ behaviour: (d) => (d.seen === 1 ? { status: 204, delayMs: DELIVERY_TIMEOUT_MS + 2_000 } : { status: 204 }) });
+      const slow = await startReceiver({
+        behaviour: (d) => (d.seen === 1 ? { status: 204, delayMs: DELIVERY_TIMEOUT_MS + 2_000 } : { status: 204 }),
+      });
       const bystander = await startReceiver({ behaviour: (d) => ({ status: d.seen <= 2 ? 500 : 204 }) });
       receivers.push(slow, bystander);
       const setup = await merchantWithEndpoints('SlowShop', [slow.url, bystander.url]);

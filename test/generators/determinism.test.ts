@@ -31,7 +31,12 @@ describe('determinism and --check', () => {
       expect(await compareWithDisk(dir, files)).toEqual({ drifted: [first], missing: [second] });
 
       const lines: string[] = [];
-      const options = { ...parseArgs(['--check', '--input', 'test/fixtures/mini/openapi.yaml', '--asyncapi', 'none', '--lint', 'skip', '--out-root', dir], ROOT) };
+      const options = {
+        ...parseArgs(
+          ['--check', '--input', 'test/fixtures/mini/openapi.yaml', '--asyncapi', 'none', '--lint', 'skip', '--out-root', dir],
+          ROOT,
+        ),
+      };
       expect(await run(options, (l) => lines.push(l))).toBe(1);
       const out = lines.join('\n');
       expect(out).toContain(`drifted: ${first}`);
@@ -45,8 +50,18 @@ describe('determinism and --check', () => {
   });
 
   it.each([
-    { name: 'a style rule (no-server-trailing-slash) warns', server: 'https://api.example.com/', ref: '#/components/responses/Ok', blocks: false },
-    { name: 'a structural error (no-unresolved-refs) still blocks', server: 'https://api.example.com', ref: '#/components/responses/Missing', blocks: true },
+    {
+      name: 'a style rule (no-server-trailing-slash) warns',
+      server: 'https://api.example.com/',
+      ref: '#/components/responses/Ok',
+      blocks: false,
+    },
+    {
+      name: 'a structural error (no-unresolved-refs) still blocks',
+      server: 'https://api.example.com',
+      ref: '#/components/responses/Missing',
+      blocks: true,
+    },
   ])('without a lint config, only structural errors stop generation (D116): $name', async ({ server, ref, blocks }) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'paygate-lint-'));
     try {
@@ -57,7 +72,9 @@ describe('determinism and --check', () => {
         expect(outcome).toBeInstanceOf(SpecLintError);
       } else {
         expect(outcome).not.toBeInstanceOf(Error);
-        expect((outcome as Awaited<ReturnType<typeof loadOpenApi>>).problems).toContainEqual(expect.objectContaining({ ruleId: 'no-server-trailing-slash', severity: 'warn' }));
+        expect((outcome as Awaited<ReturnType<typeof loadOpenApi>>).problems).toContainEqual(
+          expect.objectContaining({ ruleId: 'no-server-trailing-slash', severity: 'warn' }),
+        );
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -67,7 +84,10 @@ describe('determinism and --check', () => {
   it('refuses to generate when lint has errors, printing file:line and what to do', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'paygate-lint-'));
     try {
-      await writeFile(path.join(dir, 'bad.yaml'), 'openapi: 3.1.0\ninfo:\n  title: Bad\n  version: 1.0.0\npaths:\n  /x:\n    get:\n      responses:\n        "200":\n          $ref: "#/components/responses/Missing"\n');
+      await writeFile(
+        path.join(dir, 'bad.yaml'),
+        'openapi: 3.1.0\ninfo:\n  title: Bad\n  version: 1.0.0\npaths:\n  /x:\n    get:\n      responses:\n        "200":\n          $ref: "#/components/responses/Missing"\n',
+      );
       await writeFile(path.join(dir, 'redocly.yaml'), 'extends: [recommended]\n');
       const error = await loadOpenApi({ input: 'bad.yaml', lintConfig: 'redocly.yaml', cwd: dir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SpecLintError);
@@ -76,7 +96,9 @@ describe('determinism and --check', () => {
       expect(message).toMatch(/bad\.yaml:10:\d+: error \[no-unresolved-refs\]/);
       expect(message).toContain('npm run generate');
       const lines: string[] = [];
-      expect(await run(parseArgs(['--input', 'bad.yaml', '--lint-config', 'redocly.yaml', '--asyncapi', 'none'], dir), (l) => lines.push(l))).toBe(1);
+      expect(
+        await run(parseArgs(['--input', 'bad.yaml', '--lint-config', 'redocly.yaml', '--asyncapi', 'none'], dir), (l) => lines.push(l)),
+      ).toBe(1);
       expect(lines.join('\n')).toContain('no-unresolved-refs');
     } finally {
       await rm(dir, { recursive: true, force: true });

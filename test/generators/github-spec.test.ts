@@ -10,7 +10,12 @@ const GITHUB_SPEC = 'node_modules/@octokit/openapi/generated/api.github.com.json
 
 describe("GitHub's REST spec", () => {
   it('generates server + client + types that compile under the strict tsconfig', { timeout: 240_000 }, async () => {
-    const outcome = await generateAndCompile({ openapi: GITHUB_SPEC, targets: ['contract', 'server', 'client'], label: 'github', maxOldSpaceMiB: 8192 });
+    const outcome = await generateAndCompile({
+      openapi: GITHUB_SPEC,
+      targets: ['contract', 'server', 'client'],
+      label: 'github',
+      maxOldSpaceMiB: 8192,
+    });
     console.log(`GitHub spec: generate ${(outcome.generateMs / 1000).toFixed(1)} s, tsc --noEmit ${(outcome.tscMs / 1000).toFixed(1)} s`);
     expect(outcome.result.model.operations).toHaveLength(1223);
     expect(new Set(outcome.result.model.operations.map((o) => o.operationId)).size).toBe(1223);

@@ -18,7 +18,9 @@ describe.each(scenarios)('golden output: $name', (scenario) => {
 
   it('emits exactly one type layer (contract/types.gen.ts)', async () => {
     const { files } = await generateScenario(scenario);
-    expect(files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual([`test/fixtures/${scenario.name}/generated/contract/types.gen.ts`]);
+    expect(files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual([
+      `test/fixtures/${scenario.name}/generated/contract/types.gen.ts`,
+    ]);
   });
 
   it.each([

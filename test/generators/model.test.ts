@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildModel, collectEnums, collectErrorCatalogue, collectErrorCodes, detectPagination, RefResolver } from '../../generators/src/model/build.js';
+import {
+  buildModel,
+  collectEnums,
+  collectErrorCatalogue,
+  collectErrorCodes,
+  detectPagination,
+  RefResolver,
+} from '../../generators/src/model/build.js';
 import type { ParameterModel, ResponseModel } from '../../generators/src/model/types.js';
 import { loadOpenApi } from '../../generators/src/parse/openapi.js';
 import { ROOT } from './fixtures.js';
@@ -15,9 +22,24 @@ describe('pagination detection (any spec)', () => {
   const responses = [{ status: '200', content: [{ mediaType: 'application/json', schema: books }] }] as unknown as ResponseModel[];
   const params = (...names: string[]) => names.map((name) => ({ name })) as unknown as ParameterModel[];
   it.each([
-    ['page only', {}, params('page', 'limit'), { pageParam: 'page', pageSizeParam: 'limit', cursorParam: undefined, itemsPath: ['items'], nextField: undefined }],
-    ['page and cursor', {}, params('page', 'per_page', 'cursor'), { pageParam: 'page', pageSizeParam: 'per_page', cursorParam: 'cursor', itemsPath: ['items'], nextField: undefined }],
-    ['x-pagination naming the cursor', { 'x-pagination': { pageParam: 'p', cursorParam: 'after', itemsPath: ['items'] } }, params('p', 'after'), { pageParam: 'p', pageSizeParam: undefined, cursorParam: 'after', itemsPath: ['items'], nextField: undefined }],
+    [
+      'page only',
+      {},
+      params('page', 'limit'),
+      { pageParam: 'page', pageSizeParam: 'limit', cursorParam: undefined, itemsPath: ['items'], nextField: undefined },
+    ],
+    [
+      'page and cursor',
+      {},
+      params('page', 'per_page', 'cursor'),
+      { pageParam: 'page', pageSizeParam: 'per_page', cursorParam: 'cursor', itemsPath: ['items'], nextField: undefined },
+    ],
+    [
+      'x-pagination naming the cursor',
+      { 'x-pagination': { pageParam: 'p', cursorParam: 'after', itemsPath: ['items'] } },
+      params('p', 'after'),
+      { pageParam: 'p', pageSizeParam: undefined, cursorParam: 'after', itemsPath: ['items'], nextField: undefined },
+    ],
   ])('%s', (_name, op, query, want) => {
     expect(detectPagination(new RefResolver({}), op, query, responses)).toStrictEqual(want);
   });
@@ -36,7 +58,12 @@ describe('model builder', () => {
     ]);
     const create = m.operations.find((o) => o.operationId === 'createOrder')!;
     expect(create.parameters.header.map((p) => [p.name, p.required])).toEqual([['X-Merchant-ID', true]]);
-    expect(create.security).toEqual([[{ scheme: 'ClientId', scopes: [] }, { scheme: 'ClientSecret', scopes: [] }]]);
+    expect(create.security).toEqual([
+      [
+        { scheme: 'ClientId', scopes: [] },
+        { scheme: 'ClientSecret', scopes: [] },
+      ],
+    ]);
     expect(create.requestBody).toMatchObject({ required: true, content: [{ mediaType: 'application/json' }] });
     expect(create.responses.map((r) => [r.status, r.kind, r.content.map((c) => c.mediaType), r.headers.map((h) => h.name)])).toEqual([
       ['201', 'exact', ['application/json'], ['Location']],
@@ -56,8 +83,18 @@ describe('model builder', () => {
       { name: 'identifier', required: false, kind: 'string' },
     ]);
     expect(upload.responses.find((r) => r.status === '4XX')!.statusCodes).toHaveLength(100);
-    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['results'], nextField: 'next' });
-    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({ pageParam: 'page', pageSizeParam: 'page_size', itemsPath: ['data', 'results'], nextField: 'next' });
+    expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({
+      pageParam: 'page',
+      pageSizeParam: 'page_size',
+      itemsPath: ['results'],
+      nextField: 'next',
+    });
+    expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({
+      pageParam: 'page',
+      pageSizeParam: 'page_size',
+      itemsPath: ['data', 'results'],
+      nextField: 'next',
+    });
     expect(m.operations.find((o) => o.operationId === 'getOrder')!.pagination).toBeUndefined();
   });
 
@@ -78,12 +115,18 @@ describe('model builder', () => {
     const m = await model('edge');
     const get = m.operations.find((o) => o.method === 'get' && o.path.startsWith('/things/'))!;
     expect(get.operationId).toBe('getThingsByThingIdPartsByPartId');
-    expect(get.parameters.path.map((p) => [p.name, p.declared])).toEqual([['thing-id', true], ['part_id', true]]);
+    expect(get.parameters.path.map((p) => [p.name, p.declared])).toEqual([
+      ['thing-id', true],
+      ['part_id', true],
+    ]);
     expect(get.expressPath).toBe('/things/:"thing-id"/parts/:part_id');
     expect(get.responses.map((r) => r.kind)).toEqual(['exact', 'default']);
     const del = m.operations.find((o) => o.method === 'delete')!;
     expect(del).toMatchObject({ operationId: 'things/delete-part', deprecated: true });
-    expect(del.parameters.path.map((p) => [p.name, p.declared])).toEqual([['thing-id', true], ['part_id', false]]);
+    expect(del.parameters.path.map((p) => [p.name, p.declared])).toEqual([
+      ['thing-id', true],
+      ['part_id', false],
+    ]);
     const create = m.operations.find((o) => o.operationId === 'things/create')!;
     expect(create.requestBody!.content.map((c) => [c.mediaType, c.fields?.map((f) => `${f.name}:${f.kind}`)])).toEqual([
       ['application/x-www-form-urlencoded', ['name:string']],
@@ -100,9 +143,24 @@ describe('model builder', () => {
     const m = buildModel(document, {
       source: 'x',
       asyncMessages: [
-        { name: 'MERCHANT_APPROVED', summary: 's', description: undefined, payload: { type: 'object', properties: { event_type: { const: 'MERCHANT_APPROVED' } } } },
-        { name: 'PAYMENT_FAILED', summary: 'dup', description: undefined, payload: { type: 'object', properties: { event_type: { const: 'PAYMENT_FAILED' } } } },
-        { name: 'RETURN_URL_CALLBACK', summary: 'form', description: undefined, payload: { type: 'object', properties: { hash: { type: 'string' } } } },
+        {
+          name: 'MERCHANT_APPROVED',
+          summary: 's',
+          description: undefined,
+          payload: { type: 'object', properties: { event_type: { const: 'MERCHANT_APPROVED' } } },
+        },
+        {
+          name: 'PAYMENT_FAILED',
+          summary: 'dup',
+          description: undefined,
+          payload: { type: 'object', properties: { event_type: { const: 'PAYMENT_FAILED' } } },
+        },
+        {
+          name: 'RETURN_URL_CALLBACK',
+          summary: 'form',
+          description: undefined,
+          payload: { type: 'object', properties: { hash: { type: 'string' } } },
+        },
       ],
     });
     expect(m.webhooks.map((w) => [w.eventType, w.source])).toEqual([
@@ -116,7 +174,9 @@ describe('model builder', () => {
       components: {
         schemas: {
           A: { $ref: '#/components/schemas/B' },
-          B: { allOf: [{ type: 'object', required: ['x'], properties: { x: { type: 'string' } } }, { properties: { y: { type: 'integer' } } }] },
+          B: {
+            allOf: [{ type: 'object', required: ['x'], properties: { x: { type: 'string' } } }, { properties: { y: { type: 'integer' } } }],
+          },
           'a/b': { type: 'string' },
         },
       },
@@ -145,7 +205,14 @@ describe('model: parameters carry their serialisation', () => {
         ],
         get: {
           parameters: [
-            { name: 'tags', in: 'query', style: 'pipeDelimited', explode: false, allowReserved: true, schema: { type: 'array', items: { type: 'string' } } },
+            {
+              name: 'tags',
+              in: 'query',
+              style: 'pipeDelimited',
+              explode: false,
+              allowReserved: true,
+              schema: { type: 'array', items: { type: 'string' } },
+            },
             { name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } },
             { name: 'meta', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } },
             { name: 'empty', in: 'query', allowEmptyValue: true, schema: { type: 'string' } },
@@ -177,9 +244,29 @@ describe('model: parameters carry their serialisation', () => {
   });
 
   it.each([
-    ['tags', { style: 'pipeDelimited', styleDeclared: true, explode: false, explodeDeclared: true, allowReserved: true, allowEmptyValue: false, content: undefined }],
+    [
+      'tags',
+      {
+        style: 'pipeDelimited',
+        styleDeclared: true,
+        explode: false,
+        explodeDeclared: true,
+        allowReserved: true,
+        allowEmptyValue: false,
+        content: undefined,
+      },
+    ],
     ['filter', { style: 'deepObject', styleDeclared: true, explode: false, explodeDeclared: false, allowReserved: false }],
-    ['meta', { style: 'form', styleDeclared: false, explode: true, content: { mediaType: 'application/json', schema: { type: 'object' } }, schema: { type: 'object' } }],
+    [
+      'meta',
+      {
+        style: 'form',
+        styleDeclared: false,
+        explode: true,
+        content: { mediaType: 'application/json', schema: { type: 'object' } },
+        schema: { type: 'object' },
+      },
+    ],
     ['empty', { allowEmptyValue: true, style: 'form', explode: true }],
     ['ids', { style: 'simple', styleDeclared: false, explode: false }],
     ['sid', { style: 'form', explode: true }],
@@ -193,8 +280,17 @@ describe('model: enums, error catalogue, events', () => {
   it('names component enums and property enums (shared, qualified when ambiguous)', () => {
     const enums = collectEnums([
       { name: 'MopType', schema: { type: 'string', enum: ['UPI', 'QR'] } },
-      { name: 'Order', schema: { type: 'object', properties: { status: { enum: ['open', 'closed'] }, mop_type: { enum: ['UPI'] }, mode: { enum: ['a', 'b'] } } } },
-      { name: 'OrderPatch', schema: { type: 'object', properties: { mode: { enum: ['a', 'b'] }, tags: { type: 'array', items: { enum: ['x'] } } } } },
+      {
+        name: 'Order',
+        schema: {
+          type: 'object',
+          properties: { status: { enum: ['open', 'closed'] }, mop_type: { enum: ['UPI'] }, mode: { enum: ['a', 'b'] } },
+        },
+      },
+      {
+        name: 'OrderPatch',
+        schema: { type: 'object', properties: { mode: { enum: ['a', 'b'] }, tags: { type: 'array', items: { enum: ['x'] } } } },
+      },
       { name: 'Refund', schema: { type: 'object', properties: { status: { enum: ['done'] } } } },
       { name: 'Plain', schema: { type: 'object', properties: { n: { type: 'integer' } } } },
     ]);
@@ -211,7 +307,11 @@ describe('model: enums, error catalogue, events', () => {
 
   it('reads the error catalogue', () => {
     expect(
-      collectErrorCatalogue({ components: { schemas: { ErrorCode: { enum: ['B', 'A'], 'x-error-catalogue': { B: { status: 404, when: 'gone' }, A: { status: 400 } } } } } }),
+      collectErrorCatalogue({
+        components: {
+          schemas: { ErrorCode: { enum: ['B', 'A'], 'x-error-catalogue': { B: { status: 404, when: 'gone' }, A: { status: 400 } } } },
+        },
+      }),
     ).toEqual([
       { code: 'A', status: 400, when: undefined },
       { code: 'B', status: 404, when: 'gone' },
@@ -223,13 +323,23 @@ describe('model: enums, error catalogue, events', () => {
     const m = buildModel(document, {
       source: 'x',
       asyncMessages: [
-        { name: 'PAYMENT_FAILED', summary: 's', description: undefined, tags: ['Payment'], payload: { type: 'object', properties: { event_type: { const: 'PAYMENT_FAILED' } } } },
+        {
+          name: 'PAYMENT_FAILED',
+          summary: 's',
+          description: undefined,
+          tags: ['Payment'],
+          payload: { type: 'object', properties: { event_type: { const: 'PAYMENT_FAILED' } } },
+        },
         {
           name: 'MERCHANT_APPROVED',
           summary: 'a',
           description: undefined,
           tags: ['Onboarding'],
-          payload: { type: 'object', examples: [{ event_type: 'MERCHANT_APPROVED' }], properties: { event_type: { const: 'MERCHANT_APPROVED' }, event_time: { type: 'string', 'x-format': 'YYYY' } } },
+          payload: {
+            type: 'object',
+            examples: [{ event_type: 'MERCHANT_APPROVED' }],
+            properties: { event_type: { const: 'MERCHANT_APPROVED' }, event_time: { type: 'string', 'x-format': 'YYYY' } },
+          },
         },
       ],
       plannedEvents: [{ eventType: 'REFUND_FAILED', category: 'Refund', summary: 'later' }],

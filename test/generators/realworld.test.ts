@@ -13,7 +13,14 @@ const limit = pLimit(2);
 /** Started once, two at a time; each test awaits its own. */
 const outcomes = new Map<string, Promise<CompileOutcome>>(
   REALWORLD_SPECS.map((spec) => {
-    const outcome = limit(() => generateAndCompile({ openapi: spec.openapi, targets: spec.targets, label: spec.name, ...(spec.lint === undefined ? {} : { lint: spec.lint }) }));
+    const outcome = limit(() =>
+      generateAndCompile({
+        openapi: spec.openapi,
+        targets: spec.targets,
+        label: spec.name,
+        ...(spec.lint === undefined ? {} : { lint: spec.lint }),
+      }),
+    );
     // A refusal fails that spec's test when it awaits it, not the run as an unhandled rejection before then.
     outcome.catch(() => undefined);
     return [spec.name, outcome];
@@ -23,7 +30,9 @@ const outcomes = new Map<string, Promise<CompileOutcome>>(
 describe.each(REALWORLD_SPECS)('real-world spec $name', (spec) => {
   it(`${spec.label}: generates and compiles under the strict tsconfig`, { timeout: 300_000 }, async () => {
     const outcome = await outcomes.get(spec.name)!;
-    console.log(`${spec.name}: generate ${(outcome.generateMs / 1000).toFixed(1)} s, tsc --noEmit ${(outcome.tscMs / 1000).toFixed(1)} s (${spec.targets.join(', ')})`);
+    console.log(
+      `${spec.name}: generate ${(outcome.generateMs / 1000).toFixed(1)} s, tsc --noEmit ${(outcome.tscMs / 1000).toFixed(1)} s (${spec.targets.join(', ')})`,
+    );
     expect(outcome.result.model.operations).toHaveLength(spec.operations);
     expect(new Set(outcome.result.model.operations.map((o) => o.operationId)).size).toBe(spec.operations);
     expect(outcome.result.translatedPatterns).toHaveLength(spec.translatedPatterns);

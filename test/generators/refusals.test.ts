@@ -13,7 +13,12 @@ import { ROOT } from './fixtures.js';
 
 const ok = { '200': { description: 'ok' } };
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const doc = (paths: object, components: object = {}, openapi = '3.0.3') => ({ openapi, info: { title: 'T', version: '1' }, paths, components });
+const doc = (paths: object, components: object = {}, openapi = '3.0.3') => ({
+  openapi,
+  info: { title: 'T', version: '1' },
+  paths,
+  components,
+});
 
 let dir: string;
 beforeAll(async () => {
@@ -26,19 +31,60 @@ afterAll(async () => {
 async function generateDocument(name: string, document: object) {
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(document));
-  return generate({ rootDir: ROOT, openapi: file, asyncapi: null, lint: 'skip', targets: ['contract', 'server', 'client', 'webhooks'], contractImport: 'relative' });
+  return generate({
+    rootDir: ROOT,
+    openapi: file,
+    asyncapi: null,
+    lint: 'skip',
+    targets: ['contract', 'server', 'client', 'webhooks'],
+    contractImport: 'relative',
+  });
 }
 
 describe('unsupported constructs are refused with their location', () => {
   it.each([
-    ['a pattern invalid with and without u', doc({ '/a': { get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$' } }], responses: ok } } }), '#/paths/~1a/get/parameters/0/schema/pattern', /not an ECMA-262 regular expression/],
+    [
+      'a pattern invalid with and without u',
+      doc({ '/a': { get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$' } }], responses: ok } } }),
+      '#/paths/~1a/get/parameters/0/schema/pattern',
+      /not an ECMA-262 regular expression/,
+    ],
     ['Swagger 2.0', { swagger: '2.0', info: { title: 'T', version: '1' }, paths: {} }, '#/swagger', /Swagger 2\.0 documents are not read/],
     ['OpenAPI 3.2', doc({}, {}, '3.2.0'), '#/openapi', /not a version the generators read/],
-    ['a $ref cycle', doc({}, { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } }), '#/components/schemas/A', /\$ref cycle \(A -> B -> A\)/],
-    ['a duplicate operationId', doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }), '#/paths/~1b/get/operationId', /already used by GET \/a/],
-    ['a component named like an inherited member', doc({}, { schemas: { constructor: { type: 'string' } } }), '#/components/schemas/constructor', /every JavaScript object inherits/],
-    ['a tuple Ajv refuses in strict tuple mode', doc({ '/a': { post: { requestBody: json({ type: 'array', prefixItems: [{ type: 'string' }] }), responses: ok } } }, {}, '3.1.0'), '#/paths/~1a/post/requestBody/content/application~1json/schema', /Ajv cannot compile this schema into request validators/],
-    ['a component schema Ajv refuses, named rather than the operation using it', doc({ '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } }, { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } }, '3.1.0'), '#/components/schemas/Pair', /"prefixItems" is 2-tuple/],
+    [
+      'a $ref cycle',
+      doc({}, { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } }),
+      '#/components/schemas/A',
+      /\$ref cycle \(A -> B -> A\)/,
+    ],
+    [
+      'a duplicate operationId',
+      doc({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } }),
+      '#/paths/~1b/get/operationId',
+      /already used by GET \/a/,
+    ],
+    [
+      'a component named like an inherited member',
+      doc({}, { schemas: { constructor: { type: 'string' } } }),
+      '#/components/schemas/constructor',
+      /every JavaScript object inherits/,
+    ],
+    [
+      'a tuple Ajv refuses in strict tuple mode',
+      doc({ '/a': { post: { requestBody: json({ type: 'array', prefixItems: [{ type: 'string' }] }), responses: ok } } }, {}, '3.1.0'),
+      '#/paths/~1a/post/requestBody/content/application~1json/schema',
+      /Ajv cannot compile this schema into request validators/,
+    ],
+    [
+      'a component schema Ajv refuses, named rather than the operation using it',
+      doc(
+        { '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } },
+        { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } },
+        '3.1.0',
+      ),
+      '#/components/schemas/Pair',
+      /"prefixItems" is 2-tuple/,
+    ],
   ])('%s', async (name, document, pointer, problem) => {
     const refusal = await generateDocument(name.replace(/\W+/g, '-'), document).then(
       () => undefined,
@@ -50,24 +96,52 @@ describe('unsupported constructs are refused with their location', () => {
     expect(at).toBe(pointer);
     expect(message).toContain(`${file}${pointer}`);
     expect(message).toMatch(problem);
-    expect(message).toMatch(/\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/);
+    expect(message).toMatch(
+      /\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/,
+    );
   });
 
   it('a parameter the scaffold cannot parse skips the operation on the server side only, named with the fix (contract and client generate)', async () => {
-    const result = await generateDocument('object-header', doc({ '/a': { get: { operationId: 'getA', parameters: [{ name: 'X-O', in: 'header', schema: { type: 'object' } }], responses: ok } } }));
+    const result = await generateDocument(
+      'object-header',
+      doc({
+        '/a': { get: { operationId: 'getA', parameters: [{ name: 'X-O', in: 'header', schema: { type: 'object' } }], responses: ok } },
+      }),
+    );
     expect(result.skippedServerOperations).toEqual([
-      { operationId: 'getA', pointer: expect.stringMatching(/object-header\.json#\/paths\/~1a\/get\/parameters$/), problem: expect.stringMatching(/objects are only parsed in query parameters/), fix: expect.any(String) },
+      {
+        operationId: 'getA',
+        pointer: expect.stringMatching(/object-header\.json#\/paths\/~1a\/get\/parameters$/),
+        problem: expect.stringMatching(/objects are only parsed in query parameters/),
+        fix: expect.any(String),
+      },
     ]);
     const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
-    expect(validators).toMatch(/"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query parameters",/);
-    expect(result.files.map((f) => f.path)).toEqual(expect.arrayContaining([expect.stringMatching(/client\.gen\.ts$/), expect.stringMatching(/types\.gen\.ts$/)]));
+    expect(validators).toMatch(
+      /"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query parameters",/,
+    );
+    expect(result.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/client\.gen\.ts$/), expect.stringMatching(/types\.gen\.ts$/)]),
+    );
   });
 
   it('the CLI prints the refusal without a stack trace and exits 1', async () => {
     const file = path.join(dir, 'cli.json');
     await writeFile(file, JSON.stringify(doc({}, { schemas: { A: { type: 'string', pattern: '[a-' } } })));
     const lines: string[] = [];
-    const code = await run({ rootDir: ROOT, openapi: file, asyncapi: null, lintConfig: undefined, lint: 'skip', targets: ['contract'], check: true, outRoot: dir }, (line) => lines.push(line));
+    const code = await run(
+      {
+        rootDir: ROOT,
+        openapi: file,
+        asyncapi: null,
+        lintConfig: undefined,
+        lint: 'skip',
+        targets: ['contract'],
+        check: true,
+        outRoot: dir,
+      },
+      (line) => lines.push(line),
+    );
     const output = lines.join('\n');
     expect(code).toBe(1);
     expect(output).toContain('#/components/schemas/A/pattern');
@@ -83,7 +157,8 @@ describe('operationIds', () => {
       '/accounts/{account_id}/sub_accounts': { get: { responses: ok } },
       '/files': { post: { operationId: '  ', responses: ok }, put: { operationId: 'import', responses: ok } },
     });
-    const ids = async () => (await generateDocument('ids', document)).model.operations.map((o) => [o.method, o.path, o.operationId, o.synthesizedId]);
+    const ids = async () =>
+      (await generateDocument('ids', document)).model.operations.map((o) => [o.method, o.path, o.operationId, o.synthesizedId]);
     const first = await ids();
     expect(first).toEqual([
       ['get', '/accounts/{account_id}/sub-accounts', 'getAccountsByAccountIdSubAccounts', true],
@@ -99,10 +174,24 @@ describe('AsyncAPI payloads', () => {
   it('get the same pattern rewrite as the OpenAPI document, listed under the AsyncAPI file', async () => {
     const source = await readFile(path.join(ROOT, 'test/fixtures/mini/asyncapi.yaml'), 'utf8');
     const asyncapi = path.join(dir, 'asyncapi.yaml');
-    await writeFile(asyncapi, source.replace('merchant_id: { type: string }', () => "merchant_id: { type: string, pattern: '^\\d+]?$' }"));
-    const result = await generate({ rootDir: ROOT, openapi: 'test/fixtures/mini/openapi.yaml', asyncapi, lint: 'skip', targets: ['webhooks'] });
+    await writeFile(
+      asyncapi,
+      source.replace('merchant_id: { type: string }', () => "merchant_id: { type: string, pattern: '^\\d+]?$' }"),
+    );
+    const result = await generate({
+      rootDir: ROOT,
+      openapi: 'test/fixtures/mini/openapi.yaml',
+      asyncapi,
+      lint: 'skip',
+      targets: ['webhooks'],
+    });
     expect(result.translatedPatterns).toEqual([
-      { file: asyncapi, pointer: '#/components/messages/MERCHANT_APPROVED/payload/properties/data/properties/merchant_id/pattern', from: '^\\d+]?$', to: '^\\d+\\]?$' },
+      {
+        file: asyncapi,
+        pointer: '#/components/messages/MERCHANT_APPROVED/payload/properties/data/properties/merchant_id/pattern',
+        from: '^\\d+]?$',
+        to: '^\\d+\\]?$',
+      },
     ]);
   });
 });

@@ -37,7 +37,16 @@ describe('shapes (OpenAPI 3.0)', () => {
   });
 
   it('handlers and client methods exist for reserved-word, leading-digit and derived operationIds', () => {
-    expectTypeOf<keyof Handlers>().toEqualTypeOf<'import' | '2fa-upload' | 'listDroplets' | 'createPayer' | 'createPaymentMethod' | 'postShapes' | 'getShapesByShapeId' | 'deleteShapesByShapeId'>();
+    expectTypeOf<keyof Handlers>().toEqualTypeOf<
+      | 'import'
+      | '2fa-upload'
+      | 'listDroplets'
+      | 'createPayer'
+      | 'createPaymentMethod'
+      | 'postShapes'
+      | 'getShapesByShapeId'
+      | 'deleteShapesByShapeId'
+    >();
     expectTypeOf<keyof ShapesClient['files']>().toEqualTypeOf<'import' | '_2faUpload'>();
   });
 });

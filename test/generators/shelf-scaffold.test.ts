@@ -67,19 +67,37 @@ async function call(method: string, path: string, init: { headers?: Record<strin
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type'), body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: text === '' ? undefined : (JSON.parse(text) as unknown),
+  };
 }
 
-describe('Shelf served by the scaffold: its own error shape on the scaffold\'s own answers (D119)', () => {
+describe("Shelf served by the scaffold: its own error shape on the scaffold's own answers (D119)", () => {
   it.each([
     { name: 'validation 400', method: 'GET', path: '/items?limit=0', headers: auth, status: 400, code: 'invalid_request' },
     { name: 'unknown query parameter 400', method: 'GET', path: '/items?colour=red', headers: auth, status: 400, code: 'invalid_request' },
     { name: '401 without a token', method: 'GET', path: '/items', headers: {}, status: 401, code: 'unauthorized' },
-    { name: '401 with a wrong token', method: 'GET', path: '/items', headers: { authorization: 'Bearer nope' }, status: 401, code: 'unauthorized' },
+    {
+      name: '401 with a wrong token',
+      method: 'GET',
+      path: '/items',
+      headers: { authorization: 'Bearer nope' },
+      status: 401,
+      code: 'unauthorized',
+    },
     { name: 'unknown route 404', method: 'GET', path: '/nowhere', headers: auth, status: 404, code: 'not_found' },
     { name: 'handler HttpError 404', method: 'GET', path: '/items/itm_99999999', headers: auth, status: 404, code: 'item_not_found' },
     { name: '405 on a known path', method: 'PUT', path: '/items', headers: auth, status: 405, code: 'method_not_allowed' },
-    { name: '415 for a form body', method: 'POST', path: '/items', headers: { ...auth, 'content-type': 'text/plain' }, status: 415, code: 'unsupported_media_type' },
+    {
+      name: '415 for a form body',
+      method: 'POST',
+      path: '/items',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      status: 415,
+      code: 'unsupported_media_type',
+    },
   ])('$name: $status {code: $code, message} and nothing else', async ({ method, path, headers, status, code }) => {
     const answer = await call(method, path, { headers });
     expect(answer.status).toBe(status);
@@ -87,7 +105,7 @@ describe('Shelf served by the scaffold: its own error shape on the scaffold\'s o
     expect(answer.body).toEqual({ code, message: expect.any(String) });
   });
 
-  it('500 from a throwing handler: Shelf\'s Error, nothing internal, logged with the operation', async () => {
+  it("500 from a throwing handler: Shelf's Error, nothing internal, logged with the operation", async () => {
     const answer = await call('POST', '/items', { headers: auth, body: { kind: 'book', title: 'crash' } });
     expect(answer).toMatchObject({ status: 500, body: { code: 'internal_error', message: 'Internal server error' } });
     expect(logger.error).toHaveBeenCalledWith(expect.objectContaining({ operationId: 'createItem' }), 'request failed');
@@ -97,7 +115,10 @@ describe('Shelf served by the scaffold: its own error shape on the scaffold\'s o
     const answer = await call('POST', '/items', { headers: auth, body: { kind: 'book', title: 'off-spec' } });
     expect(answer).toMatchObject({ status: 500, body: { code: 'internal_error' } });
     expect(logger.error).toHaveBeenCalledWith(
-      expect.objectContaining({ operationId: 'createItem', errors: expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/\/response\/.*(id|title)/) })]) }),
+      expect.objectContaining({
+        operationId: 'createItem',
+        errors: expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/\/response\/.*(id|title)/) })]),
+      }),
       'response of createItem does not match the spec',
     );
   });
@@ -126,10 +147,15 @@ describe('Shelf: security, expand[] and free-form objects', () => {
   });
 
   it('refuses to start when an operation declares security no authenticator covers, and serves it with the opt-out, logged as an error', () => {
-    expect(() => createApiApp(spec, { handlers, logger })).toThrow(/4 operation\(s\) declare security that no authenticator covers: .*createItem \(bearerAuth\)/);
+    expect(() => createApiApp(spec, { handlers, logger })).toThrow(
+      /4 operation\(s\) declare security that no authenticator covers: .*createItem \(bearerAuth\)/,
+    );
     const loud = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     expect(() => createApiApp(spec, { handlers, logger: loud, allowUnauthenticated: true })).not.toThrow();
-    expect(loud.error).toHaveBeenCalledWith(expect.anything(), expect.stringMatching(/allowUnauthenticated: SERVING 4 OPERATION\(S\) .* WITHOUT AUTHENTICATION/));
+    expect(loud.error).toHaveBeenCalledWith(
+      expect.anything(),
+      expect.stringMatching(/allowUnauthenticated: SERVING 4 OPERATION\(S\) .* WITHOUT AUTHENTICATION/),
+    );
   });
 
   it('types the error mapper by the declared error schemas, and empty objects as Record<string, unknown> (D118)', () => {
@@ -154,7 +180,12 @@ describe('a typed hook around handlers', () => {
       if (call.operation.method === 'get') cache.set(call.ctx.req.originalUrl, rendered);
       return result;
     };
-    const app = createApiApp<Handlers<{ user: string }>, { user: string }>(spec, { handlers, logger, around, authenticators: { bearerAuth: () => ({ user: 'ada' }) } });
+    const app = createApiApp<Handlers<{ user: string }>, { user: string }>(spec, {
+      handlers,
+      logger,
+      around,
+      authenticators: { bearerAuth: () => ({ user: 'ada' }) },
+    });
     const hooked = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => hooked.once('listening', resolve));
     try {
@@ -173,20 +204,39 @@ describe('a typed hook around handlers', () => {
 });
 
 describe('an operation the generator skipped on the server side', () => {
-  it('needs no handler, is named at start-up and answers 501 in the spec\'s error shape', async () => {
+  it("needs no handler, is named at start-up and answers 501 in the spec's error shape", async () => {
     const { deleteItem: _skipped, ...served } = handlers;
     const warn = vi.fn();
     const app = createApiApp(
-      { ...spec, requestValidators: { ...requestValidators, deleteItem: { parameters: [], queryNames: [], unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query parameters" } } },
+      {
+        ...spec,
+        requestValidators: {
+          ...requestValidators,
+          deleteItem: {
+            parameters: [],
+            queryNames: [],
+            unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query parameters",
+          },
+        },
+      },
       { handlers: served, logger: { info: vi.fn(), warn, error: vi.fn() }, authenticators: { bearerAuth: () => ({ user: 'ada' }) } },
     );
-    expect(warn).toHaveBeenCalledWith({ operationId: 'deleteItem' }, expect.stringMatching(/^deleteItem is not served \(501\): operation deleteItem: header parameter 'X-O'/));
+    expect(warn).toHaveBeenCalledWith(
+      { operationId: 'deleteItem' },
+      expect.stringMatching(/^deleteItem is not served \(501\): operation deleteItem: header parameter 'X-O'/),
+    );
     const skippedServer = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => skippedServer.once('listening', resolve));
     try {
-      const response = await fetch(`http://127.0.0.1:${(skippedServer.address() as AddressInfo).port}/items/itm_00000001`, { method: 'DELETE', headers: auth });
+      const response = await fetch(`http://127.0.0.1:${(skippedServer.address() as AddressInfo).port}/items/itm_00000001`, {
+        method: 'DELETE',
+        headers: auth,
+      });
       expect(response.status).toBe(501);
-      expect(await response.json()).toEqual({ code: 'not_implemented', message: expect.stringContaining('deleteItem is not served by this scaffold') });
+      expect(await response.json()).toEqual({
+        code: 'not_implemented',
+        message: expect.stringContaining('deleteItem is not served by this scaffold'),
+      });
     } finally {
       await new Promise<void>((resolve) => skippedServer.close(() => resolve()));
     }

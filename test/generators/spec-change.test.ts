@@ -22,7 +22,7 @@ describe('a spec change flows everywhere', () => {
     await cp(path.join(ROOT, 'openapi'), path.join(dir, 'openapi'), { recursive: true });
     const orders = path.join(dir, 'openapi/components/schemas/orders.yaml');
     const source = await readFile(orders, 'utf8');
-    const anchor = "    type_of_goods:\n      type: string\n      enum: [goods, services]\n";
+    const anchor = '    type_of_goods:\n      type: string\n      enum: [goods, services]\n';
     expect(source).toContain(anchor);
     await writeFile(orders, source.replace(anchor, `${anchor}    gift_wrap_colour:\n      type: string\n      maxLength: 32\n`));
     result = await generate({
@@ -48,7 +48,9 @@ describe('a spec change flows everywhere', () => {
   it('reaches the contract types (server, client and webhooks import them) and the embedded API document', () => {
     expect(file('contract/src/generated/types.gen.ts')).toMatch(/gift_wrap_colour\?: string/);
     expect(file('contract/src/generated/api-document.gen.ts')).toContain('gift_wrap_colour');
-    expect(result.files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual(['packages/contract/src/generated/types.gen.ts']);
+    expect(result.files.filter((f) => f.path.endsWith('types.gen.ts')).map((f) => f.path)).toEqual([
+      'packages/contract/src/generated/types.gen.ts',
+    ]);
   });
 
   it('reaches the request validators', () => {
@@ -57,7 +59,20 @@ describe('a spec change flows everywhere', () => {
 
   it('reaches the API reference', async () => {
     const site = path.join(dir, 'site');
-    await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/docs.ts'), '--openapi', path.join(dir, 'openapi/openapi.yaml'), '--out', site, '--skip-redoc'], { cwd: ROOT });
+    await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(ROOT, 'scripts/docs.ts'),
+        '--openapi',
+        path.join(dir, 'openapi/openapi.yaml'),
+        '--out',
+        site,
+        '--skip-redoc',
+      ],
+      { cwd: ROOT },
+    );
     expect(await readFile(path.join(site, 'openapi.json'), 'utf8')).toContain('gift_wrap_colour');
     // ... and the changelog's unreleased section, as an addition to the order request (not breaking).
     const changelog = await readFile(path.join(site, 'changelog.html'), 'utf8');

@@ -15,7 +15,11 @@ import type {
 } from '../fixtures/mini/generated/server/handlers.gen.js';
 import { validateWebhookEvent, type WebhookEvent, type WebhookEventType } from '../fixtures/mini/generated/webhooks/index.js';
 
-const envelope = { success: true as const, message: 'ok', data: { order_id: 'OD1', amount: 1, currency: 'INR', status: 'payment_pending' as const } };
+const envelope = {
+  success: true as const,
+  message: 'ok',
+  data: { order_id: 'OD1', amount: 1, currency: 'INR', status: 'payment_pending' as const },
+};
 
 describe('generated server types', () => {
   it('types requests: params, lower-cased headers, JSON and multipart bodies', () => {
@@ -36,7 +40,10 @@ describe('generated server types', () => {
     // @ts-expect-error an error code outside the spec's enum
     const wrongCode: CreateOrderResponse = { status: 400, body: { success: false, error: { code: 'ERR_NOPE', message: 'x' } } };
     // 4XX range: any 4xx status, not 5xx
-    const range: UploadOrderDocumentResponse = { status: 422, body: { success: false, error: { code: 'ERR_VALIDATION_400', message: 'x' } } };
+    const range: UploadOrderDocumentResponse = {
+      status: 422,
+      body: { success: false, error: { code: 'ERR_VALIDATION_400', message: 'x' } },
+    };
     const outside: UploadOrderDocumentResponse = {
       // @ts-expect-error 500 is outside 4XX (on the property, where tsc reports it, so formatting cannot move it away)
       status: 500,
@@ -74,7 +81,9 @@ describe('generated client types', () => {
       void client.orders.get('OD1', { headers: { 'X-Request-ID': 1 } });
     };
     expectTypeOf(typeOnly).toBeFunction();
-    expect(() => createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } as never })).toThrow(/declares no security scheme "bearerAuth"/);
+    expect(() => createPaygateClient({ baseUrl: 'http://localhost', auth: { bearerAuth: 't' } as never })).toThrow(
+      /declares no security scheme "bearerAuth"/,
+    );
   });
 
   it('groups by tag with noun-stripped method names', () => {
@@ -96,7 +105,10 @@ describe('generated client types', () => {
       void client.orders.create({ amount: 10, currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } });
       // @ts-expect-error the body is required
       void client.orders.create();
-      void client.orders.create({ amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } }, { headers: { 'X-Merchant-ID': '12345678' } });
+      void client.orders.create(
+        { amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } },
+        { headers: { 'X-Merchant-ID': '12345678' } },
+      );
     };
     expectTypeOf(typeOnly).toBeFunction();
   });
@@ -106,7 +118,9 @@ describe('generated client types', () => {
     type Ok = Extract<Result, { ok: true }>;
     type Err = Extract<Result, { ok: false }>;
     expectTypeOf<Ok['data']['data']['order_id']>().toEqualTypeOf<string>();
-    expectTypeOf<PaygateErrorCode>().toEqualTypeOf<'ERR_AUTH_000' | 'ERR_INTERNAL_500' | 'ERR_ORDER_404' | 'ERR_REQUEST_404' | 'ERR_VALIDATION_400'>();
+    expectTypeOf<PaygateErrorCode>().toEqualTypeOf<
+      'ERR_AUTH_000' | 'ERR_INTERNAL_500' | 'ERR_ORDER_404' | 'ERR_REQUEST_404' | 'ERR_VALIDATION_400'
+    >();
     expectTypeOf<Err['error']['error']['code']>().toEqualTypeOf<PaygateErrorCode | 'ERR_UNEXPECTED_RESPONSE'>();
   });
 

@@ -20,12 +20,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildOnce } from '../support/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGES = ['@paygate/contract', '@paygate/server', '@paygate/client', '@paygate/webhooks', '@paygate/reference', '@paygate/contract-tests', '@paygate/cli'];
+const PACKAGES = [
+  '@paygate/contract',
+  '@paygate/server',
+  '@paygate/client',
+  '@paygate/webhooks',
+  '@paygate/reference',
+  '@paygate/contract-tests',
+  '@paygate/cli',
+];
 /** What a consumer adds besides the tarballs: the compiler and Node types for its own code, ajv for the precompiled validators. */
 const CONSUMER_DEPENDENCIES = ['typescript@~5.9.3', '@types/node@^20', 'ajv@^8.20.0'];
 const started = performance.now();
 
-const progress = (message: string) => process.stdout.write(`[pack-install ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+const progress = (message: string) =>
+  process.stdout.write(`[pack-install ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
 
 interface Run {
   code: number;
@@ -243,7 +252,9 @@ afterAll(async () => {
 });
 
 describe('packed packages in a fresh project', () => {
-  it('install, generate, compile a strict consumer, serve one handler and call it with the generated client', { timeout: 600_000 }, async () => {
+  it('install, generate, compile a strict consumer, serve one handler and call it with the generated client', {
+    timeout: 600_000,
+  }, async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'paygate-pack-'));
     const tarballs = path.join(workDir, 'tarballs');
     const project = path.join(workDir, 'greeter');
@@ -252,44 +263,79 @@ describe('packed packages in a fresh project', () => {
 
     progress('building the packages (npm run build, serialised with the other tests that build)');
     await buildOnce();
-    await mustRun(`packing ${PACKAGES.join(', ')}`, 'npm', ['pack', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
+    await mustRun(
+      `packing ${PACKAGES.join(', ')}`,
+      'npm',
+      ['pack', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])],
+      ROOT,
+    );
     const files = (await readdir(tarballs)).filter((f) => f.endsWith('.tgz')).sort();
     expect(files).toHaveLength(PACKAGES.length);
 
     await writeFile(path.join(project, 'package.json'), `${JSON.stringify({ name: 'greeter', private: true, type: 'module' }, null, 2)}\n`);
-    const install = ['install', '--no-audit', '--no-fund', '--install-links', ...files.map((f) => path.join(tarballs, f)), ...CONSUMER_DEPENDENCIES];
+    const install = [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--install-links',
+      ...files.map((f) => path.join(tarballs, f)),
+      ...CONSUMER_DEPENDENCIES,
+    ];
     progress('installing the tarballs offline (npm install --offline: dependencies from the local npm cache)');
     let installed = await run('npm', [...install, '--offline'], project);
     if (installed.code !== 0) {
       progress('the cache lacks some metadata: npm install --prefer-offline (the registry only for what is missing)');
       installed = await run('npm', [...install, '--prefer-offline'], project);
     }
-    expect(installed.stderr.split('\n').filter((line) => /npm error/.test(line)).join('\n')).toBe('');
+    expect(
+      installed.stderr
+        .split('\n')
+        .filter((line) => /npm error/.test(line))
+        .join('\n'),
+    ).toBe('');
     expect(installed.code).toBe(0);
 
     // Every @paygate package is a real directory from its tarball, never a link into this repository.
-    const lock = JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string; link?: boolean }> };
+    const lock = JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string; link?: boolean }>;
+    };
     for (const name of PACKAGES) {
       const entry = lock.packages[`node_modules/${name}`];
       expect(entry?.link, `${name} is linked`).toBeUndefined();
       expect(entry?.resolved ?? '', `${name} comes from its tarball`).toMatch(/^file:.*\.tgz$/);
     }
     for (const name of PACKAGES) {
-      const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', name, 'package.json'), 'utf8')) as { private?: boolean; license?: string };
+      const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', name, 'package.json'), 'utf8')) as {
+        private?: boolean;
+        license?: string;
+      };
       expect(manifest.private).toBeUndefined();
       expect(manifest.license).toBe('MIT');
       const shipped = await readdir(path.join(project, 'node_modules', name), { recursive: true });
-      expect(shipped.filter((f) => /\.test\.|(^|\/)src\/|\.tsbuildinfo$/.test(String(f))), `${name} ships tests or sources`).toEqual([]);
+      expect(
+        shipped.filter((f) => /\.test\.|(^|\/)src\/|\.tsbuildinfo$/.test(String(f))),
+        `${name} ships tests or sources`,
+      ).toEqual([]);
       expect(shipped).toContain('LICENSE');
       expect(shipped).toContain('README.md');
     }
 
     await writeFile(path.join(project, 'openapi.yaml'), SPEC);
-    const generated = await mustRun('npx paygate generate --input openapi.yaml --out src/generated', 'npx', ['--no-install', 'paygate', 'generate', '--input', 'openapi.yaml', '--out', 'src/generated'], project);
+    const generated = await mustRun(
+      'npx paygate generate --input openapi.yaml --out src/generated',
+      'npx',
+      ['--no-install', 'paygate', 'generate', '--input', 'openapi.yaml', '--out', 'src/generated'],
+      project,
+    );
     expect(generated.stdout).toContain('wrote src/generated/server/handlers.gen.ts');
 
     await writeFile(path.join(project, 'openapi-30.yaml'), SPEC_30);
-    await mustRun('npx paygate generate --input openapi-30.yaml --out src/generated-30 (OpenAPI 3.0)', 'npx', ['--no-install', 'paygate', 'generate', '--input', 'openapi-30.yaml', '--out', 'src/generated-30'], project);
+    await mustRun(
+      'npx paygate generate --input openapi-30.yaml --out src/generated-30 (OpenAPI 3.0)',
+      'npx',
+      ['--no-install', 'paygate', 'generate', '--input', 'openapi-30.yaml', '--out', 'src/generated-30'],
+      project,
+    );
     await writeFile(path.join(project, 'src/inventory.ts'), INVENTORY);
     await writeFile(path.join(project, 'src/server.ts'), SERVER);
     await writeFile(path.join(project, 'src/main.ts'), MAIN);
@@ -297,13 +343,30 @@ describe('packed packages in a fresh project', () => {
     for (const dir of ['src/generated', 'src/generated-30']) {
       for (const file of await readdir(path.join(project, dir), { recursive: true })) {
         if (!String(file).endsWith('.ts')) continue;
-        expect(await readFile(path.join(project, dir, String(file)), 'utf8'), `${dir}/${file} names a path into the repository`).not.toContain(ROOT);
+        expect(
+          await readFile(path.join(project, dir, String(file)), 'utf8'),
+          `${dir}/${file} names a path into the repository`,
+        ).not.toContain(ROOT);
       }
     }
-    await mustRun('compiling the strict consumer (tsc -p tsconfig.json, skipLibCheck false)', 'npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], project);
+    await mustRun(
+      'compiling the strict consumer (tsc -p tsconfig.json, skipLibCheck false)',
+      'npx',
+      ['--no-install', 'tsc', '-p', 'tsconfig.json'],
+      project,
+    );
 
-    const served = await mustRun('starting the generated server and calling it with the generated client', process.execPath, ['dist/main.js'], project);
-    expect(JSON.parse(served.stdout.trim())).toEqual({ message: 'Hello, Ada!', invalidStatus: 400, webhook: { event_type: 'GREETED', data: { name: 'Ada' } } });
+    const served = await mustRun(
+      'starting the generated server and calling it with the generated client',
+      process.execPath,
+      ['dist/main.js'],
+      project,
+    );
+    expect(JSON.parse(served.stdout.trim())).toEqual({
+      message: 'Hello, Ada!',
+      invalidStatus: 400,
+      webhook: { event_type: 'GREETED', data: { name: 'Ada' } },
+    });
 
     const help = await mustRun('npx paygate --help', 'npx', ['--no-install', 'paygate', '--help'], project);
     expect(help.stdout).toContain('paygate serve --help'); // one screen: the gateway's variables are under serve --help
@@ -312,7 +375,11 @@ describe('packed packages in a fresh project', () => {
 
     progress('bundling the installed @paygate/client for the browser (esbuild)');
     const bundle = await build({
-      stdin: { contents: `export { createPaygateClient } from '@paygate/client';\nexport { createGreeterClient } from './src/generated/client/index.js';`, resolveDir: project, loader: 'ts' },
+      stdin: {
+        contents: `export { createPaygateClient } from '@paygate/client';\nexport { createGreeterClient } from './src/generated/client/index.js';`,
+        resolveDir: project,
+        loader: 'ts',
+      },
       bundle: true,
       platform: 'browser',
       format: 'esm',
@@ -323,13 +390,23 @@ describe('packed packages in a fresh project', () => {
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     const imports = Object.values(bundle.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
     expect(imports.filter((specifier) => builtins.has(specifier))).toEqual([]);
-    expect(Object.keys(bundle.metafile.inputs)).toEqual(expect.arrayContaining([expect.stringMatching(/node_modules\/@paygate\/client\/dist\/browser\.js$/)]));
+    expect(Object.keys(bundle.metafile.inputs)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/node_modules\/@paygate\/client\/dist\/browser\.js$/)]),
+    );
     const port = await freePort();
     const partner = { id: 'pk_test_packaged', secret: 'ps_test_packaged_secret_0001' };
     progress(`npx paygate serve on port ${port} (the installed reference gateway, in-memory PGlite)`);
     gateway = spawn(process.execPath, [path.join(project, 'node_modules/@paygate/cli/bin/paygate.js'), 'serve'], {
       cwd: project,
-      env: { ...process.env, PORT: String(port), PAYGATE_DATA_DIR: 'memory://packaged', PAYGATE_PARTNER_CLIENT_ID: partner.id, PAYGATE_PARTNER_CLIENT_SECRET: partner.secret, PAYGATE_RATE_LIMIT: '100000', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PAYGATE_DATA_DIR: 'memory://packaged',
+        PAYGATE_PARTNER_CLIENT_ID: partner.id,
+        PAYGATE_PARTNER_CLIENT_SECRET: partner.secret,
+        PAYGATE_RATE_LIMIT: '100000',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await gatewayReady(gateway);
@@ -337,7 +414,21 @@ describe('packed packages in a fresh project', () => {
     const contract = await mustRun(
       'npx paygate contract --only client,statuses --junit reports/contract.xml (the installed @paygate/contract-tests)',
       'npx',
-      ['--no-install', 'paygate', 'contract', '--base-url', `http://127.0.0.1:${port}`, '--client-id', partner.id, '--client-secret', partner.secret, '--only', 'client,statuses', '--junit', junit],
+      [
+        '--no-install',
+        'paygate',
+        'contract',
+        '--base-url',
+        `http://127.0.0.1:${port}`,
+        '--client-id',
+        partner.id,
+        '--client-secret',
+        partner.secret,
+        '--only',
+        'client,statuses',
+        '--junit',
+        junit,
+      ],
       project,
     );
     expect(contract.stderr).toContain('The deployment conforms to the spec.');

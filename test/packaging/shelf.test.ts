@@ -95,7 +95,10 @@ export const wrong: ShelfClientOptions = { baseUrl: 'http://x', clientId: 'id' }
 
 /** What the test reads of use.ts (the generated types live in the temp project, compiled by its own tsc run). */
 interface UseModule {
-  shelf(baseUrl: string, fetchImpl: typeof fetch): {
+  shelf(
+    baseUrl: string,
+    fetchImpl: typeof fetch,
+  ): {
     meta: { getHealth(): Promise<unknown> };
     books: { createItem(body: { kind: 'book'; title: string; metadata?: Record<string, unknown> }): Promise<unknown> };
   };
@@ -106,7 +109,9 @@ let report: ApiCheckReport | undefined;
 const servers: Server[] = [];
 
 async function listen(offSpec: boolean): Promise<string> {
-  const mod = (await import(/* @vite-ignore */ path.join(DIR, 'app.ts'))) as { createShelfApp: (o: { offSpec?: boolean }) => import('express').Express };
+  const mod = (await import(/* @vite-ignore */ path.join(DIR, 'app.ts'))) as {
+    createShelfApp: (o: { offSpec?: boolean }) => import('express').Express;
+  };
   const server = mod.createShelfApp({ offSpec }).listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -174,7 +179,9 @@ describe('Shelf: a non-Paygate API end to end', () => {
     expect(sent.map((r) => r.headers.get('authorization'))).toEqual([null, `Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
     for (const r of sent) {
       const names = [...r.headers.keys()];
-      expect(names.filter((n) => ['x-client-id', 'x-client-secret', 'x-paygate-client', 'x-merchant-id', 'idempotency-key'].includes(n))).toEqual([]);
+      expect(
+        names.filter((n) => ['x-client-id', 'x-client-secret', 'x-paygate-client', 'x-merchant-id', 'idempotency-key'].includes(n)),
+      ).toEqual([]);
     }
   });
 
@@ -183,14 +190,29 @@ describe('Shelf: a non-Paygate API end to end', () => {
     const { document } = await loadOpenApi({ input: path.join(ROOT, SPEC), cwd: ROOT, lint: 'skip' });
     report = await checkApi({ document, baseUrl, auth: { bearerAuth: TOKEN } });
     expect(report.failures).toEqual([]);
-    const seen = Object.fromEntries(report.coverage.map((c) => [c.operationId, Object.entries(c.statuses).filter(([, n]) => n > 0).map(([s]) => s)]));
-    expect(seen).toMatchObject({ getHealth: ['200'], createItem: expect.arrayContaining(['201', '400', '401']), getItem: expect.arrayContaining(['200', '401']) });
+    const seen = Object.fromEntries(
+      report.coverage.map((c) => [
+        c.operationId,
+        Object.entries(c.statuses)
+          .filter(([, n]) => n > 0)
+          .map(([s]) => s),
+      ]),
+    );
+    expect(seen).toMatchObject({
+      getHealth: ['200'],
+      createItem: expect.arrayContaining(['201', '400', '401']),
+      getItem: expect.arrayContaining(['200', '401']),
+    });
     // the same through the command line, with the credential from the environment and a JUnit report
     const out: string[] = [];
     const err: string[] = [];
     process.env['PAYGATE_AUTH_BEARERAUTH'] = TOKEN;
     try {
-      const code = await runCli(['contract', '--spec', SPEC, '--base-url', baseUrl, '--junit', path.join(DIR, 'junit.xml')], { stdout: (t) => out.push(t), stderr: (t) => err.push(t), cwd: ROOT });
+      const code = await runCli(['contract', '--spec', SPEC, '--base-url', baseUrl, '--junit', path.join(DIR, 'junit.xml')], {
+        stdout: (t) => out.push(t),
+        stderr: (t) => err.push(t),
+        cwd: ROOT,
+      });
       expect({ code, err: err.join('') }).toMatchObject({ code: 0 });
     } finally {
       delete process.env['PAYGATE_AUTH_BEARERAUTH'];

@@ -59,7 +59,11 @@ describe('printsPattern', () => {
     ['{"status":"ok",...}', '{"status":"ok","mode":"sandbox"}', true],
     ['{"status":"ok",...}', '{"status":"down","mode":"sandbox"}', false],
     ['endpoint we_...', 'endpoint we_abc', true],
-    ['<-- [204] PAYMENT_CAPTURED msg_... POST http://127.0.0.1:.../webhooks (... ms)', '<-- [204] PAYMENT_CAPTURED msg_1 POST http://127.0.0.1:4001/webhooks (3 ms)', true],
+    [
+      '<-- [204] PAYMENT_CAPTURED msg_... POST http://127.0.0.1:.../webhooks (... ms)',
+      '<-- [204] PAYMENT_CAPTURED msg_1 POST http://127.0.0.1:4001/webhooks (3 ms)',
+      true,
+    ],
     ['<-- [204] PAYMENT_CAPTURED msg_...', '<-- [500] PAYMENT_CAPTURED msg_1', false],
     // `...` stays within one line
     ['a ... b', 'a\nb', false],

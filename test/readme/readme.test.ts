@@ -58,7 +58,13 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   gateway = spawn(process.execPath, ['generators/bin/paygate.js', 'serve'], {
     cwd: ROOT,
-    env: cleanEnv({ ...runbook.gatewayEnv, PORT: String(port), HOST: '127.0.0.1', PAYGATE_DATA_DIR: path.join(workDir, 'data'), LOG_LEVEL: 'warn' }),
+    env: cleanEnv({
+      ...runbook.gatewayEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PAYGATE_DATA_DIR: path.join(workDir, 'data'),
+      LOG_LEVEL: 'warn',
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   gateway.stdout!.on('data', (c: Buffer) => (gatewayOutput += c.toString()));

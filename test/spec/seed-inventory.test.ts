@@ -121,18 +121,21 @@ describe('seed operations', () => {
 });
 
 describe('seed fields', () => {
-  it.each(seedFields.map((row) => [`${row[0]} :: ${row[1]}`, row] as const))('%s', (_name, [location, field, type, required, constraint]) => {
-    const found = walk(locateSchema(location), field);
-    expect(typesOf(found.schema).join('|')).toBe(type.split('|').sort().join('|'));
-    if (required !== undefined) expect(found.required, `required-ness of ${field}`).toBe(required);
-    if (constraint) {
-      const actual = constraintsOf(found.schema);
-      // Paygate may add values (aliases, decided states); it may never drop one of the seed's.
-      if (constraint.enum) expect(actual.enum).toEqual(expect.arrayContaining([...constraint.enum]));
-      if (constraint.pattern) expect(actual.pattern).toBe(constraint.pattern);
-      if (constraint.format) expect(actual.format).toBe(constraint.format);
-    }
-  });
+  it.each(seedFields.map((row) => [`${row[0]} :: ${row[1]}`, row] as const))(
+    '%s',
+    (_name, [location, field, type, required, constraint]) => {
+      const found = walk(locateSchema(location), field);
+      expect(typesOf(found.schema).join('|')).toBe(type.split('|').sort().join('|'));
+      if (required !== undefined) expect(found.required, `required-ness of ${field}`).toBe(required);
+      if (constraint) {
+        const actual = constraintsOf(found.schema);
+        // Paygate may add values (aliases, decided states); it may never drop one of the seed's.
+        if (constraint.enum) expect(actual.enum).toEqual(expect.arrayContaining([...constraint.enum]));
+        if (constraint.pattern) expect(actual.pattern).toBe(constraint.pattern);
+        if (constraint.format) expect(actual.format).toBe(constraint.format);
+      }
+    },
+  );
 });
 
 describe('seed query parameters of the payments list', () => {

@@ -32,15 +32,28 @@ export const seedOperations = [
 ] as const;
 
 const settlementDetailsFields = [
-  'bank_account_number', 'bank_account_name', 'bank_swift_code', 'bank_name', 'bank_branch_name', 'bank_address',
-  'bank_city', 'bank_state', 'bank_country', 'bank_pincode', 'routing_number',
+  'bank_account_number',
+  'bank_account_name',
+  'bank_swift_code',
+  'bank_name',
+  'bank_branch_name',
+  'bank_address',
+  'bank_city',
+  'bank_state',
+  'bank_country',
+  'bank_pincode',
+  'routing_number',
 ] as const;
 
 const companyDetails: ReadonlyArray<readonly [string, string, Constraint?]> = [
   ['legal_name', 'string'],
   ['brand_name', 'string'],
   ['registration_number', 'string'],
-  ['international_org_type', 'string', { enum: ['PRIVATE_LIMITED', 'PUBLIC_LIMITED', 'PARTNERSHIP', 'SOLE_PROPRIETORSHIP', 'LLC', 'CORPORATION'] }],
+  [
+    'international_org_type',
+    'string',
+    { enum: ['PRIVATE_LIMITED', 'PUBLIC_LIMITED', 'PARTNERSHIP', 'SOLE_PROPRIETORSHIP', 'LLC', 'CORPORATION'] },
+  ],
   ['tax_id', 'string'],
   ['website', 'string', { format: 'uri' }],
   ['monthly_avg_transaction_value', 'string'],
@@ -56,7 +69,11 @@ const companyDetails: ReadonlyArray<readonly [string, string, Constraint?]> = [
   ['registered_state', 'string'],
   ['registered_country', 'string'],
   ['registered_pincode', 'string'],
-  ['business_category', 'string', { enum: ['TECHNOLOGY', 'HEALTHCARE', 'FINANCE', 'RETAIL', 'MANUFACTURING', 'EDUCATION', 'ENTERTAINMENT', 'OTHER'] }],
+  [
+    'business_category',
+    'string',
+    { enum: ['TECHNOLOGY', 'HEALTHCARE', 'FINANCE', 'RETAIL', 'MANUFACTURING', 'EDUCATION', 'ENTERTAINMENT', 'OTHER'] },
+  ],
   ['business_mode', 'string', { enum: ['B2B', 'B2C', 'B2B2C'] }],
   ['commodity', 'string'],
   ['payment_terms', 'string', { enum: ['NET_30', 'NET_60', 'NET_90', 'IMMEDIATE'] }],
@@ -84,8 +101,20 @@ const AMOUNT_PATTERN = '^\\d+\\.\\d{2}$';
 export const seedFields: readonly FieldRow[] = [
   // Merchant (MerchantDetails)
   ...(['id', 'settlement_details', 'created_at', 'updated_at', 'invoice_file', 'company_details'] as const).map(
-    (f): FieldRow => [MERCHANT, f, { id: 'string', settlement_details: 'object', created_at: 'string', updated_at: 'string', invoice_file: 'string|null', company_details: 'object' }[f], undefined,
-      f.endsWith('_at') ? { format: 'date-time' } : undefined],
+    (f): FieldRow => [
+      MERCHANT,
+      f,
+      {
+        id: 'string',
+        settlement_details: 'object',
+        created_at: 'string',
+        updated_at: 'string',
+        invoice_file: 'string|null',
+        company_details: 'object',
+      }[f],
+      undefined,
+      f.endsWith('_at') ? { format: 'date-time' } : undefined,
+    ],
   ),
   [MERCHANT, 'settlement_details.settlement_currency', 'string', undefined],
   // Merchant list item
@@ -117,9 +146,13 @@ export const seedFields: readonly FieldRow[] = [
   [ORDER_REQ, 'buyer', 'object', true],
   ...(['name', 'email', 'phone'] as const).map((f): FieldRow => [ORDER_REQ, `buyer.${f}`, 'string', undefined]),
   [ORDER_REQ, 'buyer.address', 'object', undefined],
-  ...(['line_1', 'line_2', 'city', 'state', 'postal_code'] as const).map((f): FieldRow => [ORDER_REQ, `buyer.address.${f}`, 'string', undefined]),
+  ...(['line_1', 'line_2', 'city', 'state', 'postal_code'] as const).map(
+    (f): FieldRow => [ORDER_REQ, `buyer.address.${f}`, 'string', undefined],
+  ),
   [ORDER_REQ, 'product', 'object', true],
-  ...(['name', 'description', 'hs_code', 'hs_code_description', 'type_of_goods'] as const).map((f): FieldRow => [ORDER_REQ, `product.${f}`, 'string', undefined]),
+  ...(['name', 'description', 'hs_code', 'hs_code_description', 'type_of_goods'] as const).map(
+    (f): FieldRow => [ORDER_REQ, `product.${f}`, 'string', undefined],
+  ),
   [ORDER_REQ, 'invoice', 'object', false],
   [ORDER_REQ, 'invoice.number', 'string', undefined],
   [ORDER_REQ, 'invoice.date', 'string', undefined, { format: 'date' }],
@@ -128,7 +161,13 @@ export const seedFields: readonly FieldRow[] = [
   [ORDER_REQ, 'mop_type', 'string', false, { enum: MOP_REQUEST }],
   [ORDER_REQ, 'upi_flow_type', 'string', false, { enum: ['intent', 'collection'] }],
   [ORDER_REQ, 'vpa', 'string', false, { pattern: '^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$' }],
-  [ORDER_REQ, 'upi_app_name', 'string', false, { enum: ['bhim', 'paytm', 'google_pay', 'phonepe', 'cred', 'amazon_pay', 'whatsapp', 'others'] }],
+  [
+    ORDER_REQ,
+    'upi_app_name',
+    'string',
+    false,
+    { enum: ['bhim', 'paytm', 'google_pay', 'phonepe', 'cred', 'amazon_pay', 'whatsapp', 'others'] },
+  ],
   // Order creation responses (hosted session, s2s intent, s2s collection)
   ['POST /pg/orders/ 200 data', 'session_id', 'string', true],
   ['POST /pg/orders/ 200 data', 'order_id', 'string', true],
@@ -143,11 +182,15 @@ export const seedFields: readonly FieldRow[] = [
   [ORDER, 'buyer', 'object', undefined],
   ...(['name', 'email', 'phone'] as const).map((f): FieldRow => [ORDER, `buyer.${f}`, 'string', undefined]),
   [ORDER, 'buyer.address', 'object', undefined],
-  ...(['line_1', 'line_2', 'city', 'state', 'postal_code'] as const).map((f): FieldRow => [ORDER, `buyer.address.${f}`, 'string', undefined]),
+  ...(['line_1', 'line_2', 'city', 'state', 'postal_code'] as const).map(
+    (f): FieldRow => [ORDER, `buyer.address.${f}`, 'string', undefined],
+  ),
   [ORDER, 'buyer.pan_number', 'string|null', undefined],
   [ORDER, 'buyer.dob', 'string|null', undefined, { format: 'date' }],
   [ORDER, 'product', 'object', undefined],
-  ...(['name', 'description', 'hs_code', 'hs_code_description', 'type_of_goods'] as const).map((f): FieldRow => [ORDER, `product.${f}`, 'string', undefined]),
+  ...(['name', 'description', 'hs_code', 'hs_code_description', 'type_of_goods'] as const).map(
+    (f): FieldRow => [ORDER, `product.${f}`, 'string', undefined],
+  ),
   [ORDER, 'invoice', 'object|null', undefined],
   [ORDER, 'invoice.number', 'string|null', undefined],
   [ORDER, 'invoice.date', 'string|null', undefined, { format: 'date' }],
@@ -190,13 +233,17 @@ export const seedFields: readonly FieldRow[] = [
   // Payment (read by id)
   [PAYMENT, 'payment_id', 'string', undefined],
   [PAYMENT, 'order', 'object', undefined],
-  ...(['order_id', 'reference_id', 'currency', 'status', 'status_message', 'created_at'] as const).map((f): FieldRow => [PAYMENT, `order.${f}`, 'string', undefined]),
+  ...(['order_id', 'reference_id', 'currency', 'status', 'status_message', 'created_at'] as const).map(
+    (f): FieldRow => [PAYMENT, `order.${f}`, 'string', undefined],
+  ),
   [PAYMENT, 'order.amount', 'number', undefined],
   [PAYMENT, 'order.mop_type', 'string|null', undefined],
   [PAYMENT, 'order.buyer', 'object', undefined],
   [PAYMENT, 'order.product', 'object', undefined],
   [PAYMENT, 'settlement', 'object|null', undefined],
-  ...(['id', 'settlement_id', 'settlement_completed_date', 'settlement_currency', 'utr_number', 'created_date'] as const).map((f): FieldRow => [PAYMENT, `settlement.${f}`, 'string', undefined]),
+  ...(['id', 'settlement_id', 'settlement_completed_date', 'settlement_currency', 'utr_number', 'created_date'] as const).map(
+    (f): FieldRow => [PAYMENT, `settlement.${f}`, 'string', undefined],
+  ),
   [PAYMENT, 'settlement.settlement_amount', 'number', undefined],
   [PAYMENT, 'settlement.number_of_transactions', 'integer', undefined],
   [PAYMENT, 'refund', 'array', undefined],
@@ -229,7 +276,9 @@ export const seedFields: readonly FieldRow[] = [
   // Refunds
   ['POST /pg/refunds request', 'payment_id', 'string', true],
   ['POST /pg/refunds request', 'refund_amount', 'string', true],
-  ...(['refund_id', 'payment_id', 'refund_status', 'message', 'transaction_id'] as const).map((f): FieldRow => [REFUND_CREATED, f, 'string', undefined]),
+  ...(['refund_id', 'payment_id', 'refund_status', 'message', 'transaction_id'] as const).map(
+    (f): FieldRow => [REFUND_CREATED, f, 'string', undefined],
+  ),
   [REFUND_CREATED, 'refund_amount', 'number', undefined],
   [REFUND_CREATED, 'bank_ref_num', 'string|null', undefined],
   [REFUND, 'refund_id', 'string', undefined],
@@ -250,13 +299,19 @@ export const seedFields: readonly FieldRow[] = [
   [SETTLEMENT, 'transactions', 'array', undefined],
   [SETTLEMENT, 'transactions[].settlement_type', 'string', undefined],
   [SETTLEMENT, 'transactions[].transaction_id', 'string', undefined],
-  ...(['transaction_amount', 'merchant_service_fee', 'merchant_service_tax', 'merchant_net_amount', 'forex_rate'] as const).map((f): FieldRow => [SETTLEMENT, `transactions[].${f}`, 'number', undefined]),
+  ...(['transaction_amount', 'merchant_service_fee', 'merchant_service_tax', 'merchant_net_amount', 'forex_rate'] as const).map(
+    (f): FieldRow => [SETTLEMENT, `transactions[].${f}`, 'number', undefined],
+  ),
   [SETTLEMENT, 'transactions[].mop_type', 'string', undefined],
   [SETTLEMENT, 'transactions[].transaction_currency', 'string', undefined],
   // Pagination envelope (merchants and payments under data; refunds unwrapped)
   ...(['GET /partners/merchants/ 200 data', 'GET /pg/payments/ 200 data', 'GET /pg/refunds 200'] as const).flatMap((loc): FieldRow[] => [
-    [loc, 'count', 'integer', true], [loc, 'page', 'integer', true], [loc, 'page_size', 'integer', true],
-    [loc, 'next', 'string|null', true], [loc, 'previous', 'string|null', true], [loc, 'results', 'array', true],
+    [loc, 'count', 'integer', true],
+    [loc, 'page', 'integer', true],
+    [loc, 'page_size', 'integer', true],
+    [loc, 'next', 'string|null', true],
+    [loc, 'previous', 'string|null', true],
+    [loc, 'results', 'array', true],
   ]),
   // Standard envelope and error envelope
   ['GET /pg/orders/{order_id} 200', 'success', 'boolean', true],
@@ -297,8 +352,17 @@ export const seedFields: readonly FieldRow[] = [
 
 /** Query parameters the seed names for the payments list. */
 export const seedPaymentFilters: ReadonlyArray<readonly [string, Constraint?]> = [
-  ['page'], ['page_size'], ['currency', { pattern: '^[A-Z]{3}$' }], ['merchant_id'], ['payment_id'], ['reference_id'], ['buyer_name'],
-  ['mop_type', { enum: MOP_FILTER }], ['status', { enum: ['PENDING', 'CAPTURED', 'FAILED'] }], ['from_created_date'], ['to_created_date'],
+  ['page'],
+  ['page_size'],
+  ['currency', { pattern: '^[A-Z]{3}$' }],
+  ['merchant_id'],
+  ['payment_id'],
+  ['reference_id'],
+  ['buyer_name'],
+  ['mop_type', { enum: MOP_FILTER }],
+  ['status', { enum: ['PENDING', 'CAPTURED', 'FAILED'] }],
+  ['from_created_date'],
+  ['to_created_date'],
 ];
 
 /** Per-event `event_time` shapes exactly as the seed gives them. */

@@ -29,7 +29,8 @@ beforeAll(async () => {
   doc = (await bundle({ ref: 'openapi/openapi.yaml', config, dereference: true })).bundle.parsed as typeof doc;
 });
 
-const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
 function types(s: Schema): string[] {
   return Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
@@ -41,7 +42,8 @@ function unbounded(s: Schema, where: string, out: string[]): string[] {
   const t = types(s);
   const fixed = s.enum !== undefined || s.const !== undefined;
   if (t.includes('string') && !fixed && s.maxLength === undefined && s.format !== 'binary') out.push(`${where}: string without maxLength`);
-  if ((t.includes('integer') || t.includes('number')) && !fixed && (s.minimum === undefined || s.maximum === undefined)) out.push(`${where}: number without minimum and maximum`);
+  if ((t.includes('integer') || t.includes('number')) && !fixed && (s.minimum === undefined || s.maximum === undefined))
+    out.push(`${where}: number without minimum and maximum`);
   if (t.includes('array')) {
     if (s.maxItems === undefined) out.push(`${where}: array without maxItems`);
     if (s.items) unbounded(s.items, `${where}[]`, out);
@@ -58,7 +60,8 @@ describe('spec ground rules', () => {
     const problems: string[] = [];
     for (const { path, method, op } of operations()) {
       for (const p of op.parameters ?? []) unbounded(p.schema, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`, problems);
-      for (const [media, { schema }] of Object.entries(op.requestBody?.content ?? {})) unbounded(schema, `${method.toUpperCase()} ${path} ${media} body`, problems);
+      for (const [media, { schema }] of Object.entries(op.requestBody?.content ?? {}))
+        unbounded(schema, `${method.toUpperCase()} ${path} ${media} body`, problems);
     }
     expect(problems).toEqual([]);
   });
@@ -86,9 +89,13 @@ describe('examples', () => {
     };
     const key = credentials.content['application/json'].example.data.encryption_key;
     const order = doc.paths['/pg/orders/']!['post'] as unknown as {
-      callbacks: Record<string, Record<string, { post: { requestBody: { content: Record<string, { example: Record<string, string> }> } } }>>;
+      callbacks: Record<
+        string,
+        Record<string, { post: { requestBody: { content: Record<string, { example: Record<string, string> }> } } }>
+      >;
     };
-    const callback = Object.values(order.callbacks['returnUrl']!)[0]!.post.requestBody.content['application/x-www-form-urlencoded']!.example;
+    const callback = Object.values(order.callbacks['returnUrl']!)[0]!.post.requestBody.content['application/x-www-form-urlencoded']!
+      .example;
     expect(verifyCallback(callback, key)).toBe(true);
     const sandbox = doc.paths['/sandbox/checkout/{session_id}/complete']!['post']!.responses['200'] as {
       content: { 'application/json': { example: { data: { redirect: { fields: Record<string, string> } } } } };

@@ -60,7 +60,9 @@ export function parseArgs(argv: readonly string[], rootDir: string = process.cwd
         break;
       }
       case '--targets': {
-        const targets = value(flag).split(',').map((t) => t.trim());
+        const targets = value(flag)
+          .split(',')
+          .map((t) => t.trim());
         const unknown = targets.filter((t) => !(TARGETS as readonly string[]).includes(t));
         if (unknown.length > 0) throw new Error(`--targets takes ${TARGETS.join(', ')}; unknown: ${unknown.join(', ')}\n${USAGE}`);
         options.targets = targets as Target[];

@@ -112,7 +112,10 @@ if (isMain) {
       const message = error instanceof Error ? error.message : String(error);
       console.error(`Generation failed: ${message}`);
       if (process.env['PAYGATE_DEBUG'] === '1') console.error(error instanceof Error ? error.stack : error);
-      else console.error('This is a bug in @paygate/generators, not in your spec: rerun with PAYGATE_DEBUG=1 for the stack trace and report it with the spec.');
+      else
+        console.error(
+          'This is a bug in @paygate/generators, not in your spec: rerun with PAYGATE_DEBUG=1 for the stack trace and report it with the spec.',
+        );
       process.exit(1);
     },
   );

@@ -50,13 +50,17 @@ describe('paygate --help', () => {
     expect(lines.filter((l) => l.length > 130)).toEqual([]);
     expect(out).toContain('paygate serve --help');
     const serve = await cli(['serve', '--help']);
-    for (const variable of ['PORT', 'PAYGATE_MODE', 'DATABASE_URL', 'PAYGATE_MASTER_KEY', 'REDIS_URL']) expect(serve.out).toContain(variable);
+    for (const variable of ['PORT', 'PAYGATE_MODE', 'DATABASE_URL', 'PAYGATE_MASTER_KEY', 'REDIS_URL'])
+      expect(serve.out).toContain(variable);
   });
 
-  it.each(COMMANDS.map((c) => [c.name, c]))('%s: its line in commands/index.ts matches the command it loads (loaded on demand)', async (name, entry) => {
-    const command = await entry.load();
-    expect({ name: command.name, summary: command.summary }).toEqual({ name, summary: entry.summary });
-  });
+  it.each(COMMANDS.map((c) => [c.name, c]))(
+    '%s: its line in commands/index.ts matches the command it loads (loaded on demand)',
+    async (name, entry) => {
+      const command = await entry.load();
+      expect({ name: command.name, summary: command.summary }).toEqual({ name, summary: entry.summary });
+    },
+  );
 
   it.each(COMMANDS.map((c) => [c.name]))('paygate %s --help prints its usage with exit codes and an example', async (name) => {
     const { code, out, err } = await cli([name, '--help']);
@@ -83,15 +87,40 @@ describe('usage and environment errors', () => {
     ['an unknown target', ['generate', '--input', FIXTURE_SPEC, '--targets', 'server,docs'], EXIT.usage, /paygate docs/],
     ['a bad lint mode', ['generate', '--input', FIXTURE_SPEC, '--lint', 'loose'], EXIT.usage, /strict, report or skip/],
     ['serve with arguments', ['serve', '--port', '1'], EXIT.usage, /environment variables/],
-    ['serve with a wrong number of workers', ['serve', '--workers', 'many'], EXIT.usage, /--workers must be a number of processes from 1 to 256, or auto/],
+    [
+      'serve with a wrong number of workers',
+      ['serve', '--workers', 'many'],
+      EXIT.usage,
+      /--workers must be a number of processes from 1 to 256, or auto/,
+    ],
     ['contract without --base-url', ['contract', '--client-id', 'x', '--client-secret', 'y'], EXIT.usage, /--base-url is required/],
-    ['contract with a non-http URL', ['contract', '--base-url', 'ftp://x', '--client-id', 'x', '--client-secret', 'y'], EXIT.usage, /http\(s\) URL/],
-    ['contract with an unknown suite file', ['contract', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', 'y', '--only', 'nope'], EXIT.usage, /--only takes/],
+    [
+      'contract with a non-http URL',
+      ['contract', '--base-url', 'ftp://x', '--client-id', 'x', '--client-secret', 'y'],
+      EXIT.usage,
+      /http\(s\) URL/,
+    ],
+    [
+      'contract with an unknown suite file',
+      ['contract', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', 'y', '--only', 'nope'],
+      EXIT.usage,
+      /--only takes/,
+    ],
     ['a missing spec', ['generate', '--input', 'missing.yaml'], EXIT.environment, /missing\.yaml does not exist.*--input/],
     ['a missing AsyncAPI document', ['check', '--input', FIXTURE_SPEC, '--asyncapi', 'gone.yaml'], EXIT.environment, /--asyncapi none/],
     ['docs without the spec', ['docs', '--input', 'missing.yaml', '--skip-redoc'], EXIT.environment, /does not exist/],
-    ['docs with a missing --errors file', ['docs', '--input', FIXTURE_SPEC, '--errors', 'nope.md', '--skip-redoc', '--out', 'site'], EXIT.environment, /--errors/],
-    ['contract against an unreachable deployment', ['contract', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', 'y'], EXIT.environment, /Cannot reach .*paygate serve/],
+    [
+      'docs with a missing --errors file',
+      ['docs', '--input', FIXTURE_SPEC, '--errors', 'nope.md', '--skip-redoc', '--out', 'site'],
+      EXIT.environment,
+      /--errors/,
+    ],
+    [
+      'contract against an unreachable deployment',
+      ['contract', '--base-url', 'http://127.0.0.1:9', '--client-id', 'x', '--client-secret', 'y'],
+      EXIT.environment,
+      /Cannot reach .*paygate serve/,
+    ],
   ])('%s: exit %i, the message says what to do, no stack trace', async (_label, argv, expected, message) => {
     const { code, err } = await cli(argv, project);
     expect(code).toBe(expected);
@@ -106,14 +135,26 @@ describe('paygate generate and check in a project of its own', () => {
   it('generates every target, importing the runtimes by package name and nothing from this repository', async () => {
     const { code, out: written } = await cli(['generate', '--input', 'api.yaml', '--out', out], project);
     expect(code).toBe(EXIT.ok);
-    const files = written.trim().split('\n').map((line) => line.replace(/^wrote /, ''));
-    expect(files).toEqual(expect.arrayContaining([`${out}/contract/index.ts`, `${out}/server/handlers.gen.ts`, `${out}/client/client.gen.ts`, `${out}/webhooks/index.ts`]));
+    const files = written
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/^wrote /, ''));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        `${out}/contract/index.ts`,
+        `${out}/server/handlers.gen.ts`,
+        `${out}/client/client.gen.ts`,
+        `${out}/webhooks/index.ts`,
+      ]),
+    );
     for (const file of files) {
       const source = await readFile(path.join(project, file), 'utf8');
       expect(source).toContain('Run `npx paygate generate` to update.');
       const specifiers = [...source.matchAll(/^(?:import|export)[^'"]*from '([^']+)'/gm)].map((m) => m[1]!);
       for (const specifier of specifiers) {
-        expect(specifier, `${file} imports ${specifier}`).toMatch(/^(\.\.?\/(?!\.\.\/\.\.)|@paygate\/(contract|server|client|webhooks)(\/|$)|node:)/);
+        expect(specifier, `${file} imports ${specifier}`).toMatch(
+          /^(\.\.?\/(?!\.\.\/\.\.)|@paygate\/(contract|server|client|webhooks)(\/|$)|node:)/,
+        );
       }
     }
   });
@@ -134,7 +175,10 @@ describe('paygate generate and check in a project of its own', () => {
   });
 
   it('a spec with errors exits 1 naming the file and line', async () => {
-    await writeFile(path.join(project, 'broken.yaml'), 'openapi: 3.1.0\ninfo: { title: Broken, version: 1.0.0 }\npaths:\n  /x:\n    get:\n      responses:\n        "200": { $ref: "#/components/responses/Nope" }\n');
+    await writeFile(
+      path.join(project, 'broken.yaml'),
+      'openapi: 3.1.0\ninfo: { title: Broken, version: 1.0.0 }\npaths:\n  /x:\n    get:\n      responses:\n        "200": { $ref: "#/components/responses/Nope" }\n',
+    );
     const { code, err } = await cli(['generate', '--input', 'broken.yaml', '--out', 'broken'], project);
     expect(code).toBe(EXIT.failed);
     expect(err).toMatch(/broken\.yaml:\d+:\d+/);
@@ -143,7 +187,15 @@ describe('paygate generate and check in a project of its own', () => {
   });
 
   it('an unsupported construct exits 1 with its location and fix, the paygate command to rerun, and no "bug" report', async () => {
-    await writeFile(path.join(project, 'cycle.json'), JSON.stringify({ openapi: '3.1.0', info: { title: 'C', version: '1' }, paths: {}, components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } } }));
+    await writeFile(
+      path.join(project, 'cycle.json'),
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 'C', version: '1' },
+        paths: {},
+        components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } },
+      }),
+    );
     const { code, err } = await cli(['generate', '--input', 'cycle.json', '--out', 'cycle', '--lint', 'skip'], project);
     expect(code).toBe(EXIT.failed);
     expect(err).toContain('cycle.json#/components/schemas/A');

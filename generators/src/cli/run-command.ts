@@ -23,7 +23,9 @@ export async function runCommand(command: CliCommand, argv: readonly string[], i
       return EXIT.environment;
     }
     // Not a user error: a bug in paygate, so the stack is what a report needs.
-    io.stderr(`paygate ${command.name}: internal error (please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `paygate ${command.name}: internal error (please report it with this output):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT.failed;
   }
 }

@@ -44,7 +44,10 @@ function section(title: string, date: string, previous: string | undefined, chan
     date,
     previous,
     counts: countByClassification(changes),
-    groups: CLASSIFICATIONS.map((classification) => ({ classification, changes: changes.filter((c) => c.classification === classification) })).filter((g) => g.changes.length > 0),
+    groups: CLASSIFICATIONS.map((classification) => ({
+      classification,
+      changes: changes.filter((c) => c.classification === classification),
+    })).filter((g) => g.changes.length > 0),
   };
 }
 

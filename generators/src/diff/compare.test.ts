@@ -21,9 +21,27 @@ const createOrder = (spec: Obj) => spec.paths['/orders'].post;
 
 const rows: Row[] = [
   // a removed path is the removal of each of its operations
-  { change: 'removed path', mutate: (s) => delete s.paths['/orders/{order_id}'], expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders~1{order_id}/get' },
-  { change: 'removed operation', mutate: (s) => delete s.paths['/orders'].get, expected: 'breaking', kind: 'operation-removed', pointer: '/paths/~1orders/get' },
-  { change: 'new operation', mutate: (s) => (s.paths['/orders/{order_id}'].delete = { responses: { '204': { description: 'Gone' } } }), expected: 'non-breaking', kind: 'operation-added', pointer: '/paths/~1orders~1{order_id}/delete' },
+  {
+    change: 'removed path',
+    mutate: (s) => delete s.paths['/orders/{order_id}'],
+    expected: 'breaking',
+    kind: 'operation-removed',
+    pointer: '/paths/~1orders~1{order_id}/get',
+  },
+  {
+    change: 'removed operation',
+    mutate: (s) => delete s.paths['/orders'].get,
+    expected: 'breaking',
+    kind: 'operation-removed',
+    pointer: '/paths/~1orders/get',
+  },
+  {
+    change: 'new operation',
+    mutate: (s) => (s.paths['/orders/{order_id}'].delete = { responses: { '204': { description: 'Gone' } } }),
+    expected: 'non-breaking',
+    kind: 'operation-added',
+    pointer: '/paths/~1orders~1{order_id}/delete',
+  },
   {
     change: 'new required request field',
     mutate: (s) => {
@@ -34,19 +52,91 @@ const rows: Row[] = [
     kind: 'required-property-added',
     pointer: '/components/schemas/OrderRequest/required/2',
   },
-  { change: 'new optional request field', mutate: (s) => (schemas(s).OrderRequest.properties.customer = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/components/schemas/OrderRequest/properties/customer' },
-  { change: 'removed response field', mutate: (s) => delete schemas(s).Order.properties.note, expected: 'breaking', kind: 'property-removed', pointer: '/components/schemas/Order/properties/note' },
-  { change: 'new response field', mutate: (s) => (schemas(s).Order.properties.paid_at = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/components/schemas/Order/properties/paid_at' },
-  { change: 'response field made optional', mutate: (s) => (schemas(s).Order.required = ['order_id', 'status']), expected: 'breaking', kind: 'required-property-removed', pointer: '/components/schemas/Order/required/2' },
-  { change: 'response field made nullable', mutate: (s) => (schemas(s).Order.properties.amount.type = ['number', 'null']), expected: 'breaking', kind: 'type-changed', pointer: '/components/schemas/Order/properties/amount/type' },
-  { change: 'request field made nullable', mutate: (s) => (schemas(s).OrderRequest.properties.note.type = ['string', 'null']), expected: 'non-breaking', kind: 'type-changed', pointer: '/components/schemas/OrderRequest/properties/note/type' },
-  { change: 'type change in a request field', mutate: (s) => (schemas(s).OrderRequest.properties.amount.type = 'number'), expected: 'breaking', kind: 'type-changed', pointer: '/components/schemas/OrderRequest/properties/amount/type' },
-  { change: 'narrowed enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.pop(), expected: 'breaking', kind: 'enum-value-removed', pointer: '/components/schemas/OrderRequest/properties/currency/enum/1' },
-  { change: 'widened enum (request)', mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.push('EUR'), expected: 'non-breaking', kind: 'enum-value-added', pointer: '/components/schemas/OrderRequest/properties/currency/enum/2' },
+  {
+    change: 'new optional request field',
+    mutate: (s) => (schemas(s).OrderRequest.properties.customer = { type: 'string' }),
+    expected: 'non-breaking',
+    kind: 'property-added',
+    pointer: '/components/schemas/OrderRequest/properties/customer',
+  },
+  {
+    change: 'removed response field',
+    mutate: (s) => delete schemas(s).Order.properties.note,
+    expected: 'breaking',
+    kind: 'property-removed',
+    pointer: '/components/schemas/Order/properties/note',
+  },
+  {
+    change: 'new response field',
+    mutate: (s) => (schemas(s).Order.properties.paid_at = { type: 'string' }),
+    expected: 'non-breaking',
+    kind: 'property-added',
+    pointer: '/components/schemas/Order/properties/paid_at',
+  },
+  {
+    change: 'response field made optional',
+    mutate: (s) => (schemas(s).Order.required = ['order_id', 'status']),
+    expected: 'breaking',
+    kind: 'required-property-removed',
+    pointer: '/components/schemas/Order/required/2',
+  },
+  {
+    change: 'response field made nullable',
+    mutate: (s) => (schemas(s).Order.properties.amount.type = ['number', 'null']),
+    expected: 'breaking',
+    kind: 'type-changed',
+    pointer: '/components/schemas/Order/properties/amount/type',
+  },
+  {
+    change: 'request field made nullable',
+    mutate: (s) => (schemas(s).OrderRequest.properties.note.type = ['string', 'null']),
+    expected: 'non-breaking',
+    kind: 'type-changed',
+    pointer: '/components/schemas/OrderRequest/properties/note/type',
+  },
+  {
+    change: 'type change in a request field',
+    mutate: (s) => (schemas(s).OrderRequest.properties.amount.type = 'number'),
+    expected: 'breaking',
+    kind: 'type-changed',
+    pointer: '/components/schemas/OrderRequest/properties/amount/type',
+  },
+  {
+    change: 'narrowed enum (request)',
+    mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.pop(),
+    expected: 'breaking',
+    kind: 'enum-value-removed',
+    pointer: '/components/schemas/OrderRequest/properties/currency/enum/1',
+  },
+  {
+    change: 'widened enum (request)',
+    mutate: (s) => schemas(s).OrderRequest.properties.currency.enum.push('EUR'),
+    expected: 'non-breaking',
+    kind: 'enum-value-added',
+    pointer: '/components/schemas/OrderRequest/properties/currency/enum/2',
+  },
   // D54 called this breaking; it breaks only clients that check values against the old list: a warning (D105)
-  { change: 'widened enum in a response', mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'), expected: 'warning', kind: 'enum-value-added', pointer: '/components/schemas/Order/properties/status/enum/2' },
-  { change: 'tightened pattern', mutate: (s) => (schemas(s).OrderRequest.properties.amount.pattern = '^\\d{1,6}\\.\\d{2}$'), expected: 'breaking', kind: 'pattern-changed', pointer: '/components/schemas/OrderRequest/properties/amount/pattern' },
-  { change: 'changed pattern in a response (looser or not: undecidable)', mutate: (s) => (schemas(s).Order.properties.order_id.pattern = '^ord_'), expected: 'non-breaking', kind: 'pattern-added', pointer: '/components/schemas/Order/properties/order_id/pattern' },
+  {
+    change: 'widened enum in a response',
+    mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'),
+    expected: 'warning',
+    kind: 'enum-value-added',
+    pointer: '/components/schemas/Order/properties/status/enum/2',
+  },
+  {
+    change: 'tightened pattern',
+    mutate: (s) => (schemas(s).OrderRequest.properties.amount.pattern = '^\\d{1,6}\\.\\d{2}$'),
+    expected: 'breaking',
+    kind: 'pattern-changed',
+    pointer: '/components/schemas/OrderRequest/properties/amount/pattern',
+  },
+  {
+    change: 'changed pattern in a response (looser or not: undecidable)',
+    mutate: (s) => (schemas(s).Order.properties.order_id.pattern = '^ord_'),
+    expected: 'non-breaking',
+    kind: 'pattern-added',
+    pointer: '/components/schemas/Order/properties/order_id/pattern',
+  },
   {
     change: 'changed pattern in a callback payload',
     mutate: (s) => (schemas(s).ReturnCallback.properties.hash.pattern = '^[0-9a-fA-F]{64}$'),
@@ -54,8 +144,20 @@ const rows: Row[] = [
     kind: 'pattern-changed',
     pointer: '/components/schemas/ReturnCallback/properties/hash/pattern',
   },
-  { change: 'tightened maxLength', mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 50), expected: 'breaking', kind: 'maxLength-changed', pointer: '/components/schemas/OrderRequest/properties/note/maxLength' },
-  { change: 'loosened maxLength', mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 200), expected: 'non-breaking', kind: 'maxLength-changed', pointer: '/components/schemas/OrderRequest/properties/note/maxLength' },
+  {
+    change: 'tightened maxLength',
+    mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 50),
+    expected: 'breaking',
+    kind: 'maxLength-changed',
+    pointer: '/components/schemas/OrderRequest/properties/note/maxLength',
+  },
+  {
+    change: 'loosened maxLength',
+    mutate: (s) => (schemas(s).OrderRequest.properties.note.maxLength = 200),
+    expected: 'non-breaking',
+    kind: 'maxLength-changed',
+    pointer: '/components/schemas/OrderRequest/properties/note/maxLength',
+  },
   {
     change: 'new required parameter',
     mutate: (s) => createOrder(s).parameters.push({ name: 'X-Merchant-ID', in: 'header', required: true, schema: { type: 'string' } }),
@@ -70,18 +172,52 @@ const rows: Row[] = [
     kind: 'parameter-added',
     pointer: '/paths/~1orders/get/parameters/1',
   },
-  { change: 'parameter made required', mutate: (s) => (s.paths['/orders'].get.parameters[0].required = true), expected: 'breaking', kind: 'required-added', pointer: '/paths/~1orders/get/parameters/0/required' },
-  { change: 'removed parameter', mutate: (s) => (s.paths['/orders'].get.parameters = []), expected: 'breaking', kind: 'parameter-removed', pointer: '/paths/~1orders/get/parameters/0' },
-  { change: 'removed success status', mutate: (s) => delete createOrder(s).responses['201'], expected: 'breaking', kind: 'response-removed', pointer: '/paths/~1orders/post/responses/201' },
+  {
+    change: 'parameter made required',
+    mutate: (s) => (s.paths['/orders'].get.parameters[0].required = true),
+    expected: 'breaking',
+    kind: 'required-added',
+    pointer: '/paths/~1orders/get/parameters/0/required',
+  },
+  {
+    change: 'removed parameter',
+    mutate: (s) => (s.paths['/orders'].get.parameters = []),
+    expected: 'breaking',
+    kind: 'parameter-removed',
+    pointer: '/paths/~1orders/get/parameters/0',
+  },
+  {
+    change: 'removed success status',
+    mutate: (s) => delete createOrder(s).responses['201'],
+    expected: 'breaking',
+    kind: 'response-removed',
+    pointer: '/paths/~1orders/post/responses/201',
+  },
   {
     change: 'added error status',
-    mutate: (s) => (createOrder(s).responses['409'] = { description: 'Conflict', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }),
+    mutate: (s) =>
+      (createOrder(s).responses['409'] = {
+        description: 'Conflict',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      }),
     expected: 'non-breaking',
     kind: 'response-added',
     pointer: '/paths/~1orders/post/responses/409',
   },
-  { change: 'security: a new scheme required', mutate: (s) => (s.security = [{ clientId: [], clientSecret: [] }]), expected: 'breaking', kind: 'security-requirement-added', pointer: '/security/0/clientSecret' },
-  { change: 'security: a new alternative', mutate: (s) => s.security.push({ clientSecret: [] }), expected: 'non-breaking', kind: 'security-requirement-added', pointer: '/security/1' },
+  {
+    change: 'security: a new scheme required',
+    mutate: (s) => (s.security = [{ clientId: [], clientSecret: [] }]),
+    expected: 'breaking',
+    kind: 'security-requirement-added',
+    pointer: '/security/0/clientSecret',
+  },
+  {
+    change: 'security: a new alternative',
+    mutate: (s) => s.security.push({ clientSecret: [] }),
+    expected: 'non-breaking',
+    kind: 'security-requirement-added',
+    pointer: '/security/1',
+  },
   {
     change: 'request media type removed',
     mutate: (s) => {
@@ -93,15 +229,69 @@ const rows: Row[] = [
     kind: 'media-type-removed',
     pointer: '/paths/~1orders/post/requestBody/content/application~1json',
   },
-  { change: 'request closed to unknown fields', mutate: (s) => (schemas(s).OrderRequest.additionalProperties = false), expected: 'breaking', kind: 'additionalProperties-added', pointer: '/components/schemas/OrderRequest/additionalProperties' },
-  { change: 'extension changed in a response schema', mutate: (s) => (schemas(s).Order['x-internal-name'] = 'order'), expected: 'annotation', kind: 'x-internal-name-added', pointer: '/components/schemas/Order/x-internal-name' },
-  { change: 'info.version bumped', mutate: (s) => (s.info.version = '1.1.0'), expected: 'annotation', kind: 'version-changed', pointer: '/info/version' },
-  { change: 'response field named like an extension removed', mutate: (s) => delete schemas(s).Order.properties['x-trace'], expected: 'breaking', kind: 'property-removed', pointer: '/components/schemas/Order/properties/x-trace' },
-  { change: 'description change', mutate: (s) => (createOrder(s).description = 'Creates an order and a checkout session.'), expected: 'annotation', kind: 'description-changed', pointer: '/paths/~1orders/post/description' },
-  { change: 'example change', mutate: (s) => (schemas(s).Order.properties.order_id.examples = ['ord_2']), expected: 'annotation', kind: 'examples-item-changed', pointer: '/components/schemas/Order/properties/order_id/examples/0' },
-  { change: 'deprecated flag', mutate: (s) => (s.paths['/orders'].get.deprecated = true), expected: 'annotation', kind: 'deprecated-added', pointer: '/paths/~1orders/get/deprecated' },
-  { change: 'webhook removed', mutate: (s) => delete s.webhooks.ORDER_PAID, expected: 'breaking', kind: 'webhook-removed', pointer: '/webhooks/ORDER_PAID' },
-  { change: 'webhook payload field removed', mutate: (s) => delete schemas(s).OrderPaid.properties.amount, expected: 'breaking', kind: 'property-removed', pointer: '/components/schemas/OrderPaid/properties/amount' },
+  {
+    change: 'request closed to unknown fields',
+    mutate: (s) => (schemas(s).OrderRequest.additionalProperties = false),
+    expected: 'breaking',
+    kind: 'additionalProperties-added',
+    pointer: '/components/schemas/OrderRequest/additionalProperties',
+  },
+  {
+    change: 'extension changed in a response schema',
+    mutate: (s) => (schemas(s).Order['x-internal-name'] = 'order'),
+    expected: 'annotation',
+    kind: 'x-internal-name-added',
+    pointer: '/components/schemas/Order/x-internal-name',
+  },
+  {
+    change: 'info.version bumped',
+    mutate: (s) => (s.info.version = '1.1.0'),
+    expected: 'annotation',
+    kind: 'version-changed',
+    pointer: '/info/version',
+  },
+  {
+    change: 'response field named like an extension removed',
+    mutate: (s) => delete schemas(s).Order.properties['x-trace'],
+    expected: 'breaking',
+    kind: 'property-removed',
+    pointer: '/components/schemas/Order/properties/x-trace',
+  },
+  {
+    change: 'description change',
+    mutate: (s) => (createOrder(s).description = 'Creates an order and a checkout session.'),
+    expected: 'annotation',
+    kind: 'description-changed',
+    pointer: '/paths/~1orders/post/description',
+  },
+  {
+    change: 'example change',
+    mutate: (s) => (schemas(s).Order.properties.order_id.examples = ['ord_2']),
+    expected: 'annotation',
+    kind: 'examples-item-changed',
+    pointer: '/components/schemas/Order/properties/order_id/examples/0',
+  },
+  {
+    change: 'deprecated flag',
+    mutate: (s) => (s.paths['/orders'].get.deprecated = true),
+    expected: 'annotation',
+    kind: 'deprecated-added',
+    pointer: '/paths/~1orders/get/deprecated',
+  },
+  {
+    change: 'webhook removed',
+    mutate: (s) => delete s.webhooks.ORDER_PAID,
+    expected: 'breaking',
+    kind: 'webhook-removed',
+    pointer: '/webhooks/ORDER_PAID',
+  },
+  {
+    change: 'webhook payload field removed',
+    mutate: (s) => delete schemas(s).OrderPaid.properties.amount,
+    expected: 'breaking',
+    kind: 'property-removed',
+    pointer: '/components/schemas/OrderPaid/properties/amount',
+  },
   {
     change: 'webhook payload: new required field (the receiver reads more, sends nothing)',
     mutate: (s) => {
@@ -129,12 +319,48 @@ const rows: Row[] = [
     kind: 'required-property-added',
     pointer: '/components/schemas/ReturnCallback/required/2',
   },
-  { change: 'callback removed', mutate: (s) => delete createOrder(s).callbacks, expected: 'breaking', kind: 'callback-removed', pointer: '/paths/~1orders/post/callbacks/returnUrl/{$request.body#~1return_url}/post' },
-  { change: 'event removed', mutate: (_, e) => delete e.PaymentSettled, expected: 'breaking', kind: 'event-removed', pointer: '/channels/webhookEndpoint/messages/PaymentSettled' },
-  { change: 'new event', mutate: (_, e) => (e.RefundProcessed = { type: 'object', properties: { refund_id: { type: 'string' } } }), expected: 'non-breaking', kind: 'event-added', pointer: '/channels/webhookEndpoint/messages/RefundProcessed' },
-  { change: 'event payload field removed', mutate: (_, e) => delete e.PaymentFailed.properties.data.properties.reason, expected: 'breaking', kind: 'property-removed', pointer: '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/data/properties/reason' },
-  { change: 'event payload field type change', mutate: (_, e) => (e.PaymentSettled.properties.amount.type = 'string'), expected: 'breaking', kind: 'type-changed', pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/amount/type' },
-  { change: 'new event payload field', mutate: (_, e) => (e.PaymentSettled.properties.currency = { type: 'string' }), expected: 'non-breaking', kind: 'property-added', pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/currency' },
+  {
+    change: 'callback removed',
+    mutate: (s) => delete createOrder(s).callbacks,
+    expected: 'breaking',
+    kind: 'callback-removed',
+    pointer: '/paths/~1orders/post/callbacks/returnUrl/{$request.body#~1return_url}/post',
+  },
+  {
+    change: 'event removed',
+    mutate: (_, e) => delete e.PaymentSettled,
+    expected: 'breaking',
+    kind: 'event-removed',
+    pointer: '/channels/webhookEndpoint/messages/PaymentSettled',
+  },
+  {
+    change: 'new event',
+    mutate: (_, e) => (e.RefundProcessed = { type: 'object', properties: { refund_id: { type: 'string' } } }),
+    expected: 'non-breaking',
+    kind: 'event-added',
+    pointer: '/channels/webhookEndpoint/messages/RefundProcessed',
+  },
+  {
+    change: 'event payload field removed',
+    mutate: (_, e) => delete e.PaymentFailed.properties.data.properties.reason,
+    expected: 'breaking',
+    kind: 'property-removed',
+    pointer: '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/data/properties/reason',
+  },
+  {
+    change: 'event payload field type change',
+    mutate: (_, e) => (e.PaymentSettled.properties.amount.type = 'string'),
+    expected: 'breaking',
+    kind: 'type-changed',
+    pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/amount/type',
+  },
+  {
+    change: 'new event payload field',
+    mutate: (_, e) => (e.PaymentSettled.properties.currency = { type: 'string' }),
+    expected: 'non-breaking',
+    kind: 'property-added',
+    pointer: '/channels/webhookEndpoint/messages/PaymentSettled/payload/properties/currency',
+  },
 ];
 
 describe('compareContracts: one change at a time', () => {
@@ -208,7 +434,10 @@ describe('compareContracts: one change at a time', () => {
     const spec = as30();
     mutate(spec);
     const changes = compareContracts(snapshot('before', as30()), snapshot('after', spec));
-    expect(changes.find((c) => c.kind === kind && c.pointer === pointer)?.classification, JSON.stringify(changes.map((c) => [c.classification, c.kind, c.pointer]))).toBe(expected);
+    expect(
+      changes.find((c) => c.kind === kind && c.pointer === pointer)?.classification,
+      JSON.stringify(changes.map((c) => [c.classification, c.kind, c.pointer])),
+    ).toBe(expected);
   });
 
   it('finds nothing between identical contracts', () => {
@@ -232,12 +461,17 @@ describe('compareContracts: one change at a time', () => {
   it('compares a recursive schema once and ends: one entry for a change inside it', () => {
     const tree = (extra: Obj = {}) => {
       const spec = baseOpenApi();
-      spec.components.schemas.Node = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, ...extra } };
+      spec.components.schemas.Node = {
+        type: 'object',
+        properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, ...extra },
+      };
       spec.components.schemas.Order.properties.tree = { $ref: '#/components/schemas/Node' };
       return spec;
     };
     const changes = compareContracts(snapshot('before', tree({ legacy: { type: 'string' } })), snapshot('after', tree()));
-    expect(changes.map((c) => [c.classification, c.kind, c.pointer, c.useCount])).toEqual([['breaking', 'property-removed', '/components/schemas/Node/properties/legacy', 3]]);
+    expect(changes.map((c) => [c.classification, c.kind, c.pointer, c.useCount])).toEqual([
+      ['breaking', 'property-removed', '/components/schemas/Node/properties/legacy', 3],
+    ]);
   });
 
   it('follows a dereferenced, cyclic event payload (shared objects are one definition) and ends', () => {
@@ -248,14 +482,21 @@ describe('compareContracts: one change at a time', () => {
       return { PaymentFailed: node };
     };
     const changes = compareContracts(snapshot('before', baseOpenApi(), payload(true)), snapshot('after', baseOpenApi(), payload(false)));
-    expect(changes.map((c) => [c.document, c.kind, c.pointer])).toEqual([['asyncapi', 'property-removed', '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/legacy']]);
+    expect(changes.map((c) => [c.document, c.kind, c.pointer])).toEqual([
+      ['asyncapi', 'property-removed', '/channels/webhookEndpoint/messages/PaymentFailed/payload/properties/legacy'],
+    ]);
   });
 
   it('keeps output bounded by changes, not by uses: a schema used by 300 operations is one entry', () => {
     const wide = (note: boolean) => {
       const spec = baseOpenApi();
       if (!note) delete spec.components.schemas.Order.properties.note;
-      for (let i = 0; i < 300; i++) spec.paths[`/orders/v${i}`] = { get: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } } } };
+      for (let i = 0; i < 300; i++)
+        spec.paths[`/orders/v${i}`] = {
+          get: {
+            responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } },
+          },
+        };
       return spec;
     };
     const changes = compareContracts(snapshot('before', wide(true)), snapshot('after', wide(false)));

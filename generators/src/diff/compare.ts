@@ -26,7 +26,13 @@ export function compareContracts(before: ContractSnapshot, after: ContractSnapsh
   const docs = { openapi: [sides.a, sides.b], asyncapi: [] as SpecDoc[] };
   return entries
     .map((entry) => toChange(entry, describe(entry, docs.openapi)))
-    .sort((x, y) => rank(x.classification) - rank(y.classification) || (x.document < y.document ? -1 : x.document > y.document ? 1 : 0) || (x.pointer < y.pointer ? -1 : x.pointer > y.pointer ? 1 : 0) || (x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : 0));
+    .sort(
+      (x, y) =>
+        rank(x.classification) - rank(y.classification) ||
+        (x.document < y.document ? -1 : x.document > y.document ? 1 : 0) ||
+        (x.pointer < y.pointer ? -1 : x.pointer > y.pointer ? 1 : 0) ||
+        (x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : 0),
+    );
 }
 
 const rank = (c: Classification) => CLASSIFICATIONS.indexOf(c);
@@ -43,7 +49,15 @@ function compareTopLevel(sides: Sides): void {
     const x = info(a)[key];
     const y = info(b)[key];
     if (deepEqual(x, y)) continue;
-    out.emit(y === undefined ? 'a' : 'b', `${key}-${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`, join('/info', key), 'annotation', undefined, x, y);
+    out.emit(
+      y === undefined ? 'a' : 'b',
+      `${key}-${x === undefined ? 'added' : y === undefined ? 'removed' : 'changed'}`,
+      join('/info', key),
+      'annotation',
+      undefined,
+      x,
+      y,
+    );
   }
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (['info', 'paths', 'webhooks', 'components', 'security'].includes(key)) continue;
@@ -53,8 +67,18 @@ function compareTopLevel(sides: Sides): void {
     const verb = x === undefined ? 'added' : y === undefined ? 'removed' : 'changed';
     const side = y === undefined ? 'a' : 'b';
     if (key === 'servers') out.emit(side, `servers-${verb}`, '/servers', 'warning', 'the base URL clients call may have moved');
-    else if (key === 'jsonSchemaDialect') out.emit(side, `${key}-${verb}`, `/${key}`, 'unclassified', 'schemas are read by another dialect: review it');
-    else out.emit(side, `${key}-${verb}`, join('', key), 'annotation', undefined, typeof x === 'object' ? undefined : x, typeof y === 'object' ? undefined : y);
+    else if (key === 'jsonSchemaDialect')
+      out.emit(side, `${key}-${verb}`, `/${key}`, 'unclassified', 'schemas are read by another dialect: review it');
+    else
+      out.emit(
+        side,
+        `${key}-${verb}`,
+        join('', key),
+        'annotation',
+        undefined,
+        typeof x === 'object' ? undefined : x,
+        typeof y === 'object' ? undefined : y,
+      );
   }
 }
 
@@ -114,7 +138,15 @@ function operationPair(sides: Sides, a: Operation, b: Operation): GraphNode {
     const opB = b.op.node as Obj;
     compareAnnotations(out, annotationsOf(opA, a.op.ptr, OPERATION_ANNOTATIONS), annotationsOf(opB, b.op.ptr, OPERATION_ANNOTATIONS));
     if (opA.operationId !== opB.operationId) {
-      out.emit(opB.operationId === undefined ? 'a' : 'b', `operationId-${opA.operationId === undefined ? 'added' : opB.operationId === undefined ? 'removed' : 'changed'}`, join(opB.operationId === undefined ? a.op.ptr : b.op.ptr, 'operationId'), 'warning', 'generated clients name their method after it', opA.operationId, opB.operationId);
+      out.emit(
+        opB.operationId === undefined ? 'a' : 'b',
+        `operationId-${opA.operationId === undefined ? 'added' : opB.operationId === undefined ? 'removed' : 'changed'}`,
+        join(opB.operationId === undefined ? a.op.ptr : b.op.ptr, 'operationId'),
+        'warning',
+        'generated clients name their method after it',
+        opA.operationId,
+        opB.operationId,
+      );
     }
     compareParameters(sides, out, a, b);
     compareRequestBodies(sides, out, a, b);
@@ -123,14 +155,16 @@ function operationPair(sides: Sides, a: Operation, b: Operation): GraphNode {
     compareCallbacks(sides, out, a, b);
     const serversA = opA.servers ?? (a.item.node as Obj).servers;
     const serversB = opB.servers ?? (b.item.node as Obj).servers;
-    if (!deepEqual(serversA, serversB)) out.emit('b', 'servers-changed', join(b.op.ptr, 'servers'), 'warning', 'the base URL clients call may have moved');
+    if (!deepEqual(serversA, serversB))
+      out.emit('b', 'servers-changed', join(b.op.ptr, 'servers'), 'warning', 'the base URL clients call may have moved');
   });
 }
 
 function annotationsOf(node: Obj, ptr: string, keys: readonly string[]): { annotations: Map<string, { value: unknown; ptr: string }> } {
   const annotations = new Map<string, { value: unknown; ptr: string }>();
   for (const [key, value] of Object.entries(node)) {
-    if (keys.includes(key) || key.startsWith('x-')) annotations.set(key, { value: key === 'tags' && Array.isArray(value) ? [...value].sort() : value, ptr: join(ptr, key) });
+    if (keys.includes(key) || key.startsWith('x-'))
+      annotations.set(key, { value: key === 'tags' && Array.isArray(value) ? [...value].sort() : value, ptr: join(ptr, key) });
   }
   return { annotations };
 }
@@ -158,7 +192,8 @@ function parametersOf(doc: SpecDoc, o: Operation): Map<string, Parameter> {
       if (!isObj(resolved.node)) return;
       const name = String(resolved.node.name ?? '');
       const where = String(resolved.node.in ?? '');
-      const key = where === 'path' ? `path#${names.indexOf(name)}` : where === 'header' ? `header:${name.toLowerCase()}` : `${where}:${name}`;
+      const key =
+        where === 'path' ? `path#${names.indexOf(name)}` : where === 'header' ? `header:${name.toLowerCase()}` : `${where}:${name}`;
       out.set(key, { entry, resolved, name, in: where });
     });
   }
@@ -176,13 +211,28 @@ function compareParameters(sides: Sides, out: Emitter, a: Operation, b: Operatio
     }
     // unknown headers are always tolerated; strict servers (this toolkit's among them) refuse unknown query parameters
     const header = pa.in === 'header';
-    out.emit('a', 'parameter-removed', pa.entry, header ? 'warning' : 'breaking', header ? 'the server no longer reads it' : 'requests that send it may be refused, and the server no longer reads it', pa.name);
+    out.emit(
+      'a',
+      'parameter-removed',
+      pa.entry,
+      header ? 'warning' : 'breaking',
+      header ? 'the server no longer reads it' : 'requests that send it may be refused, and the server no longer reads it',
+      pa.name,
+    );
   }
   for (const [key, pb] of after) {
     if (before.has(key)) continue;
     // a path parameter names a segment of the path template, which both versions share: clients already send it
     const required = (pb.resolved.node as Obj).required === true && pb.in !== 'path';
-    out.emit('b', 'parameter-added', pb.entry, required ? 'breaking' : 'non-breaking', required ? 'a new required parameter: requests without it are refused' : undefined, undefined, pb.name);
+    out.emit(
+      'b',
+      'parameter-added',
+      pb.entry,
+      required ? 'breaking' : 'non-breaking',
+      required ? 'a new required parameter: requests without it are refused' : undefined,
+      undefined,
+      pb.name,
+    );
   }
 }
 
@@ -195,20 +245,44 @@ function parameterPair(sides: Sides, pa: Parameter, pb: Parameter): GraphNode {
     const b = pb.resolved.node as Obj;
     const ra = a.required === true || a.in === 'path';
     const rb = b.required === true || b.in === 'path';
-    if (!ra && rb) out.emit('b', 'required-added', join(pb.resolved.ptr, 'required'), 'breaking', 'requests without it are refused', a.required, true);
+    if (!ra && rb)
+      out.emit('b', 'required-added', join(pb.resolved.ptr, 'required'), 'breaking', 'requests without it are refused', a.required, true);
     if (ra && !rb) out.emit('a', 'required-removed', join(pa.resolved.ptr, 'required'), 'non-breaking', undefined, true, b.required);
     const styleA = a.style ?? defaultStyle(String(a.in));
     const styleB = b.style ?? defaultStyle(String(b.in));
-    if (styleA !== styleB) out.emit('b', 'style-changed', join(pb.resolved.ptr, 'style'), 'breaking', 'clients serialize it the old way', styleA, styleB);
+    if (styleA !== styleB)
+      out.emit('b', 'style-changed', join(pb.resolved.ptr, 'style'), 'breaking', 'clients serialize it the old way', styleA, styleB);
     const explodeA = a.explode ?? styleA === 'form';
     const explodeB = b.explode ?? styleB === 'form';
-    if (explodeA !== explodeB) out.emit('b', 'explode-changed', join(pb.resolved.ptr, 'explode'), 'breaking', 'clients serialize it the old way', explodeA, explodeB);
-    if (a.allowEmptyValue === true && b.allowEmptyValue !== true) out.emit('a', 'allowEmptyValue-removed', join(pa.resolved.ptr, 'allowEmptyValue'), 'breaking', 'requests with an empty value are refused');
-    compareAnnotations(out, annotationsOf(a, pa.resolved.ptr, ['description', 'example', 'examples', 'deprecated']), annotationsOf(b, pb.resolved.ptr, ['description', 'example', 'examples', 'deprecated']));
+    if (explodeA !== explodeB)
+      out.emit(
+        'b',
+        'explode-changed',
+        join(pb.resolved.ptr, 'explode'),
+        'breaking',
+        'clients serialize it the old way',
+        explodeA,
+        explodeB,
+      );
+    if (a.allowEmptyValue === true && b.allowEmptyValue !== true)
+      out.emit(
+        'a',
+        'allowEmptyValue-removed',
+        join(pa.resolved.ptr, 'allowEmptyValue'),
+        'breaking',
+        'requests with an empty value are refused',
+      );
+    compareAnnotations(
+      out,
+      annotationsOf(a, pa.resolved.ptr, ['description', 'example', 'examples', 'deprecated']),
+      annotationsOf(b, pb.resolved.ptr, ['description', 'example', 'examples', 'deprecated']),
+    );
     const sa = sides.a.child(pa.resolved, 'schema');
     const sb = sides.b.child(pb.resolved, 'schema');
-    if (sa && sb) out.edge(schemaPair(sides, 'request', [sa], [sb], { a: join(pa.resolved.ptr, 'schema'), b: join(pb.resolved.ptr, 'schema') }));
-    else if (sa || sb || a.content !== undefined || b.content !== undefined) compareContent(sides, out, 'request', pa.resolved, pb.resolved);
+    if (sa && sb)
+      out.edge(schemaPair(sides, 'request', [sa], [sb], { a: join(pa.resolved.ptr, 'schema'), b: join(pb.resolved.ptr, 'schema') }));
+    else if (sa || sb || a.content !== undefined || b.content !== undefined)
+      compareContent(sides, out, 'request', pa.resolved, pb.resolved);
   });
 }
 
@@ -232,15 +306,39 @@ function compareContent(sides: Sides, out: Emitter, dir: Direction, a: Located, 
   for (const [type, ma] of before) {
     const mb = after.get(type);
     if (!mb) {
-      out.emit('a', 'media-type-removed', ma.ptr, 'breaking', dir === 'request' ? 'requests in this media type are refused' : 'clients asking for this media type get nothing they can read');
+      out.emit(
+        'a',
+        'media-type-removed',
+        ma.ptr,
+        'breaking',
+        dir === 'request' ? 'requests in this media type are refused' : 'clients asking for this media type get nothing they can read',
+      );
       continue;
     }
-    compareAnnotations(out, annotationsOf(isObj(ma.node) ? ma.node : {}, ma.ptr, ['example', 'examples']), annotationsOf(isObj(mb.node) ? mb.node : {}, mb.ptr, ['example', 'examples']));
+    compareAnnotations(
+      out,
+      annotationsOf(isObj(ma.node) ? ma.node : {}, ma.ptr, ['example', 'examples']),
+      annotationsOf(isObj(mb.node) ? mb.node : {}, mb.ptr, ['example', 'examples']),
+    );
     const sa = sides.a.child(ma, 'schema');
     const sb = sides.b.child(mb, 'schema');
     if (sa && sb) out.edge(schemaPair(sides, dir, [sa], [sb], { a: join(ma.ptr, 'schema'), b: join(mb.ptr, 'schema') }), ` (${type})`);
-    else if (sa && !sb) out.emit('a', 'schema-removed', sa.ptr, dir === 'request' ? 'non-breaking' : 'warning', dir === 'request' ? undefined : 'the body is no longer described');
-    else if (!sa && sb) out.emit('b', 'schema-added', sb.ptr, dir === 'request' ? 'warning' : 'non-breaking', dir === 'request' ? 'bodies sent before may not match the new schema' : undefined);
+    else if (sa && !sb)
+      out.emit(
+        'a',
+        'schema-removed',
+        sa.ptr,
+        dir === 'request' ? 'non-breaking' : 'warning',
+        dir === 'request' ? undefined : 'the body is no longer described',
+      );
+    else if (!sa && sb)
+      out.emit(
+        'b',
+        'schema-added',
+        sb.ptr,
+        dir === 'request' ? 'warning' : 'non-breaking',
+        dir === 'request' ? 'bodies sent before may not match the new schema' : undefined,
+      );
   }
   for (const [type, mb] of after) if (!before.has(type)) out.emit('b', 'media-type-added', mb.ptr, 'non-breaking');
 }
@@ -254,9 +352,14 @@ function compareRequestBodies(sides: Sides, out: Emitter, a: Operation, b: Opera
       const o = new Emitter(sides, n);
       const ra = isObj(ba.node) && ba.node.required === true;
       const rb = isObj(bb.node) && bb.node.required === true;
-      if (!ra && rb) o.emit('b', 'required-added', join(bb.ptr, 'required'), 'breaking', 'requests without a body are refused', false, true);
+      if (!ra && rb)
+        o.emit('b', 'required-added', join(bb.ptr, 'required'), 'breaking', 'requests without a body are refused', false, true);
       if (ra && !rb) o.emit('a', 'required-removed', join(ba.ptr, 'required'), 'non-breaking');
-      compareAnnotations(o, annotationsOf(isObj(ba.node) ? ba.node : {}, ba.ptr, ['description']), annotationsOf(isObj(bb.node) ? bb.node : {}, bb.ptr, ['description']));
+      compareAnnotations(
+        o,
+        annotationsOf(isObj(ba.node) ? ba.node : {}, ba.ptr, ['description']),
+        annotationsOf(isObj(bb.node) ? bb.node : {}, bb.ptr, ['description']),
+      );
       compareContent(sides, o, 'request', ba, bb);
     });
     out.node.edges.push({ to: node, label: 'request body', direction: 'request' });
@@ -264,7 +367,13 @@ function compareRequestBodies(sides: Sides, out: Emitter, a: Operation, b: Opera
   }
   if (bb) {
     const required = isObj(bb.node) && bb.node.required === true;
-    out.emit('b', 'requestBody-added', join(b.op.ptr, 'requestBody'), required ? 'breaking' : 'non-breaking', required ? 'a required request body: requests without one are refused' : undefined);
+    out.emit(
+      'b',
+      'requestBody-added',
+      join(b.op.ptr, 'requestBody'),
+      required ? 'breaking' : 'non-breaking',
+      required ? 'a required request body: requests without one are refused' : undefined,
+    );
   } else {
     out.emit('a', 'requestBody-removed', join(a.op.ptr, 'requestBody'), 'warning', 'the server no longer reads the body clients send');
   }
@@ -283,7 +392,13 @@ function compareResponses(sides: Sides, out: Emitter, a: Operation, b: Operation
     const keyB = after.get(code);
     if (keyB === undefined) {
       const success = isSuccess(code);
-      out.emit('a', 'response-removed', join(ra!.ptr, key), success ? 'breaking' : 'warning', success ? 'clients expecting this status get another one' : 'clients handling this status no longer get it');
+      out.emit(
+        'a',
+        'response-removed',
+        join(ra!.ptr, key),
+        success ? 'breaking' : 'warning',
+        success ? 'clients expecting this status get another one' : 'clients handling this status no longer get it',
+      );
       continue;
     }
     const x = sides.a.child(ra!, key)!;
@@ -293,7 +408,13 @@ function compareResponses(sides: Sides, out: Emitter, a: Operation, b: Operation
   for (const [code, key] of after) {
     if (before.has(code)) continue;
     const warn = isSuccess(code) && hadSuccess;
-    out.emit('b', 'response-added', join(rb!.ptr, key), warn ? 'warning' : 'non-breaking', warn ? 'clients may get a success status they do not handle' : undefined);
+    out.emit(
+      'b',
+      'response-added',
+      join(rb!.ptr, key),
+      warn ? 'warning' : 'non-breaking',
+      warn ? 'clients may get a success status they do not handle' : undefined,
+    );
   }
 }
 
@@ -316,7 +437,13 @@ function responsePair(sides: Sides, a: Located, b: Located): GraphNode {
       const y1 = hb.get(name);
       if (!y1) {
         const required = isObj(x1.node) && x1.node.required === true;
-        out.emit('a', 'header-removed', x1.ptr, required ? 'breaking' : 'warning', required ? 'clients reading this header get nothing' : 'clients reading this header may get nothing');
+        out.emit(
+          'a',
+          'header-removed',
+          x1.ptr,
+          required ? 'breaking' : 'warning',
+          required ? 'clients reading this header get nothing' : 'clients reading this header may get nothing',
+        );
         continue;
       }
       out.edge(headerPair(sides, x1, y1), ` header ${name}`);
@@ -330,8 +457,13 @@ function headerPair(sides: Sides, a: Located, b: Located): GraphNode {
     const out = new Emitter(sides, node);
     const x = isObj(a.node) ? a.node : {};
     const y = isObj(b.node) ? b.node : {};
-    if (x.required === true && y.required !== true) out.emit('a', 'required-removed', join(a.ptr, 'required'), 'breaking', 'clients may no longer get it');
-    compareAnnotations(out, annotationsOf(x, a.ptr, ['description', 'example', 'examples', 'deprecated']), annotationsOf(y, b.ptr, ['description', 'example', 'examples', 'deprecated']));
+    if (x.required === true && y.required !== true)
+      out.emit('a', 'required-removed', join(a.ptr, 'required'), 'breaking', 'clients may no longer get it');
+    compareAnnotations(
+      out,
+      annotationsOf(x, a.ptr, ['description', 'example', 'examples', 'deprecated']),
+      annotationsOf(y, b.ptr, ['description', 'example', 'examples', 'deprecated']),
+    );
     const sa = sides.a.child(a, 'schema');
     const sb = sides.b.child(b, 'schema');
     if (sa && sb) out.edge(schemaPair(sides, 'response', [sa], [sb], { a: join(a.ptr, 'schema'), b: join(b.ptr, 'schema') }));
@@ -349,11 +481,14 @@ function securityOf(doc: SpecDoc, o: Operation): { base: string; list: Requireme
   const own = Array.isArray(op.security);
   const raw = own ? op.security : root.security;
   const base = own ? join(o.op.ptr, 'security') : Array.isArray(root.security) ? '/security' : '';
-  const list = Array.isArray(raw) ? raw.filter(isObj).map((r) => new Map(Object.entries(r).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : []]))) : [];
+  const list = Array.isArray(raw)
+    ? raw.filter(isObj).map((r) => new Map(Object.entries(r).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : []])))
+    : [];
   return { base, list };
 }
 
-const satisfies = (offered: Requirement, asked: Requirement) => [...asked].every(([scheme, scopes]) => offered.has(scheme) && scopes.every((s) => offered.get(scheme)!.includes(s)));
+const satisfies = (offered: Requirement, asked: Requirement) =>
+  [...asked].every(([scheme, scopes]) => offered.has(scheme) && scopes.every((s) => offered.get(scheme)!.includes(s)));
 const sameRequirement = (x: Requirement, y: Requirement) => x.size === y.size && satisfies(x, y) && satisfies(y, x);
 
 function securityPair(sides: Sides, a: Operation, b: Operation): GraphNode {
@@ -370,23 +505,44 @@ function securityPair(sides: Sides, a: Operation, b: Operation): GraphNode {
       if (listB.some((rb) => satisfies(r, rb))) return;
       if (r.size === 0) {
         reportedB.add(0);
-        out.emit('b', 'security-requirement-added', sb.list.length > 0 ? join(sb.base, 0) : sb.base, 'breaking', 'authentication is now required');
+        out.emit(
+          'b',
+          'security-requirement-added',
+          sb.list.length > 0 ? join(sb.base, 0) : sb.base,
+          'breaking',
+          'authentication is now required',
+        );
         return;
       }
       const j = listB.findIndex((rb) => satisfies(rb, r));
       if (j >= 0) {
         reportedB.add(j);
         for (const [scheme, scopes] of listB[j]! as Requirement) {
-          if (!r.has(scheme)) out.emit('b', 'security-requirement-added', join(sb.base, j, scheme), 'breaking', 'clients must now also send this credential');
-          else if (scopes.some((s: string) => !r.get(scheme)!.includes(s))) out.emit('b', 'security-scope-added', join(sb.base, j, scheme), 'breaking', 'clients must now hold more scopes');
+          if (!r.has(scheme))
+            out.emit('b', 'security-requirement-added', join(sb.base, j, scheme), 'breaking', 'clients must now also send this credential');
+          else if (scopes.some((s: string) => !r.get(scheme)!.includes(s)))
+            out.emit('b', 'security-scope-added', join(sb.base, j, scheme), 'breaking', 'clients must now hold more scopes');
         }
         return;
       }
-      out.emit('a', 'security-requirement-removed', sa.list.length > 0 ? join(sa.base, i) : sa.base, 'breaking', 'clients authenticating this way are refused');
+      out.emit(
+        'a',
+        'security-requirement-removed',
+        sa.list.length > 0 ? join(sa.base, i) : sa.base,
+        'breaking',
+        'clients authenticating this way are refused',
+      );
     });
     listB.forEach((r, j) => {
       if (reportedB.has(j) || listA.some((ra) => sameRequirement(ra, r))) return;
-      if (r.size === 0) out.emit('b', 'security-removed', sb.base || join(b.op.ptr), 'non-breaking', 'the operation is now public: every client that authenticated still gets in');
+      if (r.size === 0)
+        out.emit(
+          'b',
+          'security-removed',
+          sb.base || join(b.op.ptr),
+          'non-breaking',
+          'the operation is now public: every client that authenticated still gets in',
+        );
       else out.emit('b', 'security-requirement-added', join(sb.base, j), 'non-breaking', 'a new alternative way to authenticate');
     });
     listA.forEach((r, i) => {
@@ -409,10 +565,19 @@ function schemePair(sides: Sides, a: Located, b: Located): GraphNode {
     const out = new Emitter(sides, node);
     const x = isObj(a.node) ? a.node : {};
     const y = isObj(b.node) ? b.node : {};
-    const norm = (field: string, v: unknown) => (typeof v === 'string' && (field === 'scheme' || (field === 'name' && x.in === 'header')) ? v.toLowerCase() : v);
+    const norm = (field: string, v: unknown) =>
+      typeof v === 'string' && (field === 'scheme' || (field === 'name' && x.in === 'header')) ? v.toLowerCase() : v;
     for (const field of SCHEME_FIELDS) {
       if (deepEqual(norm(field, x[field]), norm(field, y[field]))) continue;
-      out.emit(y[field] === undefined ? 'a' : 'b', `${field}-changed`, join(y[field] === undefined ? a.ptr : b.ptr, field), 'breaking', 'clients send the credential where it is no longer read', x[field], y[field]);
+      out.emit(
+        y[field] === undefined ? 'a' : 'b',
+        `${field}-changed`,
+        join(y[field] === undefined ? a.ptr : b.ptr, field),
+        'breaking',
+        'clients send the credential where it is no longer read',
+        x[field],
+        y[field],
+      );
     }
     const flowsA = isObj(x.flows) ? x.flows : {};
     const flowsB = isObj(y.flows) ? y.flows : {};
@@ -420,18 +585,40 @@ function schemePair(sides: Sides, a: Located, b: Located): GraphNode {
       const fa = flowsA[flow];
       const fb = flowsB[flow];
       if (!isObj(fa) || !isObj(fb)) {
-        out.emit(fb ? 'b' : 'a', `flow-${fb ? 'added' : 'removed'}`, join(fb ? b.ptr : a.ptr, 'flows', flow), fb ? 'non-breaking' : 'breaking', fb ? undefined : 'clients using this flow cannot get a token');
+        out.emit(
+          fb ? 'b' : 'a',
+          `flow-${fb ? 'added' : 'removed'}`,
+          join(fb ? b.ptr : a.ptr, 'flows', flow),
+          fb ? 'non-breaking' : 'breaking',
+          fb ? undefined : 'clients using this flow cannot get a token',
+        );
         continue;
       }
       for (const url of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) {
-        if (fa[url] !== fb[url]) out.emit('b', `${url}-changed`, join(b.ptr, 'flows', flow, url), 'breaking', 'clients get tokens from the old address', fa[url], fb[url]);
+        if (fa[url] !== fb[url])
+          out.emit(
+            'b',
+            `${url}-changed`,
+            join(b.ptr, 'flows', flow, url),
+            'breaking',
+            'clients get tokens from the old address',
+            fa[url],
+            fb[url],
+          );
       }
       const scopesA = isObj(fa.scopes) ? Object.keys(fa.scopes) : [];
       const scopesB = isObj(fb.scopes) ? Object.keys(fb.scopes) : [];
-      for (const s of scopesA) if (!scopesB.includes(s)) out.emit('a', 'scope-removed', join(a.ptr, 'flows', flow, 'scopes', s), 'warning', 'clients asking for it may be refused');
-      for (const s of scopesB) if (!scopesA.includes(s)) out.emit('b', 'scope-added', join(b.ptr, 'flows', flow, 'scopes', s), 'non-breaking');
+      for (const s of scopesA)
+        if (!scopesB.includes(s))
+          out.emit('a', 'scope-removed', join(a.ptr, 'flows', flow, 'scopes', s), 'warning', 'clients asking for it may be refused');
+      for (const s of scopesB)
+        if (!scopesA.includes(s)) out.emit('b', 'scope-added', join(b.ptr, 'flows', flow, 'scopes', s), 'non-breaking');
     }
-    compareAnnotations(out, annotationsOf(x, a.ptr, ['description', 'bearerFormat']), annotationsOf(y, b.ptr, ['description', 'bearerFormat']));
+    compareAnnotations(
+      out,
+      annotationsOf(x, a.ptr, ['description', 'bearerFormat']),
+      annotationsOf(y, b.ptr, ['description', 'bearerFormat']),
+    );
   });
 }
 
@@ -442,11 +629,16 @@ function schemePair(sides: Sides, a: Located, b: Located): GraphNode {
 function receivedPair(sides: Sides, a: Located, b: Located): GraphNode {
   return sides.graph.node(`rcv|${a.ptr}|${b.ptr}`, (node) => {
     const out = new Emitter(sides, node);
-    compareAnnotations(out, annotationsOf(a.node as Obj, a.ptr, OPERATION_ANNOTATIONS), annotationsOf(b.node as Obj, b.ptr, OPERATION_ANNOTATIONS));
+    compareAnnotations(
+      out,
+      annotationsOf(a.node as Obj, a.ptr, OPERATION_ANNOTATIONS),
+      annotationsOf(b.node as Obj, b.ptr, OPERATION_ANNOTATIONS),
+    );
     const ba = sides.a.child(a, 'requestBody');
     const bb = sides.b.child(b, 'requestBody');
     if (ba && bb) compareContent(sides, out, 'response', ba, bb);
-    else if (ba && !bb) out.emit('a', 'requestBody-removed', join(a.ptr, 'requestBody'), 'breaking', 'receivers reading the payload get nothing');
+    else if (ba && !bb)
+      out.emit('a', 'requestBody-removed', join(a.ptr, 'requestBody'), 'breaking', 'receivers reading the payload get nothing');
     else if (!ba && bb) out.emit('b', 'requestBody-added', join(b.ptr, 'requestBody'), 'non-breaking');
   });
 }
@@ -598,7 +790,18 @@ export function describe(entry: Entry, openapi: readonly SpecDoc[]): string {
   const base = segments.slice(0, segments.length - rest.length);
   const inside = container(rest, base, openapi);
   const field = fieldPath(rest, entry);
-  const values = verb === 'changed' ? (show(entry.before) && show(entry.after) ? `: ${show(entry.before)} -> ${show(entry.after)}` : '') : verb === 'added' ? (show(entry.after) ? `: ${show(entry.after)}` : '') : show(entry.before) ? ` (was ${show(entry.before)})` : '';
+  const values =
+    verb === 'changed'
+      ? show(entry.before) && show(entry.after)
+        ? `: ${show(entry.before)} -> ${show(entry.after)}`
+        : ''
+      : verb === 'added'
+        ? show(entry.after)
+          ? `: ${show(entry.after)}`
+          : ''
+        : show(entry.before)
+          ? ` (was ${show(entry.before)})`
+          : '';
   return `${owner}: ${subjectText} ${verb}${field ? ` at \`${field}\`` : ''}${inside ? ` in the ${inside}` : ''}${values}${entry.reason ? ` (${entry.reason})` : ''}`;
 }
 
@@ -630,6 +833,10 @@ function fieldPath(rest: readonly string[], entry: Entry): string {
     else if (rest[i] === 'items' && rest[i - 1] !== 'properties') names.push('[]');
     else if (rest[i] === 'additionalProperties' && rest[i - 1] !== 'properties') names.push('{}');
   }
-  if (entry.kind.startsWith('required-property-') && rest[rest.length - 2] === 'required') names.push(String(entry.after ?? entry.before ?? ''));
-  return names.join('.').replace(/\.\[\]/g, '[]').replace(/\.\{\}/g, '{}');
+  if (entry.kind.startsWith('required-property-') && rest[rest.length - 2] === 'required')
+    names.push(String(entry.after ?? entry.before ?? ''));
+  return names
+    .join('.')
+    .replace(/\.\[\]/g, '[]')
+    .replace(/\.\{\}/g, '{}');
 }

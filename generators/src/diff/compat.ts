@@ -39,7 +39,9 @@ export function newestRelease(cwd: string, releasedDir: string): string {
   const versions = releasedVersions(path.resolve(cwd, releasedDir));
   const newest = versions[versions.length - 1];
   if (newest === undefined) {
-    throw new EnvironmentError(`no released contract in ${releasedDir}: run \`paygate release\` (\`npm run release\` in the Paygate repository) to release the current spec as the baseline, and commit ${releasedDir}.`);
+    throw new EnvironmentError(
+      `no released contract in ${releasedDir}: run \`paygate release\` (\`npm run release\` in the Paygate repository) to release the current spec as the baseline, and commit ${releasedDir}.`,
+    );
   }
   return newest;
 }
@@ -48,7 +50,10 @@ export async function runCompat(options: CompatOptions): Promise<CompatOutcome> 
   const newest = newestRelease(options.cwd, options.releasedDir);
   const releasedFile = path.join(options.releasedDir, releasedOpenApiFile(newest));
   options.progress?.(`comparing ${options.spec} with the released ${newest} (${releasedFile})`);
-  const [released, current] = await Promise.all([loadSnapshotFromFile(releasedFile, options.cwd), loadSnapshotFromFile(options.spec, options.cwd)]);
+  const [released, current] = await Promise.all([
+    loadSnapshotFromFile(releasedFile, options.cwd),
+    loadSnapshotFromFile(options.spec, options.cwd),
+  ]);
   const allowFile = path.join(options.releasedDir, ALLOW_FILE);
   const input: GateInput = {
     releasedVersion: newest,

@@ -25,7 +25,10 @@ interface Case {
   after?: Operation[];
 }
 
-const corpus = YAML.parse(readFileSync(path.join(ROOT, 'test/fixtures/diff/corpus.yaml'), 'utf8')) as { base: Record<string, unknown>; cases: Case[] };
+const corpus = YAML.parse(readFileSync(path.join(ROOT, 'test/fixtures/diff/corpus.yaml'), 'utf8')) as {
+  base: Record<string, unknown>;
+  cases: Case[];
+};
 
 function apply(operations: readonly Operation[] = []): Record<string, unknown> {
   const doc = structuredClone(corpus.base);

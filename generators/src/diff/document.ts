@@ -58,7 +58,11 @@ export class SpecDoc {
   /** Follows a chain of local `$ref`s (`{$ref}` alone, or with sibling keywords: see `hasSiblings`). */
   resolve(node: unknown, ptr: string): Located {
     let current: Located = { node, ptr };
-    for (let hops = 0; hops < MAX_REF_HOPS && isObj(current.node) && typeof current.node.$ref === 'string' && !hasSiblings(current.node); hops++) {
+    for (
+      let hops = 0;
+      hops < MAX_REF_HOPS && isObj(current.node) && typeof current.node.$ref === 'string' && !hasSiblings(current.node);
+      hops++
+    ) {
       const ref = current.node.$ref as string;
       if (!ref.startsWith('#')) break;
       const target = this.at(ref.slice(1));

@@ -48,10 +48,12 @@ export async function readAllowFile(file: string): Promise<AllowFile> {
   const entries: AllowEntry[] = [];
   const invalid: string[] = [];
   list.forEach((item: unknown, i) => {
-    const field = (name: string) => (item !== null && typeof item === 'object' && name in item ? String((item as Record<string, unknown>)[name] ?? '').trim() : '');
+    const field = (name: string) =>
+      item !== null && typeof item === 'object' && name in item ? String((item as Record<string, unknown>)[name] ?? '').trim() : '';
     const entry = { kind: field('kind'), pointer: field('pointer'), reason: field('reason') };
     const missing = (['kind', 'pointer', 'reason'] as const).filter((k) => entry[k] === '');
-    if (missing.length > 0) invalid.push(`${file}: allowed[${i}] has no ${missing.join(', ')} (every entry needs kind, pointer and a reason)`);
+    if (missing.length > 0)
+      invalid.push(`${file}: allowed[${i}] has no ${missing.join(', ')} (every entry needs kind, pointer and a reason)`);
     else entries.push(entry);
   });
   return { entries, invalid };
@@ -91,7 +93,10 @@ export function evaluateGate(input: GateInput): GateResult {
   const invalid = [...input.allow.invalid];
   if (input.pointerExists) {
     for (const entry of input.allow.entries) {
-      if (!input.pointerExists(entry.pointer)) invalid.push(`allow entry ${entry.kind} ${entry.pointer}: the pointer exists in neither the released nor the current version (copy it from the report: the change's definition)`);
+      if (!input.pointerExists(entry.pointer))
+        invalid.push(
+          `allow entry ${entry.kind} ${entry.pointer}: the pointer exists in neither the released nor the current version (copy it from the report: the change's definition)`,
+        );
     }
   }
   const allowed: GateResult['allowed'] = [];
@@ -118,27 +123,40 @@ export function formatGate(result: GateResult, input: GateInput, where: GateMess
   // one schema change met in several places is one allow entry: each place is named, so the lines are not repeats
   for (const { change, entry } of result.allowed) lines.push(`allowed: ${change.kind} ${change.pointer} (${entry.reason})`);
   for (const entry of result.stale) {
-    lines.push(`stale allow entry: ${entry.kind} ${entry.pointer} matches no breaking change since ${input.releasedVersion}; remove it from ${where.allowFile}`);
+    lines.push(
+      `stale allow entry: ${entry.kind} ${entry.pointer} matches no breaking change since ${input.releasedVersion}; remove it from ${where.allowFile}`,
+    );
   }
   const breaking = input.changes.filter((c) => failsOn(c.classification, result.failOn)).length;
   if (result.majorBump && breaking > 0) {
-    lines.push(`${breaking} breaking change(s) accepted: ${where.specFile} info.version ${input.currentVersion} is a new major version after ${input.releasedVersion}. Release it with \`paygate release\`.`);
+    lines.push(
+      `${breaking} breaking change(s) accepted: ${where.specFile} info.version ${input.currentVersion} is a new major version after ${input.releasedVersion}. Release it with \`paygate release\`.`,
+    );
   }
   if (result.blocking.length > 0) {
     const next = semver.valid(input.releasedVersion) === null ? 'a new major version' : `${semver.major(input.releasedVersion) + 1}.0.0`;
     lines.push(
       '',
       `Compatibility gate FAILED: ${result.blocking.length} change(s) at --fail-on ${result.failOn} or above since the released ${input.releasedVersion} (${where.releasedFile}), and ${input.currentVersion} is not a new major version:`,
-      ...result.blocking.map((c) => `  ${c.classification}  ${c.kind}  ${c.document}#${c.pointer}\n      ${c.message}${c.useCount > 0 ? `\n      ${usesLine(c)}` : ''}`),
+      ...result.blocking.map(
+        (c) =>
+          `  ${c.classification}  ${c.kind}  ${c.document}#${c.pointer}\n      ${c.message}${c.useCount > 0 ? `\n      ${usesLine(c)}` : ''}`,
+      ),
       '',
       'Integrated clients break on these. Do one of:',
       `  1. revert the change in ${where.specFile} (or make it compatible: add instead of rename, keep old enum values, keep new fields optional in requests);`,
       `  2. start a new major version: set info.version to ${next} in ${where.specFile}, then \`paygate release\`;`,
       `  3. if no client can be affected, add an entry with the reason to ${where.allowFile}:`,
-      ...result.blocking.flatMap((c) => [`       - kind: ${c.kind}`, `         pointer: ${c.pointer}`, '         reason: <why no integrated client breaks>']),
+      ...result.blocking.flatMap((c) => [
+        `       - kind: ${c.kind}`,
+        `         pointer: ${c.pointer}`,
+        '         reason: <why no integrated client breaks>',
+      ]),
     );
   } else if (result.invalid.length === 0) {
-    lines.push(`Compatibility gate passed: ${input.changes.length} change(s) since ${input.releasedVersion}, none at --fail-on ${result.failOn} or above without a major version or an allow entry.`);
+    lines.push(
+      `Compatibility gate passed: ${input.changes.length} change(s) since ${input.releasedVersion}, none at --fail-on ${result.failOn} or above without a major version or an allow entry.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

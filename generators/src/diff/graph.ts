@@ -135,7 +135,9 @@ export class ChangeGraph {
   private walk(root: Root, index: number): void {
     if (!root.node.dirty) return;
     const visited = new Set<GraphNode>([root.node]);
-    const queue: { node: GraphNode; in: string; direction: ChangeUse['direction'] }[] = [{ node: root.node, in: root.in, direction: root.direction }];
+    const queue: { node: GraphNode; in: string; direction: ChangeUse['direction'] }[] = [
+      { node: root.node, in: root.in, direction: root.direction },
+    ];
     for (let i = 0; i < queue.length; i++) {
       const { node, in: container, direction } = queue[i]!;
       for (const entry of node.own) {
@@ -147,7 +149,11 @@ export class ChangeGraph {
       for (const edge of node.edges) {
         if (!edge.to.dirty || visited.has(edge.to)) continue;
         visited.add(edge.to);
-        queue.push({ node: edge.to, in: edge.label === undefined ? container : `${container}${edge.label}`, direction: edge.direction ?? direction });
+        queue.push({
+          node: edge.to,
+          in: edge.label === undefined ? container : `${container}${edge.label}`,
+          direction: edge.direction ?? direction,
+        });
       }
     }
   }

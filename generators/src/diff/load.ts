@@ -91,13 +91,17 @@ async function selfContainedJson(file: string): Promise<Obj | undefined> {
 export async function loadSnapshotFromFile(file: string, cwd: string, label: string = file): Promise<ContractSnapshot> {
   const absolute = path.resolve(cwd, file);
   if (!existsSync(absolute)) {
-    throw new EnvironmentError(`${file}: no such file. Give a spec file (openapi/openapi.yaml), a released contract (openapi/released/<version>.json) or <git ref>:<path>.`);
+    throw new EnvironmentError(
+      `${file}: no such file. Give a spec file (openapi/openapi.yaml), a released contract (openapi/released/<version>.json) or <git ref>:<path>.`,
+    );
   }
   let openapi: Obj;
   try {
     openapi = (await selfContainedJson(absolute)) ?? (await loadOpenApi({ input: absolute, lint: 'skip', cwd })).document;
   } catch (error) {
-    throw new EnvironmentError(`${file} could not be read as OpenAPI: ${error instanceof Error ? error.message : String(error)}. Run \`npx paygate generate --input ${file} --out <dir>\` (it lints first and names the lines) and fix what it names.`);
+    throw new EnvironmentError(
+      `${file} could not be read as OpenAPI: ${error instanceof Error ? error.message : String(error)}. Run \`npx paygate generate --input ${file} --out <dir>\` (it lints first and names the lines) and fix what it names.`,
+    );
   }
   if (typeof openapi.openapi !== 'string' || !/^3\.[01]\./.test(openapi.openapi)) {
     throw new EnvironmentError(`${file}: not an OpenAPI 3.0/3.1 document (its \`openapi\` field is ${JSON.stringify(openapi.openapi)}).`);
@@ -130,7 +134,9 @@ export async function loadSnapshotFromGit(ref: string, file: string, cwd: string
   try {
     await git(cwd, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
   } catch {
-    throw new EnvironmentError(`${label}: \`${ref}\` is not a commit in ${cwd}. Check the name (git branch -a) or fetch it first (git fetch origin).`);
+    throw new EnvironmentError(
+      `${label}: \`${ref}\` is not a commit in ${cwd}. Check the name (git branch -a) or fetch it first (git fetch origin).`,
+    );
   }
   let prefix: string;
   try {
@@ -144,7 +150,9 @@ export async function loadSnapshotFromGit(ref: string, file: string, cwd: string
   try {
     const count = await materialize(cwd, ref, path.posix.dirname(inRepo), temp);
     if (count === 0 || !existsSync(path.join(temp, inRepo))) {
-      throw new EnvironmentError(`${label}: no such file at ${ref} (git ls-tree ${ref} -- ${path.posix.dirname(inRepo)} lists what is there).`);
+      throw new EnvironmentError(
+        `${label}: no such file at ${ref} (git ls-tree ${ref} -- ${path.posix.dirname(inRepo)} lists what is there).`,
+      );
     }
     return await loadSnapshotFromFile(path.join(temp, inRepo), temp, label);
   } finally {

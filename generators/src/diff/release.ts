@@ -11,7 +11,15 @@ import { runCompat, specVersion } from './compat.js';
 import type { FailOn } from './types.js';
 import { renderAllowFile } from './gate.js';
 import { loadSnapshotFromFile } from './load.js';
-import { ALLOW_FILE, RELEASES_FILE, readReleases, releasedAsyncApiFile, releasedOpenApiFile, releasedVersions, renderReleases } from './released.js';
+import {
+  ALLOW_FILE,
+  RELEASES_FILE,
+  readReleases,
+  releasedAsyncApiFile,
+  releasedOpenApiFile,
+  releasedVersions,
+  renderReleases,
+} from './released.js';
 
 export interface ReleaseOptions {
   cwd: string;
@@ -38,7 +46,10 @@ export async function release(options: ReleaseOptions): Promise<ReleaseOutcome> 
   const current = await loadSnapshotFromFile(options.spec, options.cwd);
   const version = specVersion(current);
   if (semver.valid(version) === null) {
-    return { status: 'refused', message: `info.version ${JSON.stringify(version)} in ${options.spec} is not a semantic version (MAJOR.MINOR.PATCH): set one and run again.` };
+    return {
+      status: 'refused',
+      message: `info.version ${JSON.stringify(version)} in ${options.spec} is not a semantic version (MAJOR.MINOR.PATCH): set one and run again.`,
+    };
   }
   const openapiFile = path.join(dir, releasedOpenApiFile(version));
   const versions = releasedVersions(dir);
@@ -53,9 +64,18 @@ export async function release(options: ReleaseOptions): Promise<ReleaseOutcome> 
   const newest = versions[versions.length - 1];
   if (newest !== undefined) {
     if (semver.lt(version, newest)) {
-      return { status: 'refused', message: `info.version ${version} in ${options.spec} is older than the newest release ${newest}: set a higher version.` };
+      return {
+        status: 'refused',
+        message: `info.version ${version} in ${options.spec} is older than the newest release ${newest}: set a higher version.`,
+      };
     }
-    const compat = await runCompat({ cwd: options.cwd, spec: options.spec, releasedDir: options.releasedDir, ...(options.failOn ? { failOn: options.failOn } : {}), ...(options.progress ? { progress: options.progress } : {}) });
+    const compat = await runCompat({
+      cwd: options.cwd,
+      spec: options.spec,
+      releasedDir: options.releasedDir,
+      ...(options.failOn ? { failOn: options.failOn } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
+    });
     if (!compat.result.passed) return { status: 'refused', message: `not released: ${compat.report}` };
   }
 
@@ -77,6 +97,9 @@ export async function release(options: ReleaseOptions): Promise<ReleaseOutcome> 
   }
   // The stored document must read back as the same contract, or later diffs would report phantom changes.
   const stored = await loadSnapshotFromFile(path.join(options.releasedDir, releasedOpenApiFile(version)), options.cwd);
-  if (json(stored.openapi) !== json(current.openapi)) throw new Error(`${openapiFile} does not read back as the bundled ${options.spec}: report this as a bug in generators/src/diff/release.ts`);
+  if (json(stored.openapi) !== json(current.openapi))
+    throw new Error(
+      `${openapiFile} does not read back as the bundled ${options.spec}: report this as a bug in generators/src/diff/release.ts`,
+    );
   return { status: 'released', version, files: files.map((f) => path.join(options.releasedDir, f)) };
 }

@@ -39,12 +39,17 @@ export async function readReleases(dir: string): Promise<ReleaseRecord[]> {
   if (!existsSync(file)) return [];
   const parsed: unknown = YAML.parse(await readFile(file, 'utf8'));
   const list = parsed !== null && typeof parsed === 'object' && 'releases' in parsed ? parsed.releases : undefined;
-  if (!Array.isArray(list)) throw new EnvironmentError(`${file}: expected \`releases:\` with a list of { version, date }. Restore it from git (git checkout -- ${file}).`);
+  if (!Array.isArray(list))
+    throw new EnvironmentError(
+      `${file}: expected \`releases:\` with a list of { version, date }. Restore it from git (git checkout -- ${file}).`,
+    );
   return list.map((entry: unknown, i) => {
     const version = entry !== null && typeof entry === 'object' && 'version' in entry ? String(entry.version) : '';
     const date = entry !== null && typeof entry === 'object' && 'date' in entry ? String(entry.date) : '';
     if (semver.valid(version) === null || !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
-      throw new EnvironmentError(`${file}: releases[${i}] needs a semver \`version\` and a YYYY-MM-DD \`date\` (found ${JSON.stringify(entry)}).`);
+      throw new EnvironmentError(
+        `${file}: releases[${i}] needs a semver \`version\` and a YYYY-MM-DD \`date\` (found ${JSON.stringify(entry)}).`,
+      );
     }
     return { version, date };
   });

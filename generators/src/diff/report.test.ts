@@ -18,7 +18,10 @@ const change = (classification: Change['classification'], kind: string, message:
 const report: DiffReport = {
   from: 'origin/main:openapi/openapi.yaml',
   to: 'openapi/openapi.yaml',
-  changes: [change('breaking', 'property-removed', 'GET /orders: removed | gone'), change('annotation', 'description-changed', 'GET /orders: reworded')],
+  changes: [
+    change('breaking', 'property-removed', 'GET /orders: removed | gone'),
+    change('annotation', 'description-changed', 'GET /orders: reworded'),
+  ],
 };
 
 describe('formatReport', () => {
@@ -36,7 +39,12 @@ describe('formatReport', () => {
     },
     {
       format: 'markdown' as const,
-      contains: ['# API changes: origin/main:openapi/openapi.yaml -> openapi/openapi.yaml', '## Breaking changes (1)', '| property-removed | `openapi#/components/schemas/Order/properties/property-removed` | GET /orders: removed \\| gone | 7: GET /orders', '0 non-breaking change(s) and 1 annotation(s) are not listed here.'],
+      contains: [
+        '# API changes: origin/main:openapi/openapi.yaml -> openapi/openapi.yaml',
+        '## Breaking changes (1)',
+        '| property-removed | `openapi#/components/schemas/Order/properties/property-removed` | GET /orders: removed \\| gone | 7: GET /orders',
+        '0 non-breaking change(s) and 1 annotation(s) are not listed here.',
+      ],
       lacks: '## Non-breaking changes',
     },
     { format: 'json' as const, contains: ['"breaking": 1', '"kind": "property-removed"'], lacks: '"classification": "non-breaking"' },

@@ -89,17 +89,33 @@ function markdown(report: DiffReport, options: ReportOptions): string {
   for (const classification of LISTED) {
     const changes = report.changes.filter((c) => c.classification === classification);
     if (changes.length === 0) continue;
-    lines.push('', `## ${HEADINGS[classification]} (${changes.length})`, '', '| Kind | Pointer | Change | Used by |', '| --- | --- | --- | --- |');
-    for (const c of changes.slice(0, top)) lines.push(`| ${cell(c.kind)} | \`${cell(`${c.document}#${c.pointer}`)}\` | ${cell(c.message)} | ${cell(usesLine(c, 2).replace(/^used by /, ''))} |`);
-    if (changes.length > top) lines.push('', `... and ${changes.length - top} more ${classification} change(s): \`paygate diff --format text\` lists them all.`);
+    lines.push(
+      '',
+      `## ${HEADINGS[classification]} (${changes.length})`,
+      '',
+      '| Kind | Pointer | Change | Used by |',
+      '| --- | --- | --- | --- |',
+    );
+    for (const c of changes.slice(0, top))
+      lines.push(
+        `| ${cell(c.kind)} | \`${cell(`${c.document}#${c.pointer}`)}\` | ${cell(c.message)} | ${cell(usesLine(c, 2).replace(/^used by /, ''))} |`,
+      );
+    if (changes.length > top)
+      lines.push('', `... and ${changes.length - top} more ${classification} change(s): \`paygate diff --format text\` lists them all.`);
   }
   const rest = report.changes.length - LISTED.reduce((n, c) => n + counts[c], 0);
-  if (rest > 0) lines.push('', `${counts['non-breaking']} non-breaking change(s) and ${counts.annotation} annotation(s) are not listed here.`);
+  if (rest > 0)
+    lines.push('', `${counts['non-breaking']} non-breaking change(s) and ${counts.annotation} annotation(s) are not listed here.`);
   return `${lines.join('\n')}\n`;
 }
 
 /** The JSON report's shape (`--format json`). */
-export function reportData(report: DiffReport): { from: string; to: string; summary: Record<Classification, number>; changes: readonly Change[] } {
+export function reportData(report: DiffReport): {
+  from: string;
+  to: string;
+  summary: Record<Classification, number>;
+  changes: readonly Change[];
+} {
   return { from: report.from, to: report.to, summary: countByClassification(report.changes), changes: report.changes };
 }
 

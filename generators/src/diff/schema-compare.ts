@@ -6,7 +6,17 @@
  */
 import { deepEqual, isObj, join, type Located, type SpecDoc } from './document.js';
 import type { ChangeGraph, GraphNode } from './graph.js';
-import { LOWER_BOUNDS, UPPER_BOUNDS, constraintOnly, primaryComponent, signature, tagOf, viewOf, type Bound, type SchemaView } from './schema-view.js';
+import {
+  LOWER_BOUNDS,
+  UPPER_BOUNDS,
+  constraintOnly,
+  primaryComponent,
+  signature,
+  tagOf,
+  viewOf,
+  type Bound,
+  type SchemaView,
+} from './schema-view.js';
 import type { Classification } from './types.js';
 
 export type Direction = 'request' | 'response';
@@ -27,7 +37,15 @@ export class Emitter {
     private readonly relocate: (side: Side, pointer: string) => string = (_, p) => p,
   ) {}
 
-  emit(side: Side, kind: string, pointer: string, classification: Classification, reason?: string, before?: unknown, after?: unknown): void {
+  emit(
+    side: Side,
+    kind: string,
+    pointer: string,
+    classification: Classification,
+    reason?: string,
+    before?: unknown,
+    after?: unknown,
+  ): void {
     this.sides.graph.emit(this.node, {
       kind,
       pointer: this.relocate(side, pointer),
@@ -85,12 +103,19 @@ const REQUEST_READS = 'requests that were valid may now be refused';
 function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   const req = dir === 'request';
   if (a.never !== b.never) {
-    out.emit(b.never ? 'b' : 'a', b.never ? 'schema-refused' : 'schema-allowed', b.ptr, req === b.never ? 'breaking' : 'non-breaking', b.never ? 'nothing is valid any more' : undefined);
+    out.emit(
+      b.never ? 'b' : 'a',
+      b.never ? 'schema-refused' : 'schema-allowed',
+      b.ptr,
+      req === b.never ? 'breaking' : 'non-breaking',
+      b.never ? 'nothing is valid any more' : undefined,
+    );
   }
   const aAlt = a.alternatives !== undefined;
   const bAlt = b.alternatives !== undefined;
   compareNullable(out, dir, a, b);
-  const constraints = (v: SchemaView) => v.alternatives?.srcs.every((s) => constraintOnly(viewOf(v === a ? out.sides.a : out.sides.b, [s])));
+  const constraints = (v: SchemaView) =>
+    v.alternatives?.srcs.every((s) => constraintOnly(viewOf(v === a ? out.sides.a : out.sides.b, [s])));
   if (aAlt !== bAlt && !constraints(a) && !constraints(b)) {
     // X became anyOf [X, Y] (or the reverse): the alternatives are compared, X standing as the only one of its side
     compareAlternatives(out, dir, a, b);
@@ -112,7 +137,8 @@ function compareSchemas(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVi
   compareAnnotations(out, a, b);
 }
 
-const admits = (types: Set<string> | undefined, t: string) => types === undefined || types.has(t) || (t === 'integer' && types.has('number'));
+const admits = (types: Set<string> | undefined, t: string) =>
+  types === undefined || types.has(t) || (t === 'integer' && types.has('number'));
 const ALL_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'];
 
 function compareNullable(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
@@ -120,10 +146,19 @@ function compareNullable(out: Emitter, dir: Direction, a: SchemaView, b: SchemaV
   const added = b.nullable;
   const ptr = (added ? b.nullablePtr : a.nullablePtr)!;
   const keyword = (added ? b.nullableKeyword : a.nullableKeyword)!;
-  const kind = keyword === 'nullable' ? `nullable-${added ? 'added' : 'removed'}` : keyword === 'type' ? 'type-changed' : `null-alternative-${added ? 'added' : 'removed'}`;
+  const kind =
+    keyword === 'nullable'
+      ? `nullable-${added ? 'added' : 'removed'}`
+      : keyword === 'type'
+        ? 'type-changed'
+        : `null-alternative-${added ? 'added' : 'removed'}`;
   // a `type` change that is only about null is reported here, once
   const breaking = dir === 'response' ? added : !added;
-  const reason = breaking ? (dir === 'response' ? 'clients reading this field may now get null' : 'requests sending null are refused') : 'the field accepts everything it accepted before';
+  const reason = breaking
+    ? dir === 'response'
+      ? 'clients reading this field may now get null'
+      : 'requests sending null are refused'
+    : 'the field accepts everything it accepted before';
   out.emit(added ? 'b' : 'a', kind, ptr, breaking ? 'breaking' : 'non-breaking', reason, a.nullable, b.nullable);
 }
 
@@ -138,7 +173,11 @@ function compareTypes(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView
   const kind = a.typePtr === undefined ? 'type-added' : b.typePtr === undefined ? 'type-removed' : 'type-changed';
   const fmt = (t: Set<string> | undefined) => (t === undefined ? 'any' : [...t].sort().join('|'));
   const breaking = dir === 'request' ? lost.length > 0 : gained.length > 0;
-  const reason = breaking ? (dir === 'request' ? REQUEST_READS : 'clients reading this field meet a type they do not expect') : 'the field accepts everything it accepted before';
+  const reason = breaking
+    ? dir === 'request'
+      ? REQUEST_READS
+      : 'clients reading this field meet a type they do not expect'
+    : 'the field accepts everything it accepted before';
   out.emit(side, kind, ptr, breaking ? 'breaking' : 'non-breaking', reason, fmt(a.types), fmt(b.types));
 }
 
@@ -151,9 +190,23 @@ function compareProperties(out: Emitter, dir: Direction, a: SchemaView, b: Schem
       out.edge(schemaPair(out.sides, dir, pa.srcs, pb.srcs, { a: pa.ptr, b: pb.ptr }));
       continue;
     }
-    if (hidden(pa)) out.emit('a', 'property-removed', pa.ptr, 'non-breaking', req ? 'read-only: clients never sent it' : 'write-only: clients never read it');
+    if (hidden(pa))
+      out.emit(
+        'a',
+        'property-removed',
+        pa.ptr,
+        'non-breaking',
+        req ? 'read-only: clients never sent it' : 'write-only: clients never read it',
+      );
     else if (!req) out.emit('a', 'property-removed', pa.ptr, 'breaking', 'clients reading this field get nothing');
-    else if (b.closed !== undefined) out.emit('a', 'property-removed', pa.ptr, 'breaking', 'requests that send it are refused (the schema does not admit other properties)');
+    else if (b.closed !== undefined)
+      out.emit(
+        'a',
+        'property-removed',
+        pa.ptr,
+        'breaking',
+        'requests that send it are refused (the schema does not admit other properties)',
+      );
     else out.emit('a', 'property-removed', pa.ptr, 'warning', 'requests that send it: the server no longer documents it and may ignore it');
   }
   for (const [name, pb] of b.properties) {
@@ -161,7 +214,15 @@ function compareProperties(out: Emitter, dir: Direction, a: SchemaView, b: Schem
     const requiredAt = b.required.get(name);
     if (requiredAt !== undefined && !a.required.has(name)) {
       const breaking = req && !pb.readOnly;
-      out.emit('b', 'required-property-added', requiredAt, breaking ? 'breaking' : 'non-breaking', breaking ? 'clients must now send it' : undefined, undefined, name);
+      out.emit(
+        'b',
+        'required-property-added',
+        requiredAt,
+        breaking ? 'breaking' : 'non-breaking',
+        breaking ? 'clients must now send it' : undefined,
+        undefined,
+        name,
+      );
     } else {
       out.emit('b', 'property-added', pb.ptr, 'non-breaking');
     }
@@ -171,14 +232,29 @@ function compareProperties(out: Emitter, dir: Direction, a: SchemaView, b: Schem
     if (a.properties.has(name) && !b.properties.has(name)) continue; // reported as the property's removal
     const p = b.properties.get(name) ?? a.properties.get(name);
     const breaking = !req && !(p && hidden(p));
-    out.emit('a', 'required-property-removed', at, breaking ? 'breaking' : 'non-breaking', breaking ? 'clients may no longer get it' : 'requests may leave it out', name);
+    out.emit(
+      'a',
+      'required-property-removed',
+      at,
+      breaking ? 'breaking' : 'non-breaking',
+      breaking ? 'clients may no longer get it' : 'requests may leave it out',
+      name,
+    );
   }
   for (const [name, at] of b.required) {
     if (a.required.has(name)) continue;
     if (!a.properties.has(name) && b.properties.has(name)) continue; // reported with the new property
     const p = b.properties.get(name) ?? a.properties.get(name);
-    const breaking = req && !(p?.readOnly);
-    out.emit('b', 'required-property-added', at, breaking ? 'breaking' : 'non-breaking', breaking ? 'clients must now send it' : undefined, undefined, name);
+    const breaking = req && !p?.readOnly;
+    out.emit(
+      'b',
+      'required-property-added',
+      at,
+      breaking ? 'breaking' : 'non-breaking',
+      breaking ? 'clients must now send it' : undefined,
+      undefined,
+      name,
+    );
   }
 }
 
@@ -189,19 +265,62 @@ function compareAdditional(out: Emitter, dir: Direction, a: SchemaView, b: Schem
   if (aClosed !== bClosed) {
     const side: Side = bClosed ? 'b' : 'a';
     const ptr = (bClosed ? b.closed : a.closed)!;
-    const kind = bClosed ? (a.additionalPtr === undefined ? 'additionalProperties-added' : 'additionalProperties-changed') : b.additionalPtr === undefined ? 'additionalProperties-removed' : 'additionalProperties-changed';
+    const kind = bClosed
+      ? a.additionalPtr === undefined
+        ? 'additionalProperties-added'
+        : 'additionalProperties-changed'
+      : b.additionalPtr === undefined
+        ? 'additionalProperties-removed'
+        : 'additionalProperties-changed';
     const breaking = req && bClosed;
-    out.emit(side, kind, ptr, breaking ? 'breaking' : 'non-breaking', breaking ? 'requests with fields the schema does not name are now refused' : undefined, aClosed ? false : undefined, bClosed ? false : undefined);
+    out.emit(
+      side,
+      kind,
+      ptr,
+      breaking ? 'breaking' : 'non-breaking',
+      breaking ? 'requests with fields the schema does not name are now refused' : undefined,
+      aClosed ? false : undefined,
+      bClosed ? false : undefined,
+    );
   }
-  if (a.additional && b.additional) out.edge(schemaPair(out.sides, dir, a.additional.srcs, b.additional.srcs, { a: a.additional.ptr, b: b.additional.ptr }));
-  else if (a.additional && !b.additional && !bClosed) out.emit('a', 'additionalProperties-removed', a.additional.ptr, req ? 'non-breaking' : 'warning', req ? undefined : 'map values are no longer described');
-  else if (!a.additional && b.additional && !aClosed) out.emit('b', 'additionalProperties-added', b.additional.ptr, req ? 'warning' : 'non-breaking', req ? 'map values sent before may not match the new schema' : undefined);
+  if (a.additional && b.additional)
+    out.edge(schemaPair(out.sides, dir, a.additional.srcs, b.additional.srcs, { a: a.additional.ptr, b: b.additional.ptr }));
+  else if (a.additional && !b.additional && !bClosed)
+    out.emit(
+      'a',
+      'additionalProperties-removed',
+      a.additional.ptr,
+      req ? 'non-breaking' : 'warning',
+      req ? undefined : 'map values are no longer described',
+    );
+  else if (!a.additional && b.additional && !aClosed)
+    out.emit(
+      'b',
+      'additionalProperties-added',
+      b.additional.ptr,
+      req ? 'warning' : 'non-breaking',
+      req ? 'map values sent before may not match the new schema' : undefined,
+    );
 }
 
 function compareItems(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   if (a.items && b.items) out.edge(schemaPair(out.sides, dir, a.items.srcs, b.items.srcs, { a: a.items.ptr, b: b.items.ptr }));
-  else if (a.items && !b.items) out.emit('a', 'items-removed', a.items.ptr, dir === 'request' ? 'non-breaking' : 'warning', dir === 'request' ? undefined : 'array items are no longer described');
-  else if (!a.items && b.items) out.emit('b', 'items-added', b.items.ptr, dir === 'request' ? 'warning' : 'non-breaking', dir === 'request' ? 'array items sent before may not match the new schema' : undefined);
+  else if (a.items && !b.items)
+    out.emit(
+      'a',
+      'items-removed',
+      a.items.ptr,
+      dir === 'request' ? 'non-breaking' : 'warning',
+      dir === 'request' ? undefined : 'array items are no longer described',
+    );
+  else if (!a.items && b.items)
+    out.emit(
+      'b',
+      'items-added',
+      b.items.ptr,
+      dir === 'request' ? 'warning' : 'non-breaking',
+      dir === 'request' ? 'array items sent before may not match the new schema' : undefined,
+    );
 }
 
 function compareEnum(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
@@ -211,21 +330,59 @@ function compareEnum(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView)
   if (!ea && !eb) return;
   if (ea && eb) {
     if (ea.isConst && eb.isConst) {
-      if (!deepEqual(ea.values[0], eb.values[0])) out.emit('b', 'const-changed', eb.ptr, 'breaking', req ? REQUEST_READS : 'clients reading this field get another value', ea.values[0], eb.values[0]);
+      if (!deepEqual(ea.values[0], eb.values[0]))
+        out.emit(
+          'b',
+          'const-changed',
+          eb.ptr,
+          'breaking',
+          req ? REQUEST_READS : 'clients reading this field get another value',
+          ea.values[0],
+          eb.values[0],
+        );
       return;
     }
     ea.values.forEach((v, i) => {
       if (eb.values.some((w) => deepEqual(v, w))) return;
-      out.emit('a', 'enum-value-removed', ea.isConst ? ea.ptr : (ea.ptrs?.[i] ?? join(ea.ptr, i)), req ? 'breaking' : 'non-breaking', req ? 'requests sending this value are refused' : undefined, v);
+      out.emit(
+        'a',
+        'enum-value-removed',
+        ea.isConst ? ea.ptr : (ea.ptrs?.[i] ?? join(ea.ptr, i)),
+        req ? 'breaking' : 'non-breaking',
+        req ? 'requests sending this value are refused' : undefined,
+        v,
+      );
     });
     eb.values.forEach((v, i) => {
       if (ea.values.some((w) => deepEqual(v, w))) return;
-      out.emit('b', 'enum-value-added', eb.isConst ? eb.ptr : (eb.ptrs?.[i] ?? join(eb.ptr, i)), req ? 'non-breaking' : 'warning', req ? undefined : 'clients that check values against the old list reject it', undefined, v);
+      out.emit(
+        'b',
+        'enum-value-added',
+        eb.isConst ? eb.ptr : (eb.ptrs?.[i] ?? join(eb.ptr, i)),
+        req ? 'non-breaking' : 'warning',
+        req ? undefined : 'clients that check values against the old list reject it',
+        undefined,
+        v,
+      );
     });
     return;
   }
-  if (ea) out.emit('a', `${ea.isConst ? 'const' : 'enum'}-removed`, ea.ptr, req ? 'non-breaking' : 'warning', req ? undefined : 'clients that check values against the old list may get others');
-  else if (eb) out.emit('b', `${eb.isConst ? 'const' : 'enum'}-added`, eb.ptr, req ? 'breaking' : 'non-breaking', req ? 'requests sending other values are refused' : undefined);
+  if (ea)
+    out.emit(
+      'a',
+      `${ea.isConst ? 'const' : 'enum'}-removed`,
+      ea.ptr,
+      req ? 'non-breaking' : 'warning',
+      req ? undefined : 'clients that check values against the old list may get others',
+    );
+  else if (eb)
+    out.emit(
+      'b',
+      `${eb.isConst ? 'const' : 'enum'}-added`,
+      eb.ptr,
+      req ? 'breaking' : 'non-breaking',
+      req ? 'requests sending other values are refused' : undefined,
+    );
 }
 
 /** Formats whose values are all values of another (`int32` ⊂ `int64`). */
@@ -248,13 +405,36 @@ function compareFormat(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVie
   if (fa === undefined) {
     // `int64` and `double` name the width of numbers clients already send; other formats constrain strings
     const width = fb === 'int64' || fb === 'double';
-    out.emit('b', 'format-added', b.format!.ptr, req && !width ? 'breaking' : 'non-breaking', req && !width ? REQUEST_READS : undefined, undefined, fb);
+    out.emit(
+      'b',
+      'format-added',
+      b.format!.ptr,
+      req && !width ? 'breaking' : 'non-breaking',
+      req && !width ? REQUEST_READS : undefined,
+      undefined,
+      fb,
+    );
   } else if (fb === undefined) {
-    out.emit('a', 'format-removed', a.format!.ptr, req ? 'non-breaking' : 'warning', req ? undefined : 'clients parsing the old format may get other strings', fa);
+    out.emit(
+      'a',
+      'format-removed',
+      a.format!.ptr,
+      req ? 'non-breaking' : 'warning',
+      req ? undefined : 'clients parsing the old format may get other strings',
+      fa,
+    );
   } else {
     // wider for the writer of requests is fine; narrower for the reader of responses is fine; anything else breaks
     const ok = req ? widens(fa, fb) : widens(fb, fa);
-    out.emit('b', 'format-changed', b.format!.ptr, ok ? 'non-breaking' : 'breaking', ok ? undefined : req ? REQUEST_READS : 'clients parsing the old format fail on the new one', fa, fb);
+    out.emit(
+      'b',
+      'format-changed',
+      b.format!.ptr,
+      ok ? 'non-breaking' : 'breaking',
+      ok ? undefined : req ? REQUEST_READS : 'clients parsing the old format fail on the new one',
+      fa,
+      fb,
+    );
   }
 }
 
@@ -265,11 +445,34 @@ function comparePatterns(out: Emitter, dir: Direction, a: SchemaView, b: SchemaV
   const req = dir === 'request';
   // whether one regular expression admits more than another is undecidable in general: any change counts (D54)
   if (added.length > 0 && removed.length > 0) {
-    out.emit('b', 'pattern-changed', added[0]![1], 'breaking', req ? REQUEST_READS : 'readers may now get values the old pattern excluded', removed[0]![0], added[0]![0]);
+    out.emit(
+      'b',
+      'pattern-changed',
+      added[0]![1],
+      'breaking',
+      req ? REQUEST_READS : 'readers may now get values the old pattern excluded',
+      removed[0]![0],
+      added[0]![0],
+    );
   } else if (added.length > 0) {
-    out.emit('b', 'pattern-added', added[0]![1], req ? 'breaking' : 'non-breaking', req ? REQUEST_READS : undefined, undefined, added[0]![0]);
+    out.emit(
+      'b',
+      'pattern-added',
+      added[0]![1],
+      req ? 'breaking' : 'non-breaking',
+      req ? REQUEST_READS : undefined,
+      undefined,
+      added[0]![0],
+    );
   } else {
-    out.emit('a', 'pattern-removed', removed[0]![1], req ? 'non-breaking' : 'breaking', req ? undefined : 'readers may now get values the old pattern excluded', removed[0]![0]);
+    out.emit(
+      'a',
+      'pattern-removed',
+      removed[0]![1],
+      req ? 'non-breaking' : 'breaking',
+      req ? undefined : 'readers may now get values the old pattern excluded',
+      removed[0]![0],
+    );
   }
 }
 
@@ -299,7 +502,15 @@ function compareBounds(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVie
     // every multiple of the old step is a multiple of the new one when the new one divides it
     const wider = mb === undefined || (ma !== undefined && ma.value % mb.value === 0);
     const classification: Classification = req ? (wider ? 'non-breaking' : 'breaking') : wider ? 'warning' : 'non-breaking';
-    out.emit(mb ? 'b' : 'a', `multipleOf-${ma && mb ? 'changed' : mb ? 'added' : 'removed'}`, (mb ?? ma)!.ptr, classification, undefined, ma?.value, mb?.value);
+    out.emit(
+      mb ? 'b' : 'a',
+      `multipleOf-${ma && mb ? 'changed' : mb ? 'added' : 'removed'}`,
+      (mb ?? ma)!.ptr,
+      classification,
+      undefined,
+      ma?.value,
+      mb?.value,
+    );
   }
   if ((a.uniqueItems === undefined) !== (b.uniqueItems === undefined)) {
     const added = b.uniqueItems !== undefined;
@@ -308,28 +519,57 @@ function compareBounds(out: Emitter, dir: Direction, a: SchemaView, b: SchemaVie
   }
 }
 
-const stricter = (x: Bound, y: Bound, upper: boolean) => (upper ? x.value < y.value : x.value > y.value) || (x.value === y.value && x.exclusive && !y.exclusive);
+const stricter = (x: Bound, y: Bound, upper: boolean) =>
+  (upper ? x.value < y.value : x.value > y.value) || (x.value === y.value && x.exclusive && !y.exclusive);
 
 function compareFlags(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView): void {
   const req = dir === 'request';
   if (a.readOnly !== b.readOnly) {
     const added = b.readOnly;
-    out.emit(added ? 'b' : 'a', `readOnly-${added ? 'added' : 'removed'}`, (added ? b.readOnlyPtr : a.readOnlyPtr)!, req && added ? 'warning' : 'non-breaking', req && added ? 'the server now ignores what requests send here' : undefined);
+    out.emit(
+      added ? 'b' : 'a',
+      `readOnly-${added ? 'added' : 'removed'}`,
+      (added ? b.readOnlyPtr : a.readOnlyPtr)!,
+      req && added ? 'warning' : 'non-breaking',
+      req && added ? 'the server now ignores what requests send here' : undefined,
+    );
   }
   if (a.writeOnly !== b.writeOnly) {
     const added = b.writeOnly;
-    out.emit(added ? 'b' : 'a', `writeOnly-${added ? 'added' : 'removed'}`, (added ? b.writeOnlyPtr : a.writeOnlyPtr)!, !req && added ? 'breaking' : 'non-breaking', !req && added ? 'responses no longer carry it' : undefined);
+    out.emit(
+      added ? 'b' : 'a',
+      `writeOnly-${added ? 'added' : 'removed'}`,
+      (added ? b.writeOnlyPtr : a.writeOnlyPtr)!,
+      !req && added ? 'breaking' : 'non-breaking',
+      !req && added ? 'responses no longer carry it' : undefined,
+    );
   }
   const da = a.defaultValue;
   const db = b.defaultValue;
   if (da && db && deepEqual(da.value, db.value)) return;
   if (!da && !db) return;
   if (!req) {
-    out.emit(db ? 'b' : 'a', `default-${da && db ? 'changed' : db ? 'added' : 'removed'}`, (db ?? da)!.ptr, 'annotation', undefined, da?.value, db?.value);
+    out.emit(
+      db ? 'b' : 'a',
+      `default-${da && db ? 'changed' : db ? 'added' : 'removed'}`,
+      (db ?? da)!.ptr,
+      'annotation',
+      undefined,
+      da?.value,
+      db?.value,
+    );
     return;
   }
   const classification: Classification = da && db ? 'warning' : db ? 'non-breaking' : 'warning';
-  out.emit(db ? 'b' : 'a', `default-${da && db ? 'changed' : db ? 'added' : 'removed'}`, (db ?? da)!.ptr, classification, classification === 'warning' ? 'requests that leave it out get another behaviour' : undefined, da?.value, db?.value);
+  out.emit(
+    db ? 'b' : 'a',
+    `default-${da && db ? 'changed' : db ? 'added' : 'removed'}`,
+    (db ?? da)!.ptr,
+    classification,
+    classification === 'warning' ? 'requests that leave it out get another behaviour' : undefined,
+    da?.value,
+    db?.value,
+  );
 }
 
 /** Alternatives matched by definition, by the component they are made of, by tag, by shape, then by type. */
@@ -340,7 +580,8 @@ function compareAlternatives(out: Emitter, dir: Direction, a: SchemaView, b: Sch
   const selfB = b.alternatives === undefined;
   const itemsA: Located[] = selfA ? [{ node: out.sides.a.at(a.ptr), ptr: a.ptr }] : a.alternatives!.srcs;
   const itemsB: Located[] = selfB ? [{ node: out.sides.b.at(b.ptr), ptr: b.ptr }] : b.alternatives!.srcs;
-  const withNull = (items: Located, outer: SchemaView, self: boolean): Located[] => (self || !outer.nullable ? [items] : [items, { node: { nullable: true }, ptr: outer.ptr }]);
+  const withNull = (items: Located, outer: SchemaView, self: boolean): Located[] =>
+    self || !outer.nullable ? [items] : [items, { node: { nullable: true }, ptr: outer.ptr }];
   const viewsA = itemsA.map((x) => viewOf(out.sides.a, [x]));
   const viewsB = itemsB.map((y) => viewOf(out.sides.b, [y]));
   const matchedA = new Set<number>();
@@ -380,11 +621,23 @@ function compareAlternatives(out: Emitter, dir: Direction, a: SchemaView, b: Sch
       out.edge(schemaPair(out.sides, dir, withNull(x, a, selfA), withNull(itemsB[j]!, b, selfB), { a: x.ptr, b: itemsB[j]!.ptr }));
       return;
     }
-    out.emit('a', `${a.alternatives?.keyword ?? keyword}-item-removed`, selfA ? x.ptr : join(a.alternatives!.ptr, i), req ? 'breaking' : 'non-breaking', req ? 'requests of this shape are refused' : undefined);
+    out.emit(
+      'a',
+      `${a.alternatives?.keyword ?? keyword}-item-removed`,
+      selfA ? x.ptr : join(a.alternatives!.ptr, i),
+      req ? 'breaking' : 'non-breaking',
+      req ? 'requests of this shape are refused' : undefined,
+    );
   });
   itemsB.forEach((y, j) => {
     if (matchedB.has(j)) return;
-    out.emit('b', `${b.alternatives?.keyword ?? keyword}-item-added`, selfB ? y.ptr : join(b.alternatives!.ptr, j), req ? 'non-breaking' : 'warning', req ? undefined : 'clients may get a shape they do not know');
+    out.emit(
+      'b',
+      `${b.alternatives?.keyword ?? keyword}-item-added`,
+      selfB ? y.ptr : join(b.alternatives!.ptr, j),
+      req ? 'non-breaking' : 'warning',
+      req ? undefined : 'clients may get a shape they do not know',
+    );
   });
 }
 
@@ -398,10 +651,22 @@ function compareConstraintAlternatives(out: Emitter, dir: Direction, a: SchemaVi
   if (b.alternatives) {
     const implied = b.alternatives.srcs.some((s) => [...viewOf(out.sides.b, [s]).required.keys()].every((name) => a.required.has(name)));
     const classification: Classification = implied ? 'non-breaking' : req ? 'breaking' : 'non-breaking';
-    out.emit('b', `${b.alternatives.keyword}-added`, b.alternatives.ptr, classification, implied ? 'every value valid before meets one of its arms' : req ? REQUEST_READS : undefined);
+    out.emit(
+      'b',
+      `${b.alternatives.keyword}-added`,
+      b.alternatives.ptr,
+      classification,
+      implied ? 'every value valid before meets one of its arms' : req ? REQUEST_READS : undefined,
+    );
   } else if (a.alternatives) {
     const implied = a.alternatives.srcs.some((s) => [...viewOf(out.sides.a, [s]).required.keys()].every((name) => b.required.has(name)));
-    out.emit('a', `${a.alternatives.keyword}-removed`, a.alternatives.ptr, req || implied ? 'non-breaking' : 'warning', req || implied ? undefined : 'responses may lack properties one of its arms required');
+    out.emit(
+      'a',
+      `${a.alternatives.keyword}-removed`,
+      a.alternatives.ptr,
+      req || implied ? 'non-breaking' : 'warning',
+      req || implied ? undefined : 'responses may lack properties one of its arms required',
+    );
   }
 }
 
@@ -410,11 +675,21 @@ function compareOther(out: Emitter, a: SchemaView, b: SchemaView): void {
     const x = a.other.get(key);
     const y = b.other.get(key);
     if (x && y && deepEqual(x.value, y.value)) continue;
-    out.emit(y ? 'b' : 'a', `${key}-${x && y ? 'changed' : y ? 'added' : 'removed'}`, (y ?? x)!.ptr, 'unclassified', `\`${key}\` is not compared by meaning: review it`);
+    out.emit(
+      y ? 'b' : 'a',
+      `${key}-${x && y ? 'changed' : y ? 'added' : 'removed'}`,
+      (y ?? x)!.ptr,
+      'unclassified',
+      `\`${key}\` is not compared by meaning: review it`,
+    );
   }
 }
 
-export function compareAnnotations(out: Emitter, a: { annotations: Map<string, { value: unknown; ptr: string }> }, b: { annotations: Map<string, { value: unknown; ptr: string }> }): void {
+export function compareAnnotations(
+  out: Emitter,
+  a: { annotations: Map<string, { value: unknown; ptr: string }> },
+  b: { annotations: Map<string, { value: unknown; ptr: string }> },
+): void {
   for (const key of new Set([...a.annotations.keys(), ...b.annotations.keys()])) {
     const x = a.annotations.get(key);
     const y = b.annotations.get(key);
@@ -429,11 +704,27 @@ export function compareAnnotations(out: Emitter, a: { annotations: Map<string, {
       for (let i = 0; i < Math.max(xs.length, ys.length); i++) {
         if (i < xs.length && i < ys.length && deepEqual(xs[i], ys[i])) continue;
         const verb = i >= xs.length ? 'added' : i >= ys.length ? 'removed' : 'changed';
-        out.emit(verb === 'removed' ? 'a' : 'b', `examples-item-${verb}`, join(verb === 'removed' ? x.ptr : y.ptr, i), 'annotation', undefined, xs[i], ys[i]);
+        out.emit(
+          verb === 'removed' ? 'a' : 'b',
+          `examples-item-${verb}`,
+          join(verb === 'removed' ? x.ptr : y.ptr, i),
+          'annotation',
+          undefined,
+          xs[i],
+          ys[i],
+        );
       }
       continue;
     }
     const verb = x && y ? 'changed' : y ? 'added' : 'removed';
-    out.emit(y ? 'b' : 'a', `${key}-${verb}`, (y ?? x)!.ptr, 'annotation', key === 'deprecated' && y?.value === true ? 'a deprecation notice; it still works' : undefined, x?.value, y?.value);
+    out.emit(
+      y ? 'b' : 'a',
+      `${key}-${verb}`,
+      (y ?? x)!.ptr,
+      'annotation',
+      key === 'deprecated' && y?.value === true ? 'a deprecation notice; it still works' : undefined,
+      x?.value,
+      y?.value,
+    );
   }
 }

@@ -6,12 +6,48 @@
  */
 import { deepEqual, isObj, join, type Located, type Obj, type SpecDoc } from './document.js';
 
-export const ANNOTATIONS = new Set(['description', 'title', 'summary', 'examples', 'example', 'deprecated', 'externalDocs', '$comment', 'xml', 'discriminator']);
+export const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'summary',
+  'examples',
+  'example',
+  'deprecated',
+  'externalDocs',
+  '$comment',
+  'xml',
+  'discriminator',
+]);
 /** Containers and identifiers: not constraints of the value. */
 const IGNORED = new Set(['$ref', '$id', '$schema', '$anchor', '$dynamicAnchor', '$defs', 'definitions', 'components', 'nullable', 'id']);
 const HANDLED = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'format', 'pattern', 'allOf', 'anyOf', 'oneOf', 'default', 'readOnly', 'writeOnly',
-  'maxLength', 'minLength', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxItems', 'minItems', 'maxProperties', 'minProperties', 'multipleOf', 'uniqueItems',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'format',
+  'pattern',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'default',
+  'readOnly',
+  'writeOnly',
+  'maxLength',
+  'minLength',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+  'multipleOf',
+  'uniqueItems',
 ]);
 
 export const UPPER_BOUNDS = ['maxLength', 'maximum', 'maxItems', 'maxProperties'] as const;
@@ -73,7 +109,11 @@ export interface SchemaView {
   other: Map<string, { value: unknown; ptr: string }>;
 }
 
-const isNullSchema = (node: unknown) => isObj(node) && (node.type === 'null' || (Array.isArray(node.type) && node.type.length === 1 && node.type[0] === 'null') || (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null && node.type === undefined));
+const isNullSchema = (node: unknown) =>
+  isObj(node) &&
+  (node.type === 'null' ||
+    (Array.isArray(node.type) && node.type.length === 1 && node.type[0] === 'null') ||
+    (Array.isArray(node.enum) && node.enum.length === 1 && node.enum[0] === null && node.type === undefined));
 
 function emptyView(ptr: string): SchemaView {
   return {
@@ -242,8 +282,8 @@ export function viewOf(doc: SpecDoc, srcs: readonly Located[]): SchemaView {
           view.types = types;
           view.typePtr = join(ptr, keyword);
         }
-      }
-      else if (alternatives.length > 1 && view.alternatives === undefined) view.alternatives = { keyword, ptr: join(ptr, keyword), srcs: alternatives };
+      } else if (alternatives.length > 1 && view.alternatives === undefined)
+        view.alternatives = { keyword, ptr: join(ptr, keyword), srcs: alternatives };
       else if (alternatives.length > 1) view.other.set(keyword, { value: list, ptr: join(ptr, keyword) });
     }
     if (Array.isArray(node.allOf)) node.allOf.forEach((member, i) => add(doc.resolve(member, join(ptr, 'allOf', i)), depth + 1, false));
@@ -269,18 +309,27 @@ export function viewOf(doc: SpecDoc, srcs: readonly Located[]): SchemaView {
 function boundsOf(node: Obj, ptr: string, view: SchemaView): void {
   const set = (name: BoundName, bound: Bound, upper: boolean) => {
     const current = view.bounds.get(name);
-    const tighter = current === undefined || (upper ? bound.value < current.value : bound.value > current.value) || (bound.value === current.value && bound.exclusive && !current.exclusive);
+    const tighter =
+      current === undefined ||
+      (upper ? bound.value < current.value : bound.value > current.value) ||
+      (bound.value === current.value && bound.exclusive && !current.exclusive);
     if (tighter) view.bounds.set(name, bound);
   };
-  for (const name of ['maxLength', 'maxItems', 'maxProperties'] as const) if (typeof node[name] === 'number') set(name, { value: node[name] as number, exclusive: false, ptr: join(ptr, name), keyword: name }, true);
-  for (const name of ['minLength', 'minItems', 'minProperties'] as const) if (typeof node[name] === 'number') set(name, { value: node[name] as number, exclusive: false, ptr: join(ptr, name), keyword: name }, false);
+  for (const name of ['maxLength', 'maxItems', 'maxProperties'] as const)
+    if (typeof node[name] === 'number')
+      set(name, { value: node[name] as number, exclusive: false, ptr: join(ptr, name), keyword: name }, true);
+  for (const name of ['minLength', 'minItems', 'minProperties'] as const)
+    if (typeof node[name] === 'number')
+      set(name, { value: node[name] as number, exclusive: false, ptr: join(ptr, name), keyword: name }, false);
   for (const [name, exclusiveName, upper] of [
     ['maximum', 'exclusiveMaximum', true],
     ['minimum', 'exclusiveMinimum', false],
   ] as const) {
     const exclusive = node[exclusiveName];
-    if (typeof node[name] === 'number') set(name, { value: node[name] as number, exclusive: exclusive === true, ptr: join(ptr, name), keyword: name }, upper);
-    if (typeof exclusive === 'number') set(name, { value: exclusive, exclusive: true, ptr: join(ptr, exclusiveName), keyword: exclusiveName }, upper);
+    if (typeof node[name] === 'number')
+      set(name, { value: node[name] as number, exclusive: exclusive === true, ptr: join(ptr, name), keyword: name }, upper);
+    if (typeof exclusive === 'number')
+      set(name, { value: exclusive, exclusive: true, ptr: join(ptr, exclusiveName), keyword: exclusiveName }, upper);
   }
 }
 
@@ -320,5 +369,11 @@ export function tagOf(doc: SpecDoc, view: SchemaView): string {
 
 /** A view that only constrains which properties are present (`oneOf: [{required: [id]}, {required: [owner]}]`). */
 export function constraintOnly(view: SchemaView): boolean {
-  return view.types === undefined && view.properties.size === 0 && view.enumeration === undefined && view.alternatives === undefined && view.items === undefined;
+  return (
+    view.types === undefined &&
+    view.properties.size === 0 &&
+    view.enumeration === undefined &&
+    view.alternatives === undefined &&
+    view.items === undefined
+  );
 }

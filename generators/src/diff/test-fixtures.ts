@@ -23,7 +23,9 @@ export function baseOpenApi(): Obj {
             returnUrl: {
               '{$request.body#/return_url}': {
                 post: {
-                  requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/ReturnCallback' } } } },
+                  requestBody: {
+                    content: { 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/ReturnCallback' } } },
+                  },
                   responses: { '200': { description: 'Shown to the customer' } },
                 },
               },
@@ -37,14 +39,21 @@ export function baseOpenApi(): Obj {
         get: {
           operationId: 'listOrders',
           parameters: [{ name: 'limit', in: 'query', required: false, schema: { type: 'integer', maximum: 100 } }],
-          responses: { '200': { description: 'Orders', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Order' } } } } } },
+          responses: {
+            '200': {
+              description: 'Orders',
+              content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Order' } } } },
+            },
+          },
         },
       },
       '/orders/{order_id}': {
         get: {
           operationId: 'getOrder',
           parameters: [{ name: 'order_id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '200': { description: 'The order', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } } },
+          responses: {
+            '200': { description: 'The order', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } },
+          },
         },
       },
     },
@@ -89,7 +98,11 @@ export function baseOpenApi(): Obj {
           properties: { event_type: { const: 'ORDER_PAID' }, order_id: { type: 'string' }, amount: { type: 'number' } },
         },
         Error: { type: 'object', required: ['code'], properties: { code: { type: 'string' } } },
-        ReturnCallback: { type: 'object', required: ['order_id', 'hash'], properties: { order_id: { type: 'string' }, hash: { type: 'string', pattern: '^[0-9a-f]{64}$' }, status: { type: 'string' } } },
+        ReturnCallback: {
+          type: 'object',
+          required: ['order_id', 'hash'],
+          properties: { order_id: { type: 'string' }, hash: { type: 'string', pattern: '^[0-9a-f]{64}$' }, status: { type: 'string' } },
+        },
       },
     },
   };

@@ -17,7 +17,9 @@ describe('numericExclusiveBounds (OpenAPI 3.0 boolean exclusive bounds)', () => 
     ['3.0.3', 1, true],
     ['3.1.0', 0, false],
   ])('an OpenAPI %s validator refuses %i for "greater than 0": valid %s', (version, value, valid) => {
-    const schema = version.startsWith('3.1') ? { type: 'integer', exclusiveMinimum: 0 } : { type: 'integer', minimum: 0, exclusiveMinimum: true };
+    const schema = version.startsWith('3.1')
+      ? { type: 'integer', exclusiveMinimum: 0 }
+      : { type: 'integer', minimum: 0, exclusiveMinimum: true };
     const ajv = createStandaloneAjv(version, { strict: false });
     expect(ajv.validate(toAjvSchema(schema, 'root') as object, value)).toBe(valid);
   });

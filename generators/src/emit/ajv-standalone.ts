@@ -94,7 +94,8 @@ export function addFormats(ajv: StandaloneAjv, table: Record<string, unknown>, m
   for (const [name, format] of sortedEntries(table)) {
     if (format instanceof RegExp) ajv.addFormat(name, format);
     else if (isObj(format) && format.validate instanceof RegExp) ajv.addFormat(name, format.validate);
-    else if (format === true || mode === 'accept') ajv.addFormat(name, true); // numeric ranges, regex, byte: accepted as-is
+    else if (format === true || mode === 'accept')
+      ajv.addFormat(name, true); // numeric ranges, regex, byte: accepted as-is
     else ajv.addFormat(name, format as Parameters<StandaloneAjv['addFormat']>[1]);
   }
 }
@@ -145,7 +146,13 @@ export interface LocatedSchema {
  * `candidates` that fails in a fresh instance (`fresh()`, components before operations, so the pointer names the
  * schema at fault rather than the first operation using it) and refuses with its location instead of Ajv's stack trace.
  */
-export function compileOrRefuse<T>(compile: () => T, fresh: () => StandaloneAjv, candidates: readonly LocatedSchema[], file: string, what: string): T {
+export function compileOrRefuse<T>(
+  compile: () => T,
+  fresh: () => StandaloneAjv,
+  candidates: readonly LocatedSchema[],
+  file: string,
+  what: string,
+): T {
   try {
     return compile();
   } catch (error) {
@@ -165,7 +172,7 @@ export function compileOrRefuse<T>(compile: () => T, fresh: () => StandaloneAjv,
       file,
       pointer,
       `Ajv cannot compile this schema into ${what}: ${reason}`,
-      'change the schema so it is valid JSON Schema for the document\'s OpenAPI version (3.0: draft 4 style with nullable; 3.1: 2020-12), or remove the construct Ajv names.',
+      "change the schema so it is valid JSON Schema for the document's OpenAPI version (3.0: draft 4 style with nullable; 3.1: 2020-12), or remove the construct Ajv names.",
     );
   }
 }

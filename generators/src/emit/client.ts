@@ -96,7 +96,9 @@ export function errorBodyType(op: OperationModel, alias: string): string {
   for (const r of op.responses) {
     if (isSuccess(r.status)) continue;
     const media = pickMedia(r.content);
-    types.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
+    types.push(
+      media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`,
+    );
   }
   return types.length === 0 ? 'never' : [...new Set(types)].join(' | ');
 }
@@ -112,7 +114,12 @@ export function errorBodyParts(op: OperationModel, alias: string): string[] {
     const ref = (media?.schema as { $ref?: unknown } | undefined)?.$ref;
     const component = typeof ref === 'string' ? COMPONENT_SCHEMA_REF.exec(ref)?.[1] : undefined;
     if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(component.replace(/~1/g, '/').replace(/~0/g, '~'))}]`);
-    else parts.push(media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`);
+    else
+      parts.push(
+        media === undefined
+          ? 'undefined'
+          : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`,
+      );
   }
   return [...new Set(parts)];
 }
@@ -148,15 +155,32 @@ function successDataType(op: OperationModel, alias: string): string {
 }
 
 /** Arguments of the generated `init(path, query, opts, body, bodySerializer, parseAs)`, without trailing undefineds. */
-function initArguments(path: string | undefined, query: string | undefined, body: string | undefined, serializer: string | undefined, parseAs: string | null): string {
-  const args = [path ?? 'undefined', query ?? 'undefined', 'opts', body ?? 'undefined', serializer ?? 'undefined', parseAs === null ? 'undefined' : JSON.stringify(parseAs)];
+function initArguments(
+  path: string | undefined,
+  query: string | undefined,
+  body: string | undefined,
+  serializer: string | undefined,
+  parseAs: string | null,
+): string {
+  const args = [
+    path ?? 'undefined',
+    query ?? 'undefined',
+    'opts',
+    body ?? 'undefined',
+    serializer ?? 'undefined',
+    parseAs === null ? 'undefined' : JSON.stringify(parseAs),
+  ];
   while (args[args.length - 1] === 'undefined') args.pop();
   return args.join(', ');
 }
 
 /** Group (first tag, camelCased) and method name for every operation; collisions fall back to the full operationId. */
 export function clientMethodNames(operations: readonly OperationModel[]): Map<string, { group: string; method: string }> {
-  const proposed = operations.map((op) => ({ op, group: camelCase(op.tags[0] ?? 'default') || 'default', method: methodNameForTag(op.operationId, op.tags[0]) }));
+  const proposed = operations.map((op) => ({
+    op,
+    group: camelCase(op.tags[0] ?? 'default') || 'default',
+    method: methodNameForTag(op.operationId, op.tags[0]),
+  }));
   const counts = new Map<string, number>();
   for (const p of proposed) counts.set(`${p.group}.${p.method}`, (counts.get(`${p.group}.${p.method}`) ?? 0) + 1);
   const used = new Set<string>();
@@ -171,7 +195,11 @@ export function clientMethodNames(operations: readonly OperationModel[]): Map<st
   return out;
 }
 
-export function clientViews(model: ApiModel): { methods: ClientMethodView[]; groups: ClientGroupView[]; metas: { name: string; literal: string }[] } {
+export function clientViews(model: ApiModel): {
+  methods: ClientMethodView[];
+  groups: ClientGroupView[];
+  metas: { name: string; literal: string }[];
+} {
   const typeNames = operationTypeNames(model.operations);
   const names = clientMethodNames(model.operations);
   const methods: ClientMethodView[] = [];
@@ -207,7 +235,8 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
     const hasQuery = op.parameters.query.length > 0;
     const queryType = `NonNullable<${alias}["parameters"]["query"]>`;
     if (hasQuery) args.push({ name: 'query', optional: !op.parameters.query.some((p) => p.required), type: queryType });
-    const headerType = op.parameters.header.length > 0 ? `CallOptions<Partial<NonNullable<${alias}["parameters"]["header"]>>>` : 'CallOptions';
+    const headerType =
+      op.parameters.header.length > 0 ? `CallOptions<Partial<NonNullable<${alias}["parameters"]["header"]>>>` : 'CallOptions';
     args.push({ name: 'opts', optional: true, type: headerType });
     // A required argument may not follow an optional one: make earlier optional ones `T | undefined`.
     let seenRequired = false;
@@ -220,10 +249,19 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       }
     }
     const local = `${group}$${method}`;
-    const summaryDoc = [op.summary ?? '', briefDescription(op.description), `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`];
+    const summaryDoc = [
+      op.summary ?? '',
+      briefDescription(op.description),
+      `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`,
+    ];
     const pg = op.pagination;
     // listAll walks `results` and `next` (the runtime's paginate): only for responses with that page shape (D124)
-    const canListAll = pg !== undefined && pg.itemsPath.length > 0 && pg.itemsPath[pg.itemsPath.length - 1] === 'results' && pg.nextField === 'next' && hasQuery;
+    const canListAll =
+      pg !== undefined &&
+      pg.itemsPath.length > 0 &&
+      pg.itemsPath[pg.itemsPath.length - 1] === 'results' &&
+      pg.nextField === 'next' &&
+      hasQuery;
     const dataType = successDataType(op, alias);
     const metaLiteral = operationMetaLiteral(op);
     if (!metas.has(metaLiteral)) metas.set(metaLiteral, `META_${metas.size}`);
@@ -238,7 +276,13 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
       args,
       httpMethod: op.method.toUpperCase(),
       path: JSON.stringify(op.path),
-      initArgs: initArguments(pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : undefined, hasQuery ? 'query' : undefined, media !== undefined ? 'body' : undefined, bodySerializer ?? undefined, successParseAs(op)),
+      initArgs: initArguments(
+        pathEntries.length > 0 ? `{ ${pathEntries.join(', ')} }` : undefined,
+        hasQuery ? 'query' : undefined,
+        media !== undefined ? 'body' : undefined,
+        bodySerializer ?? undefined,
+        successParseAs(op),
+      ),
       dataType,
       errorType: errorBodyType(op, alias),
       errorParts: errorBodyParts(op, alias),
@@ -248,8 +292,14 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
           ? {
               local: `${local}All`,
               // the operation's path arguments come first, as in the page method itself
-              pathParams: args.slice(0, pathEntries.length).map((a) => `${a.name}: ${a.type}, `).join(''),
-              pathArgs: args.slice(0, pathEntries.length).map((a) => `${a.name}, `).join(''),
+              pathParams: args
+                .slice(0, pathEntries.length)
+                .map((a) => `${a.name}: ${a.type}, `)
+                .join(''),
+              pathArgs: args
+                .slice(0, pathEntries.length)
+                .map((a) => `${a.name}, `)
+                .join(''),
               key: propertyKey(`${method}All`),
               // the helper sets the page (and the cursor the next link carries) itself
               queryType: `Omit<${queryType}, ${[pg.pageParam, pg.cursorParam].flatMap((n) => (n === undefined ? [] : [JSON.stringify(n)])).join(' | ')}>`,
@@ -261,7 +311,9 @@ export function clientViews(model: ApiModel): { methods: ClientMethodView[]; gro
                   : `, ...(next[${JSON.stringify(pg.cursorParam)}] !== undefined ? { ${propertyKey(pg.cursorParam)}: next[${JSON.stringify(pg.cursorParam)}] } : {})`,
               pageAccess: ['data', ...pg.itemsPath.slice(0, -1)].map((k) => `[${JSON.stringify(k)}]`).join(''),
               itemType: `NonNullable<(${dataType})${pg.itemsPath.map((k) => `[${JSON.stringify(k)}]`).join('')}>[number]`,
-              doc: [`Every item of \`${method}\`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws \`PaygateApiError\`.`],
+              doc: [
+                `Every item of \`${method}\`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws \`PaygateApiError\`.`,
+              ],
             }
           : null,
     });
@@ -295,15 +347,29 @@ export function defaultErrorType(methods: readonly Pick<ClientMethodView, 'error
 }
 
 /** The spec's security schemes as the runtime's `SecuritySchemes` literal (D121). */
-export function securitySchemesLiteral(model: ApiModel): { name: string; key: string; literal: string; clientOption: string | false; doc: string }[] {
+export function securitySchemesLiteral(
+  model: ApiModel,
+): { name: string; key: string; literal: string; clientOption: string | false; doc: string }[] {
   return model.securitySchemes.map((s) => {
     let literal: string;
-    if (s.type === 'apiKey') literal = `{ type: "apiKey", in: ${JSON.stringify(s.in === 'query' || s.in === 'cookie' ? s.in : 'header')}, name: ${JSON.stringify(s.parameterName ?? '')} }`;
+    if (s.type === 'apiKey')
+      literal = `{ type: "apiKey", in: ${JSON.stringify(s.in === 'query' || s.in === 'cookie' ? s.in : 'header')}, name: ${JSON.stringify(s.parameterName ?? '')} }`;
     else if (s.type === 'http') literal = `{ type: "http", scheme: ${JSON.stringify((s.scheme ?? 'bearer').toLowerCase())} }`;
     else if (s.type === 'oauth2' || s.type === 'openIdConnect' || s.type === 'mutualTLS') literal = `{ type: ${JSON.stringify(s.type)} }`;
     else literal = `{ type: "http", scheme: "bearer" }`;
-    const where = s.type === 'apiKey' ? `API key in ${s.in ?? 'header'} \`${s.parameterName ?? ''}\`` : s.type === 'http' ? `HTTP ${(s.scheme ?? '').toLowerCase()}` : `${s.type} access token (Bearer)`;
-    return { name: s.name, key: propertyKey(s.name), literal, clientOption: s.clientOption ?? false, doc: `${where}${s.description ? `: ${s.description}` : ''}` };
+    const where =
+      s.type === 'apiKey'
+        ? `API key in ${s.in ?? 'header'} \`${s.parameterName ?? ''}\``
+        : s.type === 'http'
+          ? `HTTP ${(s.scheme ?? '').toLowerCase()}`
+          : `${s.type} access token (Bearer)`;
+    return {
+      name: s.name,
+      key: propertyKey(s.name),
+      literal,
+      clientOption: s.clientOption ?? false,
+      doc: `${where}${s.description ? `: ${s.description}` : ''}`,
+    };
   });
 }
 
@@ -313,7 +379,12 @@ export function headerOptions(model: ApiModel): { option: string; header: string
   for (const op of model.operations) {
     for (const p of op.parameters.header) {
       const option = p.extensions['x-client-option'];
-      if (typeof option === 'string' && !out.has(option)) out.set(option, { option, header: p.name, doc: `Default \`${p.name}\` on every call (a per-call header overrides it)${p.description ? `: ${p.description}` : ''}` });
+      if (typeof option === 'string' && !out.has(option))
+        out.set(option, {
+          option,
+          header: p.name,
+          doc: `Default \`${p.name}\` on every call (a per-call header overrides it)${p.description ? `: ${p.description}` : ''}`,
+        });
     }
   }
   return [...out.values()].sort((a, b) => compareStrings(a.option, b.option));
@@ -329,7 +400,10 @@ export const clientEmitter: Emitter = {
     const optionSchemes = schemes.filter((s) => s.clientOption !== false);
     const headerOpts = headerOptions(ctx.model);
     const identification = ctx.model.clientIdentification;
-    const aliases = methods.filter(usesAlias).map((m) => ({ alias: m.alias, ref: m.ref })).sort((a, b) => compareStrings(a.alias, b.alias));
+    const aliases = methods
+      .filter(usesAlias)
+      .map((m) => ({ alias: m.alias, ref: m.ref }))
+      .sort((a, b) => compareStrings(a.alias, b.alias));
     const view = {
       header: ctx.header,
       runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),
@@ -358,7 +432,12 @@ export const clientEmitter: Emitter = {
       hasSecurity: schemes.length > 0,
       hasDefaults: headerOpts.length > 0 || identification !== undefined,
       metas,
-      exampleAuth: schemes[0] === undefined ? '' : schemes[0].clientOption !== false ? `, ${schemes[0].clientOption}: '...'` : `, auth: { ${propertyKey(schemes[0].name)}: '...' }`,
+      exampleAuth:
+        schemes[0] === undefined
+          ? ''
+          : schemes[0].clientOption !== false
+            ? `, ${schemes[0].clientOption}: '...'`
+            : `, auth: { ${propertyKey(schemes[0].name)}: '...' }`,
       aliases,
       methods,
       groups,

@@ -20,7 +20,7 @@ const document = {
 };
 
 describe('emitter inputs', () => {
-  it('only the api-document emitters (the contract\'s and the docs site\'s) read the bundled document', () => {
+  it("only the api-document emitters (the contract's and the docs site's) read the bundled document", () => {
     expect(ALL_EMITTERS.filter((e) => e.readsDocument === true).map((e) => e.name)).toEqual(['contract/api-document', 'docs/api-document']);
   });
 

@@ -133,7 +133,10 @@ export function headerFor(source: string, regenerateCommand: string = DEFAULT_RE
  * The document the type layer types: the bundled one, plus the payload schemas of AsyncAPI-only events as extra
  * component schemas (named by their event type names) so every event has a type.
  */
-export function typeLayerDocument(document: Readonly<Record<string, unknown>>, model: Pick<ApiModel, 'webhooks' | 'source'>): Readonly<Record<string, unknown>> {
+export function typeLayerDocument(
+  document: Readonly<Record<string, unknown>>,
+  model: Pick<ApiModel, 'webhooks' | 'source'>,
+): Readonly<Record<string, unknown>> {
   const asyncOnly = model.webhooks.filter((e) => e.source === 'asyncapi');
   if (asyncOnly.length === 0) return document;
   const components = (document.components ?? {}) as Record<string, unknown>;
@@ -202,7 +205,10 @@ export function createEmitContext(options: {
 }
 
 /** Runs one emitter with the context it may read (the document only for a `DocumentEmitter`). */
-export function runEmitter(emitter: Emitter, contexts: { context: EmitContext; documentContext: DocumentEmitContext }): Promise<GeneratedFile[]> | GeneratedFile[] {
+export function runEmitter(
+  emitter: Emitter,
+  contexts: { context: EmitContext; documentContext: DocumentEmitContext },
+): Promise<GeneratedFile[]> | GeneratedFile[] {
   return emitter.readsDocument === true ? emitter.emit(contexts.documentContext) : emitter.emit(contexts.context);
 }
 
@@ -220,7 +226,12 @@ export function contractSpecifier(ctx: Pick<EmitContext, 'out' | 'contractImport
  * The specifier generated code in `fromDir` imports a runtime module (`module`, e.g. `types.js`) or, without `module`,
  * a runtime directory (templates append `/facade.js`) by.
  */
-export function runtimeSpecifier(ctx: Pick<EmitContext, 'runtime' | 'runtimeImport'>, target: keyof RuntimeDirs, fromDir: string, module?: string): string {
+export function runtimeSpecifier(
+  ctx: Pick<EmitContext, 'runtime' | 'runtimeImport'>,
+  target: keyof RuntimeDirs,
+  fromDir: string,
+  module?: string,
+): string {
   const base = ctx.runtimeImport === 'package' ? RUNTIME_PACKAGES[target] : importPath(fromDir, ctx.runtime[target]);
   return module === undefined ? base : `${base}/${module}`;
 }

@@ -32,7 +32,9 @@ export function routeViews(operations: readonly OperationModel[]): RouteView[] {
     headerParameters: op.parameters.header.map((p) => p.name.toLowerCase()),
     requestMediaTypes: op.requestBody?.content.map((c) => c.mediaType) ?? [],
     requestBodyRequired: op.requestBody?.required ?? false,
-    fileFields: (op.requestBody?.content ?? []).flatMap((c) => (c.fields ?? []).filter((f) => f.kind === 'file' || f.kind === 'files').map((f) => ({ name: f.name, multiple: f.kind === 'files' }))),
+    fileFields: (op.requestBody?.content ?? []).flatMap((c) =>
+      (c.fields ?? []).filter((f) => f.kind === 'file' || f.kind === 'files').map((f) => ({ name: f.name, multiple: f.kind === 'files' })),
+    ),
     security: op.security,
     responses: Object.fromEntries(op.responses.map((r) => [r.status, r.content.map((c) => c.mediaType)])),
   }));
@@ -42,7 +44,9 @@ export function routeViews(operations: readonly OperationModel[]): RouteView[] {
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 export function idempotentOperationIds(operations: readonly OperationModel[]): string[] {
-  return operations.filter((op) => op.parameters.header.some((p) => p.name.toLowerCase() === IDEMPOTENCY_HEADER)).map((op) => op.operationId);
+  return operations
+    .filter((op) => op.parameters.header.some((p) => p.name.toLowerCase() === IDEMPOTENCY_HEADER))
+    .map((op) => op.operationId);
 }
 
 function securitySchemeView(schemes: readonly SecuritySchemeModel[]): Record<string, object> {
@@ -52,7 +56,16 @@ function securitySchemeView(schemes: readonly SecuritySchemeModel[]): Record<str
 }
 
 /** Names exported by the other contract files: a spec enum of the same name is left to them. */
-const RESERVED_EXPORTS = new Set(['ErrorCode', 'ERROR_STATUS', 'WebhookEvent', 'WebhookEventType', 'WEBHOOK_EVENT_TYPES', 'WEBHOOK_EVENT_DISCRIMINATOR', 'OperationId', 'OperationTypes']);
+const RESERVED_EXPORTS = new Set([
+  'ErrorCode',
+  'ERROR_STATUS',
+  'WebhookEvent',
+  'WebhookEventType',
+  'WEBHOOK_EVENT_TYPES',
+  'WEBHOOK_EVENT_DISCRIMINATOR',
+  'OperationId',
+  'OperationTypes',
+]);
 
 export function enumViews(model: Pick<ApiModel, 'enums'>): { name: string; values: unknown[]; doc: string[] }[] {
   return model.enums
@@ -78,7 +91,11 @@ export function eventViews(events: readonly WebhookEventModel[]): WebhookEventVi
     eventType: JSON.stringify(e.eventType),
     typeName: e.typeName,
     typeRef: e.typeRef ?? `components["schemas"][${JSON.stringify(e.typeName)}]`,
-    doc: [e.summary ?? '', e.description ?? '', `Event type \`${e.eventType}\` (${e.source === 'openapi' ? 'OpenAPI webhooks' : 'AsyncAPI message'}).`],
+    doc: [
+      e.summary ?? '',
+      e.description ?? '',
+      `Event type \`${e.eventType}\` (${e.source === 'openapi' ? 'OpenAPI webhooks' : 'AsyncAPI message'}).`,
+    ],
   }));
 }
 
@@ -88,7 +105,9 @@ export const contractTypesEmitter: Emitter = {
   emit: async (ctx: EmitContext) => [
     {
       path: `${ctx.out.contract}/types.gen.ts`,
-      contents: withHeader(ctx.header, await ctx.typeLayer(), ['// Type layer: openapi-typescript 7 output (the bundled document, plus the payloads of AsyncAPI-only events).']),
+      contents: withHeader(ctx.header, await ctx.typeLayer(), [
+        '// Type layer: openapi-typescript 7 output (the bundled document, plus the payloads of AsyncAPI-only events).',
+      ]),
     },
   ],
 };
@@ -133,7 +152,8 @@ export const contractOperationsEmitter: Emitter = {
         contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
         routes: routeViews(ctx.model.operations),
         securitySchemes: securitySchemeView(ctx.model.securitySchemes),
-        securitySchemeNames: ctx.model.securitySchemes.length === 0 ? 'never' : ctx.model.securitySchemes.map((s) => JSON.stringify(s.name)).join(' | '),
+        securitySchemeNames:
+          ctx.model.securitySchemes.length === 0 ? 'never' : ctx.model.securitySchemes.map((s) => JSON.stringify(s.name)).join(' | '),
         idempotent: idempotentOperationIds(ctx.model.operations),
       }),
     },
@@ -167,7 +187,9 @@ export const contractEventsEmitter: Emitter = {
         discriminator: JSON.stringify(ctx.model.webhookDiscriminator),
         events: eventViews(ctx.model.webhooks),
         // Only the names some event's type uses: an unused import fails users' noUnusedLocals (D132).
-        typeImports: ['components', 'webhooks'].filter((name) => eventViews(ctx.model.webhooks).some((e) => e.typeRef.includes(`${name}[`))).join(', '),
+        typeImports: ['components', 'webhooks']
+          .filter((name) => eventViews(ctx.model.webhooks).some((e) => e.typeRef.includes(`${name}[`)))
+          .join(', '),
       }),
     },
   ],

@@ -50,11 +50,31 @@ function input(overrides: Partial<DocsSiteInput> = {}): DocsSiteInput {
     },
     errors: [
       { code: 'ERR_VALIDATION_400', status: 400, when: 'Body failed validation', details: 'one key per field', action: 'Fix the fields' },
-      { code: 'ERR_REFUND_422', status: 422, when: 'amount > refundable & `payment` not <captured>', details: '`refund_amount`', action: 'Refund less' },
+      {
+        code: 'ERR_REFUND_422',
+        status: 422,
+        when: 'amount > refundable & `payment` not <captured>',
+        details: '`refund_amount`',
+        action: 'Refund less',
+      },
     ],
     decisions: [
-      { id: 'A1', group: 'A. Not shown', specSays: '"Initial status: not shown."', decision: '`payment_pending`', reason: 'r', anchor: 'Cashfree' },
-      { id: 'B1', group: 'B. Inconsistencies', specSays: '`NETBANKING` vs `NET_BANKING`', decision: 'canonical `NET_BANKING`', reason: 'r', anchor: 'Stripe' },
+      {
+        id: 'A1',
+        group: 'A. Not shown',
+        specSays: '"Initial status: not shown."',
+        decision: '`payment_pending`',
+        reason: 'r',
+        anchor: 'Cashfree',
+      },
+      {
+        id: 'B1',
+        group: 'B. Inconsistencies',
+        specSays: '`NETBANKING` vs `NET_BANKING`',
+        decision: 'canonical `NET_BANKING`',
+        reason: 'r',
+        anchor: 'Stripe',
+      },
     ],
     events: [
       {
@@ -156,9 +176,9 @@ describe('renderDocsSite', () => {
   it('decisions page groups rows under their section headings, code spans rendered', () => {
     const html = page('decisions.html');
     expect(html).toContain('<h2>A. Not shown</h2>');
-    expect(renderDocsSite(input({ decisions: [{ ...input().decisions[0]!, group: 'A. Items marked `not shown`' }] })).get('decisions.html')).toContain(
-      '<h2>A. Items marked <code>not shown</code></h2>',
-    );
+    expect(
+      renderDocsSite(input({ decisions: [{ ...input().decisions[0]!, group: 'A. Items marked `not shown`' }] })).get('decisions.html'),
+    ).toContain('<h2>A. Items marked <code>not shown</code></h2>');
     expect(html).toContain('<th>The original specification says</th>');
     expect(html).toContain('<h2>B. Inconsistencies</h2>');
     expect(html).toContain('<tr id="A1">');
@@ -203,7 +223,7 @@ describe('renderDocsSite', () => {
     expect(page('errors.html')).not.toContain('changelog.html');
   });
 
-  describe('the changelog for the API\'s clients (D135)', () => {
+  describe("the changelog for the API's clients (D135)", () => {
     const change = (classification: Change['classification'], kind: string, pointer: string, message: string): Change => ({
       classification,
       kind,
@@ -217,7 +237,12 @@ describe('renderDocsSite', () => {
       change('warning', 'enum-value-added', '/components/schemas/Status/enum/3', 'schema Status: enum value added: `LOST`'),
       change('non-breaking', 'property-added', '/components/schemas/Thing/properties/colour', 'schema Thing: property added at `colour`'),
       change('non-breaking', 'operation-added', '/paths/~1things/post', 'POST /things: operation added'),
-      change('annotation', 'description-changed', '/components/schemas/Thing', 'schema Thing: description changed: `Old words` -> `New words`'),
+      change(
+        'annotation',
+        'description-changed',
+        '/components/schemas/Thing',
+        'schema Thing: description changed: `Old words` -> `New words`',
+      ),
       change('annotation', 'example-changed', '/components/schemas/Thing/example', 'schema Thing: example changed'),
     ];
     const counts = { breaking: 0, unclassified: 0, warning: 1, 'non-breaking': 2, annotation: 2 };
@@ -228,12 +253,23 @@ describe('renderDocsSite', () => {
           date: '',
           previous: '1.0.0',
           counts,
-          groups: (['warning', 'non-breaking', 'annotation'] as const).map((classification) => ({ classification, changes: changes.filter((c) => c.classification === classification) })),
+          groups: (['warning', 'non-breaking', 'annotation'] as const).map((classification) => ({
+            classification,
+            changes: changes.filter((c) => c.classification === classification),
+          })),
         },
-        { title: '1.0.0', date: '2026-11-25', previous: undefined, counts: { ...counts, warning: 0, 'non-breaking': 0, annotation: 0 }, groups: [] },
+        {
+          title: '1.0.0',
+          date: '2026-11-25',
+          previous: undefined,
+          counts: { ...counts, warning: 0, 'non-breaking': 0, annotation: 0 },
+          groups: [],
+        },
       ],
     };
-    const reviews = [{ kind: 'enum-value-added', pointer: '/components/schemas/Status/enum/3', reason: 'only sent to clients that asked for it' }];
+    const reviews = [
+      { kind: 'enum-value-added', pointer: '/components/schemas/Status/enum/3', reason: 'only sent to clients that asked for it' },
+    ];
 
     it('the headline names the breaking and additive counts, never the annotations, and says the risky ones were reviewed', () => {
       const [unreleased, first] = changelogView(changelog, reviews);
@@ -242,7 +278,9 @@ describe('renderDocsSite', () => {
       );
       expect(unreleased!.headline).not.toMatch(/annotation|documentation/i);
       expect(first!.headline).toBe('');
-      expect(changelogView(changelog, [])[0]!.headline).toBe('0 breaking changes, 1 change that can affect strict clients only and 2 additions.');
+      expect(changelogView(changelog, [])[0]!.headline).toBe(
+        '0 breaking changes, 1 change that can affect strict clients only and 2 additions.',
+      );
       expect(changelogHeadline({ breaking: 2, unclassified: 1, warning: 0, 'non-breaking': 1, annotation: 40 }, 0)).toBe(
         '2 breaking changes, 1 change still to review and 1 addition.',
       );
@@ -281,8 +319,12 @@ describe('renderDocsSite', () => {
 
     it('what to do follows the kind of change and the direction it flows', () => {
       const use = (direction: 'request' | 'response') => [{ where: 'POST /things', in: 'request body', direction }];
-      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('request') })).toBe('Stop sending it before you upgrade.');
-      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('response') })).toBe('Stop relying on it before you upgrade.');
+      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('request') })).toBe(
+        'Stop sending it before you upgrade.',
+      );
+      expect(changelogTodo({ classification: 'breaking', kind: 'property-removed', uses: use('response') })).toBe(
+        'Stop relying on it before you upgrade.',
+      );
       expect(changelogTodo({ classification: 'breaking', kind: 'maxLength-changed', uses: use('request') })).toMatch(/requests you send/);
       expect(changelogTodo({ classification: 'warning', kind: 'default-changed', uses: use('request') })).toMatch(/old default/);
       expect(changelogTodo({ classification: 'non-breaking', kind: 'property-added', uses: use('response') })).toBe('');
@@ -290,7 +332,12 @@ describe('renderDocsSite', () => {
   });
 
   it('sorts the webhooks of the embedded document by name (Redoc lists them in document order)', () => {
-    const doc = { openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: {}, webhooks: { b_event: { post: {} }, A_EVENT: { post: {} }, a_event: { post: {} } } };
+    const doc = {
+      openapi: '3.1.0',
+      info: { title: 'T', version: '1' },
+      paths: {},
+      webhooks: { b_event: { post: {} }, A_EVENT: { post: {} }, a_event: { post: {} } },
+    };
     const site = renderDocsSite(input({ bundledDocument: doc }));
     expect(Object.keys((JSON.parse(site.get(SPEC_JSON)!) as { webhooks: object }).webhooks)).toEqual(['A_EVENT', 'a_event', 'b_event']);
     expect(Object.keys(withSortedWebhooks(doc))).toEqual(Object.keys(doc));
@@ -302,7 +349,7 @@ describe('renderDocsSite', () => {
     expect(html.indexOf('id="MERCHANT_APPROVED"')).toBeLessThan(html.indexOf('id="PAYMENT_FAILED"'));
   });
 
-  it('the site\'s Redoc bundle names a local image for its credit, not Redocly\'s CDN (D136)', () => {
+  it("the site's Redoc bundle names a local image for its credit, not Redocly's CDN (D136)", () => {
     const bundle = readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
     const { text, replaced } = withLocalRedocLogo(bundle);
     expect(replaced).toBe(1);
@@ -318,12 +365,20 @@ describe('renderDocsSite', () => {
 });
 
 describe('the docs site as an emitter of the pipeline (Paygate spec)', async () => {
-  const result = await generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml', lint: 'skip', targets: ['docs'] });
+  const result = await generate({
+    rootDir: ROOT,
+    openapi: 'openapi/openapi.yaml',
+    asyncapi: 'openapi/asyncapi.yaml',
+    lint: 'skip',
+    targets: ['docs'],
+  });
   const file = (name: string) => result.files.find((f) => f.path === `docs/site/${name}`)!.contents;
 
   it('writes the pages and the embedded document (only the docs target)', () => {
     expect(result.files.map((f) => f.path)).toEqual(
-      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT].map((f) => `docs/site/${f}`).sort(),
+      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT]
+        .map((f) => `docs/site/${f}`)
+        .sort(),
     );
   });
 
@@ -338,12 +393,21 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
       ['REFUND_PROCESSED', 'Refund', 'emitted', 'YYYY-MM-DD HH:MM:SSZ'],
     ]);
     const failed = events.find((e) => e.name === 'PAYMENT_FAILED')!;
-    expect(failed.fields.map((f) => f.name)).toEqual(['status', 'message', 'mop_type', 'order_id', 'payment_id', 'bank_ref_num', 'payment_completed_at']);
+    expect(failed.fields.map((f) => f.name)).toEqual([
+      'status',
+      'message',
+      'mop_type',
+      'order_id',
+      'payment_id',
+      'bank_ref_num',
+      'payment_completed_at',
+    ]);
     expect(failed.fields[0]).toEqual({ name: 'status', type: 'string', required: true, description: 'Always `FAILED`.' });
     expect(failed.example).toMatchObject({ event_type: 'PAYMENT_FAILED', data: { status: 'FAILED' } });
     const settled = events.find((e) => e.name === 'PAYMENT_SETTLED')!;
     expect(settled.fields.map((f) => f.name)).toContain('settlements[].settlement_utr');
-    for (const e of events.filter((x) => x.status === 'emitted')) for (const f of e.fields) expect(f.description, `${e.name} ${f.name}`).not.toBe('');
+    for (const e of events.filter((x) => x.status === 'emitted'))
+      for (const f of e.fields) expect(f.description, `${e.name} ${f.name}`).not.toBe('');
   });
 
   it('documents the envelope and the signature headers from the spec', () => {
@@ -366,17 +430,35 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
   it('refuses an error catalogue that drifted from the spec', async () => {
     const errorsMarkdown = read('docs/errors.md').replace(/^\| `?ERR_WEBHOOK_404.*\n/m, '');
     const docs = { errorsMarkdown, decisionsMarkdown: read('docs/decisions.md'), templates };
-    await expect(generate({ rootDir: ROOT, openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml', lint: 'skip', targets: ['docs'], docs })).rejects.toThrow(
-      /only in the spec \[ERR_WEBHOOK_404\]/,
-    );
+    await expect(
+      generate({
+        rootDir: ROOT,
+        openapi: 'openapi/openapi.yaml',
+        asyncapi: 'openapi/asyncapi.yaml',
+        lint: 'skip',
+        targets: ['docs'],
+        docs,
+      }),
+    ).rejects.toThrow(/only in the spec \[ERR_WEBHOOK_404\]/);
   });
 });
 
-describe('docs in the API\'s own words (D125)', () => {
+describe("docs in the API's own words (D125)", () => {
   it('a non-Paygate spec (Shelf) gets no Paygate prose and no empty events, errors or decisions pages', async () => {
     const empty = (header: string) => `| ${header} |\n| --- |\n`;
-    const docs = { errorsMarkdown: empty('Code | HTTP | When | details keys | What the client should do'), decisionsMarkdown: empty('# | Seed says | Decision | Reason | Anchor'), templates };
-    const result = await generate({ rootDir: ROOT, openapi: 'test/fixtures/shelf/openapi.yaml', asyncapi: null, lint: 'skip', targets: ['docs'], docs });
+    const docs = {
+      errorsMarkdown: empty('Code | HTTP | When | details keys | What the client should do'),
+      decisionsMarkdown: empty('# | Seed says | Decision | Reason | Anchor'),
+      templates,
+    };
+    const result = await generate({
+      rootDir: ROOT,
+      openapi: 'test/fixtures/shelf/openapi.yaml',
+      asyncapi: null,
+      lint: 'skip',
+      targets: ['docs'],
+      docs,
+    });
     const pages = result.files.filter((f) => f.path.endsWith('.html'));
     expect(pages.map((f) => path.basename(f.path))).toEqual(['index.html']);
     for (const f of pages) {
@@ -396,7 +478,9 @@ describe('inlineHtml', () => {
 describe('markdown sources', () => {
   it('reads decisions tables under the current header and the earlier one', () => {
     const row = '| A1 | "x: not shown" | d | r | a |';
-    const current = parseDecisions(`## A\n\n| # | The original specification says | Decision | Reason | Anchor |\n|---|---|---|---|---|\n${row}\n`);
+    const current = parseDecisions(
+      `## A\n\n| # | The original specification says | Decision | Reason | Anchor |\n|---|---|---|---|---|\n${row}\n`,
+    );
     const legacy = parseDecisions(`## A\n\n| # | Seed says | Decision | Reason | Anchor |\n|---|---|---|---|---|\n${row}\n`);
     expect(current).toEqual(legacy);
     expect(current[0]).toMatchObject({ id: 'A1', group: 'A', specSays: '"x: not shown"' });
@@ -407,7 +491,7 @@ describe('markdown sources', () => {
     expect(table).toEqual({ heading: 'H', header: ['a', 'b'], rows: [['x | y', '`z`']] });
   });
 
-  it('docs/errors.md lists exactly the brief\'s error codes', () => {
+  it("docs/errors.md lists exactly the brief's error codes", () => {
     const codes = parseErrorCatalogue(read('docs/errors.md')).map((e) => `${e.code} ${e.status}`);
     expect(codes).toEqual([
       'ERR_VALIDATION_400 400',

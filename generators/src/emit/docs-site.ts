@@ -236,7 +236,11 @@ function specInfo(doc: object): { title: string; version: string } {
 export function withSortedWebhooks(document: object): object {
   const webhooks = (document as { webhooks?: unknown }).webhooks;
   if (!isObj(webhooks)) return document;
-  const sorted = Object.fromEntries(Object.keys(webhooks).sort(compareStrings).map((key) => [key, webhooks[key]]));
+  const sorted = Object.fromEntries(
+    Object.keys(webhooks)
+      .sort(compareStrings)
+      .map((key) => [key, webhooks[key]]),
+  );
   return { ...document, webhooks: sorted };
 }
 
@@ -327,7 +331,13 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     );
   }
   if (input.changelog !== undefined) {
-    files.set('changelog.html', page('changelog', { ...common('changelog.html', 'Changelog'), sections: changelogView(input.changelog, input.changelogReviewed ?? []) }));
+    files.set(
+      'changelog.html',
+      page('changelog', {
+        ...common('changelog.html', 'Changelog'),
+        sections: changelogView(input.changelog, input.changelogReviewed ?? []),
+      }),
+    );
   }
   return files;
 }
@@ -398,7 +408,8 @@ export function changelogTodo(change: Pick<Change, 'classification' | 'kind' | '
     return writes && !reads ? 'Stop sending it before you upgrade.' : 'Stop relying on it before you upgrade.';
   }
   if (writes && !reads) return 'Check the requests you send against the new rule before you upgrade.';
-  if (change.classification === 'warning') return 'Nothing, unless your client rejects what it does not know: then let it accept the new shape.';
+  if (change.classification === 'warning')
+    return 'Nothing, unless your client rejects what it does not know: then let it accept the new shape.';
   return 'Check how your code reads it before you upgrade.';
 }
 
@@ -416,7 +427,8 @@ function entryView(change: Change, reviews: ReadonlyMap<string, string>): Change
 export function changelogHeadline(counts: ChangelogSection['counts'], reviewedCount: number): string {
   const parts = [plural(counts.breaking, 'breaking change', 'breaking changes')];
   if (counts.unclassified > 0) parts.push(plural(counts.unclassified, 'change still to review', 'changes still to review'));
-  if (counts.warning > 0) parts.push(plural(counts.warning, 'change that can affect strict clients only', 'changes that can affect strict clients only'));
+  if (counts.warning > 0)
+    parts.push(plural(counts.warning, 'change that can affect strict clients only', 'changes that can affect strict clients only'));
   parts.push(plural(counts['non-breaking'], 'addition', 'additions'));
   const last = parts.pop()!;
   const sentence = `${parts.join(', ')} and ${last}.`;
@@ -531,10 +543,12 @@ const LEGACY_DECISION_TABLE_HEADER = ['#', 'Seed says', 'Decision', 'Reason', 'A
 /** Reads the catalogue table of docs/errors.md. */
 export function parseErrorCatalogue(markdown: string): ErrorEntry[] {
   const tables = tablesWithHeader(markdown, ERROR_TABLE_HEADER);
-  if (tables.length !== 1) throw new Error(`errors.md: expected one table headed ${ERROR_TABLE_HEADER.join(' | ')}, found ${tables.length}`);
+  if (tables.length !== 1)
+    throw new Error(`errors.md: expected one table headed ${ERROR_TABLE_HEADER.join(' | ')}, found ${tables.length}`);
   return tables[0]!.rows.map((row) => {
     const where = `errors.md row ${row[0] ?? '?'}`;
-    if (row.length !== ERROR_TABLE_HEADER.length) throw new Error(`${where}: expected ${ERROR_TABLE_HEADER.length} cells, got ${row.length}`);
+    if (row.length !== ERROR_TABLE_HEADER.length)
+      throw new Error(`${where}: expected ${ERROR_TABLE_HEADER.length} cells, got ${row.length}`);
     const status = Number(cell(row, 1, where));
     if (!Number.isInteger(status)) throw new Error(`${where}: HTTP status is not an integer`);
     return {
@@ -554,7 +568,8 @@ export function parseDecisions(markdown: string): DecisionEntry[] {
   return tables.flatMap((t) =>
     t.rows.map((row) => {
       const where = `decisions.md row ${row[0] ?? '?'}`;
-      if (row.length !== DECISION_TABLE_HEADER.length) throw new Error(`${where}: expected ${DECISION_TABLE_HEADER.length} cells, got ${row.length}`);
+      if (row.length !== DECISION_TABLE_HEADER.length)
+        throw new Error(`${where}: expected ${DECISION_TABLE_HEADER.length} cells, got ${row.length}`);
       return {
         id: cell(row, 0, where),
         group: t.heading,
@@ -602,9 +617,19 @@ function fieldRows(resolver: RefResolver, schema: unknown, prefix = ''): EventFi
   const { properties, required } = resolver.objectShape(schema);
   const rows: EventField[] = [];
   for (const [name, prop] of Object.entries(properties)) {
-    rows.push({ name: `${prefix}${name}`, type: typeLabel(resolver, prop), required: required.has(name), description: describe(resolver, prop) });
+    rows.push({
+      name: `${prefix}${name}`,
+      type: typeLabel(resolver, prop),
+      required: required.has(name),
+      description: describe(resolver, prop),
+    });
     const resolved = resolver.deref<unknown>(prop);
-    if (isObj(resolved) && resolved.type === 'array' && resolved.items !== undefined && Object.keys(resolver.objectShape(resolved.items).properties).length > 0) {
+    if (
+      isObj(resolved) &&
+      resolved.type === 'array' &&
+      resolved.items !== undefined &&
+      Object.keys(resolver.objectShape(resolved.items).properties).length > 0
+    ) {
       rows.push(...fieldRows(resolver, resolved.items, `${prefix}${name}[].`));
     }
   }
@@ -632,7 +657,17 @@ export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'pla
       example: event.examples[0] ?? null,
     };
   });
-  const planned = model.plannedEvents.map((e): EventEntry => ({ name: e.eventType, category: e.category ?? '', status: 'future', summary: e.summary, eventTimeFormat: '', fields: [], example: null }));
+  const planned = model.plannedEvents.map(
+    (e): EventEntry => ({
+      name: e.eventType,
+      category: e.category ?? '',
+      status: 'future',
+      summary: e.summary,
+      eventTimeFormat: '',
+      fields: [],
+      example: null,
+    }),
+  );
   // sorted by name (the reader scans for one event; the spec's order is the author's), sent ones first
   return [...sent.sort(byEventName), ...planned.sort(byEventName)];
 }
@@ -729,8 +764,8 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/api-document',
     target: 'docs',
     readsDocument: true,
-    emit: (ctx: DocumentEmitContext) => [...renderSpecFiles(ctx.document)].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents })),
+    emit: (ctx: DocumentEmitContext) =>
+      [...renderSpecFiles(ctx.document)].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents })),
   };
   return [pages, apiDocument];
 }
-

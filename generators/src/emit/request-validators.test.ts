@@ -16,7 +16,8 @@ function rulesFor(parameters: object[]): unknown {
 
 const pathParameter = { name: 'p', in: 'path', required: true, schema: { type: 'string' } };
 /** The operation's parameters: the path template needs `p`, unless the case is about `p` itself. */
-const withPath = (parameter: { in: string; [key: string]: unknown }) => (parameter.in === 'path' ? [parameter] : [pathParameter, parameter]);
+const withPath = (parameter: { in: string; [key: string]: unknown }) =>
+  parameter.in === 'path' ? [parameter] : [pathParameter, parameter];
 const array = { type: 'array', items: { type: 'string' } };
 const object = { type: 'object', properties: { x: { type: 'integer' }, ys: array } };
 
@@ -26,12 +27,28 @@ describe('request-validators emitter: parameter rules', () => {
     ['query primitive, allowReserved', { name: 'q', in: 'query', allowReserved: true, schema: { type: 'string' } }, { parse: 'none' }],
     ['query array, form explode (default)', { name: 'q', in: 'query', schema: array }, { parse: 'wrap', reserved: 'whole' }],
     ['query array, form', { name: 'q', in: 'query', explode: false, schema: array }, { parse: 'split', delimiter: ',', reserved: 'comma' }],
-    ['query array, spaceDelimited', { name: 'q', in: 'query', style: 'spaceDelimited', explode: false, schema: array }, { parse: 'split', delimiter: ' ', reserved: 'comma' }],
-    ['query array, pipeDelimited', { name: 'q', in: 'query', style: 'pipeDelimited', explode: false, schema: array }, { parse: 'split', delimiter: '|', reserved: 'comma' }],
-    ['query object, form explode', { name: 'q', in: 'query', schema: object }, { parse: 'formExplode', properties: ['x', 'ys'], arrayProperties: ['ys'] }],
+    [
+      'query array, spaceDelimited',
+      { name: 'q', in: 'query', style: 'spaceDelimited', explode: false, schema: array },
+      { parse: 'split', delimiter: ' ', reserved: 'comma' },
+    ],
+    [
+      'query array, pipeDelimited',
+      { name: 'q', in: 'query', style: 'pipeDelimited', explode: false, schema: array },
+      { parse: 'split', delimiter: '|', reserved: 'comma' },
+    ],
+    [
+      'query object, form explode',
+      { name: 'q', in: 'query', schema: object },
+      { parse: 'formExplode', properties: ['x', 'ys'], arrayProperties: ['ys'] },
+    ],
     ['query object, form', { name: 'q', in: 'query', explode: false, schema: object }, { parse: 'formObject', reserved: 'comma' }],
     ['query object, deepObject', { name: 'q', in: 'query', style: 'deepObject', schema: object }, { parse: 'deepObject' }],
-    ['query array, deepObject (Stripe\'s expand[], D117)', { name: 'q', in: 'query', style: 'deepObject', explode: true, schema: array }, { parse: 'deepArray', reserved: 'whole' }],
+    [
+      "query array, deepObject (Stripe's expand[], D117)",
+      { name: 'q', in: 'query', style: 'deepObject', explode: true, schema: array },
+      { parse: 'deepArray', reserved: 'whole' },
+    ],
     ['query JSON content', { name: 'q', in: 'query', content: { 'application/json': { schema: object } } }, { parse: 'json' }],
     ['header array (simple by default)', { name: 'X-Ids', in: 'header', schema: array }, { name: 'x-ids', parse: 'split', delimiter: ',' }],
     ['path array, explode', { name: 'p', in: 'path', required: true, explode: true, schema: array }, { parse: 'split', delimiter: ',' }],
@@ -41,13 +58,23 @@ describe('request-validators emitter: parameter rules', () => {
   });
 
   it('leaves cookies out (they are not read)', () => {
-    expect(rulesFor(withPath({ name: 'sid', in: 'cookie', schema: { type: 'string' } }))).toEqual([{ name: 'p', in: 'path', parse: 'none' }]);
+    expect(rulesFor(withPath({ name: 'sid', in: 'cookie', schema: { type: 'string' } }))).toEqual([
+      { name: 'p', in: 'path', parse: 'none' },
+    ]);
   });
 
   it.each([
-    ['matrix path parameter', { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } }, /operation r: path parameter 'p': style 'matrix' is not parsed/],
+    [
+      'matrix path parameter',
+      { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } },
+      /operation r: path parameter 'p': style 'matrix' is not parsed/,
+    ],
     ['object path parameter', { name: 'p', in: 'path', required: true, schema: object }, /objects are only parsed in query parameters/],
-    ['label header parameter', { name: 'X-P', in: 'header', style: 'label', schema: { type: 'string' } }, /header parameter 'X-P': style 'label' is not parsed/],
+    [
+      'label header parameter',
+      { name: 'X-P', in: 'header', style: 'label', schema: { type: 'string' } },
+      /header parameter 'X-P': style 'label' is not parsed/,
+    ],
   ])('skips the operation on the server side for an unsupported %s, and names it with the fix', (_name, parameter, message) => {
     const document = {
       openapi: '3.1.0',
@@ -57,6 +84,13 @@ describe('request-validators emitter: parameter rules', () => {
     const model = buildModel(document, { source: 'r' });
     const { operations } = compileRequestValidators({ model });
     expect(operations[0]!.fields.find((f) => f.name === 'unsupported')?.value).toMatch(message);
-    expect(unsupportedServerOperations(model)).toEqual([{ operationId: 'r', pointer: expect.stringMatching(/^r#\/paths\/~1r~1\{p\}(\/get)?\/parameters$/), problem: expect.stringMatching(message), fix: expect.stringContaining('deepObject (name[]=a&name[]=b)') }]);
+    expect(unsupportedServerOperations(model)).toEqual([
+      {
+        operationId: 'r',
+        pointer: expect.stringMatching(/^r#\/paths\/~1r~1\{p\}(\/get)?\/parameters$/),
+        problem: expect.stringMatching(message),
+        fix: expect.stringContaining('deepObject (name[]=a&name[]=b)'),
+      },
+    ]);
   });
 });

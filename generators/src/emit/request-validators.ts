@@ -11,7 +11,16 @@ import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
-import { addFormats, compileOrRefuse, createStandaloneAjv, isObj, standaloneModule, toAjvSchema, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
+import {
+  addFormats,
+  compileOrRefuse,
+  createStandaloneAjv,
+  isObj,
+  standaloneModule,
+  toAjvSchema,
+  type LocatedSchema,
+  type StandaloneAjv,
+} from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
@@ -55,7 +64,6 @@ function requestFormats(openapiVersion: string): Record<string, unknown> {
   if (openapiVersion.startsWith('3.1')) table['media-range'] = true;
   return table;
 }
-
 
 /** How the runtime parses one parameter before validation (see request-validation.ts `ParameterRule`). */
 export interface ParameterRuleView {
@@ -158,7 +166,10 @@ class RuleBuilder {
   private properties(schema: unknown): string[] {
     const s = this.resolver.deref<unknown>(schema);
     const out = new Set(Object.keys(this.resolver.objectShape(s).properties));
-    if (isObj(s)) for (const key of ['oneOf', 'anyOf']) if (Array.isArray(s[key])) for (const m of s[key] as unknown[]) for (const k of Object.keys(this.resolver.objectShape(m).properties)) out.add(k);
+    if (isObj(s))
+      for (const key of ['oneOf', 'anyOf'])
+        if (Array.isArray(s[key]))
+          for (const m of s[key] as unknown[]) for (const k of Object.keys(this.resolver.objectShape(m).properties)) out.add(k);
     return [...out];
   }
 }
@@ -183,7 +194,12 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   const bodyDefs: Obj = {};
   for (const { name, schema } of model.schemas) {
     if (name.startsWith(RESERVED_DEF_PREFIX)) {
-      throw new UnsupportedSpecError(openapiFileOf(model.source), `#/components/schemas/${pointerToken(name)}`, `schema names starting with ${RESERVED_DEF_PREFIX} are reserved by the request-validators emitter.`, 'rename the schema (and its $refs).');
+      throw new UnsupportedSpecError(
+        openapiFileOf(model.source),
+        `#/components/schemas/${pointerToken(name)}`,
+        `schema names starting with ${RESERVED_DEF_PREFIX} are reserved by the request-validators emitter.`,
+        'rename the schema (and its $refs).',
+      );
     }
     paramDefs[name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
     bodyDefs[name] = toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
@@ -199,7 +215,8 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
    * because `useDefaults` reads it from the group's `properties` (a referenced function never sees a missing value).
    */
   const sharedParameter = (schema: unknown): unknown => {
-    if (!isObj(schema) || Object.keys(schema).length === 0 || (schema.$ref !== undefined && Object.keys(schema).length === 1)) return schema;
+    if (!isObj(schema) || Object.keys(schema).length === 0 || (schema.$ref !== undefined && Object.keys(schema).length === 1))
+      return schema;
     const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}parameter${paramKeys.size}`, schema);
     return { $ref: `${PARAMS_ROOT}#/$defs/${key}`, ...(schema.default === undefined ? {} : { default: schema.default }) };
   };
@@ -212,7 +229,11 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     const typeName = names.get(op.operationId)!;
     const fields: OperationView['fields'] = [];
     const parameterRules: ParameterRuleView[] = [];
-    const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = { query: undefined, headers: undefined, params: undefined };
+    const groups: Record<'query' | 'headers' | 'params', { properties: Obj; required: string[] } | undefined> = {
+      query: undefined,
+      headers: undefined,
+      params: undefined,
+    };
     let allowUnknownQuery = op.extensions['x-allow-unknown-query-parameters'];
     const allowEmpty: string[] = [];
     let unsupported: string | undefined;
@@ -237,18 +258,39 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
-      if (rule.parse === 'formExplode' && isObj(schema) && schema.additionalProperties !== undefined && schema.additionalProperties !== false) allowUnknownQuery ??= true;
+      if (
+        rule.parse === 'formExplode' &&
+        isObj(schema) &&
+        schema.additionalProperties !== undefined &&
+        schema.additionalProperties !== false
+      )
+        allowUnknownQuery ??= true;
     }
     if (unsupported !== undefined) {
       // Skipped on the server side only (the contract and the client still generate): the scaffold answers 501 and
       // says so at start-up; generation warns naming it (unsupportedServerOperations).
-      operations.push({ key: js(op.operationId), fields: [{ name: 'parameters', value: '[]' }, { name: 'queryNames', value: '[]' }, { name: 'unsupported', value: js(unsupported) }] });
+      operations.push({
+        key: js(op.operationId),
+        fields: [
+          { name: 'parameters', value: '[]' },
+          { name: 'queryNames', value: '[]' },
+          { name: 'unsupported', value: js(unsupported) },
+        ],
+      });
       continue;
     }
-    for (const [group, suffix] of [['query', 'Query'], ['headers', 'Headers'], ['params', 'Params']] as const) {
+    for (const [group, suffix] of [
+      ['query', 'Query'],
+      ['headers', 'Headers'],
+      ['params', 'Params'],
+    ] as const) {
       const g = groups[group];
       if (g === undefined) continue;
-      const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}${typeName}_${group}`, { type: 'object', properties: g.properties, ...(g.required.length > 0 ? { required: g.required } : {}) });
+      const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}${typeName}_${group}`, {
+        type: 'object',
+        properties: g.properties,
+        ...(g.required.length > 0 ? { required: g.required } : {}),
+      });
       const fn = `validate${typeName}${suffix}`;
       paramExports[fn] = `${PARAMS_ROOT}#/$defs/${key}`;
       exportPointers.set(fn, operationPointer(op));
@@ -270,13 +312,21 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         const schema = isObj(rawSchema) && typeof rawSchema.$ref === 'string' ? resolver.get(rawSchema.$ref) : (rawSchema ?? {});
         const binary = isObj(schema) && schema.format === 'binary';
         const required = !binary && isObj(schema) && Boolean(schema.required);
-        const key = sharedDef(bodyDefs, bodyKeys, `${RESERVED_DEF_PREFIX}${typeName}_body${index}`, { properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) }, ...(required ? { required: ['body'] } : {}) });
+        const key = sharedDef(bodyDefs, bodyKeys, `${RESERVED_DEF_PREFIX}${typeName}_body${index}`, {
+          properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) },
+          ...(required ? { required: ['body'] } : {}),
+        });
         const fn = `validate${typeName}Body${index}`;
         bodyExports[fn] = `${BODY_ROOT}#/$defs/${key}`;
         exportPointers.set(fn, `${operationPointer(op)}/requestBody/content/${pointerToken(mediaModel.mediaType)}/schema`);
         const props = isObj(schema) && isObj(schema.properties) ? schema.properties : {};
-        const jsonFields = mediaModel.mediaType !== 'multipart/form-data' ? [] : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
-        media.push(`{ mediaType: ${js(mediaModel.mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`);
+        const jsonFields =
+          mediaModel.mediaType !== 'multipart/form-data'
+            ? []
+            : Object.keys(props).filter((k) => isObj(props[k]) && ['array', 'object'].includes((props[k] as Obj).type as string));
+        media.push(
+          `{ mediaType: ${js(mediaModel.mediaType)}, validate: ${fn}${jsonFields.length > 0 ? `, jsonFields: ${js(jsonFields)}` : ''} }`,
+        );
       });
       fields.push({ name: 'body', value: `{ required: ${requestBody.required ? 'true' : 'false'}, content: [${media.join(', ')}] }` });
       if (requestBody.content.some((c) => c.mediaType === 'multipart/form-data')) fields.push({ name: 'multipart', value: 'true' });
@@ -296,7 +346,10 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   // Where each compiled schema comes from, to name it when Ajv refuses one: components first, then operations.
   const candidates: LocatedSchema[] = [
     ...model.schemas.map((s) => ({ ref: `${BODY_ROOT}#/$defs/${s.name}`, pointer: s.ref })),
-    ...[...Object.entries(paramExports), ...Object.entries(bodyExports)].map(([fn, ref]) => ({ ref, pointer: exportPointers.get(fn) ?? '' })),
+    ...[...Object.entries(paramExports), ...Object.entries(bodyExports)].map(([fn, ref]) => ({
+      ref,
+      pointer: exportPointers.get(fn) ?? '',
+    })),
   ];
   const code = compileOrRefuse(
     () => {
@@ -307,7 +360,9 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       opts.coerceTypes = false;
       for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
       // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
-      return standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) => (/\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : []));
+      return standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
+        /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
+      );
     },
     createAjv,
     candidates,
@@ -331,7 +386,9 @@ function sharedDef(defs: Obj, keys: Map<string, string>, key: string, def: Obj):
 }
 
 /** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */
-export function unsupportedServerOperations(model: Pick<ApiModel, 'operations' | 'schemas' | 'source'>): { operationId: string; pointer: string; problem: string; fix: string }[] {
+export function unsupportedServerOperations(
+  model: Pick<ApiModel, 'operations' | 'schemas' | 'source'>,
+): { operationId: string; pointer: string; problem: string; fix: string }[] {
   const rules = new RuleBuilder(modelSchemaResolver(model));
   const out: { operationId: string; pointer: string; problem: string; fix: string }[] = [];
   for (const op of model.operations) {
@@ -340,7 +397,12 @@ export function unsupportedServerOperations(model: Pick<ApiModel, 'operations' |
         rules.rule(p, rules.parameterSchema(p));
       } catch (error) {
         if (!(error instanceof UnsupportedParameterError)) throw error;
-        out.push({ operationId: op.operationId, pointer: `${openapiFileOf(model.source)}${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`, problem: `operation ${op.operationId}: ${error.message}`, fix: UNSUPPORTED_FIX });
+        out.push({
+          operationId: op.operationId,
+          pointer: `${openapiFileOf(model.source)}${p.level === 'path' ? pathItemPointer(op) : operationPointer(op)}/parameters`,
+          problem: `operation ${op.operationId}: ${error.message}`,
+          fix: UNSUPPORTED_FIX,
+        });
         break;
       }
     }

@@ -97,7 +97,11 @@ export function handlerOperationViews(operations: readonly OperationModel[]): Ha
       typeName,
       alias,
       ref: operationTypeRef(op),
-      doc: [op.summary ?? '', briefDescription(op.description), `\`${op.method.toUpperCase()} ${op.path}\`${op.deprecated ? ' (deprecated)' : ''}`],
+      doc: [
+        op.summary ?? '',
+        briefDescription(op.description),
+        `\`${op.method.toUpperCase()} ${op.path}\`${op.deprecated ? ' (deprecated)' : ''}`,
+      ],
       params: op.parameters.path.map((p) => ({
         key: propertyKey(p.name),
         optional: false,

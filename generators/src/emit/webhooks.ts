@@ -2,7 +2,15 @@ import { fastFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
-import { addFormats, compileOrRefuse, createStandaloneAjv, standaloneModule, toAjvSchema as toAjvSchemaIn, type LocatedSchema, type StandaloneAjv } from './ajv-standalone.js';
+import {
+  addFormats,
+  compileOrRefuse,
+  createStandaloneAjv,
+  standaloneModule,
+  toAjvSchema as toAjvSchemaIn,
+  type LocatedSchema,
+  type StandaloneAjv,
+} from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { contractSpecifier, runtimeSpecifier, withHeader } from './context.js';
 
@@ -20,13 +28,23 @@ function eventSchemaKey(event: WebhookEventModel): string {
 }
 
 /** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
-export function compileValidators(openapiVersion: string, schemas: Record<string, JsonSchema>, events: readonly WebhookEventModel[], file = 'the OpenAPI document'): string {
+export function compileValidators(
+  openapiVersion: string,
+  schemas: Record<string, JsonSchema>,
+  events: readonly WebhookEventModel[],
+  file = 'the OpenAPI document',
+): string {
   const defs: Obj = {};
   for (const [name, schema] of sortedEntries(schemas)) defs[name] = toAjvSchema(schema);
   for (const event of events) {
     const key = eventSchemaKey(event);
     if (key in defs) {
-      throw new UnsupportedSpecError(file, `#/components/schemas/${pointerToken(key)}`, `schema names starting with __event_ are reserved by the webhook emitter.`, 'rename the schema (and its $refs).');
+      throw new UnsupportedSpecError(
+        file,
+        `#/components/schemas/${pointerToken(key)}`,
+        `schema names starting with __event_ are reserved by the webhook emitter.`,
+        'rename the schema (and its $refs).',
+      );
     }
     defs[key] = toAjvSchema(event.schema);
   }
@@ -43,8 +61,13 @@ export function compileValidators(openapiVersion: string, schemas: Record<string
   const exports: Record<string, string> = {};
   for (const event of events) exports[`validate${event.typeName}`] = `${ROOT_ID}#/$defs/${eventSchemaKey(event)}`;
   const candidates: LocatedSchema[] = [
-    ...Object.keys(schemas).sort().map((name) => ({ ref: `${ROOT_ID}#/$defs/${name}`, pointer: `#/components/schemas/${pointerToken(name)}` })),
-    ...events.map((e) => ({ ref: `${ROOT_ID}#/$defs/${eventSchemaKey(e)}`, pointer: e.source === 'openapi' ? `#/webhooks (event ${e.eventType})` : `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}` })),
+    ...Object.keys(schemas)
+      .sort()
+      .map((name) => ({ ref: `${ROOT_ID}#/$defs/${name}`, pointer: `#/components/schemas/${pointerToken(name)}` })),
+    ...events.map((e) => ({
+      ref: `${ROOT_ID}#/$defs/${eventSchemaKey(e)}`,
+      pointer: e.source === 'openapi' ? `#/webhooks (event ${e.eventType})` : `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}`,
+    })),
   ];
   const ajv = createAjv();
   return compileOrRefuse(() => standaloneModule(ajv, exports), createAjv, candidates, file, 'webhook event validators');

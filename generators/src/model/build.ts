@@ -66,7 +66,10 @@ export class RefResolver {
   get(ref: string): unknown {
     if (!ref.startsWith('#')) throw new Error(`Only internal $refs are expected after bundling, got ${ref}`);
     let node: unknown = this.root;
-    for (const raw of ref.slice(1).split('/').filter((s) => s.length > 0)) {
+    for (const raw of ref
+      .slice(1)
+      .split('/')
+      .filter((s) => s.length > 0)) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
       if (!isObj(node) && !Array.isArray(node)) throw new Error(`Unresolvable $ref ${ref}`);
       node = (node as Obj)[key];
@@ -261,7 +264,12 @@ function statusOrder(status: string): string {
 
 function buildResponses(resolver: RefResolver, raw: unknown): ResponseModel[] {
   const entries = sortedEntries(isObj(raw) ? raw : {}).filter(([status]) => !status.startsWith('x-'));
-  const exact = new Set(entries.map(([s]) => s).filter((s) => /^\d{3}$/.test(s)).map(Number));
+  const exact = new Set(
+    entries
+      .map(([s]) => s)
+      .filter((s) => /^\d{3}$/.test(s))
+      .map(Number),
+  );
   return entries
     .sort(([a], [b]) => compareStrings(statusOrder(a), statusOrder(b)))
     .map(([status, r]): ResponseModel => {
@@ -311,7 +319,12 @@ const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit
  * array in the 200 body. A `cursor` query param (or `x-pagination.cursorParam`) is the position the `next` link
  * carries, sent back with the next page.
  */
-export function detectPagination(resolver: RefResolver, op: Obj, query: ParameterModel[], responses: ResponseModel[]): PaginationModel | undefined {
+export function detectPagination(
+  resolver: RefResolver,
+  op: Obj,
+  query: ParameterModel[],
+  responses: ResponseModel[],
+): PaginationModel | undefined {
   const ext = op['x-pagination'];
   if (isObj(ext) && typeof ext.pageParam === 'string') {
     return {
@@ -418,7 +431,8 @@ export function collectErrorCodes(doc: Obj): string[] {
       if (isObj(ext)) for (const c of Object.keys(ext)) codes.add(c);
     }
     if (/error/i.test(pointer) && isObj(node.properties) && node.properties.code !== undefined) addEnum(node.properties.code);
-    for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') visit(value, `${pointer}/${key}`, depth + 1);
+    for (const [key, value] of Object.entries(node))
+      if (key !== 'examples' && key !== 'example') visit(value, `${pointer}/${key}`, depth + 1);
   };
   const components = isObj(doc.components) ? doc.components : {};
   for (const [name, schema] of sortedEntries(isObj(components.schemas) ? components.schemas : {})) {
@@ -542,7 +556,12 @@ export function collectEnums(schemas: readonly { name: string; schema: JsonSchem
     if (!isObj(schema) || !Array.isArray(schema.enum) || !schema.enum.every(ENUM_VALUE)) continue;
     const id = pascalCase(name);
     if (id.length === 0 || out.has(id)) continue;
-    out.set(id, { name: id, values: [...schema.enum], description: str(schema.description), pointers: [`#/components/schemas/${escape(name)}`] });
+    out.set(id, {
+      name: id,
+      values: [...schema.enum],
+      description: str(schema.description),
+      pointers: [`#/components/schemas/${escape(name)}`],
+    });
   }
   interface Candidate {
     schema: string;
@@ -562,7 +581,13 @@ export function collectEnums(schemas: readonly { name: string; schema: JsonSchem
         const target = Array.isArray(prop.enum) ? prop : isObj(prop.items) && Array.isArray(prop.items.enum) ? prop.items : undefined;
         if (target === undefined || !(target.enum as unknown[]).every(ENUM_VALUE)) continue;
         const pointer = `${base}/properties/${escape(property)}${target === prop ? '' : '/items'}`;
-        candidates.push({ schema: name, property, values: [...(target.enum as EnumModel['values'])], description: str(target.description) ?? str(prop.description), pointer });
+        candidates.push({
+          schema: name,
+          property,
+          values: [...(target.enum as EnumModel['values'])],
+          description: str(target.description) ?? str(prop.description),
+          pointer,
+        });
       }
     });
   }
@@ -627,11 +652,13 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const components = isObj(document.components) ? document.components : {};
   const discriminator = options.webhookDiscriminator ?? 'event_type';
 
-  const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(([name, schema]) => ({
-    name,
-    ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-    schema,
-  }));
+  const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
+    ([name, schema]) => ({
+      name,
+      ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      schema,
+    }),
+  );
   const operations: OperationModel[] = [];
   for (const [path, rawItem] of sortedEntries(isObj(document.paths) ? document.paths : {})) {
     const item = resolver.deref<Obj>(rawItem);
@@ -718,7 +745,6 @@ function dedupeOperationIds(operations: OperationModel[]): void {
     op.operationId = id;
   }
 }
-
 
 /** Two operations with one explicit operationId would share a handler, a client method and a route-table key. */
 function refuseDuplicateOperationIds(operations: readonly OperationModel[], file: string): void {

@@ -4,11 +4,43 @@ import { normalizePatterns, unicodePattern } from './patterns.js';
 
 /** PayPal's RFC 5322 e-mail pattern (checkout_orders_v2.json): a lone `]` at the end makes `u` refuse it. */
 const PAYPAL_EMAIL =
-  '(?:[a-zA-Z0-9!#$%&\'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&\'*+/=?^_`{|}~-]+)*|(?:[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x21\\x23-\\x5b\\x5d-\\x7f]|\\[\\x01-\\x09\\x0b\\x0c\\x0e-\\x7f])*")@(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?|\\[(?:(?:(2(5[0-5]|[0-4][0-9])|1[0-9][0-9]|[1-9]?[0-9]))\\.){3}(?:(2(5[0-5]|[0-4][0-9])|1[0-9][0-9]|[1-9]?[0-9])|[a-zA-Z0-9-]*[a-zA-Z0-9]:(?:[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x21-\\x5a\\x53-\\x7f]|\\[\\x01-\\x09\\x0b\\x0c\\x0e-\\x7f])+)\\])';
+  "(?:[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*|(?:[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x21\\x23-\\x5b\\x5d-\\x7f]|\\[\\x01-\\x09\\x0b\\x0c\\x0e-\\x7f])*\")@(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?|\\[(?:(?:(2(5[0-5]|[0-4][0-9])|1[0-9][0-9]|[1-9]?[0-9]))\\.){3}(?:(2(5[0-5]|[0-4][0-9])|1[0-9][0-9]|[1-9]?[0-9])|[a-zA-Z0-9-]*[a-zA-Z0-9]:(?:[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x21-\\x5a\\x53-\\x7f]|\\[\\x01-\\x09\\x0b\\x0c\\x0e-\\x7f])+)\\])";
 
 /** Strings each translated pattern must judge exactly like the original does without `u`. */
-const PROBES = ['', 'a', 'a]', 'x{', '}', 'a{,5}', 'aaaaa', 'ab', 'b', '-', '.', 'w', '_', '!', '?', '\\c', 'c', '8', 'x-y', '3', 'é]', '[]', '{}', 'a{1}',
-  'buyer@example.com', 'first.last@sub.example.co', '"quoted"@example.com', 'user@[192.168.0.1]', 'not an email', 'a@b', '@example.com', 'x@y.z]'];
+const PROBES = [
+  '',
+  'a',
+  'a]',
+  'x{',
+  '}',
+  'a{,5}',
+  'aaaaa',
+  'ab',
+  'b',
+  '-',
+  '.',
+  'w',
+  '_',
+  '!',
+  '?',
+  '\\c',
+  'c',
+  '8',
+  'x-y',
+  '3',
+  'é]',
+  '[]',
+  '{}',
+  'a{1}',
+  'buyer@example.com',
+  'first.last@sub.example.co',
+  '"quoted"@example.com',
+  'user@[192.168.0.1]',
+  'not an email',
+  'a@b',
+  '@example.com',
+  'x@y.z]',
+];
 
 describe('unicodePattern', () => {
   it.each([
@@ -121,7 +153,9 @@ describe('normalizePatterns', () => {
     expect(document).toEqual(before);
     expect(out.components.schemas.Payer.example).toEqual({ pattern: '(' });
     expect(out.components.schemas.Payer.properties.plain).toBe(document.components.schemas.Payer.properties.plain);
-    expect(out.paths['/payers'].post.requestBody.content['application/json'].examples).toBe(document.paths['/payers'].post.requestBody.content['application/json'].examples);
+    expect(out.paths['/payers'].post.requestBody.content['application/json'].examples).toBe(
+      document.paths['/payers'].post.requestBody.content['application/json'].examples,
+    );
   });
 
   it('returns the very document when every pattern is valid with u', () => {
@@ -131,7 +165,9 @@ describe('normalizePatterns', () => {
   });
 
   it('refuses a pattern that is no regular expression, naming the file, the pointer and the fix', () => {
-    const invalid = { components: { schemas: { QrConfig: { properties: { action: { type: 'string', pattern: '(?i)^(pay|details)$' } } } } } };
+    const invalid = {
+      components: { schemas: { QrConfig: { properties: { action: { type: 'string', pattern: '(?i)^(pay|details)$' } } } } },
+    };
     let refusal: unknown;
     try {
       normalizePatterns(invalid, 'test/fixtures/realworld/x/openapi.json');
@@ -139,8 +175,13 @@ describe('normalizePatterns', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(UnsupportedSpecError);
-    expect(refusal).toMatchObject({ file: 'test/fixtures/realworld/x/openapi.json', pointer: '#/components/schemas/QrConfig/properties/action/pattern' });
-    expect((refusal as Error).message).toContain('test/fixtures/realworld/x/openapi.json#/components/schemas/QrConfig/properties/action/pattern');
+    expect(refusal).toMatchObject({
+      file: 'test/fixtures/realworld/x/openapi.json',
+      pointer: '#/components/schemas/QrConfig/properties/action/pattern',
+    });
+    expect((refusal as Error).message).toContain(
+      'test/fixtures/realworld/x/openapi.json#/components/schemas/QrConfig/properties/action/pattern',
+    );
     expect((refusal as Error).message).toMatch(/Fix: .*inline flags such as \(\?i\)/);
     expect((refusal as Error).message).not.toMatch(/\n\s+at /);
   });

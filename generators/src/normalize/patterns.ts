@@ -47,7 +47,11 @@ export function unicodePattern(pattern: string): PatternOutcome {
     return { kind: 'invalid', reason: (error as Error).message };
   }
   const unicodeError = compiles(translated, 'u');
-  if (unicodeError !== undefined) return { kind: 'invalid', reason: `valid only without the u flag, and its rewrite ${JSON.stringify(translated)} is refused: ${unicodeError}` };
+  if (unicodeError !== undefined)
+    return {
+      kind: 'invalid',
+      reason: `valid only without the u flag, and its rewrite ${JSON.stringify(translated)} is refused: ${unicodeError}`,
+    };
   return { kind: 'translated', pattern: translated };
 }
 
@@ -68,7 +72,8 @@ function writeCharacter(code: number, inClass: boolean): string {
   const ch = String.fromCodePoint(code);
   if ((inClass ? CLASS_SYNTAX : SYNTAX).has(ch)) return `\\${ch}`;
   // Controls, separators and lone surrogates are written as escapes so the pattern stays printable.
-  if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff)) return hex4(code);
+  if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0x2028 || code === 0x2029 || (code >= 0xd800 && code <= 0xdfff))
+    return hex4(code);
   if (code > 0xffff) return `\\u{${code.toString(16).toUpperCase()}}`;
   return ch;
 }
@@ -145,7 +150,8 @@ function writePattern(pattern: AST.Pattern): string {
 /** The usual mistakes of patterns written for other engines (PCRE, Java), named in the refusal's fix. */
 function fixHint(pattern: string, reason: string): string {
   if (/\(\?[a-zA-Z]+\)/.test(pattern)) return ' (inline flags such as (?i) do not exist there: spell out [Aa], or list both spellings)';
-  if (/Range out of order/i.test(reason)) return ' (a - between two characters of a class is a range: escape it as \\- or put it last in the class)';
+  if (/Range out of order/i.test(reason))
+    return ' (a - between two characters of a class is a range: escape it as \\- or put it last in the class)';
   return '';
 }
 
@@ -164,9 +170,27 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  * schema, a response called `default` is a response.
  */
 const NAME_MAPS = new Set([
-  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters',
-  'requestBodies', 'headers', 'callbacks', 'pathItems', 'paths', 'webhooks', 'content', 'encoding', 'links', 'securitySchemes',
-  'messages', 'channels', 'operations',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'callbacks',
+  'pathItems',
+  'paths',
+  'webhooks',
+  'content',
+  'encoding',
+  'links',
+  'securitySchemes',
+  'messages',
+  'channels',
+  'operations',
 ]);
 /** Members holding data, not schemas: an example object's `pattern` field is not a regular expression. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);

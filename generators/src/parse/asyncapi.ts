@@ -40,7 +40,12 @@ export async function loadAsyncApi(file: string, cwd: string = process.cwd()): P
     `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.code} ${d.message} (at ${d.path.join('.')})`;
   const errors = diagnostics.filter((d) => d.severity === 0);
   if (document === undefined || errors.length > 0) {
-    throw new UnsupportedSpecError(rel, '', ['it is not a valid AsyncAPI document:', ...errors.map((d) => `    ${format(d)}`)].join('\n'), 'fix the lines shown.');
+    throw new UnsupportedSpecError(
+      rel,
+      '',
+      ['it is not a valid AsyncAPI document:', ...errors.map((d) => `    ${format(d)}`)].join('\n'),
+      'fix the lines shown.',
+    );
   }
   const messages = new Map<string, AsyncApiMessage>();
   for (const message of document.allMessages().all()) {
@@ -73,11 +78,22 @@ export async function loadAsyncApi(file: string, cwd: string = process.cwd()): P
 
 function plannedEvents(raw: unknown, file: string): AsyncApiPlannedEvent[] {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw)) throw new UnsupportedSpecError(file, '#/x-planned-events', 'x-planned-events is not a list.', 'make it a list of { eventType, category, summary }.');
+  if (!Array.isArray(raw))
+    throw new UnsupportedSpecError(
+      file,
+      '#/x-planned-events',
+      'x-planned-events is not a list.',
+      'make it a list of { eventType, category, summary }.',
+    );
   return raw.map((entry: unknown, i) => {
     const e = (entry ?? {}) as Record<string, unknown>;
     if (typeof e.eventType !== 'string' || typeof e.summary !== 'string') {
-      throw new UnsupportedSpecError(file, `#/x-planned-events/${i}`, 'the entry has no string eventType or summary.', 'give it both (category is optional).');
+      throw new UnsupportedSpecError(
+        file,
+        `#/x-planned-events/${i}`,
+        'the entry has no string eventType or summary.',
+        'give it both (category is optional).',
+      );
     }
     return { eventType: e.eventType, category: typeof e.category === 'string' ? e.category : undefined, summary: e.summary };
   });

@@ -42,7 +42,10 @@ export interface LoadedOpenApi {
 }
 
 export class SpecLintError extends Error {
-  constructor(readonly problems: LintProblem[], readonly input: string) {
+  constructor(
+    readonly problems: LintProblem[],
+    readonly input: string,
+  ) {
     super(formatLintFailure(problems, input));
     this.name = 'SpecLintError';
   }
@@ -89,7 +92,16 @@ function toLintProblem(problem: NormalizedProblem, cwd: string): LintProblem {
  * when the user gave no lint config (D116). Every other rule of the default set is style (`no-server-trailing-slash`
  * errors in Redocly's `minimal` set, and Stripe's and DigitalOcean's specs have one) and is reported as a warning.
  */
-export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set(['struct', 'no-unresolved-refs', 'no-server-variables-empty-enum', 'spec', 'no-undefined-server-variable', 'path-parameters-defined', 'operation-operationId-unique', 'no-identical-paths']);
+export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set([
+  'struct',
+  'no-unresolved-refs',
+  'no-server-variables-empty-enum',
+  'spec',
+  'no-undefined-server-variable',
+  'path-parameters-defined',
+  'operation-operationId-unique',
+  'no-identical-paths',
+]);
 
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
@@ -132,7 +144,10 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   });
   const bundleErrors = result.problems.filter((p) => p.severity === 'error');
   if (bundleErrors.length > 0) {
-    throw new SpecLintError(bundleErrors.map((p) => toLintProblem(p, cwd)), path.relative(cwd, input));
+    throw new SpecLintError(
+      bundleErrors.map((p) => toLintProblem(p, cwd)),
+      path.relative(cwd, input),
+    );
   }
   const document = result.bundle.parsed as Record<string, unknown>;
   refuseUnsupportedDocument(document, path.relative(cwd, input));

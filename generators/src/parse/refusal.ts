@@ -16,7 +16,9 @@ export class UnsupportedSpecError extends Error {
     /** What to change in the spec. */
     readonly fix: string,
   ) {
-    super(`Refusing to generate: ${file}${pointer}\n  ${problem}\n  Fix: ${fix}\n  Then generate again: \`npx paygate generate\` (in the Paygate repository: \`npm run generate\`).`);
+    super(
+      `Refusing to generate: ${file}${pointer}\n  ${problem}\n  Fix: ${fix}\n  Then generate again: \`npx paygate generate\` (in the Paygate repository: \`npm run generate\`).`,
+    );
   }
 }
 

@@ -36,7 +36,8 @@ function refuseUnsupportedVersion(document: Obj, file: string): void {
 /** A component or webhook named `constructor`, `toString`... (property names are fine). */
 function refuseInheritedNames(document: Obj, file: string): void {
   const maps: [string, unknown][] = [['#/webhooks', document.webhooks]];
-  if (isObj(document.components)) for (const [kind, map] of Object.entries(document.components)) maps.push([`#/components/${pointerToken(kind)}`, map]);
+  if (isObj(document.components))
+    for (const [kind, map] of Object.entries(document.components)) maps.push([`#/components/${pointerToken(kind)}`, map]);
   for (const [pointer, map] of maps) {
     if (!isObj(map)) continue;
     const name = Object.keys(map).find((key) => INHERITED_NAMES.has(key));

@@ -68,7 +68,9 @@ export function synthesizeOperationId(method: string, path: string): string {
  * identifiers are quoted (`{thing-id}` -> `:"thing-id"`) so `req.params` keeps the spec's name.
  */
 export function toExpressPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, (_m, name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `:${name}` : `:${JSON.stringify(name)}`));
+  return path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+    /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `:${name}` : `:${JSON.stringify(name)}`,
+  );
 }
 
 /** Quotes a property key only when needed for a TS object type / literal. */
@@ -85,7 +87,16 @@ export function methodNameForTag(operationId: string, tag: string | undefined): 
   const id = camelCase(operationId);
   if (tag === undefined) return id;
   const plural = pascalCase(tag);
-  const nouns = [...new Set([plural, pascalCase(words(tag).map((w, i, all) => (i === all.length - 1 ? singularize(w) : w)).join(' '))])]
+  const nouns = [
+    ...new Set([
+      plural,
+      pascalCase(
+        words(tag)
+          .map((w, i, all) => (i === all.length - 1 ? singularize(w) : w))
+          .join(' '),
+      ),
+    ]),
+  ]
     .filter((n) => n.length > 0)
     .sort((a, b) => b.length - a.length);
   const idPascal = id.length > 0 ? id[0]!.toUpperCase() + id.slice(1) : id;

@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier, singularize, synthesizeOperationId, toExpressPath, words } from './naming.js';
+import {
+  camelCase,
+  methodNameForTag,
+  pascalCase,
+  propertyKey,
+  safeIdentifier,
+  singularize,
+  synthesizeOperationId,
+  toExpressPath,
+  words,
+} from './naming.js';
 import { compareStrings, sortBy, sortedEntries, sortKeysDeep } from './sorted.js';
 
 describe('sorted helpers', () => {
   it('sortedEntries sorts by code point regardless of insertion order and tolerates non-objects', () => {
-    expect(sortedEntries({ b: 1, a: 2, B: 3, _: 4 })).toEqual([['B', 3], ['_', 4], ['a', 2], ['b', 1]]);
+    expect(sortedEntries({ b: 1, a: 2, B: 3, _: 4 })).toEqual([
+      ['B', 3],
+      ['_', 4],
+      ['a', 2],
+      ['b', 1],
+    ]);
     expect(sortedEntries(undefined)).toEqual([]);
     expect(sortedEntries(null)).toEqual([]);
   });
@@ -28,7 +43,14 @@ describe('naming', () => {
     expect(safeIdentifier('order_id')).toBe('orderId');
   });
   it('singularizes common plurals', () => {
-    expect(['refunds', 'entries', 'addresses', 'status', 'matches', 'analysis'].map(singularize)).toEqual(['refund', 'entry', 'address', 'status', 'match', 'analysis']);
+    expect(['refunds', 'entries', 'addresses', 'status', 'matches', 'analysis'].map(singularize)).toEqual([
+      'refund',
+      'entry',
+      'address',
+      'status',
+      'match',
+      'analysis',
+    ]);
   });
   it('synthesises stable operationIds from method + path', () => {
     expect(synthesizeOperationId('GET', '/pg/orders/{order_id}/')).toBe('getPgOrdersByOrderId');

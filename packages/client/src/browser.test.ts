@@ -30,7 +30,9 @@ describe('@paygate/client for the browser', () => {
     });
     const inputs = Object.keys(result.metafile.inputs);
     const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
-    expect(inputs).toEqual(expect.arrayContaining([expect.stringMatching(/client\/src\/browser\.ts$/), expect.stringMatching(/runtime\/transport\.ts$/)]));
+    expect(inputs).toEqual(
+      expect.arrayContaining([expect.stringMatching(/client\/src\/browser\.ts$/), expect.stringMatching(/runtime\/transport\.ts$/)]),
+    );
     expect(inputs.filter((input) => /callback|client\/src\/index\.ts$/.test(input))).toEqual([]);
     expect(imports.filter((specifier) => NODE_BUILTINS.has(specifier))).toEqual([]);
     const bundle = result.outputFiles[0]!.text;

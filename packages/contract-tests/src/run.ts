@@ -31,7 +31,12 @@ export interface ContractSuiteResult {
   coverageGap: boolean;
 }
 
-const ENV_KEYS = ['PAYGATE_CONTRACT_BASE_URL', 'PAYGATE_CONTRACT_CLIENT_ID', 'PAYGATE_CONTRACT_CLIENT_SECRET', 'PAYGATE_CONTRACT_PARTIAL'] as const;
+const ENV_KEYS = [
+  'PAYGATE_CONTRACT_BASE_URL',
+  'PAYGATE_CONTRACT_CLIENT_ID',
+  'PAYGATE_CONTRACT_CLIENT_SECRET',
+  'PAYGATE_CONTRACT_PARTIAL',
+] as const;
 
 /** This package's directory, and whether this module runs as TypeScript (this repository) or built JavaScript. */
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));

@@ -37,7 +37,9 @@ describe('@paygate/contract', () => {
   });
 
   it('derives the idempotent operations from the route table (the Idempotency-Key header)', () => {
-    const declaring = operations.filter((op) => (op.headerParameters as readonly string[]).includes('idempotency-key')).map((op) => op.operationId);
+    const declaring = operations
+      .filter((op) => (op.headerParameters as readonly string[]).includes('idempotency-key'))
+      .map((op) => op.operationId);
     expect([...idempotentOperationIds].sort()).toEqual([...declaring].sort());
     expect(idempotentOperationIds.has('createOrder')).toBe(true);
     expect(idempotentOperationIds.has('getOrder')).toBe(false);

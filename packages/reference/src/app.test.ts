@@ -76,7 +76,12 @@ async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> 
 function hiddenFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
   const decode = (s: string) =>
-    s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[decode(m[1]!)] = decode(m[2]!);
   return fields;
 }
@@ -100,7 +105,13 @@ function hostedOrder(reference: string, extra: Record<string, unknown> = {}): Cr
       phone: '+919876543210',
       address: { line_1: 'Flat 4B', line_2: 'Carter Road', city: 'Mumbai', state: 'MH', postal_code: '400050' },
     },
-    product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '500720', hs_code_description: 'Woven silk', type_of_goods: 'goods' },
+    product: {
+      name: 'Silk saree',
+      description: 'Hand-woven',
+      hs_code: '500720',
+      hs_code_description: 'Woven silk',
+      type_of_goods: 'goods',
+    },
     collection_mode: 'hosted_payment' as const,
     ...extra,
   } as CreateOrderBody;
@@ -123,7 +134,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     level: 'info',
     destination: new Writable({
       write(chunk: Buffer, _enc, cb) {
-        logLines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+        logLines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((l) => l.length > 0),
+        );
         cb();
       },
     }),
@@ -253,7 +269,9 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const form = await submitted.text();
     expect(form).toContain(`action="${receiver.url}/return"`);
     const fields = hiddenFields(form);
-    expect(Object.keys(fields).sort()).toEqual(['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort());
+    expect(Object.keys(fields).sort()).toEqual(
+      ['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort(),
+    );
     expect(fields['status']).toBe('payment_successful');
     expect(fields['payment_completed_at']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+00:00$/);
     expect(verifyCallback(fields, merchantCreds.encryption_key)).toBe(true);
@@ -263,7 +281,11 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const order = await merchant().orders.get(orderId);
     if (!order.ok) throw new Error(JSON.stringify(order.error));
     expect(order.data.data.status).toBe('payment_successful');
-    expect(order.data.data.payments[0]).toMatchObject({ payment_id: paymentId, status: 'captured', settlement: { status: 'ready_for_settlement' } });
+    expect(order.data.data.payments[0]).toMatchObject({
+      payment_id: paymentId,
+      status: 'captured',
+      settlement: { status: 'ready_for_settlement' },
+    });
     expect(order.data.data.is_testing).toBe(true);
   });
 
@@ -325,15 +347,21 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       expect(afterwards.status).toBe(200);
       if (afterwards.ok) extraRefunds.push(afterwards.data.data.refund_id);
       // a partner retrying the merchant's request (X-Merchant-ID) with the same key replays it: keys belong to the merchant
-      const byPartner = await createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0, merchantId }).refunds.create(
-        body,
-        { headers: { 'Idempotency-Key': inFlightKey } },
-      );
+      const byPartner = await createPaygateClient({
+        baseUrl: base,
+        clientId: partnerId,
+        clientSecret: partnerSecret,
+        maxRetries: 0,
+        merchantId,
+      }).refunds.create(body, { headers: { 'Idempotency-Key': inFlightKey } });
       expect(byPartner.response.headers.get('idempotent-replayed')).toBe('true');
       expect(byPartner.ok && afterwards.ok && byPartner.data).toEqual(afterwards.ok && afterwards.data);
     }
 
-    const badKey = await m.refunds.create({ payment_id: paymentId, refund_amount: '1.00' }, { headers: { 'Idempotency-Key': 'has space' } });
+    const badKey = await m.refunds.create(
+      { payment_id: paymentId, refund_amount: '1.00' },
+      { headers: { 'Idempotency-Key': 'has space' } },
+    );
     expect(badKey.status).toBe(400);
 
     const tooMuch = await m.refunds.create({ payment_id: paymentId, refund_amount: '1000.01' });
@@ -376,19 +404,25 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(types).toContain('MERCHANT_APPROVED');
     expect(types).toContain('PAYMENT_SETTLED');
     expect(events.find((e) => e.event_type === 'MERCHANT_APPROVED')!.data['merchant_id']).toBe(merchantId);
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(receiver.deliveries[0]!.raw, receiver.deliveries[0]!.headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(receiver.deliveries[0]!.raw, receiver.deliveries[0]!.headers),
+    ).toThrow();
   });
 
   it('server-to-server: UPI intent completed in the sandbox, and a success@paygate collection completed by the worker', async () => {
     const m = merchant();
-    const intent = await m.orders.create(hostedOrder('S2S-INTENT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'intent', upi_app_name: 'phonepe' }));
+    const intent = await m.orders.create(
+      hostedOrder('S2S-INTENT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'intent', upi_app_name: 'phonepe' }),
+    );
     if (!intent.ok) throw new Error(JSON.stringify(intent.error));
     const intentData = intent.data.data as { intent_uri: string; order_id: string };
     expect(intentData.intent_uri).toMatch(/^phonepe:\/\/pay\?/);
     const completed = await m.sandbox.completeOrderPayment(intentData.order_id, { outcome: 'success' });
     expect(completed.ok && completed.data.data.status).toBe('payment_successful');
 
-    const collect = await m.orders.create(hostedOrder('S2S-COLLECT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }));
+    const collect = await m.orders.create(
+      hostedOrder('S2S-COLLECT', { collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }),
+    );
     if (!collect.ok) throw new Error(JSON.stringify(collect.error));
     const collectData = collect.data.data as { order_id: string; message: string };
     expect(collectData.message).toContain('success@paygate');
@@ -403,17 +437,27 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
 
   it('a failed hosted payment: exact callback fields with hash, order payment_failed, PAYMENT_FAILED webhook', async () => {
     const p = partner();
-    const created = await p.orders.create(hostedOrder('FAIL-1', { return_url: `${receiver.url}/return` }), { headers: { 'X-Merchant-ID': merchantId } });
+    const created = await p.orders.create(hostedOrder('FAIL-1', { return_url: `${receiver.url}/return` }), {
+      headers: { 'X-Merchant-ID': merchantId },
+    });
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
     const result = await p.sandbox.completeCheckoutSession(data.session_id, { outcome: 'failure', mop_type: 'CREDIT_CARD' });
     if (!result.ok) throw new Error(JSON.stringify(result.error));
     const redirect = result.data.data.redirect;
     expect(redirect.url).toBe(`${receiver.url}/return`);
     expect(redirect.method).toBe('POST');
-    expect(Object.keys(redirect.fields).sort()).toEqual(['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort());
+    expect(Object.keys(redirect.fields).sort()).toEqual(
+      ['bank_ref_num', 'hash', 'message', 'mop_type', 'order_id', 'payment_completed_at', 'payment_id', 'status'].sort(),
+    );
     expect(redirect.fields.status).toBe('payment_failed');
     expect(verifyCallback(redirect.fields, merchantCreds.encryption_key)).toBe(true);
-    const actingForMerchant = createPaygateClient({ baseUrl: base, clientId: partnerId, clientSecret: partnerSecret, merchantId, maxRetries: 0 });
+    const actingForMerchant = createPaygateClient({
+      baseUrl: base,
+      clientId: partnerId,
+      clientSecret: partnerSecret,
+      merchantId,
+      maxRetries: 0,
+    });
     const order = await actingForMerchant.orders.get(data.order_id);
     expect(order.ok && order.data.data.status).toBe('payment_failed');
 
@@ -450,7 +494,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     await p.sandbox.setMerchantKycStatus(otherId, { status: 'APPROVED' });
     const otherCreds = await p.merchantCredentials.create(otherId);
     if (!otherCreds.ok) throw new Error(JSON.stringify(otherCreds.error));
-    const otherClient = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
+    const otherClient = createPaygateClient({
+      baseUrl: base,
+      clientId: otherCreds.data.data.client_id,
+      clientSecret: otherCreds.data.data.client_secret,
+      maxRetries: 0,
+    });
     const otherOrder = await otherClient.orders.create(hostedOrder('CLOCK-OTHER'));
     const otherSession = (otherOrder.ok && (otherOrder.data.data as { session_id: string }).session_id) || '';
 
@@ -474,7 +523,9 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const otherClock = await p.sandbox.getClock({ merchant_id: otherId });
     expect(otherClock.ok && otherClock.data.data).toMatchObject({ merchant_id: otherId, offset_seconds: 0 });
     // X-Merchant-ID names the merchant too (honoured on every merchant-scoped call, declared on order creation only: D8)
-    const viaHeader = await fetch(`${base}/sandbox/clock`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Merchant-ID': merchantId } });
+    const viaHeader = await fetch(`${base}/sandbox/clock`, {
+      headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Merchant-ID': merchantId },
+    });
     expect(viaHeader.status).toBe(200);
     expect(((await viaHeader.json()) as { data: { offset_seconds: number } }).data.offset_seconds).toBe(before + 1800);
     // the other merchant's session is untouched by the first merchant's half hour
@@ -507,12 +558,30 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const next = new URL(page1.data.data.next!);
     expect(`${next.protocol}//${next.host}${next.pathname}`).toBe(`${base}/pg/payments/`);
     // the links carry an opaque keyset cursor beside page and page_size (D108)
-    expect(Object.fromEntries(next.searchParams)).toEqual({ status: 'CAPTURED', currency: 'INR', page: '2', page_size: '1', cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
+    expect(Object.fromEntries(next.searchParams)).toEqual({
+      status: 'CAPTURED',
+      currency: 'INR',
+      page: '2',
+      page_size: '1',
+      cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+    });
     expect(page1.data.data.previous).toBeNull();
-    const page2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: next.searchParams.get('cursor')! });
+    const page2 = await m.payments.list({
+      page: 2,
+      page_size: 1,
+      status: 'CAPTURED',
+      currency: 'INR',
+      cursor: next.searchParams.get('cursor')!,
+    });
     if (!page2.ok) throw new Error(JSON.stringify(page2.error));
     expect(page2.data.data.results[0]?.id).not.toBe(page1.data.data.results[0]?.id);
-    const back = await m.payments.list({ page: 1, page_size: 1, status: 'CAPTURED', currency: 'INR', cursor: new URL(page2.data.data.previous!).searchParams.get('cursor')! });
+    const back = await m.payments.list({
+      page: 1,
+      page_size: 1,
+      status: 'CAPTURED',
+      currency: 'INR',
+      cursor: new URL(page2.data.data.previous!).searchParams.get('cursor')!,
+    });
     expect(back.ok && back.data.data.results.map((r) => r.id)).toEqual(page1.data.data.results.map((r) => r.id));
     const offsetPage2 = await m.payments.list({ page: 2, page_size: 1, status: 'CAPTURED', currency: 'INR' });
     expect(offsetPage2.ok && new URL(offsetPage2.data.data.previous!).searchParams.get('page')).toBe('1');
@@ -538,12 +607,35 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['a lower-case currency', { currency: 'inr' }, 'currency'],
     ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
     ['an impossible invoice date', { invoice: { number: 'INV-9', date: '2026-02-30' } }, 'invoice.date'],
-    ['a lone UTF-16 surrogate in a string', { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } }, 'buyer.name'],
-    ['an impossible buyer dob', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } }, 'buyer.dob'],
+    [
+      'a lone UTF-16 surrogate in a string',
+      { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } },
+      'buyer.name',
+    ],
+    [
+      'an impossible buyer dob',
+      { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } },
+      'buyer.dob',
+    ],
     // D89: formats the seed types only as "string"
-    ['a lower-case PAN', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', pan_number: 'abcde1234f' } }, 'buyer.pan_number'],
+    [
+      'a lower-case PAN',
+      { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', pan_number: 'abcde1234f' } },
+      'buyer.pan_number',
+    ],
     ['a phone with letters', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+91-CALL-ME' } }, 'buyer.phone'],
-    ['a one-character postal code', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '1' } } }, 'buyer.address.postal_code'],
+    [
+      'a one-character postal code',
+      {
+        buyer: {
+          name: 'Priya Sharma',
+          email: 'priya@example.in',
+          phone: '+919876543210',
+          address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '1' },
+        },
+      },
+      'buyer.address.postal_code',
+    ],
     ['a one-digit HS code', { product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '1' } }, 'product.hs_code'],
     ['a reference_id with a space', { reference_id: 'ORDER 1' }, 'reference_id'],
   ];
@@ -559,7 +651,10 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       const res = await merchant().orders.create(hostedOrder(`EDGE-${randomBytes(4).toString('hex')}`, extra));
       expect(res.status).toBe(400);
       expect(!res.ok && res.error.error.code).toBe('ERR_VALIDATION_400');
-      expect(!res.ok && Object.keys(res.error.error.details ?? {}).some((k) => k === field || k.startsWith(`${field}.`) || k.endsWith(`.${field}`))).toBe(true);
+      expect(
+        !res.ok &&
+          Object.keys(res.error.error.details ?? {}).some((k) => k === field || k.startsWith(`${field}.`) || k.endsWith(`.${field}`)),
+      ).toBe(true);
     });
   }
 
@@ -589,14 +684,37 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
 
   // Merchant bodies are validated at the edge only (the schema says every field): each bad body is a 400 naming its field.
   const merchantEdgeRules: [string, () => Promise<{ status: number; ok: boolean; error?: unknown }>, string][] = [
-    ['a missing settlement field', () => {
-      const { bank_name: _omitted, ...partial } = settlementDetails('IN');
-      return partner().merchants.create({ settlement_details: partial as ReturnType<typeof settlementDetails>, company_details: companyDetails('Edge') });
-    }, 'settlement_details.bank_name'],
-    ['an unknown company field', () => partner().merchants.create({ settlement_details: settlementDetails('IN'), company_details: { ...companyDetails('Edge'), mascot: 'owl' } as ReturnType<typeof companyDetails> }), 'company_details.mascot'],
-    ['an unknown business_mode on PATCH', () => partner().merchants.update(merchantId, { company_details: { business_mode: 'B2X' as 'B2B' } }), 'company_details.business_mode'],
+    [
+      'a missing settlement field',
+      () => {
+        const { bank_name: _omitted, ...partial } = settlementDetails('IN');
+        return partner().merchants.create({
+          settlement_details: partial as ReturnType<typeof settlementDetails>,
+          company_details: companyDetails('Edge'),
+        });
+      },
+      'settlement_details.bank_name',
+    ],
+    [
+      'an unknown company field',
+      () =>
+        partner().merchants.create({
+          settlement_details: settlementDetails('IN'),
+          company_details: { ...companyDetails('Edge'), mascot: 'owl' } as ReturnType<typeof companyDetails>,
+        }),
+      'company_details.mascot',
+    ],
+    [
+      'an unknown business_mode on PATCH',
+      () => partner().merchants.update(merchantId, { company_details: { business_mode: 'B2X' as 'B2B' } }),
+      'company_details.business_mode',
+    ],
     ['an empty PATCH group', () => partner().merchants.update(merchantId, { company_details: {} }), 'company_details'],
-    ['an unknown webhook event type', () => partner().webhooks.createEndpoint({ url: 'https://hooks.example/x', events: ['NOPE' as 'PAYMENT_FAILED'] }), 'events[0]'],
+    [
+      'an unknown webhook event type',
+      () => partner().webhooks.createEndpoint({ url: 'https://hooks.example/x', events: ['NOPE' as 'PAYMENT_FAILED'] }),
+      'events[0]',
+    ],
   ];
   for (const [what, send, field] of merchantEdgeRules) {
     it(`merchant bodies at the edge: ${what} is 400 with details.${field}`, async () => {
@@ -619,7 +737,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const otherId = (other.ok && other.data.data.id) || '';
     const otherCreds = await p.merchantCredentials.create(otherId);
     if (!otherCreds.ok) throw new Error('credentials');
-    const stranger = createPaygateClient({ baseUrl: base, clientId: otherCreds.data.data.client_id, clientSecret: otherCreds.data.data.client_secret, maxRetries: 0 });
+    const stranger = createPaygateClient({
+      baseUrl: base,
+      clientId: otherCreds.data.data.client_id,
+      clientSecret: otherCreds.data.data.client_secret,
+      maxRetries: 0,
+    });
     const notYours = await stranger.orders.get(orderId);
     expect(notYours.status).toBe(404);
     expect(!notYours.ok && notYours.error.error.code).toBe('ERR_ORDER_404');
@@ -643,12 +766,19 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const noMerchant = await p.orders.create(hostedOrder('NO-MERCHANT'));
     expect(noMerchant.status).toBe(400);
     // D41: a header is named in lower case in details, as the request validator names it
-    expect(!noMerchant.ok && noMerchant.error.error).toEqual({ code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { 'x-merchant-id': 'is required with partner credentials' } });
+    expect(!noMerchant.ok && noMerchant.error.error).toEqual({
+      code: 'ERR_VALIDATION_400',
+      message: 'Request validation failed',
+      details: { 'x-merchant-id': 'is required with partner credentials' },
+    });
   });
 
   it('uploads a PDF (magic bytes) served only to its owner; 415 for other types and 413 for too-large files', async () => {
     const p = partner();
-    const ok = await p.merchants.uploadDocument(merchantId, { document_type: 'INVOICE', file: new Blob([PDF], { type: 'application/pdf' }) });
+    const ok = await p.merchants.uploadDocument(merchantId, {
+      document_type: 'INVOICE',
+      file: new Blob([PDF], { type: 'application/pdf' }),
+    });
     expect(ok.status).toBe(200);
     const merchantRead = await p.merchants.get(merchantId);
     const fileUrl = (merchantRead.ok && merchantRead.data.data.invoice_file) || '';
@@ -676,41 +806,86 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     });
     expect(orderDoc.ok && orderDoc.data.data.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^http/) }]);
 
-    const text = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob(['hello'], { type: 'text/plain' }) });
+    const text = await p.merchants.uploadDocument(merchantId, {
+      document_type: 'BANK_PROOF',
+      file: new Blob(['hello'], { type: 'text/plain' }),
+    });
     expect(text.status).toBe(415);
     expect(!text.ok && text.error.error.code).toBe('ERR_REQUEST_415');
-    const disguised = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob(['hello'], { type: 'application/pdf' }) });
+    const disguised = await p.merchants.uploadDocument(merchantId, {
+      document_type: 'BANK_PROOF',
+      file: new Blob(['hello'], { type: 'application/pdf' }),
+    });
     expect(disguised.status).toBe(415);
 
     const big = new Uint8Array(5 * 1024 * 1024 + 1);
     big.set(PDF);
-    const tooLarge = await p.merchants.uploadDocument(merchantId, { document_type: 'BANK_PROOF', file: new Blob([big], { type: 'application/pdf' }) });
+    const tooLarge = await p.merchants.uploadDocument(merchantId, {
+      document_type: 'BANK_PROOF',
+      file: new Blob([big], { type: 'application/pdf' }),
+    });
     expect(tooLarge.status).toBe(413);
     // D42: a 413 names the part that is too large
-    expect(!tooLarge.ok && tooLarge.error.error).toMatchObject({ code: 'ERR_REQUEST_413', details: { file: `must be at most ${5 * 1024 * 1024} bytes` } });
+    expect(!tooLarge.ok && tooLarge.error.error).toMatchObject({
+      code: 'ERR_REQUEST_413',
+      details: { file: `must be at most ${5 * 1024 * 1024} bytes` },
+    });
   });
 
   it.each([
-    ['a merchant document', 'PATCH', () => `/partners/merchants/${merchantId}/documents/`, 'partner', { document_type: 'INVOICE', file: 'hello' }],
-    ['a merchant document (empty text)', 'PATCH', () => `/partners/merchants/${merchantId}/documents/`, 'partner', { document_type: 'INVOICE', file: '' }],
-    ['an order document', 'POST', () => `/pg/orders/${orderId}/documents/`, 'merchant', { document_type: 'invoice', identifier: 'INV-1', file: 'hello' }],
+    [
+      'a merchant document',
+      'PATCH',
+      () => `/partners/merchants/${merchantId}/documents/`,
+      'partner',
+      { document_type: 'INVOICE', file: 'hello' },
+    ],
+    [
+      'a merchant document (empty text)',
+      'PATCH',
+      () => `/partners/merchants/${merchantId}/documents/`,
+      'partner',
+      { document_type: 'INVOICE', file: '' },
+    ],
+    [
+      'an order document',
+      'POST',
+      () => `/pg/orders/${orderId}/documents/`,
+      'merchant',
+      { document_type: 'invoice', identifier: 'INV-1', file: 'hello' },
+    ],
   ] as const)('%s whose file is a text field, not a file part: 400 naming file (never 500)', async (_label, method, path, who, fields) => {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    const credentials = who === 'partner' ? { id: partnerId, secret: partnerSecret } : { id: merchantCreds.client_id, secret: merchantCreds.client_secret };
-    const res = await fetch(`${base}${path()}`, { method, body: form, headers: { 'X-Client-ID': credentials.id, 'X-Client-Secret': credentials.secret } });
+    const credentials =
+      who === 'partner' ? { id: partnerId, secret: partnerSecret } : { id: merchantCreds.client_id, secret: merchantCreds.client_secret };
+    const res = await fetch(`${base}${path()}`, {
+      method,
+      body: form,
+      headers: { 'X-Client-ID': credentials.id, 'X-Client-Secret': credentials.secret },
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       success: false,
-      error: { code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { file: 'must be a file part (with a filename), not a text field' } },
+      error: {
+        code: 'ERR_VALIDATION_400',
+        message: 'Request validation failed',
+        details: { file: 'must be a file part (with a filename), not a text field' },
+      },
     });
   });
 
   it('corrects an order (nested envelope) and serves the SDK, health and 404 for unknown routes', async () => {
     const m = merchant();
-    const patched = await m.orders.update(orderId, { buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9', date: '2026-11-21' } });
+    const patched = await m.orders.update(orderId, {
+      buyer: { pan_number: 'ABCDE1234F' },
+      invoice: { number: 'INV-9', date: '2026-11-21' },
+    });
     if (!patched.ok) throw new Error(JSON.stringify(patched.error));
-    expect(patched.data.data).toMatchObject({ success: true, data: { order_id: orderId, buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9' } } });
+    expect(patched.data.data).toMatchObject({
+      success: true,
+      data: { order_id: orderId, buyer: { pan_number: 'ABCDE1234F' }, invoice: { number: 'INV-9' } },
+    });
 
     const sdk = await fetch(`${base}/sdk/checkout.js`);
     expect(sdk.status).toBe(200);
@@ -742,14 +917,19 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(home.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await home.text()).toContain('<a href="/docs/" data-testid="home-/docs/">API reference</a>');
     const homeJson = await fetch(`${base}/`, { headers: { accept: 'application/json' } });
-    expect(await homeJson.json()).toMatchObject({ name: 'Paygate', links: expect.arrayContaining([expect.objectContaining({ href: '/docs/' })]) });
+    expect(await homeJson.json()).toMatchObject({
+      name: 'Paygate',
+      links: expect.arrayContaining([expect.objectContaining({ href: '/docs/' })]),
+    });
     const unknown = await fetch(`${base}/nope`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('ERR_REQUEST_404');
   });
 
   it('logs one line per request with a request id and never a secret', async () => {
-    const res = await fetch(`${base}/partners/merchants/`, { headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Request-Id': 'req-abc-123' } });
+    const res = await fetch(`${base}/partners/merchants/`, {
+      headers: { 'X-Client-ID': partnerId, 'X-Client-Secret': partnerSecret, 'X-Request-Id': 'req-abc-123' },
+    });
     expect(res.headers.get('x-request-id')).toBe('req-abc-123');
     const line = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['req_id'] === 'req-abc-123');
     expect(line).toMatchObject({ method: 'GET', route: '/partners/merchants/', status: 200, msg: 'request' });
@@ -763,7 +943,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const limited = await listenSwappable();
     extraServers.push(limited.server);
     limited.setApp(createReferenceApp(runtime, { logger, validateResponses: true, rateLimit: { limit: 3, windowSeconds: 60 } }));
-    const client = createPaygateClient({ baseUrl: `http://127.0.0.1:${limited.port}`, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
+    const client = createPaygateClient({
+      baseUrl: `http://127.0.0.1:${limited.port}`,
+      clientId: merchantCreds.client_id,
+      clientSecret: merchantCreds.client_secret,
+      maxRetries: 0,
+    });
     // the shared counter may already hold this window's requests from earlier tests: go until refused
     let last = await client.orders.get(orderId);
     for (let i = 0; i < 10 && last.status !== 429; i++) last = await client.orders.get(orderId);
@@ -795,7 +980,9 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     extraServers.push(limited.server);
     limited.setApp(createReferenceApp(runtime, { logger, rateLimit: { limit: 1, windowSeconds: 3600 }, trustProxy: 'loopback' }));
     const page = (accept: string) =>
-      fetch(`http://127.0.0.1:${limited.port}/checkout/session_${'B'.repeat(43)}`, { headers: { Accept: accept, 'X-Forwarded-For': '192.0.2.44' } });
+      fetch(`http://127.0.0.1:${limited.port}/checkout/session_${'B'.repeat(43)}`, {
+        headers: { Accept: accept, 'X-Forwarded-For': '192.0.2.44' },
+      });
     await page('text/html'); // the one allowed request (an unknown session: 401)
     const html = await page('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8');
     expect(html.status).toBe(429);
@@ -813,7 +1000,12 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     extraServers.push(prod.server);
     const prodRuntime: ReferenceRuntime = { ...runtime, config: { ...runtime.config, sandbox: false } };
     prod.setApp(createReferenceApp(prodRuntime, { logger, validateResponses: true }));
-    const client = createPaygateClient({ baseUrl: `http://127.0.0.1:${prod.port}`, clientId: partnerId, clientSecret: partnerSecret, maxRetries: 0 });
+    const client = createPaygateClient({
+      baseUrl: `http://127.0.0.1:${prod.port}`,
+      clientId: partnerId,
+      clientSecret: partnerSecret,
+      maxRetries: 0,
+    });
     const advanced = await client.sandbox.advanceClock({ seconds: 1 });
     expect(advanced.status).toBe(404);
     expect(!advanced.ok && advanced.error.error.code).toBe('ERR_REQUEST_404');
@@ -846,7 +1038,10 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       return { first, replay, text: firstText };
     };
 
-    const other = await partner().merchants.create({ settlement_details: settlementDetails('GB'), company_details: companyDetails('Replay') });
+    const other = await partner().merchants.create({
+      settlement_details: settlementDetails('GB'),
+      company_details: companyDetails('Replay'),
+    });
     if (!other.ok) throw new Error(JSON.stringify(other.error));
     const otherId = other.data.data.id;
 
@@ -857,7 +1052,11 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(issued.encryption_key).toMatch(/^ek_/);
     expect(creds.replay.headers.get('cache-control')).toBe('no-store'); // the handler's headers are replayed too
 
-    const endpoint = await twice('/webhooks/endpoints', { url: 'https://hooks.example/replay', events: ['PAYMENT_FAILED'] }, { 'X-Merchant-ID': otherId });
+    const endpoint = await twice(
+      '/webhooks/endpoints',
+      { url: 'https://hooks.example/replay', events: ['PAYMENT_FAILED'] },
+      { 'X-Merchant-ID': otherId },
+    );
     expect(endpoint.first.status).toBe(201);
     const whsec = (JSON.parse(endpoint.text) as { data: { secret: string } }).data.secret;
     expect(whsec).toMatch(/^whsec_/);

@@ -19,7 +19,13 @@ import { authenticationError, toHttpError, UNAVAILABLE_RETRY_AFTER_SECONDS } fro
 import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, renderUnavailablePage, RESULT_PAGE_CSP } from './checkout/redirect.js';
-import { claimIdempotencyKey, idempotencyScope, recordIdempotentOutcome, requestFingerprint, type StoredResponse } from './http/idempotency.js';
+import {
+  claimIdempotencyKey,
+  idempotencyScope,
+  recordIdempotentOutcome,
+  requestFingerprint,
+  type StoredResponse,
+} from './http/idempotency.js';
 import { requestLogging, runInRequestContext } from './http/logger.js';
 import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
@@ -74,8 +80,14 @@ async function withErrorMapping<TResult>(next: () => Promise<TResult>): Promise<
 
 /** The stored form of a rendered response (its exact body text). */
 function stored(rendered: RenderedResponse): StoredResponse {
-  const body = rendered.body === undefined ? '' : typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body).toString('utf8');
-  return { status: rendered.status, contentType: rendered.body === undefined ? null : rendered.contentType, body, headers: { ...rendered.headers } };
+  const body =
+    rendered.body === undefined ? '' : typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body).toString('utf8');
+  return {
+    status: rendered.status,
+    contentType: rendered.body === undefined ? null : rendered.contentType,
+    body,
+    headers: { ...rendered.headers },
+  };
 }
 
 /** The request body of a typed request (the fingerprint's input). */
@@ -95,7 +107,10 @@ class RollBack extends Error {
   }
 }
 
-type IdempotentOutcome<TResult> = { kind: 'result'; result: TResult } | { kind: 'error'; error: HttpError } | { kind: 'replay'; stored: StoredResponse };
+type IdempotentOutcome<TResult> =
+  | { kind: 'result'; result: TResult }
+  | { kind: 'error'; error: HttpError }
+  | { kind: 'replay'; stored: StoredResponse };
 
 /**
  * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`), a typed hook around the handler (D120's
@@ -111,7 +126,11 @@ type IdempotentOutcome<TResult> = { kind: 'result'; result: TResult } | { kind: 
  * - a replay sends the stored text byte for byte, with its content type, headers and `Idempotent-Replayed: true`;
  *   the same key with another request is 422 ERR_IDEMPOTENCY_422.
  */
-async function withIdempotency<TRequest, TResult>(rt: ReferenceRuntime, call: HandlerCall<TRequest, TResult, Principal>, inFlight: Set<string>): Promise<TResult | RenderedResponse> {
+async function withIdempotency<TRequest, TResult>(
+  rt: ReferenceRuntime,
+  call: HandlerCall<TRequest, TResult, Principal>,
+  inFlight: Set<string>,
+): Promise<TResult | RenderedResponse> {
   const { ctx } = call;
   const key = ctx.req.get(IDEMPOTENCY_HEADER);
   if (key === undefined) return withErrorMapping(call.next);
@@ -124,7 +143,8 @@ async function withIdempotency<TRequest, TResult>(rt: ReferenceRuntime, call: Ha
     // Same key already running in this process: 409 at once, without waiting for a connection (on PGlite, the one
     // connection is that request's). Other processes are kept out by the key's advisory lock below.
     const local = `${scope}\n${key}`;
-    if (inFlight.has(local)) throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
+    if (inFlight.has(local))
+      throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
     inFlight.add((claimedHere = local));
     outcome = await rt.db.transactionScope(async (tx): Promise<IdempotentOutcome<TResult>> => {
       const claimed = await claimIdempotencyKey(tx, rt.deps, claim.scope, claim.key, claim.fingerprint);
@@ -159,7 +179,12 @@ async function withIdempotency<TRequest, TResult>(rt: ReferenceRuntime, call: Ha
   if (outcome.kind === 'result') return outcome.result;
   const replay = outcome.stored;
   // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
-  return new RenderedResponse(replay.status, replay.contentType, { ...replay.headers, 'Idempotent-Replayed': 'true' }, replay.contentType === null ? undefined : replay.body);
+  return new RenderedResponse(
+    replay.status,
+    replay.contentType,
+    { ...replay.headers, 'Idempotent-Replayed': 'true' },
+    replay.contentType === null ? undefined : replay.body,
+  );
 }
 
 /** A shopper's page: its 503 is a page when the browser asks for HTML (the scaffold picks by Accept), D91. */
@@ -169,7 +194,14 @@ async function withUnavailablePage<TResult>(next: () => Promise<TResult>): Promi
   } catch (err) {
     if (!(err instanceof HttpError) || err.status !== 503 || err instanceof HttpErrorWithPage) throw err;
     const page = { contentType: 'text/html', text: renderUnavailablePage(UNAVAILABLE_RETRY_AFTER_SECONDS) };
-    const withPage = new HttpErrorWithPage(err.status, err.code, err.message, err.details, { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+    const withPage = new HttpErrorWithPage(
+      err.status,
+      err.code,
+      err.message,
+      err.details,
+      { ...err.headers, 'Content-Security-Policy': RESULT_PAGE_CSP },
+      page,
+    );
     throw Object.assign(withPage, { cause: (err as Error & { cause?: unknown }).cause });
   }
 }
@@ -184,7 +216,9 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
   const inFlight = new Set<string>();
   return (call) => {
     if (BROWSER_OPERATIONS.has(call.operationId)) {
-      return withUnavailablePage(() => (idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next)));
+      return withUnavailablePage(() =>
+        idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next),
+      );
     }
     // a read (no Idempotency-Key declared) gets the error mapping only: no claim, no transaction scope (D148)
     return idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next);
@@ -204,7 +238,8 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
     const id = credentials.ClientId;
     const secret = credentials.ClientSecret;
     try {
-      return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined)).principal;
+      return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined))
+        .principal;
     } catch (err) {
       throw authenticationError(err);
     }
@@ -214,7 +249,13 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
 /** Operations a shopper's browser calls: their 429 is a page when the browser asks for HTML. */
 const BROWSER_OPERATIONS: ReadonlySet<string> = new Set(['getCheckoutPage', 'submitCheckoutPage']);
 
-async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, options: ReferenceAppOptions['rateLimit'], browser = false): Promise<void> {
+async function applyRateLimit(
+  rt: ReferenceRuntime,
+  res: Response,
+  key: string,
+  options: ReferenceAppOptions['rateLimit'],
+  browser = false,
+): Promise<void> {
   const decision = await rt.rateLimiter.hit(key, options ?? NO_OPTIONS);
   if (decision.allowed) {
     // setHeader directly: Express's res.set walks an object and re-checks each name for Content-Type
@@ -231,7 +272,14 @@ async function applyRateLimit(rt: ReferenceRuntime, res: Response, key: string, 
   const refused = { ...headers, 'Retry-After': String(decision.resetSeconds) };
   if (browser) {
     const page = { contentType: 'text/html', text: renderBusyPage(decision.resetSeconds) };
-    throw new HttpErrorWithPage(429, 'ERR_RATE_429', 'Too many requests', undefined, { ...refused, 'Content-Security-Policy': RESULT_PAGE_CSP }, page);
+    throw new HttpErrorWithPage(
+      429,
+      'ERR_RATE_429',
+      'Too many requests',
+      undefined,
+      { ...refused, 'Content-Security-Policy': RESULT_PAGE_CSP },
+      page,
+    );
   }
   throw new HttpError(429, 'ERR_RATE_429', 'Too many requests', undefined, refused);
 }
@@ -265,7 +313,7 @@ const DOCS_HEADERS = {
 
 /** A path is under `prefix` as Express's `app.use(prefix)` would match it: the prefix itself or below it. */
 function under(path: string, prefix: string): boolean {
-  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47 /* / */);
+  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47) /* / */;
 }
 
 /** The paths of the gateway's own routes (health, docs, home page): every other path never enters their router. */
@@ -295,7 +343,9 @@ function ownRoutes(rt: ReferenceRuntime, options: ReferenceAppOptions): express.
     res.set('Cache-Control', 'no-store');
     const report = await rt.readiness.check();
     if (!report.ready) res.set('Retry-After', '1');
-    res.status(report.ready ? 200 : 503).json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
+    res
+      .status(report.ready ? 200 : 503)
+      .json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
   });
 
   // Static documentation site (built by `npm run docs`), under its own CSP (D40).
@@ -322,7 +372,11 @@ function ownRoutes(rt: ReferenceRuntime, options: ReferenceAppOptions): express.
       res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
       return;
     }
-    res.status(200).set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' }).type('html').send(renderHomePage(mode));
+    res
+      .status(200)
+      .set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' })
+      .type('html')
+      .send(renderHomePage(mode));
   });
   return router;
 }
@@ -395,4 +449,3 @@ export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOp
     },
   });
 }
-

@@ -47,7 +47,10 @@ describe('sandbox partner credential at start-up', () => {
       return lines.join('\n');
     };
     const first = await start();
-    const saved = JSON.parse(await readFile(path.join(dataDir, 'sandbox-partner.json'), 'utf8')) as { client_id: string; client_secret: string };
+    const saved = JSON.parse(await readFile(path.join(dataDir, 'sandbox-partner.json'), 'utf8')) as {
+      client_id: string;
+      client_secret: string;
+    };
     expect(first).toContain('listening on 0.0.0.0:0');
     expect(first).toContain(`X-Client-Secret: ${saved.client_secret}`);
     const second = await start();
@@ -113,7 +116,27 @@ describe('paygate serve: timeouts and the connection cap', () => {
 
   it('documents the limits in --help', async () => {
     const { USAGE } = await import('./cli.js');
-    for (const name of ['PAYGATE_WORKERS', '--workers N|auto', 'PAYGATE_SHUTDOWN_TIMEOUT_MS', '/healthz', '/readyz', 'PAYGATE_RATE_LIMIT', 'PAYGATE_RATE_WINDOW_SECONDS', 'REDIS_URL', 'PAYGATE_REDIS_TIMEOUT_MS', 'PAYGATE_REDIS_KEY_PREFIX', 'PAYGATE_TRUST_PROXY', 'PAYGATE_DB_POOL_SIZE', 'PAYGATE_HEADERS_TIMEOUT_MS', 'PAYGATE_MAX_CONNECTIONS', 'PAYGATE_MAX_CONNECTIONS_PER_ADDRESS', 'PAYGATE_CREDENTIAL_CACHE_TTL_MS', 'PAYGATE_PGLITE_SHARED_BUFFERS', 'PAYGATE_PGLITE_WORK_MEM', 'PAYGATE_PGLITE_WASM_CODE']) {
+    for (const name of [
+      'PAYGATE_WORKERS',
+      '--workers N|auto',
+      'PAYGATE_SHUTDOWN_TIMEOUT_MS',
+      '/healthz',
+      '/readyz',
+      'PAYGATE_RATE_LIMIT',
+      'PAYGATE_RATE_WINDOW_SECONDS',
+      'REDIS_URL',
+      'PAYGATE_REDIS_TIMEOUT_MS',
+      'PAYGATE_REDIS_KEY_PREFIX',
+      'PAYGATE_TRUST_PROXY',
+      'PAYGATE_DB_POOL_SIZE',
+      'PAYGATE_HEADERS_TIMEOUT_MS',
+      'PAYGATE_MAX_CONNECTIONS',
+      'PAYGATE_MAX_CONNECTIONS_PER_ADDRESS',
+      'PAYGATE_CREDENTIAL_CACHE_TTL_MS',
+      'PAYGATE_PGLITE_SHARED_BUFFERS',
+      'PAYGATE_PGLITE_WORK_MEM',
+      'PAYGATE_PGLITE_WASM_CODE',
+    ]) {
       expect(USAGE).toContain(name);
     }
   });

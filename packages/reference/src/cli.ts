@@ -114,7 +114,10 @@ export async function loadOrCreateSandboxPartner(dataDir: string): Promise<Sandb
   }
   const creds = fresh();
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  await writeFile(file, `${JSON.stringify({ client_id: creds.clientId, client_secret: creds.clientSecret }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  await writeFile(file, `${JSON.stringify({ client_id: creds.clientId, client_secret: creds.clientSecret }, null, 2)}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
   return { ...creds, file, created: true };
 }
 
@@ -156,7 +159,10 @@ function describeDatabase(config: ReferenceConfig): string {
 function startupHint(err: unknown, config: ReferenceConfig): string {
   const e = err as NodeJS.ErrnoException & { code?: string };
   const code = e?.code ?? '';
-  if (config.databaseUrl && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|28P01|28000|3D000/.test(`${code} ${String(e?.message)}`)) {
+  if (
+    config.databaseUrl &&
+    /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|28P01|28000|3D000/.test(`${code} ${String(e?.message)}`)
+  ) {
     return (
       `Could not connect to the database named by DATABASE_URL (${describeDatabase(config)}): ${e.message}\n` +
       'Check that PostgreSQL is running and reachable and that DATABASE_URL (host, port, user, password, database) is right, ' +
@@ -200,7 +206,8 @@ function listen(server: Server, port: number, host: string, backlog: number): Pr
 export function parsePort(raw: string | undefined): number {
   const value = raw === undefined || raw === '' ? '8080' : raw;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number 0..65535, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number 0..65535, got ${JSON.stringify(value)}`);
   return port;
 }
 
@@ -218,7 +225,7 @@ export async function serve(
   if (config.trustProxy === true) {
     // refused in production mode (D98); the sandbox allows it, loudly
     out('  WARNING: PAYGATE_TRUST_PROXY=true believes X-Forwarded-For from anyone: every client can choose the address its');
-    out('  rate limit and the logs see. Set the number of proxy hops (e.g. 1) or your proxies\' subnets instead.');
+    out("  rate limit and the logs see. Set the number of proxy hops (e.g. 1) or your proxies' subnets instead.");
   }
 
   let partner: SandboxPartner | undefined;
@@ -237,7 +244,12 @@ export async function serve(
   // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
   // request arrives before `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
-  const appReady = import('./app.js').then(({ createReferenceApp }) => createReferenceApp(lateBoundRuntime(() => opened), { logger, trustProxy: config.trustProxy }));
+  const appReady = import('./app.js').then(({ createReferenceApp }) =>
+    createReferenceApp(
+      lateBoundRuntime(() => opened),
+      { logger, trustProxy: config.trustProxy },
+    ),
+  );
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
@@ -258,7 +270,9 @@ export async function serve(
     throw err;
   }
 
-  out(`- starting the background worker (every ${config.workerIntervalMs} ms: expiries, ${config.sandbox ? 'sandbox automation, ' : ''}webhook deliveries)`);
+  out(
+    `- starting the background worker (every ${config.workerIntervalMs} ms: expiries, ${config.sandbox ? 'sandbox automation, ' : ''}webhook deliveries)`,
+  );
   runtime.worker.start();
 
   if (config.redisUrl) {
@@ -294,7 +308,8 @@ export async function serve(
     logOutput.release();
     await runtime.close();
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`Port ${port} is already in use: set PORT to a free port (e.g. PORT=${port + 1} paygate serve).`);
+    if (code === 'EADDRINUSE')
+      throw new Error(`Port ${port} is already in use: set PORT to a free port (e.g. PORT=${port + 1} paygate serve).`);
     if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
     throw err;
   }

@@ -37,8 +37,22 @@ export {
   type MerchantListItem,
 } from './merchants/service.js';
 export { createDocumentStore, readDocument, type DocumentStore, type UploadedFile } from './core/documents.js';
-export { createOrder, getOrder, patchOrder, attachOrderDocument, expireDueOrders, ORDER_DOCUMENT_TYPES, type CreateOrderResult } from './orders/service.js';
-export { getCheckoutSession, completeCheckoutSession, type CheckoutResult, type CallbackFields, type CheckoutOutcome } from './checkout/service.js';
+export {
+  createOrder,
+  getOrder,
+  patchOrder,
+  attachOrderDocument,
+  expireDueOrders,
+  ORDER_DOCUMENT_TYPES,
+  type CreateOrderResult,
+} from './orders/service.js';
+export {
+  getCheckoutSession,
+  completeCheckoutSession,
+  type CheckoutResult,
+  type CallbackFields,
+  type CheckoutOutcome,
+} from './checkout/service.js';
 export { completeS2sPayment, processDueS2sCollections } from './payments/s2s.js';
 export { getPayment, listPayments, type PaymentFilters } from './payments/service.js';
 export { createRefund, getRefund, listRefunds, completeRefund, processDueRefunds, type RefundFilters } from './refunds/service.js';

@@ -11,8 +11,14 @@ import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
 describe('rate limit configuration (A26)', () => {
   it('defaults to 25 requests per second per credential in sandbox mode and 100 in production; both are configurable', () => {
     expect(loadConfig({})).toMatchObject({ rateLimit: 25, rateWindowSeconds: 1 });
-    expect(loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: 'ab'.repeat(32) })).toMatchObject({ rateLimit: 100, rateWindowSeconds: 1 });
-    expect(loadConfig({ PAYGATE_RATE_LIMIT: '7', PAYGATE_RATE_WINDOW_SECONDS: '60' })).toMatchObject({ rateLimit: 7, rateWindowSeconds: 60 });
+    expect(loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: 'ab'.repeat(32) })).toMatchObject({
+      rateLimit: 100,
+      rateWindowSeconds: 1,
+    });
+    expect(loadConfig({ PAYGATE_RATE_LIMIT: '7', PAYGATE_RATE_WINDOW_SECONDS: '60' })).toMatchObject({
+      rateLimit: 7,
+      rateWindowSeconds: 60,
+    });
   });
 });
 

@@ -120,14 +120,27 @@ export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): P
  */
 export async function openReference(
   config: ReferenceConfig,
-  options: { logger?: WorkerLogger; /** Run the scheduled jobs (production settlement runs); default true. D101. */ scheduledJobs?: boolean } = {},
+  options: {
+    logger?: WorkerLogger /** Run the scheduled jobs (production settlement runs); default true. D101. */;
+    scheduledJobs?: boolean;
+  } = {},
 ): Promise<ReferenceRuntime> {
   const master = await resolveMasterKey(config);
   const secrets = createSecretBox(master.key);
   if (master.source === 'file' && master.created) {
-    options.logger?.info({ file: master.file }, 'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)');
+    options.logger?.info(
+      { file: master.file },
+      'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
+    );
   }
-  const db = withTransactionScopes(await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pgliteMemory: config.pgliteMemory }));
+  const db = withTransactionScopes(
+    await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.dbPoolSize,
+      pgliteMemory: config.pgliteMemory,
+    }),
+  );
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;

@@ -8,7 +8,13 @@ import { createRefund, getRefund } from './refunds/service.js';
 import { createWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks/endpoints.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from './webhooks/delivery-log.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
-import { claimDueDeliveries, recordAttempts, SECRET_UNAVAILABLE_ERROR, type AttemptResult, type ClaimedDelivery } from './webhooks/deliveries.js';
+import {
+  claimDueDeliveries,
+  recordAttempts,
+  SECRET_UNAVAILABLE_ERROR,
+  type AttemptResult,
+  type ClaimedDelivery,
+} from './webhooks/deliveries.js';
 import { fanOutEvents } from './webhooks/fanout.js';
 import { boundedRetryDelayMs, parseRetryAfterMs, retryDelayMs } from './webhooks/retry.js';
 import { createAttemptRecorder, createWorker } from './worker.js';
@@ -52,7 +58,13 @@ async function startReceiver() {
   };
 }
 
-const result = (ok: boolean): AttemptResult => ({ ok, statusCode: ok ? 204 : 500, error: ok ? null : 'HTTP 500', durationMs: 1, startedAt: 0 });
+const result = (ok: boolean): AttemptResult => ({
+  ok,
+  statusCode: ok ? 204 : 500,
+  error: ok ? null : 'HTTP 500',
+  durationMs: 1,
+  startedAt: 0,
+});
 
 describe('attempt recorder: results that finish together share one write (D114)', () => {
   it.each([
@@ -60,20 +72,23 @@ describe('attempt recorder: results that finish together share one write (D114)'
     { finishing: 5, maxBatch: 200, writes: [1, 4] },
     { finishing: 50, maxBatch: 200, writes: [1, 49] },
     { finishing: 50, maxBatch: 20, writes: [1, 20, 20, 9] },
-  ])('$finishing results, at most $maxBatch per write: writes of $writes, each outcome to its own delivery', async ({ finishing, maxBatch, writes }) => {
-    const sizes: number[] = [];
-    let release = (): void => undefined;
-    const firstWrite = new Promise<void>((resolve) => (release = resolve));
-    const recorder = createAttemptRecorder(async (items) => {
-      sizes.push(items.length);
-      if (sizes.length === 1) await firstWrite; // the others finish while the first write is in progress
-      return items.map(({ result: r }) => (r.ok ? 'succeeded' : 'retry'));
-    }, maxBatch);
-    const outcomes = Array.from({ length: finishing }, (_, k) => recorder.record({ id: k } as ClaimedDelivery, result(k % 3 !== 0)));
-    release();
-    expect(await Promise.all(outcomes)).toEqual(Array.from({ length: finishing }, (_, k) => (k % 3 !== 0 ? 'succeeded' : 'retry')));
-    expect(sizes).toEqual(writes);
-  });
+  ])(
+    '$finishing results, at most $maxBatch per write: writes of $writes, each outcome to its own delivery',
+    async ({ finishing, maxBatch, writes }) => {
+      const sizes: number[] = [];
+      let release = (): void => undefined;
+      const firstWrite = new Promise<void>((resolve) => (release = resolve));
+      const recorder = createAttemptRecorder(async (items) => {
+        sizes.push(items.length);
+        if (sizes.length === 1) await firstWrite; // the others finish while the first write is in progress
+        return items.map(({ result: r }) => (r.ok ? 'succeeded' : 'retry'));
+      }, maxBatch);
+      const outcomes = Array.from({ length: finishing }, (_, k) => recorder.record({ id: k } as ClaimedDelivery, result(k % 3 !== 0)));
+      release();
+      expect(await Promise.all(outcomes)).toEqual(Array.from({ length: finishing }, (_, k) => (k % 3 !== 0 ? 'succeeded' : 'retry')));
+      expect(sizes).toEqual(writes);
+    },
+  );
 
   it('a failed write rejects exactly the results it carried', async () => {
     const recorder = createAttemptRecorder(() => Promise.reject(new Error('database down')));
@@ -138,7 +153,15 @@ describe.each(testTargets())('worker on %s', (target) => {
   });
 
   const worker = (overrides: Partial<Parameters<typeof createWorker>[0]> = {}) =>
-    createWorker({ deps, retrySchedule: [2, 4], jitter: 0, sandbox: true, deliveryTimeoutMs: 500, allowPrivateDestinations: true, ...overrides });
+    createWorker({
+      deps,
+      retrySchedule: [2, 4],
+      jitter: 0,
+      sandbox: true,
+      deliveryTimeoutMs: 500,
+      allowPrivateDestinations: true,
+      ...overrides,
+    });
 
   it('a pass that loses its database connection fails, is logged, and the next pass runs (D91)', async () => {
     let failing = 3;
@@ -187,11 +210,31 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('fans out to partner and merchant endpoints and signs per Standard Webhooks', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp1' });
-    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/merchant`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/settled-only`, events: ['PAYMENT_SETTLED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const partnerEp = await createWebhookEndpoint(
+      deps,
+      m.partnerScope,
+      { url: `${rx.base}/partner`, events: ['PAYMENT_FAILED', 'MERCHANT_APPROVED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
+    const merchantEp = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/merchant`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
+    await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/settled-only`, events: ['PAYMENT_SETTLED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     const other = await approvedMerchant(deps, { partnerId: 'wp2' });
-    await createWebhookEndpoint(deps, other.partnerScope, { url: `${rx.base}/other-partner`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(
+      deps,
+      other.partnerScope,
+      { url: `${rx.base}/other-partner`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
 
     const failed = await paidOrder(deps, m.merchantId, {}, 'failure');
     const w = worker();
@@ -201,12 +244,17 @@ describe.each(testTargets())('worker on %s', (target) => {
     expect(byPath('/merchant')).toHaveLength(1);
     expect(byPath('/settled-only')).toHaveLength(0);
     expect(byPath('/other-partner')).toHaveLength(0);
-    const partnerTypes = byPath('/partner').map((r) => (JSON.parse(r.body) as { event_type: string }).event_type).sort();
+    const partnerTypes = byPath('/partner')
+      .map((r) => (JSON.parse(r.body) as { event_type: string }).event_type)
+      .sort();
     // wp1's MERCHANT_APPROVED was created before the partner endpoint existed: not delivered to it (D79)
     expect(partnerTypes).toEqual(['PAYMENT_FAILED']);
 
     const delivery = byPath('/merchant')[0]!;
-    const event = new Webhook(merchantEp.secret).verify<{ event_type: string; sequence_number: string; data: { order_id: string } }>(delivery.body, delivery.headers as never);
+    const event = new Webhook(merchantEp.secret).verify<{ event_type: string; sequence_number: string; data: { order_id: string } }>(
+      delivery.body,
+      delivery.headers as never,
+    );
     expect(event.event_type).toBe('PAYMENT_FAILED');
     expect(event.data.order_id).toBe(failed.order_id);
     expect(delivery.headers['webhook-id']).toBe(`msg_${event.sequence_number}`);
@@ -221,8 +269,18 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('signs with the sealed endpoint secret; a secret that does not open is a failed attempt, never an unsigned send', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp-sealed' });
-    const ok = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-ok`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    const bad = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/sealed-bad`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const ok = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/sealed-ok`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
+    const bad = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/sealed-bad`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     const stored = await t.db.query<{ id: string; row: string; secret_sealed: string }>(
       'SELECT id, to_jsonb(w)::text AS row, secret_sealed FROM webhook_endpoints w WHERE id = ANY($1) ORDER BY id',
       [[ok.id, bad.id]],
@@ -233,7 +291,10 @@ describe.each(testTargets())('worker on %s', (target) => {
     }
     // as if sealed under another master key
     const otherBox = createSecretBox(parseMasterKey(generateMasterKey()));
-    await t.db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1', [bad.id, otherBox.seal(bad.secret, `webhook_endpoint:${bad.id}:secret`)]);
+    await t.db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE id = $1', [
+      bad.id,
+      otherBox.seal(bad.secret, `webhook_endpoint:${bad.id}:secret`),
+    ]);
     await paidOrder(deps, m.merchantId, {}, 'failure');
     const report = await worker().tick();
     expect(report.deliveries).toMatchObject({ succeeded: 1, retry: 1 });
@@ -251,9 +312,24 @@ describe.each(testTargets())('worker on %s', (target) => {
 
   it('retries on 5xx and timeouts with the schedule, records every attempt, then gives up', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp3' });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/flaky`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/down`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/hang`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/flaky`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
+    await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/down`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
+    await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/hang`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     rx.behaviour.set('/flaky', (n) => (n === 1 ? 503 : 204));
     rx.behaviour.set('/down', () => 500);
     rx.behaviour.set('/hang', () => 'hang');
@@ -273,7 +349,14 @@ describe.each(testTargets())('worker on %s', (target) => {
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe(ids[1]); // stable across retries
 
-    const { rows } = await t.db.query<{ url: string; status: string; attempt: number; last_status_code: number | null; last_error: string | null; attempts: number }>(
+    const { rows } = await t.db.query<{
+      url: string;
+      status: string;
+      attempt: number;
+      last_status_code: number | null;
+      last_error: string | null;
+      attempts: number;
+    }>(
       `SELECT w.url, d.status, d.attempt, d.last_status_code, d.last_error,
               (SELECT count(*) FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id)::int AS attempts
        FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE w.merchant_id = $1 ORDER BY w.url`,
@@ -291,17 +374,29 @@ describe.each(testTargets())('worker on %s', (target) => {
     await paidOrder(deps, m.merchantId, {}, 'failure'); // PAYMENT_FAILED, before any endpoint
     await worker().tick(); // fanned out while nobody listened
     await paidOrder(deps, m.merchantId, {}, 'failure'); // still before the endpoint, not fanned out yet
-    const ep = await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/after`, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const ep = await createWebhookEndpoint(
+      deps,
+      m.partnerScope,
+      { url: `${rx.base}/after`, events: ['MERCHANT_APPROVED', 'PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     const later = await paidOrder(deps, m.merchantId, {}, 'failure');
     await worker().tick();
-    const got = rx.received.filter((r) => r.path === '/after').map((r) => JSON.parse(r.body) as { event_type: string; data: { order_id?: string } });
+    const got = rx.received
+      .filter((r) => r.path === '/after')
+      .map((r) => JSON.parse(r.body) as { event_type: string; data: { order_id?: string } });
     expect(got.map((e) => [e.event_type, e.data.order_id])).toEqual([['PAYMENT_FAILED', later.order_id]]);
     expect((await listWebhookDeliveries(deps, m.partnerScope, ep.id)).count).toBe(1);
   });
 
   it('delivery ids are random like every other id, never the internal sequence; a redelivery finds its delivery by it (D99)', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp-ids' });
-    const ep = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/ids`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const ep = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/ids`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     for (let i = 0; i < 3; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
     await worker().tick();
     const { results } = await listWebhookDeliveries(deps, m.merchantScope, ep.id);
@@ -316,14 +411,21 @@ describe.each(testTargets())('worker on %s', (target) => {
     const prefixes = new Set(ids.map((id) => id.slice(0, 8)));
     expect(prefixes.size).toBe(3);
     expect(await redeliverWebhookDelivery(deps, m.merchantScope, ids[1]!)).toMatchObject({ id: ids[1], status: 'pending' });
-    await expect(redeliverWebhookDelivery(deps, m.merchantScope, 'dlv_AAAAAAAAAAAAAAAAAAAAAA')).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
+    await expect(redeliverWebhookDelivery(deps, m.merchantScope, 'dlv_AAAAAAAAAAAAAAAAAAAAAA')).rejects.toMatchObject({
+      code: 'ERR_WEBHOOK_404',
+    });
     await expect(redeliverWebhookDelivery(deps, m.merchantScope, `dlv_${rows[0]!.id}`)).rejects.toMatchObject({ code: 'ERR_WEBHOOK_404' });
     expect((await worker().tick()).deliveries).toEqual({ succeeded: 1, retry: 0, failed: 0 }); // the redelivery, sent
   });
 
   it('410 Gone disables the endpoint: no further attempts or deliveries; enabling it and redelivering works', async () => {
     const m = await approvedMerchant(deps, { partnerId: 'wp-gone' });
-    const ep = await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}/gone`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const ep = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}/gone`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     rx.behaviour.set('/gone', () => 410);
     const first = await paidOrder(deps, m.merchantId, {}, 'failure');
     const w = worker();
@@ -337,7 +439,12 @@ describe.each(testTargets())('worker on %s', (target) => {
     expect(rx.received.filter((r) => r.path === '/gone')).toHaveLength(1);
     const page = await listWebhookDeliveries(deps, m.merchantScope, ep.id);
     expect(page.results).toHaveLength(1);
-    expect(page.results[0]).toMatchObject({ status: 'failed', attempt_count: 1, next_attempt_at: null, attempts: [{ attempt: 1, status_code: 410, error: 'HTTP 410' }] });
+    expect(page.results[0]).toMatchObject({
+      status: 'failed',
+      attempt_count: 1,
+      next_attempt_at: null,
+      attempts: [{ attempt: 1, status_code: 410, error: 'HTTP 410' }],
+    });
 
     rx.behaviour.set('/gone', () => 200);
     expect(await enableWebhookEndpoint(deps, m.merchantScope, ep.id)).toMatchObject({ status: 'enabled', disabled_reason: null });
@@ -362,7 +469,12 @@ describe.each(testTargets())('worker on %s', (target) => {
   ] as const)('Retry-After (%s) on %i moves the next attempt within the schedule', async (name, status, retryAfter, [min, max]) => {
     const m = await approvedMerchant(deps, { partnerId: `wp-ra-${name.length}` });
     const path = `/retry-after-${name.length}`;
-    await createWebhookEndpoint(deps, m.merchantScope, { url: `${rx.base}${path}`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `${rx.base}${path}`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     rx.behaviour.set(path, () => status);
     rx.retryAfter.set(path, retryAfter);
     await paidOrder(deps, m.merchantId, {}, 'failure');
@@ -375,7 +487,10 @@ describe.each(testTargets())('worker on %s', (target) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.delay).toBeGreaterThanOrEqual(min);
     expect(rows[0]!.delay).toBeLessThanOrEqual(max);
-    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE merchant_id = $1)`, [m.merchantId]);
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE merchant_id = $1)`,
+      [m.merchantId],
+    );
   });
 
   it('processes sandbox refunds after 60 s and flushes on shutdown', async () => {
@@ -386,7 +501,9 @@ describe.each(testTargets())('worker on %s', (target) => {
     w.start();
     expect(w.running).toBe(true);
     deps.clock.advance(61);
-    await expect.poll(() => getRefund(deps, m.merchantScope, refund.refund_id).then((r) => r.refund_status), { timeout: 5000 }).toBe('PROCESSED');
+    await expect
+      .poll(() => getRefund(deps, m.merchantScope, refund.refund_id).then((r) => r.refund_status), { timeout: 5000 })
+      .toBe('PROCESSED');
     await w.flush();
     expect(w.running).toBe(false);
   });
@@ -405,7 +522,12 @@ describe.each(testTargets())('worker on %s', (target) => {
     const saturated = await claimDueDeliveries(deps, 10, { perEndpointCap: 2, busy: new Map([[a.id, 2]]) });
     expect(perEndpoint(saturated)).toEqual([0, 2]);
 
-    const outcomes = await recordAttempts(deps, [...capped, ...saturated].map((d, k) => ({ d, result: result(k % 2 === 0) })), [2, 4], 0);
+    const outcomes = await recordAttempts(
+      deps,
+      [...capped, ...saturated].map((d, k) => ({ d, result: result(k % 2 === 0) })),
+      [2, 4],
+      0,
+    );
     expect(outcomes).toEqual([...capped, ...saturated].map((_, k) => (k % 2 === 0 ? 'succeeded' : 'retry')));
     const { rows } = await t.db.query<{ status: string; n: number }>(
       `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ANY($1::text[]) GROUP BY status ORDER BY status`,
@@ -416,19 +538,38 @@ describe.each(testTargets())('worker on %s', (target) => {
       { status: 'succeeded', n: 3 },
     ]);
     // recording the same attempts again changes nothing (each attempt is recorded once)
-    expect(await recordAttempts(deps, capped.map((d) => ({ d, result: result(true) })), [2, 4], 0)).toEqual(capped.map(() => 'failed'));
+    expect(
+      await recordAttempts(
+        deps,
+        capped.map((d) => ({ d, result: result(true) })),
+        [2, 4],
+        0,
+      ),
+    ).toEqual(capped.map(() => 'failed'));
   });
 
-  if (target === 'postgres') it('two worker processes never deliver the same attempt twice', async () => {
-    const m = await approvedMerchant(deps, { partnerId: 'wp5' });
-    await createWebhookEndpoint(deps, m.partnerScope, { url: `${rx.base}/race`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
-    for (let i = 0; i < 20; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
-    const second = await t.openSecond();
-    const w1 = worker({ batchSize: 5 });
-    const w2 = createWorker({ deps: { ...deps, db: second }, retrySchedule: [2, 4], jitter: 0, batchSize: 5, allowPrivateDestinations: true });
-    for (let round = 0; round < 6; round++) await Promise.all([w1.tick(), w2.tick()]);
-    const ids = rx.received.filter((r) => r.path === '/race').map((r) => r.headers['webhook-id']);
-    expect(ids).toHaveLength(20);
-    expect(new Set(ids).size).toBe(20);
-  });
+  if (target === 'postgres')
+    it('two worker processes never deliver the same attempt twice', async () => {
+      const m = await approvedMerchant(deps, { partnerId: 'wp5' });
+      await createWebhookEndpoint(
+        deps,
+        m.partnerScope,
+        { url: `${rx.base}/race`, events: ['PAYMENT_FAILED'] },
+        { allowInsecure: true, allowPrivateDestinations: true },
+      );
+      for (let i = 0; i < 20; i++) await paidOrder(deps, m.merchantId, {}, 'failure');
+      const second = await t.openSecond();
+      const w1 = worker({ batchSize: 5 });
+      const w2 = createWorker({
+        deps: { ...deps, db: second },
+        retrySchedule: [2, 4],
+        jitter: 0,
+        batchSize: 5,
+        allowPrivateDestinations: true,
+      });
+      for (let round = 0; round < 6; round++) await Promise.all([w1.tick(), w2.tick()]);
+      const ids = rx.received.filter((r) => r.path === '/race').map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    });
 });

@@ -5,7 +5,14 @@ import { expireDueOrders } from './orders/service.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from './refunds/service.js';
 import { processDueS2sCollections, S2S_AUTO_COMPLETE_SECONDS } from './payments/s2s.js';
 import { runSettlements } from './settlements/service.js';
-import { claimDueDeliveries, recordAttempts, sendDelivery, type AttemptOutcome, type AttemptResult, type ClaimedDelivery } from './webhooks/deliveries.js';
+import {
+  claimDueDeliveries,
+  recordAttempts,
+  sendDelivery,
+  type AttemptOutcome,
+  type AttemptResult,
+  type ClaimedDelivery,
+} from './webhooks/deliveries.js';
 import { fanOutEvents } from './webhooks/fanout.js';
 import { createWebhookTransport, type WebhookTransport } from './webhooks/transport.js';
 
@@ -123,7 +130,9 @@ export function createWorker(options: WorkerOptions): Worker {
   const intervalMs = options.intervalMs ?? 1000;
   const schedule = options.retrySchedule ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE;
   const log = options.logger;
-  const ownTransport = options.transport ? undefined : createWebhookTransport({ allowPrivateDestinations: options.allowPrivateDestinations ?? false });
+  const ownTransport = options.transport
+    ? undefined
+    : createWebhookTransport({ allowPrivateDestinations: options.allowPrivateDestinations ?? false });
   const transport = options.transport ?? (ownTransport as WebhookTransport);
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<TickReport> | undefined;
@@ -156,7 +165,14 @@ export function createWorker(options: WorkerOptions): Worker {
       const outcome = await recorder.record(d, result);
       if (report) report.deliveries[outcome]++;
       log?.info(
-        { delivery_id: d.id, event_id: d.event_id, attempt: d.attempt, status_code: result.statusCode, outcome, ...(result.ok ? {} : { error: result.error }) },
+        {
+          delivery_id: d.id,
+          event_id: d.event_id,
+          attempt: d.attempt,
+          status_code: result.statusCode,
+          outcome,
+          ...(result.ok ? {} : { error: result.error }),
+        },
         'webhook delivery attempt',
       );
     })().catch((err: unknown) => log?.error({ err, delivery_id: d.id }, 'webhook delivery failed to record'));
@@ -234,7 +250,9 @@ export function createWorker(options: WorkerOptions): Worker {
     const report: TickReport = {
       expiredOrders: await expireDueOrders(deps),
       processedRefunds: options.sandbox ? await processDueRefunds(deps, options.refundAfterSeconds ?? SANDBOX_REFUND_SECONDS) : 0,
-      completedCollections: options.sandbox ? await processDueS2sCollections(deps, options.s2sAfterSeconds ?? S2S_AUTO_COMPLETE_SECONDS) : 0,
+      completedCollections: options.sandbox
+        ? await processDueS2sCollections(deps, options.s2sAfterSeconds ?? S2S_AUTO_COMPLETE_SECONDS)
+        : 0,
       fannedOutEvents: 0,
       settlements: await scheduledSettlements(),
       deliveries: { succeeded: 0, retry: 0, failed: 0 },

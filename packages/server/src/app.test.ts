@@ -27,7 +27,9 @@ describe('createApp on the canonical spec', () => {
       // The first request pays the validator's lazy initialisation: keep an eye on boot cost.
       expect(performance.now() - started).toBeLessThan(10_000);
 
-      const create = operations.find((op) => op.method === 'post' && (op.requestMediaTypes as readonly string[]).includes('application/json'))!;
+      const create = operations.find(
+        (op) => op.method === 'post' && (op.requestMediaTypes as readonly string[]).includes('application/json'),
+      )!;
       const path = create.path.replace(/\{[^}]+\}/g, '1');
       const invalid = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(invalid.status).toBe(400);

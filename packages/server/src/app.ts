@@ -10,5 +10,8 @@ import { createApiApp, type CreateAppOptions } from './runtime/app.js';
  * express-openapi-validator; errors mapped to the error envelope.
  */
 export function createApp<TPrincipal = unknown>(options: CreateAppOptions<Handlers<TPrincipal>, TPrincipal, SecuritySchemeName>): Express {
-  return createApiApp<Handlers<TPrincipal>, TPrincipal, SecuritySchemeName>({ apiDocument, operations, securitySchemes, requestValidators }, options);
+  return createApiApp<Handlers<TPrincipal>, TPrincipal, SecuritySchemeName>(
+    { apiDocument, operations, securitySchemes, requestValidators },
+    options,
+  );
 }

@@ -17,10 +17,35 @@ export {
   type RateLimitInput,
   type UploadLimits,
 } from './runtime/app.js';
-export { GENERIC_ERROR_CODES, problemDetails, SpecErrorShapes, type ErrorResponse, type ErrorSchemaExtension, type RuntimeError, type RuntimeErrorKind } from './runtime/error-shapes.js';
-export { readCredential, type Credential, type SchemeAuthenticator, type SchemeAuthenticatorInput, type SchemeAuthenticators } from './runtime/security.js';
+export {
+  GENERIC_ERROR_CODES,
+  problemDetails,
+  SpecErrorShapes,
+  type ErrorResponse,
+  type ErrorSchemaExtension,
+  type RuntimeError,
+  type RuntimeErrorKind,
+} from './runtime/error-shapes.js';
+export {
+  readCredential,
+  type Credential,
+  type SchemeAuthenticator,
+  type SchemeAuthenticatorInput,
+  type SchemeAuthenticators,
+} from './runtime/security.js';
 export type { OperationRequestValidators, ParameterParse, ParameterRule } from './runtime/request-validation.js';
-export { ApiError, classifyError, HttpError, HttpErrorWithPage, mapError, fieldName, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE, type ErrorEnvelope, type MappedError } from './runtime/errors.js';
+export {
+  ApiError,
+  classifyError,
+  HttpError,
+  HttpErrorWithPage,
+  mapError,
+  fieldName,
+  RUNTIME_ERROR_CODES,
+  VALIDATION_MESSAGE,
+  type ErrorEnvelope,
+  type MappedError,
+} from './runtime/errors.js';
 export type {
   ApiDocument,
   HandlerContext,
@@ -33,5 +58,12 @@ export type {
 } from './runtime/types.js';
 export type * from './generated/handlers.gen.js';
 // The contract (generated in @paygate/contract), re-exported for existing `@paygate/server` imports.
-export { apiDocument, idempotentOperationIds, operations, securitySchemes, type OperationId, type SecuritySchemeName } from '@paygate/contract';
+export {
+  apiDocument,
+  idempotentOperationIds,
+  operations,
+  securitySchemes,
+  type OperationId,
+  type SecuritySchemeName,
+} from '@paygate/contract';
 export type { components, OperationTypes as OperationTypesByOperationId, paths } from '@paygate/contract';

@@ -6,7 +6,16 @@ type Ping = { kind: 'PING'; n: number };
 const ping: CompiledEventValidator = Object.assign(
   (data: unknown) => {
     const ok = typeof (data as { n?: unknown }).n === 'number' && Object.keys(data as object).length === 2;
-    ping.errors = ok ? null : [{ instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'x' }, message: 'must NOT have additional properties' }];
+    ping.errors = ok
+      ? null
+      : [
+          {
+            instancePath: '',
+            keyword: 'additionalProperties',
+            params: { additionalProperty: 'x' },
+            message: 'must NOT have additional properties',
+          },
+        ];
     return ok;
   },
   { errors: null },
@@ -18,7 +27,11 @@ describe('createEventValidator', () => {
     ['not an object', [], [{ path: '', message: 'must be object' }]],
     ['no discriminator', {}, [{ path: '', message: "must have required property 'kind'" }]],
     ['unknown event type', { kind: 'PONG' }, [{ path: '/kind', message: 'must be equal to one of the allowed values: PING' }]],
-    ['schema errors, with the offending property named', { kind: 'PING', n: 1, x: 2 }, [{ path: '', message: "must NOT have additional property 'x'" }]],
+    [
+      'schema errors, with the offending property named',
+      { kind: 'PING', n: 1, x: 2 },
+      [{ path: '', message: "must NOT have additional property 'x'" }],
+    ],
   ])('%s', (_name, input, errors) => {
     expect(validate(input)).toEqual({ ok: false, errors });
   });

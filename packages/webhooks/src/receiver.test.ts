@@ -40,7 +40,13 @@ const paymentSettled = {
   sequence_number: '7f0c6a1e-8b7a-4a53-9d0e-1c1f0b2a3c4d',
   data: {
     settlements: [
-      { settlement_id: 'ST1000000000000001', settlement_utr: 'UTR4K2M9Q7X1B', settlement_done_at: '2026-11-22T04:30:00.000000Z', forex_rate: 1, settlement_amount: 1464.6 },
+      {
+        settlement_id: 'ST1000000000000001',
+        settlement_utr: 'UTR4K2M9Q7X1B',
+        settlement_done_at: '2026-11-22T04:30:00.000000Z',
+        forex_rate: 1,
+        settlement_amount: 1464.6,
+      },
     ],
   },
 };
@@ -83,11 +89,7 @@ beforeAll(async () => {
     express.raw({ type: 'application/json' }),
     createWebhookReceiver<WebhookEvent>({ secret: SECRET, clock, validate: validateWebhookEvent, on: { PAYMENT_FAILED: failed } }),
   );
-  app.post(
-    '/hooks/parsed',
-    express.json(),
-    createWebhookReceiver({ secret: SECRET, clock, validate: validateWebhookEvent, on: {} }),
-  );
+  app.post('/hooks/parsed', express.json(), createWebhookReceiver({ secret: SECRET, clock, validate: validateWebhookEvent, on: {} }));
   await new Promise<void>((resolve) => {
     server = app.listen(0, '127.0.0.1', () => resolve());
   });
@@ -102,7 +104,11 @@ beforeEach(() => {
   vi.clearAllMocks();
 });
 
-function deliver(path: string, event: unknown, opts: { secret?: string | string[]; timestamp?: number; body?: string; msgId?: string } = {}) {
+function deliver(
+  path: string,
+  event: unknown,
+  opts: { secret?: string | string[]; timestamp?: number; body?: string; msgId?: string } = {},
+) {
   const body = opts.body ?? JSON.stringify(event);
   const headers = buildWebhookHeaders({
     secret: opts.secret ?? SECRET,

@@ -3,9 +3,7 @@ import { WebhookVerificationError, type WebhookVerificationErrorCode } from './e
 import { Webhook, type WebhookOptions } from './verify.js';
 
 /** Result of the injected validator, e.g. the generated `validateWebhookEvent`. */
-export type ReceiverValidationResult<E> =
-  | { ok: true; event: E }
-  | { ok: false; errors: { path: string; message: string }[] };
+export type ReceiverValidationResult<E> = { ok: true; event: E } | { ok: false; errors: { path: string; message: string }[] };
 
 /** Delivery metadata passed to every handler. `webhookId` is stable across retries: use it to de-duplicate. */
 export interface WebhookDeliveryContext {

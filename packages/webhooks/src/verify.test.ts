@@ -32,7 +32,11 @@ describe('Webhook.verify', () => {
 
   it('verifyDetailed exposes the message id and timestamp', () => {
     const wh = new Webhook(SECRET, { clock: clockAt(TS) });
-    expect(wh.verifyDetailed(PAYLOAD, specHeaders())).toEqual({ id: MSG_ID, timestamp: new Date(TS * 1000), payload: { test: 2432232314 } });
+    expect(wh.verifyDetailed(PAYLOAD, specHeaders())).toEqual({
+      id: MSG_ID,
+      timestamp: new Date(TS * 1000),
+      payload: { test: 2432232314 },
+    });
   });
 
   it('looks headers up case-insensitively and accepts repeated signature headers', () => {

@@ -184,7 +184,8 @@ export class Webhook {
       );
     }
 
-    const text = typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
+    const text =
+      typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8');
     let parsed: T;
     try {
       parsed = JSON.parse(text) as T;

@@ -166,7 +166,9 @@ export async function waitFor<T>(
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() >= deadline) {
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${description}${options.describeLast ? `: ${options.describeLast()}` : ''}`);
+      throw new Error(
+        `timed out after ${options.timeoutMs} ms waiting for ${description}${options.describeLast ? `: ${options.describeLast()}` : ''}`,
+      );
     }
     await sleep(options.intervalMs ?? 100);
   }

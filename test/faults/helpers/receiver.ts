@@ -61,7 +61,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startReceiver(options: { port?: number; secret?: string; behaviour?: (d: Delivery) => Behaviour } = {}): Promise<Receiver> {
+export async function startReceiver(
+  options: { port?: number; secret?: string; behaviour?: (d: Delivery) => Behaviour } = {},
+): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let wh: Webhook | undefined = options.secret ? new Webhook(options.secret) : undefined;

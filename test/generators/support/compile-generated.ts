@@ -73,11 +73,18 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
     );
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
     const tscStart = performance.now();
-    const outcome = await run(process.execPath, [`--max-old-space-size=${options.maxOldSpaceMiB ?? 4096}`, tsc, '-p', path.join(dir, 'tsconfig.json')], {
-      maxBuffer: 64 * 1024 * 1024,
-    }).then(
+    const outcome = await run(
+      process.execPath,
+      [`--max-old-space-size=${options.maxOldSpaceMiB ?? 4096}`, tsc, '-p', path.join(dir, 'tsconfig.json')],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).then(
       () => ({ code: 0, output: '' }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: typeof error.code === 'number' ? error.code : 1, output: `${error.stdout ?? ''}${error.stderr ?? ''}` }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: typeof error.code === 'number' ? error.code : 1,
+        output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+      }),
     );
     return {
       result,

@@ -15,8 +15,18 @@ const DOC = {
 describe('paygate contract --spec credentials: per security scheme, from --auth or PAYGATE_AUTH_<SCHEME>', () => {
   it.each([
     ['a bearer token from a flag', ['bearerAuth=t1'], {}, { bearerAuth: 't1' }],
-    ['HTTP basic as USER:PASSWORD (the password may contain colons)', ['basic=ada:p:w'], {}, { basic: { username: 'ada', password: 'p:w' } }],
-    ['from the environment (kept out of the process list)', [], { PAYGATE_AUTH_API_KEY: 'k1', PAYGATE_AUTH_BEARERAUTH: 't2' }, { 'api-key': 'k1', bearerAuth: 't2' }],
+    [
+      'HTTP basic as USER:PASSWORD (the password may contain colons)',
+      ['basic=ada:p:w'],
+      {},
+      { basic: { username: 'ada', password: 'p:w' } },
+    ],
+    [
+      'from the environment (kept out of the process list)',
+      [],
+      { PAYGATE_AUTH_API_KEY: 'k1', PAYGATE_AUTH_BEARERAUTH: 't2' },
+      { 'api-key': 'k1', bearerAuth: 't2' },
+    ],
     ['a flag wins over the environment', ['bearerAuth=flag'], { PAYGATE_AUTH_BEARERAUTH: 'env' }, { bearerAuth: 'flag' }],
   ] as const)('%s', (_name, flags, env, expected) => {
     expect(authFromFlags(DOC, flags, env)).toEqual(expected);

@@ -24,9 +24,14 @@ const PARTNER = { id: 'pk_test_cli_contract', secret: 'ps_test_cli_contract_secr
 function paygate(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const script = `import { processIo, runCli } from ${JSON.stringify(MAIN)}; process.exitCode = await runCli(process.argv.slice(1), processIo());`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script, ...argv], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script, ...argv],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -63,7 +68,19 @@ describe('paygate contract', () => {
 
   it('runs suite files against a deployment and writes a JUnit report (exit 0)', { timeout: 180_000 }, async () => {
     const junit = path.join(dir, 'contract.xml');
-    const { code, stderr } = await paygate(['contract', '--base-url', baseUrl, '--client-id', PARTNER.id, '--client-secret', PARTNER.secret, '--only', 'client', '--junit', junit]);
+    const { code, stderr } = await paygate([
+      'contract',
+      '--base-url',
+      baseUrl,
+      '--client-id',
+      PARTNER.id,
+      '--client-secret',
+      PARTNER.secret,
+      '--only',
+      'client',
+      '--junit',
+      junit,
+    ]);
     expect(stderr).toContain('The deployment conforms to the spec.');
     expect(code).toBe(EXIT.ok);
     const report = await readFile(junit, 'utf8');
@@ -73,7 +90,19 @@ describe('paygate contract', () => {
 
   it('exits 1 naming the failures when the deployment rejects the credential', { timeout: 180_000 }, async () => {
     const junit = path.join(dir, 'rejected.xml');
-    const { code, stderr } = await paygate(['contract', '--base-url', baseUrl, '--client-id', PARTNER.id, '--client-secret', 'ps_test_not_the_secret_00000000', '--only', 'client', '--junit', junit]);
+    const { code, stderr } = await paygate([
+      'contract',
+      '--base-url',
+      baseUrl,
+      '--client-id',
+      PARTNER.id,
+      '--client-secret',
+      'ps_test_not_the_secret_00000000',
+      '--only',
+      'client',
+      '--junit',
+      junit,
+    ]);
     expect(code).toBe(EXIT.failed);
     expect(stderr).toContain('The deployment does not conform');
     expect(await readFile(junit, 'utf8')).toMatch(/failures="[1-9]/);

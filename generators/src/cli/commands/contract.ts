@@ -24,7 +24,8 @@ const FLAGS = {
 } as const;
 
 function parseBaseUrl(raw: string | undefined): URL {
-  if (raw === undefined) throw new UsageError('--base-url is required: the deployment to check, e.g. --base-url https://sandbox.example.com');
+  if (raw === undefined)
+    throw new UsageError('--base-url is required: the deployment to check, e.g. --base-url https://sandbox.example.com');
   try {
     const url = new URL(raw);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
@@ -39,7 +40,9 @@ async function assertReachable(baseUrl: URL): Promise<void> {
   try {
     await fetch(health, { signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    throw new EnvironmentError(`Cannot reach ${health.href} (${(error as Error).message}). Start the deployment (e.g. \`npx paygate serve\`) or fix --base-url.`);
+    throw new EnvironmentError(
+      `Cannot reach ${health.href} (${(error as Error).message}). Start the deployment (e.g. \`npx paygate serve\`) or fix --base-url.`,
+    );
   }
 }
 
@@ -49,7 +52,11 @@ export function authEnvName(scheme: string): string {
 }
 
 /** Credentials per security scheme from `--auth name=value` (basic: `name=user:password`) and PAYGATE_AUTH_<NAME>. */
-export function authFromFlags(document: Record<string, unknown>, flags: readonly string[], env: NodeJS.ProcessEnv): Record<string, unknown> {
+export function authFromFlags(
+  document: Record<string, unknown>,
+  flags: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
   const components = (document['components'] ?? {}) as { securitySchemes?: Record<string, { type?: unknown; scheme?: unknown }> };
   const schemes = components.securitySchemes ?? {};
   const raw = new Map<string, string>();
@@ -67,7 +74,9 @@ export function authFromFlags(document: Record<string, unknown>, flags: readonly
     const scheme = schemes[name];
     if (scheme === undefined) {
       const known = Object.keys(schemes);
-      throw new UsageError(`--auth ${name}: the spec declares no security scheme "${name}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ''}`);
+      throw new UsageError(
+        `--auth ${name}: the spec declares no security scheme "${name}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ''}`,
+      );
     }
     if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') {
       const colon = value.indexOf(':');
@@ -81,7 +90,11 @@ export function authFromFlags(document: Record<string, unknown>, flags: readonly
 const CHECK_NAMES = ['positive', 'negative', 'unauthenticated', 'stateful'] as const;
 
 /** `paygate contract --spec FILE`: the spec-driven checks of @paygate/contract-tests/check against any API (D125). */
-async function runSpecChecks(flags: { spec: string; auth?: string[]; checks?: string; junit?: string }, baseUrl: URL, io: CliIo): Promise<ExitCode> {
+async function runSpecChecks(
+  flags: { spec: string; auth?: string[]; checks?: string; junit?: string },
+  baseUrl: URL,
+  io: CliIo,
+): Promise<ExitCode> {
   const checks = flags.checks?.split(',').map((c) => c.trim());
   const unknownChecks = checks?.filter((c) => !(CHECK_NAMES as readonly string[]).includes(c)) ?? [];
   if (unknownChecks.length > 0) throw new UsageError(`--checks takes ${CHECK_NAMES.join(', ')}; unknown: ${unknownChecks.join(', ')}`);
@@ -103,7 +116,9 @@ async function runSpecChecks(flags: { spec: string; auth?: string[]; checks?: st
   } catch (error) {
     throw new EnvironmentError(`Cannot reach ${baseUrl.href} (${(error as Error).message}): start the deployment or fix --base-url.`);
   }
-  io.stderr(`Checking ${baseUrl.href} against ${flags.spec}${Object.keys(auth).length > 0 ? ` with credentials for ${Object.keys(auth).join(', ')}` : ' without credentials'}\n`);
+  io.stderr(
+    `Checking ${baseUrl.href} against ${flags.spec}${Object.keys(auth).length > 0 ? ` with credentials for ${Object.keys(auth).join(', ')}` : ' without credentials'}\n`,
+  );
   const report = await checker.checkApi({
     document,
     baseUrl: baseUrl.href,
@@ -118,7 +133,9 @@ async function runSpecChecks(flags: { spec: string; auth?: string[]; checks?: st
     io.stderr(`JUnit report: ${junit}\n`);
   }
   if (!report.ok) {
-    io.stderr(`${checker.formatFailures(report)}\n\nThe deployment does not conform: ${report.failures.length} failure(s) in ${report.cases.length} checks.\n`);
+    io.stderr(
+      `${checker.formatFailures(report)}\n\nThe deployment does not conform: ${report.failures.length} failure(s) in ${report.cases.length} checks.\n`,
+    );
     return EXIT.failed;
   }
   io.stderr(`The deployment conforms to the spec (${report.cases.length} checks).\n`);
@@ -127,7 +144,7 @@ async function runSpecChecks(flags: { spec: string; auth?: string[]; checks?: st
 
 export const command: CliCommand = {
   name: 'contract',
-  summary: 'check a deployment against a spec (any API with --spec; Paygate\'s flow suite without) with a coverage table and JUnit',
+  summary: "check a deployment against a spec (any API with --spec; Paygate's flow suite without) with a coverage table and JUnit",
   usage: `Usage: paygate contract --spec FILE --base-url URL [--auth SCHEME=VALUE]... [--checks LIST] [--junit FILE]
        paygate contract --base-url URL --client-id ID --client-secret SECRET [--junit FILE] [--only LIST]
 
@@ -168,15 +185,28 @@ Example (CI):
     const baseUrl = parseBaseUrl(flags['base-url']);
     if (flags.spec !== undefined) {
       if (flags.only !== undefined || flags['client-id'] !== undefined || flags['client-secret'] !== undefined) {
-        throw new UsageError('--only, --client-id and --client-secret belong to Paygate\'s suite (without --spec); with --spec give credentials per scheme with --auth');
+        throw new UsageError(
+          "--only, --client-id and --client-secret belong to Paygate's suite (without --spec); with --spec give credentials per scheme with --auth",
+        );
       }
-      return runSpecChecks({ spec: flags.spec, ...(flags.auth ? { auth: flags.auth } : {}), ...(flags.checks ? { checks: flags.checks } : {}), ...(flags.junit ? { junit: flags.junit } : {}) }, baseUrl, io);
+      return runSpecChecks(
+        {
+          spec: flags.spec,
+          ...(flags.auth ? { auth: flags.auth } : {}),
+          ...(flags.checks ? { checks: flags.checks } : {}),
+          ...(flags.junit ? { junit: flags.junit } : {}),
+        },
+        baseUrl,
+        io,
+      );
     }
     if (flags.auth !== undefined || flags.checks !== undefined) throw new UsageError('--auth and --checks need --spec FILE');
     const clientId = flags['client-id'] ?? process.env['PAYGATE_CONTRACT_CLIENT_ID'];
     const clientSecret = flags['client-secret'] ?? process.env['PAYGATE_CONTRACT_CLIENT_SECRET'];
     if (clientId === undefined || clientSecret === undefined) {
-      throw new UsageError('a partner credential is required: --client-id and --client-secret (or PAYGATE_CONTRACT_CLIENT_ID / PAYGATE_CONTRACT_CLIENT_SECRET)');
+      throw new UsageError(
+        'a partner credential is required: --client-id and --client-secret (or PAYGATE_CONTRACT_CLIENT_ID / PAYGATE_CONTRACT_CLIENT_SECRET)',
+      );
     }
     const named = flags.only?.split(',').map((name) => name.trim());
     const unknown = named?.filter((name) => !isSuiteFile(name)) ?? [];
@@ -188,7 +218,9 @@ Example (CI):
     } catch (error) {
       // Only a missing package is the user's to fix; anything else failing to load is a bug worth its stack.
       if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-      throw new EnvironmentError('The contract suite is not installed: run `npm install -D @paygate/contract-tests` (it brings vitest), then rerun.');
+      throw new EnvironmentError(
+        'The contract suite is not installed: run `npm install -D @paygate/contract-tests` (it brings vitest), then rerun.',
+      );
     }
     await assertReachable(baseUrl);
     const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
@@ -202,7 +234,9 @@ Example (CI):
       ...(junit === undefined ? {} : { junit }),
     });
     if (!result.ok) {
-      io.stderr(`The deployment does not conform: see the failures${result.coverageGap ? ' and the coverage table' : ''} above${junit ? ` (and ${junit})` : ''}.\n`);
+      io.stderr(
+        `The deployment does not conform: see the failures${result.coverageGap ? ' and the coverage table' : ''} above${junit ? ` (and ${junit})` : ''}.\n`,
+      );
       return EXIT.failed;
     }
     io.stderr('The deployment conforms to the spec.\n');

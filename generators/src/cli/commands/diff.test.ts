@@ -49,8 +49,12 @@ async function edit(relative: string, from: string, to: string): Promise<void> {
 
 /** Removes `bank_ref_num` from the PAYMENT_FAILED payload: merchants reading it break (webhook and AsyncAPI event). */
 async function removeEventField(): Promise<void> {
-  await edit(EVENTS, 'required: [status, message, mop_type, order_id, payment_id, bank_ref_num, payment_completed_at]', 'required: [status, message, mop_type, order_id, payment_id, payment_completed_at]');
-  await edit(EVENTS, "    bank_ref_num: {type: string, maxLength: 32, description: Bank reference number.}\n", '');
+  await edit(
+    EVENTS,
+    'required: [status, message, mop_type, order_id, payment_id, bank_ref_num, payment_completed_at]',
+    'required: [status, message, mop_type, order_id, payment_id, payment_completed_at]',
+  );
+  await edit(EVENTS, '    bank_ref_num: {type: string, maxLength: 32, description: Bank reference number.}\n', '');
 }
 
 beforeAll(async () => {
@@ -88,7 +92,9 @@ describe('paygate release and the compatibility gate', () => {
     const io = capture(dir);
     expect(await diff.run(['--gate'], io)).toBe(EXIT.failed);
     expect(io.err).toContain('Compatibility gate FAILED');
-    expect(io.err).toContain('property-removed  asyncapi#/channels/webhookEndpoint/messages/paymentFailed/payload/properties/data/properties/bank_ref_num');
+    expect(io.err).toContain(
+      'property-removed  asyncapi#/channels/webhookEndpoint/messages/paymentFailed/payload/properties/data/properties/bank_ref_num',
+    );
     expect(io.err).toContain('property-removed  openapi#/components/schemas/PaymentFailedData/properties/bank_ref_num');
     expect(io.err).toContain('set info.version to 2.0.0 in openapi/openapi.yaml');
     expect(io.err).toContain(ALLOW);
@@ -110,11 +116,15 @@ describe('paygate release and the compatibility gate', () => {
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [...entries, nowhere] }));
     const refused = capture(dir);
     expect(await diff.run(['--gate'], refused)).toBe(EXIT.failed);
-    expect(refused.err).toContain('allow entry property-removed /components/schemas/Nothing/properties/here: the pointer exists in neither the released nor the current version');
+    expect(refused.err).toContain(
+      'allow entry property-removed /components/schemas/Nothing/properties/here: the pointer exists in neither the released nor the current version',
+    );
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [...entries, stale] }));
     const io = capture(dir);
     expect(await diff.run(['--gate'], io)).toBe(EXIT.ok);
-    expect(io.out).toMatch(/allowed: property-removed \/components\/schemas\/PaymentFailedData\/properties\/bank_ref_num \(test: no merchant reads bank_ref_num\)/);
+    expect(io.out).toMatch(
+      /allowed: property-removed \/components\/schemas\/PaymentFailedData\/properties\/bank_ref_num \(test: no merchant reads bank_ref_num\)/,
+    );
     expect(io.out).toContain('stale allow entry: property-removed /components/schemas/PaymentFailedData/properties/message');
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [{ kind: 'property-removed', pointer: entries[0]!.pointer }] }));
     const noReason = capture(dir);
@@ -143,36 +153,58 @@ describe('paygate release and the compatibility gate', () => {
       ['2.0.0', '2026-11-27', '1.0.0', true],
       ['1.0.0', '2026-11-25', undefined, false],
     ]);
-    expect(sections[1]!.groups[0]!.changes.map((c) => c.pointer)).toContain('/components/schemas/PaymentFailedData/properties/bank_ref_num');
+    expect(sections[1]!.groups[0]!.changes.map((c) => c.pointer)).toContain(
+      '/components/schemas/PaymentFailedData/properties/bank_ref_num',
+    );
   }, 60_000);
 });
 
 describe('paygate diff on git refs', () => {
-  it.each([
-    { args: ['HEAD:openapi/openapi.yaml', SPEC], exit: EXIT.failed, shows: 'property-removed' },
-    { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'none'], exit: EXIT.ok, shows: 'Breaking changes' },
-    { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'unclassified'], exit: EXIT.failed, shows: 'property-removed' },
-    { args: ['HEAD:openapi/openapi.yaml', SPEC, '--format', 'markdown'], exit: EXIT.failed, shows: '## Breaking changes' },
-    { args: ['HEAD:openapi/openapi.yaml', 'HEAD:openapi/openapi.yaml'], exit: EXIT.ok, shows: '0 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation' },
-  ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line exits $exit', async ({ args, exit, shows }) => {
-    const io = capture(dir);
-    expect(await diff.run(args, io)).toBe(exit);
-    expect(io.out).toContain(shows);
-  }, 60_000);
+  it.each(
+    [
+      { args: ['HEAD:openapi/openapi.yaml', SPEC], exit: EXIT.failed, shows: 'property-removed' },
+      { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'none'], exit: EXIT.ok, shows: 'Breaking changes' },
+      { args: ['HEAD:openapi/openapi.yaml', SPEC, '--fail-on', 'unclassified'], exit: EXIT.failed, shows: 'property-removed' },
+      { args: ['HEAD:openapi/openapi.yaml', SPEC, '--format', 'markdown'], exit: EXIT.failed, shows: '## Breaking changes' },
+      {
+        args: ['HEAD:openapi/openapi.yaml', 'HEAD:openapi/openapi.yaml'],
+        exit: EXIT.ok,
+        shows: '0 breaking, 0 unclassified, 0 warning, 0 non-breaking, 0 annotation',
+      },
+    ].map((row) => ({ ...row, line: row.args.join(' ') })),
+  )(
+    'diff $line exits $exit',
+    async ({ args, exit, shows }) => {
+      const io = capture(dir);
+      expect(await diff.run(args, io)).toBe(exit);
+      expect(io.out).toContain(shows);
+    },
+    60_000,
+  );
 
-  it.each([
-    { args: ['nosuchref:openapi/openapi.yaml', SPEC], error: EnvironmentError, message: /not a commit/ },
-    { args: ['HEAD:openapi/missing.yaml', SPEC], error: EnvironmentError, message: /no such file at HEAD/ },
-    { args: ['missing.yaml', SPEC], error: EnvironmentError, message: /no such file/ },
-    { args: [SPEC], error: UsageError, message: /expected <old> and <new>/ },
-    { args: [SPEC, SPEC, '--format', 'html'], error: UsageError, message: /--format html: expected one of text, json, markdown/ },
-    { args: [SPEC, SPEC, '--colour'], error: UsageError, message: /colour/ },
-    { args: ['--gate', SPEC], error: UsageError, message: /--gate compares/ },
-    { args: [SPEC, SPEC, '--fail-on', 'loud'], error: UsageError, message: /--fail-on loud: expected one of breaking, unclassified, warning, info, none/ },
-    { args: [SPEC, SPEC, '--top', 'many'], error: UsageError, message: /--top many: expected a whole number/ },
-  ].map((row) => ({ ...row, line: row.args.join(' ') })))('diff $line throws $error.name', async ({ args, error, message }) => {
-    const failure = diff.run(args, capture(dir));
-    await expect(failure).rejects.toBeInstanceOf(error);
-    await expect(failure).rejects.toThrow(message);
-  }, 60_000);
+  it.each(
+    [
+      { args: ['nosuchref:openapi/openapi.yaml', SPEC], error: EnvironmentError, message: /not a commit/ },
+      { args: ['HEAD:openapi/missing.yaml', SPEC], error: EnvironmentError, message: /no such file at HEAD/ },
+      { args: ['missing.yaml', SPEC], error: EnvironmentError, message: /no such file/ },
+      { args: [SPEC], error: UsageError, message: /expected <old> and <new>/ },
+      { args: [SPEC, SPEC, '--format', 'html'], error: UsageError, message: /--format html: expected one of text, json, markdown/ },
+      { args: [SPEC, SPEC, '--colour'], error: UsageError, message: /colour/ },
+      { args: ['--gate', SPEC], error: UsageError, message: /--gate compares/ },
+      {
+        args: [SPEC, SPEC, '--fail-on', 'loud'],
+        error: UsageError,
+        message: /--fail-on loud: expected one of breaking, unclassified, warning, info, none/,
+      },
+      { args: [SPEC, SPEC, '--top', 'many'], error: UsageError, message: /--top many: expected a whole number/ },
+    ].map((row) => ({ ...row, line: row.args.join(' ') })),
+  )(
+    'diff $line throws $error.name',
+    async ({ args, error, message }) => {
+      const failure = diff.run(args, capture(dir));
+      await expect(failure).rejects.toBeInstanceOf(error);
+      await expect(failure).rejects.toThrow(message);
+    },
+    60_000,
+  );
 });

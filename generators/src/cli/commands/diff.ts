@@ -89,13 +89,20 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
   };
   if (!Number.isInteger(options.top) || options.top < 0) throw new UsageError(`--top ${values.top}: expected a whole number`);
   if (options.help) return options;
-  if (options.gate && positionals.length > 0) throw new UsageError(`--gate compares --spec with the newest released contract: drop ${positionals.join(' ')}`);
+  if (options.gate && positionals.length > 0)
+    throw new UsageError(`--gate compares --spec with the newest released contract: drop ${positionals.join(' ')}`);
   if (!options.gate && positionals.length !== 2) throw new UsageError(`expected <old> and <new>, got ${positionals.length} argument(s)`);
   return options;
 }
 
 async function gate(options: DiffOptions, io: CliIo): Promise<ExitCode> {
-  const outcome = await runCompat({ cwd: io.cwd, spec: options.spec, releasedDir: options.released, failOn: options.failOn, progress: (line) => io.stderr(`[compat] ${line}\n`) });
+  const outcome = await runCompat({
+    cwd: io.cwd,
+    spec: options.spec,
+    releasedDir: options.released,
+    failOn: options.failOn,
+    progress: (line) => io.stderr(`[compat] ${line}\n`),
+  });
   const report = { from: outcome.released.label, to: outcome.current.label, changes: outcome.input.changes };
   if (options.format === 'json') {
     io.stdout(`${JSON.stringify({ ...reportData(report), gate: outcome.result }, null, 2)}\n`);
@@ -124,7 +131,9 @@ export const command: CliCommand = {
     io.stdout(formatReport({ from, to, changes }, options.format, { top: options.top }));
     const failing = changes.filter((c) => failsOn(c.classification, options.failOn));
     if (failing.length > 0) {
-      io.stderr(`[diff] ${failing.length} change(s) at --fail-on ${options.failOn} or above: clients integrated against ${from} may break. Make the change compatible, or release it as a new major version.\n`);
+      io.stderr(
+        `[diff] ${failing.length} change(s) at --fail-on ${options.failOn} or above: clients integrated against ${from} may break. Make the change compatible, or release it as a new major version.\n`,
+      );
       return EXIT.failed;
     }
     return EXIT.ok;

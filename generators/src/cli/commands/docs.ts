@@ -13,7 +13,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DECISION_TABLE_HEADER, ERROR_TABLE_HEADER, readDocsTemplates, REDOC_CDN_LOGO, REDOC_SCRIPT, withLocalRedocLogo } from '../../emit/docs-site.js';
+import {
+  DECISION_TABLE_HEADER,
+  ERROR_TABLE_HEADER,
+  readDocsTemplates,
+  REDOC_CDN_LOGO,
+  REDOC_SCRIPT,
+  withLocalRedocLogo,
+} from '../../emit/docs-site.js';
 import { buildChangelog } from '../../diff/changelog.js';
 import { readAllowFile } from '../../diff/gate.js';
 import { ALLOW_FILE } from '../../diff/released.js';
@@ -49,7 +56,8 @@ const emptyTable = (header: readonly string[]) => `| ${header.join(' | ')} |\n| 
 function readMarkdown(cwd: string, flag: string, given: string | undefined, fallback: string, header: readonly string[]): string {
   const file = path.resolve(cwd, given ?? fallback);
   if (existsSync(file)) return readFileSync(file, 'utf8');
-  if (given !== undefined) throw new EnvironmentError(`${flag} ${file} does not exist: pass an existing markdown file or leave ${flag} out.`);
+  if (given !== undefined)
+    throw new EnvironmentError(`${flag} ${file} does not exist: pass an existing markdown file or leave ${flag} out.`);
   return emptyTable(header);
 }
 
@@ -79,20 +87,28 @@ Example:
     const flags = parseFlags(argv, FLAGS);
     const cwd = io.cwd;
     const input = flags.input ?? 'openapi/openapi.yaml';
-    if (!existsSync(path.resolve(cwd, input))) throw new EnvironmentError(`The OpenAPI document ${path.resolve(cwd, input)} does not exist. Pass it with --input FILE.`);
+    if (!existsSync(path.resolve(cwd, input)))
+      throw new EnvironmentError(`The OpenAPI document ${path.resolve(cwd, input)} does not exist. Pass it with --input FILE.`);
     const besideInput = path.join(path.dirname(input), 'asyncapi.yaml');
-    const asyncapi = flags.asyncapi === 'none' ? null : (flags.asyncapi ?? (existsSync(path.resolve(cwd, besideInput)) ? besideInput : null));
+    const asyncapi =
+      flags.asyncapi === 'none' ? null : (flags.asyncapi ?? (existsSync(path.resolve(cwd, besideInput)) ? besideInput : null));
     const out = path.resolve(cwd, flags.out ?? 'docs/site');
     const redoc = findRedocBundle();
     if (redoc === undefined && flags['skip-redoc'] !== true) {
-      throw new EnvironmentError(`The redoc package is not installed: run \`npm install -D ${REDOC_PACKAGE}\` (its bundles/redoc.standalone.js is served locally), or pass --skip-redoc.`);
+      throw new EnvironmentError(
+        `The redoc package is not installed: run \`npm install -D ${REDOC_PACKAGE}\` (its bundles/redoc.standalone.js is served locally), or pass --skip-redoc.`,
+      );
     }
     const releasedDir = flags.released ?? path.join(path.dirname(input), 'released');
     if (flags.released !== undefined && !existsSync(path.resolve(cwd, releasedDir))) {
-      throw new EnvironmentError(`--released ${path.resolve(cwd, releasedDir)} does not exist: pass the folder \`paygate release\` writes, or leave --released out.`);
+      throw new EnvironmentError(
+        `--released ${path.resolve(cwd, releasedDir)} does not exist: pass the folder \`paygate release\` writes, or leave --released out.`,
+      );
     }
     const progress = (line: string) => io.stderr(`  ${line}\n`);
-    const changelog = existsSync(path.resolve(cwd, releasedDir)) ? await buildChangelog({ cwd, spec: input, releasedDir, progress }) : undefined;
+    const changelog = existsSync(path.resolve(cwd, releasedDir))
+      ? await buildChangelog({ cwd, spec: input, releasedDir, progress })
+      : undefined;
     if (changelog === undefined) io.stderr(`  no ${releasedDir}: no changelog page (paygate release creates it)\n`);
     // the gate's allow file: the unreleased breaking changes that were reviewed, each with its reason (shown on the page)
     const allowed = changelog === undefined ? undefined : await readAllowFile(path.resolve(cwd, releasedDir, ALLOW_FILE));
@@ -105,9 +121,14 @@ Example:
     };
     io.stderr(`Building the docs site into ${out}\n`);
     // Lint is `paygate generate`'s (and this repo's `npm run lint:spec`) job; the site only needs the bundle.
-    const result = await runPipelineOrReport({ rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: ['docs'], out: { docs: 'site' }, docs }, io);
+    const result = await runPipelineOrReport(
+      { rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: ['docs'], out: { docs: 'site' }, docs },
+      io,
+    );
     if (result === undefined) return EXIT.failed;
-    io.stderr(`  events: ${result.model.webhooks.map((e) => e.eventType).join(', ') || 'none'}; planned: ${result.model.plannedEvents.map((e) => e.eventType).join(', ') || 'none'}\n`);
+    io.stderr(
+      `  events: ${result.model.webhooks.map((e) => e.eventType).join(', ') || 'none'}; planned: ${result.model.plannedEvents.map((e) => e.eventType).join(', ') || 'none'}\n`,
+    );
     // The output directory belongs to this command: start clean so removed pages do not linger.
     await rm(out, { recursive: true, force: true });
     await mkdir(out, { recursive: true });
@@ -118,13 +139,16 @@ Example:
     }
     if (redoc !== undefined) {
       const { text, replaced } = withLocalRedocLogo(readFileSync(redoc, 'utf8'));
-      if (replaced === 0) io.stderr(`warning: ${redoc} no longer names ${REDOC_CDN_LOGO}: check the reference page for requests to a CDN\n`);
+      if (replaced === 0)
+        io.stderr(`warning: ${redoc} no longer names ${REDOC_CDN_LOGO}: check the reference page for requests to a CDN\n`);
       await writeFile(path.join(out, REDOC_SCRIPT), text);
       const license = `${redoc}.LICENSE.txt`;
       if (existsSync(license)) await copyFile(license, path.join(out, `${REDOC_SCRIPT}.LICENSE.txt`));
       io.stdout(`wrote ${path.join(out, REDOC_SCRIPT)} (from ${redoc})\n`);
     } else {
-      io.stderr(`warning: redoc is not installed; index.html will not render until ${REDOC_SCRIPT} is beside it (npm install -D ${REDOC_PACKAGE}, then rerun)\n`);
+      io.stderr(
+        `warning: redoc is not installed; index.html will not render until ${REDOC_SCRIPT} is beside it (npm install -D ${REDOC_PACKAGE}, then rerun)\n`,
+      );
     }
     return EXIT.ok;
   },

@@ -76,10 +76,16 @@ afterAll(async () => {
 });
 
 describe('paygate listen + paygate trigger', () => {
-  it('forwards a triggered PAYMENT_CAPTURED to a local receiver, verifiable with the printed secret; Ctrl-C removes the endpoint', { timeout: 60_000 }, async () => {
+  it('forwards a triggered PAYMENT_CAPTURED to a local receiver, verifiable with the printed secret; Ctrl-C removes the endpoint', {
+    timeout: 60_000,
+  }, async () => {
     const io = captureIo();
     const stop = new AbortController();
-    const listening = runListen(['--forward-to', receiverUrl, '--events', 'PAYMENT_CAPTURED,REFUND_FAILED', ...gatewayFlags()], io, stop.signal);
+    const listening = runListen(
+      ['--forward-to', receiverUrl, '--events', 'PAYMENT_CAPTURED,REFUND_FAILED', ...gatewayFlags()],
+      io,
+      stop.signal,
+    );
     const secret = await until('the secret', () => /(whsec_[A-Za-z0-9+/=]+)/.exec(io.out())?.[1]);
     const endpointId = await until('the endpoint id', () => /Endpoint (we_[A-Za-z0-9_-]{24})/.exec(io.err())?.[1]);
 
@@ -89,7 +95,10 @@ describe('paygate listen + paygate trigger', () => {
     expect(orderId, triggered.out()).toBeDefined();
 
     const delivery = await until('the delivery', () => received.find((r) => r.raw.includes(orderId!)));
-    const event = new Webhook(secret).verify<{ event_type: string; data: { order_id: string; status: string } }>(delivery.raw, delivery.headers as Record<string, string>);
+    const event = new Webhook(secret).verify<{ event_type: string; data: { order_id: string; status: string } }>(
+      delivery.raw,
+      delivery.headers as Record<string, string>,
+    );
     expect(event).toMatchObject({ event_type: 'PAYMENT_CAPTURED', data: { order_id: orderId, status: 'CAPTURED' } });
     expect(received.map((r) => (JSON.parse(r.raw) as { event_type: string }).event_type)).toEqual(['PAYMENT_CAPTURED']); // MERCHANT_APPROVED not subscribed
 
@@ -127,12 +136,27 @@ describe('paygate listen + paygate trigger', () => {
 
   it.each([
     ['trigger without an event', () => trigger.run([...gatewayFlags()], captureIo()), /name the event/],
-    ['trigger with an unknown event', () => trigger.run(['PAYMENT_REFUNDED', ...gatewayFlags()], captureIo()), /unknown event type "PAYMENT_REFUNDED"/],
+    [
+      'trigger with an unknown event',
+      () => trigger.run(['PAYMENT_REFUNDED', ...gatewayFlags()], captureIo()),
+      /unknown event type "PAYMENT_REFUNDED"/,
+    ],
     ['listen without --forward-to', () => runListen([...gatewayFlags()], captureIo(), AbortSignal.abort()), /--forward-to is required/],
-    ['listen with an unknown event', () => runListen(['--forward-to', 'http://localhost:1/x', '--events', 'NOPE', ...gatewayFlags()], captureIo(), AbortSignal.abort()), /unknown: NOPE/],
-    ['listen without a credential', () => runListen(['--forward-to', 'http://localhost:1/x', '--base-url', 'http://127.0.0.1:1'], captureIo(), AbortSignal.abort()), /partner credential is required/],
+    [
+      'listen with an unknown event',
+      () => runListen(['--forward-to', 'http://localhost:1/x', '--events', 'NOPE', ...gatewayFlags()], captureIo(), AbortSignal.abort()),
+      /unknown: NOPE/,
+    ],
+    [
+      'listen without a credential',
+      () => runListen(['--forward-to', 'http://localhost:1/x', '--base-url', 'http://127.0.0.1:1'], captureIo(), AbortSignal.abort()),
+      /partner credential is required/,
+    ],
   ])('%s is a usage error (exit 2)', async (_name, run, message) => {
-    const error = await run().then(() => undefined, (e: unknown) => e);
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
   });

@@ -31,9 +31,15 @@ function httpUrl(flag: string, raw: string): string {
 
 function parseEvents(raw: string | undefined): EventType[] {
   if (raw === undefined) return [...EventType];
-  const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   const unknown = names.filter((n) => !isEventType(n));
-  if (names.length === 0 || unknown.length > 0) throw new UsageError(`--events takes a comma-separated list of ${EventType.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new UsageError(
+      `--events takes a comma-separated list of ${EventType.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`,
+    );
   return [...new Set(names.filter(isEventType))];
 }
 
@@ -45,23 +51,25 @@ export async function runListen(argv: readonly string[], io: CliIo, stop: AbortS
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (values['forward-to'] === undefined) throw new UsageError('--forward-to is required: your local receiver, e.g. --forward-to http://localhost:3000/webhooks');
+  if (values['forward-to'] === undefined)
+    throw new UsageError('--forward-to is required: your local receiver, e.g. --forward-to http://localhost:3000/webhooks');
   const forwardTo = httpUrl('forward-to', values['forward-to']);
   const relayPort = values['relay-port'] === undefined ? 0 : Number(values['relay-port']);
-  if (!Number.isInteger(relayPort) || relayPort < 0 || relayPort > 65535) throw new UsageError(`--relay-port must be a port number, got ${JSON.stringify(values['relay-port'])}`);
+  if (!Number.isInteger(relayPort) || relayPort < 0 || relayPort > 65535)
+    throw new UsageError(`--relay-port must be a port number, got ${JSON.stringify(values['relay-port'])}`);
   const events = parseEvents(values.events);
   const access = gatewayAccess(values);
   io.stderr(`Registering a temporary webhook endpoint on ${access.baseUrl} for ${events.join(', ')}...\n`);
   let session;
   try {
     session = await startListenSession({
-    access,
-    forwardTo,
-    events,
-    relayPort,
-    ...(values['relay-host'] === undefined ? {} : { relayHost: values['relay-host'] }),
-    ...(values['relay-url'] === undefined ? {} : { relayUrl: httpUrl('relay-url', values['relay-url']) }),
-    log: (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
+      access,
+      forwardTo,
+      events,
+      relayPort,
+      ...(values['relay-host'] === undefined ? {} : { relayHost: values['relay-host'] }),
+      ...(values['relay-url'] === undefined ? {} : { relayUrl: httpUrl('relay-url', values['relay-url']) }),
+      log: (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (error) {
     if (!(error instanceof GatewayCallError)) throw error;

@@ -52,7 +52,14 @@ export const command: CliCommand = {
     if (!DATE.test(date)) throw new UsageError(`--date ${date}: expected YYYY-MM-DD`);
     const failOn = FAIL_ON_LEVELS.find((l) => l === (values['fail-on'] ?? 'breaking'));
     if (failOn === undefined) throw new UsageError(`--fail-on ${values['fail-on']}: expected one of ${FAIL_ON_LEVELS.join(', ')}`);
-    const outcome = await release({ cwd: io.cwd, spec: values.spec, releasedDir: values.released, date, failOn, progress: (line) => io.stderr(`[release] ${line}\n`) });
+    const outcome = await release({
+      cwd: io.cwd,
+      spec: values.spec,
+      releasedDir: values.released,
+      date,
+      failOn,
+      progress: (line) => io.stderr(`[release] ${line}\n`),
+    });
     switch (outcome.status) {
       case 'released':
         io.stdout(`Released ${outcome.version}:\n${outcome.files.map((f) => `  wrote ${f}`).join('\n')}\nCommit these files.\n`);

@@ -32,7 +32,9 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
   if (warnings.length > 0) io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
   for (const problem of result.asyncapiProblems) io.stderr(`    ${problem}\n`);
   for (const skipped of result.skippedServerOperations) {
-    io.stderr(`  warning: the server scaffold skips ${skipped.operationId} (it answers 501; contract and client are generated): ${skipped.pointer}: ${skipped.problem}\n    Fix: ${skipped.fix}\n`);
+    io.stderr(
+      `  warning: the server scaffold skips ${skipped.operationId} (it answers 501; contract and client are generated): ${skipped.pointer}: ${skipped.problem}\n    Fix: ${skipped.fix}\n`,
+    );
   }
   return result;
 }

@@ -16,7 +16,8 @@ export async function loadReferenceCli(): Promise<ReferenceCli | undefined> {
     return await import('@paygate/reference/cli');
   } catch (error) {
     // Only a missing package is the user's to fix; anything else failing to load is a bug worth its stack.
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /@paygate\/reference/.test(String((error as Error).message))) return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /@paygate\/reference/.test(String((error as Error).message)))
+      return undefined;
     throw error;
   }
 }
@@ -24,7 +25,8 @@ export async function loadReferenceCli(): Promise<ReferenceCli | undefined> {
 /** The environment section of the gateway's usage (shared with `paygate --help`), or how to install it. */
 export async function serveEnvironment(): Promise<string> {
   const reference = await loadReferenceCli();
-  if (reference === undefined) return `Environment: install @paygate/reference (npm install @paygate/reference) for paygate serve and its variables.\n`;
+  if (reference === undefined)
+    return `Environment: install @paygate/reference (npm install @paygate/reference) for paygate serve and its variables.\n`;
   return reference.USAGE.slice(reference.USAGE.indexOf('Environment:'));
 }
 
@@ -32,9 +34,9 @@ export async function serveEnvironment(): Promise<string> {
 export async function loadServeCommand(): Promise<CliCommand> {
   const SERVE_ENVIRONMENT = await serveEnvironment();
   return {
-  name: 'serve',
-  summary: 'run the reference gateway (a stateful sandbox of the Paygate API) on PORT (default 8080)',
-  usage: `Usage: paygate serve [--workers N|auto]
+    name: 'serve',
+    summary: 'run the reference gateway (a stateful sandbox of the Paygate API) on PORT (default 8080)',
+    usage: `Usage: paygate serve [--workers N|auto]
 
 Starts the Paygate reference gateway: the HTTP API, hosted checkout, the docs site (when built) and the webhook
 worker. Configured with environment variables; Ctrl+C (SIGINT/SIGTERM) stops accepting, finishes in-flight
@@ -52,18 +54,18 @@ command line.
 Example:
   PORT=8080 PAYGATE_DATA_DIR=./.paygate npx paygate serve
   DATABASE_URL=postgres://postgres@127.0.0.1:5432/paygate npx paygate serve --workers auto`,
-  async run(argv) {
-    const reference = await loadReferenceCli();
-    if (reference === undefined) throw new EnvironmentError(INSTALL_HINT);
-    try {
-      reference.parseServeArguments(argv);
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const code = await reference.main(['serve', ...argv]);
-    if (code !== undefined) return code === 0 ? EXIT.ok : EXIT.failed;
-    // Serving: the gateway's signal handlers stop it gracefully and end the process with its own exit code.
-    return new Promise<ExitCode>(() => undefined);
-  },
+    async run(argv) {
+      const reference = await loadReferenceCli();
+      if (reference === undefined) throw new EnvironmentError(INSTALL_HINT);
+      try {
+        reference.parseServeArguments(argv);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      const code = await reference.main(['serve', ...argv]);
+      if (code !== undefined) return code === 0 ? EXIT.ok : EXIT.failed;
+      // Serving: the gateway's signal handlers stop it gracefully and end the process with its own exit code.
+      return new Promise<ExitCode>(() => undefined);
+    },
   };
 }

@@ -38,7 +38,10 @@ export interface SpecOptions {
 }
 
 /** Parses argv with node:util parseArgs, turning its errors into a UsageError (exit 2). */
-export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(argv: readonly string[], options: T): ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: false }>>['values'] {
+export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
+  argv: readonly string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: false }>>['values'] {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: false, strict: true }).values;
   } catch (error) {
@@ -73,7 +76,8 @@ export function parseSpecOptions(argv: readonly string[], cwd: string): SpecOpti
     );
   }
   const lint = flags.lint ?? 'strict';
-  if (lint !== 'strict' && lint !== 'report' && lint !== 'skip') throw new UsageError(`--lint takes strict, report or skip, not ${JSON.stringify(lint)}`);
+  if (lint !== 'strict' && lint !== 'report' && lint !== 'skip')
+    throw new UsageError(`--lint takes strict, report or skip, not ${JSON.stringify(lint)}`);
   let targets: Target[] = [...DEFAULT_TARGETS];
   if (flags.targets !== undefined) {
     const named = flags.targets.split(',').map((t) => t.trim());
@@ -86,12 +90,18 @@ export function parseSpecOptions(argv: readonly string[], cwd: string): SpecOpti
   }
   const asyncapi = flags.asyncapi === 'none' ? null : (flags.asyncapi ?? besideInput(input, 'asyncapi.yaml', cwd) ?? null);
   if (asyncapi !== null && !existsSync(path.resolve(cwd, asyncapi))) {
-    throw new EnvironmentError(`The AsyncAPI document ${path.resolve(cwd, asyncapi)} does not exist. Fix --asyncapi, or pass --asyncapi none.`);
+    throw new EnvironmentError(
+      `The AsyncAPI document ${path.resolve(cwd, asyncapi)} does not exist. Fix --asyncapi, or pass --asyncapi none.`,
+    );
   }
   const lintConfig = flags['lint-config'] ?? besideInput(input, 'redocly.yaml', cwd);
   const workspaceLayout = flags.out === undefined && isPaygateRepository(cwd);
   // Output paths are relative to the working directory with `/` separators (the pipeline joins them to it).
-  const out = path.relative(cwd, path.resolve(cwd, flags.out ?? 'generated')).split(path.sep).join('/') || '.';
+  const out =
+    path
+      .relative(cwd, path.resolve(cwd, flags.out ?? 'generated'))
+      .split(path.sep)
+      .join('/') || '.';
   const generate: GenerateOptions = {
     rootDir: cwd,
     openapi: input,

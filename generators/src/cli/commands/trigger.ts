@@ -50,7 +50,9 @@ Example:
     try {
       const steps = await triggerEvent(access, eventType);
       for (const step of steps) io.stdout(`${step.what}: ${step.id}\n`);
-      io.stdout(`Triggered ${eventType}; subscribed endpoints receive it within a second or two (GET /webhooks/endpoints/{id}/deliveries shows it).\n`);
+      io.stdout(
+        `Triggered ${eventType}; subscribed endpoints receive it within a second or two (GET /webhooks/endpoints/{id}/deliveries shows it).\n`,
+      );
       return EXIT.ok;
     } catch (error) {
       if (!(error instanceof GatewayCallError)) throw error;

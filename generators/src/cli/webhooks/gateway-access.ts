@@ -24,7 +24,11 @@ export interface GatewayAccess {
 
 export type PaygateClient = ReturnType<typeof createPaygateClient>;
 
-export function gatewayAccess(flags: { 'base-url'?: string | undefined; 'client-id'?: string | undefined; 'client-secret'?: string | undefined }): GatewayAccess {
+export function gatewayAccess(flags: {
+  'base-url'?: string | undefined;
+  'client-id'?: string | undefined;
+  'client-secret'?: string | undefined;
+}): GatewayAccess {
   const baseUrl = flags['base-url'] ?? process.env['PAYGATE_BASE_URL'] ?? 'http://127.0.0.1:8080';
   try {
     const url = new URL(baseUrl);
@@ -52,7 +56,9 @@ export class GatewayCallError extends Error {
   override name = 'GatewayCallError';
 }
 
-type Outcome<T> = { ok: true; data: T } | { ok: false; status: number; error: { message?: string; error?: { code?: string; message?: string; details?: unknown } } };
+type Outcome<T> =
+  | { ok: true; data: T }
+  | { ok: false; status: number; error: { message?: string; error?: { code?: string; message?: string; details?: unknown } } };
 
 /**
  * The data of a successful call, or a GatewayCallError naming `operation`. A network failure is an EnvironmentError
@@ -71,6 +77,9 @@ export async function must<T>(operation: string, access: GatewayAccess, call: Pr
   const e = result.error.error;
   const hint = result.status === 401 ? ' Check --client-id/--client-secret (a partner credential).' : '';
   throw new GatewayCallError(
-    `${operation} failed: HTTP ${result.status} ${e?.code ?? ''} ${e?.message ?? result.error.message ?? ''}${e?.details ? ` ${JSON.stringify(e.details)}` : ''}.${hint}`.replace(/ +/g, ' '),
+    `${operation} failed: HTTP ${result.status} ${e?.code ?? ''} ${e?.message ?? result.error.message ?? ''}${e?.details ? ` ${JSON.stringify(e.details)}` : ''}.${hint}`.replace(
+      / +/g,
+      ' ',
+    ),
   );
 }

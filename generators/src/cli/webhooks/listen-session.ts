@@ -99,10 +99,14 @@ export async function startListenSession(options: ListenOptions): Promise<Listen
     const started = performance.now();
     try {
       const answer = await forward(options.forwardTo, req, body);
-      log(`<-- [${answer.status}] ${label} POST ${options.forwardTo} (${Math.round(performance.now() - started)} ms)${answer.body ? ` ${answer.body.replace(/\s+/g, ' ')}` : ''}`);
+      log(
+        `<-- [${answer.status}] ${label} POST ${options.forwardTo} (${Math.round(performance.now() - started)} ms)${answer.body ? ` ${answer.body.replace(/\s+/g, ' ')}` : ''}`,
+      );
       res.writeHead(answer.status).end(); // the gateway records the receiver's own answer (deliveries API)
     } catch (error) {
-      log(`<-- [no answer] ${label} POST ${options.forwardTo}: ${(error as Error).message}. Is your receiver running? The gateway retries on its schedule.`);
+      log(
+        `<-- [no answer] ${label} POST ${options.forwardTo}: ${(error as Error).message}. Is your receiver running? The gateway retries on its schedule.`,
+      );
       res.writeHead(502).end();
     }
   }
@@ -125,7 +129,11 @@ export async function startListenSession(options: ListenOptions): Promise<Listen
     created = await must(
       'createWebhookEndpoint',
       access,
-      client.webhooks.createEndpoint({ url: relayUrl, events: [...options.events], description: `paygate listen -> ${options.forwardTo}`.slice(0, 200) }),
+      client.webhooks.createEndpoint({
+        url: relayUrl,
+        events: [...options.events],
+        description: `paygate listen -> ${options.forwardTo}`.slice(0, 200),
+      }),
     );
   } catch (error) {
     await closeServer();

@@ -69,7 +69,13 @@ function sampleOrder(): OrderBody {
       phone: '+919876543210',
       address: { line_1: 'Flat 4B, Sea View Apartments', city: 'Mumbai', state: 'Maharashtra', postal_code: '400050' },
     },
-    product: { name: 'Test item', description: 'Created by paygate trigger', hs_code: '500720', hs_code_description: 'Woven fabrics of silk', type_of_goods: 'goods' },
+    product: {
+      name: 'Test item',
+      description: 'Created by paygate trigger',
+      hs_code: '500720',
+      hs_code_description: 'Woven fabrics of silk',
+      type_of_goods: 'goods',
+    },
     collection_mode: 'hosted_payment',
     mop_type: 'UPI',
   };
@@ -93,7 +99,11 @@ async function approvedMerchant(ctx: Ctx): Promise<string> {
   return merchant.data.id;
 }
 
-async function finishedPayment(ctx: Ctx, merchantId: string, outcome: 'success' | 'failure'): Promise<{ orderId: string; paymentId: string }> {
+async function finishedPayment(
+  ctx: Ctx,
+  merchantId: string,
+  outcome: 'success' | 'failure',
+): Promise<{ orderId: string; paymentId: string }> {
   const m = partnerClient(ctx.access, merchantId);
   const created = await must('createOrder', ctx.access, m.orders.create(sampleOrder()));
   const order = created.data;

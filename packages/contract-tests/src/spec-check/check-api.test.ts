@@ -11,7 +11,11 @@ const DOC = {
     securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } },
     schemas: {
       Problem: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } },
-      Note: { type: 'object', required: ['id', 'text'], properties: { id: { type: 'string', pattern: '^n_[0-9]{4}$' }, text: { type: 'string', nullable: true } } },
+      Note: {
+        type: 'object',
+        required: ['id', 'text'],
+        properties: { id: { type: 'string', pattern: '^n_[0-9]{4}$' }, text: { type: 'string', nullable: true } },
+      },
     },
   },
   paths: {
@@ -19,9 +23,16 @@ const DOC = {
       post: {
         operationId: 'createNote',
         security: [{ key: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } } } },
+        },
         responses: {
-          '201': { description: 'ok', headers: { Location: { schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } },
+          '201': {
+            description: 'ok',
+            headers: { Location: { schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } },
+          },
           '4XX': { description: 'bad', content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } } },
         },
       },
@@ -40,7 +51,8 @@ const DOC = {
   },
 };
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 /** A correct implementation; `mistake` lets a test break one thing. */
 function notesApi(mistake?: 'text-number' | 'accepts-garbage' | 'open') {
@@ -52,7 +64,11 @@ function notesApi(mistake?: 'text-number' | 'accepts-garbage' | 'open') {
     if (method === 'POST' && url.pathname === '/v1/notes') {
       if (url.searchParams.get('api_key') !== 'k1' && mistake !== 'open') return json(401, { title: 'no key' });
       const body: unknown = JSON.parse(String(init?.body));
-      if (mistake !== 'accepts-garbage' && (typeof body !== 'object' || body === null || Array.isArray(body) || typeof (body as { text?: unknown }).text !== 'string')) return json(400, { title: 'bad body' });
+      if (
+        mistake !== 'accepts-garbage' &&
+        (typeof body !== 'object' || body === null || Array.isArray(body) || typeof (body as { text?: unknown }).text !== 'string')
+      )
+        return json(400, { title: 'bad body' });
       return json(201, { id: 'n_0001', text: 'hello' }, { Location: '/v1/notes/n_0001' });
     }
     if (method === 'GET' && /^\/v1\/notes\/n_\d{4}$/.test(url.pathname)) {
@@ -80,11 +96,37 @@ describe('checkApi (D125)', () => {
   });
 
   it.each([
-    ['an off-spec body (3.0 nullable honoured, a number is not)', 'text-number', 'response_schema_conformance', 'getNote', '#/paths/~1notes~1{id}/get/responses/200/content/application~1json/schema', /body\/text must be string,null \(schema #\/components\/schemas\/Note\/properties\/text\/type\)/],
-    ['negative data accepted', 'accepts-garbage', 'negative_data', 'createNote', '#/paths/~1notes/post', /negative data was answered 201, not a 4xx/],
-    ['no credentials accepted', 'open', 'unauthenticated_data', 'createNote', '#/paths/~1notes/post', /without credentials was answered 201/],
+    [
+      'an off-spec body (3.0 nullable honoured, a number is not)',
+      'text-number',
+      'response_schema_conformance',
+      'getNote',
+      '#/paths/~1notes~1{id}/get/responses/200/content/application~1json/schema',
+      /body\/text must be string,null \(schema #\/components\/schemas\/Note\/properties\/text\/type\)/,
+    ],
+    [
+      'negative data accepted',
+      'accepts-garbage',
+      'negative_data',
+      'createNote',
+      '#/paths/~1notes/post',
+      /negative data was answered 201, not a 4xx/,
+    ],
+    [
+      'no credentials accepted',
+      'open',
+      'unauthenticated_data',
+      'createNote',
+      '#/paths/~1notes/post',
+      /without credentials was answered 201/,
+    ],
   ] as const)('fails on %s, naming the operation and the pointer', async (_name, mistake, check, operationId, pointer, message) => {
-    const report = await checkApi({ document: DOC, baseUrl: 'https://notes.test/v1', auth: { key: 'k1' }, fetch: notesApi(mistake).fetchImpl });
+    const report = await checkApi({
+      document: DOC,
+      baseUrl: 'https://notes.test/v1',
+      auth: { key: 'k1' },
+      fetch: notesApi(mistake).fetchImpl,
+    });
     const failure = report.failures.find((f) => f.check === check);
     expect(failure).toMatchObject({ operationId, pointer });
     expect(failure?.message).toMatch(message);
@@ -94,13 +136,29 @@ describe('checkApi (D125)', () => {
   it('waits out 429 per Retry-After, then gives up with a message to raise the rate limit', async () => {
     const waits: number[] = [];
     let calls = 0;
-    const limited: typeof fetch = async () => (++calls <= 2 ? json(429, { title: 'slow down' }, { 'Retry-After': '2' }) : json(200, { id: 'n_0001', text: null }));
-    const ok = await checkApi({ document: DOC, baseUrl: 'https://notes.test/v1', fetch: limited, checks: ['positive'], sleep: async (ms) => void waits.push(ms) });
+    const limited: typeof fetch = async () =>
+      ++calls <= 2 ? json(429, { title: 'slow down' }, { 'Retry-After': '2' }) : json(200, { id: 'n_0001', text: null });
+    const ok = await checkApi({
+      document: DOC,
+      baseUrl: 'https://notes.test/v1',
+      fetch: limited,
+      checks: ['positive'],
+      sleep: async (ms) => void waits.push(ms),
+    });
     expect(waits).toEqual([2000, 2000]);
     expect(ok.cases.find((c) => c.operationId === 'getNote')?.failures).toEqual([]);
     const always: typeof fetch = async () => json(429, { title: 'slow down' }, { 'Retry-After': '20' });
-    const stuck = await checkApi({ document: DOC, baseUrl: 'https://notes.test/v1', fetch: always, checks: ['positive'], sleep: async () => undefined, maxRateLimitWaitMs: 30_000 });
-    expect(stuck.failures[0]?.message).toMatch(/rate limited \(429\) for more than 30 s: raise the deployment's rate limit .*PAYGATE_RATE_LIMIT/);
+    const stuck = await checkApi({
+      document: DOC,
+      baseUrl: 'https://notes.test/v1',
+      fetch: always,
+      checks: ['positive'],
+      sleep: async () => undefined,
+      maxRateLimitWaitMs: 30_000,
+    });
+    expect(stuck.failures[0]?.message).toMatch(
+      /rate limited \(429\) for more than 30 s: raise the deployment's rate limit .*PAYGATE_RATE_LIMIT/,
+    );
   });
 });
 

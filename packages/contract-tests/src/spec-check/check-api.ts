@@ -15,10 +15,18 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { applyAuth, chooseAlternative, type AuthTarget, type SecuritySchemeSpec, type SecuritySchemes } from '@paygate/client/runtime/security.js';
+import {
+  applyAuth,
+  chooseAlternative,
+  type AuthTarget,
+  type SecuritySchemeSpec,
+  type SecuritySchemes,
+} from '@paygate/client/runtime/security.js';
 import { negativeOf, sampleOf, type Json, type JsonObject } from './samples.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const SPEC_ID = 'https://contract.check/openapi.json';
@@ -91,7 +99,10 @@ interface OperationInfo {
   at: string;
   params: ParamSpec[];
   body: { mediaType: string; schema: Json | undefined; schemaAt: string; example: Json | undefined; required: boolean } | undefined;
-  responses: Map<string, { at: string; content: Map<string, string | null>; headers: { name: string; required: boolean; schemaAt: string | null }[] }>;
+  responses: Map<
+    string,
+    { at: string; content: Map<string, string | null>; headers: { name: string; required: boolean; schemaAt: string | null }[] }
+  >;
   security: string[][];
 }
 
@@ -102,7 +113,10 @@ const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 function makeResolver(doc: JsonObject) {
   const at = (pointer: string): Json | undefined => {
     let node: Json | undefined = doc;
-    for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((p) => p !== '')) {
+    for (const raw of pointer
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter((p) => p !== '')) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
       node = isObj(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
     }
@@ -147,7 +161,10 @@ function readOperations(doc: JsonObject, r: ReturnType<typeof makeResolver>): Op
       if (!isObj(op)) continue;
       const at = `#/paths/${token(path)}/${method}`;
       const params = new Map<string, ParamSpec>();
-      for (const raw of [...(Array.isArray(item['parameters']) ? item['parameters'] : []), ...(Array.isArray(op['parameters']) ? op['parameters'] : [])]) {
+      for (const raw of [
+        ...(Array.isArray(item['parameters']) ? item['parameters'] : []),
+        ...(Array.isArray(op['parameters']) ? op['parameters'] : []),
+      ]) {
         const p = r.deref(raw);
         if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
         params.set(`${p['in']}:${p['name']}`, {
@@ -183,7 +200,10 @@ function readOperations(doc: JsonObject, r: ReturnType<typeof makeResolver>): Op
         if (!isObj(resolved.node)) continue;
         const content = new Map<string, string | null>();
         for (const [mt, media] of Object.entries(isObj(resolved.node['content']) ? resolved.node['content'] : {})) {
-          content.set(mt.toLowerCase(), isObj(media) && media['schema'] !== undefined ? `${resolved.at}/content/${token(mt)}/schema` : null);
+          content.set(
+            mt.toLowerCase(),
+            isObj(media) && media['schema'] !== undefined ? `${resolved.at}/content/${token(mt)}/schema` : null,
+          );
         }
         const headers: { name: string; required: boolean; schemaAt: string | null }[] = [];
         for (const [name, rawHeader] of Object.entries(isObj(resolved.node['headers']) ? resolved.node['headers'] : {})) {
@@ -223,7 +243,8 @@ function securitySchemes(doc: JsonObject, r: ReturnType<typeof makeResolver>): S
   for (const [name, raw] of Object.entries(isObj(components['securitySchemes']) ? components['securitySchemes'] : {})) {
     const s = r.deref(raw);
     if (!isObj(s)) continue;
-    if (s['type'] === 'apiKey') out[name] = { type: 'apiKey', in: s['in'] === 'query' || s['in'] === 'cookie' ? s['in'] : 'header', name: String(s['name'] ?? '') };
+    if (s['type'] === 'apiKey')
+      out[name] = { type: 'apiKey', in: s['in'] === 'query' || s['in'] === 'cookie' ? s['in'] : 'header', name: String(s['name'] ?? '') };
     else if (s['type'] === 'http') out[name] = { type: 'http', scheme: String(s['scheme'] ?? 'bearer').toLowerCase() };
     else if (s['type'] === 'oauth2' || s['type'] === 'openIdConnect' || s['type'] === 'mutualTLS') out[name] = { type: s['type'] };
   }
@@ -299,7 +320,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   const coverage = new Map(operations.map((op) => [op.operationId, new Map([...op.responses.keys()].map((k) => [k, 0]))]));
   const cases: CheckCase[] = [];
 
-  const templates = operations.map((op) => ({ op, re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+  const templates = operations.map((op) => ({
+    op,
+    re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
   const operationFor = (method: string, pathname: string): OperationInfo | undefined =>
     templates.find((t) => t.op.method === method && t.re.test(pathname))?.op;
 
@@ -309,7 +333,12 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       .map((e) => {
         const parent = typeof e.parentSchema === 'object' && e.parentSchema !== null ? pointers.get(e.parentSchema) : undefined;
         const raw = e.schemaPath.startsWith(`${SPEC_ID}#`) ? e.schemaPath.slice(SPEC_ID.length) : e.schemaPath;
-        const schemaPath = parent !== undefined ? `${parent}/${e.keyword}` : /^#\/(components|paths|webhooks)\//.test(raw) ? raw : `${at}${raw.replace(/^#/, '')}`;
+        const schemaPath =
+          parent !== undefined
+            ? `${parent}/${e.keyword}`
+            : /^#\/(components|paths|webhooks)\//.test(raw)
+              ? raw
+              : `${at}${raw.replace(/^#/, '')}`;
         return `body${e.instancePath} ${e.message ?? ''} (schema ${schemaPath})`;
       })
       .join('; ');
@@ -318,11 +347,22 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   /** The conformance checks of one response. */
   function conformance(op: OperationInfo, label: string, response: Response, text: string): CheckFailure[] {
     const status = response.status;
-    const fail = (check: string, pointer: string, message: string): CheckFailure[] => [{ check, operationId: op.operationId, status, pointer, message, request: label }];
+    const fail = (check: string, pointer: string, message: string): CheckFailure[] => [
+      { check, operationId: op.operationId, status, pointer, message, request: label },
+    ];
     const declared = declaredFor(op, status);
-    if (declared === undefined) return fail('status_code_conformance', `${op.at}/responses`, `status ${status} is not declared (declared: ${[...op.responses.keys()].join(', ')}); body: ${text.slice(0, 200)}`);
+    if (declared === undefined)
+      return fail(
+        'status_code_conformance',
+        `${op.at}/responses`,
+        `status ${status} is not declared (declared: ${[...op.responses.keys()].join(', ')}); body: ${text.slice(0, 200)}`,
+      );
     const seen = coverage.get(op.operationId)!;
-    const key = op.responses.has(String(status)) ? String(status) : op.responses.has(`${Math.floor(status / 100)}XX`) ? `${Math.floor(status / 100)}XX` : 'default';
+    const key = op.responses.has(String(status))
+      ? String(status)
+      : op.responses.has(`${Math.floor(status / 100)}XX`)
+        ? `${Math.floor(status / 100)}XX`
+        : 'default';
     seen.set(key, (seen.get(key) ?? 0) + 1);
     const failures: CheckFailure[] = [];
     const mt = mediaTypeOf(response.headers.get('content-type'));
@@ -330,30 +370,53 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     let instance: unknown = text;
     if (declared.content.size > 0) {
       if (mt === undefined) return fail('content_type_conformance', `${declared.at}/content`, 'response has no Content-Type');
-      const match = [...declared.content.keys()].find((k) => k === mt || k === '*/*' || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))));
-      if (match === undefined) return fail('content_type_conformance', `${declared.at}/content`, `Content-Type ${mt} is not among ${[...declared.content.keys()].join(', ')}`);
+      const match = [...declared.content.keys()].find(
+        (k) => k === mt || k === '*/*' || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))),
+      );
+      if (match === undefined)
+        return fail(
+          'content_type_conformance',
+          `${declared.at}/content`,
+          `Content-Type ${mt} is not among ${[...declared.content.keys()].join(', ')}`,
+        );
       schemaAt = declared.content.get(match) ?? null;
       if (isJsonMedia(mt) && text.length > 0) {
         try {
           instance = JSON.parse(text);
         } catch {
-          return fail('content_type_conformance', `${declared.at}/content`, `declared JSON but the body is not JSON: ${text.slice(0, 200)}`);
+          return fail(
+            'content_type_conformance',
+            `${declared.at}/content`,
+            `declared JSON but the body is not JSON: ${text.slice(0, 200)}`,
+          );
         }
       }
     } else if (text.length > 0 && status !== 204 && op.method !== 'head') {
-      failures.push(...fail('content_type_conformance', declared.at, `the response declares no content but has a body (${mt ?? 'no type'})`));
+      failures.push(
+        ...fail('content_type_conformance', declared.at, `the response declares no content but has a body (${mt ?? 'no type'})`),
+      );
     }
     for (const h of declared.headers) {
       if (h.name.toLowerCase() === 'content-type') continue;
       const value = response.headers.get(h.name);
       if (value === null) {
-        if (h.required) failures.push(...fail('response_headers_conformance', `${declared.at}/headers/${token(h.name)}`, `required header ${h.name} is missing`));
+        if (h.required)
+          failures.push(
+            ...fail('response_headers_conformance', `${declared.at}/headers/${token(h.name)}`, `required header ${h.name} is missing`),
+          );
         continue;
       }
       if (h.schemaAt !== null) {
         const v = validatorAt(h.schemaAt);
         const coerced = /^-?\d+(\.\d+)?$/.test(value) && !v(value) ? Number(value) : value;
-        if (!v(coerced)) failures.push(...fail('response_headers_conformance', h.schemaAt, `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`));
+        if (!v(coerced))
+          failures.push(
+            ...fail(
+              'response_headers_conformance',
+              h.schemaAt,
+              `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`,
+            ),
+          );
       }
     }
     if (schemaAt !== null && (text.length > 0 || status !== 204)) {
@@ -370,7 +433,13 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     for (;;) {
       let response: Response;
       try {
-        response = await doFetch(req.url, { method: req.method.toUpperCase(), headers: req.headers, body: req.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+        response = await doFetch(req.url, {
+          method: req.method.toUpperCase(),
+          headers: req.headers,
+          body: req.body,
+          signal: AbortSignal.timeout(timeoutMs),
+          redirect: 'manual',
+        });
       } catch (error) {
         return { error: `request failed: ${(error as Error).message}` };
       }
@@ -388,7 +457,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     }
   }
 
-  function build(op: OperationInfo, mode: { withAuth: boolean; negative?: 'body' | 'query'; pathValues?: Record<string, string> }): BuiltRequest | { negativeReason: undefined } {
+  function build(
+    op: OperationInfo,
+    mode: { withAuth: boolean; negative?: 'body' | 'query'; pathValues?: Record<string, string> },
+  ): BuiltRequest | { negativeReason: undefined } {
     let pathname = op.path;
     const query: [string, string][] = [];
     const headers: Record<string, string> = {};
@@ -444,28 +516,56 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     return { url: `${base}${pathname}${qs}`, method: op.method, headers, body, label };
   }
 
-  async function runCase(op: OperationInfo, check: CheckName, req: BuiltRequest, expect: (status: number) => string | undefined): Promise<Response | undefined> {
+  async function runCase(
+    op: OperationInfo,
+    check: CheckName,
+    req: BuiltRequest,
+    expect: (status: number) => string | undefined,
+  ): Promise<Response | undefined> {
     const started = performance.now();
     const outcome = await send(req);
     const failures: CheckFailure[] = [];
     let status: number | undefined;
     let response: Response | undefined;
     if ('error' in outcome) {
-      failures.push({ check: 'request', operationId: op.operationId, status: undefined, pointer: op.at, message: outcome.error, request: req.label });
+      failures.push({
+        check: 'request',
+        operationId: op.operationId,
+        status: undefined,
+        pointer: op.at,
+        message: outcome.error,
+        request: req.label,
+      });
     } else {
       response = outcome.response;
       status = response.status;
       failures.push(...conformance(op, req.label, response, outcome.text));
       const problem = expect(status);
-      if (problem !== undefined) failures.push({ check: `${check}_data`, operationId: op.operationId, status, pointer: op.at, message: `${problem}; body: ${outcome.text.slice(0, 200)}`, request: req.label });
+      if (problem !== undefined)
+        failures.push({
+          check: `${check}_data`,
+          operationId: op.operationId,
+          status,
+          pointer: op.at,
+          message: `${problem}; body: ${outcome.text.slice(0, 200)}`,
+          request: req.label,
+        });
     }
-    cases.push({ operationId: op.operationId, check, request: req.label, status, failures, durationMs: Math.round(performance.now() - started) });
+    cases.push({
+      operationId: op.operationId,
+      check,
+      request: req.label,
+      status,
+      failures,
+      durationMs: Math.round(performance.now() - started),
+    });
     return response;
   }
 
   for (const op of operations) {
     const hasPathParams = op.params.some((p) => p.in === 'path');
-    const authenticated = op.security.length === 0 || chooseAlternative(op.security, auth) !== undefined || op.security.some((alt) => alt.length === 0);
+    const authenticated =
+      op.security.length === 0 || chooseAlternative(op.security, auth) !== undefined || op.security.some((alt) => alt.length === 0);
     if (checks.has('positive')) {
       const req = build(op, { withAuth: true });
       if ('url' in req) {
@@ -487,7 +587,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
             if ('url' in follow) {
               follow.url = `${base}${relative}`;
               follow.label = `GET ${relative} (Location of ${op.operationId})`;
-              await runCase(next, 'stateful', follow, (status) => (status >= 400 && status < 500 ? `following the Location of ${op.operationId} answered ${status}` : undefined));
+              await runCase(next, 'stateful', follow, (status) =>
+                status >= 400 && status < 500 ? `following the Location of ${op.operationId} answered ${status}` : undefined,
+              );
             }
           }
         }
@@ -497,14 +599,18 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       for (const negative of ['body', 'query'] as const) {
         const req = build(op, { withAuth: true, negative });
         if (!('url' in req)) continue;
-        await runCase(op, 'negative', req, (status) => (status >= 400 && status < 500 ? undefined : `negative data was answered ${status}, not a 4xx`));
+        await runCase(op, 'negative', req, (status) =>
+          status >= 400 && status < 500 ? undefined : `negative data was answered ${status}, not a 4xx`,
+        );
       }
     }
     if (checks.has('unauthenticated') && op.security.length > 0 && !op.security.some((alt) => alt.length === 0)) {
       const req = build(op, { withAuth: false });
       if ('url' in req) {
         req.label = `${req.label} (no credentials)`;
-        await runCase(op, 'unauthenticated', req, (status) => (status >= 400 && status < 500 ? undefined : `a request without credentials was answered ${status}, not a 4xx`));
+        await runCase(op, 'unauthenticated', req, (status) =>
+          status >= 400 && status < 500 ? undefined : `a request without credentials was answered ${status}, not a 4xx`,
+        );
       }
     }
   }
@@ -514,13 +620,24 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     ok: failures.length === 0,
     cases,
     failures,
-    coverage: operations.map((op) => ({ operationId: op.operationId, method: op.method.toUpperCase(), path: op.path, statuses: Object.fromEntries(coverage.get(op.operationId)!) })),
+    coverage: operations.map((op) => ({
+      operationId: op.operationId,
+      method: op.method.toUpperCase(),
+      path: op.path,
+      statuses: Object.fromEntries(coverage.get(op.operationId)!),
+    })),
   };
 }
 
 /** The operation x status coverage table, one row per operation (`-` = declared, never answered). */
 export function formatCoverage(report: ApiCheckReport): string {
-  const rows = report.coverage.map((c) => [c.operationId, `${c.method} ${c.path}`, Object.entries(c.statuses).map(([s, n]) => (n > 0 ? `${s}x${n}` : `${s}:-`)).join(' ')]);
+  const rows = report.coverage.map((c) => [
+    c.operationId,
+    `${c.method} ${c.path}`,
+    Object.entries(c.statuses)
+      .map(([s, n]) => (n > 0 ? `${s}x${n}` : `${s}:-`))
+      .join(' '),
+  ]);
   const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length), i === 0 ? 9 : 7));
   const header = ['operation'.padEnd(widths[0]!), 'request'.padEnd(widths[1]!), 'statuses (seen x times, - never)'].join('  ');
   return [header, ...rows.map((row) => [row[0]!.padEnd(widths[0]!), row[1]!.padEnd(widths[1]!), row[2]].join('  '))].join('\n');
@@ -528,5 +645,7 @@ export function formatCoverage(report: ApiCheckReport): string {
 
 /** Each failure on its own lines: check, operation, status, pointer, message, request. */
 export function formatFailures(report: ApiCheckReport): string {
-  return report.failures.map((f) => `[${f.check}] ${f.operationId} -> ${f.status ?? 'no response'}: ${f.message}\n  at ${f.pointer}\n  request: ${f.request}`).join('\n');
+  return report.failures
+    .map((f) => `[${f.check}] ${f.operationId} -> ${f.status ?? 'no response'}: ${f.message}\n  at ${f.pointer}\n  request: ${f.request}`)
+    .join('\n');
 }

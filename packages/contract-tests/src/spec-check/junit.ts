@@ -17,7 +17,9 @@ export function toJUnit(report: ApiCheckReport, name = 'paygate contract --spec'
     const testcases = cases.map((c) => {
       const open = `    <testcase classname="${xml(operationId)}" name="${xml(`${c.check}: ${c.request}`)}" time="${(c.durationMs / 1000).toFixed(3)}"`;
       if (c.failures.length === 0) return `${open}/>`;
-      const body = c.failures.map((f) => `[${f.check}] ${f.operationId} -> ${f.status ?? 'no response'}: ${f.message}\nat ${f.pointer}\nrequest: ${f.request}`).join('\n\n');
+      const body = c.failures
+        .map((f) => `[${f.check}] ${f.operationId} -> ${f.status ?? 'no response'}: ${f.message}\nat ${f.pointer}\nrequest: ${f.request}`)
+        .join('\n\n');
       return `${open}>\n      <failure message="${xml(c.failures[0]!.check)} at ${xml(c.failures[0]!.pointer)}">${xml(body)}</failure>\n    </testcase>`;
     });
     return `  <testsuite name="${xml(operationId)}" tests="${cases.length}" failures="${failed}" time="${time.toFixed(3)}">\n${testcases.join('\n')}\n  </testsuite>`;

@@ -54,7 +54,12 @@ function stringSample(s: JsonObject): string {
 }
 
 function numberSample(s: JsonObject, integer: boolean): number {
-  const min = typeof s['minimum'] === 'number' ? s['minimum'] : typeof s['exclusiveMinimum'] === 'number' ? s['exclusiveMinimum'] + (integer ? 1 : 0.5) : undefined;
+  const min =
+    typeof s['minimum'] === 'number'
+      ? s['minimum']
+      : typeof s['exclusiveMinimum'] === 'number'
+        ? s['exclusiveMinimum'] + (integer ? 1 : 0.5)
+        : undefined;
   const max = typeof s['maximum'] === 'number' ? s['maximum'] : undefined;
   let value = min ?? (max !== undefined ? Math.min(1, max) : 1);
   if (integer) value = Math.ceil(value);
@@ -147,8 +152,12 @@ export function negativeOf(schema: Json | undefined, deref: Deref): { value: Jso
     }
     return undefined;
   }
-  if (types.includes('string')) return types.includes('integer') || types.includes('number') ? { value: [], reason: 'an array where a scalar is declared' } : { value: 12345, reason: 'a number where a string is declared' };
-  if (types.includes('integer') || types.includes('number') || types.includes('boolean')) return { value: 'not-a-number', reason: `a string where ${types.join('|')} is declared` };
+  if (types.includes('string'))
+    return types.includes('integer') || types.includes('number')
+      ? { value: [], reason: 'an array where a scalar is declared' }
+      : { value: 12345, reason: 'a number where a string is declared' };
+  if (types.includes('integer') || types.includes('number') || types.includes('boolean'))
+    return { value: 'not-a-number', reason: `a string where ${types.join('|')} is declared` };
   if (types.includes('array')) return { value: { not: 'an array' }, reason: 'an object where an array is declared' };
   return undefined;
 }

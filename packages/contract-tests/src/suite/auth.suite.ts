@@ -18,9 +18,7 @@ import type { CheckedResponse } from '../support/conformance.js';
 
 useCoverage('auth');
 
-const PARTNER_ONLY = new Set(
-  operations.filter((o) => o.responses.has('403') && o.secured).map((o) => o.operationId),
-);
+const PARTNER_ONLY = new Set(operations.filter((o) => o.responses.has('403') && o.secured).map((o) => o.operationId));
 
 function expectNoData(res: CheckedResponse): void {
   expect(res.json, res.text).toMatchObject({ success: false });
@@ -48,19 +46,26 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
   });
   afterAll(() => pg?.close());
 
-  it.each(operations.filter((o) => o.secured).map((o) => [o.operationId, o] as const))('%s: no credentials, wrong secret, unknown client -> 401', async (_id, op) => {
-    const r = await validRequest(pg, w, op);
-    const who = r.who ?? pg.partner;
-    for (const creds of [undefined, { clientId: who.clientId, clientSecret: 'wrong-secret-0000000000' }, { clientId: 'nobody', clientSecret: who.clientSecret }]) {
-      const res = await pg.call(r.method, r.path, creds, r.req);
-      expect(res.status, `${op.operationId}: ${res.text}`).toBe(401);
-      expect(res.error?.code).toBe('ERR_AUTH_000');
-      expectNoData(res);
-    }
-    // only one of the two headers
-    const half = await pg.call(r.method, r.path, undefined, { ...r.req, headers: { 'x-client-id': who.clientId } });
-    expect(half.status).toBe(401);
-  });
+  it.each(operations.filter((o) => o.secured).map((o) => [o.operationId, o] as const))(
+    '%s: no credentials, wrong secret, unknown client -> 401',
+    async (_id, op) => {
+      const r = await validRequest(pg, w, op);
+      const who = r.who ?? pg.partner;
+      for (const creds of [
+        undefined,
+        { clientId: who.clientId, clientSecret: 'wrong-secret-0000000000' },
+        { clientId: 'nobody', clientSecret: who.clientSecret },
+      ]) {
+        const res = await pg.call(r.method, r.path, creds, r.req);
+        expect(res.status, `${op.operationId}: ${res.text}`).toBe(401);
+        expect(res.error?.code).toBe('ERR_AUTH_000');
+        expectNoData(res);
+      }
+      // only one of the two headers
+      const half = await pg.call(r.method, r.path, undefined, { ...r.req, headers: { 'x-client-id': who.clientId } });
+      expect(half.status).toBe(401);
+    },
+  );
 
   it.each(TENANT_SCOPED.filter((o) => !PARTNER_ONLY.has(o.operationId)).map((o) => [o.operationId, o] as const))(
     "%s: another merchant's credentials never see this merchant's resources",
@@ -102,7 +107,9 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
     }
     const list = dataOf<{ count: number }>(await pg.expectStatus(200, 'GET', '/partners/merchants/', o));
     expect(list.count).toBe(0);
-    const payments = dataOf<{ count: number }>(await pg.expectStatus(200, 'GET', '/pg/payments/', o, { query: { merchant_id: w.m.merchantId } }));
+    const payments = dataOf<{ count: number }>(
+      await pg.expectStatus(200, 'GET', '/pg/payments/', o, { query: { merchant_id: w.m.merchantId } }),
+    );
     expect(payments.count).toBe(0);
     const del = await pg.call('DELETE', `/webhooks/endpoints/${w.endpointId}`, o);
     expect(del.status).toBe(404);
@@ -117,7 +124,12 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
   });
 
   it('missing required header: X-Merchant-ID on order creation with partner credentials', async () => {
-    const res = await pg.call('POST', '/pg/orders/', pg.partner, (await validRequest(pg, w, operations.find((o) => o.operationId === 'createOrder')!)).req);
+    const res = await pg.call(
+      'POST',
+      '/pg/orders/',
+      pg.partner,
+      (await validRequest(pg, w, operations.find((o) => o.operationId === 'createOrder')!)).req,
+    );
     expect(res.status, res.text).toBe(400);
     // D41: one spelling, the header's name in lower case
     expect(Object.keys(res.error?.details ?? {})).toContain('x-merchant-id');
@@ -149,7 +161,12 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
 
   it('A19: one webhook endpoint is only deleted (to change it, delete it and register a new one): GET, PATCH, PUT are 405', async () => {
     for (const method of ['get', 'patch', 'put']) {
-      const res = await pg.call(method, `/webhooks/endpoints/${w.endpointId}`, w.m.credentials, method === 'get' ? {} : { json: { url: 'https://shop.example.in/changed' } });
+      const res = await pg.call(
+        method,
+        `/webhooks/endpoints/${w.endpointId}`,
+        w.m.credentials,
+        method === 'get' ? {} : { json: { url: 'https://shop.example.in/changed' } },
+      );
       expect(res.status, `${method.toUpperCase()}: ${res.text}`).toBe(405);
       expect(res.error?.code).toBe('ERR_REQUEST_405');
       expect(res.headers.get('allow')).toBe('DELETE');
@@ -157,7 +174,9 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
   });
 
   it('use after free: a deleted webhook endpoint is gone', async () => {
-    const created = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', w.m.credentials, { json: { url: 'https://shop.example.in/x', events: ['PAYMENT_FAILED'] } });
+    const created = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', w.m.credentials, {
+      json: { url: 'https://shop.example.in/x', events: ['PAYMENT_FAILED'] },
+    });
     const id = dataOf<{ id: string }>(created).id;
     const listed = dataOf<{ results: { id: string }[] }>(await pg.expectStatus(200, 'GET', '/webhooks/endpoints', w.m.credentials));
     expect(listed.results.map((e) => e.id)).toContain(id); // ensure_resource_availability
@@ -192,7 +211,9 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
     const { orderId, paymentId } = await pg.paidOrder(w.m, '10.00');
     await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, w.m.credentials);
     await pg.expectStatus(200, 'GET', `/pg/payments/${paymentId}/`, w.m.credentials);
-    const refund = dataOf<{ refund_id: string }>(await pg.expectStatus(200, 'POST', '/pg/refunds', w.m.credentials, { json: { payment_id: paymentId, refund_amount: '1.00' } }));
+    const refund = dataOf<{ refund_id: string }>(
+      await pg.expectStatus(200, 'POST', '/pg/refunds', w.m.credentials, { json: { payment_id: paymentId, refund_amount: '1.00' } }),
+    );
     await pg.expectStatus(200, 'GET', `/pg/refunds/${refund.refund_id}`, w.m.credentials);
     await pg.expectStatus(200, 'GET', `/pg/settlements/${w.settlementId}`, w.m.credentials);
   });

@@ -18,7 +18,13 @@ describe('generated client against the gateway', () => {
     await pg?.close();
   });
 
-  const client = () => createPaygateClient({ baseUrl: pg.gw.baseUrl, clientId: m.credentials.clientId, clientSecret: m.credentials.clientSecret, maxRetries: 0 });
+  const client = () =>
+    createPaygateClient({
+      baseUrl: pg.gw.baseUrl,
+      clientId: m.credentials.clientId,
+      clientSecret: m.credentials.clientSecret,
+      maxRetries: 0,
+    });
 
   it('creates an order without the defaulted fields and reads the HTML checkout page and the SDK as text', async () => {
     const paygate = client();

@@ -123,7 +123,15 @@ export function coverageReport(hits: Record<string, number>, undeclared: Dump['u
     lines.push(`${op.operationId.padEnd(idWidth)}  ${`${op.method.toUpperCase()} ${op.path}`.padEnd(routeWidth)}  ${cells.join(' ')}`);
   }
   lines.push('', `legend: + hit, a allow-listed (reason below), X MISSING, . not declared`, `cells hit: ${hitCells}/${totalCells}`);
-  return { table: lines.join('\n'), missing, allowed, undeclared, ok: missing.length === 0 && undeclared.length === 0, hitCells, totalCells };
+  return {
+    table: lines.join('\n'),
+    missing,
+    allowed,
+    undeclared,
+    ok: missing.length === 0 && undeclared.length === 0,
+    hitCells,
+    totalCells,
+  };
 }
 
 export function formatReport(report: CoverageReport): string {

@@ -28,7 +28,8 @@ function unescapeHtml(s: string): string {
 
 /** The auto-submitting redirect form of the checkout answer: action + hidden fields. */
 function redirectForm(html: string): { action: string; fields: Record<string, string> } {
-  const action = /<form[^>]*id="paygate-redirect"[^>]*action="([^"]*)"/.exec(html) ?? /<form[^>]*action="([^"]*)"[^>]*id="paygate-redirect"/.exec(html);
+  const action =
+    /<form[^>]*id="paygate-redirect"[^>]*action="([^"]*)"/.exec(html) ?? /<form[^>]*action="([^"]*)"[^>]*id="paygate-redirect"/.exec(html);
   const fields: Record<string, string> = {};
   for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
   return { action: action ? unescapeHtml(action[1]!) : '', fields };
@@ -106,10 +107,14 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
 
   it('onboarding: merchant starts PENDING, approval is visible and announced by MERCHANT_APPROVED', async () => {
     const fresh = await pg.createMerchant();
-    const before = dataOf<{ kyc_status: string; invoice_file: unknown }>(await pg.expectStatus(200, 'GET', `/partners/merchants/${fresh}/`, pg.partner));
+    const before = dataOf<{ kyc_status: string; invoice_file: unknown }>(
+      await pg.expectStatus(200, 'GET', `/partners/merchants/${fresh}/`, pg.partner),
+    );
     expect(before.kyc_status).toBe('PENDING');
     expect(before.invoice_file).toBeNull();
-    const list = dataOf<{ results: { id: string; kyc_status: string }[] }>(await pg.expectStatus(200, 'GET', '/partners/merchants/', pg.partner));
+    const list = dataOf<{ results: { id: string; kyc_status: string }[] }>(
+      await pg.expectStatus(200, 'GET', '/partners/merchants/', pg.partner),
+    );
     expect(list.results.find((r) => r.id === fresh)?.kyc_status).toBe('PENDING');
     await pg.approve(fresh);
     const after = dataOf<{ kyc_status: string }>(await pg.expectStatus(200, 'GET', `/partners/merchants/${fresh}/`, pg.partner));
@@ -125,7 +130,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const created = await pg.createOrder(m.credentials, orderBody({}, 'hosted', true));
     expect(created.status, created.text).toBe(200);
     const { order_id: orderId } = dataOf<{ order_id: string }>(created);
-    const order = dataOf<{ invoice: { number: string; date: string; file: string | null } }>(await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials));
+    const order = dataOf<{ invoice: { number: string; date: string; file: string | null } }>(
+      await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials),
+    );
     expect(order.invoice.file).toBeNull();
   });
 
@@ -137,14 +144,19 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   });
 
   it('hosted checkout: page, form POST, verified callback, order paid, refund, settlement, PAYMENT_SETTLED', async () => {
-    const created = await pg.createOrder(m.credentials, orderBody({ amount: '1500.00', return_url: 'https://shop.example.in/payments/return' }));
+    const created = await pg.createOrder(
+      m.credentials,
+      orderBody({ amount: '1500.00', return_url: 'https://shop.example.in/payments/return' }),
+    );
     expect(created.status).toBe(200);
     const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(created);
     expect(orderId).toMatch(/^OD\d{16}$/);
     expect(sessionId).toMatch(/^session_[A-Za-z0-9_-]{43}$/);
 
     // ensure_resource_availability: readable right after creation, pending
-    const pending = dataOf<{ status: string; payments: unknown[] }>(await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials));
+    const pending = dataOf<{ status: string; payments: unknown[] }>(
+      await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials),
+    );
     expect(pending.status).toBe('payment_pending');
 
     const page = await pg.expectStatus(200, 'GET', `/checkout/${sessionId}`, undefined);
@@ -189,21 +201,29 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const reuse = await pg.expectStatus(401, 'GET', `/checkout/${sessionId}`, undefined);
     expect(reuse.error?.code).toBe('ERR_AUTH_000');
     expect(reuse.error?.details?.['session_id']).toBeTruthy();
-    const repost = await pg.expectStatus(401, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success' }) });
+    const repost = await pg.expectStatus(401, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ outcome: 'success' }),
+    });
     expect(repost.error?.details?.['session_id']).toBeTruthy();
 
     // refunds: partial, then over the refundable amount
     const refund = dataOf<{ refund_id: string; refund_status: string; refund_amount: number }>(
-      await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: payment.payment_id, refund_amount: '500.00' } }),
+      await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, {
+        json: { payment_id: payment.payment_id, refund_amount: '500.00' },
+      }),
     );
     expect(refund.refund_status).toBe('INITIATED');
     expect(refund.refund_amount).toBe(500);
     await pg.expectStatus(200, 'GET', `/pg/refunds/${refund.refund_id}`, m.credentials);
-    const over = await pg.expectStatus(422, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: payment.payment_id, refund_amount: '1000.01' } });
+    const over = await pg.expectStatus(422, 'POST', '/pg/refunds', m.credentials, {
+      json: { payment_id: payment.payment_id, refund_amount: '1000.01' },
+    });
     expect(over.error?.code).toBe('ERR_REFUND_422');
     expect(over.error?.details?.['refund_amount']).toBeTruthy();
     const processed = dataOf<{ refund_status: string; refunded_at: string | null }>(
-      await pg.expectStatus(200, 'POST', `/sandbox/refunds/${refund.refund_id}/complete`, m.credentials, { json: { outcome: 'processed' } }),
+      await pg.expectStatus(200, 'POST', `/sandbox/refunds/${refund.refund_id}/complete`, m.credentials, {
+        json: { outcome: 'processed' },
+      }),
     );
     expect(processed.refund_status).toBe('PROCESSED');
     expect(processed.refunded_at).toBeTruthy();
@@ -217,7 +237,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const settlement = run.settlements.find((s) => s.transactions.some((t) => t.transaction_id === payment.payment_id));
     expect(settlement, JSON.stringify(run)).toBeDefined();
     await pg.expectStatus(200, 'GET', `/pg/settlements/${settlement!.settlement_id}`, m.credentials);
-    const settlements = dataOf<{ results: { settlement_id: string }[] }>(await pg.expectStatus(200, 'GET', '/pg/settlements', m.credentials));
+    const settlements = dataOf<{ results: { settlement_id: string }[] }>(
+      await pg.expectStatus(200, 'GET', '/pg/settlements', m.credentials),
+    );
     expect(settlements.results.map((s) => s.settlement_id)).toContain(settlement!.settlement_id);
     const settled = dataOf<{ payments: { settlement: { status: string; settlement_details: { settlement_id: string } | null } }[] }>(
       await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials),
@@ -225,12 +247,16 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     expect(settled.payments[0]!.settlement.status).toBe('settled');
     expect(settled.payments[0]!.settlement.settlement_details?.settlement_id).toBe(settlement!.settlement_id);
     // B15: the payment read's settlement carries the settlement id in both `id` and `settlement_id`
-    const settledPayment = dataOf<{ settlement: { id: string; settlement_id: string } | null }>(await pg.expectStatus(200, 'GET', `/pg/payments/${payment.payment_id}/`, m.credentials));
+    const settledPayment = dataOf<{ settlement: { id: string; settlement_id: string } | null }>(
+      await pg.expectStatus(200, 'GET', `/pg/payments/${payment.payment_id}/`, m.credentials),
+    );
     expect(settledPayment.settlement).toMatchObject({ id: settlement!.settlement_id, settlement_id: settlement!.settlement_id });
 
     await drainWebhooks();
     const ev = verifiedEvents.find(
-      (e) => e.event_type === 'PAYMENT_SETTLED' && (e.data['settlements'] as { settlement_id: string }[]).some((s) => s.settlement_id === settlement!.settlement_id),
+      (e) =>
+        e.event_type === 'PAYMENT_SETTLED' &&
+        (e.data['settlements'] as { settlement_id: string }[]).some((s) => s.settlement_id === settlement!.settlement_id),
     );
     expect(ev, JSON.stringify(verifiedEvents.map((e) => e.event_type))).toBeDefined();
     const captured = verifiedEvents.find((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId);
@@ -240,8 +266,12 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   });
 
   it('hosted checkout failure: callback payment_failed, order payment_failed, PAYMENT_FAILED delivered', async () => {
-    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(await pg.createOrder(m.credentials));
-    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'failure', mop_type: 'CREDIT_CARD' }) });
+    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(
+      await pg.createOrder(m.credentials),
+    );
+    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ outcome: 'failure', mop_type: 'CREDIT_CARD' }),
+    });
     const { fields } = redirectForm(res.text);
     expect(fields['status']).toBe('payment_failed');
     expect(verifyCallback(fields, m.encryptionKey)).toBe(true);
@@ -252,7 +282,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     expect(order.payments[0]?.status).toBe('failed');
     expect(order.payments[0]?.settlement.status).toBe('not_applicable');
     // refund of a failed payment
-    const refund = await pg.expectStatus(422, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: fields['payment_id'], refund_amount: '1.00' } });
+    const refund = await pg.expectStatus(422, 'POST', '/pg/refunds', m.credentials, {
+      json: { payment_id: fields['payment_id'], refund_amount: '1.00' },
+    });
     expect(refund.error?.code).toBe('ERR_REFUND_422');
     await drainWebhooks();
     expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_FAILED' && e.data['order_id'] === orderId)).toBe(true);
@@ -263,7 +295,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(created);
     const card = { outcome: 'success', mop_type: 'DEBIT_CARD', card_expiry: '12/35', card_cvc: '123', card_name: 'Priya Sharma' };
     // the order names its method: another one is refused on the page
-    const otherMethod = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }) });
+    const otherMethod = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }),
+    });
     expect(otherMethod.text).toContain('This order can only be paid by Debit card');
     const rejected = await pg.expectStatus(422, 'POST', `/checkout/${sessionId}`, undefined, {
       body: new URLSearchParams({ ...card, card_number: '4242 4242 4242 4241' }),
@@ -271,9 +305,13 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     });
     expect(rejected.text).toContain('id="card_number-error"');
     expect(rejected.text).not.toContain('4242 4242 4242 4241');
-    const challenge = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ ...card, card_number: '4000 0000 0000 3220' }) });
+    const challenge = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ ...card, card_number: '4000 0000 0000 3220' }),
+    });
     expect(challenge.text).toContain('three_ds_result');
-    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'success', three_ds_result: 'approved' }) });
+    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ outcome: 'success', three_ds_result: 'approved' }),
+    });
     const { fields } = redirectForm(res.text);
     expect(fields).toMatchObject({ status: 'payment_successful', mop_type: 'DEBIT_CARD' });
     expect(verifyCallback(fields, m.encryptionKey)).toBe(true);
@@ -290,8 +328,12 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   });
 
   it('hosted checkout cancel: callback payment_cancelled with empty payment_id, order cancelled', async () => {
-    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(await pg.createOrder(m.credentials));
-    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, { body: new URLSearchParams({ outcome: 'cancel' }) });
+    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(
+      await pg.createOrder(m.credentials),
+    );
+    const res = await pg.expectStatus(200, 'POST', `/checkout/${sessionId}`, undefined, {
+      body: new URLSearchParams({ outcome: 'cancel' }),
+    });
     const { fields } = redirectForm(res.text);
     expect(fields['status']).toBe('payment_cancelled');
     // D3: no payment was made, so its fields are empty strings (hashed as such)
@@ -309,18 +351,29 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
     const { order_id: orderId, intent_uri: intentUri } = dataOf<{ order_id: string; intent_uri: string }>(res);
     expect(intentUri).toMatch(/^[a-z]+:\/\/pay\?/); // upi:// or the chosen app's scheme (phonepe://)
     // the payment is PENDING until the customer pays: no bank reference yet (the spec: null while PENDING)
-    const created = dataOf<{ payments: { payment_id: string }[] }>(await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials));
+    const created = dataOf<{ payments: { payment_id: string }[] }>(
+      await pg.expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials),
+    );
     const paymentPath = `/pg/payments/${created.payments[0]!.payment_id}/`;
-    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({ status: 'PENDING', bank_ref_num: null, payment_completed_at: null });
+    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({
+      status: 'PENDING',
+      bank_ref_num: null,
+      payment_completed_at: null,
+    });
     const done = dataOf<{ status: string; payments: { status: string }[] }>(
       await pg.expectStatus(200, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, { json: { outcome: 'success' } }),
     );
     expect(done.status).toBe('payment_successful');
     expect(done.payments[0]?.status).toBe('captured');
-    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({ status: 'CAPTURED', bank_ref_num: expect.stringMatching(/^\d+$/) });
+    expect(dataOf(await pg.expectStatus(200, 'GET', paymentPath, m.credentials))).toMatchObject({
+      status: 'CAPTURED',
+      bank_ref_num: expect.stringMatching(/^\d+$/),
+    });
     await drainWebhooks();
     expect(verifiedEvents.some((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)).toBe(true);
-    const again = await pg.expectStatus(422, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, { json: { outcome: 'failure' } });
+    const again = await pg.expectStatus(422, 'POST', `/sandbox/orders/${orderId}/complete`, m.credentials, {
+      json: { outcome: 'failure' },
+    });
     expect(again.error?.code).toBe('ERR_ORDER_422');
   });
 
@@ -369,15 +422,21 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
       }),
     );
     expect(upd.updated_fields).toEqual(['settlement_details']);
-    const merchant = dataOf<{ settlement_details: { settlement_currency: string } }>(await pg.expectStatus(200, 'GET', `/partners/merchants/${m.merchantId}/`, pg.partner));
+    const merchant = dataOf<{ settlement_details: { settlement_currency: string } }>(
+      await pg.expectStatus(200, 'GET', `/partners/merchants/${m.merchantId}/`, pg.partner),
+    );
     expect(merchant.settlement_details.settlement_currency).toBe('USD');
 
-    const pdf = new Blob([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1')], { type: 'application/pdf' });
+    const pdf = new Blob([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1')], {
+      type: 'application/pdf',
+    });
     const mform = new FormData();
     mform.set('document_type', 'INVOICE');
     mform.set('file', pdf, 'invoice.pdf');
     await pg.expectStatus(200, 'PATCH', `/partners/merchants/${m.merchantId}/documents/`, pg.partner, { body: mform });
-    const withFile = dataOf<{ invoice_file: string | null }>(await pg.expectStatus(200, 'GET', `/partners/merchants/${m.merchantId}/`, pg.partner));
+    const withFile = dataOf<{ invoice_file: string | null }>(
+      await pg.expectStatus(200, 'GET', `/partners/merchants/${m.merchantId}/`, pg.partner),
+    );
     expect(withFile.invoice_file).toMatch(/^https?:\/\//);
 
     const { order_id: docOrderId } = dataOf<{ order_id: string }>(await pg.createOrder(m.credentials));
@@ -392,7 +451,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   });
   it('a refund the processor fails: refund FAILED, REFUND_FAILED delivered, the amount refundable again', async () => {
     const { paymentId } = await pg.paidOrder(m, '200.00');
-    const refund = dataOf<{ refund_id: string }>(await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '200.00' } }));
+    const refund = dataOf<{ refund_id: string }>(
+      await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '200.00' } }),
+    );
     const failed = dataOf<{ refund_status: string }>(
       await pg.expectStatus(200, 'POST', `/sandbox/refunds/${refund.refund_id}/complete`, m.credentials, { json: { outcome: 'failed' } }),
     );
@@ -406,19 +467,30 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   it('deliveries: listed with their attempts, redelivered with the same webhook-id, invisible to other tenants', async () => {
     const { orderId } = await pg.paidOrder(m, '75.00');
     await drainWebhooks();
-    const page = dataOf<{ count: number; results: { id: string; event_type: string; webhook_id: string; status: string; attempts: { status_code: number | null }[] }[] }>(
-      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, { query: { status: 'succeeded', page_size: 50 } }),
+    const page = dataOf<{
+      count: number;
+      results: { id: string; event_type: string; webhook_id: string; status: string; attempts: { status_code: number | null }[] }[];
+    }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, pg.partner, {
+        query: { status: 'succeeded', page_size: 50 },
+      }),
     );
     const captured = verifiedEvents.find((e) => e.event_type === 'PAYMENT_CAPTURED' && e.data['order_id'] === orderId)!;
     const delivery = page.results.find((d) => d.webhook_id === `msg_${captured.sequence_number}`);
-    expect(delivery, JSON.stringify(page.results.slice(0, 3))).toMatchObject({ event_type: 'PAYMENT_CAPTURED', status: 'succeeded', attempts: [{ status_code: 200 }] });
+    expect(delivery, JSON.stringify(page.results.slice(0, 3))).toMatchObject({
+      event_type: 'PAYMENT_CAPTURED',
+      status: 'succeeded',
+      attempts: [{ status_code: 200 }],
+    });
 
     // another merchant's credentials: neither the partner's endpoint nor its deliveries exist for it
     const other = await pg.onboard();
     await pg.expectStatus(404, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, other.credentials);
     await pg.expectStatus(404, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, other.credentials);
 
-    const scheduled = dataOf<{ status: string }>(await pg.expectStatus(202, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, pg.partner));
+    const scheduled = dataOf<{ status: string }>(
+      await pg.expectStatus(202, 'POST', `/webhooks/deliveries/${delivery!.id}/redeliver`, pg.partner),
+    );
     expect(scheduled.status).toBe('pending');
     await drainWebhooks();
     const again = verifiedEvents.filter((e) => e.sequence_number === captured.sequence_number);
@@ -435,7 +507,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   it('refunds are processed automatically 60 s (sandbox time) after creation by the worker', async () => {
     if (isRemote()) return;
     const { paymentId } = await pg.paidOrder(m, '300.00');
-    const refund = dataOf<{ refund_id: string }>(await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '300.00' } }));
+    const refund = dataOf<{ refund_id: string }>(
+      await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '300.00' } }),
+    );
     await pg.expectStatus(200, 'POST', '/sandbox/clock/advance', pg.partner, { json: { seconds: 61, merchant_id: m.merchantId } });
     await requireRuntime(pg.gw).worker.tick();
     const r = dataOf<{ refund_status: string }>(await pg.expectStatus(200, 'GET', `/pg/refunds/${refund.refund_id}`, m.credentials));
@@ -445,7 +519,9 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   });
 
   it('session expiry: after 15 minutes of sandbox time the session is rejected and the order cancelled', async () => {
-    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(await pg.createOrder(m.credentials));
+    const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(
+      await pg.createOrder(m.credentials),
+    );
     await pg.expectStatus(200, 'GET', `/checkout/${sessionId}`, undefined);
     const clock = dataOf<{ offset_seconds: number; merchant_id: string }>(
       await pg.expectStatus(200, 'POST', '/sandbox/clock/advance', m.credentials, { json: { seconds: 15 * 60 + 1 } }),

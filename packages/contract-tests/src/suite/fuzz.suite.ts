@@ -79,7 +79,8 @@ function mutations(pointer: string, valid: unknown): Mutation[] {
     if (typeof key === 'string' && isRequired(pointer, parentPath, key)) out.push({ kind: 'remove', path });
     if (typeof key === 'string') out.push({ kind: 'wrong-type', path });
     const v = getAt(valid, path);
-    if (typeof v === 'string' && schema && (schema['pattern'] || schema['enum'] || schema['format'] || schema['const'])) out.push({ kind: 'pattern', path });
+    if (typeof v === 'string' && schema && (schema['pattern'] || schema['enum'] || schema['format'] || schema['const']))
+      out.push({ kind: 'pattern', path });
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && schema?.['additionalProperties'] === false) {
       out.push({ kind: 'extra', path: [...path, '__unexpected'] });
     }
@@ -106,7 +107,9 @@ function namesField(res: CheckedResponse, m: Mutation): boolean {
   const dotted = m.path.join('.');
   const last = String(m.path[m.path.length - 1]);
   const parent = m.path.slice(0, -1).join('.');
-  return keys.some((k) => k === dotted || k.endsWith(`.${last}`) || k === last || k.includes(last) || (parent !== '' && k === parent) || k === 'body');
+  return keys.some(
+    (k) => k === dotted || k.endsWith(`.${last}`) || k === last || k.includes(last) || (parent !== '' && k === parent) || k === 'body',
+  );
 }
 
 function expectRejected(res: CheckedResponse, allowed: readonly number[]): void {
@@ -181,7 +184,9 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
           const res = await pg.call(op.method, t.path(), t.who(), { json: body });
           if (res.status === 400 && t.businessFields) {
             const keys = Object.keys(res.error?.details ?? {});
-            expect(keys.length > 0 && keys.every((k) => t.businessFields!.includes(k)), `schema-valid body rejected: ${res.text}`).toBe(true);
+            expect(keys.length > 0 && keys.every((k) => t.businessFields!.includes(k)), `schema-valid body rejected: ${res.text}`).toBe(
+              true,
+            );
             return;
           }
           expect(t.accept, `schema-valid body got ${res.status}: ${res.text.slice(0, 500)}`).toContain(res.status);
@@ -191,14 +196,18 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
     });
 
     it(`negative ${t.operationId}: mutated bodies are rejected with 400 naming the field`, async () => {
-      const arb = arbitraryFor(pointer).chain((valid) => fc.constantFrom(...mutations(pointer, valid)).map((mu) => ({ valid, mutation: mu })));
+      const arb = arbitraryFor(pointer).chain((valid) =>
+        fc.constantFrom(...mutations(pointer, valid)).map((mu) => ({ valid, mutation: mu })),
+      );
       await fc.assert(
         fc.asyncProperty(arb, async ({ valid, mutation }) => {
           const body = applyMutation(valid, mutation);
           const res = await pg.call(op.method, t.path(), t.who(), { json: body });
           expectRejected(res, [400]);
           expect(res.error?.code).toBe('ERR_VALIDATION_400');
-          expect(namesField(res, mutation), `details ${JSON.stringify(res.error?.details)} do not name ${mutation.path.join('.')}`).toBe(true);
+          expect(namesField(res, mutation), `details ${JSON.stringify(res.error?.details)} do not name ${mutation.path.join('.')}`).toBe(
+            true,
+          );
         }),
         params(),
       );
@@ -206,17 +215,25 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
 
     it(`negative ${t.operationId}: malformed JSON, wrong content type, huge body`, async () => {
       await fc.assert(
-        fc.asyncProperty(arbitraryFor(pointer), fc.nat(), fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream'), async (valid, cut, ctype) => {
-          const text = JSON.stringify(valid);
-          const truncated = text.slice(0, cut % text.length);
-          const bad = await pg.call(op.method, t.path(), t.who(), { body: truncated, headers: { 'content-type': 'application/json' } });
-          expectRejected(bad, [400]);
-          const wrong = await pg.call(op.method, t.path(), t.who(), { body: text, headers: { 'content-type': ctype } });
-          expectRejected(wrong, [415]);
-        }),
+        fc.asyncProperty(
+          arbitraryFor(pointer),
+          fc.nat(),
+          fc.constantFrom('text/plain', 'application/xml', 'application/octet-stream'),
+          async (valid, cut, ctype) => {
+            const text = JSON.stringify(valid);
+            const truncated = text.slice(0, cut % text.length);
+            const bad = await pg.call(op.method, t.path(), t.who(), { body: truncated, headers: { 'content-type': 'application/json' } });
+            expectRejected(bad, [400]);
+            const wrong = await pg.call(op.method, t.path(), t.who(), { body: text, headers: { 'content-type': ctype } });
+            expectRejected(wrong, [415]);
+          },
+        ),
         { ...params(), numRuns: Math.max(3, Math.ceil(RUNS / 3)) },
       );
-      const huge = await pg.call(op.method, t.path(), t.who(), { body: `{"pad":"${'x'.repeat(1024 * 1024 + 1)}"}`, headers: { 'content-type': 'application/json' } });
+      const huge = await pg.call(op.method, t.path(), t.who(), {
+        body: `{"pad":"${'x'.repeat(1024 * 1024 + 1)}"}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expectRejected(huge, [413]);
     });
   }
@@ -239,7 +256,8 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
             return q[f] !== undefined && to !== undefined && String(q[f]) > String(to);
           });
           const deep = Number(q['page'] ?? 1) * Number(q['page_size'] ?? 250) > 1000;
-          const explained = (k: string) => (inverted && k.startsWith('to_')) || (k === 'cursor' && q['cursor'] !== undefined) || (k === 'page' && deep);
+          const explained = (k: string) =>
+            (inverted && k.startsWith('to_')) || (k === 'cursor' && q['cursor'] !== undefined) || (k === 'page' && deep);
           const keys = Object.keys(res.error?.details ?? {});
           if (res.status === 400 && keys.length > 0 && keys.every(explained)) return;
           expect(res.status, `query ${JSON.stringify(query)} -> ${res.text.slice(0, 400)}`).toBe(200);
@@ -252,7 +270,9 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
   }
 
   it('negative: path ids of the wrong shape (any unicode) never 5xx', async () => {
-    const ops = ['getOrder', 'getPayment', 'getRefund', 'getSettlement', 'getMerchant', 'deleteWebhookEndpoint', 'getCheckoutPage'].map(operation);
+    const ops = ['getOrder', 'getPayment', 'getRefund', 'getSettlement', 'getMerchant', 'deleteWebhookEndpoint', 'getCheckoutPage'].map(
+      operation,
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ops), fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }), async (op, id) => {
         const name = op.parameters.find((p) => p.in === 'path')!.name;
@@ -265,14 +285,30 @@ describe.each(gatewayTargets())('fuzz [%s]', (target) => {
   });
 
   it('negative: control and unicode characters in free-text fields are accepted or rejected cleanly', async () => {
-    const nasty = fc.constantFrom('\u0000', '\u0007bell', 'e\u0301', '\ud83d\udca5', '\u202eevil', 'a\r\nInjected: yes', '<script>alert(1)</script>', "'; DROP TABLE orders;--", '\uFEFF');
+    const nasty = fc.constantFrom(
+      '\u0000',
+      '\u0007bell',
+      'e\u0301',
+      '\ud83d\udca5',
+      '\u202eevil',
+      'a\r\nInjected: yes',
+      '<script>alert(1)</script>',
+      "'; DROP TABLE orders;--",
+      '\uFEFF',
+    );
     await fc.assert(
       fc.asyncProperty(nasty, async (s) => {
         const body = { company_details: { commodity: s, description_of_products_and_services: `x${s}` } };
         const res = await pg.call('PATCH', `/partners/merchants/${w.other.merchantId}/`, pg.partner, { json: body as Json });
         expect([200, 400], res.text).toContain(res.status);
         const order = await pg.call('POST', '/pg/orders/', m, {
-          json: { amount: '10.00', currency: 'INR', reference_id: `nasty-${Date.now()}-${Math.random()}`, buyer: { name: s, email: 'a@example.com', phone: '+919800000000' }, product: { name: `p${s}`, description: s } },
+          json: {
+            amount: '10.00',
+            currency: 'INR',
+            reference_id: `nasty-${Date.now()}-${Math.random()}`,
+            buyer: { name: s, email: 'a@example.com', phone: '+919800000000' },
+            product: { name: `p${s}`, description: s },
+          },
         });
         expect([200, 400], order.text).toContain(order.status);
       }),

@@ -21,7 +21,9 @@ export default function setup(project: TestProject): () => void {
     const filtered = process.env['PAYGATE_CONTRACT_PARTIAL'] === '1';
     if (!report.ok && !filtered) {
       process.exitCode = 1;
-      throw new Error(`contract coverage incomplete: ${report.missing.length} missing cell(s), ${report.undeclared.length} undeclared status(es)`);
+      throw new Error(
+        `contract coverage incomplete: ${report.missing.length} missing cell(s), ${report.undeclared.length} undeclared status(es)`,
+      );
     }
   };
 }

@@ -126,12 +126,15 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     }
   });
 
-  it.each(declaring('403').map((o) => [o.operationId, o] as const))('403 %s: merchant credentials on a partner-only operation', async (_id, op) => {
-    const r = await validRequest(pg, w, op);
-    const res = await pg.call(r.method, r.path, w.m.credentials, r.req);
-    expect(res.status, res.text).toBe(403);
-    expectEnvelope(res, /^ERR_AUTH_403$/);
-  });
+  it.each(declaring('403').map((o) => [o.operationId, o] as const))(
+    '403 %s: merchant credentials on a partner-only operation',
+    async (_id, op) => {
+      const r = await validRequest(pg, w, op);
+      const res = await pg.call(r.method, r.path, w.m.credentials, r.req);
+      expect(res.status, res.text).toBe(403);
+      expectEnvelope(res, /^ERR_AUTH_403$/);
+    },
+  );
 
   it.each(declaring('404').map((o) => [o.operationId, o] as const))('404 %s: well-formed id that does not exist', async (_id, op) => {
     const r = await validRequest(pg, w, op);
@@ -147,7 +150,9 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     } else if (op.operationId === 'getSandboxClock') {
       res = await pg.call(r.method, r.path, r.who, { query: { merchant_id: MISSING_IDS['merchant_id']! } });
     } else {
-      const params = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, MISSING_IDS[p.name] ?? 'missing']));
+      const params = Object.fromEntries(
+        op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, MISSING_IDS[p.name] ?? 'missing']),
+      );
       res = await pg.call(r.method, fillPath(op.path, params), r.who, r.req);
     }
     expect(res.status, res.text).toBe(404);
@@ -173,7 +178,11 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     expect(res.error?.details, res.text.slice(0, 300)).toHaveProperty(media === 'multipart/form-data' ? 'file' : 'body');
   });
 
-  it.each(declaring('415').filter((o) => o.requestBody).map((o) => [o.operationId, o] as const))('415 %s: unsupported content type', async (_id, op) => {
+  it.each(
+    declaring('415')
+      .filter((o) => o.requestBody)
+      .map((o) => [o.operationId, o] as const),
+  )('415 %s: unsupported content type', async (_id, op) => {
     const r = await validRequest(pg, w, op);
     const media = op.requestBody ? [...op.requestBody.content.keys()][0] : 'application/json';
     let res;
@@ -187,24 +196,28 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
     expectEnvelope(res, /^ERR_REQUEST_415$/);
   });
 
-  it.each(declaring('422').filter(hasIdempotencyKey).map((o) => [o.operationId, o] as const))(
-    '422 %s: Idempotency-Key reused with another request',
-    async (_id, op) => {
-      const key = randomUUID();
-      const a = await validRequest(pg, w, op, 0);
-      const first = await pg.call(a.method, a.path, a.who, { ...a.req, headers: { 'idempotency-key': key } });
-      expect(first.status, first.text).toBeLessThan(500);
-      const b = await validRequest(pg, w, op, 1);
-      const res = await pg.call(b.method, b.path, b.who, { ...b.req, headers: { 'idempotency-key': key } });
-      expect(res.status, res.text).toBe(422);
-      expectEnvelope(res, /^ERR_IDEMPOTENCY_422$/);
-    },
-  );
+  it.each(
+    declaring('422')
+      .filter(hasIdempotencyKey)
+      .map((o) => [o.operationId, o] as const),
+  )('422 %s: Idempotency-Key reused with another request', async (_id, op) => {
+    const key = randomUUID();
+    const a = await validRequest(pg, w, op, 0);
+    const first = await pg.call(a.method, a.path, a.who, { ...a.req, headers: { 'idempotency-key': key } });
+    expect(first.status, first.text).toBeLessThan(500);
+    const b = await validRequest(pg, w, op, 1);
+    const res = await pg.call(b.method, b.path, b.who, { ...b.req, headers: { 'idempotency-key': key } });
+    expect(res.status, res.text).toBe(422);
+    expectEnvelope(res, /^ERR_IDEMPOTENCY_422$/);
+  });
 
-  if (!isRemote()) describe('in-process only', () => {
-    it.each(declaring('409').filter(hasIdempotencyKey).map((o) => [o.operationId, o] as const))(
-      '409 %s: same Idempotency-Key while the first request is in flight',
-      async (_id, op) => {
+  if (!isRemote())
+    describe('in-process only', () => {
+      it.each(
+        declaring('409')
+          .filter(hasIdempotencyKey)
+          .map((o) => [o.operationId, o] as const),
+      )('409 %s: same Idempotency-Key while the first request is in flight', async (_id, op) => {
         const faults = pg.gw.faults as Faults;
         const key = randomUUID();
         const token = randomUUID();
@@ -218,86 +231,113 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
         expect(second.status, second.text).toBe(409);
         expectEnvelope(second, /^ERR_IDEMPOTENCY_409$/);
         expect(first.status, first.text).toBeLessThan(500);
+      });
+
+      // The SDK is a constant script that reads no storage: no database fault reaches it (see coverage.ts).
+      const storageBacked = (o: { operationId: string }) => o.operationId !== 'getCheckoutSdk';
+      it.each(
+        declaring('500')
+          .filter(storageBacked)
+          .map((o) => [o.operationId, o] as const),
+      )('500 %s: database failure -> ERR_INTERNAL_500, nothing disclosed', async (_id, op) => {
+        const faults = pg.gw.faults as Faults;
+        const r = await validRequest(pg, w, op);
+        const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db' }, allowServerError: true });
+        expect(res.status, res.text).toBe(500);
+        expectEnvelope(res, /^ERR_INTERNAL_500$/);
+        expect(res.text).not.toMatch(/injected|stack|at \//);
+        // still healthy afterwards
+        const again = await pg.call(r.method === 'GET' ? r.method : 'GET', '/sdk/checkout.js', undefined);
+        expect(again.status).toBe(200);
+      });
+
+      // Infrastructure failures are 503 ERR_UNAVAILABLE_503 with Retry-After (D91, D92): a connection lost while the
+      // request runs, and the database refusing connections from the first statement on, credential checks included
+      // (the credential cache is flushed so the check must reach the database): never 401, never 500.
+      const expectUnavailable = (res: { status: number; text: string; headers: Headers; json: unknown; error: unknown }) => {
+        expect(res.status, res.text).toBe(503);
+        expectEnvelope(res, /^ERR_UNAVAILABLE_503$/);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(res.text).not.toMatch(/ECONNREFUSED|terminated|stack|at \//);
+      };
+      it.each(
+        declaring('503')
+          .filter(storageBacked)
+          .map((o) => [o.operationId, o] as const),
+      )('503 %s: connection lost mid-request -> ERR_UNAVAILABLE_503 with Retry-After', async (_id, op) => {
+        const faults = pg.gw.faults as Faults;
+        const r = await validRequest(pg, w, op);
+        const res = await pg.call(r.method, r.path, r.who, {
+          ...r.req,
+          headers: { [faults.FAULT_HEADER]: 'db-lost' },
+          allowServerError: true,
+        });
+        expectUnavailable(res);
+      });
+      const pageOn503 = (o: OperationSpec) => o.responses.get('503')?.content.has('text/html') ?? false;
+      it.each(
+        declaring('503')
+          .filter(pageOn503)
+          .map((o) => [o.operationId, o] as const),
+      )('503 %s: a browser asking for HTML gets the declared page, with Retry-After', async (_id, op) => {
+        const faults = pg.gw.faults as Faults;
+        const r = await validRequest(pg, w, op);
+        const headers = { [faults.FAULT_HEADER]: 'db-lost', accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
+        const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers, allowServerError: true });
+        expect(res.status, res.text).toBe(503);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(res.text).toMatch(/reload/i);
+        expect(res.text).not.toMatch(/terminated|stack|at \//);
+      });
+      it.each(
+        declaring('503')
+          .filter(storageBacked)
+          .map((o) => [o.operationId, o] as const),
+      )('503 %s: database refusing connections, credential check included -> 503, not 401', async (_id, op) => {
+        const faults = pg.gw.faults as Faults;
+        const r = await validRequest(pg, w, op);
+        pg.gw.runtime?.credentials.flush();
+        const res = await pg.call(r.method, r.path, r.who, {
+          ...r.req,
+          headers: { [faults.FAULT_HEADER]: 'db-down' },
+          allowServerError: true,
+        });
+        expectUnavailable(res);
+        // the same credential works again once the database answers
+        const again = await pg.call(r.method, r.path, r.who, r.req);
+        expect(again.status, again.text).not.toBe(401);
+        expect(again.status, again.text).toBeLessThan(500);
+      });
+    });
+});
+
+if (!isRemote())
+  describe('429 rate limit (own gateway, 1 request per window)', () => {
+    let pg: Paygate;
+    let limited: Paygate;
+    let w: World;
+    beforeAll(async () => {
+      pg = await openPaygate('pglite');
+      w = await prepareWorld(pg);
+    });
+    afterAll(async () => {
+      await limited?.close();
+      await pg?.close();
+    });
+
+    it.each(declaring('429').map((o) => [o.operationId, o] as const))(
+      '429 %s with Retry-After and RateLimit-* headers',
+      async (_id, op) => {
+        // A fresh limited gateway per operation would be slow; one gateway, exhausted once per credential / client IP.
+        limited ??= await openPaygate('pglite', { rateLimit: { limit: 1, windowSeconds: 3600 } });
+        const r = await validRequest(pg, w, op);
+        const who = r.who ? limited.partner : undefined;
+        await limited.call('GET', r.who ? '/partners/merchants/' : '/sdk/checkout.js', who).catch(() => undefined);
+        const res = await limited.call(r.method, r.path, who, r.req);
+        expect(res.status, res.text).toBe(429);
+        expectEnvelope(res, /^ERR_RATE_429$/);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       },
     );
-
-    // The SDK is a constant script that reads no storage: no database fault reaches it (see coverage.ts).
-    const storageBacked = (o: { operationId: string }) => o.operationId !== 'getCheckoutSdk';
-    it.each(declaring('500').filter(storageBacked).map((o) => [o.operationId, o] as const))('500 %s: database failure -> ERR_INTERNAL_500, nothing disclosed', async (_id, op) => {
-      const faults = pg.gw.faults as Faults;
-      const r = await validRequest(pg, w, op);
-      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db' }, allowServerError: true });
-      expect(res.status, res.text).toBe(500);
-      expectEnvelope(res, /^ERR_INTERNAL_500$/);
-      expect(res.text).not.toMatch(/injected|stack|at \//);
-      // still healthy afterwards
-      const again = await pg.call(r.method === 'GET' ? r.method : 'GET', '/sdk/checkout.js', undefined);
-      expect(again.status).toBe(200);
-    });
-
-    // Infrastructure failures are 503 ERR_UNAVAILABLE_503 with Retry-After (D91, D92): a connection lost while the
-    // request runs, and the database refusing connections from the first statement on, credential checks included
-    // (the credential cache is flushed so the check must reach the database): never 401, never 500.
-    const expectUnavailable = (res: { status: number; text: string; headers: Headers; json: unknown; error: unknown }) => {
-      expect(res.status, res.text).toBe(503);
-      expectEnvelope(res, /^ERR_UNAVAILABLE_503$/);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(res.text).not.toMatch(/ECONNREFUSED|terminated|stack|at \//);
-    };
-    it.each(declaring('503').filter(storageBacked).map((o) => [o.operationId, o] as const))('503 %s: connection lost mid-request -> ERR_UNAVAILABLE_503 with Retry-After', async (_id, op) => {
-      const faults = pg.gw.faults as Faults;
-      const r = await validRequest(pg, w, op);
-      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db-lost' }, allowServerError: true });
-      expectUnavailable(res);
-    });
-    const pageOn503 = (o: OperationSpec) => o.responses.get('503')?.content.has('text/html') ?? false;
-    it.each(declaring('503').filter(pageOn503).map((o) => [o.operationId, o] as const))('503 %s: a browser asking for HTML gets the declared page, with Retry-After', async (_id, op) => {
-      const faults = pg.gw.faults as Faults;
-      const r = await validRequest(pg, w, op);
-      const headers = { [faults.FAULT_HEADER]: 'db-lost', accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
-      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers, allowServerError: true });
-      expect(res.status, res.text).toBe(503);
-      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(res.text).toMatch(/reload/i);
-      expect(res.text).not.toMatch(/terminated|stack|at \//);
-    });
-    it.each(declaring('503').filter(storageBacked).map((o) => [o.operationId, o] as const))('503 %s: database refusing connections, credential check included -> 503, not 401', async (_id, op) => {
-      const faults = pg.gw.faults as Faults;
-      const r = await validRequest(pg, w, op);
-      pg.gw.runtime?.credentials.flush();
-      const res = await pg.call(r.method, r.path, r.who, { ...r.req, headers: { [faults.FAULT_HEADER]: 'db-down' }, allowServerError: true });
-      expectUnavailable(res);
-      // the same credential works again once the database answers
-      const again = await pg.call(r.method, r.path, r.who, r.req);
-      expect(again.status, again.text).not.toBe(401);
-      expect(again.status, again.text).toBeLessThan(500);
-    });
   });
-});
-
-if (!isRemote()) describe('429 rate limit (own gateway, 1 request per window)', () => {
-  let pg: Paygate;
-  let limited: Paygate;
-  let w: World;
-  beforeAll(async () => {
-    pg = await openPaygate('pglite');
-    w = await prepareWorld(pg);
-  });
-  afterAll(async () => {
-    await limited?.close();
-    await pg?.close();
-  });
-
-  it.each(declaring('429').map((o) => [o.operationId, o] as const))('429 %s with Retry-After and RateLimit-* headers', async (_id, op) => {
-    // A fresh limited gateway per operation would be slow; one gateway, exhausted once per credential / client IP.
-    limited ??= await openPaygate('pglite', { rateLimit: { limit: 1, windowSeconds: 3600 } });
-    const r = await validRequest(pg, w, op);
-    const who = r.who ? limited.partner : undefined;
-    await limited.call('GET', r.who ? '/partners/merchants/' : '/sdk/checkout.js', who).catch(() => undefined);
-    const res = await limited.call(r.method, r.path, who, r.req);
-    expect(res.status, res.text).toBe(429);
-    expectEnvelope(res, /^ERR_RATE_429$/);
-    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
-});

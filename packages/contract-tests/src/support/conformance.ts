@@ -15,7 +15,9 @@ import addFormatsModule from 'ajv-formats';
 import { findOperation, matchPath, resolvePointer, spec, type Json, type OperationSpec, type ResponseSpec } from './spec.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module namespace in some toolchains.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 const SPEC_ID = 'https://paygate.test/openapi.json';
 
@@ -140,7 +142,13 @@ export function checkResponse(method: string, pathname: string, status: number, 
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ConformanceError('content_type_conformance', op?.operationId ?? `${method.toUpperCase()} ${pathname}`, status, op?.at ?? '#/paths', `declared JSON but body is not JSON: ${text.slice(0, 200)}`);
+      throw new ConformanceError(
+        'content_type_conformance',
+        op?.operationId ?? `${method.toUpperCase()} ${pathname}`,
+        status,
+        op?.at ?? '#/paths',
+        `declared JSON but body is not JSON: ${text.slice(0, 200)}`,
+      );
     }
   }
   const errorOf = (): CheckedResponse['error'] => {
@@ -154,9 +162,23 @@ export function checkResponse(method: string, pathname: string, status: number, 
     const where = `${method.toUpperCase()} ${pathname}`;
     if (status >= 500) throw new ConformanceError('not_a_server_error', where, status, '#/paths', text.slice(0, 300));
     if (status >= 400) {
-      if (mt !== 'application/json') throw new ConformanceError('content_type_conformance', where, status, '#/components/schemas/ErrorEnvelope', `error without JSON body (content-type ${String(mt)})`);
+      if (mt !== 'application/json')
+        throw new ConformanceError(
+          'content_type_conformance',
+          where,
+          status,
+          '#/components/schemas/ErrorEnvelope',
+          `error without JSON body (content-type ${String(mt)})`,
+        );
       const v = validatorAt('#/components/schemas/ErrorEnvelope');
-      if (!v(json)) throw new ConformanceError('response_schema_conformance', where, status, '#/components/schemas/ErrorEnvelope', `\n${describeErrors(v.errors, '#/components/schemas/ErrorEnvelope')}`);
+      if (!v(json))
+        throw new ConformanceError(
+          'response_schema_conformance',
+          where,
+          status,
+          '#/components/schemas/ErrorEnvelope',
+          `\n${describeErrors(v.errors, '#/components/schemas/ErrorEnvelope')}`,
+        );
     }
     return { status, headers, text, json, operation: undefined, error: errorOf() };
   }
@@ -177,26 +199,60 @@ export function checkResponse(method: string, pathname: string, status: number, 
   // content_type_conformance
   let schemaAt: string | null = null;
   if (declared.content.size > 0) {
-    if (!mt) throw new ConformanceError('content_type_conformance', op.operationId, status, `${declared.at}/content`, 'response has no Content-Type');
-    const match = [...declared.content.keys()].find((k) => k.toLowerCase() === mt || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))) || k === '*/*');
+    if (!mt)
+      throw new ConformanceError(
+        'content_type_conformance',
+        op.operationId,
+        status,
+        `${declared.at}/content`,
+        'response has no Content-Type',
+      );
+    const match = [...declared.content.keys()].find(
+      (k) => k.toLowerCase() === mt || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))) || k === '*/*',
+    );
     if (!match) {
-      throw new ConformanceError('content_type_conformance', op.operationId, status, `${declared.at}/content`, `Content-Type ${mt} not among ${[...declared.content.keys()].join(', ')}`);
+      throw new ConformanceError(
+        'content_type_conformance',
+        op.operationId,
+        status,
+        `${declared.at}/content`,
+        `Content-Type ${mt} not among ${[...declared.content.keys()].join(', ')}`,
+      );
     }
     schemaAt = declared.content.get(match) ?? null;
   } else if (text.length > 0) {
-    throw new ConformanceError('content_type_conformance', op.operationId, status, `${declared.at}`, `response declares no content but has a body (${mt ?? 'no type'})`);
+    throw new ConformanceError(
+      'content_type_conformance',
+      op.operationId,
+      status,
+      `${declared.at}`,
+      `response declares no content but has a body (${mt ?? 'no type'})`,
+    );
   }
 
   // response_headers_conformance
   for (const h of declared.headers) {
     const value = headers.get(h.name);
     if (value === null) {
-      if (h.required) throw new ConformanceError('response_headers_conformance', op.operationId, status, `${declared.at}/headers`, `required header ${h.name} missing`);
+      if (h.required)
+        throw new ConformanceError(
+          'response_headers_conformance',
+          op.operationId,
+          status,
+          `${declared.at}/headers`,
+          `required header ${h.name} missing`,
+        );
       continue;
     }
     const v = validatorAt(h.schemaAt);
     if (!v(coerceHeader(value, h.schema))) {
-      throw new ConformanceError('response_headers_conformance', op.operationId, status, h.schemaAt, `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`);
+      throw new ConformanceError(
+        'response_headers_conformance',
+        op.operationId,
+        status,
+        h.schemaAt,
+        `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`,
+      );
     }
   }
 
@@ -205,7 +261,13 @@ export function checkResponse(method: string, pathname: string, status: number, 
     const v = validatorAt(schemaAt);
     const instance = mt && isJsonMedia(mt) ? json : text;
     if (!v(instance)) {
-      throw new ConformanceError('response_schema_conformance', op.operationId, status, schemaAt, `\n${describeErrors(v.errors, schemaAt)}\n  body: ${text.slice(0, 600)}`);
+      throw new ConformanceError(
+        'response_schema_conformance',
+        op.operationId,
+        status,
+        schemaAt,
+        `\n${describeErrors(v.errors, schemaAt)}\n  body: ${text.slice(0, 600)}`,
+      );
     }
   }
 
@@ -274,7 +336,9 @@ export function createChecker(options: CheckerOptions): Checker {
       try {
         res = await fetch(options.rateLimit === undefined ? request : request.clone(), { signal, redirect: 'manual' });
       } catch (err) {
-        throw new Error(`${request.method} ${url.pathname}: no answer (${(err as Error).message}) — hang or connection failure`, { cause: err });
+        throw new Error(`${request.method} ${url.pathname}: no answer (${(err as Error).message}) — hang or connection failure`, {
+          cause: err,
+        });
       }
       if (res.status !== 429 || options.rateLimit === undefined) break;
       const retryAfter = Number(res.headers.get('retry-after'));
@@ -287,7 +351,13 @@ export function createChecker(options: CheckerOptions): Checker {
     const text = await res.text();
     const checked = checkResponse(request.method, relative(url), res.status, res.headers, text);
     if (res.status >= 500 && !(allowServerError || options.allowServerErrors)) {
-      throw new ConformanceError('not_a_server_error', checked.operation?.operationId ?? `${request.method} ${url.pathname}`, res.status, checked.operation?.at ?? '#/paths', text.slice(0, 500));
+      throw new ConformanceError(
+        'not_a_server_error',
+        checked.operation?.operationId ?? `${request.method} ${url.pathname}`,
+        res.status,
+        checked.operation?.at ?? '#/paths',
+        text.slice(0, 500),
+      );
     }
     const nullBody = res.status === 204 || res.status === 304 || request.method === 'HEAD';
     return { res: new Response(nullBody ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers }), checked };

@@ -173,7 +173,9 @@ function remoteConfig(): { baseUrl: string; clientId: string; clientSecret: stri
   const clientId = process.env['PAYGATE_CONTRACT_CLIENT_ID'];
   const clientSecret = process.env['PAYGATE_CONTRACT_CLIENT_SECRET'];
   if (!clientId || !clientSecret) {
-    throw new Error('PAYGATE_CONTRACT_BASE_URL is set: also set PAYGATE_CONTRACT_CLIENT_ID and PAYGATE_CONTRACT_CLIENT_SECRET (partner credentials)');
+    throw new Error(
+      'PAYGATE_CONTRACT_BASE_URL is set: also set PAYGATE_CONTRACT_CLIENT_ID and PAYGATE_CONTRACT_CLIENT_SECRET (partner credentials)',
+    );
   }
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),

@@ -37,8 +37,14 @@ export function merchantBody(): JsonObject {
  * The optional `invoice` group is dropped unless `withInvoice` (see flows.test.ts: an order created with an invoice
  * reads back non-conformant, a gateway bug reported by its own test; the other flows should not all fail on it).
  */
-export function orderBody(overrides: JsonObject = {}, example: 'hosted' | 'intent' | 'collection' = 'hosted', withInvoice = false): JsonObject {
-  const base = clone(resolvePointer(`#/paths/~1pg~1orders~1/post/requestBody/content/application~1json/examples/${example}/value`) as JsonObject);
+export function orderBody(
+  overrides: JsonObject = {},
+  example: 'hosted' | 'intent' | 'collection' = 'hosted',
+  withInvoice = false,
+): JsonObject {
+  const base = clone(
+    resolvePointer(`#/paths/~1pg~1orders~1/post/requestBody/content/application~1json/examples/${example}/value`) as JsonObject,
+  );
   if (!withInvoice) delete base['invoice'];
   return { ...base, reference_id: `ref-${randomUUID()}`, ...overrides };
 }
@@ -106,7 +112,9 @@ export async function openPaygate(target: GatewayTarget, options: Omit<StartGate
       const created = await self.createOrder(m.credentials, orderBody({ amount }));
       expect(created.status, created.text).toBe(200);
       const { order_id: orderId, session_id: sessionId } = (created.json as { data: { order_id: string; session_id: string } }).data;
-      await expectStatus(200, 'POST', `/sandbox/checkout/${sessionId}/complete`, m.credentials, { json: { outcome: 'success', mop_type: 'UPI' } });
+      await expectStatus(200, 'POST', `/sandbox/checkout/${sessionId}/complete`, m.credentials, {
+        json: { outcome: 'success', mop_type: 'UPI' },
+      });
       const order = await expectStatus(200, 'GET', `/pg/orders/${orderId}`, m.credentials);
       const paymentId = (order.json as { data: { payments: { payment_id: string }[] } }).data.payments[0]!.payment_id;
       return { orderId, paymentId };

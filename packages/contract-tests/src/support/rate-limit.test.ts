@@ -11,10 +11,14 @@ beforeAll(async () => {
   server = createServer((_req, res) => {
     if (limited > 0) {
       limited -= 1;
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end('{"success":false,"error":{"code":"ERR_RATE_429","message":"slow down"}}');
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' })
+        .end('{"success":false,"error":{"code":"ERR_RATE_429","message":"slow down"}}');
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"success":false,"error":{"code":"ERR_REQUEST_404","message":"Not found"}}');
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"success":false,"error":{"code":"ERR_REQUEST_404","message":"Not found"}}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -34,6 +38,8 @@ describe('the suite against a deployment: 429 waited out per Retry-After, bounde
   it('gives up with what to change once the bound is reached', async () => {
     limited = 100;
     const api = createChecker({ baseUrl, rateLimit: { maxWaitMs: 5_000, sleep: async () => undefined } });
-    await expect(api.request('GET', '/nope')).rejects.toThrow(/still answers 429 after waiting 6 s .*raise its rate limit .*PAYGATE_RATE_LIMIT/);
+    await expect(api.request('GET', '/nope')).rejects.toThrow(
+      /still answers 429 after waiting 6 s .*raise its rate limit .*PAYGATE_RATE_LIMIT/,
+    );
   });
 });

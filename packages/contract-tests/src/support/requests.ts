@@ -49,10 +49,14 @@ export async function prepareWorld(pg: Paygate): Promise<World> {
   const other = await pg.onboard();
   const pending = await pg.createOrder(m.credentials);
   const { orderId: paidOrderId, paymentId } = await pg.paidOrder(m, '2000.00');
-  const refund = await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, { json: { payment_id: paymentId, refund_amount: '10.00' } });
+  const refund = await pg.expectStatus(200, 'POST', '/pg/refunds', m.credentials, {
+    json: { payment_id: paymentId, refund_amount: '10.00' },
+  });
   await pg.paidOrder(m, '50.00');
   const run = await pg.expectStatus(200, 'POST', '/sandbox/settlements/run', pg.partner, { json: { merchant_id: m.merchantId } });
-  const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url: 'https://shop.example.in/hooks', events: ['PAYMENT_FAILED'] } });
+  const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, {
+    json: { url: 'https://shop.example.in/hooks', events: ['PAYMENT_FAILED'] },
+  });
   const delivery = await worldDelivery(pg, m);
   return {
     m,
@@ -77,11 +81,15 @@ async function worldDelivery(pg: Paygate, m: MerchantAccount): Promise<{ deliver
   const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url, events: ['PAYMENT_FAILED'] } });
   const endpointId = dataOf<{ id: string }>(ep).id;
   const order = dataOf<{ session_id: string }>(await pg.createOrder(m.credentials));
-  await pg.expectStatus(200, 'POST', `/sandbox/checkout/${order.session_id}/complete`, m.credentials, { json: { outcome: 'failure', mop_type: 'UPI' } });
+  await pg.expectStatus(200, 'POST', `/sandbox/checkout/${order.session_id}/complete`, m.credentials, {
+    json: { outcome: 'failure', mop_type: 'UPI' },
+  });
   for (let i = 0; i < 20; i++) {
     if (runtime) await runtime.worker.tick();
     else await new Promise((resolve) => setTimeout(resolve, 500));
-    const page = dataOf<{ results: { id: string }[] }>(await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, m.credentials));
+    const page = dataOf<{ results: { id: string }[] }>(
+      await pg.expectStatus(200, 'GET', `/webhooks/endpoints/${endpointId}/deliveries`, m.credentials),
+    );
     const first = page.results[0];
     if (first) return { deliveryEndpointId: endpointId, deliveryId: first.id };
   }
@@ -109,7 +117,12 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
     }
     case 'submitCheckoutPage': {
       const { sessionId } = await freshSession(pg, w.m);
-      return { method: 'POST', path: path({ session_id: sessionId }), who: undefined, req: { body: new URLSearchParams({ outcome: variant ? 'failure' : 'cancel' }) } };
+      return {
+        method: 'POST',
+        path: path({ session_id: sessionId }),
+        who: undefined,
+        req: { body: new URLSearchParams({ outcome: variant ? 'failure' : 'cancel' }) },
+      };
     }
     case 'listMerchants':
       return { method: 'GET', path: path(), who: P, req: { query: { page: 1, page_size: 10 + variant } } };
@@ -121,22 +134,47 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
     case 'getMerchant':
       return { method: 'GET', path: path({ merchant_id: w.m.merchantId }), who: P, req: {} };
     case 'updateMerchant':
-      return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { json: { company_details: { commodity: `Textiles ${variant}` } } } };
+      return {
+        method: 'PATCH',
+        path: path({ merchant_id: w.m.merchantId }),
+        who: P,
+        req: { json: { company_details: { commodity: `Textiles ${variant}` } } },
+      };
     case 'createMerchantCredentials':
       // never rotate the world's merchants' credentials: a throwaway merchant per request
-      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: variant ? { json: { overlap_seconds: 60 } } : {} };
+      return {
+        method: 'POST',
+        path: path({ merchant_id: await pg.createMerchant() }),
+        who: P,
+        req: variant ? { json: { overlap_seconds: 60 } } : {},
+      };
     case 'revokePreviousMerchantCredentials':
       return { method: 'DELETE', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
     case 'uploadMerchantDocument':
-      return { method: 'PATCH', path: path({ merchant_id: w.m.merchantId }), who: P, req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) } };
+      return {
+        method: 'PATCH',
+        path: path({ merchant_id: w.m.merchantId }),
+        who: P,
+        req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) },
+      };
     case 'createOrder':
       return { method: 'POST', path: path(), who: m, req: { json: orderBody({ amount: `${100 + variant}.00` }) } };
     case 'getOrder':
       return { method: 'GET', path: path({ order_id: w.pendingOrderId }), who: m, req: {} };
     case 'updateOrder':
-      return { method: 'PATCH', path: path({ order_id: w.pendingOrderId }), who: m, req: { json: { buyer: { pan_number: variant ? 'ABCDE1234G' : 'ABCDE1234F' } } } };
+      return {
+        method: 'PATCH',
+        path: path({ order_id: w.pendingOrderId }),
+        who: m,
+        req: { json: { buyer: { pan_number: variant ? 'ABCDE1234G' : 'ABCDE1234F' } } },
+      };
     case 'uploadOrderDocument':
-      return { method: 'POST', path: path({ order_id: w.paidOrderId }), who: m, req: { body: multipart({ document_type: 'air_waybill', identifier: `AWB${variant}${Date.now()}` }) } };
+      return {
+        method: 'POST',
+        path: path({ order_id: w.paidOrderId }),
+        who: m,
+        req: { body: multipart({ document_type: 'air_waybill', identifier: `AWB${variant}${Date.now()}` }) },
+      };
     case 'listPayments':
       return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant, status: 'CAPTURED' } } };
     case 'getPayment':
@@ -155,27 +193,54 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
       return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: { query: { page: 1 + variant, page_size: 5 } } };
     case 'completeCheckoutSession': {
       const { sessionId } = await freshSession(pg, w.m);
-      return { method: 'POST', path: path({ session_id: sessionId }), who: m, req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } } };
+      return {
+        method: 'POST',
+        path: path({ session_id: sessionId }),
+        who: m,
+        req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } },
+      };
     }
     case 'advanceSandboxClock':
       return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant, merchant_id: w.m.merchantId } } };
     case 'getSandboxClock':
       return { method: 'GET', path: path(), who: P, req: { query: { merchant_id: w.m.merchantId } } };
     case 'setMerchantKycStatus':
-      return { method: 'POST', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } } };
+      return {
+        method: 'POST',
+        path: path({ merchant_id: await pg.createMerchant() }),
+        who: P,
+        req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } },
+      };
     case 'completeOrderPayment': {
       const res = await pg.createOrder(m, orderBody({}, 'intent'));
-      return { method: 'POST', path: path({ order_id: dataOf<{ order_id: string }>(res).order_id }), who: m, req: { json: { outcome: variant ? 'failure' : 'success' } } };
+      return {
+        method: 'POST',
+        path: path({ order_id: dataOf<{ order_id: string }>(res).order_id }),
+        who: m,
+        req: { json: { outcome: variant ? 'failure' : 'success' } },
+      };
     }
     case 'completeRefund': {
       const r = await pg.expectStatus(200, 'POST', '/pg/refunds', m, { json: { payment_id: w.paymentId, refund_amount: '1.00' } });
-      return { method: 'POST', path: path({ refund_id: dataOf<{ refund_id: string }>(r).refund_id }), who: m, req: { json: { outcome: variant ? 'failed' : 'processed' } } };
+      return {
+        method: 'POST',
+        path: path({ refund_id: dataOf<{ refund_id: string }>(r).refund_id }),
+        who: m,
+        req: { json: { outcome: variant ? 'failed' : 'processed' } },
+      };
     }
     case 'runSettlements':
-      return { method: 'POST', path: path(), who: P, req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } } };
+      return {
+        method: 'POST',
+        path: path(),
+        who: P,
+        req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } },
+      };
     case 'downloadDocument': {
       // an air waybill uploaded to the world's paid order (they append): its `file` URL is the document's one URL
-      const up = await pg.expectStatus(200, 'POST', fillPath('/pg/orders/{order_id}/documents/', { order_id: w.paidOrderId }), m, { body: multipart({ document_type: 'air_waybill', identifier: `AWB-doc-${randomUUID().slice(0, 8)}` }) });
+      const up = await pg.expectStatus(200, 'POST', fillPath('/pg/orders/{order_id}/documents/', { order_id: w.paidOrderId }), m, {
+        body: multipart({ document_type: 'air_waybill', identifier: `AWB-doc-${randomUUID().slice(0, 8)}` }),
+      });
       const file = dataOf<{ air_waybills: { file: string }[] }>(up).air_waybills.at(-1)!.file;
       return { method: 'GET', path: new URL(file).pathname, who: variant ? P : m, req: {} };
     }
@@ -184,9 +249,16 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
     case 'listWebhookEndpoints':
       return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
     case 'createWebhookEndpoint':
-      return { method: 'POST', path: path(), who: m, req: { json: { url: `https://shop.example.in/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } } };
+      return {
+        method: 'POST',
+        path: path(),
+        who: m,
+        req: { json: { url: `https://shop.example.in/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } },
+      };
     case 'deleteWebhookEndpoint': {
-      const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, { json: { url: 'https://shop.example.in/tmp', events: ['PAYMENT_FAILED'] } });
+      const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, {
+        json: { url: 'https://shop.example.in/tmp', events: ['PAYMENT_FAILED'] },
+      });
       return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
     }
     case 'listWebhookDeliveries':

@@ -140,7 +140,12 @@ function buildOperations(): OperationSpec[] {
         for (const [name, rawHeader] of Object.entries(asObject(resp['headers']))) {
           const { node: hNode, at: hAt } = deref(rawHeader, `${rAt}/headers/${ptr(name)}`);
           const header = asObject(hNode);
-          headers.push({ name, required: header['required'] === true, schemaAt: `${hAt}/schema`, schema: asObject(deref(header['schema'] ?? {}, `${hAt}/schema`).node) });
+          headers.push({
+            name,
+            required: header['required'] === true,
+            schemaAt: `${hAt}/schema`,
+            schema: asObject(deref(header['schema'] ?? {}, `${hAt}/schema`).node),
+          });
         }
         responses.set(status, { status, at: rAt, content, headers });
       }

@@ -31,7 +31,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const d: Delivery = { path: req.url ?? '/', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const d: Delivery = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        raw: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
       deliveries.push(d);
       res.statusCode = receiver.respondWith(d);
       res.end('ok');

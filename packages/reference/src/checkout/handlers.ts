@@ -106,8 +106,16 @@ function keptValues(form: CheckoutForm): NonNullable<CheckoutPageView['values']>
 }
 
 /** The page again with the errors next to their fields (422). */
-async function rejectedPage(rt: HandlerRuntime, info: CheckoutSessionInfo, method: CheckoutMethod, form: CheckoutForm, errors: FieldErrors) {
-  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values: keptValues(form) }), { now: () => orderNowMs(info) });
+async function rejectedPage(
+  rt: HandlerRuntime,
+  info: CheckoutSessionInfo,
+  method: CheckoutMethod,
+  form: CheckoutForm,
+  errors: FieldErrors,
+) {
+  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values: keptValues(form) }), {
+    now: () => orderNowMs(info),
+  });
   return { status: 422 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
 }
 
@@ -117,12 +125,18 @@ function finishedPage(result: CheckoutResult) {
     const html = renderRedirectForm({ url: result.return_url, fields: { ...result.callback } });
     return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(REDIRECT_PAGE_CSP) };
   }
-  const html = renderResultPage({ status: result.order_status as CheckoutResultStatus, orderId: result.order_id, message: result.callback.message });
+  const html = renderResultPage({
+    status: result.order_status as CheckoutResultStatus,
+    orderId: result.order_id,
+    message: result.callback.message,
+  });
   return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(RESULT_PAGE_CSP) };
 }
 
 /** Public browser surface: the hosted payment page, its form, and the checkout SDK. The session id is the bearer. */
-export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
+export function checkoutHandlers(
+  rt: HandlerRuntime,
+): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
   const complete = async (sessionId: string, input: CheckoutCompletion) => {
     try {
       return finishedPage(await completeCheckoutSession(rt.deps, sessionId, input));
@@ -141,7 +155,9 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
     if (!('retry' in result)) return finishedPage(result);
     const info = await sessionOrPage(rt, sessionId);
     const declined = { message: result.message, attemptsLeft: result.attempts_left };
-    const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, values: keptValues(form), declined }), { now: () => orderNowMs(info) });
+    const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, values: keptValues(form), declined }), {
+      now: () => orderNowMs(info),
+    });
     return { status: 200 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };
   };
   return {
@@ -157,7 +173,10 @@ export function checkoutHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
       const info = await sessionOrPage(rt, sessionId);
       if (form.three_ds_result !== undefined) {
         const challenge = info.card_challenge;
-        if (!challenge) return rejectedPage(rt, info, 'CREDIT_CARD', form, { card_number: 'The 3-D Secure step has no card waiting: enter the card again' });
+        if (!challenge)
+          return rejectedPage(rt, info, 'CREDIT_CARD', form, {
+            card_number: 'The 3-D Secure step has no card waiting: enter the card again',
+          });
         const approved = form.three_ds_result === 'approved';
         return pay(sessionId, challenge.mop_type, form, {
           outcome: approved ? 'success' : 'failure',

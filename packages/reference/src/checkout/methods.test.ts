@@ -27,7 +27,13 @@ const PARTNER_SECRET = `ps_test_${randomBytes(24).toString('base64url')}`;
 
 function hiddenFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const decode = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
   for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[decode(m[1]!)] = decode(m[2]!);
   return fields;
 }
@@ -69,7 +75,10 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     runtime = await openReference(config, { logger });
     server.on('request', createReferenceApp(runtime, { logger, validateResponses: true }));
     const partner = createPaygateClient({ baseUrl: base, clientId: PARTNER_ID, clientSecret: PARTNER_SECRET, maxRetries: 0 });
-    const created = await partner.merchants.create({ settlement_details: settlementDetails('IN'), company_details: companyDetails('Methods Mart') });
+    const created = await partner.merchants.create({
+      settlement_details: settlementDetails('IN'),
+      company_details: companyDetails('Methods Mart'),
+    });
     if (!created.ok) throw new Error(JSON.stringify(created.error));
     merchantId = created.data.data.id;
     const creds = await partner.merchantCredentials.create(merchantId);
@@ -85,21 +94,31 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     await database?.drop();
   });
 
-  const merchant = () => createPaygateClient({ baseUrl: base, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
+  const merchant = () =>
+    createPaygateClient({ baseUrl: base, clientId: merchantCreds.client_id, clientSecret: merchantCreds.client_secret, maxRetries: 0 });
 
   async function newSession(extra: Record<string, unknown> = {}): Promise<{ sessionId: string; orderId: string }> {
-    const created = await merchant().orders.create(
-      {
-        amount: '1500.00',
-        currency: 'INR',
-        reference_id: `M-${randomBytes(6).toString('hex')}`,
-        buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '400050' } },
-        product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '500720', hs_code_description: 'Woven silk', type_of_goods: 'goods' },
-        collection_mode: 'hosted_payment',
-        return_url: 'https://shop.example.in/return',
-        ...extra,
-      } as Parameters<ReturnType<typeof merchant>['orders']['create']>[0],
-    );
+    const created = await merchant().orders.create({
+      amount: '1500.00',
+      currency: 'INR',
+      reference_id: `M-${randomBytes(6).toString('hex')}`,
+      buyer: {
+        name: 'Priya Sharma',
+        email: 'priya@example.in',
+        phone: '+919876543210',
+        address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '400050' },
+      },
+      product: {
+        name: 'Silk saree',
+        description: 'Hand-woven',
+        hs_code: '500720',
+        hs_code_description: 'Woven silk',
+        type_of_goods: 'goods',
+      },
+      collection_mode: 'hosted_payment',
+      return_url: 'https://shop.example.in/return',
+      ...extra,
+    } as Parameters<ReturnType<typeof merchant>['orders']['create']>[0]);
     if (!created.ok) throw new Error(JSON.stringify(created.error));
     const data = created.data.data as { session_id: string; order_id: string };
     return { sessionId: data.session_id, orderId: data.order_id };
@@ -117,7 +136,14 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     return { status: res.status, text, type: res.headers.get('content-type') ?? '' };
   }
 
-  const card = (number: string, mop = 'CREDIT_CARD') => ({ outcome: 'success', mop_type: mop, card_number: number, card_expiry: '12/35', card_cvc: '123', card_name: 'Priya Sharma' });
+  const card = (number: string, mop = 'CREDIT_CARD') => ({
+    outcome: 'success',
+    mop_type: mop,
+    card_number: number,
+    card_expiry: '12/35',
+    card_cvc: '123',
+    card_name: 'Priya Sharma',
+  });
 
   async function paymentOf(orderId: string) {
     const order = await merchant().orders.get(orderId);
@@ -147,18 +173,46 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     expect(res.text).not.toMatch(/<form/i);
     const { order } = await paymentOf(orderId);
     expect(order.status).toBe('payment_successful');
-    const { rows } = await runtime.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'PAYMENT_CAPTURED' AND payload::text LIKE $1`, [`%${orderId}%`]);
+    const { rows } = await runtime.deps.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE type = 'PAYMENT_CAPTURED' AND payload::text LIKE $1`,
+      [`%${orderId}%`],
+    );
     expect(rows[0]?.n).toBe(1);
   });
 
   it.each([
-    { name: 'Visa succeeds', fields: card('4242 4242 4242 4242'), mop: 'CREDIT_CARD', detail: { card_last4: '4242', card_network: 'visa' } },
-    { name: 'Mastercard debit succeeds', fields: card('5555555555554444', 'DEBIT_CARD'), mop: 'DEBIT_CARD', detail: { card_last4: '4444', card_network: 'mastercard' } },
-    { name: 'RuPay succeeds', fields: card('6522-0000-0000-0006'), mop: 'CREDIT_CARD', detail: { card_last4: '0006', card_network: 'rupay' } },
-    { name: 'UPI by VPA', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'priya@okhdfcbank' }, mop: 'UPI', detail: { upi_id: 'priya@okhdfcbank' } },
+    {
+      name: 'Visa succeeds',
+      fields: card('4242 4242 4242 4242'),
+      mop: 'CREDIT_CARD',
+      detail: { card_last4: '4242', card_network: 'visa' },
+    },
+    {
+      name: 'Mastercard debit succeeds',
+      fields: card('5555555555554444', 'DEBIT_CARD'),
+      mop: 'DEBIT_CARD',
+      detail: { card_last4: '4444', card_network: 'mastercard' },
+    },
+    {
+      name: 'RuPay succeeds',
+      fields: card('6522-0000-0000-0006'),
+      mop: 'CREDIT_CARD',
+      detail: { card_last4: '0006', card_network: 'rupay' },
+    },
+    {
+      name: 'UPI by VPA',
+      fields: { outcome: 'success', mop_type: 'UPI', vpa: 'priya@okhdfcbank' },
+      mop: 'UPI',
+      detail: { upi_id: 'priya@okhdfcbank' },
+    },
     { name: 'UPI by QR (no VPA)', fields: { outcome: 'success', mop_type: 'UPI', vpa: '' }, mop: 'UPI', detail: {} },
     { name: 'QR (an order naming QR)', order: { mop_type: 'QR' }, fields: { outcome: 'success', mop_type: 'QR' }, mop: 'QR', detail: {} },
-    { name: 'net banking', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'HDFC' }, mop: 'NET_BANKING', detail: { bank_code: 'HDFC', bank_name: 'HDFC Bank', bank: 'HDFC Bank' } },
+    {
+      name: 'net banking',
+      fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'HDFC' },
+      mop: 'NET_BANKING',
+      detail: { bank_code: 'HDFC', bank_name: 'HDFC Bank', bank: 'HDFC Bank' },
+    },
   ])('$name: order payment_successful, mop_type $mop, mop_detail, signed callback', async ({ order: extra, fields, mop, detail }) => {
     const { sessionId, orderId } = await newSession(extra ?? {});
     const res = await post(sessionId, fields);
@@ -183,32 +237,59 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
   });
 
   it.each([
-    { name: 'decline', fields: card('4000000000000002'), mop: 'CREDIT_CARD', detail: { card_last4: '0002', card_network: 'visa' }, message: CARD_DECLINED_MESSAGE },
-    { name: 'insufficient funds', fields: card('4000000000009995', 'DEBIT_CARD'), mop: 'DEBIT_CARD', detail: { card_last4: '9995', card_network: 'visa' }, message: INSUFFICIENT_FUNDS_MESSAGE },
-    { name: 'UPI failure@paygate', fields: { outcome: 'success', mop_type: 'UPI', vpa: 'failure@paygate' }, mop: 'UPI', detail: { upi_id: 'failure@paygate' }, message: UPI_FAILED_MESSAGE },
-    { name: 'net banking failure bank', fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'PGFL' }, mop: 'NET_BANKING', detail: { bank_code: 'PGFL', bank_name: 'Paygate Test Bank (always fails)', bank: 'Paygate Test Bank (always fails)' }, message: NETBANKING_FAILED_MESSAGE },
-  ])('$name: the payment fails (PAYMENT_FAILED), the shopper stays on the page and pays another way (D126)', async ({ fields, mop, detail, message }) => {
-    const { sessionId, orderId } = await newSession();
-    const declined = await post(sessionId, fields);
-    expect(declined.status).toBe(200);
-    expect(declined.text).toContain('data-testid="decline-notice"');
-    expect(declined.text).toContain(message);
-    expect(declined.text).toContain(`${MAX_CHECKOUT_ATTEMPTS - 1} attempts left`);
-    expect(hiddenFields(declined.text)).toEqual({}); // no callback: the session is still open
-    const first = await paymentOf(orderId);
-    expect(first.order.status).toBe('payment_pending');
-    expect(first.payment).toMatchObject({ mop_type: mop, mop_detail: detail, status_message: message });
-    expect(await failedEvent(orderId)).toMatchObject({ message, mop_type: mop });
+    {
+      name: 'decline',
+      fields: card('4000000000000002'),
+      mop: 'CREDIT_CARD',
+      detail: { card_last4: '0002', card_network: 'visa' },
+      message: CARD_DECLINED_MESSAGE,
+    },
+    {
+      name: 'insufficient funds',
+      fields: card('4000000000009995', 'DEBIT_CARD'),
+      mop: 'DEBIT_CARD',
+      detail: { card_last4: '9995', card_network: 'visa' },
+      message: INSUFFICIENT_FUNDS_MESSAGE,
+    },
+    {
+      name: 'UPI failure@paygate',
+      fields: { outcome: 'success', mop_type: 'UPI', vpa: 'failure@paygate' },
+      mop: 'UPI',
+      detail: { upi_id: 'failure@paygate' },
+      message: UPI_FAILED_MESSAGE,
+    },
+    {
+      name: 'net banking failure bank',
+      fields: { outcome: 'success', mop_type: 'NET_BANKING', bank_code: 'PGFL' },
+      mop: 'NET_BANKING',
+      detail: { bank_code: 'PGFL', bank_name: 'Paygate Test Bank (always fails)', bank: 'Paygate Test Bank (always fails)' },
+      message: NETBANKING_FAILED_MESSAGE,
+    },
+  ])(
+    '$name: the payment fails (PAYMENT_FAILED), the shopper stays on the page and pays another way (D126)',
+    async ({ fields, mop, detail, message }) => {
+      const { sessionId, orderId } = await newSession();
+      const declined = await post(sessionId, fields);
+      expect(declined.status).toBe(200);
+      expect(declined.text).toContain('data-testid="decline-notice"');
+      expect(declined.text).toContain(message);
+      expect(declined.text).toContain(`${MAX_CHECKOUT_ATTEMPTS - 1} attempts left`);
+      expect(hiddenFields(declined.text)).toEqual({}); // no callback: the session is still open
+      const first = await paymentOf(orderId);
+      expect(first.order.status).toBe('payment_pending');
+      expect(first.payment).toMatchObject({ mop_type: mop, mop_detail: detail, status_message: message });
+      expect(await failedEvent(orderId)).toMatchObject({ message, mop_type: mop });
 
-    const paid = await post(sessionId, card('4242 4242 4242 4242'));
-    const callback = hiddenFields(paid.text);
-    expect(callback).toMatchObject({ order_id: orderId, status: 'payment_successful', mop_type: 'CREDIT_CARD' });
-    expect(verifyCallback(callback, merchantCreds.encryption_key)).toBe(true);
-    const order = await merchant().orders.get(orderId);
-    if (!order.ok) throw new Error(JSON.stringify(order.error));
-    expect(order.data.data.status).toBe('payment_successful');
-    expect(order.data.data.payments.map((p) => p.payment_id).sort()).toEqual([first.payment.payment_id, callback['payment_id']].sort());
-  });
+      const paid = await post(sessionId, card('4242 4242 4242 4242'));
+      const callback = hiddenFields(paid.text);
+      expect(callback).toMatchObject({ order_id: orderId, status: 'payment_successful', mop_type: 'CREDIT_CARD' });
+      expect(verifyCallback(callback, merchantCreds.encryption_key)).toBe(true);
+      const order = await merchant().orders.get(orderId);
+      if (!order.ok) throw new Error(JSON.stringify(order.error));
+      expect(order.data.data.status).toBe('payment_successful');
+      expect(order.data.data.payments.map((p) => p.payment_id).sort()).toEqual([first.payment.payment_id, callback['payment_id']].sort());
+    },
+  );
 
   it(`the last of ${MAX_CHECKOUT_ATTEMPTS} declined attempts ends the order payment_failed with its signed callback (D126)`, async () => {
     const { sessionId, orderId } = await newSession();
@@ -289,8 +370,14 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     const { sessionId } = await newSession();
     await post(sessionId, { outcome: 'cancel' });
     for (const method of ['GET', 'POST'] as const) {
-      const init = method === 'POST' ? { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'outcome=success' } : { method };
-      const html = await fetch(`${base}/checkout/${sessionId}`, { ...init, headers: { ...init.headers, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      const init =
+        method === 'POST'
+          ? { method, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'outcome=success' }
+          : { method };
+      const html = await fetch(`${base}/checkout/${sessionId}`, {
+        ...init,
+        headers: { ...init.headers, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
       expect(html.status).toBe(401);
       expect(html.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await html.text()).toContain('This payment link has already been used');
@@ -311,11 +398,16 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     // a card number where the request validator refuses it (400): its error details must not repeat it either
     expect((await post(sessionId, { outcome: 'success', three_ds_result: '4000000000000002' }, 'application/json')).status).toBe(400);
     expect((await post(sessionId, { outcome: '4000000000009995' }, 'application/json')).status).toBe(400);
-    expect((await post(sessionId, { ...card('4000 0000 0000 3220'), card_extra: '5555555555554444' }, 'application/json')).status).toBe(400);
+    expect((await post(sessionId, { ...card('4000 0000 0000 3220'), card_extra: '5555555555554444' }, 'application/json')).status).toBe(
+      400,
+    );
     await post(sessionId, { ...card('4242 4242 4242 4242'), card_cvc: '987' });
-    const tables = await runtime.deps.db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+    const tables = await runtime.deps.db.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
     const dump: string[] = [];
-    for (const { table_name } of tables.rows) dump.push(JSON.stringify((await runtime.deps.db.query(`SELECT * FROM "${table_name}"`)).rows));
+    for (const { table_name } of tables.rows)
+      dump.push(JSON.stringify((await runtime.deps.db.query(`SELECT * FROM "${table_name}"`)).rows));
     // the sandbox page lists the test card numbers on purpose (D71): leave that list out, look for echoes of input
     const pages = responses.join('\n').replace(/<details class="hint" data-testid="test-cards">[\s\S]*?<\/details>/g, '');
     const everything = { database: dump.join('\n'), logs: logLines.join(''), responses: pages };
@@ -323,7 +415,12 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     expect(everything.database).toContain('"card_last4":"4242"');
     for (const [where, text] of Object.entries(everything)) {
       for (const pan of pans) {
-        const forms = [pan, pan.replace(/(\d{4})(?=\d)/g, '$1 '), pan.replace(/(\d{4})(?=\d)/g, '$1+'), pan.replace(/(\d{4})(?=\d)/g, '$1%20')];
+        const forms = [
+          pan,
+          pan.replace(/(\d{4})(?=\d)/g, '$1 '),
+          pan.replace(/(\d{4})(?=\d)/g, '$1+'),
+          pan.replace(/(\d{4})(?=\d)/g, '$1%20'),
+        ];
         expect({ where, pan, found: forms.some((form) => text.includes(form)) }).toEqual({ where, pan, found: false });
       }
       expect({ where, cvc: text.includes('"987"') || text.includes('card_cvc=987') }).toEqual({ where, cvc: false });

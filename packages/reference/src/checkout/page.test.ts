@@ -40,9 +40,7 @@ function byTestId(html: string, id: string): string | undefined {
 
 describe('escapeHtml', () => {
   it('escapes the HTML-significant characters', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&\`</a>`)).toBe(
-      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&#96;&lt;/a&gt;',
-    );
+    expect(escapeHtml(`<a href="x" title='y'>&\`</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&#96;&lt;/a&gt;');
     expect(escapeHtml(1500)).toBe('1500');
   });
 });
@@ -55,7 +53,9 @@ describe('renderCheckoutPage', () => {
     expect(html).toContain('data-testid="amount" data-currency="INR" data-amount="1500.00">₹1,500.00</p>');
     expect(html).toContain('<dd data-testid="product">Blue T-shirt</dd>');
     expect(html).toContain('<dd data-testid="order-id">OD1234567890123456</dd>');
-    expect(html).toContain(`<form id="checkout-form" method="POST" action="/checkout/session_${'A'.repeat(43)}" enctype="application/x-www-form-urlencoded"`);
+    expect(html).toContain(
+      `<form id="checkout-form" method="POST" action="/checkout/session_${'A'.repeat(43)}" enctype="application/x-www-form-urlencoded"`,
+    );
     expect(html).toContain('<title>Pay Acme Stores</title>');
     expect(html).toContain('name="viewport"');
   });
@@ -118,9 +118,37 @@ describe('renderCheckoutPage', () => {
     expect(html).toContain(`<script>${CHECKOUT_PAGE_SCRIPT}</script>`);
     // No injected tags or inline event handler attributes.
     expect(new Set(tagNames(html))).toEqual(
-      new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'div', 'p', 'h1', 'span', 'dl', 'dt', 'dd',
-        'time', 'form', 'fieldset', 'legend', 'label', 'input', 'button', 'script', 'select', 'option', 'details', 'summary',
-        'ul', 'li', 'code']),
+      new Set([
+        'html',
+        'head',
+        'meta',
+        'title',
+        'style',
+        'body',
+        'main',
+        'div',
+        'p',
+        'h1',
+        'span',
+        'dl',
+        'dt',
+        'dd',
+        'time',
+        'form',
+        'fieldset',
+        'legend',
+        'label',
+        'input',
+        'button',
+        'script',
+        'select',
+        'option',
+        'details',
+        'summary',
+        'ul',
+        'li',
+        'code',
+      ]),
     );
     expect(eventHandlerAttributes(html)).toEqual([]);
     // The session id is URL-encoded inside the (escaped) action attribute.
@@ -147,11 +175,27 @@ describe('renderCheckoutPage', () => {
 });
 
 describe('renderCheckoutPage: method panels', () => {
-  const QR = { svg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path d="M0 0h1"/></svg>', label: 'UPI QR code: pay INR 1500.00 to Acme Stores' };
+  const QR = {
+    svg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path d="M0 0h1"/></svg>',
+    label: 'UPI QR code: pay INR 1500.00 to Acme Stores',
+  };
 
   it('renders a panel per method: UPI (QR + VPA), one card form for credit and debit, net banking, QR', () => {
     const html = render({ upiQr: QR });
-    for (const id of ['panel-UPI', 'panel-card', 'panel-NET_BANKING', 'panel-QR', 'upi-qr', 'qr-qr', 'vpa', 'card_number', 'card_expiry', 'card_cvc', 'card_name', 'bank_code']) {
+    for (const id of [
+      'panel-UPI',
+      'panel-card',
+      'panel-NET_BANKING',
+      'panel-QR',
+      'upi-qr',
+      'qr-qr',
+      'vpa',
+      'card_number',
+      'card_expiry',
+      'card_cvc',
+      'card_name',
+      'bank_code',
+    ]) {
       expect(byTestId(html, id), id).toBeDefined();
     }
     expect(html.match(/data-testid="panel-card"/g)).toHaveLength(1);
@@ -223,7 +267,7 @@ describe('renderCheckoutPage: a checkout shoppers trust (D126, D127)', () => {
     expect(formatMoney(amount, currency).replace(/\s/g, ' ')).toBe(shown); // Intl separates a code with a no-break space
   });
 
-  it('shows the amount and the Pay button in the shopper\'s format', () => {
+  it("shows the amount and the Pay button in the shopper's format", () => {
     const html = render();
     expect(html).toContain('data-testid="pay">Pay ₹1,500.00</button>');
   });
@@ -243,7 +287,9 @@ describe('renderCheckoutPage: a checkout shoppers trust (D126, D127)', () => {
       { app: 'others' as const, label: 'Other UPI app', uri: 'upi://pay?pa=x@paygate&am=1500.00' },
     ];
     const html = render({ upiApps: apps });
-    expect(html).toContain('<a class="upi-app" href="tez://upi/pay?pa=x@paygate&amp;am=1500.00" data-testid="upi-app-google_pay">Google Pay</a>');
+    expect(html).toContain(
+      '<a class="upi-app" href="tez://upi/pay?pa=x@paygate&amp;am=1500.00" data-testid="upi-app-google_pay">Google Pay</a>',
+    );
     expect(byTestId(html, 'upi-app-others')).toBeDefined();
     expect(html.indexOf('data-testid="pay"')).toBeLessThan(html.indexOf('class="secondary-actions"'));
     expect(html.indexOf('class="secondary-actions"')).toBeLessThan(html.indexOf('data-testid="fail"'));

@@ -179,7 +179,10 @@ interface FieldSpec {
 function field(spec: FieldSpec, view: CheckoutPageView, firstError: CheckoutField | undefined): string {
   const error = view.errors?.[spec.name];
   const describedBy = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter((id) => id !== '').join(' ');
-  const value = spec.name === 'card_number' || spec.name === 'card_cvc' ? undefined : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
+  const value =
+    spec.name === 'card_number' || spec.name === 'card_cvc'
+      ? undefined
+      : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
   return [
     `<div class="field${error ? ' has-error' : ''}">`,
     `<label for="${spec.name}">${escapeHtml(spec.label)}</label>`,
@@ -211,7 +214,9 @@ const VPA_HTML_PATTERN = '[a-zA-Z0-9._\\-]+@[a-zA-Z0-9.\\-]+';
 /** UPI app buttons for phones (D127): each opens the app with the order's intent; Pay confirms after paying there. */
 function upiAppButtons(apps: CheckoutPageView['upiApps']): string {
   if (!apps || apps.length === 0) return '';
-  const links = apps.map((a) => `<a class="upi-app" href="${escapeHtml(a.uri)}" data-testid="upi-app-${escapeHtml(a.app)}">${escapeHtml(a.label)}</a>`);
+  const links = apps.map(
+    (a) => `<a class="upi-app" href="${escapeHtml(a.uri)}" data-testid="upi-app-${escapeHtml(a.app)}">${escapeHtml(a.label)}</a>`,
+  );
   return `<div class="upi-apps" data-testid="upi-apps"><p class="hint">Pay in your UPI app, then come back and press Pay.</p>${links.join('')}</div>`;
 }
 
@@ -238,13 +243,19 @@ function upiPanel(view: CheckoutPageView, firstError: CheckoutField | undefined)
 }
 
 function qrPanel(view: CheckoutPageView): string {
-  return ['<fieldset class="panel panel-QR" data-testid="panel-QR"><legend>Pay by QR code</legend>', qrFigure(view.upiQr, 'qr-qr'), '</fieldset>']
+  return [
+    '<fieldset class="panel panel-QR" data-testid="panel-QR"><legend>Pay by QR code</legend>',
+    qrFigure(view.upiQr, 'qr-qr'),
+    '</fieldset>',
+  ]
     .filter((line) => line !== '')
     .join('\n');
 }
 
 function testCardsHint(): string {
-  const items = TEST_CARDS.map((card) => `<li><code>${escapeHtml(card.number.replace(/(\d{4})(?=\d)/g, '$1 '))}</code> ${escapeHtml(card.description)}</li>`);
+  const items = TEST_CARDS.map(
+    (card) => `<li><code>${escapeHtml(card.number.replace(/(\d{4})(?=\d)/g, '$1 '))}</code> ${escapeHtml(card.description)}</li>`,
+  );
   return `<details class="hint" data-testid="test-cards"><summary>Sandbox test cards</summary><ul>${items.join('')}</ul><p>Any future expiry, any CVC, any name.</p></details>`;
 }
 
@@ -263,11 +274,23 @@ function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined
     '<p class="card-brand" id="card-brand" data-testid="card-brand" aria-live="polite"></p>',
     '<div class="row">',
     field(
-      { name: 'card_expiry', label: 'Expiry', attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"' },
+      {
+        name: 'card_expiry',
+        label: 'Expiry',
+        attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"',
+      },
       view,
       firstError,
     ),
-    field({ name: 'card_cvc', label: 'CVC', attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"' }, view, firstError),
+    field(
+      {
+        name: 'card_cvc',
+        label: 'CVC',
+        attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"',
+      },
+      view,
+      firstError,
+    ),
     '</div>',
     field({ name: 'card_name', label: 'Name on card', attributes: 'type="text" autocomplete="cc-name" maxlength="100"' }, view, firstError),
     view.mode === 'sandbox' ? testCardsHint() : '',
@@ -348,9 +371,7 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
 
   const body = [
     '<main>',
-    sandbox
-      ? '<div class="banner" role="note" data-testid="sandbox-banner">Sandbox mode: test payment, no money is moved.</div>'
-      : '',
+    sandbox ? '<div class="banner" role="note" data-testid="sandbox-banner">Sandbox mode: test payment, no money is moved.</div>' : '',
     '<div class="card">',
     `<p class="muted">Pay to</p>`,
     `<h1 data-testid="merchant">${escapeHtml(view.merchantName)}</h1>`,

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  REDIRECT_FORM_SCRIPT,
-  REDIRECT_PAGE_CSP,
-  RESULT_PAGE_CSP,
-  renderRedirectForm,
-  renderResultPage,
-} from './redirect.js';
+import { REDIRECT_FORM_SCRIPT, REDIRECT_PAGE_CSP, RESULT_PAGE_CSP, renderRedirectForm, renderResultPage } from './redirect.js';
 
 /** Inline event handler attributes of real tags (quoted attribute values, which hold the escaped data, are skipped). */
 function eventHandlerAttributes(html: string): string[] {
@@ -29,7 +23,13 @@ function hiddenInputs(html: string): Array<[string, string]> {
 }
 
 const unescape = (s: string) =>
-  s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&#96;/g, '`')
+    .replace(/&amp;/g, '&');
 
 describe('renderRedirectForm', () => {
   it('POSTs every field as a hidden input, in order, to the url', () => {

@@ -7,7 +7,15 @@ import { normalizeMopType, type MopType } from '../orders/input.js';
 import { formatCallbackTime, formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { callbackKeyForSession } from '../credentials/service.js';
-import { cancelOrder, createPendingPayment, failCheckoutAttempt, finishPayment, isExpired, orderNow, STATUS_MESSAGE } from '../orders/lifecycle.js';
+import {
+  cancelOrder,
+  createPendingPayment,
+  failCheckoutAttempt,
+  finishPayment,
+  isExpired,
+  orderNow,
+  STATUS_MESSAGE,
+} from '../orders/lifecycle.js';
 import { loadOrder, type OrderRow } from '../orders/rows.js';
 import type { Db } from '../db/db.js';
 import type { CardSummary } from './methods/cards.js';
@@ -90,9 +98,10 @@ export async function getCheckoutSession(deps: ServiceDeps, sessionId: string): 
   const check = await deps.db.transaction((tx) => checkSession(tx, deps, sessionId));
   if (!check.ok) throw sessionError(check.reason);
   const { order, session } = check;
-  const { rows } = await deps.db.query<{ brand_name: string }>(`SELECT company_details->>'brand_name' AS brand_name FROM merchants WHERE id = $1`, [
-    order.merchant_id,
-  ]);
+  const { rows } = await deps.db.query<{ brand_name: string }>(
+    `SELECT company_details->>'brand_name' AS brand_name FROM merchants WHERE id = $1`,
+    [order.merchant_id],
+  );
   return {
     session_id: session.id,
     order_id: order.id,
@@ -170,7 +179,11 @@ export async function completeCheckoutSession(deps: ServiceDeps, sessionId: stri
 }
 
 /** The hosted page's Pay: like completeCheckoutSession, but a decline with attempts left is a CheckoutRetry (D126). */
-export function submitCheckoutAttempt(deps: ServiceDeps, sessionId: string, input: CheckoutCompletion): Promise<CheckoutResult | CheckoutRetry> {
+export function submitCheckoutAttempt(
+  deps: ServiceDeps,
+  sessionId: string,
+  input: CheckoutCompletion,
+): Promise<CheckoutResult | CheckoutRetry> {
   return finishCheckout(deps, sessionId, input, true);
 }
 
@@ -182,7 +195,12 @@ export interface CheckoutCompletion {
   failureMessage?: string | undefined;
 }
 
-async function finishCheckout(deps: ServiceDeps, sessionId: string, input: CheckoutCompletion, retryable: boolean): Promise<CheckoutResult | CheckoutRetry> {
+async function finishCheckout(
+  deps: ServiceDeps,
+  sessionId: string,
+  input: CheckoutCompletion,
+  retryable: boolean,
+): Promise<CheckoutResult | CheckoutRetry> {
   assertSessionShape(sessionId);
   let mopType: MopType | undefined;
   if (input.mopType !== undefined) {
@@ -200,7 +218,12 @@ async function finishCheckout(deps: ServiceDeps, sessionId: string, input: Check
       const attemptsLeft = MAX_CHECKOUT_ATTEMPTS - 1 - (rows[0]?.n ?? 0);
       if (attemptsLeft > 0) {
         const message = input.failureMessage ?? STATUS_MESSAGE.paymentDeclined;
-        const pending = await createPendingPayment(tx, deps, order, { mopType: mop, mopDetail: input.mopDetail ?? {}, message: STATUS_MESSAGE.paymentPending, at });
+        const pending = await createPendingPayment(tx, deps, order, {
+          mopType: mop,
+          mopDetail: input.mopDetail ?? {},
+          message: STATUS_MESSAGE.paymentPending,
+          at,
+        });
         const failed = await failCheckoutAttempt(tx, order, pending, message, at);
         await tx.query('UPDATE checkout_sessions SET card_challenge = NULL WHERE id = $1', [sessionId]);
         return { ok: true as const, retry: { retry: true as const, payment_id: failed.id, message, attempts_left: attemptsLeft } };
@@ -221,9 +244,19 @@ async function finishCheckout(deps: ServiceDeps, sessionId: string, input: Check
       at,
     });
     const success = input.outcome === 'success';
-    const message = success ? STATUS_MESSAGE.paymentCaptured : input.failureMessage ?? STATUS_MESSAGE.paymentDeclined;
+    const message = success ? STATUS_MESSAGE.paymentCaptured : (input.failureMessage ?? STATUS_MESSAGE.paymentDeclined);
     const done = await finishPayment(tx, order, pending, success ? 'CAPTURED' : 'FAILED', message, at);
-    return { ok: true as const, order, at, paymentId: done.payment.id, bankRef: done.payment.bank_ref_num, mop, status: done.orderStatus, message, key };
+    return {
+      ok: true as const,
+      order,
+      at,
+      paymentId: done.payment.id,
+      bankRef: done.payment.bank_ref_num,
+      mop,
+      status: done.orderStatus,
+      message,
+      key,
+    };
   });
   if (!result.ok) throw sessionError(result.reason);
   if (result.retry !== undefined) return result.retry;

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
 
 describe('renderThreeDsChallenge', () => {
-  const html = renderThreeDsChallenge({ sessionId: 'session_abc', merchantName: 'Acme <Stores>', amountText: 'INR 1500.00', cardNetwork: 'visa', cardLast4: '3220' });
+  const html = renderThreeDsChallenge({
+    sessionId: 'session_abc',
+    merchantName: 'Acme <Stores>',
+    amountText: 'INR 1500.00',
+    cardNetwork: 'visa',
+    cardLast4: '3220',
+  });
 
   it('names the amount, merchant and card by network and last four digits only', () => {
     expect(html).toContain('<strong data-testid="three-ds-amount">INR 1500.00</strong>');

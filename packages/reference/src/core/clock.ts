@@ -132,7 +132,8 @@ export function dayRange(
   const start = from.day !== undefined ? parseDay(from.field, from.day) : undefined;
   const end = to.day !== undefined ? parseDay(to.field, to.day) + 86_400 * MICROS_PER_SECOND : undefined;
   // compared as days (valid YYYY-MM-DD strings order like the days), before any instant is clamped
-  if (from.day !== undefined && to.day !== undefined && to.day < from.day) throw validationError(to.field, `must not be before ${from.field}`);
+  if (from.day !== undefined && to.day !== undefined && to.day < from.day)
+    throw validationError(to.field, `must not be before ${from.field}`);
   return {
     fromIso: start !== undefined ? formatIso(Math.min(start, LAST_FILTER_INSTANT)) : undefined,
     toExclusiveIso: end !== undefined ? formatIso(Math.min(end, LAST_FILTER_INSTANT)) : undefined,

@@ -30,6 +30,8 @@ describe('PAYGATE_TRUST_PROXY', () => {
   });
 
   it.each(['yes', '10.0.0.0/99', 'proxy.internal'])('%j is refused at start with the accepted forms', (value) => {
-    expect(() => loadConfig({ ...sandbox, PAYGATE_TRUST_PROXY: value })).toThrow(/must be a hop count or comma-separated addresses, subnets/);
+    expect(() => loadConfig({ ...sandbox, PAYGATE_TRUST_PROXY: value })).toThrow(
+      /must be a hop count or comma-separated addresses, subnets/,
+    );
   });
 });

@@ -195,7 +195,8 @@ function memoryEnv(env: NodeJS.ProcessEnv, name: string, fallback: string): stri
 function wasmCodeEnv(env: NodeJS.ProcessEnv): PgliteMemory['wasmCode'] {
   const raw = env['PAYGATE_PGLITE_WASM_CODE'];
   if (raw === undefined || raw === '') return DEFAULT_PGLITE_MEMORY.wasmCode;
-  if (raw !== 'baseline' && raw !== 'optimizing') throw new Error(`PAYGATE_PGLITE_WASM_CODE must be baseline or optimizing, got ${JSON.stringify(raw)}`);
+  if (raw !== 'baseline' && raw !== 'optimizing')
+    throw new Error(`PAYGATE_PGLITE_WASM_CODE must be baseline or optimizing, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
@@ -203,7 +204,8 @@ function wasmCodeEnv(env: NodeJS.ProcessEnv): PgliteMemory['wasmCode'] {
 function privateDestinationsEnv(env: NodeJS.ProcessEnv, sandbox: boolean): boolean {
   const raw = env['PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS'];
   if (raw === undefined || raw === '') return sandbox;
-  if (raw !== 'allow' && raw !== 'deny') throw new Error(`PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS must be allow or deny, got ${JSON.stringify(raw)}`);
+  if (raw !== 'allow' && raw !== 'deny')
+    throw new Error(`PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS must be allow or deny, got ${JSON.stringify(raw)}`);
   if (raw === 'allow' && !sandbox) {
     throw new Error(
       'PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS=allow is refused in production mode: webhooks there go to public addresses only ' +
@@ -241,7 +243,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
     webhookRetrySchedule: schedule
       ? schedule.split(',').map((s) => {
           const n = Number(s.trim());
-          if (!Number.isFinite(n) || n < 0) throw new Error(`PAYGATE_WEBHOOK_RETRY_SCHEDULE entries must be seconds >= 0, got ${JSON.stringify(s)}`);
+          if (!Number.isFinite(n) || n < 0)
+            throw new Error(`PAYGATE_WEBHOOK_RETRY_SCHEDULE entries must be seconds >= 0, got ${JSON.stringify(s)}`);
           return n;
         })
       : DEFAULT_WEBHOOK_RETRY_SCHEDULE,

@@ -22,7 +22,10 @@ export function randomIds(draw: (kind: IdKind) => string = newRandomId): IdSourc
     async next(tx, kind) {
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const id = draw(kind);
-        const { rows } = await tx.query('INSERT INTO issued_ids (kind, id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [kind, id]);
+        const { rows } = await tx.query('INSERT INTO issued_ids (kind, id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [
+          kind,
+          id,
+        ]);
         if (rows.length === 1) return id;
       }
       throw new Error(`no free ${kind} id after ${ID_ATTEMPTS} random draws: is the id generator broken?`);

@@ -95,7 +95,13 @@ export async function readDocument(
   owner?: { partnerId: string; merchantId?: string | undefined },
 ): Promise<{ contentType: string; bytes: Buffer; merchantId: string; originalName: string | null }> {
   if (!ID_PATTERN.document.test(id)) throw new DomainError('ERR_REQUEST_404', 'Document not found');
-  const { rows } = await db.query<{ storage_path: string; content_type: string; merchant_id: string; partner_id: string; original_name: string | null }>(
+  const { rows } = await db.query<{
+    storage_path: string;
+    content_type: string;
+    merchant_id: string;
+    partner_id: string;
+    original_name: string | null;
+  }>(
     `SELECT d.storage_path, d.content_type, d.merchant_id, m.partner_id, d.original_name
      FROM documents d JOIN merchants m ON m.id = d.merchant_id WHERE d.id = $1`,
     [id],

@@ -34,7 +34,12 @@ export function checkUpload(bytes: Uint8Array, declaredType: string | undefined)
   const declared = declaredType?.split(';')[0]?.trim().toLowerCase();
   const sniffed = sniffContentType(bytes);
   const allowed = ALLOWED_UPLOAD_TYPES.join(', ');
-  if (declared !== undefined && declared !== '' && declared !== 'application/octet-stream' && !(ALLOWED_UPLOAD_TYPES as readonly string[]).includes(declared)) {
+  if (
+    declared !== undefined &&
+    declared !== '' &&
+    declared !== 'application/octet-stream' &&
+    !(ALLOWED_UPLOAD_TYPES as readonly string[]).includes(declared)
+  ) {
     throw new DomainError('ERR_REQUEST_415', 'Unsupported file type', { file: `type ${declared} is not allowed; use one of ${allowed}` });
   }
   if (!sniffed) {

@@ -38,11 +38,22 @@ describe.each(testTargets())('per-merchant sandbox clocks on %s', (target) => {
     const clock = new ManualClock('2026-11-21T10:00:00Z');
     const deps = testDeps(t.db, clock);
     const m = await approvedMerchant(deps, { partnerId: `clk-unit-${target}` });
-    expect(await readMerchantClock(clock, t.db, m.merchantId)).toEqual({ merchant_id: m.merchantId, now: '2026-11-21T10:00:00.000000Z', offset_seconds: 0 });
+    expect(await readMerchantClock(clock, t.db, m.merchantId)).toEqual({
+      merchant_id: m.merchantId,
+      now: '2026-11-21T10:00:00.000000Z',
+      offset_seconds: 0,
+    });
     for (const bad of [0, -5, 1.5, 31_536_001, Number.NaN]) {
-      await expect(advanceMerchantClock(clock, t.db, m.merchantId, bad)).rejects.toMatchObject({ code: 'ERR_VALIDATION_400', details: { seconds: 'must be an integer from 1 to 31536000' } });
+      await expect(advanceMerchantClock(clock, t.db, m.merchantId, bad)).rejects.toMatchObject({
+        code: 'ERR_VALIDATION_400',
+        details: { seconds: 'must be an integer from 1 to 31536000' },
+      });
     }
-    expect(await advanceMerchantClock(clock, t.db, m.merchantId, 3600)).toEqual({ merchant_id: m.merchantId, now: '2026-11-21T11:00:00.000000Z', offset_seconds: 3600 });
+    expect(await advanceMerchantClock(clock, t.db, m.merchantId, 3600)).toEqual({
+      merchant_id: m.merchantId,
+      now: '2026-11-21T11:00:00.000000Z',
+      offset_seconds: 3600,
+    });
     expect((await advanceMerchantClock(clock, t.db, m.merchantId, 60)).offset_seconds).toBe(3660);
     clock.advance(10); // the gateway's time runs on under every merchant clock
     expect(await merchantNow(clock, t.db, m.merchantId)).toBe(parseIso('2026-11-21T11:01:10.000000Z'));
@@ -59,18 +70,35 @@ describe.each(testTargets())('per-merchant sandbox clocks on %s', (target) => {
     const a = await approvedMerchant(deps, { partnerId: `clk-iso-${target}`, brand: 'Clock A' });
     const b = await approvedMerchant(deps, { partnerId: `clk-iso-${target}`, brand: 'Clock B' });
     const world = async (m: typeof a) => {
-      await createWebhookEndpoint(deps, m.merchantScope, { url: `${receiverUrl}/${m.merchantId}`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+      await createWebhookEndpoint(
+        deps,
+        m.merchantScope,
+        { url: `${receiverUrl}/${m.merchantId}`, events: ['PAYMENT_FAILED'] },
+        { allowInsecure: true, allowPrivateDestinations: true },
+      );
       const hosted = await createOrder(deps, m.merchantId, orderInput(), { isTesting: true });
       if (hosted.kind !== 'hosted') throw new Error('expected a hosted order');
       const paid = await paidOrder(deps, m.merchantId);
       const refund = await createRefund(deps, m.merchantScope, { payment_id: paid.payment_id!, refund_amount: '1.00' });
-      const collect = await createOrder(deps, m.merchantId, orderInput({ collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }), { isTesting: true });
+      const collect = await createOrder(
+        deps,
+        m.merchantId,
+        orderInput({ collection_mode: 's2s', mop_type: 'UPI', upi_flow_type: 'collection', vpa: 'success@paygate' }),
+        { isTesting: true },
+      );
       await paidOrder(deps, m.merchantId, {}, 'failure'); // PAYMENT_FAILED: its delivery fails (503) and waits for the retry
       return { hosted, paymentId: paid.payment_id!, refundId: refund.refund_id, collectOrderId: collect.order_id };
     };
     const wa = await world(a);
     const wb = await world(b);
-    const worker = createWorker({ deps, retrySchedule: [600, 600], jitter: 0, sandbox: true, deliveryTimeoutMs: 2000, allowPrivateDestinations: true });
+    const worker = createWorker({
+      deps,
+      retrySchedule: [600, 600],
+      jitter: 0,
+      sandbox: true,
+      deliveryTimeoutMs: 2000,
+      allowPrivateDestinations: true,
+    });
     try {
       const first = await worker.tick();
       expect(first.deliveries).toEqual({ succeeded: 0, retry: 2, failed: 0 }); // one failed first attempt each
@@ -87,7 +115,10 @@ describe.each(testTargets())('per-merchant sandbox clocks on %s', (target) => {
       expect(report.deliveries).toEqual({ succeeded: 0, retry: 1, failed: 0 });
 
       // A
-      await expect(getCheckoutSession(deps, wa.hosted.session_id)).rejects.toMatchObject({ code: 'ERR_AUTH_000', details: { session_id: 'has expired; create a new order' } });
+      await expect(getCheckoutSession(deps, wa.hosted.session_id)).rejects.toMatchObject({
+        code: 'ERR_AUTH_000',
+        details: { session_id: 'has expired; create a new order' },
+      });
       expect((await getOrder(deps, a.merchantScope, wa.hosted.order_id)).status).toBe('payment_cancelled');
       const refundA = await getRefund(deps, a.merchantScope, wa.refundId);
       expect(refundA.refund_status).toBe('PROCESSED');

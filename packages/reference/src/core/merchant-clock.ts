@@ -41,7 +41,9 @@ export function shifted(base: Micros, offsetSeconds: number): Micros {
 
 /** The merchant's clock offset in seconds (0 without a clock, or for an unknown merchant). */
 export async function merchantOffset(db: Db, merchantId: string): Promise<number> {
-  const { rows } = await db.query<{ offset_seconds: number }>('SELECT offset_seconds FROM merchant_clocks WHERE merchant_id = $1', [merchantId]);
+  const { rows } = await db.query<{ offset_seconds: number }>('SELECT offset_seconds FROM merchant_clocks WHERE merchant_id = $1', [
+    merchantId,
+  ]);
   return rows[0]?.offset_seconds ?? 0;
 }
 

@@ -20,7 +20,11 @@ describe('pageRequest', () => {
     ['a fraction', () => pageRequest('1.5', undefined, 10), 'page'],
     ['OFFSET past the window (D108)', () => pageRequest(OFFSET_WINDOW / 10 + 1, 10, 10), 'page'],
     ['a cursor this list did not issue', () => pageRequest(2, 10, 10, 'bm90LWEtY3Vyc29y'), 'cursor'],
-    ['a cursor with a bad key', () => pageRequest(2, 10, 10, Buffer.from(JSON.stringify(['a', 'yesterday', 'x'])).toString('base64url')), 'cursor'],
+    [
+      'a cursor with a bad key',
+      () => pageRequest(2, 10, 10, Buffer.from(JSON.stringify(['a', 'yesterday', 'x'])).toString('base64url')),
+      'cursor',
+    ],
   ])('rejects %s with details naming the field', (_name, call, field) => {
     let err: unknown;
     try {

@@ -79,7 +79,8 @@ export function decodeCursor(text: string): Cursor {
   }
   if (!Array.isArray(raw) || raw.length !== 3) throw bad();
   const [dir, at, id] = raw as unknown[];
-  if ((dir !== 'a' && dir !== 'b') || typeof at !== 'string' || !CURSOR_AT.test(at) || typeof id !== 'string' || !CURSOR_ID.test(id)) throw bad();
+  if ((dir !== 'a' && dir !== 'b') || typeof at !== 'string' || !CURSOR_AT.test(at) || typeof id !== 'string' || !CURSOR_ID.test(id))
+    throw bad();
   return { dir: dir === 'a' ? 'after' : 'before', at, id };
 }
 
@@ -110,10 +111,17 @@ export function pageRequest(
  * The condition goes into the WHERE clause so the index on (tenant, sortCol, idCol) starts at the cursor (D108).
  * One row more than the page is fetched: it tells whether there is a next page without counting.
  */
-export function keysetClauses(req: PageRequest, sortCol: string, idCol: string, p: Params, idType = 'text'): { where: string | null; tail: string } {
+export function keysetClauses(
+  req: PageRequest,
+  sortCol: string,
+  idCol: string,
+  p: Params,
+  idType = 'text',
+): { where: string | null; tail: string } {
   const c = req.cursor;
   // a cursor of another list may hold an id of another type: a 400, never a failed cast
-  if (c && idType === 'bigint' && !/^\d{1,18}$/.test(c.id)) throw validationError('cursor', 'is not a cursor from a next or previous link of this list');
+  if (c && idType === 'bigint' && !/^\d{1,18}$/.test(c.id))
+    throw validationError('cursor', 'is not a cursor from a next or previous link of this list');
   const limit = `LIMIT ${p.add(req.pageSize + 1)}`;
   if (!c) return { where: null, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit} OFFSET ${p.add(req.offset)}` };
   const key = `(${p.add(c.at)}::timestamptz, ${p.add(c.id)}::${idType})`;
@@ -139,14 +147,23 @@ export async function cappedCount(db: Db, fromWhere: string, values: readonly un
  * Turn the rows fetched with {@link keysetClauses} into a page: trims the look-ahead row, restores newest-first order
  * for a `before` page, and points `next` / `previous` at cursors on the page's last / first row.
  */
-export function toPage<R, T>(req: PageRequest, count: number, fetched: R[], keyOf: (row: R) => { at: string; id: string }, view: (row: R) => T): Page<T> {
+export function toPage<R, T>(
+  req: PageRequest,
+  count: number,
+  fetched: R[],
+  keyOf: (row: R) => { at: string; id: string },
+  view: (row: R) => T,
+): Page<T> {
   const more = fetched.length > req.pageSize;
   const rows = fetched.slice(0, req.pageSize);
   const before = req.cursor?.dir === 'before';
   if (before) rows.reverse();
   const first = rows[0];
   const last = rows[rows.length - 1];
-  const link = (page: number, dir: Cursor['dir'], row: R): PageLink => ({ page: Math.max(1, page), cursor: encodeCursor({ dir, ...keyOf(row) }) });
+  const link = (page: number, dir: Cursor['dir'], row: R): PageLink => ({
+    page: Math.max(1, page),
+    cursor: encodeCursor({ dir, ...keyOf(row) }),
+  });
   let next: PageLink | null = null;
   let previous: PageLink | null = null;
   if (before) {
@@ -154,7 +171,10 @@ export function toPage<R, T>(req: PageRequest, count: number, fetched: R[], keyO
     if (more && first) previous = link(req.page - 1, 'before', first);
   } else {
     if (more && last) next = link(req.page + 1, 'after', last);
-    if (req.page > 1) previous = first ? link(req.page - 1, 'before', first) : { page: Math.max(1, Math.min(req.page - 1, Math.ceil(count / req.pageSize))), cursor: null };
+    if (req.page > 1)
+      previous = first
+        ? link(req.page - 1, 'before', first)
+        : { page: Math.max(1, Math.min(req.page - 1, Math.ceil(count / req.pageSize))), cursor: null };
   }
   return { count, page: req.page, page_size: req.pageSize, results: rows.map(view), next, previous };
 }
@@ -163,7 +183,10 @@ export function toPage<R, T>(req: PageRequest, count: number, fetched: R[], keyO
  * Absolute next/previous links keeping every filter. `url` is the absolute request URL (any page params in it are
  * replaced). Null at the ends.
  */
-export function pageLinks(url: string, page: Pick<Page<unknown>, 'page_size' | 'next' | 'previous'>): { next: string | null; previous: string | null } {
+export function pageLinks(
+  url: string,
+  page: Pick<Page<unknown>, 'page_size' | 'next' | 'previous'>,
+): { next: string | null; previous: string | null } {
   const href = (l: PageLink | null): string | null => {
     if (!l) return null;
     const u = new URL(url);

@@ -8,7 +8,12 @@ describe('claimScope (X-Merchant-ID before any database read)', () => {
   it.each([
     ['partner, no header', partner, undefined, { scope: { partnerId: 'p1', merchantId: undefined }, ownerUnchecked: false }],
     ['partner, empty header', partner, '', { scope: { partnerId: 'p1', merchantId: undefined }, ownerUnchecked: false }],
-    ['partner naming a merchant: left for the reading statement to check', partner, 'MR9', { scope: { partnerId: 'p1', merchantId: 'MR9' }, ownerUnchecked: true }],
+    [
+      'partner naming a merchant: left for the reading statement to check',
+      partner,
+      'MR9',
+      { scope: { partnerId: 'p1', merchantId: 'MR9' }, ownerUnchecked: true },
+    ],
     ['merchant, no header', merchant, undefined, { scope: { partnerId: 'p1', merchantId: 'MR1' }, ownerUnchecked: false }],
     ['merchant naming itself', merchant, 'MR1', { scope: { partnerId: 'p1', merchantId: 'MR1' }, ownerUnchecked: false }],
   ] as const)('%s', (_label, principal, header, expected) => {
@@ -16,6 +21,8 @@ describe('claimScope (X-Merchant-ID before any database read)', () => {
   });
 
   it('a merchant naming another merchant is 403 ERR_AUTH_403 on x-merchant-id', () => {
-    expect(() => claimScope(merchant, 'MR2')).toThrow(expect.objectContaining({ code: 'ERR_AUTH_403', details: { 'x-merchant-id': 'must equal the merchant id of the credentials' } }));
+    expect(() => claimScope(merchant, 'MR2')).toThrow(
+      expect.objectContaining({ code: 'ERR_AUTH_403', details: { 'x-merchant-id': 'must equal the merchant id of the credentials' } }),
+    );
   });
 });

@@ -57,7 +57,9 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, nonce, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+      return [VERSION, nonce, cipher.getAuthTag(), ciphertext]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join('.');
     },
     open(sealed, context) {
       const [version, nonce, tag, ciphertext, ...rest] = sealed.split('.');
@@ -67,7 +69,8 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
       const nonceBytes = Buffer.from(nonce, 'base64url');
       const tagBytes = Buffer.from(tag, 'base64url');
       // A full-length tag only: GCM would otherwise accept a truncated tag, which is far easier to forge.
-      if (nonceBytes.length !== NONCE_BYTES || tagBytes.length !== TAG_BYTES) throw new SecretBoxError('sealed value has an unknown format');
+      if (nonceBytes.length !== NONCE_BYTES || tagBytes.length !== TAG_BYTES)
+        throw new SecretBoxError('sealed value has an unknown format');
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, nonceBytes, { authTagLength: TAG_BYTES });
         decipher.setAAD(Buffer.from(context, 'utf8'));

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.js';
-import { kycMachine, orderMachine, orderStatusForPayment, paymentMachine, refundMachine, settlementStatusFor, type StateMachine } from './state-machines.js';
+import {
+  kycMachine,
+  orderMachine,
+  orderStatusForPayment,
+  paymentMachine,
+  refundMachine,
+  settlementStatusFor,
+  type StateMachine,
+} from './state-machines.js';
 
 function allPairs<S extends string>(m: StateMachine<S>): [S, S][] {
   return m.states.flatMap((a) => m.states.map((b) => [a, b] as [S, S]));
@@ -46,15 +54,37 @@ describe('state machines', () => {
   });
   it('payment: PENDING -> CAPTURED | FAILED', () => {
     expect(paymentMachine.initial).toBe('PENDING');
-    expectExactly(paymentMachine, [['PENDING', 'CAPTURED'], ['PENDING', 'FAILED']], 'ERR_ORDER_422');
+    expectExactly(
+      paymentMachine,
+      [
+        ['PENDING', 'CAPTURED'],
+        ['PENDING', 'FAILED'],
+      ],
+      'ERR_ORDER_422',
+    );
   });
   it('refund: INITIATED -> PROCESSED | FAILED', () => {
     expect(refundMachine.initial).toBe('INITIATED');
-    expectExactly(refundMachine, [['INITIATED', 'PROCESSED'], ['INITIATED', 'FAILED']], 'ERR_REFUND_422');
+    expectExactly(
+      refundMachine,
+      [
+        ['INITIATED', 'PROCESSED'],
+        ['INITIATED', 'FAILED'],
+      ],
+      'ERR_REFUND_422',
+    );
   });
   it('KYC: PENDING -> APPROVED | REJECTED, REJECTED -> APPROVED, APPROVED terminal', () => {
     expect(kycMachine.initial).toBe('PENDING');
-    expectExactly(kycMachine, [['PENDING', 'APPROVED'], ['PENDING', 'REJECTED'], ['REJECTED', 'APPROVED']], 'ERR_MERCHANT_422');
+    expectExactly(
+      kycMachine,
+      [
+        ['PENDING', 'APPROVED'],
+        ['PENDING', 'REJECTED'],
+        ['REJECTED', 'APPROVED'],
+      ],
+      'ERR_MERCHANT_422',
+    );
     expect(kycMachine.isTerminal('APPROVED')).toBe(true);
   });
   it('derives settlement status and order status from the payment', () => {

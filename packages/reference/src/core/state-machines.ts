@@ -89,6 +89,8 @@ export function settlementStatusFor(status: PaymentStatus, settled: boolean): Pa
 }
 
 /** Order status reached when its payment ends in `status`. */
-export function orderStatusForPayment(status: Exclude<PaymentStatus, 'PENDING'>): Extract<OrderStatus, 'payment_successful' | 'payment_failed'> {
+export function orderStatusForPayment(
+  status: Exclude<PaymentStatus, 'PENDING'>,
+): Extract<OrderStatus, 'payment_successful' | 'payment_failed'> {
   return status === 'CAPTURED' ? 'payment_successful' : 'payment_failed';
 }

@@ -215,31 +215,32 @@ describe.each(testTargets())('credential change notifications on %s', (target) =
   });
 
   // PGlite's listener is in-process and cannot drop; registered only where it can
-  if (target === 'postgres') it('a dropped listener connection flushes and bypasses the cache, then reconnects and serves again', async () => {
-    const clock = new ManualClock('2026-11-21T10:00:00Z');
-    const deps = testDeps(t.db, clock);
-    const m = await approvedMerchant(deps, { partnerId: 'cache-reconnect' });
-    const issued = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
-    const cache = new CredentialCache(t.db, { ttlMs: 3_600_000, now: () => clock.now() });
-    await cache.start();
-    try {
-      await cache.verify(issued.client_id, issued.client_secret);
-      expect(cache.size).toBe(1);
-      const { rows } = await t.db.query<{ killed: boolean }>(
-        `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
-        [LISTENER_APPLICATION_NAME],
-      );
-      expect(rows.map((r) => r.killed)).toEqual([true]);
-      await until('the loss to be noticed', () => !cache.serving);
-      expect(cache.size).toBe(0);
-      await until('the reconnect', () => cache.serving);
-      await cache.verify(issued.client_id, issued.client_secret);
-      expect(cache.size).toBe(1);
-      // and the new connection receives notifications
-      await issueMerchantCredentials(deps, m.partnerId, m.merchantId, { overlapSeconds: 0 });
-      await until('the notification', () => cache.size === 0);
-    } finally {
-      await cache.stop();
-    }
-  });
+  if (target === 'postgres')
+    it('a dropped listener connection flushes and bypasses the cache, then reconnects and serves again', async () => {
+      const clock = new ManualClock('2026-11-21T10:00:00Z');
+      const deps = testDeps(t.db, clock);
+      const m = await approvedMerchant(deps, { partnerId: 'cache-reconnect' });
+      const issued = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
+      const cache = new CredentialCache(t.db, { ttlMs: 3_600_000, now: () => clock.now() });
+      await cache.start();
+      try {
+        await cache.verify(issued.client_id, issued.client_secret);
+        expect(cache.size).toBe(1);
+        const { rows } = await t.db.query<{ killed: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+          [LISTENER_APPLICATION_NAME],
+        );
+        expect(rows.map((r) => r.killed)).toEqual([true]);
+        await until('the loss to be noticed', () => !cache.serving);
+        expect(cache.size).toBe(0);
+        await until('the reconnect', () => cache.serving);
+        await cache.verify(issued.client_id, issued.client_secret);
+        expect(cache.size).toBe(1);
+        // and the new connection receives notifications
+        await issueMerchantCredentials(deps, m.partnerId, m.merchantId, { overlapSeconds: 0 });
+        await until('the notification', () => cache.size === 0);
+      } finally {
+        await cache.stop();
+      }
+    });
 });

@@ -53,7 +53,10 @@ export class CredentialCache {
   private live = false;
   private stopListening: (() => Promise<void>) | undefined;
 
-  constructor(private readonly db: Db, options: CredentialCacheOptions) {
+  constructor(
+    private readonly db: Db,
+    options: CredentialCacheOptions,
+  ) {
     this.ttl = options.ttlMs * 1000;
     this.now = options.now ?? (() => systemClock.now());
     this.verifyMiss = options.verify ?? ((id, secret, now) => verifyCredential(db, id, secret, now));

@@ -26,7 +26,11 @@ describe.each(testTargets())('credential rotation on %s', (target) => {
     const deps = testDeps(t.db, clock);
     const m = await approvedMerchant(deps, { partnerId: `rot-${name}` });
     const verify = (c: IssuedCredentials) => verifyCredential(t.db, c.client_id, c.client_secret, clock.now());
-    const valid = async (c: IssuedCredentials) => verify(c).then(() => true, () => false);
+    const valid = async (c: IssuedCredentials) =>
+      verify(c).then(
+        () => true,
+        () => false,
+      );
     return { clock, deps, m, verify, valid };
   };
 
@@ -34,14 +38,19 @@ describe.each(testTargets())('credential rotation on %s', (target) => {
   const openSession = async (deps: ReturnType<typeof testDeps>, merchantId: string) => {
     const created = await createOrder(deps, merchantId, orderInput(), { isTesting: true });
     if (created.kind !== 'hosted') throw new Error('expected a hosted order');
-    return { complete: async () => (await completeCheckoutSession(deps, created.session_id, { outcome: 'success', mopType: 'UPI' })).callback };
+    return {
+      complete: async () => (await completeCheckoutSession(deps, created.session_id, { outcome: 'success', mopType: 'UPI' })).callback,
+    };
   };
 
   it('the replaced secret works for the overlap window (default 24 h), then never; its validity end is returned', async () => {
     const { clock, deps, m, verify, valid } = await setup('overlap');
     const a = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
     expect(a.previous_expires_at).toBeNull(); // first issue: nothing to overlap with
-    expect(await verify(a)).toEqual({ principal: { kind: 'merchant', clientId: a.client_id, partnerId: m.partnerId, merchantId: m.merchantId }, validUntil: null });
+    expect(await verify(a)).toEqual({
+      principal: { kind: 'merchant', clientId: a.client_id, partnerId: m.partnerId, merchantId: m.merchantId },
+      validUntil: null,
+    });
 
     const b = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
     const end = addSeconds(clock.now(), DEFAULT_ROTATION_OVERLAP_SECONDS);
@@ -85,9 +94,15 @@ describe.each(testTargets())('credential rotation on %s', (target) => {
     const b = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
     const c = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
     expect([await valid(a), await valid(b), await valid(c)]).toEqual([false, true, true]);
-    await expect(revokePreviousCredentials(deps, m.partnerId, m.merchantId)).resolves.toEqual({ merchant_id: m.merchantId, revoked_client_ids: [b.client_id] });
+    await expect(revokePreviousCredentials(deps, m.partnerId, m.merchantId)).resolves.toEqual({
+      merchant_id: m.merchantId,
+      revoked_client_ids: [b.client_id],
+    });
     expect([await valid(b), await valid(c)]).toEqual([false, true]);
-    await expect(revokePreviousCredentials(deps, m.partnerId, m.merchantId)).resolves.toEqual({ merchant_id: m.merchantId, revoked_client_ids: [] });
+    await expect(revokePreviousCredentials(deps, m.partnerId, m.merchantId)).resolves.toEqual({
+      merchant_id: m.merchantId,
+      revoked_client_ids: [],
+    });
     await expect(revokePreviousCredentials(deps, 'someone-else', m.merchantId)).rejects.toMatchObject({ code: 'ERR_MERCHANT_404' });
   });
 
@@ -138,7 +153,14 @@ describe.each(testTargets())('credential rotation on %s', (target) => {
       issueMerchantCredentials({ ...deps, db: second }, m.partnerId, m.merchantId),
       issueMerchantCredentials(deps, m.partnerId, m.merchantId),
     ]);
-    const outcomes = await Promise.all(issued.map((c) => verifyCredential(t.db, c.client_id, c.client_secret, clock.now()).then((v) => v.validUntil, () => 'invalid' as const)));
+    const outcomes = await Promise.all(
+      issued.map((c) =>
+        verifyCredential(t.db, c.client_id, c.client_secret, clock.now()).then(
+          (v) => v.validUntil,
+          () => 'invalid' as const,
+        ),
+      ),
+    );
     expect(outcomes.filter((o) => o === null)).toHaveLength(1); // the last rotation's set
     expect(outcomes.filter((o) => typeof o === 'number')).toHaveLength(1); // the set it replaced, overlapping
     expect(outcomes.filter((o) => o === 'invalid')).toHaveLength(1);
@@ -147,7 +169,10 @@ describe.each(testTargets())('credential rotation on %s', (target) => {
       [m.merchantId, '2026-11-21T10:00:00.000000Z'],
     );
     expect(rows[0]?.n).toBe(2);
-    const { rows: key } = await t.db.query<{ encryption_key_version: number }>('SELECT encryption_key_version FROM merchants WHERE id = $1', [m.merchantId]);
+    const { rows: key } = await t.db.query<{ encryption_key_version: number }>(
+      'SELECT encryption_key_version FROM merchants WHERE id = $1',
+      [m.merchantId],
+    );
     expect(key[0]?.encryption_key_version).toBe(5); // created (1), then four issues
   });
 });

@@ -25,7 +25,10 @@ export interface PartnerCredentialInput {
  * Make sure the partner (default id `default`) and its credential from the environment exist and are active.
  * A changed secret replaces the stored hash. Safe to call from several processes at once.
  */
-export async function ensurePartnerCredential(deps: ServiceDeps, input: PartnerCredentialInput): Promise<{ partnerId: string; clientId: string }> {
+export async function ensurePartnerCredential(
+  deps: ServiceDeps,
+  input: PartnerCredentialInput,
+): Promise<{ partnerId: string; clientId: string }> {
   const partnerId = input.partnerId ?? 'default';
   if (input.clientId.length === 0 || input.clientSecret.length < 16) {
     throw new Error('Partner credentials need a client id and a client secret of at least 16 characters');
@@ -154,7 +157,10 @@ export async function issueMerchantCredentials(
     const clientSecret = newClientSecret();
     const encryptionKey = newEncryptionKey();
     // a set still in an overlap window ends now: only the set current until now overlaps with the new one
-    await tx.query(`UPDATE credentials SET revoked_at = $2 WHERE merchant_id = $1 AND revoked_at IS NULL AND expires_at IS NOT NULL`, [merchantId, now]);
+    await tx.query(`UPDATE credentials SET revoked_at = $2 WHERE merchant_id = $1 AND revoked_at IS NULL AND expires_at IS NOT NULL`, [
+      merchantId,
+      now,
+    ]);
     const expiresAt = overlap > 0 ? formatIso(addSeconds(at, overlap)) : null;
     const { rows: current } = await tx.query<{ client_id: string }>(
       expiresAt
@@ -194,7 +200,11 @@ export async function issueMerchantCredentials(
  * at once (after a leak). The current set is untouched. Returns the client ids revoked (none when no set overlaps).
  * Partner-only; other partners' merchants => 404.
  */
-export async function revokePreviousCredentials(deps: ServiceDeps, partnerId: string, merchantId: string): Promise<{ merchant_id: string; revoked_client_ids: string[] }> {
+export async function revokePreviousCredentials(
+  deps: ServiceDeps,
+  partnerId: string,
+  merchantId: string,
+): Promise<{ merchant_id: string; revoked_client_ids: string[] }> {
   return deps.db.transaction(async (tx) => {
     const { rows } = await tx.query('SELECT id FROM merchants WHERE id = $1 AND partner_id = $2 FOR UPDATE', [merchantId, partnerId]);
     if (rows.length === 0) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
@@ -219,7 +229,9 @@ export function encryptionKeyContext(merchantId: string): string {
 
 /** The merchant's current callback encryption key (signs return-URL callback hashes), opened from its sealed column. Never log it. */
 export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchantId: string): Promise<string> {
-  const { rows } = await db.query<{ encryption_key_sealed: string }>('SELECT encryption_key_sealed FROM merchants WHERE id = $1', [merchantId]);
+  const { rows } = await db.query<{ encryption_key_sealed: string }>('SELECT encryption_key_sealed FROM merchants WHERE id = $1', [
+    merchantId,
+  ]);
   const row = rows[0];
   if (!row) throw new DomainError('ERR_MERCHANT_404', 'Merchant not found');
   return secrets.open(row.encryption_key_sealed, encryptionKeyContext(merchantId));
@@ -231,7 +243,12 @@ export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchant
  * under a key that has since been revoked or has expired is signed with the current key (a revoked key proves
  * nothing, and the merchant holds the current one). Never log it.
  */
-export async function callbackKeyForSession(db: Db, deps: Pick<ServiceDeps, 'clock' | 'secrets'>, merchantId: string, keyVersion: number): Promise<string> {
+export async function callbackKeyForSession(
+  db: Db,
+  deps: Pick<ServiceDeps, 'clock' | 'secrets'>,
+  merchantId: string,
+  keyVersion: number,
+): Promise<string> {
   const { rows } = await db.query<{
     encryption_key_sealed: string;
     encryption_key_version: number;

@@ -66,11 +66,14 @@ describe.each(testTargets())('database adapter on %s', (target) => {
     }
   });
 
-  it('005/006 carry an existing database over: sessions keep key version 1, the old global sandbox clock becomes each merchant\'s', async () => {
+  it("005/006 carry an existing database over: sessions keep key version 1, the old global sandbox clock becomes each merchant's", async () => {
     const fresh = await openTestDb(target, { migrate: false });
     try {
       const all = await loadMigrations();
-      await migrate(fresh.db, all.filter((m) => m.version < '005'));
+      await migrate(
+        fresh.db,
+        all.filter((m) => m.version < '005'),
+      );
       const now = '2026-11-21T10:00:00.000000Z';
       await fresh.db.query(`INSERT INTO partners (id, name, created_at) VALUES ('p', 'P', $1)`, [now]);
       for (const id of ['1000000001', '1000000002']) {
@@ -85,10 +88,14 @@ describe.each(testTargets())('database adapter on %s', (target) => {
          VALUES ('OD1', '1000000001', 'r', 100, 'INR', 'payment_pending', 'x', 'hosted_payment', '{}', '{}', true, $1, $1, $1)`,
         [now],
       );
-      await fresh.db.query(`INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ('session_x', 'OD1', $1, $1)`, [now]);
+      await fresh.db.query(`INSERT INTO checkout_sessions (id, order_id, expires_at, created_at) VALUES ('session_x', 'OD1', $1, $1)`, [
+        now,
+      ]);
       await fresh.db.query('UPDATE sandbox_clock SET offset_seconds = 7200');
       expect((await migrate(fresh.db)).filter((v) => v >= '005')).toEqual(all.map((m) => m.version).filter((v) => v >= '005'));
-      const clocks = await fresh.db.query<{ merchant_id: string; offset_seconds: number }>('SELECT merchant_id, offset_seconds FROM merchant_clocks ORDER BY merchant_id');
+      const clocks = await fresh.db.query<{ merchant_id: string; offset_seconds: number }>(
+        'SELECT merchant_id, offset_seconds FROM merchant_clocks ORDER BY merchant_id',
+      );
       expect(clocks.rows).toEqual([
         { merchant_id: '1000000001', offset_seconds: 7200 },
         { merchant_id: '1000000002', offset_seconds: 7200 },
@@ -105,41 +112,46 @@ describe.each(testTargets())('database adapter on %s', (target) => {
     }
   });
 
-  if (target === 'postgres') it('a backend terminated inside a transaction fails that transaction as unavailable, is dropped, and the process goes on (D91)', async () => {
-    const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL']!;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    try {
-      for (let round = 0; round < 3; round++) {
-        const attempt = t.db.transaction(async (tx) => {
-          const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-          await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-          // the next statement (or COMMIT) meets the dead connection; its 'error' event must not end the process
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          await tx.query('SELECT 1');
-        });
-        const err = await attempt.then(() => undefined, (e: unknown) => e);
-        expect(isUnavailableError(err), String(err)).toBe(true);
-        // the broken client was destroyed: the pool serves the next transaction on a live connection
-        expect(await t.db.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+  if (target === 'postgres')
+    it('a backend terminated inside a transaction fails that transaction as unavailable, is dropped, and the process goes on (D91)', async () => {
+      const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL']!;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        for (let round = 0; round < 3; round++) {
+          const attempt = t.db.transaction(async (tx) => {
+            const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+            await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+            // the next statement (or COMMIT) meets the dead connection; its 'error' event must not end the process
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            await tx.query('SELECT 1');
+          });
+          const err = await attempt.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(isUnavailableError(err), String(err)).toBe(true);
+          // the broken client was destroyed: the pool serves the next transaction on a live connection
+          expect(await t.db.transaction(async (tx) => (await tx.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one)).toBe(1);
+        }
+      } finally {
+        await admin.end();
       }
-    } finally {
-      await admin.end();
-    }
-  });
+    });
 
-  if (target === 'postgres') it('two processes migrating a fresh database together apply each migration once', async () => {
-    const fresh = await openTestDb(target, { migrate: false });
-    try {
-      const [a, b] = await Promise.all([fresh.openSecond(), fresh.openSecond()]);
-      const results = await Promise.all([migrate(a), migrate(b)]);
-      const all = (await loadMigrations()).map((m) => m.version);
-      expect(all[0]).toBe('001_initial');
-      expect(results.flat().sort()).toEqual(all); // every migration applied exactly once, by one of the two
-      const { rows } = await fresh.db.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
-      expect(rows[0]!.n).toBe(all.length);
-    } finally {
-      await fresh.dispose();
-    }
-  });
+  if (target === 'postgres')
+    it('two processes migrating a fresh database together apply each migration once', async () => {
+      const fresh = await openTestDb(target, { migrate: false });
+      try {
+        const [a, b] = await Promise.all([fresh.openSecond(), fresh.openSecond()]);
+        const results = await Promise.all([migrate(a), migrate(b)]);
+        const all = (await loadMigrations()).map((m) => m.version);
+        expect(all[0]).toBe('001_initial');
+        expect(results.flat().sort()).toEqual(all); // every migration applied exactly once, by one of the two
+        const { rows } = await fresh.db.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
+        expect(rows[0]!.n).toBe(all.length);
+      } finally {
+        await fresh.dispose();
+      }
+    });
 });

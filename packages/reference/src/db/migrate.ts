@@ -20,7 +20,12 @@ export interface Migration {
 export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migration[]> {
   const names = (await readdir(dir)).filter((n) => /^\d+_[\w-]+\.sql$/.test(n));
   names.sort((a, b) => Number(a.split('_')[0]) - Number(b.split('_')[0]) || a.localeCompare(b));
-  return Promise.all(names.map(async (name) => ({ version: name.replace(/\.sql$/, ''), sql: await readFile(`${dir}${dir.endsWith('/') ? '' : '/'}${name}`, 'utf8') })));
+  return Promise.all(
+    names.map(async (name) => ({
+      version: name.replace(/\.sql$/, ''),
+      sql: await readFile(`${dir}${dir.endsWith('/') ? '' : '/'}${name}`, 'utf8'),
+    })),
+  );
 }
 
 /**

@@ -19,7 +19,10 @@ export interface OpenDbOptions {
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   // Each adapter is loaded only when used: PGlite's module is large and `pg` is not needed beside it (cold start).
   const db = options.databaseUrl
-    ? await (await import('./postgres.js')).openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {})
+    ? await (await import('./postgres.js')).openPostgres(
+        options.databaseUrl,
+        options.poolSize !== undefined ? { max: options.poolSize } : {},
+      )
     : await (await import('./pglite.js')).openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
   if (options.migrate ?? true) {
     try {

@@ -74,10 +74,14 @@ function useBaselineWasmCompiler(): void {
 export function pgliteStartParams(memory: PgliteMemory): string[] {
   return [
     ...PGlite.defaultStartParams,
-    '-c', `shared_buffers=${memory.sharedBuffers}`,
-    '-c', `work_mem=${memory.workMem}`,
-    '-c', 'temp_buffers=1MB',
-    '-c', 'maintenance_work_mem=8MB',
+    '-c',
+    `shared_buffers=${memory.sharedBuffers}`,
+    '-c',
+    `work_mem=${memory.workMem}`,
+    '-c',
+    'temp_buffers=1MB',
+    '-c',
+    'maintenance_work_mem=8MB',
   ];
 }
 
@@ -95,13 +99,25 @@ async function initializeDataDir(dataDir: string, startParams: string[], memory:
     const db = await PGlite.create(process.env.PGLITE_DATA_DIR, { startParams: JSON.parse(process.env.PGLITE_START_PARAMS) });
     await db.close();`;
   try {
-    await execFileAsync(process.execPath, [...(memory.wasmCode === 'baseline' ? ['--liftoff-only'] : []), '--input-type=module', '-e', script], {
-      env: { ...process.env, PGLITE_MODULE: import.meta.resolve('@electric-sql/pglite'), PGLITE_DATA_DIR: dataDir, PGLITE_START_PARAMS: JSON.stringify(startParams) },
-      timeout: 120_000,
-    });
+    await execFileAsync(
+      process.execPath,
+      [...(memory.wasmCode === 'baseline' ? ['--liftoff-only'] : []), '--input-type=module', '-e', script],
+      {
+        env: {
+          ...process.env,
+          PGLITE_MODULE: import.meta.resolve('@electric-sql/pglite'),
+          PGLITE_DATA_DIR: dataDir,
+          PGLITE_START_PARAMS: JSON.stringify(startParams),
+        },
+        timeout: 120_000,
+      },
+    );
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr?.trim();
-    throw new Error(`Could not create the PGlite data dir ${dataDir}${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ''}. Check that it is writable, or remove it to start over.`, { cause: err });
+    throw new Error(
+      `Could not create the PGlite data dir ${dataDir}${stderr ? `: ${stderr.split('\n').slice(-3).join(' ')}` : ''}. Check that it is writable, or remove it to start over.`,
+      { cause: err },
+    );
   }
 }
 

@@ -29,7 +29,8 @@ export function parseTimestamptz(text: string): string {
   if (/^[+-]00(:?00)?(:?00)?$/.test(off)) return `${y}-${mo}-${d}T${h}:${mi}:${s}.${micros}Z`;
   const sign = off.startsWith('-') ? -1 : 1;
   const digits = off.slice(1).replace(/:/g, '');
-  const offsetSeconds = sign * (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2, 4) || '0') * 60 + Number(digits.slice(4, 6) || '0'));
+  const offsetSeconds =
+    sign * (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2, 4) || '0') * 60 + Number(digits.slice(4, 6) || '0'));
   const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetSeconds * 1000;
   return `${new Date(ms).toISOString().slice(0, 19)}.${micros}Z`;
 }

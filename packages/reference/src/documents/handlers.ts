@@ -18,7 +18,8 @@ export function documentHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
       const owner = { partnerId: principal.partnerId, merchantId: principal.kind === 'merchant' ? principal.merchantId : undefined };
       const doc = await readDocument(rt.db, rt.documents, req.params.document_id, owner);
       // uploads are sniffed to these three types when stored (core/files.ts); anything else is a corrupt row
-      if (!isUploadContentType(doc.contentType)) throw new Error(`document ${req.params.document_id} has an unexpected content type ${doc.contentType}`);
+      if (!isUploadContentType(doc.contentType))
+        throw new Error(`document ${req.params.document_id} has an unexpected content type ${doc.contentType}`);
       // never rendered as a page, never cached: the API's no-store, plus a CSP that sandboxes it if it ever is
       ctx.res.set({ 'Cache-Control': 'private, no-store', 'Content-Security-Policy': "default-src 'none'; sandbox" });
       return { status: 200, contentType: doc.contentType, body: doc.bytes, headers: { 'Content-Disposition': 'attachment' } };

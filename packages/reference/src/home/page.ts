@@ -16,7 +16,8 @@ export const HOME_PAGE_CSP = pageCsp(null);
 
 export function renderHomePage(mode: 'sandbox' | 'production'): string {
   const links = HOME_LINKS.map(
-    (l) => `<li><a href="${escapeHtml(l.href)}" data-testid="home-${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>: ${escapeHtml(l.description)}</li>`,
+    (l) =>
+      `<li><a href="${escapeHtml(l.href)}" data-testid="home-${escapeHtml(l.href)}">${escapeHtml(l.label)}</a>: ${escapeHtml(l.description)}</li>`,
   );
   const body = [
     '<main>',

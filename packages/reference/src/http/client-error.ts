@@ -16,7 +16,9 @@ function answerFor(err: NodeJS.ErrnoException): { status: number; reason: string
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return envelope(400, 'Bad Request', { headers: 'are malformed: no CR, LF or NUL inside a header, one valid Content-Length or Transfer-Encoding' });
+      return envelope(400, 'Bad Request', {
+        headers: 'are malformed: no CR, LF or NUL inside a header, one valid Content-Length or Transfer-Encoding',
+      });
     default:
       return envelope(400, 'Bad Request', { request: 'is not a well-formed HTTP/1.1 request' });
   }

@@ -66,7 +66,8 @@ describe('limitConnectionsPerAddress (D96)', () => {
     expect(await get(port, '127.0.0.2')).toBe(200);
     // one of the two closes: the address may open one more
     first!.destroy();
-    while ((await new Promise<number>((resolve) => server!.getConnections((_e, n) => resolve(n)))) > 1) await new Promise((r) => setImmediate(r));
+    while ((await new Promise<number>((resolve) => server!.getConnections((_e, n) => resolve(n)))) > 1)
+      await new Promise((r) => setImmediate(r));
     expect(await get(port, '127.0.0.1')).toBe(200);
   });
 

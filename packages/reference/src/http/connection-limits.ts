@@ -26,7 +26,10 @@ export function connectionBucket(address: string): string {
   if (!isIPv6(address)) return address;
   const parsed = ipaddr.IPv6.parse(address);
   if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
-  return `${parsed.parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  return `${parsed.parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -48,7 +51,10 @@ export function limitConnectionsPerAddress(server: Server, options: ConnectionsP
     if (count >= options.max) {
       if (!logged.has(bucket)) {
         logged.add(bucket);
-        options.logger?.warn({ address: bucket, max: options.max }, 'connections from one address reached PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; more are refused');
+        options.logger?.warn(
+          { address: bucket, max: options.max },
+          'connections from one address reached PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; more are refused',
+        );
       }
       return false;
     }

@@ -17,7 +17,10 @@ describe('toHttpError (D91, D92)', () => {
     const sent = mapError(mapped);
     expect(sent.status).toBe(503);
     expect(sent.headers).toEqual({ 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
-    expect(sent.body).toEqual({ success: false, error: { code: 'ERR_UNAVAILABLE_503', message: 'Service temporarily unavailable; retry after 1 second' } });
+    expect(sent.body).toEqual({
+      success: false,
+      error: { code: 'ERR_UNAVAILABLE_503', message: 'Service temporarily unavailable; retry after 1 second' },
+    });
     expect(JSON.stringify(sent.body)).not.toContain((err as Error).message);
     expect((mapped as Error & { cause?: unknown }).cause).toBe(err);
   });

@@ -89,7 +89,12 @@ export async function withScopeErrors<T>(ctx: Ctx, fn: () => Promise<T>): Promis
 }
 
 function scopeError(ctx: Ctx, err: unknown): unknown {
-  if (err instanceof DomainError && (err.code === 'ERR_AUTH_403' || err.code === 'ERR_MERCHANT_404') && err.details?.['x-merchant-id'] && !declares(ctx, err.status)) {
+  if (
+    err instanceof DomainError &&
+    (err.code === 'ERR_AUTH_403' || err.code === 'ERR_MERCHANT_404') &&
+    err.details?.['x-merchant-id'] &&
+    !declares(ctx, err.status)
+  ) {
     return new HttpError(400, 'ERR_VALIDATION_400', VALIDATION_MESSAGE, {
       'x-merchant-id': err.code === 'ERR_AUTH_403' ? 'must equal the merchant id of the credentials' : 'no such merchant',
     });
@@ -131,7 +136,14 @@ export function withLinks<T>(
   const url = new URL(`${rt.config.publicBaseUrl}${ctx.req.path}`);
   for (const [k, v] of filterEntries(query)) url.searchParams.append(k, v);
   const links = pageLinks(url.toString(), page);
-  return { count: page.count, page: page.page, page_size: page.page_size, next: links.next, previous: links.previous, results: page.results };
+  return {
+    count: page.count,
+    page: page.page,
+    page_size: page.page_size,
+    next: links.next,
+    previous: links.previous,
+    results: page.results,
+  };
 }
 
 /** An empty page for a filter outside the caller's scope. */

@@ -14,7 +14,12 @@ import {
   type StoredResponse,
 } from './idempotency.js';
 
-const ok = (body: string): StoredResponse => ({ status: 200, contentType: 'application/json', body, headers: { Location: '/pg/orders/OD1' } });
+const ok = (body: string): StoredResponse => ({
+  status: 200,
+  contentType: 'application/json',
+  body,
+  headers: { Location: '/pg/orders/OD1' },
+});
 
 describe.each(testTargets())('idempotency keys on %s', (target) => {
   let t: TestDb;
@@ -106,38 +111,41 @@ describe.each(testTargets())('idempotency keys on %s', (target) => {
   });
 
   // registered on PostgreSQL only: PGlite has no second session to retry from
-  if (target === 'postgres') it('a retry while the first execution can still commit gets 409, however long it runs', async () => {
-    const second: Db = await t.openSecond();
-    try {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let claimed!: () => void;
-      const isClaimed = new Promise<void>((resolve) => (claimed = resolve));
-      const first = db.transactionScope(async (tx) => {
-        await claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp');
-        claimed();
-        await held; // a lock wait or a slow disk: no wall-clock lease ends it
-        await recordIdempotentOutcome(tx, deps(), { scope: 'merchant:M9', key: 'key-slow', fingerprint: 'fp' }, ok('{"first":true}'));
-      });
-      await isClaimed;
-      clock.advance(3600);
-      const retry = withTransactionScopes(second);
-      await expect(retry.transactionScope((tx) => claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp'))).rejects.toMatchObject({
-        code: 'ERR_IDEMPOTENCY_409',
-      });
-      release();
-      await first;
-      expect(await retry.transactionScope((tx) => claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp'))).toMatchObject({
-        kind: 'replay',
-        body: '{"first":true}',
-      });
-    } finally {
-      await second.close();
-    }
-  });
+  if (target === 'postgres')
+    it('a retry while the first execution can still commit gets 409, however long it runs', async () => {
+      const second: Db = await t.openSecond();
+      try {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let claimed!: () => void;
+        const isClaimed = new Promise<void>((resolve) => (claimed = resolve));
+        const first = db.transactionScope(async (tx) => {
+          await claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp');
+          claimed();
+          await held; // a lock wait or a slow disk: no wall-clock lease ends it
+          await recordIdempotentOutcome(tx, deps(), { scope: 'merchant:M9', key: 'key-slow', fingerprint: 'fp' }, ok('{"first":true}'));
+        });
+        await isClaimed;
+        clock.advance(3600);
+        const retry = withTransactionScopes(second);
+        await expect(
+          retry.transactionScope((tx) => claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp')),
+        ).rejects.toMatchObject({
+          code: 'ERR_IDEMPOTENCY_409',
+        });
+        release();
+        await first;
+        expect(await retry.transactionScope((tx) => claimIdempotencyKey(tx, deps(), 'merchant:M9', 'key-slow', 'fp'))).toMatchObject({
+          kind: 'replay',
+          body: '{"first":true}',
+        });
+      } finally {
+        await second.close();
+      }
+    });
 });
 
-describe('isValidIdempotencyKey: the contract\'s rule (pattern and length read from the spec)', () => {
+describe("isValidIdempotencyKey: the contract's rule (pattern and length read from the spec)", () => {
   it.each([
     ['a UUID', '8e03978e-40d5-43e8-bc93-6894a57f9324', true],
     ['visible ASCII punctuation', 'k!~#', true],

@@ -16,8 +16,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * `Idempotency-Key`): its pattern and length bounds are read from there, never copied (the spec forbids a space).
  */
 function contractKeyRule(): { pattern: RegExp; minLength: number; maxLength: number } {
-  const parameters = isObject(apiDocument.components) && isObject(apiDocument.components.parameters) ? Object.values(apiDocument.components.parameters) : [];
-  const parameter = parameters.find((p) => isObject(p) && p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === 'idempotency-key');
+  const parameters =
+    isObject(apiDocument.components) && isObject(apiDocument.components.parameters) ? Object.values(apiDocument.components.parameters) : [];
+  const parameter = parameters.find(
+    (p) => isObject(p) && p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === 'idempotency-key',
+  );
   const schema = isObject(parameter) && isObject(parameter.schema) ? parameter.schema : {};
   return {
     pattern: new RegExp(typeof schema.pattern === 'string' ? schema.pattern : '^[\\s\\S]*$', 'u'),
@@ -71,7 +74,12 @@ export interface IdempotencyDeps {
  * `X-Merchant-ID` of a partner is checked against the partner's merchants first (404 ERR_MERCHANT_404 otherwise),
  * so nobody reaches another account's stored responses.
  */
-export async function idempotencyScope(db: Db, principal: Principal | undefined, xMerchantId: string | undefined, address: string): Promise<string> {
+export async function idempotencyScope(
+  db: Db,
+  principal: Principal | undefined,
+  xMerchantId: string | undefined,
+  address: string,
+): Promise<string> {
   if (principal === undefined) return `ip:${address}`;
   if (principal.kind === 'merchant') return `merchant:${principal.merchantId}`;
   if (xMerchantId === undefined || xMerchantId === '') return `partner:${principal.partnerId}`;
@@ -116,15 +124,29 @@ interface KeyRow {
  *   fingerprint: 422 ERR_IDEMPOTENCY_422. No outcome (new key, expired key, or a first attempt that crashed or
  *   failed before commit, which left nothing): `proceed`.
  */
-export async function claimIdempotencyKey(tx: Db, deps: IdempotencyDeps, scope: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+export async function claimIdempotencyKey(
+  tx: Db,
+  deps: IdempotencyDeps,
+  scope: string,
+  key: string,
+  fingerprint: string,
+): Promise<IdempotencyClaim> {
   if (!isValidIdempotencyKey(key)) {
-    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, { 'idempotency-key': 'must be 1 to 255 visible ASCII characters (no space)' });
+    throw new DomainError('ERR_VALIDATION_400', VALIDATION_MESSAGE, {
+      'idempotency-key': 'must be 1 to 255 visible ASCII characters (no space)',
+    });
   }
-  const { rows: lock } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [idempotencyLockId(scope, key)]);
+  const { rows: lock } = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [
+    idempotencyLockId(scope, key),
+  ]);
   if (lock[0]?.locked !== true) {
     throw new DomainError('ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
   }
-  await tx.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at <= $3', [scope, key, formatIso(deps.clock.now())]);
+  await tx.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at <= $3', [
+    scope,
+    key,
+    formatIso(deps.clock.now()),
+  ]);
   const { rows } = await tx.query<KeyRow>(
     `SELECT fingerprint, response_status, response_sealed, response_content_type, response_headers
      FROM idempotency_keys WHERE scope = $1 AND key = $2`,

@@ -56,4 +56,3 @@ describe('heldDestination', () => {
     expect(written).toHaveLength(3);
   });
 });
-

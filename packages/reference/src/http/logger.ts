@@ -122,7 +122,9 @@ export interface HeldDestination extends DestinationStream {
  * the master key it generated) would land in the middle of it. Lines written before `release()` wait, in order, and
  * follow the banner (D134). `target` defaults to what pino itself uses without one: stdout, buffered (asynchronous).
  */
-export function heldDestination(target: DestinationStream = pino.destination({ dest: process.stdout.fd || 1, sync: false })): HeldDestination {
+export function heldDestination(
+  target: DestinationStream = pino.destination({ dest: process.stdout.fd || 1, sync: false }),
+): HeldDestination {
   let held: string[] | undefined = [];
   return {
     write(line: string) {

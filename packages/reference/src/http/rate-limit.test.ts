@@ -7,7 +7,12 @@ const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:63
 
 function recordingLogger(): RateLimiterLogger & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, info: (_o, m) => lines.push(`info ${m}`), warn: (_o, m) => lines.push(`warn ${m}`), error: (_o, m) => lines.push(`error ${m}`) };
+  return {
+    lines,
+    info: (_o, m) => lines.push(`info ${m}`),
+    warn: (_o, m) => lines.push(`warn ${m}`),
+    error: (_o, m) => lines.push(`error ${m}`),
+  };
 }
 
 const open: RateLimiter[] = [];
@@ -69,7 +74,9 @@ describe('rate limiter in Redis', () => {
       await server?.kill();
     });
 
-    it('keeps answering with a per-process limit (no error), says so once, and shares again when it is back', { timeout: 30_000 }, async () => {
+    it('keeps answering with a per-process limit (no error), says so once, and shares again when it is back', {
+      timeout: 30_000,
+    }, async () => {
       server = await startThrowawayRedis();
       const logger = recordingLogger();
       const url = server.url;
@@ -85,12 +92,15 @@ describe('rate limiter in Redis', () => {
       // Redis is gone: every call still answers, limited per process by the insurance limiter
       const during = await hits(a, 'during', 7);
       expect(during).toEqual([true, true, true, true, true, false, false]);
-      expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual(['warn rate limiter: Redis is unreachable; limits are per process until it is back']);
+      expect(logger.lines.filter((l) => l.startsWith('warn'))).toEqual([
+        'warn rate limiter: Redis is unreachable; limits are per process until it is back',
+      ]);
 
       await server.restart();
       // ioredis reconnects by itself (backoff); wait for the shared limit to come back
       const deadline = Date.now() + 15_000;
-      while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
       expect(logger.lines).toContain('info rate limiter: Redis is back; limits are shared again');
       expect(await b.ready(15_000)).toBe(true);
       expect(await hits(a, 'after', 4)).toEqual([true, true, true, true]);
@@ -106,11 +116,20 @@ describe('rate limiter when Redis hangs (SIGSTOP: connection open, no answer) (D
     await server?.kill();
   });
 
-  it('one command timeout at most, then the per-process limiter at once; logged once each way; shared again after', { timeout: 30_000 }, async () => {
+  it('one command timeout at most, then the per-process limiter at once; logged once each way; shared again after', {
+    timeout: 30_000,
+  }, async () => {
     server = await startThrowawayRedis();
     const logger = recordingLogger();
     const TIMEOUT = 150;
-    const l = limiter({ defaults: { limit: 5, windowSeconds: 60 }, redisUrl: server.url, redisTimeoutMs: TIMEOUT, redisCooldownMs: 200, logger, keyPrefix: `hang:${randomUUID()}` });
+    const l = limiter({
+      defaults: { limit: 5, windowSeconds: 60 },
+      redisUrl: server.url,
+      redisTimeoutMs: TIMEOUT,
+      redisCooldownMs: 200,
+      logger,
+      keyPrefix: `hang:${randomUUID()}`,
+    });
     expect(await l.ready()).toBe(true);
     expect(await hits(l, 'k', 2)).toEqual([true, true]);
 
@@ -130,11 +149,14 @@ describe('rate limiter when Redis hangs (SIGSTOP: connection open, no answer) (D
     expect(later.map((x) => x.allowed)).toEqual([true, true, true, true, true, false]);
     // probes while hung keep failing without another log line
     await new Promise((r) => setTimeout(r, 3 * 200 + TIMEOUT));
-    expect(logger.lines.filter((x) => x.startsWith('warn'))).toEqual(['warn rate limiter: Redis is unreachable; limits are per process until it is back']);
+    expect(logger.lines.filter((x) => x.startsWith('warn'))).toEqual([
+      'warn rate limiter: Redis is unreachable; limits are per process until it is back',
+    ]);
 
     server.resume();
     const deadline = Date.now() + 10_000;
-    while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!logger.lines.includes('info rate limiter: Redis is back; limits are shared again') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(logger.lines.filter((x) => !x.startsWith('error'))).toEqual([
       'warn rate limiter: Redis is unreachable; limits are per process until it is back',
       'info rate limiter: Redis is back; limits are shared again',

@@ -9,7 +9,6 @@ export interface RateLimiterLogger {
   error(obj: object, msg?: string): void;
 }
 
-
 export interface RateLimitOptions {
   /** Requests allowed per window and key. */
   limit?: number;
@@ -210,7 +209,8 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
     const { id, sized } = sizedFor(limit, windowSeconds);
     let limiter = shared.get(id);
     // no insurance limiter inside: the fallback is decided here, so the breaker sees every failure
-    if (limiter === undefined) shared.set(id, (limiter = new RateLimiterRedis({ ...sized, storeClient: client, rejectIfRedisNotReady: true })));
+    if (limiter === undefined)
+      shared.set(id, (limiter = new RateLimiterRedis({ ...sized, storeClient: client, rejectIfRedisNotReady: true })));
     return limiter;
   };
   const consume = async (key: string, limit: number, windowSeconds: number): Promise<RateLimiterRes> => {

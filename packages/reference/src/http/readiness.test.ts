@@ -49,11 +49,26 @@ describe('readiness (GET /readyz, D102)', () => {
   };
 
   it.each<[string, 'ok' | 'fail' | 'hang', () => string | undefined, object]>([
-    ['database answers, no Redis configured', 'ok', () => undefined, { ready: true, status: 'ready', checks: { database: 'ok' }, failing: [] }],
+    [
+      'database answers, no Redis configured',
+      'ok',
+      () => undefined,
+      { ready: true, status: 'ready', checks: { database: 'ok' }, failing: [] },
+    ],
     ['database and Redis answer', 'ok', () => REDIS_URL, { ready: true, checks: { database: 'ok', redis: 'ok' }, failing: [] }],
-    ['database refuses', 'fail', () => undefined, { ready: false, status: 'unavailable', checks: { database: 'unreachable' }, failing: ['database'] }],
+    [
+      'database refuses',
+      'fail',
+      () => undefined,
+      { ready: false, status: 'unavailable', checks: { database: 'unreachable' }, failing: ['database'] },
+    ],
     ['database hangs', 'hang', () => undefined, { ready: false, checks: { database: 'timeout' }, failing: ['database'] }],
-    ['Redis refuses connections', 'ok', () => `redis://127.0.0.1:${refusedPort}`, { ready: false, checks: { database: 'ok' }, failing: ['redis'] }],
+    [
+      'Redis refuses connections',
+      'ok',
+      () => `redis://127.0.0.1:${refusedPort}`,
+      { ready: false, checks: { database: 'ok' }, failing: ['redis'] },
+    ],
     ['Redis hangs', 'ok', () => `redis://127.0.0.1:${silentPort}`, { ready: false, checks: { database: 'ok' }, failing: ['redis'] }],
     ['both down', 'hang', () => `redis://127.0.0.1:${silentPort}`, { ready: false, failing: ['database', 'redis'] }],
   ])('%s', async (_name, db, redisUrl, expected) => {

@@ -66,9 +66,9 @@ export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 
     async uploadMerchantDocument(req, ctx) {
       const partnerId = await partnerOf(ctx);
       const result = await uploadMerchantDocument(rt.deps, rt.documents, partnerId, req.params.merchant_id, {
-          documentType: req.body.document_type,
-          file: toUpload(req.body.file),
-        });
+        documentType: req.body.document_type,
+        file: toUpload(req.body.file),
+      });
       return { status: 200, body: ok('Document uploaded successfully', result) };
     },
   };

@@ -32,7 +32,12 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
 
     await expect(getMerchant(deps, 'p2', m.id)).rejects.toMatchObject({ code: 'ERR_MERCHANT_404' });
     const page = await listMerchants(deps, 'p1', { page_size: 250 });
-    expect(page.results.find((r) => r.id === m.id)).toEqual({ id: m.id, brand_name: 'Zen', kyc_status: 'PENDING', created_date: m.created_at });
+    expect(page.results.find((r) => r.id === m.id)).toEqual({
+      id: m.id,
+      brand_name: 'Zen',
+      kyc_status: 'PENDING',
+      created_date: m.created_at,
+    });
     expect((await listMerchants(deps, 'p2')).results.find((r) => r.id === m.id)).toBeUndefined();
 
     deps.clock.advance(5);
@@ -51,22 +56,33 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     const approved = await setKycStatus(deps, 'p1', m.id, { status: 'APPROVED' });
     expect(approved.kyc_status).toBe('APPROVED');
     await expect(setKycStatus(deps, 'p1', m.id, { status: 'REJECTED' })).rejects.toMatchObject({ code: 'ERR_MERCHANT_422' });
-    const { rows } = await t.db.query<{ payload: { event_type: string; event_time: string; version: string; sequence_number: string; data: unknown } }>(
-      `SELECT payload FROM events WHERE merchant_id = $1`,
-      [m.id],
-    );
+    const { rows } = await t.db.query<{
+      payload: { event_type: string; event_time: string; version: string; sequence_number: string; data: unknown };
+    }>(`SELECT payload FROM events WHERE merchant_id = $1`, [m.id]);
     expect(rows).toHaveLength(1);
     const ev = rows[0]!.payload;
     expect(ev.event_type).toBe('MERCHANT_APPROVED');
     expect(ev.version).toBe('1.0');
     expect(ev.event_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(ev.sequence_number).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(ev.data).toEqual({ approved_at: approved.approved_at, merchant_id: m.id, legal_name: 'Kyc Co Exports Private Limited', trade_name: 'Kyc Co' });
+    expect(ev.data).toEqual({
+      approved_at: approved.approved_at,
+      merchant_id: m.id,
+      legal_name: 'Kyc Co Exports Private Limited',
+      trade_name: 'Kyc Co',
+    });
   });
 
   it('authenticates partners, issues and rotates merchant credentials', async () => {
-    await expect(authenticate(t.db, undefined, 'x')).rejects.toMatchObject({ code: 'ERR_AUTH_000', message: 'Missing credentials', status: 401 });
-    await expect(authenticate(t.db, 'pk_p1', 'wrong-secret-wrong-secret')).rejects.toMatchObject({ code: 'ERR_AUTH_000', message: 'Invalid credentials' });
+    await expect(authenticate(t.db, undefined, 'x')).rejects.toMatchObject({
+      code: 'ERR_AUTH_000',
+      message: 'Missing credentials',
+      status: 401,
+    });
+    await expect(authenticate(t.db, 'pk_p1', 'wrong-secret-wrong-secret')).rejects.toMatchObject({
+      code: 'ERR_AUTH_000',
+      message: 'Invalid credentials',
+    });
     await expect(authenticate(t.db, 'nobody', 'partner-one-secret-0123456789')).rejects.toMatchObject({ code: 'ERR_AUTH_000' });
     const partner = await authenticate(t.db, 'pk_p1', 'partner-one-secret-0123456789');
     expect(partner).toEqual({ kind: 'partner', clientId: 'pk_p1', partnerId: 'p1' });
@@ -102,7 +118,9 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     // X-Merchant-ID rules
     await expect(resolveScope(t.db, merchant, '999')).rejects.toMatchObject({ code: 'ERR_AUTH_403' });
     await expect(resolveScope(t.db, merchant, m.id)).resolves.toEqual({ partnerId: 'p1', merchantId: m.id });
-    await expect(resolveScope(t.db, { kind: 'partner', clientId: 'pk_p2', partnerId: 'p2' }, m.id)).rejects.toMatchObject({ code: 'ERR_MERCHANT_404' });
+    await expect(resolveScope(t.db, { kind: 'partner', clientId: 'pk_p2', partnerId: 'p2' }, m.id)).rejects.toMatchObject({
+      code: 'ERR_MERCHANT_404',
+    });
     await expect(resolveScope(t.db, partner, undefined)).resolves.toEqual({ partnerId: 'p1', merchantId: undefined });
   });
 
@@ -111,7 +129,10 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     const m = await createMerchant(deps, 'p1', { settlement_details: settlementDetails(), company_details: companyDetails() });
     const pdf = new TextEncoder().encode('%PDF-1.4 test invoice');
     await expect(
-      uploadMerchantDocument(deps, store, 'p1', m.id, { documentType: 'INVOICE', file: { bytes: pdf, contentType: 'application/pdf', originalName: 'inv.pdf' } }),
+      uploadMerchantDocument(deps, store, 'p1', m.id, {
+        documentType: 'INVOICE',
+        file: { bytes: pdf, contentType: 'application/pdf', originalName: 'inv.pdf' },
+      }),
     ).resolves.toEqual({ detail: 'INVOICE document uploaded successfully' });
     const after = await getMerchant(deps, 'p1', m.id);
     expect(after.invoice_file).toMatch(/^https:\/\/gw\.example\/files\/doc_[A-Za-z0-9_-]{32}$/);
@@ -120,10 +141,16 @@ describe.each(testTargets())('merchants and credentials on %s', (target) => {
     expect(file.contentType).toBe('application/pdf');
     expect(Buffer.from(file.bytes).equals(Buffer.from(pdf))).toBe(true);
     await expect(
-      uploadMerchantDocument(deps, store, 'p1', m.id, { documentType: 'INVOICE', file: { bytes: new TextEncoder().encode('MZ...'), contentType: 'application/pdf', originalName: 'x' } }),
+      uploadMerchantDocument(deps, store, 'p1', m.id, {
+        documentType: 'INVOICE',
+        file: { bytes: new TextEncoder().encode('MZ...'), contentType: 'application/pdf', originalName: 'x' },
+      }),
     ).rejects.toMatchObject({ code: 'ERR_REQUEST_415' });
     await expect(
-      uploadMerchantDocument(deps, store, 'p1', m.id, { documentType: 'SELFIE', file: { bytes: pdf, contentType: 'application/pdf', originalName: 'x' } }),
+      uploadMerchantDocument(deps, store, 'p1', m.id, {
+        documentType: 'SELFIE',
+        file: { bytes: pdf, contentType: 'application/pdf', originalName: 'x' },
+      }),
     ).rejects.toMatchObject({ code: 'ERR_VALIDATION_400' });
   });
 });

@@ -104,7 +104,13 @@ export async function listMerchants(
       p.values,
     ),
   ]);
-  return toPage(req, count, list.rows, (r) => ({ at: r.created_date, id: r.id }), (r) => r);
+  return toPage(
+    req,
+    count,
+    list.rows,
+    (r) => ({ at: r.created_date, id: r.id }),
+    (r) => r,
+  );
 }
 
 /** Any subset of each group, at least one field (the schema's minProperties). */
@@ -126,7 +132,13 @@ export async function patchMerchant(
     if (patch.settlement_details !== undefined) updated.push('settlement_details');
     await tx.query(
       `UPDATE merchants SET company_details = $2, settlement_details = $3, settlement_currency = $4, updated_at = $5 WHERE id = $1`,
-      [merchantId, JSON.stringify(company), JSON.stringify(settlement), settlementCurrencyFor(settlement.bank_country), formatIso(await merchantNow(deps.clock, tx, merchantId))],
+      [
+        merchantId,
+        JSON.stringify(company),
+        JSON.stringify(settlement),
+        settlementCurrencyFor(settlement.bank_country),
+        formatIso(await merchantNow(deps.clock, tx, merchantId)),
+      ],
     );
     return { merchant_id: merchantId, updated_fields: updated };
   });
@@ -193,4 +205,3 @@ export async function uploadMerchantDocument(
     return { detail: `${input.documentType} document uploaded successfully` };
   });
 }
-

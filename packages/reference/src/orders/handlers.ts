@@ -12,7 +12,10 @@ export function orderHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, Ord
       const { scope, ownerUnchecked } = claimedScopeOf(ctx);
       const merchantId = requireMerchant(scope);
       const created = await withScopeErrors(ctx, () =>
-        createOrder(rt.deps, merchantId, req.body, { isTesting: rt.config.sandbox, ownerPartnerId: ownerUnchecked ? scope.partnerId : undefined }),
+        createOrder(rt.deps, merchantId, req.body, {
+          isTesting: rt.config.sandbox,
+          ownerPartnerId: ownerUnchecked ? scope.partnerId : undefined,
+        }),
       );
       const message = 'Order created successfully';
       switch (created.kind) {
@@ -37,10 +40,10 @@ export function orderHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, Ord
     async uploadOrderDocument(req, ctx) {
       const scope = await scopeOf(rt, ctx);
       const order = await attachOrderDocument(rt.deps, rt.documents, scope, req.params.order_id, {
-          identifier: req.body.identifier,
-          documentType: req.body.document_type,
-          file: toUpload(req.body.file),
-        });
+        identifier: req.body.identifier,
+        documentType: req.body.document_type,
+        file: toUpload(req.body.file),
+      });
       return { status: 200, body: ok('Document uploaded successfully', order) };
     },
   };

@@ -2,13 +2,7 @@ import type { Db } from '../db/db.js';
 import { paymentCapturedEvent, paymentFailedEvent } from '../webhooks/events.js';
 import { amountToNumber } from '../core/money.js';
 import { newBankRefNum } from '../core/ids.js';
-import {
-  orderMachine,
-  orderStatusForPayment,
-  paymentMachine,
-  settlementStatusFor,
-  type OrderStatus,
-} from '../core/state-machines.js';
+import { orderMachine, orderStatusForPayment, paymentMachine, settlementStatusFor, type OrderStatus } from '../core/state-machines.js';
 import { formatIso, parseIso, type Micros } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
@@ -69,7 +63,14 @@ export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
  * Move a PENDING payment to CAPTURED or FAILED and emit PAYMENT_CAPTURED / PAYMENT_FAILED (D77) in the same
  * transaction. The order is the caller's: `finishPayment` ends it, `failCheckoutAttempt` keeps it open (D126).
  */
-async function endPayment(tx: Db, order: OrderRow, payment: PaymentRow, outcome: 'CAPTURED' | 'FAILED', message: string, at: Micros): Promise<PaymentRow> {
+async function endPayment(
+  tx: Db,
+  order: OrderRow,
+  payment: PaymentRow,
+  outcome: 'CAPTURED' | 'FAILED',
+  message: string,
+  at: Micros,
+): Promise<PaymentRow> {
   paymentMachine.assertTransition(payment.status, outcome);
   const now = formatIso(at);
   const { rows } = await tx.query<PaymentRow>(
@@ -123,7 +124,12 @@ export async function finishPayment(
   orderMachine.assertTransition(order.status, orderStatus);
   const updated = await endPayment(tx, order, payment, outcome, message, at);
   const orderMessage = outcome === 'CAPTURED' ? STATUS_MESSAGE.orderCaptured : message;
-  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [order.id, orderStatus, orderMessage, formatIso(at)]);
+  await tx.query('UPDATE orders SET status = $2, status_message = $3, updated_at = $4 WHERE id = $1', [
+    order.id,
+    orderStatus,
+    orderMessage,
+    formatIso(at),
+  ]);
   return { payment: updated, orderStatus };
 }
 

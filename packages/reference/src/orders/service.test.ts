@@ -40,7 +40,9 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     const second = await createOrder(colliding, merchantId, orderInput({ reference_id: 'collide-2' }), { isTesting: true });
     expect(second.order_id).toBe('OD0000000000000042');
     const stuck = { ...deps, ids: randomIds(() => first.order_id) };
-    await expect(createOrder(stuck, merchantId, orderInput({ reference_id: 'collide-3' }), { isTesting: true })).rejects.toThrow(/no free order id after 8 random draws/);
+    await expect(createOrder(stuck, merchantId, orderInput({ reference_id: 'collide-3' }), { isTesting: true })).rejects.toThrow(
+      /no free order id after 8 random draws/,
+    );
   });
 
   // Only PostgreSQL runs two transactions at once (PGlite has one connection: the second would wait for the first).
@@ -60,7 +62,9 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     });
     await reserved;
     let secondDone = false;
-    const second = t.db.transaction(async (tx) => randomIds(() => secondDraws.shift()!).next(tx, 'order')).finally(() => (secondDone = true));
+    const second = t.db
+      .transaction(async (tx) => randomIds(() => secondDraws.shift()!).next(tx, 'order'))
+      .finally(() => (secondDone = true));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(secondDone).toBe(false); // waiting on the first transaction's reservation, not guessing
     release();
@@ -70,14 +74,24 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
   });
 
   it('hosted order: session, success, signed callback, order read', async () => {
-    const created = await createOrder(deps, merchantId, orderInput({ reference_id: 'hosted-1', mop_type: 'NETBANKING' }), { isTesting: true });
+    const created = await createOrder(deps, merchantId, orderInput({ reference_id: 'hosted-1', mop_type: 'NETBANKING' }), {
+      isTesting: true,
+    });
     expect(created.kind).toBe('hosted');
     if (created.kind !== 'hosted') return;
     expect(created.order_id).toMatch(/^OD\d{16}$/);
     expect(created.session_id).toMatch(/^session_[A-Za-z0-9_-]{43}$/);
 
     const pending = await getOrder(deps, scope, created.order_id);
-    expect(pending).toMatchObject({ status: 'payment_pending', amount: 1500, currency: 'INR', mop_type: 'NET_BANKING', payments: [], is_testing: true, air_waybills: [] });
+    expect(pending).toMatchObject({
+      status: 'payment_pending',
+      amount: 1500,
+      currency: 'INR',
+      mop_type: 'NET_BANKING',
+      payments: [],
+      is_testing: true,
+      air_waybills: [],
+    });
 
     const info = await getCheckoutSession(deps, created.session_id);
     expect(info).toMatchObject({ order_id: created.order_id, amount: 1500, merchant_name: 'Acme' });
@@ -148,15 +162,27 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     expect(order.payments[0]).toMatchObject({ status: 'failed', settlement: { status: 'not_applicable' } });
 
     const cancelled = await paidOrder(deps, merchantId, {}, 'cancel');
-    expect(cancelled).toMatchObject({ order_status: 'payment_cancelled', payment_id: null, callback: { status: 'payment_cancelled', payment_id: '', bank_ref_num: '', payment_completed_at: '' } });
+    expect(cancelled).toMatchObject({
+      order_status: 'payment_cancelled',
+      payment_id: null,
+      callback: { status: 'payment_cancelled', payment_id: '', bank_ref_num: '', payment_completed_at: '' },
+    });
     expect(verifyCallback(cancelled.callback, encryptionKey)).toBe(true);
   });
 
   it('reference_id is unique per merchant; merchant must be approved', async () => {
     await createOrder(deps, merchantId, orderInput({ reference_id: 'dup-1' }), { isTesting: true });
-    await expect(createOrder(deps, merchantId, orderInput({ reference_id: 'dup-1' }), { isTesting: true })).rejects.toMatchObject({ code: 'ERR_ORDER_409', status: 409 });
-    const pendingMerchant = await createMerchant(deps, 'default', { settlement_details: settlementDetails(), company_details: companyDetails() });
-    await expect(createOrder(deps, pendingMerchant.id, orderInput(), { isTesting: true })).rejects.toMatchObject({ code: 'ERR_MERCHANT_422' });
+    await expect(createOrder(deps, merchantId, orderInput({ reference_id: 'dup-1' }), { isTesting: true })).rejects.toMatchObject({
+      code: 'ERR_ORDER_409',
+      status: 409,
+    });
+    const pendingMerchant = await createMerchant(deps, 'default', {
+      settlement_details: settlementDetails(),
+      company_details: companyDetails(),
+    });
+    await expect(createOrder(deps, pendingMerchant.id, orderInput(), { isTesting: true })).rejects.toMatchObject({
+      code: 'ERR_MERCHANT_422',
+    });
     await expect(createOrder(deps, merchantId, orderInput({ amount: '0.50' }), { isTesting: true })).rejects.toMatchObject({
       code: 'ERR_VALIDATION_400',
       details: { amount: expect.any(String) },
@@ -180,7 +206,9 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     const created = await createOrder(deps, merchantId, orderInput(), { isTesting: true });
     await expect(getOrder(deps, other.merchantScope, created.order_id)).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
     await expect(getOrder(deps, other.partnerScope, created.order_id)).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
-    await expect(getOrder(deps, { partnerId: 'default', merchantId: undefined }, created.order_id)).resolves.toMatchObject({ order_id: created.order_id });
+    await expect(getOrder(deps, { partnerId: 'default', merchantId: undefined }, created.order_id)).resolves.toMatchObject({
+      order_id: created.order_id,
+    });
   });
 
   it('s2s intent: UPI link for the app, PENDING payment, completion', async () => {
@@ -209,9 +237,24 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
   });
 
   it('s2s collection: sandbox VPAs complete after 5 s, others expire after 15 min', async () => {
-    const ok = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'success@paygate' }), { isTesting: true });
-    const ko = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'failure@paygate' }), { isTesting: true });
-    const slow = await createOrder(deps, merchantId, orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'asha@okbank' }), { isTesting: true });
+    const ok = await createOrder(
+      deps,
+      merchantId,
+      orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'success@paygate' }),
+      { isTesting: true },
+    );
+    const ko = await createOrder(
+      deps,
+      merchantId,
+      orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'failure@paygate' }),
+      { isTesting: true },
+    );
+    const slow = await createOrder(
+      deps,
+      merchantId,
+      orderInput({ collection_mode: 's2s', upi_flow_type: 'collection', vpa: 'asha@okbank' }),
+      { isTesting: true },
+    );
     expect(ok).toMatchObject({ kind: 'collection', message: 'Collection request sent to success@paygate' });
     expect(await processDueS2sCollections(deps)).toBe(0);
     deps.clock.advance(5);
@@ -228,15 +271,34 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
 
   it('patches the four correctable fields and attaches documents', async () => {
     const store = createDocumentStore('memory://', 'https://gw.example');
-    const created = await createOrder(deps, merchantId, orderInput({ invoice: { number: 'INV-1', date: '2026-11-01' } }), { isTesting: true });
-    const patched = await patchOrder(deps, scope, created.order_id, { buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' }, invoice: { date: '2026-11-02' } });
-    expect(patched).toEqual({ order_id: created.order_id, buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' }, invoice: { number: 'INV-1', date: '2026-11-02' } });
-    await expect(patchOrder(deps, scope, 'OD0000000000000000', { invoice: { number: 'x' } })).rejects.toMatchObject({ code: 'ERR_ORDER_404' });
+    const created = await createOrder(deps, merchantId, orderInput({ invoice: { number: 'INV-1', date: '2026-11-01' } }), {
+      isTesting: true,
+    });
+    const patched = await patchOrder(deps, scope, created.order_id, {
+      buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' },
+      invoice: { date: '2026-11-02' },
+    });
+    expect(patched).toEqual({
+      order_id: created.order_id,
+      buyer: { pan_number: 'ABCDE1234F', dob: '1990-01-31' },
+      invoice: { number: 'INV-1', date: '2026-11-02' },
+    });
+    await expect(patchOrder(deps, scope, 'OD0000000000000000', { invoice: { number: 'x' } })).rejects.toMatchObject({
+      code: 'ERR_ORDER_404',
+    });
 
     const pdf = { bytes: new TextEncoder().encode('%PDF-1.7 doc'), contentType: 'application/pdf', originalName: 'a.pdf' };
     await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'INV-9', documentType: 'invoice', file: pdf });
-    const order = await attachOrderDocument(deps, store, scope, created.order_id, { identifier: 'AWB-1', documentType: 'air_waybill', file: pdf });
-    expect(order.invoice).toEqual({ number: 'INV-9', date: '2026-11-02', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) });
+    const order = await attachOrderDocument(deps, store, scope, created.order_id, {
+      identifier: 'AWB-1',
+      documentType: 'air_waybill',
+      file: pdf,
+    });
+    expect(order.invoice).toEqual({
+      number: 'INV-9',
+      date: '2026-11-02',
+      file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/),
+    });
     expect(order.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) }]);
     expect(order.buyer).toMatchObject({ name: 'Asha Rao', pan_number: 'ABCDE1234F' });
   });

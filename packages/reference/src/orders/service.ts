@@ -68,7 +68,9 @@ export async function createOrder(
     const merchant = merchants[0];
     if (!merchant) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
     if (merchant.kyc_status !== 'APPROVED') {
-      throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${merchant.kyc_status}` });
+      throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', {
+        merchant_id: `KYC status is ${merchant.kyc_status}`,
+      });
     }
     const at = shifted(deps.clock.now(), merchant.clock_offset_seconds);
     const now = formatIso(at);
@@ -97,7 +99,7 @@ export async function createOrder(
       n.mopType,
       n.upiFlowType,
       n.vpa,
-      n.collectionMode === 's2s' ? n.upiAppName : input.upi_app_name ?? null,
+      n.collectionMode === 's2s' ? n.upiAppName : (input.upi_app_name ?? null),
       intentUri,
       JSON.stringify(n.buyer),
       JSON.stringify(n.product),
@@ -108,7 +110,9 @@ export async function createOrder(
       now,
     ];
     const alreadyUsed = () =>
-      new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', { reference_id: 'is already used by another order' });
+      new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', {
+        reference_id: 'is already used by another order',
+      });
 
     if (n.collectionMode === 'hosted_payment') {
       const sessionId = newSessionId();
@@ -127,14 +131,20 @@ export async function createOrder(
     }
     const { rows } = await tx.query<{ id: string }>(INSERT_ORDER_SQL, orderValues);
     if (rows.length === 0) throw alreadyUsed();
-    const order = { id: orderId, merchant_id: merchantId, amount_minor: n.amountMinor, currency: n.currency, collection_mode: n.collectionMode };
+    const order = {
+      id: orderId,
+      merchant_id: merchantId,
+      amount_minor: n.amountMinor,
+      currency: n.currency,
+      collection_mode: n.collectionMode,
+    };
 
     if (n.upiFlowType === 'intent') {
       await createPendingPayment(tx, deps, order, { mopType: 'UPI', mopDetail: {}, message: STATUS_MESSAGE.intentPending, at });
       return { kind: 'intent', order_id: orderId, intent_uri: intentUri as string };
     }
     const vpa = n.vpa as string;
-    const auto = options.isTesting ? SANDBOX_VPA_OUTCOME[vpa.toLowerCase()] ?? null : null;
+    const auto = options.isTesting ? (SANDBOX_VPA_OUTCOME[vpa.toLowerCase()] ?? null) : null;
     await createPendingPayment(tx, deps, order, {
       mopType: 'UPI',
       mopDetail: { upi_id: vpa },
@@ -209,7 +219,11 @@ const ORDER_READ_SQL = {
 };
 
 /** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip, as the Order read shows them. */
-export async function loadOrderWithPayments(db: Db, scope: Scope | null, orderId: string): Promise<{ order: OrderViewRow; payments: OrderPaymentViewRow[] }> {
+export async function loadOrderWithPayments(
+  db: Db,
+  scope: Scope | null,
+  orderId: string,
+): Promise<{ order: OrderViewRow; payments: OrderPaymentViewRow[] }> {
   type Row = OrderViewRow & { payments_json: JsonPayment[] | null };
   const { rows } =
     scope === null
@@ -242,7 +256,12 @@ export async function getOrder(deps: ServiceDeps, scope: Scope, orderId: string)
 export type PatchOrderInput = Schemas['UpdateOrderRequest'];
 
 /** Correct buyer.pan_number, buyer.dob, invoice.number, invoice.date (any order status). */
-export async function patchOrder(deps: ServiceDeps, scope: Scope, orderId: string, patch: PatchOrderInput): Promise<Schemas['OrderUpdateResult']> {
+export async function patchOrder(
+  deps: ServiceDeps,
+  scope: Scope,
+  orderId: string,
+  patch: PatchOrderInput,
+): Promise<Schemas['OrderUpdateResult']> {
   return deps.db.transaction(async (tx) => {
     const order = await loadOrder(tx, scope, orderId, true);
     const buyer = { ...order.buyer, ...(patch.buyer ?? {}) };
@@ -292,7 +311,11 @@ export async function attachOrderDocument(
       await tx.query('UPDATE orders SET invoice = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(invoice), formatIso(at)]);
     } else {
       const waybills = [...order.air_waybills, { number: input.identifier, file: doc.url }];
-      await tx.query('UPDATE orders SET air_waybills = $2, updated_at = $3 WHERE id = $1', [orderId, JSON.stringify(waybills), formatIso(at)]);
+      await tx.query('UPDATE orders SET air_waybills = $2, updated_at = $3 WHERE id = $1', [
+        orderId,
+        JSON.stringify(waybills),
+        formatIso(at),
+      ]);
     }
   });
   return getOrder(deps, scope, orderId);

@@ -18,7 +18,15 @@ const ORDER_PAYMENT_STATUS = {
 /** The payment fields order.payments[] shows (what the GET order read selects, D147). */
 export type OrderPaymentViewRow = Pick<
   OrderPayment,
-  'id' | 'mop_type' | 'status' | 'status_message' | 'settlement_status' | 'settlement_id' | 'utr_number' | 'settlement_completed_at' | 'created_at'
+  | 'id'
+  | 'mop_type'
+  | 'status'
+  | 'status_message'
+  | 'settlement_status'
+  | 'settlement_id'
+  | 'utr_number'
+  | 'settlement_completed_at'
+  | 'created_at'
 >;
 
 /** The order fields the Order read shows, plus what deciding its lazy expiry needs (what GET order selects, D147). */
@@ -61,7 +69,12 @@ export function orderPaymentView(p: OrderPaymentViewRow): Schemas['OrderPayment'
 }
 
 /** The order summary embedded in a Payment read (seed "Payment (read by id)".order). */
-export function paymentOrderView(o: Pick<OrderRow, 'id' | 'reference_id' | 'amount_minor' | 'currency' | 'mop_type' | 'buyer' | 'product' | 'status' | 'status_message' | 'created_at'>): Schemas['PaymentOrder'] {
+export function paymentOrderView(
+  o: Pick<
+    OrderRow,
+    'id' | 'reference_id' | 'amount_minor' | 'currency' | 'mop_type' | 'buyer' | 'product' | 'status' | 'status_message' | 'created_at'
+  >,
+): Schemas['PaymentOrder'] {
   return {
     order_id: o.id,
     reference_id: o.reference_id,

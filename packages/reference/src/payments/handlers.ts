@@ -15,8 +15,15 @@ export function paymentHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, '
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.query.merchant_id);
       const page = scope
         ? await listPayments(rt.deps, scope, req.query)
-        : emptyPage<Awaited<ReturnType<typeof listPayments>>['results'][number]>(req.query.page, req.query.page_size, DEFAULT_PAGE_SIZE.payments);
-      return { status: 200, body: ok('Payments fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })) };
+        : emptyPage<Awaited<ReturnType<typeof listPayments>>['results'][number]>(
+            req.query.page,
+            req.query.page_size,
+            DEFAULT_PAGE_SIZE.payments,
+          );
+      return {
+        status: 200,
+        body: ok('Payments fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })),
+      };
     },
   };
 }

@@ -22,7 +22,8 @@ export async function completeS2sPayment(
   return deps.db.transaction(async (tx) => {
     const order = await loadOrder(tx, scope, orderId, true);
     const at = orderNow(deps, order);
-    if (order.collection_mode !== 's2s') throw new DomainError('ERR_ORDER_422', 'Order is not a server-to-server order', { order_id: 'uses hosted_payment' });
+    if (order.collection_mode !== 's2s')
+      throw new DomainError('ERR_ORDER_422', 'Order is not a server-to-server order', { order_id: 'uses hosted_payment' });
     if (isExpired(order, at)) {
       await cancelOrder(tx, order, 'expired', at);
       return { order_id: order.id, payment_id: '', status: 'payment_cancelled' };

@@ -62,7 +62,11 @@ export interface PaymentFilters {
  * GET /pg/payments/: newest first, by keyset on (created_at, id) (D108). buyer_name matches the whole name,
  * case-insensitively (D109); dates are inclusive UTC days. Every filter is served by an index led by the tenant.
  */
-export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFilters = {}): Promise<Page<ReturnType<typeof paymentListItemView>>> {
+export async function listPayments(
+  deps: ServiceDeps,
+  scope: Scope,
+  f: PaymentFilters = {},
+): Promise<Page<ReturnType<typeof paymentListItemView>>> {
   const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.payments, f.cursor);
   const p = new Params();
   const where = [tenantCondition(scope, 'p', p)];
@@ -74,7 +78,9 @@ export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFi
   if (f.payment_id !== undefined) where.push(`p.id = ${p.add(f.payment_id)}`);
   if (f.reference_id !== undefined) {
     // the merchant is in the condition, so orders_reference_unique (merchant_id, reference_id) finds the order at once
-    where.push(`p.order_id IN (SELECT o.id FROM orders o WHERE o.reference_id = ${p.add(f.reference_id)} AND ${scopeCondition(scope, 'o.merchant_id', p)})`);
+    where.push(
+      `p.order_id IN (SELECT o.id FROM orders o WHERE o.reference_id = ${p.add(f.reference_id)} AND ${scopeCondition(scope, 'o.merchant_id', p)})`,
+    );
   }
   if (f.buyer_name !== undefined && f.buyer_name !== '') where.push(`p.buyer_name_key = lower(${p.add(f.buyer_name)})`);
   if (f.mop_type !== undefined) {
@@ -83,7 +89,8 @@ export async function listPayments(deps: ServiceDeps, scope: Scope, f: PaymentFi
     where.push(`p.mop_type = ${p.add(mop)}`);
   }
   if (f.status !== undefined) {
-    if (!paymentMachine.states.includes(f.status as PaymentStatus)) throw validationError('status', 'must be one of PENDING, CAPTURED, FAILED');
+    if (!paymentMachine.states.includes(f.status as PaymentStatus))
+      throw validationError('status', 'must be one of PENDING, CAPTURED, FAILED');
     where.push(`p.status = ${p.add(f.status)}`);
   }
   const range = dayRange({ field: 'from_created_date', day: f.from_created_date }, { field: 'to_created_date', day: f.to_created_date });

@@ -4,10 +4,19 @@ import { normalizeOrderInput } from '../orders/input.js';
 import { buildUpiIntentUri, isValidVpa, UPI_APP_SCHEME } from '../orders/upi.js';
 
 describe('UPI intent links', () => {
-  const base = { payeeVpa: 'pg.1234567890@paygate', payeeName: 'Acme & Sons', amountMinor: 150000, currency: 'INR', orderId: 'OD1234567890123456', note: 'Order ref 1/2' };
+  const base = {
+    payeeVpa: 'pg.1234567890@paygate',
+    payeeName: 'Acme & Sons',
+    amountMinor: 150000,
+    currency: 'INR',
+    orderId: 'OD1234567890123456',
+    note: 'Order ref 1/2',
+  };
   it('builds a percent-encoded upi://pay URI', () => {
     const uri = buildUpiIntentUri({ ...base, app: 'others' });
-    expect(uri).toBe('upi://pay?pa=pg.1234567890@paygate&pn=Acme%20%26%20Sons&am=1500.00&cu=INR&tr=OD1234567890123456&tn=Order%20ref%201%2F2');
+    expect(uri).toBe(
+      'upi://pay?pa=pg.1234567890@paygate&pn=Acme%20%26%20Sons&am=1500.00&cu=INR&tr=OD1234567890123456&tn=Order%20ref%201%2F2',
+    );
     const parsed = new URL(uri);
     expect(parsed.searchParams.get('pn')).toBe('Acme & Sons');
     expect(parsed.searchParams.get('am')).toBe('1500.00');

@@ -21,7 +21,12 @@ const PAYMENT_COLLECTION_MODE = {
 } as const satisfies Record<PaymentRow['collection_mode'], Schemas['Payment']['collection_mode']>;
 
 /** Seed "Payment (read by id)". settlement is null until the payment is settled; `id` and `settlement_id` both carry the ST id. */
-export function paymentView(p: PaymentRow, order: OrderRow, settlement: PaymentSettlementRow | null, refunds: RefundRow[]): Schemas['Payment'] {
+export function paymentView(
+  p: PaymentRow,
+  order: OrderRow,
+  settlement: PaymentSettlementRow | null,
+  refunds: RefundRow[],
+): Schemas['Payment'] {
   return {
     payment_id: p.id,
     order: paymentOrderView(order),

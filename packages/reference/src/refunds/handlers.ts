@@ -20,7 +20,11 @@ export function refundHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'c
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.query.merchant_id);
       const page = scope
         ? await listRefunds(rt.deps, scope, req.query)
-        : emptyPage<Awaited<ReturnType<typeof listRefunds>>['results'][number]>(req.query.page, req.query.page_size, DEFAULT_PAGE_SIZE.refunds);
+        : emptyPage<Awaited<ReturnType<typeof listRefunds>>['results'][number]>(
+            req.query.page,
+            req.query.page_size,
+            DEFAULT_PAGE_SIZE.refunds,
+          );
       return { status: 200, body: withLinks(rt, ctx, req.query, page) };
     },
   };

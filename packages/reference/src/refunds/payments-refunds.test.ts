@@ -37,14 +37,24 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
       bank_ref_num: paid.callback.bank_ref_num,
     });
     expect(p.payment_completed_at).toMatch(/\.\d{6}Z$/);
-    await expect(getPayment(deps, { partnerId: 'nobody', merchantId: undefined }, paid.payment_id!)).rejects.toMatchObject({ code: 'ERR_PAYMENT_404' });
+    await expect(getPayment(deps, { partnerId: 'nobody', merchantId: undefined }, paid.payment_id!)).rejects.toMatchObject({
+      code: 'ERR_PAYMENT_404',
+    });
   });
 
   it('lists payments with every filter combinable, paginated newest first', async () => {
     deps.clock.set('2026-12-01T08:00:00Z');
-    const a = await paidOrder(deps, merchantId, { reference_id: 'list-a', buyer: { name: 'Zoë Quinn', email: 'z@example.com', phone: '1' } });
+    const a = await paidOrder(deps, merchantId, {
+      reference_id: 'list-a',
+      buyer: { name: 'Zoë Quinn', email: 'z@example.com', phone: '1' },
+    });
     deps.clock.set('2026-12-02T08:00:00Z');
-    const b = await paidOrder(deps, merchantId, { reference_id: 'list-b', buyer: { name: 'Ravi 100%_sure', email: 'r@example.com', phone: '2' } }, 'failure');
+    const b = await paidOrder(
+      deps,
+      merchantId,
+      { reference_id: 'list-b', buyer: { name: 'Ravi 100%_sure', email: 'r@example.com', phone: '2' } },
+      'failure',
+    );
     deps.clock.set('2026-12-03T08:00:00Z');
     const c = await paidOrder(deps, merchantId, { reference_id: 'list-c', currency: 'USD' });
 
@@ -73,7 +83,7 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     expect(await q({ buyer_name: 'zoË' })).toEqual([]);
     expect(await q({ buyer_name: 'ravi 100%_SURE' })).toEqual(['list-b']);
     expect(await q({ buyer_name: '100%_' })).toEqual([]);
-    expect(await q({ buyer_name: '%' , status: 'CAPTURED'})).toEqual([]);
+    expect(await q({ buyer_name: '%', status: 'CAPTURED' })).toEqual([]);
     // the payments' copy of the name follows a change of the order's buyer (migration 012's trigger)
     await deps.db.query(`UPDATE orders SET buyer = jsonb_set(buyer, '{name}', '"Zoe Renamed"') WHERE id = $1`, [a.order_id]);
     expect(await q({ buyer_name: 'zoe renamed' })).toEqual(['list-a']);
@@ -89,7 +99,13 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     const paid = await paidOrder(deps, merchantId, { amount: '100.00' });
     const pid = paid.payment_id!;
     const r1 = await createRefund(deps, scope, { payment_id: pid, refund_amount: '60.00' });
-    expect(r1).toMatchObject({ payment_id: pid, refund_status: 'INITIATED', refund_amount: 60, bank_ref_num: null, message: 'Refund request has been queued for processing' });
+    expect(r1).toMatchObject({
+      payment_id: pid,
+      refund_status: 'INITIATED',
+      refund_amount: 60,
+      bank_ref_num: null,
+      message: 'Refund request has been queued for processing',
+    });
     expect(r1.refund_id).toMatch(/^RF\d{16}$/);
     expect(r1.transaction_id).toMatch(/^TX\d{16}$/);
     await expect(createRefund(deps, scope, { payment_id: pid, refund_amount: '40.01' })).rejects.toMatchObject({
@@ -112,7 +128,9 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
       code: 'ERR_REFUND_422',
       details: { payment_id: 'payment status is FAILED' },
     });
-    await expect(createRefund(deps, scope, { payment_id: 'PR0000000000000000', refund_amount: '1.00' })).rejects.toMatchObject({ code: 'ERR_PAYMENT_404' });
+    await expect(createRefund(deps, scope, { payment_id: 'PR0000000000000000', refund_amount: '1.00' })).rejects.toMatchObject({
+      code: 'ERR_PAYMENT_404',
+    });
 
     // sandbox: processed 60 s after creation
     expect(await processDueRefunds(deps)).toBe(0);
@@ -121,7 +139,9 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     const done = await getRefund(deps, scope, r1.refund_id);
     expect(done).toMatchObject({ refund_status: 'PROCESSED', refund_amount: 60, message: 'Refund processed successfully' });
     expect(done.refunded_at).toMatch(/\.\d{6}Z$/);
-    await expect(getRefund(deps, { partnerId: 'x', merchantId: undefined }, r1.refund_id)).rejects.toMatchObject({ code: 'ERR_REFUND_404' });
+    await expect(getRefund(deps, { partnerId: 'x', merchantId: undefined }, r1.refund_id)).rejects.toMatchObject({
+      code: 'ERR_REFUND_404',
+    });
 
     const payment = await getPayment(deps, scope, pid);
     expect(payment.refund.map((r) => r.refund_status)).toEqual(['PROCESSED', 'FAILED', 'PROCESSED']);
@@ -131,23 +151,28 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     expect(listed.page_size).toBe(250);
     expect((await listRefunds(deps, scope, { reference_id: 'no-such-ref' })).count).toBe(0);
     const day = new Date(Math.floor(deps.clock.now() / 1000)).toISOString().slice(0, 10);
-    expect((await listRefunds(deps, partnerScope, { from_date: day, to_date: day, merchant_id: merchantId })).count).toBeGreaterThanOrEqual(3);
+    expect((await listRefunds(deps, partnerScope, { from_date: day, to_date: day, merchant_id: merchantId })).count).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 
-  if (target === 'postgres') it('50 concurrent refunds from two processes never exceed the captured amount', async () => {
-    const paid = await paidOrder(deps, merchantId, { amount: '100.00' });
-    const second = await t.openSecond();
-    const deps2 = { ...deps, db: second, ids: randomIds() };
-    const attempts = Array.from({ length: 50 }, (_, i) =>
-      createRefund(i % 2 ? deps : deps2, scope, { payment_id: paid.payment_id!, refund_amount: '7.00' }).then(
-        () => 'ok' as const,
-        (err: { code?: string }) => err.code ?? 'error',
-      ),
-    );
-    const outcomes = await Promise.all(attempts);
-    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(14); // 14 * 7.00 = 98.00 <= 100.00 < 15 * 7.00
-    expect(outcomes.filter((o) => o === 'ERR_REFUND_422')).toHaveLength(36);
-    const { rows } = await t.db.query<{ total: number }>(`SELECT sum(amount_minor)::bigint AS total FROM refunds WHERE payment_id = $1`, [paid.payment_id]);
-    expect(rows[0]!.total).toBe(9800);
-  });
+  if (target === 'postgres')
+    it('50 concurrent refunds from two processes never exceed the captured amount', async () => {
+      const paid = await paidOrder(deps, merchantId, { amount: '100.00' });
+      const second = await t.openSecond();
+      const deps2 = { ...deps, db: second, ids: randomIds() };
+      const attempts = Array.from({ length: 50 }, (_, i) =>
+        createRefund(i % 2 ? deps : deps2, scope, { payment_id: paid.payment_id!, refund_amount: '7.00' }).then(
+          () => 'ok' as const,
+          (err: { code?: string }) => err.code ?? 'error',
+        ),
+      );
+      const outcomes = await Promise.all(attempts);
+      expect(outcomes.filter((o) => o === 'ok')).toHaveLength(14); // 14 * 7.00 = 98.00 <= 100.00 < 15 * 7.00
+      expect(outcomes.filter((o) => o === 'ERR_REFUND_422')).toHaveLength(36);
+      const { rows } = await t.db.query<{ total: number }>(`SELECT sum(amount_minor)::bigint AS total FROM refunds WHERE payment_id = $1`, [
+        paid.payment_id,
+      ]);
+      expect(rows[0]!.total).toBe(9800);
+    });
 });

@@ -39,7 +39,14 @@ export async function createRefund(
   if (typeof input.payment_id !== 'string' || input.payment_id.length === 0) throw validationError('payment_id', 'is required');
   return deps.db.transaction(async (tx) => {
     const p = new Params();
-    const { rows } = await tx.query<{ id: string; merchant_id: string; status: string; amount_minor: number; currency: string; clock_offset_seconds: number }>(
+    const { rows } = await tx.query<{
+      id: string;
+      merchant_id: string;
+      status: string;
+      amount_minor: number;
+      currency: string;
+      clock_offset_seconds: number;
+    }>(
       `SELECT p.id, p.merchant_id, p.status, p.amount_minor, p.currency, ${merchantOffsetSql('p.merchant_id')} AS clock_offset_seconds FROM payments p
        WHERE p.id = ${p.add(input.payment_id)} AND ${scopeCondition(scope, 'p.merchant_id', p)} FOR UPDATE OF p`,
       p.values,
@@ -47,7 +54,9 @@ export async function createRefund(
     const payment = rows[0];
     if (!payment) throw new DomainError('ERR_PAYMENT_404', 'Payment not found', { payment_id: `no payment ${input.payment_id}` });
     if (payment.status !== 'CAPTURED') {
-      throw new DomainError('ERR_REFUND_422', 'Only captured payments can be refunded', { payment_id: `payment status is ${payment.status}` });
+      throw new DomainError('ERR_REFUND_422', 'Only captured payments can be refunded', {
+        payment_id: `payment status is ${payment.status}`,
+      });
     }
     const { rows: sums } = await tx.query<{ total: number }>(
       `SELECT COALESCE(sum(amount_minor), 0)::bigint AS total FROM refunds WHERE payment_id = $1 AND status <> 'FAILED'`,
@@ -129,7 +138,8 @@ export async function completeRefund(
   refundId: string,
   outcome: 'PROCESSED' | 'FAILED' = 'PROCESSED',
 ): Promise<ReturnType<typeof refundView>> {
-  if (!ID_PATTERN.refund.test(refundId)) throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
+  if (!ID_PATTERN.refund.test(refundId))
+    throw new DomainError('ERR_REFUND_404', 'Refund not found', { refund_id: `no refund ${refundId}` });
   return deps.db.transaction(async (tx) => {
     const p = new Params();
     const where = [`r.id = ${p.add(refundId)}`];

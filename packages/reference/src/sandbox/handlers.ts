@@ -24,7 +24,11 @@ type SandboxOps =
  * The merchant whose sandbox clock a request reads or moves (D38): a merchant credential's own (naming another =>
  * 404); a partner names one of its merchants with `merchant_id` or `X-Merchant-ID` (neither => 400, not its own => 404).
  */
-async function clockMerchant(rt: HandlerRuntime, ctx: Parameters<Handlers<Principal>['getSandboxClock']>[1], merchantId: string | undefined): Promise<string> {
+async function clockMerchant(
+  rt: HandlerRuntime,
+  ctx: Parameters<Handlers<Principal>['getSandboxClock']>[1],
+  merchantId: string | undefined,
+): Promise<string> {
   const scope = await narrowScope(rt, await scopeOf(rt, ctx), merchantId);
   if (!scope) throw new HttpError(404, 'ERR_MERCHANT_404', 'Merchant not found', { merchant_id: 'no such merchant' });
   if (scope.merchantId === undefined) {

@@ -33,7 +33,8 @@ describe('settlement arithmetic', () => {
     expect(forexRateCents('USD', 'INR')).toBe(8350);
     expect(forexRateCents('INR', 'USD')).toBe(1);
     expect(forexRateCents('EUR', 'USD')).toBe(108);
-    for (const a of SUPPORTED_CURRENCIES) for (const b of SUPPORTED_CURRENCIES) expect(Number.isSafeInteger(forexRateCents(a, b))).toBe(true);
+    for (const a of SUPPORTED_CURRENCIES)
+      for (const b of SUPPORTED_CURRENCIES) expect(Number.isSafeInteger(forexRateCents(a, b))).toBe(true);
     expect(forexRateNumber(forexRate('USD', 'INR'))).toBe(83.5);
     expect(forexRateNumber(forexRate('INR', 'INR'))).toBe(1);
     expect(forexRateNumber(forexRate('INR', 'USD'))).toBe(0.011976);
@@ -75,7 +76,15 @@ describe('settlement arithmetic', () => {
       { type: 'refund_reserve', b: refundAdjustment(2000) },
       { type: 'reserve_release', b: reserveRelease(700) },
     ]);
-    expect(t).toEqual({ gross: 151025, fee: 3021, tax: 544, refunds: 51025, reserved: 2000, released: 700, net: 96460 + 975 - 1000 - 2000 + 700 });
+    expect(t).toEqual({
+      gross: 151025,
+      fee: 3021,
+      tax: 544,
+      refunds: 51025,
+      reserved: 2000,
+      released: 700,
+      net: 96460 + 975 - 1000 - 2000 + 700,
+    });
   });
 
   // docs/decisions.md, "Settlement arithmetic": the worked cross-currency example, number for number.

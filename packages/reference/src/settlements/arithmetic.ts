@@ -82,7 +82,8 @@ export function forexRateNumber(rate: ForexRate): number {
 export function convertMinor(minor: number, rate: ForexRate): number {
   if (!Number.isSafeInteger(minor)) throw new RangeError(`minor units must be a safe integer, got ${minor}`);
   const converted = divRoundHalfUp(BigInt(minor) * rate.num, rate.den);
-  if (converted > BigInt(Number.MAX_SAFE_INTEGER) || converted < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('converted amount is too large');
+  if (converted > BigInt(Number.MAX_SAFE_INTEGER) || converted < -BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError('converted amount is too large');
   return Number(converted);
 }
 
@@ -129,7 +130,9 @@ export interface SettlementTotals {
 }
 
 /** Totals of a settlement's lines; gross counts captures only. */
-export function sumLines(lines: readonly { type: 'capture' | 'refund' | 'refund_reserve' | 'reserve_release'; b: TransactionBreakdown }[]): SettlementTotals {
+export function sumLines(
+  lines: readonly { type: 'capture' | 'refund' | 'refund_reserve' | 'reserve_release'; b: TransactionBreakdown }[],
+): SettlementTotals {
   const t: SettlementTotals = { gross: 0, fee: 0, tax: 0, refunds: 0, reserved: 0, released: 0, net: 0 };
   for (const { type, b } of lines) {
     t.net += b.net;

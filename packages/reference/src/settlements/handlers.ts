@@ -4,7 +4,9 @@ import { getSettlement, listSettlements, listSettlementTransactions } from './se
 import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
 /** Settlements: read one, list by date range (and merchant), list one's transactions page by page (D113). */
-export function settlementHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getSettlement' | 'listSettlements' | 'listSettlementTransactions'> {
+export function settlementHandlers(
+  rt: HandlerRuntime,
+): Pick<Handlers<Principal>, 'getSettlement' | 'listSettlements' | 'listSettlementTransactions'> {
   return {
     async getSettlement(req, ctx) {
       const scope = await scopeOf(rt, ctx);
@@ -20,8 +22,15 @@ export function settlementHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>
       const scope = await narrowScope(rt, await scopeOf(rt, ctx), req.query.merchant_id);
       const page = scope
         ? await listSettlements(rt.deps, scope, req.query)
-        : emptyPage<Awaited<ReturnType<typeof listSettlements>>['results'][number]>(req.query.page, req.query.page_size, DEFAULT_PAGE_SIZE.settlements);
-      return { status: 200, body: ok('Settlements fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })) };
+        : emptyPage<Awaited<ReturnType<typeof listSettlements>>['results'][number]>(
+            req.query.page,
+            req.query.page_size,
+            DEFAULT_PAGE_SIZE.settlements,
+          );
+      return {
+        status: 200,
+        body: ok('Settlements fetched successfully', withLinks(rt, ctx, req.query, { ...page, results: page.results.map((r) => r) })),
+      };
     },
   };
 }

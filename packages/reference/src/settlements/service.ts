@@ -5,7 +5,16 @@ import { DomainError, validationError } from '../core/errors.js';
 import { paymentSettledEvent, type PaymentSettledItem } from '../webhooks/events.js';
 import { newUtr } from '../core/ids.js';
 import { amountToNumber } from '../core/money.js';
-import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, MAX_PAGE, MAX_SETTLEMENT_PAGE_SIZE, pageRequest, toPage, type Page } from '../core/pagination.js';
+import {
+  cappedCount,
+  DEFAULT_PAGE_SIZE,
+  keysetClauses,
+  MAX_PAGE,
+  MAX_SETTLEMENT_PAGE_SIZE,
+  pageRequest,
+  toPage,
+  type Page,
+} from '../core/pagination.js';
 import {
   convertMinor,
   forexRate,
@@ -19,7 +28,14 @@ import {
 } from './arithmetic.js';
 import { dayRange, formatIso } from '../core/clock.js';
 import { merchantOffsetSql, shifted } from '../core/merchant-clock.js';
-import { EMBEDDED_TRANSACTIONS, SETTLEMENT_COLUMNS, settlementTransactionsView, settlementView, type SettlementRow, type SettlementTransactionRow } from './view.js';
+import {
+  EMBEDDED_TRANSACTIONS,
+  SETTLEMENT_COLUMNS,
+  settlementTransactionsView,
+  settlementView,
+  type SettlementRow,
+  type SettlementTransactionRow,
+} from './view.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
@@ -95,7 +111,13 @@ interface MerchantRun {
  * The open settlement of (merchant, currency), created if there is none, locked for this batch (FOR UPDATE: a
  * concurrent run adding to it, or closing it, waits for this short transaction only).
  */
-async function openSettlement(tx: Db, deps: ServiceDeps, m: MerchantRun, currency: string, now: string): Promise<{ id: string; lines: number }> {
+async function openSettlement(
+  tx: Db,
+  deps: ServiceDeps,
+  m: MerchantRun,
+  currency: string,
+  now: string,
+): Promise<{ id: string; lines: number }> {
   const find = () =>
     tx.query<{ id: string; number_of_transactions: number }>(
       `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
@@ -125,7 +147,13 @@ async function openSettlement(tx: Db, deps: ServiceDeps, m: MerchantRun, currenc
  * Write one batch's lines into the open settlements of their currencies with set-based statements (lines, payments,
  * refunds and reserves: one statement each per currency, whatever the batch size) and add the batch's totals.
  */
-async function writeLines(tx: Db, deps: ServiceDeps, m: MerchantRun, lines: readonly (Line & { currency: string })[], now: string): Promise<void> {
+async function writeLines(
+  tx: Db,
+  deps: ServiceDeps,
+  m: MerchantRun,
+  lines: readonly (Line & { currency: string })[],
+  now: string,
+): Promise<void> {
   const byCurrency = new Map<string, Line[]>();
   for (const l of lines) {
     let list = byCurrency.get(l.currency);
@@ -141,12 +169,28 @@ async function writeLines(tx: Db, deps: ServiceDeps, m: MerchantRun, lines: read
        SELECT $1, u.payment_id, u.settlement_type, u.amount, u.fee, u.tax, u.refunds, u.net, u.mop_type, $2, $3, $4::int + u.ord - 1
        FROM unnest($5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])
          WITH ORDINALITY AS u(payment_id, settlement_type, amount, fee, tax, refunds, net, mop_type, ord)`,
-      [s.id, currency, rateCents, s.lines, ls.map((l) => l.paymentId), ls.map((l) => l.type), ls.map((l) => l.b.amount), ls.map((l) => l.b.fee),
-        ls.map((l) => l.b.tax), ls.map((l) => l.b.refunds), ls.map((l) => l.b.net), ls.map((l) => l.mopType)],
+      [
+        s.id,
+        currency,
+        rateCents,
+        s.lines,
+        ls.map((l) => l.paymentId),
+        ls.map((l) => l.type),
+        ls.map((l) => l.b.amount),
+        ls.map((l) => l.b.fee),
+        ls.map((l) => l.b.tax),
+        ls.map((l) => l.b.refunds),
+        ls.map((l) => l.b.net),
+        ls.map((l) => l.mopType),
+      ],
     );
     const captured = ls.filter((l) => l.type === 'capture').map((l) => l.paymentId);
     if (captured.length > 0) {
-      await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = ANY($1::text[])`, [captured, s.id, now]);
+      await tx.query(`UPDATE payments SET settlement_id = $2, settlement_status = 'settled', updated_at = $3 WHERE id = ANY($1::text[])`, [
+        captured,
+        s.id,
+        now,
+      ]);
     }
     const deducted = ls.flatMap((l) => l.deducted);
     if (deducted.length > 0) await tx.query('UPDATE refunds SET settlement_id = $2 WHERE id = ANY($1::text[])', [deducted, s.id]);
@@ -160,7 +204,10 @@ async function writeLines(tx: Db, deps: ServiceDeps, m: MerchantRun, lines: read
     }
     const released = ls.filter((l) => l.type === 'reserve_release').flatMap((l) => l.reserves.map((r) => r.refundId));
     if (released.length > 0) {
-      await tx.query(`UPDATE settlement_reserves SET status = 'released', released_by = $2 WHERE refund_id = ANY($1::text[]) AND status = 'releasable'`, [released, s.id]);
+      await tx.query(
+        `UPDATE settlement_reserves SET status = 'released', released_by = $2 WHERE refund_id = ANY($1::text[]) AND status = 'releasable'`,
+        [released, s.id],
+      );
     }
     const t = sumLines(ls);
     await tx.query(
@@ -185,9 +232,10 @@ async function unreservedRefunds(tx: Db, paymentIds: readonly string[]): Promise
   if (rows.length === 0) return new Map();
   // A concurrent run may have reserved one of these and committed while this statement waited for its row lock (it
   // only locked the refund, it did not change it): read the reserves again, with a fresh snapshot, and skip those.
-  const { rows: meanwhile } = await tx.query<{ refund_id: string }>('SELECT refund_id FROM settlement_reserves WHERE refund_id = ANY($1::text[])', [
-    rows.map((r) => r.id),
-  ]);
+  const { rows: meanwhile } = await tx.query<{ refund_id: string }>(
+    'SELECT refund_id FROM settlement_reserves WHERE refund_id = ANY($1::text[])',
+    [rows.map((r) => r.id)],
+  );
   const reserved = new Set(meanwhile.map((r) => r.refund_id));
   return groupRefunds(rows.filter((r) => !reserved.has(r.id)));
 }
@@ -203,14 +251,35 @@ async function undeductedRefunds(tx: Db, paymentIds: readonly string[]): Promise
   return groupRefunds(rows);
 }
 
-function reserveLines(p: UnsettledPayment, pending: Map<string, RefundGroup>, releasable: Map<string, RefundGroup>, out: (Line & { currency: string })[]): void {
+function reserveLines(
+  p: UnsettledPayment,
+  pending: Map<string, RefundGroup>,
+  releasable: Map<string, RefundGroup>,
+  out: (Line & { currency: string })[],
+): void {
   const held = pending.get(p.id);
   if (held) {
-    out.push({ currency: p.currency, paymentId: p.id, type: 'refund_reserve', mopType: p.mop_type, b: refundAdjustment(held.total), deducted: [], reserves: held.ids.map((refundId, i) => ({ refundId, amount: held.amounts[i] ?? 0 })) });
+    out.push({
+      currency: p.currency,
+      paymentId: p.id,
+      type: 'refund_reserve',
+      mopType: p.mop_type,
+      b: refundAdjustment(held.total),
+      deducted: [],
+      reserves: held.ids.map((refundId, i) => ({ refundId, amount: held.amounts[i] ?? 0 })),
+    });
   }
   const back = releasable.get(p.id);
   if (back) {
-    out.push({ currency: p.currency, paymentId: p.id, type: 'reserve_release', mopType: p.mop_type, b: reserveRelease(back.total), deducted: [], reserves: back.ids.map((refundId, i) => ({ refundId, amount: back.amounts[i] ?? 0 })) });
+    out.push({
+      currency: p.currency,
+      paymentId: p.id,
+      type: 'reserve_release',
+      mopType: p.mop_type,
+      b: reserveRelease(back.total),
+      deducted: [],
+      reserves: back.ids.map((refundId, i) => ({ refundId, amount: back.amounts[i] ?? 0 })),
+    });
   }
 }
 
@@ -243,7 +312,15 @@ async function settleCaptureBatch(tx: Db, deps: ServiceDeps, m: MerchantRun, aft
   const none = new Map<string, RefundGroup>();
   for (const p of payments) {
     const refunds = processed.get(p.id);
-    lines.push({ currency: p.currency, paymentId: p.id, type: 'capture', mopType: p.mop_type, b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0), deducted: refunds?.ids ?? [], reserves: [] });
+    lines.push({
+      currency: p.currency,
+      paymentId: p.id,
+      type: 'capture',
+      mopType: p.mop_type,
+      b: transactionBreakdown(p.amount_minor, refunds?.total ?? 0),
+      deducted: refunds?.ids ?? [],
+      reserves: [],
+    });
     reserveLines(p, pending, none, lines);
   }
   await writeLines(tx, deps, m, lines, now);
@@ -287,7 +364,16 @@ async function settleAdjustmentBatch(tx: Db, deps: ServiceDeps, m: MerchantRun, 
   const lines: (Line & { currency: string })[] = [];
   for (const p of payments) {
     const refunds = processed.get(p.id);
-    if (refunds) lines.push({ currency: p.currency, paymentId: p.id, type: 'refund', mopType: p.mop_type, b: refundAdjustment(refunds.total), deducted: refunds.ids, reserves: [] });
+    if (refunds)
+      lines.push({
+        currency: p.currency,
+        paymentId: p.id,
+        type: 'refund',
+        mopType: p.mop_type,
+        b: refundAdjustment(refunds.total),
+        deducted: refunds.ids,
+        reserves: [],
+      });
     reserveLines(p, pending, releasable, lines);
   }
   if (lines.length > 0) await writeLines(tx, deps, m, lines, now);
@@ -300,7 +386,14 @@ async function settleAdjustmentBatch(tx: Db, deps: ServiceDeps, m: MerchantRun, 
  * debit). It becomes visible and PAYMENT_SETTLED announces it. Returns the ids closed.
  */
 async function closeSettlements(tx: Db, deps: ServiceDeps, m: MerchantRun): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string; transaction_currency: string; net_minor: number; utr_number: string; forex_rate_num: number; forex_rate_den: number }>(
+  const { rows } = await tx.query<{
+    id: string;
+    transaction_currency: string;
+    net_minor: number;
+    utr_number: string;
+    forex_rate_num: number;
+    forex_rate_den: number;
+  }>(
     `SELECT id, transaction_currency, net_minor, utr_number, forex_rate_num, forex_rate_den FROM settlements
      WHERE merchant_id = $1 AND status = 'open' ORDER BY transaction_currency FOR UPDATE`,
     [m.id],
@@ -312,8 +405,18 @@ async function closeSettlements(tx: Db, deps: ServiceDeps, m: MerchantRun): Prom
   for (const s of rows) {
     const rate = { num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) };
     const amountCents = convertMinor(s.net_minor, rate);
-    await tx.query(`UPDATE settlements SET status = 'completed', settlement_amount_cents = $2, completed_at = $3 WHERE id = $1`, [s.id, amountCents, now]);
-    items.push({ settlement_id: s.id, settlement_utr: s.utr_number, settlement_done_at: now, forex_rate: forexRateNumber(rate), settlement_amount: amountToNumber(amountCents) });
+    await tx.query(`UPDATE settlements SET status = 'completed', settlement_amount_cents = $2, completed_at = $3 WHERE id = $1`, [
+      s.id,
+      amountCents,
+      now,
+    ]);
+    items.push({
+      settlement_id: s.id,
+      settlement_utr: s.utr_number,
+      settlement_done_at: now,
+      forex_rate: forexRateNumber(rate),
+      settlement_amount: amountToNumber(amountCents),
+    });
   }
   await emitEvent(tx, at, { partnerId: m.partnerId, merchantId: m.id }, (seq) => paymentSettledEvent(seq, at, items));
   return rows.map((s) => s.id);
@@ -336,7 +439,12 @@ async function settleMerchant(deps: ServiceDeps, merchantId: string, options: Se
   );
   const row = merchants[0];
   if (!row) return [];
-  const m: MerchantRun = { id: merchantId, partnerId: row.partner_id, settlementCurrency: row.settlement_currency, offsetSeconds: row.clock_offset_seconds };
+  const m: MerchantRun = {
+    id: merchantId,
+    partnerId: row.partner_id,
+    settlementCurrency: row.settlement_currency,
+    offsetSeconds: row.clock_offset_seconds,
+  };
   const limit = Math.max(1, options.batchSize ?? SETTLEMENT_BATCH_SIZE);
   const stamp = () => formatIso(shifted(deps.clock.now(), m.offsetSeconds));
   let cursor: CaptureCursor = { currency: '', createdAt: '-infinity', id: '' };
@@ -452,7 +560,8 @@ export async function listSettlementTransactions(
   // page numbers at any depth (no OFFSET window here: a page is a position range, never a scan)
   const page = pageRequest(undefined, f.page_size, TRANSACTIONS_PAGE_SIZE);
   const number = f.page === undefined || f.page === '' ? 1 : Number(f.page);
-  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_PAGE) throw validationError('page', `must be an integer from 1 to ${MAX_PAGE}`);
+  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_PAGE)
+    throw validationError('page', `must be an integer from 1 to ${MAX_PAGE}`);
   const size = page.pageSize;
   const row = await settlementRow(deps, scope, settlementId);
   const { rows } = await deps.db.query<SettlementTransactionRow>(
@@ -497,8 +606,20 @@ export async function listSettlements(
   const keyset = keysetClauses(req, 's.completed_at', 's.id', p);
   const [count, list] = await Promise.all([
     cappedCount(deps.db, fromWhere, countValues, 's.completed_at', 's.id'),
-    deps.db.query<SettlementRow>(`SELECT ${SETTLEMENT_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`, p.values),
+    deps.db.query<SettlementRow>(
+      `SELECT ${SETTLEMENT_COLUMNS} ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,
+      p.values,
+    ),
   ]);
-  const tx = await transactionsOf(deps.db, list.rows.slice(0, req.pageSize).map((r) => r.id));
-  return toPage(req, count, list.rows, (r) => ({ at: r.completed_at, id: r.id }), (r) => settlementView(r, tx.get(r.id) ?? []));
+  const tx = await transactionsOf(
+    deps.db,
+    list.rows.slice(0, req.pageSize).map((r) => r.id),
+  );
+  return toPage(
+    req,
+    count,
+    list.rows,
+    (r) => ({ at: r.completed_at, id: r.id }),
+    (r) => settlementView(r, tx.get(r.id) ?? []),
+  );
 }

@@ -53,17 +53,20 @@ export function settlementView(s: SettlementRow, transactions: SettlementTransac
 }
 
 /** Seed SettlementTransaction lines (amounts in the transaction currency, the rate to the settlement currency). */
-export function settlementTransactionsView(s: Pick<SettlementRow, 'forex_rate_num' | 'forex_rate_den'>, transactions: SettlementTransactionRow[]): Schemas['SettlementTransaction'][] {
+export function settlementTransactionsView(
+  s: Pick<SettlementRow, 'forex_rate_num' | 'forex_rate_den'>,
+  transactions: SettlementTransactionRow[],
+): Schemas['SettlementTransaction'][] {
   const forexRate = forexRateNumber({ num: BigInt(s.forex_rate_num), den: BigInt(s.forex_rate_den) });
   return transactions.map((t) => ({
-      settlement_type: t.settlement_type,
-      transaction_id: t.payment_id,
-      transaction_amount: amountToNumber(t.transaction_amount),
-      merchant_service_fee: amountToNumber(t.fee_minor),
-      merchant_service_tax: amountToNumber(t.tax_minor),
-      merchant_net_amount: amountToNumber(t.net_minor),
-      mop_type: t.mop_type,
-      transaction_currency: t.transaction_currency,
-      forex_rate: forexRate,
+    settlement_type: t.settlement_type,
+    transaction_id: t.payment_id,
+    transaction_amount: amountToNumber(t.transaction_amount),
+    merchant_service_fee: amountToNumber(t.fee_minor),
+    merchant_service_tax: amountToNumber(t.tax_minor),
+    merchant_net_amount: amountToNumber(t.net_minor),
+    mop_type: t.mop_type,
+    transaction_currency: t.transaction_currency,
+    forex_rate: forexRate,
   }));
 }

@@ -45,7 +45,9 @@ describe('paygate serve --workers (D100)', () => {
     const pg = { DATABASE_URL: 'postgres://postgres@127.0.0.1/x', PAYGATE_DATA_DIR: 'memory://' };
     expect(clusterRefusal(2, pg)).toMatch(/own master key and sandbox partner credential/);
     const key = Buffer.alloc(32, 7).toString('base64');
-    expect(clusterRefusal(2, { ...pg, PAYGATE_MASTER_KEY: key, PAYGATE_PARTNER_CLIENT_ID: 'p', PAYGATE_PARTNER_CLIENT_SECRET: 'x'.repeat(20) })).toBeUndefined();
+    expect(
+      clusterRefusal(2, { ...pg, PAYGATE_MASTER_KEY: key, PAYGATE_PARTNER_CLIENT_ID: 'p', PAYGATE_PARTNER_CLIENT_SECRET: 'x'.repeat(20) }),
+    ).toBeUndefined();
   });
 
   it.each<[NodeJS.ProcessEnv, number | RegExp]>([

@@ -47,7 +47,9 @@ function parseWorkerCount(raw: string, name: string, cores: () => number): numbe
   if (raw === 'auto') return Math.max(1, Math.min(MAX_WORKERS, cores()));
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > MAX_WORKERS) {
-    throw new ServeUsageError(`${name} must be a number of processes from 1 to ${MAX_WORKERS}, or auto (one per core), got ${JSON.stringify(raw)}`);
+    throw new ServeUsageError(
+      `${name} must be a number of processes from 1 to ${MAX_WORKERS}, or auto (one per core), got ${JSON.stringify(raw)}`,
+    );
   }
   return n;
 }
@@ -57,7 +59,8 @@ export function shutdownTimeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = env['PAYGATE_SHUTDOWN_TIMEOUT_MS'];
   if (raw === undefined || raw === '') return DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) throw new Error(`PAYGATE_SHUTDOWN_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1)
+    throw new Error(`PAYGATE_SHUTDOWN_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(raw)}`);
   return n;
 }
 

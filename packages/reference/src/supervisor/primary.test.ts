@@ -90,13 +90,22 @@ describe('supervisor (the node:cluster primary of paygate serve --workers N, D10
     for (const w of h.forked) w.listen();
     h.advance(60_000);
     h.forked[1]!.exit(null, 'SIGKILL');
-    expect(h.logs.at(-1)).toMatchObject({ level: 'warn', msg: 'supervisor: worker died; restarting it', obj: { slot: 1, worker_pid: 101, signal: 'SIGKILL', restart_in_ms: 200 } });
+    expect(h.logs.at(-1)).toMatchObject({
+      level: 'warn',
+      msg: 'supervisor: worker died; restarting it',
+      obj: { slot: 1, worker_pid: 101, signal: 'SIGKILL', restart_in_ms: 200 },
+    });
     h.advance(199);
     expect(h.forked).toHaveLength(2);
     h.advance(1);
     expect(h.forked).toHaveLength(3);
     expect(h.forked[2]!.env[WORKER_SLOT_ENV]).toBe('1');
-    expect(h.supervisor.pids()).toEqual(new Map([[0, 100], [1, 102]]));
+    expect(h.supervisor.pids()).toEqual(
+      new Map([
+        [0, 100],
+        [1, 102],
+      ]),
+    );
     // dies again quickly: twice the wait
     h.advance(50);
     h.forked[2]!.exit(1);

@@ -63,7 +63,10 @@ type Live = { worker: ReturnType<ClusterLike['fork']>; pid: number; listening: b
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const { cluster, logger, workers } = options;
   const policy = options.policy ?? createRestartPolicy();
-  const timers: Timers = options.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+  const timers: Timers = options.timers ?? {
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  };
   const live = new Map<number, Live>();
   const pendingRestart = new Map<number, unknown>();
   let phase: Phase = 'starting';
@@ -91,7 +94,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (phase === 'starting' && [...live.values()].length === workers && [...live.values()].every((w) => w.listening)) {
         phase = 'running';
         logger.info({ workers, worker_pids: [...live.values()].map((w) => w.pid) }, 'supervisor: every worker is serving');
-        options.onRunning?.([...live.values()].map((w) => w.pid), address);
+        options.onRunning?.(
+          [...live.values()].map((w) => w.pid),
+          address,
+        );
       }
     });
     worker.once('exit', (code: number | null, signal: string | null) => {
@@ -105,7 +111,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (phase === 'starting' && !entry.listening) {
         // The first start failed (a wrong DATABASE_URL, a port in use...): the worker said why on stderr; restarting
         // it would print the same thing again and again.
-        logger.error({ slot, worker_pid: pid, code, signal }, 'supervisor: a worker could not start; stopping (its error is printed above)');
+        logger.error(
+          { slot, worker_pid: pid, code, signal },
+          'supervisor: a worker could not start; stopping (its error is printed above)',
+        );
         exitCode = 1;
         stop('a worker could not start');
         return;
@@ -120,7 +129,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
         stop('crash loop');
         return;
       }
-      logger.warn({ slot, worker_pid: pid, code, signal, restart_in_ms: decision.delayMs, attempt: decision.attempt }, 'supervisor: worker died; restarting it');
+      logger.warn(
+        { slot, worker_pid: pid, code, signal, restart_in_ms: decision.delayMs, attempt: decision.attempt },
+        'supervisor: worker died; restarting it',
+      );
       pendingRestart.set(
         slot,
         timers.setTimeout(() => {
@@ -147,7 +159,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     drainTimer = timers.setTimeout(() => {
       drainTimer = undefined;
       if (live.size === 0) return;
-      logger.error({ worker_pids: [...live.values()].map((w) => w.pid), bound_ms: options.drainBoundMs }, 'supervisor: workers did not stop in time; killing them');
+      logger.error(
+        { worker_pids: [...live.values()].map((w) => w.pid), bound_ms: options.drainBoundMs },
+        'supervisor: workers did not stop in time; killing them',
+      );
       exitCode = 1;
       killNow();
     }, options.drainBoundMs);

@@ -63,7 +63,13 @@ describe('restart policy (D100)', () => {
   });
 
   it('has the documented defaults', () => {
-    expect(DEFAULT_RESTART_POLICY).toEqual({ initialDelayMs: 200, maxDelayMs: 10_000, stableAfterMs: 30_000, maxRestarts: 10, windowMs: 60_000 });
+    expect(DEFAULT_RESTART_POLICY).toEqual({
+      initialDelayMs: 200,
+      maxDelayMs: 10_000,
+      stableAfterMs: 30_000,
+      maxRestarts: 10,
+      windowMs: 60_000,
+    });
     const { policy, advance } = onClock();
     const actions: string[] = [];
     for (let i = 0; i < 11; i++) {

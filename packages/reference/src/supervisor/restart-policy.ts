@@ -34,8 +34,8 @@ export const DEFAULT_RESTART_POLICY = {
 } as const;
 
 export type RestartDecision =
-  | { action: 'restart'; delayMs: number; /** deaths of this slot in a row (1 for the first) */ attempt: number }
-  | { action: 'give-up'; /** deaths within the window, this one included */ deaths: number; windowMs: number };
+  | { action: 'restart'; delayMs: number /** deaths of this slot in a row (1 for the first) */; attempt: number }
+  | { action: 'give-up' /** deaths within the window, this one included */; deaths: number; windowMs: number };
 
 export interface RestartPolicy {
   /** A worker of `slot` started (forked) now. */

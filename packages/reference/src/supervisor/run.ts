@@ -28,7 +28,8 @@ export async function runSupervisor(workers: number, env: NodeJS.ProcessEnv, wor
     port = parsePort(env['PORT']);
     drainBoundMs = shutdownTimeoutMs(env) + config.webhookTimeoutMs + DRAIN_MARGIN_MS;
     // Created here, once, before any worker starts: N workers racing to create the file would fail all but one.
-    if (config.sandbox && !config.partnerClientId && !config.partnerClientSecret) partner = await loadOrCreateSandboxPartner(config.dataDir);
+    if (config.sandbox && !config.partnerClientId && !config.partnerClientSecret)
+      partner = await loadOrCreateSandboxPartner(config.dataDir);
   } catch (err) {
     process.stderr.write(`paygate: ${(err as Error).message}\n`);
     return 1;
@@ -36,12 +37,15 @@ export async function runSupervisor(workers: number, env: NodeJS.ProcessEnv, wor
 
   // Each worker has its own PostgreSQL pool: by default they split what one process would have had (4 per core).
   const workerEnv: NodeJS.ProcessEnv = {};
-  if (!env['PAYGATE_DB_POOL_SIZE']) workerEnv['PAYGATE_DB_POOL_SIZE'] = String(defaultPoolSize(Math.ceil(availableParallelism() / workers)));
+  if (!env['PAYGATE_DB_POOL_SIZE'])
+    workerEnv['PAYGATE_DB_POOL_SIZE'] = String(defaultPoolSize(Math.ceil(availableParallelism() / workers)));
   const poolSize = Number(workerEnv['PAYGATE_DB_POOL_SIZE'] ?? env['PAYGATE_DB_POOL_SIZE']);
 
   const mode = config.sandbox ? 'sandbox' : 'production';
   out(`Paygate reference gateway, ${mode} mode: a supervisor (pid ${process.pid}) and ${workers} worker processes`);
-  out(`- starting ${workers} workers on ${env['HOST'] || '127.0.0.1'}:${port} (node:cluster, one port), ${poolSize} PostgreSQL connections each`);
+  out(
+    `- starting ${workers} workers on ${env['HOST'] || '127.0.0.1'}:${port} (node:cluster, one port), ${poolSize} PostgreSQL connections each`,
+  );
   const logger = createLogger();
   cluster.setupPrimary({ exec: workerModule, args: ['serve'] });
   const supervisor = startSupervisor({
@@ -57,7 +61,8 @@ export async function runSupervisor(workers: number, env: NodeJS.ProcessEnv, wor
       out(`  Base URL:  ${base}`);
       out(`  Docs:      ${base}/docs/`);
       out(`  Health:    ${base}/healthz (liveness), ${base}/readyz (readiness)`);
-      if (config.partnerClientId) out(`  Partner credentials: X-Client-ID ${config.partnerClientId} (secret from PAYGATE_PARTNER_CLIENT_SECRET)`);
+      if (config.partnerClientId)
+        out(`  Partner credentials: X-Client-ID ${config.partnerClientId} (secret from PAYGATE_PARTNER_CLIENT_SECRET)`);
       else if (partner) for (const line of sandboxPartnerLines(partner)) out(line);
       out('  A worker that dies is restarted; Ctrl+C (SIGINT) or SIGTERM drains every worker, then stops.');
     },

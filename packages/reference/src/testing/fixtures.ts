@@ -92,7 +92,10 @@ export async function approvedMerchant(
 ): Promise<{ partnerId: string; merchantId: string; partnerScope: Scope; merchantScope: Scope }> {
   const partnerId = opts.partnerId ?? 'default';
   await ensurePartnerCredential(deps, { partnerId, clientId: `pk_${partnerId}`, clientSecret: `partner-secret-${partnerId}-0123456789` });
-  const merchant = await createMerchant(deps, partnerId, { settlement_details: settlementDetails(opts.country), company_details: companyDetails(opts.brand) });
+  const merchant = await createMerchant(deps, partnerId, {
+    settlement_details: settlementDetails(opts.country),
+    company_details: companyDetails(opts.brand),
+  });
   await setKycStatus(deps, partnerId, merchant.id, { status: 'APPROVED' });
   return {
     partnerId,

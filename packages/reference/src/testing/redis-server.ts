@@ -31,10 +31,14 @@ async function freeLoopbackPort(): Promise<number> {
 }
 
 async function startServer(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.once('error', (err) => reject(new Error(`redis-server could not start (${err.message}): install it (apt-get install -y redis-server)`)));
+    child.once('error', (err) =>
+      reject(new Error(`redis-server could not start (${err.message}): install it (apt-get install -y redis-server)`)),
+    );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       if (/Ready to accept connections/.test(out)) resolve();

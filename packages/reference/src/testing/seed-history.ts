@@ -103,5 +103,11 @@ export async function seedHistory(db: SqlRunner, o: SeedHistoryOptions): Promise
     [...params, o.partnerId, endpointId],
   );
   const refunded = Math.floor(o.payments / 20) * 10 + 3; // refunds are on payments 3, 13, 23, ...
-  return { endpointId, buyerName: 'Buyer 7', refundReferenceId: `seed-${o.idPrefix}-${refunded}`, referenceId: `seed-${o.idPrefix}-${Math.ceil(o.payments / 2)}`, paymentId: `PR${o.idPrefix}${String(Math.ceil(o.payments / 2)).padStart(pad, '0')}` };
+  return {
+    endpointId,
+    buyerName: 'Buyer 7',
+    refundReferenceId: `seed-${o.idPrefix}-${refunded}`,
+    referenceId: `seed-${o.idPrefix}-${Math.ceil(o.payments / 2)}`,
+    paymentId: `PR${o.idPrefix}${String(Math.ceil(o.payments / 2)).padStart(pad, '0')}`,
+  };
 }

@@ -46,10 +46,14 @@ describe('nonPublicRange', () => {
 describe('webhook URL registration (production: private destinations denied)', () => {
   const check = (url: string) => () => checkWebhookUrl(url, { allowInsecure: false, allowPrivateDestinations: false });
   it.each(REFUSED.filter(([, a]) => a.includes(':')))('refuses %s', (_name, address, range) => {
-    expect(check(`https://[${address}]/hook`)).toThrow(expect.objectContaining({ details: { url: expect.stringContaining(`is ${range})`) } }));
+    expect(check(`https://[${address}]/hook`)).toThrow(
+      expect.objectContaining({ details: { url: expect.stringContaining(`is ${range})`) } }),
+    );
   });
   it('refuses https://[::127.0.0.1]/ as written', () => {
-    expect(check('https://[::127.0.0.1]/')).toThrow(expect.objectContaining({ details: { url: expect.stringMatching(/private, loopback/) } }));
+    expect(check('https://[::127.0.0.1]/')).toThrow(
+      expect.objectContaining({ details: { url: expect.stringMatching(/private, loopback/) } }),
+    );
   });
   it.each(PUBLIC.filter((a) => a.includes(':')))('accepts https://[%s]/', (address) => {
     expect(check(`https://[${address}]/hook`)()).toBe(`https://[${address}]/hook`);

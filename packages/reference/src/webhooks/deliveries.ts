@@ -148,7 +148,14 @@ export async function sendDelivery(
     );
     const ok = res.status >= 200 && res.status < 300;
     const retryAfterMs = RETRY_AFTER_STATUSES.has(res.status) ? parseRetryAfterMs(res.retryAfter, Date.now()) : null;
-    return { ok, statusCode: res.status, retryAfterMs, error: ok ? null : `HTTP ${res.status}`, durationMs: Math.round(performance.now() - t0), startedAt };
+    return {
+      ok,
+      statusCode: res.status,
+      retryAfterMs,
+      error: ok ? null : `HTTP ${res.status}`,
+      durationMs: Math.round(performance.now() - t0),
+      startedAt,
+    };
   } catch (err) {
     const e = err as Error;
     const error = e.name === 'TimeoutError' || e.name === 'DestinationRefusedError' ? e.message : `${e.name}: ${e.message}`;
@@ -161,7 +168,10 @@ export type AttemptOutcome = 'succeeded' | 'retry' | 'failed';
 /** Where an attempt moves its delivery (the retry delay drawn here, jitter included), or null for a 410 Gone. */
 function planAttempt(deps: ServiceDeps, d: ClaimedDelivery, result: AttemptResult, schedule: readonly number[], jitter: number) {
   const at = shifted(deps.clock.now(), d.clock_offset_seconds); // the event's merchant's clock: retries follow it
-  const delay = result.ok || d.endpoint_deleted ? null : boundedRetryDelayMs(schedule, retryDelayMs(schedule, d.attempt, jitter), result.retryAfterMs ?? null);
+  const delay =
+    result.ok || d.endpoint_deleted
+      ? null
+      : boundedRetryDelayMs(schedule, retryDelayMs(schedule, d.attempt, jitter), result.retryAfterMs ?? null);
   const outcome: AttemptOutcome = result.ok ? 'succeeded' : delay === null ? 'failed' : 'retry';
   return {
     outcome,
@@ -282,7 +292,11 @@ export async function recordAttempt(
  * POST /webhooks/endpoints/{endpoint_id}/enable; failed deliveries can then be redelivered.
  */
 async function disableEndpoint(tx: Db, endpointId: string, reason: string, now: string): Promise<void> {
-  await tx.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3 WHERE id = $1 AND disabled_at IS NULL', [endpointId, now, reason]);
+  await tx.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3 WHERE id = $1 AND disabled_at IS NULL', [
+    endpointId,
+    now,
+    reason,
+  ]);
   await tx.query(
     `UPDATE webhook_deliveries SET status = 'failed', lease_expires_at = NULL, last_error = $2, updated_at = $3
      WHERE endpoint_id = $1 AND status = 'pending'`,

@@ -83,7 +83,12 @@ export async function listWebhookDeliveries(
   deps: ServiceDeps,
   scope: Scope,
   endpointId: string,
-  query: { status?: DeliveryStatus | undefined; page?: number | string | undefined; page_size?: number | string | undefined; cursor?: string | undefined } = {},
+  query: {
+    status?: DeliveryStatus | undefined;
+    page?: number | string | undefined;
+    page_size?: number | string | undefined;
+    cursor?: string | undefined;
+  } = {},
 ): Promise<Page<DeliveryView>> {
   const missing = new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
   if (!ID_PATTERN.webhookEndpoint.test(endpointId)) throw missing;
@@ -108,8 +113,17 @@ export async function listWebhookDeliveries(
       p.values,
     ),
   ]);
-  const attempts = await attemptsOf(deps, rows.slice(0, req.pageSize).map((r) => r.id));
-  return toPage(req, count, rows, (r) => ({ at: r.created_at, id: r.id }), (r) => deliveryView(r, attempts.get(r.id) ?? []));
+  const attempts = await attemptsOf(
+    deps,
+    rows.slice(0, req.pageSize).map((r) => r.id),
+  );
+  return toPage(
+    req,
+    count,
+    rows,
+    (r) => ({ at: r.created_at, id: r.id }),
+    (r) => deliveryView(r, attempts.get(r.id) ?? []),
+  );
 }
 
 /**

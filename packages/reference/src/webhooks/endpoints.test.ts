@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/clock.js';
 import { approvedMerchant, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
-import { checkWebhookUrl, createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, privateDestinationReason } from './endpoints.js';
+import {
+  checkWebhookUrl,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+  privateDestinationReason,
+} from './endpoints.js';
 
 describe.each(testTargets())('webhook endpoints on %s', (target) => {
   let t: TestDb;
@@ -16,15 +22,34 @@ describe.each(testTargets())('webhook endpoints on %s', (target) => {
   it('webhook endpoints: create with whsec_ secret, list by owner, delete', async () => {
     const deps = testDeps(t.db, clock);
     const m = await approvedMerchant(deps, { partnerId: 'pw' });
-    const partnerEp = await createWebhookEndpoint(deps, m.partnerScope, { url: 'https://hooks.example/p', events: ['PAYMENT_FAILED', 'PAYMENT_SETTLED'] }, { allowInsecure: false, allowPrivateDestinations: false });
+    const partnerEp = await createWebhookEndpoint(
+      deps,
+      m.partnerScope,
+      { url: 'https://hooks.example/p', events: ['PAYMENT_FAILED', 'PAYMENT_SETTLED'] },
+      { allowInsecure: false, allowPrivateDestinations: false },
+    );
     expect(partnerEp.id).toMatch(/^we_[A-Za-z0-9_-]{24}$/);
     expect(partnerEp.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(partnerEp.merchant_id).toBeNull();
-    const merchantEp = await createWebhookEndpoint(deps, m.merchantScope, { url: 'http://127.0.0.1:9/m', events: ['MERCHANT_APPROVED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const merchantEp = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: 'http://127.0.0.1:9/m', events: ['MERCHANT_APPROVED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     expect(merchantEp.merchant_id).toBe(m.merchantId);
-    await expect(createWebhookEndpoint(deps, m.partnerScope, { url: 'http://x.example', events: ['PAYMENT_FAILED'] }, { allowInsecure: false, allowPrivateDestinations: false })).rejects.toMatchObject({ details: { url: 'must use https' } });
+    await expect(
+      createWebhookEndpoint(
+        deps,
+        m.partnerScope,
+        { url: 'http://x.example', events: ['PAYMENT_FAILED'] },
+        { allowInsecure: false, allowPrivateDestinations: false },
+      ),
+    ).rejects.toMatchObject({ details: { url: 'must use https' } });
 
-    expect((await listWebhookEndpoints(deps, m.partnerScope)).results.map((e) => e.id).sort()).toEqual([partnerEp.id, merchantEp.id].sort());
+    expect((await listWebhookEndpoints(deps, m.partnerScope)).results.map((e) => e.id).sort()).toEqual(
+      [partnerEp.id, merchantEp.id].sort(),
+    );
     const merchantList = await listWebhookEndpoints(deps, m.merchantScope);
     expect(merchantList.results.map((e) => e.id)).toEqual([merchantEp.id]);
     expect(merchantList.results[0]).not.toHaveProperty('secret');
@@ -65,12 +90,14 @@ describe('webhook endpoint URLs in production (SSRF guard at the API, D35)', () 
     expect(checkWebhookUrl(url, { allowInsecure: true, allowPrivateDestinations: true })).toBe(url);
   });
 
-  it.each(['https://shop.example.in/webhooks/paygate', 'https://93.184.215.14/hook', 'https://[2606:4700:4700::1111]/hook', 'https://hooks.example.com:8443/x?y=1'])(
-    'accepts the public destination %s (names are checked again when a delivery connects)',
-    (url) => {
-      expect(checkWebhookUrl(url, { allowInsecure: false, allowPrivateDestinations: false })).toBe(url);
-    },
-  );
+  it.each([
+    'https://shop.example.in/webhooks/paygate',
+    'https://93.184.215.14/hook',
+    'https://[2606:4700:4700::1111]/hook',
+    'https://hooks.example.com:8443/x?y=1',
+  ])('accepts the public destination %s (names are checked again when a delivery connects)', (url) => {
+    expect(checkWebhookUrl(url, { allowInsecure: false, allowPrivateDestinations: false })).toBe(url);
+  });
 
   it('classifies hosts as the URL parser leaves them', () => {
     expect(privateDestinationReason(new URL('https://[::ffff:10.0.0.1]/').hostname)).toMatch(/ipv4Mapped/);

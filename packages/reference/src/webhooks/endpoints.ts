@@ -179,7 +179,8 @@ export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
      WHERE id = ${p.add(endpointId)} AND ${ownerCondition(scope, p)} AND deleted_at IS NULL RETURNING id`,
     p.values,
   );
-  if (rows.length === 0) throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
+  if (rows.length === 0)
+    throw new DomainError('ERR_WEBHOOK_404', 'Webhook endpoint not found', { endpoint_id: `no endpoint ${endpointId}` });
   return { id: endpointId, deleted: true };
 }
 

@@ -70,7 +70,13 @@ export function paymentSettledEvent(
   at: Micros,
   settlements: PaymentSettledItem[],
 ): EventEnvelope<'PAYMENT_SETTLED', PaymentSettledData> {
-  return { event_type: 'PAYMENT_SETTLED', event_time: formatEventTime(at), version: '1.0', sequence_number: sequenceNumber, data: { settlements } };
+  return {
+    event_type: 'PAYMENT_SETTLED',
+    event_time: formatEventTime(at),
+    version: '1.0',
+    sequence_number: sequenceNumber,
+    data: { settlements },
+  };
 }
 
 /** MERCHANT_APPROVED: event_time `YYYY-MM-DD HH:MM:SS`; trade_name = company brand name. */

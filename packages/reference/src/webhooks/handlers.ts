@@ -1,5 +1,11 @@
 import type { Handlers } from '@paygate/server';
-import { createWebhookEndpoint, deleteWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints, type WebhookEndpointView } from './endpoints.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  enableWebhookEndpoint,
+  listWebhookEndpoints,
+  type WebhookEndpointView,
+} from './endpoints.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from './delivery-log.js';
 import { ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
@@ -12,7 +18,12 @@ export function webhookEndpointHandlers(
   rt: HandlerRuntime,
 ): Pick<
   Handlers<Principal>,
-  'listWebhookEndpoints' | 'createWebhookEndpoint' | 'deleteWebhookEndpoint' | 'enableWebhookEndpoint' | 'listWebhookDeliveries' | 'redeliverWebhookDelivery'
+  | 'listWebhookEndpoints'
+  | 'createWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'enableWebhookEndpoint'
+  | 'listWebhookDeliveries'
+  | 'redeliverWebhookDelivery'
 > {
   return {
     async listWebhookEndpoints(req, ctx) {

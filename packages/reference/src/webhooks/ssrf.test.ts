@@ -73,9 +73,19 @@ describe.each(testTargets())('SSRF-proof webhook deliveries on %s', (db) => {
     const deps = testDeps(t.db, clock);
     const m = await approvedMerchant(deps, { partnerId: `ssrf-${db}` });
     // accepted at the API: a public-looking name (registration does not resolve names; the connect-time check is the guard)
-    await createWebhookEndpoint(deps, m.partnerScope, { url: `https://hooks.rebind.test:${target.port}/paygate`, events: ['PAYMENT_FAILED'] }, { allowInsecure: false, allowPrivateDestinations: false });
+    await createWebhookEndpoint(
+      deps,
+      m.partnerScope,
+      { url: `https://hooks.rebind.test:${target.port}/paygate`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: false, allowPrivateDestinations: false },
+    );
     // a row from before the guard, or written by hand: the API would refuse it now
-    const legacy = await createWebhookEndpoint(deps, m.merchantScope, { url: `http://127.0.0.1:${target.port}/legacy`, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+    const legacy = await createWebhookEndpoint(
+      deps,
+      m.merchantScope,
+      { url: `http://127.0.0.1:${target.port}/legacy`, events: ['PAYMENT_FAILED'] },
+      { allowInsecure: true, allowPrivateDestinations: true },
+    );
     await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
     const lookup = fakeDns({ 'hooks.rebind.test': ['127.0.0.1'] });
     const transport = createWebhookTransport({ allowPrivateDestinations: false, lookup });
@@ -114,7 +124,9 @@ describe.each(testTargets())('SSRF-proof webhook deliveries on %s', (db) => {
         `SELECT status, attempt, last_error FROM webhook_deliveries WHERE endpoint_id = $1`,
         [legacy.id],
       );
-      expect(deliveries).toEqual([{ status: 'failed', attempt: 3, last_error: expect.stringMatching(/^destination refused: 127\.0\.0\.1/) }]);
+      expect(deliveries).toEqual([
+        { status: 'failed', attempt: 3, last_error: expect.stringMatching(/^destination refused: 127\.0\.0\.1/) },
+      ]);
     } finally {
       await worker.flush();
       transport.close();
@@ -181,7 +193,12 @@ describe('SSRF in a production-mode gateway', () => {
     const m = await approvedMerchant(deps, { partnerId: 'default' });
     // rows the API would refuse (written before the guard existed): the connect-time check still stops them
     for (const url of [`http://127.0.0.1:${target.port}/direct`, `http://localhost:${target.port}/by-name`]) {
-      await createWebhookEndpoint(deps, m.merchantScope, { url, events: ['PAYMENT_FAILED'] }, { allowInsecure: true, allowPrivateDestinations: true });
+      await createWebhookEndpoint(
+        deps,
+        m.merchantScope,
+        { url, events: ['PAYMENT_FAILED'] },
+        { allowInsecure: true, allowPrivateDestinations: true },
+      );
     }
     await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
     const report = await runtime.worker.tick();
@@ -201,8 +218,13 @@ describe('SSRF in a production-mode gateway', () => {
 
   it('PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: allow only in the sandbox', () => {
     const key = generateMasterKey();
-    expect(() => loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: key, PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'allow' })).toThrow(/refused in production mode/);
-    expect(loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: key, PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'deny' }).webhookPrivateDestinations).toBe(false);
+    expect(() =>
+      loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: key, PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'allow' }),
+    ).toThrow(/refused in production mode/);
+    expect(
+      loadConfig({ PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: key, PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'deny' })
+        .webhookPrivateDestinations,
+    ).toBe(false);
     expect(loadConfig({}).webhookPrivateDestinations).toBe(true);
     expect(loadConfig({ PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'deny' }).webhookPrivateDestinations).toBe(false);
     expect(() => loadConfig({ PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS: 'yes' })).toThrow(/must be allow or deny/);

@@ -91,7 +91,9 @@ describe('webhook transport SSRF guard', () => {
     const lookup = dns();
     const transport = createWebhookTransport({ allowPrivateDestinations: true, lookup });
     try {
-      await expect(transport.post(`http://hooks.rebind.test:${port}/hook`, { 'content-type': 'application/json' }, '{"x":1}', 2000)).resolves.toEqual({ status: 200 });
+      await expect(
+        transport.post(`http://hooks.rebind.test:${port}/hook`, { 'content-type': 'application/json' }, '{"x":1}', 2000),
+      ).resolves.toEqual({ status: 200 });
       expect(lookup.asked).toContain('hooks.rebind.test');
       expect(requests).toEqual(['POST /hook']);
       expect(connections).toBe(1);
@@ -109,7 +111,10 @@ describe('webhook transport SSRF guard', () => {
     expect(named?.message).toBe(
       'destination refused: hooks.rebind.test resolves to 127.0.0.1, a private, loopback, link-local or metadata address (deliveries go to public addresses only)',
     );
-    const literal = asDestinationRefused(new Error('DNS lookup 10.1.2.3(family:undefined, host:undefined) is not allowed. Because, It is private IP address.'), 'http://10.1.2.3/');
+    const literal = asDestinationRefused(
+      new Error('DNS lookup 10.1.2.3(family:undefined, host:undefined) is not allowed. Because, It is private IP address.'),
+      'http://10.1.2.3/',
+    );
     expect(literal?.message).toMatch(/^destination refused: 10\.1\.2\.3, a private/);
     expect(asDestinationRefused(new Error('connect ECONNREFUSED 203.0.113.10:9'), 'http://x.example/')).toBeUndefined();
   });
@@ -126,7 +131,10 @@ describe('webhook transport timeouts', () => {
     const transport = createWebhookTransport({ allowPrivateDestinations: true });
     try {
       const port = (server.address() as AddressInfo).port;
-      await expect(transport.post(`http://127.0.0.1:${port}/slow`, {}, '{}', 300)).rejects.toMatchObject({ name: 'TimeoutError', message: 'timeout after 300 ms' });
+      await expect(transport.post(`http://127.0.0.1:${port}/slow`, {}, '{}', 300)).rejects.toMatchObject({
+        name: 'TimeoutError',
+        message: 'timeout after 300 ms',
+      });
     } finally {
       transport.close();
       server.closeAllConnections();

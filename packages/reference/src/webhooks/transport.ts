@@ -66,7 +66,11 @@ export function asDestinationRefused(err: unknown, url: string): DestinationRefu
 
 /** `lookup` that fails with DestinationRefusedError when a name resolves to an address `nonPublicRange` refuses. */
 function publicOnlyLookup(lookup: LookupFunction): LookupFunction {
-  return ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: { all?: boolean },
+    callback: (err: Error | null, address?: string | LookupAddress[], family?: number) => void,
+  ) => {
     lookup(hostname, options, ((err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
       if (err) {
         callback(err);
@@ -96,7 +100,8 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
       const secure = target.protocol === 'https:';
       if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
       const literal = target.hostname.replace(/^\[|\]$/g, '');
-      if (!allowPrivate && isIP(literal) !== 0 && nonPublicRange(literal) !== undefined) return Promise.reject(new DestinationRefusedError(literal, literal));
+      if (!allowPrivate && isIP(literal) !== 0 && nonPublicRange(literal) !== undefined)
+        return Promise.reject(new DestinationRefusedError(literal, literal));
       const signal = AbortSignal.timeout(timeoutMs);
       return new Promise<WebhookResponse>((resolve, reject) => {
         // the timeout covers the whole exchange: connecting, the answer's headers and its body
@@ -115,7 +120,9 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
           res.on('error', fail);
           res.resume(); // drain, so the socket can be reused
           const retryAfter = res.headers['retry-after'];
-          res.on('end', () => resolve(retryAfter === undefined ? { status: res.statusCode ?? 0 } : { status: res.statusCode ?? 0, retryAfter }));
+          res.on('end', () =>
+            resolve(retryAfter === undefined ? { status: res.statusCode ?? 0 } : { status: res.statusCode ?? 0, retryAfter }),
+          );
         });
         request.end(body);
       });

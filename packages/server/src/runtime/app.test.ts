@@ -33,14 +33,25 @@ const handlers: Handlers<Principal> = {
     return { status: 200, body: { success: true, message: 'ok', data: order } };
   },
   async uploadOrderDocument(req) {
-    seen.upload = { type: req.body.document_type, name: req.body.file.originalname, size: req.body.file.size, mimetype: req.body.file.mimetype };
+    seen.upload = {
+      type: req.body.document_type,
+      name: req.body.file.originalname,
+      size: req.body.file.size,
+      mimetype: req.body.file.mimetype,
+    };
     return { status: 200, body: { success: true, message: 'attached', data: order } };
   },
   async listRefunds(req) {
-    return { status: 200, body: { count: 0, page: req.query.page ?? 1, page_size: req.query.page_size ?? 250, next: null, previous: null, results: [] } };
+    return {
+      status: 200,
+      body: { count: 0, page: req.query.page ?? 1, page_size: req.query.page_size ?? 250, next: null, previous: null, results: [] },
+    };
   },
   async listMerchants() {
-    return { status: 200, body: { success: true, message: 'ok', data: { count: 0, page: 1, page_size: 250, next: null, previous: null, results: [] } } };
+    return {
+      status: 200,
+      body: { success: true, message: 'ok', data: { count: 0, page: 1, page_size: 250, next: null, previous: null, results: [] } },
+    };
   },
   async getHealth() {
     return { status: 204 };
@@ -62,7 +73,14 @@ async function call(method: string, path: string, init: { body?: BodyInit; heade
   }
   const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text.length > 0 ? (JSON.parse(text) as { success: boolean; error: { code: string; message: string; details?: Record<string, string> } }) : undefined };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body:
+      text.length > 0
+        ? (JSON.parse(text) as { success: boolean; error: { code: string; message: string; details?: Record<string, string> } })
+        : undefined,
+  };
 }
 
 describe('createApiApp over real HTTP (mini fixture)', () => {
@@ -76,7 +94,12 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
         bodyLimit: '2kb',
         uploadLimits: { fileSize: 1024 },
         authenticate: ({ req, requirements, schemes }) => {
-          expect(requirements).toEqual([[{ scheme: 'ClientId', scopes: [] }, { scheme: 'ClientSecret', scopes: [] }]]);
+          expect(requirements).toEqual([
+            [
+              { scheme: 'ClientId', scopes: [] },
+              { scheme: 'ClientSecret', scopes: [] },
+            ],
+          ]);
           const idHeader = schemes.ClientId!.name!.toLowerCase();
           const id = req.headers[idHeader];
           if (id !== 'ck_test_1' || req.headers['x-client-secret'] !== 'cs_1') throw new Error('bad credentials');
@@ -101,7 +124,9 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
   });
 
   it('reports every invalid body field, header and query parameter by its JSON path', async () => {
-    const res = await call('POST', '/pg/orders/', { json: { amount: '10', currency: 'inr', reference_id: 'r', buyer: { name: 'A', email: 'nope' }, extra: 1 } });
+    const res = await call('POST', '/pg/orders/', {
+      json: { amount: '10', currency: 'inr', reference_id: 'r', buyer: { name: 'A', email: 'nope' }, extra: 1 },
+    });
     expect(res.status).toBe(400);
     expect(res.body!.error.code).toBe('ERR_VALIDATION_400');
     expect(Object.keys(res.body!.error.details!).sort()).toEqual(['amount', 'buyer.email', 'currency', 'extra', 'x-merchant-id']);
@@ -119,28 +144,81 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
   });
 
   it('answers malformed JSON with 400, a too-large body with 413 and a wrong content type with 415', async () => {
-    const malformed = await call('POST', '/pg/orders/', { body: '{"amount": ', headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678' } });
+    const malformed = await call('POST', '/pg/orders/', {
+      body: '{"amount": ',
+      headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678' },
+    });
     expect(malformed.status).toBe(400);
-    expect(malformed.body!.error).toEqual({ code: 'ERR_VALIDATION_400', message: 'Request validation failed', details: { body: 'is not valid JSON' } });
+    expect(malformed.body!.error).toEqual({
+      code: 'ERR_VALIDATION_400',
+      message: 'Request validation failed',
+      details: { body: 'is not valid JSON' },
+    });
 
-    const large = await call('POST', '/pg/orders/', { json: { ...validOrder, reference_id: 'x'.repeat(4000) }, headers: { 'X-Merchant-ID': '12345678' } });
+    const large = await call('POST', '/pg/orders/', {
+      json: { ...validOrder, reference_id: 'x'.repeat(4000) },
+      headers: { 'X-Merchant-ID': '12345678' },
+    });
     expect(large.status).toBe(413);
-    expect(large.body!.error).toEqual({ code: 'ERR_REQUEST_413', message: 'Request body too large', details: { body: expect.stringMatching(/^must be at most \d+ bytes$/) } });
+    expect(large.body!.error).toEqual({
+      code: 'ERR_REQUEST_413',
+      message: 'Request body too large',
+      details: { body: expect.stringMatching(/^must be at most \d+ bytes$/) },
+    });
 
-    const xml = await call('POST', '/pg/orders/', { body: '<order/>', headers: { 'content-type': 'application/xml', 'X-Merchant-ID': '12345678' } });
+    const xml = await call('POST', '/pg/orders/', {
+      body: '<order/>',
+      headers: { 'content-type': 'application/xml', 'X-Merchant-ID': '12345678' },
+    });
     expect(xml.status).toBe(415);
-    expect(xml.body!.error).toEqual({ code: 'ERR_REQUEST_415', message: 'Unsupported content type', details: { 'content-type': 'must be one of: application/json' } });
+    expect(xml.body!.error).toEqual({
+      code: 'ERR_REQUEST_415',
+      message: 'Unsupported content type',
+      details: { 'content-type': 'must be one of: application/json' },
+    });
   });
 
   // Hostile input classes (issue 13): each is a declared 4xx whose details name what to fix, never a 5xx.
   it.each<[string, { method: string; path: string; body?: BodyInit; headers?: Record<string, string> }, number, Record<string, unknown>]>([
-    ['a `__proto__` key', { method: 'POST', path: '/pg/orders/', body: '{"__proto__":{"admin":true},"amount":"10.50","currency":"INR","reference_id":"r","buyer":{"name":"A","email":"a@example.com"}}' }, 400, Object.fromEntries([['__proto__', 'must NOT have additional properties']])],
-    ['broken percent-encoding in a path parameter', { method: 'GET', path: '/pg/orders/%E0%A4%A' }, 400, { order_id: expect.stringMatching(/malformed percent-encoding/) }],
-    ['a gzip Content-Encoding on a plain body', { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'gzip' } }, 400, { 'content-encoding': expect.stringMatching(/not valid data in the declared encoding/) }],
-    ['an unknown Content-Encoding', { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'compress' } }, 415, { 'content-encoding': 'must be identity, gzip, deflate or br' }],
-    ['an unsupported charset', { method: 'POST', path: '/pg/orders/', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } }, 415, { 'content-type': 'charset must be utf-8' }],
+    [
+      'a `__proto__` key',
+      {
+        method: 'POST',
+        path: '/pg/orders/',
+        body: '{"__proto__":{"admin":true},"amount":"10.50","currency":"INR","reference_id":"r","buyer":{"name":"A","email":"a@example.com"}}',
+      },
+      400,
+      Object.fromEntries([['__proto__', 'must NOT have additional properties']]),
+    ],
+    [
+      'broken percent-encoding in a path parameter',
+      { method: 'GET', path: '/pg/orders/%E0%A4%A' },
+      400,
+      { order_id: expect.stringMatching(/malformed percent-encoding/) },
+    ],
+    [
+      'a gzip Content-Encoding on a plain body',
+      { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'gzip' } },
+      400,
+      { 'content-encoding': expect.stringMatching(/not valid data in the declared encoding/) },
+    ],
+    [
+      'an unknown Content-Encoding',
+      { method: 'POST', path: '/pg/orders/', body: JSON.stringify({ amount: '10.50' }), headers: { 'content-encoding': 'compress' } },
+      415,
+      { 'content-encoding': 'must be identity, gzip, deflate or br' },
+    ],
+    [
+      'an unsupported charset',
+      { method: 'POST', path: '/pg/orders/', body: '{}', headers: { 'content-type': 'application/json; charset=latin1' } },
+      415,
+      { 'content-type': 'charset must be utf-8' },
+    ],
   ])('%s: %d with details', async (_name, req, status, details) => {
-    const res = await call(req.method, req.path, { ...(req.body !== undefined ? { body: req.body } : {}), headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678', ...req.headers } });
+    const res = await call(req.method, req.path, {
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      headers: { 'content-type': 'application/json', 'X-Merchant-ID': '12345678', ...req.headers },
+    });
     expect(res.status).toBe(status);
     expect(res.body!.success).toBe(false);
     expect(res.body!.error.details).toEqual(details);
@@ -148,7 +226,10 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
 
   it('accepts a body that really is gzip-encoded', async () => {
     const { gzipSync } = await import('node:zlib');
-    const res = await call('POST', '/pg/orders/', { body: gzipSync(JSON.stringify(validOrder)), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'X-Merchant-ID': '12345678' } });
+    const res = await call('POST', '/pg/orders/', {
+      body: gzipSync(JSON.stringify(validOrder)),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'X-Merchant-ID': '12345678' },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -183,11 +264,17 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
   it('maps HttpError from a handler to its status, code and details', async () => {
     const res = await call('GET', '/pg/orders/OD0000000000000009');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: { code: 'ERR_ORDER_404', message: 'Order not found', details: { order_id: 'no such order' } } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'ERR_ORDER_404', message: 'Order not found', details: { order_id: 'no such order' } },
+    });
   });
 
   it('turns an unexpected handler error into 500 ERR_INTERNAL_500 without leaking internals, and logs it', async () => {
-    const res = await call('POST', '/pg/orders/', { json: { ...validOrder, reference_id: 'boom' }, headers: { 'X-Merchant-ID': '12345678' } });
+    const res = await call('POST', '/pg/orders/', {
+      json: { ...validOrder, reference_id: 'boom' },
+      headers: { 'X-Merchant-ID': '12345678' },
+    });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: { code: 'ERR_INTERNAL_500', message: 'Internal server error' } });
     expect(JSON.stringify(res.body)).not.toMatch(/hunter2|at |\.ts/);
@@ -196,7 +283,10 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
 
   it('catches an off-spec handler response with response validation', async () => {
     vi.mocked(logger.error).mockClear();
-    const res = await call('POST', '/pg/orders/', { json: { ...validOrder, reference_id: 'off-spec' }, headers: { 'X-Merchant-ID': '12345678' } });
+    const res = await call('POST', '/pg/orders/', {
+      json: { ...validOrder, reference_id: 'off-spec' },
+      headers: { 'X-Merchant-ID': '12345678' },
+    });
     expect(res.status).toBe(500);
     expect(res.body!.error.code).toBe('ERR_INTERNAL_500');
     const logged = vi.mocked(logger.error).mock.calls[0]![0] as { err: { errors?: { path: string }[] } };
@@ -228,7 +318,12 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
 
 describe('allowByPath', () => {
   it('lists each path with its methods in route-table order, static segments before parameters', () => {
-    const route = (method: 'get' | 'post' | 'delete', path: string) => ({ ...operations[0]!, method, path, expressPath: path.replace(/\{([^}]+)\}/g, ':$1') });
+    const route = (method: 'get' | 'post' | 'delete', path: string) => ({
+      ...operations[0]!,
+      method,
+      path,
+      expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+    });
     expect(allowByPath([route('get', '/a/{id}'), route('delete', '/a/{id}'), route('get', '/a/b'), route('post', '/a')])).toEqual([
       { path: '/a/b', expressPath: '/a/b', allow: 'GET' },
       { path: '/a/{id}', expressPath: '/a/:id', allow: 'GET, DELETE' },

@@ -16,11 +16,18 @@ import { limitInBytes } from './body-limits.js';
 const order = { order_id: 'OD0000000000000001', amount: 10.5, currency: 'INR', status: 'payment_pending' as const };
 const LIMIT = 2048;
 const handlers = {
-  createOrder: async () => ({ status: 201, body: { success: true, message: 'created', data: order }, headers: { Location: '/pg/orders/x' } }),
+  createOrder: async () => ({
+    status: 201,
+    body: { success: true, message: 'created', data: order },
+    headers: { Location: '/pg/orders/x' },
+  }),
   getOrder: async () => ({ status: 200, body: { success: true, message: 'ok', data: order } }),
   uploadOrderDocument: async () => ({ status: 200, body: { success: true, message: 'attached', data: order } }),
   listRefunds: async () => ({ status: 200, body: { count: 0, page: 1, page_size: 250, next: null, previous: null, results: [] } }),
-  listMerchants: async () => ({ status: 200, body: { success: true, message: 'ok', data: { count: 0, page: 1, page_size: 250, next: null, previous: null, results: [] } } }),
+  listMerchants: async () => ({
+    status: 200,
+    body: { success: true, message: 'ok', data: { count: 0, page: 1, page_size: 250, next: null, previous: null, results: [] } },
+  }),
   getHealth: async () => ({ status: 204 as const }),
 } as unknown as Handlers<{ clientId: string }>; // the answers do not matter here, only when they are sent
 
@@ -100,9 +107,21 @@ const post = (headers: Record<string, string>) =>
 describe('early answers on a body still arriving close the connection (D96)', () => {
   it.each([
     ['401 (wrong credential)', { 'x-client-secret': 'wrong', 'content-type': 'application/json', 'content-length': '1000' }, 401],
-    ['413 (Content-Length over the limit: refused before reading)', { 'x-client-secret': 'cs_1', 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) }, 413],
-    ['415 (a media type the operation does not take)', { 'x-client-secret': 'cs_1', 'content-type': 'application/xml', 'content-length': '1000' }, 415],
-    ['413 (multipart Content-Length over every upload limit together)', { 'x-client-secret': 'cs_1', 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(50 * 1024 * 1024) }, 413],
+    [
+      '413 (Content-Length over the limit: refused before reading)',
+      { 'x-client-secret': 'cs_1', 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) },
+      413,
+    ],
+    [
+      '415 (a media type the operation does not take)',
+      { 'x-client-secret': 'cs_1', 'content-type': 'application/xml', 'content-length': '1000' },
+      415,
+    ],
+    [
+      '413 (multipart Content-Length over every upload limit together)',
+      { 'x-client-secret': 'cs_1', 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(50 * 1024 * 1024) },
+      413,
+    ],
   ])('%s: Connection: close, then the socket is closed', async (_name, headers, status) => {
     const res = await slowBody(post(headers), '{', 20);
     expect(res.status).toBe(status);
@@ -111,7 +130,11 @@ describe('early answers on a body still arriving close the connection (D96)', ()
   });
 
   it('a chunked body is refused once it passes the limit, without reading the rest', async () => {
-    const res = await slowBody(post({ 'x-client-secret': 'cs_1', 'content-type': 'application/json', 'transfer-encoding': 'chunked' }), `100\r\n${' '.repeat(256)}\r\n`, 2);
+    const res = await slowBody(
+      post({ 'x-client-secret': 'cs_1', 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+      `100\r\n${' '.repeat(256)}\r\n`,
+      2,
+    );
     expect(res.status).toBe(413);
     expect(res.head.toLowerCase()).toContain('connection: close');
     expect(res.closed).toBe(true);

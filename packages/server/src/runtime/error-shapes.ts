@@ -30,7 +30,17 @@ export interface RuntimeError {
   kind?: RuntimeErrorKind;
 }
 
-export type RuntimeErrorKind = 'validation' | 'auth' | 'forbidden' | 'notFound' | 'methodNotAllowed' | 'tooLarge' | 'unsupportedMediaType' | 'rateLimited' | 'internal' | 'notImplemented';
+export type RuntimeErrorKind =
+  | 'validation'
+  | 'auth'
+  | 'forbidden'
+  | 'notFound'
+  | 'methodNotAllowed'
+  | 'tooLarge'
+  | 'unsupportedMediaType'
+  | 'rateLimited'
+  | 'internal'
+  | 'notImplemented';
 
 /** The codes of the runtime's own answers when the spec names none (`x-paygate-error.codes` overrides them). */
 export const GENERIC_ERROR_CODES: Readonly<Record<RuntimeErrorKind, string>> = {
@@ -86,7 +96,13 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 
 /** RFC 9457 problem details, with the code and the field errors as extension members. */
 export function problemDetails(error: RuntimeError): Obj {
-  const body: Obj = { type: 'about:blank', title: STATUS_TITLES[error.status] ?? (error.status >= 500 ? 'Server Error' : 'Client Error'), status: error.status, detail: error.message, code: error.code };
+  const body: Obj = {
+    type: 'about:blank',
+    title: STATUS_TITLES[error.status] ?? (error.status >= 500 ? 'Server Error' : 'Client Error'),
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+  };
   if (error.details !== undefined) body.errors = Object.entries(error.details).map(([field, detail]) => ({ field, detail }));
   return body;
 }
@@ -116,7 +132,12 @@ class SchemaReader {
   /** An object schema's properties and required names, allOf members merged. */
   shape(schema: unknown, depth = 0): { properties: Obj; required: Set<string>; extension?: ErrorSchemaExtension; types: string[] } {
     const s = this.deref(schema);
-    const out = { properties: {} as Obj, required: new Set<string>(), extension: undefined as ErrorSchemaExtension | undefined, types: [] as string[] };
+    const out = {
+      properties: {} as Obj,
+      required: new Set<string>(),
+      extension: undefined as ErrorSchemaExtension | undefined,
+      types: [] as string[],
+    };
     if (!isObj(s) || depth > 8) return out;
     if (typeof s.type === 'string') out.types.push(s.type);
     if (Array.isArray(s.type)) out.types.push(...s.type.filter((t): t is string => typeof t === 'string'));
@@ -155,7 +176,10 @@ const STATUS_NAMES = new Set(['status', 'status_code', 'statuscode', 'http_statu
 const DETAILS_NAMES = new Set(['details', 'errors', 'fields', 'field_errors', 'invalid_params', 'violations']);
 
 function setPointer(target: Obj, pointer: string, value: unknown): void {
-  const tokens = pointer.replace(/^\//, '').split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = pointer
+    .replace(/^\//, '')
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node = target;
   for (const token of tokens.slice(0, -1)) {
     if (!isObj(node[token])) node[token] = {};
@@ -170,7 +194,8 @@ function fillerFor(reader: SchemaReader, schema: unknown, depth = 0): Filler {
   const constant = reader.constant(schema);
   if (constant !== undefined) return { fill: () => constant.value, codes: {} };
   if (shape.types.includes('string') && !shape.types.includes('object')) return { fill: (e) => e.message, codes: {} };
-  if ((shape.types.includes('integer') || shape.types.includes('number')) && !shape.types.includes('object')) return { fill: (e) => e.status, codes: {} };
+  if ((shape.types.includes('integer') || shape.types.includes('number')) && !shape.types.includes('object'))
+    return { fill: (e) => e.status, codes: {} };
   if (!shape.types.includes('object') || depth > 4) return { unfillable: 'not an object, string or number schema' };
 
   const ext = shape.extension;
@@ -185,7 +210,12 @@ function fillerFor(reader: SchemaReader, schema: unknown, depth = 0): Filler {
     }
   }
   if (ext !== undefined) {
-    for (const [field, pointer] of [['code', ext.code], ['message', ext.message], ['details', ext.details], ['status', ext.status]] as const) {
+    for (const [field, pointer] of [
+      ['code', ext.code],
+      ['message', ext.message],
+      ['details', ext.details],
+      ['status', ext.status],
+    ] as const) {
       if (typeof pointer !== 'string') continue;
       placed.add(pointer.replace(/^\//, '').split('/')[0]!);
       steps.push((e, out) => {
@@ -225,9 +255,14 @@ function fillerFor(reader: SchemaReader, schema: unknown, depth = 0): Filler {
           return;
         }
         const names = Object.keys(itemShape.properties);
-        const fieldKey = names.find((n) => ['field', 'name', 'path', 'pointer', 'parameter', 'param', 'location'].includes(n.toLowerCase()));
+        const fieldKey = names.find((n) =>
+          ['field', 'name', 'path', 'pointer', 'parameter', 'param', 'location'].includes(n.toLowerCase()),
+        );
         const messageKey = names.find((n) => MESSAGE_NAMES.has(n.toLowerCase()));
-        out[name] = entries.map(([field, message]) => ({ ...(fieldKey === undefined ? {} : { [fieldKey]: field }), ...(messageKey === undefined ? {} : { [messageKey]: message }) }));
+        out[name] = entries.map(([field, message]) => ({
+          ...(fieldKey === undefined ? {} : { [fieldKey]: field }),
+          ...(messageKey === undefined ? {} : { [messageKey]: message }),
+        }));
       });
     } else if (lower === 'error') {
       if (types.includes('object')) {
@@ -346,15 +381,25 @@ export class SpecErrorShapes {
       if (best !== undefined) this.documentWide.set('*', best.declared);
     }
     const statusKey = String(status);
-    return this.documentWide.get(statusKey) ?? this.documentWide.get(`${statusKey[0]}XX`) ?? this.documentWide.get('default') ?? this.documentWide.get('*');
+    return (
+      this.documentWide.get(statusKey) ??
+      this.documentWide.get(`${statusKey[0]}XX`) ??
+      this.documentWide.get('default') ??
+      this.documentWide.get('*')
+    );
   }
 
   private filler(declared: DeclaredError): Filler {
     const key = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
     let filler = this.fillers.get(key);
     if (filler === undefined) {
-      filler = declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON) ? { fill: problemDetails, codes: {} } : fillerFor(this.reader, declared.schema);
-      if ('unfillable' in filler) this.unfillable.push(`${typeof (declared.schema as Obj)?.$ref === 'string' ? String((declared.schema as Obj).$ref) : 'inline schema'} (${declared.mediaType}): ${filler.unfillable}`);
+      filler = declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON)
+        ? { fill: problemDetails, codes: {} }
+        : fillerFor(this.reader, declared.schema);
+      if ('unfillable' in filler)
+        this.unfillable.push(
+          `${typeof (declared.schema as Obj)?.$ref === 'string' ? String((declared.schema as Obj).$ref) : 'inline schema'} (${declared.mediaType}): ${filler.unfillable}`,
+        );
       this.fillers.set(key, filler);
     }
     return filler;
@@ -362,12 +407,18 @@ export class SpecErrorShapes {
 
   /** The response for an error, in the operation's declared shape (see the module comment). */
   respond(error: RuntimeError, operation?: Pick<OperationRoute, 'path' | 'method' | 'operationId'>): ErrorResponse {
-    const declared = (operation === undefined ? undefined : this.forOperation(operation, error.status)) ?? this.documentChoice(error.status);
+    const declared =
+      (operation === undefined ? undefined : this.forOperation(operation, error.status)) ?? this.documentChoice(error.status);
     const filler = declared === undefined ? undefined : this.filler(declared);
     if (declared === undefined || filler === undefined || 'unfillable' in filler) {
       return { status: error.status, contentType: PROBLEM_JSON, body: problemDetails(this.withCode(error, {})), headers: error.headers };
     }
-    return { status: error.status, contentType: declared.mediaType, body: filler.fill(this.withCode(error, filler.codes)), headers: error.headers };
+    return {
+      status: error.status,
+      contentType: declared.mediaType,
+      body: filler.fill(this.withCode(error, filler.codes)),
+      headers: error.headers,
+    };
   }
 
   /** The runtime's own answers use the spec's code for their kind (`x-paygate-error.codes`), else the generic one. */

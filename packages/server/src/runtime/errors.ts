@@ -160,19 +160,27 @@ export function classifyError(err: unknown): RuntimeError {
   }
   if (type === 'entity.too.large') {
     const limit = (err as { limit?: unknown }).limit;
-    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large', { body: typeof limit === 'number' ? `must be at most ${limit} bytes` : 'is too large' });
+    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'Request body too large', {
+      body: typeof limit === 'number' ? `must be at most ${limit} bytes` : 'is too large',
+    });
   }
   if (type === 'charset.unsupported') {
     return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported charset', { 'content-type': 'charset must be utf-8' });
   }
   if (type === 'encoding.unsupported') {
-    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported content encoding', { 'content-encoding': 'must be identity, gzip, deflate or br' });
+    return envelope(415, RUNTIME_ERROR_CODES.unsupportedMediaType, 'Unsupported content encoding', {
+      'content-encoding': 'must be identity, gzip, deflate or br',
+    });
   }
   if (isDecompressionError(err)) {
-    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { 'content-encoding': 'the body is not valid data in the declared encoding; send it encoded that way or without Content-Encoding' });
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, {
+      'content-encoding': 'the body is not valid data in the declared encoding; send it encoded that way or without Content-Encoding',
+    });
   }
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set' || type === 'stream.not.readable') {
-    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { body: 'was not received completely; send it again with a correct Content-Length' });
+    return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, {
+      body: 'was not received completely; send it again with a correct Content-Length',
+    });
   }
   if (err instanceof URIError && (err as { status?: unknown }).status === 400) {
     return envelope(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { path: 'contains malformed percent-encoding' });
@@ -180,14 +188,18 @@ export function classifyError(err: unknown): RuntimeError {
   const multerCode = (err as { code?: unknown }).code;
   if (typeof multerCode === 'string' && /^LIMIT_(FILE|PART)_(SIZE|COUNT)$|^LIMIT_FILE_SIZE$/.test(multerCode)) {
     const field = (err as { field?: unknown }).field;
-    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'File too large', { [typeof field === 'string' && field !== '' ? field : 'file']: 'is too large' });
+    return envelope(413, RUNTIME_ERROR_CODES.tooLarge, 'File too large', {
+      [typeof field === 'string' && field !== '' ? field : 'file']: 'is too large',
+    });
   }
   if (isValidatorError(err) && err.status >= 400 && err.status < 500) {
     const known = STATUS_CODES[err.status];
     const code = known?.code ?? `ERR_REQUEST_${err.status}`;
     const message = err.status === 400 ? VALIDATION_MESSAGE : (known?.message ?? 'Request rejected');
     // A rejected request names what to fix; 404 and 405 name no field (`Allow` says what to do on a 405)
-    const details = [400, 413, 415].includes(err.status) ? (detailsOf(err.errors) ?? (err.status === 400 ? { request: err.message ?? 'is invalid' } : undefined)) : undefined;
+    const details = [400, 413, 415].includes(err.status)
+      ? (detailsOf(err.errors) ?? (err.status === 400 ? { request: err.message ?? 'is invalid' } : undefined))
+      : undefined;
     return envelope(err.status, code, message, details, err.status === 405 ? (err.headers ?? {}) : {});
   }
   return internalError();
@@ -205,13 +217,29 @@ export function mapError(err: unknown): MappedError {
 }
 
 /** The runtime's own codes -> their kind (the spec's error mapper renames them, D119). */
-const KIND_BY_CODE: ReadonlyMap<string, RuntimeErrorKind> = new Map(Object.entries(RUNTIME_ERROR_CODES).map(([kind, code]) => [code, kind as RuntimeErrorKind]));
+const KIND_BY_CODE: ReadonlyMap<string, RuntimeErrorKind> = new Map(
+  Object.entries(RUNTIME_ERROR_CODES).map(([kind, code]) => [code, kind as RuntimeErrorKind]),
+);
 
 function internalError(): RuntimeError {
   return { status: 500, code: INTERNAL.error.code, message: INTERNAL.error.message, headers: {}, internal: true, kind: 'internal' };
 }
 
-function envelope(status: number, code: string, message: string, details?: Record<string, string>, headers: Record<string, string> = {}): RuntimeError {
+function envelope(
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, string>,
+  headers: Record<string, string> = {},
+): RuntimeError {
   const kind = KIND_BY_CODE.get(code);
-  return { status, code, message, ...(details === undefined ? {} : { details }), headers, internal: false, ...(kind === undefined ? {} : { kind }) };
+  return {
+    status,
+    code,
+    message,
+    ...(details === undefined ? {} : { details }),
+    headers,
+    internal: false,
+    ...(kind === undefined ? {} : { kind }),
+  };
 }

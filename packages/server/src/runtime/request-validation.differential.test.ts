@@ -22,7 +22,10 @@ import { apiDocument, operations } from '@paygate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arbitraryFor } from '../../../../test/support/arbitraries.js';
 import { apiDocument as paramsDocument } from '../../../../test/fixtures/params/generated/contract/api-document.gen.js';
-import { operations as paramsOperations, securitySchemes as paramsSecuritySchemes } from '../../../../test/fixtures/params/generated/contract/operations.gen.js';
+import {
+  operations as paramsOperations,
+  securitySchemes as paramsSecuritySchemes,
+} from '../../../../test/fixtures/params/generated/contract/operations.gen.js';
 import { requestValidators as paramsValidators } from '../../../../test/fixtures/params/generated/server/request-validators.gen.js';
 import { createApp } from '../app.js';
 import { requestValidators } from '../generated/request-validators.gen.js';
@@ -114,9 +117,13 @@ interface Envelope {
  * problem details (D119), read back here into the same fields (the codes are the runtime's, by kind).
  */
 const envelope = (a: Answer): Envelope => {
-  const body = JSON.parse(a.body) as Envelope | { type: string; detail: string; code: string; errors?: { field: string; detail: string }[] };
+  const body = JSON.parse(a.body) as
+    | Envelope
+    | { type: string; detail: string; code: string; errors?: { field: string; detail: string }[] };
   if (!('type' in body)) return body;
-  const kind = Object.entries(GENERIC_ERROR_CODES).find(([, code]) => code === body.code)?.[0] as keyof typeof RUNTIME_ERROR_CODES | undefined;
+  const kind = Object.entries(GENERIC_ERROR_CODES).find(([, code]) => code === body.code)?.[0] as
+    | keyof typeof RUNTIME_ERROR_CODES
+    | undefined;
   const error: Envelope['error'] = { code: kind === undefined ? body.code : RUNTIME_ERROR_CODES[kind], message: body.detail };
   if (body.errors !== undefined) error.details = Object.fromEntries(body.errors.map((e) => [e.field, e.detail]));
   return { success: false, error } as Envelope;
@@ -173,7 +180,7 @@ const nonDeepObjectBracketKeys = (r: Built, ctx: Context): string[] =>
 export const DIFFERENCES: Difference[] = [
   {
     id: 'allow-order',
-    rule: '`Allow` (405) lists the path\'s methods in the route table\'s order (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE). The oracle lists them in document order.',
+    rule: "`Allow` (405) lists the path's methods in the route table's order (GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE). The oracle lists them in document order.",
     applies: (_r, ctx) => ctx.spec === 'paygate' || ctx.spec === 'params',
     check: (paygate, oracle) => {
       expect(paygate.status).toBe(405);
@@ -184,7 +191,10 @@ export const DIFFERENCES: Difference[] = [
   {
     id: 'value-less-key',
     rule: 'A query key sent without `=` (`?tags`) has the empty value: 400 "Empty value found" unless allowEmptyValue. The oracle answers 500 for a non-exploded parameter (its reserved-character check reads the missing value).',
-    applies: (r, ctx) => queryPairs(r.url).some(([k, v]) => v === null && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved === 'comma')),
+    applies: (r, ctx) =>
+      queryPairs(r.url).some(
+        ([k, v]) => v === null && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved === 'comma'),
+      ),
     check: (paygate, oracle, r) => {
       expect(oracle.status).toBe(500);
       expect(paygate.status).toBe(400);
@@ -212,20 +222,30 @@ export const DIFFERENCES: Difference[] = [
     rule: "`! ' ( ) *` are accepted unencoded in a query value: encodeURIComponent and URLSearchParams (every browser and Node client, openapi-fetch included) never encode them, so a conforming client cannot. The oracle rejects them as reserved.",
     applies: (r, ctx) =>
       queryPairs(r.url).some(
-        ([k, v]) => v !== null && /[!'()*]/.test(v) && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true,
+        ([k, v]) =>
+          v !== null &&
+          /[!'()*]/.test(v) &&
+          ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true,
       ),
     check: (paygate, _oracle, r) => {
       const details = paygate.status === 400 ? (envelope(paygate).error.details ?? {}) : {};
       for (const [k, v] of queryPairs(r.url)) {
         // refused for any other reason it may be (a schema rule), never as unencoded
-        if (v !== null && /[!'()*]/.test(v) && !/[:/?#[\]@$&+,;=]/.test(v)) expect(String(details[k] ?? ''), `${k}=${v}`).not.toMatch(/must be url encoded/);
+        if (v !== null && /[!'()*]/.test(v) && !/[:/?#[\]@$&+,;=]/.test(v))
+          expect(String(details[k] ?? ''), `${k}=${v}`).not.toMatch(/must be url encoded/);
       }
     },
   },
   {
     id: 'reserved-whole-value',
     rule: 'Reserved characters are looked for in each query value as received, all of it. The oracle drops the first `?` of the query string and ignores everything after a second `=` in a pair, so `a=x?y` or `a=x=y` pass there.',
-    applies: (r, ctx) => queryPairs(r.url).some(([k, v]) => v !== null && /[?=]/.test(v) && ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true),
+    applies: (r, ctx) =>
+      queryPairs(r.url).some(
+        ([k, v]) =>
+          v !== null &&
+          /[?=]/.test(v) &&
+          ctx.validators?.parameters.some((p) => p.in === 'query' && p.name === k && p.reserved !== undefined) === true,
+      ),
     check: (paygate, _oracle, r) => {
       expect(paygate.status).toBe(400);
       const details = envelope(paygate).error.details ?? {};
@@ -236,7 +256,7 @@ export const DIFFERENCES: Difference[] = [
   },
   {
     id: 'simple-array-header',
-    rule: 'A header (or path) array without `style` has OpenAPI\'s default `simple`: comma-separated. The oracle has no default style for headers and rejects every request of the operation (400 "Parameter \'style\' has incorrect value").',
+    rule: "A header (or path) array without `style` has OpenAPI's default `simple`: comma-separated. The oracle has no default style for headers and rejects every request of the operation (400 \"Parameter 'style' has incorrect value\").",
     applies: (_r, ctx) => ctx.validators?.parameters.some((p) => p.in === 'header' && p.parse === 'split') === true,
     check: (paygate, oracle) => {
       expect(oracle.status).toBe(400);
@@ -246,7 +266,7 @@ export const DIFFERENCES: Difference[] = [
   },
   {
     id: 'optional-body',
-    rule: 'A request body whose `required` is omitted is optional (OpenAPI\'s default): a request without Content-Type and body has no body to validate. The oracle treats an omitted `required` like `true` and answers 415.',
+    rule: "A request body whose `required` is omitted is optional (OpenAPI's default): a request without Content-Type and body has no body to validate. The oracle treats an omitted `required` like `true` and answers 415.",
     applies: (r, ctx) => ctx.validators?.body?.required === false && r.headers['content-type'] === undefined && r.body === undefined,
     check: (paygate, oracle) => {
       expect(oracle.status).toBe(415);
@@ -255,7 +275,7 @@ export const DIFFERENCES: Difference[] = [
   },
   {
     id: 'deep-object-absent',
-    rule: 'A deepObject parameter that is not sent stays absent (a `default` would apply through validation). The oracle fills it with an object of its properties\' defaults (`{}` when they have none).',
+    rule: "A deepObject parameter that is not sent stays absent (a `default` would apply through validation). The oracle fills it with an object of its properties' defaults (`{}` when they have none).",
     applies: (r, ctx) => {
       const deep = ctx.validators?.parameters.filter((p) => p.parse === 'deepObject') ?? [];
       return deep.some((p) => !queryPairs(r.url).some(([k]) => k === p.name || k.startsWith(`${p.name}[`)));
@@ -286,7 +306,8 @@ export const DIFFERENCES: Difference[] = [
   {
     id: 'unpaired-surrogate',
     rule: 'Strings and keys of a JSON body must be well-formed Unicode: a lone UTF-16 surrogate (`"\\ud800"`) is 400 naming the field. The oracle lets it through (a database then fails on it).',
-    applies: (r) => typeof r.body === 'string' && /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i.test(r.body),
+    applies: (r) =>
+      typeof r.body === 'string' && /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i.test(r.body),
     check: (paygate, oracle) => {
       expect(oracle.status).toBe(200);
       expect(paygate.status).toBe(400);
@@ -301,20 +322,26 @@ export const DIFFERENCES: Difference[] = [
       expect([413, 415]).toContain(paygate.status);
       expect(paygate.status).toBe(oracle.status);
       expect(envelope(paygate).error.code).toBe(envelope(oracle).error.code);
-      expect(Object.keys(envelope(paygate).error.details ?? {})).toEqual([expect.stringMatching(/^(content-type|content-encoding|file|body)$/)]);
+      expect(Object.keys(envelope(paygate).error.details ?? {})).toEqual([
+        expect.stringMatching(/^(content-type|content-encoding|file|body)$/),
+      ]);
     },
   },
   {
     id: 'malformed-path-encoding',
     rule: 'A path segment whose percent-encoding does not decode (`/pg/orders/%E0%A4%A`) is 400 naming the path parameter it stands for. The oracle answers 400 without `details`.',
-    applies: (r) => r.url.split('?')[0]!.split('/').some((segment) => {
-      try {
-        decodeURIComponent(segment);
-        return false;
-      } catch {
-        return true;
-      }
-    }),
+    applies: (r) =>
+      r.url
+        .split('?')[0]!
+        .split('/')
+        .some((segment) => {
+          try {
+            decodeURIComponent(segment);
+            return false;
+          } catch {
+            return true;
+          }
+        }),
     check: (paygate, oracle) => {
       expect(oracle.status).toBe(400);
       expect(paygate.status).toBe(400);
@@ -333,7 +360,7 @@ export const DIFFERENCES: Difference[] = [
   },
   {
     id: 'malformed-multipart',
-    rule: 'A multipart body that cannot be parsed (truncated, bad boundary) is the client\'s error: 400. The oracle answers 500.',
+    rule: "A multipart body that cannot be parsed (truncated, bad boundary) is the client's error: 400. The oracle answers 500.",
     applies: (r) => typeof r.body === 'string' && /^multipart\/form-data/.test(r.headers['content-type'] ?? ''),
     check: (paygate, oracle) => {
       expect(oracle.status).toBe(500);
@@ -377,11 +404,25 @@ async function listen(app: Express): Promise<string> {
 
 beforeAll(async () => {
   // The echo apps answer every request (authentication is not what is compared): served unauthenticated on purpose.
-  const options = { validateResponses: false, bodyLimit: BODY_LIMIT, uploadLimits: { fileSize: UPLOAD_LIMITS.fileSize }, allowUnauthenticated: true, logger: silent };
+  const options = {
+    validateResponses: false,
+    bodyLimit: BODY_LIMIT,
+    uploadLimits: { fileSize: UPLOAD_LIMITS.fileSize },
+    allowUnauthenticated: true,
+    logger: silent,
+  };
   bases.paygate.paygate = await listen(createApp({ handlers: echoHandlers(operations), ...options }));
   bases.paygate.oracle = await listen(oracleApp(apiDocument, operations));
   bases.params.paygate = await listen(
-    createApiApp({ apiDocument: paramsDocument, operations: paramsOperations, securitySchemes: paramsSecuritySchemes, requestValidators: paramsValidators }, { handlers: echoHandlers(paramsOperations), ...options }),
+    createApiApp(
+      {
+        apiDocument: paramsDocument,
+        operations: paramsOperations,
+        securitySchemes: paramsSecuritySchemes,
+        requestValidators: paramsValidators,
+      },
+      { handlers: echoHandlers(paramsOperations), ...options },
+    ),
   );
   bases.params.oracle = await listen(oracleApp(paramsDocument, paramsOperations));
 });
@@ -415,7 +456,10 @@ function parametersOf(op: OperationRoute): Param[] {
   const item = doc.paths[op.path]!;
   const operation = item[op.method] as Obj;
   const at = (list: Obj[] | undefined, base: string) => (list ?? []).map((p, i) => ({ p, where: `${base}/parameters/${i}` }));
-  const list = [...at(operation.parameters as Obj[] | undefined, `#/paths/${esc(op.path)}/${op.method}`), ...at(item.parameters as Obj[] | undefined, `#/paths/${esc(op.path)}`)];
+  const list = [
+    ...at(operation.parameters as Obj[] | undefined, `#/paths/${esc(op.path)}/${op.method}`),
+    ...at(item.parameters as Obj[] | undefined, `#/paths/${esc(op.path)}`),
+  ];
   return list.map(({ p, where }) => {
     const ref = typeof p.$ref === 'string' ? p.$ref : undefined;
     const param = ref !== undefined ? doc.components.parameters[ref.split('/').pop()!]! : p;
@@ -425,7 +469,28 @@ function parametersOf(op: OperationRoute): Param[] {
   });
 }
 
-const junk = fc.constantFrom('', 'abc', '-1', '0', '1', '2', '250', '251', '99999999', '1.5', 'true', 'a*b', "it's", 'x(1)', 'a,b', '%00', '[]', 'OD0000000000000001', '12345678', 'null');
+const junk = fc.constantFrom(
+  '',
+  'abc',
+  '-1',
+  '0',
+  '1',
+  '2',
+  '250',
+  '251',
+  '99999999',
+  '1.5',
+  'true',
+  'a*b',
+  "it's",
+  'x(1)',
+  'a,b',
+  '%00',
+  '[]',
+  'OD0000000000000001',
+  '12345678',
+  'null',
+);
 
 function valueFor(p: Param): fc.Arbitrary<string> {
   const valid = arbitraryFor(p.pointer).map(String);
@@ -443,8 +508,14 @@ function mutate(value: unknown): fc.Arbitrary<unknown> {
   const keys = Object.keys(value);
   return fc.oneof(
     fc.constant(value),
-    keys.length === 0 ? fc.constant(value) : fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(value).filter(([x]) => x !== k))),
-    keys.length === 0 ? fc.constant(value) : fc.tuple(fc.constantFrom(...keys), fc.constantFrom<unknown>(1, 'x', null, true, [], {}, -1, '1.00')).map(([k, v]) => ({ ...value, [k]: v })),
+    keys.length === 0
+      ? fc.constant(value)
+      : fc.constantFrom(...keys).map((k) => Object.fromEntries(Object.entries(value).filter(([x]) => x !== k))),
+    keys.length === 0
+      ? fc.constant(value)
+      : fc
+          .tuple(fc.constantFrom(...keys), fc.constantFrom<unknown>(1, 'x', null, true, [], {}, -1, '1.00'))
+          .map(([k, v]) => ({ ...value, [k]: v })),
     fc.constant({ ...value, unexpected_field: 1 }),
     fc.constantFrom<unknown>(null, [], 'text', 42, {}),
   );
@@ -460,7 +531,16 @@ function requestArb(op: OperationRoute): fc.Arbitrary<Built> {
     pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, encodeURIComponent(values[i]!) || 'x')));
     return url;
   });
-  const extras = fc.constantFrom<[string, string | null][]>([['unknown', '1']], [['page[x]', '1']], [['page', '1'], ['page', '2']], [['page', null]], [['page_size', null]]);
+  const extras = fc.constantFrom<[string, string | null][]>(
+    [['unknown', '1']],
+    [['page[x]', '1']],
+    [
+      ['page', '1'],
+      ['page', '2'],
+    ],
+    [['page', null]],
+    [['page_size', null]],
+  );
   const queryArb = fc
     .tuple(
       fc.subarray(query).chain((chosen) => fc.tuple(...chosen.map((p) => valueFor(p).map((v) => [p.name, v] as const)))),
@@ -474,11 +554,13 @@ function requestArb(op: OperationRoute): fc.Arbitrary<Built> {
       if (raw) return `?${all.map(([k, v]) => (v === null ? k : `${k}=${v}`)).join('&')}`;
       return `?${new URLSearchParams(all.map(([k, v]) => [k, v ?? ''])).toString()}`;
     });
-  const headerArb = fc.tuple(...headers.map((p) => fc.option(valueFor(p), { nil: undefined }).map((v) => [p.name, v] as const))).map((pairs) => {
-    const out: Record<string, string> = {};
-    for (const [k, v] of pairs) if (v !== undefined && /^[\x20-\x7e]*$/.test(v)) out[k] = v;
-    return out;
-  });
+  const headerArb = fc
+    .tuple(...headers.map((p) => fc.option(valueFor(p), { nil: undefined }).map((v) => [p.name, v] as const)))
+    .map((pairs) => {
+      const out: Record<string, string> = {};
+      for (const [k, v] of pairs) if (v !== undefined && /^[\x20-\x7e]*$/.test(v)) out[k] = v;
+      return out;
+    });
   const pointer = bodyPointer(op);
   const multipart = op.requestMediaTypes.includes('multipart/form-data');
   let bodyArb: fc.Arbitrary<{ body?: string | FormData; contentType?: string }> = fc.constant({});
@@ -499,15 +581,35 @@ function requestArb(op: OperationRoute): fc.Arbitrary<Built> {
       });
   } else if (pointer !== undefined) {
     const valid = arbitraryFor(pointer);
-    bodyArb = fc.tuple(valid.chain(mutate), fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/xml', undefined, 'application/x-www-form-urlencoded'), fc.integer({ min: 0, max: 20 })).map(([value, contentType, malformed]) => {
-      const isForm = op.requestMediaTypes[0] === 'application/x-www-form-urlencoded';
-      let body = isForm && value !== null && typeof value === 'object' ? new URLSearchParams(value as Record<string, string>).toString() : JSON.stringify(value);
-      if (malformed === 0) body = '{"broken": ';
-      const ct = isForm && contentType === 'application/json' ? 'application/x-www-form-urlencoded' : contentType;
-      return ct === undefined ? { body } : { body, contentType: ct };
-    });
+    bodyArb = fc
+      .tuple(
+        valid.chain(mutate),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'text/plain',
+          'application/xml',
+          undefined,
+          'application/x-www-form-urlencoded',
+        ),
+        fc.integer({ min: 0, max: 20 }),
+      )
+      .map(([value, contentType, malformed]) => {
+        const isForm = op.requestMediaTypes[0] === 'application/x-www-form-urlencoded';
+        let body =
+          isForm && value !== null && typeof value === 'object'
+            ? new URLSearchParams(value as Record<string, string>).toString()
+            : JSON.stringify(value);
+        if (malformed === 0) body = '{"broken": ';
+        const ct = isForm && contentType === 'application/json' ? 'application/x-www-form-urlencoded' : contentType;
+        return ct === undefined ? { body } : { body, contentType: ct };
+      });
   }
-  const methodArb = fc.oneof({ weight: 12, arbitrary: fc.constant(op.method.toUpperCase()) }, { weight: 1, arbitrary: fc.constantFrom('HEAD', 'PUT', 'DELETE', 'OPTIONS') });
+  const methodArb = fc.oneof(
+    { weight: 12, arbitrary: fc.constant(op.method.toUpperCase()) },
+    { weight: 1, arbitrary: fc.constantFrom('HEAD', 'PUT', 'DELETE', 'OPTIONS') },
+  );
   return fc.tuple(methodArb, pathArb, queryArb, headerArb, bodyArb).map(([method, path, qs, hdrs, b]) => {
     const headers: Record<string, string> = { ...hdrs };
     if (b.contentType !== undefined) headers['content-type'] = b.contentType;
@@ -526,7 +628,10 @@ describe('request validation, Paygate spec: precompiled engine vs express-openap
       statuses.set(oracle.status, (statuses.get(oracle.status) ?? 0) + 1);
     }
     // the corpus must reach the handler and the validator alike
-    expect([...statuses.keys()].some((s) => s === 200), `statuses ${JSON.stringify([...statuses])}`).toBe(true);
+    expect(
+      [...statuses.keys()].some((s) => s === 200),
+      `statuses ${JSON.stringify([...statuses])}`,
+    ).toBe(true);
   });
 
   it('unknown paths, other methods, malformed bodies on them, malformed multipart', async () => {
@@ -540,13 +645,26 @@ describe('request validation, Paygate spec: precompiled engine vs express-openap
       [{ method: 'PATCH', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{}' }, undefined],
       [{ method: 'HEAD', url: '/pg/orders/OD0000000000000001', headers: {} }, undefined],
       [{ method: 'GET', url: '/pg/orders/%E0%A4%A', headers: {} }, undefined],
-      [{ method: 'GET', url: '/pg/payments/?from_created_date=2026-02-30', headers: {} }, operations.find((op) => op.operationId === 'listPayments')],
       [
-        { method: 'POST', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{"url":"https://hooks.example/a<b>","events":["PAYMENT_FAILED"]}' },
+        { method: 'GET', url: '/pg/payments/?from_created_date=2026-02-30', headers: {} },
+        operations.find((op) => op.operationId === 'listPayments'),
+      ],
+      [
+        {
+          method: 'POST',
+          url: '/webhooks/endpoints',
+          headers: { 'content-type': 'application/json' },
+          body: '{"url":"https://hooks.example/a<b>","events":["PAYMENT_FAILED"]}',
+        },
         operations.find((op) => op.operationId === 'createWebhookEndpoint'),
       ],
       [
-        { method: 'POST', url: '/webhooks/endpoints', headers: { 'content-type': 'application/json' }, body: '{"url":"https://hooks.example/a","events":["PAYMENT_FAILED"],"description":"x\\ud800"}' },
+        {
+          method: 'POST',
+          url: '/webhooks/endpoints',
+          headers: { 'content-type': 'application/json' },
+          body: '{"url":"https://hooks.example/a","events":["PAYMENT_FAILED"],"description":"x\\ud800"}',
+        },
         operations.find((op) => op.operationId === 'createWebhookEndpoint'),
       ],
       [
@@ -596,10 +714,22 @@ describe('request validation, parameter styles (test/fixtures/params): precompil
     ['bracket key on a form array', get('/items/1?sizes[0]=1&filter[min]=1'), 'listItems'],
     ['header array (simple)', get('/traces', { 'X-Trace-Ids': 'abc,def' }), 'listTraces'],
     ['header array, bad item', get('/traces', { 'X-Trace-Ids': 'abc,D3F' }), 'listTraces'],
-    ['optional body, sent', { method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":"hi"}' }, 'createNote'],
-    ['optional body, invalid', { method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":1}' }, 'createNote'],
+    [
+      'optional body, sent',
+      { method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":"hi"}' },
+      'createNote',
+    ],
+    [
+      'optional body, invalid',
+      { method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":1}' },
+      'createNote',
+    ],
     ['optional body, not sent', { method: 'POST', url: '/notes', headers: {} }, 'createNote'],
-    ['optional body, other media type', { method: 'POST', url: '/notes', headers: { 'content-type': 'text/plain' }, body: 'hi' }, 'createNote'],
+    [
+      'optional body, other media type',
+      { method: 'POST', url: '/notes', headers: { 'content-type': 'text/plain' }, body: 'hi' },
+      'createNote',
+    ],
   ])('%s', async (_name, r, id) => {
     await differential('params', r, route(id));
   });

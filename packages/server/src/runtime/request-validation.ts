@@ -170,13 +170,15 @@ export function mediaTypeSelector(declared: readonly string[]): (header: string 
     for (let i = 0; i < declared.length; i++) if (normalized === declaredNormalized[i]) return declared[i];
     if (ct.mediaType) {
       const equivalents = [ct.mediaType];
-      if (!ct.parameters['charset']) equivalents.push(normalizeContentType(parseContentType(`${normalizeContentType(ct, ['charset'])!}; charset=utf-8`))!);
+      if (!ct.parameters['charset'])
+        equivalents.push(normalizeContentType(parseContentType(`${normalizeContentType(ct, ['charset'])!}; charset=utf-8`))!);
       for (let i = 0; i < declared.length; i++) if (equivalents.includes(declaredNormalized[i]!)) return declared[i];
     }
     for (const candidate of ranges) {
       if (candidate === '*/*') return candidate;
       const range = /^([a-z]+)\/\*$/.exec(candidate);
-      if (range !== null && ct.mediaType?.startsWith(`${range[1]!}/`) === true && ct.mediaType.length > range[1]!.length + 1) return candidate;
+      if (range !== null && ct.mediaType?.startsWith(`${range[1]!}/`) === true && ct.mediaType.length > range[1]!.length + 1)
+        return candidate;
     }
     return undefined;
   };
@@ -239,11 +241,15 @@ function hasReservedValue(originalUrl: string): boolean {
 
 function checkReserved(rule: ParameterRule, raw: Map<string, string[]>): void {
   const values = [...(raw.get(rule.name) ?? [])];
-  if (rule.parse === 'deepObject' || rule.parse === 'deepArray') for (const [key, list] of raw) if (key.startsWith(`${rule.name}[`)) values.push(...list);
+  if (rule.parse === 'deepObject' || rule.parse === 'deepArray')
+    for (const [key, list] of raw) if (key.startsWith(`${rule.name}[`)) values.push(...list);
   for (const value of values) {
     for (const part of rule.reserved === 'comma' ? value.split(',') : [value]) {
       if (RESERVED_CHARS.test(part)) {
-        throw badRequest(`/query/${rule.name}`, `Parameter '${rule.name}' must be url encoded. Its value may not contain reserved characters.`);
+        throw badRequest(
+          `/query/${rule.name}`,
+          `Parameter '${rule.name}' must be url encoded. Its value may not contain reserved characters.`,
+        );
       }
     }
   }
@@ -346,7 +352,8 @@ function checkQueryNames(query: Bag, v: OperationRequestValidators, known: Reado
       if (v.allowUnknownQuery) continue;
       throw badRequest(`/query/${q}`, `Unknown query parameter '${q}'`);
     }
-    if ((empty.has(q) || query[q] === '') && !v.allowEmptyValue?.includes(q)) throw badRequest(`/query/${q}`, `Empty value found for query parameter '${q}'`);
+    if ((empty.has(q) || query[q] === '') && !v.allowEmptyValue?.includes(q))
+      throw badRequest(`/query/${q}`, `Empty value found for query parameter '${q}'`);
   }
 }
 
@@ -384,7 +391,8 @@ function collectMalformedUnicode(value: unknown, path: string, out: AjvError[], 
 function toRejection(errors: AjvError[]): RequestRejection {
   const mapped = errors.map((e) => {
     let message = e.message ?? '';
-    if (e.keyword === 'enum' && Array.isArray(e.params['allowedValues'])) message = `${message}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
+    if (e.keyword === 'enum' && Array.isArray(e.params['allowedValues']))
+      message = `${message}: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
     // A missing or unexpected property is reported at the property, not at its parent object.
     const property = e.params['missingProperty'] ?? e.params['additionalProperty'] ?? e.params['unevaluatedProperty'];
     return { path: property ? `${e.instancePath}/${String(property)}` : e.instancePath, message };
@@ -423,10 +431,18 @@ function multerRejection(err: unknown, limits: Required<UploadLimits>): RequestR
     // Size and count limits are 413 (the body is too large); the rest is a malformed form (400). Either way the
     // details name the part that hit the limit, so a client knows which file or field to shrink.
     const status = /^LIMIT_(FILE_SIZE|FILE_COUNT|PART_COUNT|FIELD_VALUE|FIELD_COUNT)$/.test(err.code) ? 413 : 400;
-    const field = err.field !== undefined && err.field !== '' ? err.field : err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FILE_COUNT' ? 'file' : 'body';
-    return new RequestRejection(status, message, [{ path: field === 'body' ? '/body' : `/body/${field}`, message: multerLimitMessage(err.code, limits) }]);
+    const field =
+      err.field !== undefined && err.field !== ''
+        ? err.field
+        : err.code === 'LIMIT_FILE_SIZE' || err.code === 'LIMIT_FILE_COUNT'
+          ? 'file'
+          : 'body';
+    return new RequestRejection(status, message, [
+      { path: field === 'body' ? '/body' : `/body/${field}`, message: multerLimitMessage(err.code, limits) },
+    ]);
   }
-  if (/Multipart: Boundary not found/i.test(message)) return badRequest('/headers/content-type', 'multipart/form-data needs a boundary parameter');
+  if (/Multipart: Boundary not found/i.test(message))
+    return badRequest('/headers/content-type', 'multipart/form-data needs a boundary parameter');
   return badRequest('/body', `is not a well-formed multipart/form-data body (${message})`);
 }
 
@@ -439,7 +455,11 @@ export interface RequestValidationOptions {
 }
 
 /** The route-level middleware for one operation; rejections go to `next` as RequestRejection errors. */
-export function createRequestValidator(operation: OperationRoute, v: OperationRequestValidators, options: RequestValidationOptions): RequestHandler[] {
+export function createRequestValidator(
+  operation: OperationRoute,
+  v: OperationRequestValidators,
+  options: RequestValidationOptions,
+): RequestHandler[] {
   const method = operation.method.toUpperCase();
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? [])]);
   const queryRules = v.parameters.some((p) => p.in === 'query');
@@ -461,7 +481,9 @@ export function createRequestValidator(operation: OperationRoute, v: OperationRe
           const ct = normalizeContentType(parseContentType(header));
           if (ct !== undefined || v.body.required) {
             const allowed = v.body.content.map((c) => c.mediaType).join(', ');
-            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [{ path: '/headers/content-type', message: `must be one of: ${allowed}` }]);
+            throw new RequestRejection(415, `unsupported media type ${String(ct)}`, [
+              { path: '/headers/content-type', message: `must be one of: ${allowed}` },
+            ]);
           }
         }
       }

@@ -61,7 +61,11 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
     for (const value of Object.values(node)) if (value !== null && typeof value === 'object') pending.push(value);
   }
   const { webhooks: _webhooks, ...rest } = document;
-  return { ...rest, paths: { [operation.path]: reducedItem }, components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached } };
+  return {
+    ...rest,
+    paths: { [operation.path]: reducedItem },
+    components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached },
+  };
 }
 
 /** Validates the responses of one operation (handlers' bodies, statuses and headers) against the spec. */
@@ -76,7 +80,10 @@ export function createResponseValidator(apiDocument: ApiDocument, operation: Ope
         // The scaffold serves the spec's paths at the root of wherever the app is mounted, whatever the spec's
         // servers say: the library turns a server URL's path into a route pattern, where a `+` (Train Travel's,
         // Shelf's `/v1+beta`) throws on every response. The mount path is what requests carry.
-        apiSpec: { ...operationDocument(apiDocument, operation), servers: [{ url: req.baseUrl === '' ? '/' : req.baseUrl }] } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
+        apiSpec: {
+          ...operationDocument(apiDocument, operation),
+          servers: [{ url: req.baseUrl === '' ? '/' : req.baseUrl }],
+        } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
         validateApiSpec: false,
         validateRequests: false,
         validateResponses: { allErrors: true },

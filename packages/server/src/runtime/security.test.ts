@@ -3,8 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { coverage, createSchemeGuard, readCredential } from './security.js';
 import type { OperationRoute, SecuritySchemeInfo } from './types.js';
 
-const request = (headers: Record<string, string>, query: Record<string, string> = {}): Request => ({ headers, query }) as unknown as Request;
-const scheme = (type: string, extra: Partial<SecuritySchemeInfo> = {}): SecuritySchemeInfo => ({ type, in: null, name: null, scheme: null, ...extra });
+const request = (headers: Record<string, string>, query: Record<string, string> = {}): Request =>
+  ({ headers, query }) as unknown as Request;
+const scheme = (type: string, extra: Partial<SecuritySchemeInfo> = {}): SecuritySchemeInfo => ({
+  type,
+  in: null,
+  name: null,
+  scheme: null,
+  ...extra,
+});
 
 describe('readCredential: what each scheme carries (D120)', () => {
   it.each([
@@ -14,7 +21,12 @@ describe('readCredential: what each scheme carries (D120)', () => {
     ['http bearer', scheme('http', { scheme: 'bearer' }), request({ authorization: 'Bearer tok' }), 'tok'],
     ['http bearer, case-insensitive scheme', scheme('http', { scheme: 'Bearer' }), request({ authorization: 'bearer tok' }), 'tok'],
     ['http bearer, basic sent', scheme('http', { scheme: 'bearer' }), request({ authorization: 'Basic dTpw' }), undefined],
-    ['http basic', scheme('http', { scheme: 'basic' }), request({ authorization: `Basic ${Buffer.from('ada:s3:cr3t').toString('base64')}` }), { username: 'ada', password: 's3:cr3t' }],
+    [
+      'http basic',
+      scheme('http', { scheme: 'basic' }),
+      request({ authorization: `Basic ${Buffer.from('ada:s3:cr3t').toString('base64')}` }),
+      { username: 'ada', password: 's3:cr3t' },
+    ],
     ['oauth2 bearer', scheme('oauth2'), request({ authorization: 'Bearer at' }), 'at'],
     ['openIdConnect bearer', scheme('openIdConnect'), request({ authorization: 'Bearer idt' }), 'idt'],
     ['absent', scheme('apiKey', { in: 'header', name: 'X-Api-Key' }), request({}), undefined],
@@ -24,7 +36,19 @@ describe('readCredential: what each scheme carries (D120)', () => {
 });
 
 const op = (operationId: string, security: OperationRoute['security']): OperationRoute =>
-  ({ operationId, method: 'get', path: '/x', expressPath: '/x', tags: [], headerParameters: [], requestMediaTypes: [], requestBodyRequired: false, fileFields: [], security, responses: {} }) as OperationRoute;
+  ({
+    operationId,
+    method: 'get',
+    path: '/x',
+    expressPath: '/x',
+    tags: [],
+    headerParameters: [],
+    requestMediaTypes: [],
+    requestBodyRequired: false,
+    fileFields: [],
+    security,
+    responses: {},
+  }) as OperationRoute;
 const req = (schemes: string[]) => schemes.map((s) => ({ scheme: s, scopes: [] }));
 
 describe('coverage: operations whose security no authenticator covers', () => {
@@ -43,7 +67,10 @@ describe('coverage: operations whose security no authenticator covers', () => {
 describe('createSchemeGuard: alternatives in order, schemes of one requirement all passing', () => {
   const schemes = { key: scheme('apiKey', { in: 'header', name: 'X-Key' }), bearer: scheme('http', { scheme: 'bearer' }) };
   const guard = createSchemeGuard<string>(
-    { key: ({ credential }) => (credential === 'good' ? 'by-key' : undefined), bearer: ({ credential }) => (credential === 'tok' ? 'by-bearer' : undefined) },
+    {
+      key: ({ credential }) => (credential === 'good' ? 'by-key' : undefined),
+      bearer: ({ credential }) => (credential === 'tok' ? 'by-bearer' : undefined),
+    },
     schemes,
     () => new Error('refused'),
   );

@@ -27,7 +27,9 @@ export interface SchemeAuthenticatorInput<TPrincipal> {
 }
 
 /** Returns the principal, or undefined (or throws) to refuse: the next alternative is tried, else 401. */
-export type SchemeAuthenticator<TPrincipal> = (input: SchemeAuthenticatorInput<TPrincipal>) => TPrincipal | undefined | Promise<TPrincipal | undefined>;
+export type SchemeAuthenticator<TPrincipal> = (
+  input: SchemeAuthenticatorInput<TPrincipal>,
+) => TPrincipal | undefined | Promise<TPrincipal | undefined>;
 
 /** Keyed by scheme name; the generated `SecuritySchemeName` of a spec narrows the keys (`createApp` does). */
 export type SchemeAuthenticators<TPrincipal, TScheme extends string = string> = Partial<Record<TScheme, SchemeAuthenticator<TPrincipal>>>;
@@ -118,7 +120,16 @@ export function createSchemeGuard<TPrincipal>(
       let ok = true;
       for (const name of names) {
         try {
-          const result = await authenticators[name]!({ scheme: name, info: schemes[name]!, credential: credentials[name], credentials, scopes: requirement.find((s) => s.scheme === name)?.scopes ?? [], principal, req, operation });
+          const result = await authenticators[name]!({
+            scheme: name,
+            info: schemes[name]!,
+            credential: credentials[name],
+            credentials,
+            scopes: requirement.find((s) => s.scheme === name)?.scopes ?? [],
+            principal,
+            req,
+            operation,
+          });
           if (result === undefined) {
             ok = false;
             break;

@@ -36,7 +36,13 @@ function upiAttempt(form: CheckoutForm): PaymentAttempt {
   if (vpa === '') return { kind: 'finish', mopType: 'UPI', mopDetail: {}, success: true };
   if (!isValidVpa(vpa)) return { kind: 'invalid', mopType: 'UPI', errors: { vpa: VPA_ERROR } };
   const fails = vpa.toLowerCase() === FAILING_SANDBOX_VPA;
-  return { kind: 'finish', mopType: 'UPI', mopDetail: { upi_id: vpa }, success: !fails, ...(fails ? { failureMessage: UPI_FAILED_MESSAGE } : {}) };
+  return {
+    kind: 'finish',
+    mopType: 'UPI',
+    mopDetail: { upi_id: vpa },
+    success: !fails,
+    ...(fails ? { failureMessage: UPI_FAILED_MESSAGE } : {}),
+  };
 }
 
 /** Cards: every field checked (all errors at once), then the test card decides. `now` is the order's clock (ms). */
@@ -46,7 +52,8 @@ function cardAttempt(mopType: MopType, form: CheckoutForm, now: number): Payment
   const card = digits === null ? undefined : testCardFor(digits);
   if ((form.card_number ?? '').trim() === '') errors.card_number = 'Enter the card number';
   else if (digits === null || !isValidCardNumber(digits)) errors.card_number = 'Check the card number: it is not a valid card number';
-  else if (!card) errors.card_number = 'This is not a sandbox test card: pay with one of the sandbox test cards (see Sandbox test cards below the form)';
+  else if (!card)
+    errors.card_number = 'This is not a sandbox test card: pay with one of the sandbox test cards (see Sandbox test cards below the form)';
   const expiry = parseExpiry(form.card_expiry ?? '');
   if ((form.card_expiry ?? '').trim() === '') errors.card_expiry = 'Enter the expiry date as MM/YY';
   else if (!expiry) errors.card_expiry = 'Enter the expiry date as MM/YY, for example 12/30';
@@ -55,7 +62,8 @@ function cardAttempt(mopType: MopType, form: CheckoutForm, now: number): Payment
   const wanted = digits === null ? null : cvcLength(summarizeCard(digits).card_network);
   if (cvcDigits === '') errors.card_cvc = 'Enter the security code (CVC)';
   else if (!/^\d{3,4}$/.test(cvcDigits) || (wanted !== null && cvcDigits.length !== wanted)) {
-    errors.card_cvc = wanted === 4 ? 'Enter the 4-digit security code on the front of the card' : 'Enter the 3-digit security code on the back of the card';
+    errors.card_cvc =
+      wanted === 4 ? 'Enter the 4-digit security code on the front of the card' : 'Enter the 3-digit security code on the back of the card';
   }
   if ((form.card_name ?? '').trim() === '') errors.card_name = 'Enter the name on the card';
   if (Object.keys(errors).length > 0 || !card || digits === null) return { kind: 'invalid', mopType, errors };

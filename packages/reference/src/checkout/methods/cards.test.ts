@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { passesLuhn } from '../../core/luhn.js';
-import { cardDigits, cardNetwork, cvcLength, isExpired, isValidCardNumber, parseExpiry, summarizeCard, TEST_CARDS, testCardFor } from './cards.js';
+import {
+  cardDigits,
+  cardNetwork,
+  cvcLength,
+  isExpired,
+  isValidCardNumber,
+  parseExpiry,
+  summarizeCard,
+  TEST_CARDS,
+  testCardFor,
+} from './cards.js';
 
 describe('passesLuhn', () => {
   it.each([
@@ -90,11 +100,14 @@ describe('expiry', () => {
 });
 
 describe('sandbox test cards', () => {
-  it.each(TEST_CARDS.map((card) => [card.number, card] as const))('%s is Luhn-valid and its network is detected from its BIN', (number, card) => {
-    expect(passesLuhn(number)).toBe(true);
-    expect(cardNetwork(number)).toBe(card.network);
-    expect(testCardFor(number)).toBe(card);
-  });
+  it.each(TEST_CARDS.map((card) => [card.number, card] as const))(
+    '%s is Luhn-valid and its network is detected from its BIN',
+    (number, card) => {
+      expect(passesLuhn(number)).toBe(true);
+      expect(cardNetwork(number)).toBe(card.network);
+      expect(testCardFor(number)).toBe(card);
+    },
+  );
 
   it.each([
     ['4242424242424242', 'success'],

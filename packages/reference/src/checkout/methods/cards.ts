@@ -90,10 +90,7 @@ export function isExpired(expiry: { month: number; year: number }, now: number):
 }
 
 /** What a sandbox test card does when paid with. */
-export type TestCardBehaviour =
-  | { kind: 'success' }
-  | { kind: 'decline'; message: string }
-  | { kind: 'three_ds' };
+export type TestCardBehaviour = { kind: 'success' } | { kind: 'decline'; message: string } | { kind: 'three_ds' };
 
 export const CARD_DECLINED_MESSAGE = 'Card declined by the issuer';
 export const INSUFFICIENT_FUNDS_MESSAGE = 'Insufficient funds on the card';
@@ -118,7 +115,12 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: '6522000000000006', network: 'rupay', behaviour: { kind: 'success' }, description: 'RuPay: succeeds' },
   { number: '378282246310005', network: 'amex', behaviour: { kind: 'success' }, description: 'American Express: succeeds (4-digit CVC)' },
   { number: '4000056655665556', network: 'visa', behaviour: { kind: 'success' }, description: 'Visa debit: succeeds' },
-  { number: '4000000000000002', network: 'visa', behaviour: { kind: 'decline', message: CARD_DECLINED_MESSAGE }, description: `Declined: "${CARD_DECLINED_MESSAGE}"` },
+  {
+    number: '4000000000000002',
+    network: 'visa',
+    behaviour: { kind: 'decline', message: CARD_DECLINED_MESSAGE },
+    description: `Declined: "${CARD_DECLINED_MESSAGE}"`,
+  },
   {
     number: '4000000000009995',
     network: 'visa',

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { VPA_PATTERN } from '../../orders/upi.js';
 import { upiQrIntent, upiQrLabel, upiQrSvg } from './upi-qr.js';
 
-const ORDER = { merchantId: 'MID123', merchantName: 'Chai & Co', orderId: 'OD1234567890123456', referenceId: 'ref 7', amountMinor: 150_050, currency: 'INR' };
+const ORDER = {
+  merchantId: 'MID123',
+  merchantName: 'Chai & Co',
+  orderId: 'OD1234567890123456',
+  referenceId: 'ref 7',
+  amountMinor: 150_050,
+  currency: 'INR',
+};
 
 describe('UPI QR code', () => {
   it('encodes the NPCI upi://pay intent: payee VPA, name, amount, currency, transaction reference and note', () => {
