@@ -26,7 +26,7 @@ import {
   requestFingerprint,
   type StoredResponse,
 } from './http/idempotency.js';
-import { requestLogging, runInRequestContext } from './http/logger.js';
+import { requestIdOf, requestLogging } from './http/logger.js';
 import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
 
 /** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
@@ -231,18 +231,20 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
  * passes its principal on.
  */
 function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
-  return async ({ credentials, principal, req, operation }) => {
-    // for the access log line, also when authentication fails
-    if (req.res) req.res.locals['operation'] = operation;
-    if (principal !== undefined) return principal;
-    const id = credentials.ClientId;
-    const secret = credentials.ClientSecret;
+  const verify = async (id: unknown, secret: unknown): Promise<Principal> => {
     try {
       return (await rt.credentials.verify(typeof id === 'string' ? id : undefined, typeof secret === 'string' ? secret : undefined))
         .principal;
     } catch (err) {
       throw authenticationError(err);
     }
+  };
+  return ({ credentials, principal, req, operation }) => {
+    // for the access log line, also when authentication fails
+    if (req.res) req.res.locals['operation'] = operation;
+    // the pair's second scheme passes the principal on without a promise (D166)
+    if (principal !== undefined) return principal;
+    return verify(credentials.ClientId, credentials.ClientSecret);
   };
 }
 
@@ -403,7 +405,7 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
    * replaces.
    */
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const store = beginLog(req, res);
+    beginLog(req, res);
     const path = req.path;
     // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The
     // checkout pages set their own, stricter headers; the static /docs site may be cached.)
@@ -415,17 +417,17 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
     // (rt.config per request: the runtime is late-bound, opened after the app is built)
     if (under(path, '/sandbox') && !rt.config.sandbox) {
       res.locals['route'] = '/sandbox/*';
-      runInRequestContext(store, () => res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route')));
+      res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such route'));
       return;
     }
     // A checkout session id is a credential: every malformed one is ERR_AUTH_000, whatever its length (the guard's
     // paths are under these two prefixes).
     if (path.startsWith('/checkout/') || path.startsWith('/sandbox/checkout/')) {
-      runInRequestContext(store, () => sessionGuard(req, res, next));
+      sessionGuard(req, res, next);
       return;
     }
-    if (isOwnRoute(path)) runInRequestContext(store, () => own(req, res, next));
-    else runInRequestContext(store, next);
+    if (isOwnRoute(path)) own(req, res, next);
+    else next();
   });
 }
 
@@ -440,6 +442,8 @@ export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOp
     handlers: createHandlers(rt),
     around: handlerHook(rt),
     logger,
+    // the request id on the scaffold's own lines about a request (D165)
+    requestLogFields: (_req, res) => ({ req_id: requestIdOf(res) }),
     ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
     before: (app) => extraRoutes(app, rt, options),
     authenticators: { ClientId: credentialPair(rt), ClientSecret: credentialPair(rt) },

@@ -70,12 +70,15 @@ export function limitConnectionsPerAddress(server: Server, options: ConnectionsP
   // Refused before the HTTP server's own 'connection' listener sets a parser up for it: a flood of refused connections
   // costs as little as Node's accept allows (the 'connection' event is the server's own, emitted by net for each one).
   // why the casts: emit's overloads (one per event) cannot be re-declared by a function expression; arguments pass through
-  const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
-  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === 'connection' && !admit(args[0] as Socket)) {
-      (args[0] as Socket).destroy();
+  const emit = server.emit;
+  // every event of the server passes here (a 'request' per request): its arguments are handed on as they are, without
+  // collecting them into an array and spreading it again (D166)
+  server.emit = function (this: Server, event: string | symbol, socket?: unknown): boolean {
+    if (event === 'connection' && !admit(socket as Socket)) {
+      (socket as Socket).destroy();
       return true;
     }
-    return emit.call(this, event, ...args);
+    // biome-ignore lint/complexity/noArguments: the caller's arguments, whatever their number
+    return Reflect.apply(emit, this, arguments);
   } as Server['emit'];
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { isMainThread } from 'node:worker_threads';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -56,17 +55,6 @@ function scrub(value: unknown, depth: number): unknown {
   return out;
 }
 
-interface RequestStore {
-  requestId: string;
-}
-
-const requestContext = new AsyncLocalStorage<RequestStore>();
-
-/** The id of the request being handled (undefined outside a request). */
-export function currentRequestId(): string | undefined {
-  return requestContext.getStore()?.requestId;
-}
-
 export interface CreateLoggerOptions {
   level?: string;
   /** Where lines go (default stdout). */
@@ -77,18 +65,14 @@ export interface CreateLoggerOptions {
 
 /**
  * The gateway's pino logger: secrets (`x-client-secret`, `authorization`, `hash`, `encryption_key`, `client_secret`,
- * `secret`, card fields) are redacted, card-like numbers masked, and every line written while a request is handled
- * carries its `req_id`.
+ * `secret`, card fields) are redacted and card-like numbers masked. A request's lines carry its `req_id` as a field of
+ * their own (the access line; the scaffold's error lines through `requestLogFields`), not from an async context (D165).
  */
 export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const config: LoggerOptions = {
     level: options.level ?? process.env['LOG_LEVEL'] ?? 'info',
     ...options.pino,
     redact: { paths: redactPaths(), censor: '[redacted]' },
-    mixin() {
-      const id = currentRequestId();
-      return id === undefined ? {} : { req_id: id };
-    },
     formatters: {
       ...options.pino?.formatters,
       log: (obj) => scrub(obj, 0) as Record<string, unknown>,
@@ -120,11 +104,10 @@ export interface HeldDestination extends DestinationStream {
 /**
  * `paygate serve` prints a human banner while it starts; a JSON line logged meanwhile (the sandbox's first start logs
  * the master key it generated) would land in the middle of it. Lines written before `release()` wait, in order, and
- * follow the banner (D134). `target` defaults to what pino itself uses without one: stdout, buffered (asynchronous).
+ * follow the banner (D134). `target` defaults to the gateway's standard output, written in batches (D149; D168: the
+ * default was pino's unbatched destination, so `paygate serve` wrote every access line or two on its own).
  */
-export function heldDestination(
-  target: DestinationStream = pino.destination({ dest: process.stdout.fd || 1, sync: false }),
-): HeldDestination {
+export function heldDestination(target: DestinationStream = stdoutDestination()): HeldDestination {
   let held: string[] | undefined = [];
   return {
     write(line: string) {
@@ -144,7 +127,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * The logger for access lines. Their shape is fixed and carries no secret and no request data: method, the route
  * TEMPLATE (never the raw path or query), operation id, status and duration. So a pino logger gets a child with the
- * same destination, level and `req_id` mixin but without the redaction pass (64 wildcard paths) and the card-number
+ * same destination and level but without the redaction pass (64 wildcard paths) and the card-number
  * scrub, which otherwise run on every access line. Any other logger is used as is.
  */
 function accessLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): Pick<PinoLogger, 'info' | 'error'> {
@@ -154,7 +137,8 @@ function accessLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): Pick
 }
 
 /** What the access line of one request needs, kept on its response (no closure per request). */
-interface AccessRecord extends RequestStore {
+interface AccessRecord {
+  requestId: string;
   method: string;
   started: number;
   access: Pick<PinoLogger, 'info' | 'error'>;
@@ -173,8 +157,7 @@ function writeAccessLine(this: LoggedResponse): void {
   const operation = this.locals['operation'] as { path?: string; operationId?: string } | undefined;
   const route = operation?.path ?? (this.locals['route'] as string | undefined) ?? 'unmatched';
   const status = this.statusCode;
-  // req_id is a field of the line itself: 'finish' runs outside the request's context, and the line's own fields win
-  // over the mixin's (pino merges the mixin first)
+  // req_id is a field of the line itself (D165)
   const line =
     operation?.operationId !== undefined
       ? { req_id: record.requestId, method: record.method, route, operation: operation.operationId, status, ms }
@@ -183,13 +166,19 @@ function writeAccessLine(this: LoggedResponse): void {
   else record.access.info(line, 'request');
 }
 
+/** The request id {@link requestLogging} gave a request (undefined before it ran). */
+export function requestIdOf(res: Response): string | undefined {
+  return res.locals['requestId'] as string | undefined;
+}
+
 /**
- * The per-request half of {@link requestLogger}, for a caller that runs it inside its own middleware (D148): the
- * request id (`X-Request-Id` echoed when well-formed, else a new UUID) set on the response, and ONE access line when
- * the response finishes (method, route template, status, ms). Returns the request's log context: run the rest of the
- * request in it with {@link runInRequestContext}.
+ * The request id (`X-Request-Id` echoed when well-formed, else a new UUID) set on the response, and ONE access line
+ * when the response finishes (method, route template, status, ms). Runs inside the caller's own middleware (D148).
+ * No async context is entered (D165): in Node 20 an AsyncLocalStorage run turns on async hooks for the whole process,
+ * a JavaScript callback for every promise and every native handle created from then on; the lines a request writes
+ * carry its `req_id` as their own field instead.
  */
-export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): (req: Request, res: Response) => RequestStore {
+export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): (req: Request, res: Response) => void {
   const access = accessLogger(logger);
   return (req, res) => {
     const incoming = req.headers['x-request-id'];
@@ -200,19 +189,14 @@ export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error
     (res as LoggedResponse)[ACCESS] = record;
     // `on`, not `once`: 'finish' is emitted once per response, and `once` allocates a wrapper per call
     res.on('finish', writeAccessLine);
-    return record;
   };
 }
 
-/** Run `fn` (the rest of a request) so that every log line written meanwhile carries the request's `req_id`. */
-export function runInRequestContext<T>(store: RequestStore, fn: () => T): T {
-  return requestContext.run(store, fn);
-}
-
-/** Express middleware: {@link requestLogging} with the rest of the request run in its log context. */
+/** Express middleware: {@link requestLogging}. */
 export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
   const begin = requestLogging(logger);
   return (req: Request, res: Response, next: NextFunction) => {
-    requestContext.run(begin(req, res), next);
+    begin(req, res);
+    next();
   };
 }

@@ -90,6 +90,7 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
       {
         handlers,
         logger,
+        requestLogFields: (req) => ({ req_id: req.headers['x-request-id'] }),
         validateResponses: true,
         bodyLimit: '2kb',
         uploadLimits: { fileSize: 1024 },
@@ -271,26 +272,29 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
   });
 
   it('turns an unexpected handler error into 500 ERR_INTERNAL_500 without leaking internals, and logs it', async () => {
+    vi.mocked(logger.error).mockClear();
     const res = await call('POST', '/pg/orders/', {
       json: { ...validOrder, reference_id: 'boom' },
-      headers: { 'X-Merchant-ID': '12345678' },
+      headers: { 'X-Merchant-ID': '12345678', 'X-Request-Id': 'req-boom' },
     });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ success: false, error: { code: 'ERR_INTERNAL_500', message: 'Internal server error' } });
     expect(JSON.stringify(res.body)).not.toMatch(/hunter2|at |\.ts/);
-    expect(logger.error).toHaveBeenCalled();
+    // the app's requestLogFields are on the line (D165: the request id without an async context)
+    expect(vi.mocked(logger.error).mock.calls[0]![0]).toMatchObject({ req_id: 'req-boom', operationId: 'createOrder' });
   });
 
   it('catches an off-spec handler response with response validation', async () => {
     vi.mocked(logger.error).mockClear();
     const res = await call('POST', '/pg/orders/', {
       json: { ...validOrder, reference_id: 'off-spec' },
-      headers: { 'X-Merchant-ID': '12345678' },
+      headers: { 'X-Merchant-ID': '12345678', 'X-Request-Id': 'req-off-spec' },
     });
     expect(res.status).toBe(500);
     expect(res.body!.error.code).toBe('ERR_INTERNAL_500');
-    const logged = vi.mocked(logger.error).mock.calls[0]![0] as { err: { errors?: { path: string }[] } };
+    const logged = vi.mocked(logger.error).mock.calls[0]![0] as { err: { errors?: { path: string }[] }; req_id?: string };
     expect(logged.err.errors?.map((e) => e.path)).toContain('/response/data/order_id');
+    expect(logged.req_id).toBe('req-off-spec');
   });
 
   it('parses multipart uploads into typed file and string fields, with size limits', async () => {

@@ -1,5 +1,5 @@
 import express, { type Application, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { closeConnectionOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
+import { closeOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
 import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { createDispatcher } from './dispatch.js';
@@ -111,6 +111,11 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme exten
    * the operation and the JSON pointer; in production, silent.
    */
   logger?: Logger;
+  /**
+   * Fields added to each line the scaffold logs about a request (a failed request, a response that does not match
+   * the spec), e.g. the request id the app's own logging assigned (D165: no per-request async context is needed for it).
+   */
+  requestLogFields?: (req: Request, res: Response) => Record<string, unknown>;
   /** Runs first on the new app (mount health checks, static files, request logging, trust proxy...). */
   before?: (app: Express) => void;
 }
@@ -385,13 +390,29 @@ export type HandlerHook<THandlers, TPrincipal = unknown> = <K extends keyof THan
  * before anything reads the query (docs/request-validation.md, section 4).
  */
 export const formEncodedQuerySpaces: RequestHandler = (req, _res, next) => {
-  const spaced = (url: string): string => {
-    const start = url.indexOf('?');
-    return start === -1 ? url : url.slice(0, start) + url.slice(start).replaceAll('+', '%20');
-  };
+  spaceQuery(req);
+  next();
+};
+
+function spaced(url: string): string {
+  const start = url.indexOf('?');
+  return start === -1 || !url.includes('+', start) ? url : url.slice(0, start) + url.slice(start).replaceAll('+', '%20');
+}
+
+/** {@link formEncodedQuerySpaces} without the middleware around it. */
+function spaceQuery(req: Request): void {
   // Validation reads `originalUrl`, Express routing reads `url`.
   req.url = spaced(req.url);
   req.originalUrl = spaced(req.originalUrl);
+}
+
+/**
+ * The scaffold's first steps, `closeConnectionOnEarlyAnswer` then {@link formEncodedQuerySpaces}, as ONE
+ * Express layer (D166: every layer is a path match and a `next()` of Express's router per request).
+ */
+const firstSteps: RequestHandler = (req, res, next) => {
+  closeOnEarlyAnswer(req, res);
+  spaceQuery(req);
   next();
 };
 
@@ -490,8 +511,9 @@ export function handlerRequest(
   operation: OperationRoute,
   req: Request,
 ): { params: Record<string, unknown>; query: Record<string, unknown>; headers: Request['headers']; body: unknown } {
-  // Express 5 parses the query string again on every read of `req.query`: read once
-  const query = req.query;
+  // Express 5 parses the query string again on every read of `req.query`: read once, and not at all when there is no
+  // query string and validation did not pin one (D166: it would parse the URL for an empty object)
+  const query = Object.hasOwn(req, 'query') || req.url.includes('?') ? req.query : {};
   assertNoNulCharacters(req, query);
   const body = operation.fileFields.length === 0 ? req.body : withFiles(operation, req);
   return { params: { ...req.params }, query: { ...(query as object) }, headers: req.headers, body };
@@ -510,7 +532,12 @@ function responseValidationErrors(err: unknown): { path: string; message: string
  * The one error handler: the error classified (errors.ts), shaped as the spec declares (error-shapes.ts, or the
  * app's `errorMapper`), `Allow` on 405, internals only to the log.
  */
-export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMapper?: ErrorMapper<unknown>) {
+export function errorHandler(
+  logger: Logger,
+  shapes: SpecErrorShapes,
+  errorMapper?: ErrorMapper<unknown>,
+  requestLogFields?: (req: Request, res: Response) => Record<string, unknown>,
+) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(err);
@@ -522,11 +549,21 @@ export function errorHandler(logger: Logger, shapes: SpecErrorShapes, errorMappe
       const invalidResponse = responseValidationErrors(err);
       if (invalidResponse !== undefined) {
         logger.error(
-          { err, operationId: operation?.operationId, method: req.method, path: req.path, errors: invalidResponse },
+          {
+            ...requestLogFields?.(req, res),
+            err,
+            operationId: operation?.operationId,
+            method: req.method,
+            path: req.path,
+            errors: invalidResponse,
+          },
           `response of ${operation?.operationId ?? req.path} does not match the spec`,
         );
       } else {
-        logger.error({ err, method: req.method, path: req.path, operationId: operation?.operationId }, 'request failed');
+        logger.error(
+          { ...requestLogFields?.(req, res), err, method: req.method, path: req.path, operationId: operation?.operationId },
+          'request failed',
+        );
       }
     }
     if (err instanceof HttpErrorWithPage && req.accepts(['application/json', err.page.contentType]) === err.page.contentType) {
@@ -613,8 +650,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141). `before` may re-enable it.
   app.set('etag', false);
   // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96).
-  app.use(closeConnectionOnEarlyAnswer);
-  app.use(formEncodedQuerySpaces);
+  app.use(firstSteps);
   options.before?.(app);
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
@@ -776,6 +812,6 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
 
   // 6. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));
-  app.use(errorHandler(logger, shapes, errorMapper));
+  app.use(errorHandler(logger, shapes, errorMapper, options.requestLogFields));
   return app;
 }

@@ -48,6 +48,12 @@ export const EARLY_ANSWER_GRACE_MS = 250;
  * (and a slot of PAYGATE_MAX_CONNECTIONS) until the request timeout for an answer it already had.
  */
 export const closeConnectionOnEarlyAnswer: RequestHandler = (req, res, next) => {
+  closeOnEarlyAnswer(req, res);
+  next();
+};
+
+/** {@link closeConnectionOnEarlyAnswer} without the middleware around it (the scaffold's first layer runs it, D166). */
+export function closeOnEarlyAnswer(req: Request, res: Response): void {
   if (declaresBody(req)) {
     const end = res.end;
     // why the cast: end's overloads cannot be re-declared by a function expression; the arguments pass through
@@ -78,8 +84,7 @@ export const closeConnectionOnEarlyAnswer: RequestHandler = (req, res, next) => 
       return this;
     } as Response['end'];
   }
-  next();
-};
+}
 
 /**
  * 413 from the Content-Length alone, before a byte of the body is read (body-parser reads an oversize body to its end

@@ -99,37 +99,67 @@ export function coverage(
   return uncovered;
 }
 
+/** A requirement as the guard walks it, worked out once per requirement (D166): its schemes and their scopes. */
+interface PreparedRequirement {
+  /** Every scheme has an authenticator and is declared: the requirement can be tried. */
+  usable: boolean;
+  names: readonly string[];
+  scopes: readonly (readonly string[])[];
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /**
  * Tries the operation's requirements in order (OR); within one, every scheme's authenticator in order (AND). The
  * first requirement whose authenticators all return a principal wins; else the first refusal thrown, else
- * `refuse()`.
+ * `refuse()`. An authenticator that answers synchronously is not awaited (D166).
  */
 export function createSchemeGuard<TPrincipal>(
   authenticators: SchemeAuthenticators<TPrincipal>,
   schemes: Readonly<Record<string, SecuritySchemeInfo>>,
   refuse: () => Error,
 ): (req: Request, operation: OperationRoute) => Promise<TPrincipal> {
+  const prepared = new WeakMap<readonly SecurityRequirement[], readonly PreparedRequirement[]>();
+  const prepare = (security: readonly SecurityRequirement[]): readonly PreparedRequirement[] => {
+    let found = prepared.get(security);
+    if (found === undefined) {
+      found = security.map((requirement) => {
+        const names = requirement.map((s) => s.scheme);
+        return {
+          usable: names.every((name) => authenticators[name] !== undefined && schemes[name] !== undefined),
+          names,
+          scopes: names.map((name) => requirement.find((s) => s.scheme === name)?.scopes ?? []),
+        };
+      });
+      prepared.set(security, found);
+    }
+    return found;
+  };
   return async (req, operation) => {
     let firstError: unknown;
-    for (const requirement of operation.security as readonly SecurityRequirement[]) {
-      const names = requirement.map((s) => s.scheme);
-      if (!names.every((name) => authenticators[name] !== undefined && schemes[name] !== undefined)) continue;
+    for (const requirement of prepare(operation.security as readonly SecurityRequirement[])) {
+      if (!requirement.usable) continue;
+      const { names } = requirement;
       const credentials: Record<string, Credential | undefined> = {};
       for (const name of names) credentials[name] = readCredential(req, schemes[name]!);
       let principal: TPrincipal | undefined;
       let ok = true;
-      for (const name of names) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
         try {
-          const result = await authenticators[name]!({
+          const answer = authenticators[name]!({
             scheme: name,
             info: schemes[name]!,
             credential: credentials[name],
             credentials,
-            scopes: requirement.find((s) => s.scheme === name)?.scopes ?? [],
+            scopes: requirement.scopes[i]!,
             principal,
             req,
             operation,
           });
+          const result = isPromiseLike(answer) ? await answer : answer;
           if (result === undefined) {
             ok = false;
             break;
