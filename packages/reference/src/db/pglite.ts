@@ -10,6 +10,7 @@ import { DEFAULT_PGLITE_MEMORY, type PgliteMemory } from '../core/config.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 import { isPlainParams, PgliteReads } from './pglite-reads.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { cacheableReadId, ReadCache } from './read-cache.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -25,23 +26,38 @@ type Queryable = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
 /**
  * `reads`: the single-round path for parameterised statements outside a transaction (D86); absent inside one.
+ * `cache`: the results of cacheable reads (D167), invalidated by every other statement and transaction run outside a
+ * transaction (those inside one are covered by the transaction's own invalidation, when it starts and when it ends).
  * `unlock`: releases the data directory's lock when the database closes.
  */
-function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined, unlock: () => void = () => undefined): Db {
+function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined, cache: ReadCache, unlock: () => void = () => undefined): Db {
   const inTx = reads === undefined;
+  /** Any statement but a cacheable read, outside a transaction: it may write (invalidated when issued and when done). */
+  const changing = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (inTx) return run();
+    cache.invalidate();
+    try {
+      return await run();
+    } finally {
+      cache.invalidate();
+    }
+  };
   const db: Db = {
     kind: 'pglite',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      if (reads !== undefined && params.length > 0 && isPlainParams(params)) return { rows: (await reads.query<T>(sql, params)).rows };
-      const res = await target.query<T>(sql, params as unknown[]);
-      return { rows: res.rows };
+      if (reads !== undefined && params.length > 0 && isPlainParams(params)) {
+        const id = cacheableReadId(sql);
+        if (id !== undefined) return { rows: await cache.read(id, params, async () => (await reads.query<T>(sql, params)).rows) };
+        return changing(async () => ({ rows: (await reads.query<T>(sql, params)).rows }));
+      }
+      return changing(async () => ({ rows: (await target.query<T>(sql, params as unknown[])).rows }));
     },
     async exec(sql: string): Promise<void> {
-      await target.exec(sql);
+      await changing(() => target.exec(sql));
     },
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(db);
-      return root.transaction((tx) => fn(wrap(tx, root, undefined)));
+      return changing(() => root.transaction((tx) => fn(wrap(tx, root, undefined, cache))));
     },
     async listen(channel: string, listener: ChannelListener): Promise<() => Promise<void>> {
       // one process, one connection: a notification is delivered here when the transaction that sent it commits
@@ -53,6 +69,7 @@ function wrap(target: Queryable, root: PGlite, reads: PgliteReads | undefined, u
     },
     async close(): Promise<void> {
       if (inTx) return;
+      cache.invalidate();
       if (!root.closed) await root.close();
       unlock();
     },
@@ -166,7 +183,7 @@ export async function openPglite(dataDir: string, memory: PgliteMemory = DEFAULT
     const loadDataDir = memoryDir && memoryTemplate ? await memoryTemplate() : undefined;
     const pg = await PGlite.create(memoryDir ? undefined : dataDir, { parsers, startParams, ...(loadDataDir ? { loadDataDir } : {}) });
     await pg.exec(`SET TimeZone = 'UTC'`);
-    return wrap(pg, pg, new PgliteReads(pg), unlock);
+    return wrap(pg, pg, new PgliteReads(pg), new ReadCache(), unlock);
   } catch (err) {
     unlock();
     throw err;

@@ -2,6 +2,7 @@ import { OrderDocumentUploadDocumentType } from '@paygate/contract';
 import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { parseTimestamptz } from '../db/types.js';
+import { cacheableRead } from '../db/read-cache.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { newSessionId } from '../core/ids.js';
 import { normalizeOrderInput, type CreateOrderInput } from './input.js';
@@ -213,9 +214,11 @@ const ts = (v: string | null): string | null => (v === null ? null : parseTimest
 const ORDER_READ = (join: string, condition: string) =>
   `SELECT ${ORDER_VIEW_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o${join} WHERE o.id = $1${condition}`;
 const ORDER_READ_SQL = {
-  any: ORDER_READ('', ''),
-  merchant: ORDER_READ('', ' AND o.merchant_id = $2'),
-  partner: ORDER_READ(' JOIN merchants m ON m.id = o.merchant_id', ' AND m.partner_id = $2'),
+  // D167: a function of the rows alone (the expiry is decided by the caller, at the time of each request), so the
+  // embedded database may answer it from memory until anything else runs on it
+  any: cacheableRead(ORDER_READ('', '')),
+  merchant: cacheableRead(ORDER_READ('', ' AND o.merchant_id = $2')),
+  partner: cacheableRead(ORDER_READ(' JOIN merchants m ON m.id = o.merchant_id', ' AND m.partner_id = $2')),
 };
 
 /** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip, as the Order read shows them. */
