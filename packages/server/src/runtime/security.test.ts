@@ -87,3 +87,47 @@ describe('createSchemeGuard: alternatives in order, schemes of one requirement a
     await expect(guard(request({ 'x-key': 'bad' }), operation)).rejects.toThrow('refused');
   });
 });
+
+describe('createSchemeGuard: an AND of schemes, sync and async authenticators (D166)', () => {
+  const schemes = { id: scheme('apiKey', { in: 'header', name: 'X-Id' }), secret: scheme('apiKey', { in: 'header', name: 'X-Secret' }) };
+  const seen: { scheme: string; principal: string | undefined; scopes: readonly string[] }[] = [];
+  const guard = createSchemeGuard<string>(
+    {
+      // the first verifies the pair (a promise), the second passes its principal on synchronously
+      id: async ({ credentials, principal, scopes }) => {
+        seen.push({ scheme: 'id', principal, scopes });
+        return credentials.id === 'me' && credentials.secret === 's3' ? 'me' : undefined;
+      },
+      secret: ({ principal, scopes }) => {
+        seen.push({ scheme: 'secret', principal, scopes });
+        if (principal === undefined) throw new Error('secret alone');
+        return principal;
+      },
+    },
+    schemes,
+    () => new Error('refused'),
+  );
+  const operation = op('op', [
+    [
+      { scheme: 'id', scopes: ['a'] },
+      { scheme: 'secret', scopes: ['b'] },
+    ],
+  ]);
+
+  it('passes the first principal and each scheme its own scopes, twice in a row the same way', async () => {
+    for (let i = 0; i < 2; i++) {
+      seen.length = 0;
+      await expect(guard(request({ 'x-id': 'me', 'x-secret': 's3' }), operation)).resolves.toBe('me');
+      expect(seen).toEqual([
+        { scheme: 'id', principal: undefined, scopes: ['a'] },
+        { scheme: 'secret', principal: 'me', scopes: ['b'] },
+      ]);
+    }
+  });
+
+  it('refuses a wrong pair without calling the second scheme', async () => {
+    seen.length = 0;
+    await expect(guard(request({ 'x-id': 'me', 'x-secret': 'nope' }), operation)).rejects.toThrow('refused');
+    expect(seen.map((s) => s.scheme)).toEqual(['id']);
+  });
+});
