@@ -35,7 +35,10 @@ beforeAll(async () => {
   // Not strict JSON (a trailing comma): Redocly's YAML parser still reads it.
   await writeFile(path.join(dir, 'loose.json'), '{"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "paths": {},}');
   await writeFile(path.join(dir, 'broken.json'), '{"openapi": "3.0.3", "info": {');
-  await writeFile(path.join(dir, 'unresolved.json'), JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: { $ref: '#/nowhere' } }));
+  await writeFile(
+    path.join(dir, 'unresolved.json'),
+    JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: { $ref: '#/nowhere' } }),
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -45,7 +48,11 @@ describe('loadOpenApi reads the root once (D163)', () => {
   it.each([
     ['a JSON root with a $ref back into it', () => path.join(dir, 'root.json'), undefined],
     ['a JSON root that is not strict JSON', () => path.join(dir, 'loose.json'), undefined],
-    ['a multi-file YAML spec with its own lint config', () => path.join(ROOT, 'openapi/openapi.yaml'), path.join(ROOT, 'openapi/redocly.yaml')],
+    [
+      'a multi-file YAML spec with its own lint config',
+      () => path.join(ROOT, 'openapi/openapi.yaml'),
+      path.join(ROOT, 'openapi/redocly.yaml'),
+    ],
     ['a real-world JSON spec', () => path.join(ROOT, 'test/fixtures/realworld/paypal-checkout-orders/openapi.json'), undefined],
   ])('%s: the document and lint problems of bundle({ ref }) and lint({ ref })', async (_name, input, lintConfig) => {
     const file = input();
@@ -75,6 +82,8 @@ describe('loadOpenApi reads the root once (D163)', () => {
   it('an unresolvable $ref still stops generation with its file:line:col', async () => {
     const refusal = await loadOpenApi({ input: path.join(dir, 'unresolved.json'), lint: 'skip', cwd: dir }).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(SpecLintError);
-    expect((refusal as SpecLintError).problems.map((p) => `${p.location} ${p.message}`)).toEqual([expect.stringMatching(/^unresolved\.json:1:\d+ Can't resolve \$ref/)]);
+    expect((refusal as SpecLintError).problems.map((p) => `${p.location} ${p.message}`)).toEqual([
+      expect.stringMatching(/^unresolved\.json:1:\d+ Can't resolve \$ref/),
+    ]);
   });
 });

@@ -170,9 +170,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   if (mode !== 'skip') {
     // A preprocessor rewrites the document it lints: then lint reads its own copy, as before.
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
-    const raw = preprocessed
-      ? await lint({ ref: input, config })
-      : await lintDocument({ document, config, externalRefResolver: resolver });
+    const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     problems = demoteStyleErrors(
       raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd)),
       options.lintConfig !== undefined,

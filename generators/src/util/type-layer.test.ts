@@ -26,7 +26,12 @@ const discriminated = {
     },
   },
   webhooks: {
-    petAdded: { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Cat' } } } }, responses: { '200': { description: 'ok' } } } },
+    petAdded: {
+      post: {
+        requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Cat' } } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
   },
   components: {
     schemas: {
@@ -35,8 +40,13 @@ const discriminated = {
         discriminator: { propertyName: 'kind', mapping: { cat: '#/components/schemas/Cat', dog: '#/components/schemas/Dog' } },
       },
       Cat: { type: 'object', required: ['name'], properties: { name: { type: 'string', default: 'Tom' }, meta: { type: 'object' } } },
-      Dog: { allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { bark: { type: 'boolean', nullable: true } } }] },
-      Base: { type: 'object', properties: { kind: { type: 'string' }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } } },
+      Dog: {
+        allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { bark: { type: 'boolean', nullable: true } } }],
+      },
+      Base: {
+        type: 'object',
+        properties: { kind: { type: 'string' }, tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } },
+      },
     },
   },
 };

@@ -9,7 +9,15 @@
  * `scanDiscriminators`, `resolveRef`, `astToString`), the same output, byte for byte (`type-layer.test.ts` compares
  * it with `openapiTS` on documents that exercise discriminators, refs, webhooks and the options below).
  */
-import { astToString, resolveRef, scanDiscriminators, transformSchema, type GlobalContext, type OpenAPI3, type OpenAPITSOptions } from 'openapi-typescript';
+import {
+  astToString,
+  resolveRef,
+  scanDiscriminators,
+  transformSchema,
+  type GlobalContext,
+  type OpenAPI3,
+  type OpenAPITSOptions,
+} from 'openapi-typescript';
 
 /** openapi-typescript's options of the type layer. */
 export const TYPE_LAYER_OPTIONS = {
