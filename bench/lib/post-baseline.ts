@@ -1,11 +1,20 @@
 /**
- * The baseline of the POST order goal: the createOrder (hosted) transaction's statements, as
- * packages/reference/src/orders/service.ts sends them, straight through `pg` with the gateway's default pool size.
- * Shared by `npm run bench` (section `post`) and bench/tools/post-order-cpu.ts, so both judge against the same loop.
+ * The baseline of the POST order goal: the statements the gateway sends for one hosted order, straight through `pg`
+ * with the gateway's default pool size. Shared by `npm run bench` (section `post`) and bench/tools/post-order-cpu.ts,
+ * so both judge against the same loop.
+ *
+ * D174: the loop sends the gateway's own statement text (imported from orders/service.ts, so the two cannot drift) as
+ * a named prepared statement, as the gateway's pool does (D86), with the parameters the gateway binds for the
+ * benchmark's request (a partner naming its merchant: the `owned` variant). Before D174 it sent six unnamed
+ * statements (BEGIN, merchant, id, order, session, COMMIT) while the gateway sent five prepared ones: a baseline
+ * doing more work than the gateway, which flattered the ratio.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createHostedOrderBody } from './fixtures.js';
+import { newRandomId, newSessionId } from '../../packages/reference/src/core/ids.js';
+import { normalizeOrderInput, type CreateOrderInput } from '../../packages/reference/src/orders/input.js';
+import { HOSTED_ORDER_SQL, hostedOrderValues } from '../../packages/reference/src/orders/service.js';
 
 export interface PgLoopResult {
   rps: number;
@@ -18,73 +27,51 @@ export interface PgLoopResult {
 export interface PgLoopOptions {
   url: string;
   merchantId: string;
+  /** The partner owning the merchant (the gateway checks it in the same statement). */
+  partnerId: string;
   workers: number;
   poolSize: number;
 }
 
 /** What the loop runs, for its row's name. */
-export const PG_LOOP_DESCRIPTION = 'createOrder transaction (BEGIN, merchant, id, order + session, COMMIT)';
+export const PG_LOOP_DESCRIPTION = "the gateway's hosted-order statement (merchant, id, order, session: one round trip, D175)";
+
+/** One unit of the loop: send one order's statements on `pool`. */
+export type PgOrderStatements = (pool: pg.Pool, merchantId: string, partnerId: string, referenceId: string) => Promise<void>;
+
+const body = createHostedOrderBody() as CreateOrderInput;
+
+/**
+ * The gateway's statement for a hosted order (orders/service.ts `HOSTED_ORDER_SQL.owned`) with the parameters it binds
+ * (`hostedOrderValues`, from the same request body), prepared once per connection.
+ */
+export const gatewayStatements: PgOrderStatements = async (pool, merchantId, partnerId, referenceId) => {
+  const input = { ...body, reference_id: referenceId };
+  const { rows } = await pool.query<{ created: boolean }>({
+    name: 'bench_hosted_order',
+    text: HOSTED_ORDER_SQL.owned,
+    values: hostedOrderValues({
+      orderId: newRandomId('order'),
+      merchantId,
+      input,
+      n: normalizeOrderInput(input),
+      isTesting: true,
+      now: new Date().toISOString(),
+      sessionId: newSessionId(),
+      owner: partnerId,
+    }),
+  });
+  if (rows[0]?.created !== true) throw new Error(`pg-alone order not created: ${JSON.stringify(rows[0])}`);
+};
 
 /** A pool and a driver of the loop: `drive(seconds)` as often as wanted, then `end()`. */
-export function pgCreateOrderLoop(o: PgLoopOptions): { drive(seconds: number): Promise<PgLoopResult>; end(): Promise<void> } {
+export function pgCreateOrderLoop(
+  o: PgLoopOptions,
+  statements: PgOrderStatements = gatewayStatements,
+): { drive(seconds: number): Promise<PgLoopResult>; end(): Promise<void> } {
   const pool = new pg.Pool({ connectionString: o.url, max: o.poolSize, options: '-c TimeZone=UTC' });
-  const body = createHostedOrderBody() as { buyer: unknown; product: unknown; invoice: unknown; return_url: string };
-  const run = Date.now();
+  const run = randomUUID(); // unique per loop: two loops of one process never share a reference_id
   let n = 0;
-  const one = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows: m } = await client.query<{ encryption_key_version: number }>(
-        `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
-                coalesce((SELECT mc.offset_seconds FROM merchant_clocks mc WHERE mc.merchant_id = id), 0) AS clock_offset_seconds
-         FROM merchants WHERE id = $1`,
-        [o.merchantId],
-      );
-      const orderId = `OD${String(randomInt(1e8)).padStart(8, '0')}${String(randomInt(1e8)).padStart(8, '0')}`;
-      await client.query('INSERT INTO issued_ids (kind, id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', ['order', orderId]);
-      const now = new Date().toISOString();
-      await client.query(
-        `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
-                             upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
-                             expires_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-         ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
-         RETURNING id`,
-        [
-          orderId,
-          o.merchantId,
-          `pgloop-${run}-${n++}`,
-          150000,
-          'INR',
-          'Awaiting payment',
-          'hosted_payment',
-          'UPI',
-          null,
-          null,
-          null,
-          null,
-          JSON.stringify(body.buyer),
-          JSON.stringify(body.product),
-          JSON.stringify(body.invoice),
-          body.return_url,
-          true,
-          now,
-          now,
-        ],
-      );
-      await client.query(
-        'INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version) VALUES ($1, $2, $3, $4, $5)',
-        [`session_${randomBytes(32).toString('base64url')}`, orderId, now, now, m[0]!.encryption_key_version],
-      );
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
   return {
     async drive(seconds) {
       const latencies: number[] = [];
@@ -95,7 +82,7 @@ export function pgCreateOrderLoop(o: PgLoopOptions): { drive(seconds: number): P
         Array.from({ length: o.workers }, async () => {
           while (performance.now() < end) {
             const t = performance.now();
-            await one();
+            await statements(pool, o.merchantId, o.partnerId, `pgloop-${run}-${n++}`);
             latencies.push(performance.now() - t);
             done++;
           }

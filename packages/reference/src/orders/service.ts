@@ -4,7 +4,7 @@ import type { Db } from '../db/db.js';
 import { parseTimestamptz } from '../db/types.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { newSessionId } from '../core/ids.js';
-import { normalizeOrderInput, type CreateOrderInput } from './input.js';
+import { normalizeOrderInput, type CreateOrderInput, type NormalizedOrder } from './input.js';
 import { orderMachine } from '../core/state-machines.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
@@ -75,7 +75,8 @@ const HOSTED_ORDER = (ownerCondition: string) => `WITH m AS (
     RETURNING order_id
   )
   SELECT m.kyc_status, taken.reference_taken, EXISTS (SELECT 1 FROM i) AS reserved, EXISTS (SELECT 1 FROM s) AS created FROM m, taken`;
-const HOSTED_ORDER_SQL = { any: HOSTED_ORDER(''), owned: HOSTED_ORDER(' AND partner_id = $19') };
+/** Exported for the benchmark's pg-alone baseline (bench/lib/post-baseline.ts), which sends this very statement. */
+export const HOSTED_ORDER_SQL = { any: HOSTED_ORDER(''), owned: HOSTED_ORDER(' AND partner_id = $19') };
 
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
@@ -182,12 +183,53 @@ const alreadyUsed = () =>
 const notApproved = (kycStatus: string) =>
   new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${kycStatus}` });
 
+/**
+ * The parameters of {@link HOSTED_ORDER_SQL} for one order (also what the benchmark's pg-alone baseline binds, so it
+ * sends exactly the gateway's statement: D174).
+ */
+export function hostedOrderValues(o: {
+  orderId: string;
+  merchantId: string;
+  input: CreateOrderInput;
+  /** `normalizeOrderInput(input)` */
+  n: NormalizedOrder;
+  isTesting: boolean;
+  /** The gateway's now (ISO). */
+  now: string;
+  sessionId: string;
+  owner: string | undefined;
+}): unknown[] {
+  const n = o.n;
+  const values: unknown[] = [
+    o.orderId,
+    o.merchantId,
+    n.referenceId,
+    n.amountMinor,
+    n.currency,
+    STATUS_MESSAGE.orderPending,
+    n.collectionMode,
+    n.mopType,
+    n.upiFlowType,
+    n.vpa,
+    o.input.upi_app_name ?? null,
+    JSON.stringify(n.buyer),
+    JSON.stringify(n.product),
+    n.invoice ? JSON.stringify(n.invoice) : null,
+    n.returnUrl,
+    o.isTesting,
+    o.now,
+    o.sessionId,
+  ];
+  if (o.owner !== undefined) values.push(o.owner);
+  return values;
+}
+
 /** The hosted order of {@link createOrder}: one statement (D175), drawn again on an id collision. */
 async function createHostedOrder(
   deps: ServiceDeps,
   merchantId: string,
   input: CreateOrderInput,
-  n: ReturnType<typeof normalizeOrderInput>,
+  n: NormalizedOrder,
   options: { isTesting: boolean; ownerPartnerId?: string | undefined },
 ): Promise<CreateOrderResult> {
   const owner = options.ownerPartnerId;
@@ -195,27 +237,7 @@ async function createHostedOrder(
   const now = formatIso(deps.clock.now());
   for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
     const orderId = deps.ids.draw('order');
-    const values: unknown[] = [
-      orderId,
-      merchantId,
-      n.referenceId,
-      n.amountMinor,
-      n.currency,
-      STATUS_MESSAGE.orderPending,
-      n.collectionMode,
-      n.mopType,
-      n.upiFlowType,
-      n.vpa,
-      input.upi_app_name ?? null,
-      JSON.stringify(n.buyer),
-      JSON.stringify(n.product),
-      n.invoice ? JSON.stringify(n.invoice) : null,
-      n.returnUrl,
-      options.isTesting,
-      now,
-      sessionId,
-    ];
-    if (owner !== undefined) values.push(owner);
+    const values = hostedOrderValues({ orderId, merchantId, input, n, isTesting: options.isTesting, now, sessionId, owner });
     const { rows } = await deps.db.query<{ kyc_status: string; reference_taken: boolean; reserved: boolean; created: boolean }>(
       owner !== undefined ? HOSTED_ORDER_SQL.owned : HOSTED_ORDER_SQL.any,
       values,
