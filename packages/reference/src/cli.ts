@@ -11,6 +11,7 @@ import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger, heldDestination } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { ensurePartnerCredential } from './credentials/service.js';
+import { markStartupStage, recordStartupStages, takeStartupStages } from './core/startup-stages.js';
 import { DRAIN_MESSAGE, WORKER_SLOT_ENV } from './supervisor/primary.js';
 import { parseServeArguments, resolveWorkerCount, ServeUsageError, shutdownTimeoutMs } from './supervisor/options.js';
 
@@ -217,6 +218,8 @@ export async function serve(
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
   options: { /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */ scheduledJobs?: boolean } = {},
 ): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
+  recordStartupStages();
+  markStartupStage('cli modules loaded');
   const config = loadConfig(env);
   const drainMs = shutdownTimeoutMs(env);
   const port = parsePort(env['PORT']);
@@ -232,6 +235,7 @@ export async function serve(
   if (!config.partnerClientId && !config.partnerClientSecret && config.sandbox) {
     partner = await loadOrCreateSandboxPartner(config.dataDir);
   }
+  markStartupStage('configuration read');
 
   out(`- opening the database: ${describeDatabase(config)}`);
   out('- applying migrations');
@@ -244,16 +248,20 @@ export async function serve(
   // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
   // request arrives before `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
-  const appReady = import('./app.js').then(({ createReferenceApp }) =>
-    createReferenceApp(
+  const appReady = import('./app.js').then(({ createReferenceApp }) => {
+    markStartupStage('app modules loaded');
+    const app = createReferenceApp(
       lateBoundRuntime(() => opened),
       { logger, trustProxy: config.trustProxy },
-    ),
-  );
+    );
+    markStartupStage('app built');
+    return app;
+  });
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
     const { openReference } = await import('./runtime.js');
+    markStartupStage('runtime modules loaded');
     runtime = await openReference(config, { logger, scheduledJobs: options.scheduledJobs ?? true });
   } catch (err) {
     logOutput.release();
@@ -262,7 +270,10 @@ export async function serve(
   opened = runtime;
   let app: Awaited<typeof appReady>;
   try {
-    if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+    if (partner) {
+      await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+      markStartupStage('sandbox partner credential stored');
+    }
     app = await appReady;
   } catch (err) {
     logOutput.release();
@@ -313,6 +324,11 @@ export async function serve(
     if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
     throw err;
   }
+  markStartupStage('listening');
+  logger.debug(
+    { processStartedAt: performance.timeOrigin, startupStages: takeStartupStages() },
+    'start-up stages (ms and CPU ms since the process started)',
+  );
   // The embedded database's compact heap, now that start-up is over (D86).
   if (!config.databaseUrl) useCompactJsHeap();
 
