@@ -29,6 +29,6 @@ export function coldStartOnce(target: Target): Promise<ColdStart>;
 export function measureColdStarts(o: { targets: Target[]; rounds?: number; log?: (line: string) => void }): Promise<ColdStartResult[]>;
 export function gatewayTarget(
   name: string,
-  o: { dataDir?: string; databaseUrl?: string; orderId: string; partner: { id: string; secret: string } },
+  o: { dataDir?: string; databaseUrl?: string; orderId: string; partner: { id: string; secret: string }; root?: string },
 ): Target;
 export function formatColdStarts(results: ColdStartResult[]): string;

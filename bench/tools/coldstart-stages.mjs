@@ -4,7 +4,7 @@
  * per stage and against bare Express in the same run (D170, issue 23):
  *
  *   PAYGATE_PARTNER_CLIENT_ID=... PAYGATE_PARTNER_CLIENT_SECRET=... node bench/tools/coldstart-stages.mjs \
- *     [--rounds 5] [--pglite <existing data dir> <order id>] [--postgres <DATABASE_URL> <order id> [<data dir of its master.key>]]
+ *     [--rounds 5] [[--root <another checkout, for the targets after it>] --pglite <existing data dir> <order id>] [--postgres <DATABASE_URL> <order id> [<data dir of its master.key>]]
  *
  * Each round spawns bare Express (bench/servers/bare-express.mjs) and each gateway in turn, and times spawn -> first
  * 200 on GET /pg/orders/{order id} (polled every 5 ms), also reading the child's CPU time (user + system, /proc) at
@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -175,17 +176,18 @@ export async function measureColdStarts(o) {
 /** `paygate serve` as the benchmarks run it (bench/lib/gateway.ts), logging its stages. */
 export function gatewayTarget(
   /** @type {string} */ name,
-  /** @type {{ dataDir?: string, databaseUrl?: string, orderId: string, partner: { id: string, secret: string } }} */ o,
+  /** @type {{ dataDir?: string, databaseUrl?: string, orderId: string, partner: { id: string, secret: string }, root?: string }} */ o,
 ) {
   return {
     name,
-    args: [path.join(ROOT, 'generators/bin/paygate.js'), 'serve'],
+    // `root`: another checkout's build (e.g. a worktree of the baseline commit, for a before/after in one run)
+    args: [path.join(o.root ?? ROOT, 'generators/bin/paygate.js'), 'serve'],
     env: {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PAYGATE_PARTNER_CLIENT_ID: o.partner.id,
       PAYGATE_PARTNER_CLIENT_SECRET: o.partner.secret,
-      PAYGATE_DATA_DIR: o.dataDir ?? path.join(ROOT, '.paygate-coldstart-unused'),
+      PAYGATE_DATA_DIR: o.dataDir ?? path.join(os.tmpdir(), 'paygate-bench-unused'),
       DATABASE_URL: o.databaseUrl,
       PAYGATE_RATE_LIMIT: '1000000000',
       LOG_LEVEL: 'debug',
@@ -221,16 +223,33 @@ if (invokedDirectly) {
   /** @type {Target[]} */
   const targets = [];
   let rounds = 5;
+  /** @type {string | undefined} */
+  let root;
+  const label = () => (root ? ` [${root}]` : '');
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--rounds') rounds = Number(args[++i]);
+    else if (args[i] === '--root') root = args[++i];
     else if (args[i] === '--pglite')
-      targets.push(gatewayTarget('paygate serve, existing PGlite data dir', { dataDir: args[++i], orderId: String(args[++i]), partner }));
+      targets.push(
+        gatewayTarget(`paygate serve, existing PGlite data dir${label()}`, {
+          dataDir: args[++i],
+          orderId: String(args[++i]),
+          partner,
+          root,
+        }),
+      );
     else if (args[i] === '--postgres') {
       const [databaseUrl, orderId] = [args[++i], String(args[++i])];
       // the data dir holding the sandbox master key the database was sealed with, when not PAYGATE_MASTER_KEY
       const dataDir = args[i + 1]?.startsWith('--') === false ? args[++i] : undefined;
       targets.push(
-        gatewayTarget('paygate serve, PostgreSQL (migrated)', { databaseUrl, orderId, partner, ...(dataDir ? { dataDir } : {}) }),
+        gatewayTarget(`paygate serve, PostgreSQL (migrated)${label()}`, {
+          databaseUrl,
+          orderId,
+          partner,
+          root,
+          ...(dataDir ? { dataDir } : {}),
+        }),
       );
     } else throw new Error(`unknown argument ${args[i]} (see the comment at the top of this file)`);
   }

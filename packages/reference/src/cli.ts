@@ -5,12 +5,11 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
-import { answerMalformedRequests } from './http/client-error.js';
 import { limitConnectionsPerAddress } from './http/connection-limits.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger, heldDestination } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
-import { ensurePartnerCredential } from './credentials/service.js';
+import type { Db } from './db/db.js';
 import { markStartupStage, recordStartupStages, takeStartupStages } from './core/startup-stages.js';
 import { DRAIN_MESSAGE, WORKER_SLOT_ENV } from './supervisor/primary.js';
 import { parseServeArguments, resolveWorkerCount, ServeUsageError, shutdownTimeoutMs } from './supervisor/options.js';
@@ -243,10 +242,26 @@ export async function serve(
   // complete: one human block, then JSON lines (D134).
   const logOutput = heldDestination();
   const logger = createLogger({ destination: logOutput });
-  // Cold start: the two module graphs (HTTP app: express, validator, handlers; runtime: PGlite / pg) load in
-  // parallel, and the app is built while the database opens, so the validator's spec loading and pre-processing
-  // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
-  // request arrives before `listen`, which waits for the database.
+  // D173: the database starts opening first, before the module graphs of the app (express, validators, handlers)
+  // and of the runtime (services, worker) load: PGlite's WebAssembly compiles on V8's background threads and its files
+  // are read while those modules load, and PGlite's start-up garbage is collected while the heap is still small
+  // (measured: ~10% less CPU and ~15% less time to the first answer than opening it after them). This file imports
+  // nothing of @paygate/server for the same reason. Production without a master key opens nothing: openReference
+  // refuses that start before touching the database, as before.
+  let dbOpening: Promise<Db> | undefined;
+  if (config.masterKey || config.sandbox) {
+    // the data dir as resolveMasterKey makes it for the sandbox key file (0700), before PGlite's open could make it
+    if (!config.masterKey && !config.databaseUrl && !config.dataDir.startsWith('memory://'))
+      await mkdir(path.resolve(config.dataDir), { recursive: true, mode: 0o700 });
+    // the driver's modules alone first (not interleaved with the other graphs'), so that PGlite starts at once
+    const { loadDriver, openConfiguredDb } = await import('./db/open.js');
+    await loadDriver(config.databaseUrl);
+    dbOpening = openConfiguredDb(config);
+    dbOpening.catch(() => undefined); // taken over by openReference below; never an unhandled rejection meanwhile
+  }
+  // The app is built while the database opens, so the validator's spec loading and pre-processing overlaps PGlite's
+  // start-up. The app gets the runtime late-bound: it only dereferences it per request, and no request arrives before
+  // `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
   const appReady = import('./app.js').then(({ createReferenceApp }) => {
     markStartupStage('app modules loaded');
@@ -260,9 +275,19 @@ export async function serve(
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
-    const { openReference } = await import('./runtime.js');
+    const { openReference } = await import('./runtime.js').catch(async (err: unknown) => {
+      await dbOpening?.then(
+        (db) => db.close(),
+        () => undefined,
+      );
+      throw err;
+    });
     markStartupStage('runtime modules loaded');
-    runtime = await openReference(config, { logger, scheduledJobs: options.scheduledJobs ?? true });
+    runtime = await openReference(config, {
+      logger,
+      scheduledJobs: options.scheduledJobs ?? true,
+      ...(dbOpening ? { db: dbOpening } : {}),
+    });
   } catch (err) {
     logOutput.release();
     throw new Error(startupHint(err, config), { cause: err });
@@ -271,6 +296,7 @@ export async function serve(
   let app: Awaited<typeof appReady>;
   try {
     if (partner) {
+      const { ensurePartnerCredential } = await import('./credentials/service.js');
       await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
       markStartupStage('sandbox partner credential stored');
     }
@@ -304,6 +330,8 @@ export async function serve(
     app,
   );
   http.maxConnections = config.http.maxConnections;
+  // loaded with the app's graph (@paygate/server), not before the database starts opening (D173)
+  const { answerMalformedRequests } = await import('./http/client-error.js');
   answerMalformedRequests(http);
   // ...and one address cannot hold them all (D96); the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic
   const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;

@@ -5,7 +5,7 @@ import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config
 import { withTransactionScopes } from './db/ambient.js';
 import type { HandlerRuntime } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
-import { openDb } from './db/open.js';
+import { openConfiguredDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
 import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
@@ -132,9 +132,23 @@ export async function openReference(
   options: {
     logger?: WorkerLogger /** Run the scheduled jobs (production settlement runs); default true. D101. */;
     scheduledJobs?: boolean;
+    /**
+     * The configured database, already opening (`openConfiguredDb(config)`): paygate serve starts it before loading
+     * the rest (D173). Taken over here: closed if the start fails. Default: opened here, after the master key.
+     */
+    db?: Promise<Db>;
   } = {},
 ): Promise<ReferenceRuntime> {
-  const master = await resolveMasterKey(config);
+  let master: MasterKeySource;
+  try {
+    master = await resolveMasterKey(config);
+  } catch (err) {
+    await options.db?.then(
+      (db) => db.close(),
+      () => undefined,
+    );
+    throw err;
+  }
   const secrets = createSecretBox(master.key);
   markStartupStage('master key read');
   if (master.source === 'file' && master.created) {
@@ -143,14 +157,7 @@ export async function openReference(
       'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
     );
   }
-  const db = withTransactionScopes(
-    await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.dbPoolSize,
-      pgliteMemory: config.pgliteMemory,
-    }),
-  );
+  const db = withTransactionScopes(await (options.db ?? openConfiguredDb(config)));
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;

@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
-import type { PgliteMemory } from '../core/config.js';
+import type { PgliteMemory, ReferenceConfig } from '../core/config.js';
 import { markStartupStage } from '../core/startup-stages.js';
 
 export interface OpenDbOptions {
@@ -40,4 +40,19 @@ export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
     markStartupStage('migrations checked');
   }
   return db;
+}
+
+/** Load the driver `openDb` will use (PGlite's or pg's modules) ahead of it: paygate serve does, before the rest (D173). */
+export async function loadDriver(databaseUrl: string | undefined): Promise<void> {
+  await (databaseUrl ? import('./postgres.js') : import('./pglite.js'));
+}
+
+/** The database the configuration names (DATABASE_URL, else PGlite in the data dir), migrated. */
+export function openConfiguredDb(config: Pick<ReferenceConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'pgliteMemory'>): Promise<Db> {
+  return openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    pgliteMemory: config.pgliteMemory,
+  });
 }
