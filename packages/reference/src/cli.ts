@@ -330,7 +330,7 @@ export async function serve(
     app,
   );
   http.maxConnections = config.http.maxConnections;
-  // loaded with the app's graph (@paygate/server), not before the database starts opening (D173)
+  // D173: loaded with the app's graph (@paygate/server), not before the database starts opening
   const { answerMalformedRequests } = await import('./http/client-error.js');
   answerMalformedRequests(http);
   // ...and one address cannot hold them all (D96); the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic

@@ -25,7 +25,7 @@ import type { OperationRoute } from './types.js';
 
 type Multer = typeof multerModule;
 let loadedMulter: Multer | undefined;
-/** multer (and busboy under it), loaded by the first multipart request: most requests and the start never need it (D171). */
+/** D171: multer (and busboy under it), loaded by the first multipart request: most requests and the start never need it. */
 function multer(): Multer {
   loadedMulter ??= createRequire(import.meta.url)('multer') as Multer;
   return loadedMulter;
