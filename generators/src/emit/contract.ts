@@ -6,6 +6,7 @@ import type { ApiModel, OperationModel, SecuritySchemeModel, WebhookEventModel }
 import { sortKeysDeep } from '../util/sorted.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 import { runtimeSpecifier, withHeader } from './context.js';
+import { runtimeDocument } from './runtime-document.js';
 
 /** Route table entry as embedded in operations.gen.ts (plain JSON). */
 export interface RouteView {
@@ -127,7 +128,8 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
         // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156): JSON's every `"` would
         // otherwise be escaped (GitHub: 0.7 MiB of backslashes).
-        documentJson: singleQuoted(JSON.stringify(sortKeysDeep(ctx.document))),
+        // D158: the runtime document (what createApp and the runtimes read), not the whole bundle.
+        documentJson: singleQuoted(JSON.stringify(sortKeysDeep(runtimeDocument(ctx.document)))),
       }),
     },
   ],
