@@ -1,7 +1,7 @@
 import path from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
 import type { ApiModel } from '../model/types.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import { typeScriptOf } from '../util/type-layer.js';
 import type { TemplateEngine } from './templates.js';
 
 /**
@@ -159,22 +159,8 @@ export function typeLayerDocument(
 /** Runs openapi-typescript once (on a clone: it must not see or mutate the shared document). */
 export function createTypeLayer(document: Readonly<Record<string, unknown>>): () => Promise<string> {
   let pending: Promise<string> | undefined;
-  return () => {
-    pending ??= (async () => {
-      const ast = await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0], {
-        alphabetize: true,
-        silent: true,
-        // A property with a `default` stays optional: clients may omit it (the server fills the default), so a
-        // request type must not demand it.
-        defaultNonNullable: false,
-        // `type: object` without properties is any object (JSON Schema), not `Record<string, never>`: a free-form
-        // `metadata` must be writable without casts (D118).
-        emptyObjectsUnknown: true,
-      });
-      return astToString(ast);
-    })();
-    return pending;
-  };
+  // D162: openapi-typescript's transform on the bundled document, without its second lint and bundle.
+  return () => (pending ??= Promise.resolve().then(() => typeScriptOf(document)));
 }
 
 export function createEmitContext(options: {

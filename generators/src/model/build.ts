@@ -61,9 +61,14 @@ function extensionsOf(node: Obj): Extensions {
 
 /** Resolves internal JSON pointers (`#/components/...`) in the bundled document. */
 export class RefResolver {
+  /** D164: each $ref is resolved once (model building reads the same shared parameters and schemas again and again). */
+  private readonly resolved = new Map<string, unknown>();
+
   constructor(private readonly root: Obj) {}
 
   get(ref: string): unknown {
+    const cached = this.resolved.get(ref);
+    if (cached !== undefined) return cached;
     if (!ref.startsWith('#')) throw new Error(`Only internal $refs are expected after bundling, got ${ref}`);
     let node: unknown = this.root;
     for (const raw of ref
@@ -75,6 +80,7 @@ export class RefResolver {
       node = (node as Obj)[key];
     }
     if (node === undefined) throw new Error(`Unresolvable $ref ${ref}`);
+    this.resolved.set(ref, node);
     return node;
   }
 

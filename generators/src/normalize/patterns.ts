@@ -163,6 +163,21 @@ export interface TranslatedPattern {
 }
 
 type Obj = Record<string, unknown>;
+
+/** The keys from the document's root to a node (`key` of the root: the base pointer, e.g. `#`). */
+interface Trail {
+  parent: Trail | undefined;
+  key: string;
+}
+
+function pointerOf(trail: Trail): string {
+  const keys: string[] = [];
+  for (let t: Trail | undefined = trail; t.parent !== undefined; t = t.parent) keys.push(pointerToken(t.key));
+  let root: Trail = trail;
+  while (root.parent !== undefined) root = root.parent;
+  return [root.key, ...keys.reverse()].join('/');
+}
+
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
@@ -210,46 +225,50 @@ export function normalizePatterns<T>(document: T, file: string, base = '#'): { d
       `write it in JavaScript regular expression syntax${fixHint(pattern, reason)}, or remove it.`,
     );
   };
-  const fix = (pointer: string, pattern: string): string => {
+  const fix = (at: Trail, pattern: string): string => {
     const outcome = unicodePattern(pattern);
-    if (outcome.kind === 'invalid') return refuse(pointer, pattern, outcome.reason);
-    if (outcome.kind === 'translated') translated.push({ pointer, from: pattern, to: outcome.pattern });
+    if (outcome.kind === 'invalid') return refuse(pointerOf(at), pattern, outcome.reason);
+    if (outcome.kind === 'translated') translated.push({ pointer: pointerOf(at), from: pattern, to: outcome.pattern });
     return outcome.pattern;
   };
-  const visit = (node: unknown, pointer: string, namesAreKeys: boolean, depth: number): unknown => {
+  // D164: the pointer of a node is written only for a pattern that is reported (a trail of keys until then).
+  const visit = (node: unknown, trail: Trail, namesAreKeys: boolean, depth: number): unknown => {
     if (depth > 512) return node;
     if (Array.isArray(node)) {
       let copy: unknown[] | undefined;
       node.forEach((item, i) => {
-        const next = visit(item, `${pointer}/${i}`, false, depth + 1);
+        const next = visit(item, { parent: trail, key: String(i) }, false, depth + 1);
         if (next !== item) (copy ??= [...node])[i] = next;
       });
       return copy ?? node;
     }
     if (!isObj(node)) return node;
     let copy: Obj | undefined;
-    for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${pointerToken(key)}`;
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      const value = node[key];
       if (namesAreKeys) {
-        const next = visit(value, at, false, depth + 1);
+        const next = visit(value, { parent: trail, key }, false, depth + 1);
         if (next !== value) (copy ??= { ...node })[key] = next;
         continue;
       }
       if (key.startsWith('x-') || DATA_KEYS.has(key)) continue;
+      const at: Trail = { parent: trail, key };
       if (key === 'pattern' && typeof value === 'string') {
         const next = fix(at, value);
         if (next !== value) (copy ??= { ...node })[key] = next;
         continue;
       }
+      if (value === null || typeof value !== 'object') continue;
       let next = visit(value, at, NAME_MAPS.has(key), depth + 1);
       if (key === 'patternProperties' && isObj(next)) {
         const keys = Object.keys(next);
-        const fixed = keys.map((k) => fix(`${at}/${pointerToken(k)}`, k));
+        const fixed = keys.map((k) => fix({ parent: at, key: k }, k));
         if (fixed.some((k, i) => k !== keys[i])) next = Object.fromEntries(fixed.map((k, i) => [k, (next as Obj)[keys[i]!]]));
       }
       if (next !== value) (copy ??= { ...node })[key] = next;
     }
     return copy ?? node;
   };
-  return { document: visit(document, base, false, 0) as T, translated };
+  return { document: visit(document, { parent: undefined, key: base }, false, 0) as T, translated };
 }

@@ -4,7 +4,19 @@ import { parse as parseYaml } from 'yaml';
 import { refuseRefCycles } from './ref-cycles.js';
 import { refuseUnsupportedDocument } from './unsupported.js';
 import { UnsupportedSpecError } from './refusal.js';
-import { bundle, createConfig, getLineColLocation, lint, loadConfig, type NormalizedProblem } from '@redocly/openapi-core';
+import {
+  BaseResolver,
+  bundle,
+  createConfig,
+  detectSpec,
+  getLineColLocation,
+  lint,
+  lintDocument,
+  loadConfig,
+  Source,
+  type Document,
+  type NormalizedProblem,
+} from '@redocly/openapi-core';
 
 export type LintMode =
   /** Lint with the config and refuse on any error (the default for the canonical spec). */
@@ -109,31 +121,37 @@ export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean):
   return problems.map((p) => (p.severity === 'error' && !STRUCTURAL_LINT_RULES.has(p.ruleId) ? { ...p, severity: 'warn' } : p));
 }
 
+/**
+ * The root document, read once for lint and bundle (D163): a `.json` file by `JSON.parse` (a file it refuses, and
+ * every other extension, by Redocly's own YAML parser, as its resolver reads it), with the text Redocly's locations
+ * (file:line:col) are computed from.
+ */
+async function readRootDocument(input: string, resolver: BaseResolver): Promise<Document> {
+  // As BaseResolver.loadExternalRef reads a local file.
+  const source = new Source(input, (await readFile(input, 'utf8')).replace(/\r\n/g, '\n'));
+  if (path.extname(input).toLowerCase() === '.json') {
+    try {
+      return { source, parsed: JSON.parse(source.body) as unknown };
+    } catch {
+      // Not strict JSON (a comment, a trailing comma...): Redocly's YAML parser reads it or names the error.
+    }
+  }
+  return resolver.parseDocument(source, true);
+}
+
 /** Lints (per `lint` mode) then bundles the OpenAPI document. Throws SpecLintError on lint errors in strict mode. */
 export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOpenApi> {
   const cwd = options.cwd ?? process.cwd();
   const input = path.resolve(cwd, options.input);
+  const file = path.relative(cwd, input);
   const mode = options.lint ?? 'strict';
   const config =
     options.lintConfig !== undefined
       ? await loadConfig({ configPath: path.resolve(cwd, options.lintConfig) })
       : await createConfig({ extends: ['minimal'] });
 
-  let problems: LintProblem[] = [];
-  if (mode !== 'skip') {
-    const raw = await lint({ ref: input, config });
-    problems = demoteStyleErrors(
-      raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd)),
-      options.lintConfig !== undefined,
-    );
-    if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
-      throw new SpecLintError(problems, path.relative(cwd, input));
-    }
-  }
-
-  const result = await bundle({ ref: input, config, dereference: false }).catch(async (error: unknown) => {
+  const refuseUnreadable = async (error: unknown): Promise<never> => {
     // The bundler throws (rather than reports) on a few broken documents: name the place when we can find it.
-    const file = path.relative(cwd, input);
     refuseRefCycles(parseYaml(await readFile(input, 'utf8')), file);
     throw new UnsupportedSpecError(
       file,
@@ -141,15 +159,36 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
       `the bundler (@redocly/openapi-core) could not read the document: ${(error as Error).message}`,
       'run `npx @redocly/cli lint <file>` on it for the location, and fix what it reports.',
     );
-  });
+  };
+  // D163: one parse of the root for lint and bundle, and one resolver (each external file is read and parsed once).
+  // The root is cached under its path, as resolveDocument(root) would, so a $ref back into it is the same document.
+  const resolver = new BaseResolver(config.resolve);
+  const document = await readRootDocument(input, resolver).catch(refuseUnreadable);
+  resolver.cache.set(input, Promise.resolve(document));
+
+  let problems: LintProblem[] = [];
+  if (mode !== 'skip') {
+    // A preprocessor rewrites the document it lints: then lint reads its own copy, as before.
+    const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
+    const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
+    problems = demoteStyleErrors(
+      raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd)),
+      options.lintConfig !== undefined,
+    );
+    if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
+      throw new SpecLintError(problems, file);
+    }
+  }
+
+  const result = await bundle({ doc: document, config, externalRefResolver: resolver, dereference: false }).catch(refuseUnreadable);
   const bundleErrors = result.problems.filter((p) => p.severity === 'error');
   if (bundleErrors.length > 0) {
     throw new SpecLintError(
       bundleErrors.map((p) => toLintProblem(p, cwd)),
-      path.relative(cwd, input),
+      file,
     );
   }
-  const document = result.bundle.parsed as Record<string, unknown>;
-  refuseUnsupportedDocument(document, path.relative(cwd, input));
-  return { document, files: [...result.fileDependencies, input].sort(), problems };
+  const bundled = result.bundle.parsed as Record<string, unknown>;
+  refuseUnsupportedDocument(bundled, file);
+  return { document: bundled, files: [...result.fileDependencies, input].sort(), problems };
 }

@@ -1,0 +1,89 @@
+/**
+ * D163: the root document is parsed once (`JSON.parse` for `.json`) and one resolver serves lint and bundle; the
+ * bundled document and the lint problems stay what Redocly's `bundle({ ref })` and `lint({ ref })` give for the file.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundle, createConfig, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnsupportedSpecError } from './refusal.js';
+import { loadOpenApi, SpecLintError } from './openapi.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'paygate-parse-'));
+  // A JSON root with an external file that refers back into the root.
+  await writeFile(
+    path.join(dir, 'root.json'),
+    JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'T', version: '1' },
+      paths: { '/a': { get: { operationId: 'getA', responses: { '200': { $ref: 'parts.json#/Ok' } } } } },
+      components: { schemas: { Name: { type: 'string' } } },
+    }),
+  );
+  await writeFile(
+    path.join(dir, 'parts.json'),
+    JSON.stringify({
+      Ok: { description: 'ok', content: { 'application/json': { schema: { $ref: 'root.json#/components/schemas/Name' } } } },
+    }),
+  );
+  // Not strict JSON (a trailing comma): Redocly's YAML parser still reads it.
+  await writeFile(path.join(dir, 'loose.json'), '{"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "paths": {},}');
+  await writeFile(path.join(dir, 'broken.json'), '{"openapi": "3.0.3", "info": {');
+  await writeFile(
+    path.join(dir, 'unresolved.json'),
+    JSON.stringify({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: { $ref: '#/nowhere' } }),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('loadOpenApi reads the root once (D163)', () => {
+  it.each([
+    ['a JSON root with a $ref back into it', () => path.join(dir, 'root.json'), undefined],
+    ['a JSON root that is not strict JSON', () => path.join(dir, 'loose.json'), undefined],
+    [
+      'a multi-file YAML spec with its own lint config',
+      () => path.join(ROOT, 'openapi/openapi.yaml'),
+      path.join(ROOT, 'openapi/redocly.yaml'),
+    ],
+    ['a real-world JSON spec', () => path.join(ROOT, 'test/fixtures/realworld/paypal-checkout-orders/openapi.json'), undefined],
+  ])('%s: the document and lint problems of bundle({ ref }) and lint({ ref })', async (_name, input, lintConfig) => {
+    const file = input();
+    const config = lintConfig === undefined ? await createConfig({ extends: ['minimal'] }) : await loadConfig({ configPath: lintConfig });
+    const expected = await bundle({ ref: file, config, dereference: false });
+    const expectedLint = await lint({ ref: file, config });
+    const loaded = await loadOpenApi({ input: file, lintConfig, lint: 'report', cwd: ROOT });
+    expect(loaded.document).toEqual(expected.bundle.parsed);
+    expect(loaded.files).toEqual([...expected.fileDependencies, file].sort());
+    const where = (p: (typeof expectedLint)[number]) => {
+      const loc = p.location[0]!;
+      const { start } = getLineColLocation(loc);
+      return `${path.relative(ROOT, loc.source.absoluteRef)}:${start.line}:${start.col}`;
+    };
+    expect(loaded.problems.map((p) => [p.ruleId, p.location, p.message])).toEqual(
+      expectedLint.filter((p) => p.ignored !== true).map((p) => [p.ruleId, where(p), p.message]),
+    );
+  });
+
+  it('a JSON root that does not parse fails as before: the parse error with its line and column', async () => {
+    const failure = await loadOpenApi({ input: path.join(dir, 'broken.json'), lint: 'skip', cwd: dir }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(UnsupportedSpecError);
+    expect((failure as Error).message).toMatch(/at line 1, column \d+/);
+  });
+
+  it('an unresolvable $ref still stops generation with its file:line:col', async () => {
+    const refusal = await loadOpenApi({ input: path.join(dir, 'unresolved.json'), lint: 'skip', cwd: dir }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(SpecLintError);
+    expect((refusal as SpecLintError).problems.map((p) => `${p.location} ${p.message}`)).toEqual([
+      expect.stringMatching(/^unresolved\.json:1:\d+ Can't resolve \$ref/),
+    ]);
+  });
+});
