@@ -12,6 +12,16 @@ export interface Budget {
   target: string;
   value: string;
   met: boolean | null;
+  /** The per-round overheads or ratios the value is the median of (printed with it: a goal missed by noise shows it). */
+  rounds?: number[];
+}
+
+/** A goal's rounds in one line: how many, their quartiles and range (D176). */
+export function roundsSummary(rounds: readonly number[]): string {
+  const s = [...rounds].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))]!;
+  const p = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return `${s.length} rounds: min ${p(at(0))}, quartiles ${p(at(0.25))} / ${p(at(0.5))} / ${p(at(0.75))}, max ${p(at(1))}`;
 }
 
 export interface BenchReport {
@@ -70,7 +80,10 @@ export function renderBenchmarksDoc(r: BenchReport): string {
     '',
     '| Goal | Target | This run | |',
     '|---|---|---|---|',
-    ...r.budgets.map((b) => `| ${b.name} | ${b.target} | ${b.value} | ${b.met ? 'met' : '**not met**'} |`),
+    ...r.budgets.map(
+      (b) =>
+        `| ${b.name} | ${b.target} | ${b.value}${b.rounds ? ` (${roundsSummary(b.rounds)})` : ''} | ${b.met ? 'met' : '**not met**'} |`,
+    ),
     '',
     '## Results',
     '',

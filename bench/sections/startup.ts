@@ -12,6 +12,11 @@
  *
  * Both chains start from this process, the way `npm start` runs them (`sh -c "... && ... && node ... serve"`); the
  * `npm ci` and the first full `tsc -b` of a fresh clone are not included (the benchmark's own build ran just before).
+ *
+ * Then where a start goes (D170): `paygate serve` on the existing data dir, spawn -> first 200 on GET order (an order
+ * seeded first), median of 3 rounds alternating with bare Express, and its stages as the gateway logs them at debug
+ * level (bench/tools/coldstart-stages.mjs): one row per stage, ms since the process started, the step's own ms and the
+ * CPU ms used by then; the first request's own time last (it compiles the response serializer).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +26,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Budget } from '../lib/report.js';
 import { gatewayCommand, gatewayEnv } from '../lib/gateway.js';
 import { freePort, httpOk, spawnNode, waitUntil } from '../lib/proc.js';
+import { createHostedOrderBody, createMerchantBody } from '../lib/fixtures.js';
+// D170: the real `paygate serve` per stage, against bare Express in the same rounds
+import { formatColdStarts, gatewayTarget, measureColdStarts } from '../tools/coldstart-stages.mjs';
 
 export interface StartupRow {
   section: 'startup';
@@ -138,6 +146,7 @@ export async function runStartup(o: Options): Promise<StartupRow[]> {
       ratio: existingMs / emptyMs,
     });
     o.log(`  paygate serve alone: empty data dir ${emptyMs.toFixed(0)} ms, existing ${existingMs.toFixed(0)} ms`);
+    rows.push(...(await stageRows(o, dataDir)));
     // where a second start's time goes: the two steps before `paygate serve`, each with nothing to do
     for (const [name, args] of [
       ['npm run build, nothing changed (tsc -b up to date)', ['run', '-s', 'build']],
@@ -153,6 +162,82 @@ export async function runStartup(o: Options): Promise<StartupRow[]> {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+  return rows;
+}
+
+/** A merchant and an order in the data dir (through a running gateway), for GET order as the first request. */
+async function seedOrder(o: Options, dataDir: string): Promise<string> {
+  const port = await freePort();
+  const t = performance.now();
+  const child = spawnNode({
+    args: gatewayCommand(o.root),
+    cwd: o.root,
+    port,
+    env: gatewayEnv({ partner: o.partner, dataDir, logLevel: 'warn' }),
+  });
+  try {
+    await waitUntil(child, httpOk(`${child.url}/healthz`), t, 120_000, 20);
+    const call = async (method: string, p: string, body: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${child.url}${p}`, {
+        method,
+        headers: { 'X-Client-ID': o.partner.id, 'X-Client-Secret': o.partner.secret, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data?: Record<string, unknown> };
+      if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+      return json.data ?? {};
+    };
+    const merchantId = String((await call('POST', '/partners/merchants/', createMerchantBody()))['id']);
+    await call('POST', `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
+    const order = await call(
+      'POST',
+      '/pg/orders/',
+      { ...createHostedOrderBody(), reference_id: `bench-startup-${Date.now()}` },
+      {
+        'X-Merchant-ID': merchantId,
+        'Idempotency-Key': `bench-startup-${Date.now()}`,
+      },
+    );
+    return String(order['order_id']);
+  } finally {
+    await child.stop();
+  }
+}
+
+/** `paygate serve` on the existing data dir against bare Express, and its stages, as report rows. */
+async function stageRows(o: Options, dataDir: string): Promise<StartupRow[]> {
+  const orderId = await seedOrder(o, dataDir);
+  const [bare, gateway] = await measureColdStarts({
+    targets: [gatewayTarget('paygate serve, existing PGlite data dir', { dataDir, orderId, partner: o.partner })],
+    rounds: 3,
+  });
+  if (bare === undefined || gateway === undefined) return [];
+  o.log(formatColdStarts([bare, gateway]).replace(/^/gm, '  '));
+  const rows: StartupRow[] = [
+    { section: 'startup', name: 'bare Express 5, spawn -> first 200 (median of 3, alternating)', ms: bare.ms, cpuMs: bare.cpuMs },
+    {
+      section: 'startup',
+      name: `paygate serve, existing PGlite data dir, spawn -> first GET order (CPU ${gateway.cpuMs.toFixed(0)} ms, ${(gateway.cpuMs / bare.cpuMs).toFixed(1)}x bare's)`,
+      ms: gateway.ms,
+      cpuMs: gateway.cpuMs,
+      baseline: 'bare Express',
+      ratio: gateway.ms / bare.ms,
+    },
+  ];
+  let previous = { ms: 0, cpuMs: 0 };
+  for (const s of gateway.stages) {
+    rows.push({
+      section: 'startup',
+      name: `  stage (ms since the process started): ${s.stage} (+${s.ms - previous.ms} ms; CPU ${s.cpuMs} ms, +${s.cpuMs - previous.cpuMs})`,
+      ms: s.ms,
+    });
+    previous = s;
+  }
+  rows.push({
+    section: 'startup',
+    name: '  stage: first request after listening (compiles its response serializer)',
+    ms: gateway.firstRequestMs,
+  });
   return rows;
 }
 

@@ -2,7 +2,7 @@ import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
-import { briefDescription, operationTypeNames, operationTypeRef, usesAlias } from './names.js';
+import { BODY_TYPE, bodyRef, briefDescription, operationAliases, operationTypeRef, usesAlias } from './names.js';
 
 export interface ClientArgView {
   name: string;
@@ -96,9 +96,7 @@ export function errorBodyType(op: OperationModel, alias: string): string {
   for (const r of op.responses) {
     if (isSuccess(r.status)) continue;
     const media = pickMedia(r.content);
-    types.push(
-      media === undefined ? 'undefined' : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`,
-    );
+    types.push(media === undefined ? 'undefined' : bodyRef(alias, responseKey(r.status), media.mediaType));
   }
   return types.length === 0 ? 'never' : [...new Set(types)].join(' | ');
 }
@@ -114,12 +112,7 @@ export function errorBodyParts(op: OperationModel, alias: string): string[] {
     const ref = (media?.schema as { $ref?: unknown } | undefined)?.$ref;
     const component = typeof ref === 'string' ? COMPONENT_SCHEMA_REF.exec(ref)?.[1] : undefined;
     if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(component.replace(/~1/g, '/').replace(/~0/g, '~'))}]`);
-    else
-      parts.push(
-        media === undefined
-          ? 'undefined'
-          : `${alias}["responses"][${responseKey(r.status)}]["content"][${JSON.stringify(media.mediaType)}]`,
-      );
+    else parts.push(media === undefined ? 'undefined' : bodyRef(alias, responseKey(r.status), media.mediaType));
   }
   return [...new Set(parts)];
 }
@@ -149,7 +142,7 @@ function successDataType(op: OperationModel, alias: string): string {
     if (!(r.kind === 'exact' && r.status.startsWith('2')) && r.status !== '2XX') continue;
     const media = pickMedia(r.content);
     const key = /^\d{3}$/.test(r.status) ? r.status : JSON.stringify(r.status);
-    types.push(media === undefined ? 'undefined' : `${alias}["responses"][${key}]["content"][${JSON.stringify(media.mediaType)}]`);
+    types.push(media === undefined ? 'undefined' : bodyRef(alias, key, media.mediaType));
   }
   return types.length === 0 ? 'undefined' : [...new Set(types)].join(' | ');
 }
@@ -200,13 +193,13 @@ export function clientViews(model: ApiModel): {
   groups: ClientGroupView[];
   metas: { name: string; literal: string }[];
 } {
-  const typeNames = operationTypeNames(model.operations);
+  const aliasOf = operationAliases(model.operations);
   const names = clientMethodNames(model.operations);
   const methods: ClientMethodView[] = [];
   const metas = new Map<string, string>();
   for (const op of model.operations) {
     const { group, method } = names.get(op.operationId)!;
-    const alias = `Op${typeNames.get(op.operationId)!}`;
+    const alias = aliasOf.get(op.operationId)!;
     const used = new Set<string>(['opts', 'query', 'body']);
     const args: ClientArgView[] = [];
     const pathEntries: string[] = [];
@@ -403,7 +396,8 @@ export const clientEmitter: Emitter = {
     const aliases = methods
       .filter(usesAlias)
       .map((m) => ({ alias: m.alias, ref: m.ref }))
-      .sort((a, b) => compareStrings(a.alias, b.alias));
+      // in model order (O1, O2, ..., O10): D159
+      .sort((a, b) => Number(a.alias.slice(1)) - Number(b.alias.slice(1)));
     const view = {
       header: ctx.header,
       runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),
@@ -439,6 +433,7 @@ export const clientEmitter: Emitter = {
             ? `, ${schemes[0].clientOption}: '...'`
             : `, auth: { ${propertyKey(schemes[0].name)}: '...' }`,
       aliases,
+      bodyType: JSON.stringify(methods).includes('Body<') ? BODY_TYPE : '',
       methods,
       groups,
     };

@@ -6,6 +6,7 @@ import type { ApiModel, OperationModel, SecuritySchemeModel, WebhookEventModel }
 import { sortKeysDeep } from '../util/sorted.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 import { runtimeSpecifier, withHeader } from './context.js';
+import { runtimeDocument } from './runtime-document.js';
 
 /** Route table entry as embedded in operations.gen.ts (plain JSON). */
 export interface RouteView {
@@ -127,7 +128,8 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
         // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156): JSON's every `"` would
         // otherwise be escaped (GitHub: 0.7 MiB of backslashes).
-        documentJson: singleQuoted(JSON.stringify(sortKeysDeep(ctx.document))),
+        // D158: the runtime document (what createApp and the runtimes read), not the whole bundle.
+        documentJson: singleQuoted(JSON.stringify(sortKeysDeep(runtimeDocument(ctx.document)))),
       }),
     },
   ],
@@ -150,7 +152,8 @@ export const contractOperationsEmitter: Emitter = {
       contents: ctx.templates.render('contract/operations', {
         header: ctx.header,
         contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
-        routes: routeViews(ctx.model.operations),
+        // D161: one route per line (was pretty-printed: GitHub's table 0.65 MiB, half of it indentation and line breaks)
+        routes: routeViews(ctx.model.operations).map((r) => JSON.stringify(r)),
         securitySchemes: securitySchemeView(ctx.model.securitySchemes),
         securitySchemeNames:
           ctx.model.securitySchemes.length === 0 ? 'never' : ctx.model.securitySchemes.map((s) => JSON.stringify(s.name)).join(' | '),

@@ -15,6 +15,29 @@ export function operationTypeNames(operations: readonly OperationModel[]): Map<s
   return out;
 }
 
+/**
+ * The local alias of each operation's type-layer entry (`type O12 = paths["/x"]["get"]`), by operationId. D159: a
+ * short name, numbered in model order: an alias is spelled five to ten times per operation in the handlers and the
+ * client (GitHub: 7,500 times each), where `OpSecurityAdvisoriesListGlobalAdvisories` cost a tenth of the file; the
+ * alias line itself names the path and method, and the exported names (`XRequest`, `XResponse`, methods) are unchanged.
+ */
+export function operationAliases(operations: readonly Pick<OperationModel, 'operationId'>[]): Map<string, string> {
+  return new Map(operations.map((op, i) => [op.operationId, `O${i + 1}`]));
+}
+
+/**
+ * A declared body on the type layer: `Body<O1["responses"][200]>` (JSON) or `Body<O1["responses"][200], "text/plain">`,
+ * for `O1["responses"][200]["content"]["application/json"]` (D159). `Body` is declared by the file that uses it
+ * (BODY_TYPE).
+ */
+export function bodyRef(alias: string, responseKey: string, mediaType: string): string {
+  const media = mediaType === 'application/json' ? '' : `, ${JSON.stringify(mediaType)}`;
+  return `Body<${alias}["responses"][${responseKey}]${media}>`;
+}
+
+/** The declaration `bodyRef` needs (emitted only where used: an unused local fails users' noUnusedLocals, D132). */
+export const BODY_TYPE = 'type Body<R extends { content: Record<M, unknown> }, M extends string = "application/json"> = R["content"][M];';
+
 /** `paths["/orders/{id}"]["get"]` */
 export function operationTypeRef(op: Pick<OperationModel, 'path' | 'method'>): string {
   return `paths[${JSON.stringify(op.path)}][${JSON.stringify(op.method)}]`;
@@ -25,7 +48,7 @@ export function operationTypeRef(op: Pick<OperationModel, 'path' | 'method'>): s
  * in JSON, never followed by `[`): an alias nothing uses fails users' noUnusedLocals, so it is not emitted (D132).
  */
 export function usesAlias(view: { alias: string; doc: string[] }): boolean {
-  return JSON.stringify({ ...view, doc: [] }).includes(`${view.alias}[`);
+  return new RegExp(`(?<![\\w$])${view.alias.replace(/\$/g, '\\$')}\\[`).test(JSON.stringify({ ...view, doc: [] }));
 }
 
 export { propertyKey };

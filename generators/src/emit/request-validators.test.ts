@@ -1,4 +1,7 @@
 /** Paygate's parameter rules as the request-validators emitter derives them from the model (docs/request-validation.md, section 5). */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
 import { compileRequestValidators, unsupportedServerOperations } from './request-validators.js';
@@ -92,5 +95,68 @@ describe('request-validators emitter: parameter rules', () => {
         fix: expect.stringContaining('deepObject (name[]=a&name[]=b)'),
       },
     ]);
+  });
+});
+
+describe('request-validators emitter: inline subschemas repeated across bodies (D161)', () => {
+  // The same inline object (with a defaulted property and a nested enum) in two operations' bodies and twice in one.
+  const address = {
+    type: 'object',
+    required: ['city'],
+    additionalProperties: false,
+    properties: {
+      city: { type: 'string', maxLength: 20 },
+      country: { type: 'string', enum: ['IN', 'GB', 'US', 'DE', 'FR', 'JP'], default: 'IN' },
+      lines: { type: 'array', items: { type: 'string', maxLength: 40 }, maxItems: 3 },
+    },
+  };
+  const body = (properties: object) => ({
+    required: true,
+    content: { 'application/json': { schema: { type: 'object', properties } } },
+  });
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'R', version: '1' },
+    paths: {
+      '/a': {
+        post: { operationId: 'a', requestBody: body({ billing: address, shipping: address }), responses: { '200': { description: 'ok' } } },
+      },
+      '/b': {
+        post: {
+          operationId: 'b',
+          requestBody: body({ home: address, note: { type: 'string' } }),
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+
+  it('compiles the shape once, and each copy validates, reports and defaults as inline', async () => {
+    const { code } = compileRequestValidators({ model: buildModel(document, { source: 'r' }) });
+    expect(code.match(/__req_shared\d+/g)?.filter((v, i, all) => all.indexOf(v) === i)).toEqual(['__req_shared0']);
+    // run the module where its Ajv runtime imports resolve (node_modules/.cache is a tool cache)
+    const dir = path.join(process.cwd(), 'node_modules/.cache/paygate-request-validators-test');
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `shared-${process.pid}.mjs`);
+    await writeFile(file, code);
+    type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string }[] | null };
+    const mod = (await import(pathToFileURL(file).href)) as Record<string, Validate>;
+    await rm(file, { force: true });
+    const validateA = mod.validateABody0!;
+    const validateB = mod.validateBBody0!;
+
+    const ok = { body: { billing: { city: 'Pune' }, shipping: { city: 'Leeds', country: 'GB' } } };
+    expect(validateA(ok)).toBe(true);
+    expect(ok.body.billing).toEqual({ city: 'Pune', country: 'IN' }); // the default applied in the shared def
+    expect(validateA({ body: { billing: { city: 'x'.repeat(21) }, shipping: { town: 'y' } } })).toBe(false);
+    expect(validateA.errors?.map((e) => [e.instancePath, e.keyword])).toEqual(
+      expect.arrayContaining([
+        ['/body/billing/city', 'maxLength'],
+        ['/body/shipping', 'required'],
+        ['/body/shipping', 'additionalProperties'],
+      ]),
+    );
+    expect(validateB({ body: { home: { city: 'Kyoto', country: 'XX' } } })).toBe(false);
+    expect(validateB.errors?.map((e) => [e.instancePath, e.keyword])).toEqual([['/body/home/country', 'enum']]);
   });
 });

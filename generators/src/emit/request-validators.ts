@@ -220,6 +220,28 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     const key = sharedDef(paramDefs, paramKeys, `${RESERVED_DEF_PREFIX}parameter${paramKeys.size}`, schema);
     return { $ref: `${PARAMS_ROOT}#/$defs/${key}`, ...(schema.default === undefined ? {} : { default: schema.default }) };
   };
+  // D161: a subschema repeated inline across (or within) request bodies (Stripe's `allowed_categories` enum, its
+  // payment-method option objects: the same shape in dozens of bodies) becomes one shared def every copy refers to,
+  // as `$ref`'d components already are (D155), instead of a copy of its code per place.
+  const bodySchemaOf = (mediaSchema: unknown): unknown => {
+    const schema = isObj(mediaSchema) && typeof mediaSchema.$ref === 'string' ? resolver.get(mediaSchema.$ref) : (mediaSchema ?? {});
+    return toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
+  };
+  const repeats = repeatedSubschemas(model.operations.flatMap((op) => (op.requestBody?.content ?? []).map((m) => bodySchemaOf(m.schema))));
+  const sharedKeys = new Map<string, string>();
+  const hoist = (node: unknown): unknown =>
+    mapSubschemas(node, (sub) => {
+      const canonical = JSON.stringify(sub);
+      if (!repeats.has(canonical)) return undefined;
+      let key = sharedKeys.get(canonical);
+      if (key === undefined) {
+        key = `${RESERVED_DEF_PREFIX}shared${sharedKeys.size}`;
+        sharedKeys.set(canonical, key);
+        bodyDefs[key] = hoist(withoutSubschemaHoisting(sub));
+      }
+      // `default` stays beside the `$ref`: useDefaults reads it from the parent's `properties` (as D155's parameters)
+      return { $ref: `${BODY_ROOT}#/$defs/${key}`, ...(isObj(sub) && sub.default !== undefined ? { default: sub.default } : {}) };
+    });
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};
   /** Validator function name -> JSON pointer of its operation. */
@@ -313,7 +335,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
         const binary = isObj(schema) && schema.format === 'binary';
         const required = !binary && isObj(schema) && Boolean(schema.required);
         const key = sharedDef(bodyDefs, bodyKeys, `${RESERVED_DEF_PREFIX}${typeName}_body${index}`, {
-          properties: { body: binary ? {} : toAjvSchema(schema, BODY_ROOT, ANNOTATIONS) },
+          properties: { body: binary ? {} : hoist(bodySchemaOf(rawSchema)) },
           ...(required ? { required: ['body'] } : {}),
         });
         const fn = `validate${typeName}Body${index}`;
@@ -370,6 +392,64 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     'request validators',
   );
   return { code, operations };
+}
+
+/** Schema keywords holding one subschema, a list of them, or a map of them (names are data in a map). */
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
+const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
+/** Shorter subschemas are not worth a function call and a def (their code is a few lines). */
+const MIN_SHARED_LENGTH = 200;
+
+/**
+ * A copy of `schema` where each subschema (not the root) for which `replace` returns a value is replaced by it
+ * (not descended into); the others are descended into. Only schema positions are visited: an `enum`, a `default` or
+ * a `properties` map itself is never a subschema.
+ */
+function mapSubschemas(schema: unknown, replace: (sub: unknown) => unknown): unknown {
+  if (!isObj(schema)) return schema;
+  const visit = (sub: unknown): unknown => replace(sub) ?? mapSubschemas(sub, replace);
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SUBSCHEMA.has(key)) out[key] = Array.isArray(value) ? value.map(visit) : visit(value);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(visit);
+    else if (SUBSCHEMA_MAPS.has(key) && isObj(value)) out[key] = Object.fromEntries(Object.entries(value).map(([n, v]) => [n, visit(v)]));
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** The subschema itself, its `default` left to its referrer (see hoist). */
+function withoutSubschemaHoisting(sub: unknown): unknown {
+  if (!isObj(sub) || sub.default === undefined) return sub;
+  const { default: _default, ...rest } = sub;
+  return rest;
+}
+
+/** Canonical JSON of every object subschema of at least MIN_SHARED_LENGTH that occurs twice or more in `roots`. */
+function repeatedSubschemas(roots: readonly unknown[]): Set<string> {
+  const counts = new Map<string, number>();
+  const count = (sub: unknown): undefined => {
+    if (isObj(sub) && !(typeof sub.$ref === 'string' && Object.keys(sub).length === 1)) {
+      const canonical = JSON.stringify(sub);
+      if (canonical.length >= MIN_SHARED_LENGTH) counts.set(canonical, (counts.get(canonical) ?? 0) + 1);
+    }
+    return undefined;
+  };
+  for (const root of roots) mapSubschemas(root, count);
+  return new Set([...counts].filter(([, n]) => n >= 2).map(([canonical]) => canonical));
 }
 
 /**
@@ -439,14 +519,18 @@ export const serverRequestValidatorsEmitter: Emitter = {
   target: 'server',
   emit(ctx: EmitContext): GeneratedFile[] {
     const { code, operations } = compileRequestValidators(ctx);
+    // D160: the Ajv code as a JavaScript module with a declaration beside it, so a type-check of the output never
+    // parses or binds it (GitHub: 3 MiB of code, ~140 MB of tsc's memory); the import boundary stays typed.
     return [
       {
-        path: `${ctx.out.server}/request-validators.gen.ts`,
-        contents: ctx.templates.render('server/request-validators', {
+        path: `${ctx.out.server}/request-validators.gen.js`,
+        contents: ctx.templates.render('server/request-validators', { header: ctx.header, code: code.replace(/\s+$/, ''), operations }),
+      },
+      {
+        path: `${ctx.out.server}/request-validators.gen.d.ts`,
+        contents: ctx.templates.render('server/request-validators-types', {
           header: ctx.header,
           runtimeModule: runtimeSpecifier(ctx, 'server', ctx.out.server, 'request-validation.js'),
-          code: code.replace(/\s+$/, ''),
-          operations,
         }),
       },
     ];

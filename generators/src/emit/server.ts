@@ -1,7 +1,16 @@
 import type { OperationModel, ResponseModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
 import { contractSpecifier, runtimeSpecifier } from './context.js';
-import { briefDescription, operationTypeNames, operationTypeRef, propertyKey, usesAlias } from './names.js';
+import {
+  BODY_TYPE,
+  bodyRef,
+  briefDescription,
+  operationAliases,
+  operationTypeNames,
+  operationTypeRef,
+  propertyKey,
+  usesAlias,
+} from './names.js';
 
 export interface FieldView {
   key: string;
@@ -10,6 +19,8 @@ export interface FieldView {
 }
 
 export interface ResponseVariantView {
+  /** `Reply<200, O1["responses"][200]>` for the common variant (one JSON media type, no declared headers), else null (D159). */
+  reply: string | null;
   status: string;
   contentType: string | null;
   contentTypeOptional: boolean;
@@ -54,15 +65,17 @@ function responseVariants(op: OperationModel, alias: string): ResponseVariantVie
     const headers = r.headers.length > 0 ? `${base}["headers"]` : null;
     const headersOptional = !r.headers.some((h) => h.required);
     if (r.content.length === 0) {
-      out.push({ status, contentType: null, contentTypeOptional: true, body: null, headers, headersOptional });
+      out.push({ reply: null, status, contentType: null, contentTypeOptional: true, body: null, headers, headersOptional });
       continue;
     }
     for (const media of r.content) {
+      const common = r.content.length === 1 && headers === null && media.mediaType === 'application/json';
       out.push({
+        reply: common ? `Reply<${status}, ${base}>` : null,
         status,
         contentType: JSON.stringify(media.mediaType),
         contentTypeOptional: r.content.length === 1,
-        body: `${base}["content"][${JSON.stringify(media.mediaType)}]`,
+        body: bodyRef(alias, responseKey(r), media.mediaType),
         headers,
         headersOptional,
       });
@@ -88,9 +101,10 @@ function bodyType(op: OperationModel, alias: string): string {
 
 export function handlerOperationViews(operations: readonly OperationModel[]): HandlerOperationView[] {
   const names = operationTypeNames(operations);
+  const aliases = operationAliases(operations);
   return operations.map((op) => {
     const typeName = names.get(op.operationId)!;
-    const alias = `Op${typeName}`;
+    const alias = aliases.get(op.operationId)!;
     return {
       key: propertyKey(op.operationId),
       operationId: op.operationId,
@@ -129,23 +143,38 @@ export function statusRangeViews(operations: readonly OperationModel[]): { name:
   }));
 }
 
+/**
+ * D159: the common response variant (one JSON media type, no declared headers) as `Reply<200, O1["responses"][200]>`
+ * instead of its spelled-out object type (GitHub: 2,500 variants of ~150 characters each).
+ */
+const REPLY_TYPE =
+  'type Reply<S, R extends { content: { "application/json": unknown } }> = { status: S; contentType?: "application/json"; body: R["content"]["application/json"]; headers?: Record<string, string> };';
+
 export const serverHandlersEmitter: Emitter = {
   name: 'server/handlers',
   target: 'server',
-  emit: (ctx: EmitContext) => [
-    {
-      path: `${ctx.out.server}/handlers.gen.ts`,
-      contents: ctx.templates.render('server/handlers', {
-        header: ctx.header,
-        runtimeTypes: runtimeSpecifier(ctx, 'server', ctx.out.server, 'types.js'),
-        contract: contractSpecifier(ctx, ctx.out.server),
-        title: ctx.model.title,
-        operations: handlerOperationViews(ctx.model.operations),
-        // only what the types use: unused imports and aliases fail users' noUnusedLocals (D132)
-        aliases: handlerOperationViews(ctx.model.operations).filter(usesAlias),
-        uploads: JSON.stringify(handlerOperationViews(ctx.model.operations)).includes('UploadedFile'),
-        statusRanges: statusRangeViews(ctx.model.operations),
-      }),
-    },
-  ],
+  emit: (ctx: EmitContext) => {
+    const operations = handlerOperationViews(ctx.model.operations);
+    const variants = operations.flatMap((op) => op.responses);
+    return [
+      {
+        path: `${ctx.out.server}/handlers.gen.ts`,
+        contents: ctx.templates.render('server/handlers', {
+          header: ctx.header,
+          runtimeTypes: runtimeSpecifier(ctx, 'server', ctx.out.server, 'types.js'),
+          contract: contractSpecifier(ctx, ctx.out.server),
+          title: ctx.model.title,
+          operations,
+          // only what the types use: unused imports, aliases and helpers fail users' noUnusedLocals (D132)
+          aliases: operations.filter(usesAlias),
+          helpers: [
+            ...(variants.some((v) => v.reply === null && v.body !== null) ? [BODY_TYPE] : []),
+            ...(variants.some((v) => v.reply !== null) ? [REPLY_TYPE] : []),
+          ],
+          uploads: JSON.stringify(operations).includes('UploadedFile'),
+          statusRanges: statusRangeViews(ctx.model.operations),
+        }),
+      },
+    ];
+  },
 };

@@ -5,12 +5,12 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig, type ReferenceConfig } from './core/config.js';
-import { answerMalformedRequests } from './http/client-error.js';
 import { limitConnectionsPerAddress } from './http/connection-limits.js';
 import { useCompactJsHeap } from './db/compact-heap.js';
 import { createLogger, heldDestination } from './http/logger.js';
 import type { ReferenceRuntime } from './runtime.js';
-import { ensurePartnerCredential } from './credentials/service.js';
+import type { Db } from './db/db.js';
+import { markStartupStage, recordStartupStages, takeStartupStages } from './core/startup-stages.js';
 import { DRAIN_MESSAGE, WORKER_SLOT_ENV } from './supervisor/primary.js';
 import { parseServeArguments, resolveWorkerCount, ServeUsageError, shutdownTimeoutMs } from './supervisor/options.js';
 
@@ -217,6 +217,8 @@ export async function serve(
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
   options: { /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */ scheduledJobs?: boolean } = {},
 ): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
+  recordStartupStages();
+  markStartupStage('cli modules loaded');
   const config = loadConfig(env);
   const drainMs = shutdownTimeoutMs(env);
   const port = parsePort(env['PORT']);
@@ -232,6 +234,7 @@ export async function serve(
   if (!config.partnerClientId && !config.partnerClientSecret && config.sandbox) {
     partner = await loadOrCreateSandboxPartner(config.dataDir);
   }
+  markStartupStage('configuration read');
 
   out(`- opening the database: ${describeDatabase(config)}`);
   out('- applying migrations');
@@ -239,22 +242,52 @@ export async function serve(
   // complete: one human block, then JSON lines (D134).
   const logOutput = heldDestination();
   const logger = createLogger({ destination: logOutput });
-  // Cold start: the two module graphs (HTTP app: express, validator, handlers; runtime: PGlite / pg) load in
-  // parallel, and the app is built while the database opens, so the validator's spec loading and pre-processing
-  // overlaps PGlite's start-up. The app gets the runtime late-bound: it only dereferences it per request, and no
-  // request arrives before `listen`, which waits for the database.
+  // D173: the database starts opening first, before the module graphs of the app (express, validators, handlers)
+  // and of the runtime (services, worker) load: PGlite's WebAssembly compiles on V8's background threads and its files
+  // are read while those modules load, and PGlite's start-up garbage is collected while the heap is still small
+  // (measured: ~10% less CPU and ~15% less time to the first answer than opening it after them). This file imports
+  // nothing of @paygate/server for the same reason. Production without a master key opens nothing: openReference
+  // refuses that start before touching the database, as before.
+  let dbOpening: Promise<Db> | undefined;
+  if (config.masterKey || config.sandbox) {
+    // the data dir as resolveMasterKey makes it for the sandbox key file (0700), before PGlite's open could make it
+    if (!config.masterKey && !config.databaseUrl && !config.dataDir.startsWith('memory://'))
+      await mkdir(path.resolve(config.dataDir), { recursive: true, mode: 0o700 });
+    // the driver's modules alone first (not interleaved with the other graphs'), so that PGlite starts at once
+    const { loadDriver, openConfiguredDb } = await import('./db/open.js');
+    await loadDriver(config.databaseUrl);
+    dbOpening = openConfiguredDb(config);
+    dbOpening.catch(() => undefined); // taken over by openReference below; never an unhandled rejection meanwhile
+  }
+  // The app is built while the database opens, so the validator's spec loading and pre-processing overlaps PGlite's
+  // start-up. The app gets the runtime late-bound: it only dereferences it per request, and no request arrives before
+  // `listen`, which waits for the database.
   let opened: ReferenceRuntime | undefined;
-  const appReady = import('./app.js').then(({ createReferenceApp }) =>
-    createReferenceApp(
+  const appReady = import('./app.js').then(({ createReferenceApp }) => {
+    markStartupStage('app modules loaded');
+    const app = createReferenceApp(
       lateBoundRuntime(() => opened),
       { logger, trustProxy: config.trustProxy },
-    ),
-  );
+    );
+    markStartupStage('app built');
+    return app;
+  });
   appReady.catch(() => undefined); // awaited below; never an unhandled rejection while the database opens
   let runtime: ReferenceRuntime;
   try {
-    const { openReference } = await import('./runtime.js');
-    runtime = await openReference(config, { logger, scheduledJobs: options.scheduledJobs ?? true });
+    const { openReference } = await import('./runtime.js').catch(async (err: unknown) => {
+      await dbOpening?.then(
+        (db) => db.close(),
+        () => undefined,
+      );
+      throw err;
+    });
+    markStartupStage('runtime modules loaded');
+    runtime = await openReference(config, {
+      logger,
+      scheduledJobs: options.scheduledJobs ?? true,
+      ...(dbOpening ? { db: dbOpening } : {}),
+    });
   } catch (err) {
     logOutput.release();
     throw new Error(startupHint(err, config), { cause: err });
@@ -262,7 +295,11 @@ export async function serve(
   opened = runtime;
   let app: Awaited<typeof appReady>;
   try {
-    if (partner) await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+    if (partner) {
+      const { ensurePartnerCredential } = await import('./credentials/service.js');
+      await ensurePartnerCredential(runtime.deps, { clientId: partner.clientId, clientSecret: partner.clientSecret });
+      markStartupStage('sandbox partner credential stored');
+    }
     app = await appReady;
   } catch (err) {
     logOutput.release();
@@ -293,6 +330,8 @@ export async function serve(
     app,
   );
   http.maxConnections = config.http.maxConnections;
+  // D173: loaded with the app's graph (@paygate/server), not before the database starts opening
+  const { answerMalformedRequests } = await import('./http/client-error.js');
   answerMalformedRequests(http);
   // ...and one address cannot hold them all (D96); the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic
   const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
@@ -313,6 +352,11 @@ export async function serve(
     if (code === 'EACCES') throw new Error(`Not allowed to listen on port ${port}: set PORT to a port above 1023.`);
     throw err;
   }
+  markStartupStage('listening');
+  logger.debug(
+    { processStartedAt: performance.timeOrigin, startupStages: takeStartupStages() },
+    'start-up stages (ms and CPU ms since the process started)',
+  );
   // The embedded database's compact heap, now that start-up is over (D86).
   if (!config.databaseUrl) useCompactJsHeap();
 

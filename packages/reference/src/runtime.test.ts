@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './core/config.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
 import { openReference, checkMasterKey, resolveMasterKey } from './runtime.js';
-import { testSecrets } from './testing/fixtures.js';
+import { testDeps, testSecrets } from './testing/fixtures.js';
+import { ensurePartnerCredential, hashSecret } from './credentials/service.js';
+import { migrate } from './db/migrate.js';
+import type { Db } from './db/db.js';
 import { openTestDb, testTargets, type TestDb } from './testing/test-db.js';
 
 describe('rate limit configuration (A26)', () => {
@@ -91,7 +94,58 @@ describe.each(testTargets())('master key check at start-up on %s', (target) => {
     const other = createSecretBox(parseMasterKey(generateMasterKey()));
     await expect(checkMasterKey(t.db, other, now)).rejects.toThrow(/does not match the one this database was sealed with/);
   });
+
+  it('a start after the first reads the schema version, the master key canary and the partner credential, and writes nothing (D172)', async () => {
+    const now = '2026-11-21T10:00:00.000000Z';
+    const partner = { clientId: 'pk_test_start_reads', clientSecret: 'ps_test_start_reads_secret_0123' };
+    await checkMasterKey(t.db, testSecrets, now);
+    await ensurePartnerCredential(testDeps(t.db), partner);
+    const { db, log } = recording(t.db);
+    expect(await migrate(db)).toEqual([]);
+    await checkMasterKey(db, testSecrets, now);
+    await ensurePartnerCredential(testDeps(db), partner);
+    expect(log).toHaveLength(3);
+    expect(log.filter((sql) => !/^\s*SELECT /.test(sql))).toEqual([]);
+    // a changed secret is still stored (and the old one no longer matches)
+    log.length = 0;
+    await ensurePartnerCredential(testDeps(db), { ...partner, clientSecret: 'ps_test_start_reads_rotated_0123' });
+    expect(log).toContain('BEGIN');
+    const stored = await t.db.query<{ secret_hash: Uint8Array }>('SELECT secret_hash FROM credentials WHERE client_id = $1', [
+      partner.clientId,
+    ]);
+    expect(Buffer.from(stored.rows[0]!.secret_hash)).toEqual(hashSecret('ps_test_start_reads_rotated_0123'));
+    // ...and so is a revoked one made active again
+    await t.db.query('UPDATE credentials SET revoked_at = $2 WHERE client_id = $1', [partner.clientId, now]);
+    await ensurePartnerCredential(testDeps(t.db), { ...partner, clientSecret: 'ps_test_start_reads_rotated_0123' });
+    const revoked = await t.db.query<{ revoked_at: string | null }>('SELECT revoked_at FROM credentials WHERE client_id = $1', [
+      partner.clientId,
+    ]);
+    expect(revoked.rows[0]?.revoked_at).toBeNull();
+  });
 });
+
+/** A Db that records each statement it runs, and BEGIN for each transaction. */
+function recording(db: Db): { db: Db; log: string[] } {
+  const log: string[] = [];
+  const wrap = (target: Db): Db =>
+    new Proxy(target, {
+      get(obj, key) {
+        if (key === 'query' || key === 'exec')
+          return (sql: string, ...rest: unknown[]) => {
+            log.push(sql);
+            return (obj[key] as (sql: string, ...rest: unknown[]) => unknown)(sql, ...rest);
+          };
+        if (key === 'transaction')
+          return <T>(fn: (tx: Db) => Promise<T>) => {
+            log.push('BEGIN');
+            return obj.transaction((tx) => fn(wrap(tx)));
+          };
+        const value: unknown = Reflect.get(obj, key, obj);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(obj) : value;
+      },
+    });
+  return { db: wrap(db), log };
+}
 
 describe('openReference and the master key', () => {
   it('keeps using the sandbox key file across restarts of a PGlite data dir, and fails with another key', async () => {

@@ -5,7 +5,7 @@ import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config
 import { withTransactionScopes } from './db/ambient.js';
 import type { HandlerRuntime } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
-import { openDb } from './db/open.js';
+import { openConfiguredDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
 import { formatIso } from './core/clock.js';
 import { ensurePartnerCredential } from './credentials/service.js';
@@ -16,6 +16,7 @@ import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 import { CredentialCache } from './credentials/cache.js';
+import { markStartupStage } from './core/startup-stages.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
 export interface ReferenceRuntime extends HandlerRuntime {
@@ -91,27 +92,35 @@ const CHECK_TEXT = 'paygate master key check';
  * rather than at the first callback or delivery. The first start seals the canary.
  */
 export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): Promise<void> {
+  // D172: every start but the first finds the canary sealed: one read, no write transaction
+  const sealed = (await db.query<{ sealed: string }>('SELECT sealed FROM master_key_check WHERE id = $1', [1])).rows[0]?.sealed;
+  if (sealed !== undefined) return openCanary(secrets, sealed);
   return db.transaction(async (tx) => {
     await tx.query(`INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`, [
       secrets.seal(CHECK_TEXT, CHECK_CONTEXT),
       now,
     ]);
     const { rows } = await tx.query<{ sealed: string }>('SELECT sealed FROM master_key_check WHERE id = 1');
-    let opened: string | undefined;
-    try {
-      opened = secrets.open(rows[0]?.sealed ?? '', CHECK_CONTEXT);
-    } catch {
-      opened = undefined;
-    }
-    if (opened !== CHECK_TEXT) {
-      throw new Error(
-        'The master key does not match the one this database was sealed with (PAYGATE_MASTER_KEY, or <data dir>/master.key ' +
-          'in sandbox mode, or a per-process key for an in-memory data dir). Start with the original key: stored webhook ' +
-          'secrets, merchant encryption keys and idempotent responses cannot be read without it. A throwaway sandbox ' +
-          'database can instead be recreated empty.',
-      );
-    }
+    openCanary(secrets, rows[0]?.sealed ?? '');
   });
+}
+
+/** The canary must open with this key to CHECK_TEXT, else the start fails saying what to do. */
+function openCanary(secrets: SecretBox, sealed: string): void {
+  let opened: string | undefined;
+  try {
+    opened = secrets.open(sealed, CHECK_CONTEXT);
+  } catch {
+    opened = undefined;
+  }
+  if (opened !== CHECK_TEXT) {
+    throw new Error(
+      'The master key does not match the one this database was sealed with (PAYGATE_MASTER_KEY, or <data dir>/master.key ' +
+        'in sandbox mode, or a per-process key for an in-memory data dir). Start with the original key: stored webhook ' +
+        'secrets, merchant encryption keys and idempotent responses cannot be read without it. A throwaway sandbox ' +
+        'database can instead be recreated empty.',
+    );
+  }
 }
 
 /**
@@ -123,34 +132,44 @@ export async function openReference(
   options: {
     logger?: WorkerLogger /** Run the scheduled jobs (production settlement runs); default true. D101. */;
     scheduledJobs?: boolean;
+    /**
+     * The configured database, already opening (`openConfiguredDb(config)`): paygate serve starts it before loading
+     * the rest (D173). Taken over here: closed if the start fails. Default: opened here, after the master key.
+     */
+    db?: Promise<Db>;
   } = {},
 ): Promise<ReferenceRuntime> {
-  const master = await resolveMasterKey(config);
+  let master: MasterKeySource;
+  try {
+    master = await resolveMasterKey(config);
+  } catch (err) {
+    await options.db?.then(
+      (db) => db.close(),
+      () => undefined,
+    );
+    throw err;
+  }
   const secrets = createSecretBox(master.key);
+  markStartupStage('master key read');
   if (master.source === 'file' && master.created) {
     options.logger?.info(
       { file: master.file },
       'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
     );
   }
-  const db = withTransactionScopes(
-    await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.dbPoolSize,
-      pgliteMemory: config.pgliteMemory,
-    }),
-  );
+  const db = withTransactionScopes(await (options.db ?? openConfiguredDb(config)));
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;
     await checkMasterKey(db, secrets, formatIso(clock.now()));
+    markStartupStage('master key checked');
     const deps: ServiceDeps = { db, clock, ids: randomIds(), secrets };
     if (config.partnerClientId && config.partnerClientSecret) {
       await ensurePartnerCredential(deps, { clientId: config.partnerClientId, clientSecret: config.partnerClientSecret });
     } else if (config.partnerClientId || config.partnerClientSecret) {
       throw new Error('Set both PAYGATE_PARTNER_CLIENT_ID and PAYGATE_PARTNER_CLIENT_SECRET, or neither');
     }
+    markStartupStage('partner credential stored');
     const worker = createWorker({
       deps,
       intervalMs: config.workerIntervalMs,
@@ -167,6 +186,7 @@ export async function openReference(
     });
     const credentials = new CredentialCache(db, { ttlMs: config.credentialCacheTtlMs, now: () => clock.now() });
     await credentials.start();
+    markStartupStage('credential cache listening');
     const rateLimiter = createRateLimiter({
       defaults: { limit: config.rateLimit, windowSeconds: config.rateWindowSeconds },
       redisUrl: config.redisUrl,

@@ -2,8 +2,8 @@
  * The bundled OpenAPI document the contract suite tests against, and a flat index of its operations.
  *
  * The document is `apiDocument` from @paygate/contract: the generator's bundle of openapi/openapi.yaml (refs kept as
- * internal `#/components/...` pointers, so violations can name the schema they broke). `npm run generate:check`
- * guarantees it matches the YAML.
+ * internal `#/components/...` pointers, so violations can name the schema they broke) as the runtimes read it: no
+ * prose, the examples kept (`info.x-embedded-examples`, D158). `npm run generate:check` guarantees it matches the YAML.
  */
 // By package name, as the published suite needs; in this repository vitest's global setup (coverage.ts imports this)
 // resolves it to the sources through the "source" condition of vitest.config.ts's `__vitest__` environment.

@@ -1,5 +1,6 @@
 import type { Schemas } from '../core/contract.js';
-import { computeCallbackHash } from '@paygate/client';
+// D171: the callback hash alone, not the client's index (openapi-fetch and the generated client: start-up cost)
+import { computeCallbackHash } from '@paygate/client/runtime/callback.js';
 import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import { ID_PATTERN } from '../core/ids.js';
 import { amountToNumber, formatAmount } from '../core/money.js';

@@ -6,10 +6,20 @@ import type { Clock } from './clock.js';
 /** Source of row ids. */
 export interface IdSource {
   next(tx: Db, kind: IdKind): Promise<string>;
+  /**
+   * A candidate id, not reserved: for a statement that reserves it in `issued_ids` itself (D175: the hosted order is
+   * created in one statement) and draws again, up to {@link ID_ATTEMPTS} times, when the reservation finds it taken.
+   */
+  draw(kind: IdKind): string;
 }
 
 /** Attempts before giving up: with 10^16 (9 x 10^9 for merchants) ids, a second attempt is already unheard of. */
-const ID_ATTEMPTS = 8;
+export const ID_ATTEMPTS = 8;
+
+/** The error after {@link ID_ATTEMPTS} taken draws. */
+export function noFreeId(kind: IdKind): Error {
+  return new Error(`no free ${kind} id after ${ID_ATTEMPTS} random draws: is the id generator broken?`);
+}
 
 /**
  * Random ids, reserved in `issued_ids` in the caller's transaction and drawn again on a collision. The reservation's
@@ -19,6 +29,7 @@ const ID_ATTEMPTS = 8;
  */
 export function randomIds(draw: (kind: IdKind) => string = newRandomId): IdSource {
   return {
+    draw,
     async next(tx, kind) {
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const id = draw(kind);
@@ -28,7 +39,7 @@ export function randomIds(draw: (kind: IdKind) => string = newRandomId): IdSourc
         ]);
         if (rows.length === 1) return id;
       }
-      throw new Error(`no free ${kind} id after ${ID_ATTEMPTS} random draws: is the id generator broken?`);
+      throw noFreeId(kind);
     },
   };
 }

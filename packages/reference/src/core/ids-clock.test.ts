@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PATTERN, newRandomId, newBankRefNum, newDocumentId, newSessionId, newUtr, newWebhookEndpointId } from './ids.js';
+import { ID_PATTERN, newRandomId, newBankRefNum, newDocumentId, newSessionId, newUtr, newWebhookEndpointId, randomDigits } from './ids.js';
 import {
   addSeconds,
   dayRange,
@@ -27,6 +27,11 @@ describe('ids', () => {
     const merchants = new Set(Array.from({ length: 2000 }, () => newRandomId('merchant')));
     expect(merchants.size).toBe(2000);
     for (const id of merchants) expect(id).toMatch(/^[1-9]\d{9}$/);
+  });
+  it.each([1, 7, 8, 9, 12, 16])('randomDigits(%i): that many digits, every position drawing every digit (D175)', (length) => {
+    const draws = Array.from({ length: 3000 }, () => randomDigits(length));
+    for (const d of draws) expect(d).toMatch(new RegExp(`^\\d{${length}}$`));
+    for (let at = 0; at < length; at++) expect(new Set(draws.map((d) => d[at])).size).toBe(10);
   });
   it('random ids have the documented shapes', () => {
     expect(newSessionId()).toMatch(ID_PATTERN.session);

@@ -30,12 +30,27 @@ export const ID_PATTERN = {
   document: /^doc_[A-Za-z0-9_-]{32}$/,
 } as const;
 
-const DIGITS = '0123456789';
-
 /** A random id of `kind`: prefix + 16 random digits (about 53 bits), or a 10-digit merchant id without a leading zero. */
 export function newRandomId(kind: IdKind): string {
-  if (kind === 'merchant') return `${1 + randomInt(9)}${randomFrom(DIGITS, 9)}`;
-  return ID_PREFIX[kind] + randomFrom(DIGITS, 16);
+  if (kind === 'merchant') return `${1 + randomInt(9)}${randomDigits(9)}`;
+  return ID_PREFIX[kind] + randomDigits(16);
+}
+
+/** Chunk of {@link randomDigits}: 10^8 < 2^48, randomInt's largest range. */
+const DIGIT_CHUNK = 8;
+const CHUNK_RANGE = 10 ** DIGIT_CHUNK;
+
+/**
+ * `length` uniformly random decimal digits, leading zeros kept. D175: one randomInt per 8 digits (two for an order id)
+ * instead of one per digit: the same distribution, an eighth of the calls on every id drawn.
+ */
+export function randomDigits(length: number): string {
+  let out = '';
+  for (let left = length; left > 0; left -= DIGIT_CHUNK) {
+    const n = Math.min(left, DIGIT_CHUNK);
+    out += String(randomInt(n === DIGIT_CHUNK ? CHUNK_RANGE : 10 ** n)).padStart(n, '0');
+  }
+  return out;
 }
 
 /** `session_` + 43 base64url chars (256 random bits). */
@@ -68,7 +83,7 @@ export function newUtr(): string {
 
 /** Bank reference number: 12 digits. */
 export function newBankRefNum(): string {
-  return randomFrom(DIGITS, 12);
+  return randomDigits(12);
 }
 
 /** Credentials issued to merchants (returned once). */

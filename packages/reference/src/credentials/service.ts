@@ -33,6 +33,24 @@ export async function ensurePartnerCredential(
   if (input.clientId.length === 0 || input.clientSecret.length < 16) {
     throw new Error('Partner credentials need a client id and a client secret of at least 16 characters');
   }
+  const secretHash = hashSecret(input.clientSecret);
+  // D172: every start but the first (or one with a changed secret) finds the credential stored as given: one read and
+  // no write, so a start neither commits nor tells every process to drop its cached credentials (008's NOTIFY)
+  const { rows: stored } = await deps.db.query<{ kind: string; partner_id: string; secret_hash: Uint8Array; revoked: boolean }>(
+    'SELECT kind, partner_id, secret_hash, revoked_at IS NOT NULL AS revoked FROM credentials WHERE client_id = $1',
+    [input.clientId],
+  );
+  const current = stored[0];
+  if (
+    current !== undefined &&
+    current.kind === 'partner' &&
+    current.partner_id === partnerId &&
+    !current.revoked &&
+    current.secret_hash.length === secretHash.length &&
+    timingSafeEqual(current.secret_hash, secretHash)
+  ) {
+    return { partnerId, clientId: input.clientId };
+  }
   const now = formatIso(deps.clock.now());
   await deps.db.transaction(async (tx) => {
     await tx.query(`INSERT INTO partners (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
@@ -46,7 +64,7 @@ export async function ensurePartnerCredential(
        ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, revoked_at = NULL
        WHERE credentials.kind = 'partner' AND credentials.partner_id = EXCLUDED.partner_id
        RETURNING kind, partner_id`,
-      [input.clientId, hashSecret(input.clientSecret), partnerId, now],
+      [input.clientId, secretHash, partnerId, now],
     );
     if (rows.length === 0) throw new Error(`Client id ${input.clientId} already belongs to another credential`);
   });

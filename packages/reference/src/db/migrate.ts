@@ -16,10 +16,15 @@ export interface Migration {
   sql: string;
 }
 
+/** The `NNN_*.sql` file names in numeric order. */
+async function migrationFiles(dir: string): Promise<string[]> {
+  const names = (await readdir(dir)).filter((n) => /^\d+_[\w-]+\.sql$/.test(n));
+  return names.sort((a, b) => Number(a.split('_')[0]) - Number(b.split('_')[0]) || a.localeCompare(b));
+}
+
 /** Read `NNN_*.sql` files in numeric order. */
 export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migration[]> {
-  const names = (await readdir(dir)).filter((n) => /^\d+_[\w-]+\.sql$/.test(n));
-  names.sort((a, b) => Number(a.split('_')[0]) - Number(b.split('_')[0]) || a.localeCompare(b));
+  const names = await migrationFiles(dir);
   return Promise.all(
     names.map(async (name) => ({
       version: name.replace(/\.sql$/, ''),
@@ -34,6 +39,11 @@ export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migr
  * Returns the versions applied by this call.
  */
 export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
+  // D172: a database whose schema is current (every start but the first after an upgrade) costs one read: the
+  // versions it records against the migration file names, without reading the files, taking the lock or writing.
+  // Anything else (no table yet, a version missing, an unknown one, the read failing) takes the full path below.
+  const versions = migrations?.map((m) => m.version) ?? (await migrationFiles(MIGRATIONS_DIR)).map((n) => n.replace(/\.sql$/, ''));
+  if (await isCurrent(db, versions)) return [];
   const list = migrations ?? (await loadMigrations());
   return db.transaction(async (tx) => {
     // A schema change may take longer than a request's statement timeout (D91): none for this transaction.
@@ -58,4 +68,16 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
     }
     return applied;
   });
+}
+
+/** True when `schema_migrations` records exactly `versions` (one read, outside any transaction; false if it fails). */
+async function isCurrent(db: Db, versions: readonly string[]): Promise<boolean> {
+  let recorded: string[];
+  try {
+    recorded = (await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version);
+  } catch {
+    return false; // e.g. a new database: no schema_migrations yet
+  }
+  const expected = new Set(versions);
+  return recorded.length === expected.size && recorded.every((v) => expected.has(v));
 }

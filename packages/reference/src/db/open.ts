@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
-import type { PgliteMemory } from '../core/config.js';
+import type { PgliteMemory, ReferenceConfig } from '../core/config.js';
+import { markStartupStage } from '../core/startup-stages.js';
 
 export interface OpenDbOptions {
   /** PostgreSQL connection string; PGlite is used when absent. */
@@ -18,12 +19,17 @@ export interface OpenDbOptions {
 /** Open the configured database (PostgreSQL if `databaseUrl`, else PGlite) and bring its schema up to date. */
 export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   // Each adapter is loaded only when used: PGlite's module is large and `pg` is not needed beside it (cold start).
-  const db = options.databaseUrl
-    ? await (await import('./postgres.js')).openPostgres(
-        options.databaseUrl,
-        options.poolSize !== undefined ? { max: options.poolSize } : {},
-      )
-    : await (await import('./pglite.js')).openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
+  let db: Db;
+  if (options.databaseUrl) {
+    const { openPostgres } = await import('./postgres.js');
+    markStartupStage('database driver loaded (pg)');
+    db = await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {});
+  } else {
+    const { openPglite } = await import('./pglite.js');
+    markStartupStage('database driver loaded (PGlite)');
+    db = await openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
+  }
+  markStartupStage('database opened');
   if (options.migrate ?? true) {
     try {
       await migrate(db);
@@ -31,6 +37,22 @@ export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
       await db.close();
       throw err;
     }
+    markStartupStage('migrations checked');
   }
   return db;
+}
+
+/** Load the driver `openDb` will use (PGlite's or pg's modules) ahead of it: paygate serve does, before the rest (D173). */
+export async function loadDriver(databaseUrl: string | undefined): Promise<void> {
+  await (databaseUrl ? import('./postgres.js') : import('./pglite.js'));
+}
+
+/** The database the configuration names (DATABASE_URL, else PGlite in the data dir), migrated. */
+export function openConfiguredDb(config: Pick<ReferenceConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'pgliteMemory'>): Promise<Db> {
+  return openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    pgliteMemory: config.pgliteMemory,
+  });
 }

@@ -1,7 +1,22 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type {
+  RateLimiterMemory as RateLimiterMemoryClass,
+  RateLimiterRedis as RateLimiterRedisClass,
+  RateLimiterRes as RateLimiterResClass,
+} from 'rate-limiter-flexible';
 import { DEFAULT_REDIS_TIMEOUT_MS } from '../core/config.js';
+
+// D171: rate-limiter-flexible's index requires every store it has (Mongo, MySQL, DynamoDB, Prisma...: ~35 modules) at
+// start-up; the gateway needs the memory store and its result class, and the Redis store only with REDIS_URL. The
+// package has no `exports` map: these are its documented `lib/` classes, the same files its index re-exports.
+const requireLib = createRequire(import.meta.url);
+const RateLimiterMemory = requireLib('rate-limiter-flexible/lib/RateLimiterMemory.js') as typeof RateLimiterMemoryClass;
+const RateLimiterRes = requireLib('rate-limiter-flexible/lib/RateLimiterRes.js') as typeof RateLimiterResClass;
+type RateLimiterMemory = RateLimiterMemoryClass;
+type RateLimiterRedis = RateLimiterRedisClass;
+type RateLimiterRes = RateLimiterResClass;
+let RedisStore: typeof RateLimiterRedisClass | undefined;
 /** Where the limiter says that Redis went away or came back (pino's shape). */
 export interface RateLimiterLogger {
   info(obj: object, msg?: string): void;
@@ -172,7 +187,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
   if (options.redisUrl) {
     // ioredis is loaded only when REDIS_URL is set: it is the heaviest module of a start-up without it (~100 ms of
     // the cold start on these cores), and a single process or PGlite never needs it.
-    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const { Redis } = requireLib('ioredis') as typeof import('ioredis');
     // No offline queue and one attempt per command: a closed connection fails at once. A hung one (the process
     // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95). Requests wait
     // `timeoutMs` (withinTimeout); ioredis' own commandTimeout, a few times longer, releases a hung command's promise.
@@ -209,8 +224,10 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
     const { id, sized } = sizedFor(limit, windowSeconds);
     let limiter = shared.get(id);
     // no insurance limiter inside: the fallback is decided here, so the breaker sees every failure
-    if (limiter === undefined)
-      shared.set(id, (limiter = new RateLimiterRedis({ ...sized, storeClient: client, rejectIfRedisNotReady: true })));
+    if (limiter === undefined) {
+      RedisStore ??= requireLib('rate-limiter-flexible/lib/RateLimiterRedis.js') as typeof RateLimiterRedisClass;
+      shared.set(id, (limiter = new RedisStore({ ...sized, storeClient: client, rejectIfRedisNotReady: true })));
+    }
     return limiter;
   };
   const consume = async (key: string, limit: number, windowSeconds: number): Promise<RateLimiterRes> => {

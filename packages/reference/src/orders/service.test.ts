@@ -11,6 +11,8 @@ import { completeS2sPayment, processDueS2sCollections } from '../payments/s2s.js
 import { getPayment } from '../payments/service.js';
 import type { Scope } from '../core/scope.js';
 import { randomIds } from '../core/deps.js';
+import { advanceMerchantClock } from '../core/merchant-clock.js';
+import { addSeconds, formatIso } from '../core/clock.js';
 
 describe.each(testTargets())('orders and checkout on %s', (target) => {
   let t: TestDb;
@@ -186,6 +188,51 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     await expect(createOrder(deps, merchantId, orderInput({ amount: '0.50' }), { isTesting: true })).rejects.toMatchObject({
       code: 'ERR_VALIDATION_400',
       details: { amount: expect.any(String) },
+    });
+  });
+
+  it.each([
+    ['a reused reference_id', 'ERR_ORDER_409'],
+    ['a merchant not approved', 'ERR_MERCHANT_422'],
+    ['another partner naming the merchant', 'ERR_MERCHANT_404'],
+  ])('a hosted order refused for %s writes nothing: no order, no session, no id reserved (D175)', async (label, code) => {
+    const pending = await createMerchant(deps, 'default', { settlement_details: settlementDetails(), company_details: companyDetails() });
+    await createOrder(deps, merchantId, orderInput({ reference_id: 'refused-twice' }), { isTesting: true }).catch(() => undefined);
+    const count = async () =>
+      (
+        await t.db.query<{ n: string }>(
+          `SELECT (SELECT count(*) FROM issued_ids WHERE kind = 'order') + (SELECT count(*) FROM orders)
+                  + (SELECT count(*) FROM checkout_sessions) AS n`,
+        )
+      ).rows[0]!.n;
+    const before = await count();
+    const attempt =
+      label === 'a reused reference_id'
+        ? createOrder(deps, merchantId, orderInput({ reference_id: 'refused-twice' }), { isTesting: true })
+        : label === 'a merchant not approved'
+          ? createOrder(deps, pending.id, orderInput(), { isTesting: true })
+          : createOrder(deps, merchantId, orderInput(), { isTesting: true, ownerPartnerId: 'nobody' });
+    await expect(attempt).rejects.toMatchObject({ code });
+    expect(await count()).toBe(before);
+  });
+
+  it("a hosted order and its session are dated on the merchant's sandbox clock, expiring 15 minutes later (D175)", async () => {
+    const clocked = await approvedMerchant(deps, { partnerId: 'clocked' });
+    await advanceMerchantClock(deps.clock, t.db, clocked.merchantId, 3600);
+    const created = await createOrder(deps, clocked.merchantId, orderInput({ reference_id: 'clocked-1' }), { isTesting: true });
+    if (created.kind !== 'hosted') throw new Error('expected a hosted order');
+    const { rows } = await t.db.query<{ created_at: string; expires_at: string; updated_at: string; s_created: string; s_expires: string }>(
+      `SELECT o.created_at, o.expires_at, o.updated_at, s.created_at AS s_created, s.expires_at AS s_expires
+       FROM orders o JOIN checkout_sessions s ON s.order_id = o.id WHERE o.id = $1 AND s.id = $2`,
+      [created.order_id, created.session_id],
+    );
+    const at = addSeconds(deps.clock.now(), 3600);
+    expect(rows[0]).toEqual({
+      created_at: formatIso(at),
+      updated_at: formatIso(at),
+      s_created: formatIso(at),
+      expires_at: formatIso(addSeconds(at, 15 * 60)),
+      s_expires: formatIso(addSeconds(at, 15 * 60)),
     });
   });
 

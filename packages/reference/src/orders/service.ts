@@ -5,12 +5,12 @@ import { parseTimestamptz } from '../db/types.js';
 import { cacheableRead } from '../db/read-cache.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { newSessionId } from '../core/ids.js';
-import { normalizeOrderInput, type CreateOrderInput } from './input.js';
+import { normalizeOrderInput, type CreateOrderInput, type NormalizedOrder } from './input.js';
 import { orderMachine } from '../core/state-machines.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
 import { orderView, type OrderPayment, type OrderPaymentViewRow, type OrderViewRow } from './view.js';
-import type { ServiceDeps } from '../core/deps.js';
+import { ID_ATTEMPTS, noFreeId, type ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
@@ -39,6 +39,46 @@ const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS bra
        FROM merchants WHERE id = $1`;
 const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND partner_id = $2` };
 
+/**
+ * A hosted order in ONE statement (D175): the merchant (scope, KYC, sandbox clock), the order id's reservation, the
+ * order and its checkout session. Outside an idempotent request's transaction it is one round trip and no explicit
+ * transaction (a statement is atomic on its own); inside one it joins it. Parameters: $1 order id (drawn, reserved
+ * here), $2 merchant, $3 reference_id, $4 amount_minor, $5 currency, $6 status message, $7 collection mode, $8
+ * mop_type, $9 upi_flow_type, $10 vpa, $11 upi_app_name, $12 buyer, $13 product, $14 invoice, $15 return_url, $16
+ * is_testing, $17 the gateway's now, $18 session id (and $19 the partner, when it must own the merchant).
+ *
+ * The id is reserved only for an approved merchant whose reference_id is free, so a 409 or 422 reserves nothing
+ * (`reference_taken` and the reservation read the same snapshot); only a concurrent twin reference_id committed in
+ * between leaves a reserved id unused, which costs nothing (ids are never drawn twice anyway). `at` is the merchant's
+ * now (gateway clock plus its sandbox offset): the order's created_at, and its expiry 15 minutes later; the session
+ * takes both from the order row, and the callback key version current now (D37).
+ */
+const HOSTED_ORDER = (ownerCondition: string) => `WITH m AS (
+    SELECT kyc_status, encryption_key_version, $17::timestamptz + ${merchantOffsetSql('id')} * interval '1 second' AS at
+    FROM merchants WHERE id = $2${ownerCondition}
+  ), taken AS (
+    SELECT EXISTS (SELECT 1 FROM orders WHERE merchant_id = $2 AND reference_id = $3) AS reference_taken
+  ), i AS (
+    INSERT INTO issued_ids (kind, id) SELECT 'order', $1 FROM m, taken WHERE m.kyc_status = 'APPROVED' AND NOT taken.reference_taken
+    ON CONFLICT DO NOTHING RETURNING id
+  ), o AS (
+    INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
+                        upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
+                        expires_at, created_at, updated_at)
+    SELECT i.id, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, NULL, $12, $13, $14, $15, $16,
+           m.at + interval '${ORDER_TTL_SECONDS} seconds', m.at, m.at
+    FROM i, m
+    ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+    RETURNING id, expires_at, created_at
+  ), s AS (
+    INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
+    SELECT $18, o.id, o.expires_at, o.created_at, m.encryption_key_version FROM o, m
+    RETURNING order_id
+  )
+  SELECT m.kyc_status, taken.reference_taken, EXISTS (SELECT 1 FROM i) AS reserved, EXISTS (SELECT 1 FROM s) AS created FROM m, taken`;
+/** Exported for the benchmark's pg-alone baseline (bench/lib/post-baseline.ts), which sends this very statement. */
+export const HOSTED_ORDER_SQL = { any: HOSTED_ORDER(''), owned: HOSTED_ORDER(' AND partner_id = $19') };
+
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
   | { kind: 'intent'; order_id: string; intent_uri: string }
@@ -58,6 +98,7 @@ export async function createOrder(
   const n = normalizeOrderInput(input);
   // a partner's X-Merchant-ID is checked here, in the merchant read, not by a query of its own (claimScope, D67)
   const owner = options.ownerPartnerId;
+  if (n.collectionMode === 'hosted_payment') return createHostedOrder(deps, merchantId, input, n, options);
   return deps.db.transaction(async (tx) => {
     const { rows: merchants } = await tx.query<{
       kyc_status: string;
@@ -69,9 +110,7 @@ export async function createOrder(
     const merchant = merchants[0];
     if (!merchant) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
     if (merchant.kyc_status !== 'APPROVED') {
-      throw new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', {
-        merchant_id: `KYC status is ${merchant.kyc_status}`,
-      });
+      throw notApproved(merchant.kyc_status);
     }
     const at = shifted(deps.clock.now(), merchant.clock_offset_seconds);
     const now = formatIso(at);
@@ -110,26 +149,6 @@ export async function createOrder(
       expiresAt,
       now,
     ];
-    const alreadyUsed = () =>
-      new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', {
-        reference_id: 'is already used by another order',
-      });
-
-    if (n.collectionMode === 'hosted_payment') {
-      const sessionId = newSessionId();
-      // The order and its checkout session in ONE statement (D150): the session is inserted from the order's RETURNING,
-      // so a reused reference_id inserts neither (no row back: 409). The session remembers the callback key current
-      // now: its callback is signed with it (D37).
-      const { rows } = await tx.query<{ id: string }>(
-        `WITH o AS (${INSERT_ORDER_SQL})
-         INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
-         SELECT $20, o.id, $18, $19, $21 FROM o
-         RETURNING order_id AS id`,
-        [...orderValues, sessionId, merchant.encryption_key_version],
-      );
-      if (rows.length === 0) throw alreadyUsed();
-      return { kind: 'hosted', order_id: orderId, session_id: sessionId };
-    }
     const { rows } = await tx.query<{ id: string }>(INSERT_ORDER_SQL, orderValues);
     if (rows.length === 0) throw alreadyUsed();
     const order = {
@@ -155,6 +174,84 @@ export async function createOrder(
     });
     return { kind: 'collection', order_id: orderId, message: `Collection request sent to ${vpa}` };
   });
+}
+
+const alreadyUsed = () =>
+  new DomainError('ERR_ORDER_409', 'An order with this reference_id already exists', {
+    reference_id: 'is already used by another order',
+  });
+
+const notApproved = (kycStatus: string) =>
+  new DomainError('ERR_MERCHANT_422', 'Merchant is not approved to accept payments', { merchant_id: `KYC status is ${kycStatus}` });
+
+/**
+ * The parameters of {@link HOSTED_ORDER_SQL} for one order (also what the benchmark's pg-alone baseline binds, so it
+ * sends exactly the gateway's statement: D174).
+ */
+export function hostedOrderValues(o: {
+  orderId: string;
+  merchantId: string;
+  input: CreateOrderInput;
+  /** `normalizeOrderInput(input)` */
+  n: NormalizedOrder;
+  isTesting: boolean;
+  /** The gateway's now (ISO). */
+  now: string;
+  sessionId: string;
+  owner: string | undefined;
+}): unknown[] {
+  const n = o.n;
+  const values: unknown[] = [
+    o.orderId,
+    o.merchantId,
+    n.referenceId,
+    n.amountMinor,
+    n.currency,
+    STATUS_MESSAGE.orderPending,
+    n.collectionMode,
+    n.mopType,
+    n.upiFlowType,
+    n.vpa,
+    o.input.upi_app_name ?? null,
+    JSON.stringify(n.buyer),
+    JSON.stringify(n.product),
+    n.invoice ? JSON.stringify(n.invoice) : null,
+    n.returnUrl,
+    o.isTesting,
+    o.now,
+    o.sessionId,
+  ];
+  if (o.owner !== undefined) values.push(o.owner);
+  return values;
+}
+
+/** The hosted order of {@link createOrder}: one statement (D175), drawn again on an id collision. */
+async function createHostedOrder(
+  deps: ServiceDeps,
+  merchantId: string,
+  input: CreateOrderInput,
+  n: NormalizedOrder,
+  options: { isTesting: boolean; ownerPartnerId?: string | undefined },
+): Promise<CreateOrderResult> {
+  const owner = options.ownerPartnerId;
+  const sessionId = newSessionId();
+  const now = formatIso(deps.clock.now());
+  for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+    const orderId = deps.ids.draw('order');
+    const values = hostedOrderValues({ orderId, merchantId, input, n, isTesting: options.isTesting, now, sessionId, owner });
+    const { rows } = await deps.db.query<{ kyc_status: string; reference_taken: boolean; reserved: boolean; created: boolean }>(
+      owner !== undefined ? HOSTED_ORDER_SQL.owned : HOSTED_ORDER_SQL.any,
+      values,
+    );
+    const row = rows[0];
+    if (!row) throw owner !== undefined ? notPartnersMerchant() : new DomainError('ERR_MERCHANT_404', 'Merchant not found');
+    if (row.kyc_status !== 'APPROVED') throw notApproved(row.kyc_status);
+    if (row.reference_taken) throw alreadyUsed();
+    if (!row.reserved) continue; // the id is taken: draw another
+    if (!row.created) throw alreadyUsed(); // a twin reference_id committed meanwhile
+    return { kind: 'hosted', order_id: orderId, session_id: sessionId };
+  }
+  throw noFreeId('order');
 }
 
 /** Payments of an order with their settlement (UTR, completion date). */

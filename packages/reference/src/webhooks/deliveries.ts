@@ -1,4 +1,5 @@
-import { buildWebhookHeaders } from '@paygate/webhooks';
+// D171: signing alone, not the package index (its generated event validators: start-up cost)
+import { buildWebhookHeaders } from '@paygate/webhooks/runtime/signing.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import type { Db } from '../db/db.js';

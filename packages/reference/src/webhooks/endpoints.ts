@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Schemas } from '../core/contract.js';
-import { generateWebhookSecret } from '@paygate/webhooks';
+// D171: signing alone, not the package index (its generated event validators: start-up cost)
+import { generateWebhookSecret } from '@paygate/webhooks/runtime/signing.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { nonPublicRange } from './address-ranges.js';
 import type { EventType } from './events.js';

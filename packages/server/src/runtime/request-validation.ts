@@ -1,5 +1,5 @@
 /**
- * Request validation with the precompiled validators of `request-validators.gen.ts`: Paygate's one request
+ * Request validation with the precompiled validators of `request-validators.gen.js` (typed by its `.gen.d.ts`, D160): Paygate's one request
  * validation engine. Nothing is compiled at start-up. The rules are Paygate's own and are written down in
  * docs/request-validation.md (the section numbers below refer to it); express-openapi-validator is only the
  * independent oracle of a differential test (request-validation.differential.test.ts), whose deliberate differences
@@ -16,11 +16,20 @@
  * 7. Ajv: query, headers, path parameters (coerced, defaults applied, in place), then the body (not coerced), every
  *    error reported in `details`.
  */
-import multer from 'multer';
+import { createRequire } from 'node:module';
+import type multerModule from 'multer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './app.js';
 import { VALIDATION_MESSAGE } from './errors.js';
 import type { OperationRoute } from './types.js';
+
+type Multer = typeof multerModule;
+let loadedMulter: Multer | undefined;
+/** D171: multer (and busboy under it), loaded by the first multipart request: most requests and the start never need it. */
+function multer(): Multer {
+  loadedMulter ??= createRequire(import.meta.url)('multer') as Multer;
+  return loadedMulter;
+}
 
 /** One Ajv error as the standalone code reports it. */
 export interface AjvError {
@@ -427,7 +436,7 @@ function multerLimitMessage(code: string, limits: Required<UploadLimits>): strin
 
 function multerRejection(err: unknown, limits: Required<UploadLimits>): RequestRejection {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof multer.MulterError) {
+  if (err instanceof multer().MulterError) {
     // Size and count limits are 413 (the body is too large); the rest is a malformed form (400). Either way the
     // details name the part that hit the limit, so a client knows which file or field to shrink.
     const status = /^LIMIT_(FILE_SIZE|FILE_COUNT|PART_COUNT|FIELD_VALUE|FIELD_COUNT)$/.test(err.code) ? 413 : 400;
@@ -537,7 +546,7 @@ export function createRequestValidator(
       next();
       return;
     }
-    parser ??= multer({ limits: options.uploadLimits }).any();
+    parser ??= multer()({ limits: options.uploadLimits }).any();
     parser(req, res, (err?: unknown) => {
       if (err) {
         next(multerRejection(err, options.uploadLimits));

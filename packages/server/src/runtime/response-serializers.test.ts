@@ -10,6 +10,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { apiDocument as paygateDocument, operations as paygateOperations } from '@paygate/contract';
 import { apiDocument as shelfDocument } from '../../../../test/fixtures/shelf/generated/contract/api-document.gen.js';
 import { operations as shelfOperations } from '../../../../test/fixtures/shelf/generated/contract/operations.gen.js';
+import { readFileSync } from 'node:fs';
+import { runtimeDocument } from '../../../../generators/src/emit/runtime-document.js';
 import { ResponseSerializers } from './response-serializers.js';
 import type { ApiDocument, OperationRoute } from './types.js';
 
@@ -259,6 +261,44 @@ describe('compiled response serializers (D142)', () => {
       { seed: SEED, numRuns: 25 },
     );
   });
+});
+
+describe('the runtime document carries what the serializers read (D158)', () => {
+  // A non-Paygate spec with prose, examples and vendor extensions everywhere: its runtime document (what
+  // api-document.gen.ts embeds) must serialize every body exactly as the full bundled document does.
+  const full = JSON.parse(readFileSync('test/fixtures/realworld/adyen-checkout/openapi.json', 'utf8')) as ApiDocument;
+  const slim = runtimeDocument(full) as ApiDocument;
+  const routes = Object.entries(full.paths as Record<string, Obj>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => isObj(op) && typeof op.operationId === 'string')
+      .map(([method, op]) => ({ operationId: (op as Obj).operationId, path, method }) as unknown as OperationRoute),
+  );
+  const declared = declaredResponses(full, routes).filter((d) => !hasUnion(full, d.schema));
+
+  it('drops what the serializers never read (at least half the bytes), and every JSON response still compiles', () => {
+    expect(JSON.stringify(slim).length).toBeLessThan(JSON.stringify(full).length / 2);
+    expect(declared.length).toBeGreaterThan(20);
+    const serializers = new ResponseSerializers(slim, silent());
+    for (const d of declaredResponses(full, routes))
+      expect(serializers.serializer(d.operation, statusOf(d.status), d.contentType), d.operation.operationId).not.toBeNull();
+  });
+
+  it.each(declared.map((d) => [`${d.operation.operationId} ${d.status}`, d] as const))(
+    'Adyen random bodies of %s: the same JSON from the runtime document as from the full one',
+    (_label, d) => {
+      const fromFull = new ResponseSerializers(full, silent());
+      const fromSlim = new ResponseSerializers(slim, silent());
+      fc.assert(
+        fc.property(bodies(full, d.schema), ({ sent }) => {
+          const status = statusOf(d.status);
+          expect(fromSlim.stringify(d.operation, status, d.contentType, sent)).toBe(
+            fromFull.stringify(d.operation, status, d.contentType, sent),
+          );
+        }),
+        { seed: SEED, numRuns: 10 },
+      );
+    },
+  );
 });
 
 describe('compiled response serializers on non-Paygate specs', () => {
