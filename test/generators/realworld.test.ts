@@ -37,7 +37,7 @@ describe.each(REALWORLD_SPECS)('real-world spec $name', (spec) => {
     expect(new Set(outcome.result.model.operations.map((o) => o.operationId)).size).toBe(spec.operations);
     expect(outcome.result.translatedPatterns).toHaveLength(spec.translatedPatterns);
     expect(outcome.result.files.map((f) => f.path.split('/').slice(-2).join('/'))).toEqual(
-      expect.arrayContaining(['server/request-validators.gen.js', 'client/client.gen.ts', 'contract/types.gen.ts']),
+      expect.arrayContaining(['server/request-validators.gen.ts', 'client/client.gen.ts', 'contract/types.gen.ts']),
     );
     expect(outcome.diagnostics).toBe('');
     expect(outcome.tscCode).toBe(0);

@@ -116,7 +116,7 @@ describe('unsupported constructs are refused with their location', () => {
         fix: expect.any(String),
       },
     ]);
-    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.js'))!.contents;
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
     expect(validators).toMatch(
       /"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query parameters",/,
     );

@@ -519,17 +519,15 @@ export const serverRequestValidatorsEmitter: Emitter = {
   target: 'server',
   emit(ctx: EmitContext): GeneratedFile[] {
     const { code, operations } = compileRequestValidators(ctx);
-    // D160: the Ajv code as a JavaScript module with a declaration beside it, so a type-check of the output never
-    // parses or binds it (GitHub: 3 MiB of code, ~140 MB of tsc's memory); the import boundary stays typed.
+    // D160: one TypeScript module with `@ts-nocheck` (the Ajv code is not type-checked); a .gen.js + .gen.d.ts pair
+    // would keep tsc from parsing it, but a consumer building with plain tsc would not get the .js copied (see D160).
     return [
       {
-        path: `${ctx.out.server}/request-validators.gen.js`,
-        contents: ctx.templates.render('server/request-validators', { header: ctx.header, code: code.replace(/\s+$/, ''), operations }),
-      },
-      {
-        path: `${ctx.out.server}/request-validators.gen.d.ts`,
-        contents: ctx.templates.render('server/request-validators-types', {
+        path: `${ctx.out.server}/request-validators.gen.ts`,
+        contents: ctx.templates.render('server/request-validators', {
           header: ctx.header,
+          code: code.replace(/\s+$/, ''),
+          operations,
           runtimeModule: runtimeSpecifier(ctx, 'server', ctx.out.server, 'request-validation.js'),
         }),
       },

@@ -23,7 +23,7 @@ export interface ApiSpec {
   apiDocument: ApiDocument;
   operations: readonly OperationRoute[];
   securitySchemes: Readonly<Record<string, SecuritySchemeInfo>>;
-  /** Precompiled request validators (request-validators.gen.js, D160): one entry per operation. */
+  /** Precompiled request validators (request-validators.gen.ts): one entry per operation. */
   requestValidators: Readonly<Record<string, OperationRequestValidators>>;
 }
 
@@ -721,7 +721,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const validators = spec.requestValidators;
   const missingValidators = spec.operations.filter((op) => validators[op.operationId] === undefined).map((op) => op.operationId);
   if (missingValidators.length > 0) {
-    throw new Error(`createApp: request-validators.gen.js has no validators for ${missingValidators.join(', ')} (npm run generate)`);
+    throw new Error(`createApp: request-validators.gen.ts has no validators for ${missingValidators.join(', ')} (npm run generate)`);
   }
   const paths = allowByPath(spec.operations);
   const allowOf = new Map(paths.map((p) => [p.path, p.allow]));

@@ -1,5 +1,5 @@
 /**
- * Request validation with the precompiled validators of `request-validators.gen.js` (typed by its `.gen.d.ts`, D160): Paygate's one request
+ * Request validation with the precompiled validators of `request-validators.gen.ts`: Paygate's one request
  * validation engine. Nothing is compiled at start-up. The rules are Paygate's own and are written down in
  * docs/request-validation.md (the section numbers below refer to it); express-openapi-validator is only the
  * independent oracle of a differential test (request-validation.differential.test.ts), whose deliberate differences
