@@ -71,6 +71,8 @@ export async function coldStartOnce(target) {
   proc.stdout.on('data', (c) => (output += c));
   proc.stderr.on('data', (c) => (output += c));
   const exited = new Promise((resolve) => proc.once('exit', resolve));
+  /** @type {{ ms: number, cpuMs: number | undefined }} */
+  let answered;
   try {
     for (;;) {
       if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${target.name} exited:\n${output}`);
@@ -81,11 +83,8 @@ export async function coldStartOnce(target) {
       if (res) {
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`${target.name}: GET ${target.path} answered ${res.status}:\n${output}`);
-        const ms = performance.now() - started;
-        const cpuMs = cpuMsOf(/** @type {number} */ (proc.pid));
-        const stages = stagesIn(output);
-        const listening = stages.find((s) => s.stage === 'listening');
-        return { ms, cpuMs, stages, firstRequestMs: listening ? firstRequest(listening, startedAt, ms, output) : undefined };
+        answered = { ms: performance.now() - started, cpuMs: cpuMsOf(/** @type {number} */ (proc.pid)) };
+        break;
       }
       if (performance.now() - started > 120_000) throw new Error(`${target.name}: no answer in 120 s:\n${output}`);
       await new Promise((r) => setTimeout(r, 5));
@@ -94,6 +93,11 @@ export async function coldStartOnce(target) {
     proc.kill('SIGTERM');
     await exited;
   }
+  // Read after the exit: `paygate serve` writes its log in batches (D149, D168), flushed at exit, so the stages line
+  // may not have reached the pipe when the first request is answered.
+  const stages = stagesIn(output);
+  const listening = stages.find((s) => s.stage === 'listening');
+  return { ...answered, stages, firstRequestMs: listening ? firstRequest(listening, startedAt, answered.ms, output) : undefined };
 }
 
 /** The `startupStages` of the gateway's debug line, if it logged one. */

@@ -118,12 +118,12 @@ if (!adminUrl) {
       let terminated = 0;
       try {
         // both INSERTs wait on these locks, inside their transactions, until their backends are terminated (a hosted
-        // order is inserted with its checkout session by one statement, D150)
+        // order is inserted with its checkout session by one statement, D150, which also reads the merchant: D175)
         await holder.query('BEGIN');
         await holder.query('LOCK TABLE orders, refunds IN SHARE ROW EXCLUSIVE MODE');
         const createOrder = seen(() => merchant.client.orders.create(order, { headers: { 'Idempotency-Key': orderKey } }));
         const createRefund = seen(() => merchant.client.refunds.create(refund, { headers: { 'Idempotency-Key': refundKey } }));
-        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO orders%' OR query LIKE 'WITH o AS (INSERT INTO orders%' OR query LIKE 'INSERT INTO refunds%')`;
+        const waiting = `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND (query LIKE 'INSERT INTO orders%' OR query LIKE 'WITH %INSERT INTO orders%' OR query LIKE 'INSERT INTO refunds%')`;
         const pids = await waitFor(
           'both INSERTs to wait in their transactions',
           async () => {

@@ -54,7 +54,7 @@ describe('a spec change flows everywhere', () => {
   });
 
   it('reaches the request validators', () => {
-    expect(file('server/src/generated/request-validators.gen.js')).toContain('gift_wrap_colour');
+    expect(file('server/src/generated/request-validators.gen.ts')).toContain('gift_wrap_colour');
   });
 
   it('reaches the API reference', async () => {
