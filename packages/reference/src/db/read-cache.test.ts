@@ -47,6 +47,14 @@ describe('ReadCache (D167)', () => {
     expect(Object.isFrozen(rows[0]!.list[0])).toBe(true);
   });
 
+  it('keeps a row with a bytea value (a typed array, which cannot be frozen) and answers it again', async () => {
+    const cache = new ReadCache();
+    const load = async () => [{ blob: new Uint8Array([1, 2, 3]), at: new Date(0) }];
+    const rows = await cache.read(0, ['b'], load);
+    expect(Object.isFrozen(rows[0])).toBe(true);
+    expect(await cache.read(0, ['b'], async () => [])).toBe(rows);
+  });
+
   it('keeps at most maxEntries results, dropping the oldest', async () => {
     const cache = new ReadCache(2);
     for (const p of ['a', 'b', 'c']) await cache.read(0, [p], async () => [{ p }]);

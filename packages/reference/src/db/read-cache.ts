@@ -23,7 +23,8 @@ export function cacheableReadId(sql: string): number | undefined {
 export const READ_CACHE_MAX_ENTRIES = 1024;
 
 function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  // a typed array (a bytea column) cannot be frozen while it has elements: Object.freeze throws; it is left as read
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
   Object.freeze(value);
   for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
 }
