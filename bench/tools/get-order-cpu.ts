@@ -152,5 +152,6 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
   if (profDir) console.log(`profile: ${path.join(profDir, readdirSync(profDir)[0] ?? '(none written)')}`);
   // --perf-basic-prof also makes V8 write its isolate log into the working directory
-  if (perfFile) for (const f of readdirSync(ROOT)) if (/^isolate-0x[0-9a-f]+-\d+-v8\.log$/.test(f)) rmSync(path.join(ROOT, f), { force: true });
+  if (perfFile)
+    for (const f of readdirSync(ROOT)) if (/^isolate-0x[0-9a-f]+-\d+-v8\.log$/.test(f)) rmSync(path.join(ROOT, f), { force: true });
 }
