@@ -50,6 +50,8 @@ const LAZY: { module: string; pattern: RegExp }[] = [
   },
   { module: 'fast-json-stringify (compiled responses)', pattern: /node_modules\/fast-json-stringify\// },
   { module: 'qrcode (UPI QR codes)', pattern: /node_modules\/qrcode\// },
+  // D187: the webhook transport's SSRF guard, loaded by the first delivery (none happens here)
+  { module: 'request-filtering-agent (webhook deliveries)', pattern: /node_modules\/request-filtering-agent\// },
 ];
 
 interface Gateway {
