@@ -7,10 +7,11 @@
 // `import.meta.url` of a bundled file is rewritten to its original file's URL, relative to the bundle (migrations, the
 // docs site, createRequire and the --workers fork resolve as in the module build). The output is deterministic (no
 // timestamps; chunk names are content hashes) and is rebuilt from scratch each time.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { createRequire } from 'node:module';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'packages/reference/dist');
@@ -24,7 +25,33 @@ const SERVE_BUNDLE_DIR = path.resolve(process.argv[2] ?? path.join(DIST, 'serve'
  */
 const EXTERNAL = /^(@electric-sql\/pglite|pg|pg-native|qrcode|request-filtering-agent)(\/|$)/;
 
+/**
+ * A digest of what a bundle is made of: this script, esbuild's version and every input file's path and content.
+ * `npm start` builds before each start: with the digest of the inputs the last bundle listed unchanged (and its outputs
+ * there), nothing is bundled again (content, not mtimes: npm installs packages with one fixed mtime).
+ */
+async function inputsDigest(/** @type {string[]} */ inputs) {
+  const hash = createHash('sha256');
+  hash.update(await readFile(fileURLToPath(import.meta.url)));
+  hash.update(`esbuild ${JSON.parse(await readFile(createRequire(import.meta.url).resolve('esbuild/package.json'), 'utf8')).version}\n`);
+  for (const input of [...inputs].sort()) hash.update(`${input}\n`).update(await readFile(path.join(ROOT, input)));
+  return hash.digest('hex');
+}
+const DIGEST_FILE = path.join(SERVE_BUNDLE_DIR, 'inputs.sha256');
+const upToDate = await (async () => {
+  try {
+    const previous = JSON.parse(await readFile(path.join(SERVE_BUNDLE_DIR, 'bundle.json'), 'utf8'));
+    await Promise.all(Object.keys(previous).map((file) => stat(path.join(SERVE_BUNDLE_DIR, file))));
+    const inputs = Object.values(previous).flatMap((/** @type {{ inputs: string[] }} */ o) => o.inputs);
+    return (await readFile(DIGEST_FILE, 'utf8')).trim() === (await inputsDigest(inputs));
+  } catch {
+    return false; // no bundle yet, an output or an input gone: bundle
+  }
+})();
+if (upToDate) process.exit(0);
+
 await rm(SERVE_BUNDLE_DIR, { recursive: true, force: true });
+const { build } = await import('esbuild');
 const result = await build({
   entryPoints: [path.join(DIST, 'cli.js')],
   outdir: SERVE_BUNDLE_DIR,
@@ -62,3 +89,4 @@ const outputs = Object.fromEntries(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
 );
 await writeFile(path.join(SERVE_BUNDLE_DIR, 'bundle.json'), `${JSON.stringify(outputs, null, 1)}\n`);
+await writeFile(DIGEST_FILE, `${await inputsDigest(Object.values(outputs).flatMap((o) => o.inputs))}\n`);

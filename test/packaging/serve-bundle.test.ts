@@ -1,11 +1,11 @@
 /**
  * The serve bundle (D189, scripts/bundle-serve.mjs) is a deterministic build step: built twice from the same dist/ it
- * is byte-identical, file for file, and `paygate serve` imports it (the bin's serve command through
+ * is byte-identical, file for file; it is not built again while its inputs' content is unchanged; and `paygate serve` imports it (the bin's serve command through
  * `@paygate/reference/serve`). That it serves, lazily, is packages/reference/src/startup.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -45,9 +45,15 @@ describe('the serve bundle (D189)', () => {
     const out = path.join(dir, 'serve');
     await run(process.execPath, ['scripts/bundle-serve.mjs', out], { cwd: ROOT });
     const first = await digest(out);
+    // without its inputs' digest the next run bundles again, from scratch
+    await rm(path.join(out, 'inputs.sha256'));
     await run(process.execPath, ['scripts/bundle-serve.mjs', out], { cwd: ROOT });
     expect(await digest(out)).toEqual(first);
-    expect(Object.keys(first)).toEqual(expect.arrayContaining(['cli.js', 'bundle.json']));
+    // with it, and the inputs unchanged, the next run (npm start builds before every start) writes nothing
+    const written = (await stat(path.join(out, 'cli.js'))).mtimeMs;
+    await run(process.execPath, ['scripts/bundle-serve.mjs', out], { cwd: ROOT });
+    expect((await stat(path.join(out, 'cli.js'))).mtimeMs).toBe(written);
+    expect(Object.keys(first)).toEqual(expect.arrayContaining(['cli.js', 'bundle.json', 'inputs.sha256']));
     const chunks = JSON.parse(await readFile(path.join(out, 'bundle.json'), 'utf8')) as Record<string, { inputs: string[] }>;
     expect(chunks['cli.js']).toBeDefined();
     // PGlite and pg stay files of node_modules; the gateway's own modules are inside
