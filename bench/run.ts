@@ -8,7 +8,8 @@
  * cli,settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
- * section: alternated rounds of fetch and client, default 9),
+ * section: alternated rounds of fetch and client, default 9), BENCH_PAIR_WARMUP (s of unmeasured load on each server of
+ * a pair before its rounds against bare Express, default 5),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
@@ -146,6 +147,8 @@ const median = (xs: number[]) => {
 };
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+/** Seconds of load on each server of a pair before its rounds (BENCH_PAIR_WARMUP, default 5; D179). */
+const PAIR_WARMUP = Number(process.env['BENCH_PAIR_WARMUP'] ?? 5);
 const BARE_PATH = '/pg/orders/OD1000000000000001';
 
 /**
@@ -161,6 +164,13 @@ async function againstBare(
   targetPath: string,
   headers: Record<string, string>,
 ): Promise<{ result: LoadResult; bare: LoadResult; rounds: number[] }> {
+  // Both servers loaded before the first round (not measured): a server started a moment ago compiles its hot code
+  // and loads its lazy modules (the response serializer's compiler, D142) during the first run's 1 s warm-up on a
+  // loaded machine, which put round 1 of GET order on PostgreSQL at 29% against 71% and 84% after it (D179).
+  if (PAIR_WARMUP > 0) {
+    await load({ url: `${bare.url}${BARE_PATH}`, connections: CONNECTIONS, durationSec: PAIR_WARMUP, warmupSec: 0 });
+    await load({ url: `${target.url}${targetPath}`, headers, connections: CONNECTIONS, durationSec: PAIR_WARMUP, warmupSec: 0 });
+  }
   const pairs: { result: LoadResult; bare: LoadResult; ratio: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const b = await loadServer(bare, BARE_PATH);
