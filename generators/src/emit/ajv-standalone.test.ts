@@ -88,6 +88,8 @@ describe('compactStandaloneCode (D190): the same validation, shorter code', () =
     const compact = compactStandaloneCode(full, { dropSchemaPath: true });
     expect(compact.length).toBeLessThan(full.length * 0.85);
     expect(compact).not.toMatch(/if\(vErrors === null\)|schemaPath:"#/);
+    expect(compact).toMatch(/vErrors = \$t\(vErrors, instancePath\+"\/n", "integer"\);/);
+    expect(compact).toMatch(/vErrors = \$e\(vErrors, instancePath\+"\/n", "minimum", /);
     expect(compact).toContain('x,schemaPath:\\"y'); // a string that looks like the key is data, left alone
     (globalThis as Record<string, unknown>)['__compactFormats'] = formats;
     const dir = path.join(process.cwd(), 'node_modules/.cache/paygate-ajv-compact-test');

@@ -32,7 +32,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -45,11 +45,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 256){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 256}, "must NOT have more than 256 characters");
 errors++;
 }
 if(func0(data) < 1){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -70,7 +70,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.session_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "session_id"},message:"must have required property '"+"session_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "session_id"}, "must have required property '"+"session_id"+"'");
 errors++;
 }
 if(data.session_id !== undefined){
@@ -81,7 +81,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate1.errors = vErrors;
@@ -113,7 +113,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -126,11 +126,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 36){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 36}, "must NOT have more than 36 characters");
 errors++;
 }
 if(!pattern0.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^doc_[A-Za-z0-9_-]{32}$"},message:"must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^doc_[A-Za-z0-9_-]{32}$"}, "must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\"");
 errors++;
 }
 }
@@ -151,7 +151,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.document_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "document_id"},message:"must have required property '"+"document_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "document_id"}, "must have required property '"+"document_id"+"'");
 errors++;
 }
 if(data.document_id !== undefined){
@@ -162,7 +162,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate4.errors = vErrors;
@@ -191,7 +191,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "integer"},message:"must be integer"});
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -204,11 +204,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 100000 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"});
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 100000}, "must be <= 100000");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"});
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -236,7 +236,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "integer"},message:"must be integer"});
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -249,11 +249,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 250 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"});
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 250}, "must be <= 250");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"});
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -285,7 +285,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -298,15 +298,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 512){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 512}, "must NOT have more than 512 characters");
 errors++;
 }
 if(func0(data) < 1){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern1.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Za-z0-9_-]+$"}, "must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"");
 errors++;
 }
 }
@@ -348,7 +348,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate7.errors = vErrors;
@@ -380,7 +380,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -393,15 +393,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 255){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 if(func0(data) < 1){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern2.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[\\x21-\\x7E]+$"}, "must match pattern \""+"^[\\x21-\\x7E]+$"+"\"");
 errors++;
 }
 }
@@ -429,7 +429,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate14.errors = vErrors;
@@ -461,7 +461,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -474,11 +474,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 20){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 20}, "must NOT have more than 20 characters");
 errors++;
 }
 if(!pattern3.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{1,20}$"}, "must match pattern \""+"^\\d{1,20}$"+"\"");
 errors++;
 }
 }
@@ -499,7 +499,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchant_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "merchant_id"}, "must have required property '"+"merchant_id"+"'");
 errors++;
 }
 if(data.merchant_id !== undefined){
@@ -510,7 +510,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate17.errors = vErrors;
@@ -545,7 +545,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate20.errors = vErrors;
@@ -577,7 +577,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -590,11 +590,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern4.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^OD\\d{1,30}$"}, "must match pattern \""+"^OD\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -615,7 +615,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.order_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "order_id"}, "must have required property '"+"order_id"+"'");
 errors++;
 }
 if(data.order_id !== undefined){
@@ -626,7 +626,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate23.errors = vErrors;
@@ -655,7 +655,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "integer"},message:"must be integer"});
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -668,11 +668,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 250 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"});
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 250}, "must be <= 250");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-(vErrors ??= []).push({instancePath,keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"});
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -704,7 +704,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -717,15 +717,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 3){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 3}, "must NOT have more than 3 characters");
 errors++;
 }
 if(func0(data) < 3){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 3}, "must NOT have fewer than 3 characters");
 errors++;
 }
 if(!pattern5.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{3}$"}, "must match pattern \""+"^[A-Z]{3}$"+"\"");
 errors++;
 }
 }
@@ -757,7 +757,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -770,11 +770,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern6.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^PR\\d{1,30}$"}, "must match pattern \""+"^PR\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -804,7 +804,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -817,11 +817,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 64){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data) < 1){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -851,7 +851,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -864,11 +864,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 200){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data) < 1){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -900,7 +900,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -912,7 +912,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
-(vErrors ??= []).push({instancePath,keyword:"enum",params:{allowedValues: schema22.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema22.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate40.errors = vErrors;
@@ -943,7 +943,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -955,7 +955,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "PENDING") || (data === "CAPTURED")) || (data === "FAILED"))){
-(vErrors ??= []).push({instancePath,keyword:"enum",params:{allowedValues: schema23.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema23.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate42.errors = vErrors;
@@ -987,7 +987,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1000,15 +1000,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern7.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{4}-\\d{2}-\\d{2}$"}, "must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"");
 errors++;
 }
 if(!(formats0.validate(data))){
-(vErrors ??= []).push({instancePath,keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""});
+vErrors = $e(vErrors, instancePath, "format", {format: "date"}, "must match format \""+"date"+"\"");
 errors++;
 }
 }
@@ -1104,7 +1104,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate26.errors = vErrors;
@@ -1126,7 +1126,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.payment_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "payment_id"}, "must have required property '"+"payment_id"+"'");
 errors++;
 }
 if(data.payment_id !== undefined){
@@ -1137,7 +1137,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate47.errors = vErrors;
@@ -1210,7 +1210,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate49.errors = vErrors;
@@ -1242,7 +1242,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1255,11 +1255,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern8.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^RF\\d{1,30}$"}, "must match pattern \""+"^RF\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -1280,7 +1280,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.refund_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "refund_id"}, "must have required property '"+"refund_id"+"'");
 errors++;
 }
 if(data.refund_id !== undefined){
@@ -1291,7 +1291,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate58.errors = vErrors;
@@ -1352,7 +1352,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate61.errors = vErrors;
@@ -1384,7 +1384,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1397,11 +1397,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern9.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^ST\\d{1,30}$"}, "must match pattern \""+"^ST\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -1422,7 +1422,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.settlement_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "settlement_id"}, "must have required property '"+"settlement_id"+"'");
 errors++;
 }
 if(data.settlement_id !== undefined){
@@ -1433,7 +1433,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate68.errors = vErrors;
@@ -1470,7 +1470,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate71.errors = vErrors;
@@ -1499,7 +1499,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate74.errors = vErrors;
@@ -1531,7 +1531,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1544,11 +1544,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 26){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 26}, "must NOT have more than 26 characters");
 errors++;
 }
 if(!pattern10.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^dlv_[A-Za-z0-9_-]{22}$"}, "must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\"");
 errors++;
 }
 }
@@ -1569,7 +1569,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.delivery_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "delivery_id"},message:"must have required property '"+"delivery_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "delivery_id"}, "must have required property '"+"delivery_id"+"'");
 errors++;
 }
 if(data.delivery_id !== undefined){
@@ -1580,7 +1580,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate76.errors = vErrors;
@@ -1612,7 +1612,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1625,11 +1625,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 27){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 27}, "must NOT have more than 27 characters");
 errors++;
 }
 if(!pattern11.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^we_[A-Za-z0-9_-]{24}$"}, "must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\"");
 errors++;
 }
 }
@@ -1650,7 +1650,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.endpoint_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "endpoint_id"}, "must have required property '"+"endpoint_id"+"'");
 errors++;
 }
 if(data.endpoint_id !== undefined){
@@ -1661,7 +1661,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate79.errors = vErrors;
@@ -1693,7 +1693,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1705,7 +1705,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "pending") || (data === "delivering")) || (data === "succeeded")) || (data === "failed"))){
-(vErrors ??= []).push({instancePath,keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema39.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate83.errors = vErrors;
@@ -1752,7 +1752,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate82.errors = vErrors;
@@ -1776,11 +1776,11 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
-(vErrors ??= []).push({instancePath,keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema42.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate90.errors = vErrors;
@@ -1800,19 +1800,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(func21.call(schema41.properties.body.properties, key0))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -1820,12 +1820,12 @@ if(data0.bank_code !== undefined){
 let data1 = data0.bank_code;
 if(typeof data1 === "string"){
 if(func0(data1) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/body/bank_code",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/body/bank_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/bank_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/bank_code", "string");
 errors++;
 }
 }
@@ -1833,12 +1833,12 @@ if(data0.card_cvc !== undefined){
 let data2 = data0.card_cvc;
 if(typeof data2 === "string"){
 if(func0(data2) > 8){
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_cvc",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"});
+vErrors = $e(vErrors, instancePath+"/body/card_cvc", "maxLength", {limit: 8}, "must NOT have more than 8 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_cvc",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/card_cvc", "string");
 errors++;
 }
 }
@@ -1846,12 +1846,12 @@ if(data0.card_expiry !== undefined){
 let data3 = data0.card_expiry;
 if(typeof data3 === "string"){
 if(func0(data3) > 9){
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_expiry",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"});
+vErrors = $e(vErrors, instancePath+"/body/card_expiry", "maxLength", {limit: 9}, "must NOT have more than 9 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_expiry",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/card_expiry", "string");
 errors++;
 }
 }
@@ -1859,12 +1859,12 @@ if(data0.card_name !== undefined){
 let data4 = data0.card_name;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_name",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/body/card_name", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/card_name", "string");
 errors++;
 }
 }
@@ -1872,12 +1872,12 @@ if(data0.card_number !== undefined){
 let data5 = data0.card_number;
 if(typeof data5 === "string"){
 if(func0(data5) > 32){
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_number",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath+"/body/card_number", "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/card_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/card_number", "string");
 errors++;
 }
 }
@@ -1890,22 +1890,22 @@ errors = vErrors.length;
 if(data0.outcome !== undefined){
 let data7 = data0.outcome;
 if(typeof data7 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema41.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.three_ds_result !== undefined){
 let data8 = data0.three_ds_result;
 if(typeof data8 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/three_ds_result",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/three_ds_result", "string");
 errors++;
 }
 if(!((data8 === "approved") || (data8 === "failed"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/three_ds_result",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/three_ds_result", "enum", {allowedValues: schema41.properties.body.properties.three_ds_result.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -1913,18 +1913,18 @@ if(data0.vpa !== undefined){
 let data9 = data0.vpa;
 if(typeof data9 === "string"){
 if(func0(data9) > 255){
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"});
+vErrors = $e(vErrors, instancePath+"/body/vpa", "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -1953,120 +1953,120 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.legal_name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "legal_name"}, "must have required property '"+"legal_name"+"'");
 errors++;
 }
 if(data.brand_name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "brand_name"},message:"must have required property '"+"brand_name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "brand_name"}, "must have required property '"+"brand_name"+"'");
 errors++;
 }
 if(data.registration_number === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registration_number"},message:"must have required property '"+"registration_number"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registration_number"}, "must have required property '"+"registration_number"+"'");
 errors++;
 }
 if(data.international_org_type === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "international_org_type"},message:"must have required property '"+"international_org_type"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "international_org_type"}, "must have required property '"+"international_org_type"+"'");
 errors++;
 }
 if(data.tax_id === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "tax_id"},message:"must have required property '"+"tax_id"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "tax_id"}, "must have required property '"+"tax_id"+"'");
 errors++;
 }
 if(data.website === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "website"},message:"must have required property '"+"website"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "website"}, "must have required property '"+"website"+"'");
 errors++;
 }
 if(data.monthly_avg_transaction_value === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "monthly_avg_transaction_value"},message:"must have required property '"+"monthly_avg_transaction_value"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "monthly_avg_transaction_value"}, "must have required property '"+"monthly_avg_transaction_value"+"'");
 errors++;
 }
 if(data.monthly_avg_transaction_volume === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "monthly_avg_transaction_volume"},message:"must have required property '"+"monthly_avg_transaction_volume"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "monthly_avg_transaction_volume"}, "must have required property '"+"monthly_avg_transaction_volume"+"'");
 errors++;
 }
 if(data.communication_address === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "communication_address"},message:"must have required property '"+"communication_address"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_address"}, "must have required property '"+"communication_address"+"'");
 errors++;
 }
 if(data.communication_city === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "communication_city"},message:"must have required property '"+"communication_city"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_city"}, "must have required property '"+"communication_city"+"'");
 errors++;
 }
 if(data.communication_state === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "communication_state"},message:"must have required property '"+"communication_state"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_state"}, "must have required property '"+"communication_state"+"'");
 errors++;
 }
 if(data.communication_country === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "communication_country"},message:"must have required property '"+"communication_country"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_country"}, "must have required property '"+"communication_country"+"'");
 errors++;
 }
 if(data.communication_pincode === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "communication_pincode"},message:"must have required property '"+"communication_pincode"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_pincode"}, "must have required property '"+"communication_pincode"+"'");
 errors++;
 }
 if(data.same_as_registered_address === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "same_as_registered_address"},message:"must have required property '"+"same_as_registered_address"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "same_as_registered_address"}, "must have required property '"+"same_as_registered_address"+"'");
 errors++;
 }
 if(data.registered_address === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registered_address"},message:"must have required property '"+"registered_address"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_address"}, "must have required property '"+"registered_address"+"'");
 errors++;
 }
 if(data.registered_city === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registered_city"},message:"must have required property '"+"registered_city"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_city"}, "must have required property '"+"registered_city"+"'");
 errors++;
 }
 if(data.registered_state === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registered_state"},message:"must have required property '"+"registered_state"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_state"}, "must have required property '"+"registered_state"+"'");
 errors++;
 }
 if(data.registered_country === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registered_country"},message:"must have required property '"+"registered_country"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_country"}, "must have required property '"+"registered_country"+"'");
 errors++;
 }
 if(data.registered_pincode === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "registered_pincode"},message:"must have required property '"+"registered_pincode"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_pincode"}, "must have required property '"+"registered_pincode"+"'");
 errors++;
 }
 if(data.business_category === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "business_category"},message:"must have required property '"+"business_category"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "business_category"}, "must have required property '"+"business_category"+"'");
 errors++;
 }
 if(data.business_mode === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "business_mode"},message:"must have required property '"+"business_mode"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "business_mode"}, "must have required property '"+"business_mode"+"'");
 errors++;
 }
 if(data.commodity === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "commodity"},message:"must have required property '"+"commodity"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "commodity"}, "must have required property '"+"commodity"+"'");
 errors++;
 }
 if(data.payment_terms === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "payment_terms"},message:"must have required property '"+"payment_terms"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "payment_terms"}, "must have required property '"+"payment_terms"+"'");
 errors++;
 }
 if(data.hs_codes === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "hs_codes"},message:"must have required property '"+"hs_codes"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "hs_codes"}, "must have required property '"+"hs_codes"+"'");
 errors++;
 }
 if(data.category === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "category"},message:"must have required property '"+"category"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "category"}, "must have required property '"+"category"+"'");
 errors++;
 }
 if(data.description_of_products_and_services === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "description_of_products_and_services"},message:"must have required property '"+"description_of_products_and_services"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "description_of_products_and_services"}, "must have required property '"+"description_of_products_and_services"+"'");
 errors++;
 }
 if(data.agreement_details === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "agreement_details"},message:"must have required property '"+"agreement_details"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "agreement_details"}, "must have required property '"+"agreement_details"+"'");
 errors++;
 }
 if(data.purpose_code === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "purpose_code"},message:"must have required property '"+"purpose_code"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "purpose_code"}, "must have required property '"+"purpose_code"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema44.properties, key0))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2074,16 +2074,16 @@ if(data.agreement_details !== undefined){
 let data0 = data.agreement_details;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"});
+vErrors = $e(vErrors, instancePath+"/agreement_details", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/agreement_details", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/agreement_details", "string");
 errors++;
 }
 }
@@ -2091,38 +2091,38 @@ if(data.brand_name !== undefined){
 let data1 = data.brand_name;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/brand_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/brand_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/brand_name", "string");
 errors++;
 }
 }
 if(data.business_category !== undefined){
 let data2 = data.business_category;
 if(typeof data2 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/business_category",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/business_category", "string");
 errors++;
 }
 if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
-(vErrors ??= []).push({instancePath:instancePath+"/business_category",keyword:"enum",params:{allowedValues: schema44.properties.business_category.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/business_category", "enum", {allowedValues: schema44.properties.business_category.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data.business_mode !== undefined){
 let data3 = data.business_mode;
 if(typeof data3 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/business_mode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/business_mode", "string");
 errors++;
 }
 if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
-(vErrors ??= []).push({instancePath:instancePath+"/business_mode",keyword:"enum",params:{allowedValues: schema44.properties.business_mode.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/business_mode", "enum", {allowedValues: schema44.properties.business_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -2130,16 +2130,16 @@ if(data.category !== undefined){
 let data4 = data.category;
 if(typeof data4 === "string"){
 if(func0(data4) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/category", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data4) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/category", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/category", "string");
 errors++;
 }
 }
@@ -2147,16 +2147,16 @@ if(data.commodity !== undefined){
 let data5 = data.commodity;
 if(typeof data5 === "string"){
 if(func0(data5) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/commodity", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data5) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/commodity", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/commodity", "string");
 errors++;
 }
 }
@@ -2164,16 +2164,16 @@ if(data.communication_address !== undefined){
 let data6 = data.communication_address;
 if(typeof data6 === "string"){
 if(func0(data6) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data6) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_address", "string");
 errors++;
 }
 }
@@ -2181,16 +2181,16 @@ if(data.communication_city !== undefined){
 let data7 = data.communication_city;
 if(typeof data7 === "string"){
 if(func0(data7) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data7) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_city", "string");
 errors++;
 }
 }
@@ -2198,16 +2198,16 @@ if(data.communication_country !== undefined){
 let data8 = data.communication_country;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_country", "string");
 errors++;
 }
 }
@@ -2215,16 +2215,16 @@ if(data.communication_pincode !== undefined){
 let data9 = data.communication_pincode;
 if(typeof data9 === "string"){
 if(func0(data9) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data9) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_pincode", "string");
 errors++;
 }
 }
@@ -2232,16 +2232,16 @@ if(data.communication_state !== undefined){
 let data10 = data.communication_state;
 if(typeof data10 === "string"){
 if(func0(data10) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data10) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_state", "string");
 errors++;
 }
 }
@@ -2249,16 +2249,16 @@ if(data.description_of_products_and_services !== undefined){
 let data11 = data.description_of_products_and_services;
 if(typeof data11 === "string"){
 if(func0(data11) > 2000){
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"});
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data11) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/description_of_products_and_services", "string");
 errors++;
 }
 }
@@ -2266,7 +2266,7 @@ if(data.hs_codes !== undefined){
 let data12 = data.hs_codes;
 if(Array.isArray(data12)){
 if(data12.length > 50){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"});
+vErrors = $e(vErrors, instancePath+"/hs_codes", "maxItems", {limit: 50}, "must NOT have more than 50 items");
 errors++;
 }
 const len0 = data12.length;
@@ -2274,33 +2274,33 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(typeof data13 === "string"){
 if(func0(data13) > 10){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data13)){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/hs_codes/" + i0, "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes",keyword:"type",params:{type: "array"},message:"must be array"});
+vErrors = $t(vErrors, instancePath+"/hs_codes", "array");
 errors++;
 }
 }
 if(data.international_org_type !== undefined){
 let data14 = data.international_org_type;
 if(typeof data14 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/international_org_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/international_org_type", "string");
 errors++;
 }
 if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
-(vErrors ??= []).push({instancePath:instancePath+"/international_org_type",keyword:"enum",params:{allowedValues: schema44.properties.international_org_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/international_org_type", "enum", {allowedValues: schema44.properties.international_org_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -2308,16 +2308,16 @@ if(data.legal_name !== undefined){
 let data15 = data.legal_name;
 if(typeof data15 === "string"){
 if(func0(data15) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/legal_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data15) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/legal_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/legal_name", "string");
 errors++;
 }
 }
@@ -2325,20 +2325,20 @@ if(data.monthly_avg_transaction_value !== undefined){
 let data16 = data.monthly_avg_transaction_value;
 if(typeof data16 === "string"){
 if(func0(data16) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data16) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern13.test(data16)){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_value", "string");
 errors++;
 }
 }
@@ -2346,31 +2346,31 @@ if(data.monthly_avg_transaction_volume !== undefined){
 let data17 = data.monthly_avg_transaction_volume;
 if(typeof data17 === "string"){
 if(func0(data17) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data17) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern14.test(data17)){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "pattern", {pattern: "^\\d+$"}, "must match pattern \""+"^\\d+$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_volume", "string");
 errors++;
 }
 }
 if(data.payment_terms !== undefined){
 let data18 = data.payment_terms;
 if(typeof data18 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/payment_terms",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/payment_terms", "string");
 errors++;
 }
 if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
-(vErrors ??= []).push({instancePath:instancePath+"/payment_terms",keyword:"enum",params:{allowedValues: schema44.properties.payment_terms.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/payment_terms", "enum", {allowedValues: schema44.properties.payment_terms.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -2378,16 +2378,16 @@ if(data.purpose_code !== undefined){
 let data19 = data.purpose_code;
 if(typeof data19 === "string"){
 if(func0(data19) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/purpose_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data19) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/purpose_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/purpose_code", "string");
 errors++;
 }
 }
@@ -2395,16 +2395,16 @@ if(data.registered_address !== undefined){
 let data20 = data.registered_address;
 if(typeof data20 === "string"){
 if(func0(data20) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data20) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_address", "string");
 errors++;
 }
 }
@@ -2412,16 +2412,16 @@ if(data.registered_city !== undefined){
 let data21 = data.registered_city;
 if(typeof data21 === "string"){
 if(func0(data21) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data21) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_city", "string");
 errors++;
 }
 }
@@ -2429,16 +2429,16 @@ if(data.registered_country !== undefined){
 let data22 = data.registered_country;
 if(typeof data22 === "string"){
 if(func0(data22) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data22) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_country", "string");
 errors++;
 }
 }
@@ -2446,16 +2446,16 @@ if(data.registered_pincode !== undefined){
 let data23 = data.registered_pincode;
 if(typeof data23 === "string"){
 if(func0(data23) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data23) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_pincode", "string");
 errors++;
 }
 }
@@ -2463,16 +2463,16 @@ if(data.registered_state !== undefined){
 let data24 = data.registered_state;
 if(typeof data24 === "string"){
 if(func0(data24) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data24) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_state", "string");
 errors++;
 }
 }
@@ -2480,22 +2480,22 @@ if(data.registration_number !== undefined){
 let data25 = data.registration_number;
 if(typeof data25 === "string"){
 if(func0(data25) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/registration_number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data25) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registration_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registration_number", "string");
 errors++;
 }
 }
 if(data.same_as_registered_address !== undefined){
 if(typeof data.same_as_registered_address !== "boolean"){
-(vErrors ??= []).push({instancePath:instancePath+"/same_as_registered_address",keyword:"type",params:{type: "boolean"},message:"must be boolean"});
+vErrors = $t(vErrors, instancePath+"/same_as_registered_address", "boolean");
 errors++;
 }
 }
@@ -2503,16 +2503,16 @@ if(data.tax_id !== undefined){
 let data27 = data.tax_id;
 if(typeof data27 === "string"){
 if(func0(data27) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/tax_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data27) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/tax_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/tax_id", "string");
 errors++;
 }
 }
@@ -2520,22 +2520,22 @@ if(data.website !== undefined){
 let data28 = data.website;
 if(typeof data28 === "string"){
 if(func0(data28) > 2048){
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"});
+vErrors = $e(vErrors, instancePath+"/website", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!(formats2(data28))){
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""});
+vErrors = $e(vErrors, instancePath+"/website", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/website", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate93.errors = vErrors;
@@ -2561,52 +2561,52 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.bank_account_number === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_account_number"},message:"must have required property '"+"bank_account_number"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_account_number"}, "must have required property '"+"bank_account_number"+"'");
 errors++;
 }
 if(data.bank_account_name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_account_name"},message:"must have required property '"+"bank_account_name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_account_name"}, "must have required property '"+"bank_account_name"+"'");
 errors++;
 }
 if(data.bank_swift_code === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_swift_code"},message:"must have required property '"+"bank_swift_code"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_swift_code"}, "must have required property '"+"bank_swift_code"+"'");
 errors++;
 }
 if(data.bank_name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_name"},message:"must have required property '"+"bank_name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_name"}, "must have required property '"+"bank_name"+"'");
 errors++;
 }
 if(data.bank_branch_name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_branch_name"},message:"must have required property '"+"bank_branch_name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_branch_name"}, "must have required property '"+"bank_branch_name"+"'");
 errors++;
 }
 if(data.bank_address === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_address"},message:"must have required property '"+"bank_address"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_address"}, "must have required property '"+"bank_address"+"'");
 errors++;
 }
 if(data.bank_city === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_city"},message:"must have required property '"+"bank_city"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_city"}, "must have required property '"+"bank_city"+"'");
 errors++;
 }
 if(data.bank_state === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_state"},message:"must have required property '"+"bank_state"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_state"}, "must have required property '"+"bank_state"+"'");
 errors++;
 }
 if(data.bank_country === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_country"},message:"must have required property '"+"bank_country"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_country"}, "must have required property '"+"bank_country"+"'");
 errors++;
 }
 if(data.bank_pincode === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "bank_pincode"},message:"must have required property '"+"bank_pincode"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_pincode"}, "must have required property '"+"bank_pincode"+"'");
 errors++;
 }
 if(data.routing_number === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "routing_number"},message:"must have required property '"+"routing_number"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "routing_number"}, "must have required property '"+"routing_number"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema45.properties, key0))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2614,16 +2614,16 @@ if(data.bank_account_name !== undefined){
 let data0 = data.bank_account_name;
 if(typeof data0 === "string"){
 if(func0(data0) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_account_name", "string");
 errors++;
 }
 }
@@ -2631,20 +2631,20 @@ if(data.bank_account_number !== undefined){
 let data1 = data.bank_account_number;
 if(typeof data1 === "string"){
 if(func0(data1) > 34){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data1)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_account_number", "string");
 errors++;
 }
 }
@@ -2652,16 +2652,16 @@ if(data.bank_address !== undefined){
 let data2 = data.bank_address;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data2) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_address", "string");
 errors++;
 }
 }
@@ -2669,16 +2669,16 @@ if(data.bank_branch_name !== undefined){
 let data3 = data.bank_branch_name;
 if(typeof data3 === "string"){
 if(func0(data3) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data3) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_branch_name", "string");
 errors++;
 }
 }
@@ -2686,16 +2686,16 @@ if(data.bank_city !== undefined){
 let data4 = data.bank_city;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_city", "string");
 errors++;
 }
 }
@@ -2703,20 +2703,20 @@ if(data.bank_country !== undefined){
 let data5 = data.bank_country;
 if(typeof data5 === "string"){
 if(func0(data5) > 2){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_country", "maxLength", {limit: 2}, "must NOT have more than 2 characters");
 errors++;
 }
 if(func0(data5) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern16.test(data5)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_country", "pattern", {pattern: "^[A-Z]{2}$"}, "must match pattern \""+"^[A-Z]{2}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_country", "string");
 errors++;
 }
 }
@@ -2724,16 +2724,16 @@ if(data.bank_name !== undefined){
 let data6 = data.bank_name;
 if(typeof data6 === "string"){
 if(func0(data6) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data6) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_name", "string");
 errors++;
 }
 }
@@ -2741,20 +2741,20 @@ if(data.bank_pincode !== undefined){
 let data7 = data.bank_pincode;
 if(typeof data7 === "string"){
 if(func0(data7) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data7) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern17.test(data7)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_pincode", "string");
 errors++;
 }
 }
@@ -2762,16 +2762,16 @@ if(data.bank_state !== undefined){
 let data8 = data.bank_state;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_state", "string");
 errors++;
 }
 }
@@ -2779,20 +2779,20 @@ if(data.bank_swift_code !== undefined){
 let data9 = data.bank_swift_code;
 if(typeof data9 === "string"){
 if(func0(data9) > 11){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "maxLength", {limit: 11}, "must NOT have more than 11 characters");
 errors++;
 }
 if(func0(data9) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern18.test(data9)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "pattern", {pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"}, "must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_swift_code", "string");
 errors++;
 }
 }
@@ -2800,26 +2800,26 @@ if(data.routing_number !== undefined){
 let data10 = data.routing_number;
 if(typeof data10 === "string"){
 if(func0(data10) > 34){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"});
+vErrors = $e(vErrors, instancePath+"/routing_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data10) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/routing_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data10)){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/routing_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/routing_number", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate95.errors = vErrors;
@@ -2839,23 +2839,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.settlement_details === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "settlement_details"},message:"must have required property '"+"settlement_details"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "settlement_details"}, "must have required property '"+"settlement_details"+"'");
 errors++;
 }
 if(data0.company_details === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "company_details"},message:"must have required property '"+"company_details"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "company_details"}, "must have required property '"+"company_details"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "company_details") || (key0 === "settlement_details"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2873,7 +2873,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -2898,12 +2898,12 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-(vErrors ??= []).push({instancePath,keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath, "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema47.properties, key0))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2911,16 +2911,16 @@ if(data.agreement_details !== undefined){
 let data0 = data.agreement_details;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"});
+vErrors = $e(vErrors, instancePath+"/agreement_details", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/agreement_details", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/agreement_details",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/agreement_details", "string");
 errors++;
 }
 }
@@ -2928,38 +2928,38 @@ if(data.brand_name !== undefined){
 let data1 = data.brand_name;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/brand_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/brand_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/brand_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/brand_name", "string");
 errors++;
 }
 }
 if(data.business_category !== undefined){
 let data2 = data.business_category;
 if(typeof data2 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/business_category",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/business_category", "string");
 errors++;
 }
 if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
-(vErrors ??= []).push({instancePath:instancePath+"/business_category",keyword:"enum",params:{allowedValues: schema47.properties.business_category.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/business_category", "enum", {allowedValues: schema47.properties.business_category.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data.business_mode !== undefined){
 let data3 = data.business_mode;
 if(typeof data3 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/business_mode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/business_mode", "string");
 errors++;
 }
 if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
-(vErrors ??= []).push({instancePath:instancePath+"/business_mode",keyword:"enum",params:{allowedValues: schema47.properties.business_mode.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/business_mode", "enum", {allowedValues: schema47.properties.business_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -2967,16 +2967,16 @@ if(data.category !== undefined){
 let data4 = data.category;
 if(typeof data4 === "string"){
 if(func0(data4) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/category", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data4) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/category", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/category",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/category", "string");
 errors++;
 }
 }
@@ -2984,16 +2984,16 @@ if(data.commodity !== undefined){
 let data5 = data.commodity;
 if(typeof data5 === "string"){
 if(func0(data5) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/commodity", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data5) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/commodity", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/commodity",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/commodity", "string");
 errors++;
 }
 }
@@ -3001,16 +3001,16 @@ if(data.communication_address !== undefined){
 let data6 = data.communication_address;
 if(typeof data6 === "string"){
 if(func0(data6) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data6) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_address", "string");
 errors++;
 }
 }
@@ -3018,16 +3018,16 @@ if(data.communication_city !== undefined){
 let data7 = data.communication_city;
 if(typeof data7 === "string"){
 if(func0(data7) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data7) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_city", "string");
 errors++;
 }
 }
@@ -3035,16 +3035,16 @@ if(data.communication_country !== undefined){
 let data8 = data.communication_country;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_country", "string");
 errors++;
 }
 }
@@ -3052,16 +3052,16 @@ if(data.communication_pincode !== undefined){
 let data9 = data.communication_pincode;
 if(typeof data9 === "string"){
 if(func0(data9) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data9) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_pincode", "string");
 errors++;
 }
 }
@@ -3069,16 +3069,16 @@ if(data.communication_state !== undefined){
 let data10 = data.communication_state;
 if(typeof data10 === "string"){
 if(func0(data10) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data10) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/communication_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/communication_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/communication_state", "string");
 errors++;
 }
 }
@@ -3086,16 +3086,16 @@ if(data.description_of_products_and_services !== undefined){
 let data11 = data.description_of_products_and_services;
 if(typeof data11 === "string"){
 if(func0(data11) > 2000){
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"});
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data11) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/description_of_products_and_services",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/description_of_products_and_services", "string");
 errors++;
 }
 }
@@ -3103,7 +3103,7 @@ if(data.hs_codes !== undefined){
 let data12 = data.hs_codes;
 if(Array.isArray(data12)){
 if(data12.length > 50){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"});
+vErrors = $e(vErrors, instancePath+"/hs_codes", "maxItems", {limit: 50}, "must NOT have more than 50 items");
 errors++;
 }
 const len0 = data12.length;
@@ -3111,33 +3111,33 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(typeof data13 === "string"){
 if(func0(data13) > 10){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data13)){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes/" + i0,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/hs_codes/" + i0, "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_codes",keyword:"type",params:{type: "array"},message:"must be array"});
+vErrors = $t(vErrors, instancePath+"/hs_codes", "array");
 errors++;
 }
 }
 if(data.international_org_type !== undefined){
 let data14 = data.international_org_type;
 if(typeof data14 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/international_org_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/international_org_type", "string");
 errors++;
 }
 if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
-(vErrors ??= []).push({instancePath:instancePath+"/international_org_type",keyword:"enum",params:{allowedValues: schema47.properties.international_org_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/international_org_type", "enum", {allowedValues: schema47.properties.international_org_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -3145,16 +3145,16 @@ if(data.legal_name !== undefined){
 let data15 = data.legal_name;
 if(typeof data15 === "string"){
 if(func0(data15) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/legal_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data15) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/legal_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/legal_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/legal_name", "string");
 errors++;
 }
 }
@@ -3162,20 +3162,20 @@ if(data.monthly_avg_transaction_value !== undefined){
 let data16 = data.monthly_avg_transaction_value;
 if(typeof data16 === "string"){
 if(func0(data16) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data16) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern13.test(data16)){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_value",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_value", "string");
 errors++;
 }
 }
@@ -3183,31 +3183,31 @@ if(data.monthly_avg_transaction_volume !== undefined){
 let data17 = data.monthly_avg_transaction_volume;
 if(typeof data17 === "string"){
 if(func0(data17) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data17) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern14.test(data17)){
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""});
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "pattern", {pattern: "^\\d+$"}, "must match pattern \""+"^\\d+$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/monthly_avg_transaction_volume",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_volume", "string");
 errors++;
 }
 }
 if(data.payment_terms !== undefined){
 let data18 = data.payment_terms;
 if(typeof data18 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/payment_terms",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/payment_terms", "string");
 errors++;
 }
 if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
-(vErrors ??= []).push({instancePath:instancePath+"/payment_terms",keyword:"enum",params:{allowedValues: schema47.properties.payment_terms.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/payment_terms", "enum", {allowedValues: schema47.properties.payment_terms.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -3215,16 +3215,16 @@ if(data.purpose_code !== undefined){
 let data19 = data.purpose_code;
 if(typeof data19 === "string"){
 if(func0(data19) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/purpose_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data19) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/purpose_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/purpose_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/purpose_code", "string");
 errors++;
 }
 }
@@ -3232,16 +3232,16 @@ if(data.registered_address !== undefined){
 let data20 = data.registered_address;
 if(typeof data20 === "string"){
 if(func0(data20) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data20) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_address", "string");
 errors++;
 }
 }
@@ -3249,16 +3249,16 @@ if(data.registered_city !== undefined){
 let data21 = data.registered_city;
 if(typeof data21 === "string"){
 if(func0(data21) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data21) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_city", "string");
 errors++;
 }
 }
@@ -3266,16 +3266,16 @@ if(data.registered_country !== undefined){
 let data22 = data.registered_country;
 if(typeof data22 === "string"){
 if(func0(data22) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data22) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_country", "string");
 errors++;
 }
 }
@@ -3283,16 +3283,16 @@ if(data.registered_pincode !== undefined){
 let data23 = data.registered_pincode;
 if(typeof data23 === "string"){
 if(func0(data23) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data23) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_pincode", "string");
 errors++;
 }
 }
@@ -3300,16 +3300,16 @@ if(data.registered_state !== undefined){
 let data24 = data.registered_state;
 if(typeof data24 === "string"){
 if(func0(data24) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data24) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registered_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registered_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registered_state", "string");
 errors++;
 }
 }
@@ -3317,22 +3317,22 @@ if(data.registration_number !== undefined){
 let data25 = data.registration_number;
 if(typeof data25 === "string"){
 if(func0(data25) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/registration_number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data25) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/registration_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/registration_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/registration_number", "string");
 errors++;
 }
 }
 if(data.same_as_registered_address !== undefined){
 if(typeof data.same_as_registered_address !== "boolean"){
-(vErrors ??= []).push({instancePath:instancePath+"/same_as_registered_address",keyword:"type",params:{type: "boolean"},message:"must be boolean"});
+vErrors = $t(vErrors, instancePath+"/same_as_registered_address", "boolean");
 errors++;
 }
 }
@@ -3340,16 +3340,16 @@ if(data.tax_id !== undefined){
 let data27 = data.tax_id;
 if(typeof data27 === "string"){
 if(func0(data27) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/tax_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data27) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/tax_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/tax_id",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/tax_id", "string");
 errors++;
 }
 }
@@ -3357,22 +3357,22 @@ if(data.website !== undefined){
 let data28 = data.website;
 if(typeof data28 === "string"){
 if(func0(data28) > 2048){
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"});
+vErrors = $e(vErrors, instancePath+"/website", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!(formats2(data28))){
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""});
+vErrors = $e(vErrors, instancePath+"/website", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/website",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/website", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate98.errors = vErrors;
@@ -3394,12 +3394,12 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-(vErrors ??= []).push({instancePath,keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath, "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema48.properties, key0))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -3407,16 +3407,16 @@ if(data.bank_account_name !== undefined){
 let data0 = data.bank_account_name;
 if(typeof data0 === "string"){
 if(func0(data0) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_account_name", "string");
 errors++;
 }
 }
@@ -3424,20 +3424,20 @@ if(data.bank_account_number !== undefined){
 let data1 = data.bank_account_number;
 if(typeof data1 === "string"){
 if(func0(data1) > 34){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data1)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_account_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_account_number", "string");
 errors++;
 }
 }
@@ -3445,16 +3445,16 @@ if(data.bank_address !== undefined){
 let data2 = data.bank_address;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data2) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_address",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_address", "string");
 errors++;
 }
 }
@@ -3462,16 +3462,16 @@ if(data.bank_branch_name !== undefined){
 let data3 = data.bank_branch_name;
 if(typeof data3 === "string"){
 if(func0(data3) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data3) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_branch_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_branch_name", "string");
 errors++;
 }
 }
@@ -3479,16 +3479,16 @@ if(data.bank_city !== undefined){
 let data4 = data.bank_city;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_city", "string");
 errors++;
 }
 }
@@ -3496,20 +3496,20 @@ if(data.bank_country !== undefined){
 let data5 = data.bank_country;
 if(typeof data5 === "string"){
 if(func0(data5) > 2){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_country", "maxLength", {limit: 2}, "must NOT have more than 2 characters");
 errors++;
 }
 if(func0(data5) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern16.test(data5)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_country", "pattern", {pattern: "^[A-Z]{2}$"}, "must match pattern \""+"^[A-Z]{2}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_country",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_country", "string");
 errors++;
 }
 }
@@ -3517,16 +3517,16 @@ if(data.bank_name !== undefined){
 let data6 = data.bank_name;
 if(typeof data6 === "string"){
 if(func0(data6) > 140){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data6) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_name", "string");
 errors++;
 }
 }
@@ -3534,20 +3534,20 @@ if(data.bank_pincode !== undefined){
 let data7 = data.bank_pincode;
 if(typeof data7 === "string"){
 if(func0(data7) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data7) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern17.test(data7)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_pincode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_pincode", "string");
 errors++;
 }
 }
@@ -3555,16 +3555,16 @@ if(data.bank_state !== undefined){
 let data8 = data.bank_state;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_state", "string");
 errors++;
 }
 }
@@ -3572,20 +3572,20 @@ if(data.bank_swift_code !== undefined){
 let data9 = data.bank_swift_code;
 if(typeof data9 === "string"){
 if(func0(data9) > 11){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "maxLength", {limit: 11}, "must NOT have more than 11 characters");
 errors++;
 }
 if(func0(data9) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern18.test(data9)){
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""});
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "pattern", {pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"}, "must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/bank_swift_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/bank_swift_code", "string");
 errors++;
 }
 }
@@ -3593,26 +3593,26 @@ if(data.routing_number !== undefined){
 let data10 = data.routing_number;
 if(typeof data10 === "string"){
 if(func0(data10) > 34){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"});
+vErrors = $e(vErrors, instancePath+"/routing_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data10) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/routing_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data10)){
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/routing_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/routing_number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/routing_number", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate100.errors = vErrors;
@@ -3635,12 +3635,12 @@ if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath+"/body", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "company_details") || (key0 === "settlement_details"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -3658,7 +3658,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -3689,28 +3689,28 @@ data0.overlap_seconds = 86400;
 }
 for(const key0 in data0){
 if(!(key0 === "overlap_seconds")){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 let data1 = data0.overlap_seconds;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/overlap_seconds",keyword:"type",params:{type: "integer"},message:"must be integer"});
+vErrors = $t(vErrors, instancePath+"/body/overlap_seconds", "integer");
 errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 604800 || isNaN(data1)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/overlap_seconds",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"});
+vErrors = $e(vErrors, instancePath+"/body/overlap_seconds", "maximum", {comparison: "<=", limit: 604800}, "must be <= 604800");
 errors++;
 }
 if(data1 < 0 || isNaN(data1)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/overlap_seconds",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"});
+vErrors = $e(vErrors, instancePath+"/body/overlap_seconds", "minimum", {comparison: ">=", limit: 0}, "must be >= 0");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -3735,46 +3735,46 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.document_type === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "document_type"},message:"must have required property '"+"document_type"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "document_type"}, "must have required property '"+"document_type"+"'");
 errors++;
 }
 if(data0.file === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "file"}, "must have required property '"+"file"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "document_type") || (key0 === "file"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.document_type !== undefined){
 let data1 = data0.document_type;
 if(typeof data1 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/document_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/document_type", "string");
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/document_type",keyword:"enum",params:{allowedValues: schema50.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/document_type", "enum", {allowedValues: schema50.properties.body.properties.document_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.file !== undefined){
 if(!(typeof data0.file === "string")){
-(vErrors ??= []).push({instancePath:instancePath+"/body/file",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/file", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -3799,20 +3799,20 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 13){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 13}, "must NOT have more than 13 characters");
 errors++;
 }
 if(func0(data) < 4){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 4}, "must NOT have fewer than 4 characters");
 errors++;
 }
 if(!pattern13.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate105.errors = vErrors;
@@ -3832,24 +3832,24 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.line_1 === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "line_1"},message:"must have required property '"+"line_1"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "line_1"}, "must have required property '"+"line_1"+"'");
 errors++;
 }
 if(data.city === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "city"},message:"must have required property '"+"city"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "city"}, "must have required property '"+"city"+"'");
 errors++;
 }
 if(data.state === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "state"}, "must have required property '"+"state"+"'");
 errors++;
 }
 if(data.postal_code === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "postal_code"},message:"must have required property '"+"postal_code"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "postal_code"}, "must have required property '"+"postal_code"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "city") || (key0 === "line_1")) || (key0 === "line_2")) || (key0 === "postal_code")) || (key0 === "state"))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -3857,16 +3857,16 @@ if(data.city !== undefined){
 let data0 = data.city;
 if(typeof data0 === "string"){
 if(func0(data0) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/city",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/city",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/city",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/city", "string");
 errors++;
 }
 }
@@ -3874,16 +3874,16 @@ if(data.line_1 !== undefined){
 let data1 = data.line_1;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/line_1",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/line_1", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/line_1",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/line_1", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/line_1",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/line_1", "string");
 errors++;
 }
 }
@@ -3891,12 +3891,12 @@ if(data.line_2 !== undefined){
 let data2 = data.line_2;
 if(typeof data2 === "string"){
 if(func0(data2) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/line_2",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/line_2", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/line_2",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/line_2", "string");
 errors++;
 }
 }
@@ -3904,16 +3904,16 @@ if(data.postal_code !== undefined){
 let data3 = data.postal_code;
 if(typeof data3 === "string"){
 if(func0(data3) > 12){
-(vErrors ??= []).push({instancePath:instancePath+"/postal_code",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"});
+vErrors = $e(vErrors, instancePath+"/postal_code", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(!pattern17.test(data3)){
-(vErrors ??= []).push({instancePath:instancePath+"/postal_code",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/postal_code", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/postal_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/postal_code", "string");
 errors++;
 }
 }
@@ -3921,22 +3921,22 @@ if(data.state !== undefined){
 let data4 = data.state;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-(vErrors ??= []).push({instancePath:instancePath+"/state",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"});
+vErrors = $e(vErrors, instancePath+"/state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/state",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/state",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/state", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate108.errors = vErrors;
@@ -3956,20 +3956,20 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern7.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{4}-\\d{2}-\\d{2}$"}, "must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"");
 errors++;
 }
 if(!(formats0.validate(data))){
-(vErrors ??= []).push({instancePath,keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""});
+vErrors = $e(vErrors, instancePath, "format", {format: "date"}, "must match format \""+"date"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate110.errors = vErrors;
@@ -3991,16 +3991,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern31.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"}, "must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate112.errors = vErrors;
@@ -4023,20 +4023,20 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "name"}, "must have required property '"+"name"+"'");
 errors++;
 }
 if(data.email === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "email"}, "must have required property '"+"email"+"'");
 errors++;
 }
 if(data.phone === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "phone"},message:"must have required property '"+"phone"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "phone"}, "must have required property '"+"phone"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "address") || (key0 === "dob")) || (key0 === "email")) || (key0 === "name")) || (key0 === "pan_number")) || (key0 === "phone"))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4056,16 +4056,16 @@ if(data.email !== undefined){
 let data2 = data.email;
 if(typeof data2 === "string"){
 if(func0(data2) > 254){
-(vErrors ??= []).push({instancePath:instancePath+"/email",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"});
+vErrors = $e(vErrors, instancePath+"/email", "maxLength", {limit: 254}, "must NOT have more than 254 characters");
 errors++;
 }
 if(!(formats8.test(data2))){
-(vErrors ??= []).push({instancePath:instancePath+"/email",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""});
+vErrors = $e(vErrors, instancePath+"/email", "format", {format: "email"}, "must match format \""+"email"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/email",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/email", "string");
 errors++;
 }
 }
@@ -4073,16 +4073,16 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func0(data3) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data3) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/name", "string");
 errors++;
 }
 }
@@ -4096,22 +4096,22 @@ if(data.phone !== undefined){
 let data5 = data.phone;
 if(typeof data5 === "string"){
 if(func0(data5) > 16){
-(vErrors ??= []).push({instancePath:instancePath+"/phone",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"});
+vErrors = $e(vErrors, instancePath+"/phone", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(!pattern32.test(data5)){
-(vErrors ??= []).push({instancePath:instancePath+"/phone",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/phone", "pattern", {pattern: "^\\+?[0-9]{7,15}$"}, "must match pattern \""+"^\\+?[0-9]{7,15}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/phone",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/phone", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate107.errors = vErrors;
@@ -4131,20 +4131,20 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 3){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 3}, "must NOT have more than 3 characters");
 errors++;
 }
 if(func0(data) < 3){
-(vErrors ??= []).push({instancePath,keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"});
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 3}, "must NOT have fewer than 3 characters");
 errors++;
 }
 if(!pattern5.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{3}$"}, "must match pattern \""+"^[A-Z]{3}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate115.errors = vErrors;
@@ -4164,16 +4164,16 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.number === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "number"},message:"must have required property '"+"number"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "number"}, "must have required property '"+"number"+"'");
 errors++;
 }
 if(data.date === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "date"}, "must have required property '"+"date"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!((key0 === "date") || (key0 === "number"))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4187,22 +4187,22 @@ if(data.number !== undefined){
 let data1 = data.number;
 if(typeof data1 === "string"){
 if(func0(data1) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/number",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data1) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/number",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/number", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate117.errors = vErrors;
@@ -4224,16 +4224,16 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "name"}, "must have required property '"+"name"+"'");
 errors++;
 }
 if(data.description === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "description"}, "must have required property '"+"description"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "description") || (key0 === "hs_code")) || (key0 === "hs_code_description")) || (key0 === "name")) || (key0 === "type_of_goods"))){
-(vErrors ??= []).push({instancePath,keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4241,16 +4241,16 @@ if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-(vErrors ??= []).push({instancePath:instancePath+"/description",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"});
+vErrors = $e(vErrors, instancePath+"/description", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/description",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/description", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/description",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/description", "string");
 errors++;
 }
 }
@@ -4258,16 +4258,16 @@ if(data.hs_code !== undefined){
 let data1 = data.hs_code;
 if(typeof data1 === "string"){
 if(func0(data1) > 10){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_code",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"});
+vErrors = $e(vErrors, instancePath+"/hs_code", "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data1)){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_code",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""});
+vErrors = $e(vErrors, instancePath+"/hs_code", "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_code",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/hs_code", "string");
 errors++;
 }
 }
@@ -4275,12 +4275,12 @@ if(data.hs_code_description !== undefined){
 let data2 = data.hs_code_description;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/hs_code_description",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/hs_code_description", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/hs_code_description",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/hs_code_description", "string");
 errors++;
 }
 }
@@ -4288,33 +4288,33 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func0(data3) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data3) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/name", "string");
 errors++;
 }
 }
 if(data.type_of_goods !== undefined){
 let data4 = data.type_of_goods;
 if(typeof data4 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/type_of_goods",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/type_of_goods", "string");
 errors++;
 }
 if(!((data4 === "goods") || (data4 === "services"))){
-(vErrors ??= []).push({instancePath:instancePath+"/type_of_goods",keyword:"enum",params:{allowedValues: schema59.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/type_of_goods", "enum", {allowedValues: schema59.properties.type_of_goods.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate120.errors = vErrors;
@@ -4338,7 +4338,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
@@ -4387,18 +4387,18 @@ if(_valid0){
 const _errs6 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.upi_flow_type === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "upi_flow_type"},message:"must have required property '"+"upi_flow_type"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "upi_flow_type"}, "must have required property '"+"upi_flow_type"+"'");
 errors++;
 }
 if(data0.mop_type !== undefined){
 if("UPI" !== data0.mop_type){
-(vErrors ??= []).push({instancePath:instancePath+"/body/mop_type",keyword:"const",params:{allowedValue: "UPI"},message:"must be equal to constant"});
+vErrors = $e(vErrors, instancePath+"/body/mop_type", "const", {allowedValue: "UPI"}, "must be equal to constant");
 errors++;
 }
 }
 if(data0.upi_flow_type !== undefined){
 if(typeof data0.upi_flow_type !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/upi_flow_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/upi_flow_type", "string");
 errors++;
 }
 }
@@ -4413,7 +4413,7 @@ props0.collection_mode = true;
 }
 }
 if(!valid2){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"});
+vErrors = $e(vErrors, instancePath+"/body", "if", {failingKeyword: "then"}, "must match \"then\" schema");
 errors++;
 }
 const _errs11 = errors;
@@ -4460,12 +4460,12 @@ if(_valid1){
 const _errs14 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.vpa === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "vpa"},message:"must have required property '"+"vpa"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "vpa"}, "must have required property '"+"vpa"+"'");
 errors++;
 }
 if(data0.vpa !== undefined){
 if(typeof data0.vpa !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
@@ -4479,7 +4479,7 @@ props1.upi_flow_type = true;
 }
 }
 if(!valid5){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"});
+vErrors = $e(vErrors, instancePath+"/body", "if", {failingKeyword: "then"}, "must match \"then\" schema");
 errors++;
 }
 if(props0 !== true && props1 !== undefined){
@@ -4499,28 +4499,28 @@ if(data0.upi_app_name === undefined){
 data0.upi_app_name = "others";
 }
 if(data0.amount === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "amount"}, "must have required property '"+"amount"+"'");
 errors++;
 }
 if(data0.currency === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "currency"}, "must have required property '"+"currency"+"'");
 errors++;
 }
 if(data0.reference_id === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "reference_id"},message:"must have required property '"+"reference_id"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "reference_id"}, "must have required property '"+"reference_id"+"'");
 errors++;
 }
 if(data0.buyer === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "buyer"},message:"must have required property '"+"buyer"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "buyer"}, "must have required property '"+"buyer"+"'");
 errors++;
 }
 if(data0.product === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "product"},message:"must have required property '"+"product"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "product"}, "must have required property '"+"product"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(func21.call(schema51.properties.body.properties, key0))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4538,11 +4538,11 @@ errors = vErrors.length;
 }
 let data8 = data0.collection_mode;
 if(typeof data8 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/collection_mode",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/collection_mode", "string");
 errors++;
 }
 if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/collection_mode",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/collection_mode", "enum", {allowedValues: schema51.properties.body.properties.collection_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 if(data0.currency !== undefined){
@@ -4560,11 +4560,11 @@ errors = vErrors.length;
 if(data0.mop_type !== undefined){
 let data11 = data0.mop_type;
 if(typeof data11 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/mop_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/mop_type", "string");
 errors++;
 }
 if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/mop_type",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/mop_type", "enum", {allowedValues: schema51.properties.body.properties.mop_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -4578,20 +4578,20 @@ if(data0.reference_id !== undefined){
 let data13 = data0.reference_id;
 if(typeof data13 === "string"){
 if(func0(data13) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/body/reference_id",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data13) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/reference_id",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern35.test(data13)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/reference_id",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "pattern", {pattern: "^[A-Za-z0-9._:/-]+$"}, "must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/reference_id",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/reference_id", "string");
 errors++;
 }
 }
@@ -4599,40 +4599,40 @@ if(data0.return_url !== undefined){
 let data14 = data0.return_url;
 if(typeof data14 === "string"){
 if(func0(data14) > 2048){
-(vErrors ??= []).push({instancePath:instancePath+"/body/return_url",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"});
+vErrors = $e(vErrors, instancePath+"/body/return_url", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!pattern36.test(data14)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/return_url",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/return_url", "pattern", {pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"}, "must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\"");
 errors++;
 }
 if(!(formats2(data14))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/return_url",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/return_url", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/return_url",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/return_url", "string");
 errors++;
 }
 }
 let data15 = data0.upi_app_name;
 if(typeof data15 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/upi_app_name",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/upi_app_name", "string");
 errors++;
 }
 if(!((((((((data15 === "bhim") || (data15 === "paytm")) || (data15 === "google_pay")) || (data15 === "phonepe")) || (data15 === "cred")) || (data15 === "amazon_pay")) || (data15 === "whatsapp")) || (data15 === "others"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/upi_app_name",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/upi_app_name", "enum", {allowedValues: schema51.properties.body.properties.upi_app_name.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 if(data0.upi_flow_type !== undefined){
 let data16 = data0.upi_flow_type;
 if(typeof data16 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/upi_flow_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/upi_flow_type", "string");
 errors++;
 }
 if(!((data16 === "intent") || (data16 === "collection"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/upi_flow_type",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/upi_flow_type", "enum", {allowedValues: schema51.properties.body.properties.upi_flow_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -4640,22 +4640,22 @@ if(data0.vpa !== undefined){
 let data17 = data0.vpa;
 if(typeof data17 === "string"){
 if(func0(data17) > 255){
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"});
+vErrors = $e(vErrors, instancePath+"/body/vpa", "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 if(!pattern37.test(data17)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/vpa", "pattern", {pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"}, "must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/vpa",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -4682,12 +4682,12 @@ if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath+"/body", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "buyer") || (key0 === "invoice"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4695,12 +4695,12 @@ if(data0.buyer !== undefined){
 let data1 = data0.buyer;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(Object.keys(data1).length < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/buyer",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath+"/body/buyer", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key1 in data1){
 if(!((key1 === "dob") || (key1 === "pan_number"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/buyer",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body/buyer", "additionalProperties", {additionalProperty: key1}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4718,7 +4718,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/buyer",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body/buyer", "object");
 errors++;
 }
 }
@@ -4726,12 +4726,12 @@ if(data0.invoice !== undefined){
 let data4 = data0.invoice;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"});
+vErrors = $e(vErrors, instancePath+"/body/invoice", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key2 in data4){
 if(!((key2 === "date") || (key2 === "number"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body/invoice", "additionalProperties", {additionalProperty: key2}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4745,28 +4745,28 @@ if(data4.number !== undefined){
 let data6 = data4.number;
 if(typeof data6 === "string"){
 if(func0(data6) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice/number",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/body/invoice/number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data6) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice/number",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/body/invoice/number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice/number",keyword:"type",params:{type: "string"},message:"must be string"});
-errors++;
-}
-}
-}
-else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/invoice",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body/invoice/number", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body/invoice", "object");
+errors++;
+}
+}
+}
+else {
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -4791,44 +4791,44 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.identifier === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "identifier"},message:"must have required property '"+"identifier"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "identifier"}, "must have required property '"+"identifier"+"'");
 errors++;
 }
 if(data0.document_type === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "document_type"},message:"must have required property '"+"document_type"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "document_type"}, "must have required property '"+"document_type"+"'");
 errors++;
 }
 if(data0.file === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "file"}, "must have required property '"+"file"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "document_type") || (key0 === "file")) || (key0 === "identifier"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.document_type !== undefined){
 let data1 = data0.document_type;
 if(typeof data1 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/document_type",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/document_type", "string");
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/document_type",keyword:"enum",params:{allowedValues: schema61.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/document_type", "enum", {allowedValues: schema61.properties.body.properties.document_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.file !== undefined){
 if(!(typeof data0.file === "string")){
-(vErrors ??= []).push({instancePath:instancePath+"/body/file",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/file", "string");
 errors++;
 }
 }
@@ -4836,22 +4836,22 @@ if(data0.identifier !== undefined){
 let data3 = data0.identifier;
 if(typeof data3 === "string"){
 if(func0(data3) > 64){
-(vErrors ??= []).push({instancePath:instancePath+"/body/identifier",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"});
+vErrors = $e(vErrors, instancePath+"/body/identifier", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data3) < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/identifier",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"});
+vErrors = $e(vErrors, instancePath+"/body/identifier", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/identifier",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/identifier", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -4875,16 +4875,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern6.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^PR\\d{1,30}$"}, "must match pattern \""+"^PR\\d{1,30}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate128.errors = vErrors;
@@ -4904,23 +4904,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.payment_id === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "payment_id"}, "must have required property '"+"payment_id"+"'");
 errors++;
 }
 if(data0.refund_amount === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "refund_amount"}, "must have required property '"+"refund_amount"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "payment_id") || (key0 === "refund_amount"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4938,7 +4938,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -4963,19 +4963,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "mop_type") || (key0 === "outcome"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4988,17 +4988,17 @@ errors = vErrors.length;
 if(data0.outcome !== undefined){
 let data2 = data0.outcome;
 if(typeof data2 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"enum",params:{allowedValues: schema64.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema64.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5022,16 +5022,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 20){
-(vErrors ??= []).push({instancePath,keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"});
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 20}, "must NOT have more than 20 characters");
 errors++;
 }
 if(!pattern3.test(data)){
-(vErrors ??= []).push({instancePath,keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""});
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{1,20}$"}, "must match pattern \""+"^\\d{1,20}$"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate134.errors = vErrors;
@@ -5051,19 +5051,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.seconds === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "seconds"}, "must have required property '"+"seconds"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "merchant_id") || (key0 === "seconds"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -5076,23 +5076,23 @@ errors = vErrors.length;
 if(data0.seconds !== undefined){
 let data2 = data0.seconds;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/seconds",keyword:"type",params:{type: "integer"},message:"must be integer"});
+vErrors = $t(vErrors, instancePath+"/body/seconds", "integer");
 errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 31536000 || isNaN(data2)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/seconds",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"});
+vErrors = $e(vErrors, instancePath+"/body/seconds", "maximum", {comparison: "<=", limit: 31536000}, "must be <= 31536000");
 errors++;
 }
 if(data2 < 1 || isNaN(data2)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/seconds",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"});
+vErrors = $e(vErrors, instancePath+"/body/seconds", "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5117,19 +5117,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.status === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "status"}, "must have required property '"+"status"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "reason") || (key0 === "status"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -5137,29 +5137,29 @@ if(data0.reason !== undefined){
 let data1 = data0.reason;
 if(typeof data1 === "string"){
 if(func0(data1) > 500){
-(vErrors ??= []).push({instancePath:instancePath+"/body/reason",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"});
+vErrors = $e(vErrors, instancePath+"/body/reason", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/reason",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/reason", "string");
 errors++;
 }
 }
 if(data0.status !== undefined){
 let data2 = data0.status;
 if(typeof data2 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/status",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/status", "string");
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/status",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/status", "enum", {allowedValues: schema67.properties.body.properties.status.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5184,36 +5184,36 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(key0 === "outcome")){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.outcome !== undefined){
 let data1 = data0.outcome;
 if(typeof data1 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"enum",params:{allowedValues: schema68.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema68.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5238,36 +5238,36 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(key0 === "outcome")){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.outcome !== undefined){
 let data1 = data0.outcome;
 if(typeof data1 !== "string"){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/outcome",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema69.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5295,7 +5295,7 @@ let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 if(!(key0 === "merchant_id")){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -5307,7 +5307,7 @@ errors = vErrors.length;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5332,11 +5332,11 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-(vErrors ??= []).push({instancePath,keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 if(!((((((data === "PAYMENT_FAILED") || (data === "PAYMENT_SETTLED")) || (data === "MERCHANT_APPROVED")) || (data === "PAYMENT_CAPTURED")) || (data === "REFUND_PROCESSED")) || (data === "REFUND_FAILED"))){
-(vErrors ??= []).push({instancePath,keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"});
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema72.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate142.errors = vErrors;
@@ -5358,23 +5358,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-(vErrors ??= []).push({instancePath,keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"});
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.url === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "url"}, "must have required property '"+"url"+"'");
 errors++;
 }
 if(data0.events === undefined){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"});
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "events"}, "must have required property '"+"events"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "description") || (key0 === "events")) || (key0 === "url"))){
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"});
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -5382,12 +5382,12 @@ if(data0.description !== undefined){
 let data1 = data0.description;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-(vErrors ??= []).push({instancePath:instancePath+"/body/description",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"});
+vErrors = $e(vErrors, instancePath+"/body/description", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/description",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/description", "string");
 errors++;
 }
 }
@@ -5395,11 +5395,11 @@ if(data0.events !== undefined){
 let data2 = data0.events;
 if(Array.isArray(data2)){
 if(data2.length > 6){
-(vErrors ??= []).push({instancePath:instancePath+"/body/events",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"});
+vErrors = $e(vErrors, instancePath+"/body/events", "maxItems", {limit: 6}, "must NOT have more than 6 items");
 errors++;
 }
 if(data2.length < 1){
-(vErrors ??= []).push({instancePath:instancePath+"/body/events",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"});
+vErrors = $e(vErrors, instancePath+"/body/events", "minItems", {limit: 1}, "must NOT have fewer than 1 items");
 errors++;
 }
 const len0 = data2.length;
@@ -5416,7 +5416,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func203(data2[i1], data2[j0])){
-(vErrors ??= []).push({instancePath:instancePath+"/body/events",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"});
+vErrors = $e(vErrors, instancePath+"/body/events", "uniqueItems", {i: i1, j: j0}, "must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)");
 errors++;
 break outer0;
 }
@@ -5425,7 +5425,7 @@ break outer0;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/events",keyword:"type",params:{type: "array"},message:"must be array"});
+vErrors = $t(vErrors, instancePath+"/body/events", "array");
 errors++;
 }
 }
@@ -5433,26 +5433,26 @@ if(data0.url !== undefined){
 let data4 = data0.url;
 if(typeof data4 === "string"){
 if(func0(data4) > 2048){
-(vErrors ??= []).push({instancePath:instancePath+"/body/url",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"});
+vErrors = $e(vErrors, instancePath+"/body/url", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!pattern40.test(data4)){
-(vErrors ??= []).push({instancePath:instancePath+"/body/url",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/url", "pattern", {pattern: "^https?://"}, "must match pattern \""+"^https?://"+"\"");
 errors++;
 }
 if(!(formats2(data4))){
-(vErrors ??= []).push({instancePath:instancePath+"/body/url",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""});
+vErrors = $e(vErrors, instancePath+"/body/url", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body/url",keyword:"type",params:{type: "string"},message:"must be string"});
+vErrors = $t(vErrors, instancePath+"/body/url", "string");
 errors++;
 }
 }
 }
 else {
-(vErrors ??= []).push({instancePath:instancePath+"/body",keyword:"type",params:{type: "object"},message:"must be object"});
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -5486,6 +5486,10 @@ export const validateListWebhookEndpointsQuery = validateListMerchantsQuery;
 export const validateCreateWebhookEndpointHeaders = validateCreateMerchantHeaders;
 export const validateListWebhookDeliveriesParams = validateDeleteWebhookEndpointParams;
 export const validateEnableWebhookEndpointParams = validateDeleteWebhookEndpointParams;
+/** D190: push one error ({ instancePath, keyword, params, message }, as Ajv builds it) onto the errors so far. */
+function $e(v, instancePath, keyword, params, message) { const e = { instancePath, keyword, params, message }; if (v === null) return [e]; v.push(e); return v; }
+/** D190: the error of the `type` keyword, as Ajv words it. */
+function $t(v, instancePath, type) { return $e(v, instancePath, "type", { type }, "must be " + type); }
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 
