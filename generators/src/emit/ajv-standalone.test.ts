@@ -124,3 +124,22 @@ describe('compactStandaloneCode (D190): the same validation, shorter code', () =
     expect(kept).toMatch(/^const schema\d+ = /m);
   });
 });
+
+describe('compactStandaloneCode (D190): a module that already says $e or $t', () => {
+  it('keeps its pushes inline (no helper that could collide), still without schemaPath', async () => {
+    const ajv = createStandaloneAjv('3.1.0', { strict: false, allErrors: true });
+    ajv.addSchema({ $id: 'c.json', $defs: { s: { type: 'object', properties: { $t: { type: 'string' } } } } });
+    const compact = compactStandaloneCode(standaloneModule(ajv, { s: 'c.json#/$defs/s' }), { dropSchemaPath: true });
+    expect(compact).not.toMatch(/function \$[et]\b/);
+    expect(compact).toContain('(vErrors ??= []).push({instancePath:instancePath+"/$t",keyword:"type"');
+    const dir = path.join(process.cwd(), 'node_modules/.cache/paygate-ajv-compact-test');
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `collision-${process.pid}.mjs`);
+    await writeFile(file, compact);
+    type Validate = ((data: unknown) => boolean) & { errors?: Record<string, unknown>[] | null };
+    const { s } = (await import(pathToFileURL(file).href)) as Record<string, Validate>;
+    await rm(file, { force: true });
+    expect(s!({ $t: 1 })).toBe(false);
+    expect(s!.errors).toEqual([{ instancePath: '/$t', keyword: 'type', params: { type: 'string' }, message: 'must be string' }]);
+  });
+});
