@@ -4,7 +4,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
-import { compileRequestValidators, unsupportedServerOperations } from './request-validators.js';
+import { createRequire } from 'node:module';
+import {
+  compileRequestValidators,
+  standaloneAsFunctionBody,
+  templateLiteralText,
+  unsupportedServerOperations,
+} from './request-validators.js';
 
 function rulesFor(parameters: object[]): unknown {
   const document = {
@@ -159,5 +165,75 @@ describe('request-validators emitter: inline subschemas repeated across bodies (
     );
     expect(validateB({ body: { home: { city: 'Kyoto', country: 'XX' } } })).toBe(false);
     expect(validateB.errors?.map((e) => [e.instancePath, e.keyword])).toEqual([['/body/home/country', 'enum']]);
+  });
+});
+
+describe('request-validators emitter: the code as the text of one function (D196)', () => {
+  it.each([
+    ['plain text', 'const a = 1;'],
+    ['a backtick', 'x = "`";'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal `${` is the case under test
+    ['a placeholder', 'y = "${z}";'],
+    ['backslashes', String.raw`new RegExp("^\d+\\$", "u")`],
+    ['line breaks', 'a\nb\r\n'],
+    ['everything at once', '\\`${`\\${'],
+    ['a dollar without a brace', '$ {} $'],
+  ])('a template literal of %s evaluates to the very text', (_name, text) => {
+    expect(new Function(`return \`${templateLiteralText(text)}\`;`)()).toBe(text);
+  });
+
+  // Two operations share one body schema (D155: the second name aliases the first export), and a pattern holds a
+  // backtick, a `${` and backslashes, which the template literal must carry through unchanged.
+  const shared = { $ref: '#/components/schemas/Note' };
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'D', version: '1' },
+    components: {
+      schemas: {
+        Note: {
+          type: 'object',
+          required: ['text'],
+          properties: { text: { type: 'string', pattern: '^[a-z`$\\{}]+\\d$' } },
+        },
+      },
+    },
+    paths: Object.fromEntries(
+      ['a', 'b'].map((id) => [
+        `/${id}`,
+        {
+          post: {
+            operationId: id,
+            requestBody: { required: true, content: { 'application/json': { schema: shared } } },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      ]),
+    ),
+  };
+
+  it('returns every export, an alias as the function it names, and the validators work', () => {
+    const { code } = compileRequestValidators({ model: buildModel(document, { source: 'd' }) });
+    expect(code).toMatch(/^export const validateBBody0 = validateABody0;$/m); // the alias this test is about
+    const { body, names } = standaloneAsFunctionBody(code);
+    expect(names).toEqual(expect.arrayContaining(['validateABody0', 'validateBBody0']));
+    expect(body).not.toMatch(/^(?:import|export)\b/m);
+    const source = new Function(`return \`${templateLiteralText(body)}\`;`)() as string;
+    type Validate = ((data: unknown) => boolean) & { errors?: { instancePath: string; keyword: string }[] | null };
+    const compiled = new Function('require', source)(createRequire(import.meta.url)) as Record<string, Validate>;
+    expect(Object.keys(compiled).sort()).toEqual([...names].sort());
+    expect(compiled.validateBBody0).toBe(compiled.validateABody0);
+    const validate = compiled.validateBBody0!;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal `${` the pattern allows
+    expect(validate({ body: { text: 'ab`${}7' } })).toBe(true);
+    expect(validate({ body: { text: 'AB7' } })).toBe(false);
+    expect(validate.errors?.map((e) => [e.instancePath, e.keyword])).toEqual([['/body/text', 'pattern']]);
+  });
+
+  it.each([
+    ['another import', 'import x from "y";\nfunction validate1(){}'],
+    ['a default export', 'function validate1(){}\nexport default validate1;'],
+    ['import.meta', 'const here = import.meta.url;'],
+  ])('refuses code with %s, which it does not rewrite', (_name, code) => {
+    expect(() => standaloneAsFunctionBody(code)).toThrow(/ESM syntax D196 does not rewrite/);
   });
 });
