@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyParsers, findNulCharacter } from './app.js';
@@ -112,6 +112,32 @@ describe('plain JSON bodies (D182): the same answers as body-parser', () => {
     { name: 'no Content-Type', headers: { 'content-length': '3' } },
   ])('is left to body-parser: $name', ({ headers }) => {
     expect(isPlainJson({ headers } as never, LIMIT)).toBe(false);
+  });
+
+  it('a request cut off mid-body ends as request.aborted, as with raw-body (and the handler never runs)', async () => {
+    const seen: string[] = [];
+    const app = express();
+    app.post('/echo', ...bodyParsers(LIMIT), (_req: Request, res: Response) => {
+      seen.push('handler');
+      res.json({});
+    });
+    app.use((err: { type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+      seen.push(String(err.type));
+      res.status(400).end();
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await expect.poll(() => seen, { timeout: 5000 }).toEqual(['request.aborted']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('takes identity Content-Encoding and the limit itself', () => {
