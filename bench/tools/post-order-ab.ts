@@ -7,6 +7,7 @@
  *
  * Usage: BENCH_COMPARE_ROOT=/path/to/other/checkout npx tsx bench/tools/post-order-ab.ts [seconds, default 5] [rounds, default 7]
  *   BENCH_IDEMPOTENCY=1   every POST carries a fresh Idempotency-Key
+ *   BENCH_AB_OTHER_FIRST=1  start the other checkout's gateway first (run both ways to rule out a start-order bias)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,8 +57,10 @@ async function api(base: string, p: string, body: unknown): Promise<Record<strin
   return json.data;
 }
 
-const mine = await start(ROOT);
-const theirs = await start(other);
+const otherFirst = process.env['BENCH_AB_OTHER_FIRST'] === '1';
+const first = await start(otherFirst ? other : ROOT);
+const second = await start(otherFirst ? ROOT : other);
+const [mine, theirs] = otherFirst ? [second, first] : [first, second];
 try {
   const merchantId = String((await api(mine.url, '/partners/merchants/', createMerchantBody()))['id']);
   await api(mine.url, `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
