@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 import bytes from 'bytes';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -180,6 +181,9 @@ function bodyParserError(message: string, type: string, extra: Record<string, un
  */
 export function readPlainJson(req: Request, next: NextFunction): void {
   if (!('body' in (req as object))) req.body = undefined; // as body-parser does
+  // the request goes on in the async context it came in with (an AsyncLocalStorage entered around the app, a
+  // tracer's span), not in the socket's that emits the body's events: raw-body binds its callback the same way
+  const context = new AsyncResource('paygate.plainJson');
   const chunks: Buffer[] = [];
   let done = false;
   const onData = (chunk: Buffer) => {
@@ -192,7 +196,7 @@ export function readPlainJson(req: Request, next: NextFunction): void {
     req.off('end', onEnd);
     req.off('error', onAbort);
     req.off('close', onClose);
-    next(err);
+    context.runInAsyncScope(next, null, err);
   };
   const onEnd = () => {
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);

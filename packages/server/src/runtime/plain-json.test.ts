@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
-import { request as httpRequest } from 'node:http';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,27 @@ describe('plain JSON bodies (D182): the same answers as body-parser', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       socket.destroy();
       await expect.poll(() => seen, { timeout: 5000 }).toEqual(['request.aborted']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('the request goes on in the async context it came in with, as after raw-body (an AsyncLocalStorage entered around the app)', async () => {
+    const als = new AsyncLocalStorage<string>();
+    const app = express();
+    app.post('/echo', ...bodyParsers(LIMIT), (req: Request, res: Response) => {
+      res.json({ store: als.getStore() ?? null, parsed: req.body });
+    });
+    const server = createServer((req, res) => als.run(`request ${req.headers['x-n']}`, () => app(req, res)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const body = Buffer.from('{"a":1}');
+      for (const n of ['1', '2']) {
+        const res = await post(port, { 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'X-N': n }, [body]);
+        expect(JSON.parse(res.text)).toEqual({ store: `request ${n}`, parsed: { a: 1 } });
+      }
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
