@@ -167,7 +167,7 @@ describe('plain JSON bodies (D182): the same answers as body-parser', () => {
   });
 });
 
-describe('body walks write a path only for what they report (D184)', () => {
+describe('the body walks (D184: the surrogate walk writes a pointer only for what it reports; the NUL search as before)', () => {
   const lone = '\ud800';
   it.each([
     { name: 'a clean body', body: { a: 'x', b: [1, 'y', { c: 'é😀' }], d: null }, pointers: [] },
