@@ -8,7 +8,8 @@
  * cli,settlements,webhooks),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
- * section: alternated rounds of fetch and client, default 9),
+ * section: alternated rounds of fetch and client, default 9), BENCH_PAIR_WARMUP (s of unmeasured load on each server of
+ * a pair before its rounds against bare Express, default 5),
  * BENCH_WRITE_DOCS=0 (do not rewrite docs/benchmarks.md; on by default for a full run; =1 writes it for BENCH_ONLY too).
  *
  * The gateway is the real `paygate serve` (bench/lib/gateway.ts), Prism (`@stoplight/prism-cli`) mocks the same spec
@@ -133,8 +134,18 @@ function loadRow(
   return row;
 }
 
-async function loadServer(child: Child, path: string, headers: Record<string, string> = {}) {
-  return load({ url: `${child.url}${path}`, headers, connections: CONNECTIONS, durationSec: DURATION, warmupSec: WARMUP, pid: child.pid });
+async function loadServer(child: Child, path: string | readonly string[], headers: Record<string, string> = {}) {
+  const paths = typeof path === 'string' ? undefined : path;
+  const url = `${child.url}${typeof path === 'string' ? path : path[0]!}`;
+  return load({
+    url,
+    ...(paths ? { paths } : {}),
+    headers,
+    connections: CONNECTIONS,
+    durationSec: DURATION,
+    warmupSec: WARMUP,
+    pid: child.pid,
+  });
 }
 
 /** Requests per second of server CPU: throughput at one saturated core, robust to other load on the machine. */
@@ -146,7 +157,16 @@ const median = (xs: number[]) => {
 };
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+/** Seconds of load on each server of a pair before its rounds (BENCH_PAIR_WARMUP, default 5; D179). */
+const PAIR_WARMUP = Number(process.env['BENCH_PAIR_WARMUP'] ?? 5);
 const BARE_PATH = '/pg/orders/OD1000000000000001';
+/**
+ * Orders the GET order rows spread their load over (BENCH_GET_ORDERS, default 50): real traffic reads many orders, and
+ * on PostgreSQL identical reads in one event-loop turn are read once (D178), which one order read by every connection
+ * would turn into a benchmark artifact.
+ */
+const GET_ORDERS = Math.max(1, Number(process.env['BENCH_GET_ORDERS'] ?? 50));
+const orderPaths = (ids: readonly string[]) => ids.map((id) => `/pg/orders/${id}`);
 
 /**
  * A server against bare Express in alternating rounds (bare, target, bare, target, ...). The machine is a shared VM:
@@ -158,9 +178,25 @@ const BARE_PATH = '/pg/orders/OD1000000000000001';
 async function againstBare(
   bare: Child,
   target: Child,
-  targetPath: string,
+  targetPath: string | readonly string[],
   headers: Record<string, string>,
 ): Promise<{ result: LoadResult; bare: LoadResult; rounds: number[] }> {
+  const targetPaths = typeof targetPath === 'string' ? undefined : targetPath;
+  const targetUrl = `${target.url}${typeof targetPath === 'string' ? targetPath : targetPath[0]!}`;
+  // Both servers loaded before the first round (not measured): a server started a moment ago compiles its hot code
+  // and loads its lazy modules (the response serializer's compiler, D142) during the first run's 1 s warm-up on a
+  // loaded machine, which put round 1 of GET order on PostgreSQL at 29% against 71% and 84% after it (D179).
+  if (PAIR_WARMUP > 0) {
+    await load({ url: `${bare.url}${BARE_PATH}`, connections: CONNECTIONS, durationSec: PAIR_WARMUP, warmupSec: 0 });
+    await load({
+      url: targetUrl,
+      ...(targetPaths ? { paths: targetPaths } : {}),
+      headers,
+      connections: CONNECTIONS,
+      durationSec: PAIR_WARMUP,
+      warmupSec: 0,
+    });
+  }
   const pairs: { result: LoadResult; bare: LoadResult; ratio: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const b = await loadServer(bare, BARE_PATH);
@@ -209,18 +245,22 @@ async function api(
 }
 
 /** An approved merchant and one hosted order, through the API (partner credentials). */
-async function seed(base: string): Promise<{ merchantId: string; orderId: string }> {
+async function seed(base: string, orders = 1): Promise<{ merchantId: string; orderId: string; orderIds: string[] }> {
   const merchant = await api(base, 'POST', '/partners/merchants/', createMerchantBody());
   const merchantId = String((merchant['data'] as Record<string, unknown>)['id']);
   await api(base, 'POST', `/sandbox/merchants/${merchantId}/kyc`, { status: 'APPROVED' });
-  const order = await api(
-    base,
-    'POST',
-    '/pg/orders/',
-    { ...createHostedOrderBody(), reference_id: `bench-seed-${Date.now()}` },
-    { 'X-Merchant-ID': merchantId },
-  );
-  return { merchantId, orderId: String((order['data'] as Record<string, unknown>)['order_id']) };
+  const orderIds: string[] = [];
+  for (let i = 0; i < orders; i++) {
+    const order = await api(
+      base,
+      'POST',
+      '/pg/orders/',
+      { ...createHostedOrderBody(), reference_id: `bench-seed-${Date.now()}-${i}` },
+      { 'X-Merchant-ID': merchantId },
+    );
+    orderIds.push(String((order['data'] as Record<string, unknown>)['order_id']));
+  }
+  return { merchantId, orderId: orderIds[0]!, orderIds };
 }
 
 const partnerHeaders = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
@@ -396,11 +436,19 @@ async function createDatabase(): Promise<Database> {
   return db;
 }
 
-const gateway: { pgliteDir?: string; pgliteOrder?: string; db?: Database; pgOrder?: string; merchantId?: string } = {};
+const gateway: {
+  pgliteDir?: string;
+  pgliteOrder?: string;
+  pgliteOrders?: string[];
+  db?: Database;
+  pgOrder?: string;
+  pgOrders?: string[];
+  merchantId?: string;
+} = {};
 
 async function runGateway(): Promise<void> {
   log(
-    `2. GET /pg/orders/{order_id} on the reference gateway (auth + rate limit + validation + 1 read), NODE_ENV=production; ${ROUNDS} rounds alternating with bare Express`,
+    `2. GET /pg/orders/{order_id} on the reference gateway (auth + rate limit + validation + 1 read) spread over ${GET_ORDERS} orders, NODE_ENV=production; ${ROUNDS} rounds alternating with bare Express`,
   );
   const bare = await startServer('gateway-paired-bare-express', ['bench/servers/bare-express.mjs']);
   // PGlite (a data dir that persists for the cold-start section)
@@ -408,11 +456,12 @@ async function runGateway(): Promise<void> {
   cleanups.push(() => rmSync(gateway.pgliteDir!, { recursive: true, force: true }));
   {
     const child = await startServer('gateway-pglite', GATEWAY, gatewayEnv({ dataDir: gateway.pgliteDir }), '/healthz');
-    const { orderId } = await seed(child.url);
+    const { orderId, orderIds } = await seed(child.url, GET_ORDERS);
     gateway.pgliteOrder = orderId;
+    gateway.pgliteOrders = orderIds;
     await new Promise((r) => setTimeout(r, 1000));
     const idle = rssMiB(child.pid);
-    const p = await againstBare(bare, child, `/pg/orders/${orderId}`, partnerHeaders);
+    const p = await againstBare(bare, child, orderPaths(orderIds), partnerHeaders);
     await child.stop();
     const row = loadRow('gateway', 'GET order, PGlite', p.result, bareBaseline(p.bare));
     row['rssIdleMiB'] = idle;
@@ -424,12 +473,13 @@ async function runGateway(): Promise<void> {
   gateway.db = await createDatabase();
   {
     const child = await startServer('gateway-postgres', GATEWAY, gatewayEnv({ databaseUrl: gateway.db.url }), '/healthz');
-    const { orderId, merchantId } = await seed(child.url);
+    const { orderId, orderIds, merchantId } = await seed(child.url, GET_ORDERS);
     gateway.pgOrder = orderId;
+    gateway.pgOrders = orderIds;
     gateway.merchantId = merchantId;
     await new Promise((r) => setTimeout(r, 1000));
     const idle = rssMiB(child.pid);
-    const p = await againstBare(bare, child, `/pg/orders/${orderId}`, partnerHeaders);
+    const p = await againstBare(bare, child, orderPaths(orderIds), partnerHeaders);
     const row = loadRow('gateway', 'GET order, PostgreSQL', p.result, bareBaseline(p.bare));
     row['rssIdleMiB'] = idle;
     row['rounds'] = p.rounds;
@@ -563,18 +613,19 @@ const profiles: { target: string; summary: ProfileSummary }[] = [];
 
 /** The profiles behind the figures: `paygate serve` on PostgreSQL and on PGlite under the same GET load, --cpu-prof. */
 async function runProfile(): Promise<void> {
-  const targets: [string, Record<string, string | undefined>, string | undefined][] = [
-    ['PostgreSQL', gateway.db ? gatewayEnv({ databaseUrl: gateway.db.url }) : {}, gateway.db ? gateway.pgOrder : undefined],
-    ['PGlite', gateway.pgliteDir ? gatewayEnv({ dataDir: gateway.pgliteDir }) : {}, gateway.pgliteDir ? gateway.pgliteOrder : undefined],
+  const targets: [string, Record<string, string | undefined>, string[] | undefined][] = [
+    ['PostgreSQL', gateway.db ? gatewayEnv({ databaseUrl: gateway.db.url }) : {}, gateway.db ? gateway.pgOrders : undefined],
+    ['PGlite', gateway.pgliteDir ? gatewayEnv({ dataDir: gateway.pgliteDir }) : {}, gateway.pgliteDir ? gateway.pgliteOrders : undefined],
   ];
-  for (const [target, env, orderId] of targets) {
-    if (!orderId) continue;
+  for (const [target, env, orderIds] of targets) {
+    if (!orderIds || orderIds.length === 0) continue;
     log(`9. CPU profile: paygate serve on ${target} under the GET order load (--cpu-prof, 3 s)`);
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-prof-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const child = await startServer(`profile-gateway-${target.toLowerCase()}`, GATEWAY, env, '/healthz', {}, dir);
     await load({
-      url: `${child.url}/pg/orders/${orderId}`,
+      url: `${child.url}/pg/orders/${orderIds[0]!}`,
+      paths: orderPaths(orderIds),
       headers: partnerHeaders,
       connections: CONNECTIONS,
       durationSec: 3,

@@ -7,6 +7,8 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Paths each connection requests in turn (instead of the url's own path), e.g. several orders. */
+  paths?: readonly string[];
   /** Called per request (unique bodies); returns the request to send. */
   setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
   connections: number;
@@ -119,7 +121,9 @@ export class RssSampler {
 async function once(o: LoadOptions, durationSec: number) {
   const requests: AutocannonRequest[] | undefined = o.setupRequest
     ? [{ method: o.method ?? 'GET', ...(o.headers ? { headers: o.headers } : {}), setupRequest: (req) => o.setupRequest!(req) }]
-    : undefined;
+    : o.paths
+      ? o.paths.map((p) => ({ method: o.method ?? 'GET', path: p, ...(o.headers ? { headers: o.headers } : {}) }))
+      : undefined;
   return autocannon({
     url: o.url,
     connections: o.connections,

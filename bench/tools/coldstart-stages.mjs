@@ -4,7 +4,9 @@
  * per stage and against bare Express in the same run (D170, issue 23):
  *
  *   PAYGATE_PARTNER_CLIENT_ID=... PAYGATE_PARTNER_CLIENT_SECRET=... node bench/tools/coldstart-stages.mjs \
- *     [--rounds 5] [[--root <another checkout, for the targets after it>] --pglite <existing data dir> <order id>] [--postgres <DATABASE_URL> <order id> [<data dir of its master.key>]]
+ *     [--rounds 5] [[--root <another checkout, for the targets after it>] [--entry <a gateway entry file, for the targets
+ *     after it; --entry - for paygate serve again>] --pglite <existing data dir> <order id>] [--postgres <DATABASE_URL>
+ *     <order id> [<data dir of its master.key>]]
  *
  * Each round spawns bare Express (bench/servers/bare-express.mjs) and each gateway in turn, and times spawn -> first
  * 200 on GET /pg/orders/{order id} (polled every 5 ms), also reading the child's CPU time (user + system, /proc) at
@@ -229,31 +231,39 @@ if (invokedDirectly) {
   let rounds = 5;
   /** @type {string | undefined} */
   let root;
-  const label = () => (root ? ` [${root}]` : '');
+  /** @type {string | undefined} a file that runs `main` of @paygate/reference's cli (bench/tools/serve-bundle-experiment.mjs, D188) */
+  let entry;
+  const label = () => (root ? ` [${root}]` : '') + (entry ? ` [${entry}]` : '');
+  const withEntry = (/** @type {Target} */ t) => (entry ? { ...t, args: [path.resolve(ROOT, entry), 'serve'] } : t);
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--rounds') rounds = Number(args[++i]);
     else if (args[i] === '--root') root = args[++i];
+    else if (args[i] === '--entry') entry = args[++i] === '-' ? undefined : args[i];
     else if (args[i] === '--pglite')
       targets.push(
-        gatewayTarget(`paygate serve, existing PGlite data dir${label()}`, {
-          dataDir: args[++i],
-          orderId: String(args[++i]),
-          partner,
-          root,
-        }),
+        withEntry(
+          gatewayTarget(`paygate serve, existing PGlite data dir${label()}`, {
+            dataDir: args[++i],
+            orderId: String(args[++i]),
+            partner,
+            root,
+          }),
+        ),
       );
     else if (args[i] === '--postgres') {
       const [databaseUrl, orderId] = [args[++i], String(args[++i])];
       // the data dir holding the sandbox master key the database was sealed with, when not PAYGATE_MASTER_KEY
       const dataDir = args[i + 1]?.startsWith('--') === false ? args[++i] : undefined;
       targets.push(
-        gatewayTarget(`paygate serve, PostgreSQL (migrated)${label()}`, {
-          databaseUrl,
-          orderId,
-          partner,
-          root,
-          ...(dataDir ? { dataDir } : {}),
-        }),
+        withEntry(
+          gatewayTarget(`paygate serve, PostgreSQL (migrated)${label()}`, {
+            databaseUrl,
+            orderId,
+            partner,
+            root,
+            ...(dataDir ? { dataDir } : {}),
+          }),
+        ),
       );
     } else throw new Error(`unknown argument ${args[i]} (see the comment at the top of this file)`);
   }

@@ -10,6 +10,9 @@
  *   BENCH_WARMUP_SECONDS  load on both servers before the rounds (default 8)
  *   BENCH_CPU_PROF=1   also writes a --cpu-prof profile (path printed; summarise it with bench/profile-summary.ts)
  *   BENCH_STRACE=1     counts the server's system calls per request during the load (strace -c -f)
+ *   BENCH_PERF=<file>  records round 1 with `perf record -g` (on-CPU samples, user and kernel, unlike --cpu-prof's
+ *                      wall clock; the server runs with --perf-basic-prof so JavaScript frames have names); read it
+ *                      with `perf report -i <file> --no-children --sort dso,sym`
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -54,10 +57,15 @@ const db =
     ? await createThrowawayDatabase(process.env['BENCH_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'paygate_getcpu')
     : undefined;
 const profDir = process.env['BENCH_CPU_PROF'] ? mkdtempSync(path.join(os.tmpdir(), 'paygate-get-prof-')) : undefined;
+const perfFile = process.env['BENCH_PERF'];
 const port = await freePort();
 console.log(`starting paygate serve on ${target} (port ${port})${profDir ? ', with --cpu-prof' : ''}`);
 const child = spawnNode({
-  args: [...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...gatewayCommand(ROOT)],
+  args: [
+    ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+    ...(perfFile ? ['--perf-basic-prof'] : []),
+    ...gatewayCommand(ROOT),
+  ],
   cwd: ROOT,
   port,
   env: gatewayEnv({ partner: PARTNER, dataDir, databaseUrl: db?.url, logLevel: process.env['LOG_LEVEL'] ?? 'info' }),
@@ -97,6 +105,12 @@ try {
         process.env['BENCH_STRACE'] && round === 1
           ? spawn('strace', ['-c', '-f', '-p', String(child.pid)], { stdio: ['ignore', 'inherit', 'inherit'] })
           : undefined;
+      const perf =
+        perfFile && round === 1
+          ? spawn('perf', ['record', '-F', '997', '-g', '-o', perfFile, '-p', String(child.pid)], {
+              stdio: ['ignore', 'inherit', 'inherit'],
+            })
+          : undefined;
       const before = userSystemSeconds(child.pid);
       const r = await load({ url, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: child.pid });
       if (strace) {
@@ -105,6 +119,11 @@ try {
         console.log(`(strace: divide the calls by ${r.total} requests)`);
       }
       const after = userSystemSeconds(child.pid);
+      if (perf) {
+        perf.kill('SIGINT');
+        await new Promise((resolve) => perf.once('exit', resolve));
+        console.log(`(perf: ${perfFile}, ${r.total} requests)`);
+      }
       const b = await load({ url: `${bare.url}/pg/orders/x`, headers, connections: 50, durationSec: seconds, warmupSec: 1, pid: bare.pid });
       const cpu = r.serverCpu ?? NaN;
       const served = r.rps * seconds;
@@ -132,4 +151,7 @@ try {
   await db?.drop();
   rmSync(dataDir, { recursive: true, force: true });
   if (profDir) console.log(`profile: ${path.join(profDir, readdirSync(profDir)[0] ?? '(none written)')}`);
+  // --perf-basic-prof also makes V8 write its isolate log into the working directory
+  if (perfFile)
+    for (const f of readdirSync(ROOT)) if (/^isolate-0x[0-9a-f]+-\d+-v8\.log$/.test(f)) rmSync(path.join(ROOT, f), { force: true });
 }

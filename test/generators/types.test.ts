@@ -105,6 +105,15 @@ describe('generated client types', () => {
       void client.orders.create({ amount: 10, currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } });
       // @ts-expect-error the body is required
       void client.orders.create();
+      // D195: the methods are declared by the PaygateClient interface, as strictly as the per-operation functions were
+      // @ts-expect-error the order id is a string
+      void client.orders.get(42);
+      // @ts-expect-error getOrder takes no body: one argument too many
+      void client.orders.get('OD1', {}, { headers: {} });
+      // @ts-expect-error no operation of the mini spec is named orders.delete
+      void client.orders.delete('OD1');
+      // @ts-expect-error listRefunds' query has no "status" parameter
+      void client.refunds.list({ status: 'x' });
       void client.orders.create(
         { amount: '10.00', currency: 'INR', reference_id: 'r', buyer: { name: 'a', email: 'a@b.c' } },
         { headers: { 'X-Merchant-ID': '12345678' } },

@@ -26,6 +26,8 @@ export interface ClientMethodView {
   /** Object literal fragments passed to openapi-fetch. */
   /** Arguments of the generated `init(...)` call. */
   initArgs: string;
+  /** Arguments of the runtime's `operation(send, ...)` building this method (D195). */
+  operationArgs: string;
   dataType: string;
   /** Union of the declared error bodies (D122). */
   errorType: string;
@@ -52,7 +54,8 @@ export interface ClientMethodView {
 export interface ClientGroupView {
   key: string;
   doc: string[];
-  methods: { key: string; local: string; doc: string[] }[];
+  /** `params`/`returns`: the method's type in the `XClient` interface; `impl`: its value in the returned object (D195). */
+  methods: { key: string; local: string; doc: string[]; params: string; returns: string; impl: string }[];
 }
 
 /**
@@ -167,6 +170,27 @@ function initArguments(
   return args.join(', ');
 }
 
+/**
+ * Arguments after `send` of the runtime's `operation(...)` (D195): meta, method, path, the path parameters' names in
+ * argument order, whether a body and a query argument follow them, then the body serializer and `parseAs`, without
+ * trailing undefineds.
+ */
+function operationArguments(
+  meta: string,
+  method: string,
+  path: string,
+  pathNames: readonly string[],
+  hasBody: boolean,
+  hasQuery: boolean,
+  serializer: string | undefined,
+  parseAs: string | null,
+): string {
+  const args = [meta, JSON.stringify(method), path, `[${pathNames.join(', ')}]`, String(hasBody), String(hasQuery)];
+  const tail = [serializer ?? 'undefined', parseAs === null ? 'undefined' : JSON.stringify(parseAs)];
+  while (tail[tail.length - 1] === 'undefined') tail.pop();
+  return [...args, ...tail].join(', ');
+}
+
 /** Group (first tag, camelCased) and method name for every operation; collisions fall back to the full operationId. */
 export function clientMethodNames(operations: readonly OperationModel[]): Map<string, { group: string; method: string }> {
   const proposed = operations.map((op) => ({
@@ -276,6 +300,16 @@ export function clientViews(model: ApiModel): {
         bodySerializer ?? undefined,
         successParseAs(op),
       ),
+      operationArgs: operationArguments(
+        metas.get(metaLiteral)!,
+        op.method.toUpperCase(),
+        JSON.stringify(op.path),
+        op.parameters.path.map((p) => JSON.stringify(p.name)),
+        media !== undefined,
+        hasQuery,
+        bodySerializer ?? undefined,
+        successParseAs(op),
+      ),
       dataType,
       errorType: errorBodyType(op, alias),
       errorParts: errorBodyParts(op, alias),
@@ -320,8 +354,22 @@ export function clientViews(model: ApiModel): {
       g = { key: propertyKey(m.group), doc: tagDocs.get(m.group) ?? [], methods: [] };
       groups.push(g);
     }
-    g.methods.push({ key: m.key, local: m.local, doc: m.doc });
-    if (m.listAll !== null) g.methods.push({ key: m.listAll.key, local: m.listAll.local, doc: m.listAll.doc });
+    const params = m.args.map((a) => `${a.name}${a.optional ? '?' : ''}: ${a.type}`).join(', ');
+    const returns = `Promise<Result<${m.dataType}, ${m.errorType}>>`;
+    // a method that listAll calls is a local const (typed by the interface); any other is built in place
+    const impl = m.listAll === null ? `operation(send, ${m.operationArgs})` : m.local;
+    g.methods.push({ key: m.key, local: m.local, doc: m.doc, params, returns, impl });
+    if (m.listAll !== null) {
+      const l = m.listAll;
+      g.methods.push({
+        key: l.key,
+        local: l.local,
+        doc: l.doc,
+        params: `${l.pathParams}query?: ${l.queryType}, opts?: ${l.optsType}, paging?: PaginateOptions`,
+        returns: `AsyncIterableIterator<${l.itemType}>`,
+        impl: l.local,
+      });
+    }
   }
   groups.forEach((g) => g.methods.sort((a, b) => compareStrings(a.key, b.key)));
   return { methods, groups, metas: [...metas].map(([literal, name]) => ({ name, literal })) };
@@ -404,7 +452,7 @@ export const clientEmitter: Emitter = {
       contract: contractSpecifier(ctx, ctx.out.client),
       runtimeImports: [
         'createCaller',
-        'init',
+        'operation',
         ...(methods.some((m) => m.initArgs.includes('toFormData')) ? ['toFormData'] : []),
         ...(methods.some((m) => m.initArgs.includes('toUrlEncoded')) ? ['toUrlEncoded'] : []),
       ].join(', '),

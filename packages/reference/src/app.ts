@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { idempotentOperationIds as generatedIdempotentOperationIds } from '@paygate/contract';
 import {
   createApp,
@@ -383,28 +383,19 @@ function ownRoutes(rt: ReferenceRuntime, options: ReferenceAppOptions): express.
   return router;
 }
 
-function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOptions): void {
+/**
+ * Everything the gateway does before the scaffold's dispatch, as the scaffold's `onRequest` (D148; D180: in the
+ * scaffold's own layer, so a request passes ONE layer of Express's router to reach its operation): the request id and
+ * access line, the API's cache headers, sandbox gating, the session-id guard, and the gateway's own routes for their
+ * paths only. The steps and their order are those of the separate middlewares it replaced.
+ */
+function gatewayMiddleware(rt: ReferenceRuntime, options: ReferenceAppOptions): RequestHandler {
   const { logger } = options;
-  // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
-  // believe, so per-client limits and logs see the shopper's address (unset: nobody's).
-  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
-  // No automatic ETag (Express hashes every body it sends, SHA-1, to answer If-None-Match with 304): API answers are
-  // `Cache-Control: no-store` and the spec declares no 304 for them, so the hash was work per request for a status
-  // the contract does not have (D85). What is cacheable sets its own ETag (the checkout SDK), and Express still answers
-  // its conditional requests with 304; /docs is served by express.static, which sets its own.
-  app.set('etag', false);
-
   const beginLog = requestLogging(logger as Parameters<typeof requestLogging>[0]);
   const sessionGuard = rejectMalformedSessionIds();
   const own = ownRoutes(rt, options);
 
-  /**
-   * Everything the gateway does before the scaffold, in ONE middleware (D148; one router layer per request instead of
-   * ten): the request id and access line, the API's cache headers, sandbox gating, the session-id guard, and the
-   * gateway's own routes for their paths only. The steps and their order are those of the separate middlewares it
-   * replaces.
-   */
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     beginLog(req, res);
     const path = req.path;
     // API answers carry personal and payment data: never cached by a browser or a proxy, never content-sniffed. (The
@@ -428,7 +419,7 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
     }
     if (isOwnRoute(path)) own(req, res, next);
     else next();
-  });
+  };
 }
 
 /**
@@ -438,18 +429,24 @@ function extraRoutes(app: Express, rt: ReferenceRuntime, options: ReferenceAppOp
  */
 export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOptions): Express {
   const { logger } = options;
-  return createApp<Principal>({
+  const app = createApp<Principal>({
     handlers: createHandlers(rt),
     around: handlerHook(rt),
     logger,
     // the request id on the scaffold's own lines about a request (D165)
     requestLogFields: (_req, res) => ({ req_id: requestIdOf(res) }),
     ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
-    before: (app) => extraRoutes(app, rt, options),
+    onRequest: gatewayMiddleware(rt, options),
     authenticators: { ClientId: credentialPair(rt), ClientSecret: credentialPair(rt) },
     rateLimit: async ({ req, res, principal, operation }) => {
       const key = (principal as Principal | undefined)?.clientId ?? `ip:${req.ip ?? 'unknown'}`;
       await applyRateLimit(rt, res, key, options.rateLimit, BROWSER_OPERATIONS.has(operation.operationId));
     },
   });
+  // Behind a load balancer the socket address is the proxy's: PAYGATE_TRUST_PROXY says whose X-Forwarded-For to
+  // believe, so per-client limits and logs see the shopper's address (unset: nobody's). No automatic ETag: the scaffold
+  // turns it off (D85: API answers are `Cache-Control: no-store` and the spec declares no 304 for them; what is
+  // cacheable sets its own ETag, the checkout SDK, and /docs is served by express.static, which sets its own).
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  return app;
 }

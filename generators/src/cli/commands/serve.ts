@@ -10,10 +10,13 @@ const INSTALL_HINT = 'paygate serve runs the reference gateway, which is not ins
 
 type ReferenceCli = typeof import('@paygate/reference/cli');
 
-/** @paygate/reference's entry, or undefined when the package is not installed. */
+/**
+ * @paygate/reference's entry, or undefined when the package is not installed: its bundle (`@paygate/reference/serve`,
+ * the same module as `@paygate/reference/cli` with what it imports in one file and a few chunks; D189).
+ */
 export async function loadReferenceCli(): Promise<ReferenceCli | undefined> {
   try {
-    return await import('@paygate/reference/cli');
+    return await import('@paygate/reference/serve');
   } catch (error) {
     // Only a missing package is the user's to fix; anything else failing to load is a bug worth its stack.
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /@paygate\/reference/.test(String((error as Error).message)))

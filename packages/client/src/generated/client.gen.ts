@@ -2,7 +2,7 @@
 // createPaygateClient: the Paygate Payment Gateway API (1.0.0) grouped by tag, one method per operation, each returning an ApiResult.
 
 import type { components, ErrorCode, paths } from '@paygate/contract';
-import { createCaller, init, toFormData, toUrlEncoded, type CallOptions, type OperationMeta } from '../runtime/facade.js';
+import { createCaller, operation, toFormData, toUrlEncoded, type CallOptions, type OperationMeta } from '../runtime/facade.js';
 import { paginate, type PaginateOptions } from '../runtime/paginate.js';
 import type { ApiResult, UnexpectedResponseError } from '../runtime/result.js';
 import type { AuthConfig, SecuritySchemes } from '../runtime/security.js';
@@ -109,7 +109,7 @@ const META_13: OperationMeta = { security: [], errors: { "429": true, "500": tru
  * const client = createPaygateClient({ baseUrl: 'http://localhost:3000', clientId: '...' });
  * ```
  */
-export function createPaygateClient(options: PaygateClientOptions) {
+export function createPaygateClient(options: PaygateClientOptions): PaygateClient {
   const { auth, idempotencyKey, clientId, clientSecret, merchantId, ...transportOptions } = options;
   const transport = createHttpTransport<paths>(transportOptions);
   const defaultHeaders: Record<string, string> = {};
@@ -122,497 +122,500 @@ export function createPaygateClient(options: PaygateClientOptions) {
     defaultHeaders,
   });
 
-  const checkout$getPage = (sessionId: O1["parameters"]["path"]["session_id"], opts?: CallOptions): Promise<Result<Body<O1["responses"][200], "text/html">, Body<O1["responses"][400]> | Body<O1["responses"][401]> | Body<O1["responses"][429]> | Body<O1["responses"][500]> | Body<O1["responses"][503]>>> =>
-    send(META_0, "GET", "/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts, undefined, undefined, "text"));
-  const checkout$getSdk = (opts?: CallOptions): Promise<Result<Body<O30["responses"][200], "application/javascript">, Body<O30["responses"][429]> | Body<O30["responses"][500]> | Body<O30["responses"][503]>>> =>
-    send(META_13, "GET", "/sdk/checkout.js", init(undefined, undefined, opts, undefined, undefined, "text"));
-  const checkout$submitPage = (sessionId: O2["parameters"]["path"]["session_id"], body: NonNullable<O2["requestBody"]>["content"]["application/x-www-form-urlencoded"], opts?: CallOptions): Promise<Result<Body<O2["responses"][200], "text/html">, Body<O2["responses"][400]> | Body<O2["responses"][401]> | Body<O2["responses"][413]> | Body<O2["responses"][415]> | Body<O2["responses"][422], "text/html"> | Body<O2["responses"][429]> | Body<O2["responses"][500]> | Body<O2["responses"][503]>>> =>
-    send(META_1, "POST", "/checkout/{session_id}", init({ session_id: sessionId }, undefined, opts, body, toUrlEncoded, "text"));
-  const documents$download = (documentId: O3["parameters"]["path"]["document_id"], opts?: CallOptions): Promise<Result<Body<O3["responses"][200], "application/pdf">, Body<O3["responses"][400]> | Body<O3["responses"][401]> | Body<O3["responses"][404]> | Body<O3["responses"][429]> | Body<O3["responses"][500]> | Body<O3["responses"][503]>>> =>
-    send(META_2, "GET", "/files/{document_id}", init({ document_id: documentId }, undefined, opts, undefined, undefined, "blob"));
-  const merchantCredentials$create = (merchantId: O8["parameters"]["path"]["merchant_id"], body?: NonNullable<O8["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O8["parameters"]["header"]>>>): Promise<Result<Body<O8["responses"][201]>, Body<O8["responses"][400]> | Body<O8["responses"][401]> | Body<O8["responses"][403]> | Body<O8["responses"][404]> | Body<O8["responses"][409]> | Body<O8["responses"][413]> | Body<O8["responses"][415]> | Body<O8["responses"][422]> | Body<O8["responses"][429]> | Body<O8["responses"][500]> | Body<O8["responses"][503]>>> =>
-    send(META_7, "POST", "/partners/merchants/{merchant_id}/credentials", init({ merchant_id: merchantId }, undefined, opts, body));
-  const merchantCredentials$revokePrevious = (merchantId: O9["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<Body<O9["responses"][200]>, Body<O9["responses"][400]> | Body<O9["responses"][401]> | Body<O9["responses"][403]> | Body<O9["responses"][404]> | Body<O9["responses"][429]> | Body<O9["responses"][500]> | Body<O9["responses"][503]>>> =>
-    send(META_5, "DELETE", "/partners/merchants/{merchant_id}/credentials/previous", init({ merchant_id: merchantId }, undefined, opts));
-  const merchants$create = (body: NonNullable<O5["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O5["parameters"]["header"]>>>): Promise<Result<Body<O5["responses"][201]>, Body<O5["responses"][400]> | Body<O5["responses"][401]> | Body<O5["responses"][403]> | Body<O5["responses"][409]> | Body<O5["responses"][413]> | Body<O5["responses"][415]> | Body<O5["responses"][422]> | Body<O5["responses"][429]> | Body<O5["responses"][500]> | Body<O5["responses"][503]>>> =>
-    send(META_4, "POST", "/partners/merchants/", init(undefined, undefined, opts, body));
-  const merchants$get = (merchantId: O6["parameters"]["path"]["merchant_id"], opts?: CallOptions): Promise<Result<Body<O6["responses"][200]>, Body<O6["responses"][400]> | Body<O6["responses"][401]> | Body<O6["responses"][403]> | Body<O6["responses"][404]> | Body<O6["responses"][429]> | Body<O6["responses"][500]> | Body<O6["responses"][503]>>> =>
-    send(META_5, "GET", "/partners/merchants/{merchant_id}/", init({ merchant_id: merchantId }, undefined, opts));
-  const merchants$list = (query?: NonNullable<O4["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O4["responses"][200]>, Body<O4["responses"][400]> | Body<O4["responses"][401]> | Body<O4["responses"][403]> | Body<O4["responses"][429]> | Body<O4["responses"][500]> | Body<O4["responses"][503]>>> =>
-    send(META_3, "GET", "/partners/merchants/", init(undefined, query, opts));
+  const merchants$list: PaygateClient["merchants"]["list"] = operation(send, META_3, "GET", "/partners/merchants/", [], false, true);
   const merchants$listAll = (query?: Omit<NonNullable<O4["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O4["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await merchants$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O4["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const merchants$update = (merchantId: O7["parameters"]["path"]["merchant_id"], body: NonNullable<O7["requestBody"]>["content"]["application/json"], opts?: CallOptions): Promise<Result<Body<O7["responses"][200]>, Body<O7["responses"][400]> | Body<O7["responses"][401]> | Body<O7["responses"][403]> | Body<O7["responses"][404]> | Body<O7["responses"][413]> | Body<O7["responses"][415]> | Body<O7["responses"][429]> | Body<O7["responses"][500]> | Body<O7["responses"][503]>>> =>
-    send(META_6, "PATCH", "/partners/merchants/{merchant_id}/", init({ merchant_id: merchantId }, undefined, opts, body));
-  const merchants$uploadDocument = (merchantId: O10["parameters"]["path"]["merchant_id"], body: { document_type: string; file: Blob }, opts?: CallOptions): Promise<Result<Body<O10["responses"][200]>, Body<O10["responses"][400]> | Body<O10["responses"][401]> | Body<O10["responses"][403]> | Body<O10["responses"][404]> | Body<O10["responses"][413]> | Body<O10["responses"][415]> | Body<O10["responses"][429]> | Body<O10["responses"][500]> | Body<O10["responses"][503]>>> =>
-    send(META_6, "PATCH", "/partners/merchants/{merchant_id}/documents/", init({ merchant_id: merchantId }, undefined, opts, body, toFormData));
-  const orders$create = (body: NonNullable<O11["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O11["parameters"]["header"]>>>): Promise<Result<Body<O11["responses"][200]>, Body<O11["responses"][400]> | Body<O11["responses"][401]> | Body<O11["responses"][404]> | Body<O11["responses"][409]> | Body<O11["responses"][413]> | Body<O11["responses"][415]> | Body<O11["responses"][422]> | Body<O11["responses"][429]> | Body<O11["responses"][500]> | Body<O11["responses"][503]>>> =>
-    send(META_8, "POST", "/pg/orders/", init(undefined, undefined, opts, body));
-  const orders$get = (orderId: O12["parameters"]["path"]["order_id"], opts?: CallOptions): Promise<Result<Body<O12["responses"][200]>, Body<O12["responses"][400]> | Body<O12["responses"][401]> | Body<O12["responses"][404]> | Body<O12["responses"][429]> | Body<O12["responses"][500]> | Body<O12["responses"][503]>>> =>
-    send(META_2, "GET", "/pg/orders/{order_id}", init({ order_id: orderId }, undefined, opts));
-  const orders$update = (orderId: O13["parameters"]["path"]["order_id"], body: NonNullable<O13["requestBody"]>["content"]["application/json"], opts?: CallOptions): Promise<Result<Body<O13["responses"][200]>, Body<O13["responses"][400]> | Body<O13["responses"][401]> | Body<O13["responses"][404]> | Body<O13["responses"][413]> | Body<O13["responses"][415]> | Body<O13["responses"][429]> | Body<O13["responses"][500]> | Body<O13["responses"][503]>>> =>
-    send(META_9, "PATCH", "/pg/orders/{order_id}", init({ order_id: orderId }, undefined, opts, body));
-  const orders$uploadDocument = (orderId: O14["parameters"]["path"]["order_id"], body: { document_type: string; file: Blob; identifier: string }, opts?: CallOptions<Partial<NonNullable<O14["parameters"]["header"]>>>): Promise<Result<Body<O14["responses"][200]>, Body<O14["responses"][400]> | Body<O14["responses"][401]> | Body<O14["responses"][404]> | Body<O14["responses"][409]> | Body<O14["responses"][413]> | Body<O14["responses"][415]> | Body<O14["responses"][422]> | Body<O14["responses"][429]> | Body<O14["responses"][500]> | Body<O14["responses"][503]>>> =>
-    send(META_8, "POST", "/pg/orders/{order_id}/documents/", init({ order_id: orderId }, undefined, opts, body, toFormData));
-  const payments$get = (paymentId: O16["parameters"]["path"]["payment_id"], opts?: CallOptions): Promise<Result<Body<O16["responses"][200]>, Body<O16["responses"][400]> | Body<O16["responses"][401]> | Body<O16["responses"][404]> | Body<O16["responses"][429]> | Body<O16["responses"][500]> | Body<O16["responses"][503]>>> =>
-    send(META_2, "GET", "/pg/payments/{payment_id}/", init({ payment_id: paymentId }, undefined, opts));
-  const payments$list = (query?: NonNullable<O15["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O15["responses"][200]>, Body<O15["responses"][400]> | Body<O15["responses"][401]> | Body<O15["responses"][429]> | Body<O15["responses"][500]> | Body<O15["responses"][503]>>> =>
-    send(META_10, "GET", "/pg/payments/", init(undefined, query, opts));
+  const payments$list: PaygateClient["payments"]["list"] = operation(send, META_10, "GET", "/pg/payments/", [], false, true);
   const payments$listAll = (query?: Omit<NonNullable<O15["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O15["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await payments$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O15["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const refunds$create = (body: NonNullable<O18["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O18["parameters"]["header"]>>>): Promise<Result<Body<O18["responses"][200]>, Body<O18["responses"][400]> | Body<O18["responses"][401]> | Body<O18["responses"][404]> | Body<O18["responses"][409]> | Body<O18["responses"][413]> | Body<O18["responses"][415]> | Body<O18["responses"][422]> | Body<O18["responses"][429]> | Body<O18["responses"][500]> | Body<O18["responses"][503]>>> =>
-    send(META_8, "POST", "/pg/refunds", init(undefined, undefined, opts, body));
-  const refunds$get = (refundId: O19["parameters"]["path"]["refund_id"], opts?: CallOptions): Promise<Result<Body<O19["responses"][200]>, Body<O19["responses"][400]> | Body<O19["responses"][401]> | Body<O19["responses"][404]> | Body<O19["responses"][429]> | Body<O19["responses"][500]> | Body<O19["responses"][503]>>> =>
-    send(META_2, "GET", "/pg/refunds/{refund_id}", init({ refund_id: refundId }, undefined, opts));
-  const refunds$list = (query?: NonNullable<O17["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O17["responses"][200]>, Body<O17["responses"][400]> | Body<O17["responses"][401]> | Body<O17["responses"][429]> | Body<O17["responses"][500]> | Body<O17["responses"][503]>>> =>
-    send(META_10, "GET", "/pg/refunds", init(undefined, query, opts));
+  const refunds$list: PaygateClient["refunds"]["list"] = operation(send, META_10, "GET", "/pg/refunds", [], false, true);
   const refunds$listAll = (query?: Omit<NonNullable<O17["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O17["responses"][200]>)["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await refunds$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O17["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"] } : result;
     }, paging);
-  const sandbox$advanceClock = (body: NonNullable<O25["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O25["parameters"]["header"]>>>): Promise<Result<Body<O25["responses"][200]>, Body<O25["responses"][400]> | Body<O25["responses"][401]> | Body<O25["responses"][404]> | Body<O25["responses"][409]> | Body<O25["responses"][413]> | Body<O25["responses"][415]> | Body<O25["responses"][422]> | Body<O25["responses"][429]> | Body<O25["responses"][500]> | Body<O25["responses"][503]>>> =>
-    send(META_8, "POST", "/sandbox/clock/advance", init(undefined, undefined, opts, body));
-  const sandbox$completeCheckoutSession = (sessionId: O23["parameters"]["path"]["session_id"], body: NonNullable<O23["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O23["parameters"]["header"]>>>): Promise<Result<Body<O23["responses"][200]>, Body<O23["responses"][400]> | Body<O23["responses"][401]> | Body<O23["responses"][409]> | Body<O23["responses"][413]> | Body<O23["responses"][415]> | Body<O23["responses"][422]> | Body<O23["responses"][429]> | Body<O23["responses"][500]> | Body<O23["responses"][503]>>> =>
-    send(META_12, "POST", "/sandbox/checkout/{session_id}/complete", init({ session_id: sessionId }, undefined, opts, body));
-  const sandbox$completeOrderPayment = (orderId: O27["parameters"]["path"]["order_id"], body: NonNullable<O27["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O27["parameters"]["header"]>>>): Promise<Result<Body<O27["responses"][200]>, Body<O27["responses"][400]> | Body<O27["responses"][401]> | Body<O27["responses"][404]> | Body<O27["responses"][409]> | Body<O27["responses"][413]> | Body<O27["responses"][415]> | Body<O27["responses"][422]> | Body<O27["responses"][429]> | Body<O27["responses"][500]> | Body<O27["responses"][503]>>> =>
-    send(META_8, "POST", "/sandbox/orders/{order_id}/complete", init({ order_id: orderId }, undefined, opts, body));
-  const sandbox$completeRefund = (refundId: O28["parameters"]["path"]["refund_id"], body: NonNullable<O28["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O28["parameters"]["header"]>>>): Promise<Result<Body<O28["responses"][200]>, Body<O28["responses"][400]> | Body<O28["responses"][401]> | Body<O28["responses"][404]> | Body<O28["responses"][409]> | Body<O28["responses"][413]> | Body<O28["responses"][415]> | Body<O28["responses"][422]> | Body<O28["responses"][429]> | Body<O28["responses"][500]> | Body<O28["responses"][503]>>> =>
-    send(META_8, "POST", "/sandbox/refunds/{refund_id}/complete", init({ refund_id: refundId }, undefined, opts, body));
-  const sandbox$getClock = (query?: NonNullable<O24["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O24["responses"][200]>, Body<O24["responses"][400]> | Body<O24["responses"][401]> | Body<O24["responses"][404]> | Body<O24["responses"][429]> | Body<O24["responses"][500]> | Body<O24["responses"][503]>>> =>
-    send(META_2, "GET", "/sandbox/clock", init(undefined, query, opts));
-  const sandbox$runSettlements = (body: NonNullable<O29["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O29["parameters"]["header"]>>>): Promise<Result<Body<O29["responses"][200]>, Body<O29["responses"][400]> | Body<O29["responses"][401]> | Body<O29["responses"][404]> | Body<O29["responses"][409]> | Body<O29["responses"][413]> | Body<O29["responses"][415]> | Body<O29["responses"][422]> | Body<O29["responses"][429]> | Body<O29["responses"][500]> | Body<O29["responses"][503]>>> =>
-    send(META_8, "POST", "/sandbox/settlements/run", init(undefined, undefined, opts, body));
-  const sandbox$setMerchantKycStatus = (merchantId: O26["parameters"]["path"]["merchant_id"], body: NonNullable<O26["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O26["parameters"]["header"]>>>): Promise<Result<Body<O26["responses"][200]>, Body<O26["responses"][400]> | Body<O26["responses"][401]> | Body<O26["responses"][403]> | Body<O26["responses"][404]> | Body<O26["responses"][409]> | Body<O26["responses"][413]> | Body<O26["responses"][415]> | Body<O26["responses"][422]> | Body<O26["responses"][429]> | Body<O26["responses"][500]> | Body<O26["responses"][503]>>> =>
-    send(META_7, "POST", "/sandbox/merchants/{merchant_id}/kyc", init({ merchant_id: merchantId }, undefined, opts, body));
-  const settlements$get = (settlementId: O21["parameters"]["path"]["settlement_id"], opts?: CallOptions): Promise<Result<Body<O21["responses"][200]>, Body<O21["responses"][400]> | Body<O21["responses"][401]> | Body<O21["responses"][404]> | Body<O21["responses"][429]> | Body<O21["responses"][500]> | Body<O21["responses"][503]>>> =>
-    send(META_2, "GET", "/pg/settlements/{settlement_id}", init({ settlement_id: settlementId }, undefined, opts));
-  const settlements$list = (query?: NonNullable<O20["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O20["responses"][200]>, Body<O20["responses"][400]> | Body<O20["responses"][401]> | Body<O20["responses"][429]> | Body<O20["responses"][500]> | Body<O20["responses"][503]>>> =>
-    send(META_10, "GET", "/pg/settlements", init(undefined, query, opts));
+  const settlements$list: PaygateClient["settlements"]["list"] = operation(send, META_10, "GET", "/pg/settlements", [], false, true);
   const settlements$listAll = (query?: Omit<NonNullable<O20["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O20["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await settlements$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O20["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const settlements$listTransactions = (settlementId: O22["parameters"]["path"]["settlement_id"], query?: NonNullable<O22["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O22["responses"][200]>, Body<O22["responses"][400]> | Body<O22["responses"][401]> | Body<O22["responses"][404]> | Body<O22["responses"][429]> | Body<O22["responses"][500]>>> =>
-    send(META_11, "GET", "/pg/settlements/{settlement_id}/transactions", init({ settlement_id: settlementId }, query, opts));
+  const settlements$listTransactions: PaygateClient["settlements"]["listTransactions"] = operation(send, META_11, "GET", "/pg/settlements/{settlement_id}/transactions", ["settlement_id"], false, true);
   const settlements$listTransactionsAll = (settlementId: O22["parameters"]["path"]["settlement_id"], query?: Omit<NonNullable<O22["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O22["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page) => {
       const result = await settlements$listTransactions(settlementId, { ...query, page: page } as NonNullable<O22["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const webhooks$createEndpoint = (body: NonNullable<O33["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O33["parameters"]["header"]>>>): Promise<Result<Body<O33["responses"][201]>, Body<O33["responses"][400]> | Body<O33["responses"][401]> | Body<O33["responses"][409]> | Body<O33["responses"][413]> | Body<O33["responses"][415]> | Body<O33["responses"][422]> | Body<O33["responses"][429]> | Body<O33["responses"][500]> | Body<O33["responses"][503]>>> =>
-    send(META_12, "POST", "/webhooks/endpoints", init(undefined, undefined, opts, body));
-  const webhooks$deleteEndpoint = (endpointId: O34["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<Body<O34["responses"][200]>, Body<O34["responses"][400]> | Body<O34["responses"][401]> | Body<O34["responses"][404]> | Body<O34["responses"][429]> | Body<O34["responses"][500]> | Body<O34["responses"][503]>>> =>
-    send(META_2, "DELETE", "/webhooks/endpoints/{endpoint_id}", init({ endpoint_id: endpointId }, undefined, opts));
-  const webhooks$enableEndpoint = (endpointId: O36["parameters"]["path"]["endpoint_id"], opts?: CallOptions): Promise<Result<Body<O36["responses"][200]>, Body<O36["responses"][400]> | Body<O36["responses"][401]> | Body<O36["responses"][404]> | Body<O36["responses"][429]> | Body<O36["responses"][500]> | Body<O36["responses"][503]>>> =>
-    send(META_2, "POST", "/webhooks/endpoints/{endpoint_id}/enable", init({ endpoint_id: endpointId }, undefined, opts));
-  const webhooks$listDeliveries = (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: NonNullable<O35["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O35["responses"][200]>, Body<O35["responses"][400]> | Body<O35["responses"][401]> | Body<O35["responses"][404]> | Body<O35["responses"][429]> | Body<O35["responses"][500]> | Body<O35["responses"][503]>>> =>
-    send(META_2, "GET", "/webhooks/endpoints/{endpoint_id}/deliveries", init({ endpoint_id: endpointId }, query, opts));
+  const webhooks$listDeliveries: PaygateClient["webhooks"]["listDeliveries"] = operation(send, META_2, "GET", "/webhooks/endpoints/{endpoint_id}/deliveries", ["endpoint_id"], false, true);
   const webhooks$listDeliveriesAll = (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<O35["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O35["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await webhooks$listDeliveries(endpointId, { ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O35["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const webhooks$listEndpoints = (query?: NonNullable<O32["parameters"]["query"]>, opts?: CallOptions): Promise<Result<Body<O32["responses"][200]>, Body<O32["responses"][400]> | Body<O32["responses"][401]> | Body<O32["responses"][429]> | Body<O32["responses"][500]> | Body<O32["responses"][503]>>> =>
-    send(META_10, "GET", "/webhooks/endpoints", init(undefined, query, opts));
+  const webhooks$listEndpoints: PaygateClient["webhooks"]["listEndpoints"] = operation(send, META_10, "GET", "/webhooks/endpoints", [], false, true);
   const webhooks$listEndpointsAll = (query?: Omit<NonNullable<O32["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O32["responses"][200]>)["data"]["results"]>[number]> =>
     paginate(async (page, next) => {
       const result = await webhooks$listEndpoints({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O32["parameters"]["query"]>, opts);
       return result.ok ? { ...result, data: result["data"]["data"] } : result;
     }, paging);
-  const webhooks$redeliverDelivery = (deliveryId: O31["parameters"]["path"]["delivery_id"], opts?: CallOptions): Promise<Result<Body<O31["responses"][202]>, Body<O31["responses"][400]> | Body<O31["responses"][401]> | Body<O31["responses"][404]> | Body<O31["responses"][429]> | Body<O31["responses"][500]> | Body<O31["responses"][503]>>> =>
-    send(META_2, "POST", "/webhooks/deliveries/{delivery_id}/redeliver", init({ delivery_id: deliveryId }, undefined, opts));
 
   return {
-    /**
-     * Checkout
-     *
-     * Browser-facing hosted payment page and checkout SDK.
-     */
     checkout: {
-      /**
-       * Hosted payment page
-       *
-       * The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
-       *
-       * `GET /checkout/{session_id}` (operationId `getCheckoutPage`)
-       */
-      getPage: checkout$getPage,
-      /**
-       * Browser checkout SDK
-       *
-       * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
-       *
-       * `GET /sdk/checkout.js` (operationId `getCheckoutSdk`)
-       */
-      getSdk: checkout$getSdk,
-      /**
-       * Submit the hosted payment page
-       *
-       * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`. …
-       *
-       * `POST /checkout/{session_id}` (operationId `submitCheckoutPage`)
-       */
-      submitPage: checkout$submitPage,
+      getPage: operation(send, META_0, "GET", "/checkout/{session_id}", ["session_id"], false, false, undefined, "text"),
+      getSdk: operation(send, META_13, "GET", "/sdk/checkout.js", [], false, false, undefined, "text"),
+      submitPage: operation(send, META_1, "POST", "/checkout/{session_id}", ["session_id"], true, false, toUrlEncoded, "text"),
     },
-    /**
-     * Documents
-     *
-     * Download a document you uploaded for a merchant or an order, with the link its upload returned.
-     */
     documents: {
-      /**
-       * Download an uploaded document
-       *
-       * The bytes of a document uploaded to a merchant (KYC) or an order (invoice, air waybill): the URL an upload returned in `file` / `invoice_file`. Only the owning merchant's credentials, or its partner's, can read it; for everyone else it does not exist (404). Served as an attachment with `Cache-Control: private, no-store` and a `sandbox` CSP, never rendered by the browser as a page.
-       *
-       * `GET /files/{document_id}` (operationId `downloadDocument`)
-       */
-      download: documents$download,
+      download: operation(send, META_2, "GET", "/files/{document_id}", ["document_id"], false, false, undefined, "blob"),
     },
-    /**
-     * Merchant credentials
-     *
-     * Partners issue a merchant's API credentials (client id, client secret and the encryption key that signs the
-     * return-URL callback) and rotate them: the new set works at once and the previous one keeps working for an
-     * overlap window you choose, so the merchant's servers switch over without downtime; end the window early after a
-     * leak.
-     */
     merchantCredentials: {
-      /**
-       * Issue merchant API credentials
-       *
-       * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
-       *
-       * `POST /partners/merchants/{merchant_id}/credentials` (operationId `createMerchantCredentials`)
-       */
-      create: merchantCredentials$create,
-      /**
-       * End a credential rotation's overlap window
-       *
-       * Immediate revocation after a rotation (for example after a leak). The merchant's previous client secret and encryption key - the set replaced by the last rotation, still inside its overlap window - stop working at once; sessions opened under that key are signed with the current one from now on. The current set is untouched. Without an overlapping set nothing changes (`revoked_client_ids` is empty). Partner credentials only.
-       *
-       * `DELETE /partners/merchants/{merchant_id}/credentials/previous` (operationId `revokePreviousMerchantCredentials`)
-       */
-      revokePrevious: merchantCredentials$revokePrevious,
+      create: operation(send, META_7, "POST", "/partners/merchants/{merchant_id}/credentials", ["merchant_id"], true, false),
+      revokePrevious: operation(send, META_5, "DELETE", "/partners/merchants/{merchant_id}/credentials/previous", ["merchant_id"], false, false),
     },
-    /**
-     * Merchants
-     *
-     * Partner API for onboarding merchants (sub-merchants), their settlement and company details and documents.
-     */
     merchants: {
-      /**
-       * Create a merchant
-       *
-       * Creates a merchant (sub-merchant) under the calling partner with its settlement (bank) and company details. Every field of both groups is required. The merchant starts with `kyc_status` `PENDING`; `settlement_currency` is derived from `bank_country` and `invoice_file` is null until an `INVOICE` document is uploaded. Partner credentials only.
-       *
-       * `POST /partners/merchants/` (operationId `createMerchant`)
-       */
-      create: merchants$create,
-      /**
-       * Read a merchant
-       *
-       * Reads one of the calling partner's merchants. Another partner's merchant is `ERR_MERCHANT_404`.
-       *
-       * `GET /partners/merchants/{merchant_id}/` (operationId `getMerchant`)
-       */
-      get: merchants$get,
-      /**
-       * List merchants
-       *
-       * Lists the calling partner's merchants, newest first, paginated with `page` and `page_size`. Partner credentials only.
-       *
-       * `GET /partners/merchants/` (operationId `listMerchants`)
-       */
+      create: operation(send, META_4, "POST", "/partners/merchants/", [], true, false),
+      get: operation(send, META_5, "GET", "/partners/merchants/{merchant_id}/", ["merchant_id"], false, false),
       list: merchants$list,
-      /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listAll: merchants$listAll,
-      /**
-       * Update a merchant
-       *
-       * Partially updates a merchant. Each group carries only the fields to change; every field of both groups may change. `updated_fields` names the groups that changed. Changing `bank_country` re-derives `settlement_currency`.
-       *
-       * `PATCH /partners/merchants/{merchant_id}/` (operationId `updateMerchant`)
-       */
-      update: merchants$update,
-      /**
-       * Upload a merchant document
-       *
-       * Uploads one document for the merchant as `multipart/form-data` (PDF, PNG or JPEG, at most 5 MiB). An `INVOICE` document sets the merchant's `invoice_file` to its URL; files are stored with unguessable names and served only to their owner.
-       *
-       * `PATCH /partners/merchants/{merchant_id}/documents/` (operationId `uploadMerchantDocument`)
-       */
-      uploadDocument: merchants$uploadDocument,
+      update: operation(send, META_6, "PATCH", "/partners/merchants/{merchant_id}/", ["merchant_id"], true, false),
+      uploadDocument: operation(send, META_6, "PATCH", "/partners/merchants/{merchant_id}/documents/", ["merchant_id"], true, false, toFormData),
     },
-    /**
-     * Orders
-     *
-     * Orders with a hosted checkout session or a server-to-server UPI request; corrections and documents.
-     */
     orders: {
-      /**
-       * Create an order
-       *
-       * Creates an order and either a hosted checkout session (`collection_mode` `hosted_payment`, the default: returns `session_id`, valid 15 minutes, single use) or a server-to-server UPI request (`s2s`: `intent` returns a UPI `intent_uri` tuned to `upi_app_name`; `collection` sends a collect request to `vpa`). `reference_id` is unique per merchant. The merchant must be `APPROVED`. With partner credentials, `X-Merchant-ID` selects the merchant. New orders are `payment_pending`. After payment the customer's browser posts the signed callback to `return_url`; confirm by reading the order.
-       *
-       * `POST /pg/orders/` (operationId `createOrder`)
-       */
-      create: orders$create,
-      /**
-       * Read an order
-       *
-       * Reads an order with its payments. Use the `order_id` (not the session id) to verify the outcome: a payment is successful only when `status` is `payment_successful`.
-       *
-       * `GET /pg/orders/{order_id}` (operationId `getOrder`)
-       */
-      get: orders$get,
-      /**
-       * Correct order details
-       *
-       * Corrects the buyer's `pan_number` and `dob` and the invoice `number` and `date`; no other field may change. Send only the fields to change.
-       *
-       * `PATCH /pg/orders/{order_id}` (operationId `updateOrder`)
-       */
-      update: orders$update,
-      /**
-       * Attach an order document
-       *
-       * Attaches an invoice (`document_type` `invoice`: sets `invoice.number` to `identifier` and `invoice.file`) or an air waybill (`air_waybill`: appends `{number, file}` to `air_waybills`) as `multipart/form-data` (PDF, PNG or JPEG, at most 5 MiB). Returns the full order.
-       *
-       * `POST /pg/orders/{order_id}/documents/` (operationId `uploadOrderDocument`)
-       */
-      uploadDocument: orders$uploadDocument,
+      create: operation(send, META_8, "POST", "/pg/orders/", [], true, false),
+      get: operation(send, META_2, "GET", "/pg/orders/{order_id}", ["order_id"], false, false),
+      update: operation(send, META_9, "PATCH", "/pg/orders/{order_id}", ["order_id"], true, false),
+      uploadDocument: operation(send, META_8, "POST", "/pg/orders/{order_id}/documents/", ["order_id"], true, false, toFormData),
     },
-    /**
-     * Payments
-     *
-     * Payments made against orders.
-     */
     payments: {
-      /**
-       * Read a payment
-       *
-       * Reads a payment with its order, refunds and settlement.
-       *
-       * `GET /pg/payments/{payment_id}/` (operationId `getPayment`)
-       */
-      get: payments$get,
-      /**
-       * List payments
-       *
-       * Lists payments, newest first. Every filter is optional and they combine (AND). Dates are UTC days, inclusive.
-       *
-       * `GET /pg/payments/` (operationId `listPayments`)
-       */
+      get: operation(send, META_2, "GET", "/pg/payments/{payment_id}/", ["payment_id"], false, false),
       list: payments$list,
-      /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listAll: payments$listAll,
     },
-    /**
-     * Refunds
-     *
-     * Full and partial refunds of captured payments.
-     */
     refunds: {
-      /**
-       * Create a refund
-       *
-       * Refunds a captured payment, fully or partly. `refund_amount` must be at least 0.01 and, with the refunds already made that have not failed, at most the captured amount (also under concurrent requests). The refund starts `INITIATED` and moves to `PROCESSED` or `FAILED`.
-       *
-       * `POST /pg/refunds` (operationId `createRefund`)
-       */
-      create: refunds$create,
-      /**
-       * Read a refund
-       *
-       * Reads one refund.
-       *
-       * `GET /pg/refunds/{refund_id}` (operationId `getRefund`)
-       */
-      get: refunds$get,
-      /**
-       * List refunds
-       *
-       * Lists refunds, newest first. The body is the pagination envelope itself (no success/message wrapper). Filters combine.
-       *
-       * `GET /pg/refunds` (operationId `listRefunds`)
-       */
+      create: operation(send, META_8, "POST", "/pg/refunds", [], true, false),
+      get: operation(send, META_2, "GET", "/pg/refunds/{refund_id}", ["refund_id"], false, false),
       list: refunds$list,
-      /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listAll: refunds$listAll,
     },
-    /**
-     * Sandbox
-     *
-     * Test helpers that exist only in the sandbox: complete a checkout, a UPI payment or a refund with the outcome you
-     * choose, approve a merchant's KYC, run settlements and move the sandbox clock forward. They do not exist in
-     * production.
-     */
     sandbox: {
-      /**
-       * Sandbox: advance a merchant's clock
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
-       *
-       * `POST /sandbox/clock/advance` (operationId `advanceSandboxClock`)
-       */
-      advanceClock: sandbox$advanceClock,
-      /**
-       * Sandbox: finish a hosted checkout
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Finishes the checkout session as the customer would (`success`, `failure` or `cancel`) and returns the callback the browser would post to `return_url`, with its `hash`. The session is then used. Partner or owning merchant credentials.
-       *
-       * `POST /sandbox/checkout/{session_id}/complete` (operationId `completeCheckoutSession`)
-       */
-      completeCheckoutSession: sandbox$completeCheckoutSession,
-      /**
-       * Sandbox: finish an s2s UPI payment
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Completes the pending payment of a server-to-server UPI order (`success` or `failure`). A failure emits `PAYMENT_FAILED`.
-       *
-       * `POST /sandbox/orders/{order_id}/complete` (operationId `completeOrderPayment`)
-       */
-      completeOrderPayment: sandbox$completeOrderPayment,
-      /**
-       * Sandbox: finish a refund
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
-       *
-       * `POST /sandbox/refunds/{refund_id}/complete` (operationId `completeRefund`)
-       */
-      completeRefund: sandbox$completeRefund,
-      /**
-       * Sandbox: read a merchant's clock
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
-       *
-       * `GET /sandbox/clock` (operationId `getSandboxClock`)
-       */
-      getClock: sandbox$getClock,
-      /**
-       * Sandbox: run settlements
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
-       *
-       * `POST /sandbox/settlements/run` (operationId `runSettlements`)
-       */
-      runSettlements: sandbox$runSettlements,
-      /**
-       * Sandbox: decide a merchant's KYC
-       *
-       * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves KYC `PENDING` -> `APPROVED` | `REJECTED`, or `REJECTED` -> `APPROVED`. Approval emits `MERCHANT_APPROVED`. Partner credentials only.
-       *
-       * `POST /sandbox/merchants/{merchant_id}/kyc` (operationId `setMerchantKycStatus`)
-       */
-      setMerchantKycStatus: sandbox$setMerchantKycStatus,
+      advanceClock: operation(send, META_8, "POST", "/sandbox/clock/advance", [], true, false),
+      completeCheckoutSession: operation(send, META_12, "POST", "/sandbox/checkout/{session_id}/complete", ["session_id"], true, false),
+      completeOrderPayment: operation(send, META_8, "POST", "/sandbox/orders/{order_id}/complete", ["order_id"], true, false),
+      completeRefund: operation(send, META_8, "POST", "/sandbox/refunds/{refund_id}/complete", ["refund_id"], true, false),
+      getClock: operation(send, META_2, "GET", "/sandbox/clock", [], false, true),
+      runSettlements: operation(send, META_8, "POST", "/sandbox/settlements/run", [], true, false),
+      setMerchantKycStatus: operation(send, META_7, "POST", "/sandbox/merchants/{merchant_id}/kyc", ["merchant_id"], true, false),
     },
-    /**
-     * Settlements
-     *
-     * Transfers of funds to merchants, with their transactions and forex rate.
-     */
     settlements: {
-      /**
-       * Read a settlement
-       *
-       * Reads one settlement with its first 100 transactions (`number_of_transactions` counts them all; the rest are at `/pg/settlements/{settlement_id}/transactions`) and the forex rate applied.
-       *
-       * `GET /pg/settlements/{settlement_id}` (operationId `getSettlement`)
-       */
-      get: settlements$get,
-      /**
-       * List settlements
-       *
-       * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
-       *
-       * `GET /pg/settlements` (operationId `listSettlements`)
-       */
+      get: operation(send, META_2, "GET", "/pg/settlements/{settlement_id}", ["settlement_id"], false, false),
       list: settlements$list,
-      /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listAll: settlements$listAll,
-      /**
-       * List a settlement's transactions
-       *
-       * Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
-       *
-       * `GET /pg/settlements/{settlement_id}/transactions` (operationId `listSettlementTransactions`)
-       */
       listTransactions: settlements$listTransactions,
-      /** Every item of `listTransactions`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listTransactionsAll: settlements$listTransactionsAll,
     },
-    /**
-     * Webhooks
-     *
-     * Register the HTTPS endpoints that receive events, see every delivery attempt and ask for a redelivery. Events are
-     * signed per Standard Webhooks; each event's payload is listed below and on the [webhook events](events.html) page.
-     */
     webhooks: {
-      /**
-       * Register a webhook endpoint
-       *
-       * Registers a URL for webhook events and returns its Standard Webhooks signing secret (`whsec_...`) once. Registered with partner credentials it receives the events of all the partner's merchants; with merchant credentials, that merchant's. Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature`.
-       *
-       * `POST /webhooks/endpoints` (operationId `createWebhookEndpoint`)
-       */
-      createEndpoint: webhooks$createEndpoint,
-      /**
-       * Delete a webhook endpoint
-       *
-       * Deletes an endpoint; pending deliveries to it are cancelled.
-       *
-       * `DELETE /webhooks/endpoints/{endpoint_id}` (operationId `deleteWebhookEndpoint`)
-       */
-      deleteEndpoint: webhooks$deleteEndpoint,
-      /**
-       * Enable a disabled webhook endpoint
-       *
-       * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
-       *
-       * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
-       */
-      enableEndpoint: webhooks$enableEndpoint,
-      /**
-       * List an endpoint's deliveries
-       *
-       * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
-       *
-       * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
-       */
+      createEndpoint: operation(send, META_12, "POST", "/webhooks/endpoints", [], true, false),
+      deleteEndpoint: operation(send, META_2, "DELETE", "/webhooks/endpoints/{endpoint_id}", ["endpoint_id"], false, false),
+      enableEndpoint: operation(send, META_2, "POST", "/webhooks/endpoints/{endpoint_id}/enable", ["endpoint_id"], false, false),
       listDeliveries: webhooks$listDeliveries,
-      /** Every item of `listDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listDeliveriesAll: webhooks$listDeliveriesAll,
-      /**
-       * List webhook endpoints
-       *
-       * Lists the endpoints registered by this credential's owner (secrets are never shown again).
-       *
-       * `GET /webhooks/endpoints` (operationId `listWebhookEndpoints`)
-       */
       listEndpoints: webhooks$listEndpoints,
-      /** Every item of `listEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
       listEndpointsAll: webhooks$listEndpointsAll,
-      /**
-       * Redeliver a delivery
-       *
-       * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
-       *
-       * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
-       */
-      redeliverDelivery: webhooks$redeliverDelivery,
+      redeliverDelivery: operation(send, META_2, "POST", "/webhooks/deliveries/{delivery_id}/redeliver", ["delivery_id"], false, false),
     },
-    /** The underlying openapi-fetch client (typed by `paths`) for anything the facade does not cover. */
     transport,
   };
 }
 
-/** The client returned by `createPaygateClient`. */
-export type PaygateClient = ReturnType<typeof createPaygateClient>;
+/**
+ * The client returned by `createPaygateClient`: one property per tag, one method per operation (D195: declared here, so a
+ * strict compile types each method once).
+ */
+export interface PaygateClient {
+  /**
+   * Checkout
+   *
+   * Browser-facing hosted payment page and checkout SDK.
+   */
+  checkout: {
+    /**
+     * Hosted payment page
+     *
+     * The hosted payment page for a checkout session: amount, merchant, expiry countdown and every method the order allows (all of them unless it names a `mop_type`): UPI (a VPA field and a QR code of the `upi://pay` intent), credit and debit cards, net banking, QR; in the sandbox also "Simulate failure". It works without JavaScript (the forms post). The session id is the credential; an unknown, malformed, expired or used session is `ERR_AUTH_000` with `details.session_id` (an HTML page for browsers).
+     *
+     * `GET /checkout/{session_id}` (operationId `getCheckoutPage`)
+     */
+    getPage: (sessionId: O1["parameters"]["path"]["session_id"], opts?: CallOptions) => Promise<Result<Body<O1["responses"][200], "text/html">, Body<O1["responses"][400]> | Body<O1["responses"][401]> | Body<O1["responses"][429]> | Body<O1["responses"][500]> | Body<O1["responses"][503]>>>;
+    /**
+     * Browser checkout SDK
+     *
+     * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+     *
+     * `GET /sdk/checkout.js` (operationId `getCheckoutSdk`)
+     */
+    getSdk: (opts?: CallOptions) => Promise<Result<Body<O30["responses"][200], "application/javascript">, Body<O30["responses"][429]> | Body<O30["responses"][500]> | Body<O30["responses"][503]>>>;
+    /**
+     * Submit the hosted payment page
+     *
+     * The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`. …
+     *
+     * `POST /checkout/{session_id}` (operationId `submitCheckoutPage`)
+     */
+    submitPage: (sessionId: O2["parameters"]["path"]["session_id"], body: NonNullable<O2["requestBody"]>["content"]["application/x-www-form-urlencoded"], opts?: CallOptions) => Promise<Result<Body<O2["responses"][200], "text/html">, Body<O2["responses"][400]> | Body<O2["responses"][401]> | Body<O2["responses"][413]> | Body<O2["responses"][415]> | Body<O2["responses"][422], "text/html"> | Body<O2["responses"][429]> | Body<O2["responses"][500]> | Body<O2["responses"][503]>>>;
+  };
+  /**
+   * Documents
+   *
+   * Download a document you uploaded for a merchant or an order, with the link its upload returned.
+   */
+  documents: {
+    /**
+     * Download an uploaded document
+     *
+     * The bytes of a document uploaded to a merchant (KYC) or an order (invoice, air waybill): the URL an upload returned in `file` / `invoice_file`. Only the owning merchant's credentials, or its partner's, can read it; for everyone else it does not exist (404). Served as an attachment with `Cache-Control: private, no-store` and a `sandbox` CSP, never rendered by the browser as a page.
+     *
+     * `GET /files/{document_id}` (operationId `downloadDocument`)
+     */
+    download: (documentId: O3["parameters"]["path"]["document_id"], opts?: CallOptions) => Promise<Result<Body<O3["responses"][200], "application/pdf">, Body<O3["responses"][400]> | Body<O3["responses"][401]> | Body<O3["responses"][404]> | Body<O3["responses"][429]> | Body<O3["responses"][500]> | Body<O3["responses"][503]>>>;
+  };
+  /**
+   * Merchant credentials
+   *
+   * Partners issue a merchant's API credentials (client id, client secret and the encryption key that signs the
+   * return-URL callback) and rotate them: the new set works at once and the previous one keeps working for an
+   * overlap window you choose, so the merchant's servers switch over without downtime; end the window early after a
+   * leak.
+   */
+  merchantCredentials: {
+    /**
+     * Issue merchant API credentials
+     *
+     * Issues the merchant's `client_id`, `client_secret` and `encryption_key` and shows them once. The encryption key signs the return-URL callback hash. Calling it again rotates with an overlap window: the set current until now (client secret and encryption key) keeps working for `overlap_seconds` (default 86400, 24 hours; `0` revokes it at once), and checkout sessions opened before the rotation are signed with the key they were opened under while it is valid. A set still inside an earlier overlap window is revoked at once, so at most two sets are valid. `DELETE .../credentials/previous` ends the overlap window early. The body is optional. Partner credentials only.
+     *
+     * `POST /partners/merchants/{merchant_id}/credentials` (operationId `createMerchantCredentials`)
+     */
+    create: (merchantId: O8["parameters"]["path"]["merchant_id"], body?: NonNullable<O8["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O8["parameters"]["header"]>>>) => Promise<Result<Body<O8["responses"][201]>, Body<O8["responses"][400]> | Body<O8["responses"][401]> | Body<O8["responses"][403]> | Body<O8["responses"][404]> | Body<O8["responses"][409]> | Body<O8["responses"][413]> | Body<O8["responses"][415]> | Body<O8["responses"][422]> | Body<O8["responses"][429]> | Body<O8["responses"][500]> | Body<O8["responses"][503]>>>;
+    /**
+     * End a credential rotation's overlap window
+     *
+     * Immediate revocation after a rotation (for example after a leak). The merchant's previous client secret and encryption key - the set replaced by the last rotation, still inside its overlap window - stop working at once; sessions opened under that key are signed with the current one from now on. The current set is untouched. Without an overlapping set nothing changes (`revoked_client_ids` is empty). Partner credentials only.
+     *
+     * `DELETE /partners/merchants/{merchant_id}/credentials/previous` (operationId `revokePreviousMerchantCredentials`)
+     */
+    revokePrevious: (merchantId: O9["parameters"]["path"]["merchant_id"], opts?: CallOptions) => Promise<Result<Body<O9["responses"][200]>, Body<O9["responses"][400]> | Body<O9["responses"][401]> | Body<O9["responses"][403]> | Body<O9["responses"][404]> | Body<O9["responses"][429]> | Body<O9["responses"][500]> | Body<O9["responses"][503]>>>;
+  };
+  /**
+   * Merchants
+   *
+   * Partner API for onboarding merchants (sub-merchants), their settlement and company details and documents.
+   */
+  merchants: {
+    /**
+     * Create a merchant
+     *
+     * Creates a merchant (sub-merchant) under the calling partner with its settlement (bank) and company details. Every field of both groups is required. The merchant starts with `kyc_status` `PENDING`; `settlement_currency` is derived from `bank_country` and `invoice_file` is null until an `INVOICE` document is uploaded. Partner credentials only.
+     *
+     * `POST /partners/merchants/` (operationId `createMerchant`)
+     */
+    create: (body: NonNullable<O5["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O5["parameters"]["header"]>>>) => Promise<Result<Body<O5["responses"][201]>, Body<O5["responses"][400]> | Body<O5["responses"][401]> | Body<O5["responses"][403]> | Body<O5["responses"][409]> | Body<O5["responses"][413]> | Body<O5["responses"][415]> | Body<O5["responses"][422]> | Body<O5["responses"][429]> | Body<O5["responses"][500]> | Body<O5["responses"][503]>>>;
+    /**
+     * Read a merchant
+     *
+     * Reads one of the calling partner's merchants. Another partner's merchant is `ERR_MERCHANT_404`.
+     *
+     * `GET /partners/merchants/{merchant_id}/` (operationId `getMerchant`)
+     */
+    get: (merchantId: O6["parameters"]["path"]["merchant_id"], opts?: CallOptions) => Promise<Result<Body<O6["responses"][200]>, Body<O6["responses"][400]> | Body<O6["responses"][401]> | Body<O6["responses"][403]> | Body<O6["responses"][404]> | Body<O6["responses"][429]> | Body<O6["responses"][500]> | Body<O6["responses"][503]>>>;
+    /**
+     * List merchants
+     *
+     * Lists the calling partner's merchants, newest first, paginated with `page` and `page_size`. Partner credentials only.
+     *
+     * `GET /partners/merchants/` (operationId `listMerchants`)
+     */
+    list: (query?: NonNullable<O4["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O4["responses"][200]>, Body<O4["responses"][400]> | Body<O4["responses"][401]> | Body<O4["responses"][403]> | Body<O4["responses"][429]> | Body<O4["responses"][500]> | Body<O4["responses"][503]>>>;
+    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listAll: (query?: Omit<NonNullable<O4["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O4["responses"][200]>)["data"]["results"]>[number]>;
+    /**
+     * Update a merchant
+     *
+     * Partially updates a merchant. Each group carries only the fields to change; every field of both groups may change. `updated_fields` names the groups that changed. Changing `bank_country` re-derives `settlement_currency`.
+     *
+     * `PATCH /partners/merchants/{merchant_id}/` (operationId `updateMerchant`)
+     */
+    update: (merchantId: O7["parameters"]["path"]["merchant_id"], body: NonNullable<O7["requestBody"]>["content"]["application/json"], opts?: CallOptions) => Promise<Result<Body<O7["responses"][200]>, Body<O7["responses"][400]> | Body<O7["responses"][401]> | Body<O7["responses"][403]> | Body<O7["responses"][404]> | Body<O7["responses"][413]> | Body<O7["responses"][415]> | Body<O7["responses"][429]> | Body<O7["responses"][500]> | Body<O7["responses"][503]>>>;
+    /**
+     * Upload a merchant document
+     *
+     * Uploads one document for the merchant as `multipart/form-data` (PDF, PNG or JPEG, at most 5 MiB). An `INVOICE` document sets the merchant's `invoice_file` to its URL; files are stored with unguessable names and served only to their owner.
+     *
+     * `PATCH /partners/merchants/{merchant_id}/documents/` (operationId `uploadMerchantDocument`)
+     */
+    uploadDocument: (merchantId: O10["parameters"]["path"]["merchant_id"], body: { document_type: string; file: Blob }, opts?: CallOptions) => Promise<Result<Body<O10["responses"][200]>, Body<O10["responses"][400]> | Body<O10["responses"][401]> | Body<O10["responses"][403]> | Body<O10["responses"][404]> | Body<O10["responses"][413]> | Body<O10["responses"][415]> | Body<O10["responses"][429]> | Body<O10["responses"][500]> | Body<O10["responses"][503]>>>;
+  };
+  /**
+   * Orders
+   *
+   * Orders with a hosted checkout session or a server-to-server UPI request; corrections and documents.
+   */
+  orders: {
+    /**
+     * Create an order
+     *
+     * Creates an order and either a hosted checkout session (`collection_mode` `hosted_payment`, the default: returns `session_id`, valid 15 minutes, single use) or a server-to-server UPI request (`s2s`: `intent` returns a UPI `intent_uri` tuned to `upi_app_name`; `collection` sends a collect request to `vpa`). `reference_id` is unique per merchant. The merchant must be `APPROVED`. With partner credentials, `X-Merchant-ID` selects the merchant. New orders are `payment_pending`. After payment the customer's browser posts the signed callback to `return_url`; confirm by reading the order.
+     *
+     * `POST /pg/orders/` (operationId `createOrder`)
+     */
+    create: (body: NonNullable<O11["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O11["parameters"]["header"]>>>) => Promise<Result<Body<O11["responses"][200]>, Body<O11["responses"][400]> | Body<O11["responses"][401]> | Body<O11["responses"][404]> | Body<O11["responses"][409]> | Body<O11["responses"][413]> | Body<O11["responses"][415]> | Body<O11["responses"][422]> | Body<O11["responses"][429]> | Body<O11["responses"][500]> | Body<O11["responses"][503]>>>;
+    /**
+     * Read an order
+     *
+     * Reads an order with its payments. Use the `order_id` (not the session id) to verify the outcome: a payment is successful only when `status` is `payment_successful`.
+     *
+     * `GET /pg/orders/{order_id}` (operationId `getOrder`)
+     */
+    get: (orderId: O12["parameters"]["path"]["order_id"], opts?: CallOptions) => Promise<Result<Body<O12["responses"][200]>, Body<O12["responses"][400]> | Body<O12["responses"][401]> | Body<O12["responses"][404]> | Body<O12["responses"][429]> | Body<O12["responses"][500]> | Body<O12["responses"][503]>>>;
+    /**
+     * Correct order details
+     *
+     * Corrects the buyer's `pan_number` and `dob` and the invoice `number` and `date`; no other field may change. Send only the fields to change.
+     *
+     * `PATCH /pg/orders/{order_id}` (operationId `updateOrder`)
+     */
+    update: (orderId: O13["parameters"]["path"]["order_id"], body: NonNullable<O13["requestBody"]>["content"]["application/json"], opts?: CallOptions) => Promise<Result<Body<O13["responses"][200]>, Body<O13["responses"][400]> | Body<O13["responses"][401]> | Body<O13["responses"][404]> | Body<O13["responses"][413]> | Body<O13["responses"][415]> | Body<O13["responses"][429]> | Body<O13["responses"][500]> | Body<O13["responses"][503]>>>;
+    /**
+     * Attach an order document
+     *
+     * Attaches an invoice (`document_type` `invoice`: sets `invoice.number` to `identifier` and `invoice.file`) or an air waybill (`air_waybill`: appends `{number, file}` to `air_waybills`) as `multipart/form-data` (PDF, PNG or JPEG, at most 5 MiB). Returns the full order.
+     *
+     * `POST /pg/orders/{order_id}/documents/` (operationId `uploadOrderDocument`)
+     */
+    uploadDocument: (orderId: O14["parameters"]["path"]["order_id"], body: { document_type: string; file: Blob; identifier: string }, opts?: CallOptions<Partial<NonNullable<O14["parameters"]["header"]>>>) => Promise<Result<Body<O14["responses"][200]>, Body<O14["responses"][400]> | Body<O14["responses"][401]> | Body<O14["responses"][404]> | Body<O14["responses"][409]> | Body<O14["responses"][413]> | Body<O14["responses"][415]> | Body<O14["responses"][422]> | Body<O14["responses"][429]> | Body<O14["responses"][500]> | Body<O14["responses"][503]>>>;
+  };
+  /**
+   * Payments
+   *
+   * Payments made against orders.
+   */
+  payments: {
+    /**
+     * Read a payment
+     *
+     * Reads a payment with its order, refunds and settlement.
+     *
+     * `GET /pg/payments/{payment_id}/` (operationId `getPayment`)
+     */
+    get: (paymentId: O16["parameters"]["path"]["payment_id"], opts?: CallOptions) => Promise<Result<Body<O16["responses"][200]>, Body<O16["responses"][400]> | Body<O16["responses"][401]> | Body<O16["responses"][404]> | Body<O16["responses"][429]> | Body<O16["responses"][500]> | Body<O16["responses"][503]>>>;
+    /**
+     * List payments
+     *
+     * Lists payments, newest first. Every filter is optional and they combine (AND). Dates are UTC days, inclusive.
+     *
+     * `GET /pg/payments/` (operationId `listPayments`)
+     */
+    list: (query?: NonNullable<O15["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O15["responses"][200]>, Body<O15["responses"][400]> | Body<O15["responses"][401]> | Body<O15["responses"][429]> | Body<O15["responses"][500]> | Body<O15["responses"][503]>>>;
+    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listAll: (query?: Omit<NonNullable<O15["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O15["responses"][200]>)["data"]["results"]>[number]>;
+  };
+  /**
+   * Refunds
+   *
+   * Full and partial refunds of captured payments.
+   */
+  refunds: {
+    /**
+     * Create a refund
+     *
+     * Refunds a captured payment, fully or partly. `refund_amount` must be at least 0.01 and, with the refunds already made that have not failed, at most the captured amount (also under concurrent requests). The refund starts `INITIATED` and moves to `PROCESSED` or `FAILED`.
+     *
+     * `POST /pg/refunds` (operationId `createRefund`)
+     */
+    create: (body: NonNullable<O18["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O18["parameters"]["header"]>>>) => Promise<Result<Body<O18["responses"][200]>, Body<O18["responses"][400]> | Body<O18["responses"][401]> | Body<O18["responses"][404]> | Body<O18["responses"][409]> | Body<O18["responses"][413]> | Body<O18["responses"][415]> | Body<O18["responses"][422]> | Body<O18["responses"][429]> | Body<O18["responses"][500]> | Body<O18["responses"][503]>>>;
+    /**
+     * Read a refund
+     *
+     * Reads one refund.
+     *
+     * `GET /pg/refunds/{refund_id}` (operationId `getRefund`)
+     */
+    get: (refundId: O19["parameters"]["path"]["refund_id"], opts?: CallOptions) => Promise<Result<Body<O19["responses"][200]>, Body<O19["responses"][400]> | Body<O19["responses"][401]> | Body<O19["responses"][404]> | Body<O19["responses"][429]> | Body<O19["responses"][500]> | Body<O19["responses"][503]>>>;
+    /**
+     * List refunds
+     *
+     * Lists refunds, newest first. The body is the pagination envelope itself (no success/message wrapper). Filters combine.
+     *
+     * `GET /pg/refunds` (operationId `listRefunds`)
+     */
+    list: (query?: NonNullable<O17["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O17["responses"][200]>, Body<O17["responses"][400]> | Body<O17["responses"][401]> | Body<O17["responses"][429]> | Body<O17["responses"][500]> | Body<O17["responses"][503]>>>;
+    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listAll: (query?: Omit<NonNullable<O17["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O17["responses"][200]>)["results"]>[number]>;
+  };
+  /**
+   * Sandbox
+   *
+   * Test helpers that exist only in the sandbox: complete a checkout, a UPI payment or a refund with the outcome you
+   * choose, approve a merchant's KYC, run settlements and move the sandbox clock forward. They do not exist in
+   * production.
+   */
+  sandbox: {
+    /**
+     * Sandbox: advance a merchant's clock
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Every merchant has its own sandbox clock (like Stripe's test clocks) - the gateway's time plus the merchant's offset, which only moves forward. This moves one merchant's clock; that merchant's session and order expiry, payment, refund and settlement times, sandbox refund processing, s2s auto-completion and the retries of its events' webhook deliveries follow it, and no other merchant's. Merchant credentials move their own clock (`merchant_id` may be omitted); partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`). Credentials, idempotency keys and rate limits run on the gateway's time.
+     *
+     * `POST /sandbox/clock/advance` (operationId `advanceSandboxClock`)
+     */
+    advanceClock: (body: NonNullable<O25["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O25["parameters"]["header"]>>>) => Promise<Result<Body<O25["responses"][200]>, Body<O25["responses"][400]> | Body<O25["responses"][401]> | Body<O25["responses"][404]> | Body<O25["responses"][409]> | Body<O25["responses"][413]> | Body<O25["responses"][415]> | Body<O25["responses"][422]> | Body<O25["responses"][429]> | Body<O25["responses"][500]> | Body<O25["responses"][503]>>>;
+    /**
+     * Sandbox: finish a hosted checkout
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Finishes the checkout session as the customer would (`success`, `failure` or `cancel`) and returns the callback the browser would post to `return_url`, with its `hash`. The session is then used. Partner or owning merchant credentials.
+     *
+     * `POST /sandbox/checkout/{session_id}/complete` (operationId `completeCheckoutSession`)
+     */
+    completeCheckoutSession: (sessionId: O23["parameters"]["path"]["session_id"], body: NonNullable<O23["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O23["parameters"]["header"]>>>) => Promise<Result<Body<O23["responses"][200]>, Body<O23["responses"][400]> | Body<O23["responses"][401]> | Body<O23["responses"][409]> | Body<O23["responses"][413]> | Body<O23["responses"][415]> | Body<O23["responses"][422]> | Body<O23["responses"][429]> | Body<O23["responses"][500]> | Body<O23["responses"][503]>>>;
+    /**
+     * Sandbox: finish an s2s UPI payment
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Completes the pending payment of a server-to-server UPI order (`success` or `failure`). A failure emits `PAYMENT_FAILED`.
+     *
+     * `POST /sandbox/orders/{order_id}/complete` (operationId `completeOrderPayment`)
+     */
+    completeOrderPayment: (orderId: O27["parameters"]["path"]["order_id"], body: NonNullable<O27["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O27["parameters"]["header"]>>>) => Promise<Result<Body<O27["responses"][200]>, Body<O27["responses"][400]> | Body<O27["responses"][401]> | Body<O27["responses"][404]> | Body<O27["responses"][409]> | Body<O27["responses"][413]> | Body<O27["responses"][415]> | Body<O27["responses"][422]> | Body<O27["responses"][429]> | Body<O27["responses"][500]> | Body<O27["responses"][503]>>>;
+    /**
+     * Sandbox: finish a refund
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves an `INITIATED` refund to `PROCESSED` (sets `refunded_at`) or `FAILED` without waiting for the sandbox processor (60 s on the merchant's sandbox clock).
+     *
+     * `POST /sandbox/refunds/{refund_id}/complete` (operationId `completeRefund`)
+     */
+    completeRefund: (refundId: O28["parameters"]["path"]["refund_id"], body: NonNullable<O28["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O28["parameters"]["header"]>>>) => Promise<Result<Body<O28["responses"][200]>, Body<O28["responses"][400]> | Body<O28["responses"][401]> | Body<O28["responses"][404]> | Body<O28["responses"][409]> | Body<O28["responses"][413]> | Body<O28["responses"][415]> | Body<O28["responses"][422]> | Body<O28["responses"][429]> | Body<O28["responses"][500]> | Body<O28["responses"][503]>>>;
+    /**
+     * Sandbox: read a merchant's clock
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. One merchant's sandbox clock (see `POST /sandbox/clock/advance`). Merchant credentials read their own clock; partner credentials name one of their merchants with `merchant_id` (or `X-Merchant-ID`).
+     *
+     * `GET /sandbox/clock` (operationId `getSandboxClock`)
+     */
+    getClock: (query?: NonNullable<O24["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O24["responses"][200]>, Body<O24["responses"][400]> | Body<O24["responses"][401]> | Body<O24["responses"][404]> | Body<O24["responses"][429]> | Body<O24["responses"][500]> | Body<O24["responses"][503]>>>;
+    /**
+     * Sandbox: run settlements
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Settles each merchant per transaction currency in one settlement (fee 2%, tax 18% of the fee, processed refunds netted or deducted, refunds still `INITIATED` reserved, failed refunds' reserves released; converted once with the exact rate of the fixed sandbox forex table; a non-positive total is recorded as a debit) and emits `PAYMENT_SETTLED`. Optionally for one merchant.
+     *
+     * `POST /sandbox/settlements/run` (operationId `runSettlements`)
+     */
+    runSettlements: (body: NonNullable<O29["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O29["parameters"]["header"]>>>) => Promise<Result<Body<O29["responses"][200]>, Body<O29["responses"][400]> | Body<O29["responses"][401]> | Body<O29["responses"][404]> | Body<O29["responses"][409]> | Body<O29["responses"][413]> | Body<O29["responses"][415]> | Body<O29["responses"][422]> | Body<O29["responses"][429]> | Body<O29["responses"][500]> | Body<O29["responses"][503]>>>;
+    /**
+     * Sandbox: decide a merchant's KYC
+     *
+     * Sandbox mode only (`PAYGATE_MODE=sandbox`); absent in production. Moves KYC `PENDING` -> `APPROVED` | `REJECTED`, or `REJECTED` -> `APPROVED`. Approval emits `MERCHANT_APPROVED`. Partner credentials only.
+     *
+     * `POST /sandbox/merchants/{merchant_id}/kyc` (operationId `setMerchantKycStatus`)
+     */
+    setMerchantKycStatus: (merchantId: O26["parameters"]["path"]["merchant_id"], body: NonNullable<O26["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O26["parameters"]["header"]>>>) => Promise<Result<Body<O26["responses"][200]>, Body<O26["responses"][400]> | Body<O26["responses"][401]> | Body<O26["responses"][403]> | Body<O26["responses"][404]> | Body<O26["responses"][409]> | Body<O26["responses"][413]> | Body<O26["responses"][415]> | Body<O26["responses"][422]> | Body<O26["responses"][429]> | Body<O26["responses"][500]> | Body<O26["responses"][503]>>>;
+  };
+  /**
+   * Settlements
+   *
+   * Transfers of funds to merchants, with their transactions and forex rate.
+   */
+  settlements: {
+    /**
+     * Read a settlement
+     *
+     * Reads one settlement with its first 100 transactions (`number_of_transactions` counts them all; the rest are at `/pg/settlements/{settlement_id}/transactions`) and the forex rate applied.
+     *
+     * `GET /pg/settlements/{settlement_id}` (operationId `getSettlement`)
+     */
+    get: (settlementId: O21["parameters"]["path"]["settlement_id"], opts?: CallOptions) => Promise<Result<Body<O21["responses"][200]>, Body<O21["responses"][400]> | Body<O21["responses"][401]> | Body<O21["responses"][404]> | Body<O21["responses"][429]> | Body<O21["responses"][500]> | Body<O21["responses"][503]>>>;
+    /**
+     * List settlements
+     *
+     * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
+     *
+     * `GET /pg/settlements` (operationId `listSettlements`)
+     */
+    list: (query?: NonNullable<O20["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O20["responses"][200]>, Body<O20["responses"][400]> | Body<O20["responses"][401]> | Body<O20["responses"][429]> | Body<O20["responses"][500]> | Body<O20["responses"][503]>>>;
+    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listAll: (query?: Omit<NonNullable<O20["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O20["responses"][200]>)["data"]["results"]>[number]>;
+    /**
+     * List a settlement's transactions
+     *
+     * Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+     *
+     * `GET /pg/settlements/{settlement_id}/transactions` (operationId `listSettlementTransactions`)
+     */
+    listTransactions: (settlementId: O22["parameters"]["path"]["settlement_id"], query?: NonNullable<O22["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O22["responses"][200]>, Body<O22["responses"][400]> | Body<O22["responses"][401]> | Body<O22["responses"][404]> | Body<O22["responses"][429]> | Body<O22["responses"][500]>>>;
+    /** Every item of `listTransactions`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listTransactionsAll: (settlementId: O22["parameters"]["path"]["settlement_id"], query?: Omit<NonNullable<O22["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O22["responses"][200]>)["data"]["results"]>[number]>;
+  };
+  /**
+   * Webhooks
+   *
+   * Register the HTTPS endpoints that receive events, see every delivery attempt and ask for a redelivery. Events are
+   * signed per Standard Webhooks; each event's payload is listed below and on the [webhook events](events.html) page.
+   */
+  webhooks: {
+    /**
+     * Register a webhook endpoint
+     *
+     * Registers a URL for webhook events and returns its Standard Webhooks signing secret (`whsec_...`) once. Registered with partner credentials it receives the events of all the partner's merchants; with merchant credentials, that merchant's. Deliveries carry `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+     *
+     * `POST /webhooks/endpoints` (operationId `createWebhookEndpoint`)
+     */
+    createEndpoint: (body: NonNullable<O33["requestBody"]>["content"]["application/json"], opts?: CallOptions<Partial<NonNullable<O33["parameters"]["header"]>>>) => Promise<Result<Body<O33["responses"][201]>, Body<O33["responses"][400]> | Body<O33["responses"][401]> | Body<O33["responses"][409]> | Body<O33["responses"][413]> | Body<O33["responses"][415]> | Body<O33["responses"][422]> | Body<O33["responses"][429]> | Body<O33["responses"][500]> | Body<O33["responses"][503]>>>;
+    /**
+     * Delete a webhook endpoint
+     *
+     * Deletes an endpoint; pending deliveries to it are cancelled.
+     *
+     * `DELETE /webhooks/endpoints/{endpoint_id}` (operationId `deleteWebhookEndpoint`)
+     */
+    deleteEndpoint: (endpointId: O34["parameters"]["path"]["endpoint_id"], opts?: CallOptions) => Promise<Result<Body<O34["responses"][200]>, Body<O34["responses"][400]> | Body<O34["responses"][401]> | Body<O34["responses"][404]> | Body<O34["responses"][429]> | Body<O34["responses"][500]> | Body<O34["responses"][503]>>>;
+    /**
+     * Enable a disabled webhook endpoint
+     *
+     * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+     *
+     * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
+     */
+    enableEndpoint: (endpointId: O36["parameters"]["path"]["endpoint_id"], opts?: CallOptions) => Promise<Result<Body<O36["responses"][200]>, Body<O36["responses"][400]> | Body<O36["responses"][401]> | Body<O36["responses"][404]> | Body<O36["responses"][429]> | Body<O36["responses"][500]> | Body<O36["responses"][503]>>>;
+    /**
+     * List an endpoint's deliveries
+     *
+     * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+     *
+     * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
+     */
+    listDeliveries: (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: NonNullable<O35["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O35["responses"][200]>, Body<O35["responses"][400]> | Body<O35["responses"][401]> | Body<O35["responses"][404]> | Body<O35["responses"][429]> | Body<O35["responses"][500]> | Body<O35["responses"][503]>>>;
+    /** Every item of `listDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listDeliveriesAll: (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<O35["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O35["responses"][200]>)["data"]["results"]>[number]>;
+    /**
+     * List webhook endpoints
+     *
+     * Lists the endpoints registered by this credential's owner (secrets are never shown again).
+     *
+     * `GET /webhooks/endpoints` (operationId `listWebhookEndpoints`)
+     */
+    listEndpoints: (query?: NonNullable<O32["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O32["responses"][200]>, Body<O32["responses"][400]> | Body<O32["responses"][401]> | Body<O32["responses"][429]> | Body<O32["responses"][500]> | Body<O32["responses"][503]>>>;
+    /** Every item of `listEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
+    listEndpointsAll: (query?: Omit<NonNullable<O32["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O32["responses"][200]>)["data"]["results"]>[number]>;
+    /**
+     * Redeliver a delivery
+     *
+     * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+     *
+     * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
+     */
+    redeliverDelivery: (deliveryId: O31["parameters"]["path"]["delivery_id"], opts?: CallOptions) => Promise<Result<Body<O31["responses"][202]>, Body<O31["responses"][400]> | Body<O31["responses"][401]> | Body<O31["responses"][404]> | Body<O31["responses"][429]> | Body<O31["responses"][500]> | Body<O31["responses"][503]>>>;
+  };
+  /** The underlying openapi-fetch client (typed by `paths`) for anything the facade does not cover. */
+  transport: ReturnType<typeof createHttpTransport<paths>>;
+}

@@ -1,10 +1,69 @@
 import createClient, { defaultPathSerializer } from 'openapi-fetch';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { call, createCaller, init, toFormData, toUrlEncoded, type FetchInit, type OperationMeta } from './facade.js';
+import {
+  call,
+  createCaller,
+  init,
+  operation,
+  toFormData,
+  toUrlEncoded,
+  type Caller,
+  type FetchInit,
+  type OperationMeta,
+} from './facade.js';
 import { readResponse, type ParseAs } from './transport.js';
 import type { PaygateResult } from './result.js';
 
 describe('facade helpers (what client.gen.ts calls)', () => {
+  // D195: a generated method is operation(send, meta, method, path, pathNames, hasBody, hasQuery, serializer?, parseAs?)
+  // called with (path params..., body?, query?, opts?): it must send what init(...) of those arguments sends.
+  const META: OperationMeta = { security: [], errors: {} };
+  const opts = { headers: { 'X-Merchant-ID': 'm1' }, signal: new AbortController().signal };
+  it.each([
+    ['no argument', [], false, false, undefined, undefined, [], init(undefined, undefined, undefined)],
+    ['options only', [], false, false, undefined, undefined, [opts], init(undefined, undefined, opts)],
+    [
+      'two path params',
+      ['owner', 'repo'],
+      false,
+      false,
+      undefined,
+      undefined,
+      ['o', 'r', opts],
+      init({ owner: 'o', repo: 'r' }, undefined, opts),
+    ],
+    ['body', [], true, false, undefined, undefined, [{ a: 1 }], init(undefined, undefined, undefined, { a: 1 })],
+    ['no body given', ['id'], true, false, undefined, undefined, ['x'], init({ id: 'x' }, undefined, undefined, undefined)],
+    ['query', [], false, true, undefined, undefined, [{ page: 2 }, opts], init(undefined, { page: 2 }, opts)],
+    [
+      'path, body, query, options, serializer and parseAs',
+      ['order_id'],
+      true,
+      true,
+      toUrlEncoded,
+      'text',
+      ['OD1', { a: 'b' }, { expand: ['x'] }, opts],
+      init({ order_id: 'OD1' }, { expand: ['x'] }, opts, { a: 'b' }, toUrlEncoded as never, 'text'),
+    ],
+  ] as const)('operation: %s', (_name, pathNames, hasBody, hasQuery, serializer, parseAs, args, expected) => {
+    const sent: unknown[][] = [];
+    const send = ((...call: unknown[]) => {
+      sent.push(call);
+      return Promise.resolve({ ok: true });
+    }) as unknown as Caller;
+    const method = operation(send, META, 'POST', '/x/{id}', pathNames, hasBody, hasQuery, serializer as never, parseAs) as (
+      ...a: unknown[]
+    ) => Promise<unknown>;
+    void method(...args);
+    void method(...args);
+    expect(sent).toEqual([
+      [META, 'POST', '/x/{id}', expected],
+      [META, 'POST', '/x/{id}', expected],
+    ]);
+    // each call builds its own path object
+    if (pathNames.length > 0) expect((sent[0]![3] as FetchInit).params.path).not.toBe((sent[1]![3] as FetchInit).params.path);
+  });
+
   it('init: params always, body / serializer / parseAs / signal only when given', () => {
     expect(init({ order_id: 'OD1' }, undefined, undefined) as FetchInit).toEqual({
       params: { path: { order_id: 'OD1' }, query: undefined, header: undefined },

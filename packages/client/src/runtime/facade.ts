@@ -306,3 +306,51 @@ export function init(
   if (opts?.signal !== undefined) value.signal = opts.signal;
   return value as never;
 }
+
+/** What {@link createCaller} returns: sends one call of an operation. */
+export type Caller = ReturnType<typeof createCaller>;
+
+/**
+ * One method of a generated client (D195): called with the positional arguments the generated `XClient` interface
+ * declares (each path parameter in order, then the body when the operation has one, the query when it has query
+ * parameters, then the call options), it sends `init(path, query, opts, body, bodySerializer, parseAs)` through
+ * `send`, exactly what a per-operation arrow function used to. Typed `never`, as {@link init} is: the interface the
+ * generated client returns declares each method's type, so tsc does not type a function per operation.
+ */
+export function operation(
+  send: Caller,
+  meta: OperationMeta,
+  method: string,
+  path: string,
+  pathNames: readonly string[],
+  hasBody: boolean,
+  hasQuery: boolean,
+  bodySerializer?: (body: never) => unknown,
+  parseAs?: 'text' | 'blob',
+): never {
+  const count = pathNames.length;
+  const bodyAt = hasBody ? count : -1;
+  const queryAt = hasQuery ? count + (hasBody ? 1 : 0) : -1;
+  const optsAt = count + (hasBody ? 1 : 0) + (hasQuery ? 1 : 0);
+  const method$ = (...args: unknown[]): Promise<unknown> => {
+    let values: Record<string, unknown> | undefined;
+    if (count > 0) {
+      values = {};
+      for (let i = 0; i < count; i++) values[pathNames[i]!] = args[i];
+    }
+    return send(
+      meta,
+      method,
+      path,
+      init(
+        values,
+        queryAt < 0 ? undefined : (args[queryAt] as object | undefined),
+        args[optsAt] as CallOptions<object> | undefined,
+        bodyAt < 0 ? undefined : args[bodyAt],
+        bodySerializer,
+        parseAs,
+      ),
+    );
+  };
+  return method$ as never;
+}

@@ -4,6 +4,8 @@ import { sqlState } from './db.js';
 import { StatementNames } from './statement-names.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 import { isUnavailableError } from './unavailable.js';
+import { BATCH_INDEX_COLUMN, batchedFormOf, type BatchedForm } from './read-batch.js';
+import { deepFreeze } from './read-cache.js';
 
 const custom: Record<number, (text: string) => unknown> = {
   [OID.INT8]: parseInt8,
@@ -130,6 +132,110 @@ async function listenOn(connectionString: string, channel: string, listener: Cha
   };
 }
 
+/** Most reads one batched statement carries (a fuller batch is sent at once, D178). */
+export const MAX_BATCHED_READS = 64;
+
+interface PendingRead {
+  readonly params: readonly string[];
+  readonly waiters: { resolve(rows: unknown[]): void; reject(err: unknown): void }[];
+}
+
+interface PendingBatch {
+  readonly sql: string;
+  readonly form: BatchedForm;
+  /** By the JSON of their parameters: the same read twice in a batch is read once. */
+  readonly reads: Map<string, PendingRead>;
+}
+
+/**
+ * Batchable reads (read-batch.ts, D178) issued outside a transaction in the same turn of the event loop, sent as one
+ * statement per read when the turn ends (setImmediate), or as soon as a batch holds {@link MAX_BATCHED_READS}. A
+ * batch is only ever joined before it is sent, so every read runs after the request that issued it arrived (never
+ * answered by a statement already in flight). A batch of one sends the single statement itself. Rows are frozen
+ * (deeply): the same read issued twice in a batch gets the same rows. A batch that fails with an SQL error (not a
+ * lost or unavailable database, which fails every read alike) is sent again read by read, so a read only ever fails
+ * with its own error.
+ */
+export class ReadBatcher {
+  private pending = new Map<string, PendingBatch>();
+  private scheduled = false;
+  /** Statements sent and reads answered (tests, diagnostics). */
+  readonly stats = { statements: 0, reads: 0 };
+
+  constructor(private readonly run: (sql: string, params: readonly unknown[]) => Promise<unknown[]>) {}
+
+  read(sql: string, form: BatchedForm, params: readonly string[]): Promise<unknown[]> {
+    let batch = this.pending.get(sql);
+    if (batch === undefined) this.pending.set(sql, (batch = { sql, form, reads: new Map() }));
+    const key = params.length === 1 ? params[0]! : JSON.stringify(params);
+    let read = batch.reads.get(key);
+    if (read === undefined) batch.reads.set(key, (read = { params, waiters: [] }));
+    const waiters = read.waiters;
+    const answer = new Promise<unknown[]>((resolve, reject) => waiters.push({ resolve, reject }));
+    if (batch.reads.size >= MAX_BATCHED_READS) {
+      this.pending.delete(sql);
+      void this.send(batch);
+    } else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+    return answer;
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const batches = this.pending;
+    this.pending = new Map();
+    for (const batch of batches.values()) void this.send(batch);
+  };
+
+  private async send(batch: PendingBatch): Promise<void> {
+    const reads = [...batch.reads.values()];
+    this.stats.reads += reads.length;
+    if (reads.length === 1) {
+      await this.sendAlone(batch.sql, reads[0]!);
+      return;
+    }
+    const arrays: string[][] = [];
+    for (let i = 0; i < batch.form.paramCount; i++) arrays.push(reads.map((r) => r.params[i]!));
+    let rows: unknown[];
+    try {
+      this.stats.statements++;
+      rows = await this.run(batch.form.sql, arrays);
+    } catch (err) {
+      if (isUnavailableError(err)) for (const read of reads) settle(read, err);
+      else await Promise.all(reads.map((read) => this.sendAlone(batch.sql, read)));
+      return;
+    }
+    const byRead: unknown[][] = reads.map(() => []);
+    for (const row of rows) byRead[(row as Record<string, number>)[BATCH_INDEX_COLUMN]! - 1]?.push(row);
+    for (let i = 0; i < reads.length; i++) settle(reads[i]!, undefined, byRead[i]!);
+  }
+
+  private async sendAlone(sql: string, read: PendingRead): Promise<void> {
+    try {
+      this.stats.statements++;
+      settle(read, undefined, await this.run(sql, read.params));
+    } catch (err) {
+      settle(read, err);
+    }
+  }
+}
+
+function settle(read: PendingRead, err: unknown, rows?: unknown[]): void {
+  if (rows === undefined) {
+    for (const w of read.waiters) w.reject(err);
+    return;
+  }
+  deepFreeze(rows);
+  for (const w of read.waiters) w.resolve(rows);
+}
+
+function allStrings(params: readonly unknown[]): params is readonly string[] {
+  for (const p of params) if (typeof p !== 'string') return false;
+  return true;
+}
+
 interface CheckedOut {
   client: pg.PoolClient;
   onError: (err: unknown) => void;
@@ -198,10 +304,15 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   pool.on('error', () => undefined);
   const names = new StatementNames();
   let closed = false;
+  const batcher = new ReadBatcher(async (sql, params) => (await pool.query(queryConfig(names, sql, params))).rows);
 
   const db: Db = {
     kind: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      // a batchable read outside a transaction (a transaction's statements go through clientDb): D178
+      const form = batchedFormOf(sql);
+      if (form !== undefined && params.length === form.paramCount && allStrings(params))
+        return { rows: (await batcher.read(sql, form, params)) as T[] };
       const res = await pool.query(queryConfig(names, sql, params));
       return { rows: res.rows as T[] };
     },

@@ -22,7 +22,8 @@ export function cacheableReadId(sql: string): number | undefined {
 /** Most results kept; the oldest go first (a bound on memory, not a policy). */
 export const READ_CACHE_MAX_ENTRIES = 1024;
 
-function deepFreeze(value: unknown): void {
+/** Freeze `value` and everything it holds (rows handed to several callers: D167, D178). */
+export function deepFreeze(value: unknown): void {
   // a typed array (a bytea column) cannot be frozen while it has elements: Object.freeze throws; it is left as read
   if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
   Object.freeze(value);

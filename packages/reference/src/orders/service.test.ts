@@ -1,12 +1,13 @@
 import { verifyCallback } from '@paygate/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvedMerchant, companyDetails, orderInput, paidOrder, settlementDetails, testDeps } from '../testing/fixtures.js';
 import { openTestDb, testTargets, type TestDb } from '../testing/test-db.js';
 import { completeCheckoutSession, getCheckoutSession } from '../checkout/service.js';
 import { issueMerchantCredentials } from '../credentials/service.js';
 import { createDocumentStore } from '../core/documents.js';
 import { createMerchant } from '../merchants/service.js';
-import { attachOrderDocument, createOrder, expireDueOrders, getOrder, patchOrder } from './service.js';
+import { attachOrderDocument, createOrder, expireDueOrders, getOrder, loadOrderWithPayments, patchOrder } from './service.js';
 import { completeS2sPayment, processDueS2sCollections } from '../payments/s2s.js';
 import { getPayment } from '../payments/service.js';
 import type { Scope } from '../core/scope.js';
@@ -348,5 +349,54 @@ describe.each(testTargets())('orders and checkout on %s', (target) => {
     });
     expect(order.air_waybills).toEqual([{ number: 'AWB-1', file: expect.stringMatching(/^https:\/\/gw\.example\/files\/doc_/) }]);
     expect(order.buyer).toMatchObject({ name: 'Asha Rao', pan_number: 'ABCDE1234F' });
+  });
+
+  // D178: the PostgreSQL adapter sends the Order reads of requests that arrive together as one statement
+  it.skipIf(target !== 'postgres')('order reads issued together: one statement per kind of scope, each answered as alone', async () => {
+    const m = await approvedMerchant(deps, { partnerId: 'batch-partner' });
+    const stranger = await approvedMerchant(deps, { partnerId: 'batch-stranger' });
+    const a = (await createOrder(deps, m.merchantId, orderInput({ reference_id: 'batch-a' }), { isTesting: true })).order_id;
+    const b = (await createOrder(deps, m.merchantId, orderInput({ reference_id: 'batch-b' }), { isTesting: true })).order_id;
+    const foreign = (await createOrder(deps, stranger.merchantId, orderInput({ reference_id: 'batch-f' }), { isTesting: true })).order_id;
+    const alone = [
+      await getOrder(deps, m.merchantScope, a),
+      await getOrder(deps, m.merchantScope, b),
+      await getOrder(deps, m.partnerScope, a),
+    ];
+    const sent = vi.spyOn(pg.Pool.prototype, 'query');
+    let together: PromiseSettledResult<unknown>[];
+    try {
+      together = await Promise.allSettled([
+        getOrder(deps, m.merchantScope, a),
+        getOrder(deps, m.merchantScope, b),
+        getOrder(deps, m.merchantScope, a),
+        getOrder(deps, m.merchantScope, foreign), // another merchant's order, in the same statement
+        getOrder(deps, m.partnerScope, a),
+      ]);
+      expect(sent).toHaveBeenCalledTimes(2); // the merchant-scoped reads together, the partner-scoped one alone
+    } finally {
+      sent.mockRestore();
+    }
+    expect(together).toEqual([
+      { status: 'fulfilled', value: alone[0] },
+      { status: 'fulfilled', value: alone[1] },
+      { status: 'fulfilled', value: alone[0] },
+      { status: 'rejected', reason: expect.objectContaining({ code: 'ERR_ORDER_404' }) },
+      { status: 'fulfilled', value: alone[2] },
+    ]);
+    expect((together[0] as PromiseFulfilledResult<{ order_id: string }>).value.order_id).toBe(a);
+
+    // a read inside a transaction is the transaction's own statement: it sees the transaction's writes
+    await t.db
+      .transaction(async (tx) => {
+        await tx.query("UPDATE orders SET status_message = 'inside' WHERE id = $1", [a]);
+        expect((await loadOrderWithPayments(tx, m.merchantScope, a)).order.status_message).toBe('inside');
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    // and a read issued after a write committed sees it, batched or not
+    await t.db.query("UPDATE orders SET status_message = 'committed' WHERE id = $1", [b]);
+    const after = await Promise.all([getOrder(deps, m.merchantScope, a), getOrder(deps, m.merchantScope, b)]);
+    expect(after.map((o) => o.status_message)).toEqual([alone[0]!.status_message, 'committed']);
   });
 });

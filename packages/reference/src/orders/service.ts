@@ -3,6 +3,7 @@ import type { Schemas } from '../core/contract.js';
 import type { Db } from '../db/db.js';
 import { parseTimestamptz } from '../db/types.js';
 import { cacheableRead } from '../db/read-cache.js';
+import { batchableRead } from '../db/read-batch.js';
 import { DomainError, validationError } from '../core/errors.js';
 import { newSessionId } from '../core/ids.js';
 import { normalizeOrderInput, type CreateOrderInput, type NormalizedOrder } from './input.js';
@@ -306,16 +307,22 @@ const ts = (v: string | null): string | null => (v === null ? null : parseTimest
  * The read's statement per kind of scope, built once: the text is the prepared statement's key (D86), so a constant
  * is looked up without being rebuilt and re-hashed on every request. The scope is a condition on the order's
  * merchant: the merchant itself, or its partner through the merchants row joined for it (rather than a sub-select of
- * the partner's merchants).
+ * the partner's merchants). Each is written over its parameters' expressions, so that on PostgreSQL the reads of
+ * requests arriving together are sent as one statement (D178).
  */
-const ORDER_READ = (join: string, condition: string) =>
-  `SELECT ${ORDER_VIEW_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o${join} WHERE o.id = $1${condition}`;
-const ORDER_READ_SQL = {
+const ORDER_READ = (join: string, where: string) =>
+  `SELECT ${ORDER_VIEW_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o${join} WHERE ${where}`;
+export const ORDER_READ_SQL = {
   // D167: a function of the rows alone (the expiry is decided by the caller, at the time of each request), so the
-  // embedded database may answer it from memory until anything else runs on it
-  any: cacheableRead(ORDER_READ('', '')),
-  merchant: cacheableRead(ORDER_READ('', ' AND o.merchant_id = $2')),
-  partner: cacheableRead(ORDER_READ(' JOIN merchants m ON m.id = o.merchant_id', ' AND m.partner_id = $2')),
+  // embedded database may answer it from memory until anything else runs on it; for the same reason PostgreSQL may
+  // answer several requests' reads in one statement (D178)
+  any: cacheableRead(batchableRead(1, ([id]) => ORDER_READ('', `o.id = ${id}`))),
+  merchant: cacheableRead(batchableRead(2, ([id, merchant]) => ORDER_READ('', `o.id = ${id} AND o.merchant_id = ${merchant}`))),
+  partner: cacheableRead(
+    batchableRead(2, ([id, partner]) =>
+      ORDER_READ(' JOIN merchants m ON m.id = o.merchant_id', `o.id = ${id} AND m.partner_id = ${partner}`),
+    ),
+  ),
 };
 
 /** The order (in scope, else 404 ERR_ORDER_404) and its payments in ONE round trip, as the Order read shows them. */

@@ -1,8 +1,7 @@
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { nonPublicRange } from './address-ranges.js';
 
 /**
@@ -88,12 +87,24 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
   const allowPrivate = options.allowPrivateDestinations === true;
   const lookup = allowPrivate ? options.lookup : publicOnlyLookup(options.lookup ?? (systemLookup as LookupFunction));
   const base = { keepAlive: true, ...(lookup ? { lookup } : {}) };
-  const agents = allowPrivate
-    ? { http: new http.Agent(base), https: new https.Agent(base) }
-    : {
-        http: new RequestFilteringHttpAgent({ ...base, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
-        https: new RequestFilteringHttpsAgent({ ...base, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
+  /**
+   * D187: node:https and request-filtering-agent (with its own copy of ipaddr.js) are loaded by the first delivery,
+   * not by the start of every gateway process (the worker builds its transport at start-up).
+   */
+  let loading: Promise<{ https: typeof https; agents: { http: http.Agent; https: https.Agent } }> | undefined;
+  const load = () =>
+    (loading ??= (async () => {
+      const httpsModule = (await import('node:https')).default;
+      if (allowPrivate) return { https: httpsModule, agents: { http: new http.Agent(base), https: new httpsModule.Agent(base) } };
+      const { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } = await import('request-filtering-agent');
+      return {
+        https: httpsModule,
+        agents: {
+          http: new RequestFilteringHttpAgent({ ...base, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
+          https: new RequestFilteringHttpsAgent({ ...base, allowPrivateIPAddress: false, allowMetaIPAddress: false }),
+        },
       };
+    })());
   return {
     post(url, headers, body, timeoutMs) {
       const target = new URL(url);
@@ -103,33 +114,42 @@ export function createWebhookTransport(options: WebhookTransportOptions = {}): W
       if (!allowPrivate && isIP(literal) !== 0 && nonPublicRange(literal) !== undefined)
         return Promise.reject(new DestinationRefusedError(literal, literal));
       const signal = AbortSignal.timeout(timeoutMs);
-      return new Promise<WebhookResponse>((resolve, reject) => {
-        // the timeout covers the whole exchange: connecting, the answer's headers and its body
-        const fail = (err: Error) => {
-          if (signal.aborted) reject(Object.assign(new Error(`timeout after ${timeoutMs} ms`), { name: 'TimeoutError' }));
-          else reject(asDestinationRefused(err, url) ?? err);
-        };
-        const request = (secure ? https : http).request(target, {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent: secure ? agents.https : agents.http,
-          signal,
-        });
-        request.on('error', fail);
-        request.on('response', (res) => {
-          res.on('error', fail);
-          res.resume(); // drain, so the socket can be reused
-          const retryAfter = res.headers['retry-after'];
-          res.on('end', () =>
-            resolve(retryAfter === undefined ? { status: res.statusCode ?? 0 } : { status: res.statusCode ?? 0, retryAfter }),
-          );
-        });
-        request.end(body);
-      });
+      return load().then(
+        ({ https: httpsModule, agents }) =>
+          new Promise<WebhookResponse>((resolve, reject) => {
+            // the timeout covers the whole exchange: connecting, the answer's headers and its body
+            const fail = (err: Error) => {
+              if (signal.aborted) reject(Object.assign(new Error(`timeout after ${timeoutMs} ms`), { name: 'TimeoutError' }));
+              else reject(asDestinationRefused(err, url) ?? err);
+            };
+            const request = (secure ? httpsModule : http).request(target, {
+              method: 'POST',
+              headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+              agent: secure ? agents.https : agents.http,
+              signal,
+            });
+            request.on('error', fail);
+            request.on('response', (res) => {
+              res.on('error', fail);
+              res.resume(); // drain, so the socket can be reused
+              const retryAfter = res.headers['retry-after'];
+              res.on('end', () =>
+                resolve(retryAfter === undefined ? { status: res.statusCode ?? 0 } : { status: res.statusCode ?? 0, retryAfter }),
+              );
+            });
+            request.end(body);
+          }),
+      );
     },
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      // nothing to close before the first delivery loaded the agents
+      void loading?.then(
+        ({ agents }) => {
+          agents.http.destroy();
+          agents.https.destroy();
+        },
+        () => undefined, // a failed load was the delivery's error already
+      );
     },
   };
 }

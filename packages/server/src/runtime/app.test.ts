@@ -343,3 +343,74 @@ describe('findNulCharacter', () => {
     expect(findNulCharacter('\u0000')).toBe('');
   });
 });
+
+// D180: `onRequest` runs after the first steps and before `before`'s middleware and the operations, in the scaffold's
+// own layer (with no `before`, first steps, onRequest and dispatch are ONE layer of Express's router)
+describe.each([
+  ['without before (one layer)', false],
+  ['with before (its middleware after onRequest)', true],
+] as const)('createApiApp onRequest, %s', (_name, withBefore) => {
+  let app: ReturnType<typeof createApiApp<Handlers<Principal>, Principal>>;
+  let onRequestServer: Server;
+  let url: string;
+  const trail: string[] = [];
+  beforeAll(async () => {
+    app = createApiApp<Handlers<Principal>, Principal>(
+      { apiDocument, operations, securitySchemes, requestValidators },
+      {
+        handlers,
+        logger,
+        validateResponses: false,
+        authenticate: () => ({ clientId: 'ck_test_1' }),
+        onRequest: (req, res, next) => {
+          trail.push(`onRequest ${req.path}`);
+          res.setHeader('X-On-Request', 'yes');
+          if (req.path === '/answered-here') res.status(200).json({ here: true });
+          else if (req.path === '/fails-here') next(new HttpError(418, 'ERR_TEAPOT', 'no'));
+          else if (req.path === '/later') setImmediate(next);
+          else next();
+        },
+        ...(withBefore
+          ? {
+              before: (a) =>
+                a.use((req, _res, next) => {
+                  trail.push(`before ${req.path}`);
+                  next();
+                }),
+            }
+          : {}),
+      },
+    );
+    onRequestServer = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => onRequestServer.once('listening', resolve));
+    url = `http://127.0.0.1:${(onRequestServer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => onRequestServer.close(() => resolve())));
+
+  it('runs for every request, before the operation; may answer, fail or go on later', async () => {
+    trail.length = 0;
+    const read = await fetch(`${url}/pg/orders/${order.order_id}`, { headers: auth });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('x-on-request')).toBe('yes');
+    expect(((await read.json()) as { data: unknown }).data).toEqual(order);
+    expect(trail).toEqual(
+      withBefore
+        ? [`onRequest /pg/orders/${order.order_id}`, `before /pg/orders/${order.order_id}`]
+        : [`onRequest /pg/orders/${order.order_id}`],
+    );
+
+    const answered = await fetch(`${url}/answered-here`);
+    expect([answered.status, await answered.json()]).toEqual([200, { here: true }]);
+    const failed = await fetch(`${url}/fails-here`);
+    expect(failed.status).toBe(418);
+    expect(((await failed.json()) as { error: { code: string } }).error.code).toBe('ERR_TEAPOT');
+    const unknown = await fetch(`${url}/later`);
+    expect(unknown.status).toBe(404); // went on after a tick: no such route
+    const wrongMethod = await fetch(`${url}/pg/orders/${order.order_id}`, { method: 'DELETE', headers: auth });
+    expect(wrongMethod.status).toBe(405);
+  });
+
+  it(`puts ${withBefore ? "first steps with onRequest, before's middleware and the dispatch" : 'first steps, onRequest and the dispatch in one layer'} before the 404 and error layers`, () => {
+    expect((app as unknown as { router: { stack: unknown[] } }).router.stack).toHaveLength(withBefore ? 5 : 3);
+  });
+});

@@ -118,6 +118,13 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme exten
   requestLogFields?: (req: Request, res: Response) => Record<string, unknown>;
   /** Runs first on the new app (mount health checks, static files, request logging, trust proxy...). */
   before?: (app: Express) => void;
+  /**
+   * Middleware every request goes through, right after the scaffold's first steps and before anything `before`
+   * registers and the operations, without an Express layer of its own (D180: each layer of Express's router is a path
+   * match, a params merge and a `next()` per request; without `before`, the first steps, this and the dispatch to
+   * the operations are ONE layer). Call `next()` to go on (`next(error)` to the error handler), or answer.
+   */
+  onRequest?: RequestHandler;
 }
 
 const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -671,7 +678,34 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141). `before` may re-enable it.
   app.set('etag', false);
   // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96).
-  app.use(firstSteps);
+  // With `onRequest` and no `before`, the first steps, `onRequest` and the dispatch are one layer (D180): `dispatch`
+  // is the dispatcher, assigned once the operations' steps are put together below.
+  const onRequest = options.onRequest;
+  let dispatch: RequestHandler | undefined;
+  const oneLayer = options.before === undefined && onRequest !== undefined;
+  if (onRequest === undefined) app.use(firstSteps);
+  else
+    app.use((req, res, next) => {
+      closeOnEarlyAnswer(req, res);
+      spaceQuery(req);
+      if (!oneLayer) {
+        onRequest(req, res, next);
+        return;
+      }
+      onRequest(req, res, (error?: unknown) => {
+        if (error !== undefined && error !== null) {
+          next(error);
+          return;
+        }
+        // what Express's layer does for a handler: a synchronous throw goes to the error handler (`onRequest` may
+        // call this later, outside the layer's own try)
+        try {
+          dispatch!(req, res, next);
+        } catch (thrown) {
+          next(thrown);
+        }
+      });
+    });
   options.before?.(app);
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
@@ -829,7 +863,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
       ],
     };
   });
-  app.use(createDispatcher(routes, { malformed: rejectMalformedPathEncoding(spec.operations.map((op) => op.path)), unmatched: parsers }));
+  dispatch = createDispatcher(routes, { malformed: rejectMalformedPathEncoding(spec.operations.map((op) => op.path)), unmatched: parsers });
+  if (!oneLayer) app.use(dispatch);
 
   // 6. Unknown routes, then the one error mapper.
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, RUNTIME_ERROR_CODES.notFound, 'No such route')));

@@ -444,3 +444,75 @@ describe('compiled response serializers on non-Paygate specs', () => {
     expect(logger.error).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('nullable references (oneOf/anyOf of null and one typed schema) serialised without Ajv (D186)', () => {
+  const nullable: ApiDocument = {
+    openapi: '3.1.0',
+    info: { title: 'Nullable', version: '1' },
+    paths: {
+      '/n': {
+        get: {
+          operationId: 'getN',
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Holder' } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Holder: {
+          type: 'object',
+          properties: {
+            ref_one_of: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Invoice' }] },
+            ref_any_of_reversed: { anyOf: [{ $ref: '#/components/schemas/Invoice' }, { type: 'null', description: 'none yet' }] },
+            inline: { oneOf: [{ type: 'null' }, { type: 'object', properties: { n: { type: 'integer' } } }] },
+            // the referenced schema declares no type (a union itself): left a union, chosen by validation as before
+            untyped: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Either' }] },
+          },
+        },
+        Invoice: { type: 'object', required: ['number'], properties: { number: { type: 'string' }, date: { type: 'string' } } },
+        Either: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+    },
+  };
+  const getN = { operationId: 'getN', method: 'get', path: '/n' } as unknown as OperationRoute;
+  const invoice = { number: 'INV-1', date: '2026-11-27' };
+
+  it.each([
+    ['null', { ref_one_of: null, ref_any_of_reversed: null, inline: null, untyped: null }, undefined],
+    [
+      'a value: undeclared properties stripped',
+      { ref_one_of: { ...invoice, secret: 1 }, ref_any_of_reversed: { ...invoice, secret: 2 } },
+      { ref_one_of: invoice, ref_any_of_reversed: invoice },
+    ],
+    ['inline branch', { inline: { n: 3, secret: 'x' } }, { inline: { n: 3 } }],
+    ['a branch left a union', { untyped: 7 }, undefined],
+    ['escaping inside the referenced schema', { ref_one_of: { number: '"\u0000\ud800</script>' } }, undefined],
+  ])('%s: written as JSON.stringify writes the declared value', (_label, body, expected) => {
+    const logger = silent();
+    const serializers = new ResponseSerializers(nullable, logger);
+    expect(JSON.parse(serializers.stringify(getN, 200, 'application/json', body))).toEqual(reparsed(expected ?? body));
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(logger.warn).not.toHaveBeenCalled();
+  });
+
+  it('the Paygate GET order (invoice and settlement_details are nullable references): no Ajv validation, on the first response or later', async () => {
+    // the Ajv fast-json-stringify itself loads (its own dependency, resolved from its directory)
+    const { createRequire } = await import('node:module');
+    const fromFjs = createRequire(createRequire(import.meta.url).resolve('fast-json-stringify'));
+    const Ajv = fromFjs('ajv') as { default: { prototype: { validate: (...args: unknown[]) => unknown } } };
+    const validate = vi.spyOn(Ajv.default.prototype, 'validate');
+    try {
+      const serializers = new ResponseSerializers(paygateDocument, silent());
+      const getOrder = paygateOperations.find((op) => op.operationId === 'getOrder')!;
+      const example = declaredResponses(paygateDocument, [getOrder]).find((d) => d.status === '200')!.examples[0] as Obj;
+      const data = example.data as Obj;
+      for (const invoiceValue of [null, { number: 'INV-1', date: '2026-11-27', file: null }]) {
+        const body = { ...example, data: { ...data, invoice: invoiceValue } };
+        expect(JSON.parse(serializers.stringify(getOrder, 200, 'application/json', body))).toEqual(reparsed(body));
+      }
+      expect(validate).not.toHaveBeenCalled();
+    } finally {
+      validate.mockRestore();
+    }
+  });
+});

@@ -95,11 +95,49 @@ function forSerializer(node: unknown): unknown {
   return out;
 }
 
-/** The document's components with every schema read as the serializer must (see forSerializer). */
-function componentsForSerializer(components: unknown): unknown {
+/** Keywords that say nothing about a value (a branch made of `type: 'null'` and these accepts null only). */
+const ANNOTATIONS = new Set(['title', 'description', '$comment', 'deprecated', 'readOnly', 'writeOnly', 'examples', 'example']);
+
+/** A branch that accepts null and nothing else: `{type: 'null'}`, annotations aside. */
+const isNullOnly = (node: unknown): boolean =>
+  isObj(node) && node.type === 'null' && Object.keys(node).every((key) => key === 'type' || ANNOTATIONS.has(key));
+
+/**
+ * D186: the nullable-reference idiom of OpenAPI 3.1, `oneOf`/`anyOf` of `{type: 'null'}` and one schema that declares
+ * a `type` (inline, or a $ref to one), read as `allOf: [that schema]`. forSerializer makes every typed schema nullable,
+ * so the two write the same JSON for null and for a value of the schema (undeclared properties stripped alike), but
+ * fast-json-stringify chooses a union's branch by validating the value with Ajv: an Ajv compile of the branches on the
+ * first response (~0.1 s of CPU for the Order, the first request of a cold start) and a validation on every one. A value
+ * that fits neither branch was sent with JSON.stringify (the serializer refused it); it is now written as the schema
+ * says, as a mistyped value of any non-union property already is (reporting it is response validation's job).
+ * `resolve` follows a $ref in the original document; a branch whose type cannot be seen is left a union.
+ */
+function withoutNullUnions(node: unknown, resolve: (node: unknown) => unknown): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutNullUnions(item, resolve));
+  if (!isObj(node)) return node;
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(node)) out[key] = withoutNullUnions(value, resolve);
+  for (const union of ['oneOf', 'anyOf'] as const) {
+    const branches = out[union];
+    if (!Array.isArray(branches) || branches.length !== 2 || out.allOf !== undefined) continue;
+    const nullAt = branches.findIndex(isNullOnly);
+    if (nullAt === -1) continue;
+    const other = branches[1 - nullAt] as unknown;
+    const target = resolve(other);
+    if (!isObj(target) || target.type === undefined || target.type === 'null') continue;
+    delete out[union];
+    out.allOf = [other];
+  }
+  return out;
+}
+
+/** The document's components with every schema read as the serializer must (see forSerializer, withoutNullUnions). */
+function componentsForSerializer(components: unknown, resolve: (node: unknown) => unknown): unknown {
   if (!isObj(components)) return {};
   const schemas = isObj(components.schemas)
-    ? Object.fromEntries(Object.entries(components.schemas).map(([name, schema]) => [name, forSerializer(schema)]))
+    ? Object.fromEntries(
+        Object.entries(components.schemas).map(([name, schema]) => [name, withoutNullUnions(forSerializer(schema), resolve)]),
+      )
     : undefined;
   return { ...components, ...(schemas !== undefined ? { schemas } : {}) };
 }
@@ -176,8 +214,9 @@ export class ResponseSerializers {
     const media = content[contentType] ?? content[contentType.split(';')[0]!.trim()];
     if (!isObj(media) || media.schema === undefined) return null;
     try {
-      this.components ??= componentsForSerializer(this.document.components);
-      const schema = forSerializer(media.schema) as Obj;
+      const resolve = (node: unknown) => resolveRef(this.document, node);
+      this.components ??= componentsForSerializer(this.document.components, resolve);
+      const schema = withoutNullUnions(forSerializer(media.schema), resolve) as Obj;
       return compiler()({ ...schema, components: this.components });
     } catch (error) {
       this.logger.warn(
