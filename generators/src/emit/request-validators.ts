@@ -13,6 +13,7 @@ import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } fr
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import {
   addFormats,
+  compactStandaloneCode,
   compileOrRefuse,
   createStandaloneAjv,
   isObj,
@@ -382,9 +383,11 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       opts.coerceTypes = false;
       for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
       // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
-      return standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
+      const module = standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
         /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
       );
+      // D190: the same code, shorter; `schemaPath` is not read by the runtime (errors become `details` from the rest).
+      return compactStandaloneCode(module, { dropSchemaPath: true });
     },
     createAjv,
     candidates,

@@ -54,6 +54,8 @@ describe('loadOpenApi reads the root once (D163)', () => {
       path.join(ROOT, 'openapi/redocly.yaml'),
     ],
     ['a real-world JSON spec', () => path.join(ROOT, 'test/fixtures/realworld/paypal-checkout-orders/openapi.json'), undefined],
+    // D191: their problems' line:col found by jsonLineCols, compared with Redocly's getLineColLocation below
+    ['a real-world JSON spec (Adyen)', () => path.join(ROOT, 'test/fixtures/realworld/adyen-checkout/openapi.json'), undefined],
   ])('%s: the document and lint problems of bundle({ ref }) and lint({ ref })', async (_name, input, lintConfig) => {
     const file = input();
     const config = lintConfig === undefined ? await createConfig({ extends: ['minimal'] }) : await loadConfig({ configPath: lintConfig });

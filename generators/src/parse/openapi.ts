@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { jsonLineCols } from './json-locations.js';
 import { refuseRefCycles } from './ref-cycles.js';
 import { refuseUnsupportedDocument } from './unsupported.js';
 import { UnsupportedSpecError } from './refusal.js';
@@ -78,14 +79,38 @@ export function formatLintFailure(problems: LintProblem[], input: string): strin
   ].join('\n');
 }
 
-function toLintProblem(problem: NormalizedProblem, cwd: string): LintProblem {
+/** D191: root documents read as strict JSON (readRootDocument): their locations are found by jsonLineCols. */
+const strictJsonSources = new WeakSet<Source>();
+
+/**
+ * Lint problems with their `file:line:col`: a location in a strict-JSON root by one scan of its text for all of them
+ * (D191), any other by Redocly's getLineColLocation (which parses the file again with its YAML AST parser).
+ */
+function toLintProblems(problems: readonly NormalizedProblem[], cwd: string): LintProblem[] {
+  const fast = new Map<Source, { index: number; pointer: string; reportOnKey?: boolean }[]>();
+  problems.forEach((problem, index) => {
+    const loc = problem.location[0];
+    if (loc?.pointer === undefined || !strictJsonSources.has(loc.source)) return;
+    const list = fast.get(loc.source) ?? [];
+    fast.set(loc.source, list);
+    list.push({ index, pointer: loc.pointer, ...(loc.reportOnKey === undefined ? {} : { reportOnKey: loc.reportOnKey }) });
+  });
+  const found = new Map<number, { line: number; col: number }>();
+  for (const [source, list] of fast) {
+    const positions = jsonLineCols(source.body, list);
+    list.forEach((l, i) => found.set(l.index, positions[i]!));
+  }
+  return problems.map((problem, index) => toLintProblem(problem, cwd, found.get(index)));
+}
+
+function toLintProblem(problem: NormalizedProblem, cwd: string, start?: { line: number; col: number }): LintProblem {
   const loc = problem.location[0];
   let location = '<unknown>';
   if (loc) {
     const file = path.relative(cwd, loc.source.absoluteRef) || loc.source.absoluteRef;
     try {
-      const { start } = getLineColLocation(loc);
-      location = `${file}:${start.line}:${start.col}`;
+      const at = start ?? getLineColLocation(loc).start;
+      location = `${file}:${at.line}:${at.col}`;
     } catch {
       location = `${file}#${loc.pointer ?? ''}`;
     }
@@ -131,7 +156,9 @@ async function readRootDocument(input: string, resolver: BaseResolver): Promise<
   const source = new Source(input, (await readFile(input, 'utf8')).replace(/\r\n/g, '\n'));
   if (path.extname(input).toLowerCase() === '.json') {
     try {
-      return { source, parsed: JSON.parse(source.body) as unknown };
+      const parsed = JSON.parse(source.body) as unknown;
+      strictJsonSources.add(source);
+      return { source, parsed };
     } catch {
       // Not strict JSON (a comment, a trailing comma...): Redocly's YAML parser reads it or names the error.
     }
@@ -172,7 +199,10 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     problems = demoteStyleErrors(
-      raw.filter((p) => p.ignored !== true).map((p) => toLintProblem(p, cwd)),
+      toLintProblems(
+        raw.filter((p) => p.ignored !== true),
+        cwd,
+      ),
       options.lintConfig !== undefined,
     );
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
@@ -183,10 +213,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   const result = await bundle({ doc: document, config, externalRefResolver: resolver, dereference: false }).catch(refuseUnreadable);
   const bundleErrors = result.problems.filter((p) => p.severity === 'error');
   if (bundleErrors.length > 0) {
-    throw new SpecLintError(
-      bundleErrors.map((p) => toLintProblem(p, cwd)),
-      file,
-    );
+    throw new SpecLintError(toLintProblems(bundleErrors, cwd), file);
   }
   const bundled = result.bundle.parsed as Record<string, unknown>;
   refuseUnsupportedDocument(bundled, file);

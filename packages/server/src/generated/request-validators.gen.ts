@@ -9,8 +9,6 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const { fastFormats, fullFormats } = require("ajv-formats/dist/formats"); const formats = { ...fastFormats, date: fullFormats.date, "date-time": fullFormats["date-time"], uri: fullFormats.uri };
 export const validateGetCheckoutPageParams = validate1;
-const schema1 = {"type":"object","properties":{"session_id":{"$ref":"request-params.json#/$defs/__req_parameter0"}},"required":["session_id"]};
-const schema2 = {"maxLength":256,"minLength":1,"type":"string"};
 const func0 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -34,13 +32,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -53,23 +45,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 256){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 256}, "must NOT have more than 256 characters");
 errors++;
 }
 if(func0(data) < 1){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -90,13 +70,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.session_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "session_id"},message:"must have required property '"+"session_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "session_id"}, "must have required property '"+"session_id"+"'");
 errors++;
 }
 if(data.session_id !== undefined){
@@ -107,13 +81,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate1.errors = vErrors;
@@ -122,8 +90,6 @@ return errors === 0;
 validate1.evaluated = {"props":{"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateDownloadDocumentParams = validate4;
-const schema3 = {"type":"object","properties":{"document_id":{"$ref":"request-params.json#/$defs/__req_parameter2"}},"required":["document_id"]};
-const schema4 = {"maxLength":36,"pattern":"^doc_[A-Za-z0-9_-]{32}$","type":"string"};
 const pattern0 = new RegExp("^doc_[A-Za-z0-9_-]{32}$", "u");
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -147,13 +113,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -166,23 +126,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 36){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 36}, "must NOT have more than 36 characters");
 errors++;
 }
 if(!pattern0.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^doc_[A-Za-z0-9_-]{32}$"},message:"must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^doc_[A-Za-z0-9_-]{32}$"}, "must match pattern \""+"^doc_[A-Za-z0-9_-]{32}$"+"\"");
 errors++;
 }
 }
@@ -203,13 +151,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.document_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "document_id"},message:"must have required property '"+"document_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "document_id"}, "must have required property '"+"document_id"+"'");
 errors++;
 }
 if(data.document_id !== undefined){
@@ -220,13 +162,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate4.errors = vErrors;
@@ -235,8 +171,6 @@ return errors === 0;
 validate4.evaluated = {"props":{"document_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListMerchantsQuery = validate7;
-const schema5 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"}}};
-const schema6 = {"default":1,"maximum":100000,"minimum":1,"type":"integer"};
 
 function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -257,13 +191,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -276,23 +204,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 100000 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 100000}, "must be <= 100000");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -300,8 +216,6 @@ validate8.errors = vErrors;
 return errors === 0;
 }
 validate8.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema7 = {"default":250,"maximum":250,"minimum":1,"type":"integer"};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -322,13 +236,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -341,23 +249,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 250 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 250}, "must be <= 250");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -366,7 +262,6 @@ return errors === 0;
 }
 validate10.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema8 = {"maxLength":512,"minLength":1,"pattern":"^[A-Za-z0-9_-]+$","type":"string"};
 const pattern1 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -390,13 +285,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -409,33 +298,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 512){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 512}, "must NOT have more than 512 characters");
 errors++;
 }
 if(func0(data) < 1){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern1.test(data)){
-const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Za-z0-9_-]+$"}, "must match pattern \""+"^[A-Za-z0-9_-]+$"+"\"");
 errors++;
 }
 }
@@ -477,13 +348,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate7.errors = vErrors;
@@ -492,8 +357,6 @@ return errors === 0;
 validate7.evaluated = {"props":{"page":true,"page_size":true,"cursor":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateMerchantHeaders = validate14;
-const schema9 = {"type":"object","properties":{"idempotency-key":{"$ref":"request-params.json#/$defs/__req_parameter8"}}};
-const schema10 = {"maxLength":255,"minLength":1,"pattern":"^[\\x21-\\x7E]+$","type":"string"};
 const pattern2 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -517,13 +380,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -536,33 +393,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 255){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 if(func0(data) < 1){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern2.test(data)){
-const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[\\x21-\\x7E]+$"}, "must match pattern \""+"^[\\x21-\\x7E]+$"+"\"");
 errors++;
 }
 }
@@ -590,13 +429,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate14.errors = vErrors;
@@ -605,8 +438,6 @@ return errors === 0;
 validate14.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetMerchantParams = validate17;
-const schema11 = {"type":"object","properties":{"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}},"required":["merchant_id"]};
-const schema12 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 const pattern3 = new RegExp("^\\d{1,20}$", "u");
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -630,13 +461,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -649,23 +474,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 20){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 20}, "must NOT have more than 20 characters");
 errors++;
 }
 if(!pattern3.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{1,20}$"}, "must match pattern \""+"^\\d{1,20}$"+"\"");
 errors++;
 }
 }
@@ -686,13 +499,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.merchant_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "merchant_id"},message:"must have required property '"+"merchant_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "merchant_id"}, "must have required property '"+"merchant_id"+"'");
 errors++;
 }
 if(data.merchant_id !== undefined){
@@ -703,13 +510,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate17.errors = vErrors;
@@ -718,7 +519,6 @@ return errors === 0;
 validate17.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateOrderHeaders = validate20;
-const schema13 = {"type":"object","properties":{"x-merchant-id":{"$ref":"request-params.json#/$defs/__req_parameter10"},"idempotency-key":{"$ref":"request-params.json#/$defs/__req_parameter8"}}};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -745,13 +545,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate20.errors = vErrors;
@@ -760,8 +554,6 @@ return errors === 0;
 validate20.evaluated = {"props":{"x-merchant-id":true,"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetOrderParams = validate23;
-const schema14 = {"type":"object","properties":{"order_id":{"$ref":"request-params.json#/$defs/__req_parameter13"}},"required":["order_id"]};
-const schema15 = {"maxLength":32,"pattern":"^OD\\d{1,30}$","type":"string"};
 const pattern4 = new RegExp("^OD\\d{1,30}$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -785,13 +577,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -804,23 +590,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern4.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^OD\\d{1,30}$"},message:"must match pattern \""+"^OD\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^OD\\d{1,30}$"}, "must match pattern \""+"^OD\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -841,13 +615,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.order_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "order_id"}, "must have required property '"+"order_id"+"'");
 errors++;
 }
 if(data.order_id !== undefined){
@@ -858,13 +626,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate23.errors = vErrors;
@@ -873,8 +635,6 @@ return errors === 0;
 validate23.evaluated = {"props":{"order_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListPaymentsQuery = validate26;
-const schema16 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"currency":{"$ref":"request-params.json#/$defs/__req_parameter16"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"},"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"},"reference_id":{"$ref":"request-params.json#/$defs/__req_parameter18"},"buyer_name":{"$ref":"request-params.json#/$defs/__req_parameter19"},"mop_type":{"$ref":"request-params.json#/$defs/__req_parameter20"},"status":{"$ref":"request-params.json#/$defs/__req_parameter21"},"from_created_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_created_date":{"$ref":"request-params.json#/$defs/__req_parameter22"}}};
-const schema17 = {"default":10,"maximum":250,"minimum":1,"type":"integer"};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -895,13 +655,7 @@ if(dataType0 === "boolean" || data === null
 coerced0 = +data;
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "integer");
 errors++;
 }
 }
@@ -914,23 +668,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if((typeof data == "number") && (isFinite(data))){
 if(data > 250 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 250},message:"must be <= 250"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maximum", {comparison: "<=", limit: 250}, "must be <= 250");
 errors++;
 }
 if(data < 1 || isNaN(data)){
-const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
@@ -939,7 +681,6 @@ return errors === 0;
 }
 validate28.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema18 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
 const pattern5 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -963,13 +704,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -982,33 +717,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 3){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 3}, "must NOT have more than 3 characters");
 errors++;
 }
 if(func0(data) < 3){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 3}, "must NOT have fewer than 3 characters");
 errors++;
 }
 if(!pattern5.test(data)){
-const err3 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{3}$"}, "must match pattern \""+"^[A-Z]{3}$"+"\"");
 errors++;
 }
 }
@@ -1017,7 +734,6 @@ return errors === 0;
 }
 validate31.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema19 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 const pattern6 = new RegExp("^PR\\d{1,30}$", "u");
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1041,13 +757,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1060,23 +770,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern6.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^PR\\d{1,30}$"}, "must match pattern \""+"^PR\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -1084,8 +782,6 @@ validate34.errors = vErrors;
 return errors === 0;
 }
 validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema20 = {"maxLength":64,"minLength":1,"type":"string"};
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1108,13 +804,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1127,23 +817,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 64){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data) < 1){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -1151,8 +829,6 @@ validate36.errors = vErrors;
 return errors === 0;
 }
 validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema21 = {"maxLength":200,"minLength":1,"type":"string"};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1175,13 +851,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1194,23 +864,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 200){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data) < 1){
-const err2 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
@@ -1242,13 +900,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1260,13 +912,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema22.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema22.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate40.errors = vErrors;
@@ -1297,13 +943,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1315,13 +955,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "PENDING") || (data === "CAPTURED")) || (data === "FAILED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema23.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema23.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate42.errors = vErrors;
@@ -1329,7 +963,6 @@ return errors === 0;
 }
 validate42.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema24 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
 const formats0 = formats.date;
 const pattern7 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 
@@ -1354,13 +987,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1373,33 +1000,15 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern7.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{4}-\\d{2}-\\d{2}$"}, "must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"");
 errors++;
 }
 if(!(formats0.validate(data))){
-const err3 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "format", {format: "date"}, "must match format \""+"date"+"\"");
 errors++;
 }
 }
@@ -1495,13 +1104,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate26.errors = vErrors;
@@ -1510,7 +1113,6 @@ return errors === 0;
 validate26.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"currency":true,"merchant_id":true,"payment_id":true,"reference_id":true,"buyer_name":true,"mop_type":true,"status":true,"from_created_date":true,"to_created_date":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetPaymentParams = validate47;
-const schema25 = {"type":"object","properties":{"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"}},"required":["payment_id"]};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1524,13 +1126,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.payment_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "payment_id"}, "must have required property '"+"payment_id"+"'");
 errors++;
 }
 if(data.payment_id !== undefined){
@@ -1541,13 +1137,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate47.errors = vErrors;
@@ -1556,7 +1146,6 @@ return errors === 0;
 validate47.evaluated = {"props":{"payment_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListRefundsQuery = validate49;
-const schema26 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"payment_id":{"$ref":"request-params.json#/$defs/__req_parameter17"},"reference_id":{"$ref":"request-params.json#/$defs/__req_parameter18"},"from_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1621,13 +1210,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate49.errors = vErrors;
@@ -1636,8 +1219,6 @@ return errors === 0;
 validate49.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"payment_id":true,"reference_id":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetRefundParams = validate58;
-const schema27 = {"type":"object","properties":{"refund_id":{"$ref":"request-params.json#/$defs/__req_parameter26"}},"required":["refund_id"]};
-const schema28 = {"maxLength":32,"pattern":"^RF\\d{1,30}$","type":"string"};
 const pattern8 = new RegExp("^RF\\d{1,30}$", "u");
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1661,13 +1242,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1680,23 +1255,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern8.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^RF\\d{1,30}$"},message:"must match pattern \""+"^RF\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^RF\\d{1,30}$"}, "must match pattern \""+"^RF\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -1717,13 +1280,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.refund_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "refund_id"},message:"must have required property '"+"refund_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "refund_id"}, "must have required property '"+"refund_id"+"'");
 errors++;
 }
 if(data.refund_id !== undefined){
@@ -1734,13 +1291,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate58.errors = vErrors;
@@ -1749,7 +1300,6 @@ return errors === 0;
 validate58.evaluated = {"props":{"refund_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListSettlementsQuery = validate61;
-const schema29 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"},"from_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"to_date":{"$ref":"request-params.json#/$defs/__req_parameter22"},"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1802,13 +1352,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate61.errors = vErrors;
@@ -1817,8 +1361,6 @@ return errors === 0;
 validate61.evaluated = {"props":{"page":true,"page_size":true,"cursor":true,"from_date":true,"to_date":true,"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetSettlementParams = validate68;
-const schema30 = {"type":"object","properties":{"settlement_id":{"$ref":"request-params.json#/$defs/__req_parameter29"}},"required":["settlement_id"]};
-const schema31 = {"maxLength":32,"pattern":"^ST\\d{1,30}$","type":"string"};
 const pattern9 = new RegExp("^ST\\d{1,30}$", "u");
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1842,13 +1384,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -1861,23 +1397,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern9.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^ST\\d{1,30}$"},message:"must match pattern \""+"^ST\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^ST\\d{1,30}$"}, "must match pattern \""+"^ST\\d{1,30}$"+"\"");
 errors++;
 }
 }
@@ -1898,13 +1422,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.settlement_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "settlement_id"},message:"must have required property '"+"settlement_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "settlement_id"}, "must have required property '"+"settlement_id"+"'");
 errors++;
 }
 if(data.settlement_id !== undefined){
@@ -1915,13 +1433,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate68.errors = vErrors;
@@ -1930,7 +1442,6 @@ return errors === 0;
 validate68.evaluated = {"props":{"settlement_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListSettlementTransactionsQuery = validate71;
-const schema32 = {"type":"object","properties":{"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter5","default":250}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1959,13 +1470,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate71.errors = vErrors;
@@ -1974,7 +1479,6 @@ return errors === 0;
 validate71.evaluated = {"props":{"page":true,"page_size":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetSandboxClockQuery = validate74;
-const schema33 = {"type":"object","properties":{"merchant_id":{"$ref":"request-params.json#/$defs/__req_parameter10"}}};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1995,13 +1499,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate74.errors = vErrors;
@@ -2010,8 +1508,6 @@ return errors === 0;
 validate74.evaluated = {"props":{"merchant_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRedeliverWebhookDeliveryParams = validate76;
-const schema34 = {"type":"object","properties":{"delivery_id":{"$ref":"request-params.json#/$defs/__req_parameter33"}},"required":["delivery_id"]};
-const schema35 = {"maxLength":26,"pattern":"^dlv_[A-Za-z0-9_-]{22}$","type":"string"};
 const pattern10 = new RegExp("^dlv_[A-Za-z0-9_-]{22}$", "u");
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2035,13 +1531,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -2054,23 +1544,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 26){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 26},message:"must NOT have more than 26 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 26}, "must NOT have more than 26 characters");
 errors++;
 }
 if(!pattern10.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^dlv_[A-Za-z0-9_-]{22}$"},message:"must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^dlv_[A-Za-z0-9_-]{22}$"}, "must match pattern \""+"^dlv_[A-Za-z0-9_-]{22}$"+"\"");
 errors++;
 }
 }
@@ -2091,13 +1569,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.delivery_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delivery_id"},message:"must have required property '"+"delivery_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "delivery_id"}, "must have required property '"+"delivery_id"+"'");
 errors++;
 }
 if(data.delivery_id !== undefined){
@@ -2108,13 +1580,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate76.errors = vErrors;
@@ -2123,8 +1589,6 @@ return errors === 0;
 validate76.evaluated = {"props":{"delivery_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateDeleteWebhookEndpointParams = validate79;
-const schema36 = {"type":"object","properties":{"endpoint_id":{"$ref":"request-params.json#/$defs/__req_parameter35"}},"required":["endpoint_id"]};
-const schema37 = {"maxLength":27,"pattern":"^we_[A-Za-z0-9_-]{24}$","type":"string"};
 const pattern11 = new RegExp("^we_[A-Za-z0-9_-]{24}$", "u");
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2148,13 +1612,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -2167,23 +1625,11 @@ parentData[parentDataProperty] = coerced0;
 }
 if(typeof data === "string"){
 if(func0(data) > 27){
-const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 27}, "must NOT have more than 27 characters");
 errors++;
 }
 if(!pattern11.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^we_[A-Za-z0-9_-]{24}$"},message:"must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^we_[A-Za-z0-9_-]{24}$"}, "must match pattern \""+"^we_[A-Za-z0-9_-]{24}$"+"\"");
 errors++;
 }
 }
@@ -2204,13 +1650,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.endpoint_id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint_id"},message:"must have required property '"+"endpoint_id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "endpoint_id"}, "must have required property '"+"endpoint_id"+"'");
 errors++;
 }
 if(data.endpoint_id !== undefined){
@@ -2221,13 +1661,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate79.errors = vErrors;
@@ -2236,7 +1670,6 @@ return errors === 0;
 validate79.evaluated = {"props":{"endpoint_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListWebhookDeliveriesQuery = validate82;
-const schema38 = {"type":"object","properties":{"status":{"$ref":"request-params.json#/$defs/__req_parameter37"},"page":{"$ref":"request-params.json#/$defs/__req_parameter4","default":1},"page_size":{"$ref":"request-params.json#/$defs/__req_parameter15","default":10},"cursor":{"$ref":"request-params.json#/$defs/__req_parameter6"}}};
 const schema39 = {"enum":["pending","delivering","succeeded","failed"],"type":"string"};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2260,13 +1693,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 }
@@ -2278,13 +1705,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "pending") || (data === "delivering")) || (data === "succeeded")) || (data === "failed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema39.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate83.errors = vErrors;
@@ -2331,13 +1752,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate82.errors = vErrors;
@@ -2361,23 +1776,11 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 if(!(((((data === "UPI") || (data === "CREDIT_CARD")) || (data === "DEBIT_CARD")) || (data === "NET_BANKING")) || (data === "QR"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema42.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate90.errors = vErrors;
@@ -2397,37 +1800,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(func21.call(schema41.properties.body.properties, key0))){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2435,24 +1820,12 @@ if(data0.bank_code !== undefined){
 let data1 = data0.bank_code;
 if(typeof data1 === "string"){
 if(func0(data1) > 16){
-const err3 = {instancePath:instancePath+"/body/bank_code",schemaPath:"#/properties/body/properties/bank_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body/bank_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body/bank_code",schemaPath:"#/properties/body/properties/bank_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body/bank_code", "string");
 errors++;
 }
 }
@@ -2460,24 +1833,12 @@ if(data0.card_cvc !== undefined){
 let data2 = data0.card_cvc;
 if(typeof data2 === "string"){
 if(func0(data2) > 8){
-const err5 = {instancePath:instancePath+"/body/card_cvc",schemaPath:"#/properties/body/properties/card_cvc/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/body/card_cvc", "maxLength", {limit: 8}, "must NOT have more than 8 characters");
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/body/card_cvc",schemaPath:"#/properties/body/properties/card_cvc/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $t(vErrors, instancePath+"/body/card_cvc", "string");
 errors++;
 }
 }
@@ -2485,24 +1846,12 @@ if(data0.card_expiry !== undefined){
 let data3 = data0.card_expiry;
 if(typeof data3 === "string"){
 if(func0(data3) > 9){
-const err7 = {instancePath:instancePath+"/body/card_expiry",schemaPath:"#/properties/body/properties/card_expiry/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/body/card_expiry", "maxLength", {limit: 9}, "must NOT have more than 9 characters");
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/body/card_expiry",schemaPath:"#/properties/body/properties/card_expiry/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $t(vErrors, instancePath+"/body/card_expiry", "string");
 errors++;
 }
 }
@@ -2510,24 +1859,12 @@ if(data0.card_name !== undefined){
 let data4 = data0.card_name;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-const err9 = {instancePath:instancePath+"/body/card_name",schemaPath:"#/properties/body/properties/card_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/body/card_name", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/body/card_name",schemaPath:"#/properties/body/properties/card_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/body/card_name", "string");
 errors++;
 }
 }
@@ -2535,24 +1872,12 @@ if(data0.card_number !== undefined){
 let data5 = data0.card_number;
 if(typeof data5 === "string"){
 if(func0(data5) > 32){
-const err11 = {instancePath:instancePath+"/body/card_number",schemaPath:"#/properties/body/properties/card_number/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/body/card_number", "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/body/card_number",schemaPath:"#/properties/body/properties/card_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $t(vErrors, instancePath+"/body/card_number", "string");
 errors++;
 }
 }
@@ -2565,46 +1890,22 @@ errors = vErrors.length;
 if(data0.outcome !== undefined){
 let data7 = data0.outcome;
 if(typeof data7 !== "string"){
-const err13 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!(((data7 === "success") || (data7 === "failure")) || (data7 === "cancel"))){
-const err14 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema41.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.three_ds_result !== undefined){
 let data8 = data0.three_ds_result;
 if(typeof data8 !== "string"){
-const err15 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $t(vErrors, instancePath+"/body/three_ds_result", "string");
 errors++;
 }
 if(!((data8 === "approved") || (data8 === "failed"))){
-const err16 = {instancePath:instancePath+"/body/three_ds_result",schemaPath:"#/properties/body/properties/three_ds_result/enum",keyword:"enum",params:{allowedValues: schema41.properties.body.properties.three_ds_result.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/body/three_ds_result", "enum", {allowedValues: schema41.properties.body.properties.three_ds_result.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -2612,36 +1913,18 @@ if(data0.vpa !== undefined){
 let data9 = data0.vpa;
 if(typeof data9 === "string"){
 if(func0(data9) > 255){
-const err17 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $e(vErrors, instancePath+"/body/vpa", "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -2652,7 +1935,6 @@ return errors === 0;
 validate89.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateMerchantBody0 = validate92;
-const schema43 = {"properties":{"body":{"additionalProperties":false,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetails"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetails"}},"required":["settlement_details","company_details"],"type":"object"}},"required":["body"]};
 const schema44 = {"additionalProperties":false,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"required":["legal_name","brand_name","registration_number","international_org_type","tax_id","website","monthly_avg_transaction_value","monthly_avg_transaction_volume","communication_address","communication_city","communication_state","communication_country","communication_pincode","same_as_registered_address","registered_address","registered_city","registered_state","registered_country","registered_pincode","business_category","business_mode","commodity","payment_terms","hs_codes","category","description_of_products_and_services","agreement_details","purpose_code"],"type":"object"};
 const pattern12 = new RegExp("^\\d{2,10}$", "u");
 const pattern13 = new RegExp("^\\d+\\.\\d{2}$", "u");
@@ -2671,294 +1953,120 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.legal_name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "legal_name"},message:"must have required property '"+"legal_name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "legal_name"}, "must have required property '"+"legal_name"+"'");
 errors++;
 }
 if(data.brand_name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "brand_name"},message:"must have required property '"+"brand_name"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "brand_name"}, "must have required property '"+"brand_name"+"'");
 errors++;
 }
 if(data.registration_number === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registration_number"},message:"must have required property '"+"registration_number"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registration_number"}, "must have required property '"+"registration_number"+"'");
 errors++;
 }
 if(data.international_org_type === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "international_org_type"},message:"must have required property '"+"international_org_type"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "international_org_type"}, "must have required property '"+"international_org_type"+"'");
 errors++;
 }
 if(data.tax_id === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tax_id"},message:"must have required property '"+"tax_id"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "tax_id"}, "must have required property '"+"tax_id"+"'");
 errors++;
 }
 if(data.website === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "website"},message:"must have required property '"+"website"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "website"}, "must have required property '"+"website"+"'");
 errors++;
 }
 if(data.monthly_avg_transaction_value === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_value"},message:"must have required property '"+"monthly_avg_transaction_value"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "monthly_avg_transaction_value"}, "must have required property '"+"monthly_avg_transaction_value"+"'");
 errors++;
 }
 if(data.monthly_avg_transaction_volume === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "monthly_avg_transaction_volume"},message:"must have required property '"+"monthly_avg_transaction_volume"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "monthly_avg_transaction_volume"}, "must have required property '"+"monthly_avg_transaction_volume"+"'");
 errors++;
 }
 if(data.communication_address === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_address"},message:"must have required property '"+"communication_address"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_address"}, "must have required property '"+"communication_address"+"'");
 errors++;
 }
 if(data.communication_city === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_city"},message:"must have required property '"+"communication_city"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_city"}, "must have required property '"+"communication_city"+"'");
 errors++;
 }
 if(data.communication_state === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_state"},message:"must have required property '"+"communication_state"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_state"}, "must have required property '"+"communication_state"+"'");
 errors++;
 }
 if(data.communication_country === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_country"},message:"must have required property '"+"communication_country"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_country"}, "must have required property '"+"communication_country"+"'");
 errors++;
 }
 if(data.communication_pincode === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "communication_pincode"},message:"must have required property '"+"communication_pincode"+"'"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "communication_pincode"}, "must have required property '"+"communication_pincode"+"'");
 errors++;
 }
 if(data.same_as_registered_address === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "same_as_registered_address"},message:"must have required property '"+"same_as_registered_address"+"'"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "same_as_registered_address"}, "must have required property '"+"same_as_registered_address"+"'");
 errors++;
 }
 if(data.registered_address === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_address"},message:"must have required property '"+"registered_address"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_address"}, "must have required property '"+"registered_address"+"'");
 errors++;
 }
 if(data.registered_city === undefined){
-const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_city"},message:"must have required property '"+"registered_city"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_city"}, "must have required property '"+"registered_city"+"'");
 errors++;
 }
 if(data.registered_state === undefined){
-const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_state"},message:"must have required property '"+"registered_state"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_state"}, "must have required property '"+"registered_state"+"'");
 errors++;
 }
 if(data.registered_country === undefined){
-const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_country"},message:"must have required property '"+"registered_country"+"'"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_country"}, "must have required property '"+"registered_country"+"'");
 errors++;
 }
 if(data.registered_pincode === undefined){
-const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "registered_pincode"},message:"must have required property '"+"registered_pincode"+"'"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "registered_pincode"}, "must have required property '"+"registered_pincode"+"'");
 errors++;
 }
 if(data.business_category === undefined){
-const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "business_category"},message:"must have required property '"+"business_category"+"'"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "business_category"}, "must have required property '"+"business_category"+"'");
 errors++;
 }
 if(data.business_mode === undefined){
-const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "business_mode"},message:"must have required property '"+"business_mode"+"'"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "business_mode"}, "must have required property '"+"business_mode"+"'");
 errors++;
 }
 if(data.commodity === undefined){
-const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "commodity"},message:"must have required property '"+"commodity"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "commodity"}, "must have required property '"+"commodity"+"'");
 errors++;
 }
 if(data.payment_terms === undefined){
-const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_terms"},message:"must have required property '"+"payment_terms"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "payment_terms"}, "must have required property '"+"payment_terms"+"'");
 errors++;
 }
 if(data.hs_codes === undefined){
-const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "hs_codes"},message:"must have required property '"+"hs_codes"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "hs_codes"}, "must have required property '"+"hs_codes"+"'");
 errors++;
 }
 if(data.category === undefined){
-const err24 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "category"},message:"must have required property '"+"category"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "category"}, "must have required property '"+"category"+"'");
 errors++;
 }
 if(data.description_of_products_and_services === undefined){
-const err25 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description_of_products_and_services"},message:"must have required property '"+"description_of_products_and_services"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "description_of_products_and_services"}, "must have required property '"+"description_of_products_and_services"+"'");
 errors++;
 }
 if(data.agreement_details === undefined){
-const err26 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "agreement_details"},message:"must have required property '"+"agreement_details"+"'"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "agreement_details"}, "must have required property '"+"agreement_details"+"'");
 errors++;
 }
 if(data.purpose_code === undefined){
-const err27 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "purpose_code"},message:"must have required property '"+"purpose_code"+"'"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "purpose_code"}, "must have required property '"+"purpose_code"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema44.properties, key0))){
-const err28 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -2966,34 +2074,16 @@ if(data.agreement_details !== undefined){
 let data0 = data.agreement_details;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-const err29 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
+vErrors = $e(vErrors, instancePath+"/agreement_details", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err30 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
+vErrors = $e(vErrors, instancePath+"/agreement_details", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
+vErrors = $t(vErrors, instancePath+"/agreement_details", "string");
 errors++;
 }
 }
@@ -3001,80 +2091,38 @@ if(data.brand_name !== undefined){
 let data1 = data.brand_name;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-const err32 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
+vErrors = $e(vErrors, instancePath+"/brand_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err33 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
+vErrors = $e(vErrors, instancePath+"/brand_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
+vErrors = $t(vErrors, instancePath+"/brand_name", "string");
 errors++;
 }
 }
 if(data.business_category !== undefined){
 let data2 = data.business_category;
 if(typeof data2 !== "string"){
-const err35 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
+vErrors = $t(vErrors, instancePath+"/business_category", "string");
 errors++;
 }
 if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
-const err36 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_category.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
+vErrors = $e(vErrors, instancePath+"/business_category", "enum", {allowedValues: schema44.properties.business_category.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data.business_mode !== undefined){
 let data3 = data.business_mode;
 if(typeof data3 !== "string"){
-const err37 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
+vErrors = $t(vErrors, instancePath+"/business_mode", "string");
 errors++;
 }
 if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
-const err38 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema44.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
+vErrors = $e(vErrors, instancePath+"/business_mode", "enum", {allowedValues: schema44.properties.business_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -3082,34 +2130,16 @@ if(data.category !== undefined){
 let data4 = data.category;
 if(typeof data4 === "string"){
 if(func0(data4) > 200){
-const err39 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
+vErrors = $e(vErrors, instancePath+"/category", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data4) < 1){
-const err40 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
+vErrors = $e(vErrors, instancePath+"/category", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
+vErrors = $t(vErrors, instancePath+"/category", "string");
 errors++;
 }
 }
@@ -3117,34 +2147,16 @@ if(data.commodity !== undefined){
 let data5 = data.commodity;
 if(typeof data5 === "string"){
 if(func0(data5) > 200){
-const err42 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
+vErrors = $e(vErrors, instancePath+"/commodity", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data5) < 1){
-const err43 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
+vErrors = $e(vErrors, instancePath+"/commodity", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
+vErrors = $t(vErrors, instancePath+"/commodity", "string");
 errors++;
 }
 }
@@ -3152,34 +2164,16 @@ if(data.communication_address !== undefined){
 let data6 = data.communication_address;
 if(typeof data6 === "string"){
 if(func0(data6) > 500){
-const err45 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
+vErrors = $e(vErrors, instancePath+"/communication_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data6) < 1){
-const err46 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
+vErrors = $e(vErrors, instancePath+"/communication_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
+vErrors = $t(vErrors, instancePath+"/communication_address", "string");
 errors++;
 }
 }
@@ -3187,34 +2181,16 @@ if(data.communication_city !== undefined){
 let data7 = data.communication_city;
 if(typeof data7 === "string"){
 if(func0(data7) > 100){
-const err48 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
+vErrors = $e(vErrors, instancePath+"/communication_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data7) < 1){
-const err49 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
+vErrors = $e(vErrors, instancePath+"/communication_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
+vErrors = $t(vErrors, instancePath+"/communication_city", "string");
 errors++;
 }
 }
@@ -3222,34 +2198,16 @@ if(data.communication_country !== undefined){
 let data8 = data.communication_country;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-const err51 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
+vErrors = $e(vErrors, instancePath+"/communication_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-const err52 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
+vErrors = $e(vErrors, instancePath+"/communication_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
+vErrors = $t(vErrors, instancePath+"/communication_country", "string");
 errors++;
 }
 }
@@ -3257,34 +2215,16 @@ if(data.communication_pincode !== undefined){
 let data9 = data.communication_pincode;
 if(typeof data9 === "string"){
 if(func0(data9) > 12){
-const err54 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data9) < 1){
-const err55 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
+vErrors = $t(vErrors, instancePath+"/communication_pincode", "string");
 errors++;
 }
 }
@@ -3292,34 +2232,16 @@ if(data.communication_state !== undefined){
 let data10 = data.communication_state;
 if(typeof data10 === "string"){
 if(func0(data10) > 100){
-const err57 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
+vErrors = $e(vErrors, instancePath+"/communication_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data10) < 1){
-const err58 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
+vErrors = $e(vErrors, instancePath+"/communication_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err59 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
+vErrors = $t(vErrors, instancePath+"/communication_state", "string");
 errors++;
 }
 }
@@ -3327,34 +2249,16 @@ if(data.description_of_products_and_services !== undefined){
 let data11 = data.description_of_products_and_services;
 if(typeof data11 === "string"){
 if(func0(data11) > 2000){
-const err60 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data11) < 1){
-const err61 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err62 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
+vErrors = $t(vErrors, instancePath+"/description_of_products_and_services", "string");
 errors++;
 }
 }
@@ -3362,13 +2266,7 @@ if(data.hs_codes !== undefined){
 let data12 = data.hs_codes;
 if(Array.isArray(data12)){
 if(data12.length > 50){
-const err63 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes", "maxItems", {limit: 50}, "must NOT have more than 50 items");
 errors++;
 }
 const len0 = data12.length;
@@ -3376,69 +2274,33 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(typeof data13 === "string"){
 if(func0(data13) > 10){
-const err64 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data13)){
-const err65 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
+vErrors = $t(vErrors, instancePath+"/hs_codes/" + i0, "string");
 errors++;
 }
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
+vErrors = $t(vErrors, instancePath+"/hs_codes", "array");
 errors++;
 }
 }
 if(data.international_org_type !== undefined){
 let data14 = data.international_org_type;
 if(typeof data14 !== "string"){
-const err68 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
+vErrors = $t(vErrors, instancePath+"/international_org_type", "string");
 errors++;
 }
 if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
-const err69 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema44.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
+vErrors = $e(vErrors, instancePath+"/international_org_type", "enum", {allowedValues: schema44.properties.international_org_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -3446,34 +2308,16 @@ if(data.legal_name !== undefined){
 let data15 = data.legal_name;
 if(typeof data15 === "string"){
 if(func0(data15) > 200){
-const err70 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
+vErrors = $e(vErrors, instancePath+"/legal_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data15) < 1){
-const err71 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
+vErrors = $e(vErrors, instancePath+"/legal_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err72 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
+vErrors = $t(vErrors, instancePath+"/legal_name", "string");
 errors++;
 }
 }
@@ -3481,44 +2325,20 @@ if(data.monthly_avg_transaction_value !== undefined){
 let data16 = data.monthly_avg_transaction_value;
 if(typeof data16 === "string"){
 if(func0(data16) > 16){
-const err73 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data16) < 1){
-const err74 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern13.test(data16)){
-const err75 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_value", "string");
 errors++;
 }
 }
@@ -3526,67 +2346,31 @@ if(data.monthly_avg_transaction_volume !== undefined){
 let data17 = data.monthly_avg_transaction_volume;
 if(typeof data17 === "string"){
 if(func0(data17) > 12){
-const err77 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data17) < 1){
-const err78 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern14.test(data17)){
-const err79 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "pattern", {pattern: "^\\d+$"}, "must match pattern \""+"^\\d+$"+"\"");
 errors++;
 }
 }
 else {
-const err80 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_volume", "string");
 errors++;
 }
 }
 if(data.payment_terms !== undefined){
 let data18 = data.payment_terms;
 if(typeof data18 !== "string"){
-const err81 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
+vErrors = $t(vErrors, instancePath+"/payment_terms", "string");
 errors++;
 }
 if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
-const err82 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema44.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
+vErrors = $e(vErrors, instancePath+"/payment_terms", "enum", {allowedValues: schema44.properties.payment_terms.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -3594,34 +2378,16 @@ if(data.purpose_code !== undefined){
 let data19 = data.purpose_code;
 if(typeof data19 === "string"){
 if(func0(data19) > 16){
-const err83 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
+vErrors = $e(vErrors, instancePath+"/purpose_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data19) < 1){
-const err84 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
+vErrors = $e(vErrors, instancePath+"/purpose_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
+vErrors = $t(vErrors, instancePath+"/purpose_code", "string");
 errors++;
 }
 }
@@ -3629,34 +2395,16 @@ if(data.registered_address !== undefined){
 let data20 = data.registered_address;
 if(typeof data20 === "string"){
 if(func0(data20) > 500){
-const err86 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
+vErrors = $e(vErrors, instancePath+"/registered_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data20) < 1){
-const err87 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
+vErrors = $e(vErrors, instancePath+"/registered_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err88 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
+vErrors = $t(vErrors, instancePath+"/registered_address", "string");
 errors++;
 }
 }
@@ -3664,34 +2412,16 @@ if(data.registered_city !== undefined){
 let data21 = data.registered_city;
 if(typeof data21 === "string"){
 if(func0(data21) > 100){
-const err89 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
+vErrors = $e(vErrors, instancePath+"/registered_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data21) < 1){
-const err90 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
+vErrors = $e(vErrors, instancePath+"/registered_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err91 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
+vErrors = $t(vErrors, instancePath+"/registered_city", "string");
 errors++;
 }
 }
@@ -3699,34 +2429,16 @@ if(data.registered_country !== undefined){
 let data22 = data.registered_country;
 if(typeof data22 === "string"){
 if(func0(data22) > 100){
-const err92 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
+vErrors = $e(vErrors, instancePath+"/registered_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data22) < 1){
-const err93 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
+vErrors = $e(vErrors, instancePath+"/registered_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
+vErrors = $t(vErrors, instancePath+"/registered_country", "string");
 errors++;
 }
 }
@@ -3734,34 +2446,16 @@ if(data.registered_pincode !== undefined){
 let data23 = data.registered_pincode;
 if(typeof data23 === "string"){
 if(func0(data23) > 12){
-const err95 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data23) < 1){
-const err96 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
+vErrors = $t(vErrors, instancePath+"/registered_pincode", "string");
 errors++;
 }
 }
@@ -3769,34 +2463,16 @@ if(data.registered_state !== undefined){
 let data24 = data.registered_state;
 if(typeof data24 === "string"){
 if(func0(data24) > 100){
-const err98 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
+vErrors = $e(vErrors, instancePath+"/registered_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data24) < 1){
-const err99 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
+vErrors = $e(vErrors, instancePath+"/registered_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err100 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
+vErrors = $t(vErrors, instancePath+"/registered_state", "string");
 errors++;
 }
 }
@@ -3804,46 +2480,22 @@ if(data.registration_number !== undefined){
 let data25 = data.registration_number;
 if(typeof data25 === "string"){
 if(func0(data25) > 64){
-const err101 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
+vErrors = $e(vErrors, instancePath+"/registration_number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data25) < 1){
-const err102 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
+vErrors = $e(vErrors, instancePath+"/registration_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err103 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
+vErrors = $t(vErrors, instancePath+"/registration_number", "string");
 errors++;
 }
 }
 if(data.same_as_registered_address !== undefined){
 if(typeof data.same_as_registered_address !== "boolean"){
-const err104 = {instancePath:instancePath+"/same_as_registered_address",schemaPath:"#/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
+vErrors = $t(vErrors, instancePath+"/same_as_registered_address", "boolean");
 errors++;
 }
 }
@@ -3851,34 +2503,16 @@ if(data.tax_id !== undefined){
 let data27 = data.tax_id;
 if(typeof data27 === "string"){
 if(func0(data27) > 64){
-const err105 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
+vErrors = $e(vErrors, instancePath+"/tax_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data27) < 1){
-const err106 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
+vErrors = $e(vErrors, instancePath+"/tax_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err107 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
+vErrors = $t(vErrors, instancePath+"/tax_id", "string");
 errors++;
 }
 }
@@ -3886,46 +2520,22 @@ if(data.website !== undefined){
 let data28 = data.website;
 if(typeof data28 === "string"){
 if(func0(data28) > 2048){
-const err108 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
+vErrors = $e(vErrors, instancePath+"/website", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!(formats2(data28))){
-const err109 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
+vErrors = $e(vErrors, instancePath+"/website", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-const err110 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
+vErrors = $t(vErrors, instancePath+"/website", "string");
 errors++;
 }
 }
 }
 else {
-const err111 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate93.errors = vErrors;
@@ -3951,124 +2561,52 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.bank_account_number === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_account_number"},message:"must have required property '"+"bank_account_number"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_account_number"}, "must have required property '"+"bank_account_number"+"'");
 errors++;
 }
 if(data.bank_account_name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_account_name"},message:"must have required property '"+"bank_account_name"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_account_name"}, "must have required property '"+"bank_account_name"+"'");
 errors++;
 }
 if(data.bank_swift_code === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_swift_code"},message:"must have required property '"+"bank_swift_code"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_swift_code"}, "must have required property '"+"bank_swift_code"+"'");
 errors++;
 }
 if(data.bank_name === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_name"},message:"must have required property '"+"bank_name"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_name"}, "must have required property '"+"bank_name"+"'");
 errors++;
 }
 if(data.bank_branch_name === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_branch_name"},message:"must have required property '"+"bank_branch_name"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_branch_name"}, "must have required property '"+"bank_branch_name"+"'");
 errors++;
 }
 if(data.bank_address === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_address"},message:"must have required property '"+"bank_address"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_address"}, "must have required property '"+"bank_address"+"'");
 errors++;
 }
 if(data.bank_city === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_city"},message:"must have required property '"+"bank_city"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_city"}, "must have required property '"+"bank_city"+"'");
 errors++;
 }
 if(data.bank_state === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_state"},message:"must have required property '"+"bank_state"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_state"}, "must have required property '"+"bank_state"+"'");
 errors++;
 }
 if(data.bank_country === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_country"},message:"must have required property '"+"bank_country"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_country"}, "must have required property '"+"bank_country"+"'");
 errors++;
 }
 if(data.bank_pincode === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_pincode"},message:"must have required property '"+"bank_pincode"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "bank_pincode"}, "must have required property '"+"bank_pincode"+"'");
 errors++;
 }
 if(data.routing_number === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "routing_number"},message:"must have required property '"+"routing_number"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "routing_number"}, "must have required property '"+"routing_number"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema45.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4076,34 +2614,16 @@ if(data.bank_account_name !== undefined){
 let data0 = data.bank_account_name;
 if(typeof data0 === "string"){
 if(func0(data0) > 140){
-const err12 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err13 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $t(vErrors, instancePath+"/bank_account_name", "string");
 errors++;
 }
 }
@@ -4111,44 +2631,20 @@ if(data.bank_account_number !== undefined){
 let data1 = data.bank_account_number;
 if(typeof data1 === "string"){
 if(func0(data1) > 34){
-const err15 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err16 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data1)){
-const err17 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $t(vErrors, instancePath+"/bank_account_number", "string");
 errors++;
 }
 }
@@ -4156,34 +2652,16 @@ if(data.bank_address !== undefined){
 let data2 = data.bank_address;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-const err19 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $e(vErrors, instancePath+"/bank_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data2) < 1){
-const err20 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
+vErrors = $e(vErrors, instancePath+"/bank_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
+vErrors = $t(vErrors, instancePath+"/bank_address", "string");
 errors++;
 }
 }
@@ -4191,34 +2669,16 @@ if(data.bank_branch_name !== undefined){
 let data3 = data.bank_branch_name;
 if(typeof data3 === "string"){
 if(func0(data3) > 140){
-const err22 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data3) < 1){
-const err23 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
+vErrors = $t(vErrors, instancePath+"/bank_branch_name", "string");
 errors++;
 }
 }
@@ -4226,34 +2686,16 @@ if(data.bank_city !== undefined){
 let data4 = data.bank_city;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-const err25 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
+vErrors = $e(vErrors, instancePath+"/bank_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-const err26 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
+vErrors = $e(vErrors, instancePath+"/bank_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err27 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
+vErrors = $t(vErrors, instancePath+"/bank_city", "string");
 errors++;
 }
 }
@@ -4261,44 +2703,20 @@ if(data.bank_country !== undefined){
 let data5 = data.bank_country;
 if(typeof data5 === "string"){
 if(func0(data5) > 2){
-const err28 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "maxLength", {limit: 2}, "must NOT have more than 2 characters");
 errors++;
 }
 if(func0(data5) < 1){
-const err29 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern16.test(data5)){
-const err30 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "pattern", {pattern: "^[A-Z]{2}$"}, "must match pattern \""+"^[A-Z]{2}$"+"\"");
 errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
+vErrors = $t(vErrors, instancePath+"/bank_country", "string");
 errors++;
 }
 }
@@ -4306,34 +2724,16 @@ if(data.bank_name !== undefined){
 let data6 = data.bank_name;
 if(typeof data6 === "string"){
 if(func0(data6) > 140){
-const err32 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
+vErrors = $e(vErrors, instancePath+"/bank_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data6) < 1){
-const err33 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
+vErrors = $e(vErrors, instancePath+"/bank_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
+vErrors = $t(vErrors, instancePath+"/bank_name", "string");
 errors++;
 }
 }
@@ -4341,44 +2741,20 @@ if(data.bank_pincode !== undefined){
 let data7 = data.bank_pincode;
 if(typeof data7 === "string"){
 if(func0(data7) > 12){
-const err35 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data7) < 1){
-const err36 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern17.test(data7)){
-const err37 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
+vErrors = $t(vErrors, instancePath+"/bank_pincode", "string");
 errors++;
 }
 }
@@ -4386,34 +2762,16 @@ if(data.bank_state !== undefined){
 let data8 = data.bank_state;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-const err39 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
+vErrors = $e(vErrors, instancePath+"/bank_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-const err40 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
+vErrors = $e(vErrors, instancePath+"/bank_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
+vErrors = $t(vErrors, instancePath+"/bank_state", "string");
 errors++;
 }
 }
@@ -4421,44 +2779,20 @@ if(data.bank_swift_code !== undefined){
 let data9 = data.bank_swift_code;
 if(typeof data9 === "string"){
 if(func0(data9) > 11){
-const err42 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "maxLength", {limit: 11}, "must NOT have more than 11 characters");
 errors++;
 }
 if(func0(data9) < 1){
-const err43 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern18.test(data9)){
-const err44 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "pattern", {pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"}, "must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\"");
 errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
+vErrors = $t(vErrors, instancePath+"/bank_swift_code", "string");
 errors++;
 }
 }
@@ -4466,56 +2800,26 @@ if(data.routing_number !== undefined){
 let data10 = data.routing_number;
 if(typeof data10 === "string"){
 if(func0(data10) > 34){
-const err46 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data10) < 1){
-const err47 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data10)){
-const err48 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
+vErrors = $t(vErrors, instancePath+"/routing_number", "string");
 errors++;
 }
 }
 }
 else {
-const err50 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate95.errors = vErrors;
@@ -4535,47 +2839,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.settlement_details === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "settlement_details"},message:"must have required property '"+"settlement_details"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "settlement_details"}, "must have required property '"+"settlement_details"+"'");
 errors++;
 }
 if(data0.company_details === undefined){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "company_details"},message:"must have required property '"+"company_details"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "company_details"}, "must have required property '"+"company_details"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "company_details") || (key0 === "settlement_details"))){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4593,13 +2873,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -4610,7 +2884,6 @@ return errors === 0;
 validate92.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateUpdateMerchantBody0 = validate97;
-const schema46 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"company_details":{"$ref":"request-body.json#/$defs/CompanyDetailsPatch"},"settlement_details":{"$ref":"request-body.json#/$defs/SettlementDetailsPatch"}},"type":"object"}}};
 const schema47 = {"additionalProperties":false,"minProperties":1,"properties":{"agreement_details":{"maxLength":2000,"minLength":1,"type":"string"},"brand_name":{"maxLength":200,"minLength":1,"type":"string"},"business_category":{"enum":["TECHNOLOGY","HEALTHCARE","FINANCE","RETAIL","MANUFACTURING","EDUCATION","ENTERTAINMENT","OTHER"],"type":"string"},"business_mode":{"enum":["B2B","B2C","B2B2C"],"type":"string"},"category":{"maxLength":200,"minLength":1,"type":"string"},"commodity":{"maxLength":200,"minLength":1,"type":"string"},"communication_address":{"maxLength":500,"minLength":1,"type":"string"},"communication_city":{"maxLength":100,"minLength":1,"type":"string"},"communication_country":{"maxLength":100,"minLength":1,"type":"string"},"communication_pincode":{"maxLength":12,"minLength":1,"type":"string"},"communication_state":{"maxLength":100,"minLength":1,"type":"string"},"description_of_products_and_services":{"maxLength":2000,"minLength":1,"type":"string"},"hs_codes":{"items":{"maxLength":10,"pattern":"^\\d{2,10}$","type":"string"},"maxItems":50,"type":"array"},"international_org_type":{"enum":["PRIVATE_LIMITED","PUBLIC_LIMITED","PARTNERSHIP","SOLE_PROPRIETORSHIP","LLC","CORPORATION"],"type":"string"},"legal_name":{"maxLength":200,"minLength":1,"type":"string"},"monthly_avg_transaction_value":{"maxLength":16,"minLength":1,"pattern":"^\\d+\\.\\d{2}$","type":"string"},"monthly_avg_transaction_volume":{"maxLength":12,"minLength":1,"pattern":"^\\d+$","type":"string"},"payment_terms":{"enum":["NET_30","NET_60","NET_90","IMMEDIATE"],"type":"string"},"purpose_code":{"maxLength":16,"minLength":1,"type":"string"},"registered_address":{"maxLength":500,"minLength":1,"type":"string"},"registered_city":{"maxLength":100,"minLength":1,"type":"string"},"registered_country":{"maxLength":100,"minLength":1,"type":"string"},"registered_pincode":{"maxLength":12,"minLength":1,"type":"string"},"registered_state":{"maxLength":100,"minLength":1,"type":"string"},"registration_number":{"maxLength":64,"minLength":1,"type":"string"},"same_as_registered_address":{"type":"boolean"},"tax_id":{"maxLength":64,"minLength":1,"type":"string"},"website":{"format":"uri","maxLength":2048,"type":"string"}},"type":"object"};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4625,24 +2898,12 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema47.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -4650,34 +2911,16 @@ if(data.agreement_details !== undefined){
 let data0 = data.agreement_details;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-const err2 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/agreement_details", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/agreement_details", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/agreement_details",schemaPath:"#/properties/agreement_details/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/agreement_details", "string");
 errors++;
 }
 }
@@ -4685,80 +2928,38 @@ if(data.brand_name !== undefined){
 let data1 = data.brand_name;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-const err5 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/brand_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err6 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/brand_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/brand_name",schemaPath:"#/properties/brand_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $t(vErrors, instancePath+"/brand_name", "string");
 errors++;
 }
 }
 if(data.business_category !== undefined){
 let data2 = data.business_category;
 if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $t(vErrors, instancePath+"/business_category", "string");
 errors++;
 }
 if(!((((((((data2 === "TECHNOLOGY") || (data2 === "HEALTHCARE")) || (data2 === "FINANCE")) || (data2 === "RETAIL")) || (data2 === "MANUFACTURING")) || (data2 === "EDUCATION")) || (data2 === "ENTERTAINMENT")) || (data2 === "OTHER"))){
-const err9 = {instancePath:instancePath+"/business_category",schemaPath:"#/properties/business_category/enum",keyword:"enum",params:{allowedValues: schema47.properties.business_category.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/business_category", "enum", {allowedValues: schema47.properties.business_category.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data.business_mode !== undefined){
 let data3 = data.business_mode;
 if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/business_mode", "string");
 errors++;
 }
 if(!(((data3 === "B2B") || (data3 === "B2C")) || (data3 === "B2B2C"))){
-const err11 = {instancePath:instancePath+"/business_mode",schemaPath:"#/properties/business_mode/enum",keyword:"enum",params:{allowedValues: schema47.properties.business_mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/business_mode", "enum", {allowedValues: schema47.properties.business_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -4766,34 +2967,16 @@ if(data.category !== undefined){
 let data4 = data.category;
 if(typeof data4 === "string"){
 if(func0(data4) > 200){
-const err12 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/category", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data4) < 1){
-const err13 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath+"/category", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $t(vErrors, instancePath+"/category", "string");
 errors++;
 }
 }
@@ -4801,34 +2984,16 @@ if(data.commodity !== undefined){
 let data5 = data.commodity;
 if(typeof data5 === "string"){
 if(func0(data5) > 200){
-const err15 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath+"/commodity", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data5) < 1){
-const err16 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/commodity", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/commodity",schemaPath:"#/properties/commodity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $t(vErrors, instancePath+"/commodity", "string");
 errors++;
 }
 }
@@ -4836,34 +3001,16 @@ if(data.communication_address !== undefined){
 let data6 = data.communication_address;
 if(typeof data6 === "string"){
 if(func0(data6) > 500){
-const err18 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $e(vErrors, instancePath+"/communication_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data6) < 1){
-const err19 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $e(vErrors, instancePath+"/communication_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/communication_address",schemaPath:"#/properties/communication_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
+vErrors = $t(vErrors, instancePath+"/communication_address", "string");
 errors++;
 }
 }
@@ -4871,34 +3018,16 @@ if(data.communication_city !== undefined){
 let data7 = data.communication_city;
 if(typeof data7 === "string"){
 if(func0(data7) > 100){
-const err21 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
+vErrors = $e(vErrors, instancePath+"/communication_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data7) < 1){
-const err22 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
+vErrors = $e(vErrors, instancePath+"/communication_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/communication_city",schemaPath:"#/properties/communication_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
+vErrors = $t(vErrors, instancePath+"/communication_city", "string");
 errors++;
 }
 }
@@ -4906,34 +3035,16 @@ if(data.communication_country !== undefined){
 let data8 = data.communication_country;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-const err24 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
+vErrors = $e(vErrors, instancePath+"/communication_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-const err25 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
+vErrors = $e(vErrors, instancePath+"/communication_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/communication_country",schemaPath:"#/properties/communication_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
+vErrors = $t(vErrors, instancePath+"/communication_country", "string");
 errors++;
 }
 }
@@ -4941,34 +3052,16 @@ if(data.communication_pincode !== undefined){
 let data9 = data.communication_pincode;
 if(typeof data9 === "string"){
 if(func0(data9) > 12){
-const err27 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data9) < 1){
-const err28 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
+vErrors = $e(vErrors, instancePath+"/communication_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/communication_pincode",schemaPath:"#/properties/communication_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
+vErrors = $t(vErrors, instancePath+"/communication_pincode", "string");
 errors++;
 }
 }
@@ -4976,34 +3069,16 @@ if(data.communication_state !== undefined){
 let data10 = data.communication_state;
 if(typeof data10 === "string"){
 if(func0(data10) > 100){
-const err30 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
+vErrors = $e(vErrors, instancePath+"/communication_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data10) < 1){
-const err31 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
+vErrors = $e(vErrors, instancePath+"/communication_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/communication_state",schemaPath:"#/properties/communication_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
+vErrors = $t(vErrors, instancePath+"/communication_state", "string");
 errors++;
 }
 }
@@ -5011,34 +3086,16 @@ if(data.description_of_products_and_services !== undefined){
 let data11 = data.description_of_products_and_services;
 if(typeof data11 === "string"){
 if(func0(data11) > 2000){
-const err33 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data11) < 1){
-const err34 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
+vErrors = $e(vErrors, instancePath+"/description_of_products_and_services", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/description_of_products_and_services",schemaPath:"#/properties/description_of_products_and_services/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
+vErrors = $t(vErrors, instancePath+"/description_of_products_and_services", "string");
 errors++;
 }
 }
@@ -5046,13 +3103,7 @@ if(data.hs_codes !== undefined){
 let data12 = data.hs_codes;
 if(Array.isArray(data12)){
 if(data12.length > 50){
-const err36 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes", "maxItems", {limit: 50}, "must NOT have more than 50 items");
 errors++;
 }
 const len0 = data12.length;
@@ -5060,69 +3111,33 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(typeof data13 === "string"){
 if(func0(data13) > 10){
-const err37 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data13)){
-const err38 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
+vErrors = $e(vErrors, instancePath+"/hs_codes/" + i0, "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/hs_codes/" + i0,schemaPath:"#/properties/hs_codes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
+vErrors = $t(vErrors, instancePath+"/hs_codes/" + i0, "string");
 errors++;
 }
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/hs_codes",schemaPath:"#/properties/hs_codes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
+vErrors = $t(vErrors, instancePath+"/hs_codes", "array");
 errors++;
 }
 }
 if(data.international_org_type !== undefined){
 let data14 = data.international_org_type;
 if(typeof data14 !== "string"){
-const err41 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
+vErrors = $t(vErrors, instancePath+"/international_org_type", "string");
 errors++;
 }
 if(!((((((data14 === "PRIVATE_LIMITED") || (data14 === "PUBLIC_LIMITED")) || (data14 === "PARTNERSHIP")) || (data14 === "SOLE_PROPRIETORSHIP")) || (data14 === "LLC")) || (data14 === "CORPORATION"))){
-const err42 = {instancePath:instancePath+"/international_org_type",schemaPath:"#/properties/international_org_type/enum",keyword:"enum",params:{allowedValues: schema47.properties.international_org_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
+vErrors = $e(vErrors, instancePath+"/international_org_type", "enum", {allowedValues: schema47.properties.international_org_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -5130,34 +3145,16 @@ if(data.legal_name !== undefined){
 let data15 = data.legal_name;
 if(typeof data15 === "string"){
 if(func0(data15) > 200){
-const err43 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
+vErrors = $e(vErrors, instancePath+"/legal_name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data15) < 1){
-const err44 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
+vErrors = $e(vErrors, instancePath+"/legal_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/legal_name",schemaPath:"#/properties/legal_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
+vErrors = $t(vErrors, instancePath+"/legal_name", "string");
 errors++;
 }
 }
@@ -5165,44 +3162,20 @@ if(data.monthly_avg_transaction_value !== undefined){
 let data16 = data.monthly_avg_transaction_value;
 if(typeof data16 === "string"){
 if(func0(data16) > 16){
-const err46 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data16) < 1){
-const err47 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern13.test(data16)){
-const err48 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_value", "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/monthly_avg_transaction_value",schemaPath:"#/properties/monthly_avg_transaction_value/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_value", "string");
 errors++;
 }
 }
@@ -5210,67 +3183,31 @@ if(data.monthly_avg_transaction_volume !== undefined){
 let data17 = data.monthly_avg_transaction_volume;
 if(typeof data17 === "string"){
 if(func0(data17) > 12){
-const err50 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data17) < 1){
-const err51 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern14.test(data17)){
-const err52 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/pattern",keyword:"pattern",params:{pattern: "^\\d+$"},message:"must match pattern \""+"^\\d+$"+"\""};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
+vErrors = $e(vErrors, instancePath+"/monthly_avg_transaction_volume", "pattern", {pattern: "^\\d+$"}, "must match pattern \""+"^\\d+$"+"\"");
 errors++;
 }
 }
 else {
-const err53 = {instancePath:instancePath+"/monthly_avg_transaction_volume",schemaPath:"#/properties/monthly_avg_transaction_volume/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
+vErrors = $t(vErrors, instancePath+"/monthly_avg_transaction_volume", "string");
 errors++;
 }
 }
 if(data.payment_terms !== undefined){
 let data18 = data.payment_terms;
 if(typeof data18 !== "string"){
-const err54 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
+vErrors = $t(vErrors, instancePath+"/payment_terms", "string");
 errors++;
 }
 if(!((((data18 === "NET_30") || (data18 === "NET_60")) || (data18 === "NET_90")) || (data18 === "IMMEDIATE"))){
-const err55 = {instancePath:instancePath+"/payment_terms",schemaPath:"#/properties/payment_terms/enum",keyword:"enum",params:{allowedValues: schema47.properties.payment_terms.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
+vErrors = $e(vErrors, instancePath+"/payment_terms", "enum", {allowedValues: schema47.properties.payment_terms.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -5278,34 +3215,16 @@ if(data.purpose_code !== undefined){
 let data19 = data.purpose_code;
 if(typeof data19 === "string"){
 if(func0(data19) > 16){
-const err56 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
+vErrors = $e(vErrors, instancePath+"/purpose_code", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(func0(data19) < 1){
-const err57 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
+vErrors = $e(vErrors, instancePath+"/purpose_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err58 = {instancePath:instancePath+"/purpose_code",schemaPath:"#/properties/purpose_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
+vErrors = $t(vErrors, instancePath+"/purpose_code", "string");
 errors++;
 }
 }
@@ -5313,34 +3232,16 @@ if(data.registered_address !== undefined){
 let data20 = data.registered_address;
 if(typeof data20 === "string"){
 if(func0(data20) > 500){
-const err59 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
+vErrors = $e(vErrors, instancePath+"/registered_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data20) < 1){
-const err60 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
+vErrors = $e(vErrors, instancePath+"/registered_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err61 = {instancePath:instancePath+"/registered_address",schemaPath:"#/properties/registered_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
+vErrors = $t(vErrors, instancePath+"/registered_address", "string");
 errors++;
 }
 }
@@ -5348,34 +3249,16 @@ if(data.registered_city !== undefined){
 let data21 = data.registered_city;
 if(typeof data21 === "string"){
 if(func0(data21) > 100){
-const err62 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
+vErrors = $e(vErrors, instancePath+"/registered_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data21) < 1){
-const err63 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
+vErrors = $e(vErrors, instancePath+"/registered_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err64 = {instancePath:instancePath+"/registered_city",schemaPath:"#/properties/registered_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
+vErrors = $t(vErrors, instancePath+"/registered_city", "string");
 errors++;
 }
 }
@@ -5383,34 +3266,16 @@ if(data.registered_country !== undefined){
 let data22 = data.registered_country;
 if(typeof data22 === "string"){
 if(func0(data22) > 100){
-const err65 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
+vErrors = $e(vErrors, instancePath+"/registered_country", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data22) < 1){
-const err66 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
+vErrors = $e(vErrors, instancePath+"/registered_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/registered_country",schemaPath:"#/properties/registered_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
+vErrors = $t(vErrors, instancePath+"/registered_country", "string");
 errors++;
 }
 }
@@ -5418,34 +3283,16 @@ if(data.registered_pincode !== undefined){
 let data23 = data.registered_pincode;
 if(typeof data23 === "string"){
 if(func0(data23) > 12){
-const err68 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data23) < 1){
-const err69 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
+vErrors = $e(vErrors, instancePath+"/registered_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err70 = {instancePath:instancePath+"/registered_pincode",schemaPath:"#/properties/registered_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
+vErrors = $t(vErrors, instancePath+"/registered_pincode", "string");
 errors++;
 }
 }
@@ -5453,34 +3300,16 @@ if(data.registered_state !== undefined){
 let data24 = data.registered_state;
 if(typeof data24 === "string"){
 if(func0(data24) > 100){
-const err71 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
+vErrors = $e(vErrors, instancePath+"/registered_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data24) < 1){
-const err72 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
+vErrors = $e(vErrors, instancePath+"/registered_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err73 = {instancePath:instancePath+"/registered_state",schemaPath:"#/properties/registered_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
+vErrors = $t(vErrors, instancePath+"/registered_state", "string");
 errors++;
 }
 }
@@ -5488,46 +3317,22 @@ if(data.registration_number !== undefined){
 let data25 = data.registration_number;
 if(typeof data25 === "string"){
 if(func0(data25) > 64){
-const err74 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
+vErrors = $e(vErrors, instancePath+"/registration_number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data25) < 1){
-const err75 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
+vErrors = $e(vErrors, instancePath+"/registration_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/registration_number",schemaPath:"#/properties/registration_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
+vErrors = $t(vErrors, instancePath+"/registration_number", "string");
 errors++;
 }
 }
 if(data.same_as_registered_address !== undefined){
 if(typeof data.same_as_registered_address !== "boolean"){
-const err77 = {instancePath:instancePath+"/same_as_registered_address",schemaPath:"#/properties/same_as_registered_address/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
+vErrors = $t(vErrors, instancePath+"/same_as_registered_address", "boolean");
 errors++;
 }
 }
@@ -5535,34 +3340,16 @@ if(data.tax_id !== undefined){
 let data27 = data.tax_id;
 if(typeof data27 === "string"){
 if(func0(data27) > 64){
-const err78 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
+vErrors = $e(vErrors, instancePath+"/tax_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data27) < 1){
-const err79 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
+vErrors = $e(vErrors, instancePath+"/tax_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err80 = {instancePath:instancePath+"/tax_id",schemaPath:"#/properties/tax_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
+vErrors = $t(vErrors, instancePath+"/tax_id", "string");
 errors++;
 }
 }
@@ -5570,46 +3357,22 @@ if(data.website !== undefined){
 let data28 = data.website;
 if(typeof data28 === "string"){
 if(func0(data28) > 2048){
-const err81 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
+vErrors = $e(vErrors, instancePath+"/website", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!(formats2(data28))){
-const err82 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
+vErrors = $e(vErrors, instancePath+"/website", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/website",schemaPath:"#/properties/website/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
+vErrors = $t(vErrors, instancePath+"/website", "string");
 errors++;
 }
 }
 }
 else {
-const err84 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate98.errors = vErrors;
@@ -5631,24 +3394,12 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data){
 if(!(func21.call(schema48.properties, key0))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -5656,34 +3407,16 @@ if(data.bank_account_name !== undefined){
 let data0 = data.bank_account_name;
 if(typeof data0 === "string"){
 if(func0(data0) > 140){
-const err2 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/bank_account_name",schemaPath:"#/properties/bank_account_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/bank_account_name", "string");
 errors++;
 }
 }
@@ -5691,44 +3424,20 @@ if(data.bank_account_number !== undefined){
 let data1 = data.bank_account_number;
 if(typeof data1 === "string"){
 if(func0(data1) > 34){
-const err5 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err6 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data1)){
-const err7 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/bank_account_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/bank_account_number",schemaPath:"#/properties/bank_account_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $t(vErrors, instancePath+"/bank_account_number", "string");
 errors++;
 }
 }
@@ -5736,34 +3445,16 @@ if(data.bank_address !== undefined){
 let data2 = data.bank_address;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-const err9 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/bank_address", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 if(func0(data2) < 1){
-const err10 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $e(vErrors, instancePath+"/bank_address", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/bank_address",schemaPath:"#/properties/bank_address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $t(vErrors, instancePath+"/bank_address", "string");
 errors++;
 }
 }
@@ -5771,34 +3462,16 @@ if(data.bank_branch_name !== undefined){
 let data3 = data.bank_branch_name;
 if(typeof data3 === "string"){
 if(func0(data3) > 140){
-const err12 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data3) < 1){
-const err13 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath+"/bank_branch_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/bank_branch_name",schemaPath:"#/properties/bank_branch_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $t(vErrors, instancePath+"/bank_branch_name", "string");
 errors++;
 }
 }
@@ -5806,34 +3479,16 @@ if(data.bank_city !== undefined){
 let data4 = data.bank_city;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-const err15 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath+"/bank_city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-const err16 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/bank_city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/bank_city",schemaPath:"#/properties/bank_city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $t(vErrors, instancePath+"/bank_city", "string");
 errors++;
 }
 }
@@ -5841,44 +3496,20 @@ if(data.bank_country !== undefined){
 let data5 = data.bank_country;
 if(typeof data5 === "string"){
 if(func0(data5) > 2){
-const err18 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/maxLength",keyword:"maxLength",params:{limit: 2},message:"must NOT have more than 2 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "maxLength", {limit: 2}, "must NOT have more than 2 characters");
 errors++;
 }
 if(func0(data5) < 1){
-const err19 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern16.test(data5)){
-const err20 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{2}$"},message:"must match pattern \""+"^[A-Z]{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
+vErrors = $e(vErrors, instancePath+"/bank_country", "pattern", {pattern: "^[A-Z]{2}$"}, "must match pattern \""+"^[A-Z]{2}$"+"\"");
 errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/bank_country",schemaPath:"#/properties/bank_country/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
+vErrors = $t(vErrors, instancePath+"/bank_country", "string");
 errors++;
 }
 }
@@ -5886,34 +3517,16 @@ if(data.bank_name !== undefined){
 let data6 = data.bank_name;
 if(typeof data6 === "string"){
 if(func0(data6) > 140){
-const err22 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
+vErrors = $e(vErrors, instancePath+"/bank_name", "maxLength", {limit: 140}, "must NOT have more than 140 characters");
 errors++;
 }
 if(func0(data6) < 1){
-const err23 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
+vErrors = $e(vErrors, instancePath+"/bank_name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/bank_name",schemaPath:"#/properties/bank_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
+vErrors = $t(vErrors, instancePath+"/bank_name", "string");
 errors++;
 }
 }
@@ -5921,44 +3534,20 @@ if(data.bank_pincode !== undefined){
 let data7 = data.bank_pincode;
 if(typeof data7 === "string"){
 if(func0(data7) > 12){
-const err25 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(func0(data7) < 1){
-const err26 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern17.test(data7)){
-const err27 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
+vErrors = $e(vErrors, instancePath+"/bank_pincode", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/bank_pincode",schemaPath:"#/properties/bank_pincode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
+vErrors = $t(vErrors, instancePath+"/bank_pincode", "string");
 errors++;
 }
 }
@@ -5966,34 +3555,16 @@ if(data.bank_state !== undefined){
 let data8 = data.bank_state;
 if(typeof data8 === "string"){
 if(func0(data8) > 100){
-const err29 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
+vErrors = $e(vErrors, instancePath+"/bank_state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data8) < 1){
-const err30 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
+vErrors = $e(vErrors, instancePath+"/bank_state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/bank_state",schemaPath:"#/properties/bank_state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
+vErrors = $t(vErrors, instancePath+"/bank_state", "string");
 errors++;
 }
 }
@@ -6001,44 +3572,20 @@ if(data.bank_swift_code !== undefined){
 let data9 = data.bank_swift_code;
 if(typeof data9 === "string"){
 if(func0(data9) > 11){
-const err32 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/maxLength",keyword:"maxLength",params:{limit: 11},message:"must NOT have more than 11 characters"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "maxLength", {limit: 11}, "must NOT have more than 11 characters");
 errors++;
 }
 if(func0(data9) < 1){
-const err33 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern18.test(data9)){
-const err34 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"},message:"must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\""};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
+vErrors = $e(vErrors, instancePath+"/bank_swift_code", "pattern", {pattern: "^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"}, "must match pattern \""+"^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$"+"\"");
 errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/bank_swift_code",schemaPath:"#/properties/bank_swift_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
+vErrors = $t(vErrors, instancePath+"/bank_swift_code", "string");
 errors++;
 }
 }
@@ -6046,56 +3593,26 @@ if(data.routing_number !== undefined){
 let data10 = data.routing_number;
 if(typeof data10 === "string"){
 if(func0(data10) > 34){
-const err36 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/maxLength",keyword:"maxLength",params:{limit: 34},message:"must NOT have more than 34 characters"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "maxLength", {limit: 34}, "must NOT have more than 34 characters");
 errors++;
 }
 if(func0(data10) < 1){
-const err37 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern15.test(data10)){
-const err38 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{4,34}$"},message:"must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\""};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
+vErrors = $e(vErrors, instancePath+"/routing_number", "pattern", {pattern: "^[A-Za-z0-9]{4,34}$"}, "must match pattern \""+"^[A-Za-z0-9]{4,34}$"+"\"");
 errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/routing_number",schemaPath:"#/properties/routing_number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
+vErrors = $t(vErrors, instancePath+"/routing_number", "string");
 errors++;
 }
 }
 }
 else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate100.errors = vErrors;
@@ -6118,24 +3635,12 @@ if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath+"/body", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "company_details") || (key0 === "settlement_details"))){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -6153,13 +3658,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -6170,7 +3669,6 @@ return errors === 0;
 validate97.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateMerchantCredentialsBody0 = validate102;
-const schema49 = {"properties":{"body":{"additionalProperties":false,"properties":{"overlap_seconds":{"default":86400,"maximum":604800,"minimum":0,"type":"integer"}},"type":"object"}}};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6191,58 +3689,28 @@ data0.overlap_seconds = 86400;
 }
 for(const key0 in data0){
 if(!(key0 === "overlap_seconds")){
-const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 let data1 = data0.overlap_seconds;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err1 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath+"/body/overlap_seconds", "integer");
 errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 604800 || isNaN(data1)){
-const err2 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body/overlap_seconds", "maximum", {comparison: "<=", limit: 604800}, "must be <= 604800");
 errors++;
 }
 if(data1 < 0 || isNaN(data1)){
-const err3 = {instancePath:instancePath+"/body/overlap_seconds",schemaPath:"#/properties/body/properties/overlap_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body/overlap_seconds", "minimum", {comparison: ">=", limit: 0}, "must be >= 0");
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -6267,94 +3735,46 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.document_type === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "document_type"},message:"must have required property '"+"document_type"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "document_type"}, "must have required property '"+"document_type"+"'");
 errors++;
 }
 if(data0.file === undefined){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "file"}, "must have required property '"+"file"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "document_type") || (key0 === "file"))){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.document_type !== undefined){
 let data1 = data0.document_type;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body/document_type", "string");
 errors++;
 }
 if(!((((data1 === "INVOICE") || (data1 === "INCORPORATION_CERTIFICATE")) || (data1 === "TAX_REGISTRATION")) || (data1 === "BANK_PROOF"))){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema50.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/body/document_type", "enum", {allowedValues: schema50.properties.body.properties.document_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.file !== undefined){
 if(!(typeof data0.file === "string")){
-const err6 = {instancePath:instancePath+"/body/file",schemaPath:"#/properties/body/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $t(vErrors, instancePath+"/body/file", "string");
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -6366,7 +3786,6 @@ validate103.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItem
 
 export const validateCreateOrderBody0 = validate104;
 const schema51 = {"properties":{"body":{"additionalProperties":false,"allOf":[{"if":{"properties":{"collection_mode":{"const":"s2s"}},"required":["collection_mode"]},"then":{"properties":{"mop_type":{"const":"UPI"},"upi_flow_type":{"type":"string"}},"required":["upi_flow_type"]}},{"if":{"properties":{"upi_flow_type":{"const":"collection"}},"required":["upi_flow_type"]},"then":{"properties":{"vpa":{"type":"string"}},"required":["vpa"]}}],"properties":{"amount":{"$ref":"request-body.json#/$defs/AmountString"},"buyer":{"$ref":"request-body.json#/$defs/Buyer"},"collection_mode":{"default":"hosted_payment","enum":["hosted_payment","s2s"],"type":"string"},"currency":{"$ref":"request-body.json#/$defs/CurrencyCode"},"invoice":{"$ref":"request-body.json#/$defs/InvoiceInput"},"mop_type":{"enum":["UPI","CREDIT_CARD","NETBANKING","NET_BANKING","DEBIT_CARD","QR"],"type":"string"},"product":{"$ref":"request-body.json#/$defs/Product"},"reference_id":{"maxLength":64,"minLength":1,"pattern":"^[A-Za-z0-9._:/-]+$","type":"string"},"return_url":{"format":"uri","maxLength":2048,"pattern":"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))","type":"string"},"upi_app_name":{"default":"others","enum":["bhim","paytm","google_pay","phonepe","cred","amazon_pay","whatsapp","others"],"type":"string"},"upi_flow_type":{"enum":["intent","collection"],"type":"string"},"vpa":{"maxLength":255,"pattern":"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$","type":"string"}},"required":["amount","currency","reference_id","buyer","product"],"type":"object"}},"required":["body"]};
-const schema52 = {"maxLength":13,"minLength":4,"pattern":"^\\d+\\.\\d{2}$","type":"string"};
 
 function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6380,53 +3799,26 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 13){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 13},message:"must NOT have more than 13 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 13}, "must NOT have more than 13 characters");
 errors++;
 }
 if(func0(data) < 4){
-const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 4},message:"must NOT have fewer than 4 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 4}, "must NOT have fewer than 4 characters");
 errors++;
 }
 if(!pattern13.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d+\\.\\d{2}$"},message:"must match pattern \""+"^\\d+\\.\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d+\\.\\d{2}$"}, "must match pattern \""+"^\\d+\\.\\d{2}$"+"\"");
 errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate105.errors = vErrors;
 return errors === 0;
 }
 validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema53 = {"additionalProperties":false,"properties":{"address":{"$ref":"request-body.json#/$defs/BuyerAddress"},"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"email":{"format":"email","maxLength":254,"type":"string"},"name":{"maxLength":200,"minLength":1,"type":"string"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"},"phone":{"maxLength":16,"pattern":"^\\+?[0-9]{7,15}$","type":"string"}},"required":["name","email","phone"],"type":"object"};
-const schema54 = {"additionalProperties":false,"properties":{"city":{"maxLength":100,"minLength":1,"type":"string"},"line_1":{"maxLength":200,"minLength":1,"type":"string"},"line_2":{"maxLength":200,"type":"string"},"postal_code":{"maxLength":12,"pattern":"^[A-Za-z0-9 -]{3,12}$","type":"string"},"state":{"maxLength":100,"minLength":1,"type":"string"}},"required":["line_1","city","state","postal_code"],"type":"object"};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6440,54 +3832,24 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.line_1 === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "line_1"},message:"must have required property '"+"line_1"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "line_1"}, "must have required property '"+"line_1"+"'");
 errors++;
 }
 if(data.city === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "city"},message:"must have required property '"+"city"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "city"}, "must have required property '"+"city"+"'");
 errors++;
 }
 if(data.state === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "state"}, "must have required property '"+"state"+"'");
 errors++;
 }
 if(data.postal_code === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "postal_code"},message:"must have required property '"+"postal_code"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "postal_code"}, "must have required property '"+"postal_code"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "city") || (key0 === "line_1")) || (key0 === "line_2")) || (key0 === "postal_code")) || (key0 === "state"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -6495,34 +3857,16 @@ if(data.city !== undefined){
 let data0 = data.city;
 if(typeof data0 === "string"){
 if(func0(data0) > 100){
-const err5 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/city", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err6 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/city", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/city",schemaPath:"#/properties/city/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $t(vErrors, instancePath+"/city", "string");
 errors++;
 }
 }
@@ -6530,34 +3874,16 @@ if(data.line_1 !== undefined){
 let data1 = data.line_1;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-const err8 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath+"/line_1", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err9 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/line_1", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/line_1",schemaPath:"#/properties/line_1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/line_1", "string");
 errors++;
 }
 }
@@ -6565,24 +3891,12 @@ if(data.line_2 !== undefined){
 let data2 = data.line_2;
 if(typeof data2 === "string"){
 if(func0(data2) > 200){
-const err11 = {instancePath:instancePath+"/line_2",schemaPath:"#/properties/line_2/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/line_2", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/line_2",schemaPath:"#/properties/line_2/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $t(vErrors, instancePath+"/line_2", "string");
 errors++;
 }
 }
@@ -6590,34 +3904,16 @@ if(data.postal_code !== undefined){
 let data3 = data.postal_code;
 if(typeof data3 === "string"){
 if(func0(data3) > 12){
-const err13 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath+"/postal_code", "maxLength", {limit: 12}, "must NOT have more than 12 characters");
 errors++;
 }
 if(!pattern17.test(data3)){
-const err14 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9 -]{3,12}$"},message:"must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\""};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $e(vErrors, instancePath+"/postal_code", "pattern", {pattern: "^[A-Za-z0-9 -]{3,12}$"}, "must match pattern \""+"^[A-Za-z0-9 -]{3,12}$"+"\"");
 errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/postal_code",schemaPath:"#/properties/postal_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $t(vErrors, instancePath+"/postal_code", "string");
 errors++;
 }
 }
@@ -6625,54 +3921,28 @@ if(data.state !== undefined){
 let data4 = data.state;
 if(typeof data4 === "string"){
 if(func0(data4) > 100){
-const err16 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/state", "maxLength", {limit: 100}, "must NOT have more than 100 characters");
 errors++;
 }
 if(func0(data4) < 1){
-const err17 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $e(vErrors, instancePath+"/state", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $t(vErrors, instancePath+"/state", "string");
 errors++;
 }
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate108.errors = vErrors;
 return errors === 0;
 }
 validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema55 = {"format":"date","maxLength":10,"pattern":"^\\d{4}-\\d{2}-\\d{2}$","type":"string"};
 
 function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6686,44 +3956,20 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern7.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{4}-\\d{2}-\\d{2}$"}, "must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\"");
 errors++;
 }
 if(!(formats0.validate(data))){
-const err2 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "format", {format: "date"}, "must match format \""+"date"+"\"");
 errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate110.errors = vErrors;
@@ -6731,7 +3977,6 @@ return errors === 0;
 }
 validate110.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"maxLength":10,"pattern":"^[A-Z]{5}[0-9]{4}[A-Z]$","type":"string"};
 const pattern31 = new RegExp("^[A-Z]{5}[0-9]{4}[A-Z]$", "u");
 
 function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6746,34 +3991,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 10){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern31.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"},message:"must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{5}[0-9]{4}[A-Z]$"}, "must match pattern \""+"^[A-Z]{5}[0-9]{4}[A-Z]$"+"\"");
 errors++;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate112.errors = vErrors;
@@ -6796,44 +4023,20 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "name"}, "must have required property '"+"name"+"'");
 errors++;
 }
 if(data.email === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "email"}, "must have required property '"+"email"+"'");
 errors++;
 }
 if(data.phone === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "phone"},message:"must have required property '"+"phone"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "phone"}, "must have required property '"+"phone"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "address") || (key0 === "dob")) || (key0 === "email")) || (key0 === "name")) || (key0 === "pan_number")) || (key0 === "phone"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -6853,34 +4056,16 @@ if(data.email !== undefined){
 let data2 = data.email;
 if(typeof data2 === "string"){
 if(func0(data2) > 254){
-const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/email", "maxLength", {limit: 254}, "must NOT have more than 254 characters");
 errors++;
 }
 if(!(formats8.test(data2))){
-const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/email", "format", {format: "email"}, "must match format \""+"email"+"\"");
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $t(vErrors, instancePath+"/email", "string");
 errors++;
 }
 }
@@ -6888,34 +4073,16 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func0(data3) > 200){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data3) < 1){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath+"/name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $t(vErrors, instancePath+"/name", "string");
 errors++;
 }
 }
@@ -6929,54 +4096,28 @@ if(data.phone !== undefined){
 let data5 = data.phone;
 if(typeof data5 === "string"){
 if(func0(data5) > 16){
-const err10 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $e(vErrors, instancePath+"/phone", "maxLength", {limit: 16}, "must NOT have more than 16 characters");
 errors++;
 }
 if(!pattern32.test(data5)){
-const err11 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+?[0-9]{7,15}$"},message:"must match pattern \""+"^\\+?[0-9]{7,15}$"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/phone", "pattern", {pattern: "^\\+?[0-9]{7,15}$"}, "must match pattern \""+"^\\+?[0-9]{7,15}$"+"\"");
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $t(vErrors, instancePath+"/phone", "string");
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate107.errors = vErrors;
 return errors === 0;
 }
 validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema57 = {"maxLength":3,"minLength":3,"pattern":"^[A-Z]{3}$","type":"string"};
 
 function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6990,52 +4131,26 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 3){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 3},message:"must NOT have more than 3 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 3}, "must NOT have more than 3 characters");
 errors++;
 }
 if(func0(data) < 3){
-const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "minLength", {limit: 3}, "must NOT have fewer than 3 characters");
 errors++;
 }
 if(!pattern5.test(data)){
-const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^[A-Z]{3}$"}, "must match pattern \""+"^[A-Z]{3}$"+"\"");
 errors++;
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate115.errors = vErrors;
 return errors === 0;
 }
 validate115.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema58 = {"additionalProperties":false,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"required":["number","date"],"type":"object"};
 
 function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7049,34 +4164,16 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.number === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "number"},message:"must have required property '"+"number"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "number"}, "must have required property '"+"number"+"'");
 errors++;
 }
 if(data.date === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "date"},message:"must have required property '"+"date"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "date"}, "must have required property '"+"date"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!((key0 === "date") || (key0 === "number"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -7090,46 +4187,22 @@ if(data.number !== undefined){
 let data1 = data.number;
 if(typeof data1 === "string"){
 if(func0(data1) > 64){
-const err3 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data1) < 1){
-const err4 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/number", "string");
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate117.errors = vErrors;
@@ -7151,34 +4224,16 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "name"}, "must have required property '"+"name"+"'");
 errors++;
 }
 if(data.description === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "description"}, "must have required property '"+"description"+"'");
 errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "description") || (key0 === "hs_code")) || (key0 === "hs_code_description")) || (key0 === "name")) || (key0 === "type_of_goods"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -7186,34 +4241,16 @@ if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 === "string"){
 if(func0(data0) > 2000){
-const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/description", "maxLength", {limit: 2000}, "must NOT have more than 2000 characters");
 errors++;
 }
 if(func0(data0) < 1){
-const err4 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/description", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/description", "string");
 errors++;
 }
 }
@@ -7221,34 +4258,16 @@ if(data.hs_code !== undefined){
 let data1 = data.hs_code;
 if(typeof data1 === "string"){
 if(func0(data1) > 10){
-const err6 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/maxLength",keyword:"maxLength",params:{limit: 10},message:"must NOT have more than 10 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/hs_code", "maxLength", {limit: 10}, "must NOT have more than 10 characters");
 errors++;
 }
 if(!pattern12.test(data1)){
-const err7 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/pattern",keyword:"pattern",params:{pattern: "^\\d{2,10}$"},message:"must match pattern \""+"^\\d{2,10}$"+"\""};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/hs_code", "pattern", {pattern: "^\\d{2,10}$"}, "must match pattern \""+"^\\d{2,10}$"+"\"");
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/hs_code",schemaPath:"#/properties/hs_code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $t(vErrors, instancePath+"/hs_code", "string");
 errors++;
 }
 }
@@ -7256,24 +4275,12 @@ if(data.hs_code_description !== undefined){
 let data2 = data.hs_code_description;
 if(typeof data2 === "string"){
 if(func0(data2) > 500){
-const err9 = {instancePath:instancePath+"/hs_code_description",schemaPath:"#/properties/hs_code_description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/hs_code_description", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/hs_code_description",schemaPath:"#/properties/hs_code_description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/hs_code_description", "string");
 errors++;
 }
 }
@@ -7281,69 +4288,33 @@ if(data.name !== undefined){
 let data3 = data.name;
 if(typeof data3 === "string"){
 if(func0(data3) > 200){
-const err11 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/name", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 if(func0(data3) < 1){
-const err12 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/name", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $t(vErrors, instancePath+"/name", "string");
 errors++;
 }
 }
 if(data.type_of_goods !== undefined){
 let data4 = data.type_of_goods;
 if(typeof data4 !== "string"){
-const err14 = {instancePath:instancePath+"/type_of_goods",schemaPath:"#/properties/type_of_goods/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $t(vErrors, instancePath+"/type_of_goods", "string");
 errors++;
 }
 if(!((data4 === "goods") || (data4 === "services"))){
-const err15 = {instancePath:instancePath+"/type_of_goods",schemaPath:"#/properties/type_of_goods/enum",keyword:"enum",params:{allowedValues: schema59.properties.type_of_goods.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath+"/type_of_goods", "enum", {allowedValues: schema59.properties.type_of_goods.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $t(vErrors, instancePath, "object");
 errors++;
 }
 validate120.errors = vErrors;
@@ -7367,13 +4338,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
@@ -7422,36 +4387,18 @@ if(_valid0){
 const _errs6 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.upi_flow_type === undefined){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/allOf/0/then/required",keyword:"required",params:{missingProperty: "upi_flow_type"},message:"must have required property '"+"upi_flow_type"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "upi_flow_type"}, "must have required property '"+"upi_flow_type"+"'");
 errors++;
 }
 if(data0.mop_type !== undefined){
 if("UPI" !== data0.mop_type){
-const err4 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/allOf/0/then/properties/mop_type/const",keyword:"const",params:{allowedValue: "UPI"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/mop_type", "const", {allowedValue: "UPI"}, "must be equal to constant");
 errors++;
 }
 }
 if(data0.upi_flow_type !== undefined){
 if(typeof data0.upi_flow_type !== "string"){
-const err5 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/allOf/0/then/properties/upi_flow_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body/upi_flow_type", "string");
 errors++;
 }
 }
@@ -7466,13 +4413,7 @@ props0.collection_mode = true;
 }
 }
 if(!valid2){
-const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/body", "if", {failingKeyword: "then"}, "must match \"then\" schema");
 errors++;
 }
 const _errs11 = errors;
@@ -7519,24 +4460,12 @@ if(_valid1){
 const _errs14 = errors;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.vpa === undefined){
-const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/allOf/1/then/required",keyword:"required",params:{missingProperty: "vpa"},message:"must have required property '"+"vpa"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "vpa"}, "must have required property '"+"vpa"+"'");
 errors++;
 }
 if(data0.vpa !== undefined){
 if(typeof data0.vpa !== "string"){
-const err10 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/allOf/1/then/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
@@ -7550,13 +4479,7 @@ props1.upi_flow_type = true;
 }
 }
 if(!valid5){
-const err11 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/body", "if", {failingKeyword: "then"}, "must match \"then\" schema");
 errors++;
 }
 if(props0 !== true && props1 !== undefined){
@@ -7576,64 +4499,28 @@ if(data0.upi_app_name === undefined){
 data0.upi_app_name = "others";
 }
 if(data0.amount === undefined){
-const err12 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "amount"}, "must have required property '"+"amount"+"'");
 errors++;
 }
 if(data0.currency === undefined){
-const err13 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "currency"}, "must have required property '"+"currency"+"'");
 errors++;
 }
 if(data0.reference_id === undefined){
-const err14 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "reference_id"},message:"must have required property '"+"reference_id"+"'"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "reference_id"}, "must have required property '"+"reference_id"+"'");
 errors++;
 }
 if(data0.buyer === undefined){
-const err15 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "buyer"},message:"must have required property '"+"buyer"+"'"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "buyer"}, "must have required property '"+"buyer"+"'");
 errors++;
 }
 if(data0.product === undefined){
-const err16 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "product"},message:"must have required property '"+"product"+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "product"}, "must have required property '"+"product"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(func21.call(schema51.properties.body.properties, key0))){
-const err17 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -7651,23 +4538,11 @@ errors = vErrors.length;
 }
 let data8 = data0.collection_mode;
 if(typeof data8 !== "string"){
-const err18 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
+vErrors = $t(vErrors, instancePath+"/body/collection_mode", "string");
 errors++;
 }
 if(!((data8 === "hosted_payment") || (data8 === "s2s"))){
-const err19 = {instancePath:instancePath+"/body/collection_mode",schemaPath:"#/properties/body/properties/collection_mode/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.collection_mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
+vErrors = $e(vErrors, instancePath+"/body/collection_mode", "enum", {allowedValues: schema51.properties.body.properties.collection_mode.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 if(data0.currency !== undefined){
@@ -7685,23 +4560,11 @@ errors = vErrors.length;
 if(data0.mop_type !== undefined){
 let data11 = data0.mop_type;
 if(typeof data11 !== "string"){
-const err20 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
+vErrors = $t(vErrors, instancePath+"/body/mop_type", "string");
 errors++;
 }
 if(!((((((data11 === "UPI") || (data11 === "CREDIT_CARD")) || (data11 === "NETBANKING")) || (data11 === "NET_BANKING")) || (data11 === "DEBIT_CARD")) || (data11 === "QR"))){
-const err21 = {instancePath:instancePath+"/body/mop_type",schemaPath:"#/properties/body/properties/mop_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.mop_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
+vErrors = $e(vErrors, instancePath+"/body/mop_type", "enum", {allowedValues: schema51.properties.body.properties.mop_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -7715,44 +4578,20 @@ if(data0.reference_id !== undefined){
 let data13 = data0.reference_id;
 if(typeof data13 === "string"){
 if(func0(data13) > 64){
-const err22 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data13) < 1){
-const err23 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 if(!pattern35.test(data13)){
-const err24 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
+vErrors = $e(vErrors, instancePath+"/body/reference_id", "pattern", {pattern: "^[A-Za-z0-9._:/-]+$"}, "must match pattern \""+"^[A-Za-z0-9._:/-]+$"+"\"");
 errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/body/reference_id",schemaPath:"#/properties/body/properties/reference_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
+vErrors = $t(vErrors, instancePath+"/body/reference_id", "string");
 errors++;
 }
 }
@@ -7760,88 +4599,40 @@ if(data0.return_url !== undefined){
 let data14 = data0.return_url;
 if(typeof data14 === "string"){
 if(func0(data14) > 2048){
-const err26 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
+vErrors = $e(vErrors, instancePath+"/body/return_url", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!pattern36.test(data14)){
-const err27 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/pattern",keyword:"pattern",params:{pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"},message:"must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\""};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
+vErrors = $e(vErrors, instancePath+"/body/return_url", "pattern", {pattern: "^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"}, "must match pattern \""+"^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?([/?#]|$))"+"\"");
 errors++;
 }
 if(!(formats2(data14))){
-const err28 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
+vErrors = $e(vErrors, instancePath+"/body/return_url", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-const err29 = {instancePath:instancePath+"/body/return_url",schemaPath:"#/properties/body/properties/return_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
+vErrors = $t(vErrors, instancePath+"/body/return_url", "string");
 errors++;
 }
 }
 let data15 = data0.upi_app_name;
 if(typeof data15 !== "string"){
-const err30 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
+vErrors = $t(vErrors, instancePath+"/body/upi_app_name", "string");
 errors++;
 }
 if(!((((((((data15 === "bhim") || (data15 === "paytm")) || (data15 === "google_pay")) || (data15 === "phonepe")) || (data15 === "cred")) || (data15 === "amazon_pay")) || (data15 === "whatsapp")) || (data15 === "others"))){
-const err31 = {instancePath:instancePath+"/body/upi_app_name",schemaPath:"#/properties/body/properties/upi_app_name/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_app_name.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
+vErrors = $e(vErrors, instancePath+"/body/upi_app_name", "enum", {allowedValues: schema51.properties.body.properties.upi_app_name.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 if(data0.upi_flow_type !== undefined){
 let data16 = data0.upi_flow_type;
 if(typeof data16 !== "string"){
-const err32 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
+vErrors = $t(vErrors, instancePath+"/body/upi_flow_type", "string");
 errors++;
 }
 if(!((data16 === "intent") || (data16 === "collection"))){
-const err33 = {instancePath:instancePath+"/body/upi_flow_type",schemaPath:"#/properties/body/properties/upi_flow_type/enum",keyword:"enum",params:{allowedValues: schema51.properties.body.properties.upi_flow_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
+vErrors = $e(vErrors, instancePath+"/body/upi_flow_type", "enum", {allowedValues: schema51.properties.body.properties.upi_flow_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
@@ -7849,46 +4640,22 @@ if(data0.vpa !== undefined){
 let data17 = data0.vpa;
 if(typeof data17 === "string"){
 if(func0(data17) > 255){
-const err34 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
+vErrors = $e(vErrors, instancePath+"/body/vpa", "maxLength", {limit: 255}, "must NOT have more than 255 characters");
 errors++;
 }
 if(!pattern37.test(data17)){
-const err35 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"},message:"must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
+vErrors = $e(vErrors, instancePath+"/body/vpa", "pattern", {pattern: "^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"}, "must match pattern \""+"^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$"+"\"");
 errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/body/vpa",schemaPath:"#/properties/body/properties/vpa/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
+vErrors = $t(vErrors, instancePath+"/body/vpa", "string");
 errors++;
 }
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -7899,7 +4666,6 @@ return errors === 0;
 validate104.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateUpdateOrderBody0 = validate122;
-const schema60 = {"properties":{"body":{"additionalProperties":false,"minProperties":1,"properties":{"buyer":{"additionalProperties":false,"minProperties":1,"properties":{"dob":{"$ref":"request-body.json#/$defs/CalendarDate"},"pan_number":{"$ref":"request-body.json#/$defs/PanNumber"}},"type":"object"},"invoice":{"additionalProperties":false,"minProperties":1,"properties":{"date":{"$ref":"request-body.json#/$defs/CalendarDate"},"number":{"maxLength":64,"minLength":1,"type":"string"}},"type":"object"}},"type":"object"}}};
 
 function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7916,24 +4682,12 @@ if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length < 1){
-const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath+"/body", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "buyer") || (key0 === "invoice"))){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -7941,24 +4695,12 @@ if(data0.buyer !== undefined){
 let data1 = data0.buyer;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(Object.keys(data1).length < 1){
-const err2 = {instancePath:instancePath+"/body/buyer",schemaPath:"#/properties/body/properties/buyer/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body/buyer", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key1 in data1){
 if(!((key1 === "dob") || (key1 === "pan_number"))){
-const err3 = {instancePath:instancePath+"/body/buyer",schemaPath:"#/properties/body/properties/buyer/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body/buyer", "additionalProperties", {additionalProperty: key1}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -7976,13 +4718,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body/buyer",schemaPath:"#/properties/body/properties/buyer/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body/buyer", "object");
 errors++;
 }
 }
@@ -7990,24 +4726,12 @@ if(data0.invoice !== undefined){
 let data4 = data0.invoice;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(Object.keys(data4).length < 1){
-const err5 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/body/invoice", "minProperties", {limit: 1}, "must NOT have fewer than 1 properties");
 errors++;
 }
 for(const key2 in data4){
 if(!((key2 === "date") || (key2 === "number"))){
-const err6 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/body/invoice", "additionalProperties", {additionalProperty: key2}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8021,58 +4745,28 @@ if(data4.number !== undefined){
 let data6 = data4.number;
 if(typeof data6 === "string"){
 if(func0(data6) > 64){
-const err7 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/body/invoice/number", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data6) < 1){
-const err8 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath+"/body/invoice/number", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/body/invoice/number",schemaPath:"#/properties/body/properties/invoice/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $t(vErrors, instancePath+"/body/invoice/number", "string");
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/body/invoice",schemaPath:"#/properties/body/properties/invoice/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/body/invoice", "object");
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8097,92 +4791,44 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.identifier === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "identifier"},message:"must have required property '"+"identifier"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "identifier"}, "must have required property '"+"identifier"+"'");
 errors++;
 }
 if(data0.document_type === undefined){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "document_type"},message:"must have required property '"+"document_type"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "document_type"}, "must have required property '"+"document_type"+"'");
 errors++;
 }
 if(data0.file === undefined){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "file"},message:"must have required property '"+"file"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "file"}, "must have required property '"+"file"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "document_type") || (key0 === "file")) || (key0 === "identifier"))){
-const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.document_type !== undefined){
 let data1 = data0.document_type;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body/document_type", "string");
 errors++;
 }
 if(!((data1 === "invoice") || (data1 === "air_waybill"))){
-const err6 = {instancePath:instancePath+"/body/document_type",schemaPath:"#/properties/body/properties/document_type/enum",keyword:"enum",params:{allowedValues: schema61.properties.body.properties.document_type.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/body/document_type", "enum", {allowedValues: schema61.properties.body.properties.document_type.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 if(data0.file !== undefined){
 if(!(typeof data0.file === "string")){
-const err7 = {instancePath:instancePath+"/body/file",schemaPath:"#/properties/body/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $t(vErrors, instancePath+"/body/file", "string");
 errors++;
 }
 }
@@ -8190,46 +4836,22 @@ if(data0.identifier !== undefined){
 let data3 = data0.identifier;
 if(typeof data3 === "string"){
 if(func0(data3) > 64){
-const err8 = {instancePath:instancePath+"/body/identifier",schemaPath:"#/properties/body/properties/identifier/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath+"/body/identifier", "maxLength", {limit: 64}, "must NOT have more than 64 characters");
 errors++;
 }
 if(func0(data3) < 1){
-const err9 = {instancePath:instancePath+"/body/identifier",schemaPath:"#/properties/body/properties/identifier/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $e(vErrors, instancePath+"/body/identifier", "minLength", {limit: 1}, "must NOT have fewer than 1 characters");
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/body/identifier",schemaPath:"#/properties/body/properties/identifier/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $t(vErrors, instancePath+"/body/identifier", "string");
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8240,8 +4862,6 @@ return errors === 0;
 validate126.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateRefundBody0 = validate127;
-const schema62 = {"properties":{"body":{"additionalProperties":false,"properties":{"payment_id":{"$ref":"request-body.json#/$defs/PaymentId"},"refund_amount":{"$ref":"request-body.json#/$defs/AmountString"}},"required":["payment_id","refund_amount"],"type":"object"}},"required":["body"]};
-const schema63 = {"maxLength":32,"pattern":"^PR\\d{1,30}$","type":"string"};
 
 function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8255,34 +4875,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 32){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 32}, "must NOT have more than 32 characters");
 errors++;
 }
 if(!pattern6.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^PR\\d{1,30}$"},message:"must match pattern \""+"^PR\\d{1,30}$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^PR\\d{1,30}$"}, "must match pattern \""+"^PR\\d{1,30}$"+"\"");
 errors++;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate128.errors = vErrors;
@@ -8302,47 +4904,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.payment_id === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "payment_id"}, "must have required property '"+"payment_id"+"'");
 errors++;
 }
 if(data0.refund_amount === undefined){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "refund_amount"},message:"must have required property '"+"refund_amount"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "refund_amount"}, "must have required property '"+"refund_amount"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "payment_id") || (key0 === "refund_amount"))){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8360,13 +4938,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8391,37 +4963,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "mop_type") || (key0 === "outcome"))){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8434,35 +4988,17 @@ errors = vErrors.length;
 if(data0.outcome !== undefined){
 let data2 = data0.outcome;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!(((data2 === "success") || (data2 === "failure")) || (data2 === "cancel"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema64.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema64.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8473,8 +5009,6 @@ return errors === 0;
 validate131.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateAdvanceSandboxClockBody0 = validate133;
-const schema65 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"},"seconds":{"maximum":31536000,"minimum":1,"type":"integer"}},"required":["seconds"],"type":"object"}},"required":["body"]};
-const schema66 = {"maxLength":20,"pattern":"^\\d{1,20}$","type":"string"};
 
 function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8488,34 +5022,16 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(func0(data) > 20){
-const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 20},message:"must NOT have more than 20 characters"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "maxLength", {limit: 20}, "must NOT have more than 20 characters");
 errors++;
 }
 if(!pattern3.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^\\d{1,20}$"},message:"must match pattern \""+"^\\d{1,20}$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "pattern", {pattern: "^\\d{1,20}$"}, "must match pattern \""+"^\\d{1,20}$"+"\"");
 errors++;
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 validate134.errors = vErrors;
@@ -8535,37 +5051,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.seconds === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "seconds"},message:"must have required property '"+"seconds"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "seconds"}, "must have required property '"+"seconds"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "merchant_id") || (key0 === "seconds"))){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8578,47 +5076,23 @@ errors = vErrors.length;
 if(data0.seconds !== undefined){
 let data2 = data0.seconds;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath+"/body/seconds", "integer");
 errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 31536000 || isNaN(data2)){
-const err4 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/seconds", "maximum", {comparison: "<=", limit: 31536000}, "must be <= 31536000");
 errors++;
 }
 if(data2 < 1 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/body/seconds",schemaPath:"#/properties/body/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $e(vErrors, instancePath+"/body/seconds", "minimum", {comparison: ">=", limit: 1}, "must be >= 1");
 errors++;
 }
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8643,37 +5117,19 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.status === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "status"}, "must have required property '"+"status"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "reason") || (key0 === "status"))){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8681,59 +5137,29 @@ if(data0.reason !== undefined){
 let data1 = data0.reason;
 if(typeof data1 === "string"){
 if(func0(data1) > 500){
-const err3 = {instancePath:instancePath+"/body/reason",schemaPath:"#/properties/body/properties/reason/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body/reason", "maxLength", {limit: 500}, "must NOT have more than 500 characters");
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/body/reason",schemaPath:"#/properties/body/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $t(vErrors, instancePath+"/body/reason", "string");
 errors++;
 }
 }
 if(data0.status !== undefined){
 let data2 = data0.status;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body/status", "string");
 errors++;
 }
 if(!((data2 === "APPROVED") || (data2 === "REJECTED"))){
-const err6 = {instancePath:instancePath+"/body/status",schemaPath:"#/properties/body/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.body.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/body/status", "enum", {allowedValues: schema67.properties.body.properties.status.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8758,72 +5184,36 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(key0 === "outcome")){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.outcome !== undefined){
 let data1 = data0.outcome;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!((data1 === "success") || (data1 === "failure"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema68.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema68.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8848,72 +5238,36 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.outcome === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "outcome"}, "must have required property '"+"outcome"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(key0 === "outcome")){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
 if(data0.outcome !== undefined){
 let data1 = data0.outcome;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $t(vErrors, instancePath+"/body/outcome", "string");
 errors++;
 }
 if(!((data1 === "processed") || (data1 === "failed"))){
-const err4 = {instancePath:instancePath+"/body/outcome",schemaPath:"#/properties/body/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema69.properties.body.properties.outcome.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/outcome", "enum", {allowedValues: schema69.properties.body.properties.outcome.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8924,7 +5278,6 @@ return errors === 0;
 validate138.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunSettlementsBody0 = validate139;
-const schema70 = {"properties":{"body":{"additionalProperties":false,"properties":{"merchant_id":{"$ref":"request-body.json#/$defs/MerchantId"}},"type":"object"}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8942,13 +5295,7 @@ let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key0 in data0){
 if(!(key0 === "merchant_id")){
-const err0 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -8960,13 +5307,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -8977,7 +5318,6 @@ return errors === 0;
 validate139.evaluated = {"props":{"body":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCreateWebhookEndpointBody0 = validate141;
-const schema71 = {"properties":{"body":{"additionalProperties":false,"properties":{"description":{"maxLength":200,"type":"string"},"events":{"items":{"$ref":"request-body.json#/$defs/EventType"},"maxItems":6,"minItems":1,"type":"array","uniqueItems":true},"url":{"format":"uri","maxLength":2048,"pattern":"^https?://","type":"string"}},"required":["url","events"],"type":"object"}},"required":["body"]};
 const func203 = require("ajv/dist/runtime/equal").default;
 const schema72 = {"enum":["PAYMENT_FAILED","PAYMENT_SETTLED","MERCHANT_APPROVED","PAYMENT_CAPTURED","REFUND_PROCESSED","REFUND_FAILED"],"type":"string"};
 
@@ -8992,23 +5332,11 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $t(vErrors, instancePath, "string");
 errors++;
 }
 if(!((((((data === "PAYMENT_FAILED") || (data === "PAYMENT_SETTLED")) || (data === "MERCHANT_APPROVED")) || (data === "PAYMENT_CAPTURED")) || (data === "REFUND_PROCESSED")) || (data === "REFUND_FAILED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath, "enum", {allowedValues: schema72.enum}, "must be equal to one of the allowed values");
 errors++;
 }
 validate142.errors = vErrors;
@@ -9030,47 +5358,23 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.body === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+vErrors = $e(vErrors, instancePath, "required", {missingProperty: "body"}, "must have required property '"+"body"+"'");
 errors++;
 }
 if(data.body !== undefined){
 let data0 = data.body;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.url === undefined){
-const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "url"}, "must have required property '"+"url"+"'");
 errors++;
 }
 if(data0.events === undefined){
-const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+vErrors = $e(vErrors, instancePath+"/body", "required", {missingProperty: "events"}, "must have required property '"+"events"+"'");
 errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "description") || (key0 === "events")) || (key0 === "url"))){
-const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+vErrors = $e(vErrors, instancePath+"/body", "additionalProperties", {additionalProperty: key0}, "must NOT have additional properties");
 errors++;
 }
 }
@@ -9078,24 +5382,12 @@ if(data0.description !== undefined){
 let data1 = data0.description;
 if(typeof data1 === "string"){
 if(func0(data1) > 200){
-const err4 = {instancePath:instancePath+"/body/description",schemaPath:"#/properties/body/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+vErrors = $e(vErrors, instancePath+"/body/description", "maxLength", {limit: 200}, "must NOT have more than 200 characters");
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/body/description",schemaPath:"#/properties/body/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+vErrors = $t(vErrors, instancePath+"/body/description", "string");
 errors++;
 }
 }
@@ -9103,23 +5395,11 @@ if(data0.events !== undefined){
 let data2 = data0.events;
 if(Array.isArray(data2)){
 if(data2.length > 6){
-const err6 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/maxItems",keyword:"maxItems",params:{limit: 6},message:"must NOT have more than 6 items"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+vErrors = $e(vErrors, instancePath+"/body/events", "maxItems", {limit: 6}, "must NOT have more than 6 items");
 errors++;
 }
 if(data2.length < 1){
-const err7 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+vErrors = $e(vErrors, instancePath+"/body/events", "minItems", {limit: 1}, "must NOT have fewer than 1 items");
 errors++;
 }
 const len0 = data2.length;
@@ -9136,13 +5416,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func203(data2[i1], data2[j0])){
-const err8 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+vErrors = $e(vErrors, instancePath+"/body/events", "uniqueItems", {i: i1, j: j0}, "must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)");
 errors++;
 break outer0;
 }
@@ -9151,13 +5425,7 @@ break outer0;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/body/events",schemaPath:"#/properties/body/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+vErrors = $t(vErrors, instancePath+"/body/events", "array");
 errors++;
 }
 }
@@ -9165,56 +5433,26 @@ if(data0.url !== undefined){
 let data4 = data0.url;
 if(typeof data4 === "string"){
 if(func0(data4) > 2048){
-const err10 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+vErrors = $e(vErrors, instancePath+"/body/url", "maxLength", {limit: 2048}, "must NOT have more than 2048 characters");
 errors++;
 }
 if(!pattern40.test(data4)){
-const err11 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+vErrors = $e(vErrors, instancePath+"/body/url", "pattern", {pattern: "^https?://"}, "must match pattern \""+"^https?://"+"\"");
 errors++;
 }
 if(!(formats2(data4))){
-const err12 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+vErrors = $e(vErrors, instancePath+"/body/url", "format", {format: "uri"}, "must match format \""+"uri"+"\"");
 errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/body/url",schemaPath:"#/properties/body/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+vErrors = $t(vErrors, instancePath+"/body/url", "string");
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
+vErrors = $t(vErrors, instancePath+"/body", "object");
 errors++;
 }
 }
@@ -9248,6 +5486,10 @@ export const validateListWebhookEndpointsQuery = validateListMerchantsQuery;
 export const validateCreateWebhookEndpointHeaders = validateCreateMerchantHeaders;
 export const validateListWebhookDeliveriesParams = validateDeleteWebhookEndpointParams;
 export const validateEnableWebhookEndpointParams = validateDeleteWebhookEndpointParams;
+/** D190: push one error ({ instancePath, keyword, params, message }, as Ajv builds it) onto the errors so far. */
+function $e(v, instancePath, keyword, params, message) { const e = { instancePath, keyword, params, message }; if (v === null) return [e]; v.push(e); return v; }
+/** D190: the error of the `type` keyword, as Ajv words it. */
+function $t(v, instancePath, type) { return $e(v, instancePath, "type", { type }, "must be " + type); }
 
 import type { OperationRequestValidators } from '../runtime/request-validation.js';
 
