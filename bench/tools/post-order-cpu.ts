@@ -97,6 +97,33 @@ function userSystemSeconds(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
+/**
+ * CPU seconds (user + kernel) of the PostgreSQL backends serving `database` (D185: what the database itself spends
+ * per order, on the same two cores). Backends present at both reads count their difference, new ones all of theirs;
+ * one that exited in between is lost (the pools keep theirs open during a run). Shared server processes (WAL writer,
+ * checkpointer) are not counted: other databases on the server use them too.
+ */
+async function backendCpu(admin: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const t = userSystemSeconds(pid);
+      out.set(pid, t.user + t.system);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+function backendDelta(a: Map<number, number>, b: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, t] of b) sum += t - (a.get(pid) ?? 0);
+  return sum;
+}
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 3);
@@ -150,7 +177,6 @@ try {
   await admin.connect();
   const partnerId = (await admin.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [merchantId])).rows[0]!
     .partner_id;
-  await admin.end();
   const template = createHostedOrderBody();
   const postHeaders: Record<string, string> = { ...headers, 'Content-Type': 'application/json', 'X-Merchant-ID': merchantId };
   const run = Date.now();
@@ -189,24 +215,34 @@ try {
     }
     const measureGateway = async (target: typeof child) => {
       const a = userSystemSeconds(target.pid);
+      const pa = await backendCpu(admin);
+      const ca = process.cpuUsage();
       const r = await gatewayLoad(target, seconds, 1);
+      const c = process.cpuUsage(ca);
       const b = userSystemSeconds(target.pid);
-      return { r, user: b.user - a.user, system: b.system - a.system };
+      const pgCpu = backendDelta(pa, await backendCpu(admin));
+      // warm-up second included in the CPU read: per order over every order answered in those seconds
+      return { r, user: b.user - a.user, system: b.system - a.system, pgCpu, loadCpu: (c.user + c.system) / 1e6 };
     };
     const measurePg = async (l: typeof loop) => {
       await l.drive(1);
-      return l.drive(seconds);
+      const pa = await backendCpu(admin);
+      const res = await l.drive(seconds);
+      return { ...res, pgCpuPerTx: backendDelta(pa, await backendCpu(admin)) / Math.max(res.rps * seconds, 1) };
     };
     const describe = (name: string, g: Awaited<ReturnType<typeof measureGateway>>) => {
-      const served = g.r.rps * seconds;
-      const us = (x: number) => `${((x / served) * 1e6).toFixed(0)} µs`;
+      // the /proc reads (gateway, PostgreSQL backends) and the load generator's CPU span the warm-up second too: per
+      // order at the measured rate over both
+      const spanned = g.r.rps * (seconds + 1);
+      const usSpan = (x: number) => `${((x / spanned) * 1e6).toFixed(0)} µs`;
       return (
         `${name} ${g.r.rps.toFixed(0)} orders/s (${g.r.failures} failures), ${(((g.r.serverCpu ?? NaN) / g.r.rps) * 1e6).toFixed(0)} µs CPU per order` +
-        ` (user ${us(g.user)}, kernel ${us(g.system)}), p50 ${g.r.p50} ms, machine ${g.r.machineCpu.toFixed(2)} cores`
+        ` (user ${usSpan(g.user)}, kernel ${usSpan(g.system)}), PostgreSQL backends ${usSpan(g.pgCpu)}, load generator ${usSpan(g.loadCpu)},` +
+        ` p50 ${g.r.p50} ms, machine ${g.r.machineCpu.toFixed(2)} cores`
       );
     };
     const describePg = (name: string, p: Awaited<ReturnType<typeof measurePg>>) =>
-      `${name} ${p.rps.toFixed(0)} tx/s (client ${(p.cpuPerTx * 1e6).toFixed(0)} µs CPU/tx), p50 ${p.p50.toFixed(1)} ms`;
+      `${name} ${p.rps.toFixed(0)} tx/s (client ${(p.cpuPerTx * 1e6).toFixed(0)} µs CPU/tx, PostgreSQL backends ${(p.pgCpuPerTx * 1e6).toFixed(0)} µs/tx), p50 ${p.p50.toFixed(1)} ms`;
     for (let round = 1; round <= rounds; round++) {
       // which side goes first alternates, so a load rising or falling during a round favours neither
       const steps: (() => Promise<void>)[] = [];
@@ -236,6 +272,7 @@ try {
   } finally {
     await loop.end();
     await legacy?.end();
+    await admin.end();
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   const list = (xs: number[]) => xs.map((x) => `${(x * 100).toFixed(1)}%`).join(', ');

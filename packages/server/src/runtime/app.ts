@@ -1,5 +1,5 @@
 import express, { type Application, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { closeOnEarlyAnswer, limitInBytes, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
+import { closeOnEarlyAnswer, isPlainJson, limitInBytes, readPlainJson, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
 import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { createDispatcher } from './dispatch.js';
@@ -464,12 +464,33 @@ export function rejectMalformedPathEncoding(templates: readonly string[]): Reque
  */
 export function bodyParsers(limit: string | number, multipartLimitBytes?: number): RequestHandler[] {
   const limitBytes = limitInBytes(limit);
-  return [
-    rejectDeclaredOversize(limitBytes, multipartLimitBytes),
+  const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
+  const chain = [
     readingAtMost(express.json({ limit, type: JSON_TYPES }), limitBytes),
     readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
     readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];
+  // ONE step (D182): plain JSON with a Content-Length is read by readPlainJson (body-parser's answers without its
+  // per-request machinery); everything else goes through body-parser's three parsers as before
+  return [
+    (req, res, next) =>
+      oversize(req, res, (error?: unknown) => {
+        if (error !== undefined) next(error);
+        else if (!req.readableEnded && isPlainJson(req, limitBytes)) readPlainJson(req, next);
+        else runChain(chain, req, res, next);
+      }),
+  ];
+}
+
+/** `handlers` in order, as Express would run them; an error skips the rest. */
+function runChain(handlers: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let index = 0;
+  const step = (error?: unknown): void => {
+    const handler = handlers[index++];
+    if ((error !== undefined && error !== null) || handler === undefined) done(error);
+    else void handler(req, res, step);
+  };
+  step();
 }
 
 /**

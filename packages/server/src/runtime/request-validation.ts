@@ -380,22 +380,38 @@ const NOT_WELL_FORMED = 'must be well-formed Unicode (no unpaired UTF-16 surroga
 
 /**
  * Strings and keys of a parsed body that are not well-formed Unicode, as errors at their JSON pointer (at most 20,
- * at most 64 levels deep: a body past that is refused by its schema anyway).
+ * at most 64 levels deep: a body past that is refused by its schema anyway). D184: the walk keeps the keys on a stack
+ * and writes a pointer only for what it reports (it was one string per property of every body).
  */
-function collectMalformedUnicode(value: unknown, path: string, out: AjvError[], depth = 0): void {
+export function collectMalformedUnicode(value: unknown, path: string, out: AjvError[]): void {
+  walkUnicode(value, [path], out, 0);
+}
+
+function walkUnicode(value: unknown, at: string[], out: AjvError[], depth: number): void {
   if (out.length >= 20 || depth > 64) return;
-  const report = (at: string) => out.push({ instancePath: at, schemaPath: '#', keyword: 'unicode', params: {}, message: NOT_WELL_FORMED });
   if (typeof value === 'string') {
-    if (UNPAIRED_SURROGATE.test(value)) report(path);
+    if (UNPAIRED_SURROGATE.test(value)) reportUnicode(at, out);
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => collectMalformedUnicode(item, `${path}/${i}`, out, depth + 1));
+    for (let i = 0; i < value.length; i++) {
+      at.push(String(i));
+      walkUnicode(value[i], at, out, depth + 1);
+      at.pop();
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (UNPAIRED_SURROGATE.test(key)) report(at);
-      else collectMalformedUnicode(item, at, out, depth + 1);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      at.push(key);
+      if (UNPAIRED_SURROGATE.test(key)) reportUnicode(at, out);
+      else walkUnicode((value as Record<string, unknown>)[key], at, out, depth + 1);
+      at.pop();
     }
   }
+}
+
+function reportUnicode(at: readonly string[], out: AjvError[]): void {
+  // the keys escaped as JSON pointer tokens (the first entry is the prefix, a pointer already)
+  const pointer = at.map((token, i) => (i === 0 ? token : token.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  out.push({ instancePath: pointer, schemaPath: '#', keyword: 'unicode', params: {}, message: NOT_WELL_FORMED });
 }
 
 function toRejection(errors: AjvError[]): RequestRejection {
