@@ -2,8 +2,9 @@
  * `npm run bench:generate`: full generation of our spec, then, for GitHub's spec and every real-world spec of
  * test/fixtures/realworld (specs.ts), @paygate/generators (contract with the type layer + server + client, + webhooks
  * when the spec has them) beside openapi-typescript alone on the same file, in the same run: CPU time of generation,
- * bytes emitted, and the peak RSS of a strict `tsc --noEmit` of each output (ours compiled with its runtimes, in the
- * layout of `paygate generate --out`, as the compile tests do; openapi-typescript's types alone). Issue 23's goals,
+ * bytes emitted, and the peak RSS of a strict `tsc --noEmit` of each output (ours compiled with its runtimes' published
+ * declarations, D197, in the layout of `paygate generate --out`, as the compile tests do; openapi-typescript's types
+ * alone). Needs `npm run build` (the runtimes' dist). Issue 23's goals,
  * for GitHub and Stripe: CPU <= 1.5x, output <= 2x, tsc memory <= 1.5x. Each row is measured in a fresh child process,
  * one after the other. `npm run bench` runs the same measurement through `measureGenerators()`.
  * BENCH_GENERATE_SPECS=github,stripe limits the specs; BENCH_GENERATE_TSC=0 skips the compiles.
@@ -97,7 +98,9 @@ async function writeProject(dir: string, files: readonly { path: string; content
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
       extends: path.join(ROOT, 'tsconfig.base.json'),
-      compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+      // D197: the runtimes as their users compile against them, the published `.d.ts` of each package's dist (no
+      // `source` condition: that type-checked the runtimes' implementation too, which no user of the output does)
+      compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true },
       include: ['generated'],
     }),
   );
@@ -177,6 +180,13 @@ export interface TscMeasurement {
  * process.exit, so the handler sees the whole compile.
  */
 async function tscPeak(dir: string): Promise<TscMeasurement> {
+  for (const pkg of ['contract', 'server', 'client', 'webhooks']) {
+    if (!existsSync(path.join(ROOT, 'packages', pkg, 'dist/index.d.ts'))) {
+      throw new Error(
+        `packages/${pkg}/dist/index.d.ts is missing: run \`npm run build\` first (the compile uses the runtimes' published declarations, D197)`,
+      );
+    }
+  }
   const probe =
     "process.on('exit', (code) => { const u = process.resourceUsage(); require('node:fs').writeSync(1, '\\nTSC_PEAK ' + JSON.stringify({ maxRssKiB: u.maxRSS, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, code }) + '\\n'); });" +
     'require(process.argv[1]);';
