@@ -18,8 +18,8 @@ const LIMIT = '1mb';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 async function serve(): Promise<void> {
-  const { bodyParsers } = await import('../../packages/server/dist/runtime/app.js');
-  const { limitInBytes, readingAtMost, rejectDeclaredOversize } = await import('../../packages/server/dist/runtime/body-limits.js');
+  const { bodyParsers } = await import('@paygate/server/runtime/app.js');
+  const { limitInBytes, readingAtMost, rejectDeclaredOversize } = await import('@paygate/server/runtime/body-limits.js');
   const limitBytes = limitInBytes(LIMIT);
   const before = [
     rejectDeclaredOversize(limitBytes),
