@@ -38,3 +38,24 @@ export function gatewayEnv(o: GatewayEnvInput): Record<string, string | undefine
     LOG_LEVEL: o.logLevel ?? 'info',
   };
 }
+
+/** The partner credential every benchmark gateway is started with, and the headers that present it. */
+export const BENCH_PARTNER = { id: 'pk_test_bench_partner', secret: 'ps_test_bench_partner_secret_0123456789' } as const;
+export const BENCH_PARTNER_HEADERS = { 'X-Client-ID': BENCH_PARTNER.id, 'X-Client-Secret': BENCH_PARTNER.secret } as const;
+
+/** A seeding POST as the benchmark partner (JSON body, `extra` headers such as X-Merchant-ID): the envelope's `data`. */
+export async function benchPost(
+  base: string,
+  p: string,
+  body: unknown,
+  extra: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${p}`, {
+    method: 'POST',
+    headers: { ...BENCH_PARTNER_HEADERS, 'Content-Type': 'application/json', ...extra },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (!res.ok) throw new Error(`POST ${p} -> ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHostedOrderBody, createMerchantBody } from '../lib/fixtures.js';
-import { gatewayCommand, gatewayEnv } from '../lib/gateway.js';
+import { BENCH_PARTNER, BENCH_PARTNER_HEADERS, benchPost, gatewayCommand, gatewayEnv } from '../lib/gateway.js';
 import { load, type LoadResult } from '../lib/load.js';
 import { freePort, httpOk, spawnNode, waitUntil, type Child } from '../lib/proc.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../../packages/reference/src/testing/test-db.js';
@@ -26,20 +26,11 @@ const target = process.argv[2] ?? 'postgres';
 const seconds = Number(process.argv[3] ?? 5);
 const rounds = Number(process.argv[4] ?? 5);
 const orderCount = Number(process.env['BENCH_ORDERS'] ?? 1);
-const PARTNER = { id: 'pk_test_bench_partner', secret: 'ps_test_bench_partner_secret_0123456789' };
-const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
+const PARTNER = BENCH_PARTNER;
+const headers = BENCH_PARTNER_HEADERS;
 if (target !== 'postgres' && target !== 'pglite') throw new Error(`unknown target ${target}: use postgres or pglite`);
 
-async function api(base: string, p: string, body: unknown, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${p}`, {
-    method: 'POST',
-    headers: { ...headers, 'Content-Type': 'application/json', ...extra },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: Record<string, unknown> };
-  if (!res.ok) throw new Error(`POST ${p} -> ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
+const api = benchPost;
 
 interface Server {
   name: string;

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHostedOrderBody, createMerchantBody } from '../lib/fixtures.js';
-import { gatewayCommand, gatewayEnv } from '../lib/gateway.js';
+import { BENCH_PARTNER, BENCH_PARTNER_HEADERS, benchPost, gatewayCommand, gatewayEnv } from '../lib/gateway.js';
 import { load } from '../lib/load.js';
 import { pgCreateOrderLoop, type PgOrderStatements } from '../lib/post-baseline.js';
 import { freePort, httpOk, spawnNode, waitUntil } from '../lib/proc.js';
@@ -129,20 +129,11 @@ const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 3);
 const CONNECTIONS = 50;
 const POOL_SIZE = defaultPoolSize(os.availableParallelism());
-const PARTNER = { id: 'pk_test_bench_partner', secret: 'ps_test_bench_partner_secret_0123456789' };
-const headers = { 'X-Client-ID': PARTNER.id, 'X-Client-Secret': PARTNER.secret };
+const PARTNER = BENCH_PARTNER;
+const headers = BENCH_PARTNER_HEADERS;
 const withKey = process.env['BENCH_IDEMPOTENCY'] === '1';
 
-async function api(base: string, p: string, body: unknown, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${p}`, {
-    method: 'POST',
-    headers: { ...headers, 'Content-Type': 'application/json', ...extra },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: Record<string, unknown> };
-  if (!res.ok) throw new Error(`POST ${p} -> ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
+const api = benchPost;
 
 const compareRoot = process.env['BENCH_COMPARE_ROOT'];
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-post-cpu-'));
