@@ -132,5 +132,14 @@ export async function* paginate<T>(
 ): AsyncIterableIterator<T> {
   let page = options.startPage ?? 1;
   if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`startPage must be an integer >= 1, got ${String(page)}`);
-  yield* walkPages<T>((query) => fetchPage(page++, query as Record<string, string>), PAYGATE_PAGE, {}, options);
+  const paygatePage = async (query: PageQuery): Promise<ApiResult<unknown, unknown>> => {
+    const result = await fetchPage(page++, query as Record<string, string>);
+    if (result.ok && !Array.isArray((result.data as { results?: unknown } | null)?.results))
+      throw new PaginationError(
+        'not-a-page',
+        "paginate() walks Paygate's page ({results, next}) and this answer has no `results` array: page any other API with its operation's generated `...All` helper, which follows the page shape its spec declares.",
+      );
+    return result;
+  };
+  yield* walkPages<T>(paygatePage, PAYGATE_PAGE, {}, options);
 }
