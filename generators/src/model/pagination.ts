@@ -78,9 +78,10 @@ function typesOf(resolver: RefResolver, schema: unknown, depth = 0): string[] {
   if (Array.isArray(t)) for (const x of t) if (typeof x === 'string') out.add(x);
   if (s.nullable === true) out.add('null');
   if (out.size === 0) {
-    if (isObj(s.properties) || Array.isArray(s.allOf)) out.add('object');
+    if (isObj(s.properties)) out.add('object');
     if (s.items !== undefined) out.add('array');
-    for (const key of ['oneOf', 'anyOf'] as const) {
+    // `allOf: [{$ref: NextToken}, {description}]` (AWS, converted specs): the members' types
+    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
       const members = s[key];
       if (Array.isArray(members)) for (const m of members) for (const x of typesOf(resolver, m, depth + 1)) out.add(x);
     }
@@ -117,6 +118,19 @@ function itemPropertiesOf(resolver: RefResolver, arraySchema: unknown): string[]
   return [...(shared ?? [])].sort();
 }
 
+/** A string keyword of a schema, or of one of its `allOf` members (a description beside a `$ref`). */
+function keywordOf(resolver: RefResolver, schema: unknown, key: 'format' | 'description'): string | undefined {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return undefined;
+  if (typeof s[key] === 'string') return s[key];
+  if (!Array.isArray(s.allOf)) return undefined;
+  for (const member of s.allOf) {
+    const m = resolver.deref<unknown>(member);
+    if (isObj(m) && typeof m[key] === 'string') return m[key];
+  }
+  return undefined;
+}
+
 function collectFields(resolver: RefResolver, schema: unknown): BodyField[] {
   const out: BodyField[] = [];
   const walk = (node: unknown, path: string[]): void => {
@@ -129,8 +143,8 @@ function collectFields(resolver: RefResolver, schema: unknown): BodyField[] {
       const field: BodyField = {
         path: [...path, key],
         types,
-        format: isObj(prop) && typeof prop.format === 'string' ? prop.format : undefined,
-        description: isObj(prop) && typeof prop.description === 'string' ? prop.description : undefined,
+        format: keywordOf(resolver, prop, 'format'),
+        description: keywordOf(resolver, prop, 'description'),
         itemProperties: types.includes('array') ? itemPropertiesOf(resolver, prop) : undefined,
       };
       out.push(field);
