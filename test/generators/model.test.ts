@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildModel,
-  collectEnums,
-  collectErrorCatalogue,
-  collectErrorCodes,
-  RefResolver,
-} from '../../generators/src/model/build.js';
+import { buildModel, collectEnums, collectErrorCatalogue, collectErrorCodes, RefResolver } from '../../generators/src/model/build.js';
 import { loadOpenApi } from '../../generators/src/parse/openapi.js';
 import { ROOT } from './fixtures.js';
 

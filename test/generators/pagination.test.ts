@@ -67,15 +67,16 @@ void paginate(() => figma.webhooks.getWebhooks());
 const seen = new Map<string, string[]>();
 let base = '';
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): undefined {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+  return undefined;
 }
 
 /** The page index a shape's position names (0, 1, 2). */
 const at = (value: string | null, order: (string | null)[]): number => Math.max(0, order.indexOf(value));
 
-function route(req: IncomingMessage, res: ServerResponse): void {
+function route(req: IncomingMessage, res: ServerResponse): undefined {
   const url = new URL(req.url ?? '/', base);
   const q = url.searchParams;
   const key = url.pathname.startsWith('/github/') ? '/github' : url.pathname;
@@ -100,7 +101,9 @@ function route(req: IncomingMessage, res: ServerResponse): void {
       const i = at(q.get('since'), [null, 'i2', 'i4']);
       const next = i < 2 ? { next: { href: `/hal?size=2&since=${PAGE[i]!.at(-1)!.id}` } } : {};
       res.writeHead(200, { 'content-type': 'application/hal+json' });
-      return void res.end(JSON.stringify({ _embedded: { items: PAGE[i] }, _links: { self: { href: url.pathname + url.search }, ...next } }));
+      return void res.end(
+        JSON.stringify({ _embedded: { items: PAGE[i] }, _links: { self: { href: url.pathname + url.search }, ...next } }),
+      );
     }
     case '/offset': {
       const offset = Number(q.get('offset') ?? '0');
@@ -112,7 +115,11 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     }
     case '/short-pages': {
       const page = Number(q.get('page'));
-      return json(res, 200, (PAGE[page - 1] ?? []).map((item) => ({ label: item.name })));
+      return json(
+        res,
+        200,
+        (PAGE[page - 1] ?? []).map((item) => ({ label: item.name })),
+      );
     }
     case '/declared': {
       const i = at(q.get('from'), [null, 'f1', 'f2']);
@@ -200,7 +207,7 @@ describe('every page shape, generated, compiled strictly and walked over three l
       ['/cursor?limit=2', '/cursor?limit=2&cursor=c1', '/cursor?limit=2&cursor=c2'],
     ],
     [
-      'the last item\'s id (Stripe: starting_after while has_more)',
+      "the last item's id (Stripe: starting_after while has_more)",
       (c) => c.shapes.listStripeAll({ limit: 2 }),
       '/stripe',
       ['/stripe?limit=2', '/stripe?limit=2&starting_after=i2', '/stripe?limit=2&starting_after=i4'],
@@ -255,7 +262,7 @@ describe('every page shape, generated, compiled strictly and walked over three l
     await iterator.return?.();
   });
 
-  it('throws PaygateApiError with the API\'s own error body when a page fails', async () => {
+  it("throws PaygateApiError with the API's own error body when a page fails", async () => {
     const got: unknown[] = [];
     let caught: unknown;
     try {
@@ -289,7 +296,11 @@ describe("Figma's REST API (3.1, written by the vendor): {webhooks, pagination: 
     seen.delete('/v2/webhooks');
     const hooks = await collect<{ id: string }>(figma.webhooks.getWebhooksAll({ plan_api_id: 'plan_1' }));
     expect(hooks.map((h) => h.id)).toEqual(ITEMS.map((i) => i.id));
-    expect(seen.get('/v2/webhooks')).toEqual(['/v2/webhooks?plan_api_id=plan_1', '/v2/webhooks?plan_api_id=plan_1&cursor=w1', '/v2/webhooks?plan_api_id=plan_1&cursor=w2']);
+    expect(seen.get('/v2/webhooks')).toEqual([
+      '/v2/webhooks?plan_api_id=plan_1',
+      '/v2/webhooks?plan_api_id=plan_1&cursor=w1',
+      '/v2/webhooks?plan_api_id=plan_1&cursor=w2',
+    ]);
   });
 
   it('GET /v2/teams/{team_id}/webhooks declares no page: no helper, and paginate() on it is a PaginationError, not a TypeError', async () => {

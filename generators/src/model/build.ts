@@ -623,7 +623,15 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         responses,
         security: buildSecurity(op.security ?? document.security),
         callbacks: buildCallbacks(resolver, op.callbacks),
-        pagination: detectPagination({ resolver, method, path, operation: op, query: params.query, responses, file: openapiFileOf(options.source) }),
+        pagination: detectPagination({
+          resolver,
+          method,
+          path,
+          operation: op,
+          query: params.query,
+          responses,
+          file: openapiFileOf(options.source),
+        }),
         extensions: extensionsOf(op),
       });
     }

@@ -10,15 +10,7 @@
  */
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import type { RefResolver } from './build.js';
-import type {
-  HeaderModel,
-  HttpMethod,
-  PageTotalModel,
-  PageValueSource,
-  PaginationModel,
-  ParameterModel,
-  ResponseModel,
-} from './types.js';
+import type { HeaderModel, HttpMethod, PageTotalModel, PageValueSource, PaginationModel, ParameterModel, ResponseModel } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -158,7 +150,10 @@ function collectFields(resolver: RefResolver, schema: unknown): BodyField[] {
 
 /** The success response whose JSON body is the page: '200', else the first exact 2xx with a JSON body. */
 function pageResponse(responses: readonly ResponseModel[]): { response: ResponseModel; schema: unknown } | undefined {
-  const candidates = [...responses.filter((r) => r.status === '200'), ...responses.filter((r) => r.kind === 'exact' && /^2\d\d$/.test(r.status))];
+  const candidates = [
+    ...responses.filter((r) => r.status === '200'),
+    ...responses.filter((r) => r.kind === 'exact' && /^2\d\d$/.test(r.status)),
+  ];
   for (const response of candidates) {
     const json = response.content.find((c) => /json/i.test(c.mediaType));
     if (json?.schema !== undefined) return { response, schema: json.schema };
@@ -179,7 +174,8 @@ export function pageContext(input: Pick<PaginationInput, 'resolver' | 'method' |
     }),
     status: page.response.status,
     bodyIsArray: typesOf(resolver, page.schema).includes('array') && !typesOf(resolver, page.schema).includes('object'),
-    fields: typesOf(resolver, page.schema).includes('object') || isObj(resolver.deref(page.schema)) ? collectFields(resolver, page.schema) : [],
+    fields:
+      typesOf(resolver, page.schema).includes('object') || isObj(resolver.deref(page.schema)) ? collectFields(resolver, page.schema) : [],
     headers: page.response.headers.map((h: HeaderModel) => h.name),
   };
 }
@@ -188,7 +184,21 @@ export function pageContext(input: Pick<PaginationInput, 'resolver' | 'method' |
 // Shared readers
 
 /** Names of the array that holds a page's items, preferred when the body has several arrays. */
-const ITEM_NAMES = new Set(['results', 'items', 'data', 'records', 'entries', 'values', 'value', 'elements', 'list', 'content', 'nodes', 'hits', 'rows']);
+const ITEM_NAMES = new Set([
+  'results',
+  'items',
+  'data',
+  'records',
+  'entries',
+  'values',
+  'value',
+  'elements',
+  'list',
+  'content',
+  'nodes',
+  'hits',
+  'rows',
+]);
 
 /**
  * The items array: the body itself, else the one array property of the body (or the one a wrapper such as `data`,
@@ -215,7 +225,19 @@ const outsideItems = (f: BodyField, items: readonly string[]): boolean =>
   items.length === 0 || f.path.length < items.length || f.path.slice(0, items.length).join('\u0000') !== items.join('\u0000');
 
 /** Names of a boolean that says whether another page follows. */
-const HAS_MORE = new Set(['hasmore', 'hasnext', 'hasnextpage', 'nextpage', 'more', 'moreitems', 'moreresults', 'hasmoreitems', 'hasmoreresults', 'istruncated', 'truncated']);
+const HAS_MORE = new Set([
+  'hasmore',
+  'hasnext',
+  'hasnextpage',
+  'nextpage',
+  'more',
+  'moreitems',
+  'moreresults',
+  'hasmoreitems',
+  'hasmoreresults',
+  'istruncated',
+  'truncated',
+]);
 
 export function hasMorePathOf(ctx: PageContext): string[] | undefined {
   return ctx.fields.find((f) => f.types.includes('boolean') && HAS_MORE.has(normName(f.path[f.path.length - 1]!)))?.path;
@@ -246,7 +268,20 @@ function tokenParamOf(ctx: PageContext): string | undefined {
 }
 
 /** Body field names of a list's total (items), and of its page count. */
-const TOTAL_ITEMS = new Set(['total', 'totalcount', 'totalresults', 'totalelements', 'totalentries', 'totalitems', 'totalrecords', 'totalsize', 'totalrows', 'totalhits', 'recordcount', 'itemcount']);
+const TOTAL_ITEMS = new Set([
+  'total',
+  'totalcount',
+  'totalresults',
+  'totalelements',
+  'totalentries',
+  'totalitems',
+  'totalrecords',
+  'totalsize',
+  'totalrows',
+  'totalhits',
+  'recordcount',
+  'itemcount',
+]);
 const TOTAL_PAGES = new Set(['totalpages', 'pagecount', 'pages', 'lastpage', 'numpages', 'pagestotal', 'pagetotal']);
 /** Response headers that carry the total. */
 const TOTAL_HEADERS: Record<string, 'items' | 'pages'> = {
@@ -271,7 +306,9 @@ export function totalOf(ctx: PageContext, items: readonly string[]): PageTotalMo
   for (const f of ctx.fields) {
     if (!isNumeric(f.types) || !outsideItems(f, items)) continue;
     const name = normName(f.path[f.path.length - 1]!);
-    const siblings = ctx.fields.filter((g) => g.path.length === f.path.length && g.path.slice(0, -1).join('\u0000') === f.path.slice(0, -1).join('\u0000'));
+    const siblings = ctx.fields.filter(
+      (g) => g.path.length === f.path.length && g.path.slice(0, -1).join('\u0000') === f.path.slice(0, -1).join('\u0000'),
+    );
     const drf = name === 'count' && siblings.some((g) => ['next', 'previous'].includes(normName(g.path[g.path.length - 1]!)));
     if (TOTAL_ITEMS.has(name) || drf) return { source: { in: 'body', path: f.path }, counts: 'items' };
     if (TOTAL_PAGES.has(name)) return { source: { in: 'body', path: f.path }, counts: 'pages' };
@@ -347,7 +384,8 @@ export const detectCursor: Detector = (ctx) => {
     const p = ctx.params.find((x) => name === normName(x.name) && /next|token|cursor/.test(name) && !isNumeric(x.types));
     const q = ctx.params.find((x) => name === `next${normName(x.name)}`);
     const param = p ?? q;
-    if (param !== undefined) return { strategy: 'cursor', itemsPath, cursorParam: param.name, next: { in: 'header', name: header }, hasMorePath };
+    if (param !== undefined)
+      return { strategy: 'cursor', itemsPath, cursorParam: param.name, next: { in: 'header', name: header }, hasMorePath };
   }
   return undefined;
 };
@@ -356,12 +394,26 @@ export const detectCursor: Detector = (ctx) => {
 function hasPreviousSibling(ctx: PageContext, f: BodyField): boolean {
   const parent = f.path.slice(0, -1).join('\u0000');
   return ctx.fields.some(
-    (g) => g.path.length === f.path.length && g.path.slice(0, -1).join('\u0000') === parent && ['previous', 'prev'].includes(normName(g.path[g.path.length - 1]!)),
+    (g) =>
+      g.path.length === f.path.length &&
+      g.path.slice(0, -1).join('\u0000') === parent &&
+      ['previous', 'prev'].includes(normName(g.path[g.path.length - 1]!)),
   );
 }
 
 /** Last segment names of a next page's URL (`_links.next.href` and `links.next` are found by their parent). */
-const NEXT_URL_NAMES = new Set(['next', 'nextlink', 'nexturl', 'nexturi', 'nextpage', 'nextpageurl', 'nextpagelink', 'nextpageuri', 'nexthref', 'odatanextlink']);
+const NEXT_URL_NAMES = new Set([
+  'next',
+  'nextlink',
+  'nexturl',
+  'nexturi',
+  'nextpage',
+  'nextpageurl',
+  'nextpagelink',
+  'nextpageuri',
+  'nexthref',
+  'odatanextlink',
+]);
 
 /**
  * A next page's URL at any depth of the body: `next`, `links.next`, `_links.next.href`, `@odata.nextLink`,
@@ -406,14 +458,29 @@ export const detectOffset: Detector = (ctx) => {
   const offsetParam = paramNamed(ctx, OFFSET_PARAMS, true);
   const limitParam = paramNamed(ctx, LIMIT_PARAMS, true);
   const itemsPath = itemsPathOf(ctx);
-  if (offsetParam === undefined || itemsPath === undefined || ctx.params.find((p) => p.name === offsetParam)!.types.length === 0) return undefined;
+  if (offsetParam === undefined || itemsPath === undefined || ctx.params.find((p) => p.name === offsetParam)!.types.length === 0)
+    return undefined;
   // `start` is a position only beside a limit and without an `end` (else a range of time or ids)
-  if (normName(offsetParam) === 'start' && (limitParam === undefined || ctx.params.some((p) => ['end', 'stop'].includes(normName(p.name))))) return undefined;
+  if (normName(offsetParam) === 'start' && (limitParam === undefined || ctx.params.some((p) => ['end', 'stop'].includes(normName(p.name)))))
+    return undefined;
   return { strategy: 'offset', itemsPath, offsetParam, limitParam, total: totalOf(ctx, itemsPath) };
 };
 
 const PAGE_PARAMS = ['page', 'pagenumber', 'pageno', 'pagenum', 'pageindex', 'currentpage'];
-const PAGE_SIZE_PARAMS = ['perpage', 'pagesize', 'limit', 'size', 'pagelen', 'pagelimit', 'itemsperpage', 'resultsperpage', 'count', 'rows', 'max', 'maxresults'];
+const PAGE_SIZE_PARAMS = [
+  'perpage',
+  'pagesize',
+  'limit',
+  'size',
+  'pagelen',
+  'pagelimit',
+  'itemsperpage',
+  'resultsperpage',
+  'count',
+  'rows',
+  'max',
+  'maxresults',
+];
 
 /** The first page's number: the parameter's `default` or `minimum` when 0 or 1, else 0 for an `...index`, else 1. */
 function firstPageOf(schema: Obj, name: string): number {
@@ -481,7 +548,11 @@ export function declaredPagination(input: PaginationInput, ctx: PageContext | un
   const refuse = (problem: string, fix: string): never => {
     throw new UnsupportedSpecError(input.file, pointer, problem, fix);
   };
-  if (ctx === undefined) return refuse('x-pagination is declared on an operation without a JSON success body to page through.', 'remove x-pagination, or declare the 200 response\'s JSON schema.');
+  if (ctx === undefined)
+    return refuse(
+      'x-pagination is declared on an operation without a JSON success body to page through.',
+      "remove x-pagination, or declare the 200 response's JSON schema.",
+    );
   const queryParam = (key: string, required: boolean): string | undefined => {
     const name = ext[key];
     if (name === undefined && !required) return undefined;
@@ -494,12 +565,20 @@ export function declaredPagination(input: PaginationInput, ctx: PageContext | un
   };
   const path = (key: string): string[] | undefined => {
     if (ext[key] === undefined) return undefined;
-    return pathOf(ext[key]) ?? refuse(`x-pagination.${key} must be a JSON Pointer into the page body (e.g. "/meta/next_cursor") or an array of property names.`, `write x-pagination.${key} as "/a/b".`);
+    return (
+      pathOf(ext[key]) ??
+      refuse(
+        `x-pagination.${key} must be a JSON Pointer into the page body (e.g. "/meta/next_cursor") or an array of property names.`,
+        `write x-pagination.${key} as "/a/b".`,
+      )
+    );
   };
   const header = (key: string): string | undefined => {
     const name = ext[key];
     if (name === undefined) return undefined;
-    return typeof name === 'string' ? name : refuse(`x-pagination.${key} must be a header name.`, `write x-pagination.${key}: Link (or the header's name).`);
+    return typeof name === 'string'
+      ? name
+      : refuse(`x-pagination.${key} must be a header name.`, `write x-pagination.${key}: Link (or the header's name).`);
   };
   const value = (bodyKey: string, headerKey: string): PageValueSource | undefined => {
     const h = header(headerKey);
@@ -511,36 +590,87 @@ export function declaredPagination(input: PaginationInput, ctx: PageContext | un
     const source = value('total', 'totalHeader');
     if (source === undefined) return undefined;
     const counts = ext.totalCounts ?? 'items';
-    if (counts !== 'items' && counts !== 'pages') return refuse('x-pagination.totalCounts must be "items" or "pages".', 'write totalCounts: items (or pages).');
+    if (counts !== 'items' && counts !== 'pages')
+      return refuse('x-pagination.totalCounts must be "items" or "pages".', 'write totalCounts: items (or pages).');
     return { source, counts };
   };
   const base = { status: ctx.status, declared: true };
   // Paygate's first form (D124): page numbers, or the `next` link beside the items when `nextField` is given
   if (typeof ext.strategy !== 'string') {
-    const itemsPath = path('itemsPath') ?? itemsPathOf(ctx) ?? refuse('x-pagination.itemsPath is missing and the items array could not be found.', 'add itemsPath: [the, path, to, the, array].');
+    const itemsPath =
+      path('itemsPath') ??
+      itemsPathOf(ctx) ??
+      refuse('x-pagination.itemsPath is missing and the items array could not be found.', 'add itemsPath: [the, path, to, the, array].');
     if (typeof ext.nextField === 'string') {
-      return { ...base, strategy: 'nextLink', itemsPath, next: { in: 'body', path: [...itemsPath.slice(0, -1), ext.nextField] }, tokenParam: queryParam('cursorParam', false) };
+      return {
+        ...base,
+        strategy: 'nextLink',
+        itemsPath,
+        next: { in: 'body', path: [...itemsPath.slice(0, -1), ext.nextField] },
+        tokenParam: queryParam('cursorParam', false),
+      };
     }
     const pageParam = queryParam('pageParam', true)!;
     const schema = ctx.params.find((p) => p.name === pageParam)!.schema;
-    return { ...base, strategy: 'page', itemsPath, pageParam, pageSizeParam: queryParam('pageSizeParam', false), firstPage: firstPageOf(schema, pageParam), total: undefined };
+    return {
+      ...base,
+      strategy: 'page',
+      itemsPath,
+      pageParam,
+      pageSizeParam: queryParam('pageSizeParam', false),
+      firstPage: firstPageOf(schema, pageParam),
+      total: undefined,
+    };
   }
   const strategy = ext.strategy as (typeof STRATEGIES)[number];
-  if (!STRATEGIES.includes(strategy)) return refuse(`x-pagination.strategy ${JSON.stringify(ext.strategy)} is not one of ${STRATEGIES.join(', ')}.`, 'choose one of them (see the README, "Pagination").');
-  const itemsPath = path('items') ?? itemsPathOf(ctx) ?? refuse('x-pagination.items is missing and the items array could not be found.', 'add items: "/path/to/the/array" (a JSON Pointer into the page body).');
-  const need = <T>(v: T | undefined, key: string): T => v ?? refuse(`x-pagination.strategy ${strategy} needs x-pagination.${key}.`, `add x-pagination.${key}.`);
+  if (!STRATEGIES.includes(strategy))
+    return refuse(
+      `x-pagination.strategy ${JSON.stringify(ext.strategy)} is not one of ${STRATEGIES.join(', ')}.`,
+      'choose one of them (see the README, "Pagination").',
+    );
+  const itemsPath =
+    path('items') ??
+    itemsPathOf(ctx) ??
+    refuse(
+      'x-pagination.items is missing and the items array could not be found.',
+      'add items: "/path/to/the/array" (a JSON Pointer into the page body).',
+    );
+  const need = <T>(v: T | undefined, key: string): T =>
+    v ?? refuse(`x-pagination.strategy ${strategy} needs x-pagination.${key}.`, `add x-pagination.${key}.`);
   switch (strategy) {
     case 'cursor':
-      return { ...base, strategy, itemsPath, cursorParam: queryParam('cursorParam', true)!, next: need(value('next', 'nextHeader'), 'next'), hasMorePath: path('hasMore') };
+      return {
+        ...base,
+        strategy,
+        itemsPath,
+        cursorParam: queryParam('cursorParam', true)!,
+        next: need(value('next', 'nextHeader'), 'next'),
+        hasMorePath: path('hasMore'),
+      };
     case 'lastItem':
-      return { ...base, strategy, itemsPath, cursorParam: queryParam('cursorParam', true)!, idField: typeof ext.idField === 'string' ? ext.idField : 'id', hasMorePath: path('hasMore') };
+      return {
+        ...base,
+        strategy,
+        itemsPath,
+        cursorParam: queryParam('cursorParam', true)!,
+        idField: typeof ext.idField === 'string' ? ext.idField : 'id',
+        hasMorePath: path('hasMore'),
+      };
     case 'nextLink':
       return { ...base, strategy, itemsPath, next: need(value('next', 'nextHeader'), 'next'), tokenParam: queryParam('tokenParam', false) };
     case 'offset':
-      return { ...base, strategy, itemsPath, offsetParam: queryParam('offsetParam', true)!, limitParam: queryParam('limitParam', false), total: total() };
+      return {
+        ...base,
+        strategy,
+        itemsPath,
+        offsetParam: queryParam('offsetParam', true)!,
+        limitParam: queryParam('limitParam', false),
+        total: total(),
+      };
     case 'page': {
       const pageParam = queryParam('pageParam', true)!;
-      const firstPage = typeof ext.firstPage === 'number' ? ext.firstPage : firstPageOf(ctx.params.find((p) => p.name === pageParam)!.schema, pageParam);
+      const firstPage =
+        typeof ext.firstPage === 'number' ? ext.firstPage : firstPageOf(ctx.params.find((p) => p.name === pageParam)!.schema, pageParam);
       return { ...base, strategy, itemsPath, pageParam, pageSizeParam: queryParam('pageSizeParam', false), firstPage, total: total() };
     }
   }

@@ -142,7 +142,10 @@ function lastItemStep(s: Extract<PageStrategy, { strategy: 'lastItem' }>, step: 
   const last = step.items[step.items.length - 1];
   const id = isRecord(last) ? last[s.idField] : undefined;
   if (typeof id !== 'string' && typeof id !== 'number')
-    throw new PaginationError('no-cursor', `The last item of the page has no \`${s.idField}\` to send as \`${s.cursorParam}\` for the next page.`);
+    throw new PaginationError(
+      'no-cursor',
+      `The last item of the page has no \`${s.idField}\` to send as \`${s.cursorParam}\` for the next page.`,
+    );
   return { ...step.query, [s.cursorParam]: id };
 }
 
@@ -160,19 +163,25 @@ function nextLinkStep(s: Extract<PageStrategy, { strategy: 'nextLink' }>, step: 
     link = read(s.next, step);
   }
   if (link === undefined || link === null || link === '') return undefined;
-  if (typeof link !== 'string') throw new PaginationError('bad-link', `The next page's link at ${describe(s.next)} is a ${typeof link}, not a URL.`);
+  if (typeof link !== 'string')
+    throw new PaginationError('bad-link', `The next page's link at ${describe(s.next)} is a ${typeof link}, not a URL.`);
   if (isUrlLike(link)) {
     const query = linkQuery(link);
-    if (query === undefined) throw new PaginationError('bad-link', `The next page's link at ${describe(s.next)} is not a URL: ${link.slice(0, 200)}`);
+    if (query === undefined)
+      throw new PaginationError('bad-link', `The next page's link at ${describe(s.next)} is not a URL: ${link.slice(0, 200)}`);
     // D227: the same operation with the link's query (the link wins), never a request to the link's own host
     return { ...step.query, ...query };
   }
   if (s.tokenParam !== undefined) return { ...step.query, [s.tokenParam]: link };
-  throw new PaginationError('bad-link', `The next page's link at ${describe(s.next)} is neither a URL nor a token the operation takes: ${link.slice(0, 200)}`);
+  throw new PaginationError(
+    'bad-link',
+    `The next page's link at ${describe(s.next)} is neither a URL nor a token the operation takes: ${link.slice(0, 200)}`,
+  );
 }
 
 /** The total, or undefined when the page does not carry a usable one. */
-const totalOf = (total: PageTotal | undefined, step: PageStep): number | undefined => (total === undefined ? undefined : integer(read(total.value, step)));
+const totalOf = (total: PageTotal | undefined, step: PageStep): number | undefined =>
+  total === undefined ? undefined : integer(read(total.value, step));
 
 function offsetStep(s: Extract<PageStrategy, { strategy: 'offset' }>, step: PageStep): PageQuery | undefined {
   const next = (integer(step.query[s.offsetParam]) ?? 0) + step.items.length;
@@ -220,6 +229,7 @@ export function nextPageQuery(strategy: PageStrategy, step: PageStep): PageQuery
  * the caller gave none (so the count the next pages follow matches the page the server sent).
  */
 export function firstPageQuery(strategy: PageStrategy, query: PageQuery): PageQuery {
-  if (strategy.strategy === 'page' && query[strategy.pageParam] === undefined) return { ...query, [strategy.pageParam]: strategy.firstPage };
+  if (strategy.strategy === 'page' && query[strategy.pageParam] === undefined)
+    return { ...query, [strategy.pageParam]: strategy.firstPage };
   return { ...query };
 }

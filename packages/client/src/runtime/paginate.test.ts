@@ -1,5 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { pages as pageHelper, paginate, PaginationError, walkPages, type Page, type PageQuery, type PageStrategy, type PagingOptions } from './paginate.js';
+import {
+  pages as pageHelper,
+  paginate,
+  PaginationError,
+  walkPages,
+  type Page,
+  type PageQuery,
+  type PageStrategy,
+  type PagingOptions,
+} from './paginate.js';
 import { PaygateApiError, type ApiResult } from './result.js';
 
 const BASE = 'https://api.test/v1/refunds?page_size=2';
@@ -87,7 +96,7 @@ describe('walkPages: bounded, typed errors (D227)', () => {
     return out;
   };
 
-  it('sends the caller\'s query first, then each cursor, and stops where the strategy says', async () => {
+  it("sends the caller's query first, then each cursor, and stops where the strategy says", async () => {
     const call = serve([
       { data: [1, 2], next_cursor: 'c2' },
       { data: [3], next_cursor: null },
@@ -97,9 +106,33 @@ describe('walkPages: bounded, typed errors (D227)', () => {
   });
 
   it.each<[string, Body[], number[], number]>([
-    ['a repeated cursor (a request already sent)', [{ data: [1], next_cursor: 'c2' }, { data: [2], next_cursor: 'c2' }], [1, 2], 2],
-    ['an empty page', [{ data: [1], next_cursor: 'c2' }, { data: [], next_cursor: 'c3' }], [1], 2],
-    ['a page that repeats the one before (a server that clamps the position)', [{ data: [1, 2], next_cursor: 'c2' }, { data: [1, 2], next_cursor: 'c3' }], [1, 2], 2],
+    [
+      'a repeated cursor (a request already sent)',
+      [
+        { data: [1], next_cursor: 'c2' },
+        { data: [2], next_cursor: 'c2' },
+      ],
+      [1, 2],
+      2,
+    ],
+    [
+      'an empty page',
+      [
+        { data: [1], next_cursor: 'c2' },
+        { data: [], next_cursor: 'c3' },
+      ],
+      [1],
+      2,
+    ],
+    [
+      'a page that repeats the one before (a server that clamps the position)',
+      [
+        { data: [1, 2], next_cursor: 'c2' },
+        { data: [1, 2], next_cursor: 'c3' },
+      ],
+      [1, 2],
+      2,
+    ],
   ])('ends at %s without looping', async (_name, bodies, want, calls) => {
     const call = serve(bodies);
     expect(await collect(walkPages(call, cursor))).toEqual(want);
@@ -125,11 +158,16 @@ describe('walkPages: bounded, typed errors (D227)', () => {
     await expect(collect(walkPages(call, figma))).rejects.toBeInstanceOf(PaginationError);
   });
 
-  it('throws PaygateApiError carrying the API\'s own error body on a failed page', async () => {
+  it("throws PaygateApiError carrying the API's own error body on a failed page", async () => {
     const call = vi
       .fn()
       .mockResolvedValueOnce(ok<unknown>({ data: [1], next_cursor: 'c2' }))
-      .mockResolvedValueOnce({ ok: false, status: 403, error: { status: 403, err: 'Invalid token' }, response: new Response(null, { status: 403 }) });
+      .mockResolvedValueOnce({
+        ok: false,
+        status: 403,
+        error: { status: 403, err: 'Invalid token' },
+        response: new Response(null, { status: 403 }),
+      });
     const seen: unknown[] = [];
     let caught: unknown;
     try {
@@ -151,7 +189,12 @@ describe('walkPages: bounded, typed errors (D227)', () => {
     const method = vi.fn(async (_id: string, query: PageQuery, _opts: unknown) =>
       ok<unknown>(query.cursor === undefined ? { data: ['a'], next_cursor: 'c2' } : { data: ['b'], next_cursor: null }),
     );
-    const listAll = pageHelper(method, cursor, 1) as (id: string, query?: PageQuery, opts?: unknown, paging?: PagingOptions) => AsyncIterableIterator<string>;
+    const listAll = pageHelper(method, cursor, 1) as (
+      id: string,
+      query?: PageQuery,
+      opts?: unknown,
+      paging?: PagingOptions,
+    ) => AsyncIterableIterator<string>;
     const opts = { headers: { 'X-Trace': '1' } };
     expect(await collect(listAll('team_1', { limit: 2 }, opts))).toEqual(['a', 'b']);
     expect(method.mock.calls).toEqual([

@@ -38,10 +38,12 @@ export const DEFAULT_MAX_PAGES = 10_000;
 
 /** A request's query in one canonical form (keys sorted), to know a request already sent. */
 function queryKey(query: PageQuery): string {
-  return JSON.stringify(Object.keys(query)
-    .filter((k) => query[k] !== undefined)
-    .sort()
-    .map((k) => [k, query[k]]));
+  return JSON.stringify(
+    Object.keys(query)
+      .filter((k) => query[k] !== undefined)
+      .sort()
+      .map((k) => [k, query[k]]),
+  );
 }
 
 /** A page by its first and last item and length: the same twice in a row means the server sent the same page again. */
@@ -82,7 +84,10 @@ export async function* walkPages<T>(
     const next = nextPageQuery(strategy, { query: current, first, body: result.data, headers: result.response.headers, items, received });
     if (next === undefined || sent.has(queryKey(next))) return;
     if (pages >= maxPages)
-      throw new PaginationError('max-pages', `Read ${pages} pages and the list says more follow: pass a larger \`maxPages\` to read further.`);
+      throw new PaginationError(
+        'max-pages',
+        `Read ${pages} pages and the list says more follow: pass a larger \`maxPages\` to read further.`,
+      );
     sent.add(queryKey(next));
     current = next;
   }
@@ -103,7 +108,12 @@ export function pages(method: unknown, strategy: PageStrategy, queryAt: number):
       callArgs[queryAt] = query;
       return send(...callArgs);
     };
-    return walkPages(call, strategy, (args[queryAt] as PageQuery | undefined) ?? {}, (args[queryAt + 2] as PagingOptions | undefined) ?? {});
+    return walkPages(
+      call,
+      strategy,
+      (args[queryAt] as PageQuery | undefined) ?? {},
+      (args[queryAt + 2] as PagingOptions | undefined) ?? {},
+    );
   };
   return helper as never;
 }
