@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildModel,
-  collectEnums,
-  collectErrorCatalogue,
-  collectErrorCodes,
-  detectPagination,
-  RefResolver,
-} from '../../generators/src/model/build.js';
-import type { ParameterModel, ResponseModel } from '../../generators/src/model/types.js';
+import { buildModel, collectEnums, collectErrorCatalogue, collectErrorCodes, RefResolver } from '../../generators/src/model/build.js';
 import { loadOpenApi } from '../../generators/src/parse/openapi.js';
 import { ROOT } from './fixtures.js';
 
@@ -15,35 +7,6 @@ async function model(fixture: string) {
   const { document } = await loadOpenApi({ input: `test/fixtures/${fixture}/openapi.yaml`, lint: 'skip', cwd: ROOT });
   return buildModel(document, { source: fixture });
 }
-
-describe('pagination detection (any spec)', () => {
-  // a books API, not Paygate's: the cursor its next link carries is found by name or named by x-pagination
-  const books = { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } };
-  const responses = [{ status: '200', content: [{ mediaType: 'application/json', schema: books }] }] as unknown as ResponseModel[];
-  const params = (...names: string[]) => names.map((name) => ({ name })) as unknown as ParameterModel[];
-  it.each([
-    [
-      'page only',
-      {},
-      params('page', 'limit'),
-      { pageParam: 'page', pageSizeParam: 'limit', cursorParam: undefined, itemsPath: ['items'], nextField: undefined },
-    ],
-    [
-      'page and cursor',
-      {},
-      params('page', 'per_page', 'cursor'),
-      { pageParam: 'page', pageSizeParam: 'per_page', cursorParam: 'cursor', itemsPath: ['items'], nextField: undefined },
-    ],
-    [
-      'x-pagination naming the cursor',
-      { 'x-pagination': { pageParam: 'p', cursorParam: 'after', itemsPath: ['items'] } },
-      params('p', 'after'),
-      { pageParam: 'p', pageSizeParam: undefined, cursorParam: 'after', itemsPath: ['items'], nextField: undefined },
-    ],
-  ])('%s', (_name, op, query, want) => {
-    expect(detectPagination(new RefResolver({}), op, query, responses)).toStrictEqual(want);
-  });
-});
 
 describe('model builder', () => {
   it('builds operations sorted by path then method, with grouped parameters and effective security', async () => {
@@ -84,16 +47,20 @@ describe('model builder', () => {
     ]);
     expect(upload.responses.find((r) => r.status === '4XX')!.statusCodes).toHaveLength(100);
     expect(m.operations.find((o) => o.operationId === 'listRefunds')!.pagination).toEqual({
-      pageParam: 'page',
-      pageSizeParam: 'page_size',
+      strategy: 'nextLink',
+      status: '200',
+      declared: false,
       itemsPath: ['results'],
-      nextField: 'next',
+      next: { in: 'body', path: ['next'] },
+      tokenParam: undefined,
     });
     expect(m.operations.find((o) => o.operationId === 'listMerchants')!.pagination).toEqual({
-      pageParam: 'page',
-      pageSizeParam: 'page_size',
+      strategy: 'nextLink',
+      status: '200',
+      declared: false,
       itemsPath: ['data', 'results'],
-      nextField: 'next',
+      next: { in: 'body', path: ['data', 'next'] },
+      tokenParam: undefined,
     });
     expect(m.operations.find((o) => o.operationId === 'getOrder')!.pagination).toBeUndefined();
   });

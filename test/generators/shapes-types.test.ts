@@ -62,7 +62,10 @@ describe('shapes31 (OpenAPI 3.1)', () => {
     expectTypeOf<WebhookEventType>().toEqualTypeOf<'account.closed' | 'contact.updated'>();
   });
 
-  it('emits listAll only for pages with a next link: a page param and a results array alone get none (D124)', () => {
-    expectTypeOf<keyof ShapesClient['droplets']>().toEqualTypeOf<'list'>();
+  it('a page param, a results array and meta.total (DigitalOcean-style) page by number: listAll, items typed (D225)', () => {
+    expectTypeOf<keyof ShapesClient['droplets']>().toEqualTypeOf<'list' | 'listAll'>();
+    type Droplet = ReturnType<ShapesClient['droplets']['listAll']> extends AsyncIterableIterator<infer T> ? T : never;
+    type Page = Extract<Awaited<ReturnType<ShapesClient['droplets']['list']>>, { ok: true }>['data'];
+    expectTypeOf<Droplet>().toEqualTypeOf<NonNullable<Page['results']>[number]>();
   });
 });

@@ -1,4 +1,4 @@
-import type { ApiModel, MediaTypeModel, OperationModel } from '../model/types.js';
+import type { ApiModel, MediaTypeModel, OperationModel, PageTotalModel, PageValueSource, PaginationModel } from '../model/types.js';
 import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
@@ -35,17 +35,14 @@ export interface ClientMethodView {
   errorParts: string[];
   /** Name of the deduplicated OperationMeta constant. */
   meta: string;
+  /** The operation's page helper (`<method>All`), when the model recognises its page shape (D225, D227). */
   listAll: {
     local: string;
     key: string;
-    pathParams: string;
-    pathArgs: string;
-    queryType: string;
-    optsType: string;
-    pageParam: string;
-    /** `, ...cursor` spread of the next link's cursor param into the next request, or '' */
-    cursorSpread: string;
-    pageAccess: string;
+    /** Position of the query among the method's arguments (the call options follow it). */
+    queryAt: number;
+    /** Name of the deduplicated PageStrategy constant. */
+    strategy: string;
     itemType: string;
     doc: string[];
   } | null;
@@ -191,6 +188,70 @@ function operationArguments(
   return [...args, ...tail].join(', ');
 }
 
+/** What each strategy's helper does, for its JSDoc. */
+const PAGE_STRATEGY_DOC: Record<PaginationModel['strategy'], string> = {
+  cursor: "each page's cursor sent back for the next",
+  lastItem: "the last item's id sent back for the next page",
+  nextLink: "each page's next link followed",
+  offset: 'the offset moved by the items received',
+  page: 'page numbers counted up',
+};
+
+function pageValueLiteral(v: PageValueSource): string {
+  return v.in === 'header' ? `{ in: "header", name: ${JSON.stringify(v.name)} }` : `{ in: "body", path: ${JSON.stringify(v.path)} }`;
+}
+
+/** The operation's page strategy as the runtime's `PageStrategy` literal (D227). */
+export function pageStrategyLiteral(p: PaginationModel): string {
+  const parts = [`strategy: ${JSON.stringify(p.strategy)}`, `items: ${JSON.stringify(p.itemsPath)}`];
+  const add = (key: string, value: string | undefined): void => {
+    if (value !== undefined) parts.push(`${key}: ${value}`);
+  };
+  const total = (t: PageTotalModel | undefined): string | undefined =>
+    t === undefined ? undefined : `{ value: ${pageValueLiteral(t.source)}, counts: ${JSON.stringify(t.counts)} }`;
+  const json = (v: unknown): string | undefined => (v === undefined ? undefined : JSON.stringify(v));
+  switch (p.strategy) {
+    case 'cursor':
+      add('cursorParam', json(p.cursorParam));
+      add('next', pageValueLiteral(p.next));
+      add('hasMore', json(p.hasMorePath));
+      break;
+    case 'lastItem':
+      add('cursorParam', json(p.cursorParam));
+      add('idField', json(p.idField));
+      add('hasMore', json(p.hasMorePath));
+      break;
+    case 'nextLink':
+      add('next', pageValueLiteral(p.next));
+      add('tokenParam', json(p.tokenParam));
+      break;
+    case 'offset':
+      add('offsetParam', json(p.offsetParam));
+      add('limitParam', json(p.limitParam));
+      add('total', total(p.total));
+      break;
+    case 'page':
+      add('pageParam', json(p.pageParam));
+      add('pageSizeParam', json(p.pageSizeParam));
+      add('firstPage', String(p.firstPage));
+      add('total', total(p.total));
+      break;
+  }
+  return `{ ${parts.join(', ')} }`;
+}
+
+/**
+ * The type of one item of the operation's page: the items array of the page status's body, every step made
+ * `NonNullable` (an optional wrapper such as `meta` still indexes), then `[number]` (D227). From the spec's schema.
+ */
+export function pageItemType(op: OperationModel, alias: string, p: PaginationModel): string {
+  const response = op.responses.find((r) => r.status === p.status);
+  const media = response === undefined ? undefined : pickMedia(response.content);
+  let type = `NonNullable<${bodyRef(alias, responseKey(p.status), media?.mediaType ?? 'application/json')}>`;
+  for (const key of p.itemsPath) type = `NonNullable<${type}[${JSON.stringify(key)}]>`;
+  return `${type}[number]`;
+}
+
 /** Group (first tag, camelCased) and method name for every operation; collisions fall back to the full operationId. */
 export function clientMethodNames(operations: readonly OperationModel[]): Map<string, { group: string; method: string }> {
   const proposed = operations.map((op) => ({
@@ -216,11 +277,17 @@ export function clientViews(model: ApiModel): {
   methods: ClientMethodView[];
   groups: ClientGroupView[];
   metas: { name: string; literal: string }[];
+  strategies: { name: string; literal: string }[];
 } {
   const aliasOf = operationAliases(model.operations);
   const names = clientMethodNames(model.operations);
   const methods: ClientMethodView[] = [];
   const metas = new Map<string, string>();
+  const strategies = new Map<string, string>();
+  const strategyName = (literal: string): string => {
+    if (!strategies.has(literal)) strategies.set(literal, `PAGES_${strategies.size}`);
+    return strategies.get(literal)!;
+  };
   for (const op of model.operations) {
     const { group, method } = names.get(op.operationId)!;
     const alias = aliasOf.get(op.operationId)!;
@@ -272,13 +339,8 @@ export function clientViews(model: ApiModel): {
       `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`,
     ];
     const pg = op.pagination;
-    // listAll walks `results` and `next` (the runtime's paginate): only for responses with that page shape (D124)
-    const canListAll =
-      pg !== undefined &&
-      pg.itemsPath.length > 0 &&
-      pg.itemsPath[pg.itemsPath.length - 1] === 'results' &&
-      pg.nextField === 'next' &&
-      hasQuery;
+    // the page helper sends its query to the operation's own method: only where the method takes one (D227)
+    const canListAll = pg !== undefined && hasQuery;
     const dataType = successDataType(op, alias);
     const metaLiteral = operationMetaLiteral(op);
     if (!metas.has(metaLiteral)) metas.set(metaLiteral, `META_${metas.size}`);
@@ -318,28 +380,12 @@ export function clientViews(model: ApiModel): {
         canListAll && pg !== undefined
           ? {
               local: `${local}All`,
-              // the operation's path arguments come first, as in the page method itself
-              pathParams: args
-                .slice(0, pathEntries.length)
-                .map((a) => `${a.name}: ${a.type}, `)
-                .join(''),
-              pathArgs: args
-                .slice(0, pathEntries.length)
-                .map((a) => `${a.name}, `)
-                .join(''),
               key: propertyKey(`${method}All`),
-              // the helper sets the page (and the cursor the next link carries) itself
-              queryType: `Omit<${queryType}, ${[pg.pageParam, pg.cursorParam].flatMap((n) => (n === undefined ? [] : [JSON.stringify(n)])).join(' | ')}>`,
-              optsType: headerType,
-              pageParam: propertyKey(pg.pageParam),
-              cursorSpread:
-                pg.cursorParam === undefined
-                  ? ''
-                  : `, ...(next[${JSON.stringify(pg.cursorParam)}] !== undefined ? { ${propertyKey(pg.cursorParam)}: next[${JSON.stringify(pg.cursorParam)}] } : {})`,
-              pageAccess: ['data', ...pg.itemsPath.slice(0, -1)].map((k) => `[${JSON.stringify(k)}]`).join(''),
-              itemType: `NonNullable<(${dataType})${pg.itemsPath.map((k) => `[${JSON.stringify(k)}]`).join('')}>[number]`,
+              queryAt: args.findIndex((a) => a.name === 'query'),
+              strategy: strategyName(pageStrategyLiteral(pg)),
+              itemType: pageItemType(op, alias, pg),
               doc: [
-                `Every item of \`${method}\`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws \`PaygateApiError\`.`,
+                `Every item of \`${method}\`, fetching pages lazily as you iterate (${PAGE_STRATEGY_DOC[pg.strategy]}). Bounded by \`paging.maxPages\`; a failed page throws \`PaygateApiError\`.`,
               ],
             }
           : null,
@@ -365,14 +411,19 @@ export function clientViews(model: ApiModel): {
         key: l.key,
         local: l.local,
         doc: l.doc,
-        params: `${l.pathParams}query?: ${l.queryType}, opts?: ${l.optsType}, paging?: PaginateOptions`,
+        params: `${params}, paging?: PagingOptions`,
         returns: `AsyncIterableIterator<${l.itemType}>`,
-        impl: l.local,
+        impl: `pages(${m.local}, ${l.strategy}, ${l.queryAt})`,
       });
     }
   }
   groups.forEach((g) => g.methods.sort((a, b) => compareStrings(a.key, b.key)));
-  return { methods, groups, metas: [...metas].map(([literal, name]) => ({ name, literal })) };
+  return {
+    methods,
+    groups,
+    metas: [...metas].map(([literal, name]) => ({ name, literal })),
+    strategies: [...strategies].map(([literal, name]) => ({ name, literal })),
+  };
 }
 
 /** Distinct error-type expressions up to which `Result<T>`'s default error is their union (else `unknown`). */
@@ -436,7 +487,7 @@ export const clientEmitter: Emitter = {
   target: 'client',
   emit(ctx: EmitContext) {
     const base = clientBaseName(ctx.model.title, ctx.model.clientName);
-    const { methods, groups, metas } = clientViews(ctx.model);
+    const { methods, groups, metas, strategies } = clientViews(ctx.model);
     const schemes = securitySchemesLiteral(ctx.model);
     const optionSchemes = schemes.filter((s) => s.clientOption !== false);
     const headerOpts = headerOptions(ctx.model);
@@ -474,6 +525,7 @@ export const clientEmitter: Emitter = {
       hasSecurity: schemes.length > 0,
       hasDefaults: headerOpts.length > 0 || identification !== undefined,
       metas,
+      strategies,
       exampleAuth:
         schemes[0] === undefined
           ? ''

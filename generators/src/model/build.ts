@@ -12,7 +12,6 @@ import type {
   MediaTypeModel,
   MultipartField,
   OperationModel,
-  PaginationModel,
   ParameterGroups,
   ParameterModel,
   RequestBodyModel,
@@ -21,6 +20,7 @@ import type {
   WebhookEventModel,
 } from './types.js';
 import { HTTP_METHODS } from './types.js';
+import { detectPagination } from './pagination.js';
 
 type Obj = Record<string, unknown>;
 
@@ -316,76 +316,6 @@ function clientIdentificationOf(raw: unknown): { header: string; product: string
   const header = str(raw.header);
   const product = str(raw.product);
   return header !== undefined && product !== undefined ? { header, product } : undefined;
-}
-
-const PAGE_SIZE_PARAMS = ['page_size', 'per_page', 'pageSize', 'perPage', 'limit', 'size'];
-
-/**
- * Detects `page`-numbered pagination: an explicit `x-pagination` extension, else a `page` query param plus an items
- * array in the 200 body. A `cursor` query param (or `x-pagination.cursorParam`) is the position the `next` link
- * carries, sent back with the next page.
- */
-export function detectPagination(
-  resolver: RefResolver,
-  op: Obj,
-  query: ParameterModel[],
-  responses: ResponseModel[],
-): PaginationModel | undefined {
-  const ext = op['x-pagination'];
-  if (isObj(ext) && typeof ext.pageParam === 'string') {
-    return {
-      pageParam: ext.pageParam,
-      pageSizeParam: str(ext.pageSizeParam),
-      cursorParam: str(ext.cursorParam),
-      itemsPath: Array.isArray(ext.itemsPath) ? ext.itemsPath.filter((s): s is string => typeof s === 'string') : [],
-      nextField: str(ext.nextField),
-    };
-  }
-  const page = query.find((p) => p.name === 'page');
-  if (page === undefined) return undefined;
-  const ok = responses.find((r) => r.status === '200');
-  const json = ok?.content.find((c) => /json/.test(c.mediaType));
-  if (json?.schema === undefined) return undefined;
-  const itemsPath = findItemsPath(resolver, json.schema, 0);
-  if (itemsPath === undefined) return undefined;
-  return {
-    pageParam: 'page',
-    pageSizeParam: PAGE_SIZE_PARAMS.find((n) => query.some((p) => p.name === n)),
-    cursorParam: query.some((p) => p.name === 'cursor') ? 'cursor' : undefined,
-    itemsPath,
-    nextField: pageHasNext(resolver, json.schema, itemsPath) ? 'next' : undefined,
-  };
-}
-
-/** Whether the object holding the items array also has a `next` property (the page shape `listAll` walks, D124). */
-function pageHasNext(resolver: RefResolver, schema: unknown, itemsPath: string[]): boolean {
-  if (itemsPath.length === 0) return false;
-  let current: unknown = schema;
-  for (const key of itemsPath.slice(0, -1)) {
-    const s = resolver.deref<unknown>(current);
-    if (!isObj(s)) return false;
-    current = resolver.objectShape(s).properties[key];
-  }
-  const holder = resolver.deref<unknown>(current);
-  return isObj(holder) && resolver.objectShape(holder).properties.next !== undefined;
-}
-
-function findItemsPath(resolver: RefResolver, schema: unknown, depth: number): string[] | undefined {
-  const s = resolver.deref<unknown>(schema);
-  if (!isObj(s) || depth > 3) return undefined;
-  if (schemaTypes(s).includes('array')) return [];
-  const { properties } = resolver.objectShape(s);
-  for (const key of ['results', 'items', 'data']) {
-    const prop = properties[key];
-    if (prop === undefined) continue;
-    const resolved = resolver.deref<unknown>(prop);
-    if (isObj(resolved) && schemaTypes(resolved).includes('array')) return [key];
-    if (key === 'data') {
-      const inner = findItemsPath(resolver, prop, depth + 1);
-      if (inner !== undefined && inner.length > 0) return ['data', ...inner];
-    }
-  }
-  return undefined;
 }
 
 function buildCallbacks(resolver: RefResolver, raw: unknown): CallbackModel[] {
@@ -693,7 +623,15 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         responses,
         security: buildSecurity(op.security ?? document.security),
         callbacks: buildCallbacks(resolver, op.callbacks),
-        pagination: detectPagination(resolver, op, params.query, responses),
+        pagination: detectPagination({
+          resolver,
+          method,
+          path,
+          operation: op,
+          query: params.query,
+          responses,
+          file: openapiFileOf(options.source),
+        }),
         extensions: extensionsOf(op),
       });
     }

@@ -100,22 +100,51 @@ export interface SecuritySchemeModel {
   clientOption: string | undefined;
 }
 
-export interface PaginationModel {
-  pageParam: string;
-  pageSizeParam: string | undefined;
-  /**
-   * A query parameter that the `next` link carries and the next request must send back (a keyset cursor), or undefined
-   * when pages are found by number alone.
-   */
-  cursorParam: string | undefined;
-  /** Property path from the 200 JSON body to the items array ([] = the body is the array). */
-  itemsPath: string[];
-  /**
-   * The property beside the items array that links the next page (null on the last one), when the page object has
-   * one (`next`, or `x-pagination.nextField`). The client's `listAll` helper needs it (D124).
-   */
-  nextField: string | undefined;
+/** Where one value of a page lives: a property path in the page's JSON body, or a response header. */
+export type PageValueSource = { in: 'body'; path: string[] } | { in: 'header'; name: string };
+
+/** The size of the whole list a page reports (offset and page strategies stop when it is reached). */
+export interface PageTotalModel {
+  source: PageValueSource;
+  /** What it counts: every item of the list, or pages. */
+  counts: 'items' | 'pages';
 }
+
+interface PaginationBase {
+  /** The success status whose body is the page ('200', else the first 2xx with a JSON body). */
+  status: string;
+  /** Property path from that JSON body to the items array ([] = the body is the array). */
+  itemsPath: string[];
+  /** Declared by the operation's `x-pagination`, or found by a detector (generators/src/model/pagination.ts). */
+  declared: boolean;
+}
+
+/**
+ * How a list operation pages, when the generator recognises it (D225): which strategy the client's `...All` helper
+ * follows and where each piece lives. `undefined` on an operation = no helper (never a guess).
+ * - `cursor`: a token in the body (or a header) sent back as the query parameter `cursorParam`; ends when it is
+ *   absent, null or empty, or when the boolean at `hasMorePath` is false.
+ * - `lastItem`: the last item's `idField` sent back as `cursorParam` (Stripe's `starting_after`) while `hasMorePath`.
+ * - `nextLink`: a URL in the body or a header (an RFC 8288 `Link` header's rel="next" when the header is `Link`); its
+ *   query is sent with the same operation. A value that is not a URL goes back as `tokenParam` when there is one.
+ * - `offset`: `offsetParam` advanced by the items received; ends at the total, a short or an empty page.
+ * - `page`: `pageParam` counted from `firstPage`; ends at the total, a short or an empty page.
+ */
+export type PaginationModel =
+  | (PaginationBase & { strategy: 'cursor'; cursorParam: string; next: PageValueSource; hasMorePath: string[] | undefined })
+  | (PaginationBase & { strategy: 'lastItem'; cursorParam: string; idField: string; hasMorePath: string[] | undefined })
+  | (PaginationBase & { strategy: 'nextLink'; next: PageValueSource; tokenParam: string | undefined })
+  | (PaginationBase & { strategy: 'offset'; offsetParam: string; limitParam: string | undefined; total: PageTotalModel | undefined })
+  | (PaginationBase & {
+      strategy: 'page';
+      pageParam: string;
+      pageSizeParam: string | undefined;
+      firstPage: number;
+      total: PageTotalModel | undefined;
+    });
+
+/** The strategies of {@link PaginationModel}. */
+export type PaginationStrategy = PaginationModel['strategy'];
 
 export interface CallbackModel {
   name: string;

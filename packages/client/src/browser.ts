@@ -44,5 +44,19 @@ export {
   type UnexpectedResponseCode,
   type UnexpectedResponseError,
 } from './runtime/result.js';
-export { paginate, type Page, type PageShape, type PaginateOptions } from './runtime/paginate.js';
+export {
+  DEFAULT_MAX_PAGES,
+  PaginationError,
+  paginate,
+  walkPages,
+  type Page,
+  type PageQuery,
+  type PageShape,
+  type PageStrategy,
+  type PageTotal,
+  type PageValue,
+  type PaginateOptions,
+  type PaginationErrorReason,
+  type PagingOptions,
+} from './runtime/paginate.js';
 export * from './generated/index.js';

@@ -30,6 +30,16 @@ export interface CompileOptions {
   lint?: LintMode;
   /** Heap for tsc (large specs need more than Node's default). */
   maxOldSpaceMiB?: number;
+  /**
+   * More files to compile with the generated code, by path under `generated/` (type-level tests that import
+   * `./client/index.js`, for example).
+   */
+  files?: Readonly<Record<string, string>>;
+  /**
+   * Runs after tsc, before the directory is removed, with the directory's path and tsc's outcome: a test that runs the
+   * generated code imports it from `<dir>/generated/...` (the directory lives until the promise settles).
+   */
+  use?: (dir: string, tsc: { code: number; diagnostics: string }) => Promise<void>;
 }
 
 export interface CompileOutcome {
@@ -60,6 +70,7 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
     });
     const generateMs = performance.now() - generateStart;
     await writeFiles(dir, result.files);
+    for (const [file, contents] of Object.entries(options.files ?? {})) await writeFile(path.join(dir, 'generated', file), contents);
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }));
     await writeFile(
@@ -86,10 +97,12 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
         output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
       }),
     );
+    const diagnostics = outcome.output.split('\n').slice(0, 30).join('\n').trim();
+    if (options.use !== undefined) await options.use(dir, { code: outcome.code, diagnostics });
     return {
       result,
       tscCode: outcome.code,
-      diagnostics: outcome.output.split('\n').slice(0, 30).join('\n').trim(),
+      diagnostics,
       generateMs,
       tscMs: performance.now() - tscStart,
     };

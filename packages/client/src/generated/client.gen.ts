@@ -3,7 +3,7 @@
 
 import type { components, ErrorCode, paths } from '@paygate/contract';
 import { createCaller, operation, toFormData, toUrlEncoded, type CallOptions, type OperationMeta } from '../runtime/facade.js';
-import { paginate, type PaginateOptions } from '../runtime/paginate.js';
+import { pages, type PageStrategy, type PagingOptions } from '../runtime/paginate.js';
 import type { ApiResult, UnexpectedResponseError } from '../runtime/result.js';
 import type { AuthConfig, SecuritySchemes } from '../runtime/security.js';
 import { clientIdentification, createHttpTransport, type TransportOptions } from '../runtime/transport.js';
@@ -100,6 +100,9 @@ const META_10: OperationMeta = { security: [["ClientId","ClientSecret"]], errors
 const META_11: OperationMeta = { security: [["ClientId","ClientSecret"]], errors: { "400": true, "401": true, "404": true, "429": true, "500": true } };
 const META_12: OperationMeta = { security: [["ClientId","ClientSecret"]], errors: { "400": true, "401": true, "409": true, "413": true, "415": true, "422": true, "429": true, "500": true, "503": true }, idempotencyKey: { name: "Idempotency-Key", pattern: "^[\\x21-\\x7E]+$", minLength: 1, maxLength: 255 } };
 const META_13: OperationMeta = { security: [], errors: { "429": true, "500": true, "503": true } };
+const PAGES_0: PageStrategy = { strategy: "nextLink", items: ["data","results"], next: { in: "body", path: ["data","next"] }, tokenParam: "cursor" };
+const PAGES_1: PageStrategy = { strategy: "nextLink", items: ["results"], next: { in: "body", path: ["next"] }, tokenParam: "cursor" };
+const PAGES_2: PageStrategy = { strategy: "nextLink", items: ["data","results"], next: { in: "body", path: ["data","next"] } };
 
 /**
  * Create a Paygate Payment Gateway API client.
@@ -123,47 +126,12 @@ export function createPaygateClient(options: PaygateClientOptions): PaygateClien
   });
 
   const merchants$list: PaygateClient["merchants"]["list"] = operation(send, META_3, "GET", "/partners/merchants/", [], false, true);
-  const merchants$listAll = (query?: Omit<NonNullable<O4["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O4["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await merchants$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O4["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
   const payments$list: PaygateClient["payments"]["list"] = operation(send, META_10, "GET", "/pg/payments/", [], false, true);
-  const payments$listAll = (query?: Omit<NonNullable<O15["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O15["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await payments$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O15["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
   const refunds$list: PaygateClient["refunds"]["list"] = operation(send, META_10, "GET", "/pg/refunds", [], false, true);
-  const refunds$listAll = (query?: Omit<NonNullable<O17["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O17["responses"][200]>)["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await refunds$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O17["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"] } : result;
-    }, paging);
   const settlements$list: PaygateClient["settlements"]["list"] = operation(send, META_10, "GET", "/pg/settlements", [], false, true);
-  const settlements$listAll = (query?: Omit<NonNullable<O20["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O20["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await settlements$list({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O20["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
   const settlements$listTransactions: PaygateClient["settlements"]["listTransactions"] = operation(send, META_11, "GET", "/pg/settlements/{settlement_id}/transactions", ["settlement_id"], false, true);
-  const settlements$listTransactionsAll = (settlementId: O22["parameters"]["path"]["settlement_id"], query?: Omit<NonNullable<O22["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O22["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page) => {
-      const result = await settlements$listTransactions(settlementId, { ...query, page: page } as NonNullable<O22["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
   const webhooks$listDeliveries: PaygateClient["webhooks"]["listDeliveries"] = operation(send, META_2, "GET", "/webhooks/endpoints/{endpoint_id}/deliveries", ["endpoint_id"], false, true);
-  const webhooks$listDeliveriesAll = (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<O35["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O35["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await webhooks$listDeliveries(endpointId, { ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O35["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
   const webhooks$listEndpoints: PaygateClient["webhooks"]["listEndpoints"] = operation(send, META_10, "GET", "/webhooks/endpoints", [], false, true);
-  const webhooks$listEndpointsAll = (query?: Omit<NonNullable<O32["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions): AsyncIterableIterator<NonNullable<(Body<O32["responses"][200]>)["data"]["results"]>[number]> =>
-    paginate(async (page, next) => {
-      const result = await webhooks$listEndpoints({ ...query, page: page, ...(next["cursor"] !== undefined ? { cursor: next["cursor"] } : {}) } as NonNullable<O32["parameters"]["query"]>, opts);
-      return result.ok ? { ...result, data: result["data"]["data"] } : result;
-    }, paging);
 
   return {
     checkout: {
@@ -182,7 +150,7 @@ export function createPaygateClient(options: PaygateClientOptions): PaygateClien
       create: operation(send, META_4, "POST", "/partners/merchants/", [], true, false),
       get: operation(send, META_5, "GET", "/partners/merchants/{merchant_id}/", ["merchant_id"], false, false),
       list: merchants$list,
-      listAll: merchants$listAll,
+      listAll: pages(merchants$list, PAGES_0, 0),
       update: operation(send, META_6, "PATCH", "/partners/merchants/{merchant_id}/", ["merchant_id"], true, false),
       uploadDocument: operation(send, META_6, "PATCH", "/partners/merchants/{merchant_id}/documents/", ["merchant_id"], true, false, toFormData),
     },
@@ -195,13 +163,13 @@ export function createPaygateClient(options: PaygateClientOptions): PaygateClien
     payments: {
       get: operation(send, META_2, "GET", "/pg/payments/{payment_id}/", ["payment_id"], false, false),
       list: payments$list,
-      listAll: payments$listAll,
+      listAll: pages(payments$list, PAGES_0, 0),
     },
     refunds: {
       create: operation(send, META_8, "POST", "/pg/refunds", [], true, false),
       get: operation(send, META_2, "GET", "/pg/refunds/{refund_id}", ["refund_id"], false, false),
       list: refunds$list,
-      listAll: refunds$listAll,
+      listAll: pages(refunds$list, PAGES_1, 0),
     },
     sandbox: {
       advanceClock: operation(send, META_8, "POST", "/sandbox/clock/advance", [], true, false),
@@ -215,18 +183,18 @@ export function createPaygateClient(options: PaygateClientOptions): PaygateClien
     settlements: {
       get: operation(send, META_2, "GET", "/pg/settlements/{settlement_id}", ["settlement_id"], false, false),
       list: settlements$list,
-      listAll: settlements$listAll,
+      listAll: pages(settlements$list, PAGES_0, 0),
       listTransactions: settlements$listTransactions,
-      listTransactionsAll: settlements$listTransactionsAll,
+      listTransactionsAll: pages(settlements$listTransactions, PAGES_2, 1),
     },
     webhooks: {
       createEndpoint: operation(send, META_12, "POST", "/webhooks/endpoints", [], true, false),
       deleteEndpoint: operation(send, META_2, "DELETE", "/webhooks/endpoints/{endpoint_id}", ["endpoint_id"], false, false),
       enableEndpoint: operation(send, META_2, "POST", "/webhooks/endpoints/{endpoint_id}/enable", ["endpoint_id"], false, false),
       listDeliveries: webhooks$listDeliveries,
-      listDeliveriesAll: webhooks$listDeliveriesAll,
+      listDeliveriesAll: pages(webhooks$listDeliveries, PAGES_0, 1),
       listEndpoints: webhooks$listEndpoints,
-      listEndpointsAll: webhooks$listEndpointsAll,
+      listEndpointsAll: pages(webhooks$listEndpoints, PAGES_0, 0),
       redeliverDelivery: operation(send, META_2, "POST", "/webhooks/deliveries/{delivery_id}/redeliver", ["delivery_id"], false, false),
     },
     transport,
@@ -340,8 +308,8 @@ export interface PaygateClient {
      * `GET /partners/merchants/` (operationId `listMerchants`)
      */
     list: (query?: NonNullable<O4["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O4["responses"][200]>, Body<O4["responses"][400]> | Body<O4["responses"][401]> | Body<O4["responses"][403]> | Body<O4["responses"][429]> | Body<O4["responses"][500]> | Body<O4["responses"][503]>>>;
-    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listAll: (query?: Omit<NonNullable<O4["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O4["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `list`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listAll: (query?: NonNullable<O4["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O4["responses"][200]>>["data"]>["results"]>[number]>;
     /**
      * Update a merchant
      *
@@ -420,8 +388,8 @@ export interface PaygateClient {
      * `GET /pg/payments/` (operationId `listPayments`)
      */
     list: (query?: NonNullable<O15["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O15["responses"][200]>, Body<O15["responses"][400]> | Body<O15["responses"][401]> | Body<O15["responses"][429]> | Body<O15["responses"][500]> | Body<O15["responses"][503]>>>;
-    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listAll: (query?: Omit<NonNullable<O15["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O15["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `list`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listAll: (query?: NonNullable<O15["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O15["responses"][200]>>["data"]>["results"]>[number]>;
   };
   /**
    * Refunds
@@ -453,8 +421,8 @@ export interface PaygateClient {
      * `GET /pg/refunds` (operationId `listRefunds`)
      */
     list: (query?: NonNullable<O17["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O17["responses"][200]>, Body<O17["responses"][400]> | Body<O17["responses"][401]> | Body<O17["responses"][429]> | Body<O17["responses"][500]> | Body<O17["responses"][503]>>>;
-    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listAll: (query?: Omit<NonNullable<O17["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O17["responses"][200]>)["results"]>[number]>;
+    /** Every item of `list`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listAll: (query?: NonNullable<O17["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<Body<O17["responses"][200]>>["results"]>[number]>;
   };
   /**
    * Sandbox
@@ -543,8 +511,8 @@ export interface PaygateClient {
      * `GET /pg/settlements` (operationId `listSettlements`)
      */
     list: (query?: NonNullable<O20["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O20["responses"][200]>, Body<O20["responses"][400]> | Body<O20["responses"][401]> | Body<O20["responses"][429]> | Body<O20["responses"][500]> | Body<O20["responses"][503]>>>;
-    /** Every item of `list`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listAll: (query?: Omit<NonNullable<O20["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O20["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `list`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listAll: (query?: NonNullable<O20["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O20["responses"][200]>>["data"]>["results"]>[number]>;
     /**
      * List a settlement's transactions
      *
@@ -553,8 +521,8 @@ export interface PaygateClient {
      * `GET /pg/settlements/{settlement_id}/transactions` (operationId `listSettlementTransactions`)
      */
     listTransactions: (settlementId: O22["parameters"]["path"]["settlement_id"], query?: NonNullable<O22["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O22["responses"][200]>, Body<O22["responses"][400]> | Body<O22["responses"][401]> | Body<O22["responses"][404]> | Body<O22["responses"][429]> | Body<O22["responses"][500]>>>;
-    /** Every item of `listTransactions`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listTransactionsAll: (settlementId: O22["parameters"]["path"]["settlement_id"], query?: Omit<NonNullable<O22["parameters"]["query"]>, "page">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O22["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `listTransactions`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listTransactionsAll: (settlementId: O22["parameters"]["path"]["settlement_id"], query?: NonNullable<O22["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O22["responses"][200]>>["data"]>["results"]>[number]>;
   };
   /**
    * Webhooks
@@ -595,8 +563,8 @@ export interface PaygateClient {
      * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
      */
     listDeliveries: (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: NonNullable<O35["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O35["responses"][200]>, Body<O35["responses"][400]> | Body<O35["responses"][401]> | Body<O35["responses"][404]> | Body<O35["responses"][429]> | Body<O35["responses"][500]> | Body<O35["responses"][503]>>>;
-    /** Every item of `listDeliveries`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listDeliveriesAll: (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: Omit<NonNullable<O35["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O35["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `listDeliveries`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listDeliveriesAll: (endpointId: O35["parameters"]["path"]["endpoint_id"], query?: NonNullable<O35["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O35["responses"][200]>>["data"]>["results"]>[number]>;
     /**
      * List webhook endpoints
      *
@@ -605,8 +573,8 @@ export interface PaygateClient {
      * `GET /webhooks/endpoints` (operationId `listWebhookEndpoints`)
      */
     listEndpoints: (query?: NonNullable<O32["parameters"]["query"]>, opts?: CallOptions) => Promise<Result<Body<O32["responses"][200]>, Body<O32["responses"][400]> | Body<O32["responses"][401]> | Body<O32["responses"][429]> | Body<O32["responses"][500]> | Body<O32["responses"][503]>>>;
-    /** Every item of `listEndpoints`, fetching pages lazily (page 1, 2, ...) as you iterate. A failed page throws `PaygateApiError`. */
-    listEndpointsAll: (query?: Omit<NonNullable<O32["parameters"]["query"]>, "page" | "cursor">, opts?: CallOptions, paging?: PaginateOptions) => AsyncIterableIterator<NonNullable<(Body<O32["responses"][200]>)["data"]["results"]>[number]>;
+    /** Every item of `listEndpoints`, fetching pages lazily as you iterate (each page's next link followed). Bounded by `paging.maxPages`; a failed page throws `PaygateApiError`. */
+    listEndpointsAll: (query?: NonNullable<O32["parameters"]["query"]>, opts?: CallOptions, paging?: PagingOptions) => AsyncIterableIterator<NonNullable<NonNullable<NonNullable<Body<O32["responses"][200]>>["data"]>["results"]>[number]>;
     /**
      * Redeliver a delivery
      *
