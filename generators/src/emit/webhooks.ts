@@ -27,6 +27,13 @@ function eventSchemaKey(event: WebhookEventModel): string {
   return `__event_${event.typeName}`;
 }
 
+/** Where the spec declares an event's payload, for a refusal: its first OpenAPI operation, else its AsyncAPI message. */
+function eventPointer(e: WebhookEventModel): string {
+  const origin = e.origins[0];
+  if (origin === undefined || origin.kind === 'asyncapi') return `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}`;
+  return `${origin.pointer}/requestBody/content/${pointerToken(e.mediaType)}/schema`;
+}
+
 /** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
 export function compileValidators(
   openapiVersion: string,
@@ -66,14 +73,14 @@ export function compileValidators(
       .map((name) => ({ ref: `${ROOT_ID}#/$defs/${name}`, pointer: `#/components/schemas/${pointerToken(name)}` })),
     ...events.map((e) => ({
       ref: `${ROOT_ID}#/$defs/${eventSchemaKey(e)}`,
-      pointer: e.source === 'openapi' ? `#/webhooks (event ${e.eventType})` : `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}`,
+      pointer: eventPointer(e),
     })),
   ];
   const ajv = createAjv();
   return compileOrRefuse(() => standaloneModule(ajv, exports), createAjv, candidates, file, 'webhook event validators');
 }
 
-function eventViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
+function validatorViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
   return events.map((e) => ({ eventType: JSON.stringify(e.eventType), typeName: e.typeName, validator: `validate${e.typeName}` }));
 }
 
@@ -89,9 +96,8 @@ export const webhooksEmitter: Emitter = {
       header: ctx.header,
       contract: contractSpecifier(ctx, dir),
       runtime: runtimeSpecifier(ctx, 'webhooks', dir),
-      discriminator: JSON.stringify(model.webhookDiscriminator),
-      events: eventViews(model.webhooks),
-      hasEvents: model.webhooks.length > 0,
+      discriminator: model.webhookDiscriminator === undefined ? null : JSON.stringify(model.webhookDiscriminator),
+      events: validatorViews(model.webhooks),
     };
     return [
       {
