@@ -602,7 +602,8 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   }
   refuseDuplicateOperationIds(operations, openapiFileOf(options.source));
   dedupeOperationIds(operations);
-  // D210: events from webhooks, callbacks and AsyncAPI messages (model/events.ts).
+  const enums = collectEnums(schemas);
+  // D210: events from webhooks, callbacks and AsyncAPI messages (model/events.ts); their type names leave the enums theirs.
   const events = buildEvents({
     resolver,
     document,
@@ -610,6 +611,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     asyncMessages: options.asyncMessages ?? [],
     discriminator: options.webhookDiscriminator,
     headerParameters: (pathLevel, opLevel) => buildParameters(resolver, pathLevel, opLevel).list,
+    takenTypeNames: enums.map((e) => e.name),
   });
 
   return {
@@ -643,7 +645,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     webhooks: events.events,
     errorCodes: collectErrorCodes(document),
     errorCatalogue: collectErrorCatalogue(document),
-    enums: collectEnums(schemas),
+    enums,
     plannedEvents: (options.plannedEvents ?? []).map((e) => ({ eventType: e.eventType, category: e.category, summary: e.summary })),
     webhookDiscriminator: events.discriminator,
     extensions: extensionsOf(document),

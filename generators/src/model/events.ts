@@ -38,6 +38,8 @@ export interface EventsInput {
   discriminator: string | undefined;
   /** The header parameters of a webhook or callback operation (path item's and operation's, as for operations). */
   headerParameters: (pathItemParameters: unknown, operationParameters: unknown) => ParameterModel[];
+  /** Names the contract exports already (the enums'): no event type takes one. */
+  takenTypeNames: readonly string[];
 }
 
 export interface EventsModel {
@@ -223,7 +225,12 @@ export interface DiscriminatorCandidate {
   constants: Map<string, string>;
 }
 
-/** The payloads carrying `property`, by its value; `strict`: undefined unless every value names exactly one payload. */
+/**
+ * The payloads carrying `property`, by its value. A value must stand for one payload declared under one name: a value
+ * two payloads share, or two differently named declarations (`object: "event"` on every payload, one notification
+ * schema for every callback), names no event. `strict`: then the property is no discriminator (undefined); else only
+ * those declarations are left out (known by name).
+ */
 function valuesOf<T extends DiscriminatorCandidate>(property: string, decls: readonly T[], strict: boolean): Map<string, T[]> | undefined {
   const byValue = new Map<string, T[]>();
   for (const d of decls) {
@@ -231,12 +238,10 @@ function valuesOf<T extends DiscriminatorCandidate>(property: string, decls: rea
     if (value !== undefined) byValue.set(value, [...(byValue.get(value) ?? []), d]);
   }
   for (const [value, group] of byValue) {
-    if (new Set(group.map((d) => d.schemaKey)).size === 1) continue;
+    if (new Set(group.map((d) => d.schemaKey)).size === 1 && new Set(group.map((d) => d.name)).size === 1) continue;
     if (strict) return undefined;
-    byValue.delete(value); // one value, two payloads: those are known by name
+    byValue.delete(value);
   }
-  // One value shared by differently named declarations is a constant of every payload (`object: "event"`), not a name.
-  if (strict && byValue.size === 1 && new Set([...byValue.values()][0]!.map((d) => d.name)).size > 1) return undefined;
   return byValue;
 }
 
@@ -265,9 +270,9 @@ function eventTypeName(name: string): string {
   return base.endsWith('Event') ? base : `${base}Event`;
 }
 
-/** `base`, else `base2`, `base3`, ... : the first not in `taken` (which it joins). */
-function unique(base: string, taken: Set<string>): string {
-  let name = base;
+/** `base`, else `alternative`, else `base2`, `base3`, ... : the first not in `taken` (which it joins). */
+function unique(base: string, taken: Set<string>, alternative?: string): string {
+  let name = alternative !== undefined && taken.has(base) && !taken.has(alternative) ? alternative : base;
   for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
   taken.add(name);
   return name;
@@ -281,17 +286,18 @@ function eventFrom(name: string, group: readonly Declaration[], discriminatorVal
     source: 'openapi',
     origins: group.map((d) => d.origin),
     discriminatorValue,
-    summary: first.summary,
-    description: first.description,
+    // one payload declared in several places: each piece of prose from the first declaration that has it
+    summary: group.find((d) => d.summary !== undefined)?.summary,
+    description: group.find((d) => d.description !== undefined)?.description,
     schema: first.schema,
     mediaType: first.mediaType,
     typeRef: first.typeRef,
     typeLayerSchema: undefined,
     asyncapiMessage: undefined,
-    category: first.category,
+    category: group.find((d) => d.category !== undefined)?.category,
     formats: [],
-    examples: first.examples,
-    headers: first.headers,
+    examples: group.find((d) => d.examples.length > 0)?.examples ?? [],
+    headers: group.find((d) => d.headers.length > 0)?.headers ?? [],
   };
 }
 
@@ -372,7 +378,7 @@ export function buildEvents(input: EventsInput): EventsModel {
   }
 
   const sorted = [...events.values()].sort((a, b) => compareStrings(a.eventType, b.eventType));
-  nameTypes(sorted, document);
+  nameTypes(sorted, document, input.takenTypeNames);
   return { events: sorted, discriminator };
 }
 
@@ -380,14 +386,15 @@ export function buildEvents(input: EventsInput): EventsModel {
  * Type names, unique and none an export of the contract's; an inline callback payload or an AsyncAPI-only message gets
  * a component schema of the type layer, named after its type unless the document has a schema of that name.
  */
-function nameTypes(events: WebhookEventModel[], document: Obj): void {
-  const typeNames = new Set(RESERVED_TYPE_NAMES);
+function nameTypes(events: WebhookEventModel[], document: Obj, taken: readonly string[]): void {
+  const typeNames = new Set([...RESERVED_TYPE_NAMES, ...taken]);
   const components = isObj(document.components) ? document.components : {};
   const schemaNames = new Set(Object.keys(isObj(components.schemas) ? components.schemas : {}));
   for (const event of events) {
-    event.typeName = unique(eventTypeName(event.eventType), typeNames);
+    const typeName = eventTypeName(event.eventType);
+    event.typeName = unique(typeName, typeNames, `${typeName}Payload`);
     if (event.typeRef !== undefined) continue;
-    const name = unique(schemaNames.has(event.typeName) ? `${event.typeName}Payload` : event.typeName, schemaNames);
+    const name = unique(event.typeName, schemaNames, `${event.typeName}Payload`);
     event.typeLayerSchema = name;
     event.typeRef = `components["schemas"][${JSON.stringify(name)}]`;
   }
