@@ -30,6 +30,10 @@ export interface CompileOptions {
   lint?: LintMode;
   /** Heap for tsc (large specs need more than Node's default). */
   maxOldSpaceMiB?: number;
+  /** More files for tsc, by path in the temp dir (`generated/x.ts`): type-level tests of the generated code. */
+  extraFiles?: Readonly<Record<string, string>>;
+  /** Runs with the temp dir (the generated code under `generated/`) after tsc, before the dir is removed. */
+  inspect?: (dir: string, result: GenerateResult) => Promise<void>;
 }
 
 export interface CompileOutcome {
@@ -59,7 +63,10 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
       runtimeImport: 'package',
     });
     const generateMs = performance.now() - generateStart;
-    await writeFiles(dir, result.files);
+    await writeFiles(dir, [
+      ...result.files,
+      ...Object.entries(options.extraFiles ?? {}).map(([file, contents]) => ({ path: file, contents })),
+    ]);
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }));
     await writeFile(
@@ -86,6 +93,7 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
         output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
       }),
     );
+    await options.inspect?.(dir, result);
     return {
       result,
       tscCode: outcome.code,
