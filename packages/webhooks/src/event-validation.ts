@@ -22,10 +22,13 @@ export interface CompiledEventValidator {
   errors?: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }[] | null;
 }
 
-/** A validated event with its name (a key of the event map `M`), or every error with its JSON Pointer. */
+/**
+ * A validated event with its name (a key of the event map `M`), or every error with its JSON Pointer (and the name of
+ * the event the body claimed to be, when it named one).
+ */
 export type EventValidationResult<M> =
   | { [K in keyof M & string]: { ok: true; name: K; event: M[K] } }[keyof M & string]
-  | { ok: false; errors: WebhookValidationError[] };
+  | { ok: false; errors: WebhookValidationError[]; name?: keyof M & string };
 
 /**
  * An API's events (`M`: event name -> payload type, the generated `WebhookEventMap`) and their validators: what
@@ -137,7 +140,7 @@ export function createEventCatalog<M>(
         name = found.name;
       }
       const result = validateAs(name as Name, input);
-      return (result.ok ? { ok: true, name, event: result.event } : result) as EventValidationResult<M>;
+      return (result.ok ? { ok: true, name, event: result.event } : { ...result, name }) as EventValidationResult<M>;
     },
     only<K extends Name>(...subset: K[]): EventCatalog<Pick<M, K>> {
       const unknown = subset.filter((n) => !Object.hasOwn(validators, n));
