@@ -94,7 +94,9 @@ export function compileValidators(
  * The same validators compiled in memory, by event name: for tools that validate a spec's events without generating
  * code (`paygate listen --input`, D214).
  */
-export function eventValidatorsInMemory(model: Pick<ApiModel, 'openapiVersion' | 'schemas' | 'webhooks' | 'source'>): Record<string, CompiledEventValidator> {
+export function eventValidatorsInMemory(
+  model: Pick<ApiModel, 'openapiVersion' | 'schemas' | 'webhooks' | 'source'>,
+): Record<string, CompiledEventValidator> {
   const schemas = Object.fromEntries(model.schemas.map((s) => [s.name, s.schema]));
   const { createAjv, candidates, refOf } = eventsAjv(model.openapiVersion, schemas, model.webhooks, openapiFileOf(model.source));
   const ajv = createAjv();
