@@ -117,7 +117,7 @@ export function eventViews(events: readonly WebhookEventModel[]): WebhookEventVi
   }));
 }
 
-/** The events emitters' shared view: every event by name, and the members of the discriminated union (D210, D211). */
+/** The events emitters' shared view: every event by name, and the members of the discriminated union (D212, "Events known by discriminator or by name"). */
 export function eventsView(model: Pick<ApiModel, 'webhooks' | 'webhookDiscriminator'>): {
   discriminator: string | null;
   events: WebhookEventView[];

@@ -341,7 +341,7 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
   return files;
 }
 
-/** The events page's view (D213): every event with its sources and fields, the envelope and headers when there are some. */
+/** The events page's view ("The events page for any spec", D213): every event with its sources and fields, the envelope and headers when there are some. */
 function eventsPageView(input: Pick<DocsPagesInput, 'events' | 'webhooks'>): object {
   const events = input.events.map((e) => ({
     ...e,

@@ -603,7 +603,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   refuseDuplicateOperationIds(operations, openapiFileOf(options.source));
   dedupeOperationIds(operations);
   const enums = collectEnums(schemas);
-  // D210: events from webhooks, callbacks and AsyncAPI messages (model/events.ts); their type names leave the enums theirs.
+  // D210 "Events from webhooks and callbacks": webhooks, callbacks and AsyncAPI messages (model/events.ts); their type names leave the enums theirs.
   const events = buildEvents({
     resolver,
     document,

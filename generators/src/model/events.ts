@@ -1,9 +1,9 @@
 /**
- * The events an API sends to its users' URLs (D210): every OpenAPI `webhooks` entry and every operation's `callbacks`
+ * The events an API sends to its users' URLs ("Events from webhooks and callbacks", D210): every OpenAPI `webhooks` entry and every operation's `callbacks`
  * with a request body, and the AsyncAPI messages that describe the same events (or more of them).
  *
  * Each event gets a stable name, a type name, its payload schema and media type, its headers, where it is declared,
- * a category, prose and examples. When a payload property names the event (D211: `x-event-discriminator`, else a
+ * a category, prose and examples. When a payload property names the event ("The event discriminator, declared or detected", D211: `x-event-discriminator`, else a
  * required constant string with a distinct value per event, such as Paygate's `event_type` or OpenAI's `type`), the
  * event is a member of the discriminated union and is named by that value; otherwise it is named after its webhook or
  * callback and is known by that name alone (its route), never dropped.

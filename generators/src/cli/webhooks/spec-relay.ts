@@ -1,5 +1,5 @@
 /**
- * `paygate listen --input SPEC` (D214): the events of any API, not Paygate's gateway. The relay listens on this
+ * `paygate listen --input SPEC` ("listen and trigger for another API", D214): the events of any API, not Paygate's gateway. The relay listens on this
  * machine where the API (or a tunnel to it) posts its webhooks and callbacks, validates each delivery against the
  * spec's events (found by the spec's discriminator, or named by the relay path `/<event name>` for events known by
  * name: a callback URL you give the API), prints what arrived and what was wrong with it, and forwards the request
