@@ -152,9 +152,9 @@ function compiled(openapi: string, label: string, typeTests: string) {
     openapi,
     label,
     targets: ['contract', 'client'],
-    files: { 'page-types.ts': typeTests },
-    use: (d, tsc) => {
-      ready({ dir: d, tsc });
+    extraFiles: { 'generated/page-types.ts': typeTests },
+    use: (d, { code, diagnostics }) => {
+      ready({ dir: d, tsc: { code, diagnostics } });
       return held;
     },
   });

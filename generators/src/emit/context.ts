@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { ApiModel } from '../model/types.js';
-import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import { typeScriptOf } from '../util/type-layer.js';
 import type { TemplateEngine } from './templates.js';
 
@@ -130,29 +129,19 @@ export function headerFor(source: string, regenerateCommand: string = DEFAULT_RE
 }
 
 /**
- * The document the type layer types: the bundled one, plus the payload schemas of AsyncAPI-only events as extra
- * component schemas (named by their event type names) so every event has a type.
+ * The document the type layer types: the bundled one, plus the payload schemas openapi-typescript would not type
+ * (AsyncAPI-only events, inline callback payloads) as extra component schemas, under the free names the model gave
+ * them (`typeLayerSchema`, D210), so every event has a type.
  */
 export function typeLayerDocument(
   document: Readonly<Record<string, unknown>>,
-  model: Pick<ApiModel, 'webhooks' | 'source'>,
+  model: Pick<ApiModel, 'webhooks'>,
 ): Readonly<Record<string, unknown>> {
-  const asyncOnly = model.webhooks.filter((e) => e.source === 'asyncapi');
-  if (asyncOnly.length === 0) return document;
+  const extra: Record<string, unknown> = {};
+  for (const e of model.webhooks) if (e.typeLayerSchema !== undefined) extra[e.typeLayerSchema] = e.schema;
+  if (Object.keys(extra).length === 0) return document;
   const components = (document.components ?? {}) as Record<string, unknown>;
   const schemas = (components.schemas ?? {}) as Record<string, unknown>;
-  const extra: Record<string, unknown> = {};
-  for (const e of asyncOnly) {
-    if (e.typeName in schemas) {
-      throw new UnsupportedSpecError(
-        openapiFileOf(model.source),
-        `#/components/schemas/${pointerToken(e.typeName)}`,
-        `the AsyncAPI event ${e.eventType} needs the type name ${e.typeName}, which this component schema already has.`,
-        `rename the component schema, or declare the event in the OpenAPI document's webhooks with a $ref to it.`,
-      );
-    }
-    extra[e.typeName] = e.schema;
-  }
   return { ...document, components: { ...components, schemas: { ...schemas, ...extra } } };
 }
 

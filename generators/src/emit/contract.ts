@@ -62,7 +62,10 @@ const RESERVED_EXPORTS = new Set([
   'ERROR_STATUS',
   'WebhookEvent',
   'WebhookEventType',
+  'WebhookEventMap',
+  'WebhookEventName',
   'WEBHOOK_EVENT_TYPES',
+  'WEBHOOK_EVENT_NAMES',
   'WEBHOOK_EVENT_DISCRIMINATOR',
   'OperationId',
   'OperationTypes',
@@ -87,6 +90,20 @@ export interface WebhookEventView {
   doc: string[];
 }
 
+/** Where an event is declared, for its doc comment: `OpenAPI webhooks`, `callback \`x\` of \`createOrder\``, `AsyncAPI message`. */
+function originLabel(e: WebhookEventModel): string {
+  const labels = e.origins.map((o) =>
+    o.kind === 'webhook'
+      ? 'OpenAPI webhooks'
+      : o.kind === 'callback'
+        ? `callback \`${o.name}\` of \`${o.operationId}\``
+        : 'AsyncAPI message',
+  );
+  // An event merged from a webhook and its AsyncAPI message reads as its OpenAPI declaration (as before callbacks, D210).
+  const shown = e.source === 'openapi' ? labels.filter((l) => l !== 'AsyncAPI message') : labels;
+  return [...new Set(shown)].join('; ');
+}
+
 export function eventViews(events: readonly WebhookEventModel[]): WebhookEventView[] {
   return events.map((e) => ({
     eventType: JSON.stringify(e.eventType),
@@ -95,9 +112,23 @@ export function eventViews(events: readonly WebhookEventModel[]): WebhookEventVi
     doc: [
       e.summary ?? '',
       e.description ?? '',
-      `Event type \`${e.eventType}\` (${e.source === 'openapi' ? 'OpenAPI webhooks' : 'AsyncAPI message'}).`,
+      `${e.discriminatorValue === undefined ? 'Event' : 'Event type'} \`${e.eventType}\` (${originLabel(e)}).`,
     ],
   }));
+}
+
+/** The events emitters' shared view: every event by name, and the members of the discriminated union (D212, "Events known by discriminator or by name"). */
+export function eventsView(model: Pick<ApiModel, 'webhooks' | 'webhookDiscriminator'>): {
+  discriminator: string | null;
+  events: WebhookEventView[];
+  union: WebhookEventView[];
+} {
+  const discriminator = model.webhookDiscriminator === undefined ? null : JSON.stringify(model.webhookDiscriminator);
+  return {
+    discriminator,
+    events: eventViews(model.webhooks),
+    union: discriminator === null ? [] : eventViews(model.webhooks.filter((e) => e.discriminatorValue !== undefined)),
+  };
 }
 
 export const contractTypesEmitter: Emitter = {
@@ -190,8 +221,7 @@ export const contractEventsEmitter: Emitter = {
       path: `${ctx.out.contract}/events.gen.ts`,
       contents: ctx.templates.render('contract/events', {
         header: ctx.header,
-        discriminator: JSON.stringify(ctx.model.webhookDiscriminator),
-        events: eventViews(ctx.model.webhooks),
+        ...eventsView(ctx.model),
         // Only the names some event's type uses: an unused import fails users' noUnusedLocals (D132).
         typeImports: ['components', 'webhooks']
           .filter((name) => eventViews(ctx.model.webhooks).some((e) => e.typeRef.includes(`${name}[`)))

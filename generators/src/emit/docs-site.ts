@@ -61,6 +61,17 @@ export interface EventEntry {
   example: unknown;
   /** `emitted` in this version, or `future` (documented, not sent yet). */
   status: 'emitted' | 'future';
+  /**
+   * Where the spec declares it, each a sentence with code spans (D213): "Webhook `PAYMENT_FAILED`.", "Callback
+   * `fileUpdate` of `postWebhook` (`POST /v2/webhooks`), sent to `{$request.body#/endpoint}`." Default: none.
+   */
+  sources?: string[];
+  /** The payload: its media type and schema name, as a sentence with code spans. Default: none. */
+  payload?: string;
+  /** Whose fields `fields` are: the payload's `data` object (default), or the payload itself. */
+  fieldsOf?: 'data' | 'payload';
+  /** Whether the API's discriminator names it (default true): the verification example switches on those. */
+  discriminated?: boolean;
 }
 
 export interface NamedText {
@@ -71,6 +82,8 @@ export interface NamedText {
 export interface WebhookGuide {
   envelope: EventField[];
   headers: NamedText[];
+  /** The payload property naming the event (`event_type`, `type`), when the API has one (default `event_type`). */
+  discriminator?: string | undefined;
 }
 
 export interface DocsTemplates {
@@ -305,21 +318,7 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     }),
   );
   files.set(REDOC_INIT_SCRIPT, renderRedocInit());
-  if (hasEvents) {
-    files.set(
-      'events.html',
-      page('events', {
-        ...common('events.html', 'Webhook events'),
-        events: input.events,
-        // by name, whatever order the caller gave: the reader scans for one event
-        emitted: input.events.filter((e) => e.status === 'emitted').sort(byEventName),
-        future: input.events.filter((e) => e.status === 'future').sort(byEventName),
-        webhooks: input.webhooks,
-        // the verification guide is Standard Webhooks' (whsec_ secrets): only for events signed that way
-        standardWebhooks: input.webhooks.headers.some((h) => h.name.toLowerCase() === 'webhook-signature'),
-      }),
-    );
-  }
+  if (hasEvents) files.set('events.html', page('events', { ...common('events.html', 'Webhook events'), ...eventsPageView(input) }));
   if (hasErrors) files.set('errors.html', page('errors', { ...common('errors.html', 'Errors'), errors: input.errors }));
   if (hasDecisions) {
     files.set(
@@ -340,6 +339,33 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     );
   }
   return files;
+}
+
+/** The events page's view ("The events page for any spec", D213): every event with its sources and fields, the envelope and headers when there are some. */
+function eventsPageView(input: Pick<DocsPagesInput, 'events' | 'webhooks'>): object {
+  const events = input.events.map((e) => ({
+    ...e,
+    sources: e.sources ?? [],
+    payload: e.payload ?? '',
+    fieldsLabel: (e.fieldsOf ?? 'data') === 'data' ? '<code>data</code> field' : 'Field',
+    discriminated: e.discriminated ?? true,
+  }));
+  // by name, whatever order the caller gave: the reader scans for one event
+  const emitted = events.filter((e) => e.status === 'emitted').sort(byEventName);
+  const origins = emitted.flatMap((e) => e.sources);
+  return {
+    events,
+    emitted,
+    discriminated: emitted.filter((e) => e.discriminated),
+    future: events.filter((e) => e.status === 'future').sort(byEventName),
+    webhooks: { ...input.webhooks, discriminator: input.webhooks.discriminator ?? 'event_type' },
+    // how the events travel: Paygate's sentence when every event is a JSON webhook, else per kind of declaration
+    onlyWebhooks: origins.every((o) => o.startsWith('Webhook ')),
+    hasWebhooks: origins.some((o) => o.startsWith('Webhook ')),
+    hasCallbacks: origins.some((o) => o.startsWith('Callback ')),
+    // the verification guide is Standard Webhooks' (whsec_ secrets): only for events signed that way
+    standardWebhooks: input.webhooks.headers.some((h) => h.name.toLowerCase() === 'webhook-signature'),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -640,21 +666,59 @@ function eventSummary(event: WebhookEventModel): string {
   return event.description ?? event.summary ?? '';
 }
 
-const byEventName = (a: EventEntry, b: EventEntry): number => compareStrings(a.name, b.name);
+const byEventName = (a: { name: string }, b: { name: string }): number => compareStrings(a.name, b.name);
 
-/** One entry per event of the model (sent in this version), then the planned ones, each sorted by name. */
+/** Where an event is declared, one sentence per declaration (an AsyncAPI message only when nothing else declares it). */
+function eventSources(event: WebhookEventModel): string[] {
+  const sentences = event.origins.map((o) => {
+    if (o.kind === 'webhook') return `Webhook \`${o.name}\`: a \`${o.method.toUpperCase()}\` to the webhook endpoints you register.`;
+    if (o.kind === 'callback') {
+      return `Callback \`${o.name}\` of \`${o.operationId}\` (\`${o.operationMethod.toUpperCase()} ${o.operationPath}\`): a \`${o.method.toUpperCase()}\` to \`${o.expression}\`.`;
+    }
+    return `AsyncAPI message \`${o.name}\`.`;
+  });
+  const openapi = sentences.filter((s) => !s.startsWith('AsyncAPI'));
+  return openapi.length > 0 ? openapi : sentences;
+}
+
+/** The payload's media type and, when it is a component schema, its name. */
+function payloadSentence(event: WebhookEventModel): string {
+  const ref = isObj(event.schema) && typeof event.schema.$ref === 'string' ? event.schema.$ref : undefined;
+  const component = ref?.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+  return `Payload: \`${event.mediaType}\`${component === undefined ? '' : `, schema \`${component}\``}.`;
+}
+
+/** The events the envelope describes: the discriminated union's members when there are some, else every event. */
+function envelopeEvents(model: Pick<ApiModel, 'webhooks'>): WebhookEventModel[] {
+  const union = model.webhooks.filter((e) => e.discriminatorValue !== undefined);
+  return union.length > 0 ? union : model.webhooks;
+}
+
+/**
+ * One entry per event of the model (sent in this version), then the planned ones, each sorted by name. An event's
+ * fields are its `data` object's when it has one (Paygate, OpenAI), else its payload's own, less the envelope's.
+ */
 export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'plannedEvents'>): EventEntry[] {
   const resolver = resolverOf(model);
+  const envelope = new Set(webhookGuide(model).envelope.map((f) => f.name));
+  const inEnvelope = new Set(envelopeEvents(model));
   const sent = model.webhooks.map((event): EventEntry => {
     const data = resolver.objectShape(event.schema).properties['data'];
+    const dataObject = data !== undefined && Object.keys(resolver.objectShape(data).properties).length > 0;
     return {
       name: event.eventType,
       category: event.category ?? '',
       status: 'emitted',
       summary: eventSummary(event),
       eventTimeFormat: event.formats.find((f) => f.field === 'event_time')?.format ?? '',
-      fields: data === undefined ? [] : fieldRows(resolver, data),
+      fields: dataObject
+        ? fieldRows(resolver, data)
+        : fieldRows(resolver, event.schema).filter((f) => !inEnvelope.has(event) || !envelope.has(f.name)),
+      fieldsOf: dataObject ? 'data' : 'payload',
       example: event.examples[0] ?? null,
+      sources: eventSources(event),
+      payload: payloadSentence(event),
+      discriminated: event.discriminatorValue !== undefined,
     };
   });
   const planned = model.plannedEvents.map(
@@ -672,15 +736,23 @@ export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'pla
   return [...sent.sort(byEventName), ...planned.sort(byEventName)];
 }
 
-/** The envelope (top-level fields every event shares, described by the first event's schema) and the signature headers. */
-export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'>): WebhookGuide {
+/**
+ * The envelope (top-level fields every event of the union shares, described by the first one's schema; every event's
+ * when there is no union), the signature headers and the discriminator.
+ */
+export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'> & { webhookDiscriminator?: string | undefined }): WebhookGuide {
   const resolver = resolverOf(model);
-  const first = model.webhooks[0];
-  if (first === undefined) return { envelope: [], headers: [] };
-  const shared = (name: string) => model.webhooks.every((e) => resolver.objectShape(e.schema).properties[name] !== undefined);
+  const events = envelopeEvents(model);
+  const first = events[0];
+  if (first === undefined) return { envelope: [], headers: [], discriminator: model.webhookDiscriminator };
+  const shared = (name: string) => events.every((e) => resolver.objectShape(e.schema).properties[name] !== undefined);
   return {
-    envelope: fieldRows(resolver, first.schema).filter((f) => !f.name.includes('.') && shared(f.name)),
+    envelope:
+      events.length < 2 && first.discriminatorValue === undefined
+        ? []
+        : fieldRows(resolver, first.schema).filter((f) => !f.name.includes('.') && shared(f.name)),
     headers: first.headers.map((h) => ({ name: h.name, description: h.description ?? '' })),
+    discriminator: model.webhookDiscriminator,
   };
 }
 

@@ -1,5 +1,6 @@
 import { fastFormats } from 'ajv-formats/dist/formats.js';
-import type { JsonSchema, WebhookEventModel } from '../model/types.js';
+import type { CompiledEventValidator } from '@paygate/webhooks/runtime/event-validation.js';
+import type { ApiModel, JsonSchema, WebhookEventModel } from '../model/types.js';
 import { sortedEntries } from '../util/sorted.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import {
@@ -27,13 +28,20 @@ function eventSchemaKey(event: WebhookEventModel): string {
   return `__event_${event.typeName}`;
 }
 
-/** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
-export function compileValidators(
+/** Where the spec declares an event's payload, for a refusal: its first OpenAPI operation, else its AsyncAPI message. */
+function eventPointer(e: WebhookEventModel): string {
+  const origin = e.origins[0];
+  if (origin === undefined || origin.kind === 'asyncapi') return `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}`;
+  return `${origin.pointer}/requestBody/content/${pointerToken(e.mediaType)}/schema`;
+}
+
+/** The events' Ajv: every component schema and every event payload under one `$defs` root, and where each is declared. */
+function eventsAjv(
   openapiVersion: string,
   schemas: Record<string, JsonSchema>,
   events: readonly WebhookEventModel[],
-  file = 'the OpenAPI document',
-): string {
+  file: string,
+): { createAjv: () => StandaloneAjv; candidates: LocatedSchema[]; refOf: (event: WebhookEventModel) => string } {
   const defs: Obj = {};
   for (const [name, schema] of sortedEntries(schemas)) defs[name] = toAjvSchema(schema);
   for (const event of events) {
@@ -58,22 +66,50 @@ export function compileValidators(
     ajv.addSchema({ $id: ROOT_ID, $defs: defs });
     return ajv;
   };
-  const exports: Record<string, string> = {};
-  for (const event of events) exports[`validate${event.typeName}`] = `${ROOT_ID}#/$defs/${eventSchemaKey(event)}`;
+  const refOf = (event: WebhookEventModel) => `${ROOT_ID}#/$defs/${eventSchemaKey(event)}`;
   const candidates: LocatedSchema[] = [
     ...Object.keys(schemas)
       .sort()
       .map((name) => ({ ref: `${ROOT_ID}#/$defs/${name}`, pointer: `#/components/schemas/${pointerToken(name)}` })),
-    ...events.map((e) => ({
-      ref: `${ROOT_ID}#/$defs/${eventSchemaKey(e)}`,
-      pointer: e.source === 'openapi' ? `#/webhooks (event ${e.eventType})` : `AsyncAPI message ${e.asyncapiMessage ?? e.eventType}`,
-    })),
+    ...events.map((e) => ({ ref: refOf(e), pointer: eventPointer(e) })),
   ];
+  return { createAjv, candidates, refOf };
+}
+
+/** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
+export function compileValidators(
+  openapiVersion: string,
+  schemas: Record<string, JsonSchema>,
+  events: readonly WebhookEventModel[],
+  file = 'the OpenAPI document',
+): string {
+  const { createAjv, candidates, refOf } = eventsAjv(openapiVersion, schemas, events, file);
+  const exports: Record<string, string> = {};
+  for (const event of events) exports[`validate${event.typeName}`] = refOf(event);
   const ajv = createAjv();
   return compileOrRefuse(() => standaloneModule(ajv, exports), createAjv, candidates, file, 'webhook event validators');
 }
 
-function eventViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
+/**
+ * The same validators compiled in memory, by event name: for tools that validate a spec's events without generating
+ * code (`paygate listen --input`, D214).
+ */
+export function eventValidatorsInMemory(
+  model: Pick<ApiModel, 'openapiVersion' | 'schemas' | 'webhooks' | 'source'>,
+): Record<string, CompiledEventValidator> {
+  const schemas = Object.fromEntries(model.schemas.map((s) => [s.name, s.schema]));
+  const { createAjv, candidates, refOf } = eventsAjv(model.openapiVersion, schemas, model.webhooks, openapiFileOf(model.source));
+  const ajv = createAjv();
+  return compileOrRefuse(
+    () => Object.fromEntries(model.webhooks.map((e) => [e.eventType, ajv.getSchema(refOf(e)) as unknown as CompiledEventValidator])),
+    createAjv,
+    candidates,
+    openapiFileOf(model.source),
+    'webhook event validators',
+  );
+}
+
+function validatorViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
   return events.map((e) => ({ eventType: JSON.stringify(e.eventType), typeName: e.typeName, validator: `validate${e.typeName}` }));
 }
 
@@ -89,9 +125,8 @@ export const webhooksEmitter: Emitter = {
       header: ctx.header,
       contract: contractSpecifier(ctx, dir),
       runtime: runtimeSpecifier(ctx, 'webhooks', dir),
-      discriminator: JSON.stringify(model.webhookDiscriminator),
-      events: eventViews(model.webhooks),
-      hasEvents: model.webhooks.length > 0,
+      discriminator: model.webhookDiscriminator === undefined ? null : JSON.stringify(model.webhookDiscriminator),
+      events: validatorViews(model.webhooks),
     };
     return [
       {

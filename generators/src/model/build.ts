@@ -1,6 +1,7 @@
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import { pascalCase, synthesizeOperationId, toExpressPath } from '../util/naming.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';
+import { buildEvents } from './events.js';
 import type {
   ApiModel,
   CallbackModel,
@@ -17,7 +18,6 @@ import type {
   RequestBodyModel,
   ResponseModel,
   SecurityRequirementModel,
-  WebhookEventModel,
 } from './types.js';
 import { HTTP_METHODS } from './types.js';
 import { detectPagination } from './pagination.js';
@@ -44,7 +44,7 @@ export interface BuildModelOptions {
   source: string;
   /** AsyncAPI messages (already parsed) merged into `webhooks`. */
   asyncMessages?: AsyncMessageInput[];
-  /** Property discriminating webhook events (default `event_type`). */
+  /** Property discriminating webhook events (default: `x-event-discriminator`, else detected, D211). */
   webhookDiscriminator?: string;
   /** Events announced for later versions (the AsyncAPI document's `x-planned-events`). */
   plannedEvents?: PlannedEventInput[];
@@ -380,103 +380,6 @@ export function collectErrorCodes(doc: Obj): string[] {
   return [...codes].sort(compareStrings);
 }
 
-function eventTypeOf(resolver: RefResolver, schema: unknown, discriminator: string): string | undefined {
-  const { properties } = resolver.objectShape(schema);
-  const prop = resolver.deref<unknown>(properties[discriminator]);
-  if (!isObj(prop)) return undefined;
-  if (typeof prop.const === 'string') return prop.const;
-  if (Array.isArray(prop.enum) && prop.enum.length === 1 && typeof prop.enum[0] === 'string') return prop.enum[0];
-  return undefined;
-}
-
-function eventTypeName(eventType: string): string {
-  const base = pascalCase(eventType);
-  return base.endsWith('Event') ? base : `${base}Event`;
-}
-
-/** `x-format` of the payload's top-level properties (human formats such as `YYYY-MM-DD HH:MM:SS`). */
-function payloadFormats(resolver: RefResolver, schema: unknown): WebhookEventModel['formats'] {
-  const { properties } = resolver.objectShape(schema);
-  const out: WebhookEventModel['formats'] = [];
-  for (const [field, prop] of sortedEntries(properties)) {
-    const resolved = resolver.deref<unknown>(prop);
-    const format = isObj(prop) ? (str(prop['x-format']) ?? (isObj(resolved) ? str(resolved['x-format']) : undefined)) : undefined;
-    if (format !== undefined) out.push({ field, format });
-  }
-  return out;
-}
-
-function payloadExamples(resolver: RefResolver, schema: unknown): unknown[] {
-  const s = resolver.deref<unknown>(schema);
-  if (!isObj(s)) return [];
-  if (Array.isArray(s.examples)) return s.examples;
-  return s.example === undefined ? [] : [s.example];
-}
-
-function buildWebhooks(resolver: RefResolver, doc: Obj, options: BuildModelOptions, discriminator: string): WebhookEventModel[] {
-  const events = new Map<string, WebhookEventModel>();
-  for (const [name, item] of sortedEntries(isObj(doc.webhooks) ? doc.webhooks : {})) {
-    const pathItem = resolver.deref<Obj>(item);
-    if (!isObj(pathItem)) continue;
-    const method = HTTP_METHODS.find((m) => isObj(pathItem[m]));
-    if (method === undefined) continue;
-    const op = pathItem[method] as Obj;
-    const body = buildRequestBody(resolver, op.requestBody);
-    const media = body?.content.find((c) => /json/.test(c.mediaType)) ?? body?.content[0];
-    if (media?.schema === undefined) continue;
-    // Only payloads carrying a constant discriminator are events of the union (others, e.g. form callbacks, are not).
-    const eventType = eventTypeOf(resolver, media.schema, discriminator);
-    if (eventType === undefined) continue;
-    const ref = isObj(media.schema) && typeof media.schema.$ref === 'string' ? media.schema.$ref : undefined;
-    const componentMatch = ref === undefined ? null : /^#\/components\/schemas\/([^/]+)$/.exec(ref);
-    const { list } = buildParameters(resolver, pathItem.parameters, op.parameters);
-    events.set(eventType, {
-      eventType,
-      typeName: eventTypeName(eventType),
-      source: 'openapi',
-      summary: str(op.summary),
-      description: str(op.description),
-      schema: media.schema,
-      typeRef: componentMatch
-        ? `components["schemas"][${JSON.stringify(decodeURIComponent(componentMatch[1]!).replace(/~1/g, '/').replace(/~0/g, '~'))}]`
-        : `NonNullable<webhooks[${JSON.stringify(name)}][${JSON.stringify(method)}]["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`,
-      asyncapiMessage: undefined,
-      category: Array.isArray(op.tags) ? str(op.tags[0]) : undefined,
-      formats: payloadFormats(resolver, media.schema),
-      examples: payloadExamples(resolver, media.schema),
-      headers: list.filter((p) => p.in === 'header'),
-    });
-  }
-  for (const message of options.asyncMessages ?? []) {
-    if (message.payload === undefined) continue;
-    const eventType = eventTypeOf(resolver, message.payload, discriminator);
-    if (eventType === undefined) continue;
-    const existing = events.get(eventType);
-    const category = message.tags?.[0];
-    if (existing !== undefined) {
-      // The same event in both documents: the AsyncAPI message adds its name and category (its tags group events).
-      existing.asyncapiMessage = message.name;
-      if (category !== undefined) existing.category = category;
-      continue;
-    }
-    events.set(eventType, {
-      eventType,
-      typeName: eventTypeName(eventType),
-      source: 'asyncapi',
-      summary: message.summary,
-      description: message.description,
-      schema: message.payload as JsonSchema,
-      typeRef: undefined,
-      asyncapiMessage: message.name,
-      category,
-      formats: payloadFormats(resolver, message.payload),
-      examples: payloadExamples(resolver, message.payload),
-      headers: [],
-    });
-  }
-  return [...events.values()].sort((a, b) => compareStrings(a.eventType, b.eventType));
-}
-
 const ENUM_VALUE = (v: unknown): v is string | number | boolean | null => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 /**
@@ -586,7 +489,6 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const resolver = new RefResolver(document);
   const info = isObj(document.info) ? document.info : {};
   const components = isObj(document.components) ? document.components : {};
-  const discriminator = options.webhookDiscriminator ?? 'event_type';
 
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
     ([name, schema]) => ({
@@ -638,6 +540,17 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   }
   refuseDuplicateOperationIds(operations, openapiFileOf(options.source));
   dedupeOperationIds(operations);
+  const enums = collectEnums(schemas);
+  // D210 "Events from webhooks and callbacks": webhooks, callbacks and AsyncAPI messages (model/events.ts); their type names leave the enums theirs.
+  const events = buildEvents({
+    resolver,
+    document,
+    operations,
+    asyncMessages: options.asyncMessages ?? [],
+    discriminator: options.webhookDiscriminator,
+    headerParameters: (pathLevel, opLevel) => buildParameters(resolver, pathLevel, opLevel).list,
+    takenTypeNames: enums.map((e) => e.name),
+  });
 
   return {
     source: options.source,
@@ -667,12 +580,12 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         clientOption: str(s['x-client-option']),
       };
     }),
-    webhooks: buildWebhooks(resolver, document, options, discriminator),
+    webhooks: events.events,
     errorCodes: collectErrorCodes(document),
     errorCatalogue: collectErrorCatalogue(document),
-    enums: collectEnums(schemas),
+    enums,
     plannedEvents: (options.plannedEvents ?? []).map((e) => ({ eventType: e.eventType, category: e.category, summary: e.summary })),
-    webhookDiscriminator: discriminator,
+    webhookDiscriminator: events.discriminator,
     extensions: extensionsOf(document),
   };
 }

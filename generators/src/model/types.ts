@@ -185,25 +185,60 @@ export interface SchemaModel {
   schema: JsonSchema;
 }
 
+/** Where an event is declared (D210). `pointer`: the JSON pointer of the operation that sends it, in the bundled document. */
+export type EventOriginModel =
+  | { kind: 'webhook'; name: string; method: HttpMethod; pointer: string }
+  | {
+      kind: 'callback';
+      /** The callback's name (`fileUpdate`) and runtime expression of the URL it is sent to (`{$request.body#/endpoint}`). */
+      name: string;
+      expression: string;
+      method: HttpMethod;
+      /** The operation declaring it: its requests give the URL. */
+      operationId: string;
+      operationMethod: HttpMethod;
+      operationPath: string;
+      pointer: string;
+    }
+  | { kind: 'asyncapi'; name: string };
+
 export interface WebhookEventModel {
-  /** Discriminator value (`event_type` const), else the webhook/message name. */
+  /**
+   * The event's name (D210): its discriminator value (`PAYMENT_FAILED`, `batch.completed`), else the webhook's or the
+   * callback's name (`operationId.callback` when two callbacks of that name send different payloads). Unique.
+   */
   eventType: string;
-  /** PascalCase type name (PaymentFailedEvent). */
+  /** PascalCase type name (PaymentFailedEvent), unique among the events. */
   typeName: string;
+  /** `openapi`: declared by the OpenAPI document (a webhook or a callback: see `origins`); `asyncapi`: only by an AsyncAPI message. */
   source: 'openapi' | 'asyncapi';
+  /** Every declaration of the event: webhooks, then callbacks in operation order, then the AsyncAPI message. */
+  origins: EventOriginModel[];
+  /**
+   * The value of the API's discriminator (`ApiModel.webhookDiscriminator`) in the payload: the event is a member of the
+   * discriminated union. undefined: the event is known by its name only (its route, its callback), D211.
+   */
+  discriminatorValue: string | undefined;
   summary: string | undefined;
   description: string | undefined;
   /** Payload schema: a `$ref` into components for OpenAPI webhooks, a resolved schema for AsyncAPI-only messages. */
   schema: JsonSchema;
+  /** The payload's media type (`application/json`; the first declared when none is JSON). */
+  mediaType: string;
   /** Where the payload type lives in the openapi-typescript output, e.g. `components["schemas"]["PaymentFailed"]`. */
   typeRef: string | undefined;
+  /**
+   * A component schema name the type layer adds for this payload (an inline callback payload or an AsyncAPI-only
+   * message: openapi-typescript types neither), free among the document's component schemas; `typeRef` points at it.
+   */
+  typeLayerSchema: string | undefined;
   /** Also described by an AsyncAPI message (its name), beside or instead of OpenAPI `webhooks`. */
   asyncapiMessage: string | undefined;
-  /** Grouping for docs: the AsyncAPI message's first tag, else the OpenAPI webhook's first tag. */
+  /** Grouping for docs: the AsyncAPI message's first tag, else the webhook's (or callback's, else its operation's) first tag. */
   category: string | undefined;
   /** Human formats of payload fields (`x-format` on a top-level property), e.g. `event_time` -> `YYYY-MM-DD HH:MM:SS`. */
   formats: { field: string; format: string }[];
-  /** Example payloads (the payload schema's `examples`, else its `example`). */
+  /** Example payloads (the payload schema's `examples`, else its `example`; then the media type's `example` / `examples`). */
   examples: unknown[];
   /** Header parameters the OpenAPI webhook declares (signature headers), in declaration order. */
   headers: ParameterModel[];
@@ -264,7 +299,10 @@ export interface ApiModel {
   enums: EnumModel[];
   /** Events announced for later versions, in document order. */
   plannedEvents: PlannedEventModel[];
-  /** Property name carrying the webhook discriminator. */
-  webhookDiscriminator: string;
+  /**
+   * The payload property naming the event (D211): `x-event-discriminator`, else detected (a required constant string
+   * with a distinct value per event: `event_type`, `type`, ...); undefined: events are known by name only.
+   */
+  webhookDiscriminator: string | undefined;
   extensions: Extensions;
 }

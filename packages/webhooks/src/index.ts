@@ -1,6 +1,7 @@
 /**
  * @paygate/webhooks: Standard Webhooks signing and verification, an Express receiver, and (generated) event types and
- * validators for Paygate webhook events.
+ * validators for Paygate webhook events (for another API, `paygate generate` writes the same for its webhooks and
+ * callbacks into its own `webhooks/` folder).
  *
  * @example
  * ```ts
@@ -36,10 +37,15 @@ export {
 } from './verify.js';
 export {
   createWebhookReceiver,
-  type ReceiverValidationResult,
   type WebhookDeliveryContext,
   type WebhookHandlerMap,
   type WebhookReceiverErrorCode,
   type WebhookReceiverOptions,
 } from './receiver.js';
+export {
+  createEventCatalog,
+  type CompiledEventValidator,
+  type EventCatalog,
+  type EventValidationResult,
+} from './event-validation.js';
 export * from './generated/index.js';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { validateWebhookEvent, type WebhookEvent } from './generated/index.js';
+import { webhookEvents } from './generated/index.js';
 import { createWebhookReceiver, type WebhookDeliveryContext } from './receiver.js';
 import { buildWebhookHeaders, generateWebhookSecret } from './signing.js';
 
@@ -55,6 +55,7 @@ const failed = vi.fn<(event: unknown, ctx: WebhookDeliveryContext) => void>();
 const approved = vi.fn<(event: unknown) => Promise<void>>();
 const unhandled = vi.fn<(event: unknown) => void>();
 const onError = vi.fn<(err: unknown) => void>();
+const returned = vi.fn<(event: unknown, ctx: WebhookDeliveryContext) => void>();
 
 let server: Server;
 let baseUrl: string;
@@ -67,7 +68,7 @@ beforeAll(async () => {
     createWebhookReceiver({
       secrets: [SECRET, OLD_SECRET],
       clock,
-      validate: validateWebhookEvent,
+      events: webhookEvents,
       on: {
         PAYMENT_FAILED: (event, ctx) => {
           expectTypeOf(event.data.order_id).toEqualTypeOf<string>();
@@ -87,9 +88,16 @@ beforeAll(async () => {
   app.post(
     '/hooks/raw',
     express.raw({ type: 'application/json' }),
-    createWebhookReceiver<WebhookEvent>({ secret: SECRET, clock, validate: validateWebhookEvent, on: { PAYMENT_FAILED: failed } }),
+    createWebhookReceiver({ secret: SECRET, clock, events: webhookEvents, on: { PAYMENT_FAILED: failed } }),
   );
-  app.post('/hooks/parsed', express.json(), createWebhookReceiver({ secret: SECRET, clock, validate: validateWebhookEvent, on: {} }));
+  app.post('/hooks/parsed', express.json(), createWebhookReceiver({ secret: SECRET, clock, events: webhookEvents, on: {} }));
+  // D212: an event known by name (Paygate's return-URL callback, a form post the browser sends unsigned) on its own route.
+  app.post(
+    '/hooks/return',
+    express.urlencoded({ extended: false }),
+    createWebhookReceiver({ unsigned: true, clock, events: webhookEvents.only('returnUrl'), on: { returnUrl: returned } }),
+  );
+  app.post('/hooks/unsigned', createWebhookReceiver({ unsigned: true, clock, events: webhookEvents, on: { PAYMENT_FAILED: failed } }));
   await new Promise<void>((resolve) => {
     server = app.listen(0, '127.0.0.1', () => resolve());
   });
@@ -218,19 +226,70 @@ describe('createWebhookReceiver (real Express app)', () => {
   });
 
   it('fails fast at startup on a malformed secret', () => {
-    expect(() => createWebhookReceiver({ secret: 'whsec_???', validate: validateWebhookEvent, on: {} })).toThrow(/malformed/);
+    expect(() => createWebhookReceiver({ secret: 'whsec_???', events: webhookEvents, on: {} })).toThrow(/malformed/);
+  });
+
+  it('unsigned: an event known by name on its own route, parsed by express.urlencoded; validated all the same', async () => {
+    const form = {
+      order_id: 'OD1000000000000001',
+      payment_id: 'PR1000000000000001',
+      status: 'payment_successful',
+      message: 'Payment captured',
+      mop_type: 'UPI',
+      bank_ref_num: '608123456789',
+      payment_completed_at: '2026-11-21 10:15:30+00:00',
+      hash: '7c1c412d1d35aa74287cee24b8f23d845df7711f0232a1828833105d8cd56525',
+    };
+    const post = (fields: Record<string, string>) =>
+      fetch(`${baseUrl}/hooks/return`, { method: 'POST', body: new URLSearchParams(fields) });
+    expect((await post(form)).status).toBe(204);
+    expect(returned.mock.calls[0]![0]).toEqual(form);
+    expect(returned.mock.calls[0]![1]).toMatchObject({ webhookId: '', timestamp: new Date(NOW * 1000) });
+    const bad = await post({ ...form, hash: 'not-hex' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { details: unknown } }).error.details).toEqual([
+      { path: '/hash', message: 'must match pattern "^[0-9a-f]{64}$"' },
+    ]);
+    expect(returned).toHaveBeenCalledTimes(1);
+  });
+
+  it('unsigned: the raw JSON body is parsed and dispatched by its discriminator; a body that is not JSON is 400 invalid_json', async () => {
+    const post = (body: string) =>
+      fetch(`${baseUrl}/hooks/unsigned`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await post(JSON.stringify(paymentFailed))).status).toBe(204);
+    expect(failed.mock.calls[0]![0]).toEqual(paymentFailed);
+    const res = await post('{not json');
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+  });
+
+  it('refuses to start with neither a secret nor unsigned: true', () => {
+    // @ts-expect-error a secret, secrets or unsigned: true is required
+    expect(() => createWebhookReceiver({ events: webhookEvents, on: {} })).toThrow(/unsigned: true/);
   });
 
   it('types: handler map keys are the event types and handlers get the narrowed event', () => {
     createWebhookReceiver({
       secret: SECRET,
-      validate: validateWebhookEvent,
+      events: webhookEvents,
       on: {
         PAYMENT_SETTLED: (event) => {
           expectTypeOf(event.data.settlements[0]!.settlement_amount).toEqualTypeOf<number>();
         },
+        returnUrl: (event) => {
+          expectTypeOf(event.hash).toEqualTypeOf<string>();
+        },
         // @ts-expect-error unknown event type
         PAYMENT_SUCCEEDED: () => undefined,
+      },
+    });
+    createWebhookReceiver({
+      unsigned: true,
+      events: webhookEvents.only('returnUrl'),
+      on: {
+        returnUrl: () => undefined,
+        // @ts-expect-error not an event of this route
+        PAYMENT_FAILED: () => undefined,
       },
     });
   });

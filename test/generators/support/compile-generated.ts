@@ -30,16 +30,14 @@ export interface CompileOptions {
   lint?: LintMode;
   /** Heap for tsc (large specs need more than Node's default). */
   maxOldSpaceMiB?: number;
+  /** More files for tsc, by path in the temp dir (`generated/x.ts`): type-level tests of the generated code. */
+  extraFiles?: Readonly<Record<string, string>>;
   /**
-   * More files to compile with the generated code, by path under `generated/` (type-level tests that import
-   * `./client/index.js`, for example).
+   * Runs after tsc, before the directory is removed, with the directory's path, tsc's outcome and the generation
+   * result: a test that runs the generated code imports it from `<dir>/generated/...` (the directory lives until the
+   * promise settles).
    */
-  files?: Readonly<Record<string, string>>;
-  /**
-   * Runs after tsc, before the directory is removed, with the directory's path and tsc's outcome: a test that runs the
-   * generated code imports it from `<dir>/generated/...` (the directory lives until the promise settles).
-   */
-  use?: (dir: string, tsc: { code: number; diagnostics: string }) => Promise<void>;
+  use?: (dir: string, outcome: { code: number; diagnostics: string; result: GenerateResult }) => Promise<void>;
 }
 
 export interface CompileOutcome {
@@ -69,8 +67,10 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
       runtimeImport: 'package',
     });
     const generateMs = performance.now() - generateStart;
-    await writeFiles(dir, result.files);
-    for (const [file, contents] of Object.entries(options.files ?? {})) await writeFile(path.join(dir, 'generated', file), contents);
+    await writeFiles(dir, [
+      ...result.files,
+      ...Object.entries(options.extraFiles ?? {}).map(([file, contents]) => ({ path: file, contents })),
+    ]);
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }));
     await writeFile(
@@ -98,7 +98,7 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
       }),
     );
     const diagnostics = outcome.output.split('\n').slice(0, 30).join('\n').trim();
-    if (options.use !== undefined) await options.use(dir, { code: outcome.code, diagnostics });
+    await options.use?.(dir, { code: outcome.code, diagnostics, result });
     return {
       result,
       tscCode: outcome.code,

@@ -1,7 +1,9 @@
 /**
  * `paygate listen` and `paygate trigger` end to end: a reference gateway served in this process (its worker polling),
  * a receiver on this machine with no public URL, `listen` forwarding to it and `trigger` making the gateway emit real
- * events, which the receiver verifies with @paygate/webhooks under the secret `listen` printed.
+ * events, which the receiver verifies with @paygate/webhooks under the secret `listen` printed. With `--input SPEC`
+ * (another API, D214) no gateway: the relay validates each delivery against the spec and forwards it; trigger says
+ * what it cannot do.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -159,5 +161,153 @@ describe('paygate listen + paygate trigger', () => {
     );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe('with --input SPEC: another API (D214, "listen and trigger for another API")', () => {
+  const relayed: { raw: string; headers: IncomingHttpHeaders; url: string }[] = [];
+  let local: Server;
+  let localUrl: string;
+
+  beforeAll(async () => {
+    local = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        relayed.push({ raw: Buffer.concat(chunks).toString('utf8'), headers: req.headers, url: req.url ?? '' });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    localUrl = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hooks`;
+  });
+
+  afterAll(async () => {
+    local.closeAllConnections();
+    await new Promise((resolve) => local.close(resolve));
+  });
+
+  /** Runs `listen --input spec` until the test is done with it; the relay's URL from what it printed. */
+  async function listening(spec: string) {
+    const io = captureIo();
+    const stop = new AbortController();
+    const done = runListen(['--input', spec, '--forward-to', localUrl], io, stop.signal);
+    const relay = await until('the relay', () => /Relaying .* from (http:\/\/\S+\/) to/.exec(io.out())?.[1]);
+    return { io, relay, stop: async () => (stop.abort(), done) };
+  }
+
+  describe('paygate listen --input (another API: a validating relay, no gateway)', () => {
+    it.each([
+      [
+        'a webhook found by its discriminator',
+        '',
+        'application/json',
+        '{"event":"parcel.shipped","object":"event","parcel_id":"pcl_1","shipped_at":"2026-01-02T03:04:05Z"}',
+        '--> parcel.shipped POST / valid',
+      ],
+      [
+        'a callback found by its discriminator',
+        '',
+        'application/json',
+        '{"event":"parcel.delivered","object":"event","parcel_id":"pcl_1","signed_by":"Ada"}',
+        '--> parcel.delivered POST / valid',
+      ],
+      [
+        'a broken one, still forwarded',
+        '',
+        'application/json',
+        '{"event":"parcel.shipped","object":"event","parcel_id":"x"}',
+        '!!  parcel.shipped POST / INVALID: /parcel_id: must match pattern "^pcl_"; /: must have required property \'shipped_at\'',
+      ],
+      ['an event known by name, on its path', 'heartbeat', 'text/plain', 'alive', '--> heartbeat POST /heartbeat valid'],
+      [
+        'a callback known by name, broken',
+        'createExport.status',
+        'application/json',
+        '{"export_id":"e","state":"gone"}',
+        '!!  createExport.status POST /createExport.status INVALID: /state: must be equal to one of the allowed values',
+      ],
+      [
+        'a name the API does not have',
+        'parcel.stolen',
+        'application/json',
+        '{}',
+        '!!  parcel.stolen POST /parcel.stolen no event of this API has that name',
+      ],
+    ])('events31: %s', { timeout: 60_000 }, async (_name, route, contentType, body, line) => {
+      const { io, relay, stop } = await listening('test/fixtures/events31/openapi.yaml');
+      try {
+        expect(io.err()).toContain('events known by name at');
+        relayed.length = 0;
+        const res = await fetch(`${relay}${route}`, {
+          method: 'POST',
+          headers: { 'content-type': contentType, 'x-parcel-signature': 'sig' },
+          body,
+        });
+        // forwarded unchanged, answered with the local's own status
+        expect(res.status).toBe(204);
+        expect(relayed).toMatchObject([
+          { raw: body, url: '/hooks', headers: { 'content-type': contentType, 'x-parcel-signature': 'sig' } },
+        ]);
+        await until('the printed verdict', () => (io.out().includes('<-- [204]') ? true : undefined));
+        expect(io.out()).toContain(line);
+      } finally {
+        expect(await stop()).toBe(EXIT.ok);
+      }
+    });
+
+    it('Figma: its callback events, found by event_type', { timeout: 60_000 }, async () => {
+      const { io, relay, stop } = await listening('test/fixtures/realworld/figma/openapi.yaml');
+      try {
+        expect(io.err()).toContain(
+          'Events: DEV_MODE_STATUS_UPDATE, FILE_COMMENT, FILE_DELETE, FILE_UPDATE, FILE_VERSION_UPDATE, LIBRARY_PUBLISH, PING (found by their event_type).',
+        );
+        const ping = { event_type: 'PING', passcode: 'p', timestamp: '2026-01-02T03:04:05Z', webhook_id: '1' };
+        await fetch(relay, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ping) });
+        await fetch(relay, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...ping, event_type: 'FILE_UPDATE' }),
+        });
+        await until('two verdicts', () => (io.out().split('<-- [').length === 3 ? true : undefined));
+        expect(io.out()).toContain('--> PING POST / valid');
+        expect(io.out()).toContain("!!  FILE_UPDATE POST / INVALID: /: must have required property 'file_key'");
+      } finally {
+        await stop();
+      }
+    });
+
+    it.each([
+      [['--events', 'PING'], /--events is for the Paygate gateway/],
+      [['--client-id', 'pk'], /--client-id is for the Paygate gateway/],
+    ])('refuses gateway flags with --input: %j', async (extra, message) => {
+      const run = runListen(
+        ['--input', 'test/fixtures/events31/openapi.yaml', '--forward-to', localUrl, ...extra],
+        captureIo(),
+        AbortSignal.abort(),
+      );
+      await expect(run).rejects.toThrow(UsageError);
+      await expect(run).rejects.toThrow(message);
+    });
+
+    it('says so when the spec has no events', async () => {
+      const io = captureIo();
+      expect(await runListen(['--input', 'test/fixtures/shelf/openapi.yaml', '--forward-to', localUrl], io, AbortSignal.abort())).toBe(
+        EXIT.failed,
+      );
+      expect(io.err()).toMatch(/declares no events \(no webhook or callback with a request body\)/);
+    });
+  });
+
+  describe('paygate trigger --input (another API)', () => {
+    it("says it cannot make another API send an event, lists the spec's events and points at listen --input", async () => {
+      const io = captureIo();
+      expect(await trigger.run(['--input', 'test/fixtures/realworld/figma/openapi.yaml'], io)).toBe(EXIT.usage);
+      expect(io.err()).toContain('it cannot make Figma API send one');
+      expect(io.err()).toContain(
+        'DEV_MODE_STATUS_UPDATE, FILE_COMMENT, FILE_DELETE, FILE_UPDATE, FILE_VERSION_UPDATE, LIBRARY_PUBLISH, PING',
+      );
+      expect(io.err()).toContain('paygate listen --input test/fixtures/realworld/figma/openapi.yaml --forward-to');
+    });
   });
 });

@@ -3,16 +3,36 @@
  * the API: a merchant and its KYC approval, an order completed through the sandbox, a settlement run, a refund
  * completed through the sandbox. Pairs with `paygate listen`.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { EventType } from '@paygate/contract';
-import { EXIT, UsageError, type CliCommand } from '../command.js';
+import { EnvironmentError, EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from '../command.js';
 import { GATEWAY_FLAGS, GATEWAY_FLAGS_HELP, GatewayCallError, gatewayAccess } from '../webhooks/gateway-access.js';
+import { loadSpecEvents } from '../webhooks/spec-relay.js';
 import { isEventType, triggerEvent } from '../webhooks/trigger-flows.js';
+
+/** `--input SPEC`: another API's events cannot be caused from here; say so, list them, point at listen (D214). */
+async function anotherApi(input: string, io: CliIo): Promise<ExitCode> {
+  const file = path.resolve(io.cwd, input);
+  if (!existsSync(file)) throw new EnvironmentError(`--input ${input}: no such file. Pass your OpenAPI document.`);
+  const { model } = await loadSpecEvents(file, null, io.cwd);
+  const events = model.webhooks.map((e) => e.eventType);
+  io.stderr(
+    `paygate trigger makes the Paygate gateway emit its own events through its API; it cannot make ${model.title} send one.\n` +
+      (events.length === 0
+        ? `${model.title} declares no events (no webhook or callback with a request body).\n`
+        : `${model.title}'s events: ${events.join(', ')}. Cause one in ${model.title} itself, and watch it arrive, validated against the spec, with:\n` +
+          `  paygate listen --input ${input} --forward-to http://localhost:3000/webhooks\n`),
+  );
+  return EXIT.usage;
+}
 
 export const command: CliCommand = {
   name: 'trigger',
   summary: 'make a sandbox gateway emit a real webhook event (creates the merchant, order, refund or settlement it needs)',
   usage: `Usage: paygate trigger EVENT_TYPE [--base-url URL --client-id ID --client-secret SECRET]
+       paygate trigger --input SPEC   (another API: lists its events, and how to watch them)
 
 Creates, through the API of a sandbox gateway, what makes EVENT_TYPE happen, so the gateway emits the real event
 to every endpoint subscribed to it (for example the one \`paygate listen\` registered). Nothing is fabricated:
@@ -26,6 +46,10 @@ Each trigger starts with a new approved merchant, so MERCHANT_APPROVED is emitte
 
 Event types: ${EventType.join(', ')}
 
+Only the Paygate gateway can be made to send its events this way. For another API (--input SPEC), trigger says
+so and lists that API's events: cause the event in that API, and watch it arrive with
+\`paygate listen --input SPEC --forward-to URL\`, which validates it against the spec (decision D214).
+
 Flags:
 ${GATEWAY_FLAGS_HELP}
 
@@ -37,10 +61,16 @@ Example:
   async run(argv, io) {
     let parsed;
     try {
-      parsed = parseArgs({ args: [...argv], options: GATEWAY_FLAGS, allowPositionals: true, strict: true });
+      parsed = parseArgs({
+        args: [...argv],
+        options: { ...GATEWAY_FLAGS, input: { type: 'string' } },
+        allowPositionals: true,
+        strict: true,
+      });
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+    if (parsed.values.input !== undefined) return anotherApi(parsed.values.input, io);
     const [eventType, ...extra] = parsed.positionals;
     if (eventType === undefined) throw new UsageError(`name the event to trigger: one of ${EventType.join(', ')}`);
     if (extra.length > 0) throw new UsageError(`one event at a time; unexpected: ${extra.join(' ')}`);

@@ -57,6 +57,15 @@ export type RefundFailedEvent = components["schemas"]["RefundFailedEvent"];
  */
 export type RefundProcessedEvent = components["schemas"]["RefundProcessedEvent"];
 
+/**
+ * Return-URL callback
+ *
+ * Posted by the customer's browser to `return_url` after the customer completes, fails or cancels payment (an auto-submitting form). Verify `hash` (see the schema) and then read the order.
+ *
+ * Event `returnUrl` (callback `returnUrl` of `createOrder`).
+ */
+export type ReturnUrlEvent = components["schemas"]["ReturnUrlCallback"];
+
 /** Every webhook event, discriminated on "event_type". */
 export type WebhookEvent =
   | MerchantApprovedEvent
@@ -73,3 +82,19 @@ export const WEBHOOK_EVENT_DISCRIMINATOR = "event_type";
 
 /** Every event type, sorted. */
 export const WEBHOOK_EVENT_TYPES = ["MERCHANT_APPROVED", "PAYMENT_CAPTURED", "PAYMENT_FAILED", "PAYMENT_SETTLED", "REFUND_FAILED", "REFUND_PROCESSED"] as const satisfies readonly WebhookEventType[];
+
+/** Every event by name: its discriminator value, else its webhook's or callback's name. */
+export interface WebhookEventMap {
+  "MERCHANT_APPROVED": MerchantApprovedEvent;
+  "PAYMENT_CAPTURED": PaymentCapturedEvent;
+  "PAYMENT_FAILED": PaymentFailedEvent;
+  "PAYMENT_SETTLED": PaymentSettledEvent;
+  "REFUND_FAILED": RefundFailedEvent;
+  "REFUND_PROCESSED": RefundProcessedEvent;
+  "returnUrl": ReturnUrlEvent;
+}
+
+export type WebhookEventName = keyof WebhookEventMap;
+
+/** Every event name, sorted. */
+export const WEBHOOK_EVENT_NAMES = ["MERCHANT_APPROVED", "PAYMENT_CAPTURED", "PAYMENT_FAILED", "PAYMENT_SETTLED", "REFUND_FAILED", "REFUND_PROCESSED", "returnUrl"] as const satisfies readonly WebhookEventName[];

@@ -2803,3 +2803,345 @@ validate82.errors = vErrors;
 return errors === 0;
 }
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateReturnUrlEvent = validate87;
+const schema35 = {"additionalProperties":false,"description":"Form fields POSTed (application/x-www-form-urlencoded) by the customer's browser to the order's `return_url` after the customer completes, fails or cancels payment. Hash rule: take `order_id`, `payment_id`, `status`, `mop_type`, `bank_ref_num`, `payment_completed_at` in exactly this order (a missing field counts as an empty string; `message` is not hashed), join them with `|`, compute HMAC-SHA256 over the UTF-8 text with the merchant's encryption key, and compare the lower-case hex digest with `hash` in constant time. Reject a callback without `hash` or with a mismatch, and treat the payment as successful only after reading the order and seeing `payment_successful`. The example is signed with the example encryption key `ek_test_Pq8Rs3Tu6Vw1Xy4Za7Bc2De5Fg9Hi0Jk`.","properties":{"bank_ref_num":{"description":"Empty when the customer cancelled (no payment, decision D3).","maxLength":32,"type":"string"},"hash":{"description":"Lower-case hex HMAC-SHA256 (see the hash rule).","maxLength":64,"pattern":"^[0-9a-f]{64}$","type":"string"},"message":{"maxLength":1000,"type":"string"},"mop_type":{"maxLength":32,"type":"string"},"order_id":{"maxLength":32,"type":"string"},"payment_completed_at":{"description":"`YYYY-MM-DD HH:MM:SS+00:00`; empty when the customer cancelled (no payment, decision D3).","maxLength":25,"pattern":"^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\+00:00)?$","type":"string"},"payment_id":{"description":"Empty when the customer cancelled before a payment existed.","maxLength":32,"type":"string"},"status":{"enum":["payment_successful","payment_failed","payment_cancelled"],"type":"string"}},"required":["order_id","payment_id","status","message","mop_type","bank_ref_num","payment_completed_at","hash"],"title":"Return-URL callback","type":"object"};
+const pattern10 = new RegExp("^[0-9a-f]{64}$", "u");
+const pattern11 = new RegExp("^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\+00:00)?$", "u");
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.order_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "order_id"},message:"must have required property '"+"order_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.payment_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_id"},message:"must have required property '"+"payment_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.status === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.message === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.mop_type === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mop_type"},message:"must have required property '"+"mop_type"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.bank_ref_num === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bank_ref_num"},message:"must have required property '"+"bank_ref_num"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.payment_completed_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_completed_at"},message:"must have required property '"+"payment_completed_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.hash === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "hash"},message:"must have required property '"+"hash"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((((key0 === "bank_ref_num") || (key0 === "hash")) || (key0 === "message")) || (key0 === "mop_type")) || (key0 === "order_id")) || (key0 === "payment_completed_at")) || (key0 === "payment_id")) || (key0 === "status"))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.bank_ref_num !== undefined){
+let data0 = data.bank_ref_num;
+if(typeof data0 === "string"){
+if(data0.length > 32){
+const err9 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/bank_ref_num",schemaPath:"#/properties/bank_ref_num/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.hash !== undefined){
+let data1 = data.hash;
+if(typeof data1 === "string"){
+if(data1.length > 64){
+const err11 = {instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!pattern10.test(data1)){
+const err12 = {instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data2 = data.message;
+if(typeof data2 === "string"){
+if(data2.length > 1000){
+const err14 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.mop_type !== undefined){
+let data3 = data.mop_type;
+if(typeof data3 === "string"){
+if(data3.length > 32){
+const err16 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/mop_type",schemaPath:"#/properties/mop_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.order_id !== undefined){
+let data4 = data.order_id;
+if(typeof data4 === "string"){
+if(data4.length > 32){
+const err18 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/order_id",schemaPath:"#/properties/order_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.payment_completed_at !== undefined){
+let data5 = data.payment_completed_at;
+if(typeof data5 === "string"){
+if(data5.length > 25){
+const err20 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/maxLength",keyword:"maxLength",params:{limit: 25},message:"must NOT have more than 25 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern11.test(data5)){
+const err21 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/pattern",keyword:"pattern",params:{pattern: "^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\+00:00)?$"},message:"must match pattern \""+"^(\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\+00:00)?$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/payment_completed_at",schemaPath:"#/properties/payment_completed_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.payment_id !== undefined){
+let data6 = data.payment_id;
+if(typeof data6 === "string"){
+if(data6.length > 32){
+const err23 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/payment_id",schemaPath:"#/properties/payment_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!(((data7 === "payment_successful") || (data7 === "payment_failed")) || (data7 === "payment_cancelled"))){
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema35.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
