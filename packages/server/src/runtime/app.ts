@@ -830,7 +830,13 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // 4. The error shapes are built once, before any route: handler hooks render errors with them too.
   const shapes = new SpecErrorShapes(spec.apiDocument);
   const errorMapper = options.errorMapper as ErrorMapper<unknown> | undefined;
-  reportUnfillable(shapes.check(), errorMapper !== undefined, logger);
+  // 429 and 501 are the runtime's own answers only with a rateLimit hook and with operations it does not serve
+  const notAnswered = new Set([
+    ...(options.rateLimit === undefined ? ['429'] : []),
+    ...(notImplemented.size + skipped.size === 0 ? ['501'] : []),
+  ]);
+  const unfillable = shapes.check().map((p) => (p.runtime && notAnswered.has(p.status) ? { ...p, runtime: false } : p));
+  reportUnfillable(unfillable, errorMapper !== undefined, logger);
   // why the cast: the hook is generic per operation id; dispatching by id at run time calls it with the one common
   // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
   const around = options.around as unknown as

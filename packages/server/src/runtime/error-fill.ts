@@ -42,6 +42,8 @@ export interface FillInput {
   kind?: string;
   /** The request path (without the query string), for `instance` / `path` properties. */
   requestPath?: string;
+  /** The answer's `Retry-After` header, for `retry_after` properties. */
+  retryAfter?: string;
   now: Date;
 }
 
@@ -126,6 +128,10 @@ export class SchemaReader {
     if (isObj(s.properties)) Object.assign(out.properties, s.properties);
     if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') out.required.add(r);
     if (s.additionalProperties === false || s.unevaluatedProperties === false) out.closed = true;
+    // `anyOf: [{type: string}, {type: 'null'}]` (a nullable written as alternatives): the members' types
+    for (const key of ['anyOf', 'oneOf'] as const)
+      if (Array.isArray(s[key]) && typeof s.type !== 'string' && !Array.isArray(s.type))
+        for (const member of s[key]) out.types.push(...this.shape(member, depth + 1).types.filter((t) => !out.types.includes(t)));
     if (Array.isArray(s.allOf)) {
       for (const member of s.allOf) {
         const m = this.shape(member, depth + 1);
@@ -174,6 +180,8 @@ interface Node {
   write: (ctx: Ctx) => Written;
   /** The schema has a place for every failing field. */
   details: boolean;
+  /** It writes the message or the fields somewhere (an alternative that does is preferred). */
+  says?: boolean;
   /** The runtime's codes (`x-paygate-error.codes`) found in it. */
   codes?: Partial<Record<string, string>>;
 }
@@ -269,6 +277,8 @@ const FIELD_NAMES = new Set([
 ]);
 const LOCATION_NAMES = new Set(['in', 'location']);
 const FAILURE_FLAGS = new Set(['success', 'ok', 'succeeded', 'successful']);
+/** Seconds to wait: the answer's `Retry-After` (a 429's, a 503's), else 0 (nothing says to wait). */
+const RETRY_NAMES = new Set(['retry_after', 'retryafter', 'retry_after_seconds', 'retry_in']);
 
 /**
  * Words an enum value of a code property may contain for each of the runtime's own answers (compared without case,
@@ -286,6 +296,11 @@ const KIND_WORDS: Readonly<Record<string, readonly string[]>> = {
   internal: ['internal', 'servererror', 'unexpected', 'unknown'],
   notImplemented: ['notimplemented', 'unimplemented', 'notsupported', 'unsupported'],
 };
+/** Then, the words of any client error or any server error (Stripe's `invalid_request_error` and `api_error`). */
+const CLASS_WORDS: Readonly<Record<'4' | '5', readonly string[]>> = {
+  '4': ['invalidrequest', 'badrequest', 'clienterror', 'invalid'],
+  '5': ['internal', 'apierror', 'servererror', 'server', 'unknown'],
+};
 const squash = (v: string): string => v.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** The enum value of a code property for this answer: the code itself, else one whose words say the same, else none. */
@@ -293,7 +308,7 @@ function enumCode(values: readonly unknown[], ctx: Ctx): string | undefined {
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.includes(ctx.code)) return ctx.code;
   if (ctx.kind === undefined) return undefined;
-  for (const word of KIND_WORDS[ctx.kind] ?? []) {
+  for (const word of [...(KIND_WORDS[ctx.kind] ?? []), ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? [])]) {
     const found = strings.find((v) => squash(v).includes(word));
     if (found !== undefined) return found;
   }
@@ -350,12 +365,15 @@ function build(reader: SchemaReader, schema: unknown, depth: number): Build {
     const alternatives = s[key];
     if (!Array.isArray(alternatives) || alternatives.length === 0) continue;
     const reasons: string[] = [];
+    let silent: Node | undefined;
     for (const alternative of alternatives) {
       const built = build(reader, alternative, depth + 1);
-      if (!failed(built)) return built;
-      reasons.push(built.unfillable);
+      if (failed(built)) reasons.push(built.unfillable);
+      else if (built.says === true) return built;
+      else silent ??= built;
     }
-    return { unfillable: `no alternative of ${key} can be filled (${reasons.join('; ')})` };
+    // an alternative that says what went wrong, else one that at least fits
+    return silent ?? { unfillable: `no alternative of ${key} can be filled (${reasons.join('; ')})` };
   }
   const shape = reader.shape(s);
   const types = shape.types.filter((t) => t !== 'null');
@@ -372,6 +390,7 @@ function build(reader: SchemaReader, schema: unknown, depth: number): Build {
 function openObject(): Node {
   return {
     details: true,
+    says: true,
     write: (ctx) => ({ code: ctx.code, message: ctx.text, ...(ctx.details === undefined ? {} : { details: { ...ctx.details } }) }),
   };
 }
@@ -401,7 +420,7 @@ function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'co
     case 'title':
       return { write: (ctx) => fit(statusTitle(ctx.status)), details: false };
     default:
-      return { write: (ctx) => fit(ctx.text), details: false };
+      return { write: (ctx) => fit(ctx.text), details: false, says: true };
   }
 }
 
@@ -554,6 +573,13 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       push(name, (ctx) => ctx.requestPath ?? '');
       continue;
     }
+    if (RETRY_NAMES.has(role) && numeric) {
+      push(name, (ctx) => {
+        const seconds = Number(ctx.retryAfter);
+        return Number.isFinite(seconds) && seconds >= 0 ? seconds : 0;
+      });
+      continue;
+    }
     if (ANSWER_ID_NAMES.has(role) && answerId(reader, property)) {
       push(name, () => randomUUID());
       continue;
@@ -570,6 +596,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   const addGeneric = !shape.closed && !carriesMessage && !details;
   return {
     details: details || addGeneric,
+    says: carriesMessage || details || addGeneric,
     ...(codes === undefined ? {} : { codes }),
     write: (ctx) => {
       const out: Obj = {};
@@ -625,6 +652,7 @@ function extensionNode(reader: SchemaReader, shape: Shape): Build {
   const pointers = (['code', 'message', 'details', 'status'] as const).filter((f) => typeof ext[f] === 'string');
   return {
     details: typeof ext.details === 'string',
+    says: typeof ext.message === 'string' || typeof ext.details === 'string',
     codes: ext.codes ?? {},
     write: (ctx) => {
       const out: Obj = {};
@@ -664,6 +692,7 @@ function mapNode(reader: SchemaReader, property: unknown, required: boolean): Bu
   if (!valueTypes.includes('string') && !asList) return { unfillable: 'a details map whose values are neither strings nor lists' };
   return {
     details: true,
+    says: true,
     write: (ctx) => {
       if (ctx.details === undefined) return required ? {} : OMIT;
       return Object.fromEntries(Object.entries(ctx.details).map(([field, reason]) => [field, asList ? [reason] : reason]));
@@ -683,6 +712,7 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
   const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
   return {
     details: true,
+    says: true,
     write: (ctx) => {
       const entries: FieldProblem[] =
         ctx.problems.length > 0 ? [...ctx.problems] : mode === 'body' || min > 0 ? [{ field: '', path: [], reason: ctx.text }] : [];

@@ -290,7 +290,7 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
       ],
     },
     {
-      name: 'oneOf: the first alternative that can be filled',
+      name: 'oneOf: the first alternative that says what went wrong (one that only fits is the last resort)',
       schema: {
         oneOf: [
           { type: 'object', required: ['retry_in'], properties: { retry_in: { type: 'integer' } }, additionalProperties: false },
@@ -305,6 +305,86 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
     expect(shapes.check()).toEqual([]);
     const response = shapes.respond(validation, operation, { path: '/things' });
     expect(response).toEqual({ status: 400, contentType: 'application/json', body, headers: {} });
+    expect(validates(document, response.body)).toBeUndefined();
+  });
+
+  const stripeError = {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['type'],
+        properties: {
+          type: { type: 'string', enum: ['api_error', 'card_error', 'idempotency_error', 'invalid_request_error'] },
+          code: { type: 'string', maxLength: 5000 },
+          message: { type: 'string', maxLength: 40000 },
+        },
+      },
+    },
+  };
+  const answer = (kind: RuntimeError['kind'], status: number, message: string, headers: Record<string, string> = {}): RuntimeError => ({
+    status,
+    code: 'x',
+    message,
+    headers,
+    internal: status >= 500,
+    kind,
+  });
+  it.each([
+    {
+      name: "Stripe's type enum: a server error is api_error",
+      schema: stripeError,
+      error: answer('internal', 500, 'Internal server error'),
+      body: { error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' } },
+    },
+    {
+      name: "Stripe's type enum: a credential refusal is a client error (invalid_request_error)",
+      schema: stripeError,
+      error: answer('auth', 401, 'Missing credentials'),
+      body: { error: { type: 'invalid_request_error', code: 'unauthorized', message: 'Missing credentials' } },
+    },
+    {
+      name: "OpenAI's nullable code written as anyOf",
+      schema: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { anyOf: [{ type: 'string' }, { type: 'null' }] }, message: { type: 'string' } },
+      },
+      error: answer('notImplemented', 501, 'createThing is not implemented yet'),
+      body: { code: 'not_implemented', message: 'createThing is not implemented yet' },
+    },
+    {
+      name: "Discord's retry_after from the answer's Retry-After",
+      schema: {
+        type: 'object',
+        required: ['message', 'retry_after'],
+        properties: { message: { type: 'string' }, retry_after: { type: 'number' } },
+      },
+      error: answer('rateLimited', 429, 'Too many requests', { 'Retry-After': '2' }),
+      body: { message: 'Too many requests', retry_after: 2 },
+    },
+    {
+      name: 'a request id: a fresh UUID of this answer',
+      schema: {
+        type: 'object',
+        required: ['message', 'request_id'],
+        properties: { message: { type: 'string' }, request_id: { type: 'string', format: 'uuid' } },
+      },
+      error: answer('notFound', 404, 'No such route'),
+      body: {
+        message: 'No such route',
+        request_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      },
+    },
+  ])('$name', ({ schema, error, body }) => {
+    const document = documentWith(schema, 'application/json', {
+      default: { description: 'e', content: { 'application/json': { schema } } },
+    });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.check()).toEqual([]);
+    const response = shapes.respond(error, operation);
+    expect(response).toEqual({ status: error.status, contentType: 'application/json', body, headers: error.headers });
     expect(validates(document, response.body)).toBeUndefined();
   });
 

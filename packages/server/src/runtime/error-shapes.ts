@@ -303,6 +303,7 @@ export class SpecErrorShapes {
         problems: named.problems ?? problemsOf(named.details),
         ...(named.kind === undefined ? {} : { kind: named.kind }),
         ...(request?.path === undefined ? {} : { requestPath: request.path }),
+        ...retryAfterOf(error.headers),
         now: this.now(),
       });
       if (body !== CANNOT) return { status, contentType: declared.mediaType, body, headers: error.headers };
@@ -380,6 +381,11 @@ export function reportUnfillable(problems: readonly UnfillableErrorSchema[], map
     { schemas: [...groups.values()].map((g) => ({ schema: g.schema, reason: g.reason, declaredBy: g.uses })) },
     `${groups.size} declared error schema(s) cannot be filled by the scaffold (${mapped ? 'your errorMapper answers them; undefined sends' : 'a handler error there is answered with'} application/problem+json):\n${block}`,
   );
+}
+
+function retryAfterOf(headers: Record<string, string>): { retryAfter?: string } {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === 'retry-after') return { retryAfter: value };
+  return {};
 }
 
 /** A handler's `details` as field problems (no location: the handler names the field as it wants). */
