@@ -152,7 +152,7 @@ class BashSession {
 
 describe('README.md walkthroughs, pasted block by block', () => {
   it('marks the runnable blocks: both walkthroughs, each with blocks that say what they print', () => {
-    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen']);
+    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'own-api']);
     expect(runbook.gatewayEnv).toHaveProperty('PAYGATE_PARTNER_CLIENT_ID');
     for (const blocks of runbook.sessions.values()) {
       for (const block of blocks) expect(block.prints.length, `README.md:${block.line} says what it prints`).toBeGreaterThan(0);
