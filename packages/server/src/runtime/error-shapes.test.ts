@@ -3,25 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { reportUnfillable, SpecErrorShapes, type RuntimeError } from './error-shapes.js';
 import type { ApiDocument } from './types.js';
 
-/** A one-operation document whose 400 declares `schema` as `mediaType` (plus `extra` responses). */
-function documentWith(schema: unknown, mediaType = 'application/json', extra: Record<string, unknown> = {}): ApiDocument {
+/** A one-operation document (`GET /things`, `listThings`) with these responses besides its 200. */
+function documentWithResponses(responses: Record<string, unknown>): ApiDocument {
   return {
     openapi: '3.1.0',
     info: { title: 'T', version: '1' },
-    paths: {
-      '/things': {
-        get: {
-          operationId: 'listThings',
-          responses: { '200': { description: 'ok' }, '400': { description: 'bad', content: { [mediaType]: { schema } } }, ...extra },
-        },
-      },
-    },
+    paths: { '/things': { get: { operationId: 'listThings', responses: { '200': { description: 'ok' }, ...responses } } } },
     components: {
       schemas: {
         Detail: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
       },
     },
   };
+}
+
+/** A one-operation document whose 400 declares `schema` as `mediaType` (plus `extra` responses). */
+function documentWith(schema: unknown, mediaType = 'application/json', extra: Record<string, unknown> = {}): ApiDocument {
+  return documentWithResponses({ '400': { description: 'bad', content: { [mediaType]: { schema } } }, ...extra });
 }
 
 const operation = { operationId: 'listThings', path: '/things', method: 'get' as const };
@@ -552,18 +550,8 @@ describe('what cannot be filled, per operation and status (D215)', () => {
 
 describe('the status of the runtime answers where the operation declares only another one of the same meaning (D217)', () => {
   const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } };
-  const only = (status: string): ApiDocument => ({
-    openapi: '3.1.0',
-    info: { title: 'T', version: '1' },
-    paths: {
-      '/things': {
-        get: {
-          operationId: 'listThings',
-          responses: { '200': { description: 'ok' }, [status]: { description: 'e', content: { 'application/json': { schema: error } } } },
-        },
-      },
-    },
-  });
+  const only = (status: string): ApiDocument =>
+    documentWithResponses({ [status]: { description: 'e', content: { 'application/json': { schema: error } } } });
   const auth: RuntimeError = { status: 401, code: 'x', message: 'Missing credentials', headers: {}, internal: false, kind: 'auth' };
   it.each([
     { name: 'validation where only 422 is declared', declared: '422', error: validation, status: 422 },
