@@ -324,6 +324,8 @@ export class SpecErrorShapes {
    */
   check(): UnfillableErrorSchema[] {
     const out: UnfillableErrorSchema[] = [];
+    // what a schema says for a kind at a status is the same on every operation that declares it: filled once
+    const tried = new Map<Filler, Map<string, boolean>>();
     for (const op of this.operationsOfDocument()) {
       for (const [rawKey, response] of Object.entries(op.responses)) {
         if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
@@ -336,11 +338,17 @@ export class SpecErrorShapes {
           out.push({ ...entry, reason: filler.unfillable });
           continue;
         }
+        let seen = tried.get(filler);
+        if (seen === undefined) tried.set(filler, (seen = new Map()));
         for (const kind of kindsOf(rawKey)) {
           const status = /^\d{3}$/.test(rawKey) ? Number(rawKey) : KIND_STATUS[kind].status;
           const code = filler.codes[kind] ?? GENERIC_ERROR_CODES[kind];
-          const sample = filler.fill({ status, code, message: 'check', problems: [], kind, now: this.now() });
-          if (sample === CANNOT) {
+          let fills = seen.get(`${kind} ${status}`);
+          if (fills === undefined) {
+            fills = filler.fill({ status, code, message: 'check', problems: [], kind, now: this.now() }) !== CANNOT;
+            seen.set(`${kind} ${status}`, fills);
+          }
+          if (!fills) {
             out.push({
               ...entry,
               reason: `no value of its code enum (or string status enum) says '${code}' (the runtime's ${kind} answer)`,
