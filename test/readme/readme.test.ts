@@ -151,8 +151,8 @@ class BashSession {
 }
 
 describe('README.md walkthroughs, pasted block by block', () => {
-  it('marks the runnable blocks: both walkthroughs and the pagination example, each with blocks that say what they print', () => {
-    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'pagination']);
+  it('marks the runnable blocks: both walkthroughs and the own-API examples, each with blocks that say what they print', () => {
+    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'own-api', 'pagination']);
     expect(runbook.gatewayEnv).toHaveProperty('PAYGATE_PARTNER_CLIENT_ID');
     for (const blocks of runbook.sessions.values()) {
       for (const block of blocks) expect(block.prints.length, `README.md:${block.line} says what it prints`).toBeGreaterThan(0);

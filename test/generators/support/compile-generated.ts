@@ -49,63 +49,79 @@ export interface CompileOutcome {
   tscMs: number;
 }
 
+/**
+ * Generates `options.openapi` into `dir` as `paygate generate --out` does for a project of its own: the contract
+ * imported by relative path ('@paygate/contract' is this repo's own contract), the runtimes by package name through
+ * their `./runtime/*.js` and `./types.js` exports. A `dir` outside the repository gets a `node_modules` link to the
+ * repository's; one inside it (so that vitest transforms the generated TypeScript to serve it) finds them above.
+ */
+export async function generateProject(options: CompileOptions & { dir: string }): Promise<{ result: GenerateResult; generateMs: number }> {
+  const generateStart = performance.now();
+  const result = await generate({
+    rootDir: ROOT,
+    openapi: options.openapi,
+    asyncapi: options.asyncapi ?? null,
+    lint: options.lint ?? 'skip',
+    targets: options.targets,
+    out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
+    contractImport: 'relative',
+    runtimeImport: 'package',
+  });
+  const generateMs = performance.now() - generateStart;
+  await writeFiles(options.dir, [
+    ...result.files,
+    ...Object.entries(options.extraFiles ?? {}).map(([file, contents]) => ({ path: file, contents })),
+  ]);
+  if (path.relative(ROOT, options.dir).startsWith('..'))
+    await symlink(path.join(ROOT, 'node_modules'), path.join(options.dir, 'node_modules'), 'dir');
+  await writeFile(
+    path.join(options.dir, 'package.json'),
+    JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }),
+  );
+  return { result, generateMs };
+}
+
+/** `tsc --noEmit` over `include` of a generated project under the repo's strict base tsconfig. */
+export async function compileProject(
+  dir: string,
+  include: readonly string[],
+  maxOldSpaceMiB = 4096,
+): Promise<{ tscCode: number; diagnostics: string; tscMs: number }> {
+  await writeFile(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: path.join(ROOT, 'tsconfig.base.json'),
+      compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+      include,
+      exclude: ['**/*.test.ts'],
+    }),
+  );
+  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+  const tscStart = performance.now();
+  const outcome = await run(process.execPath, [`--max-old-space-size=${maxOldSpaceMiB}`, tsc, '-p', path.join(dir, 'tsconfig.json')], {
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
+    () => ({ code: 0, output: '' }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof error.code === 'number' ? error.code : 1,
+      output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    }),
+  );
+  return {
+    tscCode: outcome.code,
+    diagnostics: outcome.output.split('\n').slice(0, 30).join('\n').trim(),
+    tscMs: performance.now() - tscStart,
+  };
+}
+
 /** Generates `options.openapi` into a temp dir and runs `tsc --noEmit` on it; removes the dir. */
 export async function generateAndCompile(options: CompileOptions): Promise<CompileOutcome> {
   const dir = await mkdtemp(path.join(tmpdir(), `paygate-${options.label}-`));
   try {
-    const generateStart = performance.now();
-    // The contract is imported by relative path ('@paygate/contract' is this repo's own contract), the runtimes by
-    // package name through their `./runtime/*.js` and `./types.js` exports.
-    const result = await generate({
-      rootDir: ROOT,
-      openapi: options.openapi,
-      asyncapi: options.asyncapi ?? null,
-      lint: options.lint ?? 'skip',
-      targets: options.targets,
-      out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
-      contractImport: 'relative',
-      runtimeImport: 'package',
-    });
-    const generateMs = performance.now() - generateStart;
-    await writeFiles(dir, [
-      ...result.files,
-      ...Object.entries(options.extraFiles ?? {}).map(([file, contents]) => ({ path: file, contents })),
-    ]);
-    await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }));
-    await writeFile(
-      path.join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: path.join(ROOT, 'tsconfig.base.json'),
-        compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
-        include: ['generated'],
-        exclude: ['**/*.test.ts'],
-      }),
-    );
-    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const tscStart = performance.now();
-    const outcome = await run(
-      process.execPath,
-      [`--max-old-space-size=${options.maxOldSpaceMiB ?? 4096}`, tsc, '-p', path.join(dir, 'tsconfig.json')],
-      {
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    ).then(
-      () => ({ code: 0, output: '' }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({
-        code: typeof error.code === 'number' ? error.code : 1,
-        output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
-      }),
-    );
-    const diagnostics = outcome.output.split('\n').slice(0, 30).join('\n').trim();
-    await options.use?.(dir, { code: outcome.code, diagnostics, result });
-    return {
-      result,
-      tscCode: outcome.code,
-      diagnostics,
-      generateMs,
-      tscMs: performance.now() - tscStart,
-    };
+    const { result, generateMs } = await generateProject({ ...options, dir });
+    const compiled = await compileProject(dir, ['generated'], options.maxOldSpaceMiB);
+    await options.use?.(dir, { code: compiled.tscCode, diagnostics: compiled.diagnostics, result });
+    return { result, generateMs, ...compiled };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

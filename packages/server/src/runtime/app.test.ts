@@ -258,6 +258,14 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
     const res = await fetch(`${base}/pg/orders/`, { method: 'POST', body: 'not json', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ success: false, error: { code: 'ERR_AUTH_000', message: 'Missing credentials' } });
+    // the authenticate hook threw for credentials that were sent: told they are invalid, not missing (D219)
+    const refused = await fetch(`${base}/pg/orders/`, {
+      method: 'POST',
+      body: 'not json',
+      headers: { 'content-type': 'application/json', 'x-client-id': 'ck_test_1', 'x-client-secret': 'wrong' },
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ success: false, error: { code: 'ERR_AUTH_000', message: 'Invalid credentials' } });
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(204);
   });

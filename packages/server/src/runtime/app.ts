@@ -1,9 +1,17 @@
 import express, { type Application, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { closeOnEarlyAnswer, isPlainJson, limitInBytes, readPlainJson, readingAtMost, rejectDeclaredOversize } from './body-limits.js';
-import { classifyError, HttpError, HttpErrorWithPage, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
-import { SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
+import {
+  classifyError,
+  HttpError,
+  HttpErrorWithPage,
+  INVALID_CREDENTIALS,
+  MISSING_CREDENTIALS,
+  RUNTIME_ERROR_CODES,
+  VALIDATION_MESSAGE,
+} from './errors.js';
+import { reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { createDispatcher } from './dispatch.js';
-import { coverage, createSchemeGuard, type SchemeAuthenticators } from './security.js';
+import { coverage, createSchemeGuard, presentsCredentials, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
 import { ResponseSerializers } from './response-serializers.js';
@@ -73,8 +81,33 @@ export type ErrorMapper<THandlers> = (
   context: { operation: OperationRoute | undefined; req: Request; shaped: ErrorResponse },
 ) => DeclaredErrorResult<THandlers> | undefined;
 
-export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> {
-  handlers: THandlers;
+/**
+ * What the app does for an operation without a handler (D218): `'refuse'` (the default) throws at start-up naming
+ * them (`missing handler(s)`); `'respond'` starts with the handlers given and answers the others 501 in the spec's
+ * error shape, after authentication and request validation, listing them once at start-up (gradual implementation).
+ */
+export type NotImplementedMode = 'refuse' | 'respond';
+
+/**
+ * The options of `createApiApp`: every handler (the default), or with `notImplemented: 'respond'` any of them (the
+ * handlers map is then `Partial`).
+ */
+export type CreateAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> =
+  | (CommonAppOptions<THandlers, TPrincipal, TScheme> & {
+      /** One handler per operation of the spec. */
+      handlers: THandlers;
+      /** Every operation needs a handler (the default): the app refuses to start naming the missing ones. */
+      notImplemented?: 'refuse';
+    })
+  | (CommonAppOptions<THandlers, TPrincipal, TScheme> & {
+      /** Handlers for the operations implemented so far. */
+      handlers: Partial<THandlers>;
+      /** Operations without a handler answer 501 in the spec's error shape (listed once at start-up). */
+      notImplemented: 'respond';
+    });
+
+/** Everything `createApiApp` takes besides the handlers. */
+export interface CommonAppOptions<THandlers, TPrincipal = unknown, TScheme extends string = string> {
   /**
    * Called for every operation with security requirements, before validation. Return the principal (put on
    * `ctx.principal`) or throw (an `HttpError`, else 401). Covers every scheme; prefer `authenticators` (per scheme).
@@ -94,7 +127,11 @@ export interface CreateAppOptions<THandlers, TPrincipal = unknown, TScheme exten
   allowUnauthenticated?: boolean;
   /** Runs around every handler (a typed middleware: idempotency, caching, auditing...). */
   around?: HandlerHook<THandlers, TPrincipal>;
-  /** Shape the scaffold's own error answers yourself (default: from the spec, D119). */
+  /**
+   * Shape the scaffold's own error answers yourself (default: from the spec, D119). Its answer is sent with the
+   * content type it names, else the one the spec declares for its status (D215). Given, it also lets the app start
+   * when a declared error schema cannot be filled (those answers are then its to shape; undefined sends problem+json).
+   */
   errorMapper?: ErrorMapper<THandlers>;
   /**
    * Validate handler responses against the spec with express-openapi-validator (default: on unless
@@ -611,7 +648,7 @@ function shapedError(
   shapes: SpecErrorShapes,
   errorMapper?: ErrorMapper<unknown>,
 ): ErrorResponse {
-  const shaped = shapes.respond(error, operation);
+  const shaped = shapes.respond(error, operation, { path: req.path });
   const own = errorMapper?.(error, { operation, req, shaped }) as
     | { status: number; body?: unknown; contentType?: string; headers?: Record<string, unknown> }
     | undefined;
@@ -619,7 +656,8 @@ function shapedError(
   return {
     status: own.status,
     body: own.body,
-    contentType: own.contentType ?? shaped.contentType,
+    // the declared content type of the mapper's status (D215), not the problem+json of a schema the scaffold could not fill
+    contentType: own.contentType ?? shapes.declaredMediaType(own.status, operation) ?? 'application/json',
     headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) },
   };
 }
@@ -665,7 +703,11 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const missing = spec.operations
     .filter((op) => !skipped.has(op.operationId) && typeof handlers[op.operationId] !== 'function')
     .map((op) => op.operationId);
-  if (missing.length > 0) throw new Error(`createApp: missing handler(s) for ${missing.join(', ')}`);
+  const notImplemented = new Set(options.notImplemented === 'respond' ? missing : []);
+  if (missing.length > 0 && options.notImplemented !== 'respond')
+    throw new Error(
+      `createApp: missing handler(s) for ${missing.join(', ')}. Write them, or pass \`notImplemented: 'respond'\` to answer them 501 until they are written.`,
+    );
 
   const app = express();
   // Paths are matched exactly as the spec writes them (Express's default ignores a trailing slash and case, so
@@ -726,11 +768,15 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     );
   }
   const uncoveredIds = new Set(uncovered.map((u) => u.operationId));
-  const schemeGuard = createSchemeGuard<TPrincipal>(
-    authenticators,
-    spec.securitySchemes,
-    () => new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials'),
-  );
+  // D219: a request that sent a credential of the operation's schemes and was refused is told so; one that sent none
+  // is told they are missing; nothing says which scheme or which part failed.
+  const refusal = (req: Request, operation: OperationRoute): HttpError =>
+    new HttpError(
+      401,
+      RUNTIME_ERROR_CODES.auth,
+      presentsCredentials(req, operation, spec.securitySchemes) ? INVALID_CREDENTIALS : MISSING_CREDENTIALS,
+    );
+  const schemeGuard = createSchemeGuard<TPrincipal>(authenticators, spec.securitySchemes, refusal);
   const authenticates = (operation: OperationRoute): boolean => operation.security.length > 0 && !uncoveredIds.has(operation.operationId);
   // No step at all for an operation without authentication and rate limit (the dispatcher sets `res.locals.operation`;
   // `ctx.principal` is then undefined).
@@ -749,7 +795,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
                 ? await options.authenticate({ req, operation, requirements: operation.security, schemes: spec.securitySchemes })
                 : await schemeGuard(req, operation);
           } catch (error) {
-            throw error instanceof HttpError ? error : new HttpError(401, RUNTIME_ERROR_CODES.auth, 'Missing credentials');
+            throw error instanceof HttpError ? error : refusal(req, operation);
           }
         }
         res.locals.principal = principal;
@@ -783,12 +829,14 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
 
   // 4. The error shapes are built once, before any route: handler hooks render errors with them too.
   const shapes = new SpecErrorShapes(spec.apiDocument);
-  for (const problem of shapes.check())
-    logger.warn(
-      { schema: problem },
-      `error schema cannot be filled by the scaffold (answered with application/problem+json; pass errorMapper): ${problem}`,
-    );
   const errorMapper = options.errorMapper as ErrorMapper<unknown> | undefined;
+  // 429 and 501 are the runtime's own answers only with a rateLimit hook and with operations it does not serve
+  const notAnswered = new Set([
+    ...(options.rateLimit === undefined ? ['429'] : []),
+    ...(notImplemented.size + skipped.size === 0 ? ['501'] : []),
+  ]);
+  const unfillable = shapes.check().map((p) => (p.runtime && notAnswered.has(p.status) ? { ...p, runtime: false } : p));
+  reportUnfillable(unfillable, errorMapper !== undefined, logger);
   // why the cast: the hook is generic per operation id; dispatching by id at run time calls it with the one common
   // signature (the generated Handlers type checks each handler, the hook's type checks what it returns)
   const around = options.around as unknown as
@@ -831,6 +879,16 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   };
 
   for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
+  if (notImplemented.size > 0)
+    logger.warn(
+      { operations: [...notImplemented] },
+      `notImplemented: 'respond': ${notImplemented.size} operation(s) without a handler answer 501: ${[...notImplemented].join(', ')}`,
+    );
+  // An operation without a handler yet: authenticated and validated like the others, then 501 (D218).
+  const notImplementedStep =
+    (operation: OperationRoute): RequestHandler =>
+    (_req, _res, next) =>
+      next(new HttpError(501, RUNTIME_ERROR_CODES.notImplemented, `${operation.operationId} is not implemented yet`));
   const routes = spec.operations.map((operation) => {
     const guard = guardFor(operation);
     if (skipped.has(operation.operationId)) {
@@ -858,8 +916,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
         ...(guard === undefined ? [] : [guard]),
         ...bodyParsersFor,
         ...requestValidation,
-        ...responseValidation,
-        invokeFor(operation),
+        ...(notImplemented.has(operation.operationId) ? [notImplementedStep(operation)] : [...responseValidation, invokeFor(operation)]),
       ],
     };
   });

@@ -1,19 +1,23 @@
 /**
  * The scaffold's own answers (request validation 400, 401 from authentication, unknown route 404, 405, 413, 415,
- * 429, 500) in the error shape the spec declares (D119): the schema of the operation's response for that status,
- * else its `NXX` range, else its `default`; for an answer outside any operation (unknown route) or a status the
- * operation does not declare, the schema most operations of the document declare for that status (else for
+ * 429, 500, 501) in the error shape the spec declares (D119): the schema of the operation's response for that
+ * status, else its `NXX` range, else its `default`; for an answer outside any operation (unknown route) or a status
+ * the operation does not declare, the schema most operations of the document declare for that status (else for
  * `default`, else the error schema it declares most often); for a spec that declares none, RFC 9457
  * `application/problem+json`.
  *
- * How a declared schema is filled: an `x-paygate-error` extension on the schema says where the code, message and
- * details go (JSON pointers) and which codes the runtime's own answers use; without it the common names are
- * recognised (`code`, `message`/`detail`/`title`, `status`, `details`/`errors`, a nested `error` object), and a
- * required property with a `const` (or a one-value `enum`) gets that value. A schema that cannot be filled that way
- * (a required property of unknown meaning) is reported once at start-up and answered with problem+json: pass
- * `errorMapper` to `createApiApp` for it.
+ * Two of those answers take the status the operation declares for their meaning when it does not declare theirs
+ * (D217): a validation failure is 422 where 422 and no 400 is declared (FastAPI's specs), a refused or missing
+ * credential 403 where 403 and no 401 is (Figma's).
+ *
+ * How a declared schema is filled is error-fill.ts (D215). One that cannot be filled is reported at start-up per
+ * operation and status (`check`), and answered with problem+json: createApiApp refuses to start for a status the
+ * runtime answers on its own unless an `errorMapper` is given.
  */
-import type { ApiDocument, OperationRoute } from './types.js';
+import { CANNOT, fillerFor, isObj, SchemaReader, statusTitle, type FieldProblem, type Filler, type Obj } from './error-fill.js';
+import type { ApiDocument, Logger, OperationRoute } from './types.js';
+
+export type { ErrorSchemaExtension, FieldProblem } from './error-fill.js';
 
 /** What the runtime is answering, before it has a shape. */
 export interface RuntimeError {
@@ -23,6 +27,8 @@ export interface RuntimeError {
   message: string;
   /** Field (`items[0].name`, a parameter name) -> what is wrong. */
   details?: Record<string, string>;
+  /** The failing fields in order, with where each is (`query`, `body`...): what a message or a list of errors names. */
+  problems?: readonly FieldProblem[];
   headers: Record<string, string>;
   /** True when the cause is a server fault that must be logged (the body never carries its internals). */
   internal: boolean;
@@ -56,6 +62,20 @@ export const GENERIC_ERROR_CODES: Readonly<Record<RuntimeErrorKind, string>> = {
   notImplemented: 'not_implemented',
 };
 
+/** The status each of the runtime's own answers has, and (D217) the one it takes where only that is declared. */
+const KIND_STATUS: Readonly<Record<RuntimeErrorKind, { status: number; alternative?: number }>> = {
+  validation: { status: 400, alternative: 422 },
+  auth: { status: 401, alternative: 403 },
+  forbidden: { status: 403 },
+  notFound: { status: 404 },
+  methodNotAllowed: { status: 405 },
+  tooLarge: { status: 413 },
+  unsupportedMediaType: { status: 415 },
+  rateLimited: { status: 429 },
+  internal: { status: 500 },
+  notImplemented: { status: 501 },
+};
+
 /** A shaped error response. */
 export interface ErrorResponse {
   status: number;
@@ -64,41 +84,26 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
-/** `x-paygate-error` on an error schema: where the fields go (JSON pointers into the body) and the runtime's codes. */
-export interface ErrorSchemaExtension {
-  code?: string;
-  message?: string;
-  details?: string;
-  status?: string;
-  codes?: Partial<Record<RuntimeErrorKind, string>>;
+/** A declared error schema the scaffold cannot fill, for one operation and status (reported at start-up). */
+export interface UnfillableErrorSchema {
+  operationId: string;
+  /** The response key: `400`, `4XX`, `default`. */
+  status: string;
+  /** JSON pointer of the schema in the document (its `$ref`, or where it is written inline). */
+  schema: string;
+  mediaType: string;
+  reason: string;
+  /** The runtime answers this status on its own (validation, auth, 404, 405, 413, 415, 429, 500, 501, a range). */
+  runtime: boolean;
 }
 
 export const PROBLEM_JSON = 'application/problem+json';
-
-const STATUS_TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-};
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** RFC 9457 problem details, with the code and the field errors as extension members. */
 export function problemDetails(error: RuntimeError): Obj {
   const body: Obj = {
     type: 'about:blank',
-    title: STATUS_TITLES[error.status] ?? (error.status >= 500 ? 'Server Error' : 'Client Error'),
+    title: statusTitle(error.status),
     status: error.status,
     detail: error.message,
     code: error.code,
@@ -107,219 +112,64 @@ export function problemDetails(error: RuntimeError): Obj {
   return body;
 }
 
-/** A builder for one declared schema, or the reason it cannot be filled. */
-type Filler = { fill: (error: RuntimeError) => unknown; codes: Partial<Record<RuntimeErrorKind, string>> } | { unfillable: string };
-
-class SchemaReader {
-  constructor(private readonly document: ApiDocument) {}
-
-  /** Follows local `$ref`s (`#/components/...`), at most 16 hops. */
-  deref(node: unknown): unknown {
-    let current = node;
-    for (let i = 0; i < 16 && isObj(current) && typeof current.$ref === 'string'; i++) {
-      const ref = current.$ref;
-      if (!ref.startsWith('#/')) return undefined;
-      let target: unknown = this.document;
-      for (const token of ref.slice(2).split('/')) {
-        const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
-        target = isObj(target) ? target[key] : undefined;
-      }
-      current = target;
-    }
-    return current;
-  }
-
-  /** An object schema's properties and required names, allOf members merged. */
-  shape(schema: unknown, depth = 0): { properties: Obj; required: Set<string>; extension?: ErrorSchemaExtension; types: string[] } {
-    const s = this.deref(schema);
-    const out = {
-      properties: {} as Obj,
-      required: new Set<string>(),
-      extension: undefined as ErrorSchemaExtension | undefined,
-      types: [] as string[],
-    };
-    if (!isObj(s) || depth > 8) return out;
-    if (typeof s.type === 'string') out.types.push(s.type);
-    if (Array.isArray(s.type)) out.types.push(...s.type.filter((t): t is string => typeof t === 'string'));
-    if (isObj(s['x-paygate-error'])) out.extension = s['x-paygate-error'] as ErrorSchemaExtension;
-    if (isObj(s.properties)) Object.assign(out.properties, s.properties);
-    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') out.required.add(r);
-    if (Array.isArray(s.allOf)) {
-      for (const member of s.allOf) {
-        const m = this.shape(member, depth + 1);
-        Object.assign(out.properties, m.properties);
-        for (const r of m.required) out.required.add(r);
-        out.extension ??= m.extension;
-        out.types.push(...m.types);
-      }
-    }
-    if (out.types.length === 0 && Object.keys(out.properties).length > 0) out.types.push('object');
-    return out;
-  }
-
-  constant(schema: unknown): { value: unknown } | undefined {
-    const s = this.deref(schema);
-    if (!isObj(s)) return undefined;
-    if (s.const !== undefined) return { value: s.const };
-    if (Array.isArray(s.enum) && s.enum.length === 1) return { value: s.enum[0] };
-    return undefined;
-  }
-
-  types(schema: unknown): string[] {
-    return this.shape(schema).types;
-  }
-}
-
-const CODE_NAMES = new Set(['code', 'error_code', 'errorcode', 'error_type']);
-const MESSAGE_NAMES = new Set(['message', 'detail', 'error_description', 'description', 'msg', 'reason', 'error_message', 'title']);
-const STATUS_NAMES = new Set(['status', 'status_code', 'statuscode', 'http_status', 'httpstatus']);
-const DETAILS_NAMES = new Set(['details', 'errors', 'fields', 'field_errors', 'invalid_params', 'violations']);
-
-function setPointer(target: Obj, pointer: string, value: unknown): void {
-  const tokens = pointer
-    .replace(/^\//, '')
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-  let node = target;
-  for (const token of tokens.slice(0, -1)) {
-    if (!isObj(node[token])) node[token] = {};
-    node = node[token] as Obj;
-  }
-  node[tokens[tokens.length - 1]!] = value;
-}
-
-/** Builds the filler of one schema (see the module comment), or says why it cannot. */
-function fillerFor(reader: SchemaReader, schema: unknown, depth = 0): Filler {
-  const shape = reader.shape(schema);
-  const constant = reader.constant(schema);
-  if (constant !== undefined) return { fill: () => constant.value, codes: {} };
-  if (shape.types.includes('string') && !shape.types.includes('object')) return { fill: (e) => e.message, codes: {} };
-  if ((shape.types.includes('integer') || shape.types.includes('number')) && !shape.types.includes('object'))
-    return { fill: (e) => e.status, codes: {} };
-  if (!shape.types.includes('object') || depth > 4) return { unfillable: 'not an object, string or number schema' };
-
-  const ext = shape.extension;
-  const steps: ((e: RuntimeError, out: Obj) => void)[] = [];
-  const placed = new Set<string>();
-  // constants first (`success: false`), so the extension's pointers may write below them
-  for (const [name, property] of Object.entries(shape.properties)) {
-    const c = reader.constant(property);
-    if (c !== undefined && shape.required.has(name)) {
-      steps.push((_e, out) => void (out[name] = structuredClone(c.value)));
-      placed.add(name);
-    }
-  }
-  if (ext !== undefined) {
-    for (const [field, pointer] of [
-      ['code', ext.code],
-      ['message', ext.message],
-      ['details', ext.details],
-      ['status', ext.status],
-    ] as const) {
-      if (typeof pointer !== 'string') continue;
-      placed.add(pointer.replace(/^\//, '').split('/')[0]!);
-      steps.push((e, out) => {
-        const value = field === 'code' ? e.code : field === 'message' ? e.message : field === 'status' ? e.status : e.details;
-        if (value !== undefined) setPointer(out, pointer, value);
-      });
-    }
-    return { fill: (e) => steps.reduce((out, step) => (step(e, out), out), {} as Obj), codes: ext.codes ?? {} };
-  }
-
-  let codes: Partial<Record<RuntimeErrorKind, string>> = {};
-  const hasMessage = Object.keys(shape.properties).some((n) => MESSAGE_NAMES.has(n.toLowerCase()));
-  for (const [name, property] of Object.entries(shape.properties)) {
-    if (placed.has(name)) continue;
-    const lower = name.toLowerCase();
-    const types = reader.types(property);
-    const numeric = types.includes('integer') || types.includes('number');
-    if (CODE_NAMES.has(lower)) {
-      steps.push((e, out) => void (out[name] = numeric ? e.status : e.code));
-    } else if (STATUS_NAMES.has(lower)) {
-      steps.push((e, out) => void (out[name] = numeric ? e.status : String(e.status)));
-    } else if (MESSAGE_NAMES.has(lower) && types.every((t) => t === 'string')) {
-      steps.push((e, out) => void (out[name] = e.message));
-    } else if (DETAILS_NAMES.has(lower)) {
-      const detailsSchema = reader.deref(property);
-      const isArray = types.includes('array');
-      const itemShape = isArray && isObj(detailsSchema) ? reader.shape(detailsSchema.items) : undefined;
-      steps.push((e, out) => {
-        if (e.details === undefined) return;
-        if (!isArray) {
-          out[name] = e.details;
-          return;
-        }
-        const entries = Object.entries(e.details);
-        if (itemShape === undefined || !itemShape.types.includes('object')) {
-          out[name] = entries.map(([field, message]) => `${field}: ${message}`);
-          return;
-        }
-        const names = Object.keys(itemShape.properties);
-        const fieldKey = names.find((n) =>
-          ['field', 'name', 'path', 'pointer', 'parameter', 'param', 'location'].includes(n.toLowerCase()),
-        );
-        const messageKey = names.find((n) => MESSAGE_NAMES.has(n.toLowerCase()));
-        out[name] = entries.map(([field, message]) => ({
-          ...(fieldKey === undefined ? {} : { [fieldKey]: field }),
-          ...(messageKey === undefined ? {} : { [messageKey]: message }),
-        }));
-      });
-    } else if (lower === 'error') {
-      if (types.includes('object')) {
-        const nested = fillerFor(reader, property, depth + 1);
-        if ('unfillable' in nested) return { unfillable: `property 'error': ${nested.unfillable}` };
-        codes = nested.codes;
-        steps.push((e, out) => void (out[name] = nested.fill(e)));
-      } else if (types.includes('string')) {
-        // OAuth style `{ error, error_description }`: the code; a lone `error` string is the message
-        steps.push((e, out) => void (out[name] = hasMessage ? e.code : e.message));
-      } else {
-        continue;
-      }
-    } else if (lower === 'success' || lower === 'ok') {
-      steps.push((_e, out) => void (out[name] = false));
-    } else if (lower === 'type' && types.includes('string') && shape.required.has(name)) {
-      steps.push((_e, out) => void (out[name] = 'about:blank'));
-    } else {
-      if (shape.required.has(name)) return { unfillable: `required property '${name}' has no meaning the runtime knows` };
-      continue;
-    }
-    placed.add(name);
-  }
-  for (const name of shape.required) if (!placed.has(name)) return { unfillable: `required property '${name}' is not declared` };
-  if (placed.size === 0) return { unfillable: 'no property to carry the code or the message' };
-  return { fill: (e) => steps.reduce((out, step) => (step(e, out), out), {} as Obj), codes };
-}
-
 interface DeclaredError {
   mediaType: string;
   /** The schema as written (a `$ref` or inline), the key of the document-wide choice. */
   schema: unknown;
+  /** Where the schema is in the document. */
+  pointer: string;
 }
 
 const JSON_MEDIA = /^application\/(.+\+)?json\b/i;
+const RUNTIME_STATUSES = new Set(['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '501']);
+const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The runtime's own answers a declared status key may carry (what `check` fills to find a missing code). */
+function kindsOf(statusKey: string): RuntimeErrorKind[] {
+  const kinds = (Object.keys(KIND_STATUS) as RuntimeErrorKind[]).filter((kind) => {
+    const { status, alternative } = KIND_STATUS[kind];
+    return String(status) === statusKey || String(alternative) === statusKey;
+  });
+  if (kinds.length > 0) return kinds;
+  if (/^4xx$/i.test(statusKey)) return ['validation'];
+  if (/^5xx$/i.test(statusKey)) return ['internal'];
+  if (statusKey === 'default') return ['validation', 'internal'];
+  return [];
+}
+
+/** The response of a status in an operation's `responses`: exact, then its range (any case), then `default`. */
+function responseFor(responses: Obj, status: number): { key: string; response: unknown } | undefined {
+  const exact = String(status);
+  if (responses[exact] !== undefined) return { key: exact, response: responses[exact] };
+  for (const key of [`${exact[0]}XX`, `${exact[0]}xx`]) if (responses[key] !== undefined) return { key, response: responses[key] };
+  return responses.default === undefined ? undefined : { key: 'default', response: responses.default };
+}
 
 /** The error mapper of one document: cached per (operation, status). */
 export class SpecErrorShapes {
   private readonly reader: SchemaReader;
-  private readonly fillers = new Map<string, Filler>();
+  private readonly fillers = new Map<string, Filler | { unfillable: string }>();
   private readonly byOperation = new Map<string, DeclaredError | null>();
   private documentWide: Map<string, DeclaredError> | undefined;
-  /** Schemas that could not be filled: `pointer: reason` (reported once at start-up). */
-  readonly unfillable: string[] = [];
 
-  constructor(private readonly document: ApiDocument) {
+  constructor(
+    private readonly document: ApiDocument,
+    /** The clock of timestamps in error bodies. */
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.reader = new SchemaReader(document);
   }
 
   /** The declared JSON (or problem+json) error response of a response object, if any. */
-  private declared(response: unknown): DeclaredError | undefined {
+  private declared(response: unknown, at: string): DeclaredError | undefined {
+    const ref = isObj(response) && typeof response.$ref === 'string' ? response.$ref : undefined;
     const r = this.reader.deref(response);
     if (!isObj(r) || !isObj(r.content)) return undefined;
-    const entries = Object.entries(r.content);
-    const found = entries.find(([mediaType]) => JSON_MEDIA.test(mediaType));
+    const found = Object.entries(r.content).find(([mediaType]) => JSON_MEDIA.test(mediaType));
     if (found === undefined || !isObj(found[1]) || found[1].schema === undefined) return undefined;
-    return { mediaType: found[0], schema: found[1].schema };
+    const schema = found[1].schema;
+    const pointer = isObj(schema) && typeof schema.$ref === 'string' ? schema.$ref : `${ref ?? at}/content/${token(found[0])}/schema`;
+    return { mediaType: found[0], schema, pointer };
   }
 
   private responsesOf(operation: Pick<OperationRoute, 'path' | 'method'>): Obj {
@@ -332,35 +182,49 @@ export class SpecErrorShapes {
     const key = `${operation.operationId} ${status}`;
     let found = this.byOperation.get(key);
     if (found === undefined) {
-      const responses = this.responsesOf(operation);
-      const statusKey = String(status);
-      const response = responses[statusKey] ?? responses[`${statusKey[0]}XX`] ?? responses.default;
-      found = this.declared(response) ?? null;
+      const declared = responseFor(this.responsesOf(operation), status);
+      found =
+        declared === undefined
+          ? null
+          : (this.declared(declared.response, `#/paths/${token(operation.path)}/${operation.method}/responses/${declared.key}`) ?? null);
       this.byOperation.set(key, found);
     }
     return found ?? undefined;
+  }
+
+  /** Every operation of the document with its responses and pointer. */
+  private *operationsOfDocument(): Generator<{ operationId: string; responses: Obj; at: string }> {
+    for (const [path, item] of Object.entries(this.document.paths ?? {})) {
+      const pathItem = this.reader.deref(item);
+      if (!isObj(pathItem)) continue;
+      for (const [method, op] of Object.entries(pathItem)) {
+        if (!isObj(op) || !isObj(op.responses)) continue;
+        const at = `#/paths/${token(path)}/${method}`;
+        yield {
+          operationId: typeof op.operationId === 'string' ? op.operationId : `${method.toUpperCase()} ${path}`,
+          responses: op.responses,
+          at,
+        };
+      }
+    }
   }
 
   /** Per status key (`404`, `4XX`, `default`): the schema most operations declare for it (first seen wins a tie). */
   private documentChoice(status: number): DeclaredError | undefined {
     if (this.documentWide === undefined) {
       const counts = new Map<string, Map<string, { count: number; declared: DeclaredError }>>();
-      for (const item of Object.values(this.document.paths ?? {})) {
-        const pathItem = this.reader.deref(item);
-        if (!isObj(pathItem)) continue;
-        for (const op of Object.values(pathItem)) {
-          if (!isObj(op) || !isObj(op.responses)) continue;
-          for (const [statusKey, response] of Object.entries(op.responses)) {
-            if (!/^[45]/.test(statusKey) && statusKey !== 'default') continue;
-            const declared = this.declared(response);
-            if (declared === undefined) continue;
-            const bySchema = counts.get(statusKey) ?? new Map<string, { count: number; declared: DeclaredError }>();
-            counts.set(statusKey, bySchema);
-            const schemaKey = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
-            const entry = bySchema.get(schemaKey) ?? { count: 0, declared };
-            entry.count++;
-            bySchema.set(schemaKey, entry);
-          }
+      for (const op of this.operationsOfDocument()) {
+        for (const [rawKey, response] of Object.entries(op.responses)) {
+          if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
+          const statusKey = rawKey.toUpperCase() === 'DEFAULT' ? 'default' : rawKey.toUpperCase();
+          const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
+          if (declared === undefined) continue;
+          const bySchema = counts.get(statusKey) ?? new Map<string, { count: number; declared: DeclaredError }>();
+          counts.set(statusKey, bySchema);
+          const schemaKey = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
+          const entry = bySchema.get(schemaKey) ?? { count: 0, declared };
+          entry.count++;
+          bySchema.set(schemaKey, entry);
         }
       }
       this.documentWide = new Map();
@@ -389,58 +253,151 @@ export class SpecErrorShapes {
     );
   }
 
-  private filler(declared: DeclaredError): Filler {
+  private filler(declared: DeclaredError): Filler | { unfillable: string } {
     const key = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
     let filler = this.fillers.get(key);
     if (filler === undefined) {
       filler = declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON)
-        ? { fill: problemDetails, codes: {} }
+        ? { fill: (input) => problemDetails({ ...input, kind: undefined, headers: {}, internal: false }), codes: {}, carriesDetails: true }
         : fillerFor(this.reader, declared.schema);
-      if ('unfillable' in filler)
-        this.unfillable.push(
-          `${typeof (declared.schema as Obj)?.$ref === 'string' ? String((declared.schema as Obj).$ref) : 'inline schema'} (${declared.mediaType}): ${filler.unfillable}`,
-        );
       this.fillers.set(key, filler);
     }
     return filler;
   }
 
+  /**
+   * The status of an answer: the runtime's own validation failure or credential refusal takes the status the
+   * operation declares for it when it does not declare the usual one (D217); everything else keeps its status.
+   */
+  statusFor(error: Pick<RuntimeError, 'status' | 'kind'>, operation?: Pick<OperationRoute, 'path' | 'method'>): number {
+    if (error.kind === undefined || operation === undefined) return error.status;
+    const { status, alternative } = KIND_STATUS[error.kind];
+    if (alternative === undefined || error.status !== status) return error.status;
+    const responses = this.responsesOf(operation);
+    if (responseFor(responses, status) !== undefined || responses[String(alternative)] === undefined) return error.status;
+    return alternative;
+  }
+
+  /** The JSON media type declared for an error status (the operation's, else the document's), if any. */
+  declaredMediaType(status: number, operation?: Pick<OperationRoute, 'path' | 'method' | 'operationId'>): string | undefined {
+    return ((operation === undefined ? undefined : this.forOperation(operation, status)) ?? this.documentChoice(status))?.mediaType;
+  }
+
   /** The response for an error, in the operation's declared shape (see the module comment). */
-  respond(error: RuntimeError, operation?: Pick<OperationRoute, 'path' | 'method' | 'operationId'>): ErrorResponse {
-    const declared =
-      (operation === undefined ? undefined : this.forOperation(operation, error.status)) ?? this.documentChoice(error.status);
+  respond(
+    error: RuntimeError,
+    operation?: Pick<OperationRoute, 'path' | 'method' | 'operationId'>,
+    request?: { path?: string },
+  ): ErrorResponse {
+    const status = this.statusFor(error, operation);
+    const answer = status === error.status ? error : { ...error, status };
+    const declared = (operation === undefined ? undefined : this.forOperation(operation, status)) ?? this.documentChoice(status);
     const filler = declared === undefined ? undefined : this.filler(declared);
-    if (declared === undefined || filler === undefined || 'unfillable' in filler) {
-      return { status: error.status, contentType: PROBLEM_JSON, body: problemDetails(this.withCode(error, {})), headers: error.headers };
+    if (declared !== undefined && filler !== undefined && !('unfillable' in filler)) {
+      const named = this.withCode(answer, filler.codes);
+      const body = filler.fill({
+        status,
+        code: named.code,
+        message: named.message,
+        ...(named.details === undefined ? {} : { details: named.details }),
+        problems: named.problems ?? problemsOf(named.details),
+        ...(named.kind === undefined ? {} : { kind: named.kind }),
+        ...(request?.path === undefined ? {} : { requestPath: request.path }),
+        ...retryAfterOf(error.headers),
+        now: this.now(),
+      });
+      if (body !== CANNOT) return { status, contentType: declared.mediaType, body, headers: error.headers };
     }
-    return {
-      status: error.status,
-      contentType: declared.mediaType,
-      body: filler.fill(this.withCode(error, filler.codes)),
-      headers: error.headers,
-    };
+    return { status, contentType: PROBLEM_JSON, body: problemDetails(this.withCode(answer, {})), headers: error.headers };
   }
 
   /** The runtime's own answers use the spec's code for their kind (`x-paygate-error.codes`), else the generic one. */
-  private withCode(error: RuntimeError, codes: Partial<Record<RuntimeErrorKind, string>>): RuntimeError {
+  private withCode(error: RuntimeError, codes: Partial<Record<string, string>>): RuntimeError {
     if (error.kind === undefined) return error;
     return { ...error, code: codes[error.kind] ?? GENERIC_ERROR_CODES[error.kind] };
   }
 
-  /** Fills every declared error schema once (start-up), so an unfillable one is reported before the first request. */
-  check(): string[] {
-    for (const item of Object.values(this.document.paths ?? {})) {
-      const pathItem = this.reader.deref(item);
-      if (!isObj(pathItem)) continue;
-      for (const op of Object.values(pathItem)) {
-        if (!isObj(op) || !isObj(op.responses)) continue;
-        for (const [statusKey, response] of Object.entries(op.responses)) {
-          if (!/^[45]/.test(statusKey) && statusKey !== 'default') continue;
-          const declared = this.declared(response);
-          if (declared !== undefined) this.filler(declared);
+  /**
+   * Fills every declared error schema of every operation once (start-up), so that one the scaffold cannot fill is
+   * named with its operation and status before the first request: a schema it cannot fill at all, or a code enum
+   * with no value for an answer the runtime gives at that status.
+   */
+  check(): UnfillableErrorSchema[] {
+    const out: UnfillableErrorSchema[] = [];
+    // what a schema says for a kind at a status is the same on every operation that declares it: filled once
+    const tried = new Map<Filler, Map<string, boolean>>();
+    for (const op of this.operationsOfDocument()) {
+      for (const [rawKey, response] of Object.entries(op.responses)) {
+        if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
+        const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
+        if (declared === undefined) continue;
+        const runtime = RUNTIME_STATUSES.has(rawKey) || !/^\d{3}$/.test(rawKey);
+        const entry = { operationId: op.operationId, status: rawKey, schema: declared.pointer, mediaType: declared.mediaType, runtime };
+        const filler = this.filler(declared);
+        if ('unfillable' in filler) {
+          out.push({ ...entry, reason: filler.unfillable });
+          continue;
+        }
+        let seen = tried.get(filler);
+        if (seen === undefined) tried.set(filler, (seen = new Map()));
+        for (const kind of kindsOf(rawKey)) {
+          const status = /^\d{3}$/.test(rawKey) ? Number(rawKey) : KIND_STATUS[kind].status;
+          const code = filler.codes[kind] ?? GENERIC_ERROR_CODES[kind];
+          let fills = seen.get(`${kind} ${status}`);
+          if (fills === undefined) {
+            fills = filler.fill({ status, code, message: 'check', problems: [], kind, now: this.now() }) !== CANNOT;
+            seen.set(`${kind} ${status}`, fills);
+          }
+          if (!fills) {
+            out.push({
+              ...entry,
+              reason: `no value of its code enum (or string status enum) says '${code}' (the runtime's ${kind} answer)`,
+            });
+            break;
+          }
         }
       }
     }
-    return [...this.unfillable];
+    return out;
   }
+}
+
+/**
+ * Start-up (D215): the declared error schemas the scaffold cannot fill, in ONE block grouped by schema, naming every
+ * operation and status that declares each. For a status the runtime answers on its own the app refuses to start,
+ * unless an `errorMapper` is given (then, and for the other statuses, one warning: what the mapper leaves undefined
+ * is answered with problem+json).
+ */
+export function reportUnfillable(problems: readonly UnfillableErrorSchema[], mapped: boolean, logger: Logger): void {
+  if (problems.length === 0) return;
+  const groups = new Map<string, { schema: string; mediaType: string; reason: string; uses: string[] }>();
+  for (const p of problems) {
+    const key = `${p.schema}\n${p.mediaType}\n${p.reason}`;
+    const group = groups.get(key) ?? { schema: p.schema, mediaType: p.mediaType, reason: p.reason, uses: [] };
+    group.uses.push(`${p.operationId} ${p.status}`);
+    groups.set(key, group);
+  }
+  const block = [...groups.values()].map((g) => `  ${g.schema} (${g.mediaType}): ${g.reason}; declared by ${g.uses.join(', ')}`).join('\n');
+  const fix =
+    'Pass `errorMapper` to createApiApp to shape these answers yourself, or describe the schema with `x-paygate-error` (JSON pointers of code, message, details and status).';
+  const runtime = problems.filter((p) => p.runtime);
+  if (runtime.length > 0 && !mapped)
+    throw new Error(
+      `createApp: the scaffold cannot fill ${groups.size} declared error schema(s), ${runtime.length} of them for answers it gives on its own (operation and status after each):\n${block}\n${fix}`,
+    );
+  logger.warn(
+    { schemas: [...groups.values()].map((g) => ({ schema: g.schema, reason: g.reason, declaredBy: g.uses })) },
+    `${groups.size} declared error schema(s) cannot be filled by the scaffold (${mapped ? 'your errorMapper answers them; undefined sends' : 'a handler error there is answered with'} application/problem+json):\n${block}`,
+  );
+}
+
+function retryAfterOf(headers: Record<string, string>): { retryAfter?: string } {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === 'retry-after') return { retryAfter: value };
+  return {};
+}
+
+/** A handler's `details` as field problems (no location: the handler names the field as it wants). */
+function problemsOf(details: Record<string, string> | undefined): FieldProblem[] {
+  if (details === undefined) return [];
+  return Object.entries(details).map(([field, reason]) => ({ field, path: [field], reason }));
 }

@@ -1,5 +1,5 @@
 import type { ErrorEnvelope } from '@paygate/contract/types';
-import type { RuntimeError, RuntimeErrorKind } from './error-shapes.js';
+import type { FieldProblem, RuntimeError, RuntimeErrorKind } from './error-shapes.js';
 
 /** Error codes the runtime itself produces (the envelope codes of the brief). */
 export const RUNTIME_ERROR_CODES = {
@@ -17,6 +17,11 @@ export const RUNTIME_ERROR_CODES = {
 
 /** The one message of every `ERR_VALIDATION_400` (the runtime's and the handlers'); `details` says what is wrong. */
 export const VALIDATION_MESSAGE = 'Request validation failed';
+
+/** The message of a 401 for a request that sent no credential of the operation's schemes (D219). */
+export const MISSING_CREDENTIALS = 'Missing credentials';
+/** The message of a 401 for a request whose credentials were refused (D219): no word on which scheme or part. */
+export const INVALID_CREDENTIALS = 'Invalid credentials';
 
 /** `{ success: false, error: { code, message, details? } }` (declared once, in @paygate/contract). */
 export type { ErrorEnvelope };
@@ -74,7 +79,7 @@ export interface MappedError {
 
 const STATUS_CODES: Record<number, { code: string; message: string }> = {
   400: { code: RUNTIME_ERROR_CODES.validation, message: VALIDATION_MESSAGE },
-  401: { code: RUNTIME_ERROR_CODES.auth, message: 'Missing credentials' },
+  401: { code: RUNTIME_ERROR_CODES.auth, message: MISSING_CREDENTIALS },
   403: { code: RUNTIME_ERROR_CODES.forbidden, message: 'Credential not allowed for this operation' },
   404: { code: RUNTIME_ERROR_CODES.notFound, message: 'No such route' },
   405: { code: RUNTIME_ERROR_CODES.methodNotAllowed, message: 'Method not allowed on this path' },
@@ -103,6 +108,44 @@ export function fieldName(path: string): string {
   return rest.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc.length === 0 ? s : `${acc}.${s}`), '');
 }
 
+/** Where a validator path points: its first segment as OpenAPI's `in` (`/headers/x` -> `header`). */
+const LOCATIONS: Readonly<Record<string, string>> = {
+  body: 'body',
+  query: 'query',
+  headers: 'header',
+  params: 'path',
+  path: 'path',
+  cookies: 'cookie',
+};
+
+/** A validator error as a field problem: `/query/limit` -> `{in: 'query', field: 'limit', path: ['limit']}`. */
+export function fieldProblem(path: string, reason: string): FieldProblem {
+  const segments = path
+    .replace(/^[./]/, '')
+    .split(/[./]/)
+    .filter((s) => s.length > 0)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const location = segments[0] === undefined ? 'body' : LOCATIONS[segments[0]];
+  const rest = location === undefined ? segments : segments.slice(1);
+  return {
+    ...(location === undefined ? {} : { in: location }),
+    field: fieldName(path),
+    path: rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    reason,
+  };
+}
+
+/** The scaffold's own `details` keys (`body`, a header name) as field problems, for answers built without a path. */
+function problemsOfDetails(details: Record<string, string>): FieldProblem[] {
+  return Object.entries(details).map(([field, reason]) =>
+    field === 'body' || field === 'path'
+      ? { in: field, field, path: [], reason }
+      : field.startsWith('content-')
+        ? { in: 'header', field, path: [field], reason }
+        : { field, path: [field], reason },
+  );
+}
+
 interface ValidatorLikeError {
   status: number;
   message?: string;
@@ -114,17 +157,20 @@ function isValidatorError(err: unknown): err is ValidatorLikeError {
   return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
 }
 
-function detailsOf(errors: ValidatorLikeError['errors']): Record<string, string> | undefined {
+function detailsOf(errors: ValidatorLikeError['errors']): { details: Record<string, string>; problems: FieldProblem[] } | undefined {
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
   // A null-prototype object: a field called `__proto__` (a prototype-pollution probe) becomes an own key like any
   // other instead of silently replacing the object's prototype and vanishing from `details`.
   const details = Object.create(null) as Record<string, string>;
+  const problems: FieldProblem[] = [];
   for (const e of errors) {
     const key = fieldName(e.path ?? '');
     // keep the first message per field (allErrors may report several for one value)
-    if (!Object.hasOwn(details, key)) details[key] = e.message ?? 'is invalid';
+    if (Object.hasOwn(details, key)) continue;
+    details[key] = e.message ?? 'is invalid';
+    problems.push(fieldProblem(e.path ?? '', details[key]));
   }
-  return details;
+  return { details, problems };
 }
 
 /** zlib's errors (`Z_DATA_ERROR`, `Z_BUF_ERROR`, ...) when a body does not match its `Content-Encoding`. */
@@ -197,10 +243,9 @@ export function classifyError(err: unknown): RuntimeError {
     const code = known?.code ?? `ERR_REQUEST_${err.status}`;
     const message = err.status === 400 ? VALIDATION_MESSAGE : (known?.message ?? 'Request rejected');
     // A rejected request names what to fix; 404 and 405 name no field (`Allow` says what to do on a 405)
-    const details = [400, 413, 415].includes(err.status)
-      ? (detailsOf(err.errors) ?? (err.status === 400 ? { request: err.message ?? 'is invalid' } : undefined))
-      : undefined;
-    return envelope(err.status, code, message, details, err.status === 405 ? (err.headers ?? {}) : {});
+    const fields = [400, 413, 415].includes(err.status) ? detailsOf(err.errors) : undefined;
+    const details = fields?.details ?? (err.status === 400 ? { request: err.message ?? 'is invalid' } : undefined);
+    return envelope(err.status, code, message, details, err.status === 405 ? (err.headers ?? {}) : {}, fields?.problems);
   }
   return internalError();
 }
@@ -231,13 +276,14 @@ function envelope(
   message: string,
   details?: Record<string, string>,
   headers: Record<string, string> = {},
+  problems?: FieldProblem[],
 ): RuntimeError {
   const kind = KIND_BY_CODE.get(code);
   return {
     status,
     code,
     message,
-    ...(details === undefined ? {} : { details }),
+    ...(details === undefined ? {} : { details, problems: problems ?? problemsOfDetails(details) }),
     headers,
     internal: false,
     ...(kind === undefined ? {} : { kind }),

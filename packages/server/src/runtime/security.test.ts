@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
-import { coverage, createSchemeGuard, readCredential } from './security.js';
+import { coverage, createSchemeGuard, presentsCredentials, readCredential } from './security.js';
 import type { OperationRoute, SecuritySchemeInfo } from './types.js';
 
 const request = (headers: Record<string, string>, query: Record<string, string> = {}): Request =>
@@ -129,5 +129,24 @@ describe('createSchemeGuard: an AND of schemes, sync and async authenticators (D
     seen.length = 0;
     await expect(guard(request({ 'x-id': 'me', 'x-secret': 'nope' }), operation)).rejects.toThrow('refused');
     expect(seen.map((s) => s.scheme)).toEqual(['id']);
+  });
+});
+
+describe('presentsCredentials: whether a refusal says invalid rather than missing (D219)', () => {
+  const schemes = {
+    key: scheme('apiKey', { in: 'header', name: 'X-Key' }),
+    bearer: scheme('http', { scheme: 'bearer' }),
+    sid: scheme('apiKey', { in: 'cookie', name: 'sid' }),
+  };
+  const operation = op('op', [req(['key']), req(['bearer'])]);
+  it.each([
+    ['nothing sent', {}, false],
+    ["a key of the operation's scheme", { 'x-key': 'k' }, true],
+    ['a bearer token of the other alternative', { authorization: 'Bearer t' }, true],
+    ['an Authorization of a scheme the operation does not declare (Basic)', { authorization: 'Basic dTpw' }, false],
+    ['an empty bearer token', { authorization: 'Bearer ' }, false],
+    ['a cookie of a scheme the operation does not use', { cookie: 'sid=s' }, false],
+  ])('%s: %s', (_name, headers, expected) => {
+    expect(presentsCredentials(request(headers), operation, schemes)).toBe(expected);
   });
 });

@@ -85,6 +85,23 @@ export function readCredential(req: Request, info: SecuritySchemeInfo): Credenti
   return undefined;
 }
 
+/**
+ * Whether the request carries a credential of any scheme the operation's security names (D219: a refusal then says
+ * the credentials are invalid rather than missing; which scheme was tried is not said).
+ */
+export function presentsCredentials(
+  req: Request,
+  operation: Pick<OperationRoute, 'security'>,
+  schemes: Readonly<Record<string, SecuritySchemeInfo>>,
+): boolean {
+  for (const requirement of operation.security)
+    for (const { scheme } of requirement) {
+      const info = schemes[scheme];
+      if (info !== undefined && readCredential(req, info) !== undefined) return true;
+    }
+  return false;
+}
+
 /** Operations whose `security` no alternative is fully covered for, with the schemes they name. */
 export function coverage(
   operations: readonly OperationRoute[],
@@ -119,7 +136,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 export function createSchemeGuard<TPrincipal>(
   authenticators: SchemeAuthenticators<TPrincipal>,
   schemes: Readonly<Record<string, SecuritySchemeInfo>>,
-  refuse: () => Error,
+  refuse: (req: Request, operation: OperationRoute) => Error,
 ): (req: Request, operation: OperationRoute) => Promise<TPrincipal> {
   const prepared = new WeakMap<readonly SecurityRequirement[], readonly PreparedRequirement[]>();
   const prepare = (security: readonly SecurityRequirement[]): readonly PreparedRequirement[] => {
@@ -173,6 +190,6 @@ export function createSchemeGuard<TPrincipal>(
       }
       if (ok) return principal as TPrincipal;
     }
-    throw firstError ?? refuse();
+    throw firstError ?? refuse(req, operation);
   };
 }

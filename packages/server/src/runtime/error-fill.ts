@@ -1,0 +1,813 @@
+/**
+ * How one declared error schema is filled with what the runtime knows of an error (D119, D215): the code, the
+ * message, the HTTP status, the failing fields, the request path and the time. Each property is given a role by its
+ * name and type (`code`, `message`/`err`/`detail`, `status`, `details`/`errors`/`detail[]`, a nested `error`
+ * object, an `error: true` flag, `success: false`, a timestamp, the request path), a required `const` gets its value,
+ * and a required property of unknown meaning gets the value that claims nothing (null, '', [], {}) when its schema
+ * accepts one. An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
+ * is such an object. `x-paygate-error` on a schema says where the code, message, details and status go instead
+ * (JSON pointers), and which codes the runtime's own answers use.
+ *
+ * What the message says (D216): where the schema has a place for every failing field (a map or a list), the
+ * runtime's message stays as it is and the fields go there; otherwise the message names the first failing field and
+ * why (`query.limit: must be <= 100`, and how many more), so a schema with one string (`{status, err}`) still tells
+ * the client what to fix.
+ *
+ * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
+ * number or a boolean of unknown meaning, a string with a pattern, a code enum with no value for the answer).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApiDocument } from './types.js';
+
+/** One failing field of a rejected request. */
+export interface FieldProblem {
+  /** Where the field is: `query`, `header`, `path`, `cookie`, `body`; absent when the error did not say. */
+  in?: string;
+  /** The field inside its location (`buyer.email`, `items[0].name`, `limit`): the key of a `details` map. */
+  field: string;
+  /** The path as segments (`['buyer', 'email']`), for list items such as FastAPI's `loc`. */
+  path: readonly (string | number)[];
+  /** What is wrong (`must be <= 100`). */
+  reason: string;
+}
+
+/** What a filler writes: the error as the runtime knows it, with the code already the spec's. */
+export interface FillInput {
+  status: number;
+  code: string;
+  message: string;
+  details?: Record<string, string>;
+  problems: readonly FieldProblem[];
+  /** The runtime's own kind of answer (`validation`, `auth`...), undefined for a handler's own error. */
+  kind?: string;
+  /** The request path (without the query string), for `instance` / `path` properties. */
+  requestPath?: string;
+  /** The answer's `Retry-After` header, for `retry_after` properties. */
+  retryAfter?: string;
+  now: Date;
+}
+
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** `x-paygate-error` on an error schema: where the fields go (JSON pointers into the body) and the runtime's codes. */
+export interface ErrorSchemaExtension {
+  code?: string;
+  message?: string;
+  details?: string;
+  status?: string;
+  codes?: Partial<Record<string, string>>;
+}
+
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+export function statusTitle(status: number): string {
+  return STATUS_TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Client Error');
+}
+
+/** `query.limit`, `body.buyer.email`, `body` (the whole body), `limit` (a handler's field without a location). */
+export function problemName(p: FieldProblem): string {
+  if (p.in === undefined || p.field === p.in) return p.field;
+  return `${p.in}.${p.field}`;
+}
+
+/**
+ * The message of a schema with no place for the fields: the first failing field and why, and how many more; for an
+ * answer that is not a validation failure, its own message with the first field in parentheses.
+ */
+export function messageWithField(input: Pick<FillInput, 'message' | 'problems' | 'kind'>): string {
+  const [first, ...rest] = input.problems;
+  if (first === undefined) return input.message;
+  const named = `${problemName(first)}: ${first.reason}${rest.length > 0 ? ` (and ${rest.length} more)` : ''}`;
+  return input.kind === 'validation' ? named : `${input.message} (${named})`;
+}
+
+/** Reads schemas of one document: local `$ref`s, allOf merged. */
+export class SchemaReader {
+  constructor(private readonly document: ApiDocument) {}
+
+  /** Follows local `$ref`s (`#/components/...`), at most 16 hops. */
+  deref(node: unknown): unknown {
+    let current = node;
+    for (let i = 0; i < 16 && isObj(current) && typeof current.$ref === 'string'; i++) {
+      const ref = current.$ref;
+      if (!ref.startsWith('#/')) return undefined;
+      let target: unknown = this.document;
+      for (const token of ref.slice(2).split('/')) {
+        const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+        target = isObj(target) ? target[key] : undefined;
+      }
+      current = target;
+    }
+    return current;
+  }
+
+  /** An object schema's properties and required names, allOf members merged. */
+  shape(schema: unknown, depth = 0): Shape {
+    const s = this.deref(schema);
+    const out: Shape = { properties: {}, required: new Set(), extension: undefined, types: [], closed: false };
+    if (!isObj(s) || depth > 8) return out;
+    if (typeof s.type === 'string') out.types.push(s.type);
+    if (Array.isArray(s.type)) out.types.push(...s.type.filter((t): t is string => typeof t === 'string'));
+    if (s.nullable === true) out.types.push('null');
+    if (isObj(s['x-paygate-error'])) out.extension = s['x-paygate-error'] as ErrorSchemaExtension;
+    if (isObj(s.properties)) Object.assign(out.properties, s.properties);
+    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') out.required.add(r);
+    if (s.additionalProperties === false || s.unevaluatedProperties === false) out.closed = true;
+    // `anyOf: [{type: string}, {type: 'null'}]` (a nullable written as alternatives): the members' types
+    for (const key of ['anyOf', 'oneOf'] as const)
+      if (Array.isArray(s[key]) && typeof s.type !== 'string' && !Array.isArray(s.type))
+        for (const member of s[key]) out.types.push(...this.shape(member, depth + 1).types.filter((t) => !out.types.includes(t)));
+    if (Array.isArray(s.allOf)) {
+      for (const member of s.allOf) {
+        const m = this.shape(member, depth + 1);
+        Object.assign(out.properties, m.properties);
+        for (const r of m.required) out.required.add(r);
+        out.extension ??= m.extension;
+        out.types.push(...m.types);
+        out.closed ||= m.closed;
+      }
+    }
+    if (!out.types.some((t) => t !== 'null') && Object.keys(out.properties).length > 0) out.types.push('object');
+    if (!out.types.some((t) => t !== 'null') && s.items !== undefined) out.types.push('array');
+    return out;
+  }
+
+  constant(schema: unknown): { value: unknown } | undefined {
+    const s = this.deref(schema);
+    if (!isObj(s)) return undefined;
+    if (s.const !== undefined) return { value: s.const };
+    if (Array.isArray(s.enum) && s.enum.length === 1) return { value: s.enum[0] };
+    return undefined;
+  }
+}
+
+interface Shape {
+  properties: Obj;
+  required: Set<string>;
+  extension: ErrorSchemaExtension | undefined;
+  types: string[];
+  /** additionalProperties / unevaluatedProperties false. */
+  closed: boolean;
+}
+
+/** A value is left out (an optional property with nothing to say). */
+const OMIT = Symbol('omit');
+/** The answer cannot be written in this schema (a required code enum with no value for it). */
+export const CANNOT = Symbol('cannot');
+type Written = unknown | typeof OMIT | typeof CANNOT;
+
+/** What a schema is filled with, per answer; `message` is the one the body says (see messageWithField). */
+interface Ctx extends FillInput {
+  text: string;
+}
+
+interface Node {
+  write: (ctx: Ctx) => Written;
+  /** The schema has a place for every failing field. */
+  details: boolean;
+  /** It writes the message or the fields somewhere (an alternative that does is preferred). */
+  says?: boolean;
+  /** The runtime's codes (`x-paygate-error.codes`) found in it. */
+  codes?: Partial<Record<string, string>>;
+}
+
+export interface Filler {
+  fill: (input: FillInput) => unknown | typeof CANNOT;
+  codes: Partial<Record<string, string>>;
+  /** The filled body carries every failing field (a map or list); the message is then left as the runtime's. */
+  carriesDetails: boolean;
+}
+
+const lower = (name: string): string => name.toLowerCase().replace(/[-\s]/g, '_');
+const CODE_NAMES = new Set(['code', 'error_code', 'errorcode', 'error_type', 'errortype', 'errcode', 'err_code', 'reason_code']);
+const MESSAGE_NAMES = new Set([
+  'message',
+  'detail',
+  'error_description',
+  'description',
+  'msg',
+  'reason',
+  'error_message',
+  'errormessage',
+  'errmsg',
+  'err_msg',
+  'error_msg',
+  'errormsg',
+  'err',
+  'developer_message',
+  'developermessage',
+  'user_message',
+  'usermessage',
+  'display_message',
+  'displaymessage',
+  'text',
+  'summary',
+  'title',
+  'error_title',
+]);
+const STATUS_NAMES = new Set([
+  'status',
+  'status_code',
+  'statuscode',
+  'http_status',
+  'httpstatus',
+  'http_code',
+  'httpcode',
+  'http_status_code',
+]);
+const DETAILS_NAMES = new Set([
+  'details',
+  'errors',
+  'fields',
+  'field_errors',
+  'fielderrors',
+  'invalid_params',
+  'invalidparams',
+  'violations',
+  'validation_errors',
+  'validationerrors',
+  'causes',
+  'root_causes',
+  'issues',
+  'problems',
+  'detail',
+]);
+const TIME_NAMES = new Set(['timestamp', 'time', 'datetime', 'date', 'occurred_at', 'occurredat', 'created_at', 'createdat']);
+const PATH_NAMES = new Set(['instance', 'path', 'request_path', 'requestpath']);
+/** An id of this answer: a fresh random UUID (it names nothing internal). */
+const ANSWER_ID_NAMES = new Set([
+  'request_id',
+  'requestid',
+  'correlation_id',
+  'correlationid',
+  'trace_id',
+  'traceid',
+  'error_id',
+  'errorid',
+  'incident_id',
+  'incidentid',
+]);
+const FIELD_NAMES = new Set([
+  'field',
+  'name',
+  'path',
+  'pointer',
+  'parameter',
+  'param',
+  'property',
+  'attribute',
+  'key',
+  'loc',
+  'field_name',
+]);
+const LOCATION_NAMES = new Set(['in', 'location']);
+const FAILURE_FLAGS = new Set(['success', 'ok', 'succeeded', 'successful']);
+/** Seconds to wait: the answer's `Retry-After` (a 429's, a 503's), else 0 (nothing says to wait). */
+const RETRY_NAMES = new Set(['retry_after', 'retryafter', 'retry_after_seconds', 'retry_in']);
+
+/**
+ * Words an enum value of a code property may contain for each of the runtime's own answers (compared without case,
+ * `_`, `-` or spaces), in the order they are tried: `INVALID_ARGUMENT`, `UNAUTHENTICATED`, `not_found`...
+ */
+const KIND_WORDS: Readonly<Record<string, readonly string[]>> = {
+  validation: ['invalidrequest', 'validation', 'invalidargument', 'invalidparam', 'badrequest', 'invalid', 'malformed', 'unprocessable'],
+  auth: ['unauthenticated', 'unauthorized', 'authentication', 'invalidtoken', 'credential', 'auth'],
+  forbidden: ['forbidden', 'permission', 'denied', 'notallowed'],
+  notFound: ['notfound', 'nosuch', 'unknownroute'],
+  methodNotAllowed: ['methodnotallowed', 'method'],
+  tooLarge: ['toolarge', 'payload', 'size'],
+  unsupportedMediaType: ['unsupportedmediatype', 'mediatype', 'contenttype', 'unsupported'],
+  rateLimited: ['ratelimit', 'toomany', 'throttl', 'quota'],
+  internal: ['internal', 'servererror', 'unexpected', 'unknown'],
+  notImplemented: ['notimplemented', 'unimplemented', 'notsupported', 'unsupported'],
+};
+/** Then, the words of any client error or any server error (Stripe's `invalid_request_error` and `api_error`). */
+const CLASS_WORDS: Readonly<Record<'4' | '5', readonly string[]>> = {
+  '4': ['invalidrequest', 'badrequest', 'clienterror', 'invalid'],
+  '5': ['internal', 'apierror', 'servererror', 'server', 'unknown'],
+};
+const squash = (v: string): string => v.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** The enum value of a code property for this answer: the code itself, else one whose words say the same, else none. */
+function enumCode(values: readonly unknown[], ctx: Ctx): string | undefined {
+  const strings = values.filter((v): v is string => typeof v === 'string');
+  if (strings.includes(ctx.code)) return ctx.code;
+  if (ctx.kind === undefined) return undefined;
+  for (const word of [...(KIND_WORDS[ctx.kind] ?? []), ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? [])]) {
+    const found = strings.find((v) => squash(v).includes(word));
+    if (found !== undefined) return found;
+  }
+  return strings.find((v) => squash(v).includes(String(ctx.status)));
+}
+
+function setPointer(target: Obj, pointer: string, value: unknown): void {
+  const tokens = pointer
+    .replace(/^\//, '')
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let node = target;
+  for (const token of tokens.slice(0, -1)) {
+    if (!isObj(node[token])) node[token] = {};
+    node = node[token] as Obj;
+  }
+  node[tokens[tokens.length - 1]!] = value;
+}
+
+type Build = Node | { unfillable: string };
+const failed = (b: Build): b is { unfillable: string } => 'unfillable' in b;
+
+/** Builds the filler of one schema, or says why it cannot be filled. */
+export function fillerFor(reader: SchemaReader, schema: unknown): Filler | { unfillable: string } {
+  const node = build(reader, schema, 0);
+  if (failed(node)) return node;
+  return {
+    codes: node.codes ?? {},
+    carriesDetails: node.details,
+    fill: (input) => {
+      const ctx: Ctx = { ...input, text: node.details ? input.message : messageWithField(input) };
+      const value = node.write(ctx);
+      return value === OMIT ? {} : value;
+    },
+  };
+}
+
+function typesOf(reader: SchemaReader, schema: unknown): string[] {
+  return reader.shape(schema).types;
+}
+
+/** Any schema: a constant, an alternative (oneOf/anyOf), an object, an array, or a scalar carrying the message. */
+function build(reader: SchemaReader, schema: unknown, depth: number): Build {
+  if (depth > 6) return { unfillable: 'nested too deeply' };
+  const s = reader.deref(schema);
+  if (s === true || s === undefined || (isObj(s) && Object.keys(s).every((k) => k === 'description' || k === 'title'))) {
+    // `{}` accepts anything: the generic error object
+    return openObject();
+  }
+  if (!isObj(s)) return { unfillable: 'a schema that accepts nothing' };
+  const constant = reader.constant(s);
+  if (constant !== undefined) return { write: () => structuredClone(constant.value), details: false };
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const alternatives = s[key];
+    if (!Array.isArray(alternatives) || alternatives.length === 0) continue;
+    const reasons: string[] = [];
+    let silent: Node | undefined;
+    for (const alternative of alternatives) {
+      const built = build(reader, alternative, depth + 1);
+      if (failed(built)) reasons.push(built.unfillable);
+      else if (built.says === true) return built;
+      else silent ??= built;
+    }
+    // an alternative that says what went wrong, else one that at least fits
+    return silent ?? { unfillable: `no alternative of ${key} can be filled (${reasons.join('; ')})` };
+  }
+  const shape = reader.shape(s);
+  const types = shape.types.filter((t) => t !== 'null');
+  if (types.includes('object')) return objectNode(reader, shape, depth);
+  if (types.includes('array')) return listNode(reader, s, 'body', depth);
+  if (types.includes('string')) return stringNode(reader, s, 'message');
+  if (types.includes('integer') || types.includes('number')) return { write: (ctx) => ctx.status, details: false };
+  if (types.includes('boolean')) return { write: () => true, details: false };
+  if (shape.types.includes('null')) return { write: () => null, details: false };
+  return openObject();
+}
+
+/** `{code, message}` (and `details` when there are failing fields): what an open schema gets. */
+function openObject(): Node {
+  return {
+    details: true,
+    says: true,
+    write: (ctx) => ({ code: ctx.code, message: ctx.text, ...(ctx.details === undefined ? {} : { details: { ...ctx.details } }) }),
+  };
+}
+
+/** A string property in a role: its enum, format and length decide what can be written. */
+function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'code' | 'time' | 'path' | 'title'): Build {
+  const s = reader.deref(schema);
+  const o = isObj(s) ? s : {};
+  const values = Array.isArray(o.enum) ? o.enum : undefined;
+  if (values !== undefined) {
+    return {
+      details: false,
+      write: (ctx) => {
+        const chosen = enumCode(values, ctx);
+        return chosen === undefined ? CANNOT : chosen;
+      },
+    };
+  }
+  if (o.format === 'date-time' || role === 'time') return { write: (ctx) => ctx.now.toISOString(), details: false };
+  const max = typeof o.maxLength === 'number' ? o.maxLength : undefined;
+  const fit = (text: string): string => (max !== undefined && text.length > max ? text.slice(0, Math.max(0, max - 1)) + '…' : text);
+  switch (role) {
+    case 'code':
+      return { write: (ctx) => fit(ctx.code), details: false };
+    case 'path':
+      return { write: (ctx) => fit(ctx.requestPath ?? ''), details: false };
+    case 'title':
+      return { write: (ctx) => fit(statusTitle(ctx.status)), details: false };
+    default:
+      return { write: (ctx) => fit(ctx.text), details: false, says: true };
+  }
+}
+
+/**
+ * The value that claims nothing for a required property of unknown meaning: null, '', [], or an object of such
+ * values, when the schema accepts it; undefined when it does not (a number, a boolean, a pattern, an enum).
+ */
+function neutral(reader: SchemaReader, schema: unknown, depth: number): { value: unknown } | undefined {
+  const s = reader.deref(schema);
+  if (s === true || (isObj(s) && Object.keys(s).length === 0)) return { value: null };
+  if (!isObj(s) || depth > 4) return undefined;
+  const constant = reader.constant(s);
+  if (constant !== undefined) return { value: constant.value };
+  const shape = reader.shape(s);
+  if (shape.types.includes('null')) return { value: null };
+  if (Array.isArray(s.enum)) return undefined;
+  if (shape.types.includes('string') && s.pattern === undefined && s.format === undefined && !(Number(s.minLength) > 0))
+    return { value: '' };
+  if (shape.types.includes('array') && !(Number(s.minItems) > 0)) return { value: [] };
+  if (shape.types.includes('object')) {
+    const out: Obj = {};
+    for (const name of shape.required) {
+      const inner = neutral(reader, shape.properties[name], depth + 1);
+      if (inner === undefined) return undefined;
+      out[name] = inner.value;
+    }
+    return { value: out };
+  }
+  return undefined;
+}
+
+interface Step {
+  name: string;
+  required: boolean;
+  write: (ctx: Ctx) => Written;
+}
+
+/** An object schema: every property it declares given a role (see the module comment). */
+function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
+  if (shape.extension !== undefined) return extensionNode(reader, shape);
+  const names = Object.keys(shape.properties);
+  const stringish = (n: string): boolean => typesOf(reader, shape.properties[n]).some((t) => t === 'string');
+  const hasMessage = names.some((n) => MESSAGE_NAMES.has(lower(n)) && lower(n) !== 'title' && stringish(n));
+  const steps: Step[] = [];
+  let details = false;
+  let carriesMessage = false;
+  let carriesCode = false;
+  let codes: Partial<Record<string, string>> | undefined;
+  const push = (name: string, write: (ctx: Ctx) => Written): void => {
+    steps.push({ name, required: shape.required.has(name), write });
+  };
+
+  for (const name of names) {
+    const property = shape.properties[name];
+    const role = lower(name);
+    const types = typesOf(reader, property);
+    const concrete = types.filter((t) => t !== 'null');
+    // an enum without a type is a string enum when its values are strings
+    if (concrete.length === 0 && enumValues(reader, property)?.every((v) => typeof v === 'string')) concrete.push('string');
+    const numeric = concrete.includes('integer') || concrete.includes('number');
+    const required = shape.required.has(name);
+    const constant = reader.constant(property);
+
+    // the HTTP status, whatever constant the schema pins it to (a shared schema answers several statuses)
+    if (STATUS_NAMES.has(role) && numeric) {
+      push(name, (ctx) => ctx.status);
+      continue;
+    }
+    if (STATUS_NAMES.has(role) && concrete.includes('string')) {
+      push(name, statusText(reader, property));
+      continue;
+    }
+    if (constant !== undefined) {
+      if (required) push(name, () => structuredClone(constant.value));
+      continue;
+    }
+    if (CODE_NAMES.has(role) || (role === 'type' && concrete.includes('string') && !isProblemType(reader, property, names))) {
+      if (numeric) push(name, (ctx) => ctx.status);
+      else if (concrete.includes('string')) {
+        const node = stringNode(reader, property, 'code');
+        if (failed(node)) return node;
+        push(name, node.write);
+        carriesCode = true;
+      } else if (required) return { unfillable: `required property '${name}' is a code of no string or number type` };
+      continue;
+    }
+    if (role === 'type' && concrete.includes('string')) {
+      push(name, () => 'about:blank');
+      continue;
+    }
+    if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
+      const nested = build(reader, property, depth + 1);
+      if (failed(nested)) {
+        if (required) return { unfillable: `property '${name}': ${nested.unfillable}` };
+        continue;
+      }
+      codes = nested.codes;
+      details ||= nested.details;
+      carriesMessage = true;
+      push(name, nested.write);
+      continue;
+    }
+    if ((role === 'error' || role === 'err') && concrete.includes('boolean')) {
+      push(name, () => true);
+      continue;
+    }
+    if ((role === 'error' || role === 'err') && numeric) {
+      push(name, (ctx) => ctx.status);
+      continue;
+    }
+    if ((role === 'error' || role === 'err') && concrete.includes('string')) {
+      // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message
+      if (hasMessage && role === 'error') {
+        push(name, (ctx) => ctx.code);
+        carriesCode = true;
+      } else {
+        push(name, (ctx) => ctx.text);
+        carriesMessage = true;
+      }
+      continue;
+    }
+    if (FAILURE_FLAGS.has(role) && concrete.includes('boolean')) {
+      push(name, () => false);
+      continue;
+    }
+    if (DETAILS_NAMES.has(role) && (concrete.includes('array') || (concrete.includes('object') && role !== 'detail'))) {
+      const node = concrete.includes('array')
+        ? listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth)
+        : mapNode(reader, property, required);
+      if (failed(node)) {
+        if (required) return { unfillable: `property '${name}': ${node.unfillable}` };
+        continue;
+      }
+      details = true;
+      push(name, node.write);
+      continue;
+    }
+    if ((MESSAGE_NAMES.has(role) || DETAILS_NAMES.has(role)) && concrete.includes('string')) {
+      const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message');
+      if (failed(node)) return node;
+      push(name, node.write);
+      carriesMessage ||= role !== 'title' || !hasMessage;
+      continue;
+    }
+    if (TIME_NAMES.has(role) && (concrete.includes('string') || numeric)) {
+      push(name, numeric ? (ctx) => Math.floor(ctx.now.getTime() / 1000) : (ctx) => ctx.now.toISOString());
+      continue;
+    }
+    if (PATH_NAMES.has(role) && concrete.includes('string') && neutral(reader, property, 0) !== undefined) {
+      push(name, (ctx) => ctx.requestPath ?? '');
+      continue;
+    }
+    if (RETRY_NAMES.has(role) && numeric) {
+      push(name, (ctx) => {
+        const seconds = Number(ctx.retryAfter);
+        return Number.isFinite(seconds) && seconds >= 0 ? seconds : 0;
+      });
+      continue;
+    }
+    if (ANSWER_ID_NAMES.has(role) && answerId(reader, property)) {
+      push(name, () => randomUUID());
+      continue;
+    }
+    if (!required) continue;
+    const value = neutral(reader, property, 0);
+    if (value === undefined) return { unfillable: `required property '${name}' has no meaning the runtime knows` };
+    push(name, () => structuredClone(value.value));
+  }
+  for (const name of shape.required)
+    if (!Object.hasOwn(shape.properties, name) && shape.closed) return { unfillable: `required property '${name}' is not declared` };
+  const undeclaredRequired = [...shape.required].filter((n) => !Object.hasOwn(shape.properties, n));
+  // an open object with no place for the message gets `code` and `message` (valid: it allows any property)
+  const addGeneric = !shape.closed && !carriesMessage && !details;
+  return {
+    details: details || addGeneric,
+    says: carriesMessage || details || addGeneric,
+    ...(codes === undefined ? {} : { codes }),
+    write: (ctx) => {
+      const out: Obj = {};
+      for (const step of steps) {
+        const value = step.write(ctx);
+        if (value === CANNOT) {
+          if (step.required) return CANNOT;
+          continue;
+        }
+        if (value !== OMIT) out[step.name] = value;
+        else if (step.required) return CANNOT;
+      }
+      for (const name of undeclaredRequired) out[name] ??= null;
+      if (addGeneric) {
+        if (!carriesCode && !('code' in out)) out.code = ctx.code;
+        if (!('message' in out)) out.message = ctx.text;
+        if (ctx.details !== undefined && !('details' in out)) out.details = { ...ctx.details };
+      }
+      return out;
+    },
+  };
+}
+
+function enumValues(reader: SchemaReader, schema: unknown): unknown[] | undefined {
+  const s = reader.deref(schema);
+  return isObj(s) && Array.isArray(s.enum) ? s.enum : undefined;
+}
+
+/** A string property a random UUID fits (no pattern, no enum; `format: uuid` or none). */
+function answerId(reader: SchemaReader, schema: unknown): boolean {
+  const s = reader.deref(schema);
+  if (!isObj(s) || s.pattern !== undefined || s.enum !== undefined) return false;
+  if (!reader.shape(s).types.includes('string')) return false;
+  if (typeof s.maxLength === 'number' && s.maxLength < 36) return false;
+  return s.format === undefined || s.format === 'uuid';
+}
+
+/** Problem Details' `type` (a URI reference, `about:blank`) rather than an error's type code. */
+function isProblemType(reader: SchemaReader, property: unknown, siblings: readonly string[]): boolean {
+  const s = reader.deref(property);
+  if (isObj(s) && (s.format === 'uri' || s.format === 'uri-reference')) return true;
+  return siblings.some((n) => ['title', 'instance'].includes(lower(n)));
+}
+
+/** `x-paygate-error`: the required constants, then the code, message, details and status where its pointers say. */
+function extensionNode(reader: SchemaReader, shape: Shape): Build {
+  const ext = shape.extension!;
+  const constants: [string, unknown][] = [];
+  for (const [name, property] of Object.entries(shape.properties)) {
+    const c = reader.constant(property);
+    if (c !== undefined && shape.required.has(name)) constants.push([name, c.value]);
+  }
+  const pointers = (['code', 'message', 'details', 'status'] as const).filter((f) => typeof ext[f] === 'string');
+  return {
+    details: typeof ext.details === 'string',
+    says: typeof ext.message === 'string' || typeof ext.details === 'string',
+    codes: ext.codes ?? {},
+    write: (ctx) => {
+      const out: Obj = {};
+      for (const [name, value] of constants) out[name] = structuredClone(value);
+      for (const field of pointers) {
+        const value = field === 'code' ? ctx.code : field === 'message' ? ctx.text : field === 'status' ? ctx.status : ctx.details;
+        if (value !== undefined) setPointer(out, ext[field]!, value);
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * A string `status`: the status as text, or the value of its enum that says it (JSend's `status: error`), or its
+ * constant.
+ */
+function statusText(reader: SchemaReader, property: unknown): (ctx: Ctx) => Written {
+  const s = reader.deref(property);
+  const constant = reader.constant(property);
+  if (constant !== undefined) return () => constant.value;
+  const values = isObj(s) && Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : undefined;
+  if (values === undefined) return (ctx) => String(ctx.status);
+  return (ctx) => (values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? CANNOT));
+}
+
+/** A details map (`{field: reason}`, or `{field: [reason]}`); a required one is `{}` when no field failed. */
+function mapNode(reader: SchemaReader, property: unknown, required: boolean): Build {
+  const s = reader.deref(property);
+  const o = isObj(s) ? s : {};
+  const shape = reader.shape(property);
+  if (shape.required.size > 0 || (shape.closed && Object.keys(shape.properties).length === 0))
+    return { unfillable: 'a details object with required or no properties' };
+  const values = o.additionalProperties;
+  const valueTypes = values === undefined || values === true ? ['string'] : typesOf(reader, values);
+  const asList = !valueTypes.includes('string') && valueTypes.includes('array');
+  if (!valueTypes.includes('string') && !asList) return { unfillable: 'a details map whose values are neither strings nor lists' };
+  return {
+    details: true,
+    says: true,
+    write: (ctx) => {
+      if (ctx.details === undefined) return required ? {} : OMIT;
+      return Object.fromEntries(Object.entries(ctx.details).map(([field, reason]) => [field, asList ? [reason] : reason]));
+    },
+  };
+}
+
+/**
+ * A list of errors: one item per failing field (a string `field: reason`, or an object with the field, its
+ * location, the reason and a code). Without failing fields: one item saying the message when the list is the whole
+ * body or must not be empty, `[]` when it is required, else nothing.
+ */
+function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required' | 'optional', depth: number): Build {
+  const items = isObj(list) ? list.items : undefined;
+  const item = itemNode(reader, items, depth);
+  if (typeof item !== 'function') return item;
+  const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
+  return {
+    details: true,
+    says: true,
+    write: (ctx) => {
+      const entries: FieldProblem[] =
+        ctx.problems.length > 0 ? [...ctx.problems] : mode === 'body' || min > 0 ? [{ field: '', path: [], reason: ctx.text }] : [];
+      if (entries.length === 0) return mode === 'required' ? [] : OMIT;
+      const out: unknown[] = [];
+      for (const entry of entries) {
+        const value = item(ctx, entry);
+        if (value === CANNOT) return CANNOT;
+        out.push(value);
+      }
+      return out;
+    },
+  };
+}
+
+type ItemWriter = (ctx: Ctx, problem: FieldProblem) => Written;
+
+/** One item of a list of errors. */
+function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWriter | { unfillable: string } {
+  const shape = reader.shape(items);
+  const types = shape.types.filter((t) => t !== 'null');
+  if (items === undefined || types.includes('string') || (types.length === 0 && Object.keys(shape.properties).length === 0))
+    return (_ctx, p) => (p.field === '' ? p.reason : `${problemName(p)}: ${p.reason}`);
+  if (!types.includes('object')) return { unfillable: 'a list of errors whose items are neither strings nor objects' };
+  const steps: { name: string; required: boolean; write: ItemWriter }[] = [];
+  const names = Object.keys(shape.properties);
+  const hasLocation = names.some((n) => LOCATION_NAMES.has(lower(n)));
+  for (const name of names) {
+    const role = lower(name);
+    const property = shape.properties[name];
+    const concrete = typesOf(reader, property).filter((t) => t !== 'null');
+    const required = shape.required.has(name);
+    const constant = reader.constant(property);
+    const add = (write: ItemWriter): void => void steps.push({ name, required, write });
+    if (constant !== undefined) {
+      if (required) add(() => structuredClone(constant.value));
+      continue;
+    }
+    if (
+      LOCATION_NAMES.has(role) &&
+      concrete.includes('string') &&
+      (role === 'in' || names.some((n) => FIELD_NAMES.has(lower(n)) && n !== name))
+    ) {
+      add((_ctx, p) => (p.in === undefined ? OMIT : p.in));
+      continue;
+    }
+    if (FIELD_NAMES.has(role) && concrete.includes('array')) {
+      // FastAPI's `loc`: the location, then the path
+      add((_ctx, p) => (p.in === undefined ? [...p.path] : [p.in, ...(p.field === p.in ? [] : p.path)]));
+      continue;
+    }
+    if (FIELD_NAMES.has(role) && concrete.includes('string')) {
+      const pointer = role === 'pointer';
+      add((_ctx, p) => {
+        if (p.field === '') return OMIT;
+        if (pointer) return `/${[...(p.in === undefined ? [] : [p.in]), ...(p.field === p.in ? [] : p.path)].join('/')}`;
+        return hasLocation ? p.field : problemName(p);
+      });
+      continue;
+    }
+    if (MESSAGE_NAMES.has(role) && concrete.includes('string')) {
+      add((_ctx, p) => p.reason);
+      continue;
+    }
+    if ((CODE_NAMES.has(role) || STATUS_NAMES.has(role)) && (concrete.includes('integer') || concrete.includes('number'))) {
+      add((ctx) => ctx.status);
+      continue;
+    }
+    if (STATUS_NAMES.has(role) && concrete.includes('string')) {
+      const write = statusText(reader, property);
+      add((ctx) => write(ctx));
+      continue;
+    }
+    if ((CODE_NAMES.has(role) || role === 'type' || role === 'keyword') && concrete.includes('string')) {
+      const node = stringNode(reader, property, 'code');
+      if (failed(node)) return node;
+      add((ctx) => node.write(ctx));
+      continue;
+    }
+    if (!required) continue;
+    const value = neutral(reader, property, depth + 1);
+    if (value === undefined) return { unfillable: `an error item's required property '${name}' has no meaning the runtime knows` };
+    add(() => structuredClone(value.value));
+  }
+  return (ctx, p) => {
+    const out: Obj = {};
+    for (const step of steps) {
+      const value = step.write(ctx, p);
+      if (value === CANNOT) return CANNOT;
+      if (value === OMIT) {
+        if (step.required) out[step.name] = '';
+        continue;
+      }
+      out[step.name] = value;
+    }
+    return out;
+  };
+}

@@ -1,0 +1,340 @@
+/**
+ * Probes a scaffold started from any spec (issue 30: the scaffold answers every operation in the spec's own
+ * declared shapes): per operation a valid request sampled from its schemas, an invalid one (a body, or a parameter,
+ * the schema must refuse; else an unknown query parameter), one without credentials and one with refused
+ * credentials; each answer read against the spec: the status declared (exact, a range in any case, `default`), the
+ * content type declared for it, the body valid against the declared schema (Ajv, JSON Schema 2020-12).
+ *
+ * Nothing here knows the scaffold: it reads the document and speaks HTTP.
+ */
+import addFormatsModule from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { negativeOf, sampleOf, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export type ProbeKind = 'valid' | 'invalid' | 'unauthenticated' | 'refused';
+
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+  schema: Json | undefined;
+}
+
+export interface ProbedOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  parameters: Parameter[];
+  body: { mediaType: string; schema: Json | undefined; required: boolean } | undefined;
+  /** Alternatives (OR) of scheme names (AND); [] = public. */
+  security: string[][];
+  /** Status key as written -> pointer of the response and its media types. */
+  responses: Map<string, { at: string; content: Map<string, string | null> }>;
+}
+
+export interface ProbeRequest {
+  operation: ProbedOperation;
+  kind: ProbeKind;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** `GET /v1/files/sample (query depth: a string where number is declared)`. */
+  label: string;
+  /** The field an invalid request breaks: its name must appear in the answer. */
+  field?: string;
+}
+
+export interface ProbeAnswer {
+  request: ProbeRequest;
+  status: number;
+  /** The media type without parameters, or null. */
+  contentType: string | null;
+  text: string;
+  body: unknown;
+  /** The response key the status matches (`400`, `4XX`, `default`), undefined when the operation declares none. */
+  declared: string | undefined;
+  /** What does not conform: content type, schema violations (empty when it conforms). */
+  violations: string[];
+}
+
+/** The spec's view needed to probe: operations, a `$ref` resolver and one Ajv over the whole document. */
+export class SpecProbe {
+  readonly operations: ProbedOperation[];
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly document: JsonObject) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema(document as object, 'spec');
+    this.operations = this.readOperations();
+  }
+
+  readonly deref = (node: Json | undefined): Json | undefined => {
+    let current = node;
+    for (let i = 0; i < 16 && isObj(current) && typeof current['$ref'] === 'string'; i++) current = this.at(current['$ref']);
+    return current;
+  };
+
+  private at(pointer: string): Json | undefined {
+    let node: Json | undefined = this.document;
+    for (const raw of pointer
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter((p) => p !== '')) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      node = isObj(node) ? node[key] : undefined;
+    }
+    return node;
+  }
+
+  /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
+  validate(pointer: string, value: unknown): string[] {
+    let validate = this.compiled.get(pointer);
+    if (validate === undefined) this.compiled.set(pointer, (validate = this.ajv.compile({ $ref: `spec${pointer}` })));
+    return validate(value) ? [] : (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+  }
+
+  private readOperations(): ProbedOperation[] {
+    const out: ProbedOperation[] = [];
+    const globalSecurity = Array.isArray(this.document['security']) ? this.document['security'] : [];
+    for (const [path, rawItem] of Object.entries(isObj(this.document['paths']) ? this.document['paths'] : {})) {
+      const item = this.deref(rawItem);
+      if (!isObj(item)) continue;
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!isObj(op)) continue;
+        const parameters = new Map<string, Parameter>();
+        for (const raw of [
+          ...(Array.isArray(item['parameters']) ? item['parameters'] : []),
+          ...(Array.isArray(op['parameters']) ? op['parameters'] : []),
+        ]) {
+          const p = this.deref(raw);
+          if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
+          parameters.set(`${p['in']} ${p['name']}`, {
+            name: p['name'],
+            in: p['in'],
+            required: p['required'] === true || p['in'] === 'path',
+            schema: p['schema'],
+          });
+        }
+        let body: ProbedOperation['body'];
+        const rb = this.deref(op['requestBody']);
+        if (isObj(rb) && isObj(rb['content'])) {
+          const mediaType = Object.keys(rb['content']).find((t) => /json/i.test(t));
+          const media = mediaType === undefined ? undefined : rb['content'][mediaType];
+          if (mediaType !== undefined)
+            body = { mediaType, schema: isObj(media) ? media['schema'] : undefined, required: rb['required'] === true };
+        }
+        const responses: ProbedOperation['responses'] = new Map();
+        for (const [status, raw] of Object.entries(isObj(op['responses']) ? op['responses'] : {})) {
+          const at = isObj(raw) && typeof raw['$ref'] === 'string' ? raw['$ref'] : `#/paths/${token(path)}/${method}/responses/${status}`;
+          const response = this.deref(raw);
+          const content = new Map<string, string | null>();
+          for (const [mt, media] of Object.entries(isObj(response) && isObj(response['content']) ? response['content'] : {}))
+            content.set(mt.toLowerCase(), isObj(media) && media['schema'] !== undefined ? `${at}/content/${token(mt)}/schema` : null);
+          responses.set(status, { at, content });
+        }
+        const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).filter(isObj).map((r) => Object.keys(r));
+        out.push({
+          operationId: String(op['operationId'] ?? `${method} ${path}`),
+          method,
+          path,
+          parameters: [...parameters.values()],
+          body,
+          security,
+          responses,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** The response key an operation declares for a status: exact, then its range in any case, then `default`. */
+  declaredKey(operation: ProbedOperation, status: number): string | undefined {
+    const exact = String(status);
+    for (const key of [exact, `${exact[0]}XX`, `${exact[0]}xx`, 'default']) if (operation.responses.has(key)) return key;
+    return undefined;
+  }
+
+  /** Whether the operation declares an answer for this status (exact, range or default). */
+  declares(operation: ProbedOperation, status: number): boolean {
+    return this.declaredKey(operation, status) !== undefined;
+  }
+
+  /** Pointers of the JSON schemas the document declares for a status on any operation (exact key only). */
+  documentSchemas(status: number): string[] {
+    const out = new Set<string>();
+    for (const op of this.operations)
+      for (const ptr of op.responses.get(String(status))?.content.values() ?? []) if (ptr !== null) out.add(ptr);
+    return [...out];
+  }
+
+  /** Reads one answer against the operation's declared responses. */
+  conformance(
+    operation: ProbedOperation,
+    status: number,
+    contentType: string | null,
+    text: string,
+  ): Pick<ProbeAnswer, 'declared' | 'violations' | 'body'> {
+    let body: unknown = text;
+    if (contentType !== null && /json/.test(contentType) && text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return { declared: this.declaredKey(operation, status), violations: [`declared JSON but not JSON: ${text.slice(0, 120)}`], body };
+      }
+    }
+    const declared = this.declaredKey(operation, status);
+    if (declared === undefined) return { declared, violations: [], body };
+    const { content } = operation.responses.get(declared)!;
+    if (content.size === 0) return { declared, violations: text === '' ? [] : ['a body where none is declared'], body };
+    if (contentType === null || !content.has(contentType))
+      return { declared, violations: [`content type ${contentType ?? 'none'} is not among ${[...content.keys()].join(', ')}`], body };
+    const schema = content.get(contentType);
+    return { declared, violations: schema === null || schema === undefined ? [] : this.validate(schema, body), body };
+  }
+
+  /** The requests of one kind for an operation (none when the kind does not apply, e.g. no security). */
+  request(
+    operation: ProbedOperation,
+    kind: ProbeKind,
+    baseUrl: string,
+    credentials: Record<string, string>,
+    refused: Record<string, string>,
+  ): ProbeRequest | undefined {
+    const secured = operation.security.length > 0 && !operation.security.some((alternative) => alternative.length === 0);
+    if ((kind === 'unauthenticated' || kind === 'refused') && !secured) return undefined;
+    let path = operation.path;
+    const query: [string, string][] = [];
+    const headers: Record<string, string> = {
+      ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
+    };
+    for (const p of operation.parameters) {
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(sampleOf(p.schema, this.deref))));
+      else if (p.required && p.in === 'query') query.push([p.name, scalar(sampleOf(p.schema, this.deref))]);
+      else if (p.required && p.in === 'header') headers[p.name] = scalar(sampleOf(p.schema, this.deref));
+    }
+    let body: string | undefined;
+    if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
+      headers['content-type'] = operation.body.mediaType;
+      body = JSON.stringify(this.completed(operation.body.schema, sampleOf(operation.body.schema, this.deref)));
+    }
+    let label = `${operation.method.toUpperCase()} ${path}`;
+    let field: string | undefined;
+    if (kind === 'invalid') {
+      const broken = this.breakRequest(operation, query);
+      field = broken.field;
+      label += ` (${broken.reason})`;
+      if (broken.body !== undefined) {
+        headers['content-type'] = operation.body!.mediaType;
+        body = broken.body;
+      }
+    }
+    if (kind === 'unauthenticated') label += ' (no credentials)';
+    if (kind === 'refused') label += ' (refused credentials)';
+    const qs = query.length > 0 ? `?${new URLSearchParams(query).toString()}` : '';
+    return {
+      operation,
+      kind,
+      method: operation.method.toUpperCase(),
+      url: `${baseUrl}${path}${qs}`,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      label,
+      ...(field === undefined ? {} : { field }),
+    };
+  }
+
+  /**
+   * What the sampler leaves out of a body object: a required property the schema does not declare (any value), and
+   * optional properties up to `minProperties`.
+   */
+  private completed(schema: Json | undefined, sample: Json): Json {
+    const s = this.deref(schema);
+    if (!isObj(s) || !isObj(sample)) return sample;
+    const out: JsonObject = { ...sample };
+    const properties = isObj(s['properties']) ? s['properties'] : {};
+    for (const name of Array.isArray(s['required']) ? s['required'] : [])
+      if (typeof name === 'string' && !(name in out)) out[name] = name in properties ? sampleOf(properties[name], this.deref) : 'sample';
+    const min = typeof s['minProperties'] === 'number' ? s['minProperties'] : 0;
+    for (const [name, property] of Object.entries(properties)) {
+      if (Object.keys(out).length >= min) break;
+      if (!(name in out)) out[name] = sampleOf(property, this.deref);
+    }
+    return out;
+  }
+
+  /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */
+  private breakRequest(operation: ProbedOperation, query: [string, string][]): { field: string; reason: string; body?: string } {
+    if (operation.body !== undefined) {
+      const negative = negativeOf(operation.body.schema, this.deref);
+      if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
+    }
+    const candidates = [...operation.parameters.filter((p) => p.in === 'query')].sort((a, b) => Number(b.required) - Number(a.required));
+    for (const p of candidates) {
+      const bad = invalidParameterValue(this.deref(p.schema), this.deref);
+      if (bad === undefined) continue;
+      const existing = query.findIndex(([name]) => name === p.name);
+      if (existing !== -1) query.splice(existing, 1);
+      query.push([p.name, bad.value]);
+      return { field: p.name, reason: `query ${p.name}: ${bad.reason}` };
+    }
+    query.push(['paygate_probe_unknown', '1']);
+    return { field: 'paygate_probe_unknown', reason: 'an undeclared query parameter' };
+  }
+
+  /** Sends one request and reads the answer. */
+  async send(request: ProbeRequest): Promise<ProbeAnswer> {
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await response.text();
+    const contentType = (response.headers.get('content-type')?.split(';')[0] ?? '').trim().toLowerCase() || null;
+    return {
+      request,
+      status: response.status,
+      contentType,
+      text,
+      ...this.conformance(request.operation, response.status, contentType, text),
+    };
+  }
+}
+
+function scalar(value: Json): string {
+  return Array.isArray(value)
+    ? value.map(String).join(',')
+    : typeof value === 'object' && value !== null
+      ? JSON.stringify(value)
+      : String(value);
+}
+
+/** A query value the parameter's schema refuses, as sent in a URL: a wrong type, a value outside an enum, too long. */
+function invalidParameterValue(
+  schema: Json | undefined,
+  deref: (n: Json | undefined) => Json | undefined,
+): { value: string; reason: string } | undefined {
+  const s = deref(schema);
+  if (!isObj(s)) return undefined;
+  const types = Array.isArray(s['type']) ? s['type'] : [s['type']];
+  if (types.includes('integer') || types.includes('number'))
+    return { value: 'not-a-number', reason: `a string where ${String(types.filter(Boolean).join('|'))} is declared` };
+  if (types.includes('boolean')) return { value: 'maybe', reason: 'neither true nor false' };
+  if (Array.isArray(s['enum']) && s['enum'].length > 0 && !s['enum'].includes('not-a-declared-value'))
+    return { value: 'not-a-declared-value', reason: 'a value outside the enum' };
+  if (typeof s['maxLength'] === 'number') return { value: 'x'.repeat(s['maxLength'] + 1), reason: `longer than ${s['maxLength']}` };
+  return undefined;
+}
