@@ -28,17 +28,17 @@ describe('paygate contract --spec credentials: per security scheme, from --auth 
       { 'api-key': 'k1', bearerAuth: 't2' },
     ],
     ['a flag wins over the environment', ['bearerAuth=flag'], { PAYGATE_AUTH_BEARERAUTH: 'env' }, { bearerAuth: 'flag' }],
-  ] as const)('%s', (_name, flags, env, expected) => {
-    expect(authFromFlags(DOC, flags, env)).toEqual(expected);
+  ] as const)('%s', async (_name, flags, env, expected) => {
+    expect(await authFromFlags(DOC, flags, env)).toEqual(expected);
   });
 
   it.each([
     ['an undeclared scheme', ['bearer=t'], /declares no security scheme "bearer" \(it declares bearerAuth, basic, api-key\)/],
     ['no value', ['bearerAuth'], /--auth takes SCHEME=VALUE/],
     ['basic without a colon', ['basic=ada'], /give basic=USER:PASSWORD/],
-  ] as const)('refuses %s with a usage error', (_name, flags, message) => {
-    expect(() => authFromFlags(DOC, flags, {})).toThrow(UsageError);
-    expect(() => authFromFlags(DOC, flags, {})).toThrow(message);
+  ] as const)('refuses %s with a usage error', async (_name, flags, message) => {
+    await expect(authFromFlags(DOC, flags, {})).rejects.toThrow(UsageError);
+    await expect(authFromFlags(DOC, flags, {})).rejects.toThrow(message);
   });
 
   it('names the variable after the scheme', () => {
