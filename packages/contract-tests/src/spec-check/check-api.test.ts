@@ -159,7 +159,7 @@ describe('checkApi: stateful, with nothing but credentials (D270-D279)', () => {
     // the example id n_9999 is never needed: getNote reads what createNote made
     expect(report.cases.find((c) => c.operationId === 'getNote' && c.check === 'positive')?.request).toMatch(/^GET \/notes\/n_000\d\?api_key=k1$/);
     const checks = new Set(report.cases.map((c) => c.check));
-    for (const check of ['positive', 'negative', 'unauthenticated', 'idempotency', 'isolation', 'methods', 'stateful', 'cleanup'])
+    for (const check of ['positive', 'negative', 'unauthenticated', 'idempotency', 'isolation', 'methods', 'stateful'])
       expect(checks, check).toContain(check);
     // bob (a tenant) was refused alice's note; after deleteNote the note is gone (use after free); notes made by the
     // run's own checks (idempotency, clean-up) are deleted at the end
