@@ -25,6 +25,7 @@ const FLAGS = {
   'request-timeout': { type: 'string' },
   'max-time': { type: 'string' },
   'fail-on-unseen-properties': { type: 'boolean' },
+  'fail-fast': { type: 'boolean' },
   'max-negatives': { type: 'string' },
   'base-url': { type: 'string' },
   'client-id': { type: 'string' },
@@ -105,6 +106,7 @@ type SpecFlags = {
   'request-timeout'?: string;
   'max-time'?: string;
   'fail-on-unseen-properties'?: boolean;
+  'fail-fast'?: boolean;
   'max-negatives'?: string;
 };
 
@@ -195,7 +197,12 @@ async function runSpecChecks(flags: SpecFlags, baseUrl: URL, io: CliIo): Promise
     ...(maxTime === undefined ? {} : { maxTimeMs: maxTime }),
     ...(maxNegatives === undefined ? {} : { maxNegatives }),
     failOnUnseenProperties: flags['fail-on-unseen-properties'] === true,
+    failFast: flags['fail-fast'] === true,
     onEvent: (event) => {
+      if (event.type === 'positive') {
+        io.stderr(`${checker.positiveLine(event, palette)}\n`);
+        return;
+      }
       io.stderr(`${checker.operationLine(event, palette)}\n`);
       junit?.operation(event.operationId, event.cases);
     },
@@ -247,6 +254,7 @@ example.com; nothing is sent to another host than --base-url's. 429 answers are 
   --dry-run                print the plan (order, credential set, where each id comes from) and send nothing
   --request-timeout S      time bound per request (default 15); --max-time S: for the whole run
   --fail-on-unseen-properties   a declared response property no answer carried fails the run (default: reported)
+  --fail-fast              stop at the first failure
   --junit FILE             JUnit XML, rewritten after each operation (a killed run leaves a valid file)
 
 Without --spec: Paygate's own suite (the layer on top for a Paygate gateway):
@@ -282,7 +290,7 @@ Example (CI):
       const { 'base-url': _baseUrl, only: _only, 'client-id': _clientId, 'client-secret': _clientSecret, ...spec } = flags;
       return runSpecChecks({ ...spec, spec: flags.spec }, baseUrl, io);
     }
-    const specOnly = ['auth', 'use', 'tenant', 'include', 'exclude', 'config', 'checks', 'dry-run', 'request-timeout', 'max-time', 'fail-on-unseen-properties', 'max-negatives'] as const;
+    const specOnly = ['auth', 'use', 'tenant', 'include', 'exclude', 'config', 'checks', 'dry-run', 'request-timeout', 'max-time', 'fail-on-unseen-properties', 'fail-fast', 'max-negatives'] as const;
     const given = specOnly.filter((name) => flags[name] !== undefined);
     if (given.length > 0) throw new UsageError(`${given.map((n) => `--${n}`).join(', ')} need --spec FILE`);
     const clientId = flags['client-id'] ?? process.env['PAYGATE_CONTRACT_CLIENT_ID'];

@@ -96,8 +96,10 @@ export interface CheckApiOptions {
   concurrency?: number;
   /** How long the run waits, at most, for results an API makes asynchronously (a delivery log...). Default 5 s. */
   settleMs?: number;
+  /** Stop at the first failure (a mutation test, a CI job that wants the first problem fast). Default false. */
+  failFast?: boolean;
   /** Progress: called as each operation finishes. */
-  onEvent?: (event: CheckEvent) => void;
+  onEvent?: (event: CheckEvent | PositiveEvent) => void;
 }
 
 export interface CheckCase {
@@ -110,6 +112,16 @@ export interface CheckCase {
 }
 
 export type OperationOutcome = 'passed' | 'failed' | 'unreached' | 'skipped';
+
+/** An operation's positive request and its stateful checks are done (its full line comes with `operation`). */
+export interface PositiveEvent {
+  type: 'positive';
+  operationId: string;
+  method: string;
+  path: string;
+  status: number | undefined;
+  credentialSet: string | undefined;
+}
 
 export interface CheckEvent {
   type: 'operation';
@@ -140,6 +152,7 @@ export interface ApiCheckReport {
 }
 
 class DeadlineReached extends Error {}
+class FirstFailure extends Error {}
 
 interface Learnt {
   /** Optional inputs to send: `query:name`, `header:name`, `cookie:name`, `body:a.b`. */
@@ -301,6 +314,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   const maxNegatives = options.maxNegatives ?? 60;
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const settleMs = options.settleMs ?? 5_000;
+  const failFast = options.failFast === true;
   const base = options.baseUrl.replace(/\/+$/, '');
   const baseUrl = new URL(base);
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
@@ -337,6 +351,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   );
   const deleted: { key: string; value: Scalar }[] = [];
   let timedOut = false;
+  let stoppedEarly = false;
 
   // ------------------------------------------------------------------------------------------------ inputs
 
@@ -624,6 +639,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     const entry: CheckCase = { operationId: op.operationId, check, request: label, status, failures, durationMs: Math.round(performance.now() - started) };
     cases.push(entry);
     state.cases.push(entry);
+    if (failFast && failures.length > 0) throw new FirstFailure();
     return sent;
   };
 
@@ -937,8 +953,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   /** The accepted body with one optional or string property changed, still valid. */
   const changedBody = (spec: RequestSpec): Json | undefined => {
     const body = spec.body as JsonObject;
+    const props = collectProperties(spec.media!.schemaAt);
     for (const [name, value] of Object.entries(body)) {
-      if (typeof value !== 'string') continue;
+      // a file part is its bytes on the wire, whatever the JSON view holds
+      if (typeof value !== 'string' || isFileSchema(r.deref(props[name]))) continue;
       const candidate = { ...body, [name]: uniqueValue(value, childPointer(spec.media!.schemaAt, name)) ?? value };
       if (candidate[name] !== value && validators.accepts(spec.media!.schemaAt, candidate)) return candidate;
     }
@@ -1064,7 +1082,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     );
   };
 
+  const emitted = new Set<string>();
   const emit = (state: OpState) => {
+    emitted.add(state.op.operationId);
     options.onEvent?.({
       type: 'operation',
       operationId: state.op.operationId,
@@ -1089,9 +1109,26 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       if (checks.has('boundaries')) await boundaries(state, spec);
     }
     const basis = spec ?? lastSpec.get(state.op.operationId);
+    if (basis !== undefined && checks.has('unauthenticated')) await unauthenticated(state, basis);
+    options.onEvent?.({
+      type: 'positive',
+      operationId: state.op.operationId,
+      method: state.op.method.toUpperCase(),
+      path: state.op.path,
+      status: state.lastResponse?.status,
+      credentialSet: state.success?.set?.name,
+    });
+  };
+
+  /**
+   * The stateless checks of every operation, after the stateful run (D276): negative data and undeclared methods on
+   * the request that worked. They come last so that a stateful defect shows after a few hundred requests, not after
+   * every negative variant of every operation before it.
+   */
+  const sweep = async (state: OpState): Promise<void> => {
+    const basis = state.success ?? lastSpec.get(state.op.operationId);
     if (basis !== undefined) {
       if (checks.has('negative')) await negatives(state, basis);
-      if (checks.has('unauthenticated')) await unauthenticated(state, basis);
       if (checks.has('methods')) await unsupportedMethod(state, basis);
     }
     const failed = state.cases.some((c) => c.failures.length > 0);
@@ -1193,14 +1230,16 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           );
         }
       }
+    for (const op of order) await sweep(states.get(op.operationId)!);
   } catch (error) {
-    if (!(error instanceof DeadlineReached)) throw error;
-    timedOut = true;
+    if (error instanceof FirstFailure) stoppedEarly = true;
+    else if (!(error instanceof DeadlineReached)) throw error;
+    else timedOut = true;
   }
 
   // clean-up: what this run made and a delete operation can remove
   const leftBehind: ApiCheckReport['leftBehind'] = [];
-  if (!timedOut) {
+  if (!timedOut && !stoppedEarly) {
     for (const op of allOperations.filter((o) => o.method === 'delete' && included(o, options.include ?? [], options.exclude ?? []))) {
       const pathParams = op.params.filter((p) => p.in === 'path');
       if (pathParams.length !== 1) continue;
@@ -1218,6 +1257,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           );
           if (sent && sent.response.status < 300) deleted.push({ key, value: made.value });
         } catch (error) {
+          if (error instanceof FirstFailure) break;
           if (!(error instanceof DeadlineReached)) throw error;
           timedOut = true;
           break;
@@ -1230,9 +1270,12 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       if (v.created && !deleted.some((d) => d.key === key && d.value === v.value) && v.from !== '')
         leftBehind.push({ key, value: String(v.value), from: v.from });
 
-  for (const state of states.values()) if (state.outcome === undefined) {
-    state.outcome = 'skipped';
-    state.note = timedOut ? 'not run: the run reached its time bound' : state.note;
+  for (const state of states.values()) {
+    if (emitted.has(state.op.operationId)) continue;
+    if (state.outcome === undefined) {
+      state.outcome = 'skipped';
+      state.note = timedOut ? 'not run: the run reached its time bound' : stoppedEarly ? 'not run: stopped at the first failure' : state.note;
+    } else if (state.cases.some((c) => c.failures.length > 0)) state.outcome = 'failed';
     emit(state);
   }
 

@@ -16,11 +16,12 @@ export {
   type CheckFailure,
   type CheckName,
   type OperationOutcome,
+  type PositiveEvent,
 } from './check-api.js';
 export { buildConfig, ConfigError, type CheckConfig } from './config.js';
 export { parseSelector, type CredentialRule, type CredentialSet, type Selector } from './credentials.js';
 export { JUnitWriter, toJUnit } from './junit.js';
 export { planChecks } from './plan.js';
-export { operationLine, paletteFor, summary, type Palette } from './reporter.js';
+export { operationLine, paletteFor, positiveLine, summary, type Palette } from './reporter.js';
 export { isReservedHost, RESERVED_URL_HOST, safeString, unreservedHosts } from './safety.js';
 export { negativeOf, sampleOf } from './samples.js';

@@ -2,7 +2,7 @@
  * What a run prints (D277): a line per operation as it finishes (outcome, credential set, requests, statuses, failed
  * checks, time), then a summary. Colour only on a terminal (and never with NO_COLOR); piped output is plain text.
  */
-import type { ApiCheckReport, CheckEvent } from './check-api.js';
+import type { ApiCheckReport, CheckEvent, PositiveEvent } from './check-api.js';
 
 export interface Palette {
   green(s: string): string;
@@ -20,6 +20,13 @@ export function paletteFor(stream: { isTTY?: boolean } | undefined, env: NodeJS.
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return plain;
   if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return coloured;
   return stream?.isTTY === true ? coloured : plain;
+}
+
+/** The stateful run's line for an operation: its positive answer and the credential set that got it. */
+export function positiveLine(e: PositiveEvent, p: Palette = plain): string {
+  const status = e.status === undefined ? 'no answer' : String(e.status);
+  const mark = e.status !== undefined && e.status < 300 ? p.green('->') : p.yellow('->');
+  return p.dim(`  ${e.operationId} ${e.method} ${e.path} ${mark} ${status}${e.credentialSet ? ` as ${e.credentialSet}` : ''}`);
 }
 
 /** One line for a finished operation. */
