@@ -10,6 +10,15 @@ import type { Json } from './samples.js';
 const RESERVED_TLDS = ['example', 'invalid', 'test', 'localhost'];
 const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org'];
 
+/**
+ * A reserved name that never resolves (the TLDs `.invalid`, `.test`, `.example`, `.localhost`): what a URL the checker
+ * sends must name, since the target may call it. `example.com` is reserved too, but it resolves and answers.
+ */
+export function isUnresolvableHost(host: string): boolean {
+  const tld = host.toLowerCase().replace(/\.$/, '').split('.').pop() ?? '';
+  return RESERVED_TLDS.includes(tld);
+}
+
 /** Where invented URLs point: a name that can never resolve (RFC 6761 `.invalid`). */
 export const RESERVED_URL_HOST = 'paygate-contract.invalid';
 /** The domain of invented e-mail addresses (RFC 2606). */
@@ -51,7 +60,7 @@ export function safeString(value: string, allowed: ReadonlySet<string>): string 
   let out = value.replace(URL_RE, (raw) => {
     try {
       const url = new URL(raw);
-      if (isReservedHost(url.hostname) || allowed.has(url.hostname.toLowerCase())) return raw;
+      if (isUnresolvableHost(url.hostname) || allowed.has(url.hostname.toLowerCase())) return raw;
       url.protocol = url.protocol === 'http:' || url.protocol === 'https:' ? 'https:' : url.protocol;
       url.host = RESERVED_URL_HOST;
       // keep the original's ending: new URL adds a slash to a bare origin
