@@ -801,8 +801,16 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           continue;
         }
       }
+      // what the answer teaches is tried with the best set again (a 401 about a used session is no credential's fault)
+      const restart = () => {
+        tried.clear();
+        set = secured ? candidates[0] : (candidates[0] ?? undefined);
+      };
       const lesson = learnFrom(state, spec, sent.text);
-      if (lesson !== undefined) continue;
+      if (lesson !== undefined) {
+        restart();
+        continue;
+      }
       if (!final && state.rounds < 2) {
         state.note = `answered ${status}`;
         return 'deferred';
@@ -820,7 +828,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           }
         }
         recovered++;
-        if (remade) continue;
+        if (remade) {
+          restart();
+          continue;
+        }
       }
       state.note = `no 2xx: answered ${status}`;
       return final ? 'unreached' : 'deferred';
