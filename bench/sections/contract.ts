@@ -54,14 +54,24 @@ export async function runContractSection(ctx: SectionContext): Promise<SectionRe
     ctx.log(
       `  ${operations} operations (${report.coverage.filter((c) => c.outcome === 'passed').length} with a 2xx), ${report.cases.length} requests, ${report.failures.length} failures in ${seconds.toFixed(1)} s: ${(operations / seconds).toFixed(2)} operations/s, ${(report.cases.length / seconds).toFixed(0)} requests/s`,
     );
-    const unreached = report.coverage.filter((c) => c.outcome !== "passed").map((c) => `${c.operationId} (${c.outcome}: ${report.cases.filter((k) => k.operationId === c.operationId && k.check === "positive").map((k) => `${k.status} ${k.request}`).join("; ")})`);
+    const unreached = report.coverage
+      .filter((c) => c.outcome !== 'passed')
+      .map(
+        (c) =>
+          `${c.operationId} (${c.outcome}: ${report.cases
+            .filter((k) => k.operationId === c.operationId && k.check === 'positive')
+            .map((k) => `${k.status} ${k.request}`)
+            .join('; ')})`,
+      );
     if (unreached.length > 0) ctx.log(`  without a 2xx: ${unreached.join(', ')}`);
     // the same requests, bare: what the HTTP work alone costs on this gateway
     const replayStarted = performance.now();
     for (const [url, init] of recorded) await (await fetch(url, init)).arrayBuffer();
     const replaySeconds = (performance.now() - replayStarted) / 1000;
     const ratio = seconds / replaySeconds;
-    ctx.log(`  the same ${recorded.length} requests replayed with a bare fetch: ${replaySeconds.toFixed(1)} s; the checker takes ${ratio.toFixed(2)}x that`);
+    ctx.log(
+      `  the same ${recorded.length} requests replayed with a bare fetch: ${replaySeconds.toFixed(1)} s; the checker takes ${ratio.toFixed(2)}x that`,
+    );
     const budgets: Budget[] = [
       {
         name: 'paygate contract --spec: the whole run against the raw HTTP work of the same requests (lower is better)',
@@ -88,7 +98,14 @@ export async function runContractSection(ctx: SectionContext): Promise<SectionRe
           requestsPerSecond: report.cases.length / seconds,
           failures: report.failures.length,
         },
-        { section: 'contract', name: 'bare fetch replay of the same requests', requests: recorded.length, seconds: replaySeconds, baseline: 'for the row above', ratio },
+        {
+          section: 'contract',
+          name: 'bare fetch replay of the same requests',
+          requests: recorded.length,
+          seconds: replaySeconds,
+          baseline: 'for the row above',
+          ratio,
+        },
       ],
       budgets,
     };

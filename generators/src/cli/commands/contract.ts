@@ -128,7 +128,8 @@ async function runSpecChecks(flags: SpecFlags, baseUrl: URL, io: CliIo): Promise
   }
   const checks = flags.checks?.split(',').map((c) => c.trim());
   const unknownChecks = checks?.filter((c) => !(checker.ALL_CHECKS as readonly string[]).includes(c)) ?? [];
-  if (unknownChecks.length > 0) throw new UsageError(`--checks takes ${checker.ALL_CHECKS.join(', ')}; unknown: ${unknownChecks.join(', ')}`);
+  if (unknownChecks.length > 0)
+    throw new UsageError(`--checks takes ${checker.ALL_CHECKS.join(', ')}; unknown: ${unknownChecks.join(', ')}`);
   const maxNegatives = flags['max-negatives'] === undefined ? undefined : Number(flags['max-negatives']);
   if (maxNegatives !== undefined && (!Number.isInteger(maxNegatives) || maxNegatives < 0))
     throw new UsageError(`--max-negatives takes a whole number, got ${JSON.stringify(flags['max-negatives'])}`);
@@ -145,7 +146,9 @@ async function runSpecChecks(flags: SpecFlags, baseUrl: URL, io: CliIo): Promise
     try {
       file = /\.json$/i.test(configPath) ? JSON.parse(text) : (await import('yaml')).parse(text);
     } catch (error) {
-      throw new UsageError(`--config ${flags.config}: not valid ${/\.json$/i.test(configPath) ? 'JSON' : 'YAML'} (${(error as Error).message})`);
+      throw new UsageError(
+        `--config ${flags.config}: not valid ${/\.json$/i.test(configPath) ? 'JSON' : 'YAML'} (${(error as Error).message})`,
+      );
     }
   }
   const { loadOpenApi } = await import('../../parse/openapi.js');
@@ -290,7 +293,21 @@ Example (CI):
       const { 'base-url': _baseUrl, only: _only, 'client-id': _clientId, 'client-secret': _clientSecret, ...spec } = flags;
       return runSpecChecks({ ...spec, spec: flags.spec }, baseUrl, io);
     }
-    const specOnly = ['auth', 'use', 'tenant', 'include', 'exclude', 'config', 'checks', 'dry-run', 'request-timeout', 'max-time', 'fail-on-unseen-properties', 'fail-fast', 'max-negatives'] as const;
+    const specOnly = [
+      'auth',
+      'use',
+      'tenant',
+      'include',
+      'exclude',
+      'config',
+      'checks',
+      'dry-run',
+      'request-timeout',
+      'max-time',
+      'fail-on-unseen-properties',
+      'fail-fast',
+      'max-negatives',
+    ] as const;
     const given = specOnly.filter((name) => flags[name] !== undefined);
     if (given.length > 0) throw new UsageError(`${given.map((n) => `--${n}`).join(', ')} need --spec FILE`);
     const clientId = flags['client-id'] ?? process.env['PAYGATE_CONTRACT_CLIENT_ID'];

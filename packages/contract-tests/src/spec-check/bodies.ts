@@ -31,7 +31,8 @@ const isJsonMedia = (mt: string): boolean => /^application\/(.+\+)?json$/i.test(
 /** Whether a (dereferenced) property schema is a file: `format: binary`, `contentMediaType` or `contentEncoding`. */
 export function isFileSchema(schema: Json | undefined): boolean {
   return (
-    isObj(schema) && (schema['format'] === 'binary' || typeof schema['contentMediaType'] === 'string' || schema['contentEncoding'] === 'base64')
+    isObj(schema) &&
+    (schema['format'] === 'binary' || typeof schema['contentMediaType'] === 'string' || schema['contentEncoding'] === 'base64')
   );
 }
 

@@ -16,12 +16,20 @@ const DOC = {
   components: {
     securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } },
     schemas: {
-      Problem: { type: 'object', required: ['title'], properties: { title: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } } },
+      Problem: {
+        type: 'object',
+        required: ['title'],
+        properties: { title: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
       Note: {
         type: 'object',
         required: ['id', 'text'],
         additionalProperties: false,
-        properties: { id: { type: 'string', pattern: '^n_[0-9]{4}$' }, text: { type: 'string', nullable: true }, colour: { type: 'string' } },
+        properties: {
+          id: { type: 'string', pattern: '^n_[0-9]{4}$' },
+          text: { type: 'string', nullable: true },
+          colour: { type: 'string' },
+        },
       },
     },
     responses: {
@@ -41,7 +49,12 @@ const DOC = {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['text'], additionalProperties: false, properties: { text: { type: 'string', maxLength: 20 } } },
+              schema: {
+                type: 'object',
+                required: ['text'],
+                additionalProperties: false,
+                properties: { text: { type: 'string', maxLength: 20 } },
+              },
               example: { text: 'hello' },
             },
           },
@@ -57,7 +70,9 @@ const DOC = {
     '/notes/{note_id}': {
       get: {
         operationId: 'getNote',
-        parameters: [{ name: 'note_id', in: 'path', required: true, schema: { type: 'string', pattern: '^n_[0-9]{4}$' }, example: 'n_9999' }],
+        parameters: [
+          { name: 'note_id', in: 'path', required: true, schema: { type: 'string', pattern: '^n_[0-9]{4}$' }, example: 'n_9999' },
+        ],
         responses: {
           '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Note' } } } },
           '400': { $ref: '#/components/responses/Problem' },
@@ -68,7 +83,12 @@ const DOC = {
       delete: {
         operationId: 'deleteNote',
         parameters: [{ name: 'note_id', in: 'path', required: true, schema: { type: 'string', pattern: '^n_[0-9]{4}$' } }],
-        responses: { '204': { description: 'gone' }, '400': { $ref: '#/components/responses/Problem' }, '401': { $ref: '#/components/responses/Problem' }, '404': { $ref: '#/components/responses/Problem' } },
+        responses: {
+          '204': { description: 'gone' },
+          '400': { $ref: '#/components/responses/Problem' },
+          '401': { $ref: '#/components/responses/Problem' },
+          '404': { $ref: '#/components/responses/Problem' },
+        },
       },
     },
   },
@@ -95,7 +115,8 @@ function notesApi(mistake?: Mistake) {
     if (owner === undefined && mistake !== 'open') return json(401, { title: 'no key' });
     if (method === 'POST' && url.pathname === '/v1/notes') {
       const workspace = headers.get('x-workspace');
-      if ((owner === 'root' || workspace !== null) && !/^w[0-9]$/.test(workspace ?? '')) return json(400, { title: 'bad', fields: { 'X-Workspace': 'required for admin keys' } });
+      if ((owner === 'root' || workspace !== null) && !/^w[0-9]$/.test(workspace ?? ''))
+        return json(400, { title: 'bad', fields: { 'X-Workspace': 'required for admin keys' } });
       const key = headers.get('idempotency-key');
       if (key && mistake !== 'replay-runs-twice') {
         if (replays.has(`${key} ${init?.body}`)) return replays.get(`${key} ${init?.body}`)!.clone();
@@ -108,7 +129,13 @@ function notesApi(mistake?: Mistake) {
         return json(400, { title: 'not json' });
       }
       const text = (body as { text?: unknown } | null)?.text;
-      const valid = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).every((k) => k === 'text') && typeof text === 'string' && text.length <= 20;
+      const valid =
+        typeof body === 'object' &&
+        body !== null &&
+        !Array.isArray(body) &&
+        Object.keys(body).every((k) => k === 'text') &&
+        typeof text === 'string' &&
+        text.length <= 20;
       if (!valid && mistake !== 'accepts-garbage') return json(400, { title: 'bad body' });
       const id = `n_${String(next++).padStart(4, '0')}`;
       notes.set(id, { text: String(text), owner: owner ?? 'anon' });
@@ -157,7 +184,9 @@ describe('checkApi: stateful, with nothing but credentials (D270-D279)', () => {
       ['deleteNote', 'passed'],
     ]);
     // the example id n_9999 is never needed: getNote reads what createNote made
-    expect(report.cases.find((c) => c.operationId === 'getNote' && c.check === 'positive')?.request).toMatch(/^GET \/notes\/n_000\d\?api_key=k1$/);
+    expect(report.cases.find((c) => c.operationId === 'getNote' && c.check === 'positive')?.request).toMatch(
+      /^GET \/notes\/n_000\d\?api_key=k1$/,
+    );
     const checks = new Set(report.cases.map((c) => c.check));
     for (const check of ['positive', 'negative', 'unauthenticated', 'idempotency', 'isolation', 'methods', 'stateful'])
       expect(checks, check).toContain(check);
@@ -169,10 +198,22 @@ describe('checkApi: stateful, with nothing but credentials (D270-D279)', () => {
   });
 
   it.each([
-    ['an off-spec body (3.0 nullable honoured, a number is not)', 'text-number', 'response_schema_conformance', 'createNote', /body\/text must be string,null \(schema #\/components\/schemas\/Note\/properties\/text\/type\)/],
+    [
+      'an off-spec body (3.0 nullable honoured, a number is not)',
+      'text-number',
+      'response_schema_conformance',
+      'createNote',
+      /body\/text must be string,null \(schema #\/components\/schemas\/Note\/properties\/text\/type\)/,
+    ],
     ['negative data accepted', 'accepts-garbage', 'negative_data_rejection', 'createNote', /negative data was answered 201, not a 4xx/],
     ['no credentials accepted', 'open', 'ignored_auth', 'createNote', /no credentials was answered 201/],
-    ['an idempotent replay that runs twice', 'replay-runs-twice', 'idempotent_replay', 'createNote', /got another body than the first: it ran twice/],
+    [
+      'an idempotent replay that runs twice',
+      'replay-runs-twice',
+      'idempotent_replay',
+      'createNote',
+      /got another body than the first: it ran twice/,
+    ],
     ["a tenant reading another's note", 'shared-notes', 'tenant_isolation', 'getNote', /bob read what alice made \(answered 200\)/],
     ['a deleted note still readable', 'still-there', 'use_after_free', 'getNote', /was deleted and still answers 200/],
   ] as const)('fails on %s, naming the check and the operation', async (_name, mistake, check, operationId, message) => {
@@ -194,13 +235,16 @@ describe('checkApi: stateful, with nothing but credentials (D270-D279)', () => {
     const waits: number[] = [];
     let calls = 0;
     const inner = notesApi().fetchImpl;
-    const limited: typeof fetch = async (input, init) => (++calls <= 2 ? json(429, { title: 'slow down' }, { 'Retry-After': '2' }) : inner(input, init));
+    const limited: typeof fetch = async (input, init) =>
+      ++calls <= 2 ? json(429, { title: 'slow down' }, { 'Retry-After': '2' }) : inner(input, init);
     const ok = await checkApi({ ...base(), fetch: limited, checks: ['positive'], sleep: async (ms) => void waits.push(ms) });
     expect(waits.slice(0, 2)).toEqual([2000, 2000]);
     expect(ok.failures).toEqual([]);
     const always: typeof fetch = async () => json(429, { title: 'slow down' }, { 'Retry-After': '20' });
     const stuck = await checkApi({ ...base(), fetch: always, checks: ['positive'] });
-    expect(stuck.failures[0]?.message).toMatch(/rate limited \(429\) for more than 30 s: raise the deployment's rate limit .*PAYGATE_RATE_LIMIT/);
+    expect(stuck.failures[0]?.message).toMatch(
+      /rate limited \(429\) for more than 30 s: raise the deployment's rate limit .*PAYGATE_RATE_LIMIT/,
+    );
   });
 
   it('--include / --exclude: excluded operations are never sent', async () => {

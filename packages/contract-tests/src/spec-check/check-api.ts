@@ -270,9 +270,14 @@ export function staticProducers(operations: readonly OperationInfo[], r: Resolve
     out.set(key, list);
   };
   for (const op of operations) {
-    const last = op.path.split('/').filter((s) => s !== '' && !s.startsWith('{')).pop();
+    const last = op.path
+      .split('/')
+      .filter((s) => s !== '' && !s.startsWith('{'))
+      .pop();
     const own = [...op.params.filter((p) => p.in === 'path').map((p) => p.name), ...(last ? [`${singular(last)}_id`] : [])];
-    const item = operations.find((o) => new RegExp(`^${op.path.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')}/\\{[^}]+\\}/?$`).test(o.path));
+    const item = operations.find((o) =>
+      new RegExp(`^${op.path.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')}/\\{[^}]+\\}/?$`).test(o.path),
+    );
     if (item) own.push(/\{([^}]+)\}\/?$/.exec(item.path)![1]!);
     for (const [status, response] of op.responses) {
       if (!status.startsWith('2')) continue;
@@ -283,7 +288,8 @@ export function staticProducers(operations: readonly OperationInfo[], r: Resolve
           const name = segments[segments.length - 1]!;
           if (name.toLowerCase() === 'id') {
             const parent = segments[segments.length - 2];
-            if (parent !== undefined && !['data', 'results', 'items', 'result'].includes(parent)) add(inputKey(`${singular(parent)}_id`), op);
+            if (parent !== undefined && !['data', 'results', 'items', 'result'].includes(parent))
+              add(inputKey(`${singular(parent)}_id`), op);
             else for (const k of own) add(inputKey(k), op);
           } else add(inputKey(name), op);
         }
@@ -382,7 +388,8 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     if (typeof current === 'string') {
       const max = isObj(s) && typeof s['maxLength'] === 'number' ? s['maxLength'] : 64;
       candidates.push(`${current}-${tag}`.slice(-max), `${current.slice(0, Math.max(0, max - tag.length))}${tag}`);
-      if (/^\d+$/.test(current)) candidates.push(`${current.slice(0, Math.max(1, current.length - 6))}${String(Date.now() + counter).slice(-6)}`);
+      if (/^\d+$/.test(current))
+        candidates.push(`${current.slice(0, Math.max(1, current.length - 6))}${String(Date.now() + counter).slice(-6)}`);
     }
     candidates.push(tag, `x${tag}`, tag.toUpperCase());
     if (typeof current === 'number') candidates.push(current + (counter % 97) + 1);
@@ -534,7 +541,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       let requirement = op.security;
       if (spec.authMode === 'garbage')
         auth = Object.fromEntries(
-          Object.entries(auth).map(([k, v]) => [k, isObj(v as Json) ? { username: 'contract-check', password: 'wrong-password' } : `invalid-${fresh()}`]),
+          Object.entries(auth).map(([k, v]) => [
+            k,
+            isObj(v as Json) ? { username: 'contract-check', password: 'wrong-password' } : `invalid-${fresh()}`,
+          ]),
         );
       else if (typeof spec.authMode === 'object') {
         const omit = spec.authMode.omit;
@@ -551,7 +561,12 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     const qs = query.length > 0 ? `?${new URLSearchParams(query).toString()}` : '';
     const method = (spec.method ?? op.method).toUpperCase();
     const label = `${method} ${pathname}${qs.length > 120 ? `${qs.slice(0, 120)}...` : qs}${spec.note ? ` (${spec.note})` : ''}`;
-    return { url: `${base}${pathname}${qs}`, init: { method, headers, ...(encoded ? { body: encoded.body as BodyInit } : {}) }, label, encoded };
+    return {
+      url: `${base}${pathname}${qs}`,
+      init: { method, headers, ...(encoded ? { body: encoded.body as BodyInit } : {}) },
+      label,
+      encoded,
+    };
   };
 
   /** Sends with 429 handling: waits out Retry-After up to `maxWait` in total, then reports. */
@@ -564,7 +579,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
         response = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       } catch (error) {
         const e = error as Error;
-        return { error: e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms (the per-request time bound)` : `request failed: ${e.message}` };
+        return {
+          error:
+            e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms (the per-request time bound)` : `request failed: ${e.message}`,
+        };
       }
       const text = await response.text();
       if (response.status !== 429) return { response, text };
@@ -601,7 +619,14 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     let sent: Sent | undefined;
     const op = spec.op;
     if ('error' in outcome) {
-      failures.push({ check: 'request', operationId: op.operationId, status: undefined, pointer: op.at, message: outcome.error, request: label });
+      failures.push({
+        check: 'request',
+        operationId: op.operationId,
+        status: undefined,
+        pointer: op.at,
+        message: outcome.error,
+        request: label,
+      });
     } else {
       sent = outcome;
       status = outcome.response.status;
@@ -636,7 +661,14 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           request: label,
         });
     }
-    const entry: CheckCase = { operationId: op.operationId, check, request: label, status, failures, durationMs: Math.round(performance.now() - started) };
+    const entry: CheckCase = {
+      operationId: op.operationId,
+      check,
+      request: label,
+      status,
+      failures,
+      durationMs: Math.round(performance.now() - started),
+    };
     cases.push(entry);
     state.cases.push(entry);
     if (failFast && failures.length > 0) throw new FirstFailure();
@@ -651,7 +683,8 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   /** What a 4xx teaches: an input the error names that the request lacked, or sent with a value to change. */
   const learnFrom = (state: OpState, spec: RequestSpec, text: string): string | undefined => {
     const names = mentionedNames(text);
-    const mentions = (name: string) => names.has(name.toLowerCase()) || [...names].some((n) => inputKey(n) === inputKey(name) && inputKey(name).length > 2);
+    const mentions = (name: string) =>
+      names.has(name.toLowerCase()) || [...names].some((n) => inputKey(n) === inputKey(name) && inputKey(name).length > 2);
     const op = state.op;
     for (const p of op.params) {
       if (p.in === 'path' || IDEMPOTENCY.test(p.name) || !mentions(p.name)) continue;
@@ -667,7 +700,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       if (!mentions(leaf) && !mentions(field)) continue;
       if (use.pooled) {
         const avoid = state.avoid.get(use.key) ?? new Set();
-        if (!avoid.has(use.value) && pool.candidates(use.key, () => true, undefined).some((c) => c.value !== use.value && !avoid.has(c.value))) {
+        if (
+          !avoid.has(use.value) &&
+          pool.candidates(use.key, () => true, undefined).some((c) => c.value !== use.value && !avoid.has(c.value))
+        ) {
           avoid.add(use.value);
           state.avoid.set(use.key, avoid);
           return `another ${leaf} than ${use.value}`;
@@ -723,10 +759,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   const remake = async (key: string, exclude: Scalar | undefined, depth: number): Promise<Scalar | undefined> => {
     if (depth > 1) return undefined;
     const made = exclude !== undefined ? pool.find(key, exclude)?.from : undefined;
-    const producers = [
-      ...(made ? [made] : []),
-      ...(staticProducersOf.get(key) ?? []).map((p) => p.operationId),
-    ].filter((id, i, all) => all.indexOf(id) === i);
+    const producers = [...(made ? [made] : []), ...(staticProducersOf.get(key) ?? []).map((p) => p.operationId)].filter(
+      (id, i, all) => all.indexOf(id) === i,
+    );
     for (const id of producers) {
       const producer = states.get(id);
       if (producer === undefined || producer.outcome !== 'passed' || producer.success === undefined) continue;
@@ -817,7 +852,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       }
       // fresh resources: the pooled inputs this request used, made again
       if (recovered < 3) {
-        const pooled = [...spec.uses.entries()].filter(([, u]) => u.pooled).sort(([a], [b]) => Number(b.startsWith('path:')) - Number(a.startsWith('path:')));
+        const pooled = [...spec.uses.entries()]
+          .filter(([, u]) => u.pooled)
+          .sort(([a], [b]) => Number(b.startsWith('path:')) - Number(a.startsWith('path:')));
         let remade = false;
         for (const [, use] of pooled) {
           const value = await remake(use.key, use.value, 0);
@@ -843,7 +880,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
 
   const withFreshKeys = (spec: RequestSpec): RequestSpec => ({
     ...spec,
-    params: spec.params.map(([p, v]): [ParamSpec, Json] => [p, IDEMPOTENCY.test(p.name) ? (uniqueValue(`ck-${randomUUID()}`, p.schemaAt) ?? randomUUID()) : v]),
+    params: spec.params.map(([p, v]): [ParamSpec, Json] => [
+      p,
+      IDEMPOTENCY.test(p.name) ? (uniqueValue(`ck-${randomUUID()}`, p.schemaAt) ?? randomUUID()) : v,
+    ]),
   });
 
   const negatives = async (state: OpState, spec: RequestSpec): Promise<void> => {
@@ -856,7 +896,11 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       if (p.required && p.in !== 'path' && present)
         list.push({ ...withFreshKeys(spec), params: spec.params.filter(([q]) => q !== p), note: `${p.in} ${p.name} missing` });
       for (const n of scalarNegatives(p.schema, r.deref, true)) {
-        if (!validators.accepts(p.schemaAt, typeof n.value === 'string' && /^-?\d+(\.\d+)?$/.test(n.value) ? Number(n.value) : n.value) === false) continue;
+        if (
+          !validators.accepts(p.schemaAt, typeof n.value === 'string' && /^-?\d+(\.\d+)?$/.test(n.value) ? Number(n.value) : n.value) ===
+          false
+        )
+          continue;
         const note = `${p.in} ${p.name}: ${n.reason}`;
         if (p.in === 'path') list.push({ ...withFreshKeys(spec), path: { ...spec.path, [p.name]: String(n.value) }, note });
         else list.push({ ...withFreshKeys(spec), params: [...spec.params.filter(([q]) => q !== p), [p, n.value]], note });
@@ -904,7 +948,11 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       for (const bound of ['minimum', 'maximum'] as const) {
         const v = s[bound];
         if (typeof v !== 'number' || !validators.accepts(p.schemaAt, v)) continue;
-        variants.push({ ...withFreshKeys(spec), params: [...spec.params.filter(([q]) => q !== p), [p, v]], note: `${p.name} at its ${bound} ${v}` });
+        variants.push({
+          ...withFreshKeys(spec),
+          params: [...spec.params.filter(([q]) => q !== p), [p, v]],
+          note: `${p.name} at its ${bound} ${v}`,
+        });
       }
     }
     if (spec.media !== undefined && isObj(spec.body) && state.op.method !== 'delete') {
@@ -943,8 +991,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       'idempotency',
       { ...spec, note: `replay with ${keyParam[0].name} ${String(keyParam[1])}` },
       (status, sent) => {
-        if (status !== first.status) return `a replay with the same ${keyParam[0].name} was answered ${status}, the first ${first.status}: it ran twice`;
-        if (stableJson(sent.text) !== stableJson(first.text)) return `a replay with the same ${keyParam[0].name} got another body than the first: it ran twice (first: ${first.text.slice(0, 200)})`;
+        if (status !== first.status)
+          return `a replay with the same ${keyParam[0].name} was answered ${status}, the first ${first.status}: it ran twice`;
+        if (stableJson(sent.text) !== stableJson(first.text))
+          return `a replay with the same ${keyParam[0].name} got another body than the first: it ran twice (first: ${first.text.slice(0, 200)})`;
         return undefined;
       },
       { failureCheck: 'idempotent_replay' },
@@ -956,7 +1006,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       state,
       'idempotency',
       { ...spec, body: changed, note: `same ${keyParam[0].name}, another body` },
-      (status) => (status < 300 ? `the same ${keyParam[0].name} with another body was answered ${status}: a key must not serve two requests` : undefined),
+      (status) =>
+        status < 300
+          ? `the same ${keyParam[0].name} with another body was answered ${status}: a key must not serve two requests`
+          : undefined,
       { failureCheck: 'idempotent_replay' },
     );
   };
@@ -993,7 +1046,8 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
         state,
         'isolation',
         { ...spec, set, note: `as ${tenant}: made by ${owner}` },
-        (status) => (status < 300 ? `${tenant} read what ${owner} made (answered ${status}): tenants must not see each other's resources` : undefined),
+        (status) =>
+          status < 300 ? `${tenant} read what ${owner} made (answered ${status}): tenants must not see each other's resources` : undefined,
         { failureCheck: 'tenant_isolation' },
       );
     }
@@ -1009,7 +1063,10 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     if (refs.length === 0 || amountField === undefined) return;
     for (const [, ref] of refs) {
       const reader = operations.find(
-        (o) => o.method === 'get' && o.params.filter((p) => p.in === 'path').length === 1 && o.params.some((p) => p.in === 'path' && inputKey(p.name) === ref.key),
+        (o) =>
+          o.method === 'get' &&
+          o.params.filter((p) => p.in === 'path').length === 1 &&
+          o.params.some((p) => p.in === 'path' && inputKey(p.name) === ref.key),
       );
       const readerState = reader ? states.get(reader.operationId) : undefined;
       if (reader === undefined || readerState === undefined) continue;
@@ -1017,7 +1074,17 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       const read = await runCase(
         readerState,
         'stateful',
-        { op: reader, set: spec.set, authMode: 'normal', path: { [pathParam.name]: String(ref.value) }, params: [], media: undefined, body: undefined, uses: new Map(), note: `the ${ref.key} ${state.op.operationId} refers to` },
+        {
+          op: reader,
+          set: spec.set,
+          authMode: 'normal',
+          path: { [pathParam.name]: String(ref.value) },
+          params: [],
+          media: undefined,
+          body: undefined,
+          uses: new Map(),
+          note: `the ${ref.key} ${state.op.operationId} refers to`,
+        },
         () => undefined,
       );
       if (read === undefined || read.response.status >= 300) continue;
@@ -1042,14 +1109,22 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       if (parent <= 0) continue;
       const [name, current] = amountField;
       const over = parent * 2;
-      const value = typeof current === 'string' ? over.toFixed(current.split('.')[1]?.length ?? 0) : Number.isInteger(current) ? Math.round(over) : over;
+      const value =
+        typeof current === 'string'
+          ? over.toFixed(current.split('.')[1]?.length ?? 0)
+          : Number.isInteger(current)
+            ? Math.round(over)
+            : over;
       const body = { ...spec.body, [name]: value };
       if (!validators.accepts(spec.media.schemaAt, body)) continue;
       await runCase(
         state,
         'invariants',
         { ...withFreshKeys(spec), body, note: `${name} ${value}, above the ${ref.key} ${ref.value}'s ${parent}` },
-        (status) => (status < 300 ? `${name} ${value} above the referenced ${ref.key.replace(/id$/, '')}'s amount ${parent} was accepted (${status})` : undefined),
+        (status) =>
+          status < 300
+            ? `${name} ${value} above the referenced ${ref.key.replace(/id$/, '')}'s amount ${parent} was accepted (${status})`
+            : undefined,
         { failureCheck: 'amount_above_parent' },
       );
       return;
@@ -1081,13 +1156,29 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     if (target.origin !== baseUrl.origin) return;
     const relative = target.pathname.startsWith(basePath) ? target.pathname.slice(basePath.length) : target.pathname;
     const params = pool.paramsOfUrl(relative);
-    const next = operations.find((o) => o.method === 'get' && params !== undefined && Object.keys(params).every((k) => o.params.some((p) => p.in === 'path' && p.name === k)) && o.params.filter((p) => p.in === 'path').length === Object.keys(params).length);
+    const next = operations.find(
+      (o) =>
+        o.method === 'get' &&
+        params !== undefined &&
+        Object.keys(params).every((k) => o.params.some((p) => p.in === 'path' && p.name === k)) &&
+        o.params.filter((p) => p.in === 'path').length === Object.keys(params).length,
+    );
     if (next === undefined || params === undefined) return;
     const nextState = states.get(next.operationId)!;
     await runCase(
       nextState,
       'stateful',
-      { op: next, set: spec.set, authMode: 'normal', path: params, params: [], media: undefined, body: undefined, uses: new Map(), note: `Location of ${state.op.operationId}` },
+      {
+        op: next,
+        set: spec.set,
+        authMode: 'normal',
+        path: params,
+        params: [],
+        media: undefined,
+        body: undefined,
+        uses: new Map(),
+        note: `Location of ${state.op.operationId}`,
+      },
       (status) => (is4xx(status) ? `following the Location of ${state.op.operationId} answered ${status}` : undefined),
       { failureCheck: 'ensure_resource_availability' },
     );
@@ -1235,7 +1326,17 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           await runCase(
             state,
             'stateful',
-            { op, set, authMode: 'normal', path: { [pathParams[0]!.name]: String(gone.value) }, params: [], media: undefined, body: undefined, uses: new Map(), note: `after its delete` },
+            {
+              op,
+              set,
+              authMode: 'normal',
+              path: { [pathParams[0]!.name]: String(gone.value) },
+              params: [],
+              media: undefined,
+              body: undefined,
+              uses: new Map(),
+              note: `after its delete`,
+            },
             (status) => (status < 300 ? `${gone.key} ${gone.value} was deleted and still answers ${status}` : undefined),
             { failureCheck: 'use_after_free' },
           );
@@ -1263,7 +1364,17 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           const sent = await runCase(
             state,
             'cleanup',
-            { op, set, authMode: 'normal', path: { [pathParams[0]!.name]: String(made.value) }, params: [], media: undefined, body: undefined, uses: new Map(), note: `clean-up of what ${made.from} made` },
+            {
+              op,
+              set,
+              authMode: 'normal',
+              path: { [pathParams[0]!.name]: String(made.value) },
+              params: [],
+              media: undefined,
+              body: undefined,
+              uses: new Map(),
+              note: `clean-up of what ${made.from} made`,
+            },
             () => undefined,
           );
           if (sent && sent.response.status < 300) deleted.push({ key, value: made.value });
@@ -1285,7 +1396,11 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     if (emitted.has(state.op.operationId)) continue;
     if (state.outcome === undefined) {
       state.outcome = 'skipped';
-      state.note = timedOut ? 'not run: the run reached its time bound' : stoppedEarly ? 'not run: stopped at the first failure' : state.note;
+      state.note = timedOut
+        ? 'not run: the run reached its time bound'
+        : stoppedEarly
+          ? 'not run: stopped at the first failure'
+          : state.note;
     } else if (state.cases.some((c) => c.failures.length > 0)) state.outcome = 'failed';
     emit(state);
   }

@@ -41,7 +41,9 @@ function credentialFor(schemes: Readonly<Record<string, SecuritySchemeInfo>>, sc
   const spec = schemes[scheme];
   if (spec === undefined) {
     const known = Object.keys(schemes);
-    throw new ConfigError(`${where}: the spec declares no security scheme "${scheme}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ''}`);
+    throw new ConfigError(
+      `${where}: the spec declares no security scheme "${scheme}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ''}`,
+    );
   }
   if (spec.type === 'http' && String(spec.scheme).toLowerCase() === 'basic') {
     const colon = value.indexOf(':');
@@ -52,7 +54,8 @@ function credentialFor(schemes: Readonly<Record<string, SecuritySchemeInfo>>, sc
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : []).map((s) => s.trim()).filter(Boolean);
+const list = (v: unknown): string[] =>
+  (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : []).map((s) => s.trim()).filter(Boolean);
 
 /** Merges a config file's content and the flags (flags win) into the checker's options. */
 export function buildConfig(input: {
@@ -81,7 +84,10 @@ export function buildConfig(input: {
   if (file !== undefined) {
     if (!isRecord(file)) throw new ConfigError('the config file must be an object ({credentials, use, tenants, include, exclude})');
     const unknown = Object.keys(file).filter((k) => !['credentials', 'use', 'tenants', 'include', 'exclude'].includes(k));
-    if (unknown.length > 0) throw new ConfigError(`the config file has unknown keys: ${unknown.join(', ')} (it takes credentials, use, tenants, include, exclude)`);
+    if (unknown.length > 0)
+      throw new ConfigError(
+        `the config file has unknown keys: ${unknown.join(', ')} (it takes credentials, use, tenants, include, exclude)`,
+      );
     if (file['credentials'] !== undefined) {
       if (!isRecord(file['credentials'])) throw new ConfigError('credentials: an object of sets, each {SCHEME: VALUE}');
       for (const [set, schemes] of Object.entries(file['credentials'])) {
@@ -91,7 +97,8 @@ export function buildConfig(input: {
     }
     if (file['use'] !== undefined) {
       if (!isRecord(file['use'])) throw new ConfigError('use: an object {SET: [SELECTOR]}');
-      for (const [set, selectors] of Object.entries(file['use'])) for (const s of list(selectors)) rules.push({ set, selector: parseSelector(s) });
+      for (const [set, selectors] of Object.entries(file['use']))
+        for (const s of list(selectors)) rules.push({ set, selector: parseSelector(s) });
     }
     tenants.push(...list(file['tenants']));
     include.push(...list(file['include']).map(parseSelector));
@@ -114,8 +121,11 @@ export function buildConfig(input: {
   include.push(...(input.include ?? []).map(parseSelector));
   exclude.push(...(input.exclude ?? []).map(parseSelector));
   for (const name of [...rules.map((r) => r.set), ...tenants])
-    if (!sets.has(name)) throw new ConfigError(`credential set "${name}" is named but has no credentials (give --auth ${name}:SCHEME=VALUE)`);
+    if (!sets.has(name))
+      throw new ConfigError(`credential set "${name}" is named but has no credentials (give --auth ${name}:SCHEME=VALUE)`);
   // the default set first: it serves what no rule assigns
-  const credentials = [...sets].map(([name, auth]) => ({ name, auth })).sort((a, b) => Number(b.name === 'default') - Number(a.name === 'default'));
+  const credentials = [...sets]
+    .map(([name, auth]) => ({ name, auth }))
+    .sort((a, b) => Number(b.name === 'default') - Number(a.name === 'default'));
   return { credentials, rules, tenants: [...new Set(tenants)], include, exclude };
 }

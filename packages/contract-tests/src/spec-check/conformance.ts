@@ -118,14 +118,22 @@ export class SpecValidators {
         (k) => k === mt || k === '*/*' || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))),
       );
       if (match === undefined)
-        return fail('content_type_conformance', `${declared.at}/content`, `Content-Type ${mt} is not among ${[...declared.content.keys()].join(', ')}`);
+        return fail(
+          'content_type_conformance',
+          `${declared.at}/content`,
+          `Content-Type ${mt} is not among ${[...declared.content.keys()].join(', ')}`,
+        );
       out.schemaAt = declared.content.get(match) ?? undefined;
       if (isJsonMedia(mt) && text.length > 0) {
         try {
           instance = JSON.parse(text);
           out.json = instance as Json;
         } catch {
-          return fail('content_type_conformance', `${declared.at}/content`, `declared JSON but the body is not JSON: ${text.slice(0, 200)}`);
+          return fail(
+            'content_type_conformance',
+            `${declared.at}/content`,
+            `declared JSON but the body is not JSON: ${text.slice(0, 200)}`,
+          );
         }
       }
     } else if (text.length > 0 && status !== 204 && op.method !== 'head') {
@@ -135,13 +143,15 @@ export class SpecValidators {
       if (h.name.toLowerCase() === 'content-type') continue;
       const value = response.headers.get(h.name);
       if (value === null) {
-        if (h.required) fail('response_headers_conformance', `${declared.at}/headers/${token(h.name)}`, `required header ${h.name} is missing`);
+        if (h.required)
+          fail('response_headers_conformance', `${declared.at}/headers/${token(h.name)}`, `required header ${h.name} is missing`);
         continue;
       }
       if (h.schemaAt !== null) {
         const v = this.at(h.schemaAt);
         const coerced = /^-?\d+(\.\d+)?$/.test(value) && !v(value) ? Number(value) : value;
-        if (!v(coerced)) fail('response_headers_conformance', h.schemaAt, `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`);
+        if (!v(coerced))
+          fail('response_headers_conformance', h.schemaAt, `header ${h.name}: ${JSON.stringify(value)} ${v.errors?.[0]?.message ?? ''}`);
       }
     }
     if (out.schemaAt !== undefined && (text.length > 0 || status !== 204)) {

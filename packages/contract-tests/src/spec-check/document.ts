@@ -143,9 +143,10 @@ export function readOperations(doc: JsonObject, r: Resolver): OperationInfo[] {
       const at = `#/paths/${token(path)}/${method}`;
       const params = new Map<string, ParamSpec>();
       const rawParams: [Json, string][] = [
-        ...(Array.isArray(item.node['parameters']) ? item.node['parameters'] : []).map(
-          (p, i): [Json, string] => [p, `${item.at}/parameters/${i}`],
-        ),
+        ...(Array.isArray(item.node['parameters']) ? item.node['parameters'] : []).map((p, i): [Json, string] => [
+          p,
+          `${item.at}/parameters/${i}`,
+        ]),
         ...(Array.isArray(op['parameters']) ? op['parameters'] : []).map((p, i): [Json, string] => [p, `${at}/parameters/${i}`]),
       ];
       for (const [raw, where] of rawParams) {

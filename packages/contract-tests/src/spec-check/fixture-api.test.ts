@@ -21,7 +21,11 @@ const DOC = {
     responses: {
       Problem: {
         description: 'error',
-        content: { 'application/problem+json': { schema: { type: 'object', required: ['type', 'detail'], properties: { type: { type: 'string' }, detail: { type: 'string' } } } } },
+        content: {
+          'application/problem+json': {
+            schema: { type: 'object', required: ['type', 'detail'], properties: { type: { type: 'string' }, detail: { type: 'string' } } },
+          },
+        },
       },
     },
     schemas: {
@@ -29,7 +33,11 @@ const DOC = {
         type: 'object',
         required: ['id', 'name', 'photo_count'],
         additionalProperties: false,
-        properties: { id: { type: 'string', pattern: '^alb_[0-9a-f]{8}$' }, name: { type: 'string', minLength: 1, maxLength: 40 }, photo_count: { type: 'integer', minimum: 0 } },
+        properties: {
+          id: { type: 'string', pattern: '^alb_[0-9a-f]{8}$' },
+          name: { type: 'string', minLength: 1, maxLength: 40 },
+          photo_count: { type: 'integer', minimum: 0 },
+        },
       },
       Photo: {
         type: 'object',
@@ -51,8 +59,25 @@ const DOC = {
         operationId: 'createAlbum',
         tags: ['albums'],
         security: [{ adminToken: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 40 } } }, example: { name: 'Holidays' } } } },
-        responses: { '201': { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Album' } } } }, '400': PROBLEM, '401': PROBLEM },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name'],
+                additionalProperties: false,
+                properties: { name: { type: 'string', minLength: 1, maxLength: 40 } },
+              },
+              example: { name: 'Holidays' },
+            },
+          },
+        },
+        responses: {
+          '201': { description: 'made', content: { 'application/json': { schema: { $ref: '#/components/schemas/Album' } } } },
+          '400': PROBLEM,
+          '401': PROBLEM,
+        },
       },
     },
     '/albums/{album_id}': {
@@ -61,7 +86,12 @@ const DOC = {
         tags: ['albums'],
         security: [{ adminToken: [] }, { memberKey: [] }],
         parameters: [{ name: 'album_id', in: 'path', required: true, schema: { type: 'string', pattern: '^alb_[0-9a-f]{8}$' } }],
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Album' } } } }, '400': PROBLEM, '401': PROBLEM, '404': PROBLEM },
+        responses: {
+          '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Album' } } } },
+          '400': PROBLEM,
+          '401': PROBLEM,
+          '404': PROBLEM,
+        },
       },
     },
     '/albums/{album_id}/photos': {
@@ -84,7 +114,11 @@ const DOC = {
           },
         },
         responses: {
-          '201': { description: 'stored', headers: { Location: { schema: { type: 'string' }, required: true } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Photo' } } } },
+          '201': {
+            description: 'stored',
+            headers: { Location: { schema: { type: 'string' }, required: true } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Photo' } } },
+          },
           '400': PROBLEM,
           '401': PROBLEM,
           '404': PROBLEM,
@@ -98,7 +132,12 @@ const DOC = {
         tags: ['photos'],
         security: [{ adminToken: [] }, { memberKey: [] }],
         parameters: [{ name: 'photo_id', in: 'path', required: true, schema: { type: 'string', pattern: '^ph_[0-9a-f]{8}$' } }],
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Photo' } } } }, '400': PROBLEM, '401': PROBLEM, '404': PROBLEM },
+        responses: {
+          '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Photo' } } } },
+          '400': PROBLEM,
+          '401': PROBLEM,
+          '404': PROBLEM,
+        },
       },
       delete: {
         operationId: 'deletePhoto',
@@ -120,7 +159,14 @@ const DOC = {
   },
 };
 
-const FIXTURE_MUTANTS = ['upload-without-file-accepted', 'created-answers-200', 'content-served-as-text', 'storage-path-leaked', 'deleted-photo-still-readable', 'upload-without-key-accepted'] as const;
+const FIXTURE_MUTANTS = [
+  'upload-without-file-accepted',
+  'created-answers-200',
+  'content-served-as-text',
+  'storage-path-leaked',
+  'deleted-photo-still-readable',
+  'upload-without-key-accepted',
+] as const;
 type FixtureMutant = (typeof FIXTURE_MUTANTS)[number];
 
 /** The Albums server; `mutant` plants one defect. */
@@ -130,7 +176,9 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
   let n = 0;
   const id = (prefix: string) => `${prefix}_${(++n).toString(16).padStart(8, '0')}`;
   const problem = (res: ServerResponse, status: number, detail: string) => {
-    res.writeHead(status, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: `https://albums.example/problems/${status}`, detail }));
+    res
+      .writeHead(status, { 'content-type': 'application/problem+json' })
+      .end(JSON.stringify({ type: `https://albums.example/problems/${status}`, detail }));
   };
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -140,7 +188,12 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
     const raw = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://albums.test');
     const admin = req.headers.authorization === 'Bearer admin-token';
-    const member = req.headers['x-member-key'] === 'member-key' || (mutant === 'upload-without-key-accepted' && req.method === 'POST' && url.pathname.endsWith('/photos') && req.headers['x-member-key'] === undefined);
+    const member =
+      req.headers['x-member-key'] === 'member-key' ||
+      (mutant === 'upload-without-key-accepted' &&
+        req.method === 'POST' &&
+        url.pathname.endsWith('/photos') &&
+        req.headers['x-member-key'] === undefined);
     const segments = url.pathname.split('/').filter(Boolean);
     if (req.method === 'POST' && url.pathname === '/albums') {
       if (!admin) return problem(res, 401, 'an admin token is required');
@@ -151,7 +204,15 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
         return problem(res, 400, 'not JSON');
       }
       const name = (body as { name?: unknown } | null)?.name;
-      if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).some((k) => k !== 'name') || typeof name !== 'string' || name.length < 1 || name.length > 40)
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        Array.isArray(body) ||
+        Object.keys(body).some((k) => k !== 'name') ||
+        typeof name !== 'string' ||
+        name.length < 1 ||
+        name.length > 40
+      )
         return problem(res, 400, 'name: 1 to 40 characters, nothing else');
       const album = { id: id('alb'), name, photo_count: 0 };
       albumsById.set(album.id, album);
@@ -177,17 +238,21 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
         const caption = form.get('caption');
         const keys = [...new Set([...form.keys()])];
         if (keys.some((k) => k !== 'image' && k !== 'caption')) return problem(res, 400, 'unknown part');
-        if (typeof caption !== 'string' || caption.length < 1 || caption.length > 80) return problem(res, 400, 'caption: 1 to 80 characters');
+        if (typeof caption !== 'string' || caption.length < 1 || caption.length > 80)
+          return problem(res, 400, 'caption: 1 to 80 characters');
         let png = Buffer.alloc(0);
         if (image instanceof Blob) png = Buffer.from(await image.arrayBuffer());
         else if (mutant !== 'upload-without-file-accepted') return problem(res, 400, 'image: a file part is required');
-        if (image instanceof Blob && !png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return problem(res, 400, 'image: not a PNG');
+        if (image instanceof Blob && !png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+          return problem(res, 400, 'image: not a PNG');
         const photo = { id: id('ph'), album_id: album.id, caption, bytes: Math.max(1, png.length), content_url: '', png };
         photo.content_url = `/photos/${photo.id}/content`;
         photos.set(photo.id, photo);
         album.photo_count++;
         const { png: _bytes, ...view } = photo;
-        return json(res, 201, mutant === 'storage-path-leaked' ? { ...view, storage_path: `/var/albums/${photo.id}.png` } : view, { Location: `/photos/${photo.id}` });
+        return json(res, 201, mutant === 'storage-path-leaked' ? { ...view, storage_path: `/var/albums/${photo.id}.png` } : view, {
+          Location: `/photos/${photo.id}`,
+        });
       }
       return problem(res, 405, 'method not allowed');
     }
@@ -195,7 +260,8 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
       if (!admin && !member) return problem(res, 401, 'credentials required');
       if (!/^ph_[0-9a-f]{8}$/.test(segments[1]!)) return problem(res, 400, 'photo_id is malformed');
       const photo = photos.get(segments[1]!);
-      if (!photo || (photo.png.length === 0 && mutant !== 'upload-without-file-accepted' && false)) return problem(res, 404, 'no such photo');
+      if (!photo || (photo.png.length === 0 && mutant !== 'upload-without-file-accepted' && false))
+        return problem(res, 404, 'no such photo');
       if (segments.length === 2 && req.method === 'GET') {
         const { png: _bytes, ...view } = photo;
         return json(res, 200, view);
@@ -212,7 +278,9 @@ function albums(mutant?: FixtureMutant): Promise<{ server: Server; baseUrl: stri
     return problem(res, 404, 'no route');
   };
   const server = createServer((req, res) => void handle(req, res).catch((e: Error) => problem(res, 500, e.message)));
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+  );
 }
 
 const servers: Server[] = [];
@@ -248,7 +316,11 @@ describe('a non-Paygate API: two credential roles, multipart uploads (issue 32)'
     });
     const upload = report.cases.find((c) => c.operationId === 'uploadPhoto' && c.check === 'positive');
     expect(upload?.status).toBe(201);
-    expect(report.cases.some((c) => c.operationId === 'uploadPhoto' && /body\.image: required property "image" missing/.test(c.request) && c.status === 400)).toBe(true);
+    expect(
+      report.cases.some(
+        (c) => c.operationId === 'uploadPhoto' && /body\.image: required property "image" missing/.test(c.request) && c.status === 400,
+      ),
+    ).toBe(true);
   });
 
   it.each([

@@ -47,7 +47,11 @@ function typesOf(s: JsonObject): string[] {
  * Values that break one constraint of a scalar schema each. `stringOnly`: the value travels as text (query, header,
  * path, form field), so a JSON type other than a string cannot be expressed except as its text.
  */
-export function scalarNegatives(schema: Json | undefined, deref: Deref, stringOnly: boolean): { value: Json; constraint: string; reason: string }[] {
+export function scalarNegatives(
+  schema: Json | undefined,
+  deref: Deref,
+  stringOnly: boolean,
+): { value: Json; constraint: string; reason: string }[] {
   const s = deref(schema);
   if (!isObj(s) || isFileSchema(s)) return [];
   const out: { value: Json; constraint: string; reason: string }[] = [];
@@ -64,7 +68,8 @@ export function scalarNegatives(schema: Json | undefined, deref: Deref, stringOn
   if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     const first = s['enum'].find((v) => typeof v === 'string');
     const candidate = typeof first === 'string' ? `${first}_NOT_IN_ENUM` : 'NOT_IN_ENUM';
-    if (!s['enum'].includes(candidate)) out.push({ value: candidate, constraint: 'enum', reason: `${JSON.stringify(candidate)} is not in the enum` });
+    if (!s['enum'].includes(candidate))
+      out.push({ value: candidate, constraint: 'enum', reason: `${JSON.stringify(candidate)} is not in the enum` });
   }
   if (s['const'] !== undefined) {
     const other = typeof s['const'] === 'string' ? `${s['const']}_other` : typeof s['const'] === 'boolean' ? !s['const'] : 'other';
@@ -87,7 +92,8 @@ export function scalarNegatives(schema: Json | undefined, deref: Deref, stringOn
       const fits = (c: string) => (minLength === undefined || c.length >= minLength) && (maxLength === undefined || c.length <= maxLength);
       const candidates = ['!', '!!!!!!!!', 'a b', ' ', '#0', 'ZZ!', '!'.repeat(Math.max(1, minLength ?? 1))];
       const found = candidates.find((c) => !re.test(c) && fits(c)) ?? candidates.find((c) => !re.test(c));
-      if (found !== undefined) out.push({ value: found, constraint: 'pattern', reason: `${JSON.stringify(found)} does not match ${s['pattern']}` });
+      if (found !== undefined)
+        out.push({ value: found, constraint: 'pattern', reason: `${JSON.stringify(found)} does not match ${s['pattern']}` });
     }
   }
   if (typeof s['format'] === 'string' && FORMAT_BREAKERS[s['format']] !== undefined && types.includes('string'))
@@ -98,9 +104,17 @@ export function scalarNegatives(schema: Json | undefined, deref: Deref, stringOn
   if (typeof s['maximum'] === 'number')
     out.push({ value: s['maximum'] + step, constraint: 'maximum', reason: `${s['maximum'] + step} above the maximum ${s['maximum']}` });
   if (typeof s['exclusiveMinimum'] === 'number')
-    out.push({ value: s['exclusiveMinimum'], constraint: 'exclusiveMinimum', reason: `${s['exclusiveMinimum']} is not above the exclusive minimum` });
+    out.push({
+      value: s['exclusiveMinimum'],
+      constraint: 'exclusiveMinimum',
+      reason: `${s['exclusiveMinimum']} is not above the exclusive minimum`,
+    });
   if (typeof s['exclusiveMaximum'] === 'number')
-    out.push({ value: s['exclusiveMaximum'], constraint: 'exclusiveMaximum', reason: `${s['exclusiveMaximum']} is not below the exclusive maximum` });
+    out.push({
+      value: s['exclusiveMaximum'],
+      constraint: 'exclusiveMaximum',
+      reason: `${s['exclusiveMaximum']} is not below the exclusive maximum`,
+    });
   if (typeof s['multipleOf'] === 'number' && s['multipleOf'] > 0) {
     const base = typeof s['minimum'] === 'number' ? s['minimum'] : 0;
     const off = base + s['multipleOf'] / 2;
@@ -170,7 +184,12 @@ export function bodyNegatives(
       const list: NegativeValue[] = [];
       const present = value[name] !== undefined;
       if (shape.required.includes(name) && present)
-        list.push({ field, constraint: 'required', reason: `required property "${name}" missing`, value: setAt(accepted, [...path, name], undefined) });
+        list.push({
+          field,
+          constraint: 'required',
+          reason: `required property "${name}" missing`,
+          value: setAt(accepted, [...path, name], undefined),
+        });
       for (const n of scalarNegatives(propSchema, deref, stringOnly))
         list.push({ field, constraint: n.constraint, reason: n.reason, value: setAt(accepted, [...path, name], n.value) });
       const prop = deref(propSchema);
@@ -178,17 +197,37 @@ export function bodyNegatives(
         const types = typesOf(prop);
         if (types.includes('array') && Array.isArray(value[name])) {
           if (typeof prop['minItems'] === 'number' && prop['minItems'] > 0)
-            list.push({ field, constraint: 'minItems', reason: `an empty array, minItems ${prop['minItems']}`, value: setAt(accepted, [...path, name], []) });
+            list.push({
+              field,
+              constraint: 'minItems',
+              reason: `an empty array, minItems ${prop['minItems']}`,
+              value: setAt(accepted, [...path, name], []),
+            });
           if (typeof prop['maxItems'] === 'number' && prop['maxItems'] < 1000 && (value[name] as Json[]).length > 0)
             list.push({
               field,
               constraint: 'maxItems',
               reason: `${prop['maxItems'] + 1} items, maxItems ${prop['maxItems']}`,
-              value: setAt(accepted, [...path, name], Array.from({ length: prop['maxItems'] + 1 }, () => (value[name] as Json[])[0]!)),
+              value: setAt(
+                accepted,
+                [...path, name],
+                Array.from({ length: prop['maxItems'] + 1 }, () => (value[name] as Json[])[0]!),
+              ),
             });
-          if (!stringOnly) list.push({ field, constraint: 'type', reason: 'an object where an array is declared', value: setAt(accepted, [...path, name], { not: 'an array' }) });
+          if (!stringOnly)
+            list.push({
+              field,
+              constraint: 'type',
+              reason: 'an object where an array is declared',
+              value: setAt(accepted, [...path, name], { not: 'an array' }),
+            });
         } else if ((types.includes('object') || isObj(prop['properties'])) && !stringOnly) {
-          list.push({ field, constraint: 'type', reason: 'an array where an object is declared', value: setAt(accepted, [...path, name], []) });
+          list.push({
+            field,
+            constraint: 'type',
+            reason: 'an array where an object is declared',
+            value: setAt(accepted, [...path, name], []),
+          });
           if (depth < 3) walk(propSchema, value[name]!, [...path, name], depth + 1);
         }
       }

@@ -10,7 +10,9 @@ import { inputKey } from './pool.js';
 import { RESERVED_MAIL_DOMAIN, RESERVED_URL_HOST } from './safety.js';
 import type { Json, JsonObject } from './samples.js';
 
-export function planChecks(options: Pick<CheckApiOptions, 'document' | 'baseUrl' | 'credentials' | 'auth' | 'rules' | 'include' | 'exclude' | 'checks' | 'tenants'>): string {
+export function planChecks(
+  options: Pick<CheckApiOptions, 'document' | 'baseUrl' | 'credentials' | 'auth' | 'rules' | 'include' | 'exclude' | 'checks' | 'tenants'>,
+): string {
   const doc = upgradeNullable(options.document as Json) as JsonObject;
   const r = makeResolver(doc);
   const all = readOperations(doc, r);
@@ -29,7 +31,9 @@ export function planChecks(options: Pick<CheckApiOptions, 'document' | 'baseUrl'
     const inputs = op.params
       .filter((p) => p.in === 'path')
       .map((p) => {
-        const from = (producers.get(inputKey(p.name)) ?? []).filter((o) => o !== op && included(o, options.include ?? [], options.exclude ?? []));
+        const from = (producers.get(inputKey(p.name)) ?? []).filter(
+          (o) => o !== op && included(o, options.include ?? [], options.exclude ?? []),
+        );
         return `${p.name} <- ${from.length > 0 ? from.map((o) => o.operationId).join(' | ') : 'the spec example (nothing makes it)'}`;
       });
     lines.push(

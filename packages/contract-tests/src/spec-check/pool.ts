@@ -31,7 +31,11 @@ export interface PooledValue {
 }
 
 /** `X-Merchant-ID`, `merchant_id`, `merchantId` -> `merchantid`. */
-export const inputKey = (name: string): string => name.replace(/^x-/i, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+export const inputKey = (name: string): string =>
+  name
+    .replace(/^x-/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 
 /** `deliveries` -> `delivery`, `merchants` -> `merchant`, `addresses` -> `address`. */
 export function singular(word: string): string {
@@ -42,8 +46,30 @@ export function singular(word: string): string {
 }
 
 const CONTAINERS = new Set([
-  'data', 'result', 'results', 'items', 'item', 'records', 'record', 'content', 'value', 'values', 'body', 'response',
-  'payload', 'object', 'objects', 'entries', 'entry', 'list', 'page', 'nodes', 'node', 'edges', 'rows', 'resource',
+  'data',
+  'result',
+  'results',
+  'items',
+  'item',
+  'records',
+  'record',
+  'content',
+  'value',
+  'values',
+  'body',
+  'response',
+  'payload',
+  'object',
+  'objects',
+  'entries',
+  'entry',
+  'list',
+  'page',
+  'nodes',
+  'node',
+  'edges',
+  'rows',
+  'resource',
 ]);
 
 export class ValuePool {
@@ -133,7 +159,10 @@ export class ValuePool {
       if (m && m[1] === base) out.push(m[2]!);
     }
     for (const p of op.params) if (p.in === 'path') out.push(p.name);
-    const last = op.path.split('/').filter((s) => s !== '' && !s.startsWith('{')).pop();
+    const last = op.path
+      .split('/')
+      .filter((s) => s !== '' && !s.startsWith('{'))
+      .pop();
     if (last !== undefined) out.push(`${singular(last)}_id`);
     return [...new Set(out)];
   }

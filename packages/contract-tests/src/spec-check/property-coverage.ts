@@ -54,7 +54,10 @@ export interface UnseenProperties {
 
 /** Seen property paths per (operation, status key, media type, schema pointer). */
 export class PropertyCoverage {
-  private readonly seen = new Map<string, { operationId: string; status: string; mediaType: string; schemaAt: string; paths: Set<string> }>();
+  private readonly seen = new Map<
+    string,
+    { operationId: string; status: string; mediaType: string; schemaAt: string; paths: Set<string> }
+  >();
 
   record(operationId: string, status: string, mediaType: string, schemaAt: string, body: Json): void {
     const key = `${operationId} ${status} ${mediaType}`;
@@ -69,7 +72,8 @@ export class PropertyCoverage {
       const missing = new Set(declaredPaths(schemaOf(e.schemaAt), deref).filter((p) => !e.paths.has(p)));
       // a property under one never seen is not listed again
       const unseen = [...missing].filter((p) => ![...missing].some((q) => q !== p && (p.startsWith(`${q}.`) || p.startsWith(`${q}[]`))));
-      if (unseen.length > 0) out.push({ operationId: e.operationId, status: e.status, mediaType: e.mediaType, schemaAt: e.schemaAt, unseen });
+      if (unseen.length > 0)
+        out.push({ operationId: e.operationId, status: e.status, mediaType: e.mediaType, schemaAt: e.schemaAt, unseen });
     }
     return out;
   }

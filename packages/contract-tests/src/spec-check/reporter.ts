@@ -57,12 +57,18 @@ export function summary(report: ApiCheckReport, p: Palette = plain): string {
   if (unreached.length > 0) lines.push(p.yellow(`no 2xx reached: ${unreached.join(', ')}`));
   const unseen = report.unseenProperties.filter((u) => u.status.startsWith('2'));
   if (unseen.length > 0)
-    lines.push(`declared response properties never seen in a 2xx (${unseen.length} schemas; --fail-on-unseen-properties makes them fail):`, ...unseen.map((u) => `  ${u.operationId} ${u.status}: ${u.unseen.join(', ')}`));
+    lines.push(
+      `declared response properties never seen in a 2xx (${unseen.length} schemas; --fail-on-unseen-properties makes them fail):`,
+      ...unseen.map((u) => `  ${u.operationId} ${u.status}: ${u.unseen.join(', ')}`),
+    );
   if (report.leftBehind.length > 0)
     lines.push(
       p.dim(
         `left on the target (no delete operation for them): ${Object.entries(
-          report.leftBehind.reduce<Record<string, number>>((acc, l) => ({ ...acc, [l.key]: (acc[l.key] ?? 0) + 1 }), {}),
+          report.leftBehind.reduce<Record<string, number>>((acc, l) => {
+            acc[l.key] = (acc[l.key] ?? 0) + 1;
+            return acc;
+          }, {}),
         )
           .map(([k, n]) => `${n} ${k}`)
           .join(', ')}`,

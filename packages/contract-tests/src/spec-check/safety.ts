@@ -26,7 +26,10 @@ export const RESERVED_MAIL_DOMAIN = 'example.com';
 
 /** A host reserved for documentation and tests, or a loopback address. */
 export function isReservedHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[|\]$/g, '');
+  const h = host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[|\]$/g, '');
   if (h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)) return true;
   if (RESERVED_DOMAINS.some((d) => h === d || h.endsWith(`.${d}`))) return true;
   const tld = h.split('.').pop() ?? '';

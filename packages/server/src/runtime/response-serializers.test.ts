@@ -453,7 +453,9 @@ describe('a value outside its enum or const is refused, never sent (D279)', () =
       '/p': {
         get: {
           operationId: 'getP',
-          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } } } },
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } } },
+          },
         },
       },
     },
@@ -468,7 +470,10 @@ describe('a value outside its enum or const is refused, never sent (D279)', () =
               allOf: [
                 {
                   type: 'object',
-                  properties: { status: { $ref: '#/components/schemas/Status' }, lines: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['capture', 'refund'] } } } } },
+                  properties: {
+                    status: { $ref: '#/components/schemas/Status' },
+                    lines: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['capture', 'refund'] } } } },
+                  },
                 },
               ],
             },
@@ -482,8 +487,16 @@ describe('a value outside its enum or const is refused, never sent (D279)', () =
   it.each([
     ['a listed value', { success: true, data: { status: 'CAPTURED', lines: [{ kind: 'refund' }] } }, undefined],
     ["null and absent values (the validator's to judge)", { success: true, data: { status: null } }, undefined],
-    ['a status outside the enum (through $ref and allOf)', { success: true, data: { status: 'SUCCESS' } }, /data\.status "SUCCESS" is not in #\/components\/schemas\/Status\/enum/],
-    ['an item of an array outside the enum', { success: true, data: { lines: [{ kind: 'capture' }, { kind: 'chargeback' }] } }, /data\.lines\[1\]\.kind "chargeback"/],
+    [
+      'a status outside the enum (through $ref and allOf)',
+      { success: true, data: { status: 'SUCCESS' } },
+      /data\.status "SUCCESS" is not in #\/components\/schemas\/Status\/enum/,
+    ],
+    [
+      'an item of an array outside the enum',
+      { success: true, data: { lines: [{ kind: 'capture' }, { kind: 'chargeback' }] } },
+      /data\.lines\[1\]\.kind "chargeback"/,
+    ],
     ['a const broken', { success: false }, /success false is not in #\/components\/schemas\/Envelope\/properties\/success\/const/],
   ] as const)('%s', (_name, body, refused) => {
     const logger = silent();

@@ -262,7 +262,9 @@ export class ResponseSerializers {
         { operationId: operation.operationId, status, where: wrong.where, pointer: wrong.pointer },
         `response ${status} of ${operation.operationId}: ${wrong.where} is ${JSON.stringify(wrong.value)}, not one of the values ${wrong.pointer} lists; answered 500 instead (D279)`,
       );
-      throw new ResponseContractError(`${operation.operationId} ${status}: ${wrong.where} ${JSON.stringify(wrong.value)} is not in ${wrong.pointer}`);
+      throw new ResponseContractError(
+        `${operation.operationId} ${status}: ${wrong.where} ${JSON.stringify(wrong.value)} is not in ${wrong.pointer}`,
+      );
     }
     if (serialize === null) return JSON.stringify(body);
     try {

@@ -18,5 +18,4 @@ vi.mock('../../../../reference/src/orders/service.ts', async (o) => wrap('orders
 vi.mock('../../../../reference/src/credentials/cache.ts', async (o) => wrap('credentials/cache', await o()));
 vi.mock('@paygate/contract', async (o) => wrap('@paygate/contract', await o()));
 
-
 mutationSuite('production');

@@ -88,7 +88,9 @@ export async function wrap(file: string, original: Module): Promise<Module> {
         return call(f, args);
       });
     case 'refunds/handlers':
-      return withHandler(original, 'refundHandlers', 'getRefund', (r) => (on('wrong-content-type') ? { ...r, contentType: 'text/plain' } : r));
+      return withHandler(original, 'refundHandlers', 'getRefund', (r) =>
+        on('wrong-content-type') ? { ...r, contentType: 'text/plain' } : r,
+      );
     case 'payments/view':
       return wrapped(original, 'paymentView', (f, args) => {
         const out = call(f, args) as Record<string, unknown>;
@@ -103,9 +105,14 @@ export async function wrap(file: string, original: Module): Promise<Module> {
         return { ...out, refund_amount: Number(input.refund_amount) };
       });
     case 'orders/service':
-      return wrapped(original, 'getOrder', (f, args) => (on('order-of-another-merchant') ? call(f, [args[0], null, args[2]]) : call(f, args)));
+      return wrapped(original, 'getOrder', (f, args) =>
+        on('order-of-another-merchant') ? call(f, [args[0], null, args[2]]) : call(f, args),
+      );
     case 'credentials/cache': {
-      const Base = original['CredentialCache'] as new (db: Db, options: unknown) => { verify(id?: string, secret?: string): Promise<unknown> };
+      const Base = original['CredentialCache'] as new (
+        db: Db,
+        options: unknown,
+      ) => { verify(id?: string, secret?: string): Promise<unknown> };
       class WithoutSecret extends Base {
         private readonly mutantDb: Db;
         constructor(db: Db, options: unknown) {

@@ -17,9 +17,17 @@ export interface MutantRun {
 
 const MERCHANT = {
   settlement_details: {
-    bank_account_number: '50100123456789', bank_account_name: 'Mutant Test Ltd', bank_swift_code: 'HDFCINBBXXX', bank_name: 'HDFC Bank',
-    bank_branch_name: 'Fort', bank_address: '1 Test Road', bank_city: 'Mumbai', bank_state: 'Maharashtra', bank_country: 'IN',
-    bank_pincode: '400001', routing_number: 'HDFC0000060',
+    bank_account_number: '50100123456789',
+    bank_account_name: 'Mutant Test Ltd',
+    bank_swift_code: 'HDFCINBBXXX',
+    bank_name: 'HDFC Bank',
+    bank_branch_name: 'Fort',
+    bank_address: '1 Test Road',
+    bank_city: 'Mumbai',
+    bank_state: 'Maharashtra',
+    bank_country: 'IN',
+    bank_pincode: '400001',
+    routing_number: 'HDFC0000060',
   },
 };
 
@@ -31,10 +39,17 @@ export async function runChecker(
   const gw = await startGateway({ target: 'pglite', startWorker: true, validateResponses: mode === 'sandbox' });
   try {
     const partner = { 'X-Client-ID': gw.partner.clientId, 'X-Client-Secret': gw.partner.clientSecret, 'Content-Type': 'application/json' };
-    const example = (apiDocument as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { example: Record<string, unknown> }> } }>> })
-      .paths['/partners/merchants/']!['post']!.requestBody.content['application/json']!.example;
+    const example = (
+      apiDocument as {
+        paths: Record<string, Record<string, { requestBody: { content: Record<string, { example: Record<string, unknown> }> } }>>;
+      }
+    ).paths['/partners/merchants/']!['post']!.requestBody.content['application/json']!.example;
     const post = async (path: string, body?: unknown) => {
-      const res = await fetch(`${gw.baseUrl}${path}`, { method: 'POST', headers: partner, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${gw.baseUrl}${path}`, {
+        method: 'POST',
+        headers: partner,
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       const json = (await res.json()) as { data: Record<string, string> };
       if (!res.ok) throw new Error(`setting up the merchant credential: POST ${path} -> ${res.status} ${JSON.stringify(json)}`);
       return json.data;

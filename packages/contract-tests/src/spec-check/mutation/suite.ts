@@ -15,29 +15,37 @@ export function mutationSuite(mode: Mode): void {
     console.log(`\npaygate contract --spec mutation test, ${mode} mode (${lines.length} mutants):\n${lines.join('\n')}\n`);
   });
   describe(`mutation test, ${mode} mode (D278)`, () => {
-    it.each(MUTANTS.map((m) => [m.name, m] as const))('%s is caught', async (name, m) => {
-      const started = performance.now();
-      const equivalent = mode === 'production' && m.production === 'equivalent';
-      try {
-        const { report, wire } = await runChecker(mode, {
-          failFast: true,
-          activate: () => (mutant.active = name),
-          // the equivalence is shown by what the stateful run reads: the negative sweep adds nothing to it
-          ...(equivalent ? { checks: ['positive', 'stateful'] as const } : {}),
-        });
-        const first = report.failures[0];
-        const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        if (equivalent) {
-          // the serializer strips the undeclared column: it never reaches a client (nothing for a checker to see)
-          lines.push(`  ${name.padEnd(30)} equivalent: never on the wire (the serializer, D142)  ${report.cases.length} requests, ${seconds} s`);
-          expect(wire).not.toContain(LEAKED_SECRET);
-          return;
+    it.each(MUTANTS.map((m) => [m.name, m] as const))(
+      '%s is caught',
+      async (name, m) => {
+        const started = performance.now();
+        const equivalent = mode === 'production' && m.production === 'equivalent';
+        try {
+          const { report, wire } = await runChecker(mode, {
+            failFast: true,
+            activate: () => (mutant.active = name),
+            // the equivalence is shown by what the stateful run reads: the negative sweep adds nothing to it
+            ...(equivalent ? { checks: ['positive', 'stateful'] as const } : {}),
+          });
+          const first = report.failures[0];
+          const seconds = ((performance.now() - started) / 1000).toFixed(1);
+          if (equivalent) {
+            // the serializer strips the undeclared column: it never reaches a client (nothing for a checker to see)
+            lines.push(
+              `  ${name.padEnd(30)} equivalent: never on the wire (the serializer, D142)  ${report.cases.length} requests, ${seconds} s`,
+            );
+            expect(wire).not.toContain(LEAKED_SECRET);
+            return;
+          }
+          lines.push(
+            `  ${name.padEnd(30)} caught by ${first?.check ?? 'NOTHING'} at ${first?.operationId ?? '-'}  ${report.cases.length} requests, ${seconds} s`,
+          );
+          expect(report.ok, `${name} (${m.defect}) survived ${report.cases.length} requests`).toBe(false);
+        } finally {
+          mutant.active = undefined;
         }
-        lines.push(`  ${name.padEnd(30)} caught by ${first?.check ?? 'NOTHING'} at ${first?.operationId ?? '-'}  ${report.cases.length} requests, ${seconds} s`);
-        expect(report.ok, `${name} (${m.defect}) survived ${report.cases.length} requests`).toBe(false);
-      } finally {
-        mutant.active = undefined;
-      }
-    }, 120_000);
+      },
+      120_000,
+    );
   });
 }
