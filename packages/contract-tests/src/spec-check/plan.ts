@@ -31,8 +31,11 @@ export function planChecks(
     const inputs = op.params
       .filter((p) => p.in === 'path')
       .map((p) => {
-        const from = (producers.get(inputKey(p.name)) ?? []).filter(
-          (o) => o !== op && included(o, options.include ?? [], options.exclude ?? []),
+        const key = inputKey(p.name);
+        // what makes it: not an operation that needs it itself
+        const from = (producers.get(key) ?? []).filter(
+          (o) =>
+            !o.params.some((q) => q.in === 'path' && inputKey(q.name) === key) && included(o, options.include ?? [], options.exclude ?? []),
         );
         return `${p.name} <- ${from.length > 0 ? from.map((o) => o.operationId).join(' | ') : 'the spec example (nothing makes it)'}`;
       });
