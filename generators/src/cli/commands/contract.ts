@@ -15,7 +15,18 @@ const isSuiteFile = (name: string): name is SuiteFile => (SUITE_FILES as readonl
 const FLAGS = {
   spec: { type: 'string' },
   auth: { type: 'string', multiple: true },
+  use: { type: 'string', multiple: true },
+  tenant: { type: 'string', multiple: true },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  config: { type: 'string' },
   checks: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  'max-time': { type: 'string' },
+  'fail-on-unseen-properties': { type: 'boolean' },
+  'fail-fast': { type: 'boolean' },
+  'max-negatives': { type: 'string' },
   'base-url': { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
@@ -51,59 +62,63 @@ export function authEnvName(scheme: string): string {
   return `PAYGATE_AUTH_${scheme.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
 }
 
-/** Credentials per security scheme from `--auth name=value` (basic: `name=user:password`) and PAYGATE_AUTH_<NAME>. */
-export function authFromFlags(
+type SchemeInfo = { type?: unknown; scheme?: unknown };
+const schemesOf = (document: Record<string, unknown>) =>
+  ((document['components'] ?? {}) as { securitySchemes?: Record<string, SchemeInfo> }).securitySchemes ?? {};
+
+/** The default set's credentials from PAYGATE_AUTH_<SCHEME>. */
+function defaultsFromEnv(document: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(schemesOf(document))) {
+    const value = env[authEnvName(name)];
+    if (value !== undefined && value !== '') out[name] = value;
+  }
+  return out;
+}
+
+/** Credentials of the `default` set from `--auth SCHEME=VALUE` (basic: `SCHEME=USER:PASSWORD`) and PAYGATE_AUTH_<SCHEME>. */
+export async function authFromFlags(
   document: Record<string, unknown>,
   flags: readonly string[],
   env: NodeJS.ProcessEnv,
-): Record<string, unknown> {
-  const components = (document['components'] ?? {}) as { securitySchemes?: Record<string, { type?: unknown; scheme?: unknown }> };
-  const schemes = components.securitySchemes ?? {};
-  const raw = new Map<string, string>();
-  for (const name of Object.keys(schemes)) {
-    const fromEnv = env[authEnvName(name)];
-    if (fromEnv !== undefined && fromEnv !== '') raw.set(name, fromEnv);
+): Promise<Record<string, unknown>> {
+  const { buildConfig, ConfigError } = await import('@paygate/contract-tests/check');
+  try {
+    const config = buildConfig({ schemes: schemesOf(document), auth: flags, env, defaultFromEnv: defaultsFromEnv(document, env) });
+    return { ...(config.credentials.find((c) => c.name === 'default')?.auth ?? {}) };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
   }
-  for (const flag of flags) {
-    const eq = flag.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--auth takes SCHEME=VALUE (a security scheme of the spec), got ${JSON.stringify(flag)}`);
-    raw.set(flag.slice(0, eq), flag.slice(eq + 1));
-  }
-  const auth: Record<string, unknown> = {};
-  for (const [name, value] of raw) {
-    const scheme = schemes[name];
-    if (scheme === undefined) {
-      const known = Object.keys(schemes);
-      throw new UsageError(
-        `--auth ${name}: the spec declares no security scheme "${name}"${known.length > 0 ? ` (it declares ${known.join(', ')})` : ''}`,
-      );
-    }
-    if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') {
-      const colon = value.indexOf(':');
-      if (colon < 0) throw new UsageError(`--auth ${name} is HTTP basic: give ${name}=USER:PASSWORD`);
-      auth[name] = { username: value.slice(0, colon), password: value.slice(colon + 1) };
-    } else auth[name] = value;
-  }
-  return auth;
 }
 
-const CHECK_NAMES = ['positive', 'negative', 'unauthenticated', 'stateful'] as const;
+type SpecFlags = {
+  spec: string;
+  auth?: string[];
+  use?: string[];
+  tenant?: string[];
+  include?: string[];
+  exclude?: string[];
+  config?: string;
+  checks?: string;
+  junit?: string;
+  'dry-run'?: boolean;
+  'request-timeout'?: string;
+  'max-time'?: string;
+  'fail-on-unseen-properties'?: boolean;
+  'fail-fast'?: boolean;
+  'max-negatives'?: string;
+};
 
-/** `paygate contract --spec FILE`: the spec-driven checks of @paygate/contract-tests/check against any API (D125). */
-async function runSpecChecks(
-  flags: { spec: string; auth?: string[]; checks?: string; junit?: string },
-  baseUrl: URL,
-  io: CliIo,
-): Promise<ExitCode> {
-  const checks = flags.checks?.split(',').map((c) => c.trim());
-  const unknownChecks = checks?.filter((c) => !(CHECK_NAMES as readonly string[]).includes(c)) ?? [];
-  if (unknownChecks.length > 0) throw new UsageError(`--checks takes ${CHECK_NAMES.join(', ')}; unknown: ${unknownChecks.join(', ')}`);
-  const input = path.resolve(io.cwd, flags.spec);
-  const { existsSync, writeFileSync, mkdirSync } = await import('node:fs');
-  if (!existsSync(input)) throw new EnvironmentError(`--spec ${flags.spec}: no such file`);
-  const { loadOpenApi } = await import('../../parse/openapi.js');
-  const { document } = await loadOpenApi({ input, cwd: io.cwd, lint: 'skip' });
-  const auth = authFromFlags(document, flags.auth ?? [], process.env);
+function seconds(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} takes a number of seconds above 0, got ${JSON.stringify(raw)}`);
+  return n * 1000;
+}
+
+/** `paygate contract --spec FILE`: the spec-driven checks of @paygate/contract-tests/check against any API (D125, D270). */
+async function runSpecChecks(flags: SpecFlags, baseUrl: URL, io: CliIo): Promise<ExitCode> {
   let checker: typeof import('@paygate/contract-tests/check');
   try {
     checker = await import('@paygate/contract-tests/check');
@@ -111,53 +126,139 @@ async function runSpecChecks(
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new EnvironmentError('The contract checker is not installed: run `npm install -D @paygate/contract-tests`, then rerun.');
   }
+  const checks = flags.checks?.split(',').map((c) => c.trim());
+  const unknownChecks = checks?.filter((c) => !(checker.ALL_CHECKS as readonly string[]).includes(c)) ?? [];
+  if (unknownChecks.length > 0)
+    throw new UsageError(`--checks takes ${checker.ALL_CHECKS.join(', ')}; unknown: ${unknownChecks.join(', ')}`);
+  const maxNegatives = flags['max-negatives'] === undefined ? undefined : Number(flags['max-negatives']);
+  if (maxNegatives !== undefined && (!Number.isInteger(maxNegatives) || maxNegatives < 0))
+    throw new UsageError(`--max-negatives takes a whole number, got ${JSON.stringify(flags['max-negatives'])}`);
+  const requestTimeout = seconds('request-timeout', flags['request-timeout']);
+  const maxTime = seconds('max-time', flags['max-time']);
+  const input = path.resolve(io.cwd, flags.spec);
+  const { existsSync, readFileSync } = await import('node:fs');
+  if (!existsSync(input)) throw new EnvironmentError(`--spec ${flags.spec}: no such file`);
+  let file: unknown;
+  if (flags.config !== undefined) {
+    const configPath = path.resolve(io.cwd, flags.config);
+    if (!existsSync(configPath)) throw new EnvironmentError(`--config ${flags.config}: no such file`);
+    const text = readFileSync(configPath, 'utf8');
+    try {
+      file = /\.json$/i.test(configPath) ? JSON.parse(text) : (await import('yaml')).parse(text);
+    } catch (error) {
+      throw new UsageError(
+        `--config ${flags.config}: not valid ${/\.json$/i.test(configPath) ? 'JSON' : 'YAML'} (${(error as Error).message})`,
+      );
+    }
+  }
+  const { loadOpenApi } = await import('../../parse/openapi.js');
+  const { document } = await loadOpenApi({ input, cwd: io.cwd, lint: 'skip' });
+  let config: import('@paygate/contract-tests/check').CheckConfig;
+  try {
+    config = checker.buildConfig({
+      schemes: schemesOf(document),
+      file,
+      ...(flags.auth ? { auth: flags.auth } : {}),
+      ...(flags.use ? { use: flags.use } : {}),
+      ...(flags.tenant ? { tenants: flags.tenant } : {}),
+      ...(flags.include ? { include: flags.include } : {}),
+      ...(flags.exclude ? { exclude: flags.exclude } : {}),
+      env: process.env,
+      defaultFromEnv: defaultsFromEnv(document, process.env),
+    });
+  } catch (error) {
+    if (error instanceof checker.ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const options = {
+    document,
+    baseUrl: baseUrl.href,
+    credentials: config.credentials,
+    rules: config.rules,
+    tenants: config.tenants,
+    include: config.include,
+    exclude: config.exclude,
+    ...(checks === undefined ? {} : { checks: checks as import('@paygate/contract-tests/check').CheckName[] }),
+  };
+  if (flags['dry-run']) {
+    io.stdout(`${checker.planChecks(options)}\n`);
+    return EXIT.ok;
+  }
   try {
     await fetch(baseUrl, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
   } catch (error) {
     throw new EnvironmentError(`Cannot reach ${baseUrl.href} (${(error as Error).message}): start the deployment or fix --base-url.`);
   }
+  const palette = checker.paletteFor(process.stderr, process.env);
+  const junit = flags.junit === undefined ? undefined : new checker.JUnitWriter(path.resolve(io.cwd, flags.junit));
   io.stderr(
-    `Checking ${baseUrl.href} against ${flags.spec}${Object.keys(auth).length > 0 ? ` with credentials for ${Object.keys(auth).join(', ')}` : ' without credentials'}\n`,
+    `Checking ${baseUrl.href} against ${flags.spec}${config.credentials.length > 0 ? ` with credential sets ${config.credentials.map((c) => `${c.name} (${Object.keys(c.auth).join(', ')})`).join(', ')}` : ' without credentials'}${junit ? `; JUnit report: ${flags.junit} (written as it goes)` : ''}\n`,
   );
   const report = await checker.checkApi({
-    document,
-    baseUrl: baseUrl.href,
-    auth,
-    ...(checks === undefined ? {} : { checks: checks as (typeof CHECK_NAMES)[number][] }),
+    ...options,
+    ...(requestTimeout === undefined ? {} : { timeoutMs: requestTimeout }),
+    ...(maxTime === undefined ? {} : { maxTimeMs: maxTime }),
+    ...(maxNegatives === undefined ? {} : { maxNegatives }),
+    failOnUnseenProperties: flags['fail-on-unseen-properties'] === true,
+    failFast: flags['fail-fast'] === true,
+    onEvent: (event) => {
+      if (event.type === 'positive') {
+        io.stderr(`${checker.positiveLine(event, palette)}\n`);
+        return;
+      }
+      io.stderr(`${checker.operationLine(event, palette)}\n`);
+      junit?.operation(event.operationId, event.cases);
+    },
   });
+  junit?.finish(report);
   io.stdout(`${checker.formatCoverage(report)}\n`);
-  if (flags.junit !== undefined) {
-    const junit = path.resolve(io.cwd, flags.junit);
-    mkdirSync(path.dirname(junit), { recursive: true });
-    writeFileSync(junit, checker.toJUnit(report));
-    io.stderr(`JUnit report: ${junit}\n`);
-  }
+  io.stderr(`${checker.summary(report, palette)}\n`);
   if (!report.ok) {
     io.stderr(
-      `${checker.formatFailures(report)}\n\nThe deployment does not conform: ${report.failures.length} failure(s) in ${report.cases.length} checks.\n`,
+      `${checker.formatFailures(report)}\n\nThe deployment does not conform: ${report.failures.length} failure(s) in ${report.cases.length} requests.\n`,
     );
     return EXIT.failed;
   }
-  io.stderr(`The deployment conforms to the spec (${report.cases.length} checks).\n`);
+  io.stderr(`The deployment conforms to the spec (${report.cases.length} requests).\n`);
   return EXIT.ok;
 }
 
 export const command: CliCommand = {
   name: 'contract',
   summary: "check a deployment against a spec (any API with --spec; Paygate's flow suite without) with a coverage table and JUnit",
-  usage: `Usage: paygate contract --spec FILE --base-url URL [--auth SCHEME=VALUE]... [--checks LIST] [--junit FILE]
+  usage: `Usage: paygate contract --spec FILE --base-url URL [--auth [SET:]SCHEME=VALUE]... [--use SET=SELECTOR]...
+                        [--tenant SET]... [--include SELECTOR]... [--exclude SELECTOR]... [--config FILE] [--checks LIST]
+                        [--junit FILE] [--dry-run] [--request-timeout S] [--max-time S] [--fail-on-unseen-properties]
        paygate contract --base-url URL --client-id ID --client-secret SECRET [--junit FILE] [--only LIST]
 
-With --spec: checks any API against its OpenAPI document (in the spirit of Schemathesis): every response conforms
-(status declared, content type, headers, body schema); positive data built from the spec's examples and schemas is
-accepted; negative data (a wrong type, a missing required property or query parameter) gets a 4xx; an operation that
-declares security refuses a request without credentials; a Location header is followed. Failures name the operation,
-the status and the JSON pointer of the schema. 429 answers are waited out per Retry-After (at most 30 s a request).
+With --spec: checks any API against its OpenAPI document, statefully and with nothing but credentials. Values in
+answers feed later requests (a response field named like a parameter, an id of a collection, OpenAPI links, Location
+headers, URLs of the API's own paths), so by-id operations run on resources the run made; a documented 4xx teaches
+it (an input the error names, a value to make unique, another credential set). Per operation: positive data,
+negative data per field and constraint (4xx expected), no / partial / wrong credentials (4xx), boundary values,
+an idempotent replay (same answer, no second effect), tenant isolation, a child amount above its parent's, an
+undeclared method; deletes last, then use-after-free reads, then clean-up. Every response is checked (status,
+content type, headers, body schema). Invented URLs point at https://paygate-contract.invalid/, e-mail addresses at
+example.com; nothing is sent to another host than --base-url's. 429 answers are waited out per Retry-After.
 
-  --spec FILE            the OpenAPI 3.0/3.1 document
-  --auth SCHEME=VALUE    a credential for a security scheme the spec declares (repeat per scheme; HTTP basic:
-                         SCHEME=USER:PASSWORD), or the variable PAYGATE_AUTH_<SCHEME> (upper case, other characters _)
-  --checks LIST          some of ${CHECK_NAMES.join(', ')} (default all)
+  --spec FILE              the OpenAPI 3.0/3.1 document
+  --auth SCHEME=VALUE      a credential of the default set for a security scheme of the spec (HTTP basic:
+                           SCHEME=USER:PASSWORD); VALUE env:NAME reads a variable; or PAYGATE_AUTH_<SCHEME>
+  --auth SET:SCHEME=VALUE  a credential of a named set (e.g. partner:ClientId=..., merchant:ClientId=...)
+  --use SET=SELECTOR,...   which set serves which operations; a selector is op:ID, tag:NAME, path:GLOB (optionally
+                           "METHOD GLOB"), scheme:NAME, or a bare operation id or tag. Without a rule: the first set
+                           that covers the operation, the others after a 401/403
+  --tenant SET             a set that must not read what the other sets made (checked on every by-id read)
+  --include / --exclude SELECTOR   which operations run (excluded ones are never sent)
+  --config FILE            the same in JSON or YAML: {credentials: {SET: {SCHEME: VALUE}}, use: {SET: [SELECTOR]},
+                           tenants: [SET], include: [...], exclude: [...]}
+  --checks LIST            some of positive, negative, unauthenticated, stateful, boundaries, idempotency,
+                           isolation, invariants, methods (default all)
+  --dry-run                print the plan (order, credential set, where each id comes from) and send nothing
+  --request-timeout S      time bound per request (default 15); --max-time S: for the whole run
+  --fail-on-unseen-properties   a declared response property no answer carried fails the run (default: reported)
+  --fail-fast              stop at the first failure
+  --junit FILE             JUnit XML, rewritten after each operation (a killed run leaves a valid file)
 
 Without --spec: Paygate's own suite (the layer on top for a Paygate gateway):
 
@@ -189,18 +290,26 @@ Example (CI):
           "--only, --client-id and --client-secret belong to Paygate's suite (without --spec); with --spec give credentials per scheme with --auth",
         );
       }
-      return runSpecChecks(
-        {
-          spec: flags.spec,
-          ...(flags.auth ? { auth: flags.auth } : {}),
-          ...(flags.checks ? { checks: flags.checks } : {}),
-          ...(flags.junit ? { junit: flags.junit } : {}),
-        },
-        baseUrl,
-        io,
-      );
+      const { 'base-url': _baseUrl, only: _only, 'client-id': _clientId, 'client-secret': _clientSecret, ...spec } = flags;
+      return runSpecChecks({ ...spec, spec: flags.spec }, baseUrl, io);
     }
-    if (flags.auth !== undefined || flags.checks !== undefined) throw new UsageError('--auth and --checks need --spec FILE');
+    const specOnly = [
+      'auth',
+      'use',
+      'tenant',
+      'include',
+      'exclude',
+      'config',
+      'checks',
+      'dry-run',
+      'request-timeout',
+      'max-time',
+      'fail-on-unseen-properties',
+      'fail-fast',
+      'max-negatives',
+    ] as const;
+    const given = specOnly.filter((name) => flags[name] !== undefined);
+    if (given.length > 0) throw new UsageError(`${given.map((n) => `--${n}`).join(', ')} need --spec FILE`);
     const clientId = flags['client-id'] ?? process.env['PAYGATE_CONTRACT_CLIENT_ID'];
     const clientSecret = flags['client-secret'] ?? process.env['PAYGATE_CONTRACT_CLIENT_SECRET'];
     if (clientId === undefined || clientSecret === undefined) {

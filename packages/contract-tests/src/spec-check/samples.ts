@@ -26,12 +26,12 @@ const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
   date: '2026-01-02',
   time: '03:04:05Z',
   email: 'ada@example.com',
-  uri: 'https://example.com/a',
-  url: 'https://example.com/a',
+  uri: 'https://paygate-contract.invalid/a',
+  url: 'https://paygate-contract.invalid/a',
   uuid: '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71',
   ipv4: '192.0.2.1',
   ipv6: '2001:db8::1',
-  hostname: 'example.com',
+  hostname: 'paygate-contract.invalid',
 };
 
 function stringSample(s: JsonObject): string {

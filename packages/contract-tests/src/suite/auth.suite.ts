@@ -165,7 +165,7 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
         method,
         `/webhooks/endpoints/${w.endpointId}`,
         w.m.credentials,
-        method === 'get' ? {} : { json: { url: 'https://shop.example.in/changed' } },
+        method === 'get' ? {} : { json: { url: 'https://shop.example/changed' } },
       );
       expect(res.status, `${method.toUpperCase()}: ${res.text}`).toBe(405);
       expect(res.error?.code).toBe('ERR_REQUEST_405');
@@ -175,7 +175,7 @@ describe.each(gatewayTargets())('auth [%s]', (target: GatewayTarget) => {
 
   it('use after free: a deleted webhook endpoint is gone', async () => {
     const created = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', w.m.credentials, {
-      json: { url: 'https://shop.example.in/x', events: ['PAYMENT_FAILED'] },
+      json: { url: 'https://shop.example/x', events: ['PAYMENT_FAILED'] },
     });
     const id = dataOf<{ id: string }>(created).id;
     const listed = dataOf<{ results: { id: string }[] }>(await pg.expectStatus(200, 'GET', '/webhooks/endpoints', w.m.credentials));

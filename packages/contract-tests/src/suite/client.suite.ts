@@ -32,7 +32,7 @@ describe('generated client against the gateway', () => {
       amount: '250.00',
       currency: 'INR',
       reference_id: `client-${Date.now()}`,
-      buyer: { name: 'Priya Sharma', email: 'priya.sharma@example.in', phone: '+919876543210' },
+      buyer: { name: 'Priya Sharma', email: 'priya.sharma@example.com', phone: '+919876543210' },
       product: { name: 'Saree', description: 'Silk saree' },
     });
     if (!created.ok) throw new Error(JSON.stringify(created.error));

@@ -146,7 +146,7 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
   it('hosted checkout: page, form POST, verified callback, order paid, refund, settlement, PAYMENT_SETTLED', async () => {
     const created = await pg.createOrder(
       m.credentials,
-      orderBody({ amount: '1500.00', return_url: 'https://shop.example.in/payments/return' }),
+      orderBody({ amount: '1500.00', return_url: 'https://shop.example/payments/return' }),
     );
     expect(created.status).toBe(200);
     const { order_id: orderId, session_id: sessionId } = dataOf<{ order_id: string; session_id: string }>(created);
@@ -166,7 +166,7 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
       body: new URLSearchParams({ outcome: 'success', mop_type: 'UPI' }),
     });
     const form = redirectForm(submitted.text);
-    expect(form.action).toBe('https://shop.example.in/payments/return');
+    expect(form.action).toBe('https://shop.example/payments/return');
     const cbValid = schemaValidator('ReturnUrlCallback');
     expect(cbValid(form.fields), JSON.stringify(cbValid.errors)).toBe(true);
     expect(form.fields['status']).toBe('payment_successful');

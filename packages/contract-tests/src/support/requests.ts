@@ -55,7 +55,7 @@ export async function prepareWorld(pg: Paygate): Promise<World> {
   await pg.paidOrder(m, '50.00');
   const run = await pg.expectStatus(200, 'POST', '/sandbox/settlements/run', pg.partner, { json: { merchant_id: m.merchantId } });
   const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, {
-    json: { url: 'https://shop.example.in/hooks', events: ['PAYMENT_FAILED'] },
+    json: { url: 'https://shop.example/hooks', events: ['PAYMENT_FAILED'] },
   });
   const delivery = await worldDelivery(pg, m);
   return {
@@ -77,7 +77,7 @@ export async function prepareWorld(pg: Paygate): Promise<World> {
  */
 async function worldDelivery(pg: Paygate, m: MerchantAccount): Promise<{ deliveryEndpointId: string; deliveryId: string }> {
   const runtime = pg.gw.runtime;
-  const url = runtime ? 'http://127.0.0.1:9/paygate' : 'https://shop.example.in/paygate-deliveries';
+  const url = runtime ? 'http://127.0.0.1:9/paygate' : 'https://shop.example/paygate-deliveries';
   const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m.credentials, { json: { url, events: ['PAYMENT_FAILED'] } });
   const endpointId = dataOf<{ id: string }>(ep).id;
   const order = dataOf<{ session_id: string }>(await pg.createOrder(m.credentials));
@@ -253,11 +253,11 @@ export async function validRequest(pg: Paygate, w: World, op: OperationSpec, var
         method: 'POST',
         path: path(),
         who: m,
-        req: { json: { url: `https://shop.example.in/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } },
+        req: { json: { url: `https://shop.example/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } },
       };
     case 'deleteWebhookEndpoint': {
       const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, {
-        json: { url: 'https://shop.example.in/tmp', events: ['PAYMENT_FAILED'] },
+        json: { url: 'https://shop.example/tmp', events: ['PAYMENT_FAILED'] },
       });
       return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
     }

@@ -775,7 +775,7 @@ export interface components {
             dob?: components["schemas"]["CalendarDate"];
             /**
              * Format: email
-             * @example priya.sharma@example.in
+             * @example priya.sharma@example.com
              */
             email: string;
             /** @example Priya Sharma */
@@ -993,7 +993,7 @@ export interface components {
             /**
              * Format: uri
              * @description Merchant website.
-             * @example https://acme.example.in
+             * @example https://acme.example
              */
             website: string;
         };
@@ -1140,7 +1140,7 @@ export interface components {
             /**
              * Format: uri
              * @description Merchant website.
-             * @example https://acme.example.in
+             * @example https://acme.example
              */
             website?: string;
         };
@@ -1182,7 +1182,7 @@ export interface components {
             /**
              * Format: uri
              * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development (decision B21). Optional: without it the hosted page ends on Paygate's own result page and no callback is sent; the webhooks carry the outcome (decision D90).
-             * @example https://shop.example.in/payments/return
+             * @example https://shop.example/payments/return
              */
             return_url?: string;
             /**
@@ -1214,7 +1214,7 @@ export interface components {
             /**
              * Format: uri
              * @description Receiver URL. `https` in production; `http` is accepted in sandbox mode for local receivers. In production (and in a sandbox started with `PAYGATE_WEBHOOK_PRIVATE_DESTINATIONS=deny`) a URL naming `localhost` (or `*.localhost`), a host without a dot, a `.local`, `.internal` or `.home.arpa` name, or a literal IP address that is not public unicast (loopback, private, link-local such as 169.254.169.254, unique-local, ...) is refused with 400 `ERR_VALIDATION_400` and `details.url`; every delivery is checked again against the address the host resolves to when it connects, and a refused delivery is recorded as a failed attempt and retried on schedule.
-             * @example https://shop.example.in/webhooks/paygate
+             * @example https://shop.example/webhooks/paygate
              */
             url: string;
         };
@@ -2897,7 +2897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html><body onload="document.forms[0].submit()"><form method="POST" action="https://shop.example.in/payments/return">...</form></body></html> */
+                    /** @example <!doctype html><html><body onload="document.forms[0].submit()"><form method="POST" action="https://shop.example/payments/return">...</form></body></html> */
                     "text/html": string;
                 };
             };
@@ -3037,7 +3037,7 @@ export interface operations {
                  *         "registration_number": "U74999MH2020PTC123456",
                  *         "international_org_type": "PRIVATE_LIMITED",
                  *         "tax_id": "27AAACA1234A1Z5",
-                 *         "website": "https://acme.example.in",
+                 *         "website": "https://acme.example",
                  *         "monthly_avg_transaction_value": "250000.00",
                  *         "monthly_avg_transaction_volume": "1200",
                  *         "communication_address": "12 Marine Drive",
@@ -3105,7 +3105,7 @@ export interface operations {
                      *           "registration_number": "U74999MH2020PTC123456",
                      *           "international_org_type": "PRIVATE_LIMITED",
                      *           "tax_id": "27AAACA1234A1Z5",
-                     *           "website": "https://acme.example.in",
+                     *           "website": "https://acme.example",
                      *           "monthly_avg_transaction_value": "250000.00",
                      *           "monthly_avg_transaction_volume": "1200",
                      *           "communication_address": "12 Marine Drive",
@@ -3198,7 +3198,7 @@ export interface operations {
                      *           "registration_number": "U74999MH2020PTC123456",
                      *           "international_org_type": "PRIVATE_LIMITED",
                      *           "tax_id": "27AAACA1234A1Z5",
-                     *           "website": "https://acme.example.in",
+                     *           "website": "https://acme.example",
                      *           "monthly_avg_transaction_value": "250000.00",
                      *           "monthly_avg_transaction_volume": "1200",
                      *           "communication_address": "12 Marine Drive",
@@ -3256,7 +3256,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "company_details": {
-                 *         "website": "https://www.acme.example.in"
+                 *         "website": "https://www.acme.example"
                  *       },
                  *       "settlement_details": {
                  *         "bank_branch_name": "Nariman Point, Mumbai"
@@ -3523,7 +3523,7 @@ export interface operations {
                      *         "mop_type": "UPI",
                      *         "buyer": {
                      *           "name": "Priya Sharma",
-                     *           "email": "priya.sharma@example.in",
+                     *           "email": "priya.sharma@example.com",
                      *           "phone": "+919876543210",
                      *           "address": {
                      *             "line_1": "Flat 4B, Sea View Apartments",
@@ -3693,7 +3693,7 @@ export interface operations {
                      *         "mop_type": "UPI",
                      *         "buyer": {
                      *           "name": "Priya Sharma",
-                     *           "email": "priya.sharma@example.in",
+                     *           "email": "priya.sharma@example.com",
                      *           "phone": "+919876543210",
                      *           "address": {
                      *             "line_1": "Flat 4B, Sea View Apartments",
@@ -3819,7 +3819,7 @@ export interface operations {
                      *             "reference_id": "ORDER-2026-000123",
                      *             "buyer": {
                      *               "name": "Priya Sharma",
-                     *               "email": "priya.sharma@example.in",
+                     *               "email": "priya.sharma@example.com",
                      *               "phone": "+919876543210"
                      *             },
                      *             "payment_id": "OD1000000000000001",
@@ -3879,7 +3879,7 @@ export interface operations {
                      *           "mop_type": "UPI",
                      *           "buyer": {
                      *             "name": "Priya Sharma",
-                     *             "email": "priya.sharma@example.in",
+                     *             "email": "priya.sharma@example.com",
                      *             "phone": "+919876543210",
                      *             "address": {
                      *               "line_1": "Flat 4B, Sea View Apartments",
@@ -4342,7 +4342,7 @@ export interface operations {
                      *       "message": "Checkout completed",
                      *       "data": {
                      *         "redirect": {
-                     *           "url": "https://shop.example.in/payments/return",
+                     *           "url": "https://shop.example/payments/return",
                      *           "method": "POST",
                      *           "fields": {
                      *             "order_id": "OD1000000000000001",
@@ -4531,7 +4531,7 @@ export interface operations {
                      *           "registration_number": "U74999MH2020PTC123456",
                      *           "international_org_type": "PRIVATE_LIMITED",
                      *           "tax_id": "27AAACA1234A1Z5",
-                     *           "website": "https://acme.example.in",
+                     *           "website": "https://acme.example",
                      *           "monthly_avg_transaction_value": "250000.00",
                      *           "monthly_avg_transaction_volume": "1200",
                      *           "communication_address": "12 Marine Drive",
@@ -4623,7 +4623,7 @@ export interface operations {
                      *         "mop_type": "UPI",
                      *         "buyer": {
                      *           "name": "Priya Sharma",
-                     *           "email": "priya.sharma@example.in",
+                     *           "email": "priya.sharma@example.com",
                      *           "phone": "+919876543210",
                      *           "address": {
                      *             "line_1": "Flat 4B, Sea View Apartments",
@@ -4942,7 +4942,7 @@ export interface operations {
                      *         "results": [
                      *           {
                      *             "id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
-                     *             "url": "https://shop.example.in/webhooks/paygate",
+                     *             "url": "https://shop.example/webhooks/paygate",
                      *             "events": [
                      *               "PAYMENT_FAILED",
                      *               "PAYMENT_SETTLED"
@@ -4983,7 +4983,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://shop.example.in/webhooks/paygate",
+                 *       "url": "https://shop.example/webhooks/paygate",
                  *       "events": [
                  *         "PAYMENT_FAILED",
                  *         "PAYMENT_SETTLED"
@@ -5007,7 +5007,7 @@ export interface operations {
                      *       "message": "Webhook endpoint created",
                      *       "data": {
                      *         "id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
-                     *         "url": "https://shop.example.in/webhooks/paygate",
+                     *         "url": "https://shop.example/webhooks/paygate",
                      *         "events": [
                      *           "PAYMENT_FAILED",
                      *           "PAYMENT_SETTLED"
@@ -5166,7 +5166,7 @@ export interface operations {
                      *       "message": "Webhook endpoint enabled",
                      *       "data": {
                      *         "id": "we_Xc9Lm2Qp7Rt4Vw1Yb8Nz3Ks6",
-                     *         "url": "https://shop.example.in/webhooks/paygate",
+                     *         "url": "https://shop.example/webhooks/paygate",
                      *         "events": [
                      *           "PAYMENT_CAPTURED"
                      *         ],

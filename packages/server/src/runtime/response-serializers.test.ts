@@ -12,7 +12,7 @@ import { apiDocument as shelfDocument } from '../../../../test/fixtures/shelf/ge
 import { operations as shelfOperations } from '../../../../test/fixtures/shelf/generated/contract/operations.gen.js';
 import { readFileSync } from 'node:fs';
 import { runtimeDocument } from '../../../../generators/src/emit/runtime-document.js';
-import { ResponseSerializers } from './response-serializers.js';
+import { ResponseContractError, ResponseSerializers } from './response-serializers.js';
 import type { ApiDocument, OperationRoute } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -442,6 +442,73 @@ describe('compiled response serializers on non-Paygate specs', () => {
     expect(strict.stringify(getX, 200, 'application/json', { other: 1 })).toBe('{"other":1}');
     strict.stringify(getX, 200, 'application/json', { other: 2 });
     expect(logger.error).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a value outside its enum or const is refused, never sent (D279)', () => {
+  const doc: ApiDocument = {
+    openapi: '3.1.0',
+    info: { title: 'Enums', version: '1' },
+    paths: {
+      '/p': {
+        get: {
+          operationId: 'getP',
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } } },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Status: { type: 'string', enum: ['CAPTURED', 'FAILED'] },
+        Envelope: {
+          type: 'object',
+          properties: {
+            success: { type: 'boolean', const: true },
+            data: {
+              allOf: [
+                {
+                  type: 'object',
+                  properties: {
+                    status: { $ref: '#/components/schemas/Status' },
+                    lines: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['capture', 'refund'] } } } },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  };
+  const getP = { operationId: 'getP', method: 'get', path: '/p' } as unknown as OperationRoute;
+
+  it.each([
+    ['a listed value', { success: true, data: { status: 'CAPTURED', lines: [{ kind: 'refund' }] } }, undefined],
+    ["null and absent values (the validator's to judge)", { success: true, data: { status: null } }, undefined],
+    [
+      'a status outside the enum (through $ref and allOf)',
+      { success: true, data: { status: 'SUCCESS' } },
+      /data\.status "SUCCESS" is not in #\/components\/schemas\/Status\/enum/,
+    ],
+    [
+      'an item of an array outside the enum',
+      { success: true, data: { lines: [{ kind: 'capture' }, { kind: 'chargeback' }] } },
+      /data\.lines\[1\]\.kind "chargeback"/,
+    ],
+    ['a const broken', { success: false }, /success false is not in #\/components\/schemas\/Envelope\/properties\/success\/const/],
+  ] as const)('%s', (_name, body, refused) => {
+    const logger = silent();
+    const serializers = new ResponseSerializers(doc, logger);
+    if (refused === undefined) {
+      expect(JSON.parse(serializers.stringify(getP, 200, 'application/json', body))).toEqual(body);
+      expect(logger.error).not.toHaveBeenCalled();
+    } else {
+      expect(() => serializers.stringify(getP, 200, 'application/json', body)).toThrow(ResponseContractError);
+      expect(() => serializers.stringify(getP, 200, 'application/json', body)).toThrow(refused);
+      expect(logger.error).toHaveBeenCalled();
+    }
   });
 });
 

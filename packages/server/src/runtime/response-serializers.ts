@@ -167,8 +167,72 @@ function responseFor(document: ApiDocument, operation: OperationRoute, status: n
   return undefined;
 }
 
+/** A value a response schema allows only from a list (`enum`, `const`), at a path of property names (`[]`: each item). */
+interface ClosedValue {
+  path: readonly string[];
+  allowed: ReadonlySet<unknown>;
+  pointer: string;
+}
+
+/**
+ * D279: the `enum` and `const` values of a response schema, found once per compiled response (properties and array
+ * items, through $refs and allOf; a oneOf/anyOf branch is not followed: which one applies is the validator's to say).
+ * fast-json-stringify writes any string where the schema lists some: an out-of-contract status (`"SUCCESS"`) would reach
+ * clients that switch on it. Checking these few paths costs a property walk per listed value, not a validation.
+ */
+function closedValues(document: ApiDocument, schema: unknown): ClosedValue[] {
+  const out: ClosedValue[] = [];
+  const walk = (node: unknown, path: string[], pointer: string, seen: ReadonlySet<unknown>): void => {
+    let current = node;
+    let at = pointer;
+    for (let hops = 0; isObj(current) && typeof current.$ref === 'string' && hops < 32; hops++) {
+      at = current.$ref;
+      current = resolveRef(document, current);
+    }
+    if (!isObj(current) || seen.has(current) || path.length > 12) return;
+    const inner = new Set(seen).add(current);
+    if (Array.isArray(current.enum)) out.push({ path, allowed: new Set(current.enum), pointer: `${at}/enum` });
+    else if (current.const !== undefined) out.push({ path, allowed: new Set([current.const]), pointer: `${at}/const` });
+    if (Array.isArray(current.allOf)) current.allOf.forEach((part, i) => walk(part, path, `${at}/allOf/${i}`, inner));
+    if (isObj(current.properties))
+      for (const [name, child] of Object.entries(current.properties)) walk(child, [...path, name], `${at}/properties/${name}`, inner);
+    if (current.items !== undefined) walk(current.items, [...path, '[]'], `${at}/items`, inner);
+  };
+  walk(schema, [], '#', new Set());
+  return out;
+}
+
+/** The first value outside its list, with where it is (`data.status`), or undefined. */
+function outOfContract(body: unknown, closed: readonly ClosedValue[]): { where: string; value: unknown; pointer: string } | undefined {
+  for (const c of closed) {
+    const visit = (node: unknown, i: number, where: string): { where: string; value: unknown; pointer: string } | undefined => {
+      if (i === c.path.length)
+        return node === undefined || node === null || c.allowed.has(node) ? undefined : { where, value: node, pointer: c.pointer };
+      const key = c.path[i]!;
+      if (key === '[]') {
+        if (!Array.isArray(node)) return undefined;
+        for (let n = 0; n < node.length; n++) {
+          const found = visit(node[n], i + 1, `${where}[${n}]`);
+          if (found) return found;
+        }
+        return undefined;
+      }
+      return isObj(node) ? visit(node[key], i + 1, where === '' ? key : `${where}.${key}`) : undefined;
+    };
+    const found = visit(body, 0, '');
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A handler's body holds a value its response schema does not list (D279): answered 500, never sent. */
+export class ResponseContractError extends Error {
+  override name = 'ResponseContractError';
+}
+
 export class ResponseSerializers {
   private readonly cache = new Map<string, Serialize | null>();
+  private readonly closed = new Map<string, readonly ClosedValue[]>();
   private components: unknown;
   private readonly refused = new Set<string>();
 
@@ -191,6 +255,17 @@ export class ResponseSerializers {
   /** The JSON text of a body: compiled when the spec declares its schema, else JSON.stringify. */
   stringify(operation: OperationRoute, status: number, contentType: string, body: unknown): string {
     const serialize = this.serializer(operation, status, contentType);
+    const closed = this.closed.get(`${operation.operationId} ${status} ${contentType}`);
+    const wrong = closed !== undefined && closed.length > 0 ? outOfContract(body, closed) : undefined;
+    if (wrong !== undefined) {
+      this.logger.error(
+        { operationId: operation.operationId, status, where: wrong.where, pointer: wrong.pointer },
+        `response ${status} of ${operation.operationId}: ${wrong.where} is ${JSON.stringify(wrong.value)}, not one of the values ${wrong.pointer} lists; answered 500 instead (D279)`,
+      );
+      throw new ResponseContractError(
+        `${operation.operationId} ${status}: ${wrong.where} ${JSON.stringify(wrong.value)} is not in ${wrong.pointer}`,
+      );
+    }
     if (serialize === null) return JSON.stringify(body);
     try {
       return serialize(body);
@@ -217,6 +292,7 @@ export class ResponseSerializers {
       const resolve = (node: unknown) => resolveRef(this.document, node);
       this.components ??= componentsForSerializer(this.document.components, resolve);
       const schema = withoutNullUnions(forSerializer(media.schema), resolve) as Obj;
+      this.closed.set(`${operation.operationId} ${status} ${contentType}`, closedValues(this.document, media.schema));
       return compiler()({ ...schema, components: this.components });
     } catch (error) {
       this.logger.warn(
