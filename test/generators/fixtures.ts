@@ -20,6 +20,10 @@ export const scenarios: Scenario[] = [
   { name: 'shapes31', openapi: 'test/fixtures/shapes31/openapi.yaml', asyncapi: null },
   // Not Paygate's conventions: bearer auth, its own Error {code, message}, expand[] deepObject arrays, a + in its server URL.
   { name: 'shelf', openapi: 'test/fixtures/shelf/openapi.yaml', asyncapi: null },
+  // Issue 30's minimal reproductions, vendor-style: `4xx` ranges, a repeated path parameter, `enum: []`, a code enum
+  // without a catalogue, a title starting with "The" (3.0: a CDN's style; 3.1: a chat platform's, with tuples and `nullable`).
+  { name: 'vendor30', openapi: 'test/fixtures/vendor30/openapi.yaml', asyncapi: null },
+  { name: 'vendor31', openapi: 'test/fixtures/vendor31/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

@@ -831,6 +831,12 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   };
 
   for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
+  // D198: a request part whose schema Ajv could not compile is served without validation: said once, naming the operation.
+  for (const operation of spec.operations) {
+    const parts = spec.requestValidators[operation.operationId]?.notValidated;
+    if (parts !== undefined)
+      logger.warn({ operationId: operation.operationId }, `${operation.operationId}: request not validated: ${parts}`);
+  }
   const routes = spec.operations.map((operation) => {
     const guard = guardFor(operation);
     if (skipped.has(operation.operationId)) {
