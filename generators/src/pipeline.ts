@@ -5,7 +5,7 @@ import { refuseUndeclaredPathParameters } from './model/path-parameters.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
-import { normalizePatterns, type TranslatedPattern } from './normalize/patterns.js';
+import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
 import { normalizeStatusRanges } from './normalize/status-ranges.js';
 import { clientEmitter } from './emit/client.js';
 import {
@@ -75,7 +75,10 @@ export interface GenerateResult {
   asyncapiProblems: string[];
   /** Operations the server scaffold skips (answered 501; contract and client still generate), with where and why. */
   skippedServerOperations: { operationId: string; pointer: string; problem: string; fix: string }[];
-  /** What an emitter generated degraded instead of refusing the document (D198), with where and the fix. */
+  /**
+   * What generation degraded instead of refusing the document (a validator Ajv cannot compile, D198; a pattern that is
+   * no regular expression, D206), with where and the fix.
+   */
   warnings: EmitWarning[];
   /** Patterns valid only without the `u` flag, rewritten in `u` syntax (decision D60); `file` is the spec they are in. */
   translatedPatterns: (TranslatedPattern & { file: string })[];
@@ -115,6 +118,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.asyncapi === undefined || options.asyncapi === null
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
+  /** What generation degraded instead of refusing (D198, D206): printed as warnings with their location and fix. */
+  const warnings: EmitWarning[] = [];
   // D204: the header names each document relative to its project root, whatever the spelling of --input or the cwd.
   const source = [options.openapi, options.asyncapi]
     .filter((s): s is string => typeof s === 'string')
@@ -126,9 +131,19 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     const ranges = normalizeStatusRanges(loaded.document, options.openapi);
     const fromOpenApi = normalizePatterns(ranges.document, options.openapi);
     const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));
+    const dropped = (file: string, list: readonly DroppedPattern[]) =>
+      warnings.push(
+        ...list.map((d) => ({
+          pointer: `${file}${d.pointer}`,
+          problem: `${d.problem} It is left out: values are not checked against it (D206).`,
+          fix: d.fix,
+        })),
+      );
+    dropped(options.openapi, fromOpenApi.dropped);
     const messages = (asyncapi?.messages ?? []).map((message) => {
       const payload = normalizePatterns(message.payload, options.asyncapi!, `#/components/messages/${message.name}/payload`);
       translated.push(...payload.translated.map((t) => ({ ...t, file: options.asyncapi! })));
+      dropped(options.asyncapi!, payload.dropped);
       return { ...message, payload: payload.document };
     });
     return { document: fromOpenApi.document, asyncMessages: messages, translatedPatterns: translated };
@@ -138,7 +153,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
   if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
-  const warnings: EmitWarning[] = [];
   const contexts = createEmitContext({
     model,
     warnings,

@@ -45,9 +45,9 @@ async function generateDocument(name: string, document: object, lint: 'skip' | '
 describe('unsupported constructs are refused with their location', () => {
   it.each([
     [
-      'a pattern invalid with and without u',
-      doc({ '/a': { get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$' } }], responses: ok } } }),
-      '#/paths/~1a/get/parameters/0/schema/pattern',
+      'a patternProperties key invalid with and without u',
+      doc({}, { schemas: { M: { type: 'object', patternProperties: { '(?i)^a$': { type: 'string' } } } } }),
+      '#/components/schemas/M/patternProperties/(?i)^a$',
       /not an ECMA-262 regular expression/,
     ],
     ['Swagger 2.0', { swagger: '2.0', info: { title: 'T', version: '1' }, paths: {} }, '#/swagger', /Swagger 2\.0 documents are not read/],
@@ -132,7 +132,7 @@ describe('unsupported constructs are refused with their location', () => {
 
   it('the CLI prints the refusal without a stack trace and exits 1', async () => {
     const file = path.join(dir, 'cli.json');
-    await writeFile(file, JSON.stringify(doc({}, { schemas: { A: { type: 'string', pattern: '[a-' } } })));
+    await writeFile(file, JSON.stringify(doc({}, { schemas: { A: { type: 'object', patternProperties: { '[a-': {} } } } })));
     const lines: string[] = [];
     const code = await run(
       {
@@ -149,7 +149,7 @@ describe('unsupported constructs are refused with their location', () => {
     );
     const output = lines.join('\n');
     expect(code).toBe(1);
-    expect(output).toContain('#/components/schemas/A/pattern');
+    expect(output).toContain('#/components/schemas/A/patternProperties/[a-');
     expect(output).toContain('Fix:');
     expect(output).not.toMatch(/\n\s+at /);
   });
@@ -221,6 +221,30 @@ describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', ()
     >;
     expect(validateGetAQuery!({})).toBe(true);
     expect(validateGetAQuery!({ q: 'anything' })).toBe(false);
+  });
+
+  it("a pattern that is no regular expression (PayPal invoicing's (?i)) is left out with a warning naming it (D206)", async () => {
+    const result = await generateDocument(
+      'inline-flags',
+      doc({
+        '/a': {
+          get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$', maxLength: 3 } }], responses: ok },
+        },
+      }),
+      'strict',
+    );
+    expect(result.warnings).toEqual([
+      {
+        pointer: expect.stringMatching(/inline-flags\.json#\/paths\/~1a\/get\/parameters\/0\/schema\/pattern$/),
+        problem: expect.stringMatching(
+          /^pattern "\(\?i\)\^a\$" is not an ECMA-262 regular expression.* It is left out: values are not checked against it \(D206\)\.$/,
+        ),
+        fix: expect.stringMatching(/inline flags such as \(\?i\)/),
+      },
+    ]);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    expect(validators).not.toContain('(?i)');
+    expect(validators).not.toContain('notValidated');
   });
 
   it('a schema Ajv truly cannot compile leaves that one validator out, with a warning naming where, never a refusal', async () => {

@@ -854,7 +854,13 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
       allow: allowOf.get(operation.path)!,
       uploadLimits,
     });
-    const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
+    const responseValidation = validateResponses
+      ? [
+          createResponseValidator(spec.apiDocument, operation, (reason) =>
+            logger.warn({ operationId: operation.operationId }, `${operation.operationId}: responses not validated: ${reason}`),
+          ),
+        ]
+      : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
     // JSON) is drained unread, so no status the operation does not declare (413, 415) can come from it.
     const bodyParsersFor = operation.requestMediaTypes.length > 0 ? parsers : [];
