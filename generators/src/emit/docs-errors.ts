@@ -68,12 +68,24 @@ const componentName = (ref: string): string | undefined => {
   return match === null ? undefined : match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
 };
 
+/**
+ * The schema behind `$ref`s, or undefined when the model's schemas cannot resolve it: a `$ref` into `paths` (openSUSE's
+ * error bodies refer to another operation's) is valid, and a page must not fail for a label.
+ */
+function derefOrUndefined(resolver: RefResolver, schema: unknown): unknown {
+  try {
+    return resolver.deref<unknown>(schema);
+  } catch {
+    return undefined;
+  }
+}
+
 function typeLabel(resolver: RefResolver, schema: unknown): string {
   if (isObj(schema) && typeof schema.$ref === 'string') {
     const name = componentName(schema.$ref);
     if (name !== undefined) return name;
   }
-  const s = resolver.deref<unknown>(schema);
+  const s = derefOrUndefined(resolver, schema);
   if (!isObj(s)) return 'any';
   const types = Array.isArray(s.type) ? s.type.map(String) : typeof s.type === 'string' ? [s.type] : [];
   if (types.includes('array')) return `array of ${typeLabel(resolver, s.items)}`;
@@ -84,7 +96,7 @@ function typeLabel(resolver: RefResolver, schema: unknown): string {
 
 function describe(resolver: RefResolver, schema: unknown): string {
   if (isObj(schema) && typeof schema.description === 'string') return schema.description;
-  const s = resolver.deref<unknown>(schema);
+  const s = derefOrUndefined(resolver, schema);
   if (!isObj(s)) return '';
   if (typeof s.description === 'string') return s.description;
   if (s.const !== undefined) return `Always \`${String(s.const)}\`.`;
@@ -145,7 +157,13 @@ function operationList(ids: readonly string[]): string {
 
 /** An error body component with its top-level fields (allOf members merged). */
 function errorSchema(resolver: RefResolver, name: string, schema: unknown): SpecErrorSchema {
-  const { properties, required } = resolver.objectShape(schema);
+  let shape: ReturnType<RefResolver['objectShape']>;
+  try {
+    shape = resolver.objectShape(schema);
+  } catch {
+    shape = { properties: {}, required: new Set() }; // an allOf member referring outside components: fields unknown
+  }
+  const { properties, required } = shape;
   return {
     name,
     description: describe(resolver, schema),

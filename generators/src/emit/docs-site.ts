@@ -696,9 +696,13 @@ export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'>): Web
 export function hasErrorEnvelope(model: Pick<ApiModel, 'schemas'>): boolean {
   const resolver = resolverOf(model);
   return model.schemas.some((s) => {
-    const { properties } = resolver.objectShape(s.schema);
-    const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
-    return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
+    try {
+      const { properties } = resolver.objectShape(s.schema);
+      const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
+      return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
+    } catch {
+      return false; // a `$ref` outside components (into `paths`): valid, and not the envelope
+    }
   });
 }
 
