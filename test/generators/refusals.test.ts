@@ -196,6 +196,28 @@ describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', ()
       ),
     ],
     [
+      'what strict mode would refuse: an unknown format, minContains without contains, a union type, an unknown keyword, items without type',
+      doc(
+        {
+          '/a': {
+            post: {
+              parameters: [{ name: 'q', in: 'query', schema: { type: ['string', 'integer'], format: 'acme-id' } }],
+              requestBody: json({
+                type: 'object',
+                properties: {
+                  tags: { type: 'array', minContains: 2, items: { type: 'string' } },
+                  loose: { items: { type: 'string' }, properties: { a: { type: 'string' } }, nullable: true, 'acme-hint': 'x' },
+                },
+              }),
+              responses: ok,
+            },
+          },
+        },
+        {},
+        '3.1.0',
+      ),
+    ],
+    [
       'a component tuple (3.1)',
       doc(
         { '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } },
