@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel } from './model/build.js';
+import { refuseUndeclaredPathParameters } from './model/path-parameters.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
-import { normalizePatterns, type TranslatedPattern } from './normalize/patterns.js';
+import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
+import { normalizeStatusRanges } from './normalize/status-ranges.js';
 import { clientEmitter } from './emit/client.js';
 import {
   createEmitContext,
@@ -12,6 +14,7 @@ import {
   runEmitter,
   type ContractImport,
   type Emitter,
+  type EmitWarning,
   type RuntimeImport,
   type GeneratedFile,
   type OutputDirs,
@@ -25,6 +28,7 @@ import { serverHandlersEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
 import { webhooksEmitter } from './emit/webhooks.js';
 import { compareStrings } from './util/sorted.js';
+import { recordedSourcePath } from './util/source-path.js';
 
 export const CORE_EMITTERS: readonly Emitter[] = [
   ...CONTRACT_EMITTERS,
@@ -71,6 +75,11 @@ export interface GenerateResult {
   asyncapiProblems: string[];
   /** Operations the server scaffold skips (answered 501; contract and client still generate), with where and why. */
   skippedServerOperations: { operationId: string; pointer: string; problem: string; fix: string }[];
+  /**
+   * What generation degraded instead of refusing the document (a validator Ajv cannot compile, D198; a pattern that is
+   * no regular expression, D206), with where and the fix.
+   */
+  warnings: EmitWarning[];
   /** Patterns valid only without the `u` flag, rewritten in `u` syntax (decision D60); `file` is the spec they are in. */
   translatedPatterns: (TranslatedPattern & { file: string })[];
 }
@@ -109,17 +118,32 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.asyncapi === undefined || options.asyncapi === null
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
+  /** What generation degraded instead of refusing (D198, D206): printed as warnings with their location and fix. */
+  const warnings: EmitWarning[] = [];
+  // D204: the header names each document relative to its project root, whatever the spelling of --input or the cwd.
   const source = [options.openapi, options.asyncapi]
     .filter((s): s is string => typeof s === 'string')
-    .map((s) => s.split(path.sep).join('/'))
+    .map((s) => recordedSourcePath(s, rootDir))
     .join(' + ');
-  // Every later reader (model, validators, the embedded document, the contract tooling) sees `u`-valid patterns only.
-  const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns', onProgress, () => {
-    const fromOpenApi = normalizePatterns(loaded.document, options.openapi);
+  // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
+  // patterns only (D60) and status ranges spelled `4XX` (D199).
+  const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
+    const ranges = normalizeStatusRanges(loaded.document, options.openapi);
+    const fromOpenApi = normalizePatterns(ranges.document, options.openapi);
     const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));
+    const dropped = (file: string, list: readonly DroppedPattern[]) =>
+      warnings.push(
+        ...list.map((d) => ({
+          pointer: `${file}${d.pointer}`,
+          problem: `${d.problem} It is left out: values are not checked against it (D206).`,
+          fix: d.fix,
+        })),
+      );
+    dropped(options.openapi, fromOpenApi.dropped);
     const messages = (asyncapi?.messages ?? []).map((message) => {
       const payload = normalizePatterns(message.payload, options.asyncapi!, `#/components/messages/${message.name}/payload`);
       translated.push(...payload.translated.map((t) => ({ ...t, file: options.asyncapi! })));
+      dropped(options.asyncapi!, payload.dropped);
       return { ...message, payload: payload.document };
     });
     return { document: fromOpenApi.document, asyncMessages: messages, translatedPatterns: translated };
@@ -127,8 +151,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const model = await timed(timings, 'build model', onProgress, () =>
     buildModel(document, { source, asyncMessages, plannedEvents: asyncapi?.plannedEvents ?? [] }),
   );
+  // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
+  if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
   const contexts = createEmitContext({
     model,
+    warnings,
     document,
     templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
     ...(options.out === undefined ? {} : { out: options.out }),
@@ -164,5 +191,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     asyncapiProblems: asyncapi?.problems ?? [],
     translatedPatterns,
     skippedServerOperations,
+    warnings,
   };
 }

@@ -23,6 +23,10 @@ export const scenarios: Scenario[] = [
   // Events (D210, D211): webhooks and callbacks discriminated on `event` (3.1), callbacks known by name only (3.0).
   { name: 'events31', openapi: 'test/fixtures/events31/openapi.yaml', asyncapi: null },
   { name: 'callbacks30', openapi: 'test/fixtures/callbacks30/openapi.yaml', asyncapi: null },
+  // Issue 30's minimal reproductions, vendor-style: `4xx` ranges, a repeated path parameter, `enum: []`, a code enum
+  // without a catalogue, a title starting with "The" (3.0: a CDN's style; 3.1: a chat platform's, with tuples and `nullable`).
+  { name: 'vendor30', openapi: 'test/fixtures/vendor30/openapi.yaml', asyncapi: null },
+  { name: 'vendor31', openapi: 'test/fixtures/vendor31/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

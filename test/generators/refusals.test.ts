@@ -3,6 +3,7 @@
  * the fix, never with a stack trace (decision D61); derived operationIds stay deterministic (D62).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,14 +29,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function generateDocument(name: string, document: object) {
+async function generateDocument(name: string, document: object, lint: 'skip' | 'strict' = 'skip') {
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(document));
   return generate({
     rootDir: ROOT,
     openapi: file,
     asyncapi: null,
-    lint: 'skip',
+    lint,
     targets: ['contract', 'server', 'client', 'webhooks'],
     contractImport: 'relative',
   });
@@ -44,9 +45,9 @@ async function generateDocument(name: string, document: object) {
 describe('unsupported constructs are refused with their location', () => {
   it.each([
     [
-      'a pattern invalid with and without u',
-      doc({ '/a': { get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$' } }], responses: ok } } }),
-      '#/paths/~1a/get/parameters/0/schema/pattern',
+      'a patternProperties key invalid with and without u',
+      doc({}, { schemas: { M: { type: 'object', patternProperties: { '(?i)^a$': { type: 'string' } } } } }),
+      '#/components/schemas/M/patternProperties/(?i)^a$',
       /not an ECMA-262 regular expression/,
     ],
     ['Swagger 2.0', { swagger: '2.0', info: { title: 'T', version: '1' }, paths: {} }, '#/swagger', /Swagger 2\.0 documents are not read/],
@@ -70,23 +71,27 @@ describe('unsupported constructs are refused with their location', () => {
       /every JavaScript object inherits/,
     ],
     [
-      'a tuple Ajv refuses in strict tuple mode',
-      doc({ '/a': { post: { requestBody: json({ type: 'array', prefixItems: [{ type: 'string' }] }), responses: ok } } }, {}, '3.1.0'),
-      '#/paths/~1a/post/requestBody/content/application~1json/schema',
-      /Ajv cannot compile this schema into request validators/,
+      'a status range written twice, in two cases (D199)',
+      doc({ '/a': { get: { responses: { ...ok, '4xx': { description: 'a' }, '4XX': { description: 'b' } } } } }),
+      '#/paths/~1a/get/responses/4XX',
+      /declare the status range 4XX twice \(4xx and 4XX\)/,
     ],
     [
-      'a component schema Ajv refuses, named rather than the operation using it',
-      doc(
-        { '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } },
-        { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } },
-        '3.1.0',
-      ),
-      '#/components/schemas/Pair',
-      /"prefixItems" is 2-tuple/,
+      'an undeclared path template parameter, under strict lint (D201)',
+      doc({ '/a/{id}': { get: { responses: ok } }, '/b/{b_id}/c': { get: { responses: ok } } }),
+      '#/paths/~1a~1{id}',
+      /the path template names \{id\}, which no parameter of GET \/a\/\{id\} declares; OpenAPI requires .* \(and 1 more: \/b\/\{b_id\}\/c \{b_id\}\)/,
+      'strict',
     ],
-  ])('%s', async (name, document, pointer, problem) => {
-    const refusal = await generateDocument(name.replace(/\W+/g, '-'), document).then(
+    [
+      'a query string written into a path, under strict lint (D201)',
+      doc({ '/search?q={q}': { get: { responses: ok } } }),
+      '#/paths/~1search?q={q}',
+      /holds a query string; its \{q\} is not a path parameter/,
+      'strict',
+    ],
+  ] as [string, object, string, RegExp, ('skip' | 'strict')?][])('%s', async (name, document, pointer, problem, lint) => {
+    const refusal = await generateDocument(name.replace(/\W+/g, '-'), document, lint).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -127,7 +132,7 @@ describe('unsupported constructs are refused with their location', () => {
 
   it('the CLI prints the refusal without a stack trace and exits 1', async () => {
     const file = path.join(dir, 'cli.json');
-    await writeFile(file, JSON.stringify(doc({}, { schemas: { A: { type: 'string', pattern: '[a-' } } })));
+    await writeFile(file, JSON.stringify(doc({}, { schemas: { A: { type: 'object', patternProperties: { '[a-': {} } } } })));
     const lines: string[] = [];
     const code = await run(
       {
@@ -144,9 +149,156 @@ describe('unsupported constructs are refused with their location', () => {
     );
     const output = lines.join('\n');
     expect(code).toBe(1);
-    expect(output).toContain('#/components/schemas/A/pattern');
+    expect(output).toContain('#/components/schemas/A/patternProperties/[a-');
     expect(output).toContain('Fix:');
     expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', () => {
+  const enumQuery = doc({
+    '/a': { get: { operationId: 'getA', parameters: [{ name: 'q', in: 'query', schema: { type: 'string', enum: [] } }], responses: ok } },
+  });
+
+  it.each([
+    ["the issue's minimal reproduction: a query parameter { type: string, enum: [] }", enumQuery],
+    [
+      "the same in 3.1, beside an allOf (Discord's shape)",
+      doc(
+        {
+          '/a': {
+            get: {
+              parameters: [{ name: 'q', in: 'query', schema: { type: 'string', enum: [], allOf: [{ $ref: '#/components/schemas/S' }] } }],
+              responses: ok,
+            },
+          },
+        },
+        { schemas: { S: { type: 'string', enum: ['SUBMITTED', 'APPROVED'] } } },
+        '3.1.0',
+      ),
+    ],
+    [
+      'a body property with enum: [] and a tuple without minItems (3.1)',
+      doc(
+        {
+          '/a': {
+            post: {
+              requestBody: json({
+                type: 'object',
+                properties: { s: { type: 'string', enum: [] }, pair: { type: 'array', prefixItems: [{ type: 'string' }] } },
+              }),
+              responses: ok,
+            },
+          },
+        },
+        {},
+        '3.1.0',
+      ),
+    ],
+    [
+      'what strict mode would refuse: an unknown format, minContains without contains, a union type, an unknown keyword, items without type',
+      doc(
+        {
+          '/a': {
+            post: {
+              parameters: [{ name: 'q', in: 'query', schema: { type: ['string', 'integer'], format: 'acme-id' } }],
+              requestBody: json({
+                type: 'object',
+                properties: {
+                  tags: { type: 'array', minContains: 2, items: { type: 'string' } },
+                  loose: { items: { type: 'string' }, properties: { a: { type: 'string' } }, nullable: true, 'acme-hint': 'x' },
+                },
+              }),
+              responses: ok,
+            },
+          },
+        },
+        {},
+        '3.1.0',
+      ),
+    ],
+    [
+      'a component tuple (3.1)',
+      doc(
+        { '/a': { post: { requestBody: json({ $ref: '#/components/schemas/Pair' }), responses: ok } } },
+        { schemas: { Pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } },
+        '3.1.0',
+      ),
+    ],
+  ])('%s: generates under strict lint, every validator compiled', async (name, document) => {
+    const result = await generateDocument(name.replace(/\W+/g, '-').slice(0, 40), document, 'strict');
+    expect(result.warnings).toEqual([]);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    expect(validators).not.toContain('notValidated');
+  });
+
+  it('the empty enum accepts no value (as openapi-typescript types it: never)', async () => {
+    const result = await generateDocument('empty-enum-never', enumQuery);
+    expect(result.files.find((f) => f.path.endsWith('types.gen.ts'))!.contents).toMatch(/q\?: never;/);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    const source = /const source = `([\s\S]*?)`;\n/.exec(validators)![1]!.replace(/\\`/g, '`').replace(/\\\\/g, '\\');
+    const { validateGetAQuery } = new Function('require', source)(createRequire(import.meta.url)) as Record<
+      string,
+      (v: unknown) => boolean
+    >;
+    expect(validateGetAQuery!({})).toBe(true);
+    expect(validateGetAQuery!({ q: 'anything' })).toBe(false);
+  });
+
+  it("a pattern that is no regular expression (PayPal invoicing's (?i)) is left out with a warning naming it (D206)", async () => {
+    const result = await generateDocument(
+      'inline-flags',
+      doc({
+        '/a': {
+          get: { parameters: [{ name: 'q', in: 'query', schema: { type: 'string', pattern: '(?i)^a$', maxLength: 3 } }], responses: ok },
+        },
+      }),
+      'strict',
+    );
+    expect(result.warnings).toEqual([
+      {
+        pointer: expect.stringMatching(/inline-flags\.json#\/paths\/~1a\/get\/parameters\/0\/schema\/pattern$/),
+        problem: expect.stringMatching(
+          /^pattern "\(\?i\)\^a\$" is not an ECMA-262 regular expression.* It is left out: values are not checked against it \(D206\)\.$/,
+        ),
+        fix: expect.stringMatching(/inline flags such as \(\?i\)/),
+      },
+    ]);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    expect(validators).not.toContain('(?i)');
+    expect(validators).not.toContain('notValidated');
+  });
+
+  it('a schema Ajv truly cannot compile leaves that one validator out, with a warning naming where, never a refusal', async () => {
+    const result = await generateDocument(
+      'uncompilable',
+      doc({
+        '/a': {
+          post: {
+            operationId: 'postA',
+            parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
+            requestBody: json({ type: 'string', maxLength: 'five' }),
+            responses: ok,
+          },
+        },
+        '/b': { get: { operationId: 'getB', parameters: [{ name: 'q', in: 'query', schema: { type: 'integer' } }], responses: ok } },
+      }),
+    );
+    expect(result.warnings).toEqual([
+      {
+        pointer: expect.stringMatching(/uncompilable\.json#\/paths\/~1a\/post\/requestBody\/content\/application~1json\/schema$/),
+        problem: expect.stringMatching(
+          /^the request validator validatePostABody0 is not generated: Ajv cannot compile its schema \(.*maxLength.*\)/,
+        ),
+        fix: expect.any(String),
+      },
+    ]);
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    // the operation's query is still validated; its body is not, and the table says so for the start-up line
+    expect(validators).toMatch(/"postA": \{\n\s+query: validatePostAQuery,/);
+    expect(validators).toContain('content: [{ mediaType: "application/json", validate: () => true }]');
+    expect(validators).toMatch(/notValidated: "body application\/json \(.*maxLength.*\)",/);
+    expect(validators).toMatch(/"getB": \{\n\s+query: validateGetBQuery,/);
   });
 });
 

@@ -73,6 +73,7 @@ export async function run(options: CliOptions, log: (line: string) => void = con
   const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
   if (warnings.length > 0) log(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}`).join('\n')}`);
   for (const p of result.asyncapiProblems) log(`    ${p}`);
+  for (const w of result.warnings) log(`  warning: ${w.pointer}: ${w.problem}\n    Fix: ${w.fix}`);
   if (result.translatedPatterns.length > 0) {
     log(`  ${result.translatedPatterns.length} pattern(s) valid only without the u flag, rewritten in u syntax (decision D60):`);
     for (const t of result.translatedPatterns) log(`    ${t.file}${t.pointer}: ${JSON.stringify(t.from)} -> ${JSON.stringify(t.to)}`);

@@ -56,6 +56,13 @@ export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlyS
       continue;
     } else if (key === '$ref' && typeof value === 'string' && value.startsWith(DEFS_PREFIX)) {
       out.$ref = `${rootId}#/$defs/${value.slice(DEFS_PREFIX.length)}`;
+    } else if (key === 'enum' && Array.isArray(value) && value.length === 0) {
+      // D198: JSON Schema allows an empty enum (it only SHOULD have an element): no value is one of nothing, as
+      // openapi-typescript's `never` says. Ajv refuses to compile `enum: []`; `not: {}` means the same and compiles.
+      // (A `not` beside it changes nothing: the schema accepts nothing either way.)
+      out.not = {};
+    } else if (key === 'not' && Array.isArray(schema.enum) && schema.enum.length === 0) {
+      continue;
     } else if (DROPPED_KEYWORDS.has(key) || alsoDrop.has(key) || key.startsWith('x-')) {
       continue;
     } else if (key === 'properties' && isObj(value)) {
@@ -139,6 +146,23 @@ export interface LocatedSchema {
   ref: string;
   /** JSON pointer in the bundled document (a component schema, or the operation / event it belongs to). */
   pointer: string;
+}
+
+/**
+ * Compiles every ref (each once) and returns those Ajv cannot compile, with its reason (D198: tolerant compilation).
+ * A failed compilation leaves the instance as it was (Ajv drops a schema whose compilation throws), so the others
+ * compile and the standalone module is written for them alone.
+ */
+export function compileEach(ajv: StandaloneAjv, refs: readonly string[]): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const ref of new Set(refs)) {
+    try {
+      ajv.getSchema(ref);
+    } catch (error) {
+      failed.set(ref, (error as Error).message);
+    }
+  }
+  return failed;
 }
 
 /**

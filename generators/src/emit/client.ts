@@ -1,5 +1,5 @@
 import type { ApiModel, MediaTypeModel, OperationModel, PageTotalModel, PageValueSource, PaginationModel } from '../model/types.js';
-import { camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
+import { apiName, camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
 import { BODY_TYPE, bodyRef, briefDescription, operationAliases, operationTypeRef, usesAlias } from './names.js';
@@ -56,14 +56,11 @@ export interface ClientGroupView {
 }
 
 /**
- * Facade name: `info.x-client-name` when set, else the first word of the title
- * (`Paygate Payment Gateway API` -> `Paygate`, `GitHub v3 REST API` -> `GitHub`).
+ * Facade name: `info.x-client-name` when set, else the name the title gives (D202, apiNameFromTitle:
+ * `The Racing API` -> `Racing`, `GitHub v3 REST API` -> `GitHub`).
  */
 export function clientBaseName(title: string, override?: unknown): string {
-  if (typeof override === 'string' && override.trim().length > 0) return pascalCase(override);
-  const first = title.trim().split(/\s+/)[0] ?? '';
-  const name = /^[A-Za-z][A-Za-z0-9]*$/.test(first) && first !== first.toLowerCase() ? first : pascalCase(first);
-  return name.length > 0 && name.toLowerCase() !== 'api' ? name : 'Api';
+  return apiName(title, override);
 }
 
 function pickMedia(content: readonly MediaTypeModel[]): MediaTypeModel | undefined {
@@ -501,12 +498,15 @@ export const clientEmitter: Emitter = {
       header: ctx.header,
       runtime: runtimeSpecifier(ctx, 'client', ctx.out.client),
       contract: contractSpecifier(ctx, ctx.out.client),
+      // a spec without operations (webhooks only) sends nothing: no caller, no meta (unused imports fail noUnusedLocals, D132)
       runtimeImports: [
-        'createCaller',
-        'operation',
+        ...(methods.length > 0 ? ['createCaller', 'operation'] : []),
         ...(methods.some((m) => m.initArgs.includes('toFormData')) ? ['toFormData'] : []),
         ...(methods.some((m) => m.initArgs.includes('toUrlEncoded')) ? ['toUrlEncoded'] : []),
+        'type CallOptions',
+        ...(metas.length > 0 ? ['type OperationMeta'] : []),
       ].join(', '),
+      sends: methods.length > 0,
       title: ctx.model.title,
       version: ctx.model.version,
       factory: `create${base}Client`,

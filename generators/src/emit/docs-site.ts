@@ -17,9 +17,11 @@ import Handlebars from 'handlebars';
 import type { Changelog, ChangelogSection } from '../diff/changelog.js';
 import type { Change, ChangeUse } from '../diff/types.js';
 import { RefResolver } from '../model/build.js';
+import { openapiFileOf, UnsupportedSpecError } from '../parse/refusal.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import { clientBaseName } from './client.js';
+import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 
 export interface ErrorEntry {
@@ -109,7 +111,10 @@ export interface DocsApiInfo {
 
 export interface DocsPagesInput {
   api: DocsApiInfo;
+  /** The error catalogue's rows (docs/errors.md or `--errors`), checked against the spec's codes. */
   errors: ErrorEntry[];
+  /** Without a catalogue: the errors page from the spec's own error responses, schemas and codes (D203). */
+  specErrors?: SpecErrorsView | undefined;
   decisions: DecisionEntry[];
   events: EventEntry[];
   webhooks: WebhookGuide;
@@ -288,7 +293,8 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
   const redocScript = input.redocScript ?? REDOC_SCRIPT;
   // a page for events, errors and decisions only when the spec (or its sources) has them
   const hasEvents = input.events.length > 0;
-  const hasErrors = input.errors.length > 0;
+  const specErrors = input.specErrors !== undefined && hasSpecErrors(input.specErrors) ? input.specErrors : undefined;
+  const hasErrors = input.errors.length > 0 || specErrors !== undefined;
   const hasDecisions = input.decisions.length > 0;
   const nav = [
     { href: 'index.html', label: 'API reference' },
@@ -319,7 +325,9 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
   );
   files.set(REDOC_INIT_SCRIPT, renderRedocInit());
   if (hasEvents) files.set('events.html', page('events', { ...common('events.html', 'Webhook events'), ...eventsPageView(input) }));
-  if (hasErrors) files.set('errors.html', page('errors', { ...common('errors.html', 'Errors'), errors: input.errors }));
+  if (hasErrors) {
+    files.set('errors.html', page('errors', { ...common('errors.html', 'Errors'), errors: input.errors, specErrors: specErrors ?? false }));
+  }
   if (hasDecisions) {
     files.set(
       'decisions.html',
@@ -760,9 +768,13 @@ export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'> & { w
 export function hasErrorEnvelope(model: Pick<ApiModel, 'schemas'>): boolean {
   const resolver = resolverOf(model);
   return model.schemas.some((s) => {
-    const { properties } = resolver.objectShape(s.schema);
-    const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
-    return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
+    try {
+      const { properties } = resolver.objectShape(s.schema);
+      const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
+      return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
+    } catch {
+      return false; // a `$ref` outside components (into `paths`): valid, and not the envelope
+    }
   });
 }
 
@@ -770,15 +782,23 @@ function deliveryPolicy(raw: unknown): string[] {
   return Array.isArray(raw) ? raw.filter((line): line is string => typeof line === 'string') : [];
 }
 
-/** docs/errors.md and the spec must name the same error codes. */
-export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: readonly string[]): void {
+/**
+ * A catalogue the user gives (docs/errors.md, `--errors FILE`) and the spec must name the same error codes; the refusal
+ * names `file` (the spec) and both differences.
+ */
+export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: readonly string[], file = 'the spec'): void {
   if (specCodes.length === 0) return;
   const inSpec = new Set(specCodes);
   const inDocs = new Set(errors.map((e) => e.code));
   const missing = [...inDocs].filter((c) => !inSpec.has(c));
   const extra = [...inSpec].filter((c) => !inDocs.has(c));
   if (missing.length > 0 || extra.length > 0) {
-    throw new Error(`error catalogue drift: only in docs/errors.md [${missing.join(', ')}]; only in the spec [${extra.join(', ')}]`);
+    throw new UnsupportedSpecError(
+      file,
+      '',
+      `error catalogue drift: the error catalogue and the spec name different error codes: only in the catalogue [${missing.join(', ')}]; only in the spec [${extra.join(', ')}].`,
+      "make the catalogue's table (`paygate docs --errors FILE`, default docs/errors.md) list exactly the spec's codes, or build the docs without a catalogue: the errors page then comes from the spec's own error responses.",
+    );
   }
 }
 
@@ -787,7 +807,11 @@ export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: re
 
 /** The human sources of the site besides the spec. */
 export interface DocsSources {
-  errorsMarkdown: string;
+  /**
+   * The error catalogue (docs/errors.md's table), when the user gives one: the errors page is its table, checked
+   * against the spec's error codes. Undefined: the page comes from the spec's own error responses (D203).
+   */
+  errorsMarkdown: string | undefined;
   decisionsMarkdown: string;
   templates: DocsTemplates;
   /** Computed by scripts/docs.ts from openapi/released/ (generators/src/diff/changelog.ts); no page without it. */
@@ -810,8 +834,9 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/pages',
     target: 'docs',
     emit(ctx: EmitContext) {
-      const errors = parseErrorCatalogue(sources.errorsMarkdown);
-      checkErrorCatalogue(errors, ctx.model.errorCodes);
+      // D203: the catalogue check only when the user gives a catalogue; else the spec's own words
+      const errors = sources.errorsMarkdown === undefined ? [] : parseErrorCatalogue(sources.errorsMarkdown);
+      if (sources.errorsMarkdown !== undefined) checkErrorCatalogue(errors, ctx.model.errorCodes, openapiFileOf(ctx.model.source));
       const files = renderDocsPages({
         api: {
           title: ctx.model.title,
@@ -821,6 +846,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
           delivery: deliveryPolicy(ctx.model.extensions['x-webhook-delivery']),
         },
         errors,
+        specErrors: sources.errorsMarkdown === undefined ? specErrorsView(ctx.model) : undefined,
         decisions: parseDecisions(sources.decisionsMarkdown),
         events: eventEntries(ctx.model),
         webhooks: webhookGuide(ctx.model),

@@ -14,12 +14,11 @@ import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refu
 import {
   addFormats,
   compactStandaloneCode,
-  compileOrRefuse,
+  compileEach,
   createStandaloneAjv,
   isObj,
   standaloneModule,
   toAjvSchema,
-  type LocatedSchema,
   type StandaloneAjv,
 } from './ajv-standalone.js';
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
@@ -38,7 +37,8 @@ const ANNOTATIONS = new Set(['description', 'title', '$comment', 'deprecated']);
 const REQUEST_AJV_OPTIONS = {
   strict: false,
   strictNumbers: true,
-  strictTuples: true,
+  // D198: a tuple without `minItems`/`items: false` is valid JSON Schema; strict tuple mode would refuse to compile it.
+  strictTuples: false,
   allowUnionTypes: false,
   validateSchema: false,
   useDefaults: true,
@@ -182,6 +182,50 @@ function js(value: unknown): string {
 interface Compiled {
   code: string;
   operations: OperationView[];
+  /** Validators Ajv could not compile: their operation part is not validated (D198). */
+  notValidated: NotValidatedPart[];
+}
+
+/** A request validator Ajv cannot compile (D198): left out, its operation part not validated, said at start-up. */
+export interface NotValidatedPart {
+  /** The validator's function name (`validateGetAQuery`, `validateCreateOrderBody0`). */
+  validator: string;
+  /** JSON pointer of the operation (parameters) or of the request body media type's schema. */
+  pointer: string;
+  /** Ajv's reason. */
+  reason: string;
+}
+
+/**
+ * Every validator of `notValidated` out of its operation's table entry: a parameter group's field goes (the runtime
+ * then checks that group's parse rules only), a body media type accepts any body; and the entry gets `notValidated`,
+ * which the runtime prints once at start-up naming the operation (D198).
+ */
+function markNotValidated(operations: OperationView[], notValidated: readonly NotValidatedPart[]): void {
+  if (notValidated.length === 0) return;
+  const byName = new Map(notValidated.map((n) => [n.validator, n]));
+  for (const op of operations) {
+    const parts: string[] = [];
+    op.fields = op.fields.flatMap((field) => {
+      const group = byName.get(field.value);
+      if (group !== undefined) {
+        parts.push(`${field.name} (${group.reason})`);
+        return [];
+      }
+      if (field.name !== 'body') return [field];
+      const value = field.value.replace(
+        /(\{ mediaType: ("(?:[^"\\]|\\.)*"), validate: )(\w+)\b/g,
+        (match, head: string, mediaType: string, fn: string) => {
+          const body = byName.get(fn);
+          if (body === undefined) return match;
+          parts.push(`body ${JSON.parse(mediaType) as string} (${body.reason})`);
+          return `${head}() => true`;
+        },
+      );
+      return [{ name: field.name, value }];
+    });
+    if (parts.length > 0) op.fields.push({ name: 'notValidated', value: js(parts.join('; ')) });
+  }
 }
 
 /** Builds the two `$defs` roots (parameters, coerced; bodies, not coerced), compiles them and lays out the table. */
@@ -366,35 +410,27 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
     return ajv;
   };
   const ajv = createAjv();
-  // Where each compiled schema comes from, to name it when Ajv refuses one: components first, then operations.
-  const candidates: LocatedSchema[] = [
-    ...model.schemas.map((s) => ({ ref: `${BODY_ROOT}#/$defs/${s.name}`, pointer: s.ref })),
-    ...[...Object.entries(paramExports), ...Object.entries(bodyExports)].map(([fn, ref]) => ({
-      ref,
-      pointer: exportPointers.get(fn) ?? '',
-    })),
-  ];
-  const code = compileOrRefuse(
-    () => {
-      // One instance (one standalone module), two coercion modes: compile every parameter validator with `coerceTypes`,
-      // then every body validator without. The two roots share no schema, so no compiled function is reused across modes.
-      const opts = ajv.opts as { coerceTypes?: boolean };
-      for (const ref of Object.values(paramExports)) ajv.getSchema(ref);
-      opts.coerceTypes = false;
-      for (const ref of Object.values(bodyExports)) ajv.getSchema(ref);
-      // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
-      const module = standaloneModule(ajv, { ...paramExports, ...bodyExports }, (source) =>
-        /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
-      );
-      // D190: the same code, shorter; `schemaPath` is not read by the runtime (errors become `details` from the rest).
-      return compactStandaloneCode(module, { dropSchemaPath: true });
-    },
-    createAjv,
-    candidates,
-    openapiFileOf(model.source),
-    'request validators',
+  // D198: one instance (one standalone module), two coercion modes: every parameter validator with `coerceTypes`, then
+  // every body validator without (the two roots share no schema, so no compiled function is reused across modes). A
+  // validator Ajv cannot compile is left out, never the document: its operation part goes unvalidated (notValidated).
+  const opts = ajv.opts as { coerceTypes?: boolean };
+  const failed = compileEach(ajv, Object.values(paramExports));
+  opts.coerceTypes = false;
+  for (const [ref, reason] of compileEach(ajv, Object.values(bodyExports))) failed.set(ref, reason);
+  const compiled = (exports: Record<string, string>) => Object.fromEntries(Object.entries(exports).filter(([, ref]) => !failed.has(ref)));
+  // Non-regex formats (int32, byte, ...) are read from ajv-formats at run time, the very table they were compiled with.
+  const module = standaloneModule(ajv, { ...compiled(paramExports), ...compiled(bodyExports) }, (source) =>
+    /\bformats(\.|\[)/.test(source) ? [CALENDAR_FORMATS_RUNTIME] : [],
   );
-  return { code, operations };
+  // D190: the same code, shorter; `schemaPath` is not read by the runtime (errors become `details` from the rest).
+  const code = compactStandaloneCode(module, { dropSchemaPath: true });
+  const notValidated: NotValidatedPart[] = [];
+  for (const [fn, ref] of [...Object.entries(paramExports), ...Object.entries(bodyExports)]) {
+    const reason = failed.get(ref);
+    if (reason !== undefined) notValidated.push({ validator: fn, pointer: exportPointers.get(fn) ?? '', reason });
+  }
+  markNotValidated(operations, notValidated);
+  return { code, operations, notValidated };
 }
 
 /** Schema keywords holding one subschema, a list of them, or a map of them (names are data in a map). */
@@ -556,7 +592,14 @@ export const serverRequestValidatorsEmitter: Emitter = {
   name: 'server/request-validators',
   target: 'server',
   emit(ctx: EmitContext): GeneratedFile[] {
-    const { code, operations } = compileRequestValidators(ctx);
+    const { code, operations, notValidated } = compileRequestValidators(ctx);
+    for (const part of notValidated) {
+      ctx.warn?.({
+        pointer: `${openapiFileOf(ctx.model.source)}${part.pointer}`,
+        problem: `the request validator ${part.validator} is not generated: Ajv cannot compile its schema (${part.reason}); the scaffold does not validate that part of the request and says so at start-up.`,
+        fix: 'change the schema so Ajv compiles it (the construct Ajv names), or validate that part in the handler.',
+      });
+    }
     // D160: one TypeScript module (a consumer building with plain tsc gets no .js copied). D196: the Ajv code is the
     // text of one function, made a function once at import, so tsc and editors read one string instead of parsing
     // megabytes of untyped JavaScript (Stripe's: 2.4 MiB, about a third of a strict tsc's memory).

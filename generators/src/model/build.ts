@@ -231,8 +231,17 @@ function undeclaredPathParameter(name: string): ParameterModel {
   };
 }
 
+/**
+ * The path parameters in template order, each once: a name the template repeats (`/accounts/{account_id}/maps/{map_id}/
+ * accounts/{account_id}`) is one parameter with one value (OpenAPI declares parameters by name and location), as in
+ * openapi-typescript's types and openapi-fetch's URLs (D200).
+ */
+export function pathTemplateNames(path: string): string[] {
+  return [...new Set([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!))];
+}
+
 function orderPathParams(path: string, params: ParameterModel[]): ParameterModel[] {
-  const order = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const order = pathTemplateNames(path);
   const byName = new Map(params.map((p) => [p.name, p]));
   const out: ParameterModel[] = [];
   for (const name of order) {

@@ -10,7 +10,8 @@
  * syntax `u` accepts, meaning the same thing: a lone `]`, `{` or `}` and identity escapes become escaped literals,
  * `[\w-.]` gets its `-` escaped, quantified lookaheads are wrapped in a group. The one difference left is inherent to
  * `u`: `.` and negated classes match an astral character (an emoji) as one character instead of two UTF-16 halves.
- * A pattern that is not a regular expression in either syntax (e.g. `(?i)` inline flags) is refused with its location.
+ * A pattern that is not a regular expression in either syntax (e.g. `(?i)` inline flags) is left out with a warning naming
+ * its location (D206); a `patternProperties` key that is none is refused with its location.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
@@ -210,24 +211,44 @@ const NAME_MAPS = new Set([
 /** Members holding data, not schemas: an example object's `pattern` field is not a regular expression. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 
+/** A `pattern` that is no regular expression, left out of the document (D206). */
+export interface DroppedPattern {
+  pointer: string;
+  pattern: string;
+  problem: string;
+  fix: string;
+}
+
 /**
  * Every `pattern` and `patternProperties` key of the document in `u` syntax. Returns the document itself when every
- * pattern was valid already, else a copy with the rewritten ones (listed in `translated`). Throws
- * UnsupportedSpecError naming `file` and the pattern's pointer when one is not a regular expression at all.
+ * pattern was valid already, else a copy with the rewritten ones (listed in `translated`). A `pattern` that is not a
+ * regular expression at all is left out (listed in `dropped`, D206): JSON Schema only says it SHOULD be an ECMA-262
+ * expression, so the document is valid, and what cannot be checked is not checked, never a refusal of the document.
+ * A `patternProperties` key that is none is refused (UnsupportedSpecError naming `file` and its pointer): leaving it
+ * out would change which properties the object accepts.
  */
-export function normalizePatterns<T>(document: T, file: string, base = '#'): { document: T; translated: TranslatedPattern[] } {
+export function normalizePatterns<T>(
+  document: T,
+  file: string,
+  base = '#',
+): { document: T; translated: TranslatedPattern[]; dropped: DroppedPattern[] } {
   const translated: TranslatedPattern[] = [];
+  const dropped: DroppedPattern[] = [];
+  const problemOf = (pattern: string, reason: string) =>
+    `pattern ${JSON.stringify(pattern)} is not an ECMA-262 regular expression, with or without the u flag (${reason}).`;
+  const fixOf = (pattern: string, reason: string) =>
+    `write it in JavaScript regular expression syntax${fixHint(pattern, reason)}, or remove it.`;
   const refuse = (pointer: string, pattern: string, reason: string): never => {
-    throw new UnsupportedSpecError(
-      file,
-      pointer,
-      `pattern ${JSON.stringify(pattern)} is not an ECMA-262 regular expression, with or without the u flag (${reason}).`,
-      `write it in JavaScript regular expression syntax${fixHint(pattern, reason)}, or remove it.`,
-    );
+    throw new UnsupportedSpecError(file, pointer, problemOf(pattern, reason), fixOf(pattern, reason));
   };
-  const fix = (at: Trail, pattern: string): string => {
+  /** The pattern in `u` syntax; undefined for a `pattern` keyword that is no regular expression (dropped). */
+  const fix = (at: Trail, pattern: string, keyword: boolean): string | undefined => {
     const outcome = unicodePattern(pattern);
-    if (outcome.kind === 'invalid') return refuse(pointerOf(at), pattern, outcome.reason);
+    if (outcome.kind === 'invalid') {
+      if (!keyword) return refuse(pointerOf(at), pattern, outcome.reason);
+      dropped.push({ pointer: pointerOf(at), pattern, problem: problemOf(pattern, outcome.reason), fix: fixOf(pattern, outcome.reason) });
+      return undefined;
+    }
     if (outcome.kind === 'translated') translated.push({ pointer: pointerOf(at), from: pattern, to: outcome.pattern });
     return outcome.pattern;
   };
@@ -255,20 +276,21 @@ export function normalizePatterns<T>(document: T, file: string, base = '#'): { d
       if (key.startsWith('x-') || DATA_KEYS.has(key)) continue;
       const at: Trail = { parent: trail, key };
       if (key === 'pattern' && typeof value === 'string') {
-        const next = fix(at, value);
-        if (next !== value) (copy ??= { ...node })[key] = next;
+        const next = fix(at, value, true);
+        if (next === undefined) delete (copy ??= { ...node })[key];
+        else if (next !== value) (copy ??= { ...node })[key] = next;
         continue;
       }
       if (value === null || typeof value !== 'object') continue;
       let next = visit(value, at, NAME_MAPS.has(key), depth + 1);
       if (key === 'patternProperties' && isObj(next)) {
         const keys = Object.keys(next);
-        const fixed = keys.map((k) => fix({ parent: at, key: k }, k));
+        const fixed = keys.map((k) => fix({ parent: at, key: k }, k, false)!);
         if (fixed.some((k, i) => k !== keys[i])) next = Object.fromEntries(fixed.map((k, i) => [k, (next as Obj)[keys[i]!]]));
       }
       if (next !== value) (copy ??= { ...node })[key] = next;
     }
     return copy ?? node;
   };
-  return { document: visit(document, { parent: undefined, key: base }, false, 0) as T, translated };
+  return { document: visit(document, { parent: undefined, key: base }, false, 0) as T, translated, dropped };
 }

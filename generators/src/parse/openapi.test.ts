@@ -89,3 +89,43 @@ describe('loadOpenApi reads the root once (D163)', () => {
     ]);
   });
 });
+
+describe('an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12: a warning, never a refusal (D205)', () => {
+  const spec = (openapi: string, extra: object) => ({
+    openapi,
+    info: { title: 'T', version: '1' },
+    paths: {
+      '/a': {
+        get: {
+          operationId: 'getA',
+          parameters: [{ name: 'q', in: 'query', schema: { type: 'string', ...extra } }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { type: 'object', properties: { n: { type: 'string', ...extra } } } } },
+            },
+          },
+        },
+      },
+    },
+    components: { schemas: { Name: { type: 'string', ...extra }, Pair: { allOf: [{ type: 'object', ...extra }] } } },
+  });
+
+  it('3.1 with `nullable` (codat-style) generates under strict lint, each one a struct warning', async () => {
+    await writeFile(path.join(dir, 'nullable31.json'), JSON.stringify(spec('3.1.0', { nullable: true })));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'nullable31.json'), lint: 'strict', cwd: dir });
+    const struct = problems.filter((p) => p.ruleId === 'struct');
+    expect(struct.map((p) => [p.severity, p.message])).toEqual(Array(4).fill(['warn', 'Property `nullable` is not expected here.']));
+  });
+
+  it('3.0, where a Schema Object allows no unknown field, is still refused; so is a misplaced field outside a schema in 3.1', async () => {
+    await writeFile(path.join(dir, 'unknown30.json'), JSON.stringify(spec('3.0.3', { nullabel: true })));
+    await expect(loadOpenApi({ input: path.join(dir, 'unknown30.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Property `nullabel` is not expected here/,
+    );
+    const misplaced = spec('3.1.0', {}) as { paths: { '/a': { get: Record<string, unknown> } } };
+    misplaced.paths['/a'].get.nullable = true;
+    await writeFile(path.join(dir, 'misplaced31.json'), JSON.stringify(misplaced));
+    await expect(loadOpenApi({ input: path.join(dir, 'misplaced31.json'), lint: 'strict', cwd: dir })).rejects.toThrow(SpecLintError);
+  });
+});

@@ -140,6 +140,54 @@ export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set([
   'no-identical-paths',
 ]);
 
+/** Schema keywords whose value is one schema: a key right below them is a keyword of that schema. */
+const ONE_SCHEMA = new Set([
+  'schema',
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contentSchema',
+  'additionalItems',
+]);
+/** Schema keywords whose value is a list or a map of schemas: two tokens below them is a schema. */
+const MANY_SCHEMAS = new Set([
+  'schemas',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'prefixItems',
+]);
+
+/**
+ * D205: in an OpenAPI 3.1 document a Schema Object is JSON Schema 2020-12, where a keyword the vocabulary does not know
+ * is an annotation, valid and ignored (`nullable`, `x-nullable` without the `x-`, a vendor's own keyword). Redocly's
+ * `struct` rule calls it "not expected here"; openapi-typescript's Redocly accepts it. Such a problem is not a reason to
+ * refuse the document: it is reported as a warning. Recognised by the problem's JSON pointer: its parent is a schema
+ * position (`.../schema`, `.../properties/<name>`, `.../items`, `.../allOf/<i>`, `#/components/schemas/<name>`...).
+ */
+export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
+  if (problem.ruleId !== 'struct' || !/^Property `[^`]+` is not expected here\.?$/.test(problem.message)) return false;
+  const pointer = problem.location[0]?.pointer;
+  if (pointer === undefined) return false;
+  const tokens = pointer.replace(/^#\/?/, '').split('/');
+  const parent = tokens.slice(0, -1);
+  const last = parent[parent.length - 1];
+  const second = parent[parent.length - 2];
+  return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
+}
+
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
@@ -198,13 +246,13 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     // A preprocessor rewrites the document it lints: then lint reads its own copy, as before.
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
-    problems = demoteStyleErrors(
-      toLintProblems(
-        raw.filter((p) => p.ignored !== true),
-        cwd,
-      ),
-      options.lintConfig !== undefined,
-    );
+    // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal
+    const jsonSchema2020 =
+      typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
+    const kept = raw
+      .filter((p) => p.ignored !== true)
+      .map((p) => (jsonSchema2020 && p.severity === 'error' && isUnknownSchemaKeyword(p) ? { ...p, severity: 'warn' as const } : p));
+    problems = demoteStyleErrors(toLintProblems(kept, cwd), options.lintConfig !== undefined);
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
       throw new SpecLintError(problems, file);
     }

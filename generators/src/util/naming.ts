@@ -113,3 +113,72 @@ export function methodNameForTag(operationId: string, tag: string | undefined): 
   }
   return id;
 }
+
+/** Words of a title that name no API: dropped wherever they are (versions) or at the end (the rest). */
+const TITLE_VERSION = /^(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)*)$/i;
+const TITLE_ARTICLES = new Set(['the', 'a', 'an']);
+const TITLE_TRAILING_NOISE = new Set([
+  'api',
+  'apis',
+  'rest',
+  'restful',
+  'http',
+  'https',
+  'json',
+  'openapi',
+  'swagger',
+  'spec',
+  'specification',
+  'reference',
+  'documentation',
+  'docs',
+  'public',
+  'client',
+  'sdk',
+]);
+/** At most this many words make the name (`Cloud Storage for Firebase` -> `CloudStorageForFirebase`). */
+const TITLE_MAX_WORDS = 4;
+
+/** Words that do not end a name (`Haryana State Board of Technical ...` cut after four words). */
+const TITLE_CONNECTORS = new Set(['of', 'for', 'and', 'the', 'to', 'in', 'on', 'by', 'with', 'at', 'a', 'an']);
+
+/**
+ * A word as it appears in a name: capitalised, its inner capitals kept (GitHub, OpenAI, IoT); an all-capitals word is
+ * read as an acronym and written as one word (`AWS SSO OIDC` -> `AwsSsoOidc`, not `AWSSSOOIDC`).
+ */
+function nameWord(word: string): string {
+  if (word.length > 1 && /^[A-Z0-9]+$/.test(word) && /[A-Z]/.test(word)) return word[0]! + word.slice(1).toLowerCase();
+  return word[0]!.toUpperCase() + word.slice(1);
+}
+
+/**
+ * The PascalCase name an API's title gives its client facade and docs (decision D202): `The Racing API` -> `Racing`,
+ * `GitHub v3 REST API` -> `GitHub`, `Discord HTTP API (Preview)` -> `Discord`, `Cloud Storage for Firebase API` ->
+ * `CloudStorageForFirebase`, `ApiManagementClient` -> `ApiManagement`. The title up to its first separator (`(`, `[`,
+ * `:`, `,`, ` - `, `|`), without leading articles, version words (`v3`, `2.0`) and trailing generic words (API,
+ * REST, HTTP, Client, ...), at most four words; `Api` when nothing is left. A name that would start with a digit is
+ * prefixed `Api` (a type name cannot start with one). `info.x-client-name` overrides it.
+ */
+export function apiNameFromTitle(title: string): string {
+  const head = title.split(/\s[-–—|]\s|[([{:,;|]/)[0] ?? '';
+  let list = head.split(/[^A-Za-z0-9]+/).filter((w) => w.length > 0 && !TITLE_VERSION.test(w));
+  while (list.length > 1 && TITLE_ARTICLES.has(list[0]!.toLowerCase())) list = list.slice(1);
+  while (list.length > 0 && TITLE_TRAILING_NOISE.has(list[list.length - 1]!.toLowerCase())) list = list.slice(0, -1);
+  list = list.slice(0, TITLE_MAX_WORDS);
+  while (list.length > 1 && TITLE_CONNECTORS.has(list[list.length - 1]!.toLowerCase())) list = list.slice(0, -1);
+  let name = list.map(nameWord).join('');
+  // `ApiManagementClient`, `StreamAnalyticsManagementClient`: the facade adds `Client` itself
+  if (/[a-z0-9]Client$/.test(name)) name = name.slice(0, -'Client'.length);
+  if (name.length === 0 || TITLE_TRAILING_NOISE.has(name.toLowerCase())) return 'Api';
+  return /^[0-9]/.test(name) ? `Api${name}` : name;
+}
+
+/** The client's name as the spec gives it (`info.x-client-name`), else the one its title gives (apiNameFromTitle). */
+export function apiName(title: string, override?: unknown): string {
+  if (typeof override === 'string' && override.trim().length > 0) {
+    const given = override.trim();
+    // as the spec writes it (its casing is the author's choice), first letter capitalised
+    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(given) ? given[0]!.toUpperCase() + given.slice(1) : pascalCase(given) || 'Api';
+  }
+  return apiNameFromTitle(title);
+}

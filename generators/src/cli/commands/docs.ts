@@ -4,7 +4,9 @@
  *   index.html        Redoc rendering of the bundled OpenAPI document
  *   openapi.json / openapi.js        the bundled document (download / loaded by index.html, works from file://)
  *   events.html       from the spec's `webhooks` and the AsyncAPI document (fields, formats, examples, planned events)
- *   errors.html, decisions.html      from the error catalogue and decisions markdown (empty pages when absent)
+ *   errors.html       the error catalogue the user gives (--errors, default docs/errors.md), checked against the spec's
+ *                     codes; without one, the spec's own error responses, error schemas and codes (D203)
+ *   decisions.html    from the decisions markdown (no page when absent)
  *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
  *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
  * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136): no CDN.
@@ -53,12 +55,13 @@ function findRedocBundle(): string | undefined {
 /** A markdown table with only its header: the page renders, empty (a project without a catalogue). */
 const emptyTable = (header: readonly string[]) => `| ${header.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |\n`;
 
-function readMarkdown(cwd: string, flag: string, given: string | undefined, fallback: string, header: readonly string[]): string {
+/** The markdown `given` by its flag, else `fallback` when it exists, else undefined. */
+function readGivenMarkdown(cwd: string, flag: string, given: string | undefined, fallback: string): string | undefined {
   const file = path.resolve(cwd, given ?? fallback);
   if (existsSync(file)) return readFileSync(file, 'utf8');
   if (given !== undefined)
     throw new EnvironmentError(`${flag} ${file} does not exist: pass an existing markdown file or leave ${flag} out.`);
-  return emptyTable(header);
+  return undefined;
 }
 
 export const command: CliCommand = {
@@ -74,7 +77,9 @@ Flags:
   --input FILE          the OpenAPI 3.0/3.1 root document (default openapi/openapi.yaml)
   --asyncapi FILE|none  AsyncAPI 3.0 events (default asyncapi.yaml beside --input, when it exists)
   --out DIR             where the site goes (default docs/site)
-  --errors FILE         error catalogue markdown, one table: ${ERROR_TABLE_HEADER.join(' | ')} (default docs/errors.md when present)
+  --errors FILE         error catalogue markdown, one table: ${ERROR_TABLE_HEADER.join(' | ')} (default docs/errors.md when
+                        present); its codes must be the spec's. Without one, errors.html lists the spec's own error
+                        responses, error schemas and codes
   --decisions FILE      decisions markdown, tables: ${DECISION_TABLE_HEADER.join(' | ')} (default docs/decisions.md when present)
   --released DIR        released contracts for the changelog page (default released/ beside --input, when it exists)
   --skip-redoc          build even when the redoc package is not installed (index.html renders once it is)
@@ -115,8 +120,9 @@ Example:
     const docs = {
       changelog,
       changelogReviewed: allowed?.entries,
-      errorsMarkdown: readMarkdown(cwd, '--errors', flags.errors, 'docs/errors.md', ERROR_TABLE_HEADER),
-      decisionsMarkdown: readMarkdown(cwd, '--decisions', flags.decisions, 'docs/decisions.md', DECISION_TABLE_HEADER),
+      // D203: a catalogue only when the user gives one; without it errors.html comes from the spec's error responses
+      errorsMarkdown: readGivenMarkdown(cwd, '--errors', flags.errors, 'docs/errors.md'),
+      decisionsMarkdown: readGivenMarkdown(cwd, '--decisions', flags.decisions, 'docs/decisions.md') ?? emptyTable(DECISION_TABLE_HEADER),
       templates: readDocsTemplates(DEFAULT_TEMPLATES_DIR),
     };
     io.stderr(`Building the docs site into ${out}\n`);

@@ -36,6 +36,7 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
       `  warning: the server scaffold skips ${skipped.operationId} (it answers 501; contract and client are generated): ${skipped.pointer}: ${skipped.problem}\n    Fix: ${skipped.fix}\n`,
     );
   }
+  for (const warning of result.warnings) io.stderr(`  warning: ${warning.pointer}: ${warning.problem}\n    Fix: ${warning.fix}\n`);
   return result;
 }
 

@@ -879,6 +879,12 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   };
 
   for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
+  // D198: a request part whose schema Ajv could not compile is served without validation: said once, naming the operation.
+  for (const operation of spec.operations) {
+    const parts = spec.requestValidators[operation.operationId]?.notValidated;
+    if (parts !== undefined)
+      logger.warn({ operationId: operation.operationId }, `${operation.operationId}: request not validated: ${parts}`);
+  }
   if (notImplemented.size > 0)
     logger.warn(
       { operations: [...notImplemented] },
@@ -906,7 +912,13 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
       allow: allowOf.get(operation.path)!,
       uploadLimits,
     });
-    const responseValidation = validateResponses ? [createResponseValidator(spec.apiDocument, operation)] : [];
+    const responseValidation = validateResponses
+      ? [
+          createResponseValidator(spec.apiDocument, operation, (reason) =>
+            logger.warn({ operationId: operation.operationId }, `${operation.operationId}: responses not validated: ${reason}`),
+          ),
+        ]
+      : [];
     // An operation that declares no request body does not read one: whatever is sent (oversize, compressed, not
     // JSON) is drained unread, so no status the operation does not declare (413, 415) can come from it.
     const bodyParsersFor = operation.requestMediaTypes.length > 0 ? parsers : [];

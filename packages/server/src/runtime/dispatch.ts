@@ -9,7 +9,7 @@
  */
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { methodNotAllowed } from './request-validation.js';
+import { methodNotAllowed, RequestRejection } from './request-validation.js';
 import type { OperationRoute } from './types.js';
 
 /** One declared path: its operations by method and the `Allow` header of its 405. */
@@ -41,6 +41,12 @@ function routerPath(template: string): { path: string; names: string[] } {
   }
   path += template.slice(last).replaceAll(':', '::');
   return { path, names };
+}
+
+/** 400 for a path whose repeated parameter (`/accounts/{id}/maps/{map}/accounts/{id}`) has two values (D200). */
+function repeatedParameterMismatch(name: string): RequestRejection {
+  const message = 'must have the same value at every place of the path';
+  return new RequestRejection(400, `path parameter ${name} ${message}`, [{ path: `/params/${name}`, message }]);
 }
 
 /** Runs `steps` in order; an error (or the end of the steps) goes to `done`. */
@@ -129,7 +135,16 @@ export function createDispatcher(
       return;
     }
     const params: Record<string, string> = {};
-    for (let i = 0; i < entry.names.length; i++) params[entry.names[i]!] = found.params[`p${i}`]!;
+    for (let i = 0; i < entry.names.length; i++) {
+      const name = entry.names[i]!;
+      const value = found.params[`p${i}`]!;
+      // D200: a name the template repeats is one parameter: every place of the path must carry the same value
+      if (params[name] !== undefined && params[name] !== value) {
+        next(repeatedParameterMismatch(name));
+        return;
+      }
+      params[name] = value;
+    }
     req.params = params;
     res.locals.operation = target.operation;
     runSteps(target.steps, req, res, next);

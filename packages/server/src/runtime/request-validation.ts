@@ -107,6 +107,11 @@ export interface OperationRequestValidators {
   readonly multipart?: boolean;
   /** Set when the scaffold cannot parse one of the operation's parameters: the operation is skipped (501). */
   readonly unsupported?: string;
+  /**
+   * The parts of the request the generator could not compile a validator for (Ajv refused the schema, D198), with why:
+   * they are not validated (the rest is), and createApp says so once at start-up.
+   */
+  readonly notValidated?: string;
 }
 
 /** A rejected request: `status`, the per-field `errors` (`path` is a JSON pointer such as `/body/buyer/email`) and headers. */

@@ -1,0 +1,46 @@
+/**
+ * Path template parameters the document does not declare (decision D201).
+ *
+ * OpenAPI: each template expression of a path MUST correspond to a path parameter of the path item or the operation.
+ * The model types a forgotten one as a string (`declared: false`) so a document can still be generated, but under
+ * `--lint strict` (the default) generation refuses it, naming the path, the parameter object to add, and
+ * `--lint report` as the way to generate anyway. A template expression inside a query string written into the path
+ * (`/search?q={q}`) gets the fix it needs instead: a query parameter.
+ */
+import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import type { ApiModel } from './types.js';
+
+export interface UndeclaredPathParameter {
+  operationId: string;
+  method: string;
+  path: string;
+  name: string;
+}
+
+/** Every path parameter an operation's template names and neither it nor its path item declares, in model order. */
+export function undeclaredPathParameters(model: Pick<ApiModel, 'operations'>): UndeclaredPathParameter[] {
+  return model.operations.flatMap((op) =>
+    op.parameters.path
+      .filter((p) => !p.declared)
+      .map((p) => ({ operationId: op.operationId, method: op.method, path: op.path, name: p.name })),
+  );
+}
+
+/** Refuses the first undeclared path template parameter (UnsupportedSpecError: file, pointer, problem, fix). */
+export function refuseUndeclaredPathParameters(model: Pick<ApiModel, 'operations'>, file: string): void {
+  const undeclared = undeclaredPathParameters(model);
+  const first = undeclared[0];
+  if (first === undefined) return;
+  const others = new Set(undeclared.map((u) => `${u.path} {${u.name}}`));
+  others.delete(`${first.path} {${first.name}}`);
+  const more =
+    others.size === 0 ? '' : ` (and ${others.size} more: ${[...others].slice(0, 3).join(', ')}${others.size > 3 ? ', ...' : ''})`;
+  const inQuery = first.path.indexOf('?') !== -1 && first.path.indexOf('?') < first.path.indexOf(`{${first.name}}`);
+  const problem = inQuery
+    ? `the path ${JSON.stringify(first.path)} holds a query string; its {${first.name}} is not a path parameter, and OpenAPI paths have no query part${more}.`
+    : `the path template names {${first.name}}, which no parameter of ${first.method.toUpperCase()} ${first.path} declares; OpenAPI requires every template expression to be a declared path parameter${more}.`;
+  const fix = inQuery
+    ? `remove the query string from the path and declare \`${first.name}\` as a query parameter ({ name: ${first.name}, in: query, schema: { type: string } }); or generate with --lint report to accept the document as it is (the name is then a path parameter typed as a string).`
+    : `declare it in the path item's parameters: { name: ${first.name}, in: path, required: true, schema: { type: string } } (or in each operation's); or generate with --lint report to accept the document as it is (it is then typed as a string and not validated).`;
+  throw new UnsupportedSpecError(file, `#/paths/${pointerToken(first.path)}`, problem, fix);
+}
