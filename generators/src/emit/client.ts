@@ -1,5 +1,5 @@
 import type { ApiModel, MediaTypeModel, OperationModel, PageTotalModel, PageValueSource, PaginationModel } from '../model/types.js';
-import { apiName, camelCase, methodNameForTag, pascalCase, propertyKey, safeIdentifier } from '../util/naming.js';
+import { apiName, camelCase, methodNameForTag, propertyKey, safeIdentifier } from '../util/naming.js';
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
 import { BODY_TYPE, bodyRef, briefDescription, operationAliases, operationTypeRef, usesAlias } from './names.js';
