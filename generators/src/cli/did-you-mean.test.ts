@@ -33,7 +33,10 @@ describe('closestMatch (D290)', () => {
 
 describe('flagsOf and explainUnknownFlag', () => {
   it('reads the flags of a usage text once each, not words with dashes inside', () => {
-    expect(flagsOf('Usage: paygate serve [--workers N|auto]\n  --workers N   re-run --workers; x--y no\n  --help')).toEqual(['--workers', '--help']);
+    expect(flagsOf('Usage: paygate serve [--workers N|auto]\n  --workers N   re-run --workers; x--y no\n  --help')).toEqual([
+      '--workers',
+      '--help',
+    ]);
   });
 
   it.each([

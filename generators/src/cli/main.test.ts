@@ -83,7 +83,12 @@ describe('paygate --help', () => {
 describe('usage and environment errors', () => {
   it.each([
     ['an unknown flag', ['generate', '--bogus'], EXIT.usage, /^paygate generate: Unknown flag --bogus\.\n/],
-    ['a mistyped flag', ['generate', '--inptu', 'api.yaml'], EXIT.usage, /^paygate generate: Unknown flag --inptu\. Did you mean --input\?/],
+    [
+      'a mistyped flag',
+      ['generate', '--inptu', 'api.yaml'],
+      EXIT.usage,
+      /^paygate generate: Unknown flag --inptu\. Did you mean --input\?/,
+    ],
     ['a mistyped command', ['genrate'], EXIT.usage, /^paygate: unknown command "genrate"\. Did you mean generate\? Commands: generate, /],
     ['a mistyped root flag', ['--verison'], EXIT.usage, /^paygate: unknown flag "--verison"\. Did you mean --version\?/],
     [
