@@ -206,6 +206,9 @@ describe('paygate generate and check in a project of its own', () => {
     expect(err).toMatch(/broken\.yaml:\d+:\d+/);
     expect(err).toContain('Fix the spec at the locations above');
     expect(err).not.toMatch(/\n\s+at /);
+    // D291: the rule's own page, and nothing only this repository has (`npm run ...`)
+    expect(err).toContain('no-unresolved-refs: https://redocly.com/docs/cli/rules/no-unresolved-refs');
+    expect(err).not.toMatch(/npm run|<rule-id>/);
   });
 
   it('an unsupported construct exits 1 with its location and fix, the paygate command to rerun, and no "bug" report', async () => {

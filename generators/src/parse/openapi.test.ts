@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundle, createConfig, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsupportedSpecError } from './refusal.js';
-import { loadOpenApi, SpecLintError } from './openapi.js';
+import { loadOpenApi, ruleDocs, SpecLintError, type LintProblem } from './openapi.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -86,6 +86,36 @@ describe('loadOpenApi reads the root once (D163)', () => {
     expect(refusal).toBeInstanceOf(SpecLintError);
     expect((refusal as SpecLintError).problems.map((p) => `${p.location} ${p.message}`)).toEqual([
       expect.stringMatching(/^unresolved\.json:1:\d+ Can't resolve \$ref/),
+    ]);
+  });
+});
+
+describe('ruleDocs: where each rule is explained (D291)', () => {
+  const problem = (ruleId: string): LintProblem => ({ severity: 'error', ruleId, message: 'm', location: 'a.yaml:1:1', suggest: [] });
+
+  it.each([
+    ['a built-in rule', 'operation-summary', undefined, '  operation-summary: https://redocly.com/docs/cli/rules/operation-summary'],
+    [
+      'a configurable rule',
+      'rule/amounts-are-strings',
+      'openapi/redocly.yaml',
+      '  rule/amounts-are-strings: a configurable rule of openapi/redocly.yaml (its message says what it wants)',
+    ],
+    [
+      'a configurable rule without a config named',
+      'rule/x',
+      undefined,
+      '  rule/x: a configurable rule of your Redocly config (redocly.yaml) (its message says what it wants)',
+    ],
+    ['a plugin rule', 'acme/no-foo', 'redocly.yaml', '  acme/no-foo: a rule of the plugin acme (listed under plugins in redocly.yaml)'],
+  ])('%s', (_name, ruleId, config, line) => {
+    expect(ruleDocs([problem(ruleId)], config)).toEqual([line]);
+  });
+
+  it('one line per rule, sorted', () => {
+    expect(ruleDocs([problem('struct'), problem('no-unresolved-refs'), problem('struct')]).map((l) => l.split(':')[0]!.trim())).toEqual([
+      'no-unresolved-refs',
+      'struct',
     ]);
   });
 });
