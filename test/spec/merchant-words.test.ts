@@ -13,29 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command as docs } from '../../generators/src/cli/commands/docs.js';
 import { runCommand } from '../../generators/src/cli/run-command.js';
+import { findInternalReferences, visibleText } from '../support/internal-references.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** What a merchant should not meet: the brief's three, and the older decision series (A26, B15). */
-export const INTERNAL_REFERENCES: readonly RegExp[] = [
-  /\bD\d{2,3}\b/,
-  /\bissues? \d+/i,
-  /\b(original|source) specification/i,
-  /\bdecisions? [A-Z]\d+/i,
-];
-
-/** The text a reader sees on a page: no scripts, styles or markup; entities decoded. */
-export function visibleText(html: string): string {
-  return html
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&(?:#(\d+)|#x([0-9a-f]+)|(amp|lt|gt|quot|apos|nbsp));/gi, (_m, dec: string, hex: string, name: string) => {
-      if (dec) return String.fromCodePoint(Number(dec));
-      if (hex) return String.fromCodePoint(Number.parseInt(hex, 16));
-      return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }[name.toLowerCase()] ?? ' ';
-    })
-    .replace(/\s+/g, ' ');
-}
 
 /** Every string of a JSON value (descriptions, summaries, the error catalogue, examples), with its JSON pointer. */
 function strings(value: unknown, pointer = ''): { pointer: string; text: string }[] {
@@ -44,15 +24,6 @@ function strings(value: unknown, pointer = ''): { pointer: string; text: string 
   if (value !== null && typeof value === 'object')
     return Object.entries(value).flatMap(([k, v]) => strings(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`));
   return [];
-}
-
-/** `where: ...words around it...` for each internal reference in `text`. */
-export function findInternalReferences(where: string, text: string): string[] {
-  return INTERNAL_REFERENCES.flatMap((pattern) =>
-    [...text.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))].map(
-      (m) => `${where}: ...${text.slice(Math.max(0, m.index - 60), m.index + m[0].length + 20)}...`,
-    ),
-  );
 }
 
 let site: string;
