@@ -22,7 +22,7 @@ export interface BrowserStep {
   readmeSays: readonly string[];
   /** The form fields the person fills in (the no-browser path posts them). */
   form: Readonly<Record<string, string>>;
-  inChromium(browser: Browser, checkoutUrl: string, returnUrl: string): Promise<BrowserStepResult>;
+  inChromium(browser: Browser, checkoutUrl: string): Promise<BrowserStepResult>;
 }
 
 const CARD = { number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123', name: 'Priya Sharma' } as const;
@@ -44,7 +44,7 @@ export const BROWSER_STEPS: Readonly<Record<string, BrowserStep>> = {
       card_name: CARD.name,
       outcome: 'success',
     },
-    async inChromium(browser, checkoutUrl, returnUrl) {
+    async inChromium(browser, checkoutUrl) {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
       try {
         const page = await context.newPage();
@@ -62,9 +62,10 @@ export const BROWSER_STEPS: Readonly<Record<string, BrowserStep>> = {
         const landed = page.url();
         const text = await page
           .locator('body')
-          .innerText()
+          .textContent()
+          .then((t) => t ?? '')
           .catch((error: unknown) => `(no page: ${String(error)})`);
-        return { url: landed === 'about:blank' ? returnUrl : landed, text, driver: 'chromium' };
+        return { url: landed, text, driver: 'chromium' };
       } finally {
         await context.close();
       }

@@ -98,6 +98,7 @@ describe('printsPattern', () => {
   it.each([
     ['http://127.0.0.1:$MERCHANT_PORT/return', 'http://127.0.0.1:41234/return', true],
     ['http://127.0.0.1:$MERCHANT_PORT/return', 'http://127.0.0.1:4000/return', false],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${NAME} form, in a README text
     ['POST http://127.0.0.1:${RECEIVER_PORT}/webhooks (... ms)', 'POST http://127.0.0.1:41235/webhooks (3 ms)', true],
     ['costs $UNSET', 'costs $UNSET', true],
   ])('%s names a variable of the session: against %j: %s', (text, output, matches) => {

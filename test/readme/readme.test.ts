@@ -199,10 +199,9 @@ async function takeBrowserStep(block: ReadmeBlock, output: string): Promise<Brow
   // the README's URLs say localhost; the gateway the test started is the same host by address
   const url = checkoutUrlIn(output)?.replace(/^https?:\/\/[^/]+/, baseUrl);
   if (url === undefined) throw new Error(`README.md:${block.line} printed no checkout page to open:\n${output}`);
-  const returnUrl = `http://127.0.0.1:${sessionEnv['MERCHANT_PORT']}/return`;
   if (isBrowserAvailable('README BROWSER STEPS (paid by posting the form as a browser without JavaScript instead)')) {
     browser ??= await launchChromium();
-    return step.inChromium(browser, url, returnUrl);
+    return step.inChromium(browser, url);
   }
   return formPost(step, url);
 }
