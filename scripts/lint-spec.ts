@@ -3,7 +3,7 @@
  * project's stricter rules) and parses openapi/asyncapi.yaml, through the same parse layer the generators use.
  * Unlike generation, which refuses only on errors, any warning fails here too.
  */
-import { formatProblem, loadOpenApi, SpecLintError } from '../generators/src/parse/openapi.js';
+import { formatProblem, loadOpenApi, ruleDocs, SpecLintError } from '../generators/src/parse/openapi.js';
 import { loadAsyncApi } from '../generators/src/parse/asyncapi.js';
 
 const OPENAPI = 'openapi/openapi.yaml';
@@ -20,6 +20,8 @@ try {
   for (const problem of asyncapi.problems) console.error(`warning ${problem}`);
   const took = Math.round(performance.now() - started);
   if (openapi.problems.length + asyncapi.problems.length > 0) {
+    if (openapi.problems.length > 0)
+      console.error(`What each rule asks for:\n${ruleDocs(openapi.problems, 'openapi/redocly.yaml').join('\n')}`);
     console.error(
       `\nSpec lint failed: ${openapi.problems.length} OpenAPI problem(s), ${asyncapi.problems.length} AsyncAPI warning(s) (${took} ms).` +
         '\nFix the lines named above; every rule that is turned off is justified in openapi/redocly.yaml.',

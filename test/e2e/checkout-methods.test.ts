@@ -8,29 +8,29 @@
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallback } from '@paygate/client';
 import type { Gateway } from '../support/gateway.js';
 import { createHostedOrder, expectOk, type MerchantAccess } from '../faults/helpers/api.js';
 import { isBrowserAvailable } from './browser.js';
-import { SCREENSHOTS, startCheckoutWorld, type CheckoutWorld } from './checkout-world.js';
+import {
+  expectAccessible,
+  openPage,
+  SCREENSHOTS,
+  startCheckoutWorld,
+  VIEWPORTS,
+  type CheckoutWorld,
+  type ViewportName,
+} from './checkout-world.js';
 import type { MerchantSite, ReceivedCallback } from './merchant-site.js';
 
 const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 // jsqr is CommonJS whose module.exports is the function while its types declare a default export: require it
 const jsQR = require('jsqr') as typeof import('jsqr').default;
-
-const VIEWPORTS = {
-  desktop: { width: 1280, height: 800 },
-  phone: { width: 390, height: 844 },
-} as const;
-type ViewportName = keyof typeof VIEWPORTS;
 
 const TEST_CARD = {
   visa: '4242 4242 4242 4242',
@@ -39,13 +39,6 @@ const TEST_CARD = {
   threeDs: '4000 0000 0000 3220',
   luhnFails: '4242 4242 4242 4241',
 } as const;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 const browserAvailable = isBrowserAvailable('BROWSER CHECKOUT METHOD TESTS');
 
@@ -66,35 +59,10 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     await world?.close();
   });
 
-  /** A fresh context per test; console errors (a CSP violation is one) are collected and must stay empty. */
-  async function open(viewport: ViewportName, options: { javaScriptEnabled?: boolean } = {}) {
-    const context: BrowserContext = await browser.newContext({
-      viewport: VIEWPORTS[viewport],
-      javaScriptEnabled: options.javaScriptEnabled ?? true,
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const consoleErrors: string[] = [];
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') consoleErrors.push(`${page.url()}: ${msg.text()}`);
-    });
-    page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
-    return { context, page, consoleErrors };
-  }
+  const open = (viewport: ViewportName, options: { javaScriptEnabled?: boolean } = {}) => openPage(browser, viewport, options);
 
   const shot = (page: Page, name: string, viewport: ViewportName) =>
     page.screenshot({ path: path.join(SCREENSHOTS, `methods-${name}-${viewport}.png`), fullPage: true });
-
-  /** axe-core in the page (evaluated over DevTools, which the page's CSP does not govern): no serious or critical violation. */
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe; // why: axe is a global the injected script defines
-      return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
-    });
-    const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(blocking, `${name}: ${JSON.stringify(blocking, null, 2)}`).toEqual([]);
-  }
 
   /** Merchant page -> SDK -> the hosted page. */
   async function toHostedPage(page: Page, amount: string) {
@@ -360,7 +328,8 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         await shot(page, 'method-choice', viewport);
         await expectAccessible(page, 'method choice');
 
-        // card form with errors shown (server-side: a number failing Luhn, an expired card)
+        // card form with errors shown (by the page's script, with the server's rules: a number failing Luhn, an
+        // expired card); the typed number stays to be corrected (D294)
         await fillCard(page, TEST_CARD.luhnFails);
         await page.fill('[data-testid="card_expiry"]', '01/20');
         await page.click('[data-testid="pay"]');
@@ -368,7 +337,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         expect(await page.locator('[data-testid="card_expiry-error"]').isVisible()).toBe(true);
         expect(await page.getAttribute('[data-testid="card_number"]', 'aria-describedby')).toBe('card_number-error');
         expect(await page.evaluate(() => document.activeElement?.id)).toBe('card_number');
-        expect(await page.inputValue('[data-testid="card_number"]')).toBe('');
+        expect(await page.inputValue('[data-testid="card_number"]')).toBe(TEST_CARD.luhnFails);
         await shot(page, 'card-errors', viewport);
         await expectAccessible(page, 'card form with errors');
 

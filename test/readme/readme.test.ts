@@ -1,9 +1,13 @@
 /**
- * The README's walkthroughs, pasted as a user would (decision D128): every ```sh readme-test=<session> block of
- * README.md runs as written, in order, in one bash per session, against a gateway this test starts the way the
+ * The README's walkthroughs, pasted as a user would (decisions D128, D295): every ```sh readme-test=<session> block of
+ * README.md runs as written, in README order, in the bash of its session (one shell per session, kept until the end:
+ * a walkthrough that says "in the first shell" goes back to it), against a gateway this test starts the way the
  * README's readme-gateway block does (`paygate serve` with its partner credentials, here on a free port and a
- * temporary PGlite dir). The README's defaults are a user's (localhost:8080, ports 4000/4001, /tmp); the test
- * overrides them only through the variables the blocks read (PG, MERCHANT_PORT, RECEIVER_PORT, TMPDIR).
+ * temporary PGlite dir). After a block marked readme-browser=<step>, the test does in a browser what the README asks
+ * of the person (browser-steps.ts): paying on the checkout page the block printed, landing on the example merchant
+ * backend at $MERCHANT_PORT. The README's defaults are a user's (localhost:8080, ports 4000/4001, /tmp); the test
+ * overrides them only through the variables the blocks read (PG, MERCHANT_PORT, RECEIVER_PORT, TMPDIR), and those are
+ * not 4000/4001, so an example that ignores them fails here as it would for a user.
  *
  * Each block must exit 0, run no failing command (an ERR trap reports any), and print every `# =>` text it carries.
  * The convention is described in readme-blocks.ts.
@@ -16,12 +20,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isBrowserAvailable, launchChromium } from '../e2e/browser.js';
 import { buildOnce } from '../support/build.js';
+import { BROWSER_STEPS, formPost, type BrowserStepResult } from './browser-steps.js';
 import { parseReadme, printsPattern, type ReadmeBlock } from './readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const runbook = parseReadme(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const runbook = parseReadme(README);
 /** Generous for a loaded 2-core machine: a block starts `npx paygate` (a second or two) at most twice. */
 const BLOCK_TIMEOUT_MS = 90_000;
 
@@ -50,6 +58,10 @@ let workDir: string;
 let gateway: ChildProcess | undefined;
 let gatewayOutput = '';
 let baseUrl: string;
+/** What every session's shell gets: the gateway, a temporary directory and the two example ports (never 4000/4001). */
+let sessionEnv: Record<string, string>;
+const shells = new Map<string, BashSession>();
+let browser: Browser | undefined;
 
 beforeAll(async () => {
   await buildOnce();
@@ -80,9 +92,21 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`the gateway did not answer /healthz in 120 s:\n${gatewayOutput}`);
     await sleep(100);
   }
+  let [merchantPort, receiverPort] = [await freePort(), await freePort()];
+  while (merchantPort === receiverPort || [merchantPort, receiverPort].some((p) => p === 4000 || p === 4001)) {
+    [merchantPort, receiverPort] = [await freePort(), await freePort()];
+  }
+  sessionEnv = {
+    PG: baseUrl,
+    TMPDIR: mkdtempSync(path.join(workDir, 'tmp-')),
+    MERCHANT_PORT: String(merchantPort),
+    RECEIVER_PORT: String(receiverPort),
+  };
 }, 300_000);
 
 afterAll(async () => {
+  for (const shell of shells.values()) await shell.close();
+  await browser?.close();
   if (gateway && gateway.exitCode === null) {
     const exited = new Promise((resolve) => gateway!.once('exit', resolve));
     gateway.kill('SIGTERM');
@@ -150,43 +174,89 @@ class BashSession {
   }
 }
 
-describe('README.md walkthroughs, pasted block by block', () => {
+/** The shell of a session, started when its first block runs. */
+function shellOf(session: string): BashSession {
+  let shell = shells.get(session);
+  if (shell === undefined) {
+    shell = new BashSession(cleanEnv(sessionEnv));
+    shells.set(session, shell);
+  }
+  return shell;
+}
+
+/** The checkout page a block printed (`open <url>` or `checkout page: <url>`), the last one. */
+function checkoutUrlIn(output: string): string | undefined {
+  return [...output.matchAll(/(https?:\/\/\S+\/checkout\/[A-Za-z0-9_-]+)/g)].at(-1)?.[1];
+}
+
+/** Does in a browser what the README asks after `block` (Chromium, or the form posted without one). */
+async function takeBrowserStep(block: ReadmeBlock, output: string): Promise<BrowserStepResult> {
+  const step = BROWSER_STEPS[block.browser ?? ''];
+  if (step === undefined) throw new Error(`README.md:${block.line}: readme-browser=${block.browser} is not a step of browser-steps.ts`);
+  const prose = README.replace(/\s+/g, ' ').toLowerCase();
+  for (const words of step.readmeSays)
+    expect(prose, `the README asks the person for ${block.browser}: ${words}`).toContain(words.toLowerCase());
+  // the README's URLs say localhost; the gateway the test started is the same host by address
+  const url = checkoutUrlIn(output)?.replace(/^https?:\/\/[^/]+/, baseUrl);
+  if (url === undefined) throw new Error(`README.md:${block.line} printed no checkout page to open:\n${output}`);
+  if (isBrowserAvailable('README BROWSER STEPS (paid by posting the form as a browser without JavaScript instead)')) {
+    browser ??= await launchChromium();
+    return step.inChromium(browser, url);
+  }
+  return formPost(step, url);
+}
+
+describe('README.md: every shell block is run or says why not (D295)', () => {
   it('marks the runnable blocks: both walkthroughs and the own-API examples, each with blocks that say what they print', () => {
     expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'own-api', 'pagination']);
     expect(runbook.gatewayEnv).toHaveProperty('PAYGATE_PARTNER_CLIENT_ID');
-    for (const blocks of runbook.sessions.values()) {
-      for (const block of blocks) expect(block.prints.length, `README.md:${block.line} says what it prints`).toBeGreaterThan(0);
+    for (const block of runbook.blocks) {
+      expect(block.prints.length, `README.md:${block.line} says what it prints`).toBeGreaterThan(0);
       // what a shell would execute must not be a placeholder such as <endpoint id>
-      for (const block of blocks) expect(block.code.replace(/#.*$/gm, ''), `README.md:${block.line}`).not.toMatch(/<[a-z][a-z ]*>/i);
+      expect(block.code.replace(/#.*$/gm, ''), `README.md:${block.line}`).not.toMatch(/<[a-z][a-z ]*>/i);
     }
+    // parseReadme refuses a shell block with neither marker; the ones not run say why
+    for (const { line, reason } of runbook.notRun) expect(reason.length, `README.md:${line}`).toBeGreaterThan(10);
   });
 
-  it.each([...runbook.sessions.entries()])(
-    'session %s: every block exits 0, runs no failing command and prints what the README says',
-    async (session, blocks) => {
-      const ports = { MERCHANT_PORT: String(await freePort()), RECEIVER_PORT: String(await freePort()) };
-      const sessionTmp = mkdtempSync(path.join(workDir, `${session}-tmp-`));
-      const bash = new BashSession(cleanEnv({ PG: baseUrl, TMPDIR: sessionTmp, ...ports }));
-      try {
-        for (const [index, block] of blocks.entries()) {
-          const result = await bash.run(block, index);
-          const where = `README.md:${block.line} (${session} block ${index + 1})`;
-          expect(result.errors, `${where} ran a failing command:\n${result.output}\n--- gateway:\n${gatewayOutput}`).toEqual([]);
-          expect(result.status, `${where} exit status:\n${result.output}`).toBe(0);
-          // every `# =>` line is printed by the block itself (loops in the README wait for what arrives later)
-          for (const text of block.prints) {
-            expect(result.output, `${where} should print "${text}"`).toMatch(printsPattern(text));
-          }
-        }
-      } finally {
-        await bash.close();
-      }
-    },
-    sessionTimeout(),
-  );
+  it('runs the card payment (a browser step, then the payment read) and checks the return URL follows MERCHANT_PORT', () => {
+    const card = runbook.blocks.filter((b) => b.session === 'walkthrough' && b.browser === 'pay-by-card');
+    expect(card.length, 'the card payment and the listen walkthrough pay in the browser').toBeGreaterThanOrEqual(2);
+    expect(runbook.blocks.some((b) => /\/pg\/payments\/\$PAY\/ \| j data\.mop_detail/.test(b.code))).toBe(true);
+    expect(runbook.blocks.flatMap((b) => b.prints)).toContain('http://127.0.0.1:$MERCHANT_PORT/return');
+    expect(README, 'no example returns to a fixed port').not.toMatch(/-d @examples\/order\.json/);
+  });
 });
 
-/** Every block of the longest session at its bound, plus the shell's start. */
-function sessionTimeout(): number {
-  return Math.max(...[...runbook.sessions.values()].map((b) => b.length)) * BLOCK_TIMEOUT_MS + 30_000;
-}
+describe('README.md walkthroughs, pasted block by block in README order', () => {
+  it.each(runbook.blocks.map((block, index) => ({ block, index, name: `README.md:${block.line} (${block.session})` })))(
+    '$name: exits 0, runs no failing command and prints what the README says',
+    async ({ block, index }) => {
+      const result = await shellOf(block.session).run(block, index);
+      const where = `README.md:${block.line} (${block.session})`;
+      expect(result.errors, `${where} ran a failing command:\n${result.output}\n--- gateway:\n${gatewayOutput}`).toEqual([]);
+      expect(result.status, `${where} exit status:\n${result.output}`).toBe(0);
+      // every `# =>` line is printed by the block itself (loops in the README wait for what arrives later)
+      for (const text of block.prints) {
+        expect(result.output, `${where} should print "${text}"`).toMatch(printsPattern(text, sessionEnv));
+      }
+      if (block.browser === undefined) return;
+      // the person's part: pay on the printed page; the browser lands on the example merchant backend of this
+      // session, at $MERCHANT_PORT (not on a fixed port where nothing listens), which verifies the callback
+      const merchantShell = shellOf(block.session);
+      const before = merchantShell.output.length;
+      const landed = await takeBrowserStep(block, result.output);
+      expect(landed.url, `${where}: where the browser landed (${landed.driver})`).toBe(
+        `http://127.0.0.1:${sessionEnv['MERCHANT_PORT']}/return`,
+      );
+      expect(landed.text, `${where}: the page the browser landed on (${landed.driver})`).toContain('Thanks!');
+      await expect
+        .poll(() => merchantShell.output.slice(before), {
+          timeout: 30_000,
+          message: `${where}: the merchant backend verified the callback`,
+        })
+        .toContain('return-URL callback: hash VERIFIED');
+    },
+    BLOCK_TIMEOUT_MS + 90_000,
+  );
+});

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { TARGETS, type Target } from '../emit/context.js';
 import type { LintMode } from '../parse/openapi.js';
+import { didYouMean, flagsOf } from './did-you-mean.js';
 
 export interface CliOptions {
   rootDir: string;
@@ -75,7 +76,7 @@ export function parseArgs(argv: readonly string[], rootDir: string = process.cwd
       case '-h':
         throw new Error(USAGE);
       default:
-        throw new Error(`Unknown flag ${flag}\n${USAGE}`);
+        throw new Error(`Unknown flag ${flag}.${didYouMean(flag, flagsOf(USAGE))}\n${USAGE}`);
     }
   }
   return options;

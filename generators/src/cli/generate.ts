@@ -66,6 +66,8 @@ export async function run(options: CliOptions, log: (line: string) => void = con
   } catch (error) {
     if (error instanceof SpecLintError || error instanceof UnsupportedSpecError) {
       log(error.message);
+      // this entry is the repository's own `npm run generate` (D291: repository advice only where it applies)
+      if (error instanceof SpecLintError) log('Fix the spec, then `npm run lint:spec` (the project rules) and `npm run generate` again.');
       return 1;
     }
     throw error;

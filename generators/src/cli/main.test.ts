@@ -82,7 +82,28 @@ describe('paygate --help', () => {
 
 describe('usage and environment errors', () => {
   it.each([
-    ['an unknown flag', ['generate', '--bogus'], EXIT.usage, /Unknown option '--bogus'/],
+    ['an unknown flag', ['generate', '--bogus'], EXIT.usage, /^paygate generate: Unknown flag --bogus\.\n/],
+    [
+      'a mistyped flag',
+      ['generate', '--inptu', 'api.yaml'],
+      EXIT.usage,
+      /^paygate generate: Unknown flag --inptu\. Did you mean --input\?/,
+    ],
+    ['a mistyped command', ['genrate'], EXIT.usage, /^paygate: unknown command "genrate"\. Did you mean generate\? Commands: generate, /],
+    ['a mistyped root flag', ['--verison'], EXIT.usage, /^paygate: unknown flag "--verison"\. Did you mean --version\?/],
+    [
+      'a mistyped flag of a command with its own flag parser',
+      ['diff', '--fial-on', 'warning', 'a.yaml', 'b.yaml'],
+      EXIT.usage,
+      /^paygate diff: Unknown flag --fial-on\. Did you mean --fail-on\?/,
+    ],
+    [
+      'serve with an unknown flag: the gateway names itself, so no second prefix',
+      ['serve', '--workers', '2', '--bogus'],
+      EXIT.usage,
+      /^paygate serve takes only --workers N\|auto; .*Unknown flag --bogus\.\n/,
+    ],
+    ['serve with a mistyped flag', ['serve', '--wrkers', '2'], EXIT.usage, /Unknown flag --wrkers\. Did you mean --workers\?/],
     ['a flag without its value', ['check', '--input'], EXIT.usage, /--input/],
     ['an unknown target', ['generate', '--input', FIXTURE_SPEC, '--targets', 'server,docs'], EXIT.usage, /paygate docs/],
     ['a bad lint mode', ['generate', '--input', FIXTURE_SPEC, '--lint', 'loose'], EXIT.usage, /strict, report or skip/],
@@ -126,6 +147,7 @@ describe('usage and environment errors', () => {
     expect(code).toBe(expected);
     expect(err).toMatch(message);
     expect(err).not.toMatch(/\n\s+at /);
+    expect(err, 'one prefix, never two (D290)').not.toMatch(/paygate \w+: paygate/);
   });
 });
 
@@ -184,6 +206,9 @@ describe('paygate generate and check in a project of its own', () => {
     expect(err).toMatch(/broken\.yaml:\d+:\d+/);
     expect(err).toContain('Fix the spec at the locations above');
     expect(err).not.toMatch(/\n\s+at /);
+    // D291: the rule's own page, and nothing only this repository has (`npm run ...`)
+    expect(err).toContain('no-unresolved-refs: https://redocly.com/docs/cli/rules/no-unresolved-refs');
+    expect(err).not.toMatch(/npm run|<rule-id>/);
   });
 
   it('an unsupported construct exits 1 with its location and fix, the paygate command to rerun, and no "bug" report', async () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type CliCommand, type CliIo, type ExitCode } from './command.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
+import { didYouMean } from './did-you-mean.js';
 import { HELP_FLAGS, runCommand } from './run-command.js';
 
 /** A command as main.ts takes it: loaded, or an entry of ./commands/index.ts loaded when it runs. */
@@ -57,7 +58,11 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   }
   const command = commands.find((c) => c.name === name);
   if (command === undefined) {
-    io.stderr(`paygate: unknown command ${JSON.stringify(name)}. Commands: ${commands.map((c) => c.name).join(', ')} (paygate --help).\n`);
+    const names = commands.map((c) => c.name);
+    // a flag first (`paygate --verison`) is a mistyped root flag; anything else a mistyped command (D290)
+    const what = name.startsWith('-') ? 'flag' : 'command';
+    const hint = didYouMean(name, name.startsWith('-') ? ['--help', '--version'] : names);
+    io.stderr(`paygate: unknown ${what} ${JSON.stringify(name)}.${hint} Commands: ${names.join(', ')} (paygate --help).\n`);
     return EXIT.usage;
   }
   return runCommand('load' in command ? await command.load() : command, rest, io);

@@ -3,6 +3,7 @@
  * the usage (exit 2), an EnvironmentError the message (exit 3), neither with a stack trace.
  */
 import { EnvironmentError, EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from './command.js';
+import { explainUnknownFlag, flagsOf } from './did-you-mean.js';
 
 export const HELP_FLAGS: ReadonlySet<string> = new Set(['--help', '-h']);
 
@@ -15,11 +16,11 @@ export async function runCommand(command: CliCommand, argv: readonly string[], i
     return await command.run(argv, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`paygate ${command.name}: ${error.message}\n\n${command.usage}\n`);
+      io.stderr(`${prefixed(command, explainUnknownFlag(error.message, flagsOf(command.usage)))}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
     if (error instanceof EnvironmentError) {
-      io.stderr(`paygate ${command.name}: ${error.message}\n`);
+      io.stderr(`${prefixed(command, error.message)}\n`);
       return EXIT.environment;
     }
     // Not a user error: a bug in paygate, so the stack is what a report needs.
@@ -28,4 +29,12 @@ export async function runCommand(command: CliCommand, argv: readonly string[], i
     );
     return EXIT.failed;
   }
+}
+
+/**
+ * `paygate <name>: message`, unless the message already starts with `paygate <name>` (a runtime's own message, such as
+ * the gateway's "paygate serve takes only --workers ..."): one prefix, never two (D290).
+ */
+function prefixed(command: CliCommand, message: string): string {
+  return message.startsWith(`paygate ${command.name}`) ? message : `paygate ${command.name}: ${message}`;
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundle, createConfig, getLineColLocation, lint, loadConfig } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsupportedSpecError } from './refusal.js';
-import { loadOpenApi, SpecLintError } from './openapi.js';
+import { loadOpenApi, ruleDocs, SpecLintError, type LintProblem } from './openapi.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -127,5 +127,35 @@ describe('an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12: a war
     misplaced.paths['/a'].get.nullable = true;
     await writeFile(path.join(dir, 'misplaced31.json'), JSON.stringify(misplaced));
     await expect(loadOpenApi({ input: path.join(dir, 'misplaced31.json'), lint: 'strict', cwd: dir })).rejects.toThrow(SpecLintError);
+  });
+});
+
+describe('ruleDocs: where each rule is explained (D291)', () => {
+  const problem = (ruleId: string): LintProblem => ({ severity: 'error', ruleId, message: 'm', location: 'a.yaml:1:1', suggest: [] });
+
+  it.each([
+    ['a built-in rule', 'operation-summary', undefined, '  operation-summary: https://redocly.com/docs/cli/rules/operation-summary'],
+    [
+      'a configurable rule',
+      'rule/amounts-are-strings',
+      'openapi/redocly.yaml',
+      '  rule/amounts-are-strings: a configurable rule of openapi/redocly.yaml (its message says what it wants)',
+    ],
+    [
+      'a configurable rule without a config named',
+      'rule/x',
+      undefined,
+      '  rule/x: a configurable rule of your Redocly config (redocly.yaml) (its message says what it wants)',
+    ],
+    ['a plugin rule', 'acme/no-foo', 'redocly.yaml', '  acme/no-foo: a rule of the plugin acme (listed under plugins in redocly.yaml)'],
+  ])('%s', (_name, ruleId, config, line) => {
+    expect(ruleDocs([problem(ruleId)], config)).toEqual([line]);
+  });
+
+  it('one line per rule, sorted', () => {
+    expect(ruleDocs([problem('struct'), problem('no-unresolved-refs'), problem('struct')]).map((l) => l.split(':')[0]!.trim())).toEqual([
+      'no-unresolved-refs',
+      'struct',
+    ]);
   });
 });

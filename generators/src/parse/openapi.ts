@@ -58,8 +58,10 @@ export class SpecLintError extends Error {
   constructor(
     readonly problems: LintProblem[],
     readonly input: string,
+    /** The Redocly config the rules came from (relative to cwd), when the user gave one. */
+    readonly lintConfig?: string,
   ) {
-    super(formatLintFailure(problems, input));
+    super(formatLintFailure(problems, input, lintConfig));
     this.name = 'SpecLintError';
   }
 }
@@ -69,13 +71,29 @@ export function formatProblem(p: LintProblem): string {
   return `${p.location}: ${p.severity} [${p.ruleId}] ${p.message}${hint}`;
 }
 
-export function formatLintFailure(problems: LintProblem[], input: string): string {
+/**
+ * Where each rule of these problems is explained, one line per rule (D291, lint advice right outside the repository):
+ * Redocly's page for a built-in rule (the address Redocly's own formatter prints), the config file for a configurable
+ * rule (`rule/<name>`), the plugin for a plugin's rule (`<plugin>/<rule>`). No command of this repository: the
+ * command that printed the problems says how to run it again.
+ */
+export function ruleDocs(problems: readonly LintProblem[], lintConfig?: string): string[] {
+  const config = lintConfig ?? 'your Redocly config (redocly.yaml)';
+  return [...new Set(problems.map((p) => p.ruleId))].sort().map((ruleId) => {
+    if (ruleId.startsWith('rule/')) return `  ${ruleId}: a configurable rule of ${config} (its message says what it wants)`;
+    const slash = ruleId.indexOf('/');
+    if (slash > 0) return `  ${ruleId}: a rule of the plugin ${ruleId.slice(0, slash)} (listed under plugins in ${config})`;
+    return `  ${ruleId}: https://redocly.com/docs/cli/rules/${ruleId}`;
+  });
+}
+
+export function formatLintFailure(problems: LintProblem[], input: string, lintConfig?: string): string {
   const errors = problems.filter((p) => p.severity === 'error');
   return [
     `Refusing to generate: ${input} has ${errors.length} lint error(s).`,
     ...errors.map((p) => `  ${formatProblem(p)}`),
-    `Fix each error in the file and line shown (rule docs: https://redocly.com/docs/cli/rules/<rule-id>),`,
-    `then generate again: \`npx paygate generate\` lints first (in the Paygate repository: \`npm run lint:spec\`, then \`npm run generate\`).`,
+    'What each rule asks for:',
+    ...ruleDocs(errors, lintConfig),
   ].join('\n');
 }
 
@@ -254,14 +272,14 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
       .map((p) => (jsonSchema2020 && p.severity === 'error' && isUnknownSchemaKeyword(p) ? { ...p, severity: 'warn' as const } : p));
     problems = demoteStyleErrors(toLintProblems(kept, cwd), options.lintConfig !== undefined);
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
-      throw new SpecLintError(problems, file);
+      throw new SpecLintError(problems, file, options.lintConfig);
     }
   }
 
   const result = await bundle({ doc: document, config, externalRefResolver: resolver, dereference: false }).catch(refuseUnreadable);
   const bundleErrors = result.problems.filter((p) => p.severity === 'error');
   if (bundleErrors.length > 0) {
-    throw new SpecLintError(toLintProblems(bundleErrors, cwd), file);
+    throw new SpecLintError(toLintProblems(bundleErrors, cwd), file, options.lintConfig);
   }
   const bundled = result.bundle.parsed as Record<string, unknown>;
   refuseUnsupportedDocument(bundled, file);

@@ -2,7 +2,7 @@
  * Runs the generation pipeline for a command with progress on stderr, turning spec problems into messages that
  * name the spec location and the next step (never a stack trace).
  */
-import { formatProblem, SpecLintError } from '../../parse/openapi.js';
+import { formatProblem, ruleDocs, SpecLintError } from '../../parse/openapi.js';
 import { UnsupportedSpecError } from '../../parse/refusal.js';
 import { generate, type GenerateOptions, type GenerateResult } from '../../pipeline.js';
 import type { CliIo } from '../command.js';
@@ -19,7 +19,9 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
     result = await generate({ ...options, onProgress: (step, ms) => io.stderr(`  ${step.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms\n`) });
   } catch (error) {
     if (error instanceof SpecLintError) {
-      throw new SpecProblem(`${error.message}\nFix the spec at the locations above (or run with --lint report to generate anyway).`);
+      throw new SpecProblem(
+        `${error.message}\nFix the spec at the locations above and run the command again (or add --lint report to generate anyway).`,
+      );
     }
     // A deliberate refusal already names the spec location and the fix: it is not a generator bug.
     if (error instanceof UnsupportedSpecError) throw new SpecProblem(error.message);
@@ -29,7 +31,14 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
     );
   }
   const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
-  if (warnings.length > 0) io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
+  if (warnings.length > 0) {
+    io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
+    io.stderr(
+      `  What each rule asks for:\n${ruleDocs(warnings, options.lintConfig)
+        .map((line) => `  ${line}\n`)
+        .join('')}`,
+    );
+  }
   for (const problem of result.asyncapiProblems) io.stderr(`    ${problem}\n`);
   for (const skipped of result.skippedServerOperations) {
     io.stderr(

@@ -223,7 +223,7 @@ export interface PaygateClient {
     /**
      * Browser checkout SDK
      *
-     * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+     * The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, its earlier name, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
      *
      * `GET /sdk/checkout.js` (operationId `getCheckoutSdk`)
      */
@@ -506,7 +506,7 @@ export interface PaygateClient {
     /**
      * List settlements
      *
-     * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
+     * Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope, like every other list (see the [design decisions](decisions.html)).
      *
      * `GET /pg/settlements` (operationId `listSettlements`)
      */
@@ -516,7 +516,7 @@ export interface PaygateClient {
     /**
      * List a settlement's transactions
      *
-     * Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+     * Every line of one settlement in order, page by page: a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
      *
      * `GET /pg/settlements/{settlement_id}/transactions` (operationId `listSettlementTransactions`)
      */
@@ -550,7 +550,7 @@ export interface PaygateClient {
     /**
      * Enable a disabled webhook endpoint
      *
-     * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+     * Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation.
      *
      * `POST /webhooks/endpoints/{endpoint_id}/enable` (operationId `enableWebhookEndpoint`)
      */
@@ -558,7 +558,7 @@ export interface PaygateClient {
     /**
      * List an endpoint's deliveries
      *
-     * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+     * The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered. Another tenant's endpoint is not found.
      *
      * `GET /webhooks/endpoints/{endpoint_id}/deliveries` (operationId `listWebhookDeliveries`)
      */
@@ -578,7 +578,7 @@ export interface PaygateClient {
     /**
      * Redeliver a delivery
      *
-     * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+     * Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found.
      *
      * `POST /webhooks/deliveries/{delivery_id}/redeliver` (operationId `redeliverWebhookDelivery`)
      */

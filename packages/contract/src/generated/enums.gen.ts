@@ -53,7 +53,7 @@ export const CreateOrderRequestCollectionMode = ["hosted_payment","s2s"] as cons
 export type CreateOrderRequestCollectionMode = (typeof CreateOrderRequestCollectionMode)[number];
 
 /**
- * Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the original specification).
+ * Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both spellings are in use).
  *
  * From `#/components/schemas/CreateOrderRequest/properties/mop_type`.
  */
@@ -61,7 +61,7 @@ export const CreateOrderRequestMopType = ["UPI","CREDIT_CARD","NETBANKING","NET_
 export type CreateOrderRequestMopType = (typeof CreateOrderRequestMopType)[number];
 
 /**
- * Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
+ * Webhook event kinds: PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED. Receivers must ignore kinds they do not know.
  *
  * From `#/components/schemas/EventType`.
  */
@@ -93,7 +93,7 @@ export const MerchantDocumentUploadDocumentType = ["INVOICE","INCORPORATION_CERT
 export type MerchantDocumentUploadDocumentType = (typeof MerchantDocumentUploadDocumentType)[number];
 
 /**
- * Method of payment. The original specification spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
+ * Method of payment. Net banking is spelled both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
  *
  * From `#/components/schemas/MopType`.
  */
@@ -233,7 +233,7 @@ export const WebhookDeliveryStatus = ["pending","delivering","succeeded","failed
 export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatus)[number];
 
 /**
- * `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+ * `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
  *
  * From `#/components/schemas/WebhookEndpoint/properties/status`.
  */

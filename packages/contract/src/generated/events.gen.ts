@@ -15,7 +15,7 @@ export type MerchantApprovedEvent = components["schemas"]["MerchantApprovedEvent
 /**
  * PAYMENT_CAPTURED event
  *
- * Sent when a customer's payment is captured (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ * Sent when a customer's payment is captured (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
  *
  * Event type `PAYMENT_CAPTURED` (OpenAPI webhooks).
  */
@@ -42,7 +42,7 @@ export type PaymentSettledEvent = components["schemas"]["PaymentSettledEvent"];
 /**
  * REFUND_FAILED event
  *
- * Sent when a refund reaches `FAILED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ * Sent when a refund reaches `FAILED` (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
  *
  * Event type `REFUND_FAILED` (OpenAPI webhooks).
  */
@@ -51,7 +51,7 @@ export type RefundFailedEvent = components["schemas"]["RefundFailedEvent"];
 /**
  * REFUND_PROCESSED event
  *
- * Sent when a refund reaches `PROCESSED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+ * Sent when a refund reaches `PROCESSED` (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
  *
  * Event type `REFUND_PROCESSED` (OpenAPI webhooks).
  */

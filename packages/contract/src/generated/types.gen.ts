@@ -19,7 +19,7 @@ export interface paths {
          * Submit the hosted payment page
          * @description The payment page's form. Finishes the session with the customer's choice and answers with an auto-submitting form that POSTs the signed callback to `return_url` (or a result page when the order has none); a card that needs 3-D Secure answers with the challenge page first (its Approve / Fail post here again with `three_ds_result`). Invalid input answers 422 with the page and the errors next to the fields. The single-use session makes it idempotent, so it takes no `Idempotency-Key`.
          *
-         *     Sandbox test values (decisions D71, D72): cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
+         *     Sandbox test values: cards (any future expiry `MM/YY`, any CVC of the card's length, any name) `4242 4242 4242 4242` Visa, `5555 5555 5555 4444` Mastercard, `6522 0000 0000 0006` RuPay, `3782 822463 10005` American Express, `4000 0566 5566 5556` Visa debit succeed; `4000 0000 0000 0002` is declined ("Card declined by the issuer"); `4000 0000 0000 9995` is declined ("Insufficient funds on the card"); `4000 0000 0000 3220` opens the 3-D Secure challenge (Approve succeeds, Fail is "3-D Secure authentication failed"); any other number is refused as not a test card. UPI VPA `failure@paygate` fails, any other valid VPA or the QR code succeeds. Net banking bank `PGFL` fails, the others succeed. The payment keeps only `mop_detail.card_last4` and `card_network` of a card.
          */
         post: operations["submitCheckoutPage"];
         delete?: never;
@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * List settlements
-         * @description Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope (the original specification's sample shows one object; see the [design decisions](decisions.html)).
+         * @description Lists settlements, newest first, optionally between two UTC days (inclusive). `data` is a pagination envelope, like every other list (see the [design decisions](decisions.html)).
          */
         get: operations["listSettlements"];
         put?: never;
@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * List a settlement's transactions
-         * @description Every line of one settlement in order, page by page (D113): a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
+         * @description Every line of one settlement in order, page by page: a page costs the same at any depth, and `count` is the settlement's `number_of_transactions`.
          */
         get: operations["listSettlementTransactions"];
         put?: never;
@@ -513,7 +513,7 @@ export interface paths {
         };
         /**
          * Browser checkout SDK
-         * @description The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, which the original specification also shows, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
+         * @description The browser SDK: `Paygate({ mode: 'sandbox' | 'production' }).checkout({ paymentSessionId })` sends the customer to the hosted payment page. `paymentSessionId` is the documented option; `sessionId`, its earlier name, is accepted as a deprecated alias, and the SDK throws if both are given and differ.
          */
         get: operations["getCheckoutSdk"];
         put?: never;
@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a delivery
-         * @description Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found (D78).
+         * @description Schedules a new attempt of this delivery now, whatever its status (the worker sends it within its poll interval, about a second). The attempt carries the same `webhook-id`, so receivers that deduplicate see it once. A delivery of a disabled endpoint waits until the endpoint is enabled; one of a deleted endpoint is not found.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
         };
         /**
          * List an endpoint's deliveries
-         * @description The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered (D79). Another tenant's endpoint is not found.
+         * @description The deliveries of one endpoint, newest first, each with every attempt (time, response status code, duration, error). An endpoint receives only events created after it was registered. Another tenant's endpoint is not found.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -619,7 +619,7 @@ export interface paths {
         put?: never;
         /**
          * Enable a disabled webhook endpoint
-         * @description Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation (D79).
+         * @description Turns an endpoint disabled by a 410 Gone answer back on (idempotent on an enabled endpoint). It receives the events created from now on; deliveries failed while it was disabled can be sent again with the redeliver operation.
          */
         post: operations["enableWebhookEndpoint"];
         delete?: never;
@@ -661,7 +661,7 @@ export interface webhooks {
         put?: never;
         /**
          * PAYMENT_CAPTURED event
-         * @description Sent when a customer's payment is captured (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         * @description Sent when a customer's payment is captured (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
          */
         post: operations["paymentCapturedWebhook"];
         delete?: never;
@@ -721,7 +721,7 @@ export interface webhooks {
         put?: never;
         /**
          * REFUND_FAILED event
-         * @description Sent when a refund reaches `FAILED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         * @description Sent when a refund reaches `FAILED` (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
          */
         post: operations["refundFailedWebhook"];
         delete?: never;
@@ -741,7 +741,7 @@ export interface webhooks {
         put?: never;
         /**
          * REFUND_PROCESSED event
-         * @description Sent when a refund reaches `PROCESSED` (Paygate extension, D77). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
+         * @description Sent when a refund reaches `PROCESSED` (a Paygate extension). `event_time` is `YYYY-MM-DD HH:MM:SSZ`.
          */
         post: operations["refundProcessedWebhook"];
         delete?: never;
@@ -1169,7 +1169,7 @@ export interface components {
             currency: components["schemas"]["CurrencyCode"];
             invoice?: components["schemas"]["InvoiceInput"];
             /**
-             * @description Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both appear in the original specification).
+             * @description Method of payment. `NETBANKING` is accepted as an alias of `NET_BANKING` (both spellings are in use).
              * @enum {string}
              */
             mop_type?: "UPI" | "CREDIT_CARD" | "NETBANKING" | "NET_BANKING" | "DEBIT_CARD" | "QR";
@@ -1181,7 +1181,7 @@ export interface components {
             reference_id: string;
             /**
              * Format: uri
-             * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development (decision B21). Optional: without it the hosted page ends on Paygate's own result page and no callback is sent; the webhooks carry the outcome (decision D90).
+             * @description Where the customer's browser is sent (form POST with the signed callback) after payment. An absolute `https://` URL (RFC 3986: no spaces, quotes or angle brackets); `http://` only to `localhost`, `127.0.0.1` or `[::1]`, for a merchant's local development. Optional: without it the hosted page ends on Paygate's own result page and no callback is sent; the webhooks carry the outcome.
              * @example https://shop.example/payments/return
              */
             return_url?: string;
@@ -1257,13 +1257,13 @@ export interface components {
                 };
                 message: string;
             };
-            /** @description Some not-found responses repeat the error message at the top level, as the original specification shows. */
+            /** @description Some not-found responses repeat the error message at the top level. */
             message?: string;
             /** @constant */
             success: false;
         };
         /**
-         * @description Webhook event kinds: the source specification's PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED (D77). Receivers must ignore kinds they do not know.
+         * @description Webhook event kinds: PAYMENT_FAILED, PAYMENT_SETTLED and MERCHANT_APPROVED, and the Paygate extensions PAYMENT_CAPTURED, REFUND_PROCESSED and REFUND_FAILED. Receivers must ignore kinds they do not know.
          * @enum {string}
          */
         EventType: "PAYMENT_FAILED" | "PAYMENT_SETTLED" | "MERCHANT_APPROVED" | "PAYMENT_CAPTURED" | "REFUND_PROCESSED" | "REFUND_FAILED";
@@ -1416,7 +1416,7 @@ export interface components {
         };
         /** @description Pagination envelope of merchants. */
         MerchantPage: {
-            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1442,7 +1442,7 @@ export interface components {
             updated_fields: ("company_details" | "settlement_details")[];
         };
         /**
-         * @description Method of payment. The original specification spells net banking both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
+         * @description Method of payment. Net banking is spelled both `NETBANKING` and `NET_BANKING`; `NET_BANKING` is canonical in responses and filters (see the [design decisions](decisions.html)).
          * @example UPI
          * @enum {string}
          */
@@ -1532,7 +1532,7 @@ export interface components {
             status: "pending" | "captured" | "failed";
             status_message: string | null;
         };
-        /** @description Where the payment was settled (Paygate addition; the original specification shows null only). */
+        /** @description Where the payment was settled (a Paygate addition). */
         OrderPaymentSettlementDetails: {
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_id: components["schemas"]["SettlementId"];
@@ -1543,7 +1543,7 @@ export interface components {
          * @enum {string}
          */
         OrderStatus: "payment_pending" | "payment_successful" | "payment_failed" | "payment_cancelled";
-        /** @description As the original specification shows, `data` is itself an envelope. */
+        /** @description `data` is itself an envelope. */
         OrderUpdateEnvelope: {
             data: {
                 data: components["schemas"]["OrderUpdateResult"];
@@ -1570,7 +1570,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added (D108).
+         * @description Absolute URL of the next or previous page keeping every filter, or null at either end. It carries `page`, `page_size` and an opaque `cursor` that finds the page from the neighbouring page's first or last item, so pages neither skip nor repeat items while new ones are added.
          */
         PageLink: string | null;
         /** @description 1-based page number. */
@@ -1635,7 +1635,7 @@ export interface components {
         };
         /**
          * PAYMENT_CAPTURED
-         * @description Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @description Category Payment: a customer's payment was captured (hosted checkout, server-to-server UPI or the sandbox completion endpoints); the order is `payment_successful`. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension.
          * @example {
          *       "event_type": "PAYMENT_CAPTURED",
          *       "event_time": "2026-11-21 10:15:30Z",
@@ -1726,7 +1726,7 @@ export interface components {
          * @example PR1000000000000001
          */
         PaymentId: string;
-        /** @description A payment in a list. As in the original specification's sample, `id` is the payment identifier and `payment_id` holds the order identifier (see the [design decisions](decisions.html)). */
+        /** @description A payment in a list: `id` is the payment identifier and `payment_id` holds the order identifier (see the [design decisions](decisions.html)). */
         PaymentListItem: {
             amount: {
                 amount: components["schemas"]["AmountString"];
@@ -1763,7 +1763,7 @@ export interface components {
             status_message: string;
         };
         PaymentPage: {
-            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1818,7 +1818,7 @@ export interface components {
         /** @description The settlement that paid this payment out. */
         PaymentSettlement: {
             created_date: components["schemas"]["Timestamp"];
-            /** @description The settlement id, the same value as `settlement_id` (decision B15: the original specification lists both). */
+            /** @description The settlement id, the same value as `settlement_id`. */
             id: components["schemas"]["SettlementId"];
             number_of_transactions: number;
             settlement_amount: components["schemas"]["SignedAmountNumber"];
@@ -1904,7 +1904,7 @@ export interface components {
         };
         /**
          * REFUND_FAILED
-         * @description Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @description Category Refund: a refund reached `FAILED`; its amount can be refunded again. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension.
          * @example {
          *       "event_type": "REFUND_FAILED",
          *       "event_time": "2026-11-21 11:00:00Z",
@@ -1940,7 +1940,7 @@ export interface components {
         RefundId: string;
         /** @description The refunds list is the pagination envelope itself, without the success/message wrapper. */
         RefundPage: {
-            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -1966,7 +1966,7 @@ export interface components {
         };
         /**
          * REFUND_PROCESSED
-         * @description Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension (not in the source specification; decision D77).
+         * @description Category Refund: a refund reached `PROCESSED`: the money is on its way back to the customer. `event_time` is `YYYY-MM-DD HH:MM:SSZ`. A Paygate extension.
          * @example {
          *       "event_type": "REFUND_PROCESSED",
          *       "event_time": "2026-11-21 11:00:00Z",
@@ -2016,14 +2016,14 @@ export interface components {
          *     }
          */
         ReturnUrlCallback: {
-            /** @description Empty when the customer cancelled (no payment, decision D3). */
+            /** @description Empty when the customer cancelled (no payment). */
             bank_ref_num: string;
             /** @description Lower-case hex HMAC-SHA256 (see the hash rule). */
             hash: string;
             message: string;
             mop_type: string;
             order_id: string;
-            /** @description `YYYY-MM-DD HH:MM:SS+00:00`; empty when the customer cancelled (no payment, decision D3). */
+            /** @description `YYYY-MM-DD HH:MM:SS+00:00`; empty when the customer cancelled (no payment). */
             payment_completed_at: string;
             /** @description Empty when the customer cancelled before a payment existed. */
             payment_id: string;
@@ -2097,7 +2097,7 @@ export interface components {
             settlement_completed_date: components["schemas"]["Timestamp"];
             settlement_currency: components["schemas"]["CurrencyCode"];
             settlement_id: components["schemas"]["SettlementId"];
-            /** @description The settlement's first 100 lines, in order; when `number_of_transactions` is larger, every line is at `GET /pg/settlements/{settlement_id}/transactions`, page by page ([decision D113](decisions.html#D113)). */
+            /** @description The settlement's first 100 lines, in order; when `number_of_transactions` is larger, every line is at `GET /pg/settlements/{settlement_id}/transactions`, page by page. */
             transactions: components["schemas"]["SettlementTransaction"][];
             /** @example UTR4K2M9Q7X1B */
             utr_number: string;
@@ -2290,7 +2290,7 @@ export interface components {
          */
         SettlementId: string;
         SettlementPage: {
-            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+            /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
@@ -2298,7 +2298,7 @@ export interface components {
             previous: components["schemas"]["PageLink"];
             results: components["schemas"]["Settlement"][];
         };
-        /** @description The original specification's sample shows one Settlement object here; Paygate returns a pagination envelope like the other lists (see the [design decisions](decisions.html)). */
+        /** @description A pagination envelope of settlements, like the other lists (see the [design decisions](decisions.html)). */
         SettlementPageEnvelope: {
             data: components["schemas"]["SettlementPage"];
             message: string;
@@ -2373,7 +2373,7 @@ export interface components {
                 number?: string;
             };
         };
-        /** @description One event's delivery to one endpoint, with every attempt (D78). */
+        /** @description One event's delivery to one endpoint, with every attempt. */
         WebhookDelivery: {
             attempt_count: number;
             /** @description Every attempt, oldest first. */
@@ -2383,7 +2383,7 @@ export interface components {
             event_id: components["schemas"]["SequenceNumber"];
             event_type: components["schemas"]["EventType"];
             /**
-             * @description Random (122 bits), like every id: it tells nothing about other deliveries (D99).
+             * @description Random (122 bits), like every id: it tells nothing about other deliveries.
              * @example dlv_Xq3m9TzR0bW7uKc2LfA8pQ
              */
             id: string;
@@ -2415,7 +2415,7 @@ export interface components {
         };
         WebhookDeliveryPageEnvelope: {
             data: {
-                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2442,7 +2442,7 @@ export interface components {
              */
             scope: "partner" | "merchant";
             /**
-             * @description `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries; D79). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
+             * @description `disabled` after the receiver answered 410 Gone (no further attempts, no new deliveries). `POST /webhooks/endpoints/{endpoint_id}/enable` turns it back on.
              * @enum {string}
              */
             status?: "enabled" | "disabled";
@@ -2474,7 +2474,7 @@ export interface components {
         };
         WebhookEndpointPageEnvelope: {
             data: {
-                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there, D108). */
+                /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
                 count: number;
                 next: components["schemas"]["PageLink"];
                 page: components["schemas"]["PageNumber"];
@@ -2642,7 +2642,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds (decisions D91, D92). */
+        /** @description The gateway cannot reach its database right now (`ERR_UNAVAILABLE_503`): it is unreachable, the connection was lost mid-request, no connection was free in time, or a statement timed out. Never a verdict on the credentials (that is 401). Nothing was done, or, when the connection was lost after the commit, a retry with the same `Idempotency-Key` replays what was done; retry idempotent requests and keyed POSTs after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -2653,7 +2653,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds (decisions D91, D92). */
+        /** @description The gateway cannot reach its database right now, on a page a shopper's browser opens: an HTML page asking to wait and reload (and, after pressing Pay, to reload before paying again) when the client prefers `text/html`, else the error envelope (`ERR_UNAVAILABLE_503`), as for every API client. Retry after `Retry-After` seconds. */
         ServiceUnavailablePage: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -2675,7 +2675,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description An unknown, malformed, expired or already-used checkout session on a page a shopper's browser opens: an HTML page saying so (and to return to the merchant) when the client prefers `text/html`, else the error envelope (`ERR_AUTH_000` with `details.session_id`), as for every API client (decision D75). */
+        /** @description An unknown, malformed, expired or already-used checkout session on a page a shopper's browser opens: an HTML page saying so (and to return to the merchant) when the client prefers `text/html`, else the error envelope (`ERR_AUTH_000` with `details.session_id`), as for every API client. */
         SessionUnauthorizedPage: {
             headers: {
                 [name: string]: unknown;
@@ -2695,7 +2695,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS` (decision A26). Wait `Retry-After` seconds. */
+        /** @description Rate limit exceeded (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS`. Wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
                 /** @description Requests allowed per window. */
@@ -2712,7 +2712,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Rate limit exceeded on a page a shopper's browser opens: an HTML page saying when to try again when the client prefers `text/html`, else the error envelope (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS` (decision A26). Wait `Retry-After` seconds. */
+        /** @description Rate limit exceeded on a page a shopper's browser opens: an HTML page saying when to try again when the client prefers `text/html`, else the error envelope (`ERR_RATE_429`): by default 25 requests per second per credential in the sandbox and 100 in production (per client address on the public checkout routes); a deployment sets its own with `PAYGATE_RATE_LIMIT` / `PAYGATE_RATE_WINDOW_SECONDS`. Wait `Retry-After` seconds. */
         TooManyRequestsPage: {
             headers: {
                 /** @description Requests allowed per window. */
@@ -2769,7 +2769,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+        /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
         Cursor: string;
         /**
          * @description Document id, from the `file` URL an upload returned.
@@ -2794,7 +2794,7 @@ export interface components {
         MerchantIdPath: components["schemas"]["MerchantId"];
         /** @example OD1000000000000001 */
         OrderIdPath: components["schemas"]["OrderId"];
-        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+        /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
         Page: number;
         /** @description Items per page, 1 to 250 (default 10). */
         PageSize10: number;
@@ -2808,7 +2808,7 @@ export interface components {
         SessionIdPath: components["schemas"]["SessionId"];
         /** @example ST1000000000000001 */
         SettlementIdPath: components["schemas"]["SettlementId"];
-        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+        /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues. */
         SettlementPageSize: number;
         /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
         ToDate: components["schemas"]["CalendarDate"];
@@ -2891,7 +2891,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Auto-submitting form to `return_url`, the result page, or the payment page again after a declined attempt (D126). */
+            /** @description Auto-submitting form to `return_url`, the result page, or the payment page again after a declined attempt. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2950,9 +2950,9 @@ export interface operations {
     listMerchants: {
         parameters: {
             query?: {
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -3762,11 +3762,11 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description The buyer's whole name, case-insensitive (exact match, served by an index; D109). */
+                /** @description The buyer's whole name, case-insensitive (exact match, served by an index). */
                 buyer_name?: string;
                 /** @description Transaction currency. */
                 currency?: components["schemas"]["CurrencyCode"];
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_created_date?: components["schemas"]["CalendarDate"];
@@ -3774,7 +3774,7 @@ export interface operations {
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
                 /** @description Method of payment. */
                 mop_type?: components["schemas"]["MopType"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];
@@ -3949,13 +3949,13 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: {
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4114,15 +4114,15 @@ export interface operations {
     listSettlements: {
         parameters: {
             query?: {
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Created on or after this UTC day (`YYYY-MM-DD`). */
                 from_date?: components["parameters"]["FromDate"];
                 /** @description Only this merchant (partner credentials; a merchant credential sees only itself). */
                 merchant_id?: components["parameters"]["MerchantIdFilter"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
-                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues (D110). */
+                /** @description Items per page, 1 to 250 (default 10). Each settlement embeds its lines, so at most 25 are served per page: the response's `page_size` says how many, and `next` continues. */
                 page_size?: components["parameters"]["SettlementPageSize"];
                 /** @description Created on or before this UTC day (`YYYY-MM-DD`, inclusive). */
                 to_date?: components["parameters"]["ToDate"];
@@ -4246,7 +4246,7 @@ export interface operations {
     listSettlementTransactions: {
         parameters: {
             query?: {
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -4910,9 +4910,9 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 250). */
                 page_size?: components["parameters"]["PageSize250"];
@@ -5072,9 +5072,9 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number (D108). A value this list did not issue is 400 details.cursor. */
+                /** @description Opaque position taken from a `next` or `previous` link: the page is found from it (keyset), whatever its number. A value this list did not issue is 400 details.cursor. */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page (D108). */
+                /** @description 1-based page number. Without `cursor` the page must end within the first 1000 items (else 400 details.page); with `cursor` it only labels the page. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page, 1 to 250 (default 10). */
                 page_size?: components["parameters"]["PageSize10"];

@@ -95,9 +95,13 @@ async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Pa
   };
 }
 
-/** What a re-shown page puts back into its fields. The card number and CVC are never put back. */
-function keptValues(form: CheckoutForm): NonNullable<CheckoutPageView['values']> {
+/**
+ * What a re-shown page puts back into its fields (D294): after a field error (`afterFieldError`) the card number too,
+ * so the shopper sees the typo and corrects it; after a decline never (another card is what to type). The CVC never.
+ */
+function keptValues(form: CheckoutForm, afterFieldError = false): NonNullable<CheckoutPageView['values']> {
   return {
+    ...(afterFieldError && form.card_number !== undefined ? { card_number: form.card_number } : {}),
     ...(form.vpa !== undefined ? { vpa: form.vpa } : {}),
     ...(form.card_expiry !== undefined ? { card_expiry: form.card_expiry } : {}),
     ...(form.card_name !== undefined ? { card_name: form.card_name } : {}),
@@ -113,7 +117,7 @@ async function rejectedPage(
   form: CheckoutForm,
   errors: FieldErrors,
 ) {
-  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values: keptValues(form) }), {
+  const html = renderCheckoutPage(await pageView(rt, info, { selectedMethod: method, errors, values: keptValues(form, true) }), {
     now: () => orderNowMs(info),
   });
   return { status: 422 as const, contentType: 'text/html' as const, body: html, headers: htmlHeaders(CHECKOUT_PAGE_CSP) };

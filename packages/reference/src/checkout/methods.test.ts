@@ -133,7 +133,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     });
     const text = await res.text();
     responses.push(text, JSON.stringify([...res.headers]));
-    return { status: res.status, text, type: res.headers.get('content-type') ?? '' };
+    return { status: res.status, text, type: res.headers.get('content-type') ?? '', cacheControl: res.headers.get('cache-control') };
   }
 
   const card = (number: string, mop = 'CREDIT_CARD') => ({
@@ -275,6 +275,8 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       expect(declined.text).toContain(message);
       expect(declined.text).toContain(`${MAX_CHECKOUT_ATTEMPTS - 1} attempts left`);
       expect(hiddenFields(declined.text)).toEqual({}); // no callback: the session is still open
+      // after a decline the number field is empty: another card is what to type (D294)
+      expect(declined.text).toMatch(/<input id="card_number"(?![^>]*value=)[^>]*>/);
       const first = await paymentOf(orderId);
       expect(first.order.status).toBe('payment_pending');
       expect(first.payment).toMatchObject({ mop_type: mop, mop_detail: detail, status_message: message });
@@ -353,6 +355,11 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     expect(res.text).toMatch(new RegExp(`id="${field}"[^>]*aria-describedby="[^"]*${field}-error`));
     expect(res.text).toContain('data-testid="error-summary"');
     expect((await fetch(`${base}/checkout/${sessionId}`)).status).toBe(200);
+    // the typed number stays in its field so the shopper sees the typo (D294); the CVC never comes back
+    const number = (fields as { card_number?: string }).card_number;
+    if (number !== undefined) expect(res.text).toMatch(new RegExp(`<input id="card_number"[^>]* value="${number}"`));
+    expect(res.text).not.toMatch(/<input id="card_cvc"[^>]* value=/);
+    expect(res.cacheControl).toBe('no-store');
   });
 
   it('an order naming its method refuses another one on Pay (422, the session still open)', async () => {
@@ -408,8 +415,14 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     const dump: string[] = [];
     for (const { table_name } of tables.rows)
       dump.push(JSON.stringify((await runtime.deps.db.query(`SELECT * FROM "${table_name}"`)).rows));
-    // the sandbox page lists the test card numbers on purpose (D71): leave that list out, look for echoes of input
-    const pages = responses.join('\n').replace(/<details class="hint" data-testid="test-cards">[\s\S]*?<\/details>/g, '');
+    // the sandbox page lists the test card numbers on purpose (D71), and its script carries them to check a number as
+    // it is typed (D294): leave both out; a 422 puts the typed number back into its own field for the shopper to
+    // correct (D294, no-store): leave that value out; then look for any other echo of input
+    const pages = responses
+      .join('\n')
+      .replace(/<details class="hint" data-testid="test-cards">[\s\S]*?<\/details>/g, '')
+      .replace(/<script>[\s\S]*?<\/script>/g, '')
+      .replace(/(<input id="card_number"[^>]*?) value="[^"]*"/g, '$1');
     const everything = { database: dump.join('\n'), logs: logLines.join(''), responses: pages };
     expect(everything.logs.length).toBeGreaterThan(0);
     expect(everything.database).toContain('"card_last4":"4242"');

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml } from './html.js';
-import { CHECKOUT_PAGE_CSP, CHECKOUT_PAGE_SCRIPT, formatMoney, renderCheckoutPage, type CheckoutPageView } from './page.js';
-import { CARD_IIN_RANGES } from './methods/cards.js';
+import { bundleCheckoutPage, bundleModuleSource, BROWSER_BUNDLES, PAGE_BUNDLE_MODULE } from '../../scripts/bundle-checkout-sdk.js';
+import { readFileSync } from 'node:fs';
+import { VPA_PATTERN } from '../orders/vpa.js';
+import { CHECKOUT_PAGE_CSP, CHECKOUT_PAGE_SCRIPT, formatMoney, htmlPattern, renderCheckoutPage, type CheckoutPageView } from './page.js';
+import { EXPIRY_PATTERN } from './methods/cards.js';
+import { MESSAGES } from './methods/field-checks.js';
 
 /** Inline event handler attributes of real tags (quoted attribute values, which hold the escaped data, are skipped). */
 function eventHandlerAttributes(html: string): string[] {
@@ -28,6 +32,8 @@ function view(over: Partial<CheckoutPageView> = {}): CheckoutPageView {
 }
 
 const render = (over: Partial<CheckoutPageView> = {}) => renderCheckoutPage(view(over), { now: () => NOW });
+/** The page without its (static) script: what the markup says. */
+const markup = (html: string) => html.replace(/<script>[\s\S]*?<\/script>/g, '');
 
 /** Tag names used by the page (user values are escaped, so every `<` starts a real tag). */
 function tagNames(html: string): string[] {
@@ -75,7 +81,7 @@ describe('renderCheckoutPage', () => {
   });
 
   it('omits the method fieldset when no method is allowed', () => {
-    expect(render({ allowedMethods: [] })).not.toContain('name="mop_type"');
+    expect(markup(render({ allowedMethods: [] }))).not.toContain('name="mop_type"');
   });
 
   it('sandbox: banner and Pay / Simulate failure / Cancel buttons', () => {
@@ -91,7 +97,7 @@ describe('renderCheckoutPage', () => {
   it('production: no banner, only Pay and Cancel', () => {
     const html = render({ mode: 'production' });
     expect(byTestId(html, 'sandbox-banner')).toBeUndefined();
-    expect(html).not.toMatch(/sandbox/i);
+    expect(markup(html)).not.toMatch(/sandbox/i);
     expect(byTestId(html, 'pay')).toContain('value="success"');
     expect(byTestId(html, 'fail')).toBeUndefined();
     expect(html).not.toContain('value="failure"');
@@ -236,15 +242,43 @@ describe('renderCheckoutPage: method panels', () => {
     expect(html.match(/autofocus/g)).toHaveLength(1);
   });
 
-  it('never puts a card number or CVC back into the page (nor can it be given one: a type error)', () => {
-    // @ts-expect-error the page never carries a card number back to the browser
-    const withNumber: CheckoutPageView['values'] = { card_number: '4242424242424242' };
-    // @ts-expect-error nor a CVC
+  it('puts the card number back when the handler gives it (after a field error, D294), never a CVC (a type error)', () => {
+    // @ts-expect-error never a CVC
     const withCvc: CheckoutPageView['values'] = { card_cvc: '123' };
-    const html = render({ errors: { card_number: 'Check the card number' }, values: { ...withNumber, ...withCvc } });
-    expect(html).not.toContain('4242424242424242');
-    expect(byTestId(html, 'card_number')).not.toContain('value=');
+    const html = render({ errors: { card_number: 'Check the card number' }, values: { card_number: '4242 4242 4242 4241', ...withCvc } });
+    expect(byTestId(html, 'card_number')).toContain('value="4242 4242 4242 4241"');
     expect(byTestId(html, 'card_cvc')).not.toContain('value=');
+    expect(byTestId(render({ values: {} }), 'card_number')).not.toContain('value=');
+  });
+
+  it("every field has its error line, hidden until there is an error; the summary too (the script fills the server's markup)", () => {
+    const clean = render();
+    for (const field of ['mop_type', 'vpa', 'card_number', 'card_expiry', 'card_cvc', 'card_name', 'bank_code']) {
+      expect(byTestId(clean, `${field}-error`)).toMatch(
+        new RegExp(`^<p class="field-error" id="${field}-error" data-testid="${field}-error" hidden>$`),
+      );
+    }
+    expect(byTestId(clean, 'error-summary')).toContain(' hidden');
+    expect(byTestId(clean, 'card_number')).not.toContain('aria-describedby');
+    const shown = render({ errors: { card_cvc: MESSAGES.cvc3 } });
+    expect(shown).toContain(`<p class="field-error" id="card_cvc-error" data-testid="card_cvc-error">${MESSAGES.cvc3}</p>`);
+    expect(byTestId(shown, 'error-summary')).not.toContain('hidden');
+    expect(byTestId(shown, 'card_cvc')).toContain('aria-describedby="card_cvc-error" aria-invalid="true"');
+  });
+
+  it.each([
+    ['vpa', MESSAGES.vpa],
+    ['card_number', MESSAGES.cardNumberInvalid],
+    ['card_expiry', MESSAGES.expiryMalformed],
+    ['card_cvc', MESSAGES.cvcAny],
+  ])("%s: its pattern carries the server's words as its title (shown by a browser without the script)", (field, message) => {
+    const input = byTestId(render(), field);
+    expect(input).toContain(' pattern="');
+    expect(input).toContain(`title="${escapeHtml(message)}"`);
+  });
+
+  it('the form carries the order clock (the script checks an expiry against it, as the server does)', () => {
+    expect(byTestId(render(), 'checkout-form')).toContain(`data-now-ms="${NOW}"`);
   });
 
   it('lists the sandbox test cards in the sandbox only', () => {
@@ -295,9 +329,21 @@ describe('renderCheckoutPage: a checkout shoppers trust (D126, D127)', () => {
     expect(html.indexOf('class="secondary-actions"')).toBeLessThan(html.indexOf('data-testid="fail"'));
   });
 
-  it('the page script detects the brand with the same IIN table as the server', () => {
-    expect(CHECKOUT_PAGE_SCRIPT).toContain(JSON.stringify(CARD_IIN_RANGES));
-    const html = render();
-    expect(byTestId(html, 'card-brand')).toContain('aria-live="polite"');
+  it("the page script is the bundle of browser/checkout-page.ts with the server's own rules in it, not a copy (D294)", () => {
+    const page = BROWSER_BUNDLES.find((b) => b.constant === 'CHECKOUT_PAGE_SCRIPT')!;
+    expect(bundleModuleSource(bundleCheckoutPage(), page)).toBe(readFileSync(PAGE_BUNDLE_MODULE, 'utf8'));
+    for (const module of ['core/luhn.ts', 'checkout/methods/cards.ts', 'orders/vpa.ts', 'checkout/methods/field-checks.ts'])
+      expect(CHECKOUT_PAGE_SCRIPT).toContain(`// packages/reference/src/${module}`);
+    expect(byTestId(render(), 'card-brand')).toContain('aria-live="polite"');
+  });
+});
+
+describe('htmlPattern: a rule as an HTML pattern attribute (D294)', () => {
+  it.each([
+    [VPA_PATTERN, ['priya@okhdfcbank', 'a.b-c_d@x.y', 'failure@paygate'], ['no-at', 'a b@x', 'a@b@c', 'a@b_c']],
+    [EXPIRY_PATTERN, ['12/30', '1/30', '12 / 2030', '01/2031'], ['1230', '12/3', '12-30', 'ab/cd']],
+  ])('%s compiles as browsers compile it (v flag) and accepts what the rule accepts', (rule, good, bad) => {
+    const asBrowser = new RegExp(`^(?:${htmlPattern(rule)})$`, 'v');
+    for (const value of [...good, ...bad]) expect({ value, html: asBrowser.test(value) }).toEqual({ value, html: rule.test(value) });
   });
 });

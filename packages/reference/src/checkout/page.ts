@@ -1,9 +1,13 @@
 import type { MopType } from '@paygate/contract';
+import { VPA_PATTERN } from '../orders/vpa.js';
+import { CHECKOUT_PAGE_SCRIPT } from './generated/checkout-page.gen.js';
 import { cspHash, escapeHtml, htmlDocument, pageCsp } from './html.js';
-import type { CheckoutField, FieldErrors } from './methods/attempt.js';
 import { SANDBOX_BANKS } from './methods/banks.js';
-import { CARD_IIN_RANGES, TEST_CARDS, type CardNetwork } from './methods/cards.js';
+import { EXPIRY_PATTERN, TEST_CARDS } from './methods/cards.js';
+import { MESSAGES, type CheckoutField, type FieldErrors } from './methods/field-checks.js';
 import type { UpiAppLink } from './methods/upi-qr.js';
+
+export { CHECKOUT_PAGE_SCRIPT };
 
 /** A method of payment the hosted page can offer: the spec's MopType. */
 export type CheckoutMethod = MopType;
@@ -41,82 +45,15 @@ export interface CheckoutPageView {
   /** Errors to show next to their fields (a 422 re-render). */
   errors?: FieldErrors;
   /**
-   * Values to put back into the fields of a re-shown page. Never the card number or the CVC: those are typed again,
-   * so the page never carries them back to the browser.
+   * Values to put back into the fields of a re-shown page. The card number only after a field error (so a typo can be
+   * seen and corrected), never after a decline (D294: the handler decides); the CVC never.
    */
-  values?: Partial<Record<'vpa' | 'card_expiry' | 'card_name' | 'bank_code', string>>;
+  values?: Partial<Record<'vpa' | 'card_number' | 'card_expiry' | 'card_name' | 'bank_code', string>>;
 }
 
 export interface RenderCheckoutPageOptions {
   /** Clock for the initial "expires in" value (ms since epoch). Default `Date.now`. */
   now?: () => number;
-}
-
-/**
- * Static countdown + double-submit guard. It reads the remaining seconds from `data-remaining-seconds` (computed
- * by the server, so the customer's clock skew does not matter) and, at zero, disables the buttons and says so.
- * It never disables buttons on submit (a disabled submitter would drop `outcome` from the form data); it blocks a
- * second submission instead.
- */
-export const CHECKOUT_PAGE_SCRIPT = `(function () {
-  'use strict';
-  var form = document.getElementById('checkout-form');
-  if (!form) return;
-  var ranges = ${JSON.stringify(CARD_IIN_RANGES)};
-  var names = ${JSON.stringify(cardNetworkNames())};
-  var cardInput = document.getElementById('card_number');
-  var brand = document.getElementById('card-brand');
-  function network(d) {
-    for (var i = 0; i < ranges.length; i++) {
-      var r = ranges[i];
-      if (d.length < r.digits) continue;
-      var p = parseInt(d.slice(0, r.digits), 10);
-      if (p >= r.from && p <= r.to) return r.network;
-    }
-    return '';
-  }
-  if (cardInput && brand) {
-    cardInput.addEventListener('input', function () {
-      var d = cardInput.value.replace(/\\D/g, '').slice(0, 19);
-      var n = network(d);
-      var groups = n === 'amex' ? [4, 6, 5] : [4, 4, 4, 4, 3];
-      var out = [], at = 0;
-      for (var g = 0; g < groups.length && at < d.length; g++) { out.push(d.slice(at, at + groups[g])); at += groups[g]; }
-      var formatted = out.join(' ');
-      if (formatted !== cardInput.value) {
-        var atEnd = cardInput.selectionStart === cardInput.value.length;
-        cardInput.value = formatted;
-        if (atEnd) cardInput.setSelectionRange(formatted.length, formatted.length);
-      }
-      brand.textContent = n ? names[n] : '';
-    });
-  }
-  var submitted = false;
-  form.addEventListener('submit', function (e) {
-    if (submitted) { e.preventDefault(); return; }
-    submitted = true;
-  });
-  var timer = document.querySelector('[data-remaining-seconds]');
-  if (!timer) return;
-  var remaining = parseInt(timer.getAttribute('data-remaining-seconds'), 10);
-  if (!(remaining >= 0)) return;
-  var end = Date.now() + remaining * 1000;
-  function fmt(s) { return Math.floor(s / 60) + ':' + ('0' + (s % 60)).slice(-2); }
-  function tick() {
-    var s = Math.max(0, Math.ceil((end - Date.now()) / 1000));
-    timer.textContent = fmt(s);
-    if (s > 0) { setTimeout(tick, ((end - Date.now()) % 1000) || 1000); return; }
-    var buttons = form.querySelectorAll('button');
-    for (var i = 0; i < buttons.length; i++) buttons[i].disabled = true;
-    var msg = document.getElementById('expired');
-    if (msg) { msg.hidden = false; msg.setAttribute('role', 'alert'); }
-  }
-  tick();
-})();`;
-
-/** How the page names each card network next to the number (the brand shown as the shopper types). */
-export function cardNetworkNames(): Record<Exclude<CardNetwork, 'unknown'>, string> {
-  return { visa: 'Visa', mastercard: 'Mastercard', rupay: 'RuPay', amex: 'American Express', diners: 'Diners Club' };
 }
 
 /**
@@ -129,6 +66,18 @@ export function formatMoney(amount: string, currency: string): string {
   } catch {
     return `${currency} ${amount}`; // a currency code Intl does not know: still exact
   }
+}
+
+/**
+ * A RegExp of the field rules as an HTML `pattern` attribute: the attribute anchors it itself, and browsers compile it
+ * with the `v` flag, where a `-` at the end of a class must be escaped. The pattern is the server's (D294): without
+ * JavaScript the browser checks the same format, and its message carries the field's `title` (the server's words).
+ */
+export function htmlPattern(rule: RegExp): string {
+  return rule.source
+    .replace(/^\^/, '')
+    .replace(/\$$/, '')
+    .replace(/(?<!\\)-\]/g, '\\-]');
 }
 
 /** CSP header value for the payment page: only its own stylesheet and script; the form posts back to this origin. */
@@ -150,7 +99,12 @@ function allowedUnique(methods: readonly CheckoutMethod[]): CheckoutMethod[] {
   return [...new Set(methods)].filter((m): m is CheckoutMethod => Object.hasOwn(CHECKOUT_METHOD_LABELS, m));
 }
 
-function methodsFieldset(methods: readonly CheckoutMethod[], selected: CheckoutMethod | undefined): string {
+/** The error line of a field: always there (hidden when empty), so the page's script fills the server's markup. */
+function fieldError(name: CheckoutField, error: string | undefined): string {
+  return `<p class="field-error" id="${name}-error" data-testid="${name}-error"${error ? '' : ' hidden'}>${escapeHtml(error ?? '')}</p>`;
+}
+
+function methodsFieldset(methods: readonly CheckoutMethod[], selected: CheckoutMethod | undefined, error: string | undefined): string {
   const unique = allowedUnique(methods);
   if (unique.length === 0) return '';
   const checked = selected !== undefined && unique.includes(selected) ? selected : unique[0];
@@ -163,7 +117,7 @@ function methodsFieldset(methods: readonly CheckoutMethod[], selected: CheckoutM
       `<span>${escapeHtml(CHECKOUT_METHOD_LABELS[m])}</span></label>`
     );
   });
-  return `<fieldset class="methods" id="mop_type"><legend>Payment method</legend>\n${items.join('\n')}\n</fieldset>`;
+  return `<fieldset class="methods" id="mop_type"><legend>Payment method</legend>\n${fieldError('mop_type', error)}\n${items.join('\n')}\n</fieldset>`;
 }
 
 interface FieldSpec {
@@ -179,15 +133,13 @@ interface FieldSpec {
 function field(spec: FieldSpec, view: CheckoutPageView, firstError: CheckoutField | undefined): string {
   const error = view.errors?.[spec.name];
   const describedBy = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter((id) => id !== '').join(' ');
-  const value =
-    spec.name === 'card_number' || spec.name === 'card_cvc'
-      ? undefined
-      : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
+  // the CVC is never put back (D294)
+  const value = spec.name === 'card_cvc' ? undefined : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
   return [
     `<div class="field${error ? ' has-error' : ''}">`,
     `<label for="${spec.name}">${escapeHtml(spec.label)}</label>`,
     spec.hint ? `<p class="hint" id="${spec.name}-hint">${escapeHtml(spec.hint)}</p>` : '',
-    error ? `<p class="field-error" id="${spec.name}-error" data-testid="${spec.name}-error">${escapeHtml(error)}</p>` : '',
+    fieldError(spec.name, error),
     `<input id="${spec.name}" name="${spec.name}" data-testid="${spec.name}" ${spec.attributes}` +
       (value ? ` value="${escapeHtml(value)}"` : '') +
       (describedBy ? ` aria-describedby="${describedBy}"` : '') +
@@ -208,8 +160,9 @@ function qrFigure(qr: CheckoutPageView['upiQr'], testId: string): string {
   );
 }
 
-/** The VPA's HTML pattern: the seed's `^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$` (the `pattern` attribute anchors it itself). */
-const VPA_HTML_PATTERN = '[a-zA-Z0-9._\\-]+@[a-zA-Z0-9.\\-]+';
+/** `pattern` and `title` of a field: the server's rule and its message, shown by a browser without the page's script. */
+const patternOf = (rule: RegExp | string, title: string) =>
+  `pattern="${escapeHtml(typeof rule === 'string' ? rule : htmlPattern(rule))}" title="${escapeHtml(title)}"`;
 
 /** UPI app buttons for phones (D127): each opens the app with the order's intent; Pay confirms after paying there. */
 function upiAppButtons(apps: CheckoutPageView['upiApps']): string {
@@ -230,7 +183,7 @@ function upiPanel(view: CheckoutPageView, firstError: CheckoutField | undefined)
         name: 'vpa',
         label: 'Or enter your UPI ID',
         hint: 'For example name@okhdfcbank. Leave it empty if you paid by QR code or in your UPI app.',
-        attributes: `type="text" inputmode="email" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="255" pattern="${VPA_HTML_PATTERN}"`,
+        attributes: `type="text" inputmode="email" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="255" ${patternOf(VPA_PATTERN, MESSAGES.vpa)}`,
       },
       view,
       firstError,
@@ -266,7 +219,8 @@ function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined
       {
         name: 'card_number',
         label: 'Card number',
-        attributes: 'type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23" pattern="[0-9 \\-]{12,23}"',
+        // the digits with spaces or dashes; Luhn and the test cards are the script's and the server's to check
+        attributes: `type="text" inputmode="numeric" autocomplete="cc-number" maxlength="23" ${patternOf('[0-9 \\-]{12,23}', MESSAGES.cardNumberInvalid)}`,
       },
       view,
       firstError,
@@ -277,7 +231,7 @@ function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined
       {
         name: 'card_expiry',
         label: 'Expiry',
-        attributes: 'type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="7" placeholder="MM/YY" pattern="\\d{1,2} ?/ ?\\d{2}"',
+        attributes: `type="text" inputmode="numeric" autocomplete="cc-exp" maxlength="9" placeholder="MM/YY" ${patternOf(EXPIRY_PATTERN, MESSAGES.expiryMalformed)}`,
       },
       view,
       firstError,
@@ -286,7 +240,7 @@ function cardPanel(view: CheckoutPageView, firstError: CheckoutField | undefined
       {
         name: 'card_cvc',
         label: 'CVC',
-        attributes: 'type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="\\d{3,4}"',
+        attributes: `type="password" inputmode="numeric" autocomplete="cc-csc" maxlength="4" ${patternOf('\\d{3,4}', MESSAGES.cvcAny)}`,
       },
       view,
       firstError,
@@ -310,7 +264,7 @@ function netbankingPanel(view: CheckoutPageView): string {
     '<fieldset class="panel panel-NET_BANKING" data-testid="panel-NET_BANKING"><legend>Net banking</legend>',
     `<div class="field${error ? ' has-error' : ''}">`,
     '<label for="bank_code">Your bank</label>',
-    error ? `<p class="field-error" id="bank_code-error" data-testid="bank_code-error">${escapeHtml(error)}</p>` : '',
+    fieldError('bank_code', error),
     `<select id="bank_code" name="bank_code" data-testid="bank_code"${error ? ' aria-describedby="bank_code-error" aria-invalid="true" autofocus' : ''}>`,
     `<option value=""${chosen ? '' : ' selected'}>Choose your bank</option>`,
     ...options,
@@ -346,12 +300,17 @@ function declinedNotice(declined: CheckoutPageView['declined']): string {
   );
 }
 
-/** A summary of a re-shown page's errors, announced first (role=alert), each linking to its field. */
+/**
+ * A summary of a re-shown page's errors, announced first (role=alert), each linking to its field. Always there, hidden
+ * when empty: the page's script lists its own errors in it.
+ */
 function errorSummary(errors: FieldErrors | undefined): string {
   const entries = Object.entries(errors ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  if (entries.length === 0) return '';
   const items = entries.map(([name, message]) => `<li><a href="#${escapeHtml(name)}">${escapeHtml(message)}</a></li>`);
-  return `<div class="error-summary" role="alert" data-testid="error-summary"><p>Please correct the following:</p><ul>${items.join('')}</ul></div>`;
+  return (
+    `<div class="error-summary" role="alert" data-testid="error-summary"${entries.length === 0 ? ' hidden' : ''}>` +
+    `<p>Please correct the following:</p><ul>${items.join('')}</ul></div>`
+  );
 }
 
 /**
@@ -384,10 +343,10 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
       `data-remaining-seconds="${remaining}">${formatRemaining(remaining)}</time></dd>`,
     '</dl>',
     `<form id="checkout-form" method="POST" action="${escapeHtml(action)}" enctype="application/x-www-form-urlencoded" ` +
-      `data-testid="checkout-form">`,
+      `data-testid="checkout-form" data-now-ms="${now}">`,
     declinedNotice(view.declined),
     errorSummary(view.errors),
-    methodsFieldset(view.allowedMethods, view.selectedMethod),
+    methodsFieldset(view.allowedMethods, view.selectedMethod, view.errors?.mop_type),
     methodPanels(view),
     '<p id="expired" hidden>This payment session has expired. Return to the merchant to start again.</p>',
     '<div class="actions">',

@@ -1,7 +1,7 @@
 import { UpiAppName } from '@paygate/contract';
 import { formatAmount } from '../core/money.js';
 
-export const VPA_PATTERN = /^[a-zA-Z0-9._-]+@[a-zA-Z0-9.-]+$/;
+export { isValidVpa, VPA_PATTERN } from './vpa.js';
 
 export { UpiAppName } from '@paygate/contract';
 
@@ -16,10 +16,6 @@ export const UPI_APP_SCHEME: Record<UpiAppName, string> = {
   whatsapp: 'upi://pay',
   others: 'upi://pay',
 };
-
-export function isValidVpa(vpa: string): boolean {
-  return vpa.length <= 255 && VPA_PATTERN.test(vpa);
-}
 
 export function isUpiAppName(name: string): name is UpiAppName {
   return (UpiAppName as readonly string[]).includes(name);

@@ -65,17 +65,29 @@ export function cardNetwork(digits: string): CardNetwork {
   return range?.network ?? 'unknown';
 }
 
+/** How the page names each card network next to the number (the brand shown as the shopper types). */
+export const CARD_NETWORK_NAMES: Readonly<Record<Exclude<CardNetwork, 'unknown'>, string>> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  rupay: 'RuPay',
+  amex: 'American Express',
+  diners: 'Diners Club',
+};
+
 /** The CVC length a network uses: four digits on the front of an American Express card, three elsewhere. */
 export function cvcLength(network: CardNetwork): number {
   return network === 'amex' ? 4 : 3;
 }
+
+/** An expiry as the page takes it: `MM/YY`, `MM/YYYY`, spaces around the slash (the field's HTML pattern is made from it). */
+export const EXPIRY_PATTERN = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/;
 
 /**
  * `MM/YY` (also `MM/YYYY`, `MM / YY`) -> the last month it is valid in, or null when it is not a date. A card is valid
  * through the end of its expiry month.
  */
 export function parseExpiry(input: string): { month: number; year: number } | null {
-  const match = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(input);
+  const match = EXPIRY_PATTERN.exec(input);
   if (!match) return null;
   const month = Number(match[1]);
   const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
