@@ -1,0 +1,141 @@
+/**
+ * The pg adapter directly against PostgreSQL and through a real PgBouncer in transaction mode (D350, D351, D353):
+ * no session state across transactions (settings as SET LOCAL, unnamed statements), the lock timeout below the
+ * statement timeout, a lock wait ended as "unavailable" (503) with the connection kept. Registered when
+ * PAYGATE_TEST_DATABASE_URL is set; the PgBouncer half is skipped (with the reason) when pgbouncer is not installed,
+ * and fails instead under PAYGATE_TEST_PGBOUNCER=1 (CI).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPgBouncer, pgbouncerSkipReason, type PgBouncer } from '../testing/pgbouncer.js';
+import { createThrowawayDatabase, type ThrowawayDatabase } from '../testing/test-db.js';
+import type { Db } from './db.js';
+import { sqlState } from './db.js';
+import { beginStatement, openPostgres, POSTGRES_TIMEOUTS } from './postgres.js';
+import { isUnavailableError } from './unavailable.js';
+
+const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
+const skipBouncer = adminUrl ? pgbouncerSkipReason() : undefined;
+if (skipBouncer) console.warn(`\n!!!!! PgBouncer tests SKIPPED: ${skipBouncer} !!!!!\n`);
+
+describe('beginStatement (D350, D351)', () => {
+  it('opens the transaction and sets every bound as SET LOCAL, the lock timeout below the statement timeout', () => {
+    expect(beginStatement(15_000, 3_000)).toBe(
+      "BEGIN; SET LOCAL TimeZone = 'UTC'; SET LOCAL idle_in_transaction_session_timeout = '60000'; SET LOCAL statement_timeout = '15000'; SET LOCAL lock_timeout = '3000'",
+    );
+    // a lock timeout is never above the statement timeout; 0 leaves either out
+    expect(beginStatement(1_000, 3_000)).toContain("lock_timeout = '1000'");
+    expect(beginStatement(0, 0)).not.toMatch(/statement_timeout|lock_timeout/);
+    expect(POSTGRES_TIMEOUTS.lockMs).toBeLessThan(POSTGRES_TIMEOUTS.statementMs);
+  });
+});
+
+type Route = 'direct' | 'PgBouncer (transaction mode)';
+const routes: Route[] = ['direct', 'PgBouncer (transaction mode)'];
+
+describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
+  const skip = route !== 'direct' && skipBouncer !== undefined;
+  let database: ThrowawayDatabase;
+  let bouncer: PgBouncer | undefined;
+  let url: string;
+  const opened: Db[] = [];
+  const open = async (options: Parameters<typeof openPostgres>[1] = {}) => {
+    const db = await openPostgres(url, options);
+    opened.push(db);
+    return db;
+  };
+
+  beforeAll(async () => {
+    if (skip) return;
+    database = await createThrowawayDatabase(adminUrl!, 'paygate_pooler');
+    url = database.url;
+    if (route !== 'direct') {
+      bouncer = await startPgBouncer(adminUrl!);
+      url = bouncer.pooled(database.url);
+    }
+    const setup = new pg.Client({ connectionString: database.url });
+    await setup.connect();
+    await setup.query('CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)');
+    await setup.query('INSERT INTO accounts SELECT g, 0 FROM generate_series(1, 10) AS g');
+    await setup.end();
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(opened.map((db) => db.close()));
+    await bouncer?.stop();
+    await database?.drop();
+  });
+
+  it.skipIf(skip)('every transaction runs with its own settings (SET LOCAL): time zone, statement and lock timeouts', async () => {
+    const db = await open({ statementTimeoutMs: 9_000, lockTimeoutMs: 700 });
+    const settings = await db.transaction(
+      async (tx) =>
+        (
+          await tx.query<{ tz: string; st: string; lt: string }>(
+            "SELECT current_setting('TimeZone') AS tz, current_setting('statement_timeout') AS st, current_setting('lock_timeout') AS lt",
+          )
+        ).rows[0],
+    );
+    expect(settings).toEqual({ tz: 'UTC', st: '9s', lt: '700ms' });
+  });
+
+  it.skipIf(skip)(
+    'two pools (two processes) share the server connections: parameterised statements, no named prepared statements',
+    async () => {
+      // Named statements broke exactly here: process B's "paygate_1 already exists", or a name unknown on the server
+      // connection the pooler picked (D350).
+      const [a, b] = [await open({ max: 4 }), await open({ max: 4 })];
+      const work = async (db: Db, i: number) => {
+        const id = (i % 10) + 1;
+        await db.transaction(async (tx) => {
+          await tx.query('UPDATE accounts SET balance = balance + $2 WHERE id = $1', [id, 1]);
+          await tx.query('SELECT balance FROM accounts WHERE id = $1', [id]);
+        });
+        return (await db.query<{ n: number }>('SELECT count(*) AS n FROM accounts WHERE id <= $1', [id])).rows[0]!.n;
+      };
+      const counts = await Promise.all(Array.from({ length: 200 }, (_, i) => work(i % 2 === 0 ? a : b, i)));
+      expect(counts.every((n, i) => n === (i % 10) + 1)).toBe(true);
+      const { rows } = await a.query<{ total: number }>('SELECT sum(balance)::int8 AS total FROM accounts');
+      expect(rows[0]!.total).toBe(200);
+      // and none was prepared under a name on any server connection this process used
+      const prepared = await a.transaction(
+        async (tx) => (await tx.query<{ n: number }>('SELECT count(*) AS n FROM pg_prepared_statements')).rows[0]!.n,
+      );
+      expect(prepared).toBe(0);
+    },
+  );
+
+  it.skipIf(skip)(
+    'a row locked by another connection ends the wait at the lock timeout: 55P03, unavailable (503), connection kept',
+    async () => {
+      const db = await open({ max: 1, lockTimeoutMs: 300 });
+      const holder = new pg.Client({ connectionString: database.url }); // direct: the lock is held as long as we like
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT * FROM accounts WHERE id = 1 FOR UPDATE');
+        const started = performance.now();
+        const err = await db
+          .transaction((tx) => tx.query('UPDATE accounts SET balance = balance + 1 WHERE id = $1', [1]))
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        const waited = performance.now() - started;
+        expect(sqlState(err)).toBe('55P03');
+        expect(isUnavailableError(err)).toBe(true);
+        // ended by the lock timeout, long before the statement timeout (no assertion on how fast beyond that)
+        expect(waited).toBeLessThan(POSTGRES_TIMEOUTS.statementMs);
+        // the one connection of the pool was rolled back and kept: the next transaction runs (another row)
+        expect(
+          await db.transaction(
+            async (tx) => (await tx.query<{ id: number }>('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [2])).rows[0]!.id,
+          ),
+        ).toBe(2);
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
+      }
+    },
+  );
+});
