@@ -11,7 +11,7 @@ import { startPgBouncer, pgbouncerSkipReason, type PgBouncer } from '../testing/
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../testing/test-db.js';
 import type { Db } from './db.js';
 import { sqlState } from './db.js';
-import { beginStatement, openPostgres, POSTGRES_TIMEOUTS } from './postgres.js';
+import { beginStatement, NotificationsUnavailableError, openPostgres, POSTGRES_TIMEOUTS } from './postgres.js';
 import { isUnavailableError } from './unavailable.js';
 
 const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
@@ -136,6 +136,38 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
       }
+    },
+  );
+
+  it.skipIf(skip)(
+    'LISTEN: on the direct URL when one is given (notifications sent through the pool arrive); behind the pooler without one, refused',
+    async () => {
+      const withDirect = await open({ listenConnectionString: database.url });
+      const payloads: string[] = [];
+      let ready!: () => void;
+      const isReady = new Promise<void>((resolve) => (ready = resolve));
+      const stop = await withDirect.listen('paygate_pooler_test', {
+        onNotify: (p) => payloads.push(p),
+        onReady: () => ready(),
+        onLost: () => undefined,
+      });
+      try {
+        await isReady;
+        await withDirect.transaction((tx) => tx.query("SELECT pg_notify('paygate_pooler_test', $1)", ['wake']));
+        const end = Date.now() + 10_000;
+        while (payloads.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+        expect(payloads).toEqual(['wake']);
+      } finally {
+        await stop();
+      }
+      const without = await open();
+      const listening = without.listen('paygate_pooler_test', {
+        onNotify: () => undefined,
+        onReady: () => undefined,
+        onLost: () => undefined,
+      });
+      if (route === 'direct') await (await listening)();
+      else await expect(listening).rejects.toBeInstanceOf(NotificationsUnavailableError);
     },
   );
 });

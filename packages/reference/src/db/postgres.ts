@@ -371,11 +371,14 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     return pool;
   };
   let pool = makePool(true);
+  /** The server refused the startup options: a transaction pooler (PgBouncer) is in between (D350, D352). */
+  let behindPooler = false;
   try {
     await pool.query('SELECT 1');
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (!isStartupParameterRefused(err)) throw err;
+    behindPooler = true;
     pool = makePool(false);
   }
   let closed = false;
@@ -424,7 +427,12 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         }
       }
     },
-    listen: (channel, listener) => listenOn(options.listenConnectionString ?? connectionString, channel, listener),
+    listen: (channel, listener) => {
+      // A transaction pooler does not carry notifications (the LISTEN stays on a server connection other clients get
+      // next): without a direct URL there is nothing to listen on, and callers fall back to polling (D352).
+      if (options.listenConnectionString === undefined && behindPooler) return Promise.reject(new NotificationsUnavailableError());
+      return listenOn(options.listenConnectionString ?? connectionString, channel, listener);
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
@@ -432,6 +440,17 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     },
   };
   return db;
+}
+
+/** {@link Db.listen} behind a transaction pooler with no direct URL to listen on (D352). */
+export class NotificationsUnavailableError extends Error {
+  constructor() {
+    super(
+      'DATABASE_URL is a transaction pooler, which does not carry LISTEN/NOTIFY: set DATABASE_DIRECT_URL to a direct ' +
+        'PostgreSQL URL for instant wake-ups; until then the gateway polls',
+    );
+    this.name = 'NotificationsUnavailableError';
+  }
 }
 
 /** A statement or lock timeout of the server (57014, 55P03): the statement failed, the connection is fine (D351). */
