@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgBouncer, pgbouncerSkipReason, type PgBouncer } from '../testing/pgbouncer.js';
-import { createThrowawayDatabase, type ThrowawayDatabase } from '../testing/test-db.js';
+import { createThrowawayDatabase, PGBOUNCER_PORT_ENV, type ThrowawayDatabase } from '../testing/test-db.js';
 import type { Db } from './db.js';
 import { sqlState } from './db.js';
 import { beginStatement, NotificationsUnavailableError, openPostgres, POSTGRES_TIMEOUTS } from './postgres.js';
@@ -48,12 +48,12 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
   beforeAll(async () => {
     if (skip) return;
     database = await createThrowawayDatabase(adminUrl!, 'paygate_pooler');
-    url = database.url;
+    url = database.directUrl;
     if (route !== 'direct') {
       bouncer = await startPgBouncer(adminUrl!);
-      url = bouncer.pooled(database.url);
+      url = bouncer.pooled(database.directUrl);
     }
-    const setup = new pg.Client({ connectionString: database.url });
+    const setup = new pg.Client({ connectionString: database.directUrl });
     await setup.connect();
     await setup.query('CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)');
     await setup.query('INSERT INTO accounts SELECT g, 0 FROM generate_series(1, 10) AS g');
@@ -109,7 +109,7 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
     'a row locked by another connection ends the wait at the lock timeout: 55P03, unavailable (503), connection kept',
     async () => {
       const db = await open({ max: 1, lockTimeoutMs: 300 });
-      const holder = new pg.Client({ connectionString: database.url }); // direct: the lock is held as long as we like
+      const holder = new pg.Client({ connectionString: database.directUrl }); // direct: the lock is held as long as we like
       await holder.connect();
       try {
         await holder.query('BEGIN');
@@ -142,7 +142,7 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
   it.skipIf(skip)(
     'LISTEN: on the direct URL when one is given (notifications sent through the pool arrive); behind the pooler without one, refused',
     async () => {
-      const withDirect = await open({ listenConnectionString: database.url });
+      const withDirect = await open({ listenConnectionString: database.directUrl });
       const payloads: string[] = [];
       let ready!: () => void;
       const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -170,4 +170,20 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
       else await expect(listening).rejects.toBeInstanceOf(NotificationsUnavailableError);
     },
   );
+});
+
+describe.runIf(adminUrl && process.env[PGBOUNCER_PORT_ENV])('a run through PgBouncer (npm run test:pooler, D353)', () => {
+  it('hands out databases behind PgBouncer: their URL is its port, and it refuses the startup options PostgreSQL takes', async () => {
+    const database = await createThrowawayDatabase(adminUrl!, 'paygate_pooler_run');
+    try {
+      expect(new URL(database.url).port).toBe(process.env[PGBOUNCER_PORT_ENV]);
+      expect(database.directUrl).not.toBe(database.url);
+      const client = new pg.Client({ connectionString: database.url, options: '-c TimeZone=UTC' });
+      client.on('error', () => undefined);
+      await expect(client.connect()).rejects.toThrow(/unsupported startup parameter/);
+      await client.end().catch(() => undefined);
+    } finally {
+      await database.drop();
+    }
+  });
 });
