@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ChannelListener, Db, QueryResult } from './db.js';
 import { sqlState } from './db.js';
+import { StatementNames } from './statement-names.js';
 import { OID, identity, parseInt8, parseTimestamp, parseTimestamptz } from './types.js';
 import { isUnavailableError } from './unavailable.js';
 import { BATCH_INDEX_COLUMN, batchedFormOf, type BatchedForm } from './read-batch.js';
@@ -32,23 +33,27 @@ const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_TX_ATTEMPTS = 4;
 
 /**
- * A parameterised query as pg's query config: always an UNNAMED statement (D350, "Transaction-pooler safe sessions").
- * A named prepared statement lives on one server connection, and a transaction pooler (PgBouncer in transaction mode)
- * hands each transaction to whichever server connection is free: the name is then unknown there ("prepared statement
- * ... does not exist") or already taken by another process ("... already exists"). `queryTimeoutMs` is the client-side
- * bound of a statement outside a transaction (see {@link openPostgres}).
+ * A parameterised query as pg's query config. Directly on PostgreSQL: named (prepared once per connection, D86) unless
+ * the name bound is reached; queries without parameters (BEGIN, SAVEPOINT, SELECT 1) stay unnamed. Behind a
+ * transaction pooler (`names` undefined): always UNNAMED (D350, "Transaction-pooler safe sessions"). A named prepared
+ * statement lives on one server connection, and a transaction pooler (PgBouncer in transaction mode) hands each
+ * transaction to whichever server connection is free: the name is then unknown there ("prepared statement ... does not
+ * exist") or already taken by another process ("... already exists"). `queryTimeoutMs` is the client-side bound of a
+ * statement outside a transaction behind a pooler (see {@link openPostgres}).
  */
-function queryConfig(sql: string, params: readonly unknown[], queryTimeoutMs?: number): pg.QueryConfig {
+function queryConfig(names: StatementNames | undefined, sql: string, params: readonly unknown[], queryTimeoutMs?: number): pg.QueryConfig {
+  const name = names !== undefined && params.length > 0 ? names.nameFor(sql) : undefined;
   const config: pg.QueryConfig & { query_timeout?: number } = { text: sql, values: params as unknown[] };
+  if (name !== undefined) config.name = name;
   if (queryTimeoutMs !== undefined) config.query_timeout = queryTimeoutMs;
   return config;
 }
 
-function clientDb(client: pg.PoolClient): Db {
+function clientDb(client: pg.PoolClient, names: StatementNames | undefined): Db {
   const db: Db = {
     kind: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      const res = await client.query(queryConfig(sql, params));
+      const res = await client.query(queryConfig(names, sql, params));
       return { rows: res.rows as T[] };
     },
     async exec(sql: string): Promise<void> {
@@ -328,6 +333,12 @@ export function beginStatement(statementMs: number, lockMs: number): string {
   return ['BEGIN', ...sessionSettings(statementMs, lockMs).map(([name, value]) => `SET LOCAL ${name} = '${value}'`)].join('; ');
 }
 
+/**
+ * A placeholder setting sent with the startup options: PostgreSQL shows it back; a pooler that accepted the options
+ * and dropped them (PgBouncer's `ignore_startup_parameters = options`) does not (D350).
+ */
+const SESSION_MARKER = 'paygate.direct_session';
+
 /** PgBouncer's refusal of the `options` startup parameter (transaction pooling without ignore_startup_parameters). */
 function isStartupParameterRefused(err: unknown): boolean {
   const message = (err as { message?: unknown } | null)?.message;
@@ -342,10 +353,6 @@ function isStartupParameterRefused(err: unknown): boolean {
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
   const statementMs = options.statementTimeoutMs ?? POSTGRES_TIMEOUTS.statementMs;
   const lockMs = options.lockTimeoutMs ?? POSTGRES_TIMEOUTS.lockMs;
-  const begin = beginStatement(statementMs, lockMs);
-  // A statement outside a transaction: bounded on the client in any case (behind a pooler it may carry no server-side
-  // timeout), a little after the server's own timeout would have ended it.
-  const autocommitTimeoutMs = statementMs > 0 ? statementMs + POSTGRES_TIMEOUTS.clientGraceMs : undefined;
   const makePool = (withStartupOptions: boolean): pg.Pool => {
     const pool = new pg.Pool({
       connectionString,
@@ -355,7 +362,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       // transaction's SET LOCAL and the client-side bound apply.
       ...(withStartupOptions
         ? {
-            options: sessionSettings(statementMs, lockMs)
+            options: [...sessionSettings(statementMs, lockMs), [SESSION_MARKER, 'on'] as const]
               .map(([name, value]) => `-c ${name}=${value}`)
               .join(' '),
           }
@@ -371,18 +378,30 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     return pool;
   };
   let pool = makePool(true);
-  /** The server refused the startup options: a transaction pooler (PgBouncer) is in between (D350, D352). */
-  let behindPooler = false;
+  /**
+   * A transaction pooler (PgBouncer) is in between (D350, D352): it refused the startup options, or dropped them (the
+   * marker is not set), or the operator named a direct URL for LISTEN, which says DATABASE_URL is not one.
+   */
+  let behindPooler = options.listenConnectionString !== undefined;
   try {
-    await pool.query('SELECT 1');
+    const { rows } = await pool.query<{ marker: string | null }>('SELECT current_setting($1, true) AS marker', [SESSION_MARKER]);
+    if (rows[0]?.marker !== 'on') behindPooler = true;
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (!isStartupParameterRefused(err)) throw err;
     behindPooler = true;
     pool = makePool(false);
   }
+  // Directly on PostgreSQL the startup options carry the settings and named statements save the parse and plan of the
+  // hot reads (D86; about 5x the server CPU of the GET order read without them). Behind a pooler each transaction sets
+  // them itself and every statement is unnamed (D350).
+  const names = behindPooler ? undefined : new StatementNames();
+  const begin = behindPooler ? beginStatement(statementMs, lockMs) : 'BEGIN';
+  // A statement outside a transaction behind a pooler carries no server-side timeout: bounded on the client, a little
+  // after the server's own timeout would have ended it (the connection is then discarded).
+  const autocommitTimeoutMs = behindPooler && statementMs > 0 ? statementMs + POSTGRES_TIMEOUTS.clientGraceMs : undefined;
   let closed = false;
-  const batcher = new ReadBatcher(async (sql, params) => (await pool.query(queryConfig(sql, params, autocommitTimeoutMs))).rows);
+  const batcher = new ReadBatcher(async (sql, params) => (await pool.query(queryConfig(names, sql, params, autocommitTimeoutMs))).rows);
 
   const db: Db = {
     kind: 'postgres',
@@ -391,7 +410,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       const form = batchedFormOf(sql);
       if (form !== undefined && params.length === form.paramCount && allStrings(params))
         return { rows: (await batcher.read(sql, form, params)) as T[] };
-      const res = await pool.query(queryConfig(sql, params, autocommitTimeoutMs));
+      const res = await pool.query(queryConfig(names, sql, params, autocommitTimeoutMs));
       return { rows: res.rows as T[] };
     },
     async exec(sql: string): Promise<void> {
@@ -404,7 +423,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         let broken: unknown;
         try {
           await client.query(begin);
-          const result = await fn(clientDb(client));
+          const result = await fn(clientDb(client, names));
           await client.query('COMMIT');
           return result;
         } catch (err) {
