@@ -141,6 +141,25 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
     },
   );
 
+  it.skipIf(route !== 'PgBouncer (transaction mode)' || skip)(
+    'behind the pooler a statement outside a transaction is bounded on the client (no server-side timeout reaches it)',
+    async () => {
+      const db = await open({ max: 1, statementTimeoutMs: 100 });
+      const started = performance.now();
+      const err = await db.query('SELECT pg_sleep(30)').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // statement timeout + the client's grace (5 s), far below the 30 s the statement asked for
+      expect(String(err)).toMatch(/Query read timeout/);
+      expect(isUnavailableError(err)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(20_000);
+      // the connection that hung was discarded: the next statement gets another
+      expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+    },
+    30_000,
+  );
+
   it.skipIf(skip)(
     'LISTEN: on the direct URL when one is given (notifications sent through the pool arrive); behind the pooler without one, refused',
     async () => {
