@@ -3,6 +3,7 @@ import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/
 import path from 'node:path';
 import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config.js';
 import { withTransactionScopes } from './db/ambient.js';
+import { createStorageHealth, watchStorage } from './db/storage-health.js';
 import type { HandlerRuntime } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
 import { openConfiguredDb } from './db/open.js';
@@ -157,7 +158,9 @@ export async function openReference(
       'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
     );
   }
-  const db = withTransactionScopes(await (options.db ?? openConfiguredDb(config)));
+  // Honest storage failures (D361): every failed statement is shown to the storage health, which /readyz reads.
+  const storage = createStorageHealth(options.logger ? { logger: options.logger } : {});
+  const db = withTransactionScopes(watchStorage(await (options.db ?? openConfiguredDb(config)), storage));
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;
@@ -194,7 +197,7 @@ export async function openReference(
       keyPrefix: config.redisKeyPrefix,
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
+    const readiness = createReadiness({ db, storage, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
     return {
       config,
       db,
