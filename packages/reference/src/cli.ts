@@ -67,6 +67,10 @@ Rate limits, proxies and connections:
   PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32; with --workers N
                                    each worker's default is that of its share of the cores: keep N x pool size under
                                    PostgreSQL's max_connections)
+  PAYGATE_TENANT_SHARE           requests of one merchant (or partner) credential using the database at once per
+                                   process (default: the pool less a quarter, so others always get connections; 0 = off)
+  PAYGATE_TENANT_QUEUE           more requests of that credential wait for a slot (default 64, at most 5 s each);
+                                   beyond: 503 with Retry-After for that credential only
   PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
