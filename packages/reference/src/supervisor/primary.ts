@@ -1,7 +1,8 @@
 /**
  * The supervisor of `paygate serve --workers N` (D100): the `node:cluster` primary. It opens no database and serves
  * no request; it forks N workers that share one listening port, restarts a worker that dies (backing off as
- * ./restart-policy.ts says, logged), and on SIGTERM/SIGINT tells every worker to drain and exits after them.
+ * ./restart-policy.ts says, logged), and on SIGTERM/SIGINT tells every worker to drain and exits after them (a worker
+ * still starting is sent SIGTERM instead, which it cannot miss: D360).
  *
  * Exit code (the promise `done`): 0 after a drain in which every worker stopped cleanly within the bound; 1 when a
  * worker could not start, when workers kept dying (the crash-loop bound), or when a worker had to be killed or failed
