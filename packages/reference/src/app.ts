@@ -214,7 +214,7 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
   const idempotent = idempotentOperationIds();
   /** `<scope>\n<key>` of the idempotent requests running in this app. */
   const inFlight = new Set<string>();
-  return (call) => {
+  const handle: HandlerHook<Handlers<Principal>, Principal> = (call) => {
     if (BROWSER_OPERATIONS.has(call.operationId)) {
       return withUnavailablePage(() =>
         idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next),
@@ -223,6 +223,19 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
     // a read (no Idempotency-Key declared) gets the error mapping only: no claim, no transaction scope (D148)
     return idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next);
   };
+  return (call) => {
+    // Bounded waits per tenant (D363): an authenticated request runs in its tenant's share of the pool (a shopper's
+    // pages carry no credential and are not counted)
+    const principal = call.ctx.principal as Principal | undefined;
+    const share = rt.tenantShare;
+    if (share === undefined || principal === undefined) return handle(call);
+    return share.run(tenantOf(principal), () => handle(call));
+  };
+}
+
+/** Whose share of the pool a request uses (D363): the merchant's, or the partner's for a partner credential. */
+function tenantOf(principal: Principal): string {
+  return principal.kind === 'merchant' ? `merchant:${principal.merchantId}` : `partner:${principal.partnerId}`;
 }
 
 /**

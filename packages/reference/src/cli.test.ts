@@ -131,6 +131,8 @@ describe('paygate serve: timeouts and the connection cap', () => {
       'PAYGATE_DB_POOL_SIZE',
       'DATABASE_DIRECT_URL',
       'PAYGATE_DB_LOCK_TIMEOUT_MS',
+      'PAYGATE_TENANT_SHARE',
+      'PAYGATE_TENANT_QUEUE',
       'PAYGATE_HEADERS_TIMEOUT_MS',
       'PAYGATE_MAX_CONNECTIONS',
       'PAYGATE_MAX_CONNECTIONS_PER_ADDRESS',

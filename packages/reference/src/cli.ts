@@ -71,6 +71,10 @@ Rate limits, proxies and connections:
   PAYGATE_DB_POOL_SIZE           PostgreSQL connections per process (default 4 per core, 4 to 32; with --workers N
                                    each worker's default is that of its share of the cores: keep N x pool size under
                                    PostgreSQL's max_connections)
+  PAYGATE_TENANT_SHARE           requests of one merchant (or partner) credential using the database at once per
+                                   process (default: the pool less a quarter, so others always get connections; 0 = off)
+  PAYGATE_TENANT_QUEUE           more requests of that credential wait for a slot (default 64, at most 5 s each);
+                                   beyond: 503 with Retry-After for that credential only
   PAYGATE_HEADERS_TIMEOUT_MS     time to receive the request headers (default 10000)
   PAYGATE_REQUEST_TIMEOUT_MS     time to receive the whole request (default 30000)
   PAYGATE_KEEP_ALIVE_TIMEOUT_MS  idle keep-alive connections close after (default 5000)
@@ -207,6 +211,14 @@ function listen(server: Server, port: number, host: string, backlog: number): Pr
   });
 }
 
+/** serve()'s start-up was stopped before it listened, on purpose (its `signal` aborted; D360). */
+export class StartAbortedError extends Error {
+  constructor() {
+    super('the start-up was stopped before listening');
+    this.name = 'StartAbortedError';
+  }
+}
+
 export function parsePort(raw: string | undefined): number {
   const value = raw === undefined || raw === '' ? '8080' : raw;
   const port = Number(value);
@@ -219,7 +231,12 @@ export function parsePort(raw: string | undefined): number {
 export async function serve(
   env: NodeJS.ProcessEnv = process.env,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
-  options: { /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */ scheduledJobs?: boolean } = {},
+  options: {
+    /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */
+    scheduledJobs?: boolean;
+    /** Aborted: stop the start-up before listening (closing what was opened) with a StartAbortedError (D360). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
   recordStartupStages();
   markStartupStage('cli modules loaded');
@@ -341,6 +358,12 @@ export async function serve(
   const trusted = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   limitConnectionsPerAddress(http, { max: config.http.maxConnectionsPerAddress, exempt: (address) => trusted(address, 0), logger });
   const host = env['HOST'] || '127.0.0.1';
+  if (options.signal?.aborted) {
+    // drain asked for while starting (D360): nothing was answered yet, so nothing is listened for
+    logOutput.release();
+    await runtime.close();
+    throw new StartAbortedError();
+  }
   out(`- listening on ${host}:${port}`);
   try {
     // An accept queue that holds a burst the size of the connection cap (Node's default is 511; the kernel caps it at
@@ -418,21 +441,22 @@ async function runServe(slot?: number): Promise<number | undefined> {
   const inCluster = slot !== undefined;
   const out = inCluster ? () => undefined : (l: string) => process.stdout.write(`${l}\n`);
   const who = inCluster ? `paygate worker ${slot} (pid ${process.pid})` : 'paygate';
-  let started: Awaited<ReturnType<typeof serve>>;
-  try {
-    // slot 0 of a fleet runs the scheduled jobs; every worker drains the queues (D101)
-    started = await serve(process.env, out, { scheduledJobs: slot === undefined || slot === 0 });
-  } catch (err) {
-    process.stderr.write(`${who}: ${(err as Error).message}\n`);
-    if (inCluster) process.exit(1);
-    return 1;
-  }
-  let draining = false;
+  // Drain that always drains (D360): the handlers exist before the start-up begins, so a drain asked for while the
+  // gateway starts (the supervisor's SIGTERM or message to a worker it was restarting) is not lost: the start stops
+  // before listening (nothing was answered), or the drain begins as soon as the server is up.
+  let started: Awaited<ReturnType<typeof serve>> | undefined;
+  let drainWhy: string | undefined;
+  const startAborted = new AbortController();
   const drain = (why: string) => {
-    if (draining) return;
-    draining = true;
+    if (drainWhy !== undefined) return;
+    drainWhy = why;
+    if (!started) {
+      startAborted.abort();
+      return;
+    }
+    const running = started;
     out(`\n${why}: no new connections; finishing in-flight requests, flushing the worker, closing the database...`);
-    started.stop().then(
+    running.stop().then(
       () => {
         out('Stopped.');
         process.exit(0);
@@ -459,6 +483,24 @@ async function runServe(slot?: number): Promise<number | undefined> {
     });
     // the supervisor is gone (killed): no one would restart or stop this worker, so it stops itself
     process.on('disconnect', () => drain('the supervisor went away'));
+  }
+  try {
+    // slot 0 of a fleet runs the scheduled jobs; every worker drains the queues (D101)
+    started = await serve(process.env, out, { scheduledJobs: slot === undefined || slot === 0, signal: startAborted.signal });
+  } catch (err) {
+    if (err instanceof StartAbortedError) {
+      out(`\n${drainWhy ?? 'Stopped'} while starting: stopped before listening.`);
+      process.exit(0);
+    }
+    process.stderr.write(`${who}: ${(err as Error).message}\n`);
+    if (inCluster) process.exit(1);
+    return 1;
+  }
+  // a drain asked for between the server's listen and now
+  if (drainWhy !== undefined) {
+    const why = drainWhy;
+    drainWhy = undefined;
+    drain(why);
   }
   return undefined;
 }

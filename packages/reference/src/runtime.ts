@@ -3,6 +3,8 @@ import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/
 import path from 'node:path';
 import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config.js';
 import { withTransactionScopes } from './db/ambient.js';
+import { createStorageHealth, watchStorage } from './db/storage-health.js';
+import { createTenantShare, defaultTenantShare, TENANT_WAIT_MS, type TenantShare } from './http/tenant-share.js';
 import type { HandlerRuntime } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
 import { openConfiguredDb } from './db/open.js';
@@ -29,6 +31,8 @@ export interface ReferenceRuntime extends HandlerRuntime {
   credentials: CredentialCache;
   /** GET /readyz: database and (REDIS_URL) Redis reachable, not draining (D102). */
   readiness: Readiness;
+  /** Each tenant's share of the PostgreSQL pool (D363); absent on PGlite (one connection) or when switched off. */
+  tenantShare?: TenantShare;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
 }
@@ -157,7 +161,9 @@ export async function openReference(
       'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
     );
   }
-  const db = withTransactionScopes(await (options.db ?? openConfiguredDb(config)));
+  // Honest storage failures (D361): every failed statement is shown to the storage health, which /readyz reads.
+  const storage = createStorageHealth(options.logger ? { logger: options.logger } : {});
+  const db = withTransactionScopes(watchStorage(await (options.db ?? openConfiguredDb(config)), storage));
   try {
     // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
     const clock = systemClock;
@@ -200,10 +206,18 @@ export async function openReference(
       keyPrefix: config.redisKeyPrefix,
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const readiness = createReadiness({ db, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
+    const readiness = createReadiness({ db, storage, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
+    // Bounded waits per tenant (D363): a tenant's share of this process's pool, waiting at most as long as a pool
+    // checkout does. PGlite has one connection and serialises transactions: no request waits there on another's lock.
+    const tenantShareSize = config.tenantShare.share ?? defaultTenantShare(config.dbPoolSize);
+    const tenantShare =
+      db.kind === 'postgres' && tenantShareSize > 0
+        ? createTenantShare({ share: tenantShareSize, queue: config.tenantShare.queue, waitMs: TENANT_WAIT_MS })
+        : undefined;
     return {
       config,
       db,
+      ...(tenantShare ? { tenantShare } : {}),
       clock,
       deps,
       masterKey: { source: master.source, file: master.file, created: master.created ?? false },

@@ -643,4 +643,56 @@ describe.each(gatewayTargets())('hostile input [%s]', (target) => {
       expect(Object.keys(json.error.details ?? {}).length).toBeGreaterThan(0);
     });
   });
+  describe.skipIf(isRemote())('a chunked multipart upload larger than every upload limit', () => {
+    it('is answered 413 ERR_REQUEST_413 once it passes the limit, not read to its end, and the connection closed', async () => {
+      // the gateway's upload limits (one file of 5 MiB, 20 fields of 64 KiB) plus 64 KiB of part headers
+      const limit = 5 * 1024 * 1024 + 20 * 64 * 1024 + 64 * 1024;
+      const fifty = 50 * 1024 * 1024;
+      const frame = (data: string) => `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
+      const head =
+        `POST /pg/orders/${w.paidOrderId}/documents/ HTTP/1.1\r\nHost: x\r\nX-Client-ID: ${w.m.credentials.clientId}\r\n` +
+        `X-Client-Secret: ${w.m.credentials.clientSecret}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+        'Transfer-Encoding: chunked\r\n\r\n' +
+        frame(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="document_type"\r\n\r\nair_waybill\r\n` +
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-`,
+        );
+      const chunk = frame('%'.repeat(64 * 1024));
+      const { hostname, port } = new URL(pg.gw.baseUrl);
+      const result = await new Promise<{ status: number; answer: string; sentBeforeAnswer: number }>((resolve, reject) => {
+        const socket = connect(Number(port), hostname);
+        let sent = 0;
+        let answer = '';
+        let sentBeforeAnswer = -1;
+        let timer: NodeJS.Timeout | undefined;
+        socket.on('error', () => undefined); // a reset once the answer is out is the point
+        socket.setTimeout(60_000, () => socket.destroy(new Error('no answer')));
+        socket.on('connect', () => {
+          socket.write(head);
+          timer = setInterval(() => {
+            if (sentBeforeAnswer >= 0 || socket.destroyed || !socket.writable || sent >= fifty) return;
+            socket.write(chunk);
+            sent += chunk.length;
+            if (sent >= fifty) socket.write(`${frame(`\r\n--${BOUNDARY}--\r\n`)}0\r\n\r\n`);
+          }, 1);
+        });
+        socket.on('data', (d: Buffer) => {
+          if (sentBeforeAnswer < 0) sentBeforeAnswer = sent;
+          answer += d.toString('latin1');
+        });
+        socket.on('close', () => {
+          clearInterval(timer);
+          if (sentBeforeAnswer < 0) reject(new Error(`closed without an answer after ${sent} bytes`));
+          else resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), answer, sentBeforeAnswer });
+        });
+      });
+      expect(result.status, result.answer.slice(0, 300)).toBe(413);
+      expect(result.answer.toLowerCase()).toContain('connection: close');
+      const json = JSON.parse(result.answer.slice(result.answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string } };
+      expect(json.error.code).toBe('ERR_REQUEST_413');
+      // answered at the limit (plus what was in flight), far from the 50 MB the client meant to send
+      expect(result.sentBeforeAnswer).toBeGreaterThan(limit);
+      expect(result.sentBeforeAnswer).toBeLessThan(limit * 2);
+    }, 90_000);
+  });
 });

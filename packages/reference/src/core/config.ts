@@ -75,6 +75,12 @@ export interface ReferenceConfig {
   credentialCacheTtlMs: number;
   /** Embedded database memory (PAYGATE_PGLITE_SHARED_BUFFERS, PAYGATE_PGLITE_WORK_MEM): postgres sizes such as `16MB`. */
   pgliteMemory: PgliteMemory;
+  /**
+   * Bounded waits per tenant (D363), PostgreSQL only: requests of one tenant (merchant or partner credential) running
+   * at once per process (PAYGATE_TENANT_SHARE; default the pool less a quarter; 0 = no share) and waiting for a slot
+   * (PAYGATE_TENANT_QUEUE, default 64); over that, 503 with Retry-After for that tenant.
+   */
+  tenantShare: { share: number | undefined; queue: number };
   /** HTTP server limits (milliseconds; connections). */
   http: {
     headersTimeoutMs: number;
@@ -274,6 +280,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
       sharedBuffers: memoryEnv(env, 'PAYGATE_PGLITE_SHARED_BUFFERS', DEFAULT_PGLITE_MEMORY.sharedBuffers),
       workMem: memoryEnv(env, 'PAYGATE_PGLITE_WORK_MEM', DEFAULT_PGLITE_MEMORY.workMem),
       wasmCode: wasmCodeEnv(env),
+    },
+    tenantShare: {
+      share: env['PAYGATE_TENANT_SHARE'] ? nonNegativeIntEnv(env, 'PAYGATE_TENANT_SHARE', 0) : undefined,
+      queue: nonNegativeIntEnv(env, 'PAYGATE_TENANT_QUEUE', 64),
     },
     http: {
       headersTimeoutMs: intEnv(env, 'PAYGATE_HEADERS_TIMEOUT_MS', 10_000),

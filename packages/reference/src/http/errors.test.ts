@@ -11,6 +11,12 @@ describe('toHttpError (D91, D92)', () => {
     ['a terminated backend', withCode('57P01', 'terminating connection due to administrator command')],
     ['a connection cut mid-request', new Error('Connection terminated unexpectedly')],
     ['no free connection in time', new Error('timeout exceeded when trying to connect')],
+    // honest storage failures (D361): a full disk or another exhausted resource is an outage, never a 500
+    ['a full disk (53100)', withCode('53100', 'could not extend file "base/5/16400": No space left on device')],
+    ['out of memory (53200)', withCode('53200', 'out of memory')],
+    ['too many connections (53300)', withCode('53300', 'sorry, too many clients already')],
+    ['Node ENOSPC', withCode('ENOSPC', 'ENOSPC: no space left on device, write')],
+    ["PGlite's file system error (Emscripten ErrnoError ENOSPC)", Object.assign(new Error('FS error'), { name: 'ErrnoError', errno: 51 })],
   ])('%s -> 503 ERR_UNAVAILABLE_503 with Retry-After, the cause only for the log', (_what, err) => {
     const mapped = toHttpError(err);
     expect(mapped).toBeInstanceOf(HttpError);

@@ -2,6 +2,7 @@ import { HttpError } from '@paygate/server';
 import type { ErrorCode } from '@paygate/contract';
 import { DomainError } from '../core/errors.js';
 import { sqlState } from '../db/db.js';
+import { isResourceExhaustedError } from '../db/resource-exhausted.js';
 import { isUnavailableError } from '../db/unavailable.js';
 
 /** Seconds a client is asked to wait after a 503 (D92): a lost connection is replaced by the next request's. */
@@ -22,13 +23,14 @@ export function unavailableError(cause?: unknown): HttpError {
 
 /**
  * The one place a service's DomainError becomes the HttpError the server scaffold renders as the error envelope
- * (its `mapError` writes the body), and a database that is away becomes 503 ERR_UNAVAILABLE_503 (D91). Every handler
+ * (its `mapError` writes the body), and a database that is away (D91) or out of space or another resource (a full
+ * disk, SQLSTATE class 53, ENOSPC: honest storage failures, D361) becomes 503 ERR_UNAVAILABLE_503. Every handler
  * is wrapped with it (../app.ts), and so are authentication and the routes outside the generated operations; anything
  * else passes through unchanged (a 500 unless it is an HttpError).
  */
 export function toHttpError(err: unknown): unknown {
   if (err instanceof DomainError) return new HttpError(err.status, err.code, err.message, err.details);
-  if (!(err instanceof HttpError) && isUnavailableError(err)) return unavailableError(err);
+  if (!(err instanceof HttpError) && (isUnavailableError(err) || isResourceExhaustedError(err))) return unavailableError(err);
   return err;
 }
 

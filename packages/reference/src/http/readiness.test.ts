@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStorageHealth } from '../db/storage-health.js';
 import { createReadiness, type Readiness } from './readiness.js';
 
 const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -95,5 +96,57 @@ describe('readiness (GET /readyz, D102)', () => {
     r.markDraining();
     expect(await r.check()).toEqual({ ready: false, status: 'draining', checks: {}, failing: [] });
     expect(db.queries).toBe(1);
+  });
+});
+
+describe('readiness while writes fail for want of space (honest storage failures, D361)', () => {
+  /** A database whose reads answer and whose writes fail with PostgreSQL's disk-full error while `full` is set. */
+  function diskDb() {
+    const db = {
+      full: true,
+      writes: 0,
+      async query(sql: string) {
+        if (/^\s*(INSERT|UPDATE|DELETE)/i.test(sql)) {
+          db.writes++;
+          if (db.full) throw Object.assign(new Error('could not extend file "base/5/16400": No space left on device'), { code: '53100' });
+        }
+        return { rows: [] };
+      },
+    };
+    return db;
+  }
+
+  it('is ready with no write probe until a write fails; then not ready until a probe write succeeds', async () => {
+    const db = diskDb();
+    const storage = createStorageHealth();
+    const r = createReadiness({ db, storage, timeoutMs: TIMEOUT_MS });
+    expect(await r.check()).toEqual({ ready: true, status: 'ready', checks: { database: 'ok' }, failing: [] });
+    expect(db.writes).toBe(0); // a healthy process writes nothing to be probed
+
+    // a request's write hit the full disk (the runtime's watchStorage shows every failed statement)
+    await db.query('INSERT INTO orders VALUES (1)').catch((err: unknown) => storage.observe(err));
+    expect(storage.failingSince).toBeDefined();
+    expect(await r.check()).toEqual({
+      ready: false,
+      status: 'unavailable',
+      checks: { database: 'ok', storage: 'exhausted' },
+      failing: ['storage'],
+    });
+    expect(await r.check()).toMatchObject({ ready: false, failing: ['storage'] });
+
+    db.full = false; // space returns
+    expect(await r.check()).toEqual({ ready: true, status: 'ready', checks: { database: 'ok', storage: 'ok' }, failing: [] });
+    expect(storage.failingSince).toBeUndefined();
+    const writes = db.writes;
+    expect(await r.check()).toEqual({ ready: true, status: 'ready', checks: { database: 'ok' }, failing: [] });
+    expect(db.writes).toBe(writes); // back to SELECT 1 only
+    await r.close();
+  });
+
+  it('an error that is not a resource error does not take the process out of rotation', () => {
+    const storage = createStorageHealth();
+    storage.observe(Object.assign(new Error('duplicate key'), { code: '23505' }));
+    storage.observe(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    expect(storage.failingSince).toBeUndefined();
   });
 });

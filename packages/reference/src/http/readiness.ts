@@ -3,25 +3,35 @@
  * REDIS_URL is set, Redis answers `PING`, each within `timeoutMs` (checked in parallel, so a probe costs at most that
  * once); and the process is not draining. Liveness (`GET /healthz`) checks none of this.
  *
+ * After a write failed for want of space or another resource (a full disk: honest storage failures, D361), the
+ * process is not ready (`checks.storage: "exhausted"`) until a real write succeeds again: while that failure stands,
+ * each probe also makes one committed write (`StorageHealth.probe`), bounded like the others; a `SELECT 1` alone
+ * would call a full disk ready.
+ *
  * Every wait is bounded and nothing piles up behind a hung dependency: while a check's query is still pending, the
  * next probe waits on that same query instead of sending another.
  */
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/db.js';
+import type { StorageHealth } from '../db/storage-health.js';
 
 export const READINESS_TIMEOUT_MS = 500;
 
-export type CheckResult = 'ok' | 'unreachable' | 'timeout';
+/** `exhausted`: storage only (a write probe failed for want of space or another resource). */
+export type CheckResult = 'ok' | 'unreachable' | 'timeout' | 'exhausted';
 
 export interface ReadinessReport {
   ready: boolean;
   /** 'draining': the process is stopping (SIGTERM) and finishing what it accepted. */
   status: 'ready' | 'unavailable' | 'draining';
-  /** Each dependency checked (none while draining; `redis` only when REDIS_URL is set). */
-  checks: { database?: CheckResult; redis?: CheckResult };
+  /**
+   * Each dependency checked (none while draining; `redis` only when REDIS_URL is set; `storage` only while a write
+   * failure for want of a resource stands, and on the probe that ends it).
+   */
+  checks: { database?: CheckResult; redis?: CheckResult; storage?: CheckResult };
   /** The dependencies that failed, by name (empty when ready or draining). */
-  failing: ('database' | 'redis')[];
+  failing: ('database' | 'redis' | 'storage')[];
 }
 
 export interface ReadinessLogger {
@@ -38,6 +48,8 @@ export interface Readiness {
 
 export interface ReadinessOptions {
   db: Pick<Db, 'query'>;
+  /** Whether writes fail for want of a resource (D361); unset: not checked. */
+  storage?: StorageHealth;
   /** REDIS_URL; unset: Redis is not checked. */
   redisUrl?: string | undefined;
   timeoutMs?: number;
@@ -45,13 +57,13 @@ export interface ReadinessOptions {
 }
 
 /** `probe` at most once at a time; each caller waits at most `timeoutMs` for the pending one. */
-function singleFlight(probe: () => Promise<unknown>): (timeoutMs: number) => Promise<CheckResult> {
+function singleFlight(
+  probe: () => Promise<unknown>,
+  failed: (err: unknown) => CheckResult = () => 'unreachable',
+): (timeoutMs: number) => Promise<CheckResult> {
   let pending: Promise<CheckResult> | undefined;
   return (timeoutMs) => {
-    pending ??= probe().then(
-      () => 'ok' as const,
-      () => 'unreachable' as const,
-    );
+    pending ??= probe().then(() => 'ok' as const, failed);
     const current = pending;
     void current.finally(() => {
       if (pending === current) pending = undefined;
@@ -71,6 +83,20 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   let draining = false;
   let redis: Redis | undefined;
   const database = singleFlight(() => options.db.query('SELECT 1'));
+  const { storage } = options;
+  // the probe's own failure is what the storage health observes (a resource error keeps it failing; anything else,
+  // e.g. the database away, is the database check's to report)
+  const storageWrite = singleFlight(
+    async () => {
+      if (!storage) return;
+      await storage.probe(options.db);
+      storage.recovered();
+    },
+    (err) => {
+      storage?.observe(err);
+      return storage?.failingSince !== undefined ? 'exhausted' : 'unreachable';
+    },
+  );
 
   // A connection of its own, opened now (so the first probe finds it ready): the rate limiter's connection has its
   // own timeouts and breaker (http/rate-limit.ts), and a readiness probe must not queue behind rate-limit traffic.
@@ -118,9 +144,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   return {
     async check() {
       if (draining) return { ready: false, status: 'draining', checks: {}, failing: [] };
-      const [db, cache] = await Promise.all([database(timeoutMs), options.redisUrl ? redisPing(timeoutMs) : undefined]);
-      const checks: ReadinessReport['checks'] = { database: db, ...(cache ? { redis: cache } : {}) };
-      const failing = (['database', 'redis'] as const).filter((name) => checks[name] !== undefined && checks[name] !== 'ok');
+      const [db, cache, disk] = await Promise.all([
+        database(timeoutMs),
+        options.redisUrl ? redisPing(timeoutMs) : undefined,
+        storage?.failingSince !== undefined ? storageWrite(timeoutMs) : undefined,
+      ]);
+      const checks: ReadinessReport['checks'] = { database: db, ...(cache ? { redis: cache } : {}), ...(disk ? { storage: disk } : {}) };
+      const failing = (['database', 'redis', 'storage'] as const).filter((name) => checks[name] !== undefined && checks[name] !== 'ok');
       // one line when readiness changes, not one per probe
       const key = failing.map((name) => `${name}:${checks[name]}`).join(',');
       if (key !== lastFailing) {

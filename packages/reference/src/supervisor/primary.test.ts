@@ -176,4 +176,43 @@ describe('supervisor (the node:cluster primary of paygate serve --workers N, D10
     h.forked[1]!.exit(1);
     expect(await h.exitCode()).toBe(1);
   });
+
+  it('a drain that begins while a worker restarts stops that worker by signal, and exits 0 (D360)', async () => {
+    const h = harness(2);
+    for (const w of h.forked) w.listen();
+    h.advance(60_000);
+    h.forked[0]!.exit(null, 'SIGKILL');
+    h.advance(200); // the replacement is forked...
+    const replacement = h.forked[2]!;
+    expect(replacement.env[WORKER_SLOT_ENV]).toBe('0');
+    h.supervisor.stop('SIGTERM'); // ...and the drain begins before it listens
+    expect(replacement.signals).toEqual(['SIGTERM']); // a signal reaches it whatever it is doing
+    expect(h.forked[1]!.messages).toEqual([DRAIN_MESSAGE]);
+    h.forked[1]!.exit(0);
+    replacement.exit(null, 'SIGTERM'); // ended before its handlers existed: it had answered nothing
+    expect(await h.exitCode()).toBe(0);
+  });
+
+  it('a starting worker that listens after the drain began is told to drain at once (D360)', async () => {
+    const h = harness(2);
+    h.forked[0]!.listen();
+    h.supervisor.stop('SIGTERM');
+    expect(h.forked[1]!.signals).toEqual(['SIGTERM']);
+    expect(h.forked[1]!.messages).toEqual([]);
+    h.forked[1]!.listen(); // it was already past the point where it could stop before listening
+    expect(h.forked[1]!.messages).toEqual([DRAIN_MESSAGE]);
+    expect(h.running).toEqual([]); // not reported as running
+    h.forked[0]!.exit(0);
+    h.forked[1]!.exit(0);
+    expect(await h.exitCode()).toBe(0);
+  });
+
+  it('a worker that dies by another cause while draining still makes the exit 1', async () => {
+    const h = harness(2);
+    h.forked[0]!.listen();
+    h.supervisor.stop('SIGTERM');
+    h.forked[0]!.exit(0);
+    h.forked[1]!.exit(1); // stopped while starting, but failed instead of stopping
+    expect(await h.exitCode()).toBe(1);
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The supervisor of `paygate serve --workers N` (D100): the `node:cluster` primary. It opens no database and serves
  * no request; it forks N workers that share one listening port, restarts a worker that dies (backing off as
- * ./restart-policy.ts says, logged), and on SIGTERM/SIGINT tells every worker to drain and exits after them.
+ * ./restart-policy.ts says, logged), and on SIGTERM/SIGINT tells every worker to drain and exits after them (a worker
+ * still starting is sent SIGTERM instead, which it cannot miss: D360).
  *
  * Exit code (the promise `done`): 0 after a drain in which every worker stopped cleanly within the bound; 1 when a
  * worker could not start, when workers kept dying (the crash-loop bound), or when a worker had to be killed or failed
@@ -58,7 +59,13 @@ export interface Supervisor {
 }
 
 type Phase = 'starting' | 'running' | 'stopping';
-type Live = { worker: ReturnType<ClusterLike['fork']>; pid: number; listening: boolean };
+type Live = {
+  worker: ReturnType<ClusterLike['fork']>;
+  pid: number;
+  listening: boolean;
+  /** Stopped by the supervisor's drain before it listened (SIGTERM): its exit by that signal is clean. */
+  stoppedStarting: boolean;
+};
 
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const { cluster, logger, workers } = options;
@@ -85,11 +92,18 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   function fork(slot: number): void {
     const worker = cluster.fork({ ...options.env, [WORKER_SLOT_ENV]: String(slot) });
     const pid = worker.process.pid ?? -1;
-    const entry: Live = { worker, pid, listening: false };
+    const entry: Live = { worker, pid, listening: false, stoppedStarting: false };
     live.set(slot, entry);
     policy.started(slot);
     worker.on('listening', (address: Address) => {
       entry.listening = true;
+      if (phase === 'stopping') {
+        // A drain always drains (D360): a worker that was starting when the drain began got SIGTERM, which it honours
+        // once it can (its handlers are registered before it starts); the message is sent as well, in case it started
+        // listening before that signal's handler could run.
+        sendDrain(entry);
+        return;
+      }
       if (phase === 'running') logger.info({ slot, worker_pid: pid }, 'supervisor: worker is serving');
       if (phase === 'starting' && [...live.values()].length === workers && [...live.values()].every((w) => w.listening)) {
         phase = 'running';
@@ -103,7 +117,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     worker.once('exit', (code: number | null, signal: string | null) => {
       if (live.get(slot)?.worker === worker) live.delete(slot);
       if (phase === 'stopping') {
-        if (code !== 0) exitCode = 1;
+        const clean = code === 0 || (entry.stoppedStarting && !entry.listening && signal === 'SIGTERM');
+        if (!clean) exitCode = 1;
         logger.info({ slot, worker_pid: pid, code, signal }, 'supervisor: worker stopped');
         finishIfDrained();
         return;
@@ -149,11 +164,19 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     for (const handle of pendingRestart.values()) timers.clearTimeout(handle);
     pendingRestart.clear();
     logger.info({ reason, workers: live.size, bound_ms: options.drainBoundMs }, 'supervisor: draining the workers');
-    for (const { worker } of live.values()) {
-      try {
-        worker.send(DRAIN_MESSAGE);
-      } catch {
-        /* its channel is already closed: it is exiting */
+    for (const entry of live.values()) {
+      if (entry.listening) sendDrain(entry);
+      else {
+        // Drain that always drains (D360): a worker still starting (a restart after a death, the first start) may not
+        // be listening for the drain message yet (it is lost then, and the worker would serve after the drain began):
+        // a signal reaches it whatever it is doing. Before its handlers exist SIGTERM ends it (it has answered nothing);
+        // after, it stops before listening, or drains if it already listens.
+        entry.stoppedStarting = true;
+        try {
+          entry.worker.process.kill('SIGTERM');
+        } catch {
+          /* already gone */
+        }
       }
     }
     drainTimer = timers.setTimeout(() => {
@@ -167,6 +190,14 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       killNow();
     }, options.drainBoundMs);
     finishIfDrained();
+  }
+
+  function sendDrain(entry: Live): void {
+    try {
+      entry.worker.send(DRAIN_MESSAGE);
+    } catch {
+      /* its channel is already closed: it is exiting */
+    }
   }
 
   function killNow(): void {

@@ -814,7 +814,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     fieldSize: limits.fieldSize ?? 64 * 1024,
   };
   // The largest multipart body the upload limits can accept: every file and field at its limit, plus 64 KiB of part
-  // headers and boundaries. A Content-Length above it is 413 before reading (D96).
+  // headers and boundaries. A Content-Length above it is 413 before reading (D96); a chunked body is 413 the moment it
+  // passes it (D362).
   const multipartLimitBytes = uploadLimits.files * uploadLimits.fileSize + uploadLimits.fields * uploadLimits.fieldSize + 64 * 1024;
   const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes);
 
@@ -911,6 +912,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     const requestValidation = createRequestValidator(operation, validators[operation.operationId]!, {
       allow: allowOf.get(operation.path)!,
       uploadLimits,
+      multipartLimitBytes,
     });
     const responseValidation = validateResponses
       ? [

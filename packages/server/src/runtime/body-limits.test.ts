@@ -66,7 +66,7 @@ interface Exchange {
  * Send `head`, then `chunk` every `everyMs` (forever, until the answer): a client that is slow with its body. Resolves
  * with the answer and whether the server closes the socket afterwards.
  */
-function slowBody(head: string, chunk: string, everyMs = 5): Promise<Exchange> {
+function slowBody(head: string, chunk: string, everyMs = 5, endAfterBytes = Number.POSITIVE_INFINITY, end = ''): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const socket: Socket = connect(port, '127.0.0.1');
     let sent = 0;
@@ -83,9 +83,10 @@ function slowBody(head: string, chunk: string, everyMs = 5): Promise<Exchange> {
     socket.on('connect', () => {
       socket.write(head);
       timer = setInterval(() => {
-        if (sentBeforeAnswer >= 0 || socket.destroyed || !socket.writable) return;
+        if (sentBeforeAnswer >= 0 || socket.destroyed || !socket.writable || sent >= endAfterBytes) return;
         socket.write(chunk);
         sent += Buffer.byteLength(chunk);
+        if (sent >= endAfterBytes) socket.write(end); // the body is complete: an answer is due now at the latest
       }, everyMs);
     });
     socket.on('data', (d: Buffer) => {
@@ -141,6 +142,24 @@ describe('early answers on a body still arriving close the connection (D96)', ()
     // the answer came at the limit (plus what was in flight), not at the end of a body that never ends
     expect(res.sentBeforeAnswer).toBeGreaterThan(LIMIT);
     expect(res.sentBeforeAnswer).toBeLessThan(LIMIT * 4);
+  });
+
+  it('a chunked multipart upload is refused once it passes the multipart limit, not read to its end (D362)', async () => {
+    // the default upload limits: one file of 5 MiB and 20 fields of 64 KiB, plus 64 KiB of part headers
+    const multipartLimit = 5 * 1024 * 1024 + 20 * 64 * 1024 + 64 * 1024;
+    const frame = (data: string) => `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
+    const head =
+      'POST /pg/orders/OD0000000000000001/documents/ HTTP/1.1\r\nHost: x\r\nx-client-id: ck_test_1\r\nx-client-secret: cs_1\r\n' +
+      'content-type: multipart/form-data; boundary=x\r\ntransfer-encoding: chunked\r\n\r\n' +
+      frame('--x\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-');
+    // a 50 MB file, then the end of the form: before D362 the 413 came only after all of it had been read
+    const fifty = 50 * 1024 * 1024;
+    const res = await slowBody(head, frame('a'.repeat(64 * 1024)), 1, fifty, `${frame('\r\n--x--\r\n')}0\r\n\r\n`);
+    expect(res.status).toBe(413);
+    expect(res.head.toLowerCase()).toContain('connection: close');
+    expect(res.closed).toBe(true);
+    expect(res.sentBeforeAnswer).toBeGreaterThan(multipartLimit);
+    expect(res.sentBeforeAnswer).toBeLessThan(multipartLimit * 2);
   });
 
   it.each([

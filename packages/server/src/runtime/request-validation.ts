@@ -20,7 +20,8 @@ import { createRequire } from 'node:module';
 import type multerModule from 'multer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './app.js';
-import { VALIDATION_MESSAGE } from './errors.js';
+import { readingAtMost } from './body-limits.js';
+import { HttpError, VALIDATION_MESSAGE } from './errors.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -484,6 +485,11 @@ export interface RequestValidationOptions {
   /** The operation's path answers these methods (for 405 on HEAD and other methods Express routes here). */
   allow: string;
   uploadLimits: Required<UploadLimits>;
+  /**
+   * The largest multipart body the upload limits can accept (every file and field at its limit plus part headers).
+   * A chunked multipart body is refused with 413 as soon as it passes it (D362); unset: only multer's own limits.
+   */
+  multipartLimitBytes?: number;
 }
 
 /** The route-level middleware for one operation; rejections go to `next` as RequestRejection errors. */
@@ -558,7 +564,13 @@ export function createRequestValidator(
 
   if (!v.multipart) return [validate];
 
-  // 2. multipart/form-data: parsed with the limits, then the file parts counted into the body for validation
+  // 2. multipart/form-data: parsed with the limits, then the file parts counted into the body for validation.
+  // Chunked multipart bodies stopped at the limit (D362): on a limit error multer reads the request to its end before
+  // it calls back (so the client is not cut off mid-write), which made a 50 MB chunked upload read whole before its
+  // 413; a body without Content-Length is counted as it arrives and refused the moment it passes what the upload
+  // limits could ever accept (a declared Content-Length above it is refused before reading, `rejectDeclaredOversize`).
+  const limit = options.multipartLimitBytes;
+  const bounded = (handler: RequestHandler): RequestHandler => (limit === undefined ? handler : readingAtMost(handler, limit));
   let parser: RequestHandler | undefined;
   const upload: RequestHandler = (req, res, next) => {
     if (req.method !== method) {
@@ -569,8 +581,12 @@ export function createRequestValidator(
       next();
       return;
     }
-    parser ??= multer()({ limits: options.uploadLimits }).any();
+    parser ??= bounded(multer()({ limits: options.uploadLimits }).any());
     parser(req, res, (err?: unknown) => {
+      if (err instanceof HttpError) {
+        next(err); // the 413 of a chunked body past the multipart limit
+        return;
+      }
       if (err) {
         next(multerRejection(err, options.uploadLimits));
         return;
