@@ -108,8 +108,22 @@ interface MerchantRun {
 }
 
 /**
+ * How often a batch looks for (or opens) the open settlement of a currency before it gives up. Each miss means
+ * another run closed the settlement this batch just met (see openSettlement); a loser of two races in a row is
+ * already rare, so a handful of rounds only bounds a pathological case.
+ */
+const OPEN_SETTLEMENT_ATTEMPTS = 5;
+
+/**
  * The open settlement of (merchant, currency), created if there is none, locked for this batch (FOR UPDATE: a
  * concurrent run adding to it, or closing it, waits for this short transaction only).
+ *
+ * Settlement runs that race (two processes settling one merchant): this batch's INSERT ... ON CONFLICT DO NOTHING can
+ * meet another run's open settlement, and that run can close it before this batch's SELECT ... FOR UPDATE gets the
+ * row (the lock waits for the close, then the re-checked row is no longer `open`). Nothing is lost then: the winner
+ * closed what it had, and this batch opens the next settlement on its next round (the unique index on open
+ * settlements now lets its INSERT through). Read committed takes a new snapshot per statement, so a round sees the
+ * winner's close.
  */
 async function openSettlement(
   tx: Db,
@@ -118,29 +132,37 @@ async function openSettlement(
   currency: string,
   now: string,
 ): Promise<{ id: string; lines: number }> {
-  const find = () =>
-    tx.query<{ id: string; number_of_transactions: number }>(
-      `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
-      [m.id, currency],
-    );
-  let row = (await find()).rows[0];
-  if (!row) {
+  const find = async () =>
+    (
+      await tx.query<{ id: string; number_of_transactions: number }>(
+        `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
+        [m.id, currency],
+      )
+    ).rows[0];
+  for (let attempt = 1; attempt <= OPEN_SETTLEMENT_ATTEMPTS; attempt++) {
+    const found = await find();
+    if (found) return { id: found.id, lines: found.number_of_transactions };
     const from = currencyOf(currency);
     const to = currencyOf(m.settlementCurrency);
     const rate = forexRate(from, to);
     const id = await deps.ids.next(tx, 'settlement');
     // ON CONFLICT: a concurrent run opened it first (the unique index on open settlements); then add to theirs
-    await tx.query(
+    const inserted = await tx.query<{ id: string }>(
       `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
                                 gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
                                 settlement_amount_cents, utr_number, completed_at, created_at, status, number_of_transactions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING RETURNING id`,
       [id, m.id, currency, m.settlementCurrency, forexRateCents(from, to), rate.num.toString(), rate.den.toString(), newUtr(), now],
     );
-    row = (await find()).rows[0];
-    if (!row) throw new Error(`open settlement of ${m.id} ${currency} vanished`);
+    // ours: this transaction holds the new row (no one else sees it before commit), no lock to take
+    if (inserted.rows[0]) return { id, lines: 0 };
+    const theirs = await find();
+    if (theirs) return { id: theirs.id, lines: theirs.number_of_transactions };
+    // the winner closed it between our INSERT and our SELECT: look again (next round opens a new one)
   }
-  return { id: row.id, lines: row.number_of_transactions };
+  throw new Error(
+    `settlement run of ${m.id} ${currency}: the open settlement was closed by a concurrent run ${OPEN_SETTLEMENT_ATTEMPTS} times in a row; run again`,
+  );
 }
 
 /**
