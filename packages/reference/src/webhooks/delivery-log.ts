@@ -147,6 +147,11 @@ export async function redeliverWebhookDelivery(deps: ServiceDeps, scope: Scope, 
   );
   const id = rows[0]?.id;
   if (id === undefined) throw notFound(deliveryId);
+  // a redelivery by hand goes now: the endpoint's backoff does not hold it (it stays failing, so this is its probe; D342)
+  await deps.db.query(
+    `UPDATE webhook_endpoints SET retry_after = NULL WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1::bigint) AND retry_after IS NOT NULL`,
+    [id],
+  );
   const { rows: current } = await deps.db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id WHERE d.id = $1::bigint`,
     [id],
