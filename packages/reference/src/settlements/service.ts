@@ -223,6 +223,8 @@ async function writeLines(
          SELECT u.refund_id, u.payment_id, $1, $2, u.amount, $3, 'held', $4 FROM unnest($5::text[], $6::text[], $7::bigint[]) AS u(refund_id, payment_id, amount)`,
         [m.id, currency, s.id, now, held.map((r) => r.refundId), held.map((r) => r.paymentId), held.map((r) => r.amount)],
       );
+      // on the refund too: "INITIATED and not reserved" is a partial index, empty when nothing is due (D343)
+      await tx.query('UPDATE refunds SET reserved_by = $2 WHERE id = ANY($1::text[])', [held.map((r) => r.refundId), s.id]);
     }
     const released = ls.filter((l) => l.type === 'reserve_release').flatMap((l) => l.reserves.map((r) => r.refundId));
     if (released.length > 0) {
@@ -246,8 +248,7 @@ async function writeLines(
 async function unreservedRefunds(tx: Db, paymentIds: readonly string[]): Promise<Map<string, RefundGroup>> {
   const { rows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
     `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r
-     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'INITIATED'
-       AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'INITIATED' AND r.reserved_by IS NULL
      ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
     [paymentIds],
   );
@@ -358,8 +359,7 @@ async function adjustmentCandidates(db: Db, merchantId: string, after: string, l
     `SELECT payment_id FROM (
        SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL AND r.payment_id > $2
        UNION
-       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'INITIATED' AND r.payment_id > $2
-         AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'INITIATED' AND r.reserved_by IS NULL AND r.payment_id > $2
        UNION
        SELECT sr.payment_id FROM settlement_reserves sr WHERE sr.merchant_id = $1 AND sr.status = 'releasable' AND sr.payment_id > $2
      ) c JOIN payments p ON p.id = c.payment_id AND p.settlement_id IS NOT NULL
@@ -503,8 +503,7 @@ async function dueMerchants(deps: ServiceDeps, scope: Scope | null): Promise<str
      WHERE (EXISTS (SELECT 1 FROM payments p WHERE p.merchant_id = m.id AND p.status = 'CAPTURED' AND p.settlement_id IS NULL)
         OR EXISTS (SELECT 1 FROM refunds r WHERE r.merchant_id = m.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
         OR EXISTS (SELECT 1 FROM refunds r JOIN payments p ON p.id = r.payment_id
-                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND p.settlement_id IS NOT NULL
-                     AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id))
+                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND r.reserved_by IS NULL AND p.settlement_id IS NOT NULL)
         OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.merchant_id = m.id AND sr.status = 'releasable')
         OR EXISTS (SELECT 1 FROM settlements s WHERE s.merchant_id = m.id AND s.status = 'open')) ${inScope}
      ORDER BY m.id`,
