@@ -11,6 +11,7 @@ import { openTestDb, type TestDb } from '../../packages/reference/src/testing/te
 import { approvedMerchant, testDeps } from '../../packages/reference/src/testing/fixtures.js';
 import { runSettlements } from '../../packages/reference/src/settlements/service.js';
 import type { Db } from '../../packages/reference/src/db/db.js';
+import type { Scope } from '../../packages/reference/src/core/scope.js';
 import { adminDatabaseUrl, reportNotRun } from './helpers/processes.js';
 
 const PAYMENTS = 20_000;
@@ -106,11 +107,12 @@ if (!adminDatabaseUrl()) {
     }, 180_000);
     afterAll(async () => t?.dispose());
 
-    it.each([
+    const scopes: [string, () => Scope | null][] = [
       ['one merchant', () => scope.merchantScope],
       ['partner-wide', () => scope.partnerScope],
       ['every merchant (the scheduled run)', () => null],
-    ] as const)('%s: no Seq Scan, a handful of rows read, small estimates', async (_name, scopeOf) => {
+    ];
+    it.each(scopes)('%s: no Seq Scan, a handful of rows read, small estimates', async (_name, scopeOf) => {
       const seen: { sql: string; params: readonly unknown[] }[] = [];
       expect(await runSettlements({ ...deps, db: recording(t.db, seen) }, scopeOf())).toEqual([]);
       expect(seen.length).toBeGreaterThan(0);
