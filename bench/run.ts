@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
  * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
- * cli,settlements,webhooks,contract),
+ * cli,settlements,webhooks,webhook-isolation,contract),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
  * section: alternated rounds of fetch and client, default 9), BENCH_PAIR_WARMUP (s of unmeasured load on each server of
@@ -37,7 +37,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
 import { runSettlementsSection } from './sections/settlements.js';
-import { runWebhooksSection } from './sections/webhooks.js';
+import { runWebhookIsolationSection, runWebhooksSection } from './sections/webhooks.js';
 import { runContractSection } from './sections/contract.js';
 import { listsBudgets, runLists } from './sections/lists.js';
 
@@ -854,6 +854,7 @@ async function main(): Promise<void> {
   for (const [name, section] of [
     ['settlements', runSettlementsSection],
     ['webhooks', runWebhooksSection],
+    ['webhook-isolation', runWebhookIsolationSection],
     ['contract', runContractSection],
   ] as const) {
     if (want(name))

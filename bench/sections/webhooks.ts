@@ -39,7 +39,7 @@ interface Arrival {
   id: string;
 }
 
-/** The receiver: 204 at once, except on /slow (after 10 s). Records every arrival with the event's write time. */
+/** The receiver: 204 at once, except on /slow (after 10 s) and /failing (503 at once). Records every arrival with the event's write time. */
 async function startReceiver(): Promise<{ base: string; arrivals: Arrival[]; close(): Promise<void> }> {
   const arrivals: Arrival[] = [];
   const server: Server = createServer((req, res) => {
@@ -49,6 +49,7 @@ async function startReceiver(): Promise<{ base: string; arrivals: Arrival[]; clo
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { bench_t: number };
       arrivals.push({ path: req.url ?? '/', writtenAt: body.bench_t, at: Date.now(), id: String(req.headers['webhook-id']) });
       if (req.url === '/slow') setTimeout(() => res.writeHead(204).end(), SLOW_ANSWER_MS);
+      else if (req.url === '/failing') res.writeHead(503).end();
       else res.writeHead(204).end();
     });
   });
@@ -266,3 +267,168 @@ export async function runWebhooksSection(ctx: SectionContext): Promise<SectionRe
 
 /** One master key for every process of the run (random, 32 bytes as base64, as PAYGATE_MASTER_KEY wants). */
 const MASTER_KEY = randomBytes(32).toString('base64');
+
+const ISOLATION_BACKLOG = 50_000;
+const ISOLATION_RATE = 100;
+const ISOLATION_SECONDS = 20;
+
+/** CPU seconds of the PostgreSQL backends of `database` (their /proc stat), by pid, leaving out `exceptPid`. */
+async function backendCpu(client: pg.Client, database: string, exceptPid: number): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> $2', [
+    database,
+    exceptPid,
+  ]);
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    const s = cpuSeconds(pid);
+    if (s !== null) out.set(pid, s);
+  }
+  return out;
+}
+
+/**
+ * BENCH_ONLY=webhook-isolation (part of every full run): fair webhook delivery (issue 33). One merchant's endpoint
+ * answers 503 and has 50,000 due deliveries (written by SQL, due for an hour); another merchant's healthy endpoint gets
+ * 100 events/s for 20 s through the real `paygate serve`. Reported: the healthy merchant's event-to-delivery p50/p99
+ * (goal p99 < 1 s), the failing endpoint's attempts meanwhile, and deliveries (attempts of both) per CPU-second of the
+ * gateway process and of its PostgreSQL backends (/proc/<pid>/stat of pg_stat_activity's pids; the bench's own
+ * connection left out).
+ */
+export async function runWebhookIsolationSection(ctx: SectionContext): Promise<SectionResult> {
+  const db = await createThrowawayDatabase(ctx.adminUrl, 'paygate_bench_isolation');
+  const receiver = await startReceiver();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paygate-bench-isolation-'));
+  const client = new pg.Client({ connectionString: db.url });
+  let child: Child | undefined;
+  try {
+    const port = await freePort();
+    child = spawnNode({
+      args: gatewayCommand(ctx.root),
+      cwd: ctx.root,
+      port,
+      env: { ...gatewayEnv({ partner: PARTNER, dataDir, databaseUrl: db.url, logLevel: 'warn' }), PAYGATE_MASTER_KEY: MASTER_KEY },
+    });
+    await waitUntil(child, httpOk(`${child.url}/healthz`), performance.now(), 60_000, 50);
+    await client.connect();
+    const base = child.url;
+    const call = async (method: string, p: string, body: unknown, merchantId?: string) => {
+      const res = await fetch(`${base}${p}`, {
+        method,
+        headers: {
+          'X-Client-ID': PARTNER.id,
+          'X-Client-Secret': PARTNER.secret,
+          'Content-Type': 'application/json',
+          ...(merchantId ? { 'X-Merchant-ID': merchantId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as { data?: Record<string, unknown> };
+      if (!res.ok) throw new Error(`${method} ${p} -> ${res.status} ${JSON.stringify(json)}`);
+      return json.data ?? {};
+    };
+    const merchant = async (hookPath: string) => {
+      const id = String((await call('POST', '/partners/merchants/', createMerchantBody()))['id']);
+      await call('POST', `/sandbox/merchants/${id}/kyc`, { status: 'APPROVED' });
+      const ep = await call('POST', '/webhooks/endpoints', { url: `${receiver.base}${hookPath}`, events: ['PAYMENT_FAILED'] }, id);
+      return { id, endpointId: String(ep['id']) };
+    };
+    const failing = await merchant('/failing');
+    const healthy = await merchant('/fast');
+    const { rows } = await client.query<{ partner_id: string; pid: number }>(
+      'SELECT partner_id, pg_backend_pid() AS pid FROM merchants WHERE id = $1',
+      [healthy.id],
+    );
+    const partnerId = rows[0]!.partner_id;
+    const ownPid = rows[0]!.pid;
+    ctx.log(`  seeding ${ISOLATION_BACKLOG} due deliveries of a failing endpoint...`);
+    await client.query(
+      `WITH ev AS (
+         INSERT INTO events (sequence_number, type, partner_id, merchant_id, payload, created_at, fanned_out_at)
+         SELECT gen_random_uuid(), 'PAYMENT_FAILED', $1, $2, json_build_object('event_type', 'PAYMENT_FAILED', 'bench_t', 0),
+                now() - interval '1 hour' + i * interval '1 millisecond', now()
+         FROM generate_series(1, $4::int) AS i
+         RETURNING sequence_number, created_at)
+       INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempt, next_attempt_at, created_at, updated_at)
+       SELECT sequence_number, $3, 'pending', 0, created_at, created_at, created_at FROM ev`,
+      [partnerId, failing.id, failing.endpointId, ISOLATION_BACKLOG],
+    );
+    await client.query('ANALYZE webhook_deliveries');
+    receiver.arrivals.length = 0;
+    const gatewayCpu0 = cpuSeconds(child.pid) ?? 0;
+    const pgCpu0 = await backendCpu(client, db.name, ownPid);
+    const t0 = performance.now();
+    let written = 0;
+    for (let tick = 1; tick <= ISOLATION_SECONDS * 50; tick++) {
+      const n = Math.floor((tick * ISOLATION_RATE) / 50) - Math.floor(((tick - 1) * ISOLATION_RATE) / 50);
+      if (n > 0) {
+        await client.query(
+          `INSERT INTO events (sequence_number, type, partner_id, merchant_id, payload, created_at)
+           SELECT gen_random_uuid(), 'PAYMENT_FAILED', $1, $2, json_build_object('event_type', 'PAYMENT_FAILED', 'bench_t', $3::bigint), now()
+           FROM generate_series(1, $4::int)`,
+          [partnerId, healthy.id, Date.now(), n],
+        );
+        written += n;
+      }
+      const wait = t0 + tick * 20 - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    const deadline = performance.now() + 30_000;
+    while (receiver.arrivals.filter((a) => a.path === '/fast').length < written && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const elapsed = (performance.now() - t0) / 1000;
+    const gatewayCpu = (cpuSeconds(child.pid) ?? gatewayCpu0) - gatewayCpu0;
+    const pgCpu1 = await backendCpu(client, db.name, ownPid);
+    let pgCpu = 0;
+    for (const [pid, s] of pgCpu1) pgCpu += s - (pgCpu0.get(pid) ?? 0);
+    const fastArrivals = receiver.arrivals.filter((a) => a.path === '/fast');
+    const failingAttempts = receiver.arrivals.filter((a) => a.path === '/failing').length;
+    const latencies = fastArrivals.map((a) => a.at - a.writtenAt);
+    const p50 = pct(latencies, 0.5);
+    const p99 = fastArrivals.length < written ? Number.POSITIVE_INFINITY : pct(latencies, 0.99);
+    const attempts = fastArrivals.length + failingAttempts;
+    const perGatewayCpu = attempts / Math.max(0.01, gatewayCpu);
+    const perPgCpu = attempts / Math.max(0.01, pgCpu);
+    ctx.log(
+      `  ${ISOLATION_BACKLOG} due deliveries of a failing endpoint; another merchant at ${ISOLATION_RATE} events/s for ${ISOLATION_SECONDS} s: ` +
+        `p50 ${p50} ms, p99 ${p99} ms (${fastArrivals.length} of ${written} delivered); the failing endpoint got ${failingAttempts} attempts in ${elapsed.toFixed(1)} s; ` +
+        `${perGatewayCpu.toFixed(0)} deliveries per gateway CPU-second (${gatewayCpu.toFixed(2)} s), ${perPgCpu.toFixed(0)} per PostgreSQL CPU-second (${pgCpu.toFixed(2)} s)`,
+    );
+    return {
+      rows: [
+        {
+          section: 'webhooks',
+          name: `another merchant at ${ISOLATION_RATE} events/s beside ${ISOLATION_BACKLOG} due deliveries of a failing endpoint`,
+          p50,
+          p99,
+        },
+        {
+          section: 'webhooks',
+          name: 'same run: deliveries per CPU-second, gateway / PostgreSQL backends',
+          rps: perGatewayCpu,
+          rpsPerCpu: perPgCpu,
+        },
+      ],
+      budgets: [
+        {
+          name: `Webhook p99 of another merchant beside ${ISOLATION_BACKLOG} due deliveries of a failing endpoint`,
+          target: '< 1 s',
+          value: `${p99} ms (failing endpoint: ${failingAttempts} attempts in ${elapsed.toFixed(0)} s)`,
+          met: p99 < 1000,
+        },
+        {
+          name: 'Webhook deliveries per CPU-second beside a failing backlog (gateway, PostgreSQL)',
+          target: 'reported',
+          value: `${perGatewayCpu.toFixed(0)} per gateway CPU-s, ${perPgCpu.toFixed(0)} per PostgreSQL CPU-s`,
+          met: true,
+        },
+      ],
+    };
+  } finally {
+    await child?.stop();
+    await client.end().catch(() => undefined);
+    await receiver.close();
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -185,12 +185,12 @@ if (!adminDatabaseUrl()) {
     cases.push([
       'webhook deliveries',
       (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, paging),
-      { id: '1000' },
+      { id: 'dlv_AAAAAAAAAAAAAAAAAAAAAA' },
     ]);
     cases.push([
       'webhook deliveries, status failed (no match)',
       (s) => (d, paging) => listWebhookDeliveries(d, scopeOf(s), big.seeded.endpointId, { status: 'failed', ...paging }),
-      { id: '1000' },
+      { id: 'dlv_AAAAAAAAAAAAAAAAAAAAAA' },
     ]);
     cases.push(['merchants', () => (d, paging) => listMerchants(d, big.partnerId, paging), { scopes: ['partner'] }]);
 

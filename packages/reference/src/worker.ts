@@ -14,6 +14,7 @@ import {
   type ClaimedDelivery,
 } from './webhooks/deliveries.js';
 import { fanOutEvents } from './webhooks/fanout.js';
+import { endpointBackoffSeconds, noteEndpointHealth } from './webhooks/endpoint-health.js';
 import { createWebhookTransport, type WebhookTransport } from './webhooks/transport.js';
 
 /** Minimal logger (pino-compatible). Never receives secrets. */
@@ -156,7 +157,16 @@ export function createWorker(options: WorkerOptions): Worker {
   const busy = new Map<string, number>();
   const maxInFlight = options.batchSize ?? DEFAULT_DELIVERY_CONCURRENCY;
   const perEndpoint = Math.min(options.perEndpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY, maxInFlight);
-  const recorder = createAttemptRecorder((items) => recordAttempts(deps, items, schedule, options.jitter ?? 0.1));
+  const jitter = options.jitter ?? 0.1;
+  const backoffSeconds = endpointBackoffSeconds(schedule, jitter);
+  const recorder = createAttemptRecorder(async (items) => {
+    // endpoint-level backoff first (D342): while these deliveries are still claimed, no claim can pick the endpoint's
+    // other due work between the failure being recorded and the endpoint being marked failing
+    await noteEndpointHealth(deps, items, backoffSeconds).catch((err: unknown) =>
+      log?.warn({ err }, 'webhook endpoint health not recorded'),
+    );
+    return recordAttempts(deps, items, schedule, jitter);
+  });
 
   function deliver(d: ClaimedDelivery, report?: TickReport): Promise<void> {
     busy.set(d.endpoint_id, (busy.get(d.endpoint_id) ?? 0) + 1);

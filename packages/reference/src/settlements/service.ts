@@ -108,8 +108,22 @@ interface MerchantRun {
 }
 
 /**
+ * How often a batch looks for (or opens) the open settlement of a currency before it gives up. Each miss means
+ * another run closed the settlement this batch just met (see openSettlement); a loser of two races in a row is
+ * already rare, so a handful of rounds only bounds a pathological case.
+ */
+const OPEN_SETTLEMENT_ATTEMPTS = 5;
+
+/**
  * The open settlement of (merchant, currency), created if there is none, locked for this batch (FOR UPDATE: a
  * concurrent run adding to it, or closing it, waits for this short transaction only).
+ *
+ * Settlement runs that race (two processes settling one merchant): this batch's INSERT ... ON CONFLICT DO NOTHING can
+ * meet another run's open settlement, and that run can close it before this batch's SELECT ... FOR UPDATE gets the
+ * row (the lock waits for the close, then the re-checked row is no longer `open`). Nothing is lost then: the winner
+ * closed what it had, and this batch opens the next settlement on its next round (the unique index on open
+ * settlements now lets its INSERT through). Read committed takes a new snapshot per statement, so a round sees the
+ * winner's close.
  */
 async function openSettlement(
   tx: Db,
@@ -118,29 +132,37 @@ async function openSettlement(
   currency: string,
   now: string,
 ): Promise<{ id: string; lines: number }> {
-  const find = () =>
-    tx.query<{ id: string; number_of_transactions: number }>(
-      `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
-      [m.id, currency],
-    );
-  let row = (await find()).rows[0];
-  if (!row) {
+  const find = async () =>
+    (
+      await tx.query<{ id: string; number_of_transactions: number }>(
+        `SELECT id, number_of_transactions FROM settlements WHERE merchant_id = $1 AND transaction_currency = $2 AND status = 'open' FOR UPDATE`,
+        [m.id, currency],
+      )
+    ).rows[0];
+  for (let attempt = 1; attempt <= OPEN_SETTLEMENT_ATTEMPTS; attempt++) {
+    const found = await find();
+    if (found) return { id: found.id, lines: found.number_of_transactions };
     const from = currencyOf(currency);
     const to = currencyOf(m.settlementCurrency);
     const rate = forexRate(from, to);
     const id = await deps.ids.next(tx, 'settlement');
     // ON CONFLICT: a concurrent run opened it first (the unique index on open settlements); then add to theirs
-    await tx.query(
+    const inserted = await tx.query<{ id: string }>(
       `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
                                 gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
                                 settlement_amount_cents, utr_number, completed_at, created_at, status, number_of_transactions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING RETURNING id`,
       [id, m.id, currency, m.settlementCurrency, forexRateCents(from, to), rate.num.toString(), rate.den.toString(), newUtr(), now],
     );
-    row = (await find()).rows[0];
-    if (!row) throw new Error(`open settlement of ${m.id} ${currency} vanished`);
+    // ours: this transaction holds the new row (no one else sees it before commit), no lock to take
+    if (inserted.rows[0]) return { id, lines: 0 };
+    const theirs = await find();
+    if (theirs) return { id: theirs.id, lines: theirs.number_of_transactions };
+    // the winner closed it between our INSERT and our SELECT: look again (next round opens a new one)
   }
-  return { id: row.id, lines: row.number_of_transactions };
+  throw new Error(
+    `settlement run of ${m.id} ${currency}: the open settlement was closed by a concurrent run ${OPEN_SETTLEMENT_ATTEMPTS} times in a row; run again`,
+  );
 }
 
 /**
@@ -201,6 +223,8 @@ async function writeLines(
          SELECT u.refund_id, u.payment_id, $1, $2, u.amount, $3, 'held', $4 FROM unnest($5::text[], $6::text[], $7::bigint[]) AS u(refund_id, payment_id, amount)`,
         [m.id, currency, s.id, now, held.map((r) => r.refundId), held.map((r) => r.paymentId), held.map((r) => r.amount)],
       );
+      // on the refund too: "INITIATED and not reserved" is a partial index, empty when nothing is due (D343)
+      await tx.query('UPDATE refunds SET reserved_by = $2 WHERE id = ANY($1::text[])', [held.map((r) => r.refundId), s.id]);
     }
     const released = ls.filter((l) => l.type === 'reserve_release').flatMap((l) => l.reserves.map((r) => r.refundId));
     if (released.length > 0) {
@@ -224,8 +248,7 @@ async function writeLines(
 async function unreservedRefunds(tx: Db, paymentIds: readonly string[]): Promise<Map<string, RefundGroup>> {
   const { rows } = await tx.query<{ id: string; payment_id: string; amount_minor: number }>(
     `SELECT r.id, r.payment_id, r.amount_minor FROM refunds r
-     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'INITIATED'
-       AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+     WHERE r.payment_id = ANY($1::text[]) AND r.status = 'INITIATED' AND r.reserved_by IS NULL
      ORDER BY r.id FOR UPDATE OF r SKIP LOCKED`,
     [paymentIds],
   );
@@ -336,8 +359,7 @@ async function adjustmentCandidates(db: Db, merchantId: string, after: string, l
     `SELECT payment_id FROM (
        SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'PROCESSED' AND r.settlement_id IS NULL AND r.payment_id > $2
        UNION
-       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'INITIATED' AND r.payment_id > $2
-         AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id)
+       SELECT r.payment_id FROM refunds r WHERE r.merchant_id = $1 AND r.status = 'INITIATED' AND r.reserved_by IS NULL AND r.payment_id > $2
        UNION
        SELECT sr.payment_id FROM settlement_reserves sr WHERE sr.merchant_id = $1 AND sr.status = 'releasable' AND sr.payment_id > $2
      ) c JOIN payments p ON p.id = c.payment_id AND p.settlement_id IS NOT NULL
@@ -481,8 +503,7 @@ async function dueMerchants(deps: ServiceDeps, scope: Scope | null): Promise<str
      WHERE (EXISTS (SELECT 1 FROM payments p WHERE p.merchant_id = m.id AND p.status = 'CAPTURED' AND p.settlement_id IS NULL)
         OR EXISTS (SELECT 1 FROM refunds r WHERE r.merchant_id = m.id AND r.status = 'PROCESSED' AND r.settlement_id IS NULL)
         OR EXISTS (SELECT 1 FROM refunds r JOIN payments p ON p.id = r.payment_id
-                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND p.settlement_id IS NOT NULL
-                     AND NOT EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.refund_id = r.id))
+                   WHERE r.merchant_id = m.id AND r.status = 'INITIATED' AND r.reserved_by IS NULL AND p.settlement_id IS NOT NULL)
         OR EXISTS (SELECT 1 FROM settlement_reserves sr WHERE sr.merchant_id = m.id AND sr.status = 'releasable')
         OR EXISTS (SELECT 1 FROM settlements s WHERE s.merchant_id = m.id AND s.status = 'open')) ${inScope}
      ORDER BY m.id`,

@@ -3,7 +3,8 @@ import { buildWebhookHeaders } from '@paygate/webhooks/runtime/signing.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import type { Db } from '../db/db.js';
-import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
+import { shifted } from '../core/merchant-clock.js';
+import { claimFairly } from './claim.js';
 import { openWebhookSecret } from './endpoints.js';
 import { boundedRetryDelayMs, parseRetryAfterMs, RETRY_AFTER_STATUSES, retryDelayMs } from './retry.js';
 import { createWebhookTransport, type WebhookTransport } from './transport.js';
@@ -22,10 +23,6 @@ export interface ClaimedDelivery {
   clock_offset_seconds: number;
 }
 
-interface ClaimedRow extends Omit<ClaimedDelivery, 'secret'> {
-  secret_sealed: string;
-}
-
 /** Recorded as the attempt's error when the signing secret cannot be opened (nothing is sent unsigned). */
 export const SECRET_UNAVAILABLE_ERROR = 'signing secret does not open with this PAYGATE_MASTER_KEY';
 
@@ -37,51 +34,26 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 const DELIVERY_ID_TYPE = 'bigint';
 
 export interface ClaimOptions {
-  /** Most deliveries of one endpoint in flight at once (this process): a slow endpoint holds only these slots. */
+  /** Most deliveries of one endpoint in flight at once, across processes (the database's count of live leases). */
   perEndpointCap?: number;
-  /** Deliveries of each endpoint this process has in flight now (counted against the cap). */
+  /** Deliveries of each endpoint this process has in flight now; the larger of this and the database's count is used. */
   busy?: ReadonlyMap<string, number>;
 }
 
 /**
  * Claim due deliveries (pending and due, or delivering with an expired lease, each on the sandbox clock of the event's
  * merchant) with FOR UPDATE SKIP LOCKED, marking them `delivering` with a lease and the next attempt number, so two
- * processes never send the same attempt. One statement: endpoints at their cap (`busy`) are skipped in the scan of the
- * due index, and at most cap - busy deliveries of any other endpoint are taken (D114).
+ * processes never send the same attempt. Fair webhook claim (claim.ts, D342): each endpoint with due work gets its
+ * share before the window of `limit` is filled, failing endpoints one probe after their backoff, and the cost does
+ * not grow with any endpoint's backlog.
  */
 export async function claimDueDeliveries(deps: ServiceDeps, limit = 20, options: ClaimOptions = {}): Promise<ClaimedDelivery[]> {
-  const cap = options.perEndpointCap ?? limit;
-  const busy = [...(options.busy ?? new Map<string, number>())].filter(([, n]) => n > 0);
-  const saturated = busy.filter(([, n]) => n >= cap).map(([id]) => id);
-  const base = formatIso(deps.clock.now());
-  const merchantNow = merchantNowSql('$1', 'e.merchant_id');
-  const due = `((d.status = 'pending' AND d.next_attempt_at <= ${latestNowSql('$1')} AND d.next_attempt_at <= ${merchantNow})
-          OR (d.status = 'delivering' AND d.lease_expires_at <= ${merchantNow}))`;
-  const { rows: claimed } = await deps.db.query<ClaimedRow>(
-    `WITH due AS (
-       SELECT d.id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.disabled_at IS NULL
-       WHERE ${due} AND d.endpoint_id <> ALL($3::text[])
-       ORDER BY d.next_attempt_at LIMIT $6
-     ), picked AS (
-       SELECT r.id FROM (
-         SELECT due.*, row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS rn FROM due
-       ) r LEFT JOIN unnest($4::text[], $5::int[]) AS b(endpoint_id, n) ON b.endpoint_id = r.endpoint_id
-       WHERE r.rn <= $7::int - coalesce(b.n, 0)
-       ORDER BY r.next_attempt_at LIMIT $2
-     ), locked AS (
-       SELECT d.id FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
-       WHERE d.id IN (SELECT id FROM picked) AND ${due}
-       FOR UPDATE OF d SKIP LOCKED
-     )
-     UPDATE webhook_deliveries d SET status = 'delivering', attempt = d.attempt + 1,
-            lease_expires_at = ${merchantNow} + interval '${DELIVERY_LEASE_SECONDS} seconds', updated_at = ${merchantNow}
-     FROM locked, events e, webhook_endpoints w
-     WHERE d.id = locked.id AND e.sequence_number = d.event_id AND w.id = d.endpoint_id
-     RETURNING d.id, d.attempt, d.event_id, e.payload, w.url, d.endpoint_id, w.secret_sealed,
-               (w.deleted_at IS NOT NULL) AS endpoint_deleted, ${merchantOffsetSql('e.merchant_id')} AS clock_offset_seconds`,
-    [base, limit, saturated, busy.map(([id]) => id), busy.map(([, n]) => n), Math.max(limit * 2, 64), cap],
-  );
+  const claimed = await claimFairly(deps, {
+    room: limit,
+    perEndpointCap: options.perEndpointCap ?? limit,
+    leaseSeconds: DELIVERY_LEASE_SECONDS,
+    ...(options.busy ? { busy: options.busy } : {}),
+  });
   const out: ClaimedDelivery[] = [];
   const opened = new Map<string, string | null>();
   for (const row of claimed) {

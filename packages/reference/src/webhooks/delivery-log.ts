@@ -104,9 +104,11 @@ export async function listWebhookDeliveries(
   if (query.status !== undefined) where.push(`d.status = ${p.add(query.status)}`);
   const cond = where.join(' AND ');
   const countValues = [...p.values];
-  const keyset = keysetClauses(req, 'd.created_at', 'd.id', p, 'bigint');
+  // Opaque cursors: the page key is (created_at, public_id), both shown on the delivery itself; the internal sequence
+  // (d.id) would tell a merchant every tenant's delivery volume between two cursors
+  const keyset = keysetClauses(req, 'd.created_at', 'd.public_id', p);
   const [count, { rows }] = await Promise.all([
-    cappedCount(deps.db, `FROM webhook_deliveries d WHERE ${cond}`, countValues, 'd.created_at', 'd.id'),
+    cappedCount(deps.db, `FROM webhook_deliveries d WHERE ${cond}`, countValues, 'd.created_at', 'd.public_id'),
     deps.db.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id
        WHERE ${cond}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,
@@ -121,7 +123,7 @@ export async function listWebhookDeliveries(
     req,
     count,
     rows,
-    (r) => ({ at: r.created_at, id: r.id }),
+    (r) => ({ at: r.created_at, id: r.public_id }),
     (r) => deliveryView(r, attempts.get(r.id) ?? []),
   );
 }
@@ -145,6 +147,11 @@ export async function redeliverWebhookDelivery(deps: ServiceDeps, scope: Scope, 
   );
   const id = rows[0]?.id;
   if (id === undefined) throw notFound(deliveryId);
+  // a redelivery by hand goes now: the endpoint's backoff does not hold it (it stays failing, so this is its probe; D342)
+  await deps.db.query(
+    `UPDATE webhook_endpoints SET retry_after = NULL WHERE id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1::bigint) AND retry_after IS NOT NULL`,
+    [id],
+  );
   const { rows: current } = await deps.db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.sequence_number = d.event_id WHERE d.id = $1::bigint`,
     [id],

@@ -196,7 +196,10 @@ export async function enableWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
   const { rows } = await deps.db.query<EndpointRow>(
     `UPDATE webhook_endpoints
      SET events_after_position = CASE WHEN disabled_at IS NULL THEN events_after_position ELSE ${LAST_EVENT_POSITION_SQL} END,
-         disabled_at = NULL, disabled_reason = NULL
+         disabled_at = NULL, disabled_reason = NULL,
+         -- the merchant says the receiver is back: no endpoint-level backoff left over (D342)
+         failing_since = CASE WHEN disabled_at IS NULL THEN failing_since END,
+         retry_after = CASE WHEN disabled_at IS NULL THEN retry_after END
      WHERE id = ${p.add(endpointId)} AND ${ownerCondition(scope, p)} AND deleted_at IS NULL RETURNING ${COLUMNS}`,
     p.values,
   );
