@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command as docs } from '../../generators/src/cli/commands/docs.js';
 import { runCommand } from '../../generators/src/cli/run-command.js';
 import { findInternalReferences, visibleText } from '../support/internal-references.js';
+import { escapePointerToken } from '@paygate/contract/json';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -22,7 +23,7 @@ function strings(value: unknown, pointer = ''): { pointer: string; text: string 
   if (typeof value === 'string') return [{ pointer, text: value }];
   if (Array.isArray(value)) return value.flatMap((v, i) => strings(v, `${pointer}/${i}`));
   if (value !== null && typeof value === 'object')
-    return Object.entries(value).flatMap(([k, v]) => strings(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+    return Object.entries(value).flatMap(([k, v]) => strings(v, `${pointer}/${escapePointerToken(k)}`));
   return [];
 }
 

@@ -142,7 +142,7 @@ describe('usage and environment errors', () => {
       EXIT.environment,
       /Cannot reach .*paygate serve/,
     ],
-  ])('%s: exit %i, the message says what to do, no stack trace', async (_label, argv, expected, message) => {
+  ])('%s (argv %j): exit %i, the message says what to do, no stack trace', async (_label, argv, expected, message) => {
     const { code, err } = await cli(argv, project);
     expect(code).toBe(expected);
     expect(err).toMatch(message);

@@ -10,6 +10,7 @@ import { SpecDoc, deepEqual, fromPointer, isObj, join, type Located, type Obj } 
 import { ChangeGraph, toChange, type Entry, type GraphNode } from './graph.js';
 import { Emitter, compareAnnotations, schemaPair, type Direction, type Sides } from './schema-compare.js';
 import { CLASSIFICATIONS, type Change, type Classification, type ContractSnapshot } from './types.js';
+import { escapePointerToken } from '../util/json.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const OPERATION_ANNOTATIONS = ['summary', 'description', 'tags', 'externalDocs', 'deprecated'];
@@ -810,7 +811,7 @@ function container(rest: readonly string[], base: readonly string[], openapi: re
   if (rest[0] === 'requestBody') return `request body${media(1)}`;
   if (rest[0] === 'responses' && rest[1] !== undefined) return `response ${rest[1]}${media(2)}`;
   if (rest[0] === 'parameters' && rest[1] !== undefined) {
-    const pointer = `/${[...base, 'parameters', rest[1]].map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    const pointer = `/${[...base, 'parameters', rest[1]].map((s) => escapePointerToken(s)).join('/')}`;
     for (const doc of openapi) {
       const node = doc.at(pointer);
       if (node === undefined) continue;

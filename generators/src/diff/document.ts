@@ -5,22 +5,23 @@
  * schemas are compared once (D104).
  */
 import type { SpecDocument } from './types.js';
+import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
+export { isObj } from '../util/json.js';
 
 export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function toPointer(path: readonly (string | number)[]): string {
   return path.map((s) => `/${escape(String(s))}`).join('');
 }
 
-export const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+export const escape = escapePointerToken;
 
 export function fromPointer(pointer: string): string[] {
   return pointer
     .replace(/^#/, '')
     .split('/')
     .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((s) => unescapePointerToken(s));
 }
 
 export const join = (pointer: string, ...segments: (string | number)[]) => pointer + segments.map((s) => `/${escape(String(s))}`).join('');

@@ -17,12 +17,12 @@ import { EnvironmentError } from '../cli/command.js';
 import { loadOpenApi } from '../parse/openapi.js';
 import { stripParserKeys } from '../parse/asyncapi.js';
 import type { ContractSnapshot, EventMessage } from './types.js';
+import { isObj } from '../util/json.js';
 
 const run = promisify(execFile);
 const GIT_BUFFER = 64 * 1024 * 1024;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `<ref>:<path>` when the text is not an existing file and has a colon that is not a Windows drive letter. */
 export function parseGitSpec(spec: string, cwd: string): { ref: string; file: string } | undefined {

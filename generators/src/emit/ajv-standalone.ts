@@ -9,9 +9,10 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { Options as AjvOptions } from 'ajv';
 import { UnsupportedSpecError } from '../parse/refusal.js';
 import { sortedEntries } from '../util/sorted.js';
+import { isObj } from '../util/json.js';
+export { isObj } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export type StandaloneAjv = InstanceType<typeof Ajv2020.default> | InstanceType<typeof AjvDraft7.default>;
 

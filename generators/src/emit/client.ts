@@ -3,6 +3,7 @@ import { apiName, camelCase, methodNameForTag, propertyKey, safeIdentifier } fro
 import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
 import { BODY_TYPE, bodyRef, briefDescription, operationAliases, operationTypeRef, usesAlias } from './names.js';
+import { unescapePointerToken } from '../util/json.js';
 
 export interface ClientArgView {
   name: string;
@@ -108,7 +109,7 @@ export function errorBodyParts(op: OperationModel, alias: string): string[] {
     const media = pickMedia(r.content);
     const ref = (media?.schema as { $ref?: unknown } | undefined)?.$ref;
     const component = typeof ref === 'string' ? COMPONENT_SCHEMA_REF.exec(ref)?.[1] : undefined;
-    if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(component.replace(/~1/g, '/').replace(/~0/g, '~'))}]`);
+    if (component !== undefined) parts.push(`components["schemas"][${JSON.stringify(unescapePointerToken(component))}]`);
     else parts.push(media === undefined ? 'undefined' : bodyRef(alias, responseKey(r.status), media.mediaType));
   }
   return [...new Set(parts)];

@@ -9,9 +9,7 @@
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, ResponseModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, unescapePointerToken } from '../util/json.js';
 
 export interface SpecErrorResponseRow {
   /** `404`, `4XX`, `default`. */
@@ -65,7 +63,7 @@ function statusRank(status: string): string {
 const COMPONENT = /^#\/components\/schemas\/(.+)$/;
 const componentName = (ref: string): string | undefined => {
   const match = COMPONENT.exec(ref);
-  return match === null ? undefined : match[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+  return match === null ? undefined : unescapePointerToken(match[1]!);
 };
 
 /**

@@ -23,6 +23,7 @@ import { compareStrings } from '../util/sorted.js';
 import { clientBaseName } from './client.js';
 import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
+import { isObj } from '../util/json.js';
 
 export interface ErrorEntry {
   code: string;
@@ -618,9 +619,6 @@ export function parseDecisions(markdown: string): DecisionEntry[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Events from the model
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function resolverOf(model: Pick<ApiModel, 'schemas'>): RefResolver {
   return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });

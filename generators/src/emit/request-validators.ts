@@ -24,6 +24,7 @@ import {
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
+import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
 
@@ -433,22 +434,6 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
   return { code, operations, notValidated };
 }
 
-/** Schema keywords holding one subschema, a list of them, or a map of them (names are data in a map). */
-const SUBSCHEMA = new Set([
-  'items',
-  'additionalProperties',
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-]);
-const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
 /** Shorter subschemas are not worth a function call and a def (their code is a few lines). */
 const MIN_SHARED_LENGTH = 200;
 
@@ -462,9 +447,10 @@ function mapSubschemas(schema: unknown, replace: (sub: unknown) => unknown): unk
   const visit = (sub: unknown): unknown => replace(sub) ?? mapSubschemas(sub, replace);
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (SUBSCHEMA.has(key)) out[key] = Array.isArray(value) ? value.map(visit) : visit(value);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(visit);
-    else if (SUBSCHEMA_MAPS.has(key) && isObj(value)) out[key] = Object.fromEntries(Object.entries(value).map(([n, v]) => [n, visit(v)]));
+    if (SUBSCHEMA_KEYWORDS.one.has(key)) out[key] = Array.isArray(value) ? value.map(visit) : visit(value);
+    else if (SUBSCHEMA_KEYWORDS.list.has(key) && Array.isArray(value)) out[key] = value.map(visit);
+    else if (SUBSCHEMA_KEYWORDS.map.has(key) && isObj(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([n, v]) => [n, visit(v)]));
     else out[key] = value;
   }
   return out;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runtimeDocument } from './runtime-document.js';
+import { unescapePointerToken } from '../util/json.js';
 
 const doc = {
   openapi: '3.1.0',
@@ -197,8 +198,7 @@ describe('runtimeDocument (D158)', () => {
         .slice(2)
         .split('/')
         .reduce<unknown>(
-          (at, t) =>
-            at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined,
+          (at, t) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[unescapePointerToken(t)] : undefined),
           runtime,
         );
       expect(target, ref).toBeDefined();

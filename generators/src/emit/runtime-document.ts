@@ -18,9 +18,9 @@
  * from the embedded document (Paygate's contract suite and benchmarks build requests from them) says so with
  * `info.x-embedded-examples: true`: `example`/`examples` are then kept (prose still goes).
  */
+import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Annotations no runtime reads, in any object of the document. */
 const PROSE = new Set(['description', 'summary', 'externalDocs', '$comment']);
@@ -48,23 +48,6 @@ const NAME_MAPS = new Set([
   'callbacks',
 ]);
 
-/** Schema keywords holding one subschema, a list of them, or a map of them (the serializers' list). */
-const SUBSCHEMA = new Set([
-  'items',
-  'additionalProperties',
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-]);
-const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-
 /**
  * A vendor extension no runtime reads. Kept: the toolkit's own `x-paygate-*`, and those express-openapi-validator (the
  * response validator, and the request-validation oracle of the differential test) reads from the document:
@@ -89,8 +72,8 @@ export function runtimeDocument(document: Readonly<Record<string, unknown>>): Ob
     const out: Obj = {};
     for (const [key, value] of Object.entries(node)) {
       if (dropped(key) || SCHEMA_PROSE.has(key)) continue;
-      if (SUBSCHEMA.has(key) || SUBSCHEMA_LISTS.has(key)) out[key] = schema(value);
-      else if (SUBSCHEMA_MAPS.has(key) && isObj(value)) out[key] = mapValues(value, schema);
+      if (SUBSCHEMA_KEYWORDS.one.has(key) || SUBSCHEMA_KEYWORDS.list.has(key)) out[key] = schema(value);
+      else if (SUBSCHEMA_KEYWORDS.map.has(key) && isObj(value)) out[key] = mapValues(value, schema);
       else out[key] = value;
     }
     return out;

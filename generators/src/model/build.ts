@@ -21,6 +21,7 @@ import type {
 } from './types.js';
 import { HTTP_METHODS } from './types.js';
 import { detectPagination } from './pagination.js';
+import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
 
@@ -50,7 +51,6 @@ export interface BuildModelOptions {
   plannedEvents?: PlannedEventInput[];
 }
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function extensionsOf(node: Obj): Extensions {
@@ -75,7 +75,7 @@ export class RefResolver {
       .slice(1)
       .split('/')
       .filter((s) => s.length > 0)) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      const key = unescapePointerToken(decodeURIComponent(raw));
       if (!isObj(node) && !Array.isArray(node)) throw new Error(`Unresolvable $ref ${ref}`);
       node = (node as Obj)[key];
     }
@@ -399,7 +399,7 @@ const ENUM_VALUE = (v: unknown): v is string | number | boolean | null => v === 
  */
 export function collectEnums(schemas: readonly { name: string; schema: JsonSchema }[]): EnumModel[] {
   const out = new Map<string, EnumModel>();
-  const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+  const escape = escapePointerToken;
   for (const { name, schema } of schemas) {
     if (!isObj(schema) || !Array.isArray(schema.enum) || !schema.enum.every(ENUM_VALUE)) continue;
     const id = pascalCase(name);
@@ -502,7 +502,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
     ([name, schema]) => ({
       name,
-      ref: `#/components/schemas/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      ref: `#/components/schemas/${escapePointerToken(name)}`,
       schema,
     }),
   );

@@ -13,10 +13,10 @@ import { compareStrings, sortedEntries } from '../util/sorted.js';
 import type { AsyncMessageInput, RefResolver } from './build.js';
 import type { EventOriginModel, JsonSchema, OperationModel, ParameterModel, WebhookEventModel } from './types.js';
 import { HTTP_METHODS } from './types.js';
+import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The document-level extension that names the discriminator (D211), e.g. `x-event-discriminator: type`. */
@@ -68,7 +68,7 @@ interface Declaration extends DiscriminatorCandidate {
   constants: Map<string, string>;
 }
 
-const pointerToken = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerToken = escapePointerToken;
 
 /** The payload of a webhook or callback operation: its JSON media type's schema (else the first media type's). */
 function payloadOf(resolver: RefResolver, op: Obj): { mediaType: string; schema: JsonSchema; media: Obj } | undefined {
@@ -132,7 +132,7 @@ function componentTypeRef(schema: JsonSchema): string | undefined {
   const ref = isObj(schema) && typeof schema.$ref === 'string' ? schema.$ref : undefined;
   const match = ref === undefined ? null : /^#\/components\/schemas\/([^/]+)$/.exec(ref);
   if (match === null) return undefined;
-  const name = decodeURIComponent(match[1]!).replace(/~1/g, '/').replace(/~0/g, '~');
+  const name = unescapePointerToken(decodeURIComponent(match[1]!));
   return `components["schemas"][${JSON.stringify(name)}]`;
 }
 

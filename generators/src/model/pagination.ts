@@ -11,10 +11,9 @@
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import type { RefResolver } from './build.js';
 import type { HeaderModel, HttpMethod, PageTotalModel, PageValueSource, PaginationModel, ParameterModel, ResponseModel } from './types.js';
+import { isObj, unescapePointerToken } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A name without case and separators: `next_page_token`, `nextPageToken` and `page[size]` -> `nextpagetoken`, `pagesize`. */
 export function normName(name: string): string {
@@ -530,7 +529,7 @@ function pathOf(value: unknown): string[] | undefined {
   return value
     .slice(1)
     .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((t) => unescapePointerToken(t));
 }
 
 const STRATEGIES = ['cursor', 'lastItem', 'nextLink', 'offset', 'page'] as const;

@@ -15,6 +15,7 @@
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import { isObj } from '../util/json.js';
 
 export type PatternOutcome =
   /** Valid with `u`: used unchanged. */
@@ -178,8 +179,6 @@ function pointerOf(trail: Trail): string {
   while (root.parent !== undefined) root = root.parent;
   return [root.key, ...keys.reverse()].join('/');
 }
-
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Maps whose keys are names chosen by the author, not keywords: a property called `default` or `example` is a

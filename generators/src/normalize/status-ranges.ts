@@ -9,9 +9,9 @@
  */
 import { HTTP_METHODS } from '../model/types.js';
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
+import { isObj } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const RANGE = /^[1-5]xx$/i;
 

@@ -1,7 +1,6 @@
 import { pointerToken, UnsupportedSpecError } from './refusal.js';
+import { isObj, unescapePointerToken } from '../util/json.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const PREFIX = '#/components/schemas/';
 
 /**
@@ -16,7 +15,7 @@ export function refuseRefCycles(document: unknown, file: string): void {
     const seen = [name];
     let current: unknown = schemas[name];
     while (isObj(current) && typeof current.$ref === 'string' && current.$ref.startsWith(PREFIX)) {
-      const target = current.$ref.slice(PREFIX.length).replace(/~1/g, '/').replace(/~0/g, '~');
+      const target = unescapePointerToken(current.$ref.slice(PREFIX.length));
       if (seen.includes(target)) {
         throw new UnsupportedSpecError(
           file,

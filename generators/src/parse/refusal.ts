@@ -1,3 +1,4 @@
+import { escapePointerToken } from '../util/json.js';
 /**
  * A construct of the spec the generators cannot turn into working code. It is refused before anything is written,
  * naming the file and the JSON pointer of the construct, what is wrong and what to do next; the CLI prints the
@@ -24,7 +25,7 @@ export class UnsupportedSpecError extends Error {
 
 /** One JSON-pointer token (RFC 6901). */
 export function pointerToken(key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+  return escapePointerToken(String(key));
 }
 
 /** The OpenAPI file of a model's `source` (`openapi.yaml + asyncapi.yaml` -> `openapi.yaml`). */

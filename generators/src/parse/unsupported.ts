@@ -4,9 +4,9 @@
  * schemas Ajv cannot compile; patterns: generators/src/normalize/patterns.ts).
  */
 import { pointerToken, UnsupportedSpecError } from './refusal.js';
+import { isObj } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Names every plain object inherits (`constructor`, `toString`, ...): the type layer's resolver mistakes them for its own. */
 const INHERITED_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));

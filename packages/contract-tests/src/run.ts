@@ -56,7 +56,10 @@ export async function runContractSuite(options: ContractSuiteOptions): Promise<C
   });
   const files = (options.only ?? SUITE_FILES).map((name) => `${CODE_DIR}/suite/${name}.suite.${EXT}`);
   // Running from source, the @paygate packages resolve to their TypeScript as in this repository's vitest config.
-  const conditions = FROM_SOURCE ? { resolve: { conditions: ['source'] }, ssr: { resolve: { conditions: ['source'] } } } : {};
+  // The global setup runs in vitest's own `__vitest__` environment, which needs the condition too (without it the
+  // suite resolved @paygate/contract only once a build had written dist/).
+  const source = { resolve: { conditions: ['source'] } };
+  const conditions = FROM_SOURCE ? { ...source, ssr: source, environments: { __vitest__: source } } : {};
   try {
     const vitest = await startVitest(
       'test',

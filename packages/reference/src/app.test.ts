@@ -101,7 +101,7 @@ function hostedOrder(reference: string, extra: Record<string, unknown> = {}): Cr
     reference_id: reference,
     buyer: {
       name: 'Priya Sharma',
-      email: 'priya@example.in',
+      email: 'priya@example.com',
       phone: '+919876543210',
       address: { line_1: 'Flat 4B', line_2: 'Carter Road', city: 'Mumbai', state: 'MH', postal_code: '400050' },
     },
@@ -598,38 +598,38 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['s2s with a card', { collection_mode: 's2s', upi_flow_type: 'intent', mop_type: 'CREDIT_CARD' }, 'mop_type'],
     ['a javascript: return_url', { return_url: 'javascript:alert(1)' }, 'return_url'],
     // B21: http:// only to the merchant's own machine
-    ['an http:// return_url to a public host', { return_url: 'http://shop.example.in/return' }, 'return_url'],
-    ['an http:// return_url to a look-alike of localhost', { return_url: 'http://localhost.shop.example.in/return' }, 'return_url'],
+    ['an http:// return_url to a public host', { return_url: 'http://shop.example/return' }, 'return_url'],
+    ['an http:// return_url to a look-alike of localhost', { return_url: 'http://localhost.shop.example/return' }, 'return_url'],
     // D44: format uri is RFC 3986 in full (the URL lands in an HTML form the gateway renders)
-    ['a return_url with a double quote', { return_url: 'https://shop.example.in/return"x' }, 'return_url'],
-    ['a return_url with angle brackets', { return_url: 'https://shop.example.in/<script>' }, 'return_url'],
+    ['a return_url with a double quote', { return_url: 'https://shop.example/return"x' }, 'return_url'],
+    ['a return_url with angle brackets', { return_url: 'https://shop.example/<script>' }, 'return_url'],
     ['an amount with one decimal', { amount: '10.5' }, 'amount'],
     ['a lower-case currency', { currency: 'inr' }, 'currency'],
     ['an unknown upi_app_name', { upi_app_name: 'mystery' }, 'upi_app_name'],
     ['an impossible invoice date', { invoice: { number: 'INV-9', date: '2026-02-30' } }, 'invoice.date'],
     [
       'a lone UTF-16 surrogate in a string',
-      { buyer: { name: 'Priya \ud800', email: 'priya@example.in', phone: '+919876543210' } },
+      { buyer: { name: 'Priya \ud800', email: 'priya@example.com', phone: '+919876543210' } },
       'buyer.name',
     ],
     [
       'an impossible buyer dob',
-      { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', dob: '1990-13-01' } },
+      { buyer: { name: 'Priya Sharma', email: 'priya@example.com', phone: '+919876543210', dob: '1990-13-01' } },
       'buyer.dob',
     ],
     // D89: formats the seed types only as "string"
     [
       'a lower-case PAN',
-      { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+919876543210', pan_number: 'abcde1234f' } },
+      { buyer: { name: 'Priya Sharma', email: 'priya@example.com', phone: '+919876543210', pan_number: 'abcde1234f' } },
       'buyer.pan_number',
     ],
-    ['a phone with letters', { buyer: { name: 'Priya Sharma', email: 'priya@example.in', phone: '+91-CALL-ME' } }, 'buyer.phone'],
+    ['a phone with letters', { buyer: { name: 'Priya Sharma', email: 'priya@example.com', phone: '+91-CALL-ME' } }, 'buyer.phone'],
     [
       'a one-character postal code',
       {
         buyer: {
           name: 'Priya Sharma',
-          email: 'priya@example.in',
+          email: 'priya@example.com',
           phone: '+919876543210',
           address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '1' },
         },
@@ -639,7 +639,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     ['a one-digit HS code', { product: { name: 'Silk saree', description: 'Hand-woven', hs_code: '1' } }, 'product.hs_code'],
     ['a reference_id with a space', { reference_id: 'ORDER 1' }, 'reference_id'],
   ];
-  it.each(['https://shop.example.in/return', 'http://localhost:3000/return', 'http://127.0.0.1/return', 'http://[::1]:8080/return?x=1'])(
+  it.each(['https://shop.example/return', 'http://localhost:3000/return', 'http://127.0.0.1/return', 'http://[::1]:8080/return?x=1'])(
     'order create at the edge: return_url %s is accepted (B21)',
     async (returnUrl) => {
       const res = await merchant().orders.create(hostedOrder(`EDGE-${randomBytes(4).toString('hex')}`, { return_url: returnUrl }));

@@ -129,6 +129,8 @@ describe('paygate serve: timeouts and the connection cap', () => {
       'PAYGATE_REDIS_KEY_PREFIX',
       'PAYGATE_TRUST_PROXY',
       'PAYGATE_DB_POOL_SIZE',
+      'DATABASE_DIRECT_URL',
+      'PAYGATE_DB_LOCK_TIMEOUT_MS',
       'PAYGATE_TENANT_SHARE',
       'PAYGATE_TENANT_QUEUE',
       'PAYGATE_HEADERS_TIMEOUT_MS',

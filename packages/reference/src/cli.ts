@@ -36,6 +36,10 @@ Environment:
   PAYGATE_MODE                   sandbox (default) or production (production hides /sandbox/* and needs https webhooks)
   PAYGATE_PUBLIC_URL             absolute base URL clients reach the gateway at (default http://localhost:$PORT)
   DATABASE_URL                   PostgreSQL connection string; unset = embedded PGlite in PAYGATE_DATA_DIR
+  DATABASE_DIRECT_URL            behind a transaction pooler (PgBouncer): a direct PostgreSQL URL for LISTEN (instant
+                                   webhook wake-ups, credential invalidation); unset: LISTEN on DATABASE_URL unless it
+                                   is a pooler, and credential changes are polled every 0.5 s
+  PAYGATE_DB_LOCK_TIMEOUT_MS     longest wait for a locked row in a transaction (default 3000; then 503 + Retry-After)
   PAYGATE_DATA_DIR               data directory: PGlite database, uploaded documents, sandbox credentials (default ./.paygate)
   PAYGATE_PARTNER_CLIENT_ID      partner credential to accept (with PAYGATE_PARTNER_CLIENT_SECRET, >= 16 characters);
   PAYGATE_PARTNER_CLIENT_SECRET    in sandbox mode one is generated into <data dir>/sandbox-partner.json when unset

@@ -17,7 +17,7 @@ import { systemClock } from './core/clock.js';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { createReadiness, type Readiness } from './http/readiness.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
-import { CredentialCache } from './credentials/cache.js';
+import { CREDENTIAL_POLL_MS, CredentialCache } from './credentials/cache.js';
 import { markStartupStage } from './core/startup-stages.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
@@ -190,7 +190,13 @@ export async function openReference(
       allowPrivateDestinations: config.webhookPrivateDestinations,
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    const credentials = new CredentialCache(db, { ttlMs: config.credentialCacheTtlMs, now: () => clock.now() });
+    const credentials = new CredentialCache(db, {
+      ttlMs: config.credentialCacheTtlMs,
+      now: () => clock.now(),
+      // PostgreSQL without a direct URL for LISTEN: DATABASE_URL may be a transaction pooler, where notifications are
+      // lost without an error, so credential changes are polled as well (D352)
+      ...(config.databaseUrl && !config.databaseDirectUrl ? { pollMs: CREDENTIAL_POLL_MS } : {}),
+    });
     await credentials.start();
     markStartupStage('credential cache listening');
     const rateLimiter = createRateLimiter({

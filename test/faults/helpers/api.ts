@@ -61,7 +61,7 @@ export function merchantRequest(brand: string, country = 'IN'): Schemas['CreateM
       registration_number: 'U74999MH2020PTC123456',
       international_org_type: 'PRIVATE_LIMITED',
       tax_id: '27AAACA1234A1Z5',
-      website: 'https://shop.example.in',
+      website: 'https://shop.example',
       monthly_avg_transaction_value: '250000.00',
       monthly_avg_transaction_volume: '1200',
       communication_address: '12 Marine Drive',
@@ -95,7 +95,7 @@ export function orderRequest(overrides: Partial<Schemas['CreateOrderRequest']> =
     reference_id: `ref-${randomUUID()}`,
     buyer: {
       name: 'Priya Sharma',
-      email: 'priya@example.in',
+      email: 'priya@example.com',
       phone: '+919812345678',
       address: { line_1: '4 Carter Road', line_2: 'Bandra West', city: 'Mumbai', state: 'Maharashtra', postal_code: '400050' },
     },

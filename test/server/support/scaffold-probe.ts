@@ -10,14 +10,14 @@
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { negativeOf, sampleOf, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
 ) => Ajv2020;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
-const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const token = escapePointerToken;
 
 export type ProbeKind = 'valid' | 'invalid' | 'unauthenticated' | 'refused';
 
@@ -91,7 +91,7 @@ export class SpecProbe {
       .replace(/^#\/?/, '')
       .split('/')
       .filter((p) => p !== '')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      const key = unescapePointerToken(decodeURIComponent(raw));
       node = isObj(node) ? node[key] : undefined;
     }
     return node;
@@ -144,7 +144,9 @@ export class SpecProbe {
             content.set(mt.toLowerCase(), isObj(media) && media['schema'] !== undefined ? `${at}/content/${token(mt)}/schema` : null);
           responses.set(status, { at, content });
         }
-        const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).filter(isObj).map((r) => Object.keys(r));
+        const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).flatMap((r) =>
+          isObj(r) ? [Object.keys(r)] : [],
+        );
         out.push({
           operationId: String(op['operationId'] ?? `${method} ${path}`),
           method,

@@ -31,7 +31,7 @@ function sampleMerchant(tag: string): MerchantBody {
       registration_number: 'U74999MH2020PTC123456',
       international_org_type: 'PRIVATE_LIMITED',
       tax_id: '27AAACA1234A1Z5',
-      website: 'https://trigger.example.in',
+      website: 'https://trigger.example',
       monthly_avg_transaction_value: '250000.00',
       monthly_avg_transaction_volume: '1200',
       communication_address: '12 Marine Drive',
@@ -65,7 +65,7 @@ function sampleOrder(): OrderBody {
     reference_id: `TRIGGER-${Date.now()}`,
     buyer: {
       name: 'Priya Sharma',
-      email: 'priya.sharma@example.in',
+      email: 'priya.sharma@example.com',
       phone: '+919876543210',
       address: { line_1: 'Flat 4B, Sea View Apartments', city: 'Mumbai', state: 'Maharashtra', postal_code: '400050' },
     },

@@ -5,6 +5,7 @@
  * laziness) is `walkPages` in paginate.ts.
  */
 import { isUrlLike, linkQuery, nextFromLinkHeader, type PageQuery } from './paginate-link.js';
+import { isObj as isRecord } from '@paygate/contract/json';
 
 /** Where one value of a page lives: a property path in the JSON body, or a response header. */
 export type PageValue = { readonly in: 'body'; readonly path: readonly string[] } | { readonly in: 'header'; readonly name: string };
@@ -89,8 +90,6 @@ export interface PageStep {
   /** Items of every page so far, this one included. */
   received: number;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The value at `path` of the body (undefined when a step is missing or not an object). */
 export function valueAt(body: unknown, path: readonly string[]): unknown {

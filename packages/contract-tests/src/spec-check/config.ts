@@ -10,6 +10,7 @@
  */
 import type { CredentialRule, CredentialSet, Selector } from './credentials.js';
 import { parseSelector } from './credentials.js';
+import { isObj as isRecord } from '@paygate/contract/json';
 
 export interface SecuritySchemeInfo {
   type?: unknown;
@@ -53,7 +54,6 @@ function credentialFor(schemes: Readonly<Record<string, SecuritySchemeInfo>>, sc
   return value;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): string[] =>
   (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(',') : []).map((s) => s.trim()).filter(Boolean);
 

@@ -5,12 +5,13 @@
  */
 import type { SecuritySchemeSpec, SecuritySchemes } from '@paygate/client/runtime/security.js';
 import type { Json, JsonObject } from './samples.js';
+import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
+export { isObj } from '@paygate/contract/json';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-export const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A JSON pointer token. */
-export const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+export const token = escapePointerToken;
 
 export interface ParamSpec {
   name: string;
@@ -72,7 +73,7 @@ export function makeResolver(doc: JsonObject) {
       .replace(/^#\/?/, '')
       .split('/')
       .filter((p) => p !== '')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      const key = unescapePointerToken(decodeURIComponent(raw));
       node = isObj(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
     }
     return node;
@@ -205,7 +206,9 @@ export function readOperations(doc: JsonObject, r: Resolver): OperationInfo[] {
           links: readLinks(resolved.node, r),
         });
       }
-      const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).filter(isObj).map((req) => Object.keys(req));
+      const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).flatMap((req) =>
+        isObj(req) ? [Object.keys(req)] : [],
+      );
       out.push({
         operationId: typeof op['operationId'] === 'string' ? op['operationId'] : `${method.toUpperCase()} ${path}`,
         method,

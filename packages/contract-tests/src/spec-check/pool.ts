@@ -13,6 +13,7 @@
  */
 import { isObj, pathMatcher, type LinkSpec, type OperationInfo } from './document.js';
 import type { Json } from './samples.js';
+import { unescapePointerToken } from '@paygate/contract/json';
 
 export type Scalar = string | number | boolean;
 
@@ -247,7 +248,7 @@ export function evaluate(
   const pointer = (root: Json | undefined, p: string): Json | undefined => {
     let node = root;
     for (const raw of p.split('/').slice(1)) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      const key = unescapePointerToken(decodeURIComponent(raw));
       node = isObj(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
     }
     return node;

@@ -4,13 +4,12 @@
  * satisfies type, format, length, range and pattern as far as they can be met without a regex generator.
  */
 import fc from 'fast-check';
+import { isObj } from '@paygate/contract/json';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 export type Deref = (node: Json | undefined) => Json | undefined;
-
-const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typesOf(s: JsonObject): string[] {
   const t = s['type'];

@@ -8,6 +8,7 @@
 // By package name, as the published suite needs; in this repository vitest's global setup (coverage.ts imports this)
 // resolves it to the sources through the "source" condition of vitest.config.ts's `__vitest__` environment.
 import { apiDocument } from '@paygate/contract';
+import { escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -19,7 +20,7 @@ export const spec = apiDocument as unknown as JsonObject;
 
 /** Escape one JSON-pointer token (RFC 6901). */
 export function ptr(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+  return escapePointerToken(token);
 }
 
 /** Resolve an internal `#/...` pointer. */
@@ -27,7 +28,7 @@ export function resolvePointer(pointer: string): Json {
   if (!pointer.startsWith('#')) throw new Error(`only internal refs are supported: ${pointer}`);
   let node: Json = spec;
   for (const raw of pointer.slice(1).split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = unescapePointerToken(raw);
     if (node === null || typeof node !== 'object') throw new Error(`bad pointer ${pointer}`);
     node = Array.isArray(node) ? (node[Number(key)] as Json) : (node[key] as Json);
     if (node === undefined) throw new Error(`unresolvable pointer ${pointer}`);

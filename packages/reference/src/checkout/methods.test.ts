@@ -104,7 +104,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       reference_id: `M-${randomBytes(6).toString('hex')}`,
       buyer: {
         name: 'Priya Sharma',
-        email: 'priya@example.in',
+        email: 'priya@example.com',
         phone: '+919876543210',
         address: { line_1: 'Flat 4B', city: 'Mumbai', state: 'MH', postal_code: '400050' },
       },
@@ -116,7 +116,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
         type_of_goods: 'goods',
       },
       collection_mode: 'hosted_payment',
-      return_url: 'https://shop.example.in/return',
+      return_url: 'https://shop.example/return',
       ...extra,
     } as Parameters<ReturnType<typeof merchant>['orders']['create']>[0]);
     if (!created.ok) throw new Error(JSON.stringify(created.error));

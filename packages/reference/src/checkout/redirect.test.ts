@@ -33,9 +33,9 @@ const unescape = (s: string) =>
 
 describe('renderRedirectForm', () => {
   it('POSTs every field as a hidden input, in order, to the url', () => {
-    const html = renderRedirectForm({ url: 'https://shop.example.in/payments/return?x=1&y=2', fields: FIELDS });
+    const html = renderRedirectForm({ url: 'https://shop.example/payments/return?x=1&y=2', fields: FIELDS });
     expect(html).toContain(
-      '<form id="paygate-redirect" method="POST" action="https://shop.example.in/payments/return?x=1&amp;y=2" enctype="application/x-www-form-urlencoded"',
+      '<form id="paygate-redirect" method="POST" action="https://shop.example/payments/return?x=1&amp;y=2" enctype="application/x-www-form-urlencoded"',
     );
     const inputs = hiddenInputs(html);
     expect(inputs.map(([n]) => n)).toEqual(Object.keys(FIELDS));
@@ -44,7 +44,7 @@ describe('renderRedirectForm', () => {
   });
 
   it('auto-submits with one static script and keeps a visible Continue button', () => {
-    const html = renderRedirectForm({ url: 'https://shop.example.in/r', fields: { submit: 'x', id: 'y' } });
+    const html = renderRedirectForm({ url: 'https://shop.example/r', fields: { submit: 'x', id: 'y' } });
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toContain(`<script>${REDIRECT_FORM_SCRIPT}</script>`);
     expect(REDIRECT_FORM_SCRIPT).toContain('HTMLFormElement.prototype.submit.call');
@@ -55,7 +55,7 @@ describe('renderRedirectForm', () => {
 
   it('escapes hostile field names and values', () => {
     const html = renderRedirectForm({
-      url: 'https://shop.example.in/r',
+      url: 'https://shop.example/r',
       fields: { '"><script>alert(1)</script>': '"><script>alert(2)</script>' },
     });
     expect(html.match(/<script/g)).toHaveLength(1);

@@ -35,7 +35,7 @@ function load(opts: { scriptSrc?: string | null; popup?: object | null } = {}): 
     URL,
     console: { warn },
     open,
-    location: { href: 'https://shop.example.in/cart', assign },
+    location: { href: 'https://shop.example/cart', assign },
     document: { currentScript: scriptSrc === null ? null : { src: scriptSrc } },
   };
   const context = vm.createContext({ window });

@@ -6,6 +6,13 @@ import { MASTER_KEY_HINT, parseMasterKey } from './secret-box.js';
 export interface ReferenceConfig {
   /** PostgreSQL connection string; when set, PostgreSQL is used instead of PGlite. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_DIRECT_URL: a direct PostgreSQL connection for LISTEN when DATABASE_URL is a transaction pooler, which does
+   * not carry notifications (D352). Unset: LISTEN on DATABASE_URL, and credential changes are also polled.
+   */
+  databaseDirectUrl: string | undefined;
+  /** PAYGATE_DB_LOCK_TIMEOUT_MS: the longest wait for a row lock in a transaction (ms, below the statement timeout; D351). */
+  dbLockTimeoutMs: number;
   /** PGlite data directory (`memory://` for in-memory). Uploaded documents live in `<dataDir>/documents`. */
   dataDir: string;
   /** Absolute base URL the gateway is reachable at (document URLs and pagination links). */
@@ -119,6 +126,9 @@ export interface PgliteMemory {
  * and pages beyond come from the OS page cache (measured 16MB -> 8MB: ~10-20 MiB less under load, same req/s).
  */
 export const DEFAULT_PGLITE_MEMORY: PgliteMemory = { sharedBuffers: '8MB', workMem: '2MB', wasmCode: 'baseline' };
+
+/** Default lock_timeout of a PostgreSQL transaction in ms (PAYGATE_DB_LOCK_TIMEOUT_MS; D351; statement timeout 15 s). */
+export const DEFAULT_DB_LOCK_TIMEOUT_MS = 3_000;
 
 /** Default lifetime of a cached credential verification in ms (PAYGATE_CREDENTIAL_CACHE_TTL_MS; D67). */
 export const DEFAULT_CREDENTIAL_CACHE_TTL_MS = 5_000;
@@ -235,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cores: number =
   if (!masterKey && !sandbox) throw new Error(MASTER_KEY_REQUIRED_MESSAGE);
   return {
     databaseUrl: env['DATABASE_URL'] || undefined,
+    databaseDirectUrl: env['DATABASE_DIRECT_URL'] || undefined,
+    dbLockTimeoutMs: nonNegativeIntEnv(env, 'PAYGATE_DB_LOCK_TIMEOUT_MS', DEFAULT_DB_LOCK_TIMEOUT_MS),
     dataDir: env['PAYGATE_DATA_DIR'] || './.paygate',
     publicBaseUrl: (env['PAYGATE_PUBLIC_URL'] || `http://localhost:${port}`).replace(/\/+$/, ''),
     partnerClientId: env['PAYGATE_PARTNER_CLIENT_ID'] || undefined,

@@ -244,3 +244,86 @@ describe.each(testTargets())('credential change notifications on %s', (target) =
       }
     });
 });
+
+/** Polling instead of notifications (D352): a database whose notifications cannot be had (a transaction pooler). */
+describe.each(testTargets())('credential cache polling row versions on %s (no notifications)', (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(target);
+  });
+  afterAll(async () => t?.dispose());
+
+  /** `t.db` with LISTEN refused, as behind PgBouncer without DATABASE_DIRECT_URL. */
+  const noNotifications = (): Db => ({
+    ...t.db,
+    kind: t.db.kind,
+    query: (sql, params) => t.db.query(sql, params),
+    listen: () => Promise.reject(new Error('no notifications through a transaction pooler')),
+  });
+
+  it('serves from the cache once a poll confirmed the row, and drops the entry at the first poll after a rotation', async () => {
+    const clock = new ManualClock('2026-11-21T10:00:00Z');
+    const deps = testDeps(t.db, clock);
+    const m = await approvedMerchant(deps, { partnerId: `poll-${target}` });
+    let misses = 0;
+    const db = noNotifications();
+    const cache = new CredentialCache(db, {
+      ttlMs: 3_600_000,
+      now: () => clock.now(),
+      pollMs: 3_600_000, // driven by hand below: cache.poll()
+      verify: async (id, secret, now) => {
+        misses++;
+        const { verifyCredential } = await import('./service.js');
+        return verifyCredential(db, id, secret, now);
+      },
+    });
+    await cache.start(); // LISTEN refused: start still succeeds, on polling alone
+    try {
+      expect(cache.serving).toBe(false); // no poll yet: every request reads the database
+      await cache.poll();
+      expect(cache.serving).toBe(true);
+      const first = await issueMerchantCredentials(deps, m.partnerId, m.merchantId);
+      await cache.verify(first.client_id, first.client_secret);
+      expect(cache.size).toBe(1);
+      // the first poll that sees this client id cannot vouch for a verification it did not precede: dropped, re-read
+      await cache.poll();
+      expect(cache.size).toBe(0);
+      await cache.verify(first.client_id, first.client_secret);
+      await cache.poll(); // confirmed: unchanged since a poll that preceded the verification
+      expect(cache.size).toBe(1);
+      const before = misses;
+      await cache.verify(first.client_id, first.client_secret);
+      await cache.poll();
+      await cache.verify(first.client_id, first.client_secret);
+      expect(misses).toBe(before); // answered from the cache
+
+      await issueMerchantCredentials(deps, m.partnerId, m.merchantId, { overlapSeconds: 0 }); // ends the first set
+      await cache.poll();
+      expect(cache.size).toBe(0);
+      await expect(cache.verify(first.client_id, first.client_secret)).rejects.toMatchObject({ code: 'ERR_AUTH_000' });
+    } finally {
+      await cache.stop();
+    }
+  });
+
+  it('a failed poll flushes and stops serving until a poll succeeds', async () => {
+    let fail = false;
+    const db: Db = { ...noNotifications(), query: (sql, params) => (fail ? Promise.reject(new Error('down')) : t.db.query(sql, params)) };
+    const cache = new CredentialCache(db, { ttlMs: 60_000, pollMs: 3_600_000, verify: async (id) => partner(id) });
+    await cache.start();
+    try {
+      await cache.poll();
+      await cache.verify('a', 'x');
+      expect(cache.size).toBe(1);
+      fail = true;
+      await cache.poll();
+      expect(cache.serving).toBe(false);
+      expect(cache.size).toBe(0);
+      fail = false;
+      await cache.poll();
+      expect(cache.serving).toBe(true);
+    } finally {
+      await cache.stop();
+    }
+  });
+});

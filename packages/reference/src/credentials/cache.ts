@@ -18,13 +18,30 @@ export interface CredentialCacheOptions {
   /** The check a cache miss runs (default: verifyCredential on `db`). */
   verify?: (clientId: string, clientSecret: string, now: Micros) => Promise<VerifiedCredential>;
   maxEntries?: number;
+  /**
+   * Also poll the cached credentials' row versions every `pollMs` (D352, "Notifications through a transaction pooler:
+   * a direct connection or polling"): where notifications may be lost without any error (DATABASE_URL is a
+   * transaction pooler and no DATABASE_DIRECT_URL was given), a change is noticed within two polls. Unset: LISTEN only.
+   */
+  pollMs?: number;
 }
+
+/** Poll interval of the credential cache when notifications cannot be trusted (D352). */
+export const CREDENTIAL_POLL_MS = 500;
 
 interface Entry {
   clientId: string;
   credential: VerifiedCredential;
   /** The earliest of now + TTL and the secret's validUntil. */
   expiresAt: Micros;
+  /** Polls completed when its verification started (D352: which row version it may be checked against). */
+  polledBefore: number;
+}
+
+/** A credential row's version (xmin: a new one on every UPDATE) read by a poll, and which poll read it. */
+interface Baseline {
+  version: string;
+  poll: number;
 }
 
 /**
@@ -52,6 +69,12 @@ export class CredentialCache {
   private generation = 0;
   private live = false;
   private stopListening: (() => Promise<void>) | undefined;
+  private readonly pollMs: number | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** Polls completed; whether the last one succeeded (then the cache may answer without a listener). */
+  private polls = 0;
+  private polled = false;
+  private baselines = new Map<string, Baseline>();
 
   constructor(
     private readonly db: Db,
@@ -61,11 +84,25 @@ export class CredentialCache {
     this.now = options.now ?? (() => systemClock.now());
     this.verifyMiss = options.verify ?? ((id, secret, now) => verifyCredential(db, id, secret, now));
     this.maxEntries = options.maxEntries ?? MAX_ENTRIES;
+    this.pollMs = options.pollMs;
   }
 
   /** Start listening for credential changes; until it is connected the cache is bypassed. */
   async start(): Promise<void> {
-    if (this.ttl <= 0 || this.stopListening) return;
+    if (this.ttl <= 0 || this.stopListening || this.pollTimer) return;
+    if (this.pollMs !== undefined) {
+      this.schedulePoll();
+      try {
+        await this.listen();
+      } catch {
+        // no notifications here (a transaction pooler without DATABASE_DIRECT_URL): the poll alone keeps it right
+      }
+      return;
+    }
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
     this.stopListening = await this.db.listen(CREDENTIAL_CHANNEL, {
       onNotify: (clientId) => this.invalidate(clientId),
       onReady: () => {
@@ -82,14 +119,71 @@ export class CredentialCache {
   async stop(): Promise<void> {
     const stop = this.stopListening;
     this.stopListening = undefined;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
     this.live = false;
+    this.polled = false;
     this.flush();
     await stop?.();
   }
 
-  /** Whether cached answers are served (a listener is connected and the TTL is above 0). */
+  /** Whether cached answers are served (a listener is connected, or the last poll succeeded; and the TTL is above 0). */
   get serving(): boolean {
-    return this.live && this.ttl > 0;
+    return (this.live || this.polled) && this.ttl > 0;
+  }
+
+  private schedulePoll(): void {
+    this.pollTimer = setTimeout(() => {
+      void this.poll().finally(() => {
+        if (this.pollTimer !== undefined) this.schedulePoll();
+      });
+    }, this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  /**
+   * One poll (D352): read the row version of every cached client id and keep an entry only when its row is unchanged
+   * since a poll that completed before the entry's verification started (so that poll's version is at most as new as
+   * what the verification read). An entry that cannot be checked yet (its client id had no such poll) is dropped and
+   * verified again, to be checked by the next poll. A failed poll flushes and stops serving until one succeeds.
+   */
+  async poll(): Promise<void> {
+    const ids = [...new Set([...this.entries.values()].map((e) => e.clientId))];
+    let current: Map<string, string>;
+    try {
+      const { rows } =
+        ids.length === 0
+          ? { rows: [] }
+          : await this.db.query<{ client_id: string; version: string }>(
+              'SELECT client_id, xmin::text AS version FROM credentials WHERE client_id = ANY($1::text[])',
+              [ids],
+            );
+      current = new Map(rows.map((r) => [r.client_id, r.version]));
+    } catch {
+      this.polled = false;
+      this.flush();
+      return;
+    }
+    let changed = false;
+    for (const [key, entry] of this.entries) {
+      const base = this.baselines.get(entry.clientId);
+      const now = current.get(entry.clientId);
+      if (base !== undefined && base.poll <= entry.polledBefore && now === base.version) continue;
+      this.entries.delete(key);
+      if (base !== undefined && now !== base.version) changed = true;
+    }
+    // a verification in flight may have read the row before the change this poll found: it is not stored
+    if (changed) this.generation++;
+    this.polls++;
+    // a version seen unchanged keeps the poll that first saw it: an entry checked against it stays checkable
+    const previous = this.baselines;
+    this.baselines = new Map(
+      [...current].map(([id, version]) => {
+        const kept = previous.get(id);
+        return [id, kept?.version === version ? kept : { version, poll: this.polls }];
+      }),
+    );
+    this.polled = true;
   }
 
   /** Number of cached verifications (for tests and diagnostics). */
@@ -110,11 +204,12 @@ export class CredentialCache {
       this.entries.delete(key);
     }
     const generation = this.generation;
+    const polledBefore = this.polls;
     const credential = await this.verifyMiss(clientId, clientSecret, now);
     if (generation === this.generation && this.serving) {
       const expiresAt = credential.validUntil !== null && credential.validUntil < now + this.ttl ? credential.validUntil : now + this.ttl;
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { clientId, credential, expiresAt });
+      this.entries.set(key, { clientId, credential, expiresAt, polledBefore });
     }
     return credential;
   }

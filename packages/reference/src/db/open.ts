@@ -12,6 +12,10 @@ export interface OpenDbOptions {
   pgliteMemory?: PgliteMemory;
   /** PostgreSQL connections in the pool (default 10). */
   poolSize?: number;
+  /** Where LISTEN connects when `databaseUrl` is a transaction pooler (DATABASE_DIRECT_URL; D352). */
+  databaseDirectUrl?: string | undefined;
+  /** PostgreSQL lock_timeout of every transaction in ms (PAYGATE_DB_LOCK_TIMEOUT_MS; D351). */
+  lockTimeoutMs?: number | undefined;
   /** Apply pending migrations after opening (default true). */
   migrate?: boolean;
 }
@@ -23,7 +27,11 @@ export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   if (options.databaseUrl) {
     const { openPostgres } = await import('./postgres.js');
     markStartupStage('database driver loaded (pg)');
-    db = await openPostgres(options.databaseUrl, options.poolSize !== undefined ? { max: options.poolSize } : {});
+    db = await openPostgres(options.databaseUrl, {
+      ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+      ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+      ...(options.databaseDirectUrl ? { listenConnectionString: options.databaseDirectUrl } : {}),
+    });
   } else {
     const { openPglite } = await import('./pglite.js');
     markStartupStage('database driver loaded (PGlite)');
@@ -48,9 +56,13 @@ export async function loadDriver(databaseUrl: string | undefined): Promise<void>
 }
 
 /** The database the configuration names (DATABASE_URL, else PGlite in the data dir), migrated. */
-export function openConfiguredDb(config: Pick<ReferenceConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize' | 'pgliteMemory'>): Promise<Db> {
+export function openConfiguredDb(
+  config: Pick<ReferenceConfig, 'databaseUrl' | 'databaseDirectUrl' | 'dbLockTimeoutMs' | 'dataDir' | 'dbPoolSize' | 'pgliteMemory'>,
+): Promise<Db> {
   return openDb({
     databaseUrl: config.databaseUrl,
+    databaseDirectUrl: config.databaseDirectUrl,
+    lockTimeoutMs: config.dbLockTimeoutMs,
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
     pgliteMemory: config.pgliteMemory,

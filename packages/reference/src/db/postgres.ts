@@ -33,15 +33,23 @@ const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_TX_ATTEMPTS = 4;
 
 /**
- * A parameterised query as pg's query config: named (prepared once per connection, D86) unless the name bound is
- * reached. Queries without parameters (BEGIN, SAVEPOINT, SELECT 1) stay unnamed.
+ * A parameterised query as pg's query config. Directly on PostgreSQL: named (prepared once per connection, D86) unless
+ * the name bound is reached; queries without parameters (BEGIN, SAVEPOINT, SELECT 1) stay unnamed. Behind a
+ * transaction pooler (`names` undefined): always UNNAMED (D350, "Transaction-pooler safe sessions"). A named prepared
+ * statement lives on one server connection, and a transaction pooler (PgBouncer in transaction mode) hands each
+ * transaction to whichever server connection is free: the name is then unknown there ("prepared statement ... does not
+ * exist") or already taken by another process ("... already exists"). `queryTimeoutMs` is the client-side bound of a
+ * statement outside a transaction behind a pooler (see {@link openPostgres}).
  */
-function queryConfig(names: StatementNames, sql: string, params: readonly unknown[]): pg.QueryConfig {
-  const name = params.length > 0 ? names.nameFor(sql) : undefined;
-  return name === undefined ? { text: sql, values: params as unknown[] } : { name, text: sql, values: params as unknown[] };
+function queryConfig(names: StatementNames | undefined, sql: string, params: readonly unknown[], queryTimeoutMs?: number): pg.QueryConfig {
+  const name = names !== undefined && params.length > 0 ? names.nameFor(sql) : undefined;
+  const config: pg.QueryConfig & { query_timeout?: number } = { text: sql, values: params as unknown[] };
+  if (name !== undefined) config.name = name;
+  if (queryTimeoutMs !== undefined) config.query_timeout = queryTimeoutMs;
+  return config;
 }
 
-function clientDb(client: pg.PoolClient, names: StatementNames): Db {
+function clientDb(client: pg.PoolClient, names: StatementNames | undefined): Db {
   const db: Db = {
     kind: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
@@ -273,38 +281,127 @@ export interface PostgresOptions {
   max?: number;
   /** Longest wait for a connection: opening one, or a free one of the pool (ms, default 5000; D91). */
   connectionTimeoutMs?: number;
-  /** Server-side `statement_timeout` of every session (ms, default 15000; 0 = none; D91). */
+  /** Server-side `statement_timeout` of every transaction (ms, default 15000; 0 = none; D91). */
   statementTimeoutMs?: number;
+  /**
+   * Server-side `lock_timeout` of every transaction (ms, default 3000; 0 = none): the longest wait for a row or table
+   * lock, below the statement timeout (D351). A wait that reaches it fails with SQLSTATE 55P03 (503 with Retry-After).
+   */
+  lockTimeoutMs?: number;
+  /**
+   * Where LISTEN connects (DATABASE_DIRECT_URL): a direct connection to PostgreSQL when `connectionString` is a
+   * transaction pooler, which does not carry notifications (D352). Default: `connectionString`.
+   */
+  listenConnectionString?: string | undefined;
 }
 
-/** Bounded waits on the database (D91). */
+/** Bounded waits on the database (D91, D351). */
 export const POSTGRES_TIMEOUTS = {
   connectMs: 5_000,
   statementMs: 15_000,
+  /** A row or table lock is waited for this long at most; below statementMs, so one locked row fails fast (D351). */
+  lockMs: 3_000,
   /** A transaction left idle this long (a stalled process holding locks) is ended by the server. */
   idleInTransactionMs: 60_000,
+  /**
+   * What a statement outside a transaction may take beyond the statement timeout before the client gives up on it
+   * (pg's query_timeout; the connection is then discarded). Behind a transaction pooler that statement carries no
+   * server-side timeout (D350), so this is its bound.
+   */
+  clientGraceMs: 5_000,
 } as const;
 
-/** Open a PostgreSQL database through a `pg` Pool. Every session runs with TimeZone=UTC. */
+/** The settings of every session and transaction: one value, whichever way it reaches the server (D350). */
+function sessionSettings(statementMs: number, lockMs: number): [name: string, value: string][] {
+  const settings: [string, string][] = [
+    ['TimeZone', 'UTC'],
+    ['idle_in_transaction_session_timeout', String(POSTGRES_TIMEOUTS.idleInTransactionMs)],
+  ];
+  if (statementMs > 0) settings.push(['statement_timeout', String(statementMs)]);
+  // a lock wait ends before the statement would (D351); 0 keeps PostgreSQL's default (no lock timeout)
+  if (lockMs > 0) settings.push(['lock_timeout', String(statementMs > 0 ? Math.min(lockMs, statementMs) : lockMs)]);
+  return settings;
+}
+
+/**
+ * The statement that opens every transaction: BEGIN and the session's settings as SET LOCAL, in one round trip (D350,
+ * "Transaction-pooler safe sessions"). SET LOCAL ends with the transaction, so nothing is left on a server connection
+ * that a transaction pooler hands to another client next, and every transaction gets its bounds whether or not the
+ * startup options reached the server.
+ */
+export function beginStatement(statementMs: number, lockMs: number): string {
+  return ['BEGIN', ...sessionSettings(statementMs, lockMs).map(([name, value]) => `SET LOCAL ${name} = '${value}'`)].join('; ');
+}
+
+/**
+ * A placeholder setting sent with the startup options: PostgreSQL shows it back; a pooler that accepted the options
+ * and dropped them (PgBouncer's `ignore_startup_parameters = options`) does not (D350).
+ */
+const SESSION_MARKER = 'paygate.direct_session';
+
+/** PgBouncer's refusal of the `options` startup parameter (transaction pooling without ignore_startup_parameters). */
+function isStartupParameterRefused(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /unsupported startup parameter/i.test(message);
+}
+
+/**
+ * Open a PostgreSQL database through a `pg` Pool. Works directly against PostgreSQL and through a transaction pooler
+ * (PgBouncer in transaction mode; D350): no named prepared statements, transaction-scoped settings and advisory locks
+ * only, LISTEN on its own connection (`listenConnectionString`).
+ */
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
   const statementMs = options.statementTimeoutMs ?? POSTGRES_TIMEOUTS.statementMs;
-  const sessionOptions = ['-c TimeZone=UTC', `-c idle_in_transaction_session_timeout=${POSTGRES_TIMEOUTS.idleInTransactionMs}`];
-  if (statementMs > 0) sessionOptions.push(`-c statement_timeout=${statementMs}`);
-  const pool = new pg.Pool({
-    connectionString,
-    max: options.max ?? 10,
-    options: sessionOptions.join(' '),
-    types: typeParsers,
-    // Every wait is bounded (D91): a connection (new or from the pool) within connectionTimeoutMillis, a statement
-    // within statement_timeout (server side, SQLSTATE 57014; migrations lift it for their own transaction).
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_TIMEOUTS.connectMs,
-    keepAlive: true,
-  });
-  // Idle clients can emit errors when the server goes away; without a listener that would crash the process.
-  pool.on('error', () => undefined);
-  const names = new StatementNames();
+  const lockMs = options.lockTimeoutMs ?? POSTGRES_TIMEOUTS.lockMs;
+  const makePool = (withStartupOptions: boolean): pg.Pool => {
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.max ?? 10,
+      // The same settings as startup options, where the server takes them (PostgreSQL itself): they bound the
+      // statements outside a transaction on the server too. A transaction pooler refuses them (D350): then only each
+      // transaction's SET LOCAL and the client-side bound apply.
+      ...(withStartupOptions
+        ? {
+            options: [...sessionSettings(statementMs, lockMs), [SESSION_MARKER, 'on'] as const]
+              .map(([name, value]) => `-c ${name}=${value}`)
+              .join(' '),
+          }
+        : {}),
+      types: typeParsers,
+      // Every wait is bounded (D91): a connection (new or from the pool) within connectionTimeoutMillis, a statement
+      // within statement_timeout (server side, SQLSTATE 57014; migrations lift it for their own transaction).
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_TIMEOUTS.connectMs,
+      keepAlive: true,
+    });
+    // Idle clients can emit errors when the server goes away; without a listener that would crash the process.
+    pool.on('error', () => undefined);
+    return pool;
+  };
+  let pool = makePool(true);
+  /**
+   * A transaction pooler (PgBouncer) is in between (D350, D352): it refused the startup options, or dropped them (the
+   * marker is not set), or the operator named a direct URL for LISTEN, which says DATABASE_URL is not one.
+   */
+  let behindPooler = options.listenConnectionString !== undefined;
+  try {
+    const { rows } = await pool.query<{ marker: string | null }>('SELECT current_setting($1, true) AS marker', [SESSION_MARKER]);
+    if (rows[0]?.marker !== 'on') behindPooler = true;
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (!isStartupParameterRefused(err)) throw err;
+    behindPooler = true;
+    pool = makePool(false);
+  }
+  // Directly on PostgreSQL the startup options carry the settings and named statements save the parse and plan of the
+  // hot reads (D86; about 5x the server CPU of the GET order read without them). Behind a pooler each transaction sets
+  // them itself and every statement is unnamed (D350).
+  const names = behindPooler ? undefined : new StatementNames();
+  const begin = behindPooler ? beginStatement(statementMs, lockMs) : 'BEGIN';
+  // A statement outside a transaction behind a pooler carries no server-side timeout: bounded on the client, a little
+  // after the server's own timeout would have ended it (the connection is then discarded).
+  const autocommitTimeoutMs = behindPooler && statementMs > 0 ? statementMs + POSTGRES_TIMEOUTS.clientGraceMs : undefined;
   let closed = false;
-  const batcher = new ReadBatcher(async (sql, params) => (await pool.query(queryConfig(names, sql, params))).rows);
+  const batcher = new ReadBatcher(async (sql, params) => (await pool.query(queryConfig(names, sql, params, autocommitTimeoutMs))).rows);
 
   const db: Db = {
     kind: 'postgres',
@@ -313,7 +410,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       const form = batchedFormOf(sql);
       if (form !== undefined && params.length === form.paramCount && allStrings(params))
         return { rows: (await batcher.read(sql, form, params)) as T[] };
-      const res = await pool.query(queryConfig(names, sql, params));
+      const res = await pool.query(queryConfig(names, sql, params, autocommitTimeoutMs));
       return { rows: res.rows as T[] };
     },
     async exec(sql: string): Promise<void> {
@@ -325,12 +422,13 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         const lost = () => lostError.value;
         let broken: unknown;
         try {
-          await client.query('BEGIN');
+          await client.query(begin);
           const result = await fn(clientDb(client, names));
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          if (lost() === undefined && !isUnavailableError(err)) {
+          // A timeout (statement or lock, D351) leaves the connection usable: rolled back and kept, like any SQL error.
+          if (lost() === undefined && (!isUnavailableError(err) || isServerTimeout(err))) {
             await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
               broken = rollbackErr;
             });
@@ -348,13 +446,34 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         }
       }
     },
-    listen: (channel, listener) => listenOn(connectionString, channel, listener),
+    listen: (channel, listener) => {
+      // A transaction pooler does not carry notifications (the LISTEN stays on a server connection other clients get
+      // next): without a direct URL there is nothing to listen on, and callers fall back to polling (D352).
+      if (options.listenConnectionString === undefined && behindPooler) return Promise.reject(new NotificationsUnavailableError());
+      return listenOn(options.listenConnectionString ?? connectionString, channel, listener);
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       await pool.end();
     },
   };
-  await db.query('SELECT 1');
   return db;
+}
+
+/** {@link Db.listen} behind a transaction pooler with no direct URL to listen on (D352). */
+export class NotificationsUnavailableError extends Error {
+  constructor() {
+    super(
+      'DATABASE_URL is a transaction pooler, which does not carry LISTEN/NOTIFY: set DATABASE_DIRECT_URL to a direct ' +
+        'PostgreSQL URL for instant wake-ups; until then the gateway polls',
+    );
+    this.name = 'NotificationsUnavailableError';
+  }
+}
+
+/** A statement or lock timeout of the server (57014, 55P03): the statement failed, the connection is fine (D351). */
+function isServerTimeout(err: unknown): boolean {
+  const code = sqlState(err);
+  return code === '57014' || code === '55P03';
 }

@@ -18,6 +18,7 @@ describe('isUnavailableError (D91)', () => {
     ['57P03 cannot_connect_now', withCode('57P03', 'the database system is starting up')],
     ['53300 too_many_connections', withCode('53300', 'sorry, too many clients already')],
     ['57014 statement timeout', withCode('57014', 'canceling statement due to statement timeout')],
+    ['55P03 lock timeout', withCode('55P03', 'canceling statement due to lock timeout')],
     ['pg: Connection terminated unexpectedly', new Error('Connection terminated unexpectedly')],
     ['pg: Connection terminated due to connection timeout', new Error('Connection terminated due to connection timeout')],
     ['pg: client not queryable', new Error('Client has encountered a connection error and is not queryable')],

@@ -8,7 +8,8 @@
  * - socket errors: refused, reset, aborted, broken pipe, timed out, host or network unreachable, DNS failure;
  * - PostgreSQL SQLSTATE class 08 (connection exception), 57P01 admin_shutdown (pg_terminate_backend, a pooler
  *   restart), 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up, in recovery), 53300 too_many_connections
- *   and 57014 query_canceled (the statement timeout, or a cancel from an operator);
+ *   and 57014 query_canceled (the statement timeout, or a cancel from an operator); 55P03 lock_not_available (the
+ *   lock timeout);
  * - node-postgres' own messages for a connection lost or never made: "Connection terminated ...", a client that "is
  *   not queryable", the pool's checkout timeout, a read timeout of a query.
  */
@@ -31,6 +32,13 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
 /** SQLSTATEs (besides class 08) that mean "this session or server cannot serve you now; another attempt may". */
 const UNAVAILABLE_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
+/**
+ * 55P03 lock_not_available: a lock wait reached the transaction's lock_timeout (D351, "Lock waits bounded below the
+ * statement timeout"). Another request holds the row; retrying shortly succeeds, so it is answered like a statement
+ * timeout: 503 with Retry-After, never 500.
+ */
+const LOCK_TIMEOUT_SQLSTATE = '55P03';
+
 /** node-postgres / pg-pool messages for a lost or unobtainable connection (they carry no code). */
 const UNAVAILABLE_MESSAGES: readonly RegExp[] = [
   /^Connection terminated\b/, // "... unexpectedly", "... due to connection timeout"
@@ -50,6 +58,7 @@ function isUnavailableHere(err: object): boolean {
   if (code !== undefined) {
     if (NETWORK_CODES.has(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return true;
+    if (code === LOCK_TIMEOUT_SQLSTATE) return true;
   }
   const message = (err as { message?: unknown }).message;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message));

@@ -5,11 +5,10 @@ import { DomainError, VALIDATION_MESSAGE } from '../core/errors.js';
 import type { SecretBox } from '../core/secret-box.js';
 import { addSeconds, formatIso, type Clock } from '../core/clock.js';
 import { resolveScope, type Principal } from '../core/scope.js';
+import { isObj as isObject } from '@paygate/contract/json';
 
 /** Keys are kept 24 h per account (the idempotency scope). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The `Idempotency-Key` header's schema as the contract declares it (`#/components/parameters/*` named

@@ -65,7 +65,7 @@ describe.each(testTargets())('POST /pg/orders/ over HTTP, production app (%s)', 
     reference_id: reference,
     buyer: {
       name: 'Priya Sharma',
-      email: 'priya@example.in',
+      email: 'priya@example.com',
       phone: '+919876543210',
       address: { line_1: 'Flat 4B', line_2: 'Carter Road', city: 'Mumbai', state: 'MH', postal_code: '400050' },
     },

@@ -42,7 +42,7 @@ describe('order input rules', () => {
     amount: '1500.00',
     currency: 'INR',
     reference_id: 'r1',
-    buyer: { name: 'A', email: 'a@example.in', phone: '+919812345678' },
+    buyer: { name: 'A', email: 'a@example.com', phone: '+919812345678' },
     product: { name: 'P', description: 'A product' },
   };
   it('defaults to hosted_payment and normalises NETBANKING', () => {

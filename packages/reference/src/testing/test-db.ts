@@ -24,9 +24,28 @@ export function testTargets(): TestTarget[] {
 
 /** A PostgreSQL database created for one test file or run; `drop()` removes it (WITH (FORCE) cuts stray connections). */
 export interface ThrowawayDatabase {
+  /** What the code under test connects to: through the run's PgBouncer when there is one (D353), else `directUrl`. */
   url: string;
+  /** The database on PostgreSQL itself (LISTEN, session-level locks held by a test, CREATE DATABASE ... TEMPLATE). */
+  directUrl: string;
   name: string;
   drop(): Promise<void>;
+}
+
+/**
+ * The port of the run's PgBouncer (transaction mode) when the run goes through one (`npm run test:pooler`: the global
+ * setup starts it, D353): the databases tests create are then reached through it.
+ */
+export const PGBOUNCER_PORT_ENV = 'PAYGATE_TEST_PGBOUNCER_PORT';
+
+/** `url` through the run's PgBouncer, when the run has one. */
+export function throughRunPooler(url: string): string {
+  const port = process.env[PGBOUNCER_PORT_ENV];
+  if (!port) return url;
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = port;
+  return u.toString();
 }
 
 async function adminQuery(adminUrl: string, sql: string): Promise<void> {
@@ -54,7 +73,13 @@ export async function createThrowawayDatabase(adminUrl: string, prefix = 'paygat
   await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), name, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const directUrl = url.toString();
+  return {
+    url: throughRunPooler(directUrl),
+    directUrl,
+    name,
+    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 /**

@@ -91,7 +91,7 @@ describe('webhook endpoint URLs in production (SSRF guard at the API, D35)', () 
   });
 
   it.each([
-    'https://shop.example.in/webhooks/paygate',
+    'https://shop.example/webhooks/paygate',
     'https://93.184.215.14/hook',
     'https://[2606:4700:4700::1111]/hook',
     'https://hooks.example.com:8443/x?y=1',

@@ -18,6 +18,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiDocument } from './types.js';
+import { isObj, unescapePointerToken } from '@paygate/contract/json';
+export { isObj } from '@paygate/contract/json';
 
 /** One failing field of a rejected request. */
 export interface FieldProblem {
@@ -48,7 +50,6 @@ export interface FillInput {
 }
 
 export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `x-paygate-error` on an error schema: where the fields go (JSON pointers into the body) and the runtime's codes. */
 export interface ErrorSchemaExtension {
@@ -108,7 +109,7 @@ export class SchemaReader {
       if (!ref.startsWith('#/')) return undefined;
       let target: unknown = this.document;
       for (const token of ref.slice(2).split('/')) {
-        const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+        const key = unescapePointerToken(decodeURIComponent(token));
         target = isObj(target) ? target[key] : undefined;
       }
       current = target;
@@ -319,7 +320,7 @@ function setPointer(target: Obj, pointer: string, value: unknown): void {
   const tokens = pointer
     .replace(/^\//, '')
     .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((t) => unescapePointerToken(t));
   let node = target;
   for (const token of tokens.slice(0, -1)) {
     if (!isObj(node[token])) node[token] = {};

@@ -16,6 +16,7 @@
  */
 import { CANNOT, fillerFor, isObj, SchemaReader, statusTitle, type FieldProblem, type Filler, type Obj } from './error-fill.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
+import { escapePointerToken } from '@paygate/contract/json';
 
 export type { ErrorSchemaExtension, FieldProblem } from './error-fill.js';
 
@@ -122,7 +123,7 @@ interface DeclaredError {
 
 const JSON_MEDIA = /^application\/(.+\+)?json\b/i;
 const RUNTIME_STATUSES = new Set(['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '501']);
-const token = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const token = escapePointerToken;
 
 /** The runtime's own answers a declared status key may carry (what `check` fills to find a missing code). */
 function kindsOf(statusKey: string): RuntimeErrorKind[] {

@@ -1,5 +1,6 @@
 import type { ErrorEnvelope } from '@paygate/contract/types';
 import type { FieldProblem, RuntimeError, RuntimeErrorKind } from './error-shapes.js';
+import { unescapePointerToken } from '@paygate/contract/json';
 
 /** Error codes the runtime itself produces (the envelope codes of the brief). */
 export const RUNTIME_ERROR_CODES = {
@@ -100,7 +101,7 @@ export function fieldName(path: string): string {
     .replace(/^[./]/, '')
     .split(/[./]/)
     .filter((s) => s.length > 0)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((s) => unescapePointerToken(s));
   const [location, ...rest] = segments;
   if (location === undefined) return 'body';
   if (!['body', 'query', 'headers', 'params', 'path', 'cookies'].includes(location)) return segments.join('.');
@@ -124,7 +125,7 @@ export function fieldProblem(path: string, reason: string): FieldProblem {
     .replace(/^[./]/, '')
     .split(/[./]/)
     .filter((s) => s.length > 0)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((s) => unescapePointerToken(s));
   const location = segments[0] === undefined ? 'body' : LOCATIONS[segments[0]];
   const rest = location === undefined ? segments : segments.slice(1);
   return {

@@ -34,6 +34,7 @@ import { GENERIC_ERROR_CODES, SpecErrorShapes } from './error-shapes.js';
 import { HttpError, RUNTIME_ERROR_CODES } from './errors.js';
 import type { OperationRequestValidators } from './request-validation.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
+import { escapePointerToken } from '@paygate/contract/json';
 
 type Obj = Record<string, unknown>;
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -450,7 +451,7 @@ interface Param {
   pointer: string;
 }
 
-const esc = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+const esc = escapePointerToken;
 
 function parametersOf(op: OperationRoute): Param[] {
   const item = doc.paths[op.path]!;

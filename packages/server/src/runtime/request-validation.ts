@@ -23,6 +23,7 @@ import type { UploadLimits } from './app.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
 import type { OperationRoute } from './types.js';
+import { escapePointerToken } from '@paygate/contract/json';
 
 type Multer = typeof multerModule;
 let loadedMulter: Multer | undefined;
@@ -416,7 +417,7 @@ function walkUnicode(value: unknown, at: string[], out: AjvError[], depth: numbe
 
 function reportUnicode(at: readonly string[], out: AjvError[]): void {
   // the keys escaped as JSON pointer tokens (the first entry is the prefix, a pointer already)
-  const pointer = at.map((token, i) => (i === 0 ? token : token.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  const pointer = at.map((token, i) => (i === 0 ? token : escapePointerToken(token))).join('/');
   out.push({ instancePath: pointer, schemaPath: '#', keyword: 'unicode', params: {}, message: NOT_WELL_FORMED });
 }
 

@@ -14,9 +14,9 @@ import { readFileSync } from 'node:fs';
 import { runtimeDocument } from '../../../../generators/src/emit/runtime-document.js';
 import { ResponseContractError, ResponseSerializers } from './response-serializers.js';
 import type { ApiDocument, OperationRoute } from './types.js';
+import { isObj, unescapePointerToken } from '@paygate/contract/json';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const SEED = 20261127;
 
 function resolve(document: ApiDocument, node: unknown): unknown {
@@ -25,7 +25,7 @@ function resolve(document: ApiDocument, node: unknown): unknown {
     current = current.$ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((at, t) => (isObj(at) ? at[t.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
+      .reduce<unknown>((at, t) => (isObj(at) ? at[unescapePointerToken(t)] : undefined), document);
   }
   return current;
 }

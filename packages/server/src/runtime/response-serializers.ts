@@ -18,6 +18,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
+import { isObj, SUBSCHEMA_KEYWORDS, unescapePointerToken } from '@paygate/contract/json';
 
 type Obj = Record<string, unknown>;
 type Serialize = (body: unknown) => string;
@@ -30,27 +31,8 @@ function compiler(): Build {
   return build;
 }
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** Formats fast-json-stringify writes without escaping a string value (a `"` in it would break the JSON). */
 const UNESCAPED_FORMATS = new Set(['date-time', 'date', 'time']);
-
-/** Keywords holding one subschema, a list of them, or a map of them (the rest is copied as is: names are data there). */
-const SUBSCHEMA = new Set([
-  'items',
-  'additionalProperties',
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-]);
-const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /**
  * A deep copy of a schema as the serializer must read it, so that it never changes a value, only drops undeclared
@@ -83,9 +65,9 @@ function forSerializer(node: unknown): unknown {
     } else if (key === 'nullable') continue;
     else if (key === 'format' && typeof value === 'string' && UNESCAPED_FORMATS.has(value)) continue;
     else if (key === 'additionalProperties' && value === false) continue;
-    else if (SUBSCHEMA.has(key)) out[key] = forSerializer(value);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(forSerializer);
-    else if (SUBSCHEMA_MAPS.has(key) && isObj(value))
+    else if (SUBSCHEMA_KEYWORDS.one.has(key)) out[key] = forSerializer(value);
+    else if (SUBSCHEMA_KEYWORDS.list.has(key) && Array.isArray(value)) out[key] = value.map(forSerializer);
+    else if (SUBSCHEMA_KEYWORDS.map.has(key) && isObj(value))
       out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, forSerializer(schema)]));
     else out[key] = value;
   }
@@ -150,7 +132,7 @@ function resolveRef(document: ApiDocument, node: unknown): unknown {
     current = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((at, token) => (isObj(at) ? at[token.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
+      .reduce<unknown>((at, token) => (isObj(at) ? at[unescapePointerToken(token)] : undefined), document);
   }
   return current;
 }

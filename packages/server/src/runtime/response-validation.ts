@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidatorModule from 'express-openapi-validator';
 import type { ApiDocument, OperationRoute } from './types.js';
+import { isObj, unescapePointerToken } from '@paygate/contract/json';
 
 type OpenApiValidatorLib = typeof OpenApiValidatorModule;
 let library: OpenApiValidatorLib | undefined;
@@ -19,10 +20,9 @@ function loadOpenApiValidator(): OpenApiValidatorLib {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function decodePointerToken(token: string): string {
-  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+  return unescapePointerToken(token);
 }
 
 /**

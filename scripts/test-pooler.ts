@@ -1,0 +1,47 @@
+/**
+ * `npm run test:pooler`: the PostgreSQL integration and fault tests that matter behind a pooler, run once more with
+ * every database they create reached through a real PgBouncer in transaction mode (D353). The vitest global setup
+ * starts PgBouncer (PAYGATE_TEST_THROUGH_PGBOUNCER=1) and `createThrowawayDatabase` hands out its URL; the gateways
+ * these tests spawn get that URL as DATABASE_URL and no DATABASE_DIRECT_URL, so they run on polling (D352).
+ * `test/faults/pooler.test.ts` (part of `npm test`) covers the direct-URL side. .ci/run calls this after `npm test`.
+ * Needs PAYGATE_TEST_DATABASE_URL and pgbouncer (apt-get install -y pgbouncer). Arguments go to vitest.
+ */
+import { spawn } from 'node:child_process';
+
+/**
+ * Why each is here: what broke behind PgBouncer before (issue 33) or what a pooler could break. Not here:
+ * test/faults/webhook-retries.test.ts asserts retry gaps in wall-clock time, which a loaded run through the pooler
+ * (deliveries woken by the 100 ms poll instead of NOTIFY) made miss once in two runs here; its deliveries are the same
+ * code as multi-process.test.ts's.
+ */
+const FILES = [
+  // the adapter itself, and a check that this run's databases really are behind PgBouncer
+  'packages/reference/src/db/postgres-pooler.test.ts',
+  // two processes, one webhook queue: named statements collided across processes; NOTIFY wake-ups were lost
+  'test/faults/multi-process.test.ts',
+  // a credential change honoured by the other process within 2 s: here by polling, not NOTIFY
+  'test/faults/credential-cache.test.ts',
+  // exactly-once Idempotency-Key under faults: transaction-scoped advisory locks through the pooler
+  'test/faults/idempotency.test.ts',
+  // row-lock races between processes (captures, refunds, settlements)
+  'test/faults/races.test.ts',
+  // kill -9 mid-write: nothing acknowledged lost when the pooler holds the server connections
+  'test/faults/crash.test.ts',
+  // checkout completion for every method on PostgreSQL
+  'packages/reference/src/checkout/methods.test.ts',
+  // credential rotation on PostgreSQL
+  'packages/reference/src/credentials/rotation.test.ts',
+];
+
+if (!process.env['PAYGATE_TEST_DATABASE_URL']) {
+  console.error('npm run test:pooler needs PAYGATE_TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)');
+  process.exit(2);
+}
+console.info(`[test:pooler] ${FILES.length} test files through PgBouncer (transaction mode)`);
+const child = spawn('npx', ['vitest', 'run', ...FILES, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, PAYGATE_TEST_THROUGH_PGBOUNCER: '1' },
+});
+child.on('close', (code, signal) => {
+  process.exitCode = code ?? (signal ? 1 : 0);
+});
