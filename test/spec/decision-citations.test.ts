@@ -37,7 +37,7 @@ describe('decision citations', () => {
   it('every D-number cited in the repository has a row in docs/decisions.md', () => {
     const files = execFileSync('git', ['ls-files', '*.ts', '*.mts', '*.mjs', '*.yaml', '*.md', '*.html'], { cwd: ROOT, encoding: 'utf8' })
       .split('\n')
-      .filter((f) => f !== '' && f !== 'docs/decisions.md');
+      .filter((f) => f !== '' && f !== 'docs/decisions.md' && f !== 'test/spec/decision-citations.test.ts');
     const unknown = files.flatMap((f) => unknownCitations(f, readFileSync(path.join(ROOT, f), 'utf8'), recorded));
     expect(unknown, 'add the decision to docs/decisions.md or fix the number').toEqual([]);
   });
