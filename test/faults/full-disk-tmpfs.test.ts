@@ -6,18 +6,23 @@
  * returns), /readyz is ready again, a refused keyed POST retried with its key is done once, and every acknowledged
  * order reads back.
  *
+ * The same on PGlite: the gateway's data directory on a 128 MiB tmpfs, the rest of it taken by a ballast file; PGlite's
+ * own file writes get ENOSPC and it reports 53100 the same way. After the ballast is removed, the gateway is stopped
+ * and its data directory opened again: every acknowledged order is there, once.
+ *
  * Mounting a tmpfs needs root on the machine PostgreSQL runs on (a loopback PAYGATE_TEST_DATABASE_URL): where that is
  * not possible the file says so loudly and registers nothing (test/storage/full-disk.test.ts simulates the same error
  * with a trigger on PGlite and PostgreSQL everywhere).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireRuntime } from '../../packages/contract-tests/src/support/gateway.js';
+import { openPglite } from '../../packages/reference/src/db/pglite.js';
 import { dataOf, openPaygate, orderBody, type MerchantAccount, type Paygate } from '../../packages/contract-tests/src/support/paygate.js';
 import { adminDatabaseUrl, reportNotRun } from './helpers/processes.js';
 
@@ -165,5 +170,92 @@ if (typeof probe === 'string') {
         await db.end();
       }
     }, 120_000);
+  });
+
+  describe('a really full disk under PGlite (its data directory on a 128 MiB tmpfs)', () => {
+    let disk: { dir: string; unmount: () => void };
+    let gw: Paygate | undefined;
+
+    beforeAll(async () => {
+      const mounted = mountTinyDisk('128m');
+      if (typeof mounted === 'string') throw new Error(`the tmpfs could be mounted a moment ago, not now: ${mounted}`);
+      disk = mounted;
+    });
+    afterAll(async () => {
+      await gw?.close();
+      disk?.unmount();
+    });
+
+    it('answers 503 while the disk is full, is not ready, and keeps every acknowledged order once space returns', async () => {
+      const dataDir = path.join(disk.dir, 'data');
+      gw = await openPaygate('pglite', { env: { PAYGATE_DATA_DIR: dataDir } });
+      const pgw = gw;
+      const m = await pgw.onboard();
+      const acknowledged: string[] = [];
+      const first = orderBody();
+      expect((await pgw.createOrder(m.credentials, first)).status).toBe(200);
+      acknowledged.push(first['reference_id'] as string);
+
+      // the rest of the disk taken by another file, as a log or a backup would
+      const ballast = path.join(disk.dir, 'ballast');
+      const fd = openSync(ballast, 'w');
+      try {
+        const mb = Buffer.alloc(1024 * 1024, 1);
+        for (;;) writeSync(fd, mb);
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      } finally {
+        closeSync(fd);
+      }
+
+      let refused: Awaited<ReturnType<Paygate['call']>> | undefined;
+      for (let i = 0; i < 2000 && refused === undefined; i++) {
+        const body = orderBody();
+        const res = await pgw.call('POST', '/pg/orders/', m.credentials, { json: body, allowServerError: true });
+        if (res.status === 200) acknowledged.push(body['reference_id'] as string);
+        else refused = res;
+      }
+      expect(refused, 'a creation was refused once the disk was full').toBeDefined();
+      const key = randomUUID();
+      const keyed = orderBody();
+      const again = await pgw.call('POST', '/pg/orders/', m.credentials, {
+        json: keyed,
+        headers: { 'Idempotency-Key': key },
+        allowServerError: true,
+      });
+      for (const res of [refused!, again]) {
+        expect(res.status, res.text).toBe(503);
+        expect(res.error?.code).toBe('ERR_UNAVAILABLE_503');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      const notReady = await fetch(`${pgw.gw.baseUrl}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ failing: ['storage'] });
+
+      rmSync(ballast); // space returns
+      const ready = await fetch(`${pgw.gw.baseUrl}/readyz`);
+      expect(ready.status).toBe(200);
+      const retried = await pgw.call('POST', '/pg/orders/', m.credentials, { json: keyed, headers: { 'Idempotency-Key': key } });
+      expect(retried.status, retried.text).toBe(200);
+      acknowledged.push(keyed['reference_id'] as string);
+
+      // every acknowledged order is on disk: the gateway stopped, the data directory opened again
+      await pgw.close();
+      gw = undefined;
+      const reopened = await openPglite(dataDir);
+      try {
+        const { rows } = await reopened.query<{ reference_id: string; n: number }>(
+          'SELECT reference_id, count(*)::int AS n FROM orders WHERE reference_id = ANY($1::text[]) GROUP BY reference_id',
+          [acknowledged],
+        );
+        expect(rows).toHaveLength(acknowledged.length);
+        expect(rows.filter((r) => r.n !== 1)).toEqual([]);
+      } finally {
+        await reopened.close();
+      }
+      console.info(
+        `full-disk-tmpfs (PGlite): ${acknowledged.length} orders acknowledged around a full disk, all stored once after a restart`,
+      );
+    }, 180_000);
   });
 }
