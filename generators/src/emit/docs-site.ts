@@ -22,6 +22,7 @@ import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import { clientBaseName } from './client.js';
 import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
+import { operationSamples, withCodeSamples } from './docs-samples.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 
 export interface ErrorEntry {
@@ -862,8 +863,12 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/api-document',
     target: 'docs',
     readsDocument: true,
+    // the docs' copy of the document carries the generated samples (x-codeSamples: Redoc shows them with a Copy button)
     emit: (ctx: DocumentEmitContext) =>
-      [...renderSpecFiles(ctx.document)].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents })),
+      [...renderSpecFiles(withCodeSamples(ctx.document, operationSamples(ctx.model, ctx.document)))].map(([file, contents]) => ({
+        path: `${ctx.out.docs}/${file}`,
+        contents,
+      })),
   };
   return [pages, apiDocument];
 }
