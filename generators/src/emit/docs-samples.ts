@@ -406,6 +406,8 @@ export interface OperationSamples {
   method: string;
   path: string;
   samples: CodeSample[];
+  /** The values the samples send (the try-it form starts from them). */
+  values?: { parameters: { name: string; in: string; value: unknown }[]; body: unknown } | undefined;
 }
 
 /** curl and TypeScript samples of every operation of the model, in model order. */
@@ -421,6 +423,7 @@ export function operationSamples(model: ApiModel, document: Readonly<Obj>): Oper
       operationId: op.operationId,
       method: op.method,
       path: op.path,
+      values: { parameters: raw.parameters.map((p) => ({ name: p.name, in: p.in, value: p.value })), body: raw.body?.value },
       samples: [
         { lang: 'Shell', label: 'curl', source: curlSample(settings, model, op, raw) },
         {

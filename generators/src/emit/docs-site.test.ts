@@ -375,11 +375,12 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
   const file = (name: string) => result.files.find((f) => f.path === `docs/site/${name}`)!.contents;
 
   it('writes the pages and the embedded document (only the docs target)', () => {
-    expect(result.files.map((f) => f.path)).toEqual(
-      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT]
-        .map((f) => `docs/site/${f}`)
-        .sort(),
-    );
+    const pages = ['decisions.html', 'diagrams.html', 'errors.html', 'events.html', 'index.html', 'operations.html', 'schemas.html'];
+    const scripts = [REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT, 'site.js', 'try-it.js', 'search-index.js', 'minisearch.js', 'minisearch.LICENSE.txt'];
+    // one pre-rendered page per operation (the light reference, D388)
+    const operations = result.model.operations.map((o) => `operation-${o.operationId}.html`);
+    expect(operations.length).toBeGreaterThan(30);
+    expect(result.files.map((f) => f.path).sort()).toEqual([...pages, ...scripts, ...operations].map((f) => `docs/site/${f}`).sort());
   });
 
   it('takes every event from the spec (webhooks + AsyncAPI): category, format, fields, example (no planned events left)', () => {
