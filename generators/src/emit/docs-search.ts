@@ -36,8 +36,12 @@ export const SEARCH_OPTIONS = {
   searchOptions: { boost: { code: 4, title: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'AND' },
 } as const satisfies Options;
 
-/** Text without Markdown code marks and with whitespace folded (the index stores it, results show it). */
-export const plainText = (text: string): string => text.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+/** Text without Markdown code and bold marks and with whitespace folded (the index stores it, results show it). */
+export const plainText = (text: string): string =>
+  text
+    .replace(/`|\*\*/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** search-index.js: the serialized index and the options to load it with, as a global. */
 export function renderSearchIndex(documents: readonly SearchDocument[]): string {

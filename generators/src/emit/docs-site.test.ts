@@ -376,7 +376,16 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
 
   it('writes the pages and the embedded document (only the docs target)', () => {
     const pages = ['decisions.html', 'diagrams.html', 'errors.html', 'events.html', 'index.html', 'operations.html', 'schemas.html'];
-    const scripts = [REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT, 'site.js', 'try-it.js', 'search-index.js', 'minisearch.js', 'minisearch.LICENSE.txt'];
+    const scripts = [
+      REDOC_INIT_SCRIPT,
+      SPEC_JSON,
+      SPEC_SCRIPT,
+      'site.js',
+      'try-it.js',
+      'search-index.js',
+      'minisearch.js',
+      'minisearch.LICENSE.txt',
+    ];
     // one pre-rendered page per operation (the light reference, D388)
     const operations = result.model.operations.map((o) => `operation-${o.operationId}.html`);
     expect(operations.length).toBeGreaterThan(30);

@@ -22,16 +22,17 @@
   for (const button of document.querySelectorAll('button[data-copy]')) {
     button.addEventListener('click', async () => {
       const target = document.getElementById(button.dataset.copy);
+      // only the visible word changes: the button's name stays "Copy/Copied the <label> sample"
+      const state = button.querySelector('.copy-state') ?? button;
       if (!target) return;
-      const label = button.textContent;
       try {
         await copyText(target.textContent);
-        button.textContent = 'Copied';
+        state.textContent = 'Copied';
       } catch {
-        button.textContent = 'Select and copy';
+        state.textContent = 'Select and copy';
       }
       setTimeout(() => {
-        button.textContent = label;
+        state.textContent = 'Copy';
       }, 2000);
     });
   }
@@ -50,6 +51,9 @@
       script.onerror = () => reject(new Error(`could not load ${src}`));
       document.head.appendChild(script);
     });
+
+  // what a reader of an API reference looks for first: operations, then the names they meet in answers and events
+  const KIND_BOOST = { Operation: 3, 'Error code': 2, Event: 2, Schema: 1.5, Diagram: 1.5, Decision: 0.6, Change: 0.6 };
 
   let engine;
   const searchEngine = () => {
@@ -96,7 +100,7 @@
     try {
       const search = await searchEngine();
       if (last !== query) return; // a later keystroke won
-      render(search.search(query), query);
+      render(search.search(query, { boostDocument: (_id, _term, stored) => KIND_BOOST[stored?.kind] ?? 1 }), query);
     } catch (error) {
       status.textContent = 'Search is unavailable on this copy of the site.';
       console.warn(error);
