@@ -174,6 +174,8 @@ export interface ResponseView {
   rows: FieldRow[];
   /** The JSON example (pretty), '' without one. */
   example: string;
+  /** The earlier status whose body has the same schema ('' when none): its fields are not repeated. */
+  sameAs: string;
 }
 
 export interface TryItField {
@@ -274,6 +276,19 @@ function tryItView(op: OperationModel, samples: OperationSamples | undefined): O
   };
 }
 
+/**
+ * An error body shared by many statuses (Paygate's envelope answers ten of them) is listed once: later statuses with
+ * the same schema point to the first. Pages stay short, so a deep link renders fast on a phone.
+ */
+function sameBodies(responses: (ResponseView & { schemaKey: string })[]): ResponseView[] {
+  const first = new Map<string, string>();
+  return responses.map(({ schemaKey, ...r }) => {
+    const earlier = schemaKey === '' || r.rows.length === 0 ? undefined : first.get(schemaKey);
+    if (schemaKey !== '' && earlier === undefined) first.set(schemaKey, r.status);
+    return earlier === undefined ? r : { ...r, rows: [], sameAs: earlier };
+  });
+}
+
 /** The view of every operation of the model, in model order (sorted by path, then method). */
 export function operationViews(model: ApiModel, document: Readonly<Obj>, samples: readonly OperationSamples[]): OperationView[] {
   const resolver = new RefResolver(document as Obj);
@@ -303,17 +318,21 @@ export function operationViews(model: ApiModel, document: Readonly<Obj>, samples
               rows: safeRows(resolver, media.schema),
               descriptionHtml: markdownHtml(op.requestBody.description),
             },
-      responses: op.responses.map((r) => {
-        const m = pickMedia(r.content);
-        return {
-          status: r.status,
-          descriptionHtml: markdownHtml(r.description),
-          mediaType: m?.mediaType ?? '',
-          success: /^2/.test(r.status),
-          rows: m === undefined ? [] : safeRows(resolver, m.schema),
-          example: m === undefined ? '' : responseExample(resolver, document as Obj, op, r.status, m.mediaType),
-        };
-      }),
+      responses: sameBodies(
+        op.responses.map((r) => {
+          const m = pickMedia(r.content);
+          return {
+            status: r.status,
+            descriptionHtml: markdownHtml(r.description),
+            mediaType: m?.mediaType ?? '',
+            success: /^2/.test(r.status),
+            rows: m === undefined ? [] : safeRows(resolver, m.schema),
+            example: m === undefined ? '' : responseExample(resolver, document as Obj, op, r.status, m.mediaType),
+            sameAs: '',
+            schemaKey: m === undefined ? '' : `${m.mediaType} ${JSON.stringify(m.schema)}`,
+          };
+        }),
+      ),
       samples: (opSamples?.samples ?? []).map((s, i) => ({ ...s, id: `sample-${i}` })),
       tryIt: tryItView(op, opSamples),
     };
