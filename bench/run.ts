@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
  * (default 50), BENCH_ONLY (comma list of sections: baselines,validation,client,gateway,post,prism,coldstart,startup,profile,generators,diff,lists,
- * cli,settlements,webhooks,webhook-isolation,contract),
+ * cli,settlements,webhooks,webhook-isolation,contract,docs),
  * BENCH_ADMIN_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_CPU_PROF=1 (servers run with --cpu-prof; profiles go to a temp dir printed at the end), BENCH_CLIENT_ROUNDS (client
  * section: alternated rounds of fetch and client, default 9), BENCH_PAIR_WARMUP (s of unmeasured load on each server of
@@ -33,6 +33,7 @@ import { summarizeProfile, type CpuProfile, type ProfileSummary } from './lib/pr
 import { writeBenchmarksDoc, type Budget } from './lib/report.js';
 import { diffBudgets, diffTableRow, runDiffSection } from './sections/diff.js';
 import { runStartup, startupBudgets } from './sections/startup.js';
+import { docsBudgets, runDocsSection } from './sections/docs.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPoolSize } from '../packages/reference/src/core/config.js';
 import { createThrowawayDatabase, type ThrowawayDatabase } from '../packages/reference/src/testing/test-db.js';
@@ -753,6 +754,7 @@ function budgets(): Budget[] {
       met: (coldPg['ms'] as number) < 500,
     });
   out.push(...diffBudgets(rows), ...startupBudgets(rows as { section: string; name: string; ms?: number }[]));
+  out.push(...docsBudgets(rows as { section: string; name: string; ms?: number }[]));
   out.push(...listsBudgets());
   // Issue 23: generation of GitHub and Stripe against openapi-typescript on the same file (bench/generate.ts).
   for (const g of generators?.ratios.filter((x) => x.goal) ?? []) {
@@ -779,6 +781,17 @@ function table(): string {
         : '';
     if (['coldstart', 'startup'].includes(r.section))
       return [r.section, r.name, '', '', '', '', '', `${(r['ms'] as number).toFixed(0)} ms${ratio ? `, ${ratio}` : ''}`];
+    if (r.section === 'docs')
+      return [
+        r.section,
+        r.name,
+        '',
+        '',
+        '',
+        '',
+        '',
+        `${(r['ms'] as number).toFixed(0)} ms${r.ratio !== undefined ? `, ${r.ratio.toFixed(2)}x of ${r.baseline}` : ''}; ${r.note ?? ''}`,
+      ];
     if (r.section === 'cli') return [r.section, r.name, '', '', '', '', '', r.note ?? ''];
     if (r.section === 'diff') return diffTableRow(r);
     if (r.section === 'generators')
@@ -836,6 +849,7 @@ async function main(): Promise<void> {
   if (want('prism')) await runPrism();
   if (want('coldstart')) await runColdStart();
   if (want('startup')) rows.push(...(await runStartup({ root: ROOT, partner: PARTNER, log })));
+  if (want('docs')) rows.push(...(await runDocsSection({ root: ROOT, log })));
   if (want('profile')) await runProfile();
   if (want('generators')) await runGenerators();
   if (want('diff')) rows.push(...(await runDiffSection(log)));

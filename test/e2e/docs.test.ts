@@ -125,7 +125,18 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
   const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
-  const PAGES = ['index.html', 'events.html', 'errors.html', 'decisions.html', 'changelog.html'] as const;
+  // the light reference's pages too (D388, D390): an operation page, the list, the schemas, the diagrams
+  const PAGES = [
+    'index.html',
+    'events.html',
+    'errors.html',
+    'decisions.html',
+    'changelog.html',
+    'operations.html',
+    'operation-createOrder.html',
+    'schemas.html',
+    'diagrams.html',
+  ] as const;
 
   it.each(PAGES.flatMap((name) => (Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[]).map((viewport) => [name, viewport] as const)))(
     '%s at %s size: no sideways scroll, the header above the content, axe clean, no console error or CSP violation, no "seed"',

@@ -24,6 +24,7 @@ import {
   parseDecisions,
   parseErrorCatalogue,
   parseMarkdownTables,
+  readDocsTemplates,
   renderDocsSite,
   type DocsSiteInput,
   type DocsTemplates,
@@ -375,11 +376,21 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
   const file = (name: string) => result.files.find((f) => f.path === `docs/site/${name}`)!.contents;
 
   it('writes the pages and the embedded document (only the docs target)', () => {
-    expect(result.files.map((f) => f.path)).toEqual(
-      ['decisions.html', 'errors.html', 'events.html', 'index.html', REDOC_INIT_SCRIPT, SPEC_JSON, SPEC_SCRIPT]
-        .map((f) => `docs/site/${f}`)
-        .sort(),
-    );
+    const pages = ['decisions.html', 'diagrams.html', 'errors.html', 'events.html', 'index.html', 'operations.html', 'schemas.html'];
+    const scripts = [
+      REDOC_INIT_SCRIPT,
+      SPEC_JSON,
+      SPEC_SCRIPT,
+      'site.js',
+      'try-it.js',
+      'search-index.js',
+      'minisearch.js',
+      'minisearch.LICENSE.txt',
+    ];
+    // one pre-rendered page per operation (the light reference, D388)
+    const operations = result.model.operations.map((o) => `operation-${o.operationId}.html`);
+    expect(operations.length).toBeGreaterThan(30);
+    expect(result.files.map((f) => f.path).sort()).toEqual([...pages, ...scripts, ...operations].map((f) => `docs/site/${f}`).sort());
   });
 
   it('takes every event from the spec (webhooks + AsyncAPI): category, format, fields, example (no planned events left)', () => {
@@ -455,12 +466,12 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
 });
 
 describe("docs in the API's own words (D125)", () => {
-  it('a non-Paygate spec (Shelf) gets no Paygate prose and no empty events, errors or decisions pages', async () => {
+  it('a non-Paygate spec (Shelf) gets no Paygate prose and no empty events, errors or decisions pages; its reference, search and samples', async () => {
     const empty = (header: string) => `| ${header} |\n| --- |\n`;
     const docs = {
       errorsMarkdown: empty('Code | HTTP | When | details keys | What the client should do'),
       decisionsMarkdown: empty('# | Seed says | Decision | Reason | Anchor'),
-      templates,
+      templates: readDocsTemplates(path.join(ROOT, 'generators/templates')),
     };
     const result = await generate({
       rootDir: ROOT,
@@ -471,11 +482,26 @@ describe("docs in the API's own words (D125)", () => {
       docs,
     });
     const pages = result.files.filter((f) => f.path.endsWith('.html'));
-    expect(pages.map((f) => path.basename(f.path))).toEqual(['index.html']);
+    // the light reference and search for any spec (D388, D389); no diagrams page without x-state-machine
+    const operations = result.model.operations.map((o) => `operation-${o.operationId}.html`);
+    expect(pages.map((f) => path.basename(f.path)).sort()).toEqual(['index.html', 'operations.html', 'schemas.html', ...operations].sort());
     for (const f of pages) {
       expect(f.contents).not.toMatch(/Paygate|whsec_|"success": false|merchant/i);
-      expect(f.contents).not.toMatch(/events\.html|errors\.html|decisions\.html/);
+      expect(f.contents).not.toMatch(/events\.html|errors\.html|decisions\.html|diagrams\.html/);
+      expect(f.contents).toContain('id="site-search"');
     }
+    const index = result.files.find((f) => f.path.endsWith('/search-index.js'))!.contents;
+    for (const op of result.model.operations) expect(index).toContain(`"${op.operationId}"`);
+    // deterministic: the same input renders the same site, byte for byte
+    const again = await generate({
+      rootDir: ROOT,
+      openapi: 'test/fixtures/shelf/openapi.yaml',
+      asyncapi: null,
+      lint: 'skip',
+      targets: ['docs'],
+      docs,
+    });
+    expect(again.files).toEqual(result.files);
   });
 });
 

@@ -22,6 +22,10 @@ import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import { clientBaseName } from './client.js';
 import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
+import { diagramsView, type DiagramsView } from './docs-diagrams.js';
+import { operationViews, schemaViews, tagViews, type OperationView, type SchemaView } from './docs-reference.js';
+import { operationSamples, withCodeSamples, type OperationSamples } from './docs-samples.js';
+import { minisearchFiles, renderSearchIndex, SEARCH_INDEX_SCRIPT, type SearchDocument } from './docs-search.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 import { isObj } from '../util/json.js';
 
@@ -96,6 +100,18 @@ export interface DocsTemplates {
   errors: string;
   decisions: string;
   changelog: string;
+  /** The light reference's pages (templates/docs/reference/): without them the site has Redoc's reference only. */
+  reference?: ReferenceTemplates | undefined;
+  /** The site's scripts (templates/docs/assets/*.js), copied as they are: copy buttons and search, try-it. */
+  assets?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface ReferenceTemplates {
+  operation: string;
+  operations: string;
+  schemas: string;
+  fields: string;
+  diagrams: string;
 }
 
 /** What the pages say about the API, in its own words (D125: no Paygate prose unless the spec is Paygate's). */
@@ -129,6 +145,8 @@ export interface DocsPagesInput {
   changelogReviewed?: readonly ChangelogReview[] | undefined;
   /** File name of the Redoc standalone bundle the caller places in the site root. */
   redocScript?: string;
+  /** The spec's state machines and delivery timeline (emit/docs-diagrams.ts): diagrams.html when given. */
+  diagrams?: DiagramsView | undefined;
 }
 
 export interface DocsSiteInput extends Omit<DocsPagesInput, 'api'> {
@@ -205,6 +223,9 @@ function createEnvironment(templates: DocsTemplates): typeof Handlebars {
   hb.registerHelper('json', (value: unknown) => JSON.stringify(value, null, 2));
   hb.registerHelper('yesno', (value: unknown) => (value ? 'yes' : 'no'));
   hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  // (concat "a" b "c"): the last argument is Handlebars' options object
+  hb.registerHelper('concat', (...args: unknown[]) => args.slice(0, -1).map(String).join(''));
+  if (templates.reference !== undefined) hb.registerPartial('docs-fields', hb.compile(templates.reference.fields, COMPILE_OPTIONS));
   hb.registerPartial('docs-layout', hb.compile(templates.layout, COMPILE_OPTIONS));
   return hb;
 }
@@ -279,8 +300,8 @@ export function renderDocsSite(input: DocsSiteInput): Map<string, string> {
   return new Map([...renderSpecFiles(bundledDocument), ...renderDocsPages({ ...rest, api: specInfo(bundledDocument) })]);
 }
 
-/** Renders the HTML pages. */
-export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
+/** What every page of the site shares: the Handlebars environment, the API's words, the navigation. */
+function siteFrame(input: DocsPagesInput) {
   const hb = createEnvironment(input.templates);
   const name = input.api.name ?? clientBaseName(input.api.title);
   const info = {
@@ -291,27 +312,39 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     errorEnvelope: input.api.errorEnvelope ?? false,
     delivery: input.api.delivery ?? [],
   };
-  const redocScript = input.redocScript ?? REDOC_SCRIPT;
   // a page for events, errors and decisions only when the spec (or its sources) has them
   const hasEvents = input.events.length > 0;
   const specErrors = input.specErrors !== undefined && hasSpecErrors(input.specErrors) ? input.specErrors : undefined;
   const hasErrors = input.errors.length > 0 || specErrors !== undefined;
   const hasDecisions = input.decisions.length > 0;
+  const hasReference = input.templates.reference !== undefined;
+  const hasDiagrams = hasReference && input.diagrams !== undefined;
   const nav = [
     { href: 'index.html', label: 'API reference' },
+    ...(hasReference ? [{ href: 'operations.html', label: 'Operations' }] : []),
+    ...(hasDiagrams ? [{ href: 'diagrams.html', label: 'Diagrams' }] : []),
     ...(hasEvents ? [{ href: 'events.html', label: 'Webhook events' }] : []),
     ...(hasErrors ? [{ href: 'errors.html', label: 'Errors' }] : []),
     ...(hasDecisions ? [{ href: 'decisions.html', label: 'Decisions' }] : []),
     ...(input.changelog === undefined ? [] : [{ href: 'changelog.html', label: 'Changelog' }]),
   ];
+  // the search box (site.js) on every page when the site has its scripts and its index (the reference pages)
+  const search = hasReference && input.templates.assets?.['site.js'] !== undefined;
   const common = (page: string, title: string) => ({
     api: info,
     title,
+    search,
     nav: nav.map((item) => ({ ...item, current: item.href === page })),
   });
+  return { hb, info, hasEvents, specErrors, hasErrors, hasDecisions, hasDiagrams, common, search };
+}
 
+/** Renders the HTML pages. */
+export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
+  const { hb, hasEvents, specErrors, hasErrors, hasDecisions, hasDiagrams, common } = siteFrame(input);
+  const redocScript = input.redocScript ?? REDOC_SCRIPT;
   const files = new Map<string, string>();
-  const page = (name: keyof Omit<DocsTemplates, 'layout'>, context: object): string =>
+  const page = (name: 'index' | 'events' | 'errors' | 'decisions' | 'changelog', context: object): string =>
     hb.compile(input.templates[name], COMPILE_OPTIONS)(context);
 
   files.set(
@@ -338,6 +371,10 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
       }),
     );
   }
+  if (hasDiagrams && input.templates.reference !== undefined) {
+    const template = hb.compile(input.templates.reference.diagrams, COMPILE_OPTIONS);
+    files.set('diagrams.html', template({ ...common('diagrams.html', 'Diagrams'), diagrams: input.diagrams }));
+  }
   if (input.changelog !== undefined) {
     files.set(
       'changelog.html',
@@ -348,6 +385,167 @@ export function renderDocsPages(input: DocsPagesInput): Map<string, string> {
     );
   }
   return files;
+}
+
+/** The light reference's inputs: the model, the bundled document and the samples of its operations. */
+export interface ReferenceInput {
+  model: ApiModel;
+  document: Readonly<Record<string, unknown>>;
+  samples: readonly OperationSamples[];
+}
+
+/**
+ * The light reference (operation pages, operations.html, schemas.html), the search index over the whole site and the
+ * site's scripts. Empty without the reference templates.
+ */
+export function renderReferencePages(input: DocsPagesInput, reference: ReferenceInput): Map<string, string> {
+  const templates = input.templates.reference;
+  const files = new Map<string, string>();
+  if (templates === undefined) return files;
+  const { hb, common, search } = siteFrame(input);
+  const render = (template: string, context: object) => hb.compile(template, COMPILE_OPTIONS)(context);
+  const { model, document } = reference;
+  const operations = operationViews(model, document, reference.samples);
+  const schemes = new Map(model.securitySchemes.map((s) => [s.name, s]));
+  for (const op of operations) {
+    const opModel = model.operations.find((o) => o.operationId === op.id)!;
+    // the try-it form's credentials: the schemes of the operation's first alternative that a browser can send
+    const auth = (opModel.security[0] ?? []).flatMap((r) => {
+      const scheme = schemes.get(r.scheme);
+      if (scheme === undefined) return [];
+      const where =
+        scheme.type === 'apiKey' && (scheme.in === 'header' || scheme.in === 'query')
+          ? scheme.in
+          : scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer'
+            ? 'bearer'
+            : scheme.type === 'oauth2' || scheme.type === 'openIdConnect'
+              ? 'bearer'
+              : undefined;
+      if (where === undefined) return [];
+      return [
+        {
+          scheme: scheme.name,
+          label: scheme.parameterName ?? `${scheme.name} token`,
+          in: where,
+          name: scheme.parameterName ?? '',
+          id: `try-auth-${scheme.name.replace(/[^A-Za-z0-9_-]/g, '-')}`,
+          secret:
+            /secret|token|password|key/i.test(`${scheme.name} ${scheme.parameterName ?? ''}`) && !/id$/i.test(scheme.parameterName ?? ''),
+        },
+      ];
+    });
+    const idempotency = opModel.parameters.header.find((h) => h.name.toLowerCase() === 'idempotency-key');
+    files.set(op.file, render(templates.operation, { ...common(op.file, op.title), op, auth, idempotencyHeader: idempotency?.name ?? '' }));
+  }
+  const tags = tagViews(model, operations).map((t) => ({
+    ...t,
+    operations: t.operations.map((o) => ({ ...o, methodLower: o.method.toLowerCase() })),
+  }));
+  files.set('operations.html', render(templates.operations, { ...common('operations.html', 'Operations'), tags }));
+  const schemas = schemaViews(model, document);
+  files.set('schemas.html', render(templates.schemas, { ...common('schemas.html', 'Schemas'), schemas }));
+  if (search) {
+    files.set(SEARCH_INDEX_SCRIPT, renderSearchIndex(searchDocuments(input, operations, schemas)));
+    for (const [file, contents] of minisearchFiles()) files.set(file, contents);
+  }
+  for (const [file, contents] of Object.entries(input.templates.assets ?? {})) files.set(file, contents);
+  return files;
+}
+
+/** Everything the search finds, in a fixed order: operations, schemas, events, error codes, decisions, changes. */
+export function searchDocuments(
+  input: DocsPagesInput,
+  operations: readonly OperationView[],
+  schemas: readonly SchemaView[],
+): SearchDocument[] {
+  const docs: SearchDocument[] = [];
+  const strip = (html: string) =>
+    html
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  for (const op of operations) {
+    docs.push({
+      kind: 'Operation',
+      title: `${op.title} (${op.method} ${op.path})`,
+      code: op.id,
+      text: `${op.method} ${op.path} ${op.tag} ${strip(op.descriptionHtml)}`,
+      url: op.file,
+    });
+  }
+  for (const schema of schemas) {
+    docs.push({
+      kind: 'Schema',
+      title: schema.name,
+      code: schema.name,
+      text: `${strip(schema.descriptionHtml)} ${schema.rows.map((r) => r.name).join(' ')}`,
+      url: `schemas.html#${schema.anchor}`,
+    });
+  }
+  for (const event of input.events) {
+    docs.push({
+      kind: 'Event',
+      title: event.name,
+      code: event.name,
+      text: `${event.category} ${event.summary}`,
+      url: `events.html#${event.name}`,
+    });
+  }
+  const specCodes = input.specErrors?.codes ?? [];
+  for (const error of input.errors.length > 0 ? input.errors : specCodes) {
+    docs.push({
+      kind: 'Error code',
+      title: `${error.code} (${error.status})`,
+      code: error.code,
+      text: `${error.when} ${'action' in error ? error.action : ''}`,
+      url: `errors.html#${error.code}`,
+    });
+  }
+  for (const decision of input.decisions) {
+    const title = /^\*\*([^*]+)\*\*/.exec(decision.decision)?.[1] ?? decision.decision.slice(0, 90);
+    docs.push({
+      kind: 'Decision',
+      title: `${decision.id}: ${title}`,
+      code: decision.id,
+      text: `${decision.specSays} ${decision.decision} ${decision.reason}`,
+      url: `decisions.html#${decision.id}`,
+    });
+  }
+  for (const machine of input.diagrams?.machines ?? []) {
+    docs.push({
+      kind: 'Diagram',
+      title: `${machine.title} states`,
+      code: '',
+      text: machine.moves.join(' '),
+      url: `diagrams.html#${machine.id}`,
+    });
+  }
+  if (input.diagrams?.timeline) {
+    docs.push({
+      kind: 'Diagram',
+      title: 'Webhook delivery timeline',
+      code: '',
+      text: 'retries retry schedule attempts given up webhook delivery',
+      url: 'diagrams.html#webhook-delivery',
+    });
+  }
+  if (input.changelog !== undefined) {
+    for (const section of changelogView(input.changelog, input.changelogReviewed ?? [])) {
+      for (const entry of [...section.breaking, ...section.unclassified, ...section.strict, ...section.additions]) {
+        docs.push({
+          kind: 'Change',
+          title: `${section.title}: ${entry.what}`,
+          code: '',
+          text: `${entry.where} ${entry.todo}`,
+          url: `changelog.html#v-${section.id}`,
+        });
+      }
+    }
+  }
+  return docs;
 }
 
 /** The events page's view ("The events page for any spec", D213): every event with its sources and fields, the envelope and headers when there are some. */
@@ -820,10 +1018,54 @@ export interface DocsSources {
 
 const DOCS_TEMPLATE_NAMES = ['layout', 'index', 'events', 'errors', 'decisions', 'changelog'] as const;
 
-/** Reads templates/docs/*.hbs. */
+/** The site's scripts in templates/docs/assets/. */
+export const DOCS_ASSETS = ['site.js', 'try-it.js'] as const;
+
+/** Reads templates/docs/*.hbs, the reference's templates/docs/reference/*.hbs and the scripts of templates/docs/assets/. */
 export function readDocsTemplates(templatesDir: string): DocsTemplates {
   const read = (name: string) => readFileSync(path.join(templatesDir, 'docs', `${name}.hbs`), 'utf8');
-  return Object.fromEntries(DOCS_TEMPLATE_NAMES.map((n) => [n, read(n)])) as unknown as DocsTemplates;
+  const pages = Object.fromEntries(DOCS_TEMPLATE_NAMES.map((n) => [n, read(n)])) as unknown as DocsTemplates;
+  return {
+    ...pages,
+    reference: {
+      operation: read('reference/operation'),
+      operations: read('reference/operations'),
+      schemas: read('reference/schemas'),
+      fields: read('reference/fields'),
+      diagrams: read('reference/diagrams'),
+    },
+    assets: Object.fromEntries(DOCS_ASSETS.map((file) => [file, readFileSync(path.join(templatesDir, 'docs', 'assets', file), 'utf8')])),
+  };
+}
+
+/** The pages' input from the model and the human sources (the same for the pages and the reference emitters). */
+function pagesInput(ctx: EmitContext, sources: DocsSources): DocsPagesInput {
+  // D203: the catalogue check only when the user gives a catalogue; else the spec's own words
+  const errors = sources.errorsMarkdown === undefined ? [] : parseErrorCatalogue(sources.errorsMarkdown);
+  if (sources.errorsMarkdown !== undefined) checkErrorCatalogue(errors, ctx.model.errorCodes, openapiFileOf(ctx.model.source));
+  return {
+    api: {
+      title: ctx.model.title,
+      version: ctx.model.version,
+      name: clientBaseName(ctx.model.title, ctx.model.clientName),
+      errorEnvelope: hasErrorEnvelope(ctx.model),
+      delivery: deliveryPolicy(ctx.model.extensions['x-webhook-delivery']),
+    },
+    errors,
+    specErrors: sources.errorsMarkdown === undefined ? specErrorsView(ctx.model) : undefined,
+    decisions: parseDecisions(sources.decisionsMarkdown),
+    events: eventEntries(ctx.model),
+    webhooks: webhookGuide(ctx.model),
+    templates: sources.templates,
+    changelog: sources.changelog,
+    changelogReviewed: sources.changelogReviewed,
+    redocScript: REDOC_SCRIPT,
+    // the model keeps every component schema as written (x-state-machine included) and the document's extensions
+    diagrams: diagramsView({
+      components: { schemas: Object.fromEntries(ctx.model.schemas.map((s) => [s.name, s.schema])) },
+      'x-webhook-retry-schedule': ctx.model.extensions['x-webhook-retry-schedule'],
+    }),
+  };
 }
 
 /** The pages (model + markdown sources) and the embedded document (openapi.json / openapi.js) of the site. */
@@ -832,27 +1074,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/pages',
     target: 'docs',
     emit(ctx: EmitContext) {
-      // D203: the catalogue check only when the user gives a catalogue; else the spec's own words
-      const errors = sources.errorsMarkdown === undefined ? [] : parseErrorCatalogue(sources.errorsMarkdown);
-      if (sources.errorsMarkdown !== undefined) checkErrorCatalogue(errors, ctx.model.errorCodes, openapiFileOf(ctx.model.source));
-      const files = renderDocsPages({
-        api: {
-          title: ctx.model.title,
-          version: ctx.model.version,
-          name: clientBaseName(ctx.model.title, ctx.model.clientName),
-          errorEnvelope: hasErrorEnvelope(ctx.model),
-          delivery: deliveryPolicy(ctx.model.extensions['x-webhook-delivery']),
-        },
-        errors,
-        specErrors: sources.errorsMarkdown === undefined ? specErrorsView(ctx.model) : undefined,
-        decisions: parseDecisions(sources.decisionsMarkdown),
-        events: eventEntries(ctx.model),
-        webhooks: webhookGuide(ctx.model),
-        templates: sources.templates,
-        changelog: sources.changelog,
-        changelogReviewed: sources.changelogReviewed,
-        redocScript: REDOC_SCRIPT,
-      });
+      const files = renderDocsPages(pagesInput(ctx, sources));
       return [...files].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents }));
     },
   };
@@ -860,8 +1082,18 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/api-document',
     target: 'docs',
     readsDocument: true,
-    emit: (ctx: DocumentEmitContext) =>
-      [...renderSpecFiles(ctx.document)].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents })),
+    // The document as the site serves it, and its static rendering (D388): the docs' copy carries the generated samples
+    // (x-codeSamples: Redoc shows them with a Copy button); the operation pages, the schemas and the search index
+    // render the document's own examples and schemas, which the model does not keep.
+    emit(ctx: DocumentEmitContext) {
+      const document = ctx.document;
+      const samples = operationSamples(ctx.model, document);
+      const files = new Map([
+        ...renderSpecFiles(withCodeSamples(document, samples)),
+        ...renderReferencePages(pagesInput(ctx, sources), { model: ctx.model, document, samples }),
+      ]);
+      return [...files].map(([file, contents]) => ({ path: `${ctx.out.docs}/${file}`, contents }));
+    },
   };
   return [pages, apiDocument];
 }

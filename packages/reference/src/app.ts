@@ -306,8 +306,9 @@ const NO_OPTIONS: NonNullable<ReferenceAppOptions['rateLimit']> = {};
  * site itself (Redoc's bundle, the document, redoc-init.js: no inline script, no eval); styles from the site and
  * inline, because Redoc renders with styled-components (injected <style> elements and style attributes); images only
  * as data: URLs (Redoc's icons; its attribution logo on cdn.redoc.ly is refused: no third-party requests); workers from
- * blob: (Redoc's search index); nothing else (no fetch, fonts, plugins, frames, forms or <base>). Removing img-src or
- * worker-src makes that test fail; connect-src and font-src were not needed.
+ * blob: (Redoc's search index); fetch to the gateway itself only (`connect-src 'self'`: the operation pages' try-it asks
+ * /healthz whether this is a sandbox and sends the reader's request, D391); nothing else (no fonts, plugins, frames,
+ * forms or <base>). Removing img-src, worker-src or connect-src makes that test fail; font-src was not needed.
  */
 export const DOCS_CSP = [
   "default-src 'none'",
@@ -315,6 +316,7 @@ export const DOCS_CSP = [
   "style-src 'self' 'unsafe-inline'",
   'img-src data:',
   'worker-src blob:',
+  "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

@@ -9,6 +9,9 @@
  *   decisions.html    from the decisions markdown (no page when absent)
  *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
  *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
+ *   operation-<id>.html, operations.html, schemas.html   the pre-rendered light reference with samples (D385, D388)
+ *   diagrams.html     state machines and the delivery timeline, when the spec declares them (D390)
+ *   search-index.js + minisearch.js, site.js, try-it.js   search, copy buttons, the sandbox console (D389, D391)
  * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136): no CDN.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -71,7 +74,9 @@ export const command: CliCommand = {
 
 Builds the offline reference site into DIR (default docs/site; the directory is replaced):
   index.html (Redoc), openapi.json, events.html, errors.html, decisions.html, redoc.standalone.js,
-  changelog.html (when released contracts exist: \`paygate release\`)
+  changelog.html (when released contracts exist: \`paygate release\`), one page per operation with curl and
+  TypeScript samples (operations.html lists them), schemas.html, diagrams.html (x-state-machine,
+  x-webhook-retry-schedule), a search box on every page (an offline index)
 
 Flags:
   --input FILE          the OpenAPI 3.0/3.1 root document (default openapi/openapi.yaml)
