@@ -28,6 +28,13 @@ const FILES = [
   'test/faults/races.test.ts',
   // kill -9 mid-write: nothing acknowledged lost when the pooler holds the server connections
   'test/faults/crash.test.ts',
+  // paygate serve --workers N (several pools in one deployment), drain on SIGTERM
+  'test/faults/cluster.test.ts',
+  'test/faults/shutdown.test.ts',
+  // a settlement run killed mid-way, resumed by another process
+  'test/faults/settlement-crash.test.ts',
+  // backends terminated under load (pg_terminate_backend): through the pooler, its server connections die instead
+  'test/faults/db-connection-loss.test.ts',
   // checkout completion for every method on PostgreSQL
   'packages/reference/src/checkout/methods.test.ts',
   // credential rotation on PostgreSQL
@@ -50,5 +57,6 @@ const child = spawn('npx', ['vitest', 'run', ...FILES, ...process.argv.slice(2)]
   env: { ...process.env, PAYGATE_TEST_THROUGH_PGBOUNCER: '1', PAYGATE_CONTRACT_PARTIAL: '1' },
 });
 child.on('close', (code, signal) => {
+  if (signal) console.error(`[test:pooler] vitest was ended by ${signal} before it finished: run npm run test:pooler again`);
   process.exitCode = code ?? (signal ? 1 : 0);
 });
