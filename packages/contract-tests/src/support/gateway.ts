@@ -19,7 +19,7 @@ import path from 'node:path';
 import { answerMalformedRequests, loadConfig, openReference, type Db, type ReferenceRuntime } from '@paygate/reference';
 import type { Logger } from '@paygate/server';
 import { createReferenceApp, type ReferenceAppOptions } from '@paygate/reference/app';
-import { createMigratedDatabase, usePgliteTemplate } from '@paygate/reference/testing';
+import { createMigratedDatabase, pooledRun, usePgliteTemplate } from '@paygate/reference/testing';
 
 export type GatewayTarget = 'pglite' | 'postgres';
 
@@ -159,6 +159,7 @@ function installFaults(db: DbLike, als: AsyncLocalStorage<RequestState>): Faults
 /** Targets to parameterise suites over: pglite always, postgres when PAYGATE_TEST_DATABASE_URL is set; 'remote' alone when PAYGATE_CONTRACT_BASE_URL is set. */
 export function gatewayTargets(): GatewayTarget[] {
   if (remoteConfig()) return ['pglite']; // the value is ignored by startGateway in remote mode; one run only
+  if (pooledRun()) return ['postgres']; // npm run test:pooler: PostgreSQL through PgBouncer only (D353)
   return process.env['PAYGATE_TEST_DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite'];
 }
 

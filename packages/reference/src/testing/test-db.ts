@@ -17,8 +17,13 @@ export interface TestDb {
 
 export type TestTarget = 'pglite' | 'postgres';
 
-/** `pglite` always; `postgres` too when PAYGATE_TEST_DATABASE_URL is set (an admin URL, e.g. postgres://postgres@127.0.0.1:5432/postgres). */
+/**
+ * `pglite` always; `postgres` too when PAYGATE_TEST_DATABASE_URL is set (an admin URL, e.g.
+ * postgres://postgres@127.0.0.1:5432/postgres); `postgres` alone in a run through PgBouncer (`npm run test:pooler`,
+ * D353: the PGlite half ran in `npm test` and meets no pooler).
+ */
 export function testTargets(): TestTarget[] {
+  if (pooledRun()) return ['postgres'];
   return process.env['PAYGATE_TEST_DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite'];
 }
 
@@ -37,6 +42,11 @@ export interface ThrowawayDatabase {
  * setup starts it, D353): the databases tests create are then reached through it.
  */
 export const PGBOUNCER_PORT_ENV = 'PAYGATE_TEST_PGBOUNCER_PORT';
+
+/** Whether this run reaches its PostgreSQL databases through PgBouncer (`npm run test:pooler`, D353). */
+export function pooledRun(): boolean {
+  return Boolean(process.env[PGBOUNCER_PORT_ENV]);
+}
 
 /** `url` through the run's PgBouncer, when the run has one. */
 export function throughRunPooler(url: string): string {
