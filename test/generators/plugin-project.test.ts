@@ -165,7 +165,7 @@ describe('template overrides (--templates, paygate templates eject)', () => {
 });
 
 describe('the config file', () => {
-  it('is read by generate and check; a flag overrides it; JSON and package.json#paygate work; mistakes are named', {
+  it('is read by generate, check, docs and diff; a flag overrides it; JSON and package.json#paygate work; mistakes are named', {
     timeout: 120_000,
   }, async () => {
     const dir = await copyProject('config');
@@ -192,6 +192,7 @@ describe('the config file', () => {
         outputs: { client: 'src/sdk' },
         lintDetails: true,
         plugins: ['./plugins/operation-ids.ts'],
+        docs: { out: 'site' },
       }),
     );
     const fromJson = await loadSpecOptions(['--config', 'settings.json'], dir);
@@ -206,6 +207,14 @@ describe('the config file', () => {
     expect(existsSync(path.join(dir, 'src/gen/server'))).toBe(false);
     expect(await readFile(path.join(dir, 'src/gen/operation-ids.gen.ts'), 'utf8')).toContain("from './contract/index.js'");
     expect((await cli(dir, 'check', '--config', 'settings.json')).code).toBe(0);
+    // docs and diff read the same file
+    const docs = await cli(dir, 'docs', '--config', 'settings.json', '--skip-redoc');
+    expect(docs.code).toBe(0);
+    expect(existsSync(path.join(dir, 'site/index.html'))).toBe(true);
+    const gate = await cli(dir, 'diff', '--gate', '--config', 'settings.json');
+    expect(gate.code).toBe(3);
+    expect(gate.err).toContain('[compat] config settings.json: spec api/openapi.yaml');
+    expect(gate.err).toContain('no released contract in api/released');
 
     const pkgDir = await mkdtemp(path.join(tmpdir(), 'paygate-pkgconfig-'));
     dirs.push(pkgDir);
