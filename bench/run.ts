@@ -22,7 +22,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPaygateClient } from '@paygate/client';
-import { describeRatio, GENERATION_GOALS, generationGoalMet, measureGenerators, type GeneratorBench } from './generate.js';
+import {
+  describeRatio,
+  describeRegeneration,
+  GENERATION_GOALS,
+  generationGoalMet,
+  measureGenerators,
+  type GeneratorBench,
+} from './generate.js';
 import { runCliBench } from './sections/cli.js';
 import { createHostedOrderBody, createMerchantBody, orderEnvelope } from './lib/fixtures.js';
 import { load, rssMiB, type LoadResult } from './lib/load.js';
@@ -664,6 +671,7 @@ async function runGenerators(): Promise<void> {
     });
   }
   for (const g of generators.ratios) log(`  ${g.spec}, ours / openapi-typescript: ${describeRatio(g)}`);
+  for (const r of generators.regenerations) log(`  ${describeRegeneration(r)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
