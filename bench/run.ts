@@ -921,6 +921,7 @@ async function main(): Promise<void> {
         .map((r) => ({ name: r.name, micros: 1e6 / (r['rpsPerCpu'] as number) })),
       profiles,
       generators: generators?.ratios,
+      regenerations: generators?.regenerations,
     });
     log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run writes it only with BENCH_WRITE_DOCS=1)`);
   }
