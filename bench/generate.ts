@@ -8,6 +8,11 @@
  * for GitHub and Stripe: CPU <= 1.5x, output <= 2x, tsc memory <= 1.5x. Each row is measured in a fresh child process,
  * one after the other. `npm run bench` runs the same measurement through `measureGenerators()`.
  * BENCH_GENERATE_SPECS=github,stripe limits the specs; BENCH_GENERATE_TSC=0 skips the compiles.
+ *
+ * Issue 31 (D378): for GitHub and Stripe, regeneration after a one-line change as `paygate generate --watch` does it:
+ * in a process that already generated the spec once (unmeasured), an optional property is added to one component
+ * schema of a copy of the spec and the generation that follows is measured, against openapi-typescript's full run and
+ * Paygate's own full run on the same spec in the same bench run.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,7 +21,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { parse as parseYaml } from 'yaml';
 import type { Target } from '../generators/src/emit/context.js';
 import { generate } from '../generators/src/pipeline.js';
 import { REALWORLD_SPECS } from '../test/fixtures/realworld/specs.js';
@@ -139,7 +146,60 @@ function openapiTypescriptTask(spec: ComparedSpec): () => Promise<TaskResult> {
   };
 }
 
+/** The specs whose one-line-change regeneration is measured (issue 31). */
+const REGENERATED = ['github', 'stripe'];
+
+/**
+ * The spec as JSON in a scratch folder, generated once (as watch mode's first run, unmeasured), then saved again with
+ * one optional property added to the first component schema (by name) that has properties: the measured task is the
+ * generation that follows, in the same process.
+ */
+function regenerationTask(spec: ComparedSpec): { prepare: () => Promise<void>; run: () => Promise<TaskResult> } {
+  let file = '';
+  const options = () =>
+    ({
+      rootDir: path.dirname(file),
+      openapi: path.basename(file),
+      asyncapi: null,
+      lint: 'report',
+      targets: spec.targets,
+      out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
+      contractImport: 'relative',
+      runtimeImport: 'package',
+    }) as const;
+  return {
+    async prepare() {
+      const text = await readFile(path.join(ROOT, spec.openapi), 'utf8');
+      const document = (spec.openapi.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) as {
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      };
+      const dir = await mkdtemp(path.join(tmpdir(), `paygate-bench-regen-${spec.key}-`));
+      file = path.join(dir, 'openapi.json');
+      await writeFile(file, JSON.stringify(document, null, 2));
+      await generate(options());
+      const [name] = Object.keys(document.components.schemas)
+        .filter((n) => document.components.schemas[n]!.properties !== undefined)
+        .sort();
+      document.components.schemas[name!]!.properties!['bench_note'] = { type: 'string', description: 'Added by the bench.' };
+      await writeFile(file, JSON.stringify(document, null, 2));
+    },
+    async run() {
+      const { files, model } = await generate(options());
+      await rm(path.dirname(file), { recursive: true, force: true });
+      return {
+        detail: `${model.operations.length} operations, ${files.length} files, after one optional property added`,
+        outputBytes: bytes(files),
+      };
+    },
+  };
+}
+
+const regenerations = Object.fromEntries(
+  COMPARED.filter((spec) => REGENERATED.includes(spec.key)).map((spec) => [`regen:${spec.key}`, regenerationTask(spec)]),
+);
+
 const tasks: Record<string, () => Promise<TaskResult>> = {
+  ...Object.fromEntries(Object.entries(regenerations).map(([name, task]) => [name, task.run])),
   async ours() {
     const { files } = await generate({
       rootDir: ROOT,
@@ -206,6 +266,9 @@ export const GENERATOR_RUNS: readonly (readonly [string, string])[] = [
   ...COMPARED.flatMap((spec) => [
     [`${spec.label}: @paygate/generators (${spec.targets.join(' + ')})`, `ours:${spec.key}`] as const,
     [`${spec.label}: openapi-typescript alone`, `openapi-typescript:${spec.key}`] as const,
+    ...(REGENERATED.includes(spec.key)
+      ? [[`${spec.label}: regeneration after a one-line change (as generate --watch)`, `regen:${spec.key}`] as const]
+      : []),
   ]),
 ];
 
@@ -229,7 +292,21 @@ export interface GeneratorRatio {
 
 export const GENERATION_GOALS = { cpu: 1.5, size: 2, tscMemory: 1.5 } as const;
 
+/** Issue 31: regeneration after a one-line change, against the full runs of the same spec in the same bench run. */
+export interface RegenerationRatio {
+  spec: string;
+  cpuS: number;
+  /** Regeneration CPU / openapi-typescript's full run (goal <= 0.3x). */
+  vsOpenapiTypescript: number;
+  /** Regeneration CPU / Paygate's own full run. */
+  vsFull: number;
+}
+
+export const REGENERATION_GOAL = 0.3;
+
 export interface GeneratorBench {
+  /** Issue 31's rows (GitHub, Stripe). */
+  regenerations: RegenerationRatio[];
   rows: { label: string; task: string; measurement: Measurement; tsc?: TscMeasurement }[];
   /** GitHub spec, ours / openapi-typescript alone. */
   ratio: GeneratorRatio;
@@ -254,7 +331,7 @@ export async function measureGenerators(
   try {
     for (const [label, name] of runs) {
       progress(`${label}...`);
-      const compared = name.includes(':') && compile;
+      const compared = name.includes(':') && !name.startsWith('regen:') && compile;
       const dir = compared ? path.join(scratch, name.replace(/[^a-z0-9-]/gi, '_')) : undefined;
       const measurement = await child(name, dir);
       let tsc: TscMeasurement | undefined;
@@ -291,7 +368,23 @@ export async function measureGenerators(
       openapiTypescript: side(ots),
     };
   });
-  return { rows, ratio: ratios[0]!, ratios };
+  const regenerationRows = COMPARED.filter((spec) => byTask.has(`regen:${spec.key}`) && byTask.has(`ours:${spec.key}`)).map(
+    (spec): RegenerationRatio => {
+      const regen = byTask.get(`regen:${spec.key}`)!.measurement.cpuMs;
+      return {
+        spec: spec.label,
+        cpuS: regen / 1000,
+        vsOpenapiTypescript: regen / byTask.get(`openapi-typescript:${spec.key}`)!.measurement.cpuMs,
+        vsFull: regen / byTask.get(`ours:${spec.key}`)!.measurement.cpuMs,
+      };
+    },
+  );
+  return { rows, ratio: ratios[0]!, ratios, regenerations: regenerationRows };
+}
+
+/** One line per regenerated spec (issue 31). */
+export function describeRegeneration(r: RegenerationRatio): string {
+  return `${r.spec}: regeneration after a one-line change ${r.cpuS.toFixed(2)} CPU-s = ${r.vsOpenapiTypescript.toFixed(2)}x openapi-typescript's full run (goal <= ${REGENERATION_GOAL}x: ${r.vsOpenapiTypescript <= REGENERATION_GOAL ? 'MET' : 'NOT met'}), ${r.vsFull.toFixed(2)}x Paygate's full run`;
 }
 
 /** One line per compared spec: the three goal ratios and the figures behind them. */
@@ -316,11 +409,13 @@ async function main(): Promise<void> {
     const name = process.argv[childIndex + 1]!;
     const task = tasks[name];
     if (task === undefined) throw new Error(`unknown task ${name}: bench/generate.ts knows ${Object.keys(tasks).join(', ')}`);
+    // a regeneration is measured after its first, unmeasured generation in the same process (watch mode's state)
+    await regenerations[name]?.prepare();
     console.log(JSON.stringify(await measure(task)));
     return;
   }
   console.log(`Measuring up to ${GENERATOR_RUNS.length} runs, each in a fresh Node process, one at a time...`);
-  const { rows, ratios } = await measureGenerators((line) => console.log(`  ${line}`));
+  const { rows, ratios, regenerations: regenerated } = await measureGenerators((line) => console.log(`  ${line}`));
   const width = Math.max(...rows.map((r) => r.label.length));
   console.log(
     `\n${'Run'.padEnd(width)} ${'CPU (s)'.padStart(8)} ${'wall (s)'.padStart(9)} ${'max RSS (MiB)'.padStart(14)} ${'tsc peak (MB)'.padStart(14)}  output`,
@@ -337,6 +432,8 @@ async function main(): Promise<void> {
       `  ${r.spec}: ${describeRatio(r)}${r.goal ? ` -> goal (CPU <= ${GENERATION_GOALS.cpu}x, output <= ${GENERATION_GOALS.size}x, tsc <= ${GENERATION_GOALS.tscMemory}x) ${met === null ? 'not measured' : met ? 'MET' : 'NOT met'}` : ''}`,
     );
   }
+  if (regenerated.length > 0) console.log('\nRegeneration after a one-line change (issue 31), same run:');
+  for (const r of regenerated) console.log(`  ${describeRegeneration(r)}`);
 }
 
 // Run as a script (`npm run bench:generate`, or a measurement child); importing it (bench/run.ts) runs nothing.

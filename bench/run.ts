@@ -22,7 +22,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createPaygateClient } from '@paygate/client';
-import { describeRatio, GENERATION_GOALS, generationGoalMet, measureGenerators, type GeneratorBench } from './generate.js';
+import {
+  describeRatio,
+  describeRegeneration,
+  GENERATION_GOALS,
+  generationGoalMet,
+  measureGenerators,
+  type GeneratorBench,
+} from './generate.js';
 import { runCliBench } from './sections/cli.js';
 import { createHostedOrderBody, createMerchantBody, orderEnvelope } from './lib/fixtures.js';
 import { load, rssMiB, type LoadResult } from './lib/load.js';
@@ -665,6 +672,7 @@ async function runGenerators(): Promise<void> {
     });
   }
   for (const g of generators.ratios) log(`  ${g.spec}, ours / openapi-typescript: ${describeRatio(g)}`);
+  for (const r of generators.regenerations) log(`  ${describeRegeneration(r)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -928,6 +936,7 @@ async function main(): Promise<void> {
         .map((r) => ({ name: r.name, micros: 1e6 / (r['rpsPerCpu'] as number) })),
       profiles,
       generators: generators?.ratios,
+      regenerations: generators?.regenerations,
     });
     log(`wrote ${path.relative(ROOT, doc)} (BENCH_WRITE_DOCS=0 to leave it; a BENCH_ONLY run writes it only with BENCH_WRITE_DOCS=1)`);
   }

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { ProfileSummary } from './profile.js';
-import type { GeneratorRatio } from '../generate.js';
+import type { GeneratorRatio, RegenerationRatio } from '../generate.js';
 
 export interface Budget {
   name: string;
@@ -40,6 +40,8 @@ export interface BenchReport {
   profiles: { target: string; summary: ProfileSummary }[];
   /** Generation time and memory per spec, ours over openapi-typescript alone on the same file (bench/generate.ts). */
   generators?: GeneratorRatio[] | undefined;
+  /** Issue 31: regeneration after a one-line change (GitHub, Stripe). */
+  regenerations?: RegenerationRatio[] | undefined;
 }
 
 const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
@@ -123,6 +125,7 @@ export function renderBenchmarksDoc(r: BenchReport): string {
       '',
     );
   }
+  if (r.regenerations !== undefined && r.regenerations.length > 0) lines.push(...regenerationSection(r.regenerations));
   for (const { target, summary } of r.profiles) {
     lines.push(
       `## Where the gateway spends its CPU: ${target}`,
@@ -144,4 +147,18 @@ export function renderBenchmarksDoc(r: BenchReport): string {
 
 export function writeBenchmarksDoc(file: string, report: BenchReport): void {
   writeFileSync(file, renderBenchmarksDoc(report));
+}
+
+/** Issue 31's rows (D378): regeneration after a one-line change, against the full runs of the same bench run. */
+export function regenerationSection(rows: readonly RegenerationRatio[]): string[] {
+  return [
+    '## Regeneration after a one-line change',
+    '',
+    "As `paygate generate --watch` regenerates (bench/generate.ts, D378): in a process that generated the spec once, an optional property is added to one component schema and the next generation's CPU is measured, against openapi-typescript's and Paygate's full runs of the same spec in the same run. Goal (issue 31): <= 0.3x openapi-typescript's full run.",
+    '',
+    "| Spec | CPU-s | vs openapi-typescript's full run | vs Paygate's full run |",
+    '|---|---:|---:|---:|',
+    ...rows.map((g) => `| ${g.spec} | ${g.cpuS.toFixed(2)} | ${g.vsOpenapiTypescript.toFixed(2)}x | ${g.vsFull.toFixed(2)}x |`),
+    '',
+  ];
 }

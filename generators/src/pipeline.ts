@@ -11,7 +11,6 @@ import { clientEmitter } from './emit/client.js';
 import {
   createEmitContext,
   DEFAULT_TARGETS,
-  runEmitter,
   type ContractImport,
   type Emitter,
   type EmitWarning,
@@ -25,10 +24,19 @@ import { serverRequestValidatorsEmitter, unsupportedServerOperations } from './e
 import { CONTRACT_EMITTERS } from './emit/contract.js';
 import { createDocsEmitters, readDocsTemplates, type DocsSources } from './emit/docs-site.js';
 import { serverHandlersEmitter } from './emit/server.js';
-import { createTemplateEngine, DEFAULT_TEMPLATES_DIR } from './emit/templates.js';
+import { createTemplateEngine, DEFAULT_TEMPLATES_DIR, readTemplateOverrides } from './emit/templates.js';
 import { webhooksEmitter } from './emit/webhooks.js';
+import { runPlugin, type PaygatePlugin, type PluginRunShared } from './plugins/api.js';
+import { emitterPlugin } from './plugins/core.js';
 import { compareStrings } from './util/sorted.js';
 import { recordedSourcePath } from './util/source-path.js';
+
+export { definePlugin, type PaygatePlugin, type PluginContext } from './plugins/api.js';
+export { defineConfig, type PaygateConfig } from './plugins/config.js';
+export { zodPlugin, type ZodPluginOptions } from './plugins/zod.js';
+export type * from './model/types.js';
+export type { EmitWarning, GeneratedFile, OutputDirs, Target } from './emit/context.js';
+export type { TemplateEngine } from './emit/templates.js';
 
 export const CORE_EMITTERS: readonly Emitter[] = [
   ...CONTRACT_EMITTERS,
@@ -60,8 +68,14 @@ export interface GenerateOptions {
   /** Targets to generate (default: DEFAULT_TARGETS, the committed ones; add 'docs' for the documentation site). */
   targets?: readonly Target[];
   templatesDir?: string;
+  /** A project's template folder: a file replaces the built-in template or partial of the same name (D374). */
+  templatesOverrideDir?: string;
   /** Emitters to run (default: CORE_EMITTERS, plus the docs emitters when the targets include 'docs'). */
   emitters?: readonly Emitter[];
+  /** A project's plugins (`definePlugin`), run after Paygate's own emitters whatever the targets (D370). */
+  plugins?: readonly PaygatePlugin[];
+  /** Where plugins write (their `ctx.outRoot`, relative to rootDir): default the directory above the contract's output. */
+  outRoot?: string;
   /** The docs site's human sources (default: docs/errors.md, docs/decisions.md and templates/docs under rootDir). */
   docs?: DocsSources;
   onProgress?: (step: string, ms: number) => void;
@@ -82,6 +96,8 @@ export interface GenerateResult {
   warnings: EmitWarning[];
   /** Patterns valid only without the `u` flag, rewritten in `u` syntax (decision D60); `file` is the spec they are in. */
   translatedPatterns: (TranslatedPattern & { file: string })[];
+  /** Absolute paths of every file the OpenAPI bundle read (the root included) and the AsyncAPI document: what watch mode watches. */
+  inputFiles: string[];
 }
 
 async function timed<T>(
@@ -153,11 +169,20 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
   if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
+  const overrides =
+    options.templatesOverrideDir === undefined
+      ? undefined
+      : readTemplateOverrides(
+          path.resolve(rootDir, options.templatesOverrideDir),
+          options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
+          path.relative(rootDir, path.resolve(rootDir, options.templatesOverrideDir)).split(path.sep).join('/') || '.',
+        );
+  if (overrides !== undefined) warnings.push(...overrides.warnings);
   const contexts = createEmitContext({
     model,
     warnings,
     document,
-    templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR),
+    templates: createTemplateEngine(options.templatesDir ?? DEFAULT_TEMPLATES_DIR, overrides?.templates),
     ...(options.out === undefined ? {} : { out: options.out }),
     ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
     ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
@@ -171,15 +196,38 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ? createDocsEmitters(options.docs ?? readDocsSources(rootDir, options.templatesDir ?? DEFAULT_TEMPLATES_DIR))
       : []),
   ];
-  const emitters = available.filter((e) => targets.includes(e.target));
-  const files: GeneratedFile[] = [];
-  for (const emitter of emitters) {
-    files.push(...(await timed(timings, `emit ${emitter.name}`, onProgress, () => runEmitter(emitter, contexts))));
+  const shared: PluginRunShared = {
+    model,
+    outRoot: options.outRoot ?? path.posix.dirname(contexts.context.out.contract),
+    out: contexts.context.out,
+    document,
+    header: contexts.context.header,
+    templates: contexts.context.templates,
+    contractImport: contexts.context.contractImport,
+    typeLayer: contexts.context.typeLayer,
+    warn: (warning) => warnings.push(warning),
+  };
+  // D370: Paygate's emitters and the project's plugins run through one runner, in that order.
+  const plugins: PaygatePlugin[] = [
+    ...available.filter((e) => targets.includes(e.target)).map((e) => emitterPlugin(e, contexts)),
+    ...(options.plugins ?? []),
+  ];
+  const names = new Set<string>();
+  for (const plugin of plugins) {
+    if (names.has(plugin.name)) throw new Error(`Two plugins are named "${plugin.name}": rename one (names are unique in a run).`);
+    names.add(plugin.name);
   }
-  const seen = new Set<string>();
-  for (const f of files) {
-    if (seen.has(f.path)) throw new Error(`Two emitters wrote ${f.path}`);
-    seen.add(f.path);
+  const files: GeneratedFile[] = [];
+  const writer = new Map<string, string>();
+  for (const plugin of plugins) {
+    const written = await timed(timings, `emit ${plugin.name}`, onProgress, () => runPlugin(plugin, shared));
+    for (const f of written) {
+      const first = writer.get(f.path);
+      if (first !== undefined)
+        throw new Error(`Two plugins wrote ${f.path}: "${first}" and "${plugin.name}". Change the path one of them writes.`);
+      writer.set(f.path, plugin.name);
+    }
+    files.push(...written);
   }
   files.sort((a, b) => compareStrings(a.path, b.path));
   const skippedServerOperations = targets.includes('server') ? unsupportedServerOperations(model) : [];
@@ -192,5 +240,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     translatedPatterns,
     skippedServerOperations,
     warnings,
+    inputFiles: [...loaded.files, ...(options.asyncapi ? [path.resolve(rootDir, options.asyncapi)] : [])],
   };
 }

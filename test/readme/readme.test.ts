@@ -208,7 +208,7 @@ async function takeBrowserStep(block: ReadmeBlock, output: string): Promise<Brow
 
 describe('README.md: every shell block is run or says why not (D295)', () => {
   it('marks the runnable blocks: both walkthroughs and the own-API examples, each with blocks that say what they print', () => {
-    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'own-api', 'pagination']);
+    expect([...runbook.sessions.keys()]).toEqual(['walkthrough', 'listen', 'own-api', 'pagination', 'customise']);
     expect(runbook.gatewayEnv).toHaveProperty('PAYGATE_PARTNER_CLIENT_ID');
     for (const block of runbook.blocks) {
       expect(block.prints.length, `README.md:${block.line} says what it prints`).toBeGreaterThan(0);

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { writeFiles } from '../../../generators/src/cli/generate.js';
 import type { Target } from '../../../generators/src/emit/context.js';
 import type { LintMode } from '../../../generators/src/parse/openapi.js';
-import { generate, type GenerateResult } from '../../../generators/src/pipeline.js';
+import { generate, type GenerateResult, type PaygatePlugin } from '../../../generators/src/pipeline.js';
 import { ROOT } from '../fixtures.js';
 
 const run = promisify(execFile);
@@ -30,6 +30,8 @@ export interface CompileOptions {
   lint?: LintMode;
   /** Heap for tsc (large specs need more than Node's default). */
   maxOldSpaceMiB?: number;
+  /** Plugins run after Paygate's emitters (`definePlugin`; their files land under `generated/`). */
+  plugins?: readonly PaygatePlugin[];
   /** More files for tsc, by path in the temp dir (`generated/x.ts`): type-level tests of the generated code. */
   extraFiles?: Readonly<Record<string, string>>;
   /**
@@ -66,6 +68,7 @@ export async function generateProject(options: CompileOptions & { dir: string })
     out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
     contractImport: 'relative',
     runtimeImport: 'package',
+    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
   });
   const generateMs = performance.now() - generateStart;
   await writeFiles(options.dir, [

@@ -2,15 +2,15 @@
 import { compareWithDisk } from '../generate.js';
 import { EXIT, type CliCommand } from '../command.js';
 import { runPipelineOrReport } from './run-pipeline.js';
-import { parseSpecOptions, SPEC_FLAGS_USAGE } from './spec-options.js';
+import { loadSpecOptions, SPEC_FLAGS_USAGE } from './spec-options.js';
 
 export const command: CliCommand = {
   name: 'check',
   summary: 'fail when committed generated code has drifted from the spec (CI drift gate)',
   usage: `Usage: paygate check [--input FILE] [--asyncapi FILE|none] [--out DIR] [--targets LIST] [--lint MODE]
 
-Regenerates in memory with the same flags as \`paygate generate\` and compares with the files on disk.
-Nothing is written.
+Regenerates in memory with the same flags and config as \`paygate generate\` (plugins included) and compares with
+the files on disk. Nothing is written.
 
 Flags:
 ${SPEC_FLAGS_USAGE}
@@ -20,8 +20,9 @@ Exit codes: 0 up to date, 1 drifted or missing files (listed on stdout) or spec 
 Example (CI):
   npx paygate check --input openapi.yaml --out src/generated`,
   async run(argv, io) {
-    const options = parseSpecOptions(argv, io.cwd);
-    const result = await runPipelineOrReport(options.generate, io);
+    const options = await loadSpecOptions(argv, io.cwd);
+    if (options.config.source !== undefined) io.stderr(`Config: ${options.config.source}\n`);
+    const result = await runPipelineOrReport(options.generate, io, { lintDetails: options.lintDetails });
     if (result === undefined) return EXIT.failed;
     const { files } = result;
     const drift = await compareWithDisk(options.rootDir, files);

@@ -2,6 +2,7 @@
  * `paygate diff <old> <new>`: the breaking-change report between two versions of the contract (files or
  * `<git ref>:<path>`); `paygate diff --gate`: the compatibility gate (current spec vs the newest released contract).
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { compareContracts } from '../../diff/compare.js';
 import { runCompat } from '../../diff/compat.js';
@@ -10,6 +11,7 @@ import { CURRENT_SPEC, RELEASED_DIR } from '../../diff/released.js';
 import { DEFAULT_TOP, REPORT_FORMATS, formatReport, reportData, summaryLine, type ReportFormat } from '../../diff/report.js';
 import { FAIL_ON_LEVELS, failsOn, type FailOn } from '../../diff/types.js';
 import { EXIT, UsageError, type CliCommand, type CliIo, type ExitCode } from '../command.js';
+import { loadConfig } from '../config.js';
 
 const FAIL_ON = FAIL_ON_LEVELS;
 
@@ -31,6 +33,8 @@ defined, with the operations that use it.
                     changes the comparer cannot classify), warning (also changes that break strict clients, e.g. a
                     response enum widened), info (any change), none (report only)
 --top N             markdown: entries listed per section (default ${DEFAULT_TOP})
+--config FILE       the config file (default paygate.config.* or package.json's "paygate" key): its input is
+                    the default of --spec
 --gate              the compatibility gate (npm run compat): --spec against the newest contract in --released;
                     changes at --fail-on or above fail unless info.version is a new major version or
                     <released>/allowed-breaking-changes.yaml lists them (kind + pointer of the definition + reason)
@@ -44,7 +48,12 @@ interface DiffOptions {
   failOn: FailOn;
   gate: boolean;
   spec: string;
+  /** --spec was given (else the config's input, else ${CURRENT_SPEC}). */
+  specGiven: boolean;
+  /** --config FILE. */
+  config?: string;
   released: string;
+  releasedGiven: boolean;
   top: number;
   help: boolean;
 }
@@ -67,8 +76,9 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
         format: { type: 'string' },
         'fail-on': { type: 'string' },
         gate: { type: 'boolean', default: false },
-        spec: { type: 'string', default: CURRENT_SPEC },
-        released: { type: 'string', default: RELEASED_DIR },
+        spec: { type: 'string' },
+        config: { type: 'string' },
+        released: { type: 'string' },
         top: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -82,8 +92,11 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
     format: oneOf('format', values.format, REPORT_FORMATS, 'text'),
     failOn: oneOf('fail-on', values['fail-on'], FAIL_ON, 'breaking'),
     gate: values.gate,
-    spec: values.spec,
-    released: values.released,
+    spec: values.spec ?? CURRENT_SPEC,
+    specGiven: values.spec !== undefined,
+    ...(values.config === undefined ? {} : { config: values.config }),
+    released: values.released ?? RELEASED_DIR,
+    releasedGiven: values.released !== undefined,
     top: values.top === undefined ? DEFAULT_TOP : Number(values.top),
     help: values.help,
   };
@@ -96,10 +109,15 @@ export function parseDiffArgs(argv: readonly string[]): DiffOptions {
 }
 
 async function gate(options: DiffOptions, io: CliIo): Promise<ExitCode> {
+  // D372: the config's input is the gate's current spec unless --spec names another
+  const { config, source } = options.specGiven ? { config: {}, source: undefined } : await loadConfig(io.cwd, options.config);
+  if (source !== undefined && config.input !== undefined) io.stderr(`[compat] config ${source}: spec ${config.input}\n`);
+  const spec = options.specGiven ? options.spec : (config.input ?? options.spec);
   const outcome = await runCompat({
     cwd: io.cwd,
-    spec: options.spec,
-    releasedDir: options.released,
+    spec,
+    // the released contracts sit beside the spec (`paygate release` writes them there)
+    releasedDir: options.releasedGiven || spec === options.spec ? options.released : path.posix.join(path.posix.dirname(spec), 'released'),
     failOn: options.failOn,
     progress: (line) => io.stderr(`[compat] ${line}\n`),
   });

@@ -31,6 +31,7 @@ import { readAllowFile } from '../../diff/gate.js';
 import { ALLOW_FILE } from '../../diff/released.js';
 import { DEFAULT_TEMPLATES_DIR } from '../../emit/templates.js';
 import { EnvironmentError, EXIT, type CliCommand } from '../command.js';
+import { loadConfig } from '../config.js';
 import { runPipelineOrReport } from './run-pipeline.js';
 import { parseFlags } from './spec-options.js';
 
@@ -45,6 +46,7 @@ const FLAGS = {
   decisions: { type: 'string' },
   released: { type: 'string' },
   'skip-redoc': { type: 'boolean' },
+  config: { type: 'string' },
 } as const;
 
 function findRedocBundle(): string | undefined {
@@ -88,6 +90,8 @@ Flags:
   --decisions FILE      decisions markdown, tables: ${DECISION_TABLE_HEADER.join(' | ')} (default docs/decisions.md when present)
   --released DIR        released contracts for the changelog page (default released/ beside --input, when it exists)
   --skip-redoc          build even when the redoc package is not installed (index.html renders once it is)
+  --config FILE         the config file (default paygate.config.* or package.json's "paygate" key): its input,
+                        asyncapi and docs.out are the defaults of --input, --asyncapi and --out
 
 Exit codes: 0 built, 1 the spec or a markdown source has errors, 2 bad flags, 3 a file or the redoc package is missing.
 
@@ -96,13 +100,19 @@ Example:
   async run(argv, io) {
     const flags = parseFlags(argv, FLAGS);
     const cwd = io.cwd;
-    const input = flags.input ?? 'openapi/openapi.yaml';
+    // D372: the config's settings, a flag overriding each
+    const { config, source } = await loadConfig(cwd, flags.config);
+    if (source !== undefined) io.stderr(`Config: ${source}\n`);
+    const input = flags.input ?? config.input ?? 'openapi/openapi.yaml';
     if (!existsSync(path.resolve(cwd, input)))
       throw new EnvironmentError(`The OpenAPI document ${path.resolve(cwd, input)} does not exist. Pass it with --input FILE.`);
     const besideInput = path.join(path.dirname(input), 'asyncapi.yaml');
     const asyncapi =
-      flags.asyncapi === 'none' ? null : (flags.asyncapi ?? (existsSync(path.resolve(cwd, besideInput)) ? besideInput : null));
-    const out = path.resolve(cwd, flags.out ?? 'docs/site');
+      flags.asyncapi === 'none'
+        ? null
+        : (flags.asyncapi ??
+          (config.asyncapi !== undefined ? config.asyncapi : existsSync(path.resolve(cwd, besideInput)) ? besideInput : null));
+    const out = path.resolve(cwd, flags.out ?? config.docs?.out ?? 'docs/site');
     const redoc = findRedocBundle();
     if (redoc === undefined && flags['skip-redoc'] !== true) {
       throw new EnvironmentError(

@@ -25,6 +25,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./check.js')).command,
   },
   {
+    name: 'templates',
+    summary: 'list the built-in templates, or eject them into a folder that overrides them (--templates DIR)',
+    load: async () => (await import('./templates.js')).command,
+  },
+  {
     name: 'docs',
     summary: 'build the static API reference site (Redoc, events, error codes, decisions; works offline)',
     load: async () => (await import('./docs.js')).command,

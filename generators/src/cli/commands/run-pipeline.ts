@@ -2,7 +2,8 @@
  * Runs the generation pipeline for a command with progress on stderr, turning spec problems into messages that
  * name the spec location and the next step (never a stack trace).
  */
-import { formatProblem, ruleDocs, SpecLintError } from '../../parse/openapi.js';
+import { formatLintSummary } from '../../parse/lint-summary.js';
+import { ruleDocs, SpecLintError } from '../../parse/openapi.js';
 import { UnsupportedSpecError } from '../../parse/refusal.js';
 import { generate, type GenerateOptions, type GenerateResult } from '../../pipeline.js';
 import type { CliIo } from '../command.js';
@@ -12,7 +13,13 @@ export class SpecProblem extends Error {
   override name = 'SpecProblem';
 }
 
-export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<GenerateResult> {
+/** How a run prints what it found. */
+export interface PipelineDisplay {
+  /** Every lint warning on its own line instead of the summary per rule (D373). */
+  lintDetails?: boolean;
+}
+
+export async function runPipeline(options: GenerateOptions, io: CliIo, display: PipelineDisplay = {}): Promise<GenerateResult> {
   io.stderr(`Reading ${[options.openapi, options.asyncapi].filter(Boolean).join(' + ')}\n`);
   let result: GenerateResult;
   try {
@@ -32,7 +39,11 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
   }
   const warnings = result.lintProblems.filter((p) => p.severity === 'warn');
   if (warnings.length > 0) {
-    io.stderr(`  ${warnings.length} lint warning(s):\n${warnings.map((p) => `    ${formatProblem(p)}\n`).join('')}`);
+    io.stderr(
+      formatLintSummary(warnings, { details: display.lintDetails ?? false })
+        .map((line) => `  ${line}\n`)
+        .join(''),
+    );
     io.stderr(
       `  What each rule asks for:\n${ruleDocs(warnings, options.lintConfig)
         .map((line) => `  ${line}\n`)
@@ -53,9 +64,13 @@ export async function runPipeline(options: GenerateOptions, io: CliIo): Promise<
  * {@link runPipeline} for a command: a spec problem is printed (it names the location and the fix) and the result is
  * undefined, so the command returns EXIT.failed; anything else propagates (a bug: run-command.ts reports it).
  */
-export async function runPipelineOrReport(options: GenerateOptions, io: CliIo): Promise<GenerateResult | undefined> {
+export async function runPipelineOrReport(
+  options: GenerateOptions,
+  io: CliIo,
+  display: PipelineDisplay = {},
+): Promise<GenerateResult | undefined> {
   try {
-    return await runPipeline(options, io);
+    return await runPipeline(options, io, display);
   } catch (error) {
     if (!(error instanceof SpecProblem)) throw error;
     io.stderr(`${error.message}\n`);

@@ -9,6 +9,7 @@ import { DEFAULT_TARGETS, TARGETS, type Target } from '../../emit/context.js';
 import type { GenerateOptions } from '../../pipeline.js';
 import type { LintMode } from '../../parse/openapi.js';
 import { EnvironmentError, UsageError } from '../command.js';
+import { loadConfig, type LoadedConfig } from '../config.js';
 
 export const SPEC_FLAGS_USAGE = `  --input FILE          the OpenAPI 3.0/3.1 root document (default openapi/openapi.yaml)
   --asyncapi FILE|none  an AsyncAPI 3.0 document with more events (default asyncapi.yaml beside --input, when it exists)
@@ -17,7 +18,11 @@ export const SPEC_FLAGS_USAGE = `  --input FILE          the OpenAPI 3.0/3.1 roo
                         errors do, style rules such as no-server-trailing-slash warn), report (print them) or skip
   --out DIR             output directory: DIR/contract, DIR/server, DIR/client, DIR/webhooks (default generated;
                         in the Paygate repository: the packages' src/generated folders)
-  --targets LIST        comma-separated, any of ${DEFAULT_TARGETS.join(', ')} (default all four)`;
+  --targets LIST        comma-separated, any of ${DEFAULT_TARGETS.join(', ')} (default all four)
+  --templates DIR       templates that replace the built-in ones of the same name (\`paygate templates eject\`)
+  --lint-details        every lint warning on its own line (default: a summary per rule, three locations each)
+  --config FILE         the config file (default paygate.config.{ts,mts,mjs,js,json} here, else package.json's
+                        "paygate" key); a flag overrides the same setting of the file`;
 
 const FLAGS = {
   input: { type: 'string' },
@@ -26,6 +31,9 @@ const FLAGS = {
   lint: { type: 'string' },
   out: { type: 'string' },
   targets: { type: 'string' },
+  templates: { type: 'string' },
+  'lint-details': { type: 'boolean' },
+  config: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** What the pipeline needs, resolved against the working directory, plus where files go. */
@@ -35,6 +43,10 @@ export interface SpecOptions {
   rootDir: string;
   /** True when writing into this repository's own packages (the committed, drift-checked layout). */
   workspaceLayout: boolean;
+  /** Every lint warning on its own line instead of the summary per rule (D373). */
+  lintDetails: boolean;
+  /** The config file read (relative to cwd), and the files watch mode restarts on. */
+  config: LoadedConfig;
 }
 
 /** Parses argv with node:util parseArgs, turning its errors into a UsageError (exit 2). */
@@ -67,18 +79,27 @@ function besideInput(input: string, name: string, cwd: string): string | undefin
   return existsSync(path.resolve(cwd, candidate)) ? candidate : undefined;
 }
 
-export function parseSpecOptions(argv: readonly string[], cwd: string): SpecOptions {
+/** Reads the config file (`--config`, else the one in cwd) and parses the flags over it. */
+export async function loadSpecOptions(argv: readonly string[], cwd: string): Promise<SpecOptions> {
+  return parseSpecOptions(argv, cwd, await loadConfig(cwd, parseFlags(argv, FLAGS).config));
+}
+
+const NO_CONFIG: LoadedConfig = { source: undefined, config: {}, plugins: [], files: [] };
+
+/** The flags over a loaded config (D372: a flag overrides the file's setting). */
+export function parseSpecOptions(argv: readonly string[], cwd: string, loaded: LoadedConfig = NO_CONFIG): SpecOptions {
   const flags = parseFlags(argv, FLAGS);
-  const input = flags.input ?? 'openapi/openapi.yaml';
+  const { config } = loaded;
+  const input = flags.input ?? config.input ?? 'openapi/openapi.yaml';
   if (!existsSync(path.resolve(cwd, input))) {
     throw new EnvironmentError(
       `The OpenAPI document ${path.resolve(cwd, input)} does not exist. Pass your root document with --input FILE (OpenAPI 3.0 or 3.1, YAML or JSON).`,
     );
   }
-  const lint = flags.lint ?? 'strict';
+  const lint = flags.lint ?? config.lint ?? 'strict';
   if (lint !== 'strict' && lint !== 'report' && lint !== 'skip')
     throw new UsageError(`--lint takes strict, report or skip, not ${JSON.stringify(lint)}`);
-  let targets: Target[] = [...DEFAULT_TARGETS];
+  let targets: Target[] = [...(config.targets ?? DEFAULT_TARGETS)];
   if (flags.targets !== undefined) {
     const named = flags.targets.split(',').map((t) => t.trim());
     const unknown = named.filter((t) => !(DEFAULT_TARGETS as readonly string[]).includes(t));
@@ -88,18 +109,28 @@ export function parseSpecOptions(argv: readonly string[], cwd: string): SpecOpti
     }
     targets = named.filter((t): t is Target => (TARGETS as readonly string[]).includes(t));
   }
-  const asyncapi = flags.asyncapi === 'none' ? null : (flags.asyncapi ?? besideInput(input, 'asyncapi.yaml', cwd) ?? null);
+  const asyncapi =
+    flags.asyncapi === 'none'
+      ? null
+      : (flags.asyncapi ?? (config.asyncapi === undefined ? besideInput(input, 'asyncapi.yaml', cwd) : config.asyncapi) ?? null);
   if (asyncapi !== null && !existsSync(path.resolve(cwd, asyncapi))) {
     throw new EnvironmentError(
       `The AsyncAPI document ${path.resolve(cwd, asyncapi)} does not exist. Fix --asyncapi, or pass --asyncapi none.`,
     );
   }
-  const lintConfig = flags['lint-config'] ?? besideInput(input, 'redocly.yaml', cwd);
-  const workspaceLayout = flags.out === undefined && isPaygateRepository(cwd);
+  const lintConfig = flags['lint-config'] ?? config.lintConfig ?? besideInput(input, 'redocly.yaml', cwd);
+  const outFlag = flags.out ?? config.out;
+  const workspaceLayout = outFlag === undefined && config.outputs === undefined && isPaygateRepository(cwd);
+  const templates = flags.templates ?? config.templates;
+  if (templates !== undefined && !existsSync(path.resolve(cwd, templates))) {
+    throw new EnvironmentError(
+      `The templates folder ${path.resolve(cwd, templates)} does not exist. Create it with \`paygate templates eject [NAME] --out ${templates}\`.`,
+    );
+  }
   // Output paths are relative to the working directory with `/` separators (the pipeline joins them to it).
   const out =
     path
-      .relative(cwd, path.resolve(cwd, flags.out ?? 'generated'))
+      .relative(cwd, path.resolve(cwd, outFlag ?? 'generated'))
       .split(path.sep)
       .join('/') || '.';
   const generate: GenerateOptions = {
@@ -109,16 +140,25 @@ export function parseSpecOptions(argv: readonly string[], cwd: string): SpecOpti
     lintConfig,
     lint: lint satisfies LintMode,
     targets,
+    plugins: loaded.plugins,
+    ...(templates === undefined ? {} : { templatesOverrideDir: path.resolve(cwd, templates) }),
     ...(workspaceLayout
       ? {}
       : {
           // A project of its own: its contract sits beside the other targets (imported by relative path) and the
           // runtimes come from the installed @paygate packages, never from a path into this repository.
-          out: { contract: `${out}/contract`, server: `${out}/server`, client: `${out}/client`, webhooks: `${out}/webhooks` },
+          out: {
+            contract: `${out}/contract`,
+            server: `${out}/server`,
+            client: `${out}/client`,
+            webhooks: `${out}/webhooks`,
+            ...config.outputs,
+          },
+          outRoot: out,
           contractImport: 'relative',
           runtimeImport: 'package',
           regenerateCommand: 'npx paygate generate',
         }),
   };
-  return { generate, rootDir: cwd, workspaceLayout };
+  return { generate, rootDir: cwd, workspaceLayout, lintDetails: flags['lint-details'] ?? config.lintDetails ?? false, config: loaded };
 }
