@@ -135,12 +135,15 @@ describe.skipIf(!browserAvailable)("the docs' light reference in Chromium", () =
     try {
       for (const file of operations) {
         await w.page.goto(`${gw.baseUrl}/docs/${file}`);
+        // try-it is on (a sandbox): wait for it, it rewrites the samples with this gateway's address
+        await w.page.locator('#try-it').waitFor({ state: 'visible' });
         const samples = w.page.locator('figure.sample');
         expect(await samples.locator('figcaption > span').allTextContents(), file).toEqual(['curl', '@paygate/client']);
         for (let i = 0; i < 2; i++) {
           const code = (await samples.nth(i).locator('code').textContent()) ?? '';
+          // on the sandbox's own docs the samples name this gateway's address (try-it fills it in)
           expect(code, file).toMatch(
-            i === 0 ? /^curl -X [A-Z]+ "\$PAYGATE_URL\// : /^import \{ createPaygateClient \} from "@paygate\/client";$/m,
+            i === 0 ? /^curl -X [A-Z]+ "http:\/\/127\.0\.0\.1:\d+\// : /^import \{ createPaygateClient \} from "@paygate\/client";$/m,
           );
           const button = samples.nth(i).locator('button.copy');
           expect(await button.getAttribute('type')).toBe('button');
@@ -269,6 +272,13 @@ describe.skipIf(!browserAvailable)("the docs' light reference in Chromium", () =
       await w.page.getByLabel('X-Client-ID').fill(merchant.credentials.clientId);
       await w.page.getByLabel('X-Client-Secret').fill(merchant.credentials.clientSecret);
       await w.page.getByLabel(/^order_id/).fill(orderId);
+      // the samples now carry this sandbox's address and the reader's credentials (this tab only)
+      const curl = (await w.page.locator('figure.sample code').first().textContent()) ?? '';
+      expect(curl).toContain(`"${gw.baseUrl}/pg/orders/`);
+      expect(curl).toContain(`X-Client-ID: ${merchant.credentials.clientId}"`);
+      const typescript = (await w.page.locator('figure.sample code').nth(1).textContent()) ?? '';
+      expect(typescript).toContain(`clientSecret: ${JSON.stringify(merchant.credentials.clientSecret)},`);
+      expect(typescript).toContain(`baseUrl: ${JSON.stringify(gw.baseUrl)},`);
       await w.page.getByRole('button', { name: 'Send request' }).click();
       await expect.poll(() => w.page.locator('#try-status').textContent()).toMatch(/^200\b/);
       expect(await w.page.locator('#try-response').textContent()).toContain(orderId);

@@ -24,7 +24,7 @@ import { clientBaseName } from './client.js';
 import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
 import { diagramsView, type DiagramsView } from './docs-diagrams.js';
 import { operationViews, schemaViews, tagViews, type OperationView, type SchemaView } from './docs-reference.js';
-import { operationSamples, withCodeSamples, type OperationSamples } from './docs-samples.js';
+import { credentialVariable, operationSamples, sampleSettings, withCodeSamples, type OperationSamples } from './docs-samples.js';
 import { minisearchFiles, renderSearchIndex, SEARCH_INDEX_SCRIPT, type SearchDocument } from './docs-search.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
 import { isObj } from '../util/json.js';
@@ -407,6 +407,7 @@ export function renderReferencePages(input: DocsPagesInput, reference: Reference
   const { model, document } = reference;
   const operations = operationViews(model, document, reference.samples);
   const schemes = new Map(model.securitySchemes.map((s) => [s.name, s]));
+  const settings = sampleSettings(model, document.info as Record<string, unknown> | undefined);
   for (const op of operations) {
     const opModel = model.operations.find((o) => o.operationId === op.id)!;
     // the try-it form's credentials: the schemes of the operation's first alternative that a browser can send
@@ -429,13 +430,24 @@ export function renderReferencePages(input: DocsPagesInput, reference: Reference
           in: where,
           name: scheme.parameterName ?? '',
           id: `try-auth-${scheme.name.replace(/[^A-Za-z0-9_-]/g, '-')}`,
+          // the samples' variable for this credential: try-it fills the reader's value into the samples it shows
+          env: credentialVariable(settings, scheme),
           secret:
             /secret|token|password|key/i.test(`${scheme.name} ${scheme.parameterName ?? ''}`) && !/id$/i.test(scheme.parameterName ?? ''),
         },
       ];
     });
     const idempotency = opModel.parameters.header.find((h) => h.name.toLowerCase() === 'idempotency-key');
-    files.set(op.file, render(templates.operation, { ...common(op.file, op.title), op, auth, idempotencyHeader: idempotency?.name ?? '' }));
+    files.set(
+      op.file,
+      render(templates.operation, {
+        ...common(op.file, op.title),
+        op,
+        auth,
+        idempotencyHeader: idempotency?.name ?? '',
+        urlEnv: `${settings.envPrefix}_URL`,
+      }),
+    );
   }
   const tags = tagViews(model, operations).map((t) => ({
     ...t,

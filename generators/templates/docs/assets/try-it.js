@@ -134,6 +134,29 @@
   };
 
   const credentialInputs = [...section.querySelectorAll('input[data-auth-in]')];
+
+  // The samples with the reader's sandbox: this gateway's address and the credentials typed below in place of the
+  // environment variables they read (Stripe shows its samples with the reader's test key). Only in this tab.
+  const samples = [...document.querySelectorAll('figure.sample code')];
+  for (const code of samples) code.dataset.original = code.textContent;
+  const fillSamples = () => {
+    const origin = root.href.replace(/\/$/, '');
+    const values = [
+      [section.dataset.urlEnv, origin],
+      ...credentialInputs.filter((i) => i.value !== '').map((i) => [i.dataset.env, i.value]),
+    ];
+    for (const code of samples) {
+      let text = code.dataset.original;
+      for (const [env, value] of values) {
+        if (!env) continue;
+        // TypeScript: `process.env.X ?? "..."` -> the value; shell: "$X" -> the value (quoted as it stands in the sample)
+        // (replacer functions: a value holding `$&` is inserted as it is)
+        text = text.replace(new RegExp(`process\\.env\\.${env} \\?\\? "[^"\\n]*"`, 'g'), () => JSON.stringify(value));
+        text = text.replace(new RegExp(`\\$${env}\\b`, 'g'), () => value.replace(/["$`\\]/g, (c) => `\\${c}`));
+      }
+      code.textContent = text;
+    }
+  };
   const saved = (() => {
     try {
       return JSON.parse(sessionStorage.getItem(STORE) ?? '{}');
@@ -143,9 +166,10 @@
   })();
   for (const input of credentialInputs) {
     input.value = saved[input.dataset.authScheme] ?? '';
-    input.addEventListener('change', () => {
+    input.addEventListener('input', () => {
       saved[input.dataset.authScheme] = input.value;
       sessionStorage.setItem(STORE, JSON.stringify(saved));
+      fillSamples();
     });
   }
 
@@ -246,6 +270,7 @@
     (on) => {
       if (!on) return;
       section.hidden = false;
+      fillSamples();
       document.getElementById('try-send').addEventListener('click', send);
     },
     () => {}, // enable() answers false on every failure; nothing to report
