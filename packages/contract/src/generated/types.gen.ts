@@ -1765,6 +1765,8 @@ export interface components {
         PaymentPage: {
             /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
+            /** @description Present (true) when a list with two or more of `status`, `mop_type`, `currency` and `buyer_name` stopped after reading its limit of 500 payments for this page: `results` may hold fewer than `page_size` items (even none) and `count` counts only the matches among the newest 1,001 payments of the first filter. Follow `next`, which continues after the last payment read, until it is null; absent on a complete page. */
+            incomplete_results?: boolean;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
             page_size: components["schemas"]["PageSize"];
