@@ -161,9 +161,9 @@ const LIST_COLUMNS = `p.id, p.merchant_id, m.company_details->>'brand_name' AS m
 
 /**
  * A page of payments with two or more filters, bounded by LIST_SCAN_LIMIT rows read (D344): the first filter's index
- * is walked from the cursor and the other filters are tested on the rows it gives. `count` counts the matches among
- * the rows read; `incomplete_results` says when that is not all of them (the window was full, or the page started at
- * a cursor).
+ * is walked from the cursor and the other filters are tested on the rows it gives, until the page is full. `count`
+ * counts the matches among the rows read; `incomplete_results` says when that is not all of them (the page filled or
+ * the window ran out before the driver's last row, or the page started at a cursor).
  */
 async function boundedPaymentsPage(
   deps: ServiceDeps,
@@ -177,14 +177,24 @@ async function boundedPaymentsPage(
   const fromWhere = `FROM payments p WHERE ${[...where, driver].join(' AND ')}`;
   // the window: LIST_SCAN_LIMIT rows from the cursor (an OFFSET page skips matches, not rows: it stays in the window)
   const keyset = keysetClauses({ ...req, pageSize: LIST_SCAN_LIMIT - 1, offset: 0 }, 'p.created_at', 'p.id', p);
-  const scanned = await deps.db.query<{ id: string; created_at: string; hit: boolean }>(
-    `SELECT p.id, p.created_at, (${hit}) AS hit ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}`,
+  // Stops as soon as the page is full: only the matches (and the window's last row, when it is reached) come back,
+  // numbered in the walk's order (the window's own order: OVER () numbers the rows as the subquery yields them).
+  const need = req.offset + req.pageSize + 1;
+  const scanned = await deps.db.query<{ id: string; created_at: string; hit: boolean; n: string }>(
+    `SELECT w.id, w.created_at, w.hit, w.n FROM (
+       SELECT s.*, row_number() OVER () AS n FROM (
+         SELECT p.id, p.created_at, (${hit}) AS hit ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}
+       ) s
+     ) w WHERE w.hit OR w.n = ${LIST_SCAN_LIMIT} LIMIT ${need + 1}`,
     p.values,
   );
-  // `count`: the matches among the rows read (exact when this is the first page and it read every row of the driver)
-  const count = Math.min(COUNT_CAP + 1, scanned.rows.filter((r) => r.hit).length);
-  const windowFull = scanned.rows.length >= LIST_SCAN_LIMIT;
-  const hits = scanned.rows.filter((r) => r.hit).slice(req.offset, req.offset + req.pageSize + 1);
+  const matched = scanned.rows.filter((r) => r.hit);
+  // `count`: the matches among the rows read
+  const count = Math.min(COUNT_CAP + 1, matched.length);
+  const last = scanned.rows.find((r) => Number(r.n) === LIST_SCAN_LIMIT);
+  const windowFull = last !== undefined;
+  const stoppedEarly = matched.length >= need;
+  const hits = matched.slice(req.offset, need);
   const { rows } = hits.length
     ? await deps.db.query<PaymentListRow>(
         `SELECT ${LIST_COLUMNS} FROM payments p JOIN orders o ON o.id = p.order_id JOIN merchants m ON m.id = p.merchant_id
@@ -196,8 +206,7 @@ async function boundedPaymentsPage(
   const before = req.cursor?.dir === 'before';
   if (before) sorted.reverse();
   const page = toPage(req, count, sorted, (r) => ({ at: r.created_at, id: r.id }), paymentListItemView);
-  const last = scanned.rows[scanned.rows.length - 1];
-  if (hits.length <= req.pageSize && windowFull && last) {
+  if (hits.length <= req.pageSize && windowFull) {
     // the window ran out before the page filled: continue after the last row read, not the last match
     const link = {
       page: before ? Math.max(1, req.page - 1) : req.page + 1,
@@ -205,8 +214,8 @@ async function boundedPaymentsPage(
     };
     return { ...page, ...(before ? { previous: link } : { next: link }), incomplete_results: true };
   }
-  // a page after a cursor counted only the matches from there on
-  return req.cursor ? { ...page, incomplete_results: true } : page;
+  // `count` is every match only when this first page read all of the driver's rows
+  return req.cursor || stoppedEarly ? { ...page, incomplete_results: true } : page;
 }
 
 /** The joined rows come back in no particular order: newest first again, as the keyset walk picked them. */
