@@ -6,6 +6,7 @@
  * runs first page and last page (the page a client reaches through its links: by cursor), with and without filters.
  * Server CPU per request (the gateway process's CPU-seconds over the requests it answered, as every section measures
  * it) and p99 at both sizes; the goals: CPU growth at most 1.5x for every request, p99 under 100 ms at 100k.
+ * BENCH_LISTS_MATCH=<text> measures only the requests whose name contains it.
  */
 import pg from 'pg';
 import { seedHistory, type SeededHistory } from '../../packages/reference/src/testing/seed-history.js';
@@ -57,7 +58,9 @@ interface Sizes {
 const q = (params: Record<string, string | number>) =>
   `?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString()}`;
 
-const REQUESTS: ListRequest[] = [
+/** BENCH_LISTS_MATCH=<text>: measure only the requests whose name contains it (a quick look at a few lists). */
+const MATCH = process.env['BENCH_LISTS_MATCH'];
+const ALL_REQUESTS: ListRequest[] = [
   { name: 'payments, page 1', scope: 'merchant', path: () => `/pg/payments/${q({ page_size: 10 })}` },
   {
     name: 'payments, last page (cursor)',
@@ -74,6 +77,17 @@ const REQUESTS: ListRequest[] = [
     name: 'payments, status=CAPTURED&currency=INR',
     scope: 'merchant',
     path: () => `/pg/payments/${q({ status: 'CAPTURED', currency: 'INR' })}`,
+  },
+  {
+    // two filters whose matches never overlap (issue 33): a bounded scan of the buyer's payments, never their history
+    name: 'payments, combined filter: buyer_name&mop_type=DEBIT_CARD (no common match)',
+    scope: 'merchant',
+    path: (s) => `/pg/payments/${q({ buyer_name: s.seeded.buyerName, mop_type: 'DEBIT_CARD' })}`,
+  },
+  {
+    name: 'payments, combined filter: status=FAILED&mop_type=UPI (matches)',
+    scope: 'merchant',
+    path: () => `/pg/payments/${q({ status: 'FAILED', mop_type: 'UPI' })}`,
   },
   { name: 'payments partner-wide, page 1', scope: 'partner', path: () => `/pg/payments/${q({ page_size: 10 })}` },
   {
@@ -101,9 +115,15 @@ const REQUESTS: ListRequest[] = [
     scope: 'merchant',
     path: (s) => `/webhooks/endpoints/${s.seeded.endpointId}/deliveries${q({ page: 2, cursor: s.last['deliveries']! })}`,
   },
+  {
+    name: 'webhook deliveries, status=failed (no match)',
+    scope: 'merchant',
+    path: (s) => `/webhooks/endpoints/${s.seeded.endpointId}/deliveries${q({ status: 'failed' })}`,
+  },
   { name: 'webhook endpoints, page 1', scope: 'merchant', path: () => '/webhooks/endpoints' },
   { name: 'merchants, page 1', scope: 'partner', path: () => '/partners/merchants/' },
 ];
+const REQUESTS = MATCH ? ALL_REQUESTS.filter((r) => r.name.includes(MATCH)) : ALL_REQUESTS;
 
 /** The `after` cursor whose page is the list's last: the key of the (size+1)-th oldest row. */
 async function lastCursor(db: pg.Client, sql: string, params: unknown[], size: number): Promise<string> {

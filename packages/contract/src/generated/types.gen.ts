@@ -1765,6 +1765,8 @@ export interface components {
         PaymentPage: {
             /** @description Matching items, exact up to 1000; 1001 means more than 1000 (counting stops there). */
             count: number;
+            /** @description Present (true) when a list with two or more of `status`, `mop_type`, `currency` and `buyer_name` did not read every payment that could match: it reads at most 500 payments per page and stops once the page is full, so `results` may hold fewer than `page_size` items (even none) and `count` counts only the matches among the payments it read. Follow `next`, which continues after the last payment read, until it is null. Absent when the page read every candidate. */
+            incomplete_results?: boolean;
             next: components["schemas"]["PageLink"];
             page: components["schemas"]["PageNumber"];
             page_size: components["schemas"]["PageSize"];

@@ -52,6 +52,11 @@ export interface Page<T> {
   results: T[];
   next: PageLink | null;
   previous: PageLink | null;
+  /**
+   * Set when a list with several filters stopped after reading its limit of rows (D344): `results` may be fewer than
+   * `page_size`, `count` counts only the matches seen; `next` continues.
+   */
+  incomplete_results?: boolean;
 }
 
 function toInt(field: string, value: number | string | undefined, min: number, max: number, fallback: number): number {
@@ -122,8 +127,11 @@ export function keysetClauses(
   // a cursor of another list may hold an id of another type: a 400, never a failed cast
   if (c && idType === 'bigint' && !/^\d{1,18}$/.test(c.id))
     throw validationError('cursor', 'is not a cursor from a next or previous link of this list');
-  const limit = `LIMIT ${p.add(req.pageSize + 1)}`;
-  if (!c) return { where: null, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit} OFFSET ${p.add(req.offset)}` };
+  // LIMIT and OFFSET are integers computed here, written as literals: a generic plan (a prepared statement after its
+  // fifth run) then still knows the page is small and walks the index instead of joining whole tables (D344)
+  if (!Number.isSafeInteger(req.pageSize) || !Number.isSafeInteger(req.offset)) throw new Error('page size and offset must be integers');
+  const limit = `LIMIT ${req.pageSize + 1}`;
+  if (!c) return { where: null, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit} OFFSET ${req.offset}` };
   const key = `(${p.add(c.at)}::timestamptz, ${p.add(c.id)}::${idType})`;
   return c.dir === 'after'
     ? { where: `(${sortCol}, ${idCol}) < ${key}`, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit}` }

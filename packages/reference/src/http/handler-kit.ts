@@ -132,7 +132,15 @@ export function withLinks<T>(
   ctx: Ctx,
   query: object,
   page: Page<T>,
-): { count: number; page: number; page_size: number; next: string | null; previous: string | null; results: T[] } {
+): {
+  count: number;
+  page: number;
+  page_size: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+  incomplete_results?: boolean;
+} {
   const url = new URL(`${rt.config.publicBaseUrl}${ctx.req.path}`);
   for (const [k, v] of filterEntries(query)) url.searchParams.append(k, v);
   const links = pageLinks(url.toString(), page);
@@ -143,6 +151,8 @@ export function withLinks<T>(
     next: links.next,
     previous: links.previous,
     results: page.results,
+    // only a list that stopped after its limit of rows says so (every list bounded by its page)
+    ...(page.incomplete_results ? { incomplete_results: true } : {}),
   };
 }
 

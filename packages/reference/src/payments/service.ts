@@ -1,6 +1,16 @@
 import { DomainError, validationError } from '../core/errors.js';
 import { normalizeMopType } from '../orders/input.js';
-import { cappedCount, DEFAULT_PAGE_SIZE, keysetClauses, pageRequest, toPage, type Page } from '../core/pagination.js';
+import {
+  COUNT_CAP,
+  cappedCount,
+  DEFAULT_PAGE_SIZE,
+  encodeCursor,
+  keysetClauses,
+  pageRequest,
+  toPage,
+  type Page,
+  type PageRequest,
+} from '../core/pagination.js';
 import { paymentMachine, type PaymentStatus } from '../core/state-machines.js';
 import { dayRange } from '../core/clock.js';
 import { paymentListItemView, paymentView, type PaymentListRow, type PaymentSettlementRow } from './view.js';
@@ -59,8 +69,28 @@ export interface PaymentFilters {
 }
 
 /**
+ * Rows a payments page with two or more filters reads at most (bounded scan, D344). When these rows hold fewer matches
+ * than the page wants, the page ends early with a `next` cursor after the last row read and `incomplete_results`.
+ */
+export const LIST_SCAN_LIMIT = 500;
+
+/**
+ * An enum value the caller validated, written into the statement as a literal: a generic plan (a prepared statement
+ * after its fifth run) then still sees the value and uses the index of that status or method (D344). Only values
+ * matched against a closed list or `^[A-Z0-9_]+$` get here.
+ */
+function enumLiteral(value: string): string {
+  if (!/^[A-Z0-9_]+$/.test(value)) throw new Error(`not an enum value: ${value}`);
+  return `'${value}'`;
+}
+
+/**
  * GET /pg/payments/: newest first, by keyset on (created_at, id) (D108). buyer_name matches the whole name,
- * case-insensitively (D109); dates are inclusive UTC days. Every filter is served by an index led by the tenant.
+ * case-insensitively (D109); dates are inclusive UTC days. Every single filter is served by an index led by the tenant.
+ * Every list bounded by its page (D344): two or more of status, mop_type, currency and buyer_name walk the index of one
+ * of them (buyer name first, then status, method, currency) for at most LIST_SCAN_LIMIT rows and test the others on
+ * them; matches that rarely overlap end the page early (`incomplete_results`, a `next` cursor to continue) instead of
+ * reading the merchant's whole history.
  */
 export async function listPayments(
   deps: ServiceDeps,
@@ -70,32 +100,41 @@ export async function listPayments(
   const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.payments, f.cursor);
   const p = new Params();
   const where = [tenantCondition(scope, 'p', p)];
-  if (f.currency !== undefined) {
-    if (!/^[A-Z]{3}$/.test(f.currency)) throw validationError('currency', 'must be three upper-case letters');
-    where.push(`p.currency = ${p.add(f.currency)}`);
-  }
+  /** The equality filters that have their own index, most selective first. */
+  const filters: string[] = [];
   if (f.merchant_id !== undefined) where.push(`p.merchant_id = ${p.add(f.merchant_id)}`);
-  if (f.payment_id !== undefined) where.push(`p.id = ${p.add(f.payment_id)}`);
+  let point = false;
+  if (f.payment_id !== undefined) {
+    where.push(`p.id = ${p.add(f.payment_id)}`);
+    point = true;
+  }
   if (f.reference_id !== undefined) {
     // the merchant is in the condition, so orders_reference_unique (merchant_id, reference_id) finds the order at once
     where.push(
       `p.order_id IN (SELECT o.id FROM orders o WHERE o.reference_id = ${p.add(f.reference_id)} AND ${scopeCondition(scope, 'o.merchant_id', p)})`,
     );
+    point = true;
   }
-  if (f.buyer_name !== undefined && f.buyer_name !== '') where.push(`p.buyer_name_key = lower(${p.add(f.buyer_name)})`);
-  if (f.mop_type !== undefined) {
-    const mop = normalizeMopType(f.mop_type);
-    if (!mop) throw validationError('mop_type', 'must be one of UPI, CREDIT_CARD, DEBIT_CARD, NET_BANKING, QR');
-    where.push(`p.mop_type = ${p.add(mop)}`);
-  }
+  if (f.buyer_name !== undefined && f.buyer_name !== '') filters.push(`p.buyer_name_key = lower(${p.add(f.buyer_name)})`);
   if (f.status !== undefined) {
     if (!paymentMachine.states.includes(f.status as PaymentStatus))
       throw validationError('status', 'must be one of PENDING, CAPTURED, FAILED');
-    where.push(`p.status = ${p.add(f.status)}`);
+    filters.push(`p.status = ${enumLiteral(f.status)}`);
+  }
+  if (f.mop_type !== undefined) {
+    const mop = normalizeMopType(f.mop_type);
+    if (!mop) throw validationError('mop_type', 'must be one of UPI, CREDIT_CARD, DEBIT_CARD, NET_BANKING, QR');
+    filters.push(`p.mop_type = ${enumLiteral(mop)}`);
+  }
+  if (f.currency !== undefined) {
+    if (!/^[A-Z]{3}$/.test(f.currency)) throw validationError('currency', 'must be three upper-case letters');
+    filters.push(`p.currency = ${enumLiteral(f.currency)}`);
   }
   const range = dayRange({ field: 'from_created_date', day: f.from_created_date }, { field: 'to_created_date', day: f.to_created_date });
   if (range.fromIso) where.push(`p.created_at >= ${p.add(range.fromIso)}`);
   if (range.toExclusiveIso) where.push(`p.created_at < ${p.add(range.toExclusiveIso)}`);
+  if (!point && filters.length >= 2) return boundedPaymentsPage(deps, req, p, where, filters);
+  where.push(...filters);
 
   const fromWhere = `FROM payments p WHERE ${where.join(' AND ')}`;
   const countValues = [...p.values];
@@ -104,9 +143,7 @@ export async function listPayments(
   const [count, list] = await Promise.all([
     cappedCount(deps.db, fromWhere, countValues, 'p.created_at', 'p.id'),
     deps.db.query<PaymentListRow>(
-      `SELECT p.id, p.merchant_id, m.company_details->>'brand_name' AS merchant_name, o.reference_id,
-              o.buyer->>'name' AS buyer_name, o.buyer->>'email' AS buyer_email, o.buyer->>'phone' AS buyer_phone,
-              o.id AS order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status
+      `SELECT ${LIST_COLUMNS}
        FROM (SELECT p.id, p.merchant_id, p.order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status
              ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}) p
        JOIN orders o ON o.id = p.order_id JOIN merchants m ON m.id = p.merchant_id`,
@@ -116,6 +153,69 @@ export async function listPayments(
   const sorted = [...list.rows].sort(byKeyDesc);
   if (req.cursor?.dir === 'before') sorted.reverse();
   return toPage(req, count, sorted, (r) => ({ at: r.created_at, id: r.id }), paymentListItemView);
+}
+
+const LIST_COLUMNS = `p.id, p.merchant_id, m.company_details->>'brand_name' AS merchant_name, o.reference_id,
+              o.buyer->>'name' AS buyer_name, o.buyer->>'email' AS buyer_email, o.buyer->>'phone' AS buyer_phone,
+              o.id AS order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status`;
+
+/**
+ * A page of payments with two or more filters, bounded by LIST_SCAN_LIMIT rows read (D344): the first filter's index
+ * is walked from the cursor and the other filters are tested on the rows it gives, until the page is full. `count`
+ * counts the matches among the rows read; `incomplete_results` says when that is not all of them (the page filled or
+ * the window ran out before the driver's last row, or the page started at a cursor).
+ */
+async function boundedPaymentsPage(
+  deps: ServiceDeps,
+  req: PageRequest,
+  p: Params,
+  where: string[],
+  filters: string[],
+): Promise<Page<ReturnType<typeof paymentListItemView>>> {
+  const [driver, ...rest] = filters as [string, ...string[]];
+  const hit = rest.join(' AND ');
+  const fromWhere = `FROM payments p WHERE ${[...where, driver].join(' AND ')}`;
+  // the window: LIST_SCAN_LIMIT rows from the cursor (an OFFSET page skips matches, not rows: it stays in the window)
+  const keyset = keysetClauses({ ...req, pageSize: LIST_SCAN_LIMIT - 1, offset: 0 }, 'p.created_at', 'p.id', p);
+  // Stops as soon as the page is full: only the matches (and the window's last row, when it is reached) come back,
+  // numbered in the walk's order (the window's own order: OVER () numbers the rows as the subquery yields them).
+  const need = req.offset + req.pageSize + 1;
+  const scanned = await deps.db.query<{ id: string; created_at: string; hit: boolean; n: string }>(
+    `SELECT w.id, w.created_at, w.hit, w.n FROM (
+       SELECT s.*, row_number() OVER () AS n FROM (
+         SELECT p.id, p.created_at, (${hit}) AS hit ${fromWhere}${keyset.where ? ` AND ${keyset.where}` : ''} ${keyset.tail}
+       ) s
+     ) w WHERE w.hit OR w.n = ${LIST_SCAN_LIMIT} LIMIT ${need + 1}`,
+    p.values,
+  );
+  const matched = scanned.rows.filter((r) => r.hit);
+  // `count`: the matches among the rows read
+  const count = Math.min(COUNT_CAP + 1, matched.length);
+  const last = scanned.rows.find((r) => Number(r.n) === LIST_SCAN_LIMIT);
+  const windowFull = last !== undefined;
+  const stoppedEarly = matched.length >= need;
+  const hits = matched.slice(req.offset, need);
+  const { rows } = hits.length
+    ? await deps.db.query<PaymentListRow>(
+        `SELECT ${LIST_COLUMNS} FROM payments p JOIN orders o ON o.id = p.order_id JOIN merchants m ON m.id = p.merchant_id
+         WHERE p.id = ANY($1::text[])`,
+        [hits.map((h) => h.id)],
+      )
+    : { rows: [] as PaymentListRow[] };
+  const sorted = [...rows].sort(byKeyDesc);
+  const before = req.cursor?.dir === 'before';
+  if (before) sorted.reverse();
+  const page = toPage(req, count, sorted, (r) => ({ at: r.created_at, id: r.id }), paymentListItemView);
+  if (hits.length <= req.pageSize && windowFull) {
+    // the window ran out before the page filled: continue after the last row read, not the last match
+    const link = {
+      page: before ? Math.max(1, req.page - 1) : req.page + 1,
+      cursor: encodeCursor({ dir: before ? 'before' : 'after', at: last.created_at, id: last.id }),
+    };
+    return { ...page, ...(before ? { previous: link } : { next: link }), incomplete_results: true };
+  }
+  // `count` is every match only when this first page read all of the driver's rows
+  return req.cursor || stoppedEarly ? { ...page, incomplete_results: true } : page;
 }
 
 /** The joined rows come back in no particular order: newest first again, as the keyset walk picked them. */

@@ -73,7 +73,9 @@ export async function claimFairly(deps: ServiceDeps, options: FairClaimOptions):
             WHERE d.endpoint_id = w.id AND d.status = 'delivering' AND d.lease_expires_at <= ${latestNow}
             ORDER BY d.lease_expires_at LIMIT 1)) AS head
          FROM active a JOIN webhook_endpoints w ON w.id = a.endpoint_id
-         WHERE w.disabled_at IS NULL AND (w.retry_after IS NULL OR w.retry_after <= $1::timestamptz)
+         -- the backoff is on the gateway's clock; a sandbox merchant's clock moved ahead (D38) ends it too (its
+         -- deliveries are then due on that clock: this is the latest "now" of any merchant, the gateway's in production)
+         WHERE w.disabled_at IS NULL AND (w.retry_after IS NULL OR w.retry_after <= ${latestNow})
        ), oldest AS (
          SELECT id, failing, head FROM heads WHERE head IS NOT NULL ORDER BY head, id LIMIT $2
        )
