@@ -11,9 +11,9 @@
  * inline in the page (the docs' CSP allows images from data: only), with a title, a description and a text list of
  * the moves for readers who do not see it.
  */
+import { isObj, escapePointerToken } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export interface StateMachineSpec {
   title: string;
@@ -36,8 +36,7 @@ export function stateMachines(document: unknown): StateMachineSpec[] {
     if (seen.has(node)) return;
     seen.add(node);
     if (isObj(node) && node['x-state-machine'] !== undefined) found.push(readMachine(node, pointer, key));
-    for (const [k, v] of Object.entries(node))
-      if (k !== 'x-state-machine') walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k);
+    for (const [k, v] of Object.entries(node)) if (k !== 'x-state-machine') walk(v, `${pointer}/${escapePointerToken(k)}`, k);
   };
   walk(document, '#', '');
   return found;

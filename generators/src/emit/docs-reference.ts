@@ -14,9 +14,9 @@ import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import type { OperationSamples } from './docs-samples.js';
+import { isObj } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** An operation's page: a file name only letters, digits, `-` and `_` make (operationIds can hold `.` or `/`). */
 export function operationPage(operationId: string): string {

@@ -15,6 +15,7 @@
 import { RefResolver } from '../model/build.js';
 import type { ApiModel, OperationModel, SecuritySchemeModel } from '../model/types.js';
 import { clientBaseName, clientMethodNames } from './client.js';
+import { isObj } from '../util/json.js';
 
 export interface CodeSample {
   /** Redoc's `x-codeSamples` language (its syntax highlighting). */
@@ -25,7 +26,6 @@ export interface CodeSample {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** What every sample of one API shares: its environment variable names, client factory and package. */
 export interface SampleSettings {
