@@ -116,7 +116,11 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
   },
   {
     match: /already declared for route/,
-    text: "The router (find-my-way) refuses two templates it reads as the same route: Google's `{name}:verb` custom methods beside `{name}` (`/v1/{name}` and `/v1/{name}:cancel`) become `/v1/:p0` and `/v1/:p0::cancel`, which find-my-way cannot tell apart. Generation and tsc accept the document; the scaffold does not start. A runtime matter (packages/server dispatch: route a parameter followed by a `:verb` suffix).",
+    text: "The router (find-my-way) refuses two templates it reads as one route, and the scaffold does not start (generation, tsc and docs accept the document). Two spellings lead there: Google's custom methods (`/v1/{name}` beside `/v1/{name}:cancel`, turned into `/v1/:p0` and `/v1/:p0::cancel`) and AWS's fragment-qualified paths (`/tags/{resourceArn}` beside `/tags/{resourceArn}#tagKeys`: what follows `#` is no part of a URL a client sends, so both are one route). A runtime matter (packages/server dispatch: route a `:verb` suffix; serve templates that differ only after `#` as one route choosing by the query), not the generators.",
+  },
+  {
+    match: /content type application\/problem\+json is not among (text|application)\/xml/,
+    text: "The operation declares this status in XML only (AWS's REST-XML services). The scaffold answers its own errors in JSON (it fills JSON schemas only), so the content type is not a declared one. A runtime matter: the scaffold could answer in the declared media type, or the document could declare JSON too.",
   },
   {
     match: /a body where none is declared/,
@@ -139,6 +143,8 @@ function explain(c: FailureClass): string {
 interface Loaded {
   files: ShardFile[];
   results: DocumentResult[];
+  /** Documents whose shard result is replaced by a later run of the document alone. */
+  reruns: string[];
   whole: { count: number; done: number[]; partial: number[]; missing: number[] } | null;
 }
 
@@ -151,16 +157,24 @@ function load(resultsDir: string): Loaded {
     // samples and document lists: one result per document (the latest file's, by start time)
     const byDoc = new Map<string, DocumentResult>();
     for (const f of files.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) for (const r of f.results) byDoc.set(r.document, r);
-    return { files, results: [...byDoc.values()], whole: null };
+    return { files, results: [...byDoc.values()], reruns: [], whole: null };
   }
   const counts = new Map<number, number>();
   for (const s of shards) counts.set(s.shard!.count, (counts.get(s.shard!.count) ?? 0) + s.results.length);
   const count = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
   const chosen = shards.filter((s) => s.shard!.count === count).sort((a, b) => a.shard!.index - b.shard!.index);
   const indices = Array.from({ length: count }, (_, i) => i + 1);
+  // a document re-run on its own after its shard (`--documents`, after a fix) counts with its newer result
+  const reruns = new Map<string, DocumentResult>();
+  for (const f of files.filter((f) => f.shard === null).sort((a, b) => a.startedAt.localeCompare(b.startedAt)))
+    for (const r of f.results) {
+      const shardFile = chosen.find((s) => s.planned.includes(r.document));
+      if (shardFile?.results.some((x) => x.document === r.document) && f.startedAt > shardFile.startedAt) reruns.set(r.document, r);
+    }
   return {
     files: chosen,
-    results: chosen.flatMap((s) => s.results),
+    reruns: [...reruns.keys()].sort(),
+    results: chosen.flatMap((s) => s.results.map((r) => reruns.get(r.document) ?? r)),
     whole: {
       count,
       done: chosen.filter((s) => s.complete).map((s) => s.shard!.index),
@@ -176,7 +190,7 @@ const kb = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` :
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function writeCorpusReport(root: string, resultsDir: string): { file: string; documents: number } {
-  const { files, results, whole } = load(resultsDir);
+  const { files, results, reruns, whole } = load(resultsDir);
   const lines: string[] = [];
   const push = (...l: string[]) => lines.push(...l);
   const tools = files[0]?.tools;
@@ -201,7 +215,7 @@ export function writeCorpusReport(root: string, resultsDir: string): { file: str
       `**${total} of the directory's ${DIRECTORY_DOCUMENTS} documents** in ${whole.count} shards (\`--shard i/${whole.count}\`, every ${whole.count}th document).`,
       '',
       `- complete shards: ${whole.done.length === 0 ? 'none' : whole.done.join(', ')}`,
-      `- shards stopped partway (their documents so far are counted): ${
+      `- shards not complete (running, or stopped at the deadline; their documents so far are counted): ${
         whole.partial.length === 0
           ? 'none'
           : whole.partial
@@ -212,6 +226,7 @@ export function writeCorpusReport(root: string, resultsDir: string): { file: str
               .join(', ')
       }`,
       `- shards not run yet: ${whole.missing.length === 0 ? 'none' : whole.missing.join(', ')}`,
+      `- re-run alone after their shard, with a fix the shard ran without (the newer result counts): ${reruns.length === 0 ? 'none' : reruns.join(', ')}`,
       `- documents not run: ${DIRECTORY_DOCUMENTS - total}${total < DIRECTORY_DOCUMENTS ? ` (this is not yet the whole directory: the counts below are of the ${total} run; ${planned - total} of the started shards' documents remain)` : ''}`,
       '',
     );

@@ -107,7 +107,10 @@ const file: ShardFile = {
 const save = () => {
   file.wallMs = Math.round(performance.now() - started);
   file.peakRunnerMiB = Math.max(file.peakRunnerMiB, Math.round(process.memoryUsage().rss / 2 ** 20));
-  writeFileSync(out, `${JSON.stringify(file, null, 1)}\n`);
+  // one line per document: a later run of the shard diffs by document, and the file stays small
+  const { results, ...head } = file;
+  const body = results.map((r) => JSON.stringify(r)).join(',\n');
+  writeFileSync(out, `${JSON.stringify(head, null, 1).replace(/\n}$/, '')},\n "results": [\n${body}\n]}\n`);
 };
 
 log(

@@ -130,6 +130,46 @@ describe('an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12: a war
   });
 });
 
+describe("an `x-` key in the webhooks map (apideck's `x-sdk-exclude: true`) is an extension: a warning, never a refusal (D405)", () => {
+  const spec = (webhooks: object) => ({
+    openapi: '3.1.0',
+    info: { title: 'T', version: '1' },
+    paths: {},
+    webhooks: {
+      'invoice.paid': {
+        post: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      ...webhooks,
+    },
+  });
+
+  it('generates under strict lint with one struct warning naming the key', async () => {
+    await writeFile(path.join(dir, 'webhooks-extension.json'), JSON.stringify(spec({ 'x-sdk-exclude': true })));
+    const { problems, document } = await loadOpenApi({ input: path.join(dir, 'webhooks-extension.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => p.severity)).toEqual(['warn']);
+    expect(Object.keys(document['webhooks'] as object)).toEqual(['invoice.paid', 'x-sdk-exclude']);
+  });
+
+  it("the same in a 3.0 document's x-webhooks (apideck's accounting API)", async () => {
+    const { webhooks, ...rest } = spec({ 'x-sdk-exclude': true });
+    await writeFile(path.join(dir, 'x-webhooks-extension.json'), JSON.stringify({ ...rest, openapi: '3.0.3', 'x-webhooks': webhooks }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'x-webhooks-extension.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
+    ]);
+  });
+
+  it('a webhook not named x- whose Path Item is not an object is still refused', async () => {
+    await writeFile(path.join(dir, 'webhooks-boolean.json'), JSON.stringify(spec({ 'sdk-exclude': true })));
+    await expect(loadOpenApi({ input: path.join(dir, 'webhooks-boolean.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Expected type `PathItem` \(object\) but got `boolean`/,
+    );
+  });
+});
+
 describe('ruleDocs: where each rule is explained (D291)', () => {
   const problem = (ruleId: string): LintProblem => ({ severity: 'error', ruleId, message: 'm', location: 'a.yaml:1:1', suggest: [] });
 

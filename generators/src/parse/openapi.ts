@@ -206,6 +206,17 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
 }
 
+/**
+ * D405: an `x-` key in the `webhooks` map (3.1) or the `x-webhooks` map Redocly reads in 3.0 (`"x-sdk-exclude": true`
+ * beside the events, as apideck writes to steer its SDK tools): no extensions are allowed there, so Redocly reads it as
+ * a webhook whose Path Item is not an object, but it is plainly an extension. openapi-typescript skips it, and so does every reader here (the events model
+ * takes only object Path Items): a warning, never a refusal.
+ */
+export function isWebhooksExtension(problem: Pick<NormalizedProblem, 'ruleId' | 'location'>): boolean {
+  const pointer = problem.location[0]?.pointer;
+  return problem.ruleId === 'struct' && pointer !== undefined && /^#\/(x-)?webhooks\/x-[^/]*$/.test(pointer);
+}
+
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
@@ -264,12 +275,17 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     // A preprocessor rewrites the document it lints: then lint reads its own copy, as before.
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
-    // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal
+    // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
+    // D405: so is an `x-` key in the webhooks map
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
       .filter((p) => p.ignored !== true)
-      .map((p) => (jsonSchema2020 && p.severity === 'error' && isUnknownSchemaKeyword(p) ? { ...p, severity: 'warn' as const } : p));
+      .map((p) =>
+        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isWebhooksExtension(p))
+          ? { ...p, severity: 'warn' as const }
+          : p,
+      );
     problems = demoteStyleErrors(toLintProblems(kept, cwd), options.lintConfig !== undefined);
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
       throw new SpecLintError(problems, file, options.lintConfig);
