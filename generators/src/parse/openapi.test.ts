@@ -130,7 +130,7 @@ describe('an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12: a war
   });
 });
 
-describe("an `x-` key in the webhooks map (apideck's `x-sdk-exclude: true`) is an extension: a warning, never a refusal (D405)", () => {
+describe("the shape of a specification extension (apideck's `x-sdk-exclude: true` in webhooks, a string x-logo) is its vendor's: a warning, never a refusal (D405)", () => {
   const spec = (webhooks: object) => ({
     openapi: '3.1.0',
     info: { title: 'T', version: '1' },
@@ -160,6 +160,18 @@ describe("an `x-` key in the webhooks map (apideck's `x-sdk-exclude: true`) is a
     expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
       ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
     ]);
+  });
+
+  it("Redocly's typed extensions: `info.x-logo` as a URL string (1Password's Events API) warns; a schema named x-rate is still checked", async () => {
+    const logo = { ...spec({}), info: { title: 'T', version: '1', 'x-logo': 'https://example.com/logo.png' } };
+    await writeFile(path.join(dir, 'x-logo.json'), JSON.stringify(logo));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'x-logo.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => p.severity)).toEqual(['warn']);
+    const named = { ...spec({}), openapi: '3.0.3', components: { schemas: { 'x-rate': { type: 'number', nullabel: true } } } };
+    await writeFile(path.join(dir, 'x-named.json'), JSON.stringify(named));
+    await expect(loadOpenApi({ input: path.join(dir, 'x-named.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Property `nullabel` is not expected here/,
+    );
   });
 
   it('a webhook not named x- whose Path Item is not an object is still refused', async () => {

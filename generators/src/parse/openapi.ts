@@ -206,15 +206,41 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
 }
 
+/** Maps whose keys are names the document chooses (a schema may be called `x-rate`): no extension sits among them. */
+const NAME_MAPS = new Set([
+  'paths',
+  'schemas',
+  'responses',
+  'parameters',
+  'examples',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'content',
+  'encoding',
+  'variables',
+]);
+
 /**
- * D405: an `x-` key in the `webhooks` map (3.1) or the `x-webhooks` map Redocly reads in 3.0 (`"x-sdk-exclude": true`
- * beside the events, as apideck writes to steer its SDK tools): no extensions are allowed there, so Redocly reads it as
- * a webhook whose Path Item is not an object, but it is plainly an extension. openapi-typescript skips it, and so does every reader here (the events model
- * takes only object Path Items): a warning, never a refusal.
+ * D405: a `struct` error inside a specification extension is Redocly's reading of a vendor's extension, not a fault of
+ * the OpenAPI document: `info.x-logo` written as a URL string where Redocly's own type wants `{url}` (1Password's
+ * Events API), `"x-sdk-exclude": true` in `webhooks` or the `x-webhooks` map Redocly reads in 3.0 (apideck, steering
+ * its SDK tools). OpenAPI leaves an extension's shape to whoever defines it and openapi-typescript skips them, as does
+ * every reader here (the events model takes only object Path Items from `webhooks`): a warning, never a refusal. A key
+ * of a name map (a schema called `x-rate`) is a name, not an extension.
  */
-export function isWebhooksExtension(problem: Pick<NormalizedProblem, 'ruleId' | 'location'>): boolean {
+export function isExtensionShape(problem: Pick<NormalizedProblem, 'ruleId' | 'location'>): boolean {
   const pointer = problem.location[0]?.pointer;
-  return problem.ruleId === 'struct' && pointer !== undefined && /^#\/(x-)?webhooks\/x-[^/]*$/.test(pointer);
+  if (problem.ruleId !== 'struct' || pointer === undefined) return false;
+  const tokens = pointer.replace(/^#\/?/, '').split('/');
+  return tokens.some((token, i) => token.startsWith('x-') && (i === 0 || !NAME_MAPS.has(tokens[i - 1]!)));
 }
 
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
@@ -276,13 +302,13 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
-    // D405: so is an `x-` key in the webhooks map
+    // D405: so is the shape of a specification extension
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
       .filter((p) => p.ignored !== true)
       .map((p) =>
-        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isWebhooksExtension(p))
+        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isExtensionShape(p))
           ? { ...p, severity: 'warn' as const }
           : p,
       );
