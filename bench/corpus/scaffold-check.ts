@@ -109,6 +109,9 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
  */
 function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOperation, kind: ProbeKind): string | undefined {
   if (operation.path.includes('#')) return 'a path template with a # fragment';
+  // fetch sends no body with GET or HEAD (OpenAPI 3.1 allows one; most servers and clients do not)
+  if (kind !== 'unauthenticated' && operation.body !== undefined && ['get', 'head'].includes(operation.method))
+    return 'a request body on GET or HEAD';
   if (kind === 'unauthenticated' || operation.body !== undefined) return undefined;
   const paths = document['paths'] as Record<string, unknown> | undefined;
   const item = probe.deref((paths?.[operation.path] ?? undefined) as never);
