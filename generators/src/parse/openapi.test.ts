@@ -174,6 +174,18 @@ describe("the shape of a specification extension (apideck's `x-sdk-exclude: true
     );
   });
 
+  it("an unknown field at the root (Google Cloud Build's `source`) warns (D407); one inside info is still refused", async () => {
+    await writeFile(path.join(dir, 'root-field.json'), JSON.stringify({ ...spec({}), source: { url: {} } }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'root-field.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Property `source` is not expected here.'],
+    ]);
+    await writeFile(path.join(dir, 'info-field.json'), JSON.stringify({ ...spec({}), info: { title: 'T', version: '1', source: 'x' } }));
+    await expect(loadOpenApi({ input: path.join(dir, 'info-field.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Property `source` is not expected here/,
+    );
+  });
+
   it('a webhook not named x- whose Path Item is not an object is still refused', async () => {
     await writeFile(path.join(dir, 'webhooks-boolean.json'), JSON.stringify(spec({ 'sdk-exclude': true })));
     await expect(loadOpenApi({ input: path.join(dir, 'webhooks-boolean.json'), lint: 'strict', cwd: dir })).rejects.toThrow(

@@ -243,6 +243,21 @@ export function isExtensionShape(problem: Pick<NormalizedProblem, 'ruleId' | 'lo
   return tokens.some((token, i) => token.startsWith('x-') && (i === 0 || !NAME_MAPS.has(tokens[i - 1]!)));
 }
 
+/**
+ * D407: a field the OpenAPI Object does not define, at the document's root (Google Cloud Build's `"source": {...}`,
+ * left over from the document's conversion): no reader of the document looks there, and openapi-typescript ignores
+ * it. A warning naming it, never a refusal; an unknown field anywhere else is still an error.
+ */
+export function isUnknownRootField(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
+  const pointer = problem.location[0]?.pointer;
+  return (
+    problem.ruleId === 'struct' &&
+    /^Property `[^`]+` is not expected here\.?$/.test(problem.message) &&
+    pointer !== undefined &&
+    /^#\/[^/]+$/.test(pointer)
+  );
+}
+
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
@@ -302,13 +317,13 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
-    // D405: so is the shape of a specification extension
+    // D405: so is the shape of a specification extension; D407: so is an unknown field at the root
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
       .filter((p) => p.ignored !== true)
       .map((p) =>
-        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isExtensionShape(p))
+        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isExtensionShape(p) || isUnknownRootField(p))
           ? { ...p, severity: 'warn' as const }
           : p,
       );
