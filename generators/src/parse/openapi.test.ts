@@ -186,6 +186,17 @@ describe("the shape of a specification extension (apideck's `x-sdk-exclude: true
     );
   });
 
+  it('a server variable default outside its enum (VTEX) warns in 3.0, where the default SHOULD be in it, and is refused in 3.1 (D408)', async () => {
+    const servers = [{ url: 'https://{env}.example.com', variables: { env: { default: '{env}', enum: ['live', 'test'] } } }];
+    await writeFile(path.join(dir, 'server-default30.json'), JSON.stringify({ ...spec({}), openapi: '3.0.3', servers }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'server-default30.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'no-server-variables-empty-enum').map((p) => p.severity)).toEqual(['warn']);
+    await writeFile(path.join(dir, 'server-default31.json'), JSON.stringify({ ...spec({}), servers }));
+    await expect(loadOpenApi({ input: path.join(dir, 'server-default31.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /must include default value/,
+    );
+  });
+
   it('a webhook not named x- whose Path Item is not an object is still refused', async () => {
     await writeFile(path.join(dir, 'webhooks-boolean.json'), JSON.stringify(spec({ 'sdk-exclude': true })));
     await expect(loadOpenApi({ input: path.join(dir, 'webhooks-boolean.json'), lint: 'strict', cwd: dir })).rejects.toThrow(

@@ -258,6 +258,15 @@ export function isUnknownRootField(problem: Pick<NormalizedProblem, 'ruleId' | '
   );
 }
 
+/**
+ * D408: a server variable whose `default` is not among its `enum` (VTEX's template: `"default": "{environment}"`). OpenAPI
+ * 3.0 says the default SHOULD be one of them (a warning); 3.1 says MUST, so there it stays an error. An empty enum
+ * (the rule's other finding) is an error in both.
+ */
+export function isServerDefaultOutsideEnum(problem: Pick<NormalizedProblem, 'ruleId' | 'message'>): boolean {
+  return problem.ruleId === 'no-server-variables-empty-enum' && /must include default/i.test(problem.message);
+}
+
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
@@ -317,13 +326,18 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
-    // D405: so is the shape of a specification extension; D407: so is an unknown field at the root
+    // D405: so is the shape of a specification extension; D407: so is an unknown field at the root; D408: so is, in
+    // 3.0, a server variable's default outside its enum
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
       .filter((p) => p.ignored !== true)
       .map((p) =>
-        p.severity === 'error' && ((jsonSchema2020 && isUnknownSchemaKeyword(p)) || isExtensionShape(p) || isUnknownRootField(p))
+        p.severity === 'error' &&
+        ((jsonSchema2020 && isUnknownSchemaKeyword(p)) ||
+          isExtensionShape(p) ||
+          isUnknownRootField(p) ||
+          (!jsonSchema2020 && isServerDefaultOutsideEnum(p)))
           ? { ...p, severity: 'warn' as const }
           : p,
       );
