@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIRECTORY_DOCUMENTS, DIRECTORY_PACKAGE, DIRECTORY_VERSION } from './directory.js';
+import { withProbeLimits } from './probe-limits.js';
 import type { DocumentResult, PaygateOutcome, PeerOutcome, ShardFile } from './types.js';
 
 const PAYGATE_OUTCOMES: readonly PaygateOutcome[] = [
@@ -155,7 +156,9 @@ interface Loaded {
 function load(resultsDir: string): Loaded {
   const files = readdirSync(resultsDir)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(resultsDir, f), 'utf8')) as ShardFile);
+    .map((f) => JSON.parse(readFileSync(path.join(resultsDir, f), 'utf8')) as ShardFile)
+    // every result judged by the probe's current limits, whichever runner wrote it
+    .map((f) => ({ ...f, results: f.results.map(withProbeLimits) }));
   const shards = files.filter((f) => f.shard !== null);
   if (shards.length === 0) {
     // samples and document lists: one result per document (the latest file's, by start time)

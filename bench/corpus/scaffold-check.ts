@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiApp } from '../../packages/server/src/runtime/app.js';
 import type { JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
 import { SpecProbe, type ProbeAnswer, type ProbedOperation, type ProbeKind } from '../../test/server/support/scaffold-probe.js';
+import { probeLimit } from './probe-limits.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
 
@@ -238,6 +239,12 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
 }
 
 function note(summary: ProbeSummary, exception: ProbeException): void {
+  const limit = probeLimit(exception.problem);
+  if (limit !== undefined) {
+    summary.requests--;
+    summary.notProbed[limit] = (summary.notProbed[limit] ?? 0) + 1;
+    return;
+  }
   summary.exceptionCount++;
   if (summary.exceptions.length < 10) summary.exceptions.push(exception);
 }
