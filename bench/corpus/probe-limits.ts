@@ -16,7 +16,9 @@ const LIMITS: readonly { match: RegExp; reason: string }[] = [
 ];
 
 /** The reason the probe cannot judge this problem, or undefined when the problem is the scaffold's. */
-export function probeLimit(problem: string): string | undefined {
+export function probeLimit(problem: string, label = ''): string | undefined {
+  // a HEAD answer has no body by definition: only its status can be read
+  if (label.startsWith('HEAD ') && !problem.startsWith('status ')) return 'the body of a HEAD answer (there is none to read)';
   return LIMITS.find((l) => l.match.test(problem))?.reason;
 }
 
@@ -27,11 +29,11 @@ export function probeLimit(problem: string): string | undefined {
 export function withProbeLimits(result: DocumentResult): DocumentResult {
   const probe = result.paygate.probe;
   if (probe === undefined || probe.exceptionCount !== probe.exceptions.length) return result;
-  const limited = probe.exceptions.filter((e) => probeLimit(e.problem) !== undefined);
+  const limited = probe.exceptions.filter((e) => probeLimit(e.problem, e.label) !== undefined);
   if (limited.length === 0) return result;
   const notProbed = { ...(probe.notProbed ?? {}) };
-  for (const e of limited) notProbed[probeLimit(e.problem)!] = (notProbed[probeLimit(e.problem)!] ?? 0) + 1;
-  const exceptions = probe.exceptions.filter((e) => probeLimit(e.problem) === undefined);
+  for (const e of limited) notProbed[probeLimit(e.problem, e.label)!] = (notProbed[probeLimit(e.problem, e.label)!] ?? 0) + 1;
+  const exceptions = probe.exceptions.filter((e) => probeLimit(e.problem, e.label) === undefined);
   return {
     ...result,
     paygate: {

@@ -136,6 +136,10 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
     text: 'The invalid request was served as valid (501). Where the probe broke the body, the runner checks the body against the schema and counts an accepted one as its own mistake; these are the rest: a parameter value the scaffold took, or a body the probe could not check (read the example).',
   },
   {
+    match: /cannot fill N declared error schema/,
+    text: "The scaffold refuses to start, as designed, when a declared error schema has a required property it cannot give a meaning to (a `traceId`, say) and no `errorMapper` covers it; it names the schema, the property and the operations. The runner passes no `errorMapper`, as a first run would not. Whether such a property should be filled with a generated value (a trace id is one) is the lead's call.",
+  },
+  {
     match: /does not name the field/,
     text: "The invalid request was refused with the right status and shape, but the answer does not contain the name of the field the probe broke: the scaffold wrote the reason alone (`must NOT have more than 3 characters`) into a list item's `detail`/`title`, where the schema has room for the field too (Amadeus's `errors[].source.parameter`, Azure's `error.target`). Issue 30 asks for the first failing field and the reason in the message. A runtime matter (packages/server error fill for list-of-errors schemas).",
   },

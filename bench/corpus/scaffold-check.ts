@@ -239,7 +239,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
 }
 
 function note(summary: ProbeSummary, exception: ProbeException): void {
-  const limit = probeLimit(exception.problem);
+  const limit = probeLimit(exception.problem, exception.label);
   if (limit !== undefined) {
     summary.requests--;
     summary.notProbed[limit] = (summary.notProbed[limit] ?? 0) + 1;
