@@ -8,6 +8,8 @@
  * - 1Password's Events API (`info.x-logo` as a URL string) and apideck's accounting API (`"x-sdk-exclude": true` in
  *   `x-webhooks`): Redocly's struct errors inside extensions refused the document; they warn (D405).
  * - Google Cloud Build (`"source": {"url": {}}` at the root): an unknown root field refused it; it warns (D407).
+ * - VTEX (a required `Content-Type` header parameter on GETs): its validator refused every GET; OpenAPI says such a
+ *   parameter SHALL be ignored, and it is (D409).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,17 @@ const spec = {
   openapi: '3.0.3',
   info: { title: 'Corpus regressions', version: '1.0.0', 'x-logo': 'https://example.com/logo.png' },
   paths: {
+    '/notes': {
+      get: {
+        operationId: 'listNotes',
+        parameters: [
+          { name: 'Content-Type', in: 'header', required: true, schema: { type: 'string', enum: ['application/json'] } },
+          { name: 'Accept', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'X-Account', in: 'header', required: true, schema: { type: 'string' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/webhooks': {
       post: {
         operationId: 'createWebhook',
@@ -74,6 +87,13 @@ afterAll(async () => {
 });
 
 describe('documents the corpus run found failing, reduced', () => {
+  it("VTEX's required Content-Type and Accept header parameters are not validated (OpenAPI: SHALL be ignored); others are", () => {
+    const validators = outcome.result.files.find((f) => f.path.endsWith('server/request-validators.gen.ts'))!.contents;
+    expect(validators).toContain('x-account');
+    expect(validators).not.toMatch(/["']content-type["']/);
+    expect(validators).not.toMatch(/["']accept["']/);
+  });
+
   it('generates under strict lint: the two extensions and the unknown root field only warn', () => {
     const struct = outcome.result.lintProblems.filter((p) => p.ruleId === 'struct');
     expect(struct.map((p) => [p.severity, p.message]).sort()).toEqual([
