@@ -141,7 +141,7 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
   },
   {
     match: /^status 400, expected 501/,
-    text: 'A request the probe sampled as valid was answered 400. The probe builds values from the schema (examples, formats, lengths; no regular-expression generator), so a `pattern` or a format the sampler cannot meet makes its "valid" request invalid; each example names the field the scaffold refused. Either side may be at fault: read the example.',
+    text: "A request the probe sampled as valid was answered 400. Mixed causes, read the examples: the probe's sampler (no regular-expression generator; required properties of objects nested in arrays left out; a spec's own `example` that breaks its schema, such as a value outside its enum or under its minimum) and the scaffold, which in this run (1) does not bind a path segment holding several parameters or text around one (`/@{lat},{lon}`, Azure's `/docs('{key}')`: \"must have required property 'lat'\"), (2) refuses a JSON body that is a string rather than an object or array (`type: string` under `application/json`: \"is not valid JSON\"), (3) refuses GitHub's `workflow_id` path parameter, `oneOf: [integer, string]`, because the coerced value matches both. (1) to (3) are runtime matters (packages/server dispatch, body reading, parameter coercion).",
   },
   {
     match: /^status 501, expected 400/,
