@@ -174,11 +174,24 @@ describe("the shape of a specification extension (apideck's `x-sdk-exclude: true
     );
   });
 
-  it("an unknown field at the root (Google Cloud Build's `source`) warns (D407); one inside info is still refused", async () => {
+  it("an unknown field at the root (Google Cloud Build's `source`) or in a discriminator (Mailchimp's `type`) warns (D407); one inside info is still refused", async () => {
     await writeFile(path.join(dir, 'root-field.json'), JSON.stringify({ ...spec({}), source: { url: {} } }));
     const { problems } = await loadOpenApi({ input: path.join(dir, 'root-field.json'), lint: 'strict', cwd: dir });
     expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
       ['warn', 'Property `source` is not expected here.'],
+    ]);
+    const discriminated = {
+      ...spec({}),
+      components: {
+        schemas: {
+          Pet: { type: 'object', properties: { kind: { type: 'string' } }, discriminator: { propertyName: 'kind', type: 'string' } },
+        },
+      },
+    };
+    await writeFile(path.join(dir, 'discriminator-field.json'), JSON.stringify(discriminated));
+    const mailchimp = await loadOpenApi({ input: path.join(dir, 'discriminator-field.json'), lint: 'strict', cwd: dir });
+    expect(mailchimp.problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Property `type` is not expected here.'],
     ]);
     await writeFile(path.join(dir, 'info-field.json'), JSON.stringify({ ...spec({}), info: { title: 'T', version: '1', source: 'x' } }));
     await expect(loadOpenApi({ input: path.join(dir, 'info-field.json'), lint: 'strict', cwd: dir })).rejects.toThrow(

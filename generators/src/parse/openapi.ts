@@ -244,9 +244,10 @@ export function isExtensionShape(problem: Pick<NormalizedProblem, 'ruleId' | 'lo
 }
 
 /**
- * D407: a field the OpenAPI Object does not define, at the document's root (Google Cloud Build's `"source": {...}`,
- * left over from the document's conversion): no reader of the document looks there, and openapi-typescript ignores
- * it. A warning naming it, never a refusal; an unknown field anywhere else is still an error.
+ * D407: a field OpenAPI does not define where no reader looks for one: at the document's root (Google Cloud Build's
+ * `"source": {...}`, left over from the document's conversion) and in a Discriminator Object (Mailchimp's
+ * `discriminator: {propertyName, type}`; the generators read `propertyName` and `mapping` only). openapi-typescript
+ * ignores both. A warning naming it, never a refusal; an unknown field anywhere else is still an error.
  */
 export function isUnknownRootField(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
   const pointer = problem.location[0]?.pointer;
@@ -254,7 +255,7 @@ export function isUnknownRootField(problem: Pick<NormalizedProblem, 'ruleId' | '
     problem.ruleId === 'struct' &&
     /^Property `[^`]+` is not expected here\.?$/.test(problem.message) &&
     pointer !== undefined &&
-    /^#\/[^/]+$/.test(pointer)
+    (/^#\/[^/]+$/.test(pointer) || /\/discriminator\/[^/]+$/.test(pointer))
   );
 }
 
