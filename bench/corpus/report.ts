@@ -382,7 +382,7 @@ export function writeCorpusReport(root: string, resultsDir: string): { file: str
   push(
     `| **total** | ${total} | ${seconds(files.reduce((n, f) => n + f.wallMs, 0))} | ${Math.max(0, ...files.map((f) => f.peakWorkerMiB))} MiB | ${Math.max(0, ...files.map((f) => f.peakRunnerMiB))} MiB | |`,
     '',
-    'Wall time is on a 2-core machine shared with other work, run with `nice -n 19`: read it as an upper bound. Per document (median of those run): ' +
+    `${elapsed(files)}Wall time is on a 2-core machine shared with other work, run with \`nice -n 19\`: read it as an upper bound. Per document (median of those run): ` +
       `Paygate generate ${median(results.map((r) => r.paygate.ms.generate))} ms, tsc ${median(results.map((r) => r.paygate.ms.tsc))} ms, docs ${median(results.map((r) => r.paygate.ms.docs))} ms, scaffold probe ${median(results.map((r) => r.paygate.ms.scaffold))} ms; openapi-typescript generate ${median(results.map((r) => r.peer.ms.generate))} ms, tsc ${median(results.map((r) => r.peer.ms.tsc))} ms.`,
     '',
   );
@@ -402,6 +402,16 @@ export function writeCorpusReport(root: string, resultsDir: string): { file: str
   const file = path.join(root, 'docs/corpus.md');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return { file, documents: total };
+}
+
+/** From the first run's start to the last one's end, and how many ran at once at most (shards may overlap). */
+function elapsed(files: readonly ShardFile[]): string {
+  const spans = files.map((f) => [Date.parse(f.startedAt), Date.parse(f.startedAt) + f.wallMs] as const);
+  if (spans.length === 0) return '';
+  const first = Math.min(...spans.map((s) => s[0]));
+  const last = Math.max(...spans.map((s) => s[1]));
+  const most = Math.max(...spans.map(([start]) => spans.filter(([a, b]) => a <= start && start < b).length));
+  return `From the first run's start to the last one's end: ${seconds(last - first)}; at most ${most} ran at once (the total above adds their wall times). `;
 }
 
 function median(values: readonly (number | undefined)[]): string {
