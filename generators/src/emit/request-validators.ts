@@ -28,6 +28,8 @@ import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
 
+/** Header parameters OpenAPI says SHALL be ignored (D409). */
+const IGNORED_HEADER_PARAMETERS: ReadonlySet<string> = new Set(['accept', 'content-type', 'authorization']);
 const PARAMS_ROOT = 'request-params.json';
 const BODY_ROOT = 'request-body.json';
 const RESERVED_DEF_PREFIX = '__req_';
@@ -120,6 +122,10 @@ class RuleBuilder {
   /** Paygate's parameter rules (docs/request-validation.md, section 5); cookies are not read, so they get none. */
   rule(p: ParameterModel, schema: unknown): ParameterRuleView | undefined {
     if (p.in === 'cookie') return undefined;
+    // D409: OpenAPI says a header parameter named Accept, Content-Type or Authorization SHALL be ignored (the body's
+    // media type and the security schemes say those): VTEX declares a required `Content-Type` on its GETs, and a
+    // validator for it refused every GET without a body.
+    if (p.in === 'header' && IGNORED_HEADER_PARAMETERS.has(p.name.toLowerCase())) return undefined;
     const unsupported = (what: string): never => {
       throw new UnsupportedParameterError(`${p.in} parameter '${p.name}': ${what}`);
     };

@@ -76,6 +76,18 @@ function eventsAjv(
   return { createAjv, candidates, refOf };
 }
 
+/**
+ * The names the webhooks index declares itself: an event whose type name would make its validator one of them (a
+ * callback called `event` gives `Event`: sakari.io in the corpus run) gets `Payload` after it instead (D406).
+ */
+const INDEX_NAMES: ReadonlySet<string> = new Set(['validateEvent', 'validateWebhookEvent']);
+
+/** The name of an event's precompiled validator in validators.gen.ts and the index. */
+export function validatorName(typeName: string): string {
+  const name = `validate${typeName}`;
+  return INDEX_NAMES.has(name) ? `${name}Payload` : name;
+}
+
 /** Ajv standalone (ESM) module exporting one validate function per event: no schema compilation at import. */
 export function compileValidators(
   openapiVersion: string,
@@ -85,7 +97,7 @@ export function compileValidators(
 ): string {
   const { createAjv, candidates, refOf } = eventsAjv(openapiVersion, schemas, events, file);
   const exports: Record<string, string> = {};
-  for (const event of events) exports[`validate${event.typeName}`] = refOf(event);
+  for (const event of events) exports[validatorName(event.typeName)] = refOf(event);
   const ajv = createAjv();
   return compileOrRefuse(() => standaloneModule(ajv, exports), createAjv, candidates, file, 'webhook event validators');
 }
@@ -110,7 +122,7 @@ export function eventValidatorsInMemory(
 }
 
 function validatorViews(events: readonly WebhookEventModel[]): { eventType: string; typeName: string; validator: string }[] {
-  return events.map((e) => ({ eventType: JSON.stringify(e.eventType), typeName: e.typeName, validator: `validate${e.typeName}` }));
+  return events.map((e) => ({ eventType: JSON.stringify(e.eventType), typeName: e.typeName, validator: validatorName(e.typeName) }));
 }
 
 export const webhooksEmitter: Emitter = {

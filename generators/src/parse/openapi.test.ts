@@ -130,6 +130,94 @@ describe('an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12: a war
   });
 });
 
+describe("the shape of a specification extension (apideck's `x-sdk-exclude: true` in webhooks, a string x-logo) is its vendor's: a warning, never a refusal (D405)", () => {
+  const spec = (webhooks: object) => ({
+    openapi: '3.1.0',
+    info: { title: 'T', version: '1' },
+    paths: {},
+    webhooks: {
+      'invoice.paid': {
+        post: {
+          requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } },
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+      ...webhooks,
+    },
+  });
+
+  it('generates under strict lint with one struct warning naming the key', async () => {
+    await writeFile(path.join(dir, 'webhooks-extension.json'), JSON.stringify(spec({ 'x-sdk-exclude': true })));
+    const { problems, document } = await loadOpenApi({ input: path.join(dir, 'webhooks-extension.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => p.severity)).toEqual(['warn']);
+    expect(Object.keys(document['webhooks'] as object)).toEqual(['invoice.paid', 'x-sdk-exclude']);
+  });
+
+  it("the same in a 3.0 document's x-webhooks (apideck's accounting API)", async () => {
+    const { webhooks, ...rest } = spec({ 'x-sdk-exclude': true });
+    await writeFile(path.join(dir, 'x-webhooks-extension.json'), JSON.stringify({ ...rest, openapi: '3.0.3', 'x-webhooks': webhooks }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'x-webhooks-extension.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
+    ]);
+  });
+
+  it("Redocly's typed extensions: `info.x-logo` as a URL string (1Password's Events API) warns; a schema named x-rate is still checked", async () => {
+    const logo = { ...spec({}), info: { title: 'T', version: '1', 'x-logo': 'https://example.com/logo.png' } };
+    await writeFile(path.join(dir, 'x-logo.json'), JSON.stringify(logo));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'x-logo.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => p.severity)).toEqual(['warn']);
+    const named = { ...spec({}), openapi: '3.0.3', components: { schemas: { 'x-rate': { type: 'number', nullabel: true } } } };
+    await writeFile(path.join(dir, 'x-named.json'), JSON.stringify(named));
+    await expect(loadOpenApi({ input: path.join(dir, 'x-named.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Property `nullabel` is not expected here/,
+    );
+  });
+
+  it("an unknown field at the root (Google Cloud Build's `source`) or in a discriminator (Mailchimp's `type`) warns (D407); one inside info is still refused", async () => {
+    await writeFile(path.join(dir, 'root-field.json'), JSON.stringify({ ...spec({}), source: { url: {} } }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'root-field.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Property `source` is not expected here.'],
+    ]);
+    const discriminated = {
+      ...spec({}),
+      components: {
+        schemas: {
+          Pet: { type: 'object', properties: { kind: { type: 'string' } }, discriminator: { propertyName: 'kind', type: 'string' } },
+        },
+      },
+    };
+    await writeFile(path.join(dir, 'discriminator-field.json'), JSON.stringify(discriminated));
+    const mailchimp = await loadOpenApi({ input: path.join(dir, 'discriminator-field.json'), lint: 'strict', cwd: dir });
+    expect(mailchimp.problems.filter((p) => p.ruleId === 'struct').map((p) => [p.severity, p.message])).toEqual([
+      ['warn', 'Property `type` is not expected here.'],
+    ]);
+    await writeFile(path.join(dir, 'info-field.json'), JSON.stringify({ ...spec({}), info: { title: 'T', version: '1', source: 'x' } }));
+    await expect(loadOpenApi({ input: path.join(dir, 'info-field.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Property `source` is not expected here/,
+    );
+  });
+
+  it('a server variable default outside its enum (VTEX) warns in 3.0, where the default SHOULD be in it, and is refused in 3.1 (D408)', async () => {
+    const servers = [{ url: 'https://{env}.example.com', variables: { env: { default: '{env}', enum: ['live', 'test'] } } }];
+    await writeFile(path.join(dir, 'server-default30.json'), JSON.stringify({ ...spec({}), openapi: '3.0.3', servers }));
+    const { problems } = await loadOpenApi({ input: path.join(dir, 'server-default30.json'), lint: 'strict', cwd: dir });
+    expect(problems.filter((p) => p.ruleId === 'no-server-variables-empty-enum').map((p) => p.severity)).toEqual(['warn']);
+    await writeFile(path.join(dir, 'server-default31.json'), JSON.stringify({ ...spec({}), servers }));
+    await expect(loadOpenApi({ input: path.join(dir, 'server-default31.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /must include default value/,
+    );
+  });
+
+  it('a webhook not named x- whose Path Item is not an object is still refused', async () => {
+    await writeFile(path.join(dir, 'webhooks-boolean.json'), JSON.stringify(spec({ 'sdk-exclude': true })));
+    await expect(loadOpenApi({ input: path.join(dir, 'webhooks-boolean.json'), lint: 'strict', cwd: dir })).rejects.toThrow(
+      /Expected type `PathItem` \(object\) but got `boolean`/,
+    );
+  });
+});
+
 describe('ruleDocs: where each rule is explained (D291)', () => {
   const problem = (ruleId: string): LintProblem => ({ severity: 'error', ruleId, message: 'm', location: 'a.yaml:1:1', suggest: [] });
 

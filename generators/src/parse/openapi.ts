@@ -206,6 +206,68 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
 }
 
+/** Maps whose keys are names the document chooses (a schema may be called `x-rate`): no extension sits among them. */
+const NAME_MAPS = new Set([
+  'paths',
+  'schemas',
+  'responses',
+  'parameters',
+  'examples',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'content',
+  'encoding',
+  'variables',
+]);
+
+/**
+ * D405: a `struct` error inside a specification extension is Redocly's reading of a vendor's extension, not a fault of
+ * the OpenAPI document: `info.x-logo` written as a URL string where Redocly's own type wants `{url}` (1Password's
+ * Events API), `"x-sdk-exclude": true` in `webhooks` or the `x-webhooks` map Redocly reads in 3.0 (apideck, steering
+ * its SDK tools). OpenAPI leaves an extension's shape to whoever defines it and openapi-typescript skips them, as does
+ * every reader here (the events model takes only object Path Items from `webhooks`): a warning, never a refusal. A key
+ * of a name map (a schema called `x-rate`) is a name, not an extension.
+ */
+export function isExtensionShape(problem: Pick<NormalizedProblem, 'ruleId' | 'location'>): boolean {
+  const pointer = problem.location[0]?.pointer;
+  if (problem.ruleId !== 'struct' || pointer === undefined) return false;
+  const tokens = pointer.replace(/^#\/?/, '').split('/');
+  return tokens.some((token, i) => token.startsWith('x-') && (i === 0 || !NAME_MAPS.has(tokens[i - 1]!)));
+}
+
+/**
+ * D407: a field OpenAPI does not define where no reader looks for one: at the document's root (Google Cloud Build's
+ * `"source": {...}`, left over from the document's conversion) and in a Discriminator Object (Mailchimp's
+ * `discriminator: {propertyName, type}`; the generators read `propertyName` and `mapping` only). openapi-typescript
+ * ignores both. A warning naming it, never a refusal; an unknown field anywhere else is still an error.
+ */
+export function isUnknownRootField(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
+  const pointer = problem.location[0]?.pointer;
+  return (
+    problem.ruleId === 'struct' &&
+    /^Property `[^`]+` is not expected here\.?$/.test(problem.message) &&
+    pointer !== undefined &&
+    (/^#\/[^/]+$/.test(pointer) || /\/discriminator\/[^/]+$/.test(pointer))
+  );
+}
+
+/**
+ * D408: a server variable whose `default` is not among its `enum` (VTEX's template: `"default": "{environment}"`). OpenAPI
+ * 3.0 says the default SHOULD be one of them (a warning); 3.1 says MUST, so there it stays an error. An empty enum
+ * (the rule's other finding) is an error in both.
+ */
+export function isServerDefaultOutsideEnum(problem: Pick<NormalizedProblem, 'ruleId' | 'message'>): boolean {
+  return problem.ruleId === 'no-server-variables-empty-enum' && /must include default/i.test(problem.message);
+}
+
 /** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
@@ -264,12 +326,22 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     // A preprocessor rewrites the document it lints: then lint reads its own copy, as before.
     const preprocessed = Object.keys(config.preprocessors[detectSpec(document.parsed)] ?? {}).length > 0;
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
-    // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal
+    // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
+    // D405: so is the shape of a specification extension; D407: so is an unknown field at the root; D408: so is, in
+    // 3.0, a server variable's default outside its enum
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
       .filter((p) => p.ignored !== true)
-      .map((p) => (jsonSchema2020 && p.severity === 'error' && isUnknownSchemaKeyword(p) ? { ...p, severity: 'warn' as const } : p));
+      .map((p) =>
+        p.severity === 'error' &&
+        ((jsonSchema2020 && isUnknownSchemaKeyword(p)) ||
+          isExtensionShape(p) ||
+          isUnknownRootField(p) ||
+          (!jsonSchema2020 && isServerDefaultOutsideEnum(p)))
+          ? { ...p, severity: 'warn' as const }
+          : p,
+      );
     problems = demoteStyleErrors(toLintProblems(kept, cwd), options.lintConfig !== undefined);
     if (mode === 'strict' && problems.some((p) => p.severity === 'error')) {
       throw new SpecLintError(problems, file, options.lintConfig);

@@ -120,6 +120,9 @@ export class SpecProbe {
         ]) {
           const p = this.deref(raw);
           if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
+          // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
+          // `Content-Type` as one: sent beside the body's own, the two made a 415)
+          if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
           parameters.set(`${p['in']} ${p['name']}`, {
             name: p['name'],
             in: p['in'],

