@@ -16,9 +16,9 @@ import type { JsonObject } from '../../packages/contract-tests/src/spec-check/sa
 import type { SharedCompiler } from './compiler.js';
 import { probeScaffold } from './scaffold-check.js';
 import type { DocumentResult, PaygateResult, PeerResult } from './types.js';
+import { isObj } from '../../generators/src/util/json.js';
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface CheckInput {
   root: string;

@@ -15,9 +15,9 @@ import { SpecProbe, type ProbeAnswer, type ProbedOperation, type ProbeKind } fro
 import { probeLimit } from './probe-limits.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
+import { isObj, escapePointerToken } from '../../generators/src/util/json.js';
 
 const GOOD = 'corpus-probe-token';
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type Scheme = { type?: unknown; in?: unknown; name?: unknown; scheme?: unknown };
 
@@ -126,7 +126,7 @@ function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOper
 /** The pointer of the JSON body schema the probe sends, for checking that its "invalid" body really is invalid. */
 function bodySchemaPointer(document: JsonObject, operation: ProbedOperation): string | undefined {
   if (operation.body === undefined || operation.body.schema === undefined) return undefined;
-  const token = (t: string) => t.replace(/~/g, '~0').replace(/\//g, '~1');
+  const token = escapePointerToken;
   const paths = document['paths'] as Record<string, Record<string, Record<string, unknown>>> | undefined;
   const raw = paths?.[operation.path]?.[operation.method]?.['requestBody'];
   const at =

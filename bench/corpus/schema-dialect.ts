@@ -8,8 +8,7 @@
 import { numericExclusiveBounds } from '../../generators/src/emit/ajv-standalone.js';
 import { normalizePatterns } from '../../generators/src/normalize/patterns.js';
 import type { Json, JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
-
-const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObj } from '../../generators/src/util/json.js';
 
 function convert(node: Json): Json {
   if (Array.isArray(node)) return node.map(convert);
