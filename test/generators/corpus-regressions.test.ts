@@ -8,6 +8,8 @@
  * - 1Password's Events API (`info.x-logo` as a URL string) and apideck's accounting API (`"x-sdk-exclude": true` in
  *   `x-webhooks`): Redocly's struct errors inside extensions refused the document; they warn (D405).
  * - Google Cloud Build (`"source": {"url": {}}` at the root): an unknown root field refused it; it warns (D407).
+ * - dev.to (`getArticles` paged, and `getArticlesAll` beside it) and Azure's subAssessments: the page helper
+ *   `<method>All` met the other operation's method of the same name (TS1117); the helper's name is now taken.
  * - VTEX (a required `Content-Type` header parameter on GETs): its validator refused every GET; OpenAPI says such a
  *   parameter SHALL be ignored, and it is (D409).
  */
@@ -32,6 +34,25 @@ const spec = {
           { name: 'X-Account', in: 'header', required: true, schema: { type: 'string' } },
         ],
         responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/articles': {
+      get: {
+        operationId: 'getArticles',
+        tags: ['articles'],
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'per_page', in: 'query', schema: { type: 'integer' } },
+        ],
+        'x-pagination': { strategy: 'page', items: '', pageParam: 'page', pageSizeParam: 'per_page', firstPage: 1 },
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: notification } } } } },
+      },
+    },
+    '/articles/all': {
+      get: {
+        operationId: 'getArticlesAll',
+        tags: ['articles'],
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: notification } } } } },
       },
     },
     '/webhooks': {
@@ -101,6 +122,11 @@ describe('documents the corpus run found failing, reduced', () => {
       ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
       ['warn', 'Property `source` is not expected here.'],
     ]);
+  });
+
+  it("a paged operation's helper and an operation named like it get two names (dev.to's getArticles/getArticlesAll)", () => {
+    const client = outcome.result.files.find((f) => f.path.endsWith('client/client.gen.ts'))!.contents;
+    expect(client.match(/\bgetArticlesAll\b\s*[:(]/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
 
   it("a callback named `event` gets a validator that is not the index's validateEvent, and everything compiles strictly", () => {

@@ -266,6 +266,9 @@ export function clientMethodNames(operations: readonly OperationModel[]): Map<st
     const base = method;
     for (let n = 2; used.has(`${p.group}.${method}`) || used.has(`${p.group}.${method}All`); n++) method = `${base}${n}`;
     used.add(`${p.group}.${method}`);
+    // the page helper's name is taken too: a later operation called `listAll` must not meet `list`'s helper (found
+    // by the corpus on dev.to and Azure's subAssessments: TS1117 duplicate property)
+    if (p.op.pagination !== undefined) used.add(`${p.group}.${method}All`);
     out.set(p.op.operationId, { group: p.group, method });
   }
   return out;
