@@ -16,9 +16,9 @@
  * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
  * number or a boolean of unknown meaning, a string with a pattern, a code enum with no value for the answer).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiDocument } from './types.js';
-import { isObj, unescapePointerToken } from '@paygate/contract/json';
+import { isObj, pointerOf, unescapePointerToken } from '@paygate/contract/json';
 export { isObj } from '@paygate/contract/json';
 
 /** One failing field of a rejected request. */
@@ -205,6 +205,7 @@ const MESSAGE_NAMES = new Set([
   'reason',
   'error_message',
   'errormessage',
+  'errordescription',
   'errmsg',
   'err_msg',
   'error_msg',
@@ -275,6 +276,9 @@ const FIELD_NAMES = new Set([
   'key',
   'loc',
   'field_name',
+  'fieldname',
+  // Azure's `details[].target`, Google's `fieldViolations[].field`
+  'target',
 ]);
 const LOCATION_NAMES = new Set(['in', 'location']);
 const FAILURE_FLAGS = new Set(['success', 'ok', 'succeeded', 'successful']);
@@ -304,16 +308,42 @@ const CLASS_WORDS: Readonly<Record<'4' | '5', readonly string[]>> = {
 };
 const squash = (v: string): string => v.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-/** The enum value of a code property for this answer: the code itself, else one whose words say the same, else none. */
-function enumCode(values: readonly unknown[], ctx: Ctx): string | undefined {
+/**
+ * The value of an enum for this answer (D420): the code itself, else one whose words say the same (the runtime's
+ * kind, then any client or server error, then the status or its title), else the first value: an enum property is
+ * always given one of its own values, never the runtime's text.
+ */
+export function enumChoice(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>): unknown {
+  return enumMatch(values, ctx) ?? values[0];
+}
+
+/** An optional enum property is written only with a value that says the answer (else it is left out). */
+function enumWriter(values: readonly unknown[], required: boolean): (ctx: Ctx) => Written {
+  return required ? (ctx) => enumChoice(values, ctx) : (ctx) => enumMatch(values, ctx) ?? OMIT;
+}
+
+/** The value of an enum that says this answer, if one does. */
+function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>): unknown {
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.includes(ctx.code)) return ctx.code;
-  if (ctx.kind === undefined) return undefined;
-  for (const word of [...(KIND_WORDS[ctx.kind] ?? []), ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? [])]) {
+  if (values.includes(ctx.status)) return ctx.status;
+  const words = [
+    ...(ctx.kind === undefined ? [] : (KIND_WORDS[ctx.kind] ?? [])),
+    squash(statusTitle(ctx.status)),
+    ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? []),
+  ];
+  for (const word of words) {
     const found = strings.find((v) => squash(v).includes(word));
     if (found !== undefined) return found;
   }
   return strings.find((v) => squash(v).includes(String(ctx.status)));
+}
+
+/** A number for a status-like property: the status, or (an enum without it) the enum's first value. */
+function statusNumber(reader: SchemaReader, property: unknown): (ctx: Ctx) => Written {
+  const values = enumValues(reader, property);
+  if (values === undefined || values.length === 0) return (ctx) => ctx.status;
+  return (ctx) => (values.includes(ctx.status) ? ctx.status : enumChoice(values, ctx));
 }
 
 function setPointer(target: Obj, pointer: string, value: unknown): void {
@@ -381,7 +411,7 @@ function build(reader: SchemaReader, schema: unknown, depth: number): Build {
   if (types.includes('object')) return objectNode(reader, shape, depth);
   if (types.includes('array')) return listNode(reader, s, 'body', depth);
   if (types.includes('string')) return stringNode(reader, s, 'message');
-  if (types.includes('integer') || types.includes('number')) return { write: (ctx) => ctx.status, details: false };
+  if (types.includes('integer') || types.includes('number')) return { write: statusNumber(reader, s), details: false };
   if (types.includes('boolean')) return { write: () => true, details: false };
   if (shape.types.includes('null')) return { write: () => null, details: false };
   return openObject();
@@ -397,19 +427,11 @@ function openObject(): Node {
 }
 
 /** A string property in a role: its enum, format and length decide what can be written. */
-function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'code' | 'time' | 'path' | 'title'): Build {
+function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'code' | 'time' | 'path' | 'title', required = true): Build {
   const s = reader.deref(schema);
   const o = isObj(s) ? s : {};
-  const values = Array.isArray(o.enum) ? o.enum : undefined;
-  if (values !== undefined) {
-    return {
-      details: false,
-      write: (ctx) => {
-        const chosen = enumCode(values, ctx);
-        return chosen === undefined ? CANNOT : chosen;
-      },
-    };
-  }
+  const values = Array.isArray(o.enum) && o.enum.length > 0 ? o.enum : undefined;
+  if (values !== undefined) return { details: false, write: enumWriter(values, required) };
   if (o.format === 'date-time' || role === 'time') return { write: (ctx) => ctx.now.toISOString(), details: false };
   const max = typeof o.maxLength === 'number' ? o.maxLength : undefined;
   const fit = (text: string): string => (max !== undefined && text.length > max ? text.slice(0, Math.max(0, max - 1)) + '…' : text);
@@ -453,6 +475,149 @@ function neutral(reader: SchemaReader, schema: unknown, depth: number): { value:
   return undefined;
 }
 
+/** An id-like name: `id`, `traceId`, `request_id`, `correlation-id`, `errorUUID`, `traceparent`. */
+function idLike(name: string): boolean {
+  return (
+    ANSWER_ID_NAMES.has(lower(name)) ||
+    /(^|[_\-\s.])(id|uuid|guid)$/i.test(name) ||
+    /[a-z0-9](Id|ID|Uuid|UUID|Guid|GUID)$/.test(name) ||
+    /^(trace|traceparent|span|request|correlation)$/i.test(name)
+  );
+}
+
+const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * Fresh opaque ids in the forms error schemas ask for, tried in order until one fits the property's schema: a UUID,
+ * 32 and 16 and 24 hex digits, a W3C traceparent (`00-<trace-id>-<span-id>-00`), a ULID-like 26 characters, digits.
+ */
+function idCandidates(): string[] {
+  const traceId = hex(16);
+  const spanId = hex(8);
+  return [
+    randomUUID(),
+    traceId,
+    spanId,
+    hex(12),
+    `00-${traceId}-${spanId}-00`,
+    `00-${traceId}-${spanId}-01`,
+    Array.from(randomBytes(26), (b) => CROCKFORD[b % 32]).join(''),
+    String(Number.parseInt(hex(6), 16)),
+  ];
+}
+
+/**
+ * The value of a required property of no meaning the runtime knows (D421), as the best gateways fill theirs: an
+ * id-like name gets a fresh opaque id (one that fits its schema), a date or date-time the clock's now; anything else
+ * the value that claims nothing (null, '', [], {}), else the schema's own const, default, example or enum value that
+ * validates. Undefined when nothing fits: the schema is then unfillable.
+ */
+function requiredValue(reader: SchemaReader, name: string, property: unknown, depth: number): ((ctx: Ctx) => Written) | undefined {
+  const s = reader.deref(property);
+  const types = reader.shape(property).types;
+  if (idLike(name) && isObj(s)) {
+    if (types.includes('string') && idCandidates().some((id) => fits(reader, s, id))) {
+      return () => idCandidates().find((id) => fits(reader, s, id))!;
+    }
+    if (types.includes('integer') || types.includes('number')) {
+      const min = Math.max(1, typeof s.minimum === 'number' ? Math.ceil(s.minimum) : 1);
+      const max = Math.min(2 ** 31 - 1, typeof s.maximum === 'number' ? Math.floor(s.maximum) : 2 ** 31 - 1);
+      if (min <= max) return () => min + (randomBytes(4).readUInt32BE() % (max - min + 1));
+    }
+  }
+  if (isObj(s) && types.includes('string') && (s.format === 'date-time' || s.format === 'date')) {
+    const date = s.format === 'date';
+    return (ctx) => (date ? ctx.now.toISOString().slice(0, 10) : ctx.now.toISOString());
+  }
+  const value = neutral(reader, property, depth);
+  if (value !== undefined) return () => structuredClone(value.value);
+  if (!isObj(s)) return undefined;
+  const own = [
+    ...(s.const === undefined ? [] : [s.const]),
+    ...(s.default === undefined ? [] : [s.default]),
+    ...(s.example === undefined ? [] : [s.example]),
+    ...(Array.isArray(s.examples) ? s.examples : []),
+    ...(Array.isArray(s.enum) ? s.enum : []),
+  ];
+  const found = own.find((v) => v !== undefined && fits(reader, s, v));
+  return found === undefined ? undefined : () => structuredClone(found);
+}
+
+const FORMATS: Readonly<Record<string, RegExp>> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+};
+
+/**
+ * Whether a value the runtime makes up fits a schema (types, enum, const, pattern, lengths, bounds, the formats of
+ * ids and dates, objects' required properties, arrays' items), so that a value is only given when it validates.
+ * Deliberately small: what it cannot judge (another format, a $ref it cannot follow) it refuses.
+ */
+function fits(reader: SchemaReader, schema: unknown, value: unknown, depth = 0): boolean {
+  const s = reader.deref(schema);
+  if (s === true || (isObj(s) && Object.keys(s).length === 0)) return true;
+  if (!isObj(s) || depth > 6) return false;
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) return false;
+  if (Array.isArray(s.enum) && !s.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
+  if (Array.isArray(s.allOf) && !s.allOf.every((m) => fits(reader, m, value, depth + 1))) return false;
+  for (const key of ['anyOf', 'oneOf'] as const)
+    if (Array.isArray(s[key]) && !(s[key] as unknown[]).some((m) => fits(reader, m, value, depth + 1))) return false;
+  const declared = Array.isArray(s.type) ? s.type : typeof s.type === 'string' ? [s.type] : [];
+  const kind =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : Number.isInteger(value)
+          ? 'integer'
+          : typeof value === 'number'
+            ? 'number'
+            : typeof value;
+  if (
+    declared.length > 0 &&
+    !declared.includes(kind) &&
+    !(kind === 'integer' && declared.includes('number')) &&
+    !(kind === 'null' && s.nullable === true)
+  )
+    return false;
+  if (typeof value === 'string') {
+    if (typeof s.minLength === 'number' && [...value].length < s.minLength) return false;
+    if (typeof s.maxLength === 'number' && [...value].length > s.maxLength) return false;
+    if (typeof s.pattern === 'string') {
+      try {
+        if (!new RegExp(s.pattern, 'u').test(value)) return false;
+      } catch {
+        return false;
+      }
+    }
+    if (typeof s.format === 'string' && FORMATS[s.format] !== undefined && !FORMATS[s.format]!.test(value)) return false;
+  }
+  if (typeof value === 'number') {
+    if (typeof s.minimum === 'number' && value < s.minimum) return false;
+    if (typeof s.maximum === 'number' && value > s.maximum) return false;
+    if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) return false;
+    if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) return false;
+    if (typeof s.multipleOf === 'number' && value % s.multipleOf !== 0) return false;
+  }
+  if (Array.isArray(value)) {
+    if (typeof s.minItems === 'number' && value.length < s.minItems) return false;
+    if (typeof s.maxItems === 'number' && value.length > s.maxItems) return false;
+    if (s.items !== undefined && !value.every((v) => fits(reader, s.items, v, depth + 1))) return false;
+  }
+  if (isObj(value)) {
+    const shape = reader.shape(s);
+    for (const r of shape.required) if (!Object.hasOwn(value, r)) return false;
+    for (const [k, v] of Object.entries(value)) {
+      if (Object.hasOwn(shape.properties, k)) {
+        if (!fits(reader, shape.properties[k], v, depth + 1)) return false;
+      } else if (shape.closed) return false;
+    }
+  }
+  return true;
+}
+
 interface Step {
   name: string;
   required: boolean;
@@ -464,7 +629,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   if (shape.extension !== undefined) return extensionNode(reader, shape);
   const names = Object.keys(shape.properties);
   const stringish = (n: string): boolean => typesOf(reader, shape.properties[n]).some((t) => t === 'string');
-  const hasMessage = names.some((n) => MESSAGE_NAMES.has(lower(n)) && lower(n) !== 'title' && stringish(n));
+  const hasMessage = names.some(
+    (n) => MESSAGE_NAMES.has(lower(n)) && lower(n) !== 'title' && stringish(n) && enumValues(reader, shape.properties[n]) === undefined,
+  );
   const steps: Step[] = [];
   let details = false;
   let carriesMessage = false;
@@ -484,9 +651,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     const numeric = concrete.includes('integer') || concrete.includes('number');
     const required = shape.required.has(name);
     const constant = reader.constant(property);
+    const enumerated = enumValues(reader, property) !== undefined;
 
     // the HTTP status, whatever constant the schema pins it to (a shared schema answers several statuses)
     if (STATUS_NAMES.has(role) && numeric) {
+      // the answer's own status even where the schema pins another (a shared schema): a status field never lies
       push(name, (ctx) => ctx.status);
       continue;
     }
@@ -499,9 +668,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (CODE_NAMES.has(role) || (role === 'type' && concrete.includes('string') && !isProblemType(reader, property, names))) {
-      if (numeric) push(name, (ctx) => ctx.status);
+      if (numeric) push(name, statusNumber(reader, property));
       else if (concrete.includes('string')) {
-        const node = stringNode(reader, property, 'code');
+        const node = stringNode(reader, property, 'code', required);
         if (failed(node)) return node;
         push(name, node.write);
         carriesCode = true;
@@ -509,7 +678,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (role === 'type' && concrete.includes('string')) {
-      push(name, () => 'about:blank');
+      // Problem Details' `type`: about:blank, or the value of its enum that says the answer (D420)
+      const values = enumValues(reader, property);
+      push(name, values === undefined ? () => 'about:blank' : enumWriter(values, required));
       continue;
     }
     if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
@@ -529,12 +700,16 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if ((role === 'error' || role === 'err') && numeric) {
-      push(name, (ctx) => ctx.status);
+      push(name, statusNumber(reader, property));
       continue;
     }
     if ((role === 'error' || role === 'err') && concrete.includes('string')) {
-      // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message
-      if (hasMessage && role === 'error') {
+      // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message; an
+      // `error` enum (`[invalid_request, unauthorized]`) is a code: its value for the answer (D420)
+      if (enumerated) {
+        push(name, enumWriter(enumValues(reader, property)!, required));
+        carriesCode = true;
+      } else if (hasMessage && role === 'error') {
         push(name, (ctx) => ctx.code);
         carriesCode = true;
       } else {
@@ -560,10 +735,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if ((MESSAGE_NAMES.has(role) || DETAILS_NAMES.has(role)) && concrete.includes('string')) {
-      const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message');
+      const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message', required);
       if (failed(node)) return node;
+      // an enum of fixed texts is given one of them (D420): the message then still needs a place
       push(name, node.write);
-      carriesMessage ||= role !== 'title' || !hasMessage;
+      carriesMessage ||= !enumerated && (role !== 'title' || !hasMessage);
       continue;
     }
     if (TIME_NAMES.has(role) && (concrete.includes('string') || numeric)) {
@@ -586,15 +762,17 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (!required) continue;
-    const value = neutral(reader, property, 0);
+    const value = requiredValue(reader, name, property, depth);
     if (value === undefined) return { unfillable: `required property '${name}' has no meaning the runtime knows` };
-    push(name, () => structuredClone(value.value));
+    push(name, value);
   }
   for (const name of shape.required)
     if (!Object.hasOwn(shape.properties, name) && shape.closed) return { unfillable: `required property '${name}' is not declared` };
   const undeclaredRequired = [...shape.required].filter((n) => !Object.hasOwn(shape.properties, n));
   // an open object with no place for the message gets `code` and `message` (valid: it allows any property)
   const addGeneric = !shape.closed && !carriesMessage && !details;
+  const freeName = (candidates: readonly string[], out: Obj): string | undefined =>
+    candidates.find((n) => !(n in out) && !Object.hasOwn(shape.properties, n));
   return {
     details: details || addGeneric,
     says: carriesMessage || details || addGeneric,
@@ -612,9 +790,13 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       }
       for (const name of undeclaredRequired) out[name] ??= null;
       if (addGeneric) {
-        if (!carriesCode && !('code' in out)) out.code = ctx.code;
-        if (!('message' in out)) out.message = ctx.text;
-        if (ctx.details !== undefined && !('details' in out)) out.details = { ...ctx.details };
+        // under names the schema leaves free (paypi's `message` is a boolean: the text goes to `error_message`)
+        const code = freeName(['code', 'error_code'], out);
+        const message = freeName(['message', 'error_message', 'detail'], out);
+        const detailsName = freeName(['details', 'field_errors'], out);
+        if (!carriesCode && code !== undefined) out[code] = ctx.code;
+        if (message !== undefined) out[message] = ctx.text;
+        if (ctx.details !== undefined && detailsName !== undefined) out[detailsName] = { ...ctx.details };
       }
       return out;
     },
@@ -677,7 +859,9 @@ function statusText(reader: SchemaReader, property: unknown): (ctx: Ctx) => Writ
   if (constant !== undefined) return () => constant.value;
   const values = isObj(s) && Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : undefined;
   if (values === undefined) return (ctx) => String(ctx.status);
-  return (ctx) => (values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? CANNOT));
+  // JSend's `status: error`, else the enum's value for the answer (D420)
+  return (ctx) =>
+    values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? enumChoice(values, ctx));
 }
 
 /** A details map (`{field: reason}`, or `{field: [reason]}`); a required one is `{}` when no field failed. */
@@ -731,6 +915,34 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
 
 type ItemWriter = (ctx: Ctx, problem: FieldProblem) => Written;
 
+/**
+ * A `source` object of an error item (JSON:API): a field of the body as a JSON Pointer into it (`/items/0/name`)
+ * where it has a `pointer`, any other field by name in `parameter` (or another field-like property); one of them only
+ * (Amadeus declares `maxProperties: 1`). Undefined when it has no such property.
+ */
+function sourceWriter(reader: SchemaReader, property: unknown): ItemWriter | undefined {
+  const shape = reader.shape(property);
+  const strings = Object.keys(shape.properties).filter(
+    (n) =>
+      FIELD_NAMES.has(lower(n)) &&
+      enumValues(reader, shape.properties[n]) === undefined &&
+      typesOf(reader, shape.properties[n]).includes('string'),
+  );
+  if (strings.length === 0 || [...shape.required].some((r) => !strings.includes(r))) return undefined;
+  const pointer = strings.find((n) => lower(n) === 'pointer');
+  const other = strings.find((n) => lower(n) !== 'pointer');
+  return (_ctx, p) => {
+    if (p.field === '') return OMIT;
+    if (pointer !== undefined && (p.in === 'body' || other === undefined))
+      return p.path.length === 0
+        ? other === undefined
+          ? OMIT
+          : { [other]: problemName(p) }
+        : { [pointer]: pointerOf(p.in === 'body' || p.in === undefined ? p.path : [p.in, ...p.path]) };
+    return { [other!]: p.in === 'body' ? problemName(p) : p.field };
+  };
+}
+
 /** One item of a list of errors. */
 function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWriter | { unfillable: string } {
   const shape = reader.shape(items);
@@ -741,6 +953,9 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
   const steps: { name: string; required: boolean; write: ItemWriter }[] = [];
   const names = Object.keys(shape.properties);
   const hasLocation = names.some((n) => LOCATION_NAMES.has(lower(n)));
+  // where the item names the field; without such a place its message does (`query.limit: must be <= 100`, D422)
+  const fieldSteps = new Set<string>();
+  const messageSteps: { name: string; required: boolean; write: ItemWriter }[] = [];
   for (const name of names) {
     const role = lower(name);
     const property = shape.properties[name];
@@ -763,10 +978,12 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
     if (FIELD_NAMES.has(role) && concrete.includes('array')) {
       // FastAPI's `loc`: the location, then the path
       add((_ctx, p) => (p.in === undefined ? [...p.path] : [p.in, ...(p.field === p.in ? [] : p.path)]));
+      fieldSteps.add(name);
       continue;
     }
-    if (FIELD_NAMES.has(role) && concrete.includes('string')) {
+    if (FIELD_NAMES.has(role) && concrete.includes('string') && enumValues(reader, property) === undefined) {
       const pointer = role === 'pointer';
+      fieldSteps.add(name);
       add((_ctx, p) => {
         if (p.field === '') return OMIT;
         if (pointer) return `/${[...(p.in === undefined ? [] : [p.in]), ...(p.field === p.in ? [] : p.path)].join('/')}`;
@@ -774,12 +991,26 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       });
       continue;
     }
+    if (role === 'source' && concrete.includes('object')) {
+      // JSON:API's (and Amadeus's) `source: {pointer, parameter}`: one of them names the field (D422)
+      const source = sourceWriter(reader, property);
+      if (source !== undefined) {
+        add(source);
+        fieldSteps.add(name);
+        continue;
+      }
+    }
     if (MESSAGE_NAMES.has(role) && concrete.includes('string')) {
-      add((_ctx, p) => p.reason);
+      const values = enumValues(reader, property);
+      if (values !== undefined && values.length > 0) {
+        const write = enumWriter(values, required);
+        add((ctx) => write(ctx));
+      } else messageSteps.push({ name, required, write: (_ctx, p) => p.reason });
       continue;
     }
     if ((CODE_NAMES.has(role) || STATUS_NAMES.has(role)) && (concrete.includes('integer') || concrete.includes('number'))) {
-      add((ctx) => ctx.status);
+      const write = STATUS_NAMES.has(role) ? (ctx: Ctx) => ctx.status : statusNumber(reader, property);
+      add((ctx) => write(ctx));
       continue;
     }
     if (STATUS_NAMES.has(role) && concrete.includes('string')) {
@@ -788,20 +1019,31 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       continue;
     }
     if ((CODE_NAMES.has(role) || role === 'type' || role === 'keyword') && concrete.includes('string')) {
-      const node = stringNode(reader, property, 'code');
+      const node = stringNode(reader, property, 'code', required);
       if (failed(node)) return node;
       add((ctx) => node.write(ctx));
       continue;
     }
     if (!required) continue;
-    const value = neutral(reader, property, depth + 1);
+    const value = requiredValue(reader, name, property, depth + 1);
     if (value === undefined) return { unfillable: `an error item's required property '${name}' has no meaning the runtime knows` };
-    add(() => structuredClone(value.value));
+    add((ctx) => value(ctx));
   }
+  const named = (p: FieldProblem): string => (p.field === '' ? p.reason : `${problemName(p)}: ${p.reason}`);
+  const messages = new Set(messageSteps.map((m) => m.name));
+  steps.push(...messageSteps);
+  steps.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
   return (ctx, p) => {
+    const values = new Map<string, Written>();
+    for (const step of steps) if (!messages.has(step.name)) values.set(step.name, step.write(ctx, p));
+    // the message names the field when nothing else in the item does (a whole-body problem has no pointer)
+    const fieldNamed = [...fieldSteps].some((n) => {
+      const v = values.get(n);
+      return v !== OMIT && v !== CANNOT && v !== undefined && v !== '';
+    });
     const out: Obj = {};
     for (const step of steps) {
-      const value = step.write(ctx, p);
+      const value = messages.has(step.name) ? (fieldNamed ? step.write(ctx, p) : named(p)) : values.get(step.name);
       if (value === CANNOT) return CANNOT;
       if (value === OMIT) {
         if (step.required) out[step.name] = '';
