@@ -319,18 +319,21 @@ export function enumChoice(values: readonly unknown[], ctx: Pick<FillInput, 'cod
 
 /** An optional enum property is written only with a value that says the answer (else it is left out). */
 function enumWriter(values: readonly unknown[], required: boolean): (ctx: Ctx) => Written {
-  return required ? (ctx) => enumChoice(values, ctx) : (ctx) => enumMatch(values, ctx) ?? OMIT;
+  return required ? (ctx) => enumChoice(values, ctx) : (ctx) => enumMatch(values, ctx, false) ?? OMIT;
 }
 
-/** The value of an enum that says this answer, if one does. */
-function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>): unknown {
+/**
+ * The value of an enum that says this answer, if one does; `broad`: any client or server error's words count too
+ * (Stripe's `invalid_request_error` for a 404), for a required property that must have a value.
+ */
+function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>, broad = true): unknown {
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.includes(ctx.code)) return ctx.code;
   if (values.includes(ctx.status)) return ctx.status;
   const words = [
     ...(ctx.kind === undefined ? [] : (KIND_WORDS[ctx.kind] ?? [])),
     squash(statusTitle(ctx.status)),
-    ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? []),
+    ...(broad ? (CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? []) : []),
   ];
   for (const word of words) {
     const found = strings.find((v) => squash(v).includes(word));
@@ -343,7 +346,9 @@ function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'ki
 function statusNumber(reader: SchemaReader, property: unknown): (ctx: Ctx) => Written {
   const values = enumValues(reader, property);
   if (values === undefined || values.length === 0) return (ctx) => ctx.status;
-  return (ctx) => (values.includes(ctx.status) ? ctx.status : enumChoice(values, ctx));
+  // the status, else a value of its class (a 5xx for a 501), else the first
+  return (ctx) =>
+    values.includes(ctx.status) ? ctx.status : (values.find((v) => String(v)[0] === String(ctx.status)[0]) ?? enumChoice(values, ctx));
 }
 
 function setPointer(target: Obj, pointer: string, value: unknown): void {
@@ -934,12 +939,10 @@ function sourceWriter(reader: SchemaReader, property: unknown): ItemWriter | und
   return (_ctx, p) => {
     if (p.field === '') return OMIT;
     if (pointer !== undefined && (p.in === 'body' || other === undefined))
-      return p.path.length === 0
-        ? other === undefined
-          ? OMIT
-          : { [other]: problemName(p) }
-        : { [pointer]: pointerOf(p.in === 'body' || p.in === undefined ? p.path : [p.in, ...p.path]) };
-    return { [other!]: p.in === 'body' ? problemName(p) : p.field };
+      return p.path.length === 0 ? OMIT : { [pointer]: pointerOf(p.in === 'body' || p.in === undefined ? p.path : [p.in, ...p.path]) };
+    // a body field without a pointer, or the whole body: the item's message names it
+    if (p.in === 'body') return pointer === undefined && p.path.length > 0 ? { [other!]: problemName(p) } : OMIT;
+    return { [other!]: p.field };
   };
 }
 
