@@ -195,7 +195,20 @@ export interface Filler {
 }
 
 const lower = (name: string): string => name.toLowerCase().replace(/[-\s]/g, '_');
-const CODE_NAMES = new Set(['code', 'error_code', 'errorcode', 'error_type', 'errortype', 'errcode', 'err_code', 'reason_code']);
+const CODE_NAMES = new Set([
+  'code',
+  'error_code',
+  'errorcode',
+  'error_type',
+  'errortype',
+  'errcode',
+  'err_code',
+  'reason_code',
+  // Mozilla's (Kinto's) `errno`: a number of the error, the status where the runtime has no other (D420)
+  'errno',
+  'error_number',
+  'errornumber',
+]);
 const MESSAGE_NAMES = new Set([
   'message',
   'detail',
