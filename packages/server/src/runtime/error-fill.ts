@@ -3,8 +3,8 @@
  * message, the HTTP status, the failing fields, the request path and the time. Each property is given a role by its
  * name and type (`code`, `message`/`err`/`detail`, `status`, `details`/`errors`/`detail[]`, a nested `error`
  * object, an `error: true` flag, `success: false`, a timestamp, the request path), a required `const` gets its value,
- * and a required property of unknown meaning gets the value that claims nothing (null, '', [], {}) when its schema
- * accepts one. An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
+ * an enum its value that says the answer (D420), and a required property of unknown meaning a fresh id (an id-like
+ * name), the clock's now (a date), the value that claims nothing (null, '', [], {}) or the schema's own value (D421). An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
  * is such an object. `x-paygate-error` on a schema says where the code, message, details and status go instead
  * (JSON pointers), and which codes the runtime's own answers use.
  *
@@ -13,8 +13,10 @@
  * why (`query.limit: must be <= 100`, and how many more), so a schema with one string (`{status, err}`) still tells
  * the client what to fix.
  *
+ * Each item of a list of errors names its field, in a field-like property or else in its message (D422).
+ *
  * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
- * number or a boolean of unknown meaning, a string with a pattern, a code enum with no value for the answer).
+ * number or a boolean of unknown meaning without a value of its own, a string with a pattern no id fits).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiDocument } from './types.js';

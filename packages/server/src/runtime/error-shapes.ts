@@ -10,6 +10,9 @@
  * (D217): a validation failure is 422 where 422 and no 400 is declared (FastAPI's specs), a refused or missing
  * credential 403 where 403 and no 401 is (Figma's).
  *
+ * A status the operation declares without content is answered without a body (D423); a JSON media type without a
+ * schema, a media range or a `text/plain` declaration is answered in it (D424).
+ *
  * How a declared schema is filled is error-fill.ts (D215). One that cannot be filled is reported at start-up per
  * operation and status (`check`), and answered with problem+json: createApiApp refuses to start for a status the
  * runtime answers on its own unless an `errorMapper` is given.
