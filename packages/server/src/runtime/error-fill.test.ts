@@ -534,3 +534,38 @@ describe('the error handler sends what the shapes say (D423, D424)', () => {
     expect(await answer(documentOf(responses), thrown)).toEqual(expected);
   });
 });
+
+describe('what a list or a Problem Details type cannot say is said elsewhere (D422, D420)', () => {
+  it.each([
+    {
+      name: "Docker Hub's `details: [{}]`: items with no place for a field or a reason, so the message names them",
+      schema: {
+        type: 'object',
+        properties: {
+          code: { type: 'integer' },
+          message: { type: 'string' },
+          details: { type: 'array', items: { type: 'object', properties: { '@type': { type: 'string' } } } },
+        },
+      },
+      error: oneProblem,
+      body: { code: 400, message: 'query.limit: must be <= 100' },
+    },
+    {
+      name: "pdfblocks' Problem Details `type` of format url: about:blank is no URL, so it is left out",
+      schema: {
+        type: 'object',
+        properties: { status: { type: 'integer' }, title: { type: 'string' }, type: { type: 'string', format: 'url' } },
+      },
+      error: auth,
+      body: { status: 401, title: 'Missing credentials' },
+    },
+  ])('$name', ({ schema, error, body }) => {
+    const status = String(error.status);
+    const document = documentOf({ [status]: json(schema) });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.check()).toEqual([]);
+    const response = shapes.respond(error, operation);
+    expect(response).toEqual({ status: error.status, contentType: 'application/json', body, headers: {} });
+    expect(invalidity(document, status, 'application/json', response.body)).toBeUndefined();
+  });
+});

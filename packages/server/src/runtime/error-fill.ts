@@ -568,6 +568,9 @@ const FORMATS: Readonly<Record<string, RegExp>> = {
   'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/,
   date: /^\d{4}-\d{2}-\d{2}$/,
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  uri: /^[a-z][a-z0-9+.-]*:\S*$/i,
+  // ajv-formats' `url`: http, https or ftp only
+  url: /^(?:https?|ftp):\/\/\S+$/i,
 };
 
 /**
@@ -700,7 +703,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     if (role === 'type' && concrete.includes('string')) {
       // Problem Details' `type`: about:blank, or the value of its enum that says the answer (D420)
       const values = enumValues(reader, property);
-      push(name, values === undefined ? () => 'about:blank' : enumWriter(values, required));
+      // pdfblocks' `type: {format: url}`: about:blank is no URL, so an optional one is left out
+      const blank = required || fits(reader, property, 'about:blank') ? 'about:blank' : OMIT;
+      push(name, values === undefined ? () => blank : enumWriter(values, required));
       continue;
     }
     if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
@@ -750,7 +755,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
         if (required) return { unfillable: `property '${name}': ${node.unfillable}` };
         continue;
       }
-      details = true;
+      details ||= node.details;
       push(name, node.write);
       continue;
     }
@@ -915,10 +920,14 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
   const item = itemNode(reader, items, depth);
   if (typeof item !== 'function') return item;
   const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
+  // items with no place for a field or a reason (Docker Hub's `details: [{}]`) carry no details: the message names
+  // the field then (D422), and an optional list of them is left out
+  const silent = (item as SilentItem).silent === true;
   return {
-    details: true,
-    says: true,
+    details: !silent,
+    says: !silent,
     write: (ctx) => {
+      if (silent && mode === 'optional') return OMIT;
       const entries: FieldProblem[] =
         ctx.problems.length > 0 ? [...ctx.problems] : mode === 'body' || min > 0 ? [{ field: '', path: [], reason: ctx.text }] : [];
       if (entries.length === 0) return mode === 'required' ? [] : OMIT;
@@ -934,6 +943,8 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
 }
 
 type ItemWriter = (ctx: Ctx, problem: FieldProblem) => Written;
+/** An item writer whose items say neither the field nor the reason. */
+type SilentItem = ItemWriter & { silent?: boolean };
 
 /**
  * A `source` object of an error item (JSON:API): a field of the body as a JSON Pointer into it (`/items/0/name`)
@@ -1051,7 +1062,7 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
   const messages = new Set(messageSteps.map((m) => m.name));
   steps.push(...messageSteps);
   steps.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
-  return (ctx, p) => {
+  const writer: SilentItem = (ctx, p) => {
     const values = new Map<string, Written>();
     for (const step of steps) if (!messages.has(step.name)) values.set(step.name, step.write(ctx, p));
     // the message names the field when nothing else in the item does (a whole-body problem has no pointer)
@@ -1071,4 +1082,6 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
     }
     return out;
   };
+  if (fieldSteps.size === 0 && messageSteps.length === 0) writer.silent = true;
+  return writer;
 }
