@@ -7,6 +7,7 @@
  */
 import { numericExclusiveBounds } from '../../generators/src/emit/ajv-standalone.js';
 import { normalizePatterns } from '../../generators/src/normalize/patterns.js';
+import { dropMistypedKeywords } from '../../generators/src/normalize/schema-keywords.js';
 import type { Json, JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj } from '../../generators/src/util/json.js';
 
@@ -25,11 +26,14 @@ function convert(node: Json): Json {
 }
 
 /**
- * The document with its 3.0 schema keywords in 2020-12 form, and its patterns as the scaffold reads them (`u`-valid:
- * generators' `normalizePatterns`, D60, D206; the probe's Ajv compiles patterns with the `u` flag).
+ * The document with its 3.0 schema keywords in 2020-12 form, and its patterns and keywords as the scaffold reads them
+ * (`u`-valid: generators' `normalizePatterns`, D60, D206, the probe's Ajv compiles patterns with the `u` flag; wrongly
+ * typed keywords left out, D430).
  */
 export function as2020(document: JsonObject): JsonObject {
-  const converted = String(document['openapi'] ?? '').startsWith('3.0') ? (convert(document) as JsonObject) : document;
+  // a wrongly typed value keyword (`"pattern": 0`) is left out, as generation leaves it out of the scaffold's (D430)
+  const kept = dropMistypedKeywords(document).document;
+  const converted = String(kept['openapi'] ?? '').startsWith('3.0') ? (convert(kept) as JsonObject) : kept;
   try {
     return normalizePatterns(converted, 'openapi.json').document;
   } catch {
