@@ -22,6 +22,10 @@ function convert(node: Json): Json {
     if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
   }
   if (typeof out['nullable'] === 'boolean') delete out['nullable'];
+  // `$id` and `$schema` are no keywords of a 3.0 Schema Object (readers ignore them): Akeneo's schemas repeat
+  // `"$id": "https://example.com/product"`, which a 2020-12 validator reads as one id for several schemas and refuses
+  if (typeof out['$id'] === 'string') delete out['$id'];
+  if (typeof out['$schema'] === 'string') delete out['$schema'];
   return out;
 }
 
