@@ -5,7 +5,9 @@
  * - a JSON body that is a string (`type: string` under application/json, WSO2's transform API): refused as "is not
  *   valid JSON" by the strict JSON parser; any JSON value is read now, and the schema decides (D431);
  * - GitHub's `workflow_id` path parameter, `oneOf: [integer, string]`: a numeric id, coerced, matched both and was
- *   refused; alternatives of disjoint types are validated as `anyOf` (D432).
+ *   refused; alternatives of disjoint types are validated as `anyOf` (D432);
+ * - Vonage's security `[{apiKey, apiSecret}, {apiKey, apiSig}]`, three API keys in the query: only the first scheme
+ *   of each alternative was an allowed query parameter, so `api_secret` was "Unknown query parameter" (D434).
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -31,6 +33,13 @@ const problem = {
 const spec = {
   openapi: '3.0.3',
   info: { title: 'Request reading', version: '1.0.0' },
+  components: {
+    securitySchemes: {
+      apiKey: { type: 'apiKey', in: 'query', name: 'api_key' },
+      apiSecret: { type: 'apiKey', in: 'query', name: 'api_secret' },
+      apiSig: { type: 'apiKey', in: 'query', name: 'sig' },
+    },
+  },
   paths: {
     '/transform': {
       post: {
@@ -54,6 +63,17 @@ const spec = {
           content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } } } } },
         },
         responses: { '201': { description: 'created' }, '400': problem },
+      },
+    },
+    '/sms': {
+      get: {
+        operationId: 'smsConversion',
+        security: [
+          { apiKey: [], apiSecret: [] },
+          { apiKey: [], apiSig: [] },
+        ],
+        parameters: [{ name: 'message-id', in: 'query', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' }, '400': problem, '401': problem },
       },
     },
     '/workflows/{workflow_id}': {
@@ -98,7 +118,14 @@ beforeAll(async () => {
       securitySchemes: contract.securitySchemes,
       requestValidators: validators.requestValidators,
     },
-    { handlers: {}, notImplemented: 'respond', logger },
+    {
+      handlers: {},
+      notImplemented: 'respond',
+      logger,
+      authenticators: Object.fromEntries(
+        ['apiKey', 'apiSecret', 'apiSig'].map((name) => [name, ({ credential }: { credential: unknown }) => (credential === 'good' ? {} : undefined)]),
+      ),
+    },
   );
   server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -164,5 +191,18 @@ describe("a parameter's oneOf of disjoint types accepts what it means once coerc
     const both = await send('GET', '/workflows/42?ratio=7');
     expect(both.status).toBe(400);
     expect(both.text).toContain('ratio');
+  });
+});
+
+describe('every API key of every security alternative may sit in the query (D434)', () => {
+  it.each(['api_key=good&api_secret=good', 'api_key=good&sig=good'])('%s: answered 501', async (credentials) => {
+    const res = await send('GET', `/sms?message-id=m1&${credentials}`);
+    expect(res.status, res.text).toBe(501);
+  });
+
+  it('a query parameter no scheme and no parameter declares is still refused', async () => {
+    const res = await send('GET', '/sms?message-id=m1&api_key=good&api_secret=good&other=1');
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('other');
   });
 });

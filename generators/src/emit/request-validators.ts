@@ -571,12 +571,14 @@ function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
 function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
-  for (const alternative of op.security) {
-    const first = alternative[0];
-    if (first === undefined) continue;
-    const scheme = schemes.find((s) => s.name === first.scheme);
-    if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined) out.push(scheme.parameterName);
-  }
+  // every scheme of every alternative (D434): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
+  // or `sig` in the query beside `api_key`, and only the first of each alternative was allowed
+  for (const alternative of op.security)
+    for (const requirement of alternative) {
+      const scheme = schemes.find((s) => s.name === requirement.scheme);
+      if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined && !out.includes(scheme.parameterName))
+        out.push(scheme.parameterName);
+    }
   return out;
 }
 
