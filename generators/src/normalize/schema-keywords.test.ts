@@ -39,6 +39,29 @@ describe('dropMistypedKeywords (D430)', () => {
     expect(document.components.schemas.Pick.properties.timecode.pattern).toBe(0);
   });
 
+  it('leaves out a default its own type refuses (a request leaving the value out is not given it), keeps one that fits', () => {
+    const document = {
+      components: {
+        schemas: {
+          Flag: { type: 'number', default: 'false' },
+          Keys: { type: 'array', items: { type: 'string' }, default: '' },
+          Page: { type: 'integer', default: 1 },
+          Maybe: { type: 'string', nullable: true, default: null },
+          Ratio: { type: 'integer', default: 0.5 },
+        },
+      },
+    };
+    const { document: out, dropped } = dropMistypedKeywords(document);
+    expect(dropped.map((d) => d.pointer)).toEqual([
+      '#/components/schemas/Flag/default',
+      '#/components/schemas/Keys/default',
+      '#/components/schemas/Ratio/default',
+    ]);
+    expect(dropped[0]!.problem).toContain("`default` is the string \"false\", which its schema's `type` (number) refuses");
+    expect(out.components.schemas.Page).toEqual({ type: 'integer', default: 1 });
+    expect(out.components.schemas.Maybe).toEqual({ type: 'string', nullable: true, default: null });
+  });
+
   it('returns the document itself when nothing is wrong, and reads no field outside a schema, no example data, no extension', () => {
     const document = {
       openapi: '3.0.3',

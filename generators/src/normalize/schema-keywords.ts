@@ -85,6 +85,44 @@ function hasType(value: unknown, type: JsonType): boolean {
   return typeof value === type && !(type === 'number' && !Number.isFinite(value as number));
 }
 
+/** The schema's `type` as a list (empty when it declares none). */
+function typesOf(schema: Record<string, unknown>): string[] {
+  const type = schema['type'];
+  return typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/**
+ * Whether a `default` has a JSON type the schema's own `type` refuses (Exhibit Day's `{type: number, default: 'false'}`,
+ * BC's `{type: array, default: ''}`): request validators fill a missing value with the default and then refuse it, so
+ * a request that leaves the value out, as the spec allows, was answered 400. `null` is allowed by `nullable` (3.0).
+ */
+function defaultOutsideType(schema: Record<string, unknown>, value: unknown): boolean {
+  const types = typesOf(schema);
+  if (types.length === 0) return false;
+  const fits = (t: string): boolean => {
+    switch (t) {
+      case 'string':
+        return typeof value === 'string';
+      case 'number':
+        return typeof value === 'number';
+      case 'integer':
+        return typeof value === 'number' && Number.isInteger(value);
+      case 'boolean':
+        return typeof value === 'boolean';
+      case 'array':
+        return Array.isArray(value);
+      case 'object':
+        return isObj(value);
+      case 'null':
+        return value === null;
+      default:
+        return true;
+    }
+  };
+  if (value === null && schema['nullable'] === true) return false;
+  return !types.some(fits);
+}
+
 /** A keyword left out of the document (D430). */
 export interface DroppedKeyword {
   pointer: string;
@@ -128,6 +166,17 @@ export function dropMistypedKeywords<T>(document: T, base = '#'): { document: T;
           keyword: key,
           problem: `\`${key}\` is ${describe(value)}, where JSON Schema asks for ${type === 'array' ? 'an array' : `a ${type}`}. It is left out: values are not checked against it (D430).`,
           fix: `write \`${key}\` as ${type === 'array' ? 'an array' : `a ${type}`}, or remove it.`,
+        });
+        delete (copy ??= { ...node })[key];
+        continue;
+      }
+      if (schema && key === 'default' && defaultOutsideType(node, value)) {
+        const pointer = [base, ...tokens, key].map((t, i) => (i === 0 ? t : pointerToken(t))).join('/');
+        dropped.push({
+          pointer,
+          keyword: key,
+          problem: `\`default\` is ${describe(value)}, which its schema's \`type\` (${typesOf(node).join(', ')}) refuses. It is left out: a request without the value is not given it (D430).`,
+          fix: `write a \`default\` of the declared type, or remove it.`,
         });
         delete (copy ??= { ...node })[key];
         continue;

@@ -16,6 +16,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   ajv: Ajv2020,
 ) => Ajv2020;
 
+/** Headers Node's fetch (undici) sends when the request does not set them. */
+const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const token = escapePointerToken;
 
@@ -267,7 +270,10 @@ export class SpecProbe {
     for (const p of operation.parameters) {
       if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(this.sample(p.schema))));
       else if (p.required && p.in === 'query') query.push([p.name, scalar(this.sample(p.schema))]);
-      else if (p.required && p.in === 'header') headers[p.name] = scalar(this.sample(p.schema));
+      // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
+      // reads the value the spec allows rather than fetch's default
+      else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
+        headers[p.name] = scalar(this.sample(p.schema));
     }
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {

@@ -35,6 +35,14 @@ describe('sampleOf with a validator (D433)', () => {
     expect(sample(both)).toMatch(/^[0-9]{8}$/);
   });
 
+  it('meets a minLength a short match of the pattern does not (an AWS ARN), and reads an allOf of a scalar as the scalar', () => {
+    const arn = { type: 'string', pattern: '^arn:aws[0-9a-zA-Z_\\-:\\/]+$', minLength: 20, maxLength: 2048 };
+    expect(ajv.validate(arn, sample(arn)), String(sample(arn))).toBe(true);
+    const tag: JsonObject = { allOf: [{ type: 'string', minLength: 1, maxLength: 128 }, { description: 'The key of a tag.' }] };
+    expect(typeof sample(tag)).toBe('string');
+    expect(ajv.validate(tag, sample(tag))).toBe(true);
+  });
+
   it('fills required properties of objects nested in arrays, including those only an allOf member declares', () => {
     const schema: JsonObject = {
       type: 'object',

@@ -39,6 +39,11 @@ const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
   ipv4: '192.0.2.1',
   ipv6: '2001:db8::1',
   hostname: 'paygate-contract.invalid',
+  duration: 'P1D',
+  byte: 'c2FtcGxl',
+  'uri-reference': '/a',
+  'json-pointer': '/a',
+  regex: '^a$',
 };
 
 function stringSample(s: JsonObject): string {
@@ -58,10 +63,15 @@ function stringSample(s: JsonObject): string {
     for (const candidate of ['sample', 'abc', 'a', 'A1', '1', '12345678', 'x'.repeat(min)]) {
       if (re.test(candidate) && candidate.length >= min && candidate.length <= max) return candidate;
     }
-    // fast-check builds strings from the pattern; a fixed seed keeps the requests reproducible
+    // fast-check builds strings from the pattern; a fixed seed keeps the requests reproducible. Larger sizes when
+    // the small ones are all shorter than `minLength` (AWS's 20-character ARNs, a 40-digit commit SHA)
     const fits = (v: string): boolean => v.length >= min && v.length <= max;
-    const found = fc.sample(fc.stringMatching(re), { seed: 20, numRuns: 50 }).find(fits);
-    if (found !== undefined) return found;
+    const maxLength = Number.isFinite(max) ? max : undefined;
+    for (const size of ['small', 'medium', 'large', 'xlarge'] as const) {
+      const arbitrary = fc.stringMatching(re, { size, ...(maxLength === undefined ? {} : { maxLength }) });
+      const found = fc.sample(arbitrary, { seed: 20, numRuns: 50 }).find(fits);
+      if (found !== undefined) return found;
+    }
   }
   return 'sample'.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, 6)));
 }
@@ -132,10 +142,11 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
   }
   if (Array.isArray(s['allOf'])) {
     const merged: JsonObject = {};
-    for (const part of s['allOf']) {
-      const value = sampleOf(part, deref, depth + 1, accepts);
-      if (isObj(value)) Object.assign(merged, value);
-    }
+    const values = s['allOf'].map((part) => sampleOf(part, deref, depth + 1, accepts));
+    for (const value of values) if (isObj(value)) Object.assign(merged, value);
+    // an allOf of a scalar and annotations (AWS's `allOf: [{$ref: TagKey}, {description}]`): the scalar
+    const scalar = values.find((v) => v !== null && !isObj(v));
+    if (scalar !== undefined && Object.keys(merged).length === 0 && !isObj(s['properties']) && typesOf(s)[0] !== 'object') return scalar;
     const rest = { ...s };
     delete rest['allOf'];
     const restValue = isObj(rest['properties']) ? sampleOf(rest, deref, depth + 1, accepts) : undefined;
