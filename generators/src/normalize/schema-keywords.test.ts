@@ -48,6 +48,8 @@ describe('dropMistypedKeywords (D430)', () => {
           Page: { type: 'integer', default: 1 },
           Maybe: { type: 'string', nullable: true, default: null },
           Ratio: { type: 'integer', default: 0.5 },
+          Order: { type: 'string', enum: ['published_date', 'views'], default: 'created_date' },
+          Sort: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
         },
       },
     };
@@ -56,8 +58,10 @@ describe('dropMistypedKeywords (D430)', () => {
       '#/components/schemas/Flag/default',
       '#/components/schemas/Keys/default',
       '#/components/schemas/Ratio/default',
+      '#/components/schemas/Order/default',
     ]);
-    expect(dropped[0]!.problem).toContain("`default` is the string \"false\", which its schema's `type` (number) refuses");
+    expect(dropped[0]!.problem).toContain('`default` is the string "false", which its schema refuses (`type` number)');
+    expect(out.components.schemas.Sort).toEqual({ type: 'string', enum: ['asc', 'desc'], default: 'asc' });
     expect(out.components.schemas.Page).toEqual({ type: 'integer', default: 1 });
     expect(out.components.schemas.Maybe).toEqual({ type: 'string', nullable: true, default: null });
   });

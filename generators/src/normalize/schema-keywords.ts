@@ -120,7 +120,10 @@ function defaultOutsideType(schema: Record<string, unknown>, value: unknown): bo
     }
   };
   if (value === null && schema['nullable'] === true) return false;
-  return !types.some(fits);
+  if (!types.some(fits)) return true;
+  // a scalar default outside the schema's own enum (figshare's `order`: `default: created_date`, not among its values)
+  const values = schema['enum'];
+  return Array.isArray(values) && (value === null || typeof value !== 'object') && !values.includes(value);
 }
 
 /** A keyword left out of the document (D430). */
@@ -175,7 +178,7 @@ export function dropMistypedKeywords<T>(document: T, base = '#'): { document: T;
         dropped.push({
           pointer,
           keyword: key,
-          problem: `\`default\` is ${describe(value)}, which its schema's \`type\` (${typesOf(node).join(', ')}) refuses. It is left out: a request without the value is not given it (D430).`,
+          problem: `\`default\` is ${describe(value)}, which its schema refuses (\`type\` ${typesOf(node).join(', ')}${Array.isArray(node['enum']) ? ', or its `enum`' : ''}). It is left out: a request without the value is not given it (D430).`,
           fix: `write a \`default\` of the declared type, or remove it.`,
         });
         delete (copy ??= { ...node })[key];

@@ -137,6 +137,14 @@ export class SpecProbe {
     return sampleOf(schema, this.deref, 0, this.accepts);
   }
 
+  /**
+   * A parameter's value: as `sample`, never empty (a query parameter sent empty is refused unless it allows empty
+   * values, and image-charts' required `chl` has `default: ""`).
+   */
+  private parameterSample(schema: Json | undefined): Json {
+    return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
+  }
+
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);
@@ -268,12 +276,12 @@ export class SpecProbe {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(this.sample(p.schema))));
-      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.sample(p.schema))]);
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
+      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
       else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
-        headers[p.name] = scalar(this.sample(p.schema));
+        headers[p.name] = scalar(this.parameterSample(p.schema));
     }
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
