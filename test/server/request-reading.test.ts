@@ -123,7 +123,10 @@ beforeAll(async () => {
       notImplemented: 'respond',
       logger,
       authenticators: Object.fromEntries(
-        ['apiKey', 'apiSecret', 'apiSig'].map((name) => [name, ({ credential }: { credential: unknown }) => (credential === 'good' ? {} : undefined)]),
+        ['apiKey', 'apiSecret', 'apiSig'].map((name) => [
+          name,
+          ({ credential }: { credential: unknown }) => (credential === 'good' ? {} : undefined),
+        ]),
       ),
     },
   );

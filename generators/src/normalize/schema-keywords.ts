@@ -135,7 +135,13 @@ export interface DroppedKeyword {
 }
 
 const describe = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `the ${typeof value} ${JSON.stringify(value)}`;
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : `the ${typeof value} ${JSON.stringify(value)}`;
 
 /**
  * The document without the wrongly typed keywords of its schemas (listed in `dropped`); the document itself when it

@@ -16,7 +16,12 @@ describe('sampleOf with a validator (D433)', () => {
     { name: 'an example that breaks the pattern', schema: { type: 'string', pattern: '^P[0-9]{4}$', example: 'P18784' } },
     {
       name: 'an object example missing a required property',
-      schema: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } }, example: { id: 1 } },
+      schema: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: { id: { type: 'integer' }, name: { type: 'string' } },
+        example: { id: 1 },
+      },
     },
   ])("$name: a generated value instead of the spec's own", ({ schema }) => {
     const value = sample(schema);
