@@ -48,6 +48,10 @@ describe('sampleOf with a validator (D433)', () => {
     expect(ajv.validate(tag, sample(tag))).toBe(true);
   });
 
+  it('never throws on a pattern fast-check cannot build within maxLength (it falls back to a plain string)', () => {
+    expect(typeof sample({ type: 'string', pattern: '^[a-z]{10,}$', maxLength: 5 })).toBe('string');
+  });
+
   it('fills required properties of objects nested in arrays, including those only an allOf member declares', () => {
     const schema: JsonObject = {
       type: 'object',
