@@ -52,6 +52,11 @@ describe('sampleOf with a validator (D433)', () => {
     expect(typeof sample({ type: 'string', pattern: '^[a-z]{10,}$', maxLength: 5 })).toBe('string');
   });
 
+  it('fills a map up to its minProperties', () => {
+    const map: JsonObject = { type: 'object', additionalProperties: { type: 'string', minLength: 1 }, minProperties: 2 };
+    expect(ajv.validate(map, sample(map)), JSON.stringify(sample(map))).toBe(true);
+  });
+
   it('fills required properties of objects nested in arrays, including those only an allOf member declares', () => {
     const schema: JsonObject = {
       type: 'object',

@@ -203,6 +203,10 @@ function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: num
     if (Object.keys(out).length >= min) break;
     if (!(name in out)) out[name] = sampleOf(property, deref, depth + 1, accepts);
   }
+  // a map (`additionalProperties`) with a `minProperties` its declared properties do not reach (WorkDocs' metadata)
+  const extra = s['additionalProperties'];
+  for (let i = 1; Object.keys(out).length < min && extra !== false && i <= min; i++)
+    if (!(`sample${i}` in out)) out[`sample${i}`] = isObj(extra) ? sampleOf(extra, deref, depth + 1, accepts) : 'sample';
   return out;
 }
 
