@@ -176,6 +176,14 @@ describe('a JSON body is any JSON value; the schema decides (D431)', () => {
     expect(tooShort.text).toContain('must NOT have fewer than 1 characters');
   });
 
+  it('null, a number and an array where an object is declared: each refused naming why, and the connection lives on', async () => {
+    for (const body of ['null', '7', '[]', ' "x" ']) {
+      const res = await send('POST', '/things', body);
+      expect(res.status, `${body}: ${res.text}`).toBe(400);
+      expect(res.text).toContain('must be object');
+    }
+  });
+
   it('malformed JSON is still "is not valid JSON"', async () => {
     const res = await send('POST', '/transform', '"unterminated');
     expect(res.status).toBe(400);
