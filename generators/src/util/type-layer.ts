@@ -35,7 +35,7 @@ export const TYPE_LAYER_OPTIONS = {
  * `openapiTS`'s context for TYPE_LAYER_OPTIONS (every other option at openapiTS's default). `redoc` is left out: it
  * is the Redocly config of the validate-and-bundle step skipped here, and no transform reads it.
  */
-function typeLayerContext(schema: OpenAPI3): Omit<GlobalContext, 'redoc'> {
+export function typeLayerContext(schema: OpenAPI3): Omit<GlobalContext, 'redoc'> {
   const o = TYPE_LAYER_OPTIONS;
   return {
     additionalProperties: false,
