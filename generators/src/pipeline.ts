@@ -29,7 +29,7 @@ import { webhooksEmitter } from './emit/webhooks.js';
 import { runPlugin, type PaygatePlugin, type PluginRunShared } from './plugins/api.js';
 import { emitterPlugin } from './plugins/core.js';
 import { compareStrings } from './util/sorted.js';
-import { GenerateCache } from './incremental/generate-cache.js';
+import type { GenerateCache } from './incremental/generate-cache.js';
 import { runSalt } from './incremental/salt.js';
 import { recordedSourcePath } from './util/source-path.js';
 

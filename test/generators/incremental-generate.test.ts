@@ -117,11 +117,16 @@ describe('generate with a GenerateCache', () => {
     expect(cache.typeLayer.lastRun).toEqual({ reused: 3, transformed: 0 });
   });
 
-  it('an edit in a referenced file is seen: re-linted, re-bundled, the validators it reaches compiled again', { timeout: 120_000 }, async () => {
+  it('an edit in a referenced file is seen: re-linted, re-bundled, the validators it reaches compiled again', {
+    timeout: 120_000,
+  }, async () => {
     const dir = await project();
     const cache = new GenerateCache();
     await generate({ ...optionsFor(dir), cache });
-    await writeFile(path.join(dir, 'schemas.yaml'), SCHEMAS.replace('    title:\n', '    isbn:\n      type: string\n      minLength: 10\n    title:\n'));
+    await writeFile(
+      path.join(dir, 'schemas.yaml'),
+      SCHEMAS.replace('    title:\n', '    isbn:\n      type: string\n      minLength: 10\n    title:\n'),
+    );
     const { incremental, fresh } = await bothWays(optionsFor(dir), cache);
     expect(incremental).toEqual(fresh);
     expect(fresh.find((f) => f.path.endsWith('types.gen.ts'))!.contents).toContain('isbn?: string');
@@ -148,7 +153,10 @@ describe('generate with a GenerateCache', () => {
     expect(cache.typeLayer.lastRun.transformed).toBe(0);
 
     // a plugin
-    const plugin = definePlugin({ name: 'shelf/ids', emit: (model, ctx) => ctx.file('ids.gen.ts', `export const n = ${model.operations.length};\n`) });
+    const plugin = definePlugin({
+      name: 'shelf/ids',
+      emit: (model, ctx) => ctx.file('ids.gen.ts', `export const n = ${model.operations.length};\n`),
+    });
     const withPlugin = { ...withTemplates, plugins: [plugin] };
     run = await bothWays(withPlugin, cache);
     expect(run.incremental).toEqual(run.fresh);
@@ -184,7 +192,10 @@ describe('generate --watch with the cache, then check', () => {
   it('the files a watch run wrote after an edit are the ones check expects (no drift)', { timeout: 180_000 }, async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'paygate-incremental-watch-'));
     dirs.push(dir);
-    await cp(path.join(ROOT, 'test/fixtures/plugin-project'), dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}generated`) });
+    await cp(path.join(ROOT, 'test/fixtures/plugin-project'), dir, {
+      recursive: true,
+      filter: (src) => !src.includes(`${path.sep}generated`),
+    });
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     const options = await loadSpecOptions([], dir);
     const lines: string[] = [];
@@ -207,7 +218,13 @@ describe('generate --watch with the cache, then check', () => {
       controller.abort();
       await watching;
     }
-    const io2: CliIo & { out: string; err: string } = { cwd: dir, out: '', err: '', stdout: (t) => void (io2.out += t), stderr: (t) => void (io2.err += t) };
+    const io2: CliIo & { out: string; err: string } = {
+      cwd: dir,
+      out: '',
+      err: '',
+      stdout: (t) => void (io2.out += t),
+      stderr: (t) => void (io2.err += t),
+    };
     const code = await runCli(['check'], io2);
     expect(io2.err + io2.out).not.toMatch(/drift/i);
     expect(code).toBe(0);

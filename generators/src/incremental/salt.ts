@@ -12,7 +12,8 @@ let version: string | undefined;
 
 /** @paygate/cli's version (generators/package.json), read once. */
 export function generatorVersion(): string {
-  version ??= (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string }).version;
+  version ??= (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string })
+    .version;
   return version;
 }
 

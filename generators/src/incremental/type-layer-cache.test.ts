@@ -13,6 +13,7 @@ import { TypeLayerCache } from './type-layer-cache.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
+// biome-ignore lint/suspicious/noExplicitAny: the test edits arbitrary JSON documents in place
 type Doc = Record<string, any>;
 
 function read(file: string): Doc {

@@ -180,7 +180,8 @@ export class TypeLayerCache {
         reads: entryReads,
         node,
         footer: footer.slice(footerLength).map((n) => (n === operationsAfter && operationsBefore === undefined ? 'operations' : n)),
-        operationMembers: operationsAfter === undefined ? [] : operationsAfter.members.slice(operationsBefore === undefined ? 0 : membersBefore),
+        operationMembers:
+          operationsAfter === undefined ? [] : operationsAfter.members.slice(operationsBefore === undefined ? 0 : membersBefore),
       };
       next.set(key, entry);
       stats.transformed++;
@@ -203,26 +204,24 @@ export class TypeLayerCache {
       for (const [name, item] of getEntries(section, ctx)) {
         // transformPathsObject skips what is not an object; transformWebhooksObject does not look
         if (root === 'paths' && (item === null || typeof item !== 'object')) continue;
-        const member = (
-          unit(`${root}\0${name}`, item, () => {
-            if (root === 'paths' && '$ref' in (item as object)) {
-              const property = ts.factory.createPropertySignature(
-                tsModifiers({ readonly: ctx.immutable }),
-                tsPropertyIndex(name),
-                undefined,
-                oapiRef((item as { $ref: string }).$ref),
-              );
-              addJSDocComment(item as never, property);
-              return property;
-            }
-            return ts.factory.createPropertySignature(
+        const member = unit(`${root}\0${name}`, item, () => {
+          if (root === 'paths' && '$ref' in (item as object)) {
+            const property = ts.factory.createPropertySignature(
               tsModifiers({ readonly: ctx.immutable }),
               tsPropertyIndex(name),
               undefined,
-              transformPathItemObject(item as never, { path: createRef([root, name]), ctx }),
+              oapiRef((item as { $ref: string }).$ref),
             );
-          }) as ts.TypeElement
-        );
+            addJSDocComment(item as never, property);
+            return property;
+          }
+          return ts.factory.createPropertySignature(
+            tsModifiers({ readonly: ctx.immutable }),
+            tsPropertyIndex(name),
+            undefined,
+            transformPathItemObject(item as never, { path: createRef([root, name]), ctx }),
+          );
+        }) as ts.TypeElement;
         members.push(placeholder(member, 1));
       }
       return ts.factory.createTypeLiteralNode(members);
@@ -235,20 +234,18 @@ export class TypeLayerCache {
         const map = section[key] as Record<string, unknown> | undefined;
         if (map) {
           for (const [name, item] of getEntries(map, ctx)) {
-            const member = (
-              unit(`components\0${key}\0${name}`, item, () => {
-                const path = createRef(['components', key, name]);
-                const subType = transform(item as never, { path, schema: item as never, ctx });
-                const property = ts.factory.createPropertySignature(
-                  tsModifiers({ readonly: ctx.immutable }),
-                  tsPropertyIndex(name),
-                  undefined,
-                  subType,
-                );
-                addJSDocComment(item as never, property);
-                return property;
-              }) as ts.TypeElement
-            );
+            const member = unit(`components\0${key}\0${name}`, item, () => {
+              const path = createRef(['components', key, name]);
+              const subType = transform(item as never, { path, schema: item as never, ctx });
+              const property = ts.factory.createPropertySignature(
+                tsModifiers({ readonly: ctx.immutable }),
+                tsPropertyIndex(name),
+                undefined,
+                subType,
+              );
+              addJSDocComment(item as never, property);
+              return property;
+            }) as ts.TypeElement;
             items.push(placeholder(member, 2));
           }
         }
@@ -277,7 +274,9 @@ export class TypeLayerCache {
         root === 'components'
           ? components(section as Record<string, unknown>)
           : root === '$defs'
-            ? unit('$defs', section, () => transformSchemaObject(section as never, { path: createRef(['$defs']), ctx, schema: section as never }))
+            ? unit('$defs', section, () =>
+                transformSchemaObject(section as never, { path: createRef(['$defs']), ctx, schema: section as never }),
+              )
             : pathLike(root, section as Record<string, unknown>);
       if (ts.isTypeNode(subType)) {
         const members = (subType as Partial<ts.TypeLiteralNode>).members;
