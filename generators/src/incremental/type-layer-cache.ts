@@ -45,11 +45,16 @@ interface UnitEntry {
   footerBefore: string;
   /** Each `$ref` the transform resolved, with the digest of the value it resolved to. */
   reads: Map<string, string>;
-  node: ts.Node;
+  /**
+   * A member unit (path item, webhook, component) keeps its printed text only, not its syntax tree (the trees of a
+   * large spec are hundreds of MB the garbage collector would walk on every run); `$defs` keeps its node.
+   */
+  text: string | undefined;
+  node: ts.Node | undefined;
   /** Nodes the unit pushed onto the footer, in order; `operations` marks where it created that interface. */
   footer: (ts.Node | 'operations')[];
-  /** Members the unit appended to the `operations` interface. */
-  operationMembers: ts.TypeElement[];
+  /** The printed members the unit appended to the `operations` interface. */
+  operationMembers: string[];
 }
 
 const COMPONENT_TRANSFORMERS: readonly [string, (item: never, options: TransformNodeOptions) => ts.TypeNode][] = [
@@ -70,11 +75,6 @@ const findOperations = (footer: readonly ts.Node[]): ts.InterfaceDeclaration | u
 /** openapi-typescript's `operations` interface as `injectOperationObject` creates it. */
 const operationsInterface = (): ts.InterfaceDeclaration =>
   ts.factory.createInterfaceDeclaration(tsModifiers({ export: true }), ts.factory.createIdentifier('operations'), undefined, undefined, []);
-
-function appendMembers(node: ts.InterfaceDeclaration, members: readonly ts.TypeElement[]): void {
-  // As injectOperationObject does: the interface's member list is replaced by a longer one.
-  (node as { members: ts.NodeArray<ts.TypeElement> }).members = ts.factory.createNodeArray([...node.members, ...members]);
-}
 
 /** The printer astToString makes (openapi-typescript's options), for printing one member at a time. */
 const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed, removeComments: false });
@@ -110,8 +110,6 @@ export interface TypeLayerCacheStats {
 export class TypeLayerCache {
   private units = new Map<string, UnitEntry>();
   private discriminatorsDigest = '';
-  /** Each member's printed text (its depth is fixed by where it sits), kept while a unit holds the node. */
-  private printed = new WeakMap<ts.Node, string>();
   /** Units of the last run: reused and transformed again. */
   lastRun: TypeLayerCacheStats = { reused: 0, transformed: 0 };
 
@@ -147,7 +145,9 @@ export class TypeLayerCache {
     const next = new Map<string, UnitEntry>();
     const stats: TypeLayerCacheStats = { reused: 0, transformed: 0 };
 
-    const unit = (key: string, content: unknown, make: () => ts.Node): ts.Node => {
+    /** The printed members of `operations`, in the order the units wrote them. */
+    const operationTexts: string[] = [];
+    const unit = (key: string, content: unknown, depth: 1 | 2 | undefined, make: () => ts.Node): UnitEntry => {
       const digest = digestJson(content);
       const footerBefore = footer.map(declaredName).join(',');
       const cached = this.units.get(key);
@@ -161,10 +161,10 @@ export class TypeLayerCache {
           if (n === 'operations') footer.push(operationsInterface());
           else footer.push(n);
         }
-        if (cached.operationMembers.length > 0) appendMembers(findOperations(footer)!, cached.operationMembers);
+        operationTexts.push(...cached.operationMembers);
         next.set(key, cached);
         stats.reused++;
-        return cached.node;
+        return cached;
       }
       const footerLength = footer.length;
       const operationsBefore = findOperations(footer);
@@ -174,27 +174,25 @@ export class TypeLayerCache {
       const entryReads = reads;
       reads = undefined;
       const operationsAfter = findOperations(footer);
+      const members =
+        operationsAfter === undefined ? [] : operationsAfter.members.slice(operationsBefore === undefined ? 0 : membersBefore);
       const entry: UnitEntry = {
         digest,
         footerBefore,
         reads: entryReads,
-        node,
+        text: depth === undefined ? undefined : printMember(node as ts.TypeElement, depth),
+        node: depth === undefined ? node : undefined,
         footer: footer.slice(footerLength).map((n) => (n === operationsAfter && operationsBefore === undefined ? 'operations' : n)),
-        operationMembers:
-          operationsAfter === undefined ? [] : operationsAfter.members.slice(operationsBefore === undefined ? 0 : membersBefore),
+        operationMembers: members.map((m) => printMember(m, 1)),
       };
+      operationTexts.push(...entry.operationMembers);
       next.set(key, entry);
       stats.transformed++;
-      return node;
+      return entry;
     };
 
     const pieces: string[] = [];
-    const placeholder = (member: ts.TypeElement, depth: 1 | 2): ts.TypeElement => {
-      let text = this.printed.get(member);
-      if (text === undefined) {
-        text = printMember(member, depth);
-        this.printed.set(member, text);
-      }
+    const placeholder = (text: string): ts.TypeElement => {
       pieces.push(text);
       return ts.factory.createPropertySignature(undefined, `__pg_member_${pieces.length - 1}__`, undefined, undefined);
     };
@@ -204,7 +202,7 @@ export class TypeLayerCache {
       for (const [name, item] of getEntries(section, ctx)) {
         // transformPathsObject skips what is not an object; transformWebhooksObject does not look
         if (root === 'paths' && (item === null || typeof item !== 'object')) continue;
-        const member = unit(`${root}\0${name}`, item, () => {
+        const member = unit(`${root}\0${name}`, item, 1, () => {
           if (root === 'paths' && '$ref' in (item as object)) {
             const property = ts.factory.createPropertySignature(
               tsModifiers({ readonly: ctx.immutable }),
@@ -221,8 +219,8 @@ export class TypeLayerCache {
             undefined,
             transformPathItemObject(item as never, { path: createRef([root, name]), ctx }),
           );
-        }) as ts.TypeElement;
-        members.push(placeholder(member, 1));
+        });
+        members.push(placeholder(member.text!));
       }
       return ts.factory.createTypeLiteralNode(members);
     };
@@ -234,7 +232,7 @@ export class TypeLayerCache {
         const map = section[key] as Record<string, unknown> | undefined;
         if (map) {
           for (const [name, item] of getEntries(map, ctx)) {
-            const member = unit(`components\0${key}\0${name}`, item, () => {
+            const member = unit(`components\0${key}\0${name}`, item, 2, () => {
               const path = createRef(['components', key, name]);
               const subType = transform(item as never, { path, schema: item as never, ctx });
               const property = ts.factory.createPropertySignature(
@@ -245,8 +243,8 @@ export class TypeLayerCache {
               );
               addJSDocComment(item as never, property);
               return property;
-            }) as ts.TypeElement;
-            items.push(placeholder(member, 2));
+            });
+            items.push(placeholder(member.text!));
           }
         }
         type.push(
@@ -274,9 +272,9 @@ export class TypeLayerCache {
         root === 'components'
           ? components(section as Record<string, unknown>)
           : root === '$defs'
-            ? unit('$defs', section, () =>
+            ? unit('$defs', section, undefined, () =>
                 transformSchemaObject(section as never, { path: createRef(['$defs']), ctx, schema: section as never }),
-              )
+              ).node!
             : pathLike(root, section as Record<string, unknown>);
       if (ts.isTypeNode(subType)) {
         const members = (subType as Partial<ts.TypeLiteralNode>).members;
@@ -294,13 +292,13 @@ export class TypeLayerCache {
     let hasOperations = false;
     for (let injected of footer) {
       if (ts.isInterfaceDeclaration(injected) && injected.name.text === 'operations') {
-        // the skeleton's copy: the cached members stay as they are (they are printed once)
+        // the skeleton's copy, with every unit's printed members in the order they were written
         injected = ts.factory.createInterfaceDeclaration(
           injected.modifiers,
           injected.name,
           undefined,
           undefined,
-          injected.members.map((m) => placeholder(m, 1)),
+          operationTexts.map(placeholder),
         );
       }
       if (!hasOperations && declaredName(injected) === 'operations') hasOperations = true;
