@@ -20,6 +20,7 @@ import {
   getEntries,
   NEVER,
   oapiRef,
+  scanDiscriminators,
   STRING,
   transformHeaderObject,
   transformParameterObject,
@@ -34,8 +35,8 @@ import {
   type OpenAPI3,
   type TransformNodeOptions,
 } from 'openapi-typescript';
-import { typeLayerContext } from '../util/type-layer.js';
-import { digestJson } from './digest.js';
+import { TYPE_LAYER_OPTIONS, typeLayerContext } from '../util/type-layer.js';
+import { digestJson, digestText } from './digest.js';
 
 /** What transforming one unit produced, and what it read. */
 interface UnitEntry {
@@ -101,6 +102,45 @@ function printMember(member: ts.TypeElement, depth: 1 | 2): string {
 /** Stands for a member in the skeleton that is printed once: replaced by the member's own text afterwards. */
 const PLACEHOLDER = /^ *__pg_member_(\d+)__;$/gm;
 
+/** The sections whose entries are units (the rest of the document is one more text, for the discriminator check). */
+const UNIT_SECTIONS = ['paths', 'webhooks'] as const;
+
+/**
+ * The JSON text of every unit (by the unit's object) and of everything else in the document: openapi-typescript's
+ * discriminator scan walks all of it.
+ */
+function unitTexts(document: Readonly<Record<string, unknown>>): Map<unknown, string> {
+  const texts = new Map<unknown, string>();
+  const add = (value: unknown) => {
+    if (value !== null && typeof value === 'object' && !texts.has(value)) texts.set(value, JSON.stringify(value));
+  };
+  const rest: Record<string, unknown> = { ...document };
+  for (const section of UNIT_SECTIONS) {
+    const map = document[section];
+    if (map !== null && typeof map === 'object') {
+      for (const item of Object.values(map)) add(item);
+      rest[section] = Object.keys(map);
+    }
+  }
+  const components = document.components;
+  if (components !== null && typeof components === 'object') {
+    const restComponents: Record<string, unknown> = { ...(components as Record<string, unknown>) };
+    for (const [key] of COMPONENT_TRANSFORMERS) {
+      const map = (components as Record<string, unknown>)[key];
+      if (map !== null && typeof map === 'object') {
+        for (const item of Object.values(map)) add(item);
+        restComponents[key] = Object.keys(map);
+      }
+    }
+    rest.components = restComponents;
+  }
+  // `$defs` is one unit; anything else (info, servers, security schemes, examples, x-*) is in the rest
+  add(document.$defs);
+  delete rest.$defs;
+  texts.set(texts, JSON.stringify(rest));
+  return texts;
+}
+
 export interface TypeLayerCacheStats {
   reused: number;
   transformed: number;
@@ -114,9 +154,14 @@ export class TypeLayerCache {
   lastRun: TypeLayerCacheStats = { reused: 0, transformed: 0 };
 
   typeScriptOf(document: Readonly<Record<string, unknown>>): string {
-    const schema = structuredClone(document) as unknown as OpenAPI3;
-    // The context typeScriptOf gives openapi-typescript (it scans, and patches, the discriminators of the clone).
-    const base = typeLayerContext(schema) as GlobalContext;
+    // Each unit's JSON, read once: its digest, and whether any part of the document has a `discriminator`.
+    const texts = unitTexts(document);
+    const plain = [...texts.values()].every((t) => !t.includes('"discriminator"'));
+    // With a discriminator, openapi-typescript's scan patches the schemas it maps: it works on a clone, and units are
+    // digested as patched. Without one the scan finds and patches nothing (its result is the empty scan's), and the
+    // transforms only read: the document itself is transformed, no clone, no walk.
+    const schema = (plain ? document : structuredClone(document)) as unknown as OpenAPI3;
+    const base = typeLayerContext(schema, plain ? scanDiscriminators({} as OpenAPI3, TYPE_LAYER_OPTIONS) : undefined) as GlobalContext;
     const discriminators = digestJson(base.discriminators);
     // Every unit may read the discriminators: when they change, nothing is reused.
     if (discriminators !== this.discriminatorsDigest) this.units.clear();
@@ -148,7 +193,7 @@ export class TypeLayerCache {
     /** The printed members of `operations`, in the order the units wrote them. */
     const operationTexts: string[] = [];
     const unit = (key: string, content: unknown, depth: 1 | 2 | undefined, make: () => ts.Node): UnitEntry => {
-      const digest = digestJson(content);
+      const digest = plain ? digestText(texts.get(content) ?? JSON.stringify(content) ?? 'undefined') : digestJson(content);
       const footerBefore = footer.map(declaredName).join(',');
       const cached = this.units.get(key);
       if (
