@@ -328,7 +328,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   const cache = options.cache;
   const previous = cache?.load;
   // D443: the root may be another file now (the key then differs: its path is part of it)
-  if (previous !== undefined && previous.files.includes(input)) {
+  if (previous?.files.includes(input)) {
     const key = await loadKey(previous.files, mode, options.lintConfig, cwd);
     if (key === previous.key) {
       cache!.lastRun.loadReused = true;
