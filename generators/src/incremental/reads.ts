@@ -4,7 +4,6 @@
  * follow (not `#/components/schemas/<name>`, or naming no schema) makes the digest cover every schema: never too
  * little.
  */
-import type { ApiModel } from '../model/types.js';
 import { digestText } from './digest.js';
 
 const ANY_REF = /"\$ref":"/g;
@@ -25,7 +24,7 @@ function schemaName(token: string, known: ReadonlyMap<string, unknown>): string 
  * Digest of `roots` (JSON-serialisable parts of the model) and of the component schemas they reach, with the list of
  * every schema's name (a new or removed schema may change what a name resolves to).
  */
-export function reachableDigest(model: Pick<ApiModel, 'schemas'>, roots: unknown): string {
+export function reachableDigest(model: { schemas: readonly { name: string; schema: unknown }[] }, roots: unknown): string {
   const schemas = new Map<string, unknown>(model.schemas.map((s) => [s.name, s.schema]));
   const texts = new Map<string, string>();
   const textOf = (name: string): string => {
