@@ -4,13 +4,14 @@
  * follow (not `#/components/schemas/<name>`, or naming no schema) makes the digest cover every schema: never too
  * little.
  */
+import { unescapePointerToken } from '../util/json.js';
 import { digestText } from './digest.js';
 
 const ANY_REF = /"\$ref":"/g;
 const SCHEMA_REF = /"\$ref":"#\/components\/schemas\/((?:[^"\\]|\\.)*)"/g;
 
 function schemaName(token: string, known: ReadonlyMap<string, unknown>): string | undefined {
-  const name = (JSON.parse(`"${token}"`) as string).replace(/~1/g, '/').replace(/~0/g, '~');
+  const name = unescapePointerToken(JSON.parse(`"${token}"`) as string);
   if (known.has(name)) return name;
   try {
     const decoded = decodeURIComponent(name);
