@@ -9,13 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../generators/src/cli/command.js';
-import { watchGenerate } from '../../generators/src/cli/commands/generate.js';
-import { loadSpecOptions } from '../../generators/src/cli/commands/spec-options.js';
 import { runCli } from '../../generators/src/cli/main.js';
 import { GenerateCache } from '../../generators/src/incremental/generate-cache.js';
 import { runSalt } from '../../generators/src/incremental/salt.js';
 import { definePlugin, generate, type GenerateOptions } from '../../generators/src/pipeline.js';
 import { ROOT } from './fixtures.js';
+import { startWatch } from './support/watch-session.js';
 
 const ROOT_DOCUMENT = `openapi: 3.1.0
 info:
@@ -197,26 +196,14 @@ describe('generate --watch with the cache, then check', () => {
       filter: (src) => !src.includes(`${path.sep}generated`),
     });
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    const options = await loadSpecOptions([], dir);
-    const lines: string[] = [];
-    const io: CliIo = { cwd: dir, stdout: () => undefined, stderr: (t) => void lines.push(t) };
-    const controller = new AbortController();
-    const watching = watchGenerate(options, io, controller.signal);
-    const waitFor = async (what: (text: string) => boolean, label: string) => {
-      const deadline = Date.now() + 120_000;
-      while (!lines.some(what)) {
-        if (Date.now() > deadline) throw new Error(`no line ${label} in:\n${lines.join('')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const watch = await startWatch(dir);
     try {
-      await waitFor((l) => l.includes('initial run:'), 'for the initial run');
+      await watch.waitFor((l) => l.includes('initial run:'), 'for the initial run');
       const book = path.join(dir, 'components/book.yaml');
       await writeFile(book, `${await readFile(book, 'utf8')}  isbn:\n    type: string\n`);
-      await waitFor((l) => l.includes('components/book.yaml changed:') && l.includes('written'), 'after the edit');
+      await watch.waitFor((l) => l.includes('components/book.yaml changed:') && l.includes('written'), 'after the edit');
     } finally {
-      controller.abort();
-      await watching;
+      await watch.stop();
     }
     const io2: CliIo & { out: string; err: string } = {
       cwd: dir,
