@@ -30,6 +30,8 @@ import { webhooksEmitter } from './emit/webhooks.js';
 import { runPlugin, type PaygatePlugin, type PluginRunShared } from './plugins/api.js';
 import { emitterPlugin } from './plugins/core.js';
 import { compareStrings } from './util/sorted.js';
+import type { GenerateCache } from './incremental/generate-cache.js';
+import { runSalt } from './incremental/salt.js';
 import { recordedSourcePath } from './util/source-path.js';
 
 export { definePlugin, type PaygatePlugin, type PluginContext } from './plugins/api.js';
@@ -38,6 +40,7 @@ export { zodPlugin, type ZodPluginOptions } from './plugins/zod.js';
 export type * from './model/types.js';
 export type { EmitWarning, GeneratedFile, OutputDirs, Target } from './emit/context.js';
 export type { TemplateEngine } from './emit/templates.js';
+export { GenerateCache } from './incremental/generate-cache.js';
 
 export const CORE_EMITTERS: readonly Emitter[] = [
   ...CONTRACT_EMITTERS,
@@ -80,6 +83,12 @@ export interface GenerateOptions {
   /** The docs site's human sources (default: docs/errors.md, docs/decisions.md and templates/docs under rootDir). */
   docs?: DocsSources;
   onProgress?: (step: string, ms: number) => void;
+  /**
+   * D440: what the previous run of the same project kept (`paygate generate --watch` passes one across runs): the lint
+   * and bundle, the type layer's units and the request validators are reused where the inputs they read are
+   * unchanged. The files are the same bytes as without it.
+   */
+  cache?: GenerateCache;
 }
 
 export interface GenerateResult {
@@ -127,9 +136,25 @@ export function readDocsSources(rootDir: string, templatesDir: string = DEFAULT_
 /** parse -> model -> emit, entirely in memory (the CLI writes or compares the files). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const timings: GenerateResult['timings'] = [];
-  const { rootDir, onProgress } = options;
+  const { rootDir, onProgress, cache } = options;
+  // D440: another generator, template, plugin list or option than the cache's last run empties it
+  const overrides =
+    options.templatesOverrideDir === undefined
+      ? undefined
+      : readTemplateOverrides(
+          path.resolve(rootDir, options.templatesOverrideDir),
+          options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
+          path.relative(rootDir, path.resolve(rootDir, options.templatesOverrideDir)).split(path.sep).join('/') || '.',
+        );
+  cache?.begin(runSalt(options, overrides?.templates));
   const loaded = await timed(timings, 'parse openapi (lint + bundle)', onProgress, () =>
-    loadOpenApi({ input: options.openapi, lintConfig: options.lintConfig, lint: options.lint ?? 'strict', cwd: rootDir }),
+    loadOpenApi({
+      input: options.openapi,
+      lintConfig: options.lintConfig,
+      lint: options.lint ?? 'strict',
+      cwd: rootDir,
+      ...(cache === undefined ? {} : { cache }),
+    }),
   );
   const asyncapi =
     options.asyncapi === undefined || options.asyncapi === null
@@ -173,14 +198,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
   if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
-  const overrides =
-    options.templatesOverrideDir === undefined
-      ? undefined
-      : readTemplateOverrides(
-          path.resolve(rootDir, options.templatesOverrideDir),
-          options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
-          path.relative(rootDir, path.resolve(rootDir, options.templatesOverrideDir)).split(path.sep).join('/') || '.',
-        );
   if (overrides !== undefined) warnings.push(...overrides.warnings);
   const contexts = createEmitContext({
     model,
@@ -192,6 +209,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
     ...(options.runtimeImport === undefined ? {} : { runtimeImport: options.runtimeImport }),
     ...(options.regenerateCommand === undefined ? {} : { regenerateCommand: options.regenerateCommand }),
+    ...(cache === undefined ? {} : { cache }),
   });
   const targets = options.targets ?? DEFAULT_TARGETS;
   const available = options.emitters ?? [

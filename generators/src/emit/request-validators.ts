@@ -24,6 +24,7 @@ import {
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
+import { reachableDigest } from '../incremental/reads.js';
 import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
@@ -270,8 +271,38 @@ function markNotValidated(operations: OperationView[], notValidated: readonly No
   }
 }
 
+/** What the request validators read of an operation: the cache key (D442) is these and the schemas they reach. */
+export type RequestOperation = Pick<
+  OperationModel,
+  'operationId' | 'method' | 'path' | 'parameterList' | 'requestBody' | 'extensions' | 'security'
+>;
+
+/** What the request validators read of the model: nothing else reaches compileRequestValidators. */
+export interface RequestValidatorInputs extends Pick<ApiModel, 'schemas' | 'securitySchemes' | 'openapiVersion' | 'source'> {
+  operations: RequestOperation[];
+}
+
+/** D442: the model narrowed to what the validators read (their key hashes exactly this). */
+export function requestValidatorInputs(model: ApiModel): RequestValidatorInputs {
+  return {
+    schemas: model.schemas,
+    securitySchemes: model.securitySchemes,
+    openapiVersion: model.openapiVersion,
+    source: model.source,
+    operations: model.operations.map(({ operationId, method, path, parameterList, requestBody, extensions, security }) => ({
+      operationId,
+      method,
+      path,
+      parameterList,
+      requestBody,
+      extensions,
+      security,
+    })),
+  };
+}
+
 /** Builds the two `$defs` roots (parameters, coerced; bodies, not coerced), compiles them and lays out the table. */
-export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compiled {
+export function compileRequestValidators(ctx: { model: RequestValidatorInputs }): Compiled {
   const { model } = ctx;
   const resolver = modelSchemaResolver(model);
   const rules = new RuleBuilder(resolver);
@@ -569,7 +600,7 @@ function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
 }
 
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
-function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
+function securityQueryParams(op: RequestOperation, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
   // every scheme of every alternative (D434): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
   // or `sig` in the query beside `api_key`, and only the first of each alternative was allowed
@@ -621,7 +652,17 @@ export const serverRequestValidatorsEmitter: Emitter = {
   name: 'server/request-validators',
   target: 'server',
   emit(ctx: EmitContext): GeneratedFile[] {
-    const { code, operations, notValidated } = compileRequestValidators(ctx);
+    // D442: reused after an edit no operation's request can reach (the operations' request parts, their security and
+    // every schema those reach are the key)
+    const inputs = requestValidatorInputs(ctx.model);
+    const { body, names, operations, notValidated } = ctx.memo(
+      'server/request-validators',
+      () => reachableDigest(inputs, [inputs.operations, inputs.securitySchemes, inputs.openapiVersion, inputs.source]),
+      () => {
+        const compiled = compileRequestValidators({ model: inputs });
+        return { ...compiled, ...standaloneAsFunctionBody(compiled.code) };
+      },
+    );
     for (const part of notValidated) {
       ctx.warn?.({
         pointer: `${openapiFileOf(ctx.model.source)}${part.pointer}`,
@@ -632,7 +673,6 @@ export const serverRequestValidatorsEmitter: Emitter = {
     // D160: one TypeScript module (a consumer building with plain tsc gets no .js copied). D196: the Ajv code is the
     // text of one function, made a function once at import, so tsc and editors read one string instead of parsing
     // megabytes of untyped JavaScript (Stripe's: 2.4 MiB, about a third of a strict tsc's memory).
-    const { body, names } = standaloneAsFunctionBody(code);
     return [
       {
         path: `${ctx.out.server}/request-validators.gen.ts`,
