@@ -195,7 +195,6 @@ export async function setKycStatus(
 }
 
 export const MERCHANT_DOCUMENT_TYPES = MerchantDocumentUploadDocumentType;
-export type MerchantDocumentType = (typeof MERCHANT_DOCUMENT_TYPES)[number];
 
 /** Store a merchant document; INVOICE also sets the merchant's invoice_file URL. */
 export async function uploadMerchantDocument(
