@@ -41,6 +41,16 @@ describe('insertInto', () => {
     expect(ph.values({ merchant: 'm1', id: 'unused', name: 'n' })).toEqual(['m1', 'n']);
   });
 
+  it('an override takes a column off the row (DEFAULT, a literal), and the row type follows', () => {
+    const columns = { id: VALUE, kind: VALUE, note: VALUE } as const;
+    const insert = insertInto('t', columns, { override: { kind: sql("'partner'"), note: sql('DEFAULT') } });
+    expect(insert.text).toBe("INSERT INTO t (id, kind, note)\n       VALUES ($1, 'partner', DEFAULT)");
+    expect(insert.values({ id: 'a' })).toEqual(['a']);
+    const full = insertInto('t', columns);
+    // @ts-expect-error without the override the row must hold kind and note
+    expect(() => full.values({ id: 'a' })).toThrow(/"kind" has no value/);
+  });
+
   it('runs on PostgreSQL (PGlite): the built text and values insert the row', async () => {
     const db = new PGlite();
     try {

@@ -114,16 +114,20 @@ export interface InsertStatement<N extends string> {
   values(row: Readonly<Record<N, unknown>>): unknown[];
 }
 
+/** Sources replacing some columns' (`InsertOptions.override`). */
+export type Overrides = Readonly<Record<string, Expr<string> | Param<string>>>;
+
 /**
- * An INSERT built once from its column list. `extra` names parameters that only `from`/`tail` use (they join the
- * row's type).
+ * An INSERT built once from its column list. `override` replaces some columns' sources (a statement that takes
+ * them from elsewhere); `extra` names parameters that only `from`/`tail` use. The row's type follows both.
  */
-export function insertInto<const C extends Columns, X extends string = never>(
+export function insertInto<const C extends Columns, X extends string = never, const O extends Overrides = Record<never, never>>(
   table: string,
   columns: C,
-  options: InsertOptions<ParamsOf<C> | X> & { extra?: readonly X[] } = {},
-): InsertStatement<ParamsOf<C> | X> {
-  const ph = new Placeholders<ParamsOf<C> | X>();
-  const text = insertSql(table, columns, ph, options);
+  options: Omit<InsertOptions<ParamsOf<Omit<C, keyof O> & O> | X>, 'override'> & { extra?: readonly X[]; override?: O } = {},
+): InsertStatement<ParamsOf<Omit<C, keyof O> & O> | X> {
+  type N = ParamsOf<Omit<C, keyof O> & O> | X;
+  const ph = new Placeholders<N>();
+  const text = insertSql(table, columns, ph, options as InsertOptions<N>);
   return { text, values: (row) => ph.values(row) };
 }

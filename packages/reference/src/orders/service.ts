@@ -11,7 +11,7 @@ import { orderMachine } from '../core/state-machines.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
 import { orderView, type OrderPayment, type OrderPaymentViewRow, type OrderViewRow } from './view.js';
-import { ID_ATTEMPTS, noFreeId, type ServiceDeps } from '../core/deps.js';
+import { ID_ATTEMPTS, ISSUED_ID_COLUMNS, noFreeId, type ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
@@ -68,6 +68,15 @@ const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS bra
        FROM merchants WHERE id = $1`;
 const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND partner_id = $2` };
 
+/** A hosted order's checkout session, from its order `o` and merchant `m`: the checkout_sessions row's one column list (D460, "An INSERT is built from its table's column list"). */
+const SESSION_COLUMNS = {
+  id: param('session_id'),
+  order_id: sql('o.id'),
+  expires_at: sql('o.expires_at'),
+  created_at: sql('o.created_at'),
+  encryption_key_version: sql('m.encryption_key_version'),
+} as const;
+
 /** The parameters of the hosted order's statement: the order's columns it binds, and what its CTEs use. */
 type HostedOrderParams =
   | Exclude<ParamsOf<typeof ORDER_COLUMNS>, 'intent_uri' | 'expires_at' | 'created_at'>
@@ -97,8 +106,11 @@ function hostedOrder(owned: boolean): InsertStatement<HostedOrderParams> {
   ), taken AS (
     SELECT EXISTS (SELECT 1 FROM orders WHERE merchant_id = ${$('merchant_id')} AND reference_id = ${$('reference_id')}) AS reference_taken
   ), i AS (
-    INSERT INTO issued_ids (kind, id) SELECT 'order', ${$('id')} FROM m, taken WHERE m.kyc_status = 'APPROVED' AND NOT taken.reference_taken
-    ON CONFLICT DO NOTHING RETURNING id
+    ${insertSql('issued_ids', ISSUED_ID_COLUMNS, ph, {
+      override: { kind: sql("'order'") },
+      from: "m, taken WHERE m.kyc_status = 'APPROVED' AND NOT taken.reference_taken",
+      tail: 'ON CONFLICT DO NOTHING RETURNING id',
+    })}
   ), o AS (
     ${insertSql('orders', ORDER_COLUMNS, ph, {
       override: {
@@ -113,9 +125,7 @@ function hostedOrder(owned: boolean): InsertStatement<HostedOrderParams> {
     RETURNING id, expires_at, created_at`,
     })}
   ), s AS (
-    INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
-    SELECT ${$('session_id')}, o.id, o.expires_at, o.created_at, m.encryption_key_version FROM o, m
-    RETURNING order_id
+    ${insertSql('checkout_sessions', SESSION_COLUMNS, ph, { from: 'o, m', tail: 'RETURNING order_id' })}
   )
   SELECT m.kyc_status, taken.reference_taken, EXISTS (SELECT 1 FROM i) AS reserved, EXISTS (SELECT 1 FROM s) AS created FROM m, taken`;
   return { text, values: (row) => ph.values(row) };
