@@ -54,18 +54,24 @@ function runSteps(steps: readonly RequestHandler[], req: Request, res: Response,
   step();
 }
 
-/** 400 when several templates share the request's route and method and the request meets none's conditions (D410). */
+/**
+ * 400 when several templates share the request's route and method and the request meets none's conditions (D410):
+ * per parameter the templates read, the values that choose one (`must be one of: Svc.A, Svc.B`) or that it must be sent.
+ */
 function noTemplateChosen(method: string, candidates: readonly Candidate[]): RequestRejection {
-  const errors: { path: string; message: string }[] = [];
-  const seen = new Set<string>();
+  const byField = new Map<string, { values: string[]; present: boolean }>();
   for (const candidate of candidates)
     for (const c of candidate.conditions) {
       const path = `/${c.in === 'header' ? 'headers' : 'query'}/${c.name}`;
-      const message = `${c.value === undefined ? 'must be present' : `must be ${JSON.stringify(c.value)}`} for ${candidate.operation.operationId}`;
-      if (seen.has(path + message)) continue;
-      seen.add(path + message);
-      errors.push({ path, message });
+      const field = byField.get(path) ?? { values: [], present: false };
+      byField.set(path, field);
+      if (c.value === undefined) field.present = true;
+      else if (!field.values.includes(c.value)) field.values.push(c.value);
     }
+  const errors = [...byField].map(([path, field]) => ({
+    path,
+    message: field.present || field.values.length === 0 ? 'is required to choose the operation' : `must be one of: ${field.values.join(', ')}`,
+  }));
   const ids = candidates.map((c) => c.operation.operationId).join(', ');
   return new RequestRejection(400, `the request does not say which operation of ${method} it is for (${ids})`, errors);
 }
