@@ -70,7 +70,8 @@ function noTemplateChosen(method: string, candidates: readonly Candidate[]): Req
     }
   const errors = [...byField].map(([path, field]) => ({
     path,
-    message: field.present || field.values.length === 0 ? 'is required to choose the operation' : `must be one of: ${field.values.join(', ')}`,
+    message:
+      field.present || field.values.length === 0 ? 'is required to choose the operation' : `must be one of: ${field.values.join(', ')}`,
   }));
   const ids = candidates.map((c) => c.operation.operationId).join(', ');
   return new RequestRejection(400, `the request does not say which operation of ${method} it is for (${ids})`, errors);

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidatorModule from 'express-openapi-validator';
+import { sentPath } from './route-template.js';
 import type { ApiDocument, OperationRoute } from './types.js';
 import { isObj, unescapePointerToken } from '@paygate/contract/json';
 
@@ -63,7 +64,10 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
   const { webhooks: _webhooks, ...rest } = document;
   return {
     ...rest,
-    paths: { [operation.path]: reducedItem },
+    // keyed by the path a client sends (D410): the library matches requests against it, and never sees what follows
+    // `#` (AWS's `/tags/{arn}#tagKeys`) or a query string written into the template
+    // and with the characters its path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`)
+    paths: { [sentPath(operation.path).replace(/[()[\]*+?!]/g, '\\$&')]: reducedItem },
     components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached },
   };
 }
