@@ -145,7 +145,14 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // the most specific template first; equal ones in declaration order (sort is stable)
     for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
     const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', ') };
-    router.on('GET', path, () => undefined, store);
+    try {
+      router.on('GET', path, () => undefined, store);
+    } catch (error) {
+      const templates = [...entry.byMethod.values()].flat().map((c) => c.operation.path);
+      throw new Error(
+        `createApp: cannot route ${[...new Set(templates)].join(', ')} (${(error as Error).message}); rename the path in the spec or report it with this message`,
+      );
+    }
   }
 
   const unmatched = options.unmatched ?? [];
@@ -177,6 +184,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       runSteps(unmatched, req, res, (error?: unknown) => next(error ?? methodNotAllowed(req, entry.allow)));
       return;
     }
+    // the query is parsed only for a route whose templates read it (none of a spec without such templates)
     let parsed: URLSearchParams | undefined;
     const query = (): URLSearchParams => (parsed ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
     let target: Candidate | undefined = candidates[0]!;
