@@ -87,7 +87,7 @@ describe('unsupported constructs are refused with their location', () => {
       'a query string written into a path, under strict lint (D201)',
       doc({ '/search?q={q}': { get: { responses: ok } } }),
       '#/paths/~1search?q={q}',
-      /holds a query string; its \{q\} is not a path parameter/,
+      /holds a query string; its \{q\} is declared by no parameter of GET \(neither in: query nor in: path\)/,
       'strict',
     ],
   ] as [string, object, string, RegExp, ('skip' | 'strict')?][])('%s', async (name, document, pointer, problem, lint) => {

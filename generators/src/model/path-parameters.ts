@@ -41,7 +41,7 @@ export function refuseUndeclaredPathParameters(model: Pick<ApiModel, 'operations
     others.size === 0 ? '' : ` (and ${others.size} more: ${[...others].slice(0, 3).join(', ')}${others.size > 3 ? ', ...' : ''})`;
   const inQuery = first.path.indexOf('?') !== -1 && first.path.indexOf('?') < first.path.indexOf(`{${first.name}}`);
   const problem = inQuery
-    ? `the path ${JSON.stringify(first.path)} holds a query string; its {${first.name}} is not a path parameter, and OpenAPI paths have no query part${more}.`
+    ? `the path ${JSON.stringify(first.path)} holds a query string; its {${first.name}} is declared by no parameter of ${first.method.toUpperCase()} (neither in: query nor in: path), and OpenAPI paths have no query part${more}.`
     : `the path template names {${first.name}}, which no parameter of ${first.method.toUpperCase()} ${first.path} declares; OpenAPI requires every template expression to be a declared path parameter${more}.`;
   const fix = inQuery
     ? `declare \`${first.name}\` as a query parameter of ${first.method.toUpperCase()} ${first.path} ({ name: ${first.name}, in: query, schema: { type: string } }; the query string may stay in the path, D410, though OpenAPI paths have none); or generate with --lint report to accept the document as it is (the name is then a path parameter typed as a string).`
