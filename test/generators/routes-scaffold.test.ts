@@ -2,7 +2,7 @@
  * Every path template spelling real specs use (D410), served by `createApiApp` from a small non-Paygate spec
  * (test/fixtures/routes30): a Google custom method beside its resource, AWS fragment-qualified templates chosen by a
  * query key and by a header value, a segment holding two parameters, text around a parameter, and query strings written
- * into the path. Each kind twice: the scaffold with no handlers (501 for the operation the request names, the declared
+ * into the path, two adjacent parameters told apart by the second's enum. Each kind twice: the scaffold with no handlers (501 for the operation the request names, the declared
  * 400 when it names none) and handlers receiving the right parameters, called through the generated client, whose URLs
  * are the ones a client must send.
  */
@@ -71,6 +71,7 @@ describe('the scaffold with no handlers answers every spelling: 501 naming the o
     ['AWS fragment by header (other)', 'POST', '/', target('DeleteThing'), { id: 'i' }, 'deleteThing'],
     ['two parameters in a segment', 'GET', '/@51.5,-0.12', {}, undefined, 'near'],
     ['text around a parameter', 'GET', "/docs('k1')", {}, undefined, 'getDoc'],
+    ['two adjacent parameters, the second an enum', 'GET', '/pages/about.json', {}, undefined, 'getPage'],
     ['query string, query parameter', 'GET', '/search/articles?query=owls', {}, undefined, 'searchArticles'],
     ['query string, path-declared parameter', 'GET', '/rides?page=2', {}, undefined, 'listRides'],
   ] as const)('%s: %s %s -> 501', async (_label, method, path, headers, body, operationId) => {
@@ -135,6 +136,8 @@ describe('handlers receive the right operation and parameters, called through th
     expect(last()).toMatchObject({ operationId: 'near', params: { lat: 51.5, lon: -0.12 } });
     expect(await client().default.getDoc('k1')).toMatchObject({ ok: true, data: { id: 'getDoc' } });
     expect(last()).toMatchObject({ operationId: 'getDoc', params: { key: 'k1' } });
+    expect(await client().default.getPage('about.us', '.html')).toMatchObject({ ok: true, data: { id: 'getPage' } });
+    expect(last()).toMatchObject({ operationId: 'getPage', params: { pageName: 'about.us', mediaTypeExtension: '.html' } });
   });
 
   it('query strings written into the path: the query parameter, and a path-declared one bound from its key', async () => {

@@ -102,6 +102,8 @@ export interface DispatchRoute {
   readonly steps: readonly RequestHandler[];
   /** Declared query and header parameters (header names any case); absent: none. */
   readonly parameters?: readonly { readonly name: string; readonly in: string }[];
+  /** The string values path parameters' schemas enumerate (a parameter sharing its segment matches them). */
+  readonly pathEnums?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -122,6 +124,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
         ...parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
         ...route.operation.headerParameters.map((h) => h.toLowerCase()),
       ]),
+      ...(route.pathEnums === undefined ? {} : { pathEnums: route.pathEnums }),
     });
     let entry = byPath.get(template.routerPath);
     if (entry === undefined) byPath.set(template.routerPath, (entry = { byMethod: new Map(), methods: [] }));

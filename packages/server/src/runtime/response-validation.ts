@@ -27,6 +27,20 @@ function decodePointerToken(token: string): string {
 }
 
 /**
+ * The key the library matches a request of this operation against (D410): the path a client sends (nothing after `#`,
+ * no query string written into the template), a segment shared by a parameter and text or another parameter read as
+ * one parameter (its path-to-regexp refuses `{a}{b}`; the dispatcher has bound and validated them already), and the
+ * characters path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`).
+ */
+function libraryPath(template: string): string {
+  return sentPath(template)
+    .split('/')
+    .map((segment) => (segment.includes('{') && !/^\{[^}]+\}$/.test(segment) ? `{${/\{([^}]+)\}/.exec(segment)![1]}}` : segment))
+    .join('/')
+    .replace(/[()[\]*+?!]/g, '\\$&');
+}
+
+/**
  * The document reduced to one operation (with its path item's parameters) and the components it reaches through
  * `#/components/<kind>/<name>` references, transitively. Every other top-level member (openapi, info, servers...)
  * is kept as is.
@@ -64,10 +78,7 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
   const { webhooks: _webhooks, ...rest } = document;
   return {
     ...rest,
-    // keyed by the path a client sends (D410): the library matches requests against it, and never sees what follows
-    // `#` (AWS's `/tags/{arn}#tagKeys`) or a query string written into the template
-    // and with the characters its path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`)
-    paths: { [sentPath(operation.path).replace(/[()[\]*+?!]/g, '\\$&')]: reducedItem },
+    paths: { [libraryPath(operation.path)]: reducedItem },
     components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached },
   };
 }

@@ -56,6 +56,13 @@ describe('parseRouteTemplate (D410)', () => {
     expect(parseRouteTemplate(template, declared)).toEqual(expected);
   });
 
+  it('a parameter sharing its segment matches the values its schema enumerates (healthcare.gov: {pageName}{mediaTypeExtension})', () => {
+    const withEnums = { ...declared, pathEnums: new Map([['ext', ['.json', '.x|y']]]) };
+    expect(parseRouteTemplate('/{page}{ext}', withEnums).routerPath).toBe('/:p0(.+?):p1(\\.json|\\.x\\|y)');
+    // a whole-segment parameter stays plain: its value is validated, not routed on
+    expect(parseRouteTemplate('/{ext}', withEnums).routerPath).toBe('/:p0');
+  });
+
   it('sentPath and templateQueryKeys read the part a client sends and the query part', () => {
     expect(sentPath('/tags/{arn}#tagKeys')).toBe('/tags/{arn}');
     expect(sentPath('/rides?page={page}#x')).toBe('/rides');

@@ -43,6 +43,11 @@ export interface RouteTemplate {
 export interface DeclaredParameters {
   readonly query: ReadonlySet<string>;
   readonly header: ReadonlySet<string>;
+  /**
+   * The string values a path parameter's schema enumerates: in a shared segment they are what the parameter matches,
+   * so that `{pageName}{mediaTypeExtension}` (enum `.json`) tells where one parameter ends without a delimiter.
+   */
+  readonly pathEnums?: ReadonlyMap<string, readonly string[]>;
 }
 
 const PARAMETER = /\{([^}]+)\}/g;
@@ -53,8 +58,10 @@ const SHARED_SEGMENT_PARAMETER = '(.+?)';
 
 const escapeStatic = (text: string): string => text.replaceAll(':', '::');
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 /** One `/`-separated segment of the template in find-my-way's syntax; pushes its parameters' names. */
-function segmentPath(segment: string, names: string[]): string {
+function segmentPath(segment: string, names: string[], enums: ReadonlyMap<string, readonly string[]> | undefined): string {
   const whole = WHOLE_PARAMETER.exec(segment);
   if (whole !== null) {
     names.push(whole[1]!);
@@ -64,7 +71,8 @@ function segmentPath(segment: string, names: string[]): string {
   let last = 0;
   for (const match of segment.matchAll(PARAMETER)) {
     out += escapeStatic(segment.slice(last, match.index));
-    out += `:p${names.length}${SHARED_SEGMENT_PARAMETER}`;
+    const values = enums?.get(match[1]!);
+    out += `:p${names.length}${values === undefined || values.length === 0 ? SHARED_SEGMENT_PARAMETER : `(${values.map(escapeRegExp).join('|')})`}`;
     names.push(match[1]!);
     last = match.index + match[0].length;
   }
@@ -94,7 +102,7 @@ export function parseRouteTemplate(template: string, declared: DeclaredParameter
   const names: string[] = [];
   const routerPath = path
     .split('/')
-    .map((segment) => segmentPath(segment, names))
+    .map((segment) => segmentPath(segment, names, declared.pathEnums))
     .join('/');
 
   const conditions: RouteCondition[] = [];
