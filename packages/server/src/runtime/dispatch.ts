@@ -187,14 +187,14 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       runSteps(unmatched, req, res, (error?: unknown) => next(error ?? methodNotAllowed(req, entry.allow)));
       return;
     }
-    // the query is parsed only for a route whose templates read it (none of a spec without such templates)
-    let parsed: URLSearchParams | undefined;
-    const query = (): URLSearchParams => (parsed ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
     let target: Candidate | undefined = candidates[0]!;
+    // the query is parsed only for a route whose templates read it (no route of a spec without such templates)
+    const query =
+      candidates.length > 1 || target.queryBindings.length > 0 ? new URLSearchParams(q === -1 ? '' : url.slice(q + 1)) : undefined;
     // several templates on this route and method (AWS fragments, query strings in templates): the first whose
     // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
     if (candidates.length > 1) {
-      target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query, req.headers)));
+      target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
       if (target === undefined) {
         res.locals.operation = candidates[0]!.operation;
         next(noTemplateChosen(req.method, candidates));
@@ -214,7 +214,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
     // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410)
     for (const binding of target.queryBindings) {
-      const value = query().get(binding.key);
+      const value = query!.get(binding.key);
       if (value !== null) params[binding.name] = value;
     }
     req.params = params;

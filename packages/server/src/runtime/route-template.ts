@@ -129,10 +129,10 @@ export function parseRouteTemplate(template: string, declared: DeclaredParameter
   return { routerPath, names, conditions, queryBindings };
 }
 
-/** Whether a request meets one condition; `query` is parsed only when a condition reads it. */
+/** Whether a request (its parsed query and its headers) meets one condition. */
 export function meets(
   condition: RouteCondition,
-  query: () => URLSearchParams,
+  query: URLSearchParams,
   headers: Readonly<Record<string, string | string[] | undefined>>,
 ): boolean {
   if (condition.in === 'header') {
@@ -141,9 +141,8 @@ export function meets(
     if (condition.value === undefined) return true;
     return Array.isArray(sent) ? sent.includes(condition.value) : sent === condition.value;
   }
-  const params = query();
-  if (condition.value === undefined) return params.has(condition.name);
-  return params.getAll(condition.name).includes(condition.value);
+  if (condition.value === undefined) return query.has(condition.name);
+  return query.getAll(condition.name).includes(condition.value);
 }
 
 /** The part of a template a client sends (before `?` and `#`): the path the malformed-encoding check compares with. */
