@@ -267,7 +267,9 @@ function judge(probe: SpecProbe, answer: ProbeAnswer): string | undefined {
     if (schemas.length > 0 && !schemas.some((s) => probe.validate(s, answer.body).length === 0))
       return `status ${answer.status} is undeclared and the body fits none of the document's ${answer.status} schemas`;
   }
-  if (request.kind === 'invalid' && request.field !== undefined && !answer.text.includes(request.field))
+  // a status declared without content is answered without a body (D423): there is no body to name the field in
+  const withoutContent = answer.declared !== undefined && request.operation.responses.get(answer.declared)?.content.size === 0;
+  if (request.kind === 'invalid' && request.field !== undefined && !withoutContent && !answer.text.includes(request.field))
     return `the answer does not name the field ${request.field}`;
   return undefined;
 }

@@ -32,7 +32,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
   beforeAll(async () => {
     world = await startCheckoutWorld();
     ({ gw, merchant, browser } = world);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await world?.close();
   });
@@ -149,7 +149,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('Pay with errors posts nothing: every error of the method, the summary, the focus on the first, the typed values kept; then it pays', async () => {
     const { context, page, consoleErrors, posts } = await checkout();
@@ -184,7 +184,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("an expiry is judged by the order's clock, as the server judges it (a sandbox clock moved ahead)", async () => {
     // a merchant of its own: moving its sandbox clock must not touch the other tests' sessions
@@ -202,7 +202,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("without JavaScript: the browser's check carries the page's words, the server answers with the same ones, the number kept after a field error, never after a decline", async () => {
     const { context, page } = await checkout({ javaScriptEnabled: false });
@@ -243,5 +243,5 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

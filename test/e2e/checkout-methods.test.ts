@@ -53,7 +53,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   beforeAll(async () => {
     world = await startCheckoutWorld();
     ({ gw, merchant, site, browser } = world);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await world?.close();
@@ -133,7 +133,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("UPI on a phone: app buttons open the UPI app with the order's intent instead of a QR code the shopper cannot scan (D127)", async () => {
     const { context, page, consoleErrors } = await open('phone');
@@ -165,7 +165,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('card success: the number is spaced and its brand shown as typed; callback payment_successful, mop_detail keeps last4 and network only', async () => {
     const { context, page, consoleErrors } = await open('phone');
@@ -189,7 +189,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it.each([
     { name: 'card decline', number: TEST_CARD.declined, method: 'CREDIT_CARD', message: 'Card declined by the issuer' },
@@ -279,7 +279,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('cancel: callback payment_cancelled, no payment', async () => {
     const { context, page, consoleErrors } = await open('phone');
@@ -294,7 +294,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('works with JavaScript disabled: the card form posts, the redirect page has a Continue button', async () => {
     const { context, page } = await open('phone', { javaScriptEnabled: false });
@@ -315,7 +315,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it.each(Object.keys(VIEWPORTS) as ViewportName[])(
     'every page at %s size: screenshots, no serious or critical axe violation',

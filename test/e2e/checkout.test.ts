@@ -42,7 +42,7 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
   beforeAll(async () => {
     world = await startCheckoutWorld();
     ({ gw, merchant, site, browser } = world);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await world?.close();
@@ -147,7 +147,7 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     expect(read.payments[0]).toMatchObject({ payment_id: f['payment_id'], status: 'captured', mop_type: 'CREDIT_CARD' });
     await expectSessionUsed(order.sessionId);
     expect(consoleErrors).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('fails: callback verified, order payment_failed with a failed payment', async () => {
     const { order, callback } = await checkout('failure', 'failure', { method: 'UPI', amount: '250.50' });
@@ -162,7 +162,7 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     expect(read.payments[0]).toMatchObject({ payment_id: f['payment_id'], status: 'failed' });
     await expectSessionUsed(order.sessionId);
     expect(consoleErrors).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('cancels: callback verified, order payment_cancelled without a payment', async () => {
     const { order, callback } = await checkout('cancel', 'cancel', { amount: '75.00' });
@@ -175,7 +175,7 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     expect(read.payments).toEqual([]);
     await expectSessionUsed(order.sessionId);
     expect(consoleErrors).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('accepts the deprecated sessionId alias (with a console warning) and completes the payment', async () => {
     const { order, callback } = await checkout('alias', 'success', { option: 'sessionId', method: 'NET_BANKING', amount: '10.00' });
@@ -188,5 +188,5 @@ describe.skipIf(!browserAvailable)('browser checkout in Chromium', () => {
     expect(callback.form.get('mop_type')).toBe('NET_BANKING');
     expect((await readOrder(order.orderId)).status).toBe(ORDER_STATUS.success);
     expect(consoleErrors).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -120,7 +120,7 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -211,7 +211,7 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('the changelog headlines breaking changes and additions, counts the documentation changes in a folded list', async () => {
     const context = await browser.newContext({ viewport: VIEWPORTS.phone });
@@ -232,5 +232,5 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -201,6 +201,6 @@ if (!adminUrl) {
         expect(row.last_code).toBe(204);
       }
       await second.stop();
-    }, 90_000);
+    }, 180_000);
   });
 }

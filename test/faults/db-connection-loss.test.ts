@@ -157,7 +157,7 @@ if (!adminUrl) {
       expect(await count(url(), 'SELECT count(*) AS n FROM refunds WHERE payment_id = $1', [paymentId])).toBe(1);
       // and other requests are served as before
       expectOk('listRefunds', await merchant.client.refunds.list({}));
-    }, 60_000);
+    }, 120_000);
 
     it('every backend of the database terminated for 5 s under load: only 2xx or 503 with Retry-After, then full recovery, one order per key', async () => {
       const storm = new pg.Client({ connectionString: adminUrl });
@@ -216,7 +216,7 @@ if (!adminUrl) {
       expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
       expectOk('listPayments after the storm', await merchant.client.payments.list({}));
       expectAlive(gateway);
-    }, 90_000);
+    }, 180_000);
   });
 
   describe('the database unreachable behind a TCP proxy', () => {
@@ -283,6 +283,6 @@ if (!adminUrl) {
       expect(back.status).toBe(200);
       for (const [what, call] of calls) expect((await seen(call)).status, `${what} after recovery`).toBeLessThan(300);
       expectAlive(gateway);
-    }, 60_000);
+    }, 120_000);
   });
 }

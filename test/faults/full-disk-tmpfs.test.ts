@@ -88,7 +88,7 @@ if (typeof probe === 'string') {
       }
       gw = await openPaygate('postgres');
       m = await gw.onboard();
-    }, 60_000);
+    }, 120_000);
 
     afterAll(async () => {
       await gw?.close(); // drops the test database, and with it everything in the tablespace

@@ -184,7 +184,7 @@ if (!adminUrl) {
       expect(replay.ok && created.ok && replay.data).toEqual(created.ok && created.data);
       expect(await refundsOf(paymentId)).toBe(1);
       expect(await ordersWith(order.reference_id)).toBe(1);
-    }, 60_000);
+    }, 120_000);
 
     it('a first execution stalled past any lease is never taken over: the retry gets 409, then the original response', async () => {
       const paymentId = await capturedPayment();
@@ -228,7 +228,7 @@ if (!adminUrl) {
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
       }
-    }, 60_000);
+    }, 120_000);
 
     it('a key survives credential rotation, and a partner retrying for the merchant replays it: one refund', async () => {
       if (!gateway) throw new Error('setup failed');

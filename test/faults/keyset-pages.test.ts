@@ -36,7 +36,7 @@ if (!adminDatabaseUrl()) {
       ({ merchantId } = m);
       scope = m.merchantScope;
       await seedHistory(t.db, { merchantId, partnerId: m.partnerId, payments: SEEDED, idPrefix: '4' });
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       await t?.dispose();
     });

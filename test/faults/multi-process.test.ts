@@ -135,6 +135,6 @@ if (!adminUrl) {
       expect(byA + byB).toBe(expected.size);
       expect(byA, 'process A delivered some events').toBeGreaterThan(0);
       expect(byB, 'process B delivered some events').toBeGreaterThan(0);
-    }, 90_000);
+    }, 180_000);
   });
 }

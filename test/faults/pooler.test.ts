@@ -128,7 +128,7 @@ if (!adminUrl) {
           }),
         );
       }
-    }, 90_000);
+    }, 180_000);
 
     it('checkouts complete through either process', async () => {
       const merchant = await onboardMerchant(b.baseUrl, clientFor(b.baseUrl, partner), 'Pooled checkout');
@@ -137,7 +137,7 @@ if (!adminUrl) {
         Array.from({ length: 12 }, (_, i) => paidOrder(i % 2 === 0 ? onA : merchant, i % 3 === 0 ? 'failure' : 'success')),
       );
       expect(done.every((d) => d.callback.order_id === d.orderId)).toBe(true);
-    }, 90_000);
+    }, 180_000);
 
     it('webhooks are delivered once each: woken by NOTIFY on A, by the poll on B', async () => {
       if (!receiver) throw new Error('setup failed');
@@ -166,7 +166,7 @@ if (!adminUrl) {
       await sleep(1_500); // a duplicate would show up now
       const duplicates = [...receiver.acceptedCounts()].filter(([, n]) => n > 1);
       expect(duplicates).toEqual([]);
-    }, 90_000);
+    }, 180_000);
 
     it('a credential rotation through one process is honoured by the other (B polls, A listens)', async () => {
       const merchant = await onboardMerchant(a.baseUrl, clientFor(a.baseUrl, partner), 'Pooled rotation');
@@ -202,7 +202,7 @@ if (!adminUrl) {
       const third = await rotate(b, merchant);
       expect(await refusedWithin(a, second)).toBeLessThan(CHANGE_BOUND_MS);
       expect(await statusOn(a, third)).toBe(200);
-    }, 90_000);
+    }, 180_000);
 
     it('a row locked by another connection: the request answers 503 with Retry-After at the lock timeout, then succeeds', async () => {
       if (!db) throw new Error('setup failed');
@@ -229,7 +229,7 @@ if (!adminUrl) {
         await holder.query('ROLLBACK').catch(() => undefined);
         await holder.end();
       }
-    }, 60_000);
+    }, 120_000);
 
     it('no request of this suite answered 5xx (the 503 of the locked row aside)', () => {
       expect(statuses.length).toBeGreaterThan(100);

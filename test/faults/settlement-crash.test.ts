@@ -136,6 +136,6 @@ if (!adminUrl) {
       );
       expect(events[0]?.n).toBe('1');
       await second.stop();
-    }, 90_000);
+    }, 180_000);
   });
 }

@@ -182,6 +182,6 @@ if (!adminUrl) {
       } finally {
         await other.end();
       }
-    }, 60_000);
+    }, 120_000);
   });
 }

@@ -75,6 +75,6 @@ if (!adminUrl) {
       console.log(
         `shutdown: ${answered.length} answered (${answered.filter((a) => a.status === 200).length} x 200), ${unanswered.length} refused after SIGTERM`,
       );
-    }, 90_000);
+    }, 180_000);
   });
 }

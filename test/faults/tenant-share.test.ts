@@ -29,7 +29,7 @@ if (!adminDatabaseUrl()) {
       gw = await openPaygate('postgres', { env: { PAYGATE_DB_POOL_SIZE: String(POOL) } });
       a = await gw.onboard();
       b = await gw.onboard();
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       await gw?.close();
     });
@@ -112,6 +112,6 @@ if (!adminDatabaseUrl()) {
       console.info(
         `tenant-share: A ${aResults.filter((r) => r.status === 200).length} x 200, ${aResults.filter((r) => r.status === 503).length} x 503; B served while A held its share`,
       );
-    }, 90_000);
+    }, 180_000);
   });
 }

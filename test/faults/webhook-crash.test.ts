@@ -122,6 +122,6 @@ if (!adminUrl) {
         { timeoutMs: 10_000, intervalMs: 50 },
       );
       await second.stop();
-    }, 90_000);
+    }, 180_000);
   });
 }

@@ -91,12 +91,15 @@ if (!adminUrl) {
       expect([...ids][0]).toBe(`msg_${payload.sequence_number}`);
     }
 
-    /** Gaps between consecutive requests a receiver saw: each about one schedule step (1 s +-10%, plus polling). */
+    /**
+     * Gaps between consecutive requests a receiver saw: never shorter than one schedule step (1 s -10% jitter), and
+     * not piled up: under 5 s (a step plus polling plus room for a busy machine; the lower bound is the property).
+     */
     function expectScheduleGaps(r: Receiver, what: string): void {
       const gaps = r.deliveries.slice(1).map((d, i) => d.receivedAt - (r.deliveries[i]?.receivedAt ?? 0));
       for (const gap of gaps) {
         expect(gap, `${what}: retry gap (ms) after a 1 s schedule step`).toBeGreaterThanOrEqual(850);
-        expect(gap, `${what}: retry gap (ms) after a 1 s schedule step`).toBeLessThan(3_000);
+        expect(gap, `${what}: retry gap (ms) after a 1 s schedule step`).toBeLessThan(5_000);
       }
     }
 
@@ -110,21 +113,25 @@ if (!adminUrl) {
       failing.setSecret(setup.secret(failing.url));
       dead.setSecret(setup.secret(dead.url));
 
-      const t0 = Date.now();
       const { orderId } = await setup.fail();
-      // The down receiver comes back after ~2.5 s: the first attempts are refused, a later one succeeds.
-      await sleep(Math.max(0, t0 + 2_500 - Date.now()));
+      // The down receiver comes back once two attempts were refused (an event, not a wall-clock guess: on a busy
+      // machine the first attempt can come later than any fixed delay); a later attempt succeeds.
+      await waitFor(
+        'two refused attempts at the down receiver',
+        async () => ((await attemptsOf(downUrl)).filter((r) => r.error).length >= 2 ? true : undefined),
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
       const down = await startReceiver({ port: downPort, secret: setup.secret(downUrl) });
       receivers.push(down);
 
-      await waitFor('the 500 receiver to accept', () => (failing.acceptedIds().size > 0 ? true : undefined), { timeoutMs: 15_000 });
+      await waitFor('the 500 receiver to accept', () => (failing.acceptedIds().size > 0 ? true : undefined), { timeoutMs: 30_000 });
       await waitFor('the down receiver to accept after it came back', () => (down.acceptedIds().size > 0 ? true : undefined), {
-        timeoutMs: 15_000,
+        timeoutMs: 30_000,
       });
       await waitFor(
         'the dead receiver to be given up on',
         async () => ((await attemptsOf(dead.url))[0]?.delivery_status === 'failed' ? true : undefined),
-        { timeoutMs: 15_000, intervalMs: 200 },
+        { timeoutMs: 30_000, intervalMs: 200 },
       );
       await sleep(1_500); // a stray extra attempt would show up now
 
@@ -160,7 +167,7 @@ if (!adminUrl) {
       expect(deadRows.every((r) => r.delivery_status === 'failed')).toBe(true);
       expect(dead.deliveries).toHaveLength(SCHEDULE.length + 1);
       expectScheduleGaps(dead, 'dead receiver');
-    }, 40_000);
+    }, 120_000);
 
     it('a receiver slower than the delivery timeout is cut off, recorded, retried, and does not hold back other endpoints', async () => {
       const slow = await startReceiver({
@@ -184,7 +191,7 @@ if (!adminUrl) {
       expect(slow.deliveries).toHaveLength(2);
       const slowGap = (slow.deliveries[1]?.receivedAt ?? 0) - (slow.deliveries[0]?.receivedAt ?? 0);
       expect(slowGap).toBeGreaterThanOrEqual(DELIVERY_TIMEOUT_MS);
-      expect(slowGap).toBeLessThan(DELIVERY_TIMEOUT_MS + 3_000);
+      expect(slowGap).toBeLessThan(DELIVERY_TIMEOUT_MS + 5_000);
       const slowRows = await attemptsOf(slow.url);
       expect(slowRows.map((r) => [r.attempt, r.status_code])).toEqual([
         [1, null],
@@ -196,6 +203,6 @@ if (!adminUrl) {
       // The other endpoint of the same event keeps its own schedule while the slow one is being waited for.
       expect(bystander.deliveries.map((d) => d.answered)).toEqual([500, 500, 204]);
       expectScheduleGaps(bystander, 'endpoint sharing a worker pass with a slow receiver');
-    }, 60_000);
+    }, 120_000);
   });
 }

@@ -33,7 +33,7 @@ describe('a spec change flows everywhere', () => {
       lint: 'strict',
       templatesDir: path.join(ROOT, 'generators/templates'),
     });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -86,5 +86,5 @@ describe('a spec change flows everywhere', () => {
     const breakingStart = unreleased.indexOf('<h3>Breaking changes</h3>');
     const breaking = breakingStart < 0 ? '' : unreleased.slice(breakingStart, unreleased.indexOf('<h3>', breakingStart + 1));
     expect(breaking).not.toContain('gift_wrap_colour');
-  }, 60_000);
+  }, 120_000);
 });

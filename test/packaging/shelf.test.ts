@@ -218,7 +218,7 @@ describe('Shelf: a non-Paygate API end to end', () => {
       delete process.env['PAYGATE_AUTH_BEARERAUTH'];
     }
     expect(out.join('')).toMatch(/createItem\s+POST \/items\s+201x/);
-  }, 60_000);
+  }, 120_000);
 
   it('an off-spec handler fails, naming the operation and the JSON pointer', async () => {
     const baseUrl = await listen(true);
@@ -230,5 +230,5 @@ describe('Shelf: a non-Paygate API end to end', () => {
     const getItem = schemaFailures.find((f) => f.operationId === 'getItem')!;
     expect(getItem.pointer).toBe('#/paths/~1items~1{item_id}/get/responses/200/content/application~1json/schema');
     expect(getItem.message).toMatch(/body\/title must be string \(schema #\/components\/schemas\/Book\/properties\/title\/type\)/);
-  }, 60_000);
+  }, 120_000);
 });

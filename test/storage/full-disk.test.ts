@@ -55,7 +55,7 @@ for (const target of gatewayTargets()) {
     beforeAll(async () => {
       pg = await openPaygate(target);
       m = await pg.onboard();
-    }, 60_000);
+    }, 120_000);
     afterAll(async () => {
       await pg?.close();
     });
@@ -128,6 +128,6 @@ for (const target of gatewayTargets()) {
       } finally {
         await db.exec(FREE_DISK);
       }
-    }, 60_000);
+    }, 120_000);
   });
 }

@@ -14,7 +14,7 @@ import { usePgliteTemplate } from './testing/pglite-template.js';
 import { companyDetails, settlementDetails } from './testing/fixtures.js';
 import { seedHistory } from './testing/seed-history.js';
 import { testTargets, type TestTarget } from './testing/test-db.js';
-import { idempotencyLockId } from './http/idempotency.js';
+import { idempotencyLockId } from './idempotency/store.js';
 import { createReferenceApp, idempotentOperationIds } from './app.js';
 
 /** One HTTP server whose handler can be swapped (the port must be known before the runtime is configured). */

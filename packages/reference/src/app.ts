@@ -1,36 +1,24 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { idempotentOperationIds as generatedIdempotentOperationIds } from '@paygate/contract';
 import {
   createApp,
   HttpError,
   HttpErrorWithPage,
-  mapError,
   type Handlers,
-  type HandlerCall,
   type HandlerHook,
   type Logger,
-  RenderedResponse,
   type SchemeAuthenticator,
 } from '@paygate/server';
 import { createHandlers, type Principal } from './handlers.js';
-import { authenticationError, toHttpError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/errors.js';
+import { authenticationError, errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS, withErrorMapping } from './http/errors.js';
 import type { ReferenceRuntime } from './runtime.js';
 import { rejectMalformedSessionIds } from './checkout/session-guard.js';
 import { renderBusyPage, renderUnavailablePage, RESULT_PAGE_CSP } from './checkout/redirect.js';
-import {
-  claimIdempotencyKey,
-  idempotencyScope,
-  recordIdempotentOutcome,
-  requestFingerprint,
-  type StoredResponse,
-} from './http/idempotency.js';
+import { withIdempotency } from './idempotency/around-handler.js';
 import { requestIdOf, requestLogging } from './http/logger.js';
-import { HOME_LINKS, HOME_PAGE_CSP, renderHomePage } from './home/page.js';
+import { isOwnRoute, ownRoutes, under } from './http/own-routes.js';
 
-/** Repository root `docs/site/` (the same relative depth from src/ and dist/). */
-export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/site/', import.meta.url));
+export { DOCS_CSP, DEFAULT_DOCS_DIR } from './http/own-routes.js';
 
 export interface ReferenceAppOptions {
   /** pino (or any Logger-compatible) logger; one access line per request, errors, never secrets. */
@@ -45,146 +33,9 @@ export interface ReferenceAppOptions {
   docsDir?: string;
 }
 
-const IDEMPOTENCY_HEADER = 'idempotency-key';
-
-function errorBody(status: number, code: string, message: string, details?: Record<string, string>) {
-  return mapError(new HttpError(status, code, message, details)).body;
-}
-
 /** Operation ids that declare the `Idempotency-Key` header (generated in the contract's route table). */
 export function idempotentOperationIds(): ReadonlySet<string> {
   return generatedIdempotentOperationIds;
-}
-
-/** Deterministic JSON of a request body (the idempotency fingerprint input): keys sorted, file bytes as a digest. */
-export function canonical(value: unknown): string {
-  const seen = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return v;
-    if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { $bytes: requestFingerprint('', '', v as Uint8Array) };
-    if (Array.isArray(v)) return v.map(seen);
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(v).sort()) out[key] = seen((v as Record<string, unknown>)[key]);
-    return out;
-  };
-  return JSON.stringify(seen(value) ?? null);
-}
-
-/** Service errors that escaped a handler still become HttpErrors (every handler runs through this). */
-async function withErrorMapping<TResult>(next: () => Promise<TResult>): Promise<TResult> {
-  try {
-    return await next();
-  } catch (err) {
-    throw toHttpError(err);
-  }
-}
-
-/** The stored form of a rendered response (its exact body text). */
-function stored(rendered: RenderedResponse): StoredResponse {
-  const body =
-    rendered.body === undefined ? '' : typeof rendered.body === 'string' ? rendered.body : Buffer.from(rendered.body).toString('utf8');
-  return {
-    status: rendered.status,
-    contentType: rendered.body === undefined ? null : rendered.contentType,
-    body,
-    headers: { ...rendered.headers },
-  };
-}
-
-/** The request body of a typed request (the fingerprint's input). */
-function bodyOf(request: unknown): unknown {
-  return typeof request === 'object' && request !== null && 'body' in request ? request.body : undefined;
-}
-
-/** Statuses whose answer is final and recorded for replay: 2xx-4xx except 429 (a retry may succeed later). */
-function isFinalStatus(status: number): boolean {
-  return status < 500 && status !== 429;
-}
-
-/** A non-final answer (5xx) leaves the transaction by this error so that it rolls back, and is returned after. */
-class RollBack extends Error {
-  constructor() {
-    super('non-final response: roll the idempotent request back');
-  }
-}
-
-type IdempotentOutcome<TResult> =
-  | { kind: 'result'; result: TResult }
-  | { kind: 'error'; error: HttpError }
-  | { kind: 'replay'; stored: StoredResponse };
-
-/**
- * The ONE idempotency wrapper (POSTs declaring `Idempotency-Key`), a typed hook around the handler (D120's
- * `around`: no casts; the bytes recorded are what the scaffold renders), exactly once:
- * - the key is claimed, the handler runs and the key's outcome is recorded in ONE database transaction (every
- *   service statement joins it through `transactionScope`). A crash or a failure anywhere before commit leaves
- *   nothing, so a retry runs once; after commit the outcome is there, so a retry replays it;
- * - the claim is a transaction-scoped advisory lock, so a retry cannot take over a first execution that can still
- *   commit, however long it stalls (409 ERR_IDEMPOTENCY_409 meanwhile);
- * - keys belong to the account the request acts for (see idempotencyScope), not to the credential;
- * - final answers (2xx, 4xx but 429) are recorded, the exact body text sealed; a 4xx rolls the handler's own
- *   writes back to a savepoint first. 5xx and 429 roll everything back, so the key stays free for a retry;
- * - a replay sends the stored text byte for byte, with its content type, headers and `Idempotent-Replayed: true`;
- *   the same key with another request is 422 ERR_IDEMPOTENCY_422.
- */
-async function withIdempotency<TRequest, TResult>(
-  rt: ReferenceRuntime,
-  call: HandlerCall<TRequest, TResult, Principal>,
-  inFlight: Set<string>,
-): Promise<TResult | RenderedResponse> {
-  const { ctx } = call;
-  const key = ctx.req.get(IDEMPOTENCY_HEADER);
-  if (key === undefined) return withErrorMapping(call.next);
-  let outcome: IdempotentOutcome<TResult>;
-  let claimedHere: string | undefined;
-  let nonFinal: { result: TResult } | undefined;
-  try {
-    const scope = await idempotencyScope(rt.db, ctx.principal, ctx.req.get('x-merchant-id'), ctx.req.ip ?? 'unknown');
-    const claim = { scope, key, fingerprint: requestFingerprint(ctx.req.method, ctx.req.path, canonical(bodyOf(call.request))) };
-    // Same key already running in this process: 409 at once, without waiting for a connection (on PGlite, the one
-    // connection is that request's). Other processes are kept out by the key's advisory lock below.
-    const local = `${scope}\n${key}`;
-    if (inFlight.has(local))
-      throw new HttpError(409, 'ERR_IDEMPOTENCY_409', 'A request with this Idempotency-Key is still being processed; retry later');
-    inFlight.add((claimedHere = local));
-    outcome = await rt.db.transactionScope(async (tx): Promise<IdempotentOutcome<TResult>> => {
-      const claimed = await claimIdempotencyKey(tx, rt.deps, claim.scope, claim.key, claim.fingerprint);
-      if (claimed.kind === 'replay') return { kind: 'replay', stored: claimed };
-      await tx.query('SAVEPOINT idempotent_request');
-      let result: TResult;
-      try {
-        result = await call.next();
-      } catch (err) {
-        const mapped = toHttpError(err);
-        if (!(mapped instanceof HttpError) || !isFinalStatus(mapped.status)) throw mapped;
-        await tx.query('ROLLBACK TO SAVEPOINT idempotent_request');
-        // what the scaffold's error handler sends for it
-        await recordIdempotentOutcome(tx, rt.deps, claim, stored(call.render({ error: mapped })));
-        return { kind: 'error', error: mapped };
-      }
-      const rendered = call.render({ result });
-      if (!isFinalStatus(rendered.status)) {
-        nonFinal = { result };
-        throw new RollBack();
-      }
-      await recordIdempotentOutcome(tx, rt.deps, claim, stored(rendered));
-      return { kind: 'result', result };
-    });
-  } catch (err) {
-    if (err instanceof RollBack && nonFinal !== undefined) return nonFinal.result;
-    throw toHttpError(err);
-  } finally {
-    if (claimedHere !== undefined) inFlight.delete(claimedHere);
-  }
-  if (outcome.kind === 'error') throw outcome.error;
-  if (outcome.kind === 'result') return outcome.result;
-  const replay = outcome.stored;
-  // The stored text verbatim (byte-identical to the first answer), not re-serialised from a parsed body.
-  return new RenderedResponse(
-    replay.status,
-    replay.contentType,
-    { ...replay.headers, 'Idempotent-Replayed': 'true' },
-    replay.contentType === null ? undefined : replay.body,
-  );
 }
 
 /** A shopper's page: its 503 is a page when the browser asks for HTML (the scaffold picks by Accept), D91. */
@@ -300,103 +151,6 @@ async function applyRateLimit(
 }
 
 const NO_OPTIONS: NonNullable<ReferenceAppOptions['rateLimit']> = {};
-
-/**
- * Content-Security-Policy of the /docs site (D40), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
- * site itself (Redoc's bundle, the document, redoc-init.js: no inline script, no eval); styles from the site and
- * inline, because Redoc renders with styled-components (injected <style> elements and style attributes); images only
- * as data: URLs (Redoc's icons; its attribution logo on cdn.redoc.ly is refused: no third-party requests); workers from
- * blob: (Redoc's search index); fetch to the gateway itself only (`connect-src 'self'`: the operation pages' try-it asks
- * /healthz whether this is a sandbox and sends the reader's request, D391); nothing else (no fonts, plugins, frames,
- * forms or <base>). Removing img-src, worker-src or connect-src makes that test fail; font-src was not needed.
- */
-export const DOCS_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  'img-src data:',
-  'worker-src blob:',
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const DOCS_HEADERS = {
-  'Content-Security-Policy': DOCS_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
-
-/** A path is under `prefix` as Express's `app.use(prefix)` would match it: the prefix itself or below it. */
-function under(path: string, prefix: string): boolean {
-  return path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47) /* / */;
-}
-
-/** The paths of the gateway's own routes (health, docs, home page): every other path never enters their router. */
-function isOwnRoute(path: string): boolean {
-  return path === '/' || path === '/healthz' || path === '/readyz' || under(path, '/docs');
-}
-
-/**
- * The gateway's own routes (health, readiness, docs, home page), in a router of their own that only their paths enter
- * (D148). Matched exactly (slash and case), as the scaffold matches the API's.
- */
-function ownRoutes(rt: ReferenceRuntime, options: ReferenceAppOptions): express.Router {
-  const router = express.Router({ strict: true, caseSensitive: true });
-
-  // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
-  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
-  router.get('/healthz', (_req: Request, res: Response) => {
-    res.locals['route'] = '/healthz';
-    res.set('Cache-Control', 'no-store');
-    res.status(200).json({ status: 'ok', mode: rt.config.sandbox ? 'sandbox' : 'production' });
-  });
-
-  // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
-  // and the process is not draining; else 503 naming what failed (D102).
-  router.get('/readyz', async (_req: Request, res: Response) => {
-    res.locals['route'] = '/readyz';
-    res.set('Cache-Control', 'no-store');
-    const report = await rt.readiness.check();
-    if (!report.ready) res.set('Retry-After', '1');
-    res
-      .status(report.ready ? 200 : 503)
-      .json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
-  });
-
-  // Static documentation site (built by `npm run docs`), under its own CSP (D40).
-  const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
-  router.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
-    res.locals['route'] = '/docs/*';
-    res.set(DOCS_HEADERS);
-    if (!existsSync(docsDir)) {
-      res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'Documentation site not built: run npm run docs'));
-      return;
-    }
-    next();
-  });
-  router.use('/docs', express.static(docsDir, { index: 'index.html', fallthrough: true, redirect: true }));
-  router.use('/docs', (_req: Request, res: Response) => {
-    res.status(404).json(errorBody(404, 'ERR_REQUEST_404', 'No such documentation page'));
-  });
-
-  // A browser opening the gateway's address lands on links to the docs, not on a JSON 404.
-  router.get('/', (req: Request, res: Response) => {
-    res.locals['route'] = '/';
-    const mode = rt.config.sandbox ? 'sandbox' : 'production';
-    if (req.accepts(['html', 'json']) === 'json') {
-      res.status(200).json({ name: 'Paygate', mode, links: HOME_LINKS });
-      return;
-    }
-    res
-      .status(200)
-      .set({ 'Content-Security-Policy': HOME_PAGE_CSP, 'Referrer-Policy': 'no-referrer' })
-      .type('html')
-      .send(renderHomePage(mode));
-  });
-  return router;
-}
 
 /**
  * Everything the gateway does before the scaffold's dispatch, as the scaffold's `onRequest` (D148; D180: in the

@@ -57,7 +57,7 @@ describe('sandbox partner credential at start-up', () => {
     expect(second).toContain(saved.client_id);
     expect(second).not.toContain(saved.client_secret);
     expect(second).toMatch(/shown when it was generated; read it from .*sandbox-partner\.json/);
-  }, 60_000);
+  }, 120_000);
 });
 
 /** `paygate serve` with small limits: slow and surplus clients cannot hold the server. */
@@ -79,7 +79,7 @@ describe('paygate serve: timeouts and the connection cap', () => {
     );
     stop = started.stop;
     port = (started.server.address() as AddressInfo).port;
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => stop?.());
 
   function open(): Promise<Socket> {

@@ -65,7 +65,7 @@ export {
   requestFingerprint,
   isValidIdempotencyKey,
   type IdempotencyClaim,
-} from './http/idempotency.js';
+} from './idempotency/store.js';
 export { answerMalformedRequests } from './http/client-error.js';
 export { createRateLimiter, type RateDecision, type RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
 export { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_SECONDS } from './core/config.js';

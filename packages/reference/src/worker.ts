@@ -1,5 +1,5 @@
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE } from './core/config.js';
-import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { purgeExpiredIdempotencyKeys } from './idempotency/store.js';
 import type { ServiceDeps } from './core/deps.js';
 import { expireDueOrders } from './orders/service.js';
 import { processDueRefunds, SANDBOX_REFUND_SECONDS } from './refunds/service.js';

@@ -17,7 +17,6 @@ describe('createApp on the canonical spec', () => {
         throw new HttpError(501, 'ERR_INTERNAL_500', 'not implemented in this test');
       },
     });
-    const started = performance.now();
     const app = createApp({ handlers, authenticate: () => ({ id: 'test' }) });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -27,8 +26,6 @@ describe('createApp on the canonical spec', () => {
       const missing = await fetch(`${base}/definitely/not/a/route`);
       expect(missing.status).toBe(404);
       expect(await missing.json()).toEqual({ success: false, error: { code: 'ERR_REQUEST_404', message: 'No such route' } });
-      // The first request pays the validator's lazy initialisation: keep an eye on boot cost.
-      expect(performance.now() - started).toBeLessThan(10_000);
 
       const create = operations.find(
         (op) => op.method === 'post' && (op.requestMediaTypes as readonly string[]).includes('application/json'),

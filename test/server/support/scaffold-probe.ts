@@ -203,9 +203,13 @@ export class SpecProbe {
     if (declared === undefined) return { declared, violations: [], body };
     const { content } = operation.responses.get(declared)!;
     if (content.size === 0) return { declared, violations: text === '' ? [] : ['a body where none is declared'], body };
-    if (contentType === null || !content.has(contentType))
+    // the answer's media type without parameters against each declared key's (`application/json;charset=utf-8` is
+    // application/json: the parameters of a declared key are not part of the type)
+    const essence = (mediaType: string): string => mediaType.split(';')[0]!.trim().toLowerCase();
+    const key = contentType === null ? undefined : [...content.keys()].find((k) => k === contentType || essence(k) === contentType);
+    if (key === undefined)
       return { declared, violations: [`content type ${contentType ?? 'none'} is not among ${[...content.keys()].join(', ')}`], body };
-    const schema = content.get(contentType);
+    const schema = content.get(key);
     return { declared, violations: schema === null || schema === undefined ? [] : this.validate(schema, body), body };
   }
 

@@ -64,7 +64,7 @@ beforeAll(async () => {
   await git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '--allow-empty', '-m', 'empty');
   await git('add', '-A');
   await git('-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '-q', '-m', 'contract 1.0.0');
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -85,7 +85,7 @@ describe('paygate release and the compatibility gate', () => {
     const gate = capture(dir);
     expect(await diff.run(['--gate'], gate)).toBe(EXIT.ok);
     expect(gate.out).toContain('0 breaking');
-  }, 60_000);
+  }, 120_000);
 
   it('fails on a breaking change and says what to do', async () => {
     await removeEventField();
@@ -101,7 +101,7 @@ describe('paygate release and the compatibility gate', () => {
     const refused = capture(dir);
     expect(await release.run(['--date', '2026-11-26'], refused)).toBe(EXIT.failed);
     expect(refused.err).toContain('1.0.0 is already released');
-  }, 60_000);
+  }, 120_000);
 
   it('passes with an allow entry (kind + pointer + reason) for every breaking change, and reports stale entries', async () => {
     const json = capture(dir);
@@ -131,7 +131,7 @@ describe('paygate release and the compatibility gate', () => {
     expect(await diff.run(['--gate'], noReason)).toBe(EXIT.failed);
     expect(noReason.err).toContain('allowed[0] has no reason');
     await writeFile(file(ALLOW), YAML.stringify({ allowed: [] }));
-  }, 60_000);
+  }, 120_000);
 
   it('passes after a major version bump, and releases 2.0.0', async () => {
     await edit(SPEC, 'version: 1.0.0', 'version: 2.0.0');
@@ -144,7 +144,7 @@ describe('paygate release and the compatibility gate', () => {
     const gate = capture(dir);
     expect(await diff.run(['--gate'], gate)).toBe(EXIT.ok);
     expect(gate.out).toContain('openapi/released/2.0.0.json -> openapi/openapi.yaml: 0 breaking');
-  }, 90_000);
+  }, 180_000);
 
   it('gives the changelog: unreleased, then each release against the one before it', async () => {
     const { sections } = await buildChangelog({ cwd: dir, spec: SPEC, releasedDir: 'openapi/released' });
@@ -156,7 +156,7 @@ describe('paygate release and the compatibility gate', () => {
     expect(sections[1]!.groups[0]!.changes.map((c) => c.pointer)).toContain(
       '/components/schemas/PaymentFailedData/properties/bank_ref_num',
     );
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('paygate diff on git refs', () => {

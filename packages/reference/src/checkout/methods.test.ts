@@ -85,7 +85,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     if (!creds.ok) throw new Error(JSON.stringify(creds.error));
     merchantCreds = creds.data.data;
     await partner.sandbox.setMerchantKycStatus(merchantId, { status: 'APPROVED' });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     server?.closeAllConnections();

@@ -48,5 +48,5 @@ describe('the PGlite data directory lock', () => {
     }
     const again = await openPglite(dataDir);
     await again.close();
-  }, 60_000);
+  }, 120_000);
 });

@@ -62,7 +62,7 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
     await setup.query('CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL)');
     await setup.query('INSERT INTO accounts SELECT g, 0 FROM generate_series(1, 10) AS g');
     await setup.end();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all(opened.map((db) => db.close()));

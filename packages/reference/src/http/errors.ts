@@ -1,4 +1,4 @@
-import { HttpError } from '@paygate/server';
+import { HttpError, mapError } from '@paygate/server';
 import type { ErrorCode } from '@paygate/contract';
 import { DomainError } from '../core/errors.js';
 import { sqlState } from '../db/db.js';
@@ -45,4 +45,18 @@ export function authenticationError(err: unknown): HttpError {
   const mapped = toHttpError(err);
   if (mapped instanceof HttpError) return mapped;
   return Object.assign(new HttpError(500, 'ERR_INTERNAL_500', 'Internal server error'), { cause: err });
+}
+
+/** Service errors that escaped a handler still become HttpErrors (every handler runs through this). */
+export async function withErrorMapping<TResult>(next: () => Promise<TResult>): Promise<TResult> {
+  try {
+    return await next();
+  } catch (err) {
+    throw toHttpError(err);
+  }
+}
+
+/** The error envelope the scaffold would send for this status, code and message (for routes outside the API). */
+export function errorBody(status: number, code: string, message: string, details?: Record<string, string>) {
+  return mapError(new HttpError(status, code, message, details)).body;
 }

@@ -6,7 +6,8 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { loadConfig, defaultPoolSize } from '../core/config.js';
-import { loadOrCreateSandboxPartner, parsePort, sandboxPartnerLines, type SandboxPartner } from '../cli.js';
+import { parsePort } from '../startup/http-server.js';
+import { loadOrCreateSandboxPartner, sandboxPartnerLines, type SandboxPartner } from '../startup/sandbox-partner.js';
 import { createLogger } from '../http/logger.js';
 import { clusterRefusal, shutdownTimeoutMs } from './options.js';
 import { startSupervisor } from './primary.js';

@@ -158,7 +158,7 @@ describe('SSRF in a production-mode gateway', () => {
     server = createServer(createReferenceApp(runtime, { logger: silent }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));

@@ -671,7 +671,12 @@ export function errorHandler(
       return;
     }
     const response = shapedError(req, error, operation, shapes, errorMapper);
-    res.status(response.status).set(response.headers).type(response.contentType).json(response.body);
+    res.status(response.status).set(response.headers);
+    // no body where the status is declared without content (D423); text under a text/* media type (D424)
+    if (response.contentType === null || response.body === undefined) res.end();
+    else if (!isJsonMediaType(response.contentType) && typeof response.body === 'string')
+      res.type(response.contentType).send(response.body);
+    else res.type(response.contentType).json(response.body);
   };
 }
 
@@ -707,7 +712,17 @@ function renderError(
   errorMapper?: ErrorMapper<unknown>,
 ): RenderedResponse {
   const response = shapedError(req, error, operation, shapes, errorMapper);
-  return new RenderedResponse(response.status, response.contentType, response.headers, jsonText(app, response.body));
+  return new RenderedResponse(response.status, response.contentType, response.headers, errorBodyText(app, response));
+}
+
+/**
+ * The bytes of an error answer: none where the status is declared without content (D423), the text itself under a
+ * `text/*` media type (D424), else JSON.
+ */
+function errorBodyText(app: Application, response: ErrorResponse): string | undefined {
+  if (response.contentType === null || response.body === undefined) return undefined;
+  if (!isJsonMediaType(response.contentType) && typeof response.body === 'string') return response.body;
+  return jsonText(app, response.body);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   recordIdempotentOutcome,
   requestFingerprint,
   type StoredResponse,
-} from './idempotency.js';
+} from './store.js';
 
 const ok = (body: string): StoredResponse => ({
   status: 200,
