@@ -28,6 +28,25 @@ interface PathEntry {
 interface Candidate extends RouteTemplate {
   readonly operation: OperationRoute;
   readonly steps: readonly RequestHandler[];
+  /** The query and header parameters the operation declares (header names lower-cased). */
+  readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
+}
+
+/**
+ * Whether the request names another template of its route by a value none has (`?operation=bogus` beside
+ * `#operation=restore`): a key another template chooses by value, sent, that the chosen one neither reads nor
+ * declares. Such a request is not the chosen operation's (it would answer an unrelated 415 or unknown parameter).
+ */
+function namesAnother(target: Candidate, candidates: readonly Candidate[], query: URLSearchParams, req: Request): boolean {
+  for (const other of candidates) {
+    if (other === target) continue;
+    for (const c of other.conditions) {
+      if (c.value === undefined || target.conditions.some((t) => t.in === c.in && t.name === c.name)) continue;
+      const sent = c.in === 'header' ? req.headers[c.name] !== undefined : query.has(c.name);
+      if (sent && !(c.in === 'header' ? target.declared.header : target.declared.query).has(c.name)) return true;
+    }
+  }
+  return false;
 }
 
 /** 400 for a path whose repeated parameter (`/accounts/{id}/maps/{map}/accounts/{id}`) has two values (D200). */
@@ -118,12 +137,15 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
   const byPath = new Map<string, { byMethod: Map<string, Candidate[]>; methods: string[] }>();
   for (const route of routes) {
     const parameters = route.parameters ?? [];
-    const template = parseRouteTemplate(route.operation.path, {
+    const declared = {
       query: new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name)),
       header: new Set([
         ...parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
         ...route.operation.headerParameters.map((h) => h.toLowerCase()),
       ]),
+    };
+    const template = parseRouteTemplate(route.operation.path, {
+      ...declared,
       ...(route.pathEnums === undefined ? {} : { pathEnums: route.pathEnums }),
     });
     let entry = byPath.get(template.routerPath);
@@ -140,7 +162,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
         route.operation.operationId,
         `${route.operation.operationId} (${method} ${route.operation.path}) is never reached: ${shadowing.operation.operationId} (${shadowing.operation.path}) answers every request it would`,
       );
-    candidates.push({ ...template, operation: route.operation, steps: route.steps });
+    candidates.push({ ...template, declared, operation: route.operation, steps: route.steps });
   }
   // Every route registered once (under GET, a stand-in: the method is looked up in the entry, so that a path declared
   // with other methods answers 405 instead of falling through).
@@ -195,7 +217,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
     if (candidates.length > 1) {
       target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
-      if (target === undefined) {
+      if (target === undefined || namesAnother(target, candidates, query!, req)) {
         res.locals.operation = candidates[0]!.operation;
         next(noTemplateChosen(req.method, candidates));
         return;
