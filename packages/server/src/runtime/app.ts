@@ -11,9 +11,7 @@ import {
 } from './errors.js';
 import { reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { createDispatcher } from './dispatch.js';
-import { SchemaReader } from './error-fill.js';
-import { sentPath } from './route-template.js';
-import { isObj } from '@paygate/contract/json';
+import { pathParameterEnums, sentPath } from './route-template.js';
 import { coverage, createSchemeGuard, presentsCredentials, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
@@ -552,33 +550,6 @@ export function allowByPath(operations: readonly OperationRoute[]): { path: stri
   return [...byRoute.values()]
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
     .flatMap((e) => e.paths.map((path) => ({ path, expressPath: e.expressPath, allow: e.methods.join(', ') })));
-}
-
-/**
- * The string values each path parameter's schema enumerates, for a template with a segment shared by a parameter and
- * text or another parameter (D410: `{pageName}{mediaTypeExtension}` routes on `.json`); empty for every other template.
- */
-export function pathParameterEnums(document: ApiDocument, operation: Pick<OperationRoute, 'path' | 'method'>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  const path = sentPath(operation.path);
-  if (!/[^/]\{|\}[^/]/.test(path)) return out;
-  const reader = new SchemaReader(document);
-  const item = reader.deref(document.paths?.[operation.path]);
-  if (!isObj(item)) return out;
-  const op = reader.deref(item[operation.method]);
-  // the path item's parameters first: the operation's own override them
-  for (const list of [item.parameters, isObj(op) ? op.parameters : undefined]) {
-    if (!Array.isArray(list)) continue;
-    for (const raw of list) {
-      const p = reader.deref(raw);
-      if (!isObj(p) || p.in !== 'path' || typeof p.name !== 'string') continue;
-      const schema = reader.deref(p.schema);
-      const values = isObj(schema) && Array.isArray(schema.enum) ? schema.enum : [];
-      if (values.length > 0 && values.every((v): v is string => typeof v === 'string')) out.set(p.name, values);
-      else out.delete(p.name);
-    }
-  }
-  return out;
 }
 
 /** The JSON path of the first string holding a NUL character, or undefined. */

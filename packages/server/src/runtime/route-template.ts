@@ -19,6 +19,10 @@
  * fragment and the query part select is a short list of conditions per template, read here once at start-up.
  */
 
+import { isObj } from '@paygate/contract/json';
+import { SchemaReader } from './error-fill.js';
+import type { ApiDocument, OperationRoute } from './types.js';
+
 /** What a template requires of a request beyond its path: a query key or header present, or equal to a value. */
 export interface RouteCondition {
   readonly in: 'query' | 'header';
@@ -158,4 +162,31 @@ export function templateQueryKeys(template: string): string[] {
   return terms(beforeHash.slice(question + 1))
     .map((t) => t.key)
     .filter((key) => !key.includes('{'));
+}
+
+/**
+ * The string values each path parameter's schema enumerates, for a template with a segment shared by a parameter and
+ * text or another parameter (D410: `{pageName}{mediaTypeExtension}` routes on `.json`); empty for every other template.
+ */
+export function pathParameterEnums(document: ApiDocument, operation: Pick<OperationRoute, 'path' | 'method'>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const path = sentPath(operation.path);
+  if (!/[^/]\{|\}[^/]/.test(path)) return out;
+  const reader = new SchemaReader(document);
+  const item = reader.deref(document.paths?.[operation.path]);
+  if (!isObj(item)) return out;
+  const op = reader.deref(item[operation.method]);
+  // the path item's parameters first: the operation's own override them
+  for (const list of [item.parameters, isObj(op) ? op.parameters : undefined]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = reader.deref(raw);
+      if (!isObj(p) || p.in !== 'path' || typeof p.name !== 'string') continue;
+      const schema = reader.deref(p.schema);
+      const values = isObj(schema) && Array.isArray(schema.enum) ? schema.enum : [];
+      if (values.length > 0 && values.every((v): v is string => typeof v === 'string')) out.set(p.name, values);
+      else out.delete(p.name);
+    }
+  }
+  return out;
 }
