@@ -97,6 +97,41 @@ export function modelSchemaResolver(model: Pick<ApiModel, 'schemas'>): RefResolv
   return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
 }
 
+/** The JSON types a schema admits by its `type` alone (`integer` within `number`), or undefined when it does not say. */
+function declaredTypes(schema: unknown, resolver: RefResolver): Set<string> | undefined {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return undefined;
+  const type = s.type;
+  const list = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  if (list.length === 0) return undefined;
+  const out = new Set(list);
+  if (out.has('number')) out.add('integer');
+  if (out.has('integer')) out.add('number');
+  return out;
+}
+
+/**
+ * D432: a parameter's `oneOf` whose alternatives declare types no two of them share (GitHub's `workflow_id`,
+ * `oneOf: [{type: integer}, {type: string}]`) validated as `anyOf`. A parameter arrives as text and is coerced: Ajv
+ * coerces `"42"` to 42 for the integer alternative and back to `"42"` for the string one, so both match and `oneOf`
+ * refused every numeric id. As JSON values the alternatives cannot both match (their types are disjoint), so `anyOf`
+ * accepts exactly what `oneOf` means; alternatives that may overlap keep `oneOf`.
+ */
+export function coercibleOneOf(schema: unknown, resolver: RefResolver): unknown {
+  if (!isObj(schema) || !Array.isArray(schema.oneOf) || schema.anyOf !== undefined) return schema;
+  const seen = new Set<string>();
+  for (const alternative of schema.oneOf) {
+    const types = declaredTypes(alternative, resolver);
+    if (types === undefined) return schema;
+    for (const t of types) {
+      if (seen.has(t)) return schema;
+      seen.add(t);
+    }
+  }
+  const { oneOf, ...rest } = schema;
+  return { ...rest, anyOf: oneOf };
+}
+
 class RuleBuilder {
   constructor(private readonly resolver: RefResolver) {}
 
@@ -328,7 +363,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       parameterRules.push(rule);
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
-      target.properties[rule.name] = sharedParameter(toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS));
+      target.properties[rule.name] = sharedParameter(toAjvSchema(coercibleOneOf(schema, resolver), PARAMS_ROOT, ANNOTATIONS));
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
@@ -536,12 +571,14 @@ function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
 function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
-  for (const alternative of op.security) {
-    const first = alternative[0];
-    if (first === undefined) continue;
-    const scheme = schemes.find((s) => s.name === first.scheme);
-    if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined) out.push(scheme.parameterName);
-  }
+  // every scheme of every alternative (D434): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
+  // or `sig` in the query beside `api_key`, and only the first of each alternative was allowed
+  for (const alternative of op.security)
+    for (const requirement of alternative) {
+      const scheme = schemes.find((s) => s.name === requirement.scheme);
+      if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined && !out.includes(scheme.parameterName))
+        out.push(scheme.parameterName);
+    }
   return out;
 }
 

@@ -5,6 +5,7 @@ import { jsonLineCols } from './json-locations.js';
 import { refuseRefCycles } from './ref-cycles.js';
 import { refuseUnsupportedDocument } from './unsupported.js';
 import { UnsupportedSpecError } from './refusal.js';
+import { isSchemaPosition, SIMPLE_SCHEMA_KEYWORDS } from '../normalize/schema-keywords.js';
 import {
   BaseResolver,
   bundle,
@@ -206,6 +207,25 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
 }
 
+/**
+ * D430: a schema keyword that constrains or annotates one value, written with the wrong JSON type (api.video's
+ * `"pattern": 0`), carries no meaning a validator could apply; openapi-typescript generates from such a document.
+ * Redocly's `struct` rule reports "Expected type `string` but got `integer`": a warning, and the keyword is left out
+ * after bundling (normalize/schema-keywords.ts, with a warning naming its pointer). Keywords that shape the schema
+ * (`type`, `items`, `allOf`...) stay errors.
+ */
+export function isMistypedSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
+  if (problem.ruleId !== 'struct' || !/^Expected type `[^`]+`( \([a-z]+\))? but got `[^`]+`\.?$/.test(problem.message)) return false;
+  const pointer = problem.location[0]?.pointer;
+  if (pointer === undefined) return false;
+  const tokens = pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keyword = tokens[tokens.length - 1];
+  return keyword !== undefined && Object.hasOwn(SIMPLE_SCHEMA_KEYWORDS, keyword) && isSchemaPosition(tokens.slice(0, -1));
+}
+
 /** Maps whose keys are names the document chooses (a schema may be called `x-rate`): no extension sits among them. */
 const NAME_MAPS = new Set([
   'paths',
@@ -328,7 +348,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
     // D405: so is the shape of a specification extension; D407: so is an unknown field at the root; D408: so is, in
-    // 3.0, a server variable's default outside its enum
+    // 3.0, a server variable's default outside its enum; D430: so is a wrongly typed value keyword of a schema
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
@@ -338,6 +358,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
         ((jsonSchema2020 && isUnknownSchemaKeyword(p)) ||
           isExtensionShape(p) ||
           isUnknownRootField(p) ||
+          isMistypedSchemaKeyword(p) ||
           (!jsonSchema2020 && isServerDefaultOutsideEnum(p)))
           ? { ...p, severity: 'warn' as const }
           : p,

@@ -9,12 +9,15 @@
  */
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { negativeOf, sampleOf, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
 ) => Ajv2020;
+
+/** Headers Node's fetch (undici) sends when the request does not set them. */
+const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const token = escapePointerToken;
@@ -97,6 +100,51 @@ export class SpecProbe {
     return node;
   }
 
+  /** Where each object of the document sits (its JSON pointer), built on first use: what `accepts` validates against. */
+  private pointers: WeakMap<object, string> | undefined;
+
+  private pointerOf(node: object): string | undefined {
+    if (this.pointers === undefined) {
+      const pointers = new WeakMap<object, string>();
+      const walk = (value: Json, at: string, depth: number): void => {
+        if (value === null || typeof value !== 'object' || depth > 256 || pointers.has(value)) return;
+        pointers.set(value, at);
+        if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${at}/${i}`, depth + 1));
+        else for (const [key, item] of Object.entries(value)) walk(item, `${at}/${token(key)}`, depth + 1);
+      };
+      walk(this.document, '#', 0);
+      this.pointers = pointers;
+    }
+    return this.pointers.get(node);
+  }
+
+  /**
+   * Whether a schema of the document accepts a value (the sampler's check of the spec's own examples): true when the
+   * schema is not one of the document's objects or cannot be compiled (nothing to check it with).
+   */
+  readonly accepts: Accepts = (schema, value) => {
+    const pointer = this.pointerOf(schema);
+    if (pointer === undefined) return true;
+    try {
+      return this.validate(pointer, value).length === 0;
+    } catch {
+      return true;
+    }
+  };
+
+  /** A value the schema accepts: the spec's own example when it fits its schema, else a generated one. */
+  sample(schema: Json | undefined): Json {
+    return sampleOf(schema, this.deref, 0, this.accepts);
+  }
+
+  /**
+   * A parameter's value: as `sample`, never empty (a query parameter sent empty is refused unless it allows empty
+   * values, and image-charts' required `chl` has `default: ""`).
+   */
+  private parameterSample(schema: Json | undefined): Json {
+    return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
+  }
+
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);
@@ -133,7 +181,10 @@ export class SpecProbe {
         let body: ProbedOperation['body'];
         const rb = this.deref(op['requestBody']);
         if (isObj(rb) && isObj(rb['content'])) {
-          const mediaType = Object.keys(rb['content']).find((t) => /json/i.test(t));
+          // a concrete JSON media type, `application/json` first: a range (`application/*+json`) is no Content-Type a
+          // client can send
+          const json = Object.keys(rb['content']).filter((t) => /json/i.test(t) && !t.includes('*'));
+          const mediaType = json.find((t) => /^application\/json\b/i.test(t)) ?? json[0];
           const media = mediaType === undefined ? undefined : rb['content'][mediaType];
           if (mediaType !== undefined)
             body = { mediaType, schema: isObj(media) ? media['schema'] : undefined, required: rb['required'] === true };
@@ -229,15 +280,18 @@ export class SpecProbe {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(sampleOf(p.schema, this.deref))));
-      else if (p.required && p.in === 'query') query.push([p.name, scalar(sampleOf(p.schema, this.deref))]);
-      else if (p.required && p.in === 'header') headers[p.name] = scalar(sampleOf(p.schema, this.deref));
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
+      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
+      // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
+      // reads the value the spec allows rather than fetch's default
+      else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
+        headers[p.name] = scalar(this.parameterSample(p.schema));
     }
     path = this.sendable(operation, path, query, headers);
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
       headers['content-type'] = operation.body.mediaType;
-      body = JSON.stringify(this.completed(operation.body.schema, sampleOf(operation.body.schema, this.deref)));
+      body = JSON.stringify(this.sample(operation.body.schema));
     }
     let label = `${operation.method.toUpperCase()} ${path}`;
     let field: string | undefined;
@@ -278,7 +332,7 @@ export class SpecProbe {
     if (question !== -1) base = base.slice(0, question);
     const sample = (name: string): string => {
       const p = operation.parameters.find((q) => q.name === name && q.in !== 'path');
-      return p === undefined ? 'sample' : scalar(sampleOf(p.schema, this.deref));
+      return p === undefined ? 'sample' : scalar(this.parameterSample(p.schema));
     };
     const setQuery = (key: string, value: string | undefined): void => {
       const at = query.findIndex(([name]) => name === key);
@@ -297,25 +351,6 @@ export class SpecProbe {
       else if (declared?.in === 'query') setQuery(declared.name, value);
     }
     return base;
-  }
-
-  /**
-   * What the sampler leaves out of a body object: a required property the schema does not declare (any value), and
-   * optional properties up to `minProperties`.
-   */
-  private completed(schema: Json | undefined, sample: Json): Json {
-    const s = this.deref(schema);
-    if (!isObj(s) || !isObj(sample)) return sample;
-    const out: JsonObject = { ...sample };
-    const properties = isObj(s['properties']) ? s['properties'] : {};
-    for (const name of Array.isArray(s['required']) ? s['required'] : [])
-      if (typeof name === 'string' && !(name in out)) out[name] = name in properties ? sampleOf(properties[name], this.deref) : 'sample';
-    const min = typeof s['minProperties'] === 'number' ? s['minProperties'] : 0;
-    for (const [name, property] of Object.entries(properties)) {
-      if (Object.keys(out).length >= min) break;
-      if (!(name in out)) out[name] = sampleOf(property, this.deref);
-    }
-    return out;
   }
 
   /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */

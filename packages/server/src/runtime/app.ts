@@ -504,7 +504,9 @@ export function bodyParsers(limit: string | number, multipartLimitBytes?: number
   const limitBytes = limitInBytes(limit);
   const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
   const chain = [
-    readingAtMost(express.json({ limit, type: JSON_TYPES }), limitBytes),
+    // A JSON body is any JSON value (RFC 8259), not only an object or array: the operation's schema says which it
+    // takes (`type: string` under application/json), and refuses the others naming the reason (D431)
+    readingAtMost(express.json({ limit, type: JSON_TYPES, strict: false }), limitBytes),
     readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
     readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];

@@ -556,7 +556,9 @@ export function createRequestValidator(
       if (v.headers !== undefined && !v.headers(req.headers)) collectErrors(errors, v.headers, '/headers');
       if (v.params !== undefined && !v.params(req.params)) collectErrors(errors, v.params, '/params');
       if (media !== undefined && !media.validate({ body: req.body })) collectErrors(errors, media.validate, '');
-      if (media !== undefined && typeof req.body === 'object') collectMalformedUnicode(req.body, '/body', errors);
+      // a string body too (a JSON body may be any value, D431)
+      if (media !== undefined && (typeof req.body === 'object' || typeof req.body === 'string'))
+        collectMalformedUnicode(req.body, '/body', errors);
       if (errors.length > 0) throw toRejection(errors);
       next();
     } catch (error) {
