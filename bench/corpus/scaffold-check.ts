@@ -105,11 +105,10 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
 
 /**
  * Why the probe cannot build a request of this kind for the operation, or undefined when it can: a body in no JSON
- * media type (multipart, XML, binary: the probe samples JSON only), or a path template holding a `#` (the AWS style
- * `/#Action=X`: an HTTP client never sends what follows `#`, so no request can reach that template).
+ * media type (multipart, XML, binary: the probe samples JSON only). A path template holding a `#` (the AWS style
+ * `/#Action=X`) is probed since the scaffold routes it (D410): the probe sends the query or header its fragment names.
  */
 function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOperation, kind: ProbeKind): string | undefined {
-  if (operation.path.includes('#')) return 'a path template with a # fragment';
   // fetch sends no body with GET or HEAD (OpenAPI 3.1 allows one; most servers and clients do not)
   if (kind !== 'unauthenticated' && operation.body !== undefined && ['get', 'head'].includes(operation.method))
     return 'a request body on GET or HEAD';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel } from './model/build.js';
-import { refuseUndeclaredPathParameters } from './model/path-parameters.js';
+import { queryStringPathWarnings, refuseUndeclaredPathParameters } from './model/path-parameters.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
@@ -198,6 +198,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
   if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
+  // D410: a query string written into a path whose parameters are declared is generated, with a warning
+  warnings.push(...queryStringPathWarnings(model, options.openapi));
   if (overrides !== undefined) warnings.push(...overrides.warnings);
   const contexts = createEmitContext({
     model,

@@ -280,13 +280,14 @@ export class SpecProbe {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
       else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
       else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
         headers[p.name] = scalar(this.parameterSample(p.schema));
     }
+    path = this.sendable(operation, path, query, headers);
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
       headers['content-type'] = operation.body.mediaType;
@@ -316,6 +317,40 @@ export class SpecProbe {
       label,
       ...(field === undefined ? {} : { field }),
     };
+  }
+
+  /**
+   * The path a client sends for a template with a query part or a `#` fragment (D410): the query part's keys and the
+   * fragment's named parameters go into the query (or headers) with the values the template fixes, or samples.
+   */
+  private sendable(operation: ProbedOperation, path: string, query: [string, string][], headers: Record<string, string>): string {
+    const hash = path.indexOf('#');
+    const fragment = hash === -1 ? '' : path.slice(hash + 1);
+    let base = hash === -1 ? path : path.slice(0, hash);
+    const question = base.indexOf('?');
+    const written = question === -1 ? '' : base.slice(question + 1);
+    if (question !== -1) base = base.slice(0, question);
+    const sample = (name: string): string => {
+      const p = operation.parameters.find((q) => q.name === name && q.in !== 'path');
+      return p === undefined ? 'sample' : scalar(this.parameterSample(p.schema));
+    };
+    const setQuery = (key: string, value: string | undefined): void => {
+      const at = query.findIndex(([name]) => name === key);
+      if (at === -1) query.push([key, value ?? sample(key)]);
+      else if (value !== undefined) query[at] = [key, value];
+    };
+    for (const term of written.split('&').filter((t) => t !== '' && !t.startsWith('{'))) {
+      const [key, value] = term.includes('=') ? [term.slice(0, term.indexOf('=')), term.slice(term.indexOf('=') + 1)] : [term, undefined];
+      const templated = value?.match(/^\{([^}]+)\}$/);
+      setQuery(key, templated ? (query.find(([name]) => name === templated[1])?.[1] ?? sample(templated[1]!)) : value);
+    }
+    for (const term of fragment.split('&').filter((t) => t !== '')) {
+      const [key, value] = term.includes('=') ? [term.slice(0, term.indexOf('=')), term.slice(term.indexOf('=') + 1)] : [term, undefined];
+      const declared = operation.parameters.find((p) => p.name.toLowerCase() === key.toLowerCase() && p.in !== 'path');
+      if (declared?.in === 'header') headers[declared.name] = value ?? headers[declared.name] ?? sample(declared.name);
+      else if (declared?.in === 'query') setQuery(declared.name, value);
+    }
+    return base;
   }
 
   /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */
