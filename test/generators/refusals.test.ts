@@ -304,7 +304,8 @@ describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', ()
           post: {
             operationId: 'postA',
             parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
-            requestBody: json({ type: 'string', maxLength: 'five' }),
+            // a keyword Ajv's code generation cannot take (its value's type is not one D430 leaves out)
+            requestBody: json({ type: 'string', enum: 'five' }),
             responses: ok,
           },
         },
@@ -314,9 +315,7 @@ describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', ()
     expect(result.warnings).toEqual([
       {
         pointer: expect.stringMatching(/uncompilable\.json#\/paths\/~1a\/post\/requestBody\/content\/application~1json\/schema$/),
-        problem: expect.stringMatching(
-          /^the request validator validatePostABody0 is not generated: Ajv cannot compile its schema \(.*maxLength.*\)/,
-        ),
+        problem: expect.stringMatching(/^the request validator validatePostABody0 is not generated: Ajv cannot compile its schema \(.+\)/),
         fix: expect.any(String),
       },
     ]);
@@ -324,7 +323,7 @@ describe('valid OpenAPI is never refused for what Ajv cannot compile (D198)', ()
     // the operation's query is still validated; its body is not, and the table says so for the start-up line
     expect(validators).toMatch(/"postA": \{\n\s+query: validatePostAQuery,/);
     expect(validators).toContain('content: [{ mediaType: "application/json", validate: () => true }]');
-    expect(validators).toMatch(/notValidated: "body application\/json \(.*maxLength.*\)",/);
+    expect(validators).toMatch(/notValidated: "body application\/json \(.+\)",/);
     expect(validators).toMatch(/"getB": \{\n\s+query: validateGetBQuery,/);
   });
 });

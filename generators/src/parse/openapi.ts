@@ -6,6 +6,7 @@ import { refuseRefCycles } from './ref-cycles.js';
 import { refuseUnsupportedDocument } from './unsupported.js';
 import { UnsupportedSpecError } from './refusal.js';
 import { isSchemaPosition, SIMPLE_SCHEMA_KEYWORDS } from '../normalize/schema-keywords.js';
+import { pointerTokens } from '../util/json.js';
 import type { CachedLoad } from '../incremental/generate-cache.js';
 import { digestText } from '../incremental/digest.js';
 import { generatorVersion } from '../incremental/salt.js';
@@ -226,10 +227,7 @@ export function isMistypedSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId
   if (problem.ruleId !== 'struct' || !/^Expected type `[^`]+`( \([a-z]+\))? but got `[^`]+`\.?$/.test(problem.message)) return false;
   const pointer = problem.location[0]?.pointer;
   if (pointer === undefined) return false;
-  const tokens = pointer
-    .replace(/^#\/?/, '')
-    .split('/')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = pointerTokens(pointer);
   const keyword = tokens[tokens.length - 1];
   return keyword !== undefined && Object.hasOwn(SIMPLE_SCHEMA_KEYWORDS, keyword) && isSchemaPosition(tokens.slice(0, -1));
 }
