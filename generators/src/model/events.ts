@@ -37,7 +37,8 @@ export interface EventsInput {
   /** The discriminator a caller imposes (BuildModelOptions.webhookDiscriminator); else the extension, else detected. */
   discriminator: string | undefined;
   /** The header parameters of a webhook or callback operation (path item's and operation's, as for operations). */
-  headerParameters: (pathItemParameters: unknown, operationParameters: unknown) => ParameterModel[];
+  /** `operationPointer`: where the operation is written (its path item is the pointer's parent). */
+  headerParameters: (pathItemParameters: unknown, operationParameters: unknown, operationPointer: string) => ParameterModel[];
   /** Names the contract exports already (the enums'): no event type takes one. */
   takenTypeNames: readonly string[];
 }
@@ -163,7 +164,7 @@ function declaration(
     description: str(op.description),
     category: (Array.isArray(op.tags) ? str(op.tags[0]) : undefined) ?? fallbackCategory,
     examples: payloadExamples(resolver, payload.schema, payload.media),
-    headers: input.headerParameters(pathItem.parameters, op.parameters).filter((p) => p.in === 'header'),
+    headers: input.headerParameters(pathItem.parameters, op.parameters, origin.pointer).filter((p) => p.in === 'header'),
     constants: constantProperties(resolver, payload.schema, true),
   };
 }
