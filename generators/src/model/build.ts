@@ -268,7 +268,19 @@ function undeclaredPathParameter(name: string, pointer: string): ParameterModel 
     description: undefined,
     deprecated: false,
     schema: { type: 'string' },
-    node: { kind: 'string', pointer, nullable: false, annotations: {}, extensions: {}, format: undefined, minLength: undefined, maxLength: undefined, pattern: undefined, contentMediaType: undefined, contentEncoding: undefined },
+    node: {
+      kind: 'string',
+      pointer,
+      nullable: false,
+      annotations: {},
+      extensions: {},
+      format: undefined,
+      minLength: undefined,
+      maxLength: undefined,
+      pattern: undefined,
+      contentMediaType: undefined,
+      contentEncoding: undefined,
+    },
     declared: false,
     style: 'simple',
     styleDeclared: false,
@@ -307,7 +319,11 @@ function buildRequestBody(resolver: RefResolver, raw: unknown, pointer: string):
   if (raw === undefined) return undefined;
   const { node: body, pointer: at } = resolver.locate<Obj>(raw, pointer);
   if (!isObj(body)) return undefined;
-  return { required: body.required === true, description: str(body.description), content: buildContent(resolver, body.content, child(at, 'content')) };
+  return {
+    required: body.required === true,
+    description: str(body.description),
+    content: buildContent(resolver, body.content, child(at, 'content')),
+  };
 }
 
 /** `pointer`: where the `headers` map is written. */
@@ -396,7 +412,11 @@ function buildCallbacks(resolver: RefResolver, raw: unknown, pointer: string): C
         expression,
         operations: HTTP_METHODS.filter((m) => isObj(pathItem[m])).map((method) => {
           const op = pathItem[method] as Obj;
-          return { method, requestBody: buildRequestBody(resolver, op.requestBody, child(itemAt, method, 'requestBody')), summary: str(op.summary) };
+          return {
+            method,
+            requestBody: buildRequestBody(resolver, op.requestBody, child(itemAt, method, 'requestBody')),
+            summary: str(op.summary),
+          };
         }),
       });
     }

@@ -61,7 +61,11 @@ const TABLE: [string, unknown, unknown][] = [
   ['true is unknown', true, { kind: 'unknown', ...base() }],
   ['{} is unknown', {}, { kind: 'unknown', ...base() }],
   ['false is never', false, { kind: 'never', ...base() }],
-  ['annotations alone are unknown', { description: 'anything' }, { kind: 'unknown', ...base(AT, { annotations: { description: 'anything' } }) }],
+  [
+    'annotations alone are unknown',
+    { description: 'anything' },
+    { kind: 'unknown', ...base(AT, { annotations: { description: 'anything' } }) },
+  ],
   [
     'a string with its constraints and format',
     { type: 'string', minLength: 1, maxLength: 9, pattern: '^a', format: 'email' },
@@ -86,10 +90,22 @@ const TABLE: [string, unknown, unknown][] = [
     { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, multipleOf: 0.5 },
     number('number', { exclusiveMinimum: 0, maximum: 10, multipleOf: 0.5 }),
   ],
-  ['3.1 exclusive bounds', { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 5 }, number('integer', { exclusiveMinimum: 0, exclusiveMaximum: 5 })],
+  [
+    '3.1 exclusive bounds',
+    { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 5 },
+    number('integer', { exclusiveMinimum: 0, exclusiveMaximum: 5 }),
+  ],
   ['boolean', { type: 'boolean' }, { kind: 'boolean', ...base() }],
-  ['enum keeps its values and declared type', { type: 'string', enum: ['a', 'b'] }, { kind: 'enum', ...base(), values: ['a', 'b'], types: ['string'] }],
-  ['nullable enum (3.0)', { type: 'string', enum: ['a', null], nullable: true }, { kind: 'enum', ...base(AT, { nullable: true }), values: ['a', null], types: ['string'] }],
+  [
+    'enum keeps its values and declared type',
+    { type: 'string', enum: ['a', 'b'] },
+    { kind: 'enum', ...base(), values: ['a', 'b'], types: ['string'] },
+  ],
+  [
+    'nullable enum (3.0)',
+    { type: 'string', enum: ['a', null], nullable: true },
+    { kind: 'enum', ...base(AT, { nullable: true }), values: ['a', null], types: ['string'] },
+  ],
   ['const', { const: 'fixed' }, { kind: 'const', ...base(), value: 'fixed' }],
   [
     'object: properties in declaration order with their required flag; additionalProperties false is never',
@@ -156,7 +172,13 @@ const TABLE: [string, unknown, unknown][] = [
   [
     'anyOf alone is a union; nullable on it',
     { anyOf: [{ type: 'string' }], nullable: true },
-    { kind: 'union', ...base(AT, { nullable: true }), combinator: 'anyOf', variants: [string({}, `${AT}/anyOf/0`)], discriminator: undefined },
+    {
+      kind: 'union',
+      ...base(AT, { nullable: true }),
+      combinator: 'anyOf',
+      variants: [string({}, `${AT}/anyOf/0`)],
+      discriminator: undefined,
+    },
   ],
   [
     'allOf alone keeps its members',
@@ -165,7 +187,13 @@ const TABLE: [string, unknown, unknown][] = [
   ],
   [
     'own keywords beside combinators: an allOf of own, members, unions and not (D478)',
-    { type: 'object', properties: { id: { type: 'string' } }, allOf: [{ $ref: '#/components/schemas/Cat' }], oneOf: [{ type: 'object' }], not: { type: 'null' } },
+    {
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      allOf: [{ $ref: '#/components/schemas/Cat' }],
+      oneOf: [{ type: 'object' }],
+      not: { type: 'null' },
+    },
     {
       kind: 'allOf',
       ...base(),
@@ -183,7 +211,10 @@ const TABLE: [string, unknown, unknown][] = [
     { type: 'boolean', title: 'T', default: null, example: true, deprecated: true, readOnly: true, 'x-b': 2, 'x-a': 1 },
     {
       kind: 'boolean',
-      ...base(AT, { annotations: { title: 'T', default: null, examples: [true], deprecated: true, readOnly: true }, extensions: { 'x-a': 1, 'x-b': 2 } }),
+      ...base(AT, {
+        annotations: { title: 'T', default: null, examples: [true], deprecated: true, readOnly: true },
+        extensions: { 'x-a': 1, 'x-b': 2 },
+      }),
     },
   ],
   [
@@ -215,7 +246,11 @@ describe('SchemaNodeBuilder on a document', () => {
       schemas: {
         Tree: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
         'a/b': { type: 'string' },
-        Base: { type: 'object', properties: { kind: { type: 'string' } }, discriminator: { propertyName: 'kind', mapping: { leaf: '#/components/schemas/Tree' } } },
+        Base: {
+          type: 'object',
+          properties: { kind: { type: 'string' } },
+          discriminator: { propertyName: 'kind', mapping: { leaf: '#/components/schemas/Tree' } },
+        },
         Holder: { type: 'object', properties: { inner: { $ref: '#/components/schemas/Tree/properties/children' } } },
         Loop: { $ref: '#/$defs/a' },
       },
@@ -243,7 +278,11 @@ describe('SchemaNodeBuilder on a document', () => {
 
   it('resolves refs with escaped and percent-encoded names to the component name', () => {
     const builder = new SchemaNodeBuilder(doc);
-    expect(builder.build({ $ref: '#/components/schemas/a~1b' }, '#/x')).toMatchObject({ kind: 'ref', name: 'a/b', ref: '#/components/schemas/a~1b' });
+    expect(builder.build({ $ref: '#/components/schemas/a~1b' }, '#/x')).toMatchObject({
+      kind: 'ref',
+      name: 'a/b',
+      ref: '#/components/schemas/a~1b',
+    });
     expect(builder.build({ $ref: '#/components/schemas/a%2Fb' }, '#/x')).toMatchObject({ kind: 'ref', name: 'a/b' });
   });
 
@@ -326,12 +365,16 @@ describe('the model carries typed nodes beside the raw schemas', () => {
   const op = model.operations[0]!;
 
   it('names every component schema once, raw and typed', () => {
-    expect(model.schemas.map((s) => [s.name, s.schema === document.components.schemas.Pet, s.node.kind])).toEqual([['Pet', true, 'object']]);
+    expect(model.schemas.map((s) => [s.name, s.schema === document.components.schemas.Pet, s.node.kind])).toEqual([
+      ['Pet', true, 'object'],
+    ]);
   });
 
   it('gives bodies, parameters and headers their node at the pointer where the schema is written', () => {
     expect(op.requestBody!.content[0]!.node).toEqual(ref('Pet', '#/components/requestBodies/Pet/content/application~1json/schema'));
-    expect(op.responses[0]!.content[0]!.node).toEqual(ref('Pet', '#/paths/~1pets~1{id}/put/responses/200/content/application~1json/schema'));
+    expect(op.responses[0]!.content[0]!.node).toEqual(
+      ref('Pet', '#/paths/~1pets~1{id}/put/responses/200/content/application~1json/schema'),
+    );
     expect(op.responses[0]!.content[0]!.schema).toEqual({ $ref: '#/components/schemas/Pet' });
     expect(op.responses[0]!.headers[0]!.node).toEqual(
       number('integer', { nullable: true }, '#/paths/~1pets~1{id}/put/responses/200/headers/X-Rate/schema'),

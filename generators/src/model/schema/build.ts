@@ -276,8 +276,13 @@ export class SchemaNodeBuilder {
       })),
       required,
       additionalProperties:
-        schema.additionalProperties === undefined ? undefined : this.build(schema.additionalProperties, child(pointer, 'additionalProperties')),
-      patternProperties: patterns.map(([pattern, sub]) => ({ pattern, node: this.build(sub, child(pointer, 'patternProperties', pattern)) })),
+        schema.additionalProperties === undefined
+          ? undefined
+          : this.build(schema.additionalProperties, child(pointer, 'additionalProperties')),
+      patternProperties: patterns.map(([pattern, sub]) => ({
+        pattern,
+        node: this.build(sub, child(pointer, 'patternProperties', pattern)),
+      })),
       propertyNames: schema.propertyNames === undefined ? undefined : this.build(schema.propertyNames, child(pointer, 'propertyNames')),
       minProperties: num(schema.minProperties),
       maxProperties: num(schema.maxProperties),
@@ -345,4 +350,3 @@ export class SchemaNodeBuilder {
 export function buildSchemaNode(document: JsonObject, schema: unknown, pointer: string): SchemaNode {
   return new SchemaNodeBuilder(document).build(schema, pointer);
 }
-

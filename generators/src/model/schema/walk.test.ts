@@ -9,7 +9,11 @@ const doc = {
     schemas: {
       Pet: {
         type: 'object',
-        properties: { name: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, owner: { $ref: '#/components/schemas/Owner' } },
+        properties: {
+          name: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string' } },
+          owner: { $ref: '#/components/schemas/Owner' },
+        },
         additionalProperties: { type: 'integer' },
       },
       Owner: { type: 'object', properties: { pets: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } } },
@@ -38,12 +42,23 @@ describe('walkSchema', () => {
   it('calls leave in post-order', () => {
     const seen: string[] = [];
     walkSchema(builder.namedNode('Shape')!, { leave: (node, path) => void seen.push(show(node, path)) });
-    expect(seen).toEqual(['oneOf/0:string', 'oneOf/1/allOf/0:object', 'oneOf/1/allOf/1/not:null', 'oneOf/1/allOf/1:not', 'oneOf/1:allOf', '.:union']);
+    expect(seen).toEqual([
+      'oneOf/0:string',
+      'oneOf/1/allOf/0:object',
+      'oneOf/1/allOf/1/not:null',
+      'oneOf/1/allOf/1:not',
+      'oneOf/1:allOf',
+      '.:union',
+    ]);
   });
 
   it('follows refs when asked, each name once per branch (a recursion ends)', () => {
     const seen: string[] = [];
-    walkSchema(builder.namedNode('Pet')!, { enter: (node, path) => void seen.push(show(node, path)) }, { resolve: (name) => (name === 'Pet' ? undefined : resolve(name)) });
+    walkSchema(
+      builder.namedNode('Pet')!,
+      { enter: (node, path) => void seen.push(show(node, path)) },
+      { resolve: (name) => (name === 'Pet' ? undefined : resolve(name)) },
+    );
     expect(seen).toContain('properties/owner/$ref/properties/pets/items:ref');
     const all: string[] = [];
     walkSchema(builder.namedNode('Pet')!, { enter: (node, path) => void all.push(show(node, path)) }, { resolve });

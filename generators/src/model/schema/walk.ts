@@ -9,7 +9,7 @@ import type { SchemaNode } from './types.js';
 export type SchemaPath = readonly (string | number)[];
 
 /** What `enter` may ask: `skip` this node's children, or `stop` the whole walk. */
-export type WalkControl = 'skip' | 'stop' | void;
+export type WalkControl = 'skip' | 'stop' | undefined;
 
 export interface SchemaVisitor {
   /** Pre-order: called before the node's children. */
