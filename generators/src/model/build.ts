@@ -17,6 +17,7 @@ import type {
   ParameterModel,
   RequestBodyModel,
   ResponseModel,
+  SchemaModel,
   SecurityRequirementModel,
 } from './types.js';
 import { HTTP_METHODS } from './types.js';
@@ -162,9 +163,27 @@ function formFields(resolver: RefResolver, schema: unknown): MultipartField[] | 
   });
 }
 
-/** The typed node of a schema written at `pointer`, undefined when there is none (D475). */
-function nodeOf(resolver: RefResolver, schema: JsonSchema | undefined, pointer: string): SchemaNode | undefined {
-  return schema === undefined ? undefined : resolver.nodes.build(schema, pointer);
+/**
+ * Gives `target` its `node`: the typed node of `schema`, written at `pointer` (undefined when there is no schema),
+ * built when first read and kept (D475). A run whose emitters read no node (Paygate's own, today) pays nothing for
+ * them; JSON.stringify and spreads read it like any other member.
+ */
+function withNode<T extends { node: SchemaNode | undefined }>(
+  target: T,
+  resolver: RefResolver,
+  schema: JsonSchema | undefined,
+  pointer: string,
+): T {
+  let built: SchemaNode | undefined;
+  Object.defineProperty(target, 'node', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (built === undefined && schema !== undefined) built = resolver.nodes.build(schema, pointer);
+      return built;
+    },
+  });
+  return target;
 }
 
 /** `pointer`: where the `content` map is written. */
@@ -173,12 +192,13 @@ function buildContent(resolver: RefResolver, content: unknown, pointer: string):
     const { node: media, pointer: mediaPointer } = resolver.locate(rawMedia, child(pointer, mediaType));
     const schema = isObj(media) ? (media.schema as JsonSchema | undefined) : undefined;
     const form = /^multipart\/|^application\/x-www-form-urlencoded/.test(mediaType);
-    return {
+    const model: MediaTypeModel = {
       mediaType,
       schema,
-      node: nodeOf(resolver, schema, child(mediaPointer, 'schema')),
+      node: undefined,
       fields: form && schema !== undefined ? formFields(resolver, schema) : undefined,
     };
+    return withNode(model, resolver, schema, child(mediaPointer, 'schema'));
   });
 }
 
@@ -187,29 +207,29 @@ const DEFAULT_STYLE: Record<ParameterModel['in'], string> = { path: 'simple', qu
 function buildParameter(resolver: RefResolver, p: Obj, level: ParameterModel['level'], pointer: string): ParameterModel {
   const location = p.in as ParameterModel['in'];
   let schema = p.schema as JsonSchema | undefined;
-  let node = nodeOf(resolver, schema, child(pointer, 'schema'));
+  let schemaPointer = child(pointer, 'schema');
   let content: ParameterModel['content'];
   if (isObj(p.content)) {
     const first = sortedEntries(p.content)[0];
     if (first !== undefined) {
       const contentSchema = isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined;
-      const contentNode = nodeOf(resolver, contentSchema, child(pointer, 'content', first[0], 'schema'));
-      content = { mediaType: first[0], schema: contentSchema, node: contentNode };
+      const contentPointer = child(pointer, 'content', first[0], 'schema');
+      content = withNode({ mediaType: first[0], schema: contentSchema, node: undefined }, resolver, contentSchema, contentPointer);
       if (schema === undefined) {
         schema = contentSchema;
-        node = contentNode;
+        schemaPointer = contentPointer;
       }
     }
   }
   const style = str(p.style) ?? DEFAULT_STYLE[location] ?? 'simple';
-  return {
+  const model: ParameterModel = {
     name: p.name as string,
     in: location,
     required: location === 'path' ? true : p.required === true,
     description: str(p.description),
     deprecated: p.deprecated === true,
     schema,
-    node,
+    node: undefined,
     declared: true,
     style,
     styleDeclared: typeof p.style === 'string',
@@ -221,6 +241,7 @@ function buildParameter(resolver: RefResolver, p: Obj, level: ParameterModel['le
     level,
     extensions: extensionsOf(p),
   };
+  return withNode(model, resolver, schema, schemaPointer);
 }
 
 /** `pointer`: where the `parameters` list is written. */
@@ -331,13 +352,14 @@ function buildHeaders(resolver: RefResolver, raw: unknown, pointer: string): Hea
   return sortedEntries(isObj(raw) ? raw : {}).map(([name, h]) => {
     const { node: header, pointer: at } = resolver.locate<Obj>(h, child(pointer, name));
     const schema = isObj(header) ? (header.schema as JsonSchema | undefined) : undefined;
-    return {
+    const model: HeaderModel = {
       name,
       required: isObj(header) && header.required === true,
       description: isObj(header) ? str(header.description) : undefined,
       schema,
-      node: nodeOf(resolver, schema, child(at, 'schema')),
+      node: undefined,
     };
+    return withNode(model, resolver, schema, child(at, 'schema'));
   });
 }
 
@@ -578,12 +600,12 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
 
   // Named typed nodes, each built once (D475); the raw schema stays beside its node
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
-    ([name, schema]) => ({
-      name,
-      ref: componentSchemaPointer(name),
-      schema,
-      node: resolver.nodes.namedNode(name)!,
-    }),
+    ([name, schema]): SchemaModel => {
+      const model = { name, ref: componentSchemaPointer(name), schema, node: undefined as unknown as SchemaNode };
+      // built on first read, once per name (D475)
+      Object.defineProperty(model, 'node', { enumerable: true, configurable: true, get: () => resolver.nodes.namedNode(name)! });
+      return model;
+    },
   );
   const operations: OperationModel[] = [];
   for (const [path, rawItem] of sortedEntries(isObj(document.paths) ? document.paths : {})) {

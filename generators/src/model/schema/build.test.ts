@@ -383,6 +383,12 @@ describe('the model carries typed nodes beside the raw schemas', () => {
     expect(op.parameters.query[0]!.node).toEqual({ kind: 'boolean', ...base('#/paths/~1pets~1{id}/put/parameters/0/schema') });
   });
 
+  it('builds a node when first read and keeps it', () => {
+    expect(model.schemas[0]!.node).toBe(model.schemas[0]!.node);
+    expect(op.requestBody!.content[0]!.node).toBe(op.requestBody!.content[0]!.node);
+    expect(op.parameters.query[0]!.node).toBe(op.parameters.query[0]!.node);
+  });
+
   it('keeps the model plain data (no cycles: a plugin may serialise it)', () => {
     expect(() => JSON.stringify(model)).not.toThrow();
   });

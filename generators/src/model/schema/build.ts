@@ -3,7 +3,7 @@
  * schemas are built once and referenced by name; a `$ref` anywhere else is inlined, once per target (D476).
  */
 import { isObj, pointerOf, pointerTokens, type JsonObject } from '../../util/json.js';
-import { sortedEntries } from '../../util/sorted.js';
+import { compareStrings, sortedEntries } from '../../util/sorted.js';
 import type {
   Discriminator,
   DiscriminatorMapping,
@@ -42,8 +42,11 @@ function annotationsOf(schema: JsonObject): SchemaAnnotations {
 }
 
 function extensionsOf(schema: JsonObject): Record<string, unknown> {
+  const keys: string[] = [];
+  for (const key in schema) if (key.startsWith('x-')) keys.push(key);
   const out: Record<string, unknown> = {};
-  for (const [key, value] of sortedEntries(schema)) if (key.startsWith('x-')) out[key] = value;
+  // sorted only when there are some: most schemas have none, and this runs once per schema of the document
+  for (const key of keys.length > 1 ? keys.sort(compareStrings) : keys) out[key] = schema[key];
   return out;
 }
 
