@@ -23,7 +23,7 @@ import type {
 import { HTTP_METHODS } from './types.js';
 import { detectPagination } from './pagination.js';
 import { isObj, escapePointerToken, pointerOf, unescapePointerToken } from '../util/json.js';
-import { componentSchemaPointer, SchemaNodeBuilder } from './schema/build.js';
+import { componentSchemaPointer, SchemaNodeBuilder, withLazyNode } from './schema/build.js';
 import type { SchemaNode } from './schema/types.js';
 
 type Obj = Record<string, unknown>;
@@ -163,27 +163,14 @@ function formFields(resolver: RefResolver, schema: unknown): MultipartField[] | 
   });
 }
 
-/**
- * Gives `target` its `node`: the typed node of `schema`, written at `pointer` (undefined when there is no schema),
- * built when first read and kept (D475). A run whose emitters read no node (Paygate's own, today) pays nothing for
- * them; JSON.stringify and spreads read it like any other member.
- */
+/** Gives `target` the typed node of `schema`, written at `pointer` (undefined when there is none), built when first read. */
 function withNode<T extends { node: SchemaNode | undefined }>(
   target: T,
   resolver: RefResolver,
   schema: JsonSchema | undefined,
   pointer: string,
 ): T {
-  let built: SchemaNode | undefined;
-  Object.defineProperty(target, 'node', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (built === undefined && schema !== undefined) built = resolver.nodes.build(schema, pointer);
-      return built;
-    },
-  });
-  return target;
+  return withLazyNode(target, () => (schema === undefined ? undefined : resolver.nodes.build(schema, pointer)));
 }
 
 /** `pointer`: where the `content` map is written. */
@@ -601,10 +588,11 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   // Named typed nodes, each built once (D475); the raw schema stays beside its node
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
     ([name, schema]): SchemaModel => {
-      const model = { name, ref: componentSchemaPointer(name), schema, node: undefined as unknown as SchemaNode };
       // built on first read, once per name (D475)
-      Object.defineProperty(model, 'node', { enumerable: true, configurable: true, get: () => resolver.nodes.namedNode(name)! });
-      return model;
+      return withLazyNode(
+        { name, ref: componentSchemaPointer(name), schema, node: undefined as unknown as SchemaNode },
+        () => resolver.nodes.namedNode(name)!,
+      );
     },
   );
   const operations: OperationModel[] = [];

@@ -235,6 +235,11 @@ export interface WebhookEventModel {
   description: string | undefined;
   /** Payload schema: a `$ref` into components for OpenAPI webhooks, a resolved schema for AsyncAPI-only messages. */
   schema: JsonSchema;
+  /**
+   * `schema` as a typed node (D475). Its pointers are into the bundled OpenAPI document, or for an AsyncAPI-only
+   * message into the AsyncAPI document (`#/components/messages/<name>/payload`).
+   */
+  node: SchemaNode;
   /** The payload's media type (`application/json`; the first declared when none is JSON). */
   mediaType: string;
   /** Where the payload type lives in the openapi-typescript output, e.g. `components["schemas"]["PaymentFailed"]`. */

@@ -383,6 +383,24 @@ describe('the model carries typed nodes beside the raw schemas', () => {
     expect(op.parameters.query[0]!.node).toEqual({ kind: 'boolean', ...base('#/paths/~1pets~1{id}/put/parameters/0/schema') });
   });
 
+  it('gives a webhook payload its node, where the payload schema is written', () => {
+    const withWebhook = buildModel(
+      {
+        ...document,
+        openapi: '3.1.0',
+        webhooks: {
+          petAdded: {
+            post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } }, responses: {} },
+          },
+        },
+      },
+      { source: 'openapi.yaml' },
+    );
+    expect(withWebhook.webhooks.map((e) => [e.eventType, e.node])).toEqual([
+      ['petAdded', ref('Pet', '#/webhooks/petAdded/post/requestBody/content/application~1json/schema')],
+    ]);
+  });
+
   it('builds a node when first read and keeps it', () => {
     expect(model.schemas[0]!.node).toBe(model.schemas[0]!.node);
     expect(op.requestBody!.content[0]!.node).toBe(op.requestBody!.content[0]!.node);

@@ -349,6 +349,27 @@ export class SchemaNodeBuilder {
   }
 }
 
+/**
+ * Gives `target` its `node`, built by `build` when first read and kept (D475): a run whose emitters read no node
+ * (Paygate's own, today) pays nothing for them; JSON.stringify and spreads read it like any other member.
+ */
+export function withLazyNode<T extends { node: unknown }>(target: T, build: () => T['node']): T {
+  let built = false;
+  let node: T['node'];
+  Object.defineProperty(target, 'node', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!built) {
+        node = build();
+        built = true;
+      }
+      return node;
+    },
+  });
+  return target;
+}
+
 /** The typed node of one schema of `document` (a builder of its own: use a {@link SchemaNodeBuilder} for many). */
 export function buildSchemaNode(document: JsonObject, schema: unknown, pointer: string): SchemaNode {
   return new SchemaNodeBuilder(document).build(schema, pointer);
