@@ -14,7 +14,7 @@
  *   });
  *
  * The model's schemas are typed (D475, an addition of a minor version): `model.schemas[i].node` and the `node` of
- * every body, parameter and header are `SchemaNode`s (generators/src/model/schema/types.ts: `object`, `array`, scalars,
+ * every body, parameter, header and webhook event are `SchemaNode`s (generators/src/model/schema/types.ts: `object`, `array`, scalars,
  * `enum`, `const`, `union` with its discriminator, `allOf`, `not`, `ref` naming a component schema, `unknown`,
  * `never`; each with its source pointer, one `nullable` for 3.0 and 3.1, annotations and extensions), beside the raw
  * JSON (`schema`), and `walkSchema` from `@paygate/cli` visits them:
