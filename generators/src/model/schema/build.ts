@@ -351,13 +351,14 @@ export class SchemaNodeBuilder {
 
 /**
  * Gives `target` its `node`, built by `build` when first read and kept (D475): a run whose emitters read no node
- * (Paygate's own, today) pays nothing for them; JSON.stringify and spreads read it like any other member.
+ * (Paygate's own, today) pays nothing for them. Not enumerable, so JSON.stringify of a model part (a cache's digest)
+ * neither builds nor serialises the nodes, and a spread copy leaves it out; a node itself is plain data (no cycles).
  */
 export function withLazyNode<T extends { node: unknown }>(target: T, build: () => T['node']): T {
   let built = false;
   let node: T['node'];
   Object.defineProperty(target, 'node', {
-    enumerable: true,
+    enumerable: false,
     configurable: true,
     get: () => {
       if (!built) {
