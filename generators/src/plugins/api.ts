@@ -17,7 +17,8 @@
  * every body, parameter, header and webhook event are `SchemaNode`s (generators/src/model/schema/types.ts: `object`, `array`, scalars,
  * `enum`, `const`, `union` with its discriminator, `allOf`, `not`, `ref` naming a component schema, `unknown`,
  * `never`; each with its source pointer, one `nullable` for 3.0 and 3.1, annotations and extensions), beside the raw
- * JSON (`schema`), and `walkSchema` from `@paygate/cli` visits them:
+ * JSON (`schema`; `node` is a getter, built on first read and not enumerable), and `walkSchema` from `@paygate/cli`
+ * visits them:
  *
  *   walkSchema(model.schemas[0].node, { enter(node, path) { if (node.kind === 'ref') console.log(path, node.name); } });
  *
