@@ -106,7 +106,8 @@ const TABLE: [string, unknown, unknown][] = [
     { type: 'string', enum: ['a', null], nullable: true },
     { kind: 'enum', ...base(AT, { nullable: true }), values: ['a', null], types: ['string'] },
   ],
-  ['const', { const: 'fixed' }, { kind: 'const', ...base(), value: 'fixed' }],
+  ['const', { const: 'fixed' }, { kind: 'const', ...base(), value: 'fixed', types: [] }],
+  ['const keeps its declared type', { type: 'string', const: 'fixed' }, { kind: 'const', ...base(), value: 'fixed', types: ['string'] }],
   [
     'object: properties in declaration order with their required flag; additionalProperties false is never',
     { type: 'object', properties: { b: { type: 'string' }, a: true }, required: ['a', 'missing'], additionalProperties: false },

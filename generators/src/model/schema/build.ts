@@ -212,7 +212,7 @@ export class SchemaNodeBuilder {
 
   /** The schema's own keywords (const, enum, its type's keywords) as a node without annotations, or undefined. */
   private own(schema: JsonObject, pointer: string, types: readonly string[], nonNull: readonly string[]): SchemaNode | undefined {
-    if (Object.hasOwn(schema, 'const')) return { kind: 'const', ...bare(pointer), value: schema.const };
+    if (Object.hasOwn(schema, 'const')) return { kind: 'const', ...bare(pointer), value: schema.const, types: [...nonNull] };
     if (Array.isArray(schema.enum)) return { kind: 'enum', ...bare(pointer), values: [...schema.enum], types: [...nonNull] };
     if (types.length > 0 && nonNull.length === 0) return { kind: 'null', ...bare(pointer) };
     const known = nonNull.filter((t) => SCALAR_TYPES.has(t));

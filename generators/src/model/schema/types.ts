@@ -135,6 +135,8 @@ export interface EnumNode extends NodeBase {
 export interface ConstNode extends NodeBase {
   kind: 'const';
   value: JsonValue;
+  /** The non-null types written beside it (`type: string`), [] when none. */
+  types: string[];
 }
 
 /** One value of a discriminator and the named schema it selects. */
