@@ -23,7 +23,7 @@ import type {
 import { HTTP_METHODS } from './types.js';
 import { detectPagination } from './pagination.js';
 import { isObj, escapePointerToken, pointerOf, unescapePointerToken } from '../util/json.js';
-import { componentSchemaPointer, SchemaNodeBuilder, withLazyNode } from './schema/build.js';
+import { buildSchemaNode, componentSchemaPointer, SchemaNodeBuilder, withLazyNode } from './schema/build.js';
 import type { SchemaNode } from './schema/types.js';
 
 type Obj = Record<string, unknown>;
@@ -276,19 +276,7 @@ function undeclaredPathParameter(name: string, pointer: string): ParameterModel 
     description: undefined,
     deprecated: false,
     schema: { type: 'string' },
-    node: {
-      kind: 'string',
-      pointer,
-      nullable: false,
-      annotations: {},
-      extensions: {},
-      format: undefined,
-      minLength: undefined,
-      maxLength: undefined,
-      pattern: undefined,
-      contentMediaType: undefined,
-      contentEncoding: undefined,
-    },
+    node: buildSchemaNode({}, { type: 'string' }, pointer),
     declared: false,
     style: 'simple',
     styleDeclared: false,
