@@ -402,6 +402,14 @@ describe('the model carries typed nodes beside the raw schemas', () => {
     ]);
   });
 
+  it('types a path parameter the spec forgot to declare as a string at its path', () => {
+    const undeclared = buildModel(
+      { openapi: '3.1.0', info: { title: 'T', version: '1' }, paths: { '/a/{x}': { get: { responses: {} } } } },
+      { source: 'openapi.yaml' },
+    );
+    expect(undeclared.operations[0]!.parameters.path[0]!.node).toEqual(string({}, '#/paths/~1a~1{x}'));
+  });
+
   it('builds a node when first read and keeps it', () => {
     expect(model.schemas[0]!.node).toBe(model.schemas[0]!.node);
     expect(op.requestBody!.content[0]!.node).toBe(op.requestBody!.content[0]!.node);
