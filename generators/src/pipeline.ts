@@ -37,6 +37,7 @@ import { recordedSourcePath } from './util/source-path.js';
 export { definePlugin, type PaygatePlugin, type PluginContext } from './plugins/api.js';
 export { defineConfig, type PaygateConfig } from './plugins/config.js';
 export { zodPlugin, type ZodPluginOptions } from './plugins/zod.js';
+export { childrenOf, walkSchema, type SchemaPath, type SchemaVisitor, type WalkControl, type WalkOptions } from './model/schema/walk.js';
 export type * from './model/types.js';
 export type { EmitWarning, GeneratedFile, OutputDirs, Target } from './emit/context.js';
 export type { TemplateEngine } from './emit/templates.js';

@@ -116,7 +116,11 @@ describe('curl and TypeScript samples', () => {
     const op = operation({
       method: 'post',
       parameters: { path: [{ name: 'pet_id' } as never], query: [{ name: 'dry_run' } as never], header: [], cookie: [] },
-      requestBody: { required: true, description: undefined, content: [{ mediaType: 'application/json', schema: {}, fields: undefined }] },
+      requestBody: {
+        required: true,
+        description: undefined,
+        content: [{ mediaType: 'application/json', schema: {}, node: undefined, fields: undefined }],
+      },
     });
     const raw = {
       parameters: [

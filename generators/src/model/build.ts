@@ -17,11 +17,14 @@ import type {
   ParameterModel,
   RequestBodyModel,
   ResponseModel,
+  SchemaModel,
   SecurityRequirementModel,
 } from './types.js';
 import { HTTP_METHODS } from './types.js';
 import { detectPagination } from './pagination.js';
-import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
+import { isObj, escapePointerToken, pointerOf, unescapePointerToken } from '../util/json.js';
+import { buildSchemaNode, componentSchemaPointer, SchemaNodeBuilder, withLazyNode } from './schema/build.js';
+import type { SchemaNode } from './schema/types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -52,6 +55,8 @@ export interface BuildModelOptions {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** `pointer` with more unescaped tokens. */
+const child = (pointer: string, ...tokens: (string | number)[]): string => pointer + pointerOf(tokens);
 
 function extensionsOf(node: Obj): Extensions {
   const out: Extensions = {};
@@ -64,7 +69,27 @@ export class RefResolver {
   /** D164: each $ref is resolved once (model building reads the same shared parameters and schemas again and again). */
   private readonly resolved = new Map<string, unknown>();
 
+  private schemaNodes: SchemaNodeBuilder | undefined;
+
   constructor(private readonly root: Obj) {}
+
+  /** The typed schema builder of this document (./schema/build.ts): component schemas built once per document. */
+  get nodes(): SchemaNodeBuilder {
+    this.schemaNodes ??= new SchemaNodeBuilder(this.root);
+    return this.schemaNodes;
+  }
+
+  /** Like {@link deref}, with the pointer of the node reached (`pointer` itself when `node` is no `$ref`). */
+  locate<T = unknown>(node: unknown, pointer: string): { node: T; pointer: string } {
+    let current = node;
+    let at = pointer;
+    for (let depth = 0; isObj(current) && typeof current.$ref === 'string'; depth++) {
+      if (depth > 50) throw new Error(`$ref cycle at ${String(current.$ref)}`);
+      at = current.$ref;
+      current = this.get(current.$ref);
+    }
+    return { node: current as T, pointer: at };
+  }
 
   get(ref: string): unknown {
     const cached = this.resolved.get(ref);
@@ -138,35 +163,60 @@ function formFields(resolver: RefResolver, schema: unknown): MultipartField[] | 
   });
 }
 
-function buildContent(resolver: RefResolver, content: unknown): MediaTypeModel[] {
-  return sortedEntries(isObj(content) ? content : {}).map(([mediaType, media]): MediaTypeModel => {
+/** Gives `target` the typed node of `schema`, written at `pointer` (undefined when there is none), built when first read. */
+function withNode<T extends { node: SchemaNode | undefined }>(
+  target: T,
+  resolver: RefResolver,
+  schema: JsonSchema | undefined,
+  pointer: string,
+): T {
+  return withLazyNode(target, () => (schema === undefined ? undefined : resolver.nodes.build(schema, pointer)));
+}
+
+/** `pointer`: where the `content` map is written. */
+function buildContent(resolver: RefResolver, content: unknown, pointer: string): MediaTypeModel[] {
+  return sortedEntries(isObj(content) ? content : {}).map(([mediaType, rawMedia]): MediaTypeModel => {
+    const { node: media, pointer: mediaPointer } = resolver.locate(rawMedia, child(pointer, mediaType));
     const schema = isObj(media) ? (media.schema as JsonSchema | undefined) : undefined;
     const form = /^multipart\/|^application\/x-www-form-urlencoded/.test(mediaType);
-    return { mediaType, schema, fields: form && schema !== undefined ? formFields(resolver, schema) : undefined };
+    const model: MediaTypeModel = {
+      mediaType,
+      schema,
+      node: undefined,
+      fields: form && schema !== undefined ? formFields(resolver, schema) : undefined,
+    };
+    return withNode(model, resolver, schema, child(mediaPointer, 'schema'));
   });
 }
 
 const DEFAULT_STYLE: Record<ParameterModel['in'], string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' };
 
-function buildParameter(p: Obj, level: ParameterModel['level']): ParameterModel {
+function buildParameter(resolver: RefResolver, p: Obj, level: ParameterModel['level'], pointer: string): ParameterModel {
   const location = p.in as ParameterModel['in'];
   let schema = p.schema as JsonSchema | undefined;
+  let schemaPointer = child(pointer, 'schema');
   let content: ParameterModel['content'];
   if (isObj(p.content)) {
     const first = sortedEntries(p.content)[0];
     if (first !== undefined) {
-      content = { mediaType: first[0], schema: isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined };
-      schema ??= content.schema;
+      const contentSchema = isObj(first[1]) ? (first[1].schema as JsonSchema | undefined) : undefined;
+      const contentPointer = child(pointer, 'content', first[0], 'schema');
+      content = withNode({ mediaType: first[0], schema: contentSchema, node: undefined }, resolver, contentSchema, contentPointer);
+      if (schema === undefined) {
+        schema = contentSchema;
+        schemaPointer = contentPointer;
+      }
     }
   }
   const style = str(p.style) ?? DEFAULT_STYLE[location] ?? 'simple';
-  return {
+  const model: ParameterModel = {
     name: p.name as string,
     in: location,
     required: location === 'path' ? true : p.required === true,
     description: str(p.description),
     deprecated: p.deprecated === true,
     schema,
+    node: undefined,
     declared: true,
     style,
     styleDeclared: typeof p.style === 'string',
@@ -178,17 +228,19 @@ function buildParameter(p: Obj, level: ParameterModel['level']): ParameterModel 
     level,
     extensions: extensionsOf(p),
   };
+  return withNode(model, resolver, schema, schemaPointer);
 }
 
-function parameterList(resolver: RefResolver, raw: unknown, level: ParameterModel['level']): ParameterModel[] {
+/** `pointer`: where the `parameters` list is written. */
+function parameterList(resolver: RefResolver, raw: unknown, level: ParameterModel['level'], pointer: string): ParameterModel[] {
   if (!Array.isArray(raw)) return [];
   const out: ParameterModel[] = [];
-  for (const item of raw) {
-    const p = resolver.deref<Obj>(item);
-    if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') continue;
-    if (!['path', 'query', 'header', 'cookie'].includes(p.in)) continue;
-    out.push(buildParameter(p, level));
-  }
+  raw.forEach((item, index) => {
+    const { node: p, pointer: at } = resolver.locate<Obj>(item, child(pointer, index));
+    if (!isObj(p) || typeof p.name !== 'string' || typeof p.in !== 'string') return;
+    if (!['path', 'query', 'header', 'cookie'].includes(p.in)) return;
+    out.push(buildParameter(resolver, p, level, at));
+  });
   return out;
 }
 
@@ -196,11 +248,16 @@ function parameterList(resolver: RefResolver, raw: unknown, level: ParameterMode
  * The operation's parameters: its own in declaration order, then the path item's ones it does not override (same
  * location and name; header names compare case-insensitively), plus the same grouped by location.
  */
-function buildParameters(resolver: RefResolver, pathLevel: unknown, opLevel: unknown): { groups: ParameterGroups; list: ParameterModel[] } {
+function buildParameters(
+  resolver: RefResolver,
+  pathLevel: unknown,
+  opLevel: unknown,
+  pointers: { pathItem: string; operation: string },
+): { groups: ParameterGroups; list: ParameterModel[] } {
   const key = (p: ParameterModel): string => `${p.in}:${p.in === 'header' ? p.name.toLowerCase() : p.name}`;
-  const list = parameterList(resolver, opLevel, 'operation');
+  const list = parameterList(resolver, opLevel, 'operation', child(pointers.operation, 'parameters'));
   const own = new Set(list.map(key));
-  for (const p of parameterList(resolver, pathLevel, 'path')) if (!own.has(key(p))) list.push(p);
+  for (const p of parameterList(resolver, pathLevel, 'path', child(pointers.pathItem, 'parameters'))) if (!own.has(key(p))) list.push(p);
   const groups: ParameterGroups = { path: [], query: [], header: [], cookie: [] };
   for (const p of list) groups[p.in].push(p);
   // Path params keep template order (positional client args); the rest are sorted by name.
@@ -210,7 +267,8 @@ function buildParameters(resolver: RefResolver, pathLevel: unknown, opLevel: unk
   return { groups, list };
 }
 
-function undeclaredPathParameter(name: string): ParameterModel {
+/** `pointer`: the path item whose template names it (the parameter itself is written nowhere). */
+function undeclaredPathParameter(name: string, pointer: string): ParameterModel {
   return {
     name,
     in: 'path',
@@ -218,6 +276,7 @@ function undeclaredPathParameter(name: string): ParameterModel {
     description: undefined,
     deprecated: false,
     schema: { type: 'string' },
+    node: buildSchemaNode({}, { type: 'string' }, pointer),
     declared: false,
     style: 'simple',
     styleDeclared: false,
@@ -260,28 +319,37 @@ function orderPathParams(path: string, params: ParameterModel[], query: readonly
   const out: ParameterModel[] = [];
   for (const name of order) {
     if (!byName.has(name) && inQuery.has(name) && queryNames.has(name)) continue;
-    out.push(byName.get(name) ?? undeclaredPathParameter(name));
+    out.push(byName.get(name) ?? undeclaredPathParameter(name, child('#', 'paths', path)));
     byName.delete(name);
   }
   return [...out, ...[...byName.values()].sort((a, b) => compareStrings(a.name, b.name))];
 }
 
-function buildRequestBody(resolver: RefResolver, raw: unknown): RequestBodyModel | undefined {
+/** `pointer`: where the `requestBody` is written. */
+function buildRequestBody(resolver: RefResolver, raw: unknown, pointer: string): RequestBodyModel | undefined {
   if (raw === undefined) return undefined;
-  const body = resolver.deref<Obj>(raw);
+  const { node: body, pointer: at } = resolver.locate<Obj>(raw, pointer);
   if (!isObj(body)) return undefined;
-  return { required: body.required === true, description: str(body.description), content: buildContent(resolver, body.content) };
+  return {
+    required: body.required === true,
+    description: str(body.description),
+    content: buildContent(resolver, body.content, child(at, 'content')),
+  };
 }
 
-function buildHeaders(resolver: RefResolver, raw: unknown): HeaderModel[] {
+/** `pointer`: where the `headers` map is written. */
+function buildHeaders(resolver: RefResolver, raw: unknown, pointer: string): HeaderModel[] {
   return sortedEntries(isObj(raw) ? raw : {}).map(([name, h]) => {
-    const header = resolver.deref<Obj>(h);
-    return {
+    const { node: header, pointer: at } = resolver.locate<Obj>(h, child(pointer, name));
+    const schema = isObj(header) ? (header.schema as JsonSchema | undefined) : undefined;
+    const model: HeaderModel = {
       name,
       required: isObj(header) && header.required === true,
       description: isObj(header) ? str(header.description) : undefined,
-      schema: isObj(header) ? (header.schema as JsonSchema | undefined) : undefined,
+      schema,
+      node: undefined,
     };
+    return withNode(model, resolver, schema, child(at, 'schema'));
   });
 }
 
@@ -292,7 +360,8 @@ function statusOrder(status: string): string {
   return `2${status}`;
 }
 
-function buildResponses(resolver: RefResolver, raw: unknown): ResponseModel[] {
+/** `pointer`: where the `responses` map is written. */
+function buildResponses(resolver: RefResolver, raw: unknown, pointer: string): ResponseModel[] {
   const entries = sortedEntries(isObj(raw) ? raw : {}).filter(([status]) => !status.startsWith('x-'));
   const exact = new Set(
     entries
@@ -303,7 +372,7 @@ function buildResponses(resolver: RefResolver, raw: unknown): ResponseModel[] {
   return entries
     .sort(([a], [b]) => compareStrings(statusOrder(a), statusOrder(b)))
     .map(([status, r]): ResponseModel => {
-      const response = resolver.deref<Obj>(r);
+      const { node: response, pointer: at } = resolver.locate<Obj>(r, child(pointer, status));
       let kind: ResponseModel['kind'] = 'default';
       let statusCodes: number[] = [];
       if (/^\d{3}$/.test(status)) {
@@ -319,8 +388,8 @@ function buildResponses(resolver: RefResolver, raw: unknown): ResponseModel[] {
         statusCodes,
         kind,
         description: isObj(response) ? (str(response.description) ?? '') : '',
-        content: isObj(response) ? buildContent(resolver, response.content) : [],
-        headers: isObj(response) ? buildHeaders(resolver, response.headers) : [],
+        content: isObj(response) ? buildContent(resolver, response.content, child(at, 'content')) : [],
+        headers: isObj(response) ? buildHeaders(resolver, response.headers, child(at, 'headers')) : [],
       };
     });
 }
@@ -342,19 +411,24 @@ function clientIdentificationOf(raw: unknown): { header: string; product: string
   return header !== undefined && product !== undefined ? { header, product } : undefined;
 }
 
-function buildCallbacks(resolver: RefResolver, raw: unknown): CallbackModel[] {
+/** `pointer`: where the `callbacks` map is written. */
+function buildCallbacks(resolver: RefResolver, raw: unknown, pointer: string): CallbackModel[] {
   const out: CallbackModel[] = [];
   for (const [name, cb] of sortedEntries(isObj(raw) ? raw : {})) {
-    const callback = resolver.deref<Obj>(cb);
+    const { node: callback, pointer: callbackAt } = resolver.locate<Obj>(cb, child(pointer, name));
     for (const [expression, item] of sortedEntries(isObj(callback) ? callback : {})) {
-      const pathItem = resolver.deref<Obj>(item);
+      const { node: pathItem, pointer: itemAt } = resolver.locate<Obj>(item, child(callbackAt, expression));
       if (!isObj(pathItem)) continue;
       out.push({
         name,
         expression,
         operations: HTTP_METHODS.filter((m) => isObj(pathItem[m])).map((method) => {
           const op = pathItem[method] as Obj;
-          return { method, requestBody: buildRequestBody(resolver, op.requestBody), summary: str(op.summary) };
+          return {
+            method,
+            requestBody: buildRequestBody(resolver, op.requestBody, child(itemAt, method, 'requestBody')),
+            summary: str(op.summary),
+          };
         }),
       });
     }
@@ -514,23 +588,27 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const info = isObj(document.info) ? document.info : {};
   const components = isObj(document.components) ? document.components : {};
 
+  // Named typed nodes, each built once (D475); the raw schema stays beside its node
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
-    ([name, schema]) => ({
-      name,
-      ref: `#/components/schemas/${escapePointerToken(name)}`,
-      schema,
-    }),
+    ([name, schema]): SchemaModel => {
+      // built on first read, once per name (D475)
+      return withLazyNode(
+        { name, ref: componentSchemaPointer(name), schema, node: undefined as unknown as SchemaNode },
+        () => resolver.nodes.namedNode(name)!,
+      );
+    },
   );
   const operations: OperationModel[] = [];
   for (const [path, rawItem] of sortedEntries(isObj(document.paths) ? document.paths : {})) {
-    const item = resolver.deref<Obj>(rawItem);
+    const { node: item, pointer: itemAt } = resolver.locate<Obj>(rawItem, child('#', 'paths', path));
     if (!isObj(item)) continue;
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!isObj(op)) continue;
-      const { groups: params, list } = buildParameters(resolver, item.parameters, op.parameters);
+      const opAt = child(itemAt, method);
+      const { groups: params, list } = buildParameters(resolver, item.parameters, op.parameters, { pathItem: itemAt, operation: opAt });
       params.path = orderPathParams(path, params.path, params.query);
-      const responses = buildResponses(resolver, op.responses);
+      const responses = buildResponses(resolver, op.responses, child(opAt, 'responses'));
       // An empty or blank operationId names nothing: derived like a missing one (decision D62).
       const explicitId = str(op.operationId)?.trim() || undefined;
       operations.push({
@@ -545,10 +623,10 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
         deprecated: op.deprecated === true,
         parameters: params,
         parameterList: list,
-        requestBody: buildRequestBody(resolver, op.requestBody),
+        requestBody: buildRequestBody(resolver, op.requestBody, child(opAt, 'requestBody')),
         responses,
         security: buildSecurity(op.security ?? document.security),
-        callbacks: buildCallbacks(resolver, op.callbacks),
+        callbacks: buildCallbacks(resolver, op.callbacks, child(opAt, 'callbacks')),
         pagination: detectPagination({
           resolver,
           method,
@@ -572,7 +650,11 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
     operations,
     asyncMessages: options.asyncMessages ?? [],
     discriminator: options.webhookDiscriminator,
-    headerParameters: (pathLevel, opLevel) => buildParameters(resolver, pathLevel, opLevel).list,
+    headerParameters: (pathLevel, opLevel, operationPointer) =>
+      buildParameters(resolver, pathLevel, opLevel, {
+        pathItem: operationPointer.slice(0, operationPointer.lastIndexOf('/')),
+        operation: operationPointer,
+      }).list,
     takenTypeNames: enums.map((e) => e.name),
   });
 

@@ -11,6 +11,8 @@
 import { pascalCase } from '../util/naming.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';
 import type { AsyncMessageInput, RefResolver } from './build.js';
+import { withLazyNode } from './schema/build.js';
+import type { SchemaNode } from './schema/types.js';
 import type { EventOriginModel, JsonSchema, OperationModel, ParameterModel, WebhookEventModel } from './types.js';
 import { HTTP_METHODS } from './types.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
@@ -37,7 +39,8 @@ export interface EventsInput {
   /** The discriminator a caller imposes (BuildModelOptions.webhookDiscriminator); else the extension, else detected. */
   discriminator: string | undefined;
   /** The header parameters of a webhook or callback operation (path item's and operation's, as for operations). */
-  headerParameters: (pathItemParameters: unknown, operationParameters: unknown) => ParameterModel[];
+  /** `operationPointer`: where the operation is written (its path item is the pointer's parent). */
+  headerParameters: (pathItemParameters: unknown, operationParameters: unknown, operationPointer: string) => ParameterModel[];
   /** Names the contract exports already (the enums'): no event type takes one. */
   takenTypeNames: readonly string[];
 }
@@ -55,6 +58,8 @@ interface Declaration extends DiscriminatorCandidate {
   /** The name qualified by the operation declaring it (callbacks), when two declarations share `name`. */
   qualifiedName: string;
   schema: JsonSchema;
+  /** Where the payload schema is written in the bundled document. */
+  schemaPointer: string;
   /** The payload schema as written (a `$ref` or the inline schema): two declarations with the same key send the same payload. */
   schemaKey: string;
   mediaType: string;
@@ -71,13 +76,17 @@ interface Declaration extends DiscriminatorCandidate {
 const pointerToken = escapePointerToken;
 
 /** The payload of a webhook or callback operation: its JSON media type's schema (else the first media type's). */
-function payloadOf(resolver: RefResolver, op: Obj): { mediaType: string; schema: JsonSchema; media: Obj } | undefined {
-  const body = resolver.deref<unknown>(op.requestBody);
+function payloadOf(
+  resolver: RefResolver,
+  op: Obj,
+  operationPointer: string,
+): { mediaType: string; schema: JsonSchema; pointer: string; media: Obj } | undefined {
+  const { node: body, pointer: bodyAt } = resolver.locate<unknown>(op.requestBody, `${operationPointer}/requestBody`);
   if (!isObj(body) || !isObj(body.content)) return undefined;
   const content = sortedEntries(body.content).filter(([, media]) => isObj(media) && media.schema !== undefined);
   const [mediaType, media] = content.find(([type]) => /json/.test(type)) ?? content[0] ?? [];
   if (mediaType === undefined || !isObj(media)) return undefined;
-  return { mediaType, schema: media.schema as JsonSchema, media };
+  return { mediaType, schema: media.schema as JsonSchema, pointer: `${bodyAt}/content/${pointerToken(mediaType)}/schema`, media };
 }
 
 /** `x-format` of the payload's top-level properties (human formats such as `YYYY-MM-DD HH:MM:SS`). */
@@ -144,7 +153,7 @@ function declaration(
   fallbackCategory: string | undefined,
 ): Declaration | undefined {
   const { resolver } = input;
-  const payload = payloadOf(resolver, op);
+  const payload = payloadOf(resolver, op, origin.pointer);
   if (payload === undefined) return undefined;
   const qualifiedName = origin.kind === 'callback' ? `${origin.operationId}.${origin.name}` : origin.name;
   return {
@@ -152,6 +161,7 @@ function declaration(
     name: origin.name,
     qualifiedName,
     schema: payload.schema,
+    schemaPointer: payload.pointer,
     schemaKey: JSON.stringify(payload.schema),
     mediaType: payload.mediaType,
     typeRef:
@@ -163,7 +173,7 @@ function declaration(
     description: str(op.description),
     category: (Array.isArray(op.tags) ? str(op.tags[0]) : undefined) ?? fallbackCategory,
     examples: payloadExamples(resolver, payload.schema, payload.media),
-    headers: input.headerParameters(pathItem.parameters, op.parameters).filter((p) => p.in === 'header'),
+    headers: input.headerParameters(pathItem.parameters, op.parameters, origin.pointer).filter((p) => p.in === 'header'),
     constants: constantProperties(resolver, payload.schema, true),
   };
 }
@@ -278,9 +288,14 @@ function unique(base: string, taken: Set<string>, alternative?: string): string 
   return name;
 }
 
-function eventFrom(name: string, group: readonly Declaration[], discriminatorValue: string | undefined): WebhookEventModel {
+function eventFrom(
+  resolver: RefResolver,
+  name: string,
+  group: readonly Declaration[],
+  discriminatorValue: string | undefined,
+): WebhookEventModel {
   const first = group[0]!;
-  return {
+  const event: WebhookEventModel = {
     eventType: name,
     typeName: '',
     source: 'openapi',
@@ -290,6 +305,7 @@ function eventFrom(name: string, group: readonly Declaration[], discriminatorVal
     summary: group.find((d) => d.summary !== undefined)?.summary,
     description: group.find((d) => d.description !== undefined)?.description,
     schema: first.schema,
+    node: undefined as unknown as SchemaNode,
     mediaType: first.mediaType,
     typeRef: first.typeRef,
     typeLayerSchema: undefined,
@@ -299,6 +315,8 @@ function eventFrom(name: string, group: readonly Declaration[], discriminatorVal
     examples: group.find((d) => d.examples.length > 0)?.examples ?? [],
     headers: group.find((d) => d.headers.length > 0)?.headers ?? [],
   };
+  // the payload's typed node, built when first read (D475)
+  return withLazyNode(event, () => resolver.nodes.build(first.schema, first.schemaPointer));
 }
 
 /**
@@ -324,7 +342,7 @@ export function buildEvents(input: EventsInput): EventsModel {
   const events = new Map<string, WebhookEventModel>();
   const inUnion = new Set<Declaration>();
   for (const [value, group] of values) {
-    events.set(value, eventFrom(value, group, value));
+    events.set(value, eventFrom(resolver, value, group, value));
     for (const d of group) inUnion.add(d);
   }
   // By name: one event per name and payload; a name two payloads share is qualified by the operation declaring each.
@@ -337,7 +355,7 @@ export function buildEvents(input: EventsInput): EventsModel {
     const plain = payloads.size === 1 && !taken.has(name);
     for (const same of payloads.values()) {
       const eventName = unique(plain ? name : same[0]!.qualifiedName, taken);
-      events.set(eventName, eventFrom(eventName, same, undefined));
+      events.set(eventName, eventFrom(resolver, eventName, same, undefined));
     }
   }
   for (const event of events.values()) event.formats = payloadFormats(resolver, event.schema);
@@ -356,7 +374,7 @@ export function buildEvents(input: EventsInput): EventsModel {
         continue;
       }
       if (existing !== undefined) continue;
-      events.set(value, {
+      const event: WebhookEventModel = {
         eventType: value,
         typeName: '',
         source: 'asyncapi',
@@ -365,6 +383,7 @@ export function buildEvents(input: EventsInput): EventsModel {
         summary: message.summary,
         description: message.description,
         schema: message.payload as JsonSchema,
+        node: undefined as unknown as SchemaNode,
         mediaType: 'application/json',
         typeRef: undefined,
         typeLayerSchema: undefined,
@@ -373,7 +392,13 @@ export function buildEvents(input: EventsInput): EventsModel {
         formats: payloadFormats(resolver, message.payload),
         examples: payloadExamples(resolver, message.payload),
         headers: [],
-      });
+      };
+      // an AsyncAPI-only payload (refs already inlined): its pointer is into the AsyncAPI document (D475)
+      const payloadPointer = `#/components/messages/${pointerToken(message.name)}/payload`;
+      events.set(
+        value,
+        withLazyNode(event, () => resolver.nodes.build(message.payload, payloadPointer)),
+      );
     }
   }
 

@@ -1,8 +1,12 @@
 /** The intermediate model: everything emitters need, already resolved, sorted and named. */
+import type { SchemaNode } from './schema/types.js';
+
+export type * from './schema/types.js';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
+/** A schema as written in the bundled document (raw JSON); its typed form is a {@link SchemaNode} (./schema/types.ts). */
 export type JsonSchema = Record<string, unknown> | boolean;
 export type Extensions = Record<string, unknown>;
 
@@ -19,6 +23,8 @@ export interface ParameterModel {
   deprecated: boolean;
   /** The parameter's schema, or the schema of its single `content` media type. */
   schema: JsonSchema | undefined;
+  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  node: SchemaNode | undefined;
   /** false for a path template variable the spec forgot to declare (typed as string). */
   declared: boolean;
   /** Effective style: as declared, else OpenAPI's default for the location (query/cookie `form`, path/header `simple`). */
@@ -32,7 +38,7 @@ export interface ParameterModel {
   allowReserved: boolean;
   allowEmptyValue: boolean;
   /** `content` instead of `schema`: the parameter value is a serialised document of this media type. */
-  content: { mediaType: string; schema: JsonSchema | undefined } | undefined;
+  content: { mediaType: string; schema: JsonSchema | undefined; node: SchemaNode | undefined } | undefined;
   /** Where it is declared: on the operation, or inherited from the path item. */
   level: 'operation' | 'path';
   extensions: Extensions;
@@ -56,6 +62,8 @@ export interface MultipartField {
 export interface MediaTypeModel {
   mediaType: string;
   schema: JsonSchema | undefined;
+  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  node: SchemaNode | undefined;
   /** Set for multipart/form-data (and urlencoded) bodies whose schema is an object. */
   fields: MultipartField[] | undefined;
 }
@@ -71,6 +79,8 @@ export interface HeaderModel {
   required: boolean;
   description: string | undefined;
   schema: JsonSchema | undefined;
+  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  node: SchemaNode | undefined;
 }
 
 export interface ResponseModel {
@@ -183,6 +193,8 @@ export interface SchemaModel {
   /** Pointer in the bundled document: `#/components/schemas/<name>`. */
   ref: string;
   schema: JsonSchema;
+  /** `schema` as a typed node, built once (D475): a `$ref` to this schema elsewhere is a `ref` node naming it. */
+  node: SchemaNode;
 }
 
 /** Where an event is declared (D210). `pointer`: the JSON pointer of the operation that sends it, in the bundled document. */
@@ -223,6 +235,11 @@ export interface WebhookEventModel {
   description: string | undefined;
   /** Payload schema: a `$ref` into components for OpenAPI webhooks, a resolved schema for AsyncAPI-only messages. */
   schema: JsonSchema;
+  /**
+   * `schema` as a typed node (D475). Its pointers are into the bundled OpenAPI document, or for an AsyncAPI-only
+   * message into the AsyncAPI document (`#/components/messages/<name>/payload`).
+   */
+  node: SchemaNode;
   /** The payload's media type (`application/json`; the first declared when none is JSON). */
   mediaType: string;
   /** Where the payload type lives in the openapi-typescript output, e.g. `components["schemas"]["PaymentFailed"]`. */
@@ -288,6 +305,7 @@ export interface ApiModel {
   tags: TagModel[];
   /** Sorted by path, then method order. */
   operations: OperationModel[];
+  /** The component schemas, sorted by name: raw (`schema`) and typed (`node`). */
   schemas: SchemaModel[];
   securitySchemes: SecuritySchemeModel[];
   webhooks: WebhookEventModel[];

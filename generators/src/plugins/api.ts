@@ -13,8 +13,18 @@
  *     },
  *   });
  *
+ * The model's schemas are typed (D475, an addition of a minor version): `model.schemas[i].node` and the `node` of
+ * every body, parameter, header and webhook event are `SchemaNode`s (generators/src/model/schema/types.ts: `object`, `array`, scalars,
+ * `enum`, `const`, `union` with its discriminator, `allOf`, `not`, `ref` naming a component schema, `unknown`,
+ * `never`; each with its source pointer, one `nullable` for 3.0 and 3.1, annotations and extensions), beside the raw
+ * JSON (`schema`; `node` is a getter, built on first read and not enumerable), and `walkSchema` from `@paygate/cli`
+ * visits them:
+ *
+ *   walkSchema(model.schemas[0].node, { enter(node, path) { if (node.kind === 'ref') console.log(path, node.name); } });
+ *
  * Semver: the names and members exported here follow @paygate/cli's version (a removal or a changed meaning is a major
- * version); the model's types grow with minor versions (new optional members).
+ * version); the model's types grow with minor versions (new members, new schema node kinds: a `switch (node.kind)`
+ * keeps a `default`). A plugin's tests that build a model by hand may need the new members.
  */
 import path from 'node:path';
 import type { ApiModel } from '../model/types.js';
@@ -58,7 +68,10 @@ export interface PluginContext {
 export interface PaygatePlugin {
   /** Unique among the plugins of a run; named in progress lines, headers and errors (`zod`, `acme/query-hooks`). */
   name: string;
-  /** Writes its files through `ctx.file`; may be async. Must be deterministic: the drift gate compares bytes. */
+  /**
+   * Writes its files through `ctx.file`; may be async. Must be deterministic: the drift gate compares bytes. Read
+   * schemas through their typed nodes (`node`, D475) rather than the raw `schema` JSON.
+   */
   emit(model: ApiModel, ctx: PluginContext): void | Promise<void>;
 }
 

@@ -19,29 +19,13 @@
  * Formats are annotations (JSON Schema 2020-12's default): not checked. Anything else Zod cannot say (`not`,
  * `if`/`then`, dependent keywords) accepts any value rather than refuse valid data.
  */
-import { fromPointer, isObj, type Obj } from '../diff/document.js';
-import type { JsonSchema } from '../model/types.js';
+import type { ArrayNode, NumberNode, ObjectNode, SchemaNode, StringNode } from '../model/types.js';
 import { pascalCase } from '../util/naming.js';
 import { definePlugin, type PaygatePlugin } from './api.js';
 
 export interface ZodPluginOptions {
   /** The file, relative to the output root (default `zod/schemas.gen.ts`). */
   file?: string;
-}
-
-type Schema = Obj;
-
-const COMPONENT_REF = /^#\/components\/schemas\/([^/]+)$/;
-
-/** The node an internal `$ref` points to (the bundle keeps only internal ones), or undefined. */
-function resolvePointer(document: Readonly<Record<string, unknown>>, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  let node: unknown = document;
-  for (const token of fromPointer(ref)) {
-    if (!isObj(node) && !Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[token];
-  }
-  return node;
 }
 
 /** A JavaScript string literal. */
@@ -53,14 +37,14 @@ const literal = (value: unknown) => JSON.stringify(value);
  */
 const schemaKey = (name: string) => (/^(?:0|[1-9]\d{0,14})$/.test(name) ? name : JSON.stringify(name));
 
+const UNKNOWN = 'z.unknown()';
+
+/** Zod expressions of the model's typed schema nodes (D475: the plugin reads no raw JSON). */
 class ZodWriter {
   /** Component schema name -> the identifier of its const. */
   readonly names = new Map<string, string>();
 
-  constructor(
-    private readonly document: Readonly<Record<string, unknown>>,
-    componentNames: readonly string[],
-  ) {
+  constructor(componentNames: readonly string[]) {
     const used = new Set<string>();
     for (const name of componentNames) {
       let ident = `${pascalCase(name) || 'Schema'}Schema`;
@@ -71,81 +55,62 @@ class ZodWriter {
     }
   }
 
-  /** The Zod expression of `schema`; `seen` guards inline `$ref` cycles outside the components. */
-  expr(schema: JsonSchema | undefined, seen: ReadonlySet<string> = new Set()): string {
-    if (schema === undefined || schema === true) return 'z.unknown()';
-    if (schema === false) return 'z.never()';
-    if (!isObj(schema)) return 'z.unknown()';
-    const ref = schema.$ref;
-    if (typeof ref === 'string') {
-      const component = COMPONENT_REF.exec(ref);
-      const name = component === null ? undefined : fromPointer(ref)[2];
-      if (name !== undefined && this.names.has(name)) return this.names.get(name)!;
-      if (seen.has(ref)) return 'z.unknown()';
-      const target = resolvePointer(this.document, ref);
-      return target === undefined ? 'z.unknown()' : this.expr(target as JsonSchema, new Set([...seen, ref]));
-    }
-    const nullable = schema.nullable === true;
-    const base = this.withoutNullable(schema, seen);
-    return nullable && !base.endsWith('.nullable()') ? `${base}.nullable()` : base;
+  /** The Zod expression of `node` (undefined: no schema, any value). */
+  expr(node: SchemaNode | undefined): string {
+    if (node === undefined) return UNKNOWN;
+    const base = this.withoutNullable(node);
+    return node.nullable && !base.endsWith('.nullable()') ? `${base}.nullable()` : base;
   }
 
-  private withoutNullable(schema: Schema, seen: ReadonlySet<string>): string {
-    if (Array.isArray(schema.type)) {
-      const types = schema.type.filter((t): t is string => typeof t === 'string');
-      if (types.length === 0) return 'z.unknown()';
-      const members = types.map((type) => this.withoutNullable({ ...schema, type }, seen));
-      return members.length === 1 ? members[0]! : `z.union([${members.join(', ')}])`;
-    }
-    const parts: string[] = [];
-    const own = this.ownType(schema, seen);
-    if (own !== undefined) parts.push(own);
-    if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((s) => this.expr(s as JsonSchema, seen)));
-    for (const key of ['oneOf', 'anyOf'] as const) {
-      const list = schema[key];
-      if (!Array.isArray(list) || list.length === 0) continue;
-      const members = list.map((s) => this.expr(s as JsonSchema, seen));
-      parts.push(members.length === 1 ? members[0]! : `z.union([${members.join(', ')}])`);
-    }
-    if (parts.length === 0) return 'z.unknown()';
-    return parts.reduce((left, right) => `z.intersection(${left}, ${right})`);
-  }
-
-  /** The schema's own keywords (type, enum, const, properties, items, constraints), or undefined when it has none. */
-  private ownType(schema: Schema, seen: ReadonlySet<string>): string | undefined {
-    if ('const' in schema) return this.literalOf(schema.const);
-    if (Array.isArray(schema.enum)) {
-      const values = schema.enum;
-      if (values.length === 0) return 'z.never()';
-      if (values.every((v) => typeof v === 'string')) return `z.enum([${values.map(literal).join(', ')}])`;
-      const members = values.map((v) => this.literalOf(v));
-      return members.length === 1 ? members[0] : `z.union([${members.join(', ')}])`;
-    }
-    const type =
-      typeof schema.type === 'string'
-        ? schema.type
-        : 'properties' in schema || 'additionalProperties' in schema || 'required' in schema
-          ? 'object'
-          : 'items' in schema || 'prefixItems' in schema
-            ? 'array'
-            : undefined;
-    switch (type) {
+  private withoutNullable(node: SchemaNode): string {
+    switch (node.kind) {
+      case 'unknown':
+        return UNKNOWN;
+      case 'never':
+        return 'z.never()';
+      case 'ref':
+        // a component schema: its const (z.lazy, so recursion and declaration order do not matter)
+        return this.names.get(node.name) ?? UNKNOWN;
+      case 'const':
+        return this.literalOf(node.value);
+      case 'enum':
+        return this.enumOf(node.values);
       case 'object':
-        return this.object(schema, seen);
+        return this.object(node);
       case 'array':
-        return this.array(schema, seen);
+        return this.array(node);
       case 'string':
-        return this.string(schema);
-      case 'integer':
+        return this.string(node);
       case 'number':
-        return this.number(schema, type === 'integer');
+      case 'integer':
+        return this.number(node);
       case 'boolean':
         return 'z.boolean()';
       case 'null':
         return 'z.null()';
+      case 'union': {
+        // oneOf's "exactly one" is not enforced: a union
+        const members = node.variants.map((v) => this.expr(v));
+        return members.length === 1 ? members[0]! : `z.union([${members.join(', ')}])`;
+      }
+      case 'allOf': {
+        // a part that accepts anything (a `not`, which Zod cannot say, or `{}`) adds nothing to the intersection
+        const parts = node.members.map((m) => this.expr(m)).filter((part) => part !== UNKNOWN);
+        return parts.length === 0 ? UNKNOWN : parts.reduce((left, right) => `z.intersection(${left}, ${right})`);
+      }
+      case 'not':
+        // Zod cannot say "anything but": accept rather than refuse valid data
+        return UNKNOWN;
       default:
-        return undefined;
+        return UNKNOWN;
     }
+  }
+
+  private enumOf(values: readonly unknown[]): string {
+    if (values.length === 0) return 'z.never()';
+    if (values.every((v) => typeof v === 'string')) return `z.enum([${values.map(literal).join(', ')}])`;
+    const members = values.map((v) => this.literalOf(v));
+    return members.length === 1 ? members[0]! : `z.union([${members.join(', ')}])`;
   }
 
   private literalOf(value: unknown): string {
@@ -153,55 +118,51 @@ class ZodWriter {
     if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
       return `z.literal(${literal(value)})`;
     // an object or array constant: Zod has no deep-equality literal
-    return 'z.unknown()';
+    return UNKNOWN;
   }
 
-  private object(schema: Schema, seen: ReadonlySet<string>): string {
-    const properties = isObj(schema.properties) ? schema.properties : {};
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : []);
-    const fields = Object.entries(properties).map(([name, sub]) => {
-      const value = this.expr(sub as JsonSchema, seen);
-      return `${literal(name)}: ${required.has(name) ? value : `${value}.optional()`}`;
+  private object(node: ObjectNode): string {
+    const fields = node.properties.map(({ name, required, node: sub }) => {
+      const value = this.expr(sub);
+      return `${literal(name)}: ${required ? value : `${value}.optional()`}`;
     });
     const shape = `{ ${fields.join(', ')} }`;
-    const extra = schema.additionalProperties;
-    if (extra === false) return `z.strictObject(${shape})`;
-    if (isObj(extra) && Object.keys(extra).length > 0) return `z.object(${shape}).catchall(${this.expr(extra as JsonSchema, seen)})`;
+    const extra = node.additionalProperties;
+    if (extra?.kind === 'never') return `z.strictObject(${shape})`;
+    if (extra !== undefined && this.expr(extra) !== UNKNOWN) return `z.object(${shape}).catchall(${this.expr(extra)})`;
     // extra keys are allowed (JSON Schema's default) and kept in the parsed value
     return `z.looseObject(${shape})`;
   }
 
-  private array(schema: Schema, seen: ReadonlySet<string>): string {
-    let out: string;
-    if (Array.isArray(schema.prefixItems)) {
-      const items = schema.prefixItems.map((s) => this.expr(s as JsonSchema, seen));
-      const rest = schema.items === false ? '' : `.rest(${this.expr((schema.items ?? true) as JsonSchema, seen)})`;
+  private array(node: ArrayNode): string {
+    if (node.prefixItems !== undefined) {
+      const items = node.prefixItems.map((s) => this.expr(s));
+      const rest = node.items?.kind === 'never' ? '' : `.rest(${this.expr(node.items)})`;
       return `z.tuple([${items.join(', ')}])${rest}`;
     }
-    out = `z.array(${this.expr(schema.items as JsonSchema | undefined, seen)})`;
-    if (typeof schema.minItems === 'number') out += `.min(${schema.minItems})`;
-    if (typeof schema.maxItems === 'number') out += `.max(${schema.maxItems})`;
+    let out = `z.array(${this.expr(node.items)})`;
+    if (node.minItems !== undefined) out += `.min(${node.minItems})`;
+    if (node.maxItems !== undefined) out += `.max(${node.maxItems})`;
     return out;
   }
 
-  private string(schema: Schema): string {
+  private string(node: StringNode): string {
     let out = 'z.string()';
-    if (typeof schema.minLength === 'number') out += `.min(${schema.minLength})`;
-    if (typeof schema.maxLength === 'number') out += `.max(${schema.maxLength})`;
+    if (node.minLength !== undefined) out += `.min(${node.minLength})`;
+    if (node.maxLength !== undefined) out += `.max(${node.maxLength})`;
     // patterns are `u`-valid after normalisation (D60); one that still is not compiles to no check
-    if (typeof schema.pattern === 'string' && isUnicodeRegExp(schema.pattern)) out += `.regex(new RegExp(${literal(schema.pattern)}, 'u'))`;
+    if (node.pattern !== undefined && isUnicodeRegExp(node.pattern)) out += `.regex(new RegExp(${literal(node.pattern)}, 'u'))`;
     return out;
   }
 
-  private number(schema: Schema, integer: boolean): string {
-    let out = integer ? 'z.number().int()' : 'z.number()';
-    const bound = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
-    // 3.0: exclusiveMinimum is a boolean beside minimum; 3.1: a number of its own
-    if (bound(schema.minimum)) out += schema.exclusiveMinimum === true ? `.gt(${schema.minimum})` : `.gte(${schema.minimum})`;
-    if (bound(schema.maximum)) out += schema.exclusiveMaximum === true ? `.lt(${schema.maximum})` : `.lte(${schema.maximum})`;
-    if (bound(schema.exclusiveMinimum)) out += `.gt(${schema.exclusiveMinimum})`;
-    if (bound(schema.exclusiveMaximum)) out += `.lt(${schema.exclusiveMaximum})`;
-    if (bound(schema.multipleOf) && (schema.multipleOf as number) > 0) out += `.multipleOf(${schema.multipleOf})`;
+  private number(node: NumberNode): string {
+    let out = node.kind === 'integer' ? 'z.number().int()' : 'z.number()';
+    // bounds arrive normalised (3.0's boolean exclusive bounds are 3.1 numbers, D477)
+    if (node.minimum !== undefined) out += `.gte(${node.minimum})`;
+    if (node.exclusiveMinimum !== undefined) out += `.gt(${node.exclusiveMinimum})`;
+    if (node.maximum !== undefined) out += `.lte(${node.maximum})`;
+    if (node.exclusiveMaximum !== undefined) out += `.lt(${node.exclusiveMaximum})`;
+    if (node.multipleOf !== undefined && node.multipleOf > 0) out += `.multipleOf(${node.multipleOf})`;
     return out;
   }
 }
@@ -226,10 +187,7 @@ export function zodPlugin(options: ZodPluginOptions = {}): PaygatePlugin {
   return definePlugin({
     name: 'zod',
     emit(model, ctx) {
-      const writer = new ZodWriter(
-        ctx.document,
-        model.schemas.map((s) => s.name),
-      );
+      const writer = new ZodWriter(model.schemas.map((s) => s.name));
       const lines: string[] = [
         `// Zod schemas of ${model.title} ${model.version}: validated by Zod, typed by the contract (parse returns its types).`,
         '',
@@ -247,14 +205,14 @@ export function zodPlugin(options: ZodPluginOptions = {}): PaygatePlugin {
       for (const schema of model.schemas) {
         const ident = writer.names.get(schema.name)!;
         lines.push(
-          `export const ${ident}: Component<${schemaKey(schema.name)}> = z.lazy((): z.ZodType => ${writer.expr(schema.schema)}) as unknown as Component<${schemaKey(schema.name)}>;`,
+          `export const ${ident}: Component<${schemaKey(schema.name)}> = z.lazy((): z.ZodType => ${writer.expr(schema.node)}) as unknown as Component<${schemaKey(schema.name)}>;`,
         );
       }
       lines.push('', '/** The JSON request body of each operation that has one. */', 'export const requestBodies = {');
       for (const op of model.operations) {
         const media = op.requestBody === undefined ? undefined : jsonMedia(op.requestBody.content);
         if (media === undefined) continue;
-        lines.push(`  ${literal(op.operationId)}: ${writer.expr(media.schema)},`);
+        lines.push(`  ${literal(op.operationId)}: ${writer.expr(media.node)},`);
       }
       lines.push(
         '} as const;',
@@ -265,7 +223,7 @@ export function zodPlugin(options: ZodPluginOptions = {}): PaygatePlugin {
       for (const op of model.operations) {
         const entries = op.responses.flatMap((response) => {
           const media = jsonMedia(response.content);
-          return media === undefined ? [] : [`${literal(response.status)}: ${writer.expr(media.schema)}`];
+          return media === undefined ? [] : [`${literal(response.status)}: ${writer.expr(media.node)}`];
         });
         if (entries.length > 0) lines.push(`  ${literal(op.operationId)}: { ${entries.join(', ')} },`);
       }
