@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { applyAuth, type AuthTarget, type SecuritySchemes } from '@paygate/client/runtime/security.js';
 import { encodeBody, isFileSchema, preferredMedia, type EncodedBody } from './bodies.js';
 import { isJsonMedia, mentionedNames, SpecValidators, type CheckFailure } from './conformance.js';
-import { covers, included, setsFor, type CredentialRule, type CredentialSet, type Selector } from './credentials.js';
+import { covers, included, setsFor, type CredentialSet } from './credentials.js';
 import {
   isObj,
   makeResolver,
@@ -29,127 +29,15 @@ import {
   type MediaSpec,
   type OperationInfo,
   type ParamSpec,
-  type Resolver,
 } from './document.js';
 import { bodyNegatives, scalarNegatives } from './negatives.js';
-import { inputKey, singular, ValuePool, type Scalar } from './pool.js';
-import { declaredPaths, PropertyCoverage, type UnseenProperties } from './property-coverage.js';
+import { inputKey, ValuePool, type Scalar } from './pool.js';
+import { PropertyCoverage } from './property-coverage.js';
 import { safeValue } from './safety.js';
 import { sampleOf, type Json, type JsonObject } from './samples.js';
 
-export type { CheckFailure } from './conformance.js';
-
-export type CheckName =
-  | 'positive'
-  | 'negative'
-  | 'unauthenticated'
-  | 'stateful'
-  | 'boundaries'
-  | 'idempotency'
-  | 'isolation'
-  | 'invariants'
-  | 'methods';
-export const ALL_CHECKS: readonly CheckName[] = [
-  'positive',
-  'negative',
-  'unauthenticated',
-  'stateful',
-  'boundaries',
-  'idempotency',
-  'isolation',
-  'invariants',
-  'methods',
-];
-
-export interface CheckApiOptions {
-  /** The bundled OpenAPI document (internal `$ref`s only), e.g. from `paygate contract --spec FILE`. */
-  document: Readonly<Record<string, unknown>>;
-  /** The deployment's API root (the operation paths are appended). */
-  baseUrl: string;
-  /** One credential set (named `default`): credentials by the spec's security scheme names. */
-  auth?: Readonly<Record<string, unknown>>;
-  /** Named credential sets; the first covers operations no rule assigns. */
-  credentials?: readonly CredentialSet[];
-  /** Which set serves which operations (first match wins). */
-  rules?: readonly CredentialRule[];
-  /** Sets that are tenants of their own: what another set made must not be readable with them. */
-  tenants?: readonly string[];
-  include?: readonly Selector[];
-  exclude?: readonly Selector[];
-  /** Custom fetch (tests). Default `globalThis.fetch`. */
-  fetch?: typeof fetch;
-  /** Longest total wait for 429 `Retry-After` per request. Default 30 s. */
-  maxRateLimitWaitMs?: number;
-  /** Delay function (tests). */
-  sleep?: (ms: number) => Promise<void>;
-  /** Which checks run. Default all. */
-  checks?: readonly CheckName[];
-  /** Per-request timeout. Default 15 s. */
-  timeoutMs?: number;
-  /** The whole run's time bound (ms). Default none. */
-  maxTimeMs?: number;
-  /** A declared response property never seen in any answer fails the run. Default false (reported). */
-  failOnUnseenProperties?: boolean;
-  /** Negative requests per operation at most. Default 60. */
-  maxNegatives?: number;
-  /** Requests in flight at once for an operation's independent checks. Default 4. */
-  concurrency?: number;
-  /** How long the run waits, at most, for results an API makes asynchronously (a delivery log...). Default 5 s. */
-  settleMs?: number;
-  /** Stop at the first failure (a mutation test, a CI job that wants the first problem fast). Default false. */
-  failFast?: boolean;
-  /** Progress: called as each operation finishes. */
-  onEvent?: (event: CheckEvent | PositiveEvent) => void;
-}
-
-export interface CheckCase {
-  operationId: string;
-  check: CheckName | 'cleanup';
-  request: string;
-  status: number | undefined;
-  failures: CheckFailure[];
-  durationMs: number;
-}
-
-export type OperationOutcome = 'passed' | 'failed' | 'unreached' | 'skipped';
-
-/** An operation's positive request and its stateful checks are done (its full line comes with `operation`). */
-export interface PositiveEvent {
-  type: 'positive';
-  operationId: string;
-  method: string;
-  path: string;
-  status: number | undefined;
-  credentialSet: string | undefined;
-}
-
-export interface CheckEvent {
-  type: 'operation';
-  operationId: string;
-  method: string;
-  path: string;
-  outcome: OperationOutcome;
-  /** Why it did not reach a 2xx, when it did not. */
-  note: string | undefined;
-  credentialSet: string | undefined;
-  cases: CheckCase[];
-  durationMs: number;
-}
-
-export interface ApiCheckReport {
-  ok: boolean;
-  cases: CheckCase[];
-  failures: CheckFailure[];
-  /** operationId -> declared statuses -> times seen (0 = declared, never exercised). */
-  coverage: { operationId: string; method: string; path: string; statuses: Record<string, number>; outcome: OperationOutcome }[];
-  /** Declared response properties no answer carried, per answered response schema. */
-  unseenProperties: UnseenProperties[];
-  /** What the run made and could not delete (no delete operation, or the delete failed). */
-  leftBehind: { key: string; value: string; from: string }[];
-  /** The run stopped at its time bound. */
-  timedOut: boolean;
-  durationMs: number;
-}
+import { ALL_CHECKS, type ApiCheckReport, type CheckApiOptions, type CheckCase, type OperationOutcome } from './types.js';
+import { planOrder, staticProducers } from './operation-order.js';
 
 class DeadlineReached extends Error {}
 class FirstFailure extends Error {}
@@ -226,78 +114,6 @@ async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => 
     while (next < items.length) await fn(items[next++]!);
   });
   await Promise.all(workers);
-}
-
-/** Operation order (D271): by how many steps of making things it needs, creates first, reads, updates, deletes last. */
-export function planOrder(operations: readonly OperationInfo[], r: Resolver): OperationInfo[] {
-  const producers = staticProducers(operations, r);
-  const depth = new Map<string, number>();
-  const needs = (op: OperationInfo) => op.params.filter((p) => p.in === 'path').map((p) => inputKey(p.name));
-  const depthOf = (op: OperationInfo, visiting: Set<string>): number => {
-    const known = depth.get(op.operationId);
-    if (known !== undefined) return known;
-    if (visiting.has(op.operationId)) return 0;
-    visiting.add(op.operationId);
-    let d = 0;
-    for (const key of needs(op)) {
-      const from = (producers.get(key) ?? []).filter((p) => p !== op && !needs(p).includes(key));
-      if (from.length > 0) d = Math.max(d, 1 + Math.min(...from.map((p) => depthOf(p, visiting))));
-    }
-    visiting.delete(op.operationId);
-    depth.set(op.operationId, d);
-    return d;
-  };
-  const phase = (op: OperationInfo) =>
-    op.method === 'delete' ? 3 : op.method === 'get' || op.method === 'head' ? 1 : needs(op).length === 0 ? 0 : 2;
-  const index = new Map(operations.map((op, i) => [op.operationId, i]));
-  return [...operations].sort(
-    (a, b) =>
-      Number(phase(a) === 3) - Number(phase(b) === 3) ||
-      depthOf(a, new Set()) - depthOf(b, new Set()) ||
-      phase(a) - phase(b) ||
-      index.get(a.operationId)! - index.get(b.operationId)!,
-  );
-}
-
-/** Which operations' 2xx answers can carry each input key (from their response schemas). */
-export function staticProducers(operations: readonly OperationInfo[], r: Resolver): Map<string, OperationInfo[]> {
-  const out = new Map<string, OperationInfo[]>();
-  const keys = ValuePool.resourceKeys(operations);
-  const add = (key: string, op: OperationInfo) => {
-    if (!keys.has(key)) return;
-    const list = out.get(key) ?? [];
-    if (!list.includes(op)) list.push(op);
-    out.set(key, list);
-  };
-  for (const op of operations) {
-    const last = op.path
-      .split('/')
-      .filter((s) => s !== '' && !s.startsWith('{'))
-      .pop();
-    const own = [...op.params.filter((p) => p.in === 'path').map((p) => p.name), ...(last ? [`${singular(last)}_id`] : [])];
-    const item = operations.find((o) =>
-      new RegExp(`^${op.path.replace(/\/$/, '').replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')}/\\{[^}]+\\}/?$`).test(o.path),
-    );
-    if (item) own.push(/\{([^}]+)\}\/?$/.exec(item.path)![1]!);
-    for (const [status, response] of op.responses) {
-      if (!status.startsWith('2')) continue;
-      for (const pointer of response.content.values()) {
-        if (pointer === null) continue;
-        for (const path of declaredPaths(r.at(pointer), r.deref)) {
-          const segments = path.split('.').map((s) => s.replace(/\[\]$/, ''));
-          const name = segments[segments.length - 1]!;
-          if (name.toLowerCase() === 'id') {
-            const parent = segments[segments.length - 2];
-            if (parent !== undefined && !['data', 'results', 'items', 'result'].includes(parent))
-              add(inputKey(`${singular(parent)}_id`), op);
-            else for (const k of own) add(inputKey(k), op);
-          } else add(inputKey(name), op);
-        }
-      }
-      for (const link of response.links) for (const p of Object.keys(link.parameters)) add(inputKey(p.replace(/^\w+\./, '')), op);
-    }
-  }
-  return out;
 }
 
 export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport> {
@@ -1461,30 +1277,4 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     timedOut,
     durationMs: Math.round(performance.now() - runStarted),
   };
-}
-
-/** The operation x status coverage table, one row per operation (`-` = declared, never answered). */
-export function formatCoverage(report: ApiCheckReport): string {
-  const rows = report.coverage.map((c) => [
-    c.operationId,
-    `${c.method} ${c.path}`,
-    Object.entries(c.statuses)
-      .map(([s, n]) => (n > 0 ? `${s}x${n}` : `${s}:-`))
-      .join(' '),
-  ]);
-  const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length), i === 0 ? 9 : 7));
-  const header = ['operation'.padEnd(widths[0]!), 'request'.padEnd(widths[1]!), 'statuses (seen x times, - never)'].join('  ');
-  return [header, ...rows.map((row) => [row[0]!.padEnd(widths[0]!), row[1]!.padEnd(widths[1]!), row[2]].join('  '))].join('\n');
-}
-
-/** Each failure on its own lines: check, operation, status, pointer, message, request. */
-export function formatFailures(report: ApiCheckReport): string {
-  return report.failures
-    .map((f) => `[${f.check}] ${f.operationId} -> ${f.status ?? 'no response'}: ${f.message}\n  at ${f.pointer}\n  request: ${f.request}`)
-    .join('\n');
-}
-
-/** Declared response properties never seen, one line per response schema. */
-export function formatUnseenProperties(report: ApiCheckReport): string {
-  return report.unseenProperties.map((u) => `${u.operationId} ${u.status} ${u.mediaType}: ${u.unseen.join(', ')}`).join('\n');
 }
