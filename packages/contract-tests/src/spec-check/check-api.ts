@@ -14,485 +14,46 @@
  * Every response is checked (conformance.ts). URLs and e-mail addresses sent point at reserved hosts (safety.ts).
  * Nothing here knows Paygate.
  */
-import { randomUUID } from 'node:crypto';
-import { applyAuth, type AuthTarget, type SecuritySchemes } from '@paygate/client/runtime/security.js';
-import { encodeBody, isFileSchema, preferredMedia, type EncodedBody } from './bodies.js';
-import { isJsonMedia, mentionedNames, SpecValidators, type CheckFailure } from './conformance.js';
-import { covers, included, setsFor, type CredentialSet } from './credentials.js';
-import {
-  isObj,
-  makeResolver,
-  readOperations,
-  securitySchemes,
-  token,
-  upgradeNullable,
-  type MediaSpec,
-  type OperationInfo,
-  type ParamSpec,
-} from './document.js';
+import { isFileSchema } from './bodies.js';
+import type { CheckFailure } from './conformance.js';
+import { mentionedNames } from './conformance.js';
 import { bodyNegatives, scalarNegatives } from './negatives.js';
-import { inputKey, ValuePool, type Scalar } from './pool.js';
-import { PropertyCoverage } from './property-coverage.js';
-import { safeValue } from './safety.js';
-import { sampleOf, type Json, type JsonObject } from './samples.js';
-
-import { ALL_CHECKS, type ApiCheckReport, type CheckApiOptions, type CheckCase, type OperationOutcome } from './types.js';
-import { planOrder, staticProducers } from './operation-order.js';
-
-class DeadlineReached extends Error {}
-class FirstFailure extends Error {}
-
-interface Learnt {
-  /** Optional inputs to send: `query:name`, `header:name`, `cookie:name`, `body:a.b`. */
-  inputs: Set<string>;
-  /** Inputs to make unique per request. */
-  unique: Set<string>;
-}
-
-interface OpState {
-  op: OperationInfo;
-  outcome: OperationOutcome | undefined;
-  rounds: number;
-  learnt: Learnt;
-  exampleIndex: number;
-  /** Values that failed this operation, per input key. */
-  avoid: Map<string, Set<Scalar>>;
-  success: RequestSpec | undefined;
-  successSent: Sent | undefined;
-  lastResponse: { status: number; text: string } | undefined;
-  note: string | undefined;
-  cases: CheckCase[];
-  startedAt: number | undefined;
-}
-
-interface Use {
-  key: string;
-  value: Scalar;
-  pooled: boolean;
-}
-
-interface RequestSpec {
-  op: OperationInfo;
-  set: CredentialSet | undefined;
-  authMode: 'normal' | 'none' | 'garbage' | { omit: string };
-  path: Record<string, string>;
-  params: [ParamSpec, Json][];
-  media: MediaSpec | undefined;
-  body: Json | undefined;
-  /** input id (`path:order_id`, `body:payment_id`) -> what was used. */
-  uses: Map<string, Use>;
-  note: string | undefined;
-  method?: string;
-}
-
-interface Sent {
-  response: Response;
-  text: string;
-}
-
-const IDEMPOTENCY = /^idempotency[-_]?key$/i;
-
-function serializeParam(p: ParamSpec, value: Json): [string, string][] {
-  if (Array.isArray(value)) {
-    if (p.style === 'deepObject') return value.map((v) => [`${p.name}[]`, String(v)]);
-    if (p.explode === false || p.in !== 'query') return [[p.name, value.map(String).join(',')]];
-    return value.map((v) => [p.name, String(v)]);
-  }
-  if (isObj(value)) {
-    if (p.style === 'deepObject') return Object.entries(value).map(([k, v]) => [`${p.name}[${k}]`, String(v)]);
-    if (p.explode === false) return [[p.name, Object.entries(value).flat().map(String).join(',')]];
-    return Object.entries(value).map(([k, v]) => [k, String(v)]);
-  }
-  return [[p.name, String(value)]];
-}
-
-const paramId = (p: ParamSpec) => `${p.in}:${p.name.toLowerCase()}`;
-
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
-}
+import { isJsonMedia } from './conformance.js';
+import { covers, included, setsFor, type CredentialSet } from './credentials.js';
+import { isObj, type OperationInfo } from './document.js';
+import { planOrder } from './operation-order.js';
+import { inputKey, type Scalar } from './pool.js';
+import { positiveSpec as buildPositiveSpec } from './request/positive-request.js';
+import { IDEMPOTENCY, paramId, type RequestSpec, type Sent } from './request/request-spec.js';
+import { childPointer as childPointerOf, collectProperties as collectPropertiesOf } from './request/schema-paths.js';
+import { uniqueValue as uniqueValueOf, withFreshKeys as freshKeys } from './request/unique-values.js';
+import { emitOperation } from './run/events.js';
+import { mapLimit } from './run/map-limit.js';
+import { expect4xx, is4xx, runCase as runOneCase, type CaseOptions } from './run/run-case.js';
+import { DeadlineReached, FirstFailure, createRunState, type OpState } from './run/state.js';
+import type { Json, JsonObject } from './samples.js';
+import type { ApiCheckReport, CheckApiOptions, CheckCase } from './types.js';
 
 export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport> {
-  const runStarted = performance.now();
-  const doc = upgradeNullable(options.document as Json) as JsonObject;
-  const r = makeResolver(doc);
-  const allOperations = readOperations(doc, r);
-  const operations = allOperations.filter((op) => included(op, options.include ?? [], options.exclude ?? []));
-  const schemes: SecuritySchemes = securitySchemes(doc, r);
-  const sets: CredentialSet[] = [...(options.credentials ?? [])];
-  if (options.auth !== undefined && Object.keys(options.auth).length > 0) sets.unshift({ name: 'default', auth: options.auth });
-  const rules = options.rules ?? [];
-  const tenants = new Set(options.tenants ?? []);
-  const checks = new Set(options.checks ?? ALL_CHECKS);
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const maxWait = options.maxRateLimitWaitMs ?? 30_000;
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const deadline = options.maxTimeMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.maxTimeMs;
-  const maxNegatives = options.maxNegatives ?? 60;
-  const concurrency = Math.max(1, options.concurrency ?? 4);
-  const settleMs = options.settleMs ?? 5_000;
-  const failFast = options.failFast === true;
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const baseUrl = new URL(base);
-  const basePath = baseUrl.pathname.replace(/\/+$/, '');
-  const ownHosts = new Set([baseUrl.hostname.toLowerCase()]);
-  const validators = new SpecValidators(doc);
-  const pool = new ValuePool(allOperations, ValuePool.resourceKeys(allOperations), basePath);
-  const properties = new PropertyCoverage();
-  const learntSets = new Map<string, string>();
-  const runTag = Date.now().toString(36).slice(-5) + Math.random().toString(36).slice(2, 5);
-  let counter = 0;
-  const fresh = () => `${runTag}${(counter++).toString(36)}`;
-
-  const cases: CheckCase[] = [];
-  const coverage = new Map<string, Map<string, number>>();
-  for (const op of operations) coverage.set(op.operationId, new Map([...op.responses.keys()].map((k) => [k, 0])));
-  const states = new Map<string, OpState>(
-    operations.map((op) => [
-      op.operationId,
-      {
-        op,
-        outcome: undefined,
-        rounds: 0,
-        learnt: { inputs: new Set(), unique: new Set() },
-        exampleIndex: 0,
-        avoid: new Map(),
-        success: undefined,
-        successSent: undefined,
-        lastResponse: undefined,
-        note: undefined,
-        cases: [],
-        startedAt: undefined,
-      },
-    ]),
-  );
-  const deleted: { key: string; value: Scalar }[] = [];
-  let timedOut = false;
-  let stoppedEarly = false;
-
-  // ------------------------------------------------------------------------------------------------ inputs
-
-  /** The pointer of a property's schema inside the schema at `at` (allOf/oneOf/anyOf searched). */
-  const childPointer = (at: string, name: string, depth = 0): string | undefined => {
-    if (depth > 6) return undefined;
-    const f = r.follow(r.at(at), at);
-    const n = f.node;
-    if (!isObj(n)) return undefined;
-    if (isObj(n['properties']) && n['properties'][name] !== undefined) return `${f.at}/properties/${token(name)}`;
-    for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
-      const parts = n[key];
-      if (Array.isArray(parts))
-        for (let i = 0; i < parts.length; i++) {
-          const found = childPointer(`${f.at}/${key}/${i}`, name, depth + 1);
-          if (found) return found;
-        }
-    }
-    if (n['items'] !== undefined && /^\d+$/.test(name)) return `${f.at}/items`;
-    return undefined;
-  };
-
-  /** A value for a string input that no earlier request sent (for inputs the API keeps unique). */
-  const uniqueValue = (current: Json | undefined, pointer: string | undefined): Json | undefined => {
-    const tag = fresh();
-    const s = pointer !== undefined ? r.deref(r.at(pointer)) : undefined;
-    const candidates: Json[] = [];
-    if (typeof current === 'string') {
-      const max = isObj(s) && typeof s['maxLength'] === 'number' ? s['maxLength'] : 64;
-      candidates.push(`${current}-${tag}`.slice(-max), `${current.slice(0, Math.max(0, max - tag.length))}${tag}`);
-      if (/^\d+$/.test(current))
-        candidates.push(`${current.slice(0, Math.max(1, current.length - 6))}${String(Date.now() + counter).slice(-6)}`);
-    }
-    candidates.push(tag, `x${tag}`, tag.toUpperCase());
-    if (typeof current === 'number') candidates.push(current + (counter % 97) + 1);
-    return candidates.find((c) => validators.accepts(pointer, c));
-  };
-
-  const pooledFor = (state: OpState, key: string, pointer: string | undefined, set: CredentialSet | undefined) =>
-    pool.candidates(key, (v) => validators.accepts(pointer, v) && !state.avoid.get(key)?.has(v), set?.name);
-
-  /** Fills the resource references of a body from the pool (and what the run learnt must be unique), in place. */
-  const fillBody = (
-    state: OpState,
-    value: Json,
-    at: string,
-    path: string[],
-    set: CredentialSet | undefined,
-    uses: Map<string, Use>,
-    pins: Record<string, Scalar>,
-  ): Json => {
-    if (!isObj(value) || path.length > 5) return value;
-    const out: JsonObject = { ...value };
-    for (const [name, v] of Object.entries(out)) {
-      const pointer = childPointer(at, name);
-      const field = [...path, name].join('.');
-      const key = inputKey(name);
-      if (pool.keys.has(key) && (typeof v === 'string' || typeof v === 'number')) {
-        const pinned = pins[key];
-        const pick = pinned !== undefined ? pinned : pooledFor(state, key, pointer, set)[0]?.value;
-        if (pick !== undefined) {
-          out[name] = pick;
-          uses.set(`body:${field}`, { key, value: pick, pooled: true });
-          continue;
-        }
-      }
-      if (state.learnt.unique.has(`body:${field}`)) {
-        const u = uniqueValue(v, pointer);
-        if (u !== undefined) out[name] = u;
-        continue;
-      }
-      if (isObj(v) && pointer !== undefined) out[name] = fillBody(state, v, pointer, [...path, name], set, uses, pins);
-    }
-    // optional properties the API asked for
-    for (const input of state.learnt.inputs) {
-      if (!input.startsWith('body:')) continue;
-      const field = input.slice(5).split('.');
-      if (field.length !== path.length + 1 || field.slice(0, -1).join('.') !== path.join('.')) continue;
-      const name = field[field.length - 1]!;
-      if (out[name] !== undefined) continue;
-      const pointer = childPointer(at, name);
-      const key = inputKey(name);
-      const pooled = pool.keys.has(key) ? pooledFor(state, key, pointer, set)[0]?.value : undefined;
-      out[name] = pooled ?? sampleOf(pointer !== undefined ? r.at(pointer) : undefined, r.deref);
-      if (pooled !== undefined) uses.set(`body:${field.join('.')}`, { key, value: pooled, pooled: true });
-    }
-    return out;
-  };
-
-  /** A value for a parameter: pinned, pooled (a resource reference), its example, else a sample. */
-  const paramValue = (
-    state: OpState,
-    p: ParamSpec,
-    set: CredentialSet | undefined,
-    uses: Map<string, Use>,
-    pins: Record<string, Scalar>,
-  ): Json => {
-    const key = inputKey(p.name);
-    if (IDEMPOTENCY.test(p.name)) {
-      const v = uniqueValue(`ck-${randomUUID()}`, p.schemaAt) ?? randomUUID();
-      return v;
-    }
-    if (pool.keys.has(key)) {
-      const pick = pins[key] ?? pooledFor(state, key, p.schemaAt, set)[0]?.value;
-      if (pick !== undefined) {
-        uses.set(paramId(p), { key, value: pick, pooled: true });
-        return pick;
-      }
-    }
-    let value: Json = p.example ?? sampleOf(p.schema, r.deref);
-    if (state.learnt.unique.has(paramId(p))) value = uniqueValue(value, p.schemaAt) ?? value;
-    uses.set(paramId(p), { key, value: typeof value === 'object' ? JSON.stringify(value) : (value as Scalar), pooled: false });
-    return value;
-  };
-
-  /**
-   * A positive request for an operation, or the key it waits for (a path parameter no earlier answer provided, while
-   * `final` is false).
-   */
-  const positiveSpec = (
-    state: OpState,
-    set: CredentialSet | undefined,
-    pins: Record<string, Scalar>,
-    final: boolean,
-  ): RequestSpec | { waiting: string } => {
-    const op = state.op;
-    const uses = new Map<string, Use>();
-    const path: Record<string, string> = {};
-    const params: [ParamSpec, Json][] = [];
-    for (const p of op.params) {
-      const key = inputKey(p.name);
-      if (p.in === 'path') {
-        if (!final && pins[key] === undefined && pooledFor(state, key, p.schemaAt, set).length === 0) return { waiting: p.name };
-        path[p.name] = String(paramValue(state, p, set, uses, pins));
-        continue;
-      }
-      const wanted = p.required || IDEMPOTENCY.test(p.name) || state.learnt.inputs.has(paramId(p));
-      if (!wanted) continue;
-      params.push([p, safeValue(paramValue(state, p, set, uses, pins), ownHosts)]);
-    }
-    let media: MediaSpec | undefined;
-    let body: Json | undefined;
-    if (op.body !== undefined && (op.body.required || [...state.learnt.inputs].some((i) => i.startsWith('body:')))) {
-      media = preferredMedia(op.body.media);
-      if (media !== undefined) {
-        const examples = media.examples;
-        const example = examples.length > 0 ? examples[state.exampleIndex % examples.length] : undefined;
-        const start = structuredClone(example ?? sampleOf(media.schema, r.deref)) as Json;
-        body = safeValue(fillBody(state, start, media.schemaAt, [], set, uses, pins), ownHosts);
-      }
-    }
-    return { op, set, authMode: 'normal', path, params, media, body, uses, note: undefined };
-  };
-
-  // ------------------------------------------------------------------------------------------------ sending
-
-  const encode = async (
-    spec: RequestSpec,
-  ): Promise<{ url: string; init: RequestInit; label: string; encoded: EncodedBody | undefined }> => {
-    const op = spec.op;
-    let pathname = op.path;
-    for (const [name, value] of Object.entries(spec.path)) pathname = pathname.replace(`{${name}}`, encodeURIComponent(value));
-    const query: [string, string][] = [];
-    const headers: Record<string, string> = {};
-    const cookies: string[] = [];
-    for (const [p, value] of spec.params) {
-      if (value === null || value === undefined) continue;
-      if (p.in === 'query') query.push(...serializeParam(p, value));
-      else if (p.in === 'header') headers[p.name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
-      else if (p.in === 'cookie') cookies.push(`${p.name}=${String(value)}`);
-    }
-    let encoded: EncodedBody | undefined;
-    if (spec.media !== undefined && spec.body !== undefined) {
-      encoded = encodeBody(spec.media, spec.body, r.deref);
-      if (encoded.contentType !== undefined) headers['Content-Type'] = encoded.contentType;
-    }
-    const secured = op.security.length > 0 && !op.security.some((alt) => alt.length === 0);
-    if (spec.set !== undefined && spec.authMode !== 'none') {
-      const target: AuthTarget = { headers: {}, query: {}, cookies: [] };
-      let auth: Record<string, unknown> = { ...spec.set.auth };
-      let requirement = op.security;
-      if (spec.authMode === 'garbage')
-        auth = Object.fromEntries(
-          Object.entries(auth).map(([k, v]) => [
-            k,
-            isObj(v as Json) ? { username: 'contract-check', password: 'wrong-password' } : `invalid-${fresh()}`,
-          ]),
-        );
-      else if (typeof spec.authMode === 'object') {
-        const omit = spec.authMode.omit;
-        const alternative = op.security.find((alt) => alt.includes(omit) && alt.every((s) => auth[s] !== undefined));
-        requirement = alternative ? [alternative.filter((s) => s !== omit)] : [];
-        delete auth[omit];
-      }
-      if (secured || spec.authMode !== 'normal') await applyAuth(schemes, auth, requirement, target);
-      Object.assign(headers, target.headers);
-      query.push(...Object.entries(target.query));
-      cookies.push(...target.cookies);
-    }
-    if (cookies.length > 0) headers['Cookie'] = cookies.join('; ');
-    const qs = query.length > 0 ? `?${new URLSearchParams(query).toString()}` : '';
-    const method = (spec.method ?? op.method).toUpperCase();
-    const label = `${method} ${pathname}${qs.length > 120 ? `${qs.slice(0, 120)}...` : qs}${spec.note ? ` (${spec.note})` : ''}`;
-    return {
-      url: `${base}${pathname}${qs}`,
-      init: { method, headers, ...(encoded ? { body: encoded.body as BodyInit } : {}) },
-      label,
-      encoded,
-    };
-  };
-
-  /** Sends with 429 handling: waits out Retry-After up to `maxWait` in total, then reports. */
-  const send = async (url: string, init: RequestInit): Promise<Sent | { error: string }> => {
-    let waited = 0;
-    for (;;) {
-      if (Date.now() > deadline) throw new DeadlineReached();
-      let response: Response;
-      try {
-        response = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-      } catch (error) {
-        const e = error as Error;
-        return {
-          error:
-            e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms (the per-request time bound)` : `request failed: ${e.message}`,
-        };
-      }
-      const text = await response.text();
-      if (response.status !== 429) return { response, text };
-      const retryAfter = Number(response.headers.get('retry-after'));
-      const wait = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : 1000;
-      if (waited + wait > maxWait) {
-        return {
-          error: `rate limited (429) for more than ${Math.round(maxWait / 1000)} s: raise the deployment's rate limit for this run (a Paygate gateway: PAYGATE_RATE_LIMIT) or lower the request rate`,
-        };
-      }
-      waited += wait;
-      await sleep(wait);
-    }
-  };
-
-  const HARVESTING = new Set<CheckCase['check']>(['positive', 'stateful', 'boundaries', 'idempotency']);
-
-  /**
-   * One request: sent, checked, counted; `expect` says what else the check requires of the status. Returns the
-   * response (undefined when none came).
-   */
-  const runCase = async (
+  const run = createRunState(options);
+  const { r, allOperations, operations, sets, rules, tenants, checks, concurrency, settleMs, sleep, base, baseUrl } = run;
+  const { basePath, validators, pool, learntSets, cases, coverage, properties, states, deleted, lastSpec, methodsChecked, emitted } = run;
+  const staticProducersOf = run.producers;
+  const maxNegatives = run.maxNegatives;
+  const positiveSpec = (state: OpState, set: CredentialSet | undefined, pins: Record<string, Scalar>, final: boolean) =>
+    buildPositiveSpec(run, state, set, pins, final);
+  const runCase = (
     state: OpState,
     check: CheckCase['check'],
     spec: RequestSpec,
     expect: (status: number, sent: Sent) => string | undefined,
-    options: { conformance?: boolean; failureCheck?: string } = {},
-  ): Promise<Sent | undefined> => {
-    const started = performance.now();
-    const { url, init, label } = await encode(spec);
-    const outcome = await send(url, init);
-    const failures: CheckFailure[] = [];
-    let status: number | undefined;
-    let sent: Sent | undefined;
-    const op = spec.op;
-    if ('error' in outcome) {
-      failures.push({
-        check: 'request',
-        operationId: op.operationId,
-        status: undefined,
-        pointer: op.at,
-        message: outcome.error,
-        request: label,
-      });
-    } else {
-      sent = outcome;
-      status = outcome.response.status;
-      if (options.conformance !== false) {
-        const c = validators.check(op, label, outcome.response, outcome.text);
-        failures.push(...c.failures);
-        if (c.key !== undefined) {
-          const seen = coverage.get(op.operationId);
-          if (seen) seen.set(c.key, (seen.get(c.key) ?? 0) + 1);
-        }
-        if (c.json !== undefined && c.schemaAt !== undefined && c.failures.length === 0)
-          properties.record(op.operationId, c.key!, c.mediaType ?? '', c.schemaAt, c.json);
-        if (status < 300 && HARVESTING.has(check)) {
-          const request = {
-            path: spec.path,
-            query: Object.fromEntries(spec.params.filter(([p]) => p.in === 'query').map(([p, v]) => [p.name, String(v)])),
-            headers: Object.fromEntries(spec.params.filter(([p]) => p.in === 'header').map(([p, v]) => [p.name, String(v)])),
-            body: spec.body,
-          };
-          pool.harvest(op, status, c.json, outcome.response.headers, spec.set?.name ?? '', request);
-          for (const use of spec.uses.values()) if (use.pooled) pool.proven(use.key, use.value);
-        }
-      }
-      const problem = expect(status, outcome);
-      if (problem !== undefined)
-        failures.push({
-          check: options.failureCheck ?? `${check}_data`,
-          operationId: op.operationId,
-          status,
-          pointer: op.at,
-          message: `${problem}; body: ${outcome.text.slice(0, 200)}`,
-          request: label,
-        });
-    }
-    const entry: CheckCase = {
-      operationId: op.operationId,
-      check,
-      request: label,
-      status,
-      failures,
-      durationMs: Math.round(performance.now() - started),
-    };
-    cases.push(entry);
-    state.cases.push(entry);
-    if (failFast && failures.length > 0) throw new FirstFailure();
-    return sent;
-  };
-
-  const is4xx = (s: number) => s >= 400 && s < 500;
-  const expect4xx = (what: string) => (status: number) => (is4xx(status) ? undefined : `${what} was answered ${status}, not a 4xx`);
+    o?: CaseOptions,
+  ) => runOneCase(run, state, check, spec, expect, o);
+  const uniqueValue = (current: Json | undefined, pointer: string | undefined) => uniqueValueOf(run, current, pointer);
+  const childPointer = (at: string, name: string) => childPointerOf(r, at, name);
+  const collectProperties = (at: string) => collectPropertiesOf(r, at);
+  const withFreshKeys = (spec: RequestSpec) => freshKeys(run, spec);
+  const emit = (state: OpState) => emitOperation(run, state);
 
   // ------------------------------------------------------------------------------------------------ positive
 
@@ -557,18 +118,6 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       }
     }
     return undefined;
-  };
-
-  const collectProperties = (at: string): Record<string, Json> => {
-    const f = r.follow(r.at(at), at);
-    const out: Record<string, Json> = {};
-    if (!isObj(f.node)) return out;
-    for (const key of ['allOf'] as const) {
-      const parts = f.node[key];
-      if (Array.isArray(parts)) parts.forEach((_, i) => Object.assign(out, collectProperties(`${f.at}/${key}/${i}`)));
-    }
-    if (isObj(f.node['properties'])) Object.assign(out, f.node['properties']);
-    return out;
   };
 
   /** Runs an operation that made a key again (its next example) so a consumer gets a fresh one. */
@@ -693,14 +242,6 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
   };
 
   // ------------------------------------------------------------------------------------------------ follow-up checks
-
-  const withFreshKeys = (spec: RequestSpec): RequestSpec => ({
-    ...spec,
-    params: spec.params.map(([p, v]): [ParamSpec, Json] => [
-      p,
-      IDEMPOTENCY.test(p.name) ? (uniqueValue(`ck-${randomUUID()}`, p.schemaAt) ?? randomUUID()) : v,
-    ]),
-  });
 
   const negatives = async (state: OpState, spec: RequestSpec): Promise<void> => {
     const op = state.op;
@@ -947,7 +488,6 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     }
   };
 
-  const methodsChecked = new Set<string>();
   const unsupportedMethod = async (state: OpState, spec: RequestSpec): Promise<void> => {
     const path = state.op.path;
     if (methodsChecked.has(path)) return;
@@ -1000,22 +540,6 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     );
   };
 
-  const emitted = new Set<string>();
-  const emit = (state: OpState) => {
-    emitted.add(state.op.operationId);
-    options.onEvent?.({
-      type: 'operation',
-      operationId: state.op.operationId,
-      method: state.op.method.toUpperCase(),
-      path: state.op.path,
-      outcome: state.outcome ?? 'skipped',
-      note: state.outcome === 'passed' ? undefined : state.note,
-      credentialSet: state.success?.set?.name,
-      cases: state.cases,
-      durationMs: Math.round(performance.now() - (state.startedAt ?? performance.now())),
-    });
-  };
-
   /** The checks of an operation after its positive request (a success, or the last answer on the final try). */
   const followUps = async (state: OpState): Promise<void> => {
     const spec = state.success;
@@ -1054,8 +578,6 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     emit(state);
   };
 
-  const lastSpec = new Map<string, RequestSpec>();
-  const staticProducersOf = staticProducers(allOperations, r);
   const order = planOrder(operations, r);
   const mainOps = order.filter((op) => op.method !== 'delete');
   const deleteOps = order.filter((op) => op.method === 'delete');
@@ -1160,14 +682,14 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
       }
     for (const op of order) await sweep(states.get(op.operationId)!);
   } catch (error) {
-    if (error instanceof FirstFailure) stoppedEarly = true;
+    if (error instanceof FirstFailure) run.stoppedEarly = true;
     else if (!(error instanceof DeadlineReached)) throw error;
-    else timedOut = true;
+    else run.timedOut = true;
   }
 
   // clean-up: what this run made and a delete operation can remove
   const leftBehind: ApiCheckReport['leftBehind'] = [];
-  if (!timedOut && !stoppedEarly) {
+  if (!run.timedOut && !run.stoppedEarly) {
     for (const op of allOperations.filter((o) => o.method === 'delete' && included(o, options.include ?? [], options.exclude ?? []))) {
       const pathParams = op.params.filter((p) => p.in === 'path');
       if (pathParams.length !== 1) continue;
@@ -1197,7 +719,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
         } catch (error) {
           if (error instanceof FirstFailure) break;
           if (!(error instanceof DeadlineReached)) throw error;
-          timedOut = true;
+          run.timedOut = true;
           break;
         }
       }
@@ -1212,9 +734,9 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     if (emitted.has(state.op.operationId)) continue;
     if (state.outcome === undefined) {
       state.outcome = 'skipped';
-      state.note = timedOut
+      state.note = run.timedOut
         ? 'not run: the run reached its time bound'
-        : stoppedEarly
+        : run.stoppedEarly
           ? 'not run: stopped at the first failure'
           : state.note;
     } else if (state.cases.some((c) => c.failures.length > 0)) state.outcome = 'failed';
@@ -1241,7 +763,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
           },
         ],
       });
-  if (timedOut)
+  if (run.timedOut)
     cases.push({
       operationId: '(run)',
       check: 'positive',
@@ -1274,7 +796,7 @@ export async function checkApi(options: CheckApiOptions): Promise<ApiCheckReport
     })),
     unseenProperties,
     leftBehind,
-    timedOut,
-    durationMs: Math.round(performance.now() - runStarted),
+    timedOut: run.timedOut,
+    durationMs: Math.round(performance.now() - run.startedAt),
   };
 }
