@@ -4,7 +4,10 @@ import type { RequestSpec } from '../request/request-spec.js';
 import { createRunState, stateOf, type OpState, type RunState } from '../run/state.js';
 import type { CheckApiOptions } from '../types.js';
 
-/** Things: `GET /things` needs two API keys at once (an AND of schemes); `GET /public` needs none. */
+/**
+ * Things: `GET /things` and `POST /things` (an `Idempotency-Key`) need two API keys at once (an AND of schemes);
+ * `GET /public` needs none.
+ */
 export const THINGS = {
   openapi: '3.1.0',
   info: { title: 'Things', version: '1' },
@@ -25,6 +28,30 @@ export const THINGS = {
         },
       },
       put: { operationId: 'replaceThings', responses: { '204': { description: 'replaced' } } },
+      post: {
+        operationId: 'createThing',
+        parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 64 } }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 40 } } },
+              example: { name: 'lamp' },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'made',
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+              },
+            },
+          },
+          '422': { description: 'the key was used for another request' },
+        },
+      },
     },
     '/public': {
       get: { operationId: 'getPublic', security: [], responses: { '200': { description: 'ok' } } },
@@ -36,13 +63,19 @@ export interface Call {
   method: string;
   url: string;
   headers: Record<string, string>;
+  body: string | undefined;
 }
 
 /** A fetch that records each request and answers what `answer` says. */
 export function recordingFetch(answer: (call: Call) => Response): { fetch: typeof fetch; calls: Call[] } {
   const calls: Call[] = [];
   const fake = async (url: string | URL | Request, init?: RequestInit) => {
-    const call = { method: init?.method ?? 'GET', url: String(url), headers: { ...(init?.headers as Record<string, string>) } };
+    const call = {
+      method: init?.method ?? 'GET',
+      url: String(url),
+      headers: { ...(init?.headers as Record<string, string>) },
+      body: typeof init?.body === 'string' ? init.body : undefined,
+    };
     calls.push(call);
     return answer(call);
   };
