@@ -12,7 +12,9 @@
  * Issue 31 (D378): for GitHub and Stripe, regeneration after a one-line change as `paygate generate --watch` does it:
  * in a process that already generated the spec once (unmeasured), an optional property is added to one component
  * schema of a copy of the spec and the generation that follows is measured, against openapi-typescript's full run and
- * Paygate's own full run on the same spec in the same bench run.
+ * Paygate's own full run on the same spec in the same bench run. The process keeps one `GenerateCache` across both
+ * runs, as watch mode does (D440-D443: the lint and bundle, the type layer by unit, the request validators by what
+ * they reach); `regen-nocache:<spec>` is the same regeneration without it (every unit computed again, D378's row).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,7 +27,7 @@ import { readFile } from 'node:fs/promises';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse as parseYaml } from 'yaml';
 import type { Target } from '../generators/src/emit/context.js';
-import { generate } from '../generators/src/pipeline.js';
+import { generate, GenerateCache } from '../generators/src/pipeline.js';
 import { REALWORLD_SPECS } from '../test/fixtures/realworld/specs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -154,8 +156,9 @@ const REGENERATED = ['github', 'stripe'];
  * one optional property added to the first component schema (by name) that has properties: the measured task is the
  * generation that follows, in the same process.
  */
-function regenerationTask(spec: ComparedSpec): { prepare: () => Promise<void>; run: () => Promise<TaskResult> } {
+function regenerationTask(spec: ComparedSpec, cached: boolean): { prepare: () => Promise<void>; run: () => Promise<TaskResult> } {
   let file = '';
+  const cache = cached ? new GenerateCache() : undefined;
   const options = () =>
     ({
       rootDir: path.dirname(file),
@@ -166,6 +169,7 @@ function regenerationTask(spec: ComparedSpec): { prepare: () => Promise<void>; r
       out: { contract: 'generated/contract', server: 'generated/server', client: 'generated/client', webhooks: 'generated/webhooks' },
       contractImport: 'relative',
       runtimeImport: 'package',
+      ...(cache === undefined ? {} : { cache }),
     }) as const;
   return {
     async prepare() {
@@ -195,7 +199,10 @@ function regenerationTask(spec: ComparedSpec): { prepare: () => Promise<void>; r
 }
 
 const regenerations = Object.fromEntries(
-  COMPARED.filter((spec) => REGENERATED.includes(spec.key)).map((spec) => [`regen:${spec.key}`, regenerationTask(spec)]),
+  COMPARED.filter((spec) => REGENERATED.includes(spec.key)).flatMap((spec) => [
+    [`regen:${spec.key}`, regenerationTask(spec, true)],
+    [`regen-nocache:${spec.key}`, regenerationTask(spec, false)],
+  ]),
 );
 
 const tasks: Record<string, () => Promise<TaskResult>> = {
@@ -267,7 +274,10 @@ export const GENERATOR_RUNS: readonly (readonly [string, string])[] = [
     [`${spec.label}: @paygate/generators (${spec.targets.join(' + ')})`, `ours:${spec.key}`] as const,
     [`${spec.label}: openapi-typescript alone`, `openapi-typescript:${spec.key}`] as const,
     ...(REGENERATED.includes(spec.key)
-      ? [[`${spec.label}: regeneration after a one-line change (as generate --watch)`, `regen:${spec.key}`] as const]
+      ? [
+          [`${spec.label}: regeneration after a one-line change (as generate --watch)`, `regen:${spec.key}`] as const,
+          [`${spec.label}: the same regeneration without the cache`, `regen-nocache:${spec.key}`] as const,
+        ]
       : []),
   ]),
 ];
@@ -296,6 +306,8 @@ export const GENERATION_GOALS = { cpu: 1.5, size: 2, tscMemory: 1.5 } as const;
 export interface RegenerationRatio {
   spec: string;
   cpuS: number;
+  /** The same regeneration without the cache (null: not measured). */
+  uncachedCpuS: number | null;
   /** Regeneration CPU / openapi-typescript's full run (goal <= 0.3x). */
   vsOpenapiTypescript: number;
   /** Regeneration CPU / Paygate's own full run. */
@@ -331,7 +343,7 @@ export async function measureGenerators(
   try {
     for (const [label, name] of runs) {
       progress(`${label}...`);
-      const compared = name.includes(':') && !name.startsWith('regen:') && compile;
+      const compared = name.includes(':') && !name.startsWith('regen') && compile;
       const dir = compared ? path.join(scratch, name.replace(/[^a-z0-9-]/gi, '_')) : undefined;
       const measurement = await child(name, dir);
       let tsc: TscMeasurement | undefined;
@@ -371,9 +383,11 @@ export async function measureGenerators(
   const regenerationRows = COMPARED.filter((spec) => byTask.has(`regen:${spec.key}`) && byTask.has(`ours:${spec.key}`)).map(
     (spec): RegenerationRatio => {
       const regen = byTask.get(`regen:${spec.key}`)!.measurement.cpuMs;
+      const uncached = byTask.get(`regen-nocache:${spec.key}`)?.measurement.cpuMs;
       return {
         spec: spec.label,
         cpuS: regen / 1000,
+        uncachedCpuS: uncached === undefined ? null : uncached / 1000,
         vsOpenapiTypescript: regen / byTask.get(`openapi-typescript:${spec.key}`)!.measurement.cpuMs,
         vsFull: regen / byTask.get(`ours:${spec.key}`)!.measurement.cpuMs,
       };
@@ -384,7 +398,7 @@ export async function measureGenerators(
 
 /** One line per regenerated spec (issue 31). */
 export function describeRegeneration(r: RegenerationRatio): string {
-  return `${r.spec}: regeneration after a one-line change ${r.cpuS.toFixed(2)} CPU-s = ${r.vsOpenapiTypescript.toFixed(2)}x openapi-typescript's full run (goal <= ${REGENERATION_GOAL}x: ${r.vsOpenapiTypescript <= REGENERATION_GOAL ? 'MET' : 'NOT met'}), ${r.vsFull.toFixed(2)}x Paygate's full run`;
+  return `${r.spec}: regeneration after a one-line change ${r.cpuS.toFixed(2)} CPU-s = ${r.vsOpenapiTypescript.toFixed(2)}x openapi-typescript's full run (goal <= ${REGENERATION_GOAL}x: ${r.vsOpenapiTypescript <= REGENERATION_GOAL ? 'MET' : 'NOT met'}), ${r.vsFull.toFixed(2)}x Paygate's full run${r.uncachedCpuS === null ? '' : `; without the cache ${r.uncachedCpuS.toFixed(2)} CPU-s`}`;
 }
 
 /** One line per compared spec: the three goal ratios and the figures behind them. */

@@ -128,8 +128,8 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
     text: "The document's error schema holds an enum where the scaffold writes its message (an `error` property limited to a few codes, say): the scaffold fills the property with its message instead of a value of the enum. A runtime matter (packages/server error fill: fill an enum-typed property from its values).",
   },
   {
-    match: /already declared for route/,
-    text: "The router (find-my-way) refuses two templates it reads as one route, and the scaffold does not start (generation, tsc and docs accept the document). Two spellings lead there: Google's custom methods (`/v1/{name}` beside `/v1/{name}:cancel`, turned into `/v1/:p0` and `/v1/:p0::cancel`) and AWS's fragment-qualified paths (`/tags/{resourceArn}` beside `/tags/{resourceArn}#tagKeys`: what follows `#` is no part of a URL a client sends, so both are one route). A runtime matter (packages/server dispatch: route a `:verb` suffix; serve templates that differ only after `#` as one route choosing by the query), not the generators.",
+    match: /already declared for route|createApp: cannot route/,
+    text: "The router (find-my-way) refused two templates it read as one route, and the scaffold did not start (generation, tsc and docs accept the document): Google's custom methods (`/v1/{name}` beside `/v1/{name}:cancel`) and AWS's fragment-qualified paths (`/tags/{resourceArn}` beside `/tags/{resourceArn}#tagKeys`). Since D410 both are routed (a `:verb` suffix as a regular-expression parameter of find-my-way; templates that differ only after `#` one route choosing its operation by the query or header the fragment names): a document still here was run before D410, or its templates are the same route in another way (the message names them).",
   },
   {
     match: /content type application\/problem\+json is not among (text|application)\/xml/,
@@ -157,7 +157,7 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
   },
   {
     match: /holds a query string|is not a path parameter/,
-    text: 'Refused on purpose: a path template with a parameter no `parameters` entry declares (here a query string written into the path, `/rides?page={page}`) is invalid OpenAPI, and issue 30 asked for it to be an error that names the pointer and the fix rather than a warning. openapi-typescript accepts the document; `--lint report` makes Paygate generate from it as well (the name then a path parameter typed as a string). The message names file, pointer and fix.',
+    text: "Refused on purpose: a query string written into the path (`/rides?page={page}`) holds a `{name}` no parameter of the operation declares (neither in: query nor in: path), which is invalid OpenAPI, and issue 30 asked for an undeclared template parameter to be an error that names the pointer and the fix. Since D410 a query string whose every `{name}` is declared is generated with a warning and routed (medium.com); these documents have one undeclared name (ClickSend `/uploads?convert={convert}`, Icons8 `{term}`, staging-ecotaco's POST `/rides`). openapi-typescript accepts them; `--lint report` makes Paygate generate from them as well (the name then a path parameter typed as a string).",
   },
   {
     match: /cannot fill N declared error schema/,

@@ -105,11 +105,10 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
 
 /**
  * Why the probe cannot build a request of this kind for the operation, or undefined when it can: a body in no JSON
- * media type (multipart, XML, binary: the probe samples JSON only), or a path template holding a `#` (the AWS style
- * `/#Action=X`: an HTTP client never sends what follows `#`, so no request can reach that template).
+ * media type (multipart, XML, binary: the probe samples JSON only). A path template holding a `#` (the AWS style
+ * `/#Action=X`) is probed since the scaffold routes it (D410): the probe sends the query or header its fragment names.
  */
 function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOperation, kind: ProbeKind): string | undefined {
-  if (operation.path.includes('#')) return 'a path template with a # fragment';
   // fetch sends no body with GET or HEAD (OpenAPI 3.1 allows one; most servers and clients do not)
   if (kind !== 'unauthenticated' && operation.body !== undefined && ['get', 'head'].includes(operation.method))
     return 'a request body on GET or HEAD';
@@ -268,7 +267,9 @@ function judge(probe: SpecProbe, answer: ProbeAnswer): string | undefined {
     if (schemas.length > 0 && !schemas.some((s) => probe.validate(s, answer.body).length === 0))
       return `status ${answer.status} is undeclared and the body fits none of the document's ${answer.status} schemas`;
   }
-  if (request.kind === 'invalid' && request.field !== undefined && !answer.text.includes(request.field))
+  // a status declared without content is answered without a body (D423): there is no body to name the field in
+  const withoutContent = answer.declared !== undefined && request.operation.responses.get(answer.declared)?.content.size === 0;
+  if (request.kind === 'invalid' && request.field !== undefined && !withoutContent && !answer.text.includes(request.field))
     return `the answer does not name the field ${request.field}`;
   return undefined;
 }

@@ -7,6 +7,7 @@
  */
 import { numericExclusiveBounds } from '../../generators/src/emit/ajv-standalone.js';
 import { normalizePatterns } from '../../generators/src/normalize/patterns.js';
+import { dropMistypedKeywords } from '../../generators/src/normalize/schema-keywords.js';
 import type { Json, JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj } from '../../generators/src/util/json.js';
 
@@ -21,15 +22,22 @@ function convert(node: Json): Json {
     if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
   }
   if (typeof out['nullable'] === 'boolean') delete out['nullable'];
+  // `$id` and `$schema` are no keywords of a 3.0 Schema Object (readers ignore them): Akeneo's schemas repeat
+  // `"$id": "https://example.com/product"`, which a 2020-12 validator reads as one id for several schemas and refuses
+  if (typeof out['$id'] === 'string') delete out['$id'];
+  if (typeof out['$schema'] === 'string') delete out['$schema'];
   return out;
 }
 
 /**
- * The document with its 3.0 schema keywords in 2020-12 form, and its patterns as the scaffold reads them (`u`-valid:
- * generators' `normalizePatterns`, D60, D206; the probe's Ajv compiles patterns with the `u` flag).
+ * The document with its 3.0 schema keywords in 2020-12 form, and its patterns and keywords as the scaffold reads them
+ * (`u`-valid: generators' `normalizePatterns`, D60, D206, the probe's Ajv compiles patterns with the `u` flag; wrongly
+ * typed keywords left out, D430).
  */
 export function as2020(document: JsonObject): JsonObject {
-  const converted = String(document['openapi'] ?? '').startsWith('3.0') ? (convert(document) as JsonObject) : document;
+  // a wrongly typed value keyword (`"pattern": 0`) is left out, as generation leaves it out of the scaffold's (D430)
+  const kept = dropMistypedKeywords(document).document;
+  const converted = String(kept['openapi'] ?? '').startsWith('3.0') ? (convert(kept) as JsonObject) : kept;
   try {
     return normalizePatterns(converted, 'openapi.json').document;
   } catch {

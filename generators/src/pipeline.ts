@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildModel } from './model/build.js';
-import { refuseUndeclaredPathParameters } from './model/path-parameters.js';
+import { queryStringPathWarnings, refuseUndeclaredPathParameters } from './model/path-parameters.js';
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
+import { dropMistypedKeywords } from './normalize/schema-keywords.js';
 import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
 import { normalizeStatusRanges } from './normalize/status-ranges.js';
 import { clientEmitter } from './emit/client.js';
@@ -29,6 +30,8 @@ import { webhooksEmitter } from './emit/webhooks.js';
 import { runPlugin, type PaygatePlugin, type PluginRunShared } from './plugins/api.js';
 import { emitterPlugin } from './plugins/core.js';
 import { compareStrings } from './util/sorted.js';
+import type { GenerateCache } from './incremental/generate-cache.js';
+import { runSalt } from './incremental/salt.js';
 import { recordedSourcePath } from './util/source-path.js';
 
 export { definePlugin, type PaygatePlugin, type PluginContext } from './plugins/api.js';
@@ -37,6 +40,7 @@ export { zodPlugin, type ZodPluginOptions } from './plugins/zod.js';
 export type * from './model/types.js';
 export type { EmitWarning, GeneratedFile, OutputDirs, Target } from './emit/context.js';
 export type { TemplateEngine } from './emit/templates.js';
+export { GenerateCache } from './incremental/generate-cache.js';
 
 export const CORE_EMITTERS: readonly Emitter[] = [
   ...CONTRACT_EMITTERS,
@@ -79,6 +83,12 @@ export interface GenerateOptions {
   /** The docs site's human sources (default: docs/errors.md, docs/decisions.md and templates/docs under rootDir). */
   docs?: DocsSources;
   onProgress?: (step: string, ms: number) => void;
+  /**
+   * D440: what the previous run of the same project kept (`paygate generate --watch` passes one across runs): the lint
+   * and bundle, the type layer's units and the request validators are reused where the inputs they read are
+   * unchanged. The files are the same bytes as without it.
+   */
+  cache?: GenerateCache;
 }
 
 export interface GenerateResult {
@@ -126,9 +136,25 @@ export function readDocsSources(rootDir: string, templatesDir: string = DEFAULT_
 /** parse -> model -> emit, entirely in memory (the CLI writes or compares the files). */
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const timings: GenerateResult['timings'] = [];
-  const { rootDir, onProgress } = options;
+  const { rootDir, onProgress, cache } = options;
+  // D440: another generator, template, plugin list or option than the cache's last run empties it
+  const overrides =
+    options.templatesOverrideDir === undefined
+      ? undefined
+      : readTemplateOverrides(
+          path.resolve(rootDir, options.templatesOverrideDir),
+          options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
+          path.relative(rootDir, path.resolve(rootDir, options.templatesOverrideDir)).split(path.sep).join('/') || '.',
+        );
+  cache?.begin(runSalt(options, overrides?.templates));
   const loaded = await timed(timings, 'parse openapi (lint + bundle)', onProgress, () =>
-    loadOpenApi({ input: options.openapi, lintConfig: options.lintConfig, lint: options.lint ?? 'strict', cwd: rootDir }),
+    loadOpenApi({
+      input: options.openapi,
+      lintConfig: options.lintConfig,
+      lint: options.lint ?? 'strict',
+      cwd: rootDir,
+      ...(cache === undefined ? {} : { cache }),
+    }),
   );
   const asyncapi =
     options.asyncapi === undefined || options.asyncapi === null
@@ -145,7 +171,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // patterns only (D60) and status ranges spelled `4XX` (D199).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
     const ranges = normalizeStatusRanges(loaded.document, options.openapi);
-    const fromOpenApi = normalizePatterns(ranges.document, options.openapi);
+    // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it
+    const keywords = dropMistypedKeywords(ranges.document);
+    warnings.push(...keywords.dropped.map((d) => ({ pointer: `${options.openapi}${d.pointer}`, problem: d.problem, fix: d.fix })));
+    const fromOpenApi = normalizePatterns(keywords.document, options.openapi);
     const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));
     const dropped = (file: string, list: readonly DroppedPattern[]) =>
       warnings.push(
@@ -169,14 +198,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   // D201: an undeclared path template parameter is refused under strict lint (`--lint report` generates anyway).
   if ((options.lint ?? 'strict') === 'strict') refuseUndeclaredPathParameters(model, options.openapi);
-  const overrides =
-    options.templatesOverrideDir === undefined
-      ? undefined
-      : readTemplateOverrides(
-          path.resolve(rootDir, options.templatesOverrideDir),
-          options.templatesDir ?? DEFAULT_TEMPLATES_DIR,
-          path.relative(rootDir, path.resolve(rootDir, options.templatesOverrideDir)).split(path.sep).join('/') || '.',
-        );
+  // D410: a query string written into a path whose parameters are declared is generated, with a warning
+  warnings.push(...queryStringPathWarnings(model, options.openapi));
   if (overrides !== undefined) warnings.push(...overrides.warnings);
   const contexts = createEmitContext({
     model,
@@ -188,6 +211,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.contractImport === undefined ? {} : { contractImport: options.contractImport }),
     ...(options.runtimeImport === undefined ? {} : { runtimeImport: options.runtimeImport }),
     ...(options.regenerateCommand === undefined ? {} : { regenerateCommand: options.regenerateCommand }),
+    ...(cache === undefined ? {} : { cache }),
   });
   const targets = options.targets ?? DEFAULT_TARGETS;
   const available = options.emitters ?? [

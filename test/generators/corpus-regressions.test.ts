@@ -12,6 +12,10 @@
  *   `<method>All` met the other operation's method of the same name (TS1117); the helper's name is now taken.
  * - VTEX (a required `Content-Type` header parameter on GETs): its validator refused every GET; OpenAPI says such a
  *   parameter SHALL be ignored, and it is (D409).
+ * - api.video (`"pattern": 0` on a string property): Redocly's struct error refused the document; a wrongly typed value
+ *   keyword of a schema warns and is left out (D430); so is a `default` its own schema refuses (Exhibit Day's
+ *   `{type: number, default: 'false'}`, figshare's `order` default outside its enum), which the validators filled in
+ *   and then refused.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +36,8 @@ const spec = {
           { name: 'Content-Type', in: 'header', required: true, schema: { type: 'string', enum: ['application/json'] } },
           { name: 'Accept', in: 'header', required: true, schema: { type: 'string' } },
           { name: 'X-Account', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'general_only', in: 'header', schema: { type: 'number', default: 'false' } },
+          { name: 'order', in: 'query', schema: { type: 'string', enum: ['published_date', 'views'], default: 'created_date' } },
         ],
         responses: { '200': { description: 'ok' } },
       },
@@ -55,6 +61,13 @@ const spec = {
         responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: notification } } } } },
       },
     },
+    '/thumbnails': {
+      patch: {
+        operationId: 'pickThumbnail',
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Thumbnail' } } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
     '/webhooks': {
       post: {
         operationId: 'createWebhook',
@@ -76,7 +89,16 @@ const spec = {
       },
     },
   },
-  components: { schemas: { Notification: notification } },
+  components: {
+    schemas: {
+      Notification: notification,
+      Thumbnail: {
+        type: 'object',
+        required: ['timecode'],
+        properties: { timecode: { type: 'string', pattern: 0 }, label: { type: 'string', maxLength: '5', minLength: 1 } },
+      },
+    },
+  },
   source: { url: {} },
   'x-webhooks': {
     'x-sdk-exclude': true,
@@ -120,8 +142,25 @@ describe('documents the corpus run found failing, reduced', () => {
     expect(struct.map((p) => [p.severity, p.message]).sort()).toEqual([
       ['warn', 'Expected type `Logo` (object) but got `string`'],
       ['warn', 'Expected type `PathItem` (object) but got `boolean`'],
+      ['warn', 'Expected type `integer` but got `string`.'],
+      ['warn', 'Expected type `string` but got `integer`.'],
       ['warn', 'Property `source` is not expected here.'],
     ]);
+  });
+
+  it("api.video's `pattern: 0`, a string `maxLength` and defaults their schema refuses are left out with a warning naming each; the rest validates", () => {
+    const pointers = outcome.result.warnings.filter((w) => w.problem.includes('D430')).map((w) => w.pointer.replace(/^.*#/, '#'));
+    expect(pointers.sort()).toEqual([
+      '#/components/schemas/Thumbnail/properties/label/maxLength',
+      '#/components/schemas/Thumbnail/properties/timecode/pattern',
+      '#/paths/~1notes/get/parameters/3/schema/default',
+      '#/paths/~1notes/get/parameters/4/schema/default',
+    ]);
+    const document = outcome.result.files.find((f) => f.path.endsWith('contract/api-document.gen.ts'))!.contents;
+    expect(document).not.toMatch(/"pattern":\s*0|pattern: 0/);
+    const validators = outcome.result.files.find((f) => f.path.endsWith('server/request-validators.gen.ts'))!.contents;
+    expect(validators).toMatch(/minLength/);
+    expect(validators).not.toContain('created_date');
   });
 
   it("a paged operation's helper and an operation named like it get two names (dev.to's getArticles/getArticlesAll)", () => {

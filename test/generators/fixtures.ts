@@ -27,6 +27,8 @@ export const scenarios: Scenario[] = [
   // without a catalogue, a title starting with "The" (3.0: a CDN's style; 3.1: a chat platform's, with tuples and `nullable`).
   { name: 'vendor30', openapi: 'test/fixtures/vendor30/openapi.yaml', asyncapi: null },
   { name: 'vendor31', openapi: 'test/fixtures/vendor31/openapi.yaml', asyncapi: null },
+  // D410: every path template spelling real specs use (Google verbs, AWS fragments, shared segments, query strings).
+  { name: 'routes30', openapi: 'test/fixtures/routes30/openapi.yaml', asyncapi: null },
 ];
 
 const cache = new Map<string, Promise<GenerateResult>>();

@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../generators/src/cli/command.js';
-import { watchGenerate } from '../../generators/src/cli/commands/generate.js';
 import { loadSpecOptions } from '../../generators/src/cli/commands/spec-options.js';
 import { runCli } from '../../generators/src/cli/main.js';
 import { ROOT } from './fixtures.js';
 import { compileProject } from './support/compile-generated.js';
+import { startWatch } from './support/watch-session.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/plugin-project');
 
@@ -240,19 +240,8 @@ describe('generate --watch', () => {
   it('regenerates after an edit to a referenced file, survives a broken save and recovers', { timeout: 180_000 }, async () => {
     const dir = await copyProject('watch');
     dirs.push(dir);
-    const options = await loadSpecOptions([], dir);
-    const lines: string[] = [];
-    const io: CliIo = { cwd: dir, stdout: () => undefined, stderr: (t) => void lines.push(t) };
-    const controller = new AbortController();
-    const watching = watchGenerate(options, io, controller.signal);
-    const waitFor = async (what: (text: string) => boolean, label: string) => {
-      const deadline = Date.now() + 120_000;
-      while (!lines.some(what)) {
-        if (Date.now() > deadline) throw new Error(`no line ${label} in:\n${lines.join('')}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return lines.find(what)!;
-    };
+    const watch = await startWatch(dir);
+    const { lines, waitFor } = watch;
     try {
       const first = await waitFor((l) => l.includes('initial run:'), 'for the initial run');
       expect(first).toMatch(/^\[\d\d:\d\d:\d\d\] initial run: \d+ file\(s\) written, \d+ unchanged in \d+ ms\n$/);
@@ -277,8 +266,7 @@ describe('generate --watch', () => {
       expect(fixed).toContain('subtitle?: string');
       expect(fixed).not.toContain('isbn');
     } finally {
-      controller.abort();
-      await watching;
+      await watch.stop();
     }
   });
 });

@@ -87,7 +87,7 @@ describe('unsupported constructs are refused with their location', () => {
       'a query string written into a path, under strict lint (D201)',
       doc({ '/search?q={q}': { get: { responses: ok } } }),
       '#/paths/~1search?q={q}',
-      /holds a query string; its \{q\} is not a path parameter/,
+      /holds a query string; its \{q\} is declared by no parameter of GET \(neither in: query nor in: path\)/,
       'strict',
     ],
   ] as [string, object, string, RegExp, ('skip' | 'strict')?][])('%s', async (name, document, pointer, problem, lint) => {
@@ -104,6 +104,33 @@ describe('unsupported constructs are refused with their location', () => {
     expect(message).toMatch(
       /\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/,
     );
+  });
+
+  it('a query string written into a path whose {x} are declared query parameters generates under strict lint, with a warning naming it (D410)', async () => {
+    const result = await generateDocument(
+      'query-string-declared',
+      doc({
+        '/search?q={q}': {
+          get: {
+            operationId: 'search',
+            parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
+        '/items?kind=book': { get: { operationId: 'listBooks', responses: ok } },
+      }),
+      'strict',
+    );
+    expect(result.warnings.map((w) => w.pointer.replace(/^.*#/, '#'))).toEqual(['#/paths/~1items?kind=book', '#/paths/~1search?q={q}']);
+    expect(result.warnings[0]!.problem).toMatch(
+      /holds a query string; OpenAPI paths have no query part\. Generated as the path before `\?`/,
+    );
+    // `q` is the query parameter, not a path parameter: no positional client argument, no path validator property
+    const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
+    expect(validators).toMatch(/"search": \{\n\s+query: /);
+    expect(validators).not.toMatch(/"search": \{[^}]*params: /);
+    const client = result.files.find((f) => f.path.endsWith('client.gen.ts'))!.contents;
+    expect(client).toContain('operation(send, META_0, "GET", "/search?q={q}", [], false, true)');
   });
 
   it('a parameter the scaffold cannot parse skips the operation on the server side only, named with the fix (contract and client generate)', async () => {

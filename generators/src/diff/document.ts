@@ -10,10 +10,6 @@ export { isObj } from '../util/json.js';
 
 export type Obj = Record<string, unknown>;
 
-export function toPointer(path: readonly (string | number)[]): string {
-  return path.map((s) => `/${escape(String(s))}`).join('');
-}
-
 export const escape = escapePointerToken;
 
 export function fromPointer(pointer: string): string[] {

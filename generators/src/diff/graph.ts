@@ -36,6 +36,7 @@ export interface Entry {
   values: string;
   before?: unknown;
   after?: unknown;
+  list?: string;
   uses: ChangeUse[];
   useCount: number;
   lastRoot: number;
@@ -56,6 +57,7 @@ export interface Emitted {
   reason?: string;
   before?: unknown;
   after?: unknown;
+  list?: string;
 }
 
 const severity = (c: Classification) => CLASSIFICATIONS.indexOf(c);
@@ -94,6 +96,7 @@ export class ChangeGraph {
         values: '',
         ...(change.before === undefined ? {} : { before: change.before }),
         ...(change.after === undefined ? {} : { after: change.after }),
+        ...(change.list === undefined ? {} : { list: change.list }),
         uses: [],
         useCount: 0,
         lastRoot: -1,
@@ -170,5 +173,6 @@ export function toChange(entry: Entry, message: string): Change {
     useCount: entry.useCount,
     ...(entry.before === undefined ? {} : { before: entry.before }),
     ...(entry.after === undefined ? {} : { after: entry.after }),
+    ...(entry.list === undefined ? {} : { list: entry.list }),
   };
 }

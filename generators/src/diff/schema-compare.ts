@@ -45,6 +45,8 @@ export class Emitter {
     reason?: string,
     before?: unknown,
     after?: unknown,
+    /** The pointer of the list a value was added to or removed from (see `Change.list`). */
+    list?: string,
   ): void {
     this.sides.graph.emit(this.node, {
       kind,
@@ -54,6 +56,7 @@ export class Emitter {
       ...(reason === undefined ? {} : { reason }),
       ...(before === undefined ? {} : { before }),
       ...(after === undefined ? {} : { after }),
+      ...(list === undefined ? {} : { list: this.relocate(side, list) }),
     });
   }
 
@@ -351,6 +354,8 @@ function compareEnum(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView)
         req ? 'breaking' : 'non-breaking',
         req ? 'requests sending this value are refused' : undefined,
         v,
+        undefined,
+        ea.isConst ? undefined : ea.ptr,
       );
     });
     eb.values.forEach((v, i) => {
@@ -363,6 +368,7 @@ function compareEnum(out: Emitter, dir: Direction, a: SchemaView, b: SchemaView)
         req ? undefined : 'clients that check values against the old list reject it',
         undefined,
         v,
+        eb.isConst ? undefined : eb.ptr,
       );
     });
     return;

@@ -54,6 +54,12 @@ export interface Change {
   useCount: number;
   before?: unknown;
   after?: unknown;
+  /**
+   * For a value added to or removed from a list of values (`enum`, or `oneOf`/`anyOf` of consts): the pointer of the
+   * list. `pointer` names the value's position, which moves when a value is inserted before it, so allow entries name
+   * the list and the value instead (D461, "Allow entries name an enum value by its list and value, never its position").
+   */
+  list?: string;
 }
 
 /** A message the merchant receives on an AsyncAPI channel. */

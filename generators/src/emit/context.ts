@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ApiModel } from '../model/types.js';
+import type { GenerateCache } from '../incremental/generate-cache.js';
 import { typeScriptOf } from '../util/type-layer.js';
 import type { TemplateEngine } from './templates.js';
 
@@ -93,6 +94,11 @@ export interface EmitContext {
    * events (computed once by the pipeline, shared by every emitter).
    */
   typeLayer(): Promise<string>;
+  /**
+   * D442: with a cache (watch mode), `compute()`'s value is reused while `key`, a digest of everything it reads
+   * (incremental/reads.ts), is the same; without one, `compute()`.
+   */
+  memo<T>(name: string, key: () => string, compute: () => T): T;
 }
 
 /** What an emitter degraded instead of refusing (see EmitContext.warn). */
@@ -159,10 +165,12 @@ export function typeLayerDocument(
 }
 
 /** Runs openapi-typescript once (on a clone: it must not see or mutate the shared document). */
-export function createTypeLayer(document: Readonly<Record<string, unknown>>): () => Promise<string> {
+export function createTypeLayer(document: Readonly<Record<string, unknown>>, cache?: GenerateCache): () => Promise<string> {
   let pending: Promise<string> | undefined;
-  // D162: openapi-typescript's transform on the bundled document, without its second lint and bundle.
-  return () => (pending ??= Promise.resolve().then(() => typeScriptOf(document)));
+  // D162: openapi-typescript's transform on the bundled document, without its second lint and bundle; D441: by unit,
+  // reusing the units an edit did not touch, when there is a cache.
+  return () =>
+    (pending ??= Promise.resolve().then(() => (cache === undefined ? typeScriptOf(document) : cache.typeLayer.typeScriptOf(document))));
 }
 
 export function createEmitContext(options: {
@@ -179,6 +187,8 @@ export function createEmitContext(options: {
   regenerateCommand?: string;
   /** Where emitters' warnings go (EmitContext.warn). */
   warnings?: EmitWarning[];
+  /** D440: what watch mode keeps between runs. */
+  cache?: GenerateCache;
 }): { context: EmitContext; documentContext: DocumentEmitContext } {
   const out = { ...DEFAULT_OUTPUT_DIRS, ...options.out };
   const context: EmitContext = Object.freeze({
@@ -189,7 +199,9 @@ export function createEmitContext(options: {
     contractImport: options.contractImport ?? (out.contract === DEFAULT_OUTPUT_DIRS.contract ? 'package' : 'relative'),
     runtimeImport: options.runtimeImport ?? 'relative',
     header: headerFor(options.model.source, options.regenerateCommand),
-    typeLayer: createTypeLayer(typeLayerDocument(options.document, options.model)),
+    typeLayer: createTypeLayer(typeLayerDocument(options.document, options.model), options.cache),
+    memo: <T>(name: string, key: () => string, compute: () => T): T =>
+      options.cache === undefined ? compute() : options.cache.memo(name, key(), compute),
     ...(options.warnings === undefined ? {} : { warn: (warning: EmitWarning) => options.warnings!.push(warning) }),
   });
   return { context, documentContext: Object.freeze({ ...context, document: options.document }) };

@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Handlebars from 'handlebars';
 import type { Changelog, ChangelogSection } from '../diff/changelog.js';
+import { allowMatches, type AllowKey } from '../diff/allow-match.js';
 import type { Change, ChangeUse } from '../diff/types.js';
 import { RefResolver } from '../model/build.js';
 import { openapiFileOf, UnsupportedSpecError } from '../parse/refusal.js';
@@ -592,9 +593,7 @@ function eventsPageView(input: Pick<DocsPagesInput, 'events' | 'webhooks'>): obj
 // additions; documentation-only changes (annotations) are counted and folded away, never headlined.
 
 /** An allow-file entry: a breaking change or warning reviewed and accepted within the major version, with its reason. */
-export interface ChangelogReview {
-  kind: string;
-  pointer: string;
+export interface ChangelogReview extends AllowKey {
   reason: string;
 }
 
@@ -658,13 +657,14 @@ export function changelogTodo(change: Pick<Change, 'classification' | 'kind' | '
   return 'Check how your code reads it before you upgrade.';
 }
 
-function entryView(change: Change, reviews: ReadonlyMap<string, string>): ChangelogEntryView {
+function entryView(change: Change, reviews: readonly ChangelogReview[]): ChangelogEntryView {
   return {
     // a documentation change is named, not quoted: the old text may say what the new one corrected
     what: change.classification === 'annotation' ? `${humanKind(change.kind)}: \`${change.document}#${change.pointer}\`` : change.message,
     where: whereText(change.uses, change.useCount, change.document, change.pointer),
     todo: changelogTodo(change),
-    reviewed: reviews.get(`${change.kind} ${change.pointer}`) ?? '',
+    // the gate's own matching (an enum value by its list and value, D461)
+    reviewed: reviews.find((r) => allowMatches(r, change))?.reason ?? '',
   };
 }
 
@@ -685,7 +685,7 @@ export function changelogHeadline(counts: ChangelogSection['counts'], reviewedCo
 /** The page's view of the changelog. Reviews apply to the unreleased section (the allow file is emptied at each release). */
 export function changelogView(changelog: Changelog, reviews: readonly ChangelogReview[]): ChangelogSectionView[] {
   return changelog.sections.map((section) => {
-    const map = new Map(section.title === 'Unreleased' ? reviews.map((r) => [`${r.kind} ${r.pointer}`, r.reason] as const) : []);
+    const map = section.title === 'Unreleased' ? reviews : [];
     const of = (classification: Change['classification']) =>
       section.groups.filter((g) => g.classification === classification).flatMap((g) => g.changes.map((c) => entryView(c, map)));
     const view = {

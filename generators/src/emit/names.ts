@@ -2,7 +2,7 @@ import type { OperationModel } from '../model/types.js';
 import { pascalCase, propertyKey } from '../util/naming.js';
 
 /** PascalCase type base names per operationId, deduplicated deterministically (operations are model-sorted). */
-export function operationTypeNames(operations: readonly OperationModel[]): Map<string, string> {
+export function operationTypeNames(operations: readonly Pick<OperationModel, 'operationId'>[]): Map<string, string> {
   const used = new Set<string>();
   const out = new Map<string, string>();
   for (const op of operations) {

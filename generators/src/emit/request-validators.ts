@@ -24,6 +24,7 @@ import {
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
+import { reachableDigest } from '../incremental/reads.js';
 import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
@@ -95,6 +96,41 @@ class UnsupportedParameterError extends Error {}
 /** Resolves `#/components/schemas/...` refs against the model's schemas (the only refs left in bundled schemas). */
 export function modelSchemaResolver(model: Pick<ApiModel, 'schemas'>): RefResolver {
   return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
+}
+
+/** The JSON types a schema admits by its `type` alone (`integer` within `number`), or undefined when it does not say. */
+function declaredTypes(schema: unknown, resolver: RefResolver): Set<string> | undefined {
+  const s = resolver.deref<unknown>(schema);
+  if (!isObj(s)) return undefined;
+  const type = s.type;
+  const list = typeof type === 'string' ? [type] : Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : [];
+  if (list.length === 0) return undefined;
+  const out = new Set(list);
+  if (out.has('number')) out.add('integer');
+  if (out.has('integer')) out.add('number');
+  return out;
+}
+
+/**
+ * D432: a parameter's `oneOf` whose alternatives declare types no two of them share (GitHub's `workflow_id`,
+ * `oneOf: [{type: integer}, {type: string}]`) validated as `anyOf`. A parameter arrives as text and is coerced: Ajv
+ * coerces `"42"` to 42 for the integer alternative and back to `"42"` for the string one, so both match and `oneOf`
+ * refused every numeric id. As JSON values the alternatives cannot both match (their types are disjoint), so `anyOf`
+ * accepts exactly what `oneOf` means; alternatives that may overlap keep `oneOf`.
+ */
+export function coercibleOneOf(schema: unknown, resolver: RefResolver): unknown {
+  if (!isObj(schema) || !Array.isArray(schema.oneOf) || schema.anyOf !== undefined) return schema;
+  const seen = new Set<string>();
+  for (const alternative of schema.oneOf) {
+    const types = declaredTypes(alternative, resolver);
+    if (types === undefined) return schema;
+    for (const t of types) {
+      if (seen.has(t)) return schema;
+      seen.add(t);
+    }
+  }
+  const { oneOf, ...rest } = schema;
+  return { ...rest, anyOf: oneOf };
 }
 
 class RuleBuilder {
@@ -235,8 +271,38 @@ function markNotValidated(operations: OperationView[], notValidated: readonly No
   }
 }
 
+/** What the request validators read of an operation: the cache key (D442) is these and the schemas they reach. */
+export type RequestOperation = Pick<
+  OperationModel,
+  'operationId' | 'method' | 'path' | 'parameterList' | 'requestBody' | 'extensions' | 'security'
+>;
+
+/** What the request validators read of the model: nothing else reaches compileRequestValidators. */
+export interface RequestValidatorInputs extends Pick<ApiModel, 'schemas' | 'securitySchemes' | 'openapiVersion' | 'source'> {
+  operations: RequestOperation[];
+}
+
+/** D442: the model narrowed to what the validators read (their key hashes exactly this). */
+export function requestValidatorInputs(model: ApiModel): RequestValidatorInputs {
+  return {
+    schemas: model.schemas,
+    securitySchemes: model.securitySchemes,
+    openapiVersion: model.openapiVersion,
+    source: model.source,
+    operations: model.operations.map(({ operationId, method, path, parameterList, requestBody, extensions, security }) => ({
+      operationId,
+      method,
+      path,
+      parameterList,
+      requestBody,
+      extensions,
+      security,
+    })),
+  };
+}
+
 /** Builds the two `$defs` roots (parameters, coerced; bodies, not coerced), compiles them and lays out the table. */
-export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compiled {
+export function compileRequestValidators(ctx: { model: RequestValidatorInputs }): Compiled {
   const { model } = ctx;
   const resolver = modelSchemaResolver(model);
   const rules = new RuleBuilder(resolver);
@@ -328,7 +394,7 @@ export function compileRequestValidators(ctx: Pick<EmitContext, 'model'>): Compi
       parameterRules.push(rule);
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
-      target.properties[rule.name] = sharedParameter(toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS));
+      target.properties[rule.name] = sharedParameter(toAjvSchema(coercibleOneOf(schema, resolver), PARAMS_ROOT, ANNOTATIONS));
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.
@@ -534,14 +600,16 @@ function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
 }
 
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
-function securityQueryParams(op: OperationModel, schemes: readonly SecuritySchemeModel[]): string[] {
+function securityQueryParams(op: RequestOperation, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
-  for (const alternative of op.security) {
-    const first = alternative[0];
-    if (first === undefined) continue;
-    const scheme = schemes.find((s) => s.name === first.scheme);
-    if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined) out.push(scheme.parameterName);
-  }
+  // every scheme of every alternative (D434): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
+  // or `sig` in the query beside `api_key`, and only the first of each alternative was allowed
+  for (const alternative of op.security)
+    for (const requirement of alternative) {
+      const scheme = schemes.find((s) => s.name === requirement.scheme);
+      if (scheme?.type === 'apiKey' && scheme.in === 'query' && scheme.parameterName !== undefined && !out.includes(scheme.parameterName))
+        out.push(scheme.parameterName);
+    }
   return out;
 }
 
@@ -584,7 +652,17 @@ export const serverRequestValidatorsEmitter: Emitter = {
   name: 'server/request-validators',
   target: 'server',
   emit(ctx: EmitContext): GeneratedFile[] {
-    const { code, operations, notValidated } = compileRequestValidators(ctx);
+    // D442: reused after an edit no operation's request can reach (the operations' request parts, their security and
+    // every schema those reach are the key)
+    const inputs = requestValidatorInputs(ctx.model);
+    const { body, names, operations, notValidated } = ctx.memo(
+      'server/request-validators',
+      () => reachableDigest(inputs, [inputs.operations, inputs.securitySchemes, inputs.openapiVersion, inputs.source]),
+      () => {
+        const compiled = compileRequestValidators({ model: inputs });
+        return { ...compiled, ...standaloneAsFunctionBody(compiled.code) };
+      },
+    );
     for (const part of notValidated) {
       ctx.warn?.({
         pointer: `${openapiFileOf(ctx.model.source)}${part.pointer}`,
@@ -595,7 +673,6 @@ export const serverRequestValidatorsEmitter: Emitter = {
     // D160: one TypeScript module (a consumer building with plain tsc gets no .js copied). D196: the Ajv code is the
     // text of one function, made a function once at import, so tsc and editors read one string instead of parsing
     // megabytes of untyped JavaScript (Stripe's: 2.4 MiB, about a third of a strict tsc's memory).
-    const { body, names } = standaloneAsFunctionBody(code);
     return [
       {
         path: `${ctx.out.server}/request-validators.gen.ts`,

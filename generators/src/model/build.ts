@@ -240,11 +240,26 @@ export function pathTemplateNames(path: string): string[] {
   return [...new Set([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!))];
 }
 
-function orderPathParams(path: string, params: ParameterModel[]): ParameterModel[] {
+/**
+ * The names of the `{x}` a query string written into the path template holds (`/search?q={q}` -> `q`; D410): what
+ * follows `?` up to a `#`.
+ */
+export function templateQueryNames(path: string): Set<string> {
+  const beforeHash = path.split('#', 1)[0]!;
+  const question = beforeHash.indexOf('?');
+  return new Set(question === -1 ? [] : pathTemplateNames(beforeHash.slice(question + 1)));
+}
+
+function orderPathParams(path: string, params: ParameterModel[], query: readonly ParameterModel[]): ParameterModel[] {
   const order = pathTemplateNames(path);
   const byName = new Map(params.map((p) => [p.name, p]));
+  // D410: a `{x}` of a query string written into the template that the operation declares as a query parameter is
+  // that parameter (the server routes on the part before `?`, the client writes it into the query)
+  const inQuery = templateQueryNames(path);
+  const queryNames = new Set(query.map((p) => p.name));
   const out: ParameterModel[] = [];
   for (const name of order) {
+    if (!byName.has(name) && inQuery.has(name) && queryNames.has(name)) continue;
     out.push(byName.get(name) ?? undeclaredPathParameter(name));
     byName.delete(name);
   }
@@ -514,7 +529,7 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
       const op = item[method];
       if (!isObj(op)) continue;
       const { groups: params, list } = buildParameters(resolver, item.parameters, op.parameters);
-      params.path = orderPathParams(path, params.path);
+      params.path = orderPathParams(path, params.path, params.query);
       const responses = buildResponses(resolver, op.responses);
       // An empty or blank operationId names nothing: derived like a missing one (decision D62).
       const explicitId = str(op.operationId)?.trim() || undefined;

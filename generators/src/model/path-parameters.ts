@@ -6,6 +6,10 @@
  * `--lint strict` (the default) generation refuses it, naming the path, the parameter object to add, and
  * `--lint report` as the way to generate anyway. A template expression inside a query string written into the path
  * (`/search?q={q}`) gets the fix it needs instead: a query parameter.
+ *
+ * A query string written into the path whose every `{x}` is declared (as a query parameter, or as a path parameter as
+ * some vendors write it) is generated with a warning (D410): the server routes on the part before `?` and chooses by
+ * the query keys, the client writes the query; openapi-typescript accepts such documents too.
  */
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import type { ApiModel } from './types.js';
@@ -37,10 +41,31 @@ export function refuseUndeclaredPathParameters(model: Pick<ApiModel, 'operations
     others.size === 0 ? '' : ` (and ${others.size} more: ${[...others].slice(0, 3).join(', ')}${others.size > 3 ? ', ...' : ''})`;
   const inQuery = first.path.indexOf('?') !== -1 && first.path.indexOf('?') < first.path.indexOf(`{${first.name}}`);
   const problem = inQuery
-    ? `the path ${JSON.stringify(first.path)} holds a query string; its {${first.name}} is not a path parameter, and OpenAPI paths have no query part${more}.`
+    ? `the path ${JSON.stringify(first.path)} holds a query string; its {${first.name}} is declared by no parameter of ${first.method.toUpperCase()} (neither in: query nor in: path), and OpenAPI paths have no query part${more}.`
     : `the path template names {${first.name}}, which no parameter of ${first.method.toUpperCase()} ${first.path} declares; OpenAPI requires every template expression to be a declared path parameter${more}.`;
   const fix = inQuery
-    ? `remove the query string from the path and declare \`${first.name}\` as a query parameter ({ name: ${first.name}, in: query, schema: { type: string } }); or generate with --lint report to accept the document as it is (the name is then a path parameter typed as a string).`
+    ? `declare \`${first.name}\` as a query parameter of ${first.method.toUpperCase()} ${first.path} ({ name: ${first.name}, in: query, schema: { type: string } }; the query string may stay in the path, D410, though OpenAPI paths have none); or generate with --lint report to accept the document as it is (the name is then a path parameter typed as a string).`
     : `declare it in the path item's parameters: { name: ${first.name}, in: path, required: true, schema: { type: string } } (or in each operation's); or generate with --lint report to accept the document as it is (it is then typed as a string and not validated).`;
   throw new UnsupportedSpecError(file, `#/paths/${pointerToken(first.path)}`, problem, fix);
+}
+
+/** A construct generated with a warning: where (`file#/pointer`), what, and the fix. */
+export interface PathWarning {
+  pointer: string;
+  problem: string;
+  fix: string;
+}
+
+/**
+ * One warning per path whose template holds a query string (D410): generated (routed on the part before `?`), but
+ * OpenAPI paths have no query part, so other tools may read it otherwise. Paths holding an undeclared `{x}` are
+ * refused instead (above).
+ */
+export function queryStringPathWarnings(model: Pick<ApiModel, 'operations'>, file: string): PathWarning[] {
+  const paths = [...new Set(model.operations.map((op) => op.path).filter((p) => p.split('#', 1)[0]!.includes('?')))];
+  return paths.map((path) => ({
+    pointer: `${file}#/paths/${pointerToken(path)}`,
+    problem: `the path ${JSON.stringify(path)} holds a query string; OpenAPI paths have no query part. Generated as the path before \`?\` with the query keys it names (D410).`,
+    fix: `move the query string out of the path key and declare its parameters with \`in: query\` (two operations that differ only by their query string become one operation with the parameter).`,
+  }));
 }

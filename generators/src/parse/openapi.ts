@@ -5,6 +5,10 @@ import { jsonLineCols } from './json-locations.js';
 import { refuseRefCycles } from './ref-cycles.js';
 import { refuseUnsupportedDocument } from './unsupported.js';
 import { UnsupportedSpecError } from './refusal.js';
+import { isSchemaPosition, SIMPLE_SCHEMA_KEYWORDS } from '../normalize/schema-keywords.js';
+import type { CachedLoad } from '../incremental/generate-cache.js';
+import { digestText } from '../incremental/digest.js';
+import { generatorVersion } from '../incremental/salt.js';
 import {
   BaseResolver,
   bundle,
@@ -35,6 +39,11 @@ export interface LoadOpenApiOptions {
   lint?: LintMode;
   /** Directory against which locations are printed (default: cwd). */
   cwd?: string;
+  /**
+   * D443: the last run's lint and bundle (watch mode), reused when the lint settings and every file the bundle read
+   * have the same bytes; replaced by this run's.
+   */
+  cache?: { load: CachedLoad | undefined; lastRun: { loadReused: boolean } };
 }
 
 export interface LintProblem {
@@ -206,6 +215,25 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
 }
 
+/**
+ * D430: a schema keyword that constrains or annotates one value, written with the wrong JSON type (api.video's
+ * `"pattern": 0`), carries no meaning a validator could apply; openapi-typescript generates from such a document.
+ * Redocly's `struct` rule reports "Expected type `string` but got `integer`": a warning, and the keyword is left out
+ * after bundling (normalize/schema-keywords.ts, with a warning naming its pointer). Keywords that shape the schema
+ * (`type`, `items`, `allOf`...) stay errors.
+ */
+export function isMistypedSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId' | 'message' | 'location'>): boolean {
+  if (problem.ruleId !== 'struct' || !/^Expected type `[^`]+`( \([a-z]+\))? but got `[^`]+`\.?$/.test(problem.message)) return false;
+  const pointer = problem.location[0]?.pointer;
+  if (pointer === undefined) return false;
+  const tokens = pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keyword = tokens[tokens.length - 1];
+  return keyword !== undefined && Object.hasOwn(SIMPLE_SCHEMA_KEYWORDS, keyword) && isSchemaPosition(tokens.slice(0, -1));
+}
+
 /** Maps whose keys are names the document chooses (a schema may be called `x-rate`): no extension sits among them. */
 const NAME_MAPS = new Set([
   'paths',
@@ -294,12 +322,52 @@ async function readRootDocument(input: string, resolver: BaseResolver): Promise<
   return resolver.parseDocument(source, true);
 }
 
+/**
+ * D443: what a lint and bundle depend on: the mode, the config file's text and each file read (path and bytes). A file
+ * that cannot be read any more gives a key no run had.
+ */
+async function loadKey(
+  files: readonly string[],
+  mode: LintMode,
+  lintConfig: string | undefined,
+  cwd: string,
+  /** The texts the run parsed (by path), else each file as it is now. */
+  parsed?: ReadonlyMap<string, string>,
+): Promise<string> {
+  const read = async (f: string) => (await readFile(f, 'utf8').catch(() => '\u0000unreadable')).replace(/\r\n/g, '\n');
+  const config = lintConfig === undefined ? '' : await read(path.resolve(cwd, lintConfig));
+  const texts = await Promise.all(files.map(async (f) => `${f}\u0000${parsed?.get(f) ?? (await read(f))}`));
+  return digestText([generatorVersion(), mode, lintConfig ?? '', config, cwd, ...texts].join('\u0001'));
+}
+
 /** Lints (per `lint` mode) then bundles the OpenAPI document. Throws SpecLintError on lint errors in strict mode. */
 export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOpenApi> {
   const cwd = options.cwd ?? process.cwd();
   const input = path.resolve(cwd, options.input);
-  const file = path.relative(cwd, input);
   const mode = options.lint ?? 'strict';
+  const cache = options.cache;
+  const previous = cache?.load;
+  // D443: the root may be another file now (the key then differs: its path is part of it)
+  if (previous?.files.includes(input)) {
+    const key = await loadKey(previous.files, mode, options.lintConfig, cwd);
+    if (key === previous.key) {
+      cache!.lastRun.loadReused = true;
+      return { document: previous.document, files: previous.files, problems: previous.problems };
+    }
+  }
+  const { texts, ...loaded } = await lintAndBundle(options, cwd, input, mode);
+  // keyed by the very texts this run parsed: a save during the run is a change the next run sees
+  if (cache !== undefined) cache.load = { key: await loadKey(loaded.files, mode, options.lintConfig, cwd, texts), ...loaded };
+  return loaded;
+}
+
+async function lintAndBundle(
+  options: LoadOpenApiOptions,
+  cwd: string,
+  input: string,
+  mode: LintMode,
+): Promise<LoadedOpenApi & { texts: Map<string, string> }> {
+  const file = path.relative(cwd, input);
   const config =
     options.lintConfig !== undefined
       ? await loadConfig({ configPath: path.resolve(cwd, options.lintConfig) })
@@ -328,7 +396,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
     const raw = preprocessed ? await lint({ ref: input, config }) : await lintDocument({ document, config, externalRefResolver: resolver });
     // D205: an unknown keyword in a 3.1 schema is valid JSON Schema 2020-12 (an annotation): a warning, never a refusal;
     // D405: so is the shape of a specification extension; D407: so is an unknown field at the root; D408: so is, in
-    // 3.0, a server variable's default outside its enum
+    // 3.0, a server variable's default outside its enum; D430: so is a wrongly typed value keyword of a schema
     const jsonSchema2020 =
       typeof document.parsed === 'object' && /^3\.1\./.test(String((document.parsed as { openapi?: unknown }).openapi));
     const kept = raw
@@ -338,6 +406,7 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
         ((jsonSchema2020 && isUnknownSchemaKeyword(p)) ||
           isExtensionShape(p) ||
           isUnknownRootField(p) ||
+          isMistypedSchemaKeyword(p) ||
           (!jsonSchema2020 && isServerDefaultOutsideEnum(p)))
           ? { ...p, severity: 'warn' as const }
           : p,
@@ -355,5 +424,11 @@ export async function loadOpenApi(options: LoadOpenApiOptions): Promise<LoadedOp
   }
   const bundled = result.bundle.parsed as Record<string, unknown>;
   refuseUnsupportedDocument(bundled, file);
-  return { document: bundled, files: [...result.fileDependencies, input].sort(), problems };
+  const files = [...result.fileDependencies, input].sort();
+  const texts = new Map<string, string>();
+  for (const f of files) {
+    const read = (await resolver.cache.get(f)?.catch(() => undefined)) as Document | undefined;
+    if (read !== undefined && typeof read.source?.body === 'string') texts.set(f, read.source.body.replace(/\r\n/g, '\n'));
+  }
+  return { document: bundled, files, problems, texts };
 }

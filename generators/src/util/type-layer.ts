@@ -35,7 +35,11 @@ export const TYPE_LAYER_OPTIONS = {
  * `openapiTS`'s context for TYPE_LAYER_OPTIONS (every other option at openapiTS's default). `redoc` is left out: it
  * is the Redocly config of the validate-and-bundle step skipped here, and no transform reads it.
  */
-function typeLayerContext(schema: OpenAPI3): Omit<GlobalContext, 'redoc'> {
+export function typeLayerContext(
+  schema: OpenAPI3,
+  /** The scan's result when the caller knows it (a document without any `discriminator` scans to nothing, D441). */
+  discriminators?: GlobalContext['discriminators'],
+): Omit<GlobalContext, 'redoc'> {
   const o = TYPE_LAYER_OPTIONS;
   return {
     additionalProperties: false,
@@ -43,7 +47,7 @@ function typeLayerContext(schema: OpenAPI3): Omit<GlobalContext, 'redoc'> {
     arrayLength: false,
     defaultNonNullable: o.defaultNonNullable,
     // Mutates `schema` (adds the discriminator's enum to mapped schemas), as in openapiTS.
-    discriminators: scanDiscriminators(schema, o),
+    discriminators: discriminators ?? scanDiscriminators(schema, o),
     emptyObjectsUnknown: o.emptyObjectsUnknown,
     enum: false,
     enumValues: false,

@@ -17,10 +17,16 @@ export const escapePointerToken = (token: string | number): string => String(tok
 /** One reference token read back (`~1` → `/`, then `~0` → `~`: RFC 6901 §4). */
 export const unescapePointerToken = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
-/** A JSON Pointer (`/a/b~1c`) from its unescaped tokens; `[]` is the whole document (``). */
+/**
+ * A JSON Pointer (`/a/b~1c`) from its unescaped tokens; `[]` is the whole document (``).
+ * @public `@paygate/contract/json` API (the generators' copy mirrors it)
+ */
 export const pointerOf = (tokens: readonly (string | number)[]): string => tokens.map((t) => `/${escapePointerToken(t)}`).join('');
 
-/** The unescaped tokens of a JSON Pointer, with or without the `#` of a URI fragment. */
+/**
+ * The unescaped tokens of a JSON Pointer, with or without the `#` of a URI fragment.
+ * @public `@paygate/contract/json` API (the generators' copy mirrors it)
+ */
 export function pointerTokens(pointer: string): string[] {
   const bare = pointer.startsWith('#') ? pointer.slice(1) : pointer;
   if (bare === '') return [];
@@ -53,6 +59,7 @@ export const SUBSCHEMA_KEYWORDS = {
 /**
  * A copy of `schema` with `visit` applied to each direct subschema (found by `SUBSCHEMA_KEYWORDS`); every other
  * keyword is copied as is. `items` as an array (draft-04 tuples) is visited element by element.
+ * @public `@paygate/contract/json` API (the generators' copy mirrors it)
  */
 export function mapDirectSubschemas(schema: JsonObject, visit: (sub: unknown) => unknown): JsonObject {
   const out: JsonObject = {};

@@ -19,6 +19,7 @@ import { createReadiness, type Readiness } from './http/readiness.js';
 import { createWorker, type Worker, type WorkerLogger } from './worker.js';
 import { CREDENTIAL_POLL_MS, CredentialCache } from './credentials/cache.js';
 import { markStartupStage } from './core/startup-stages.js';
+import { insertInto, sql, VALUE } from './db/insert.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
 export interface ReferenceRuntime extends HandlerRuntime {
@@ -91,6 +92,13 @@ export async function resolveMasterKey(config: Pick<ReferenceConfig, 'masterKey'
 const CHECK_CONTEXT = 'master_key_check';
 const CHECK_TEXT = 'paygate master key check';
 
+/** The master key's canary, written once: the master_key_check row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_CANARY = insertInto(
+  'master_key_check',
+  { id: sql('1'), sealed: VALUE, created_at: VALUE },
+  { tail: 'ON CONFLICT (id) DO NOTHING' },
+);
+
 /**
  * Start-up check: the database's sealed canary must open with this key, so a wrong or lost key fails here, loudly,
  * rather than at the first callback or delivery. The first start seals the canary.
@@ -100,10 +108,7 @@ export async function checkMasterKey(db: Db, secrets: SecretBox, now: string): P
   const sealed = (await db.query<{ sealed: string }>('SELECT sealed FROM master_key_check WHERE id = $1', [1])).rows[0]?.sealed;
   if (sealed !== undefined) return openCanary(secrets, sealed);
   return db.transaction(async (tx) => {
-    await tx.query(`INSERT INTO master_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING`, [
-      secrets.seal(CHECK_TEXT, CHECK_CONTEXT),
-      now,
-    ]);
+    await tx.query(INSERT_CANARY.text, INSERT_CANARY.values({ sealed: secrets.seal(CHECK_TEXT, CHECK_CONTEXT), created_at: now }));
     const { rows } = await tx.query<{ sealed: string }>('SELECT sealed FROM master_key_check WHERE id = 1');
     openCanary(secrets, rows[0]?.sealed ?? '');
   });

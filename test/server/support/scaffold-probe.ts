@@ -9,12 +9,15 @@
  */
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { negativeOf, sampleOf, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
 ) => Ajv2020;
+
+/** Headers Node's fetch (undici) sends when the request does not set them. */
+const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const token = escapePointerToken;
@@ -97,6 +100,51 @@ export class SpecProbe {
     return node;
   }
 
+  /** Where each object of the document sits (its JSON pointer), built on first use: what `accepts` validates against. */
+  private pointers: WeakMap<object, string> | undefined;
+
+  private pointerOf(node: object): string | undefined {
+    if (this.pointers === undefined) {
+      const pointers = new WeakMap<object, string>();
+      const walk = (value: Json, at: string, depth: number): void => {
+        if (value === null || typeof value !== 'object' || depth > 256 || pointers.has(value)) return;
+        pointers.set(value, at);
+        if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${at}/${i}`, depth + 1));
+        else for (const [key, item] of Object.entries(value)) walk(item, `${at}/${token(key)}`, depth + 1);
+      };
+      walk(this.document, '#', 0);
+      this.pointers = pointers;
+    }
+    return this.pointers.get(node);
+  }
+
+  /**
+   * Whether a schema of the document accepts a value (the sampler's check of the spec's own examples): true when the
+   * schema is not one of the document's objects or cannot be compiled (nothing to check it with).
+   */
+  readonly accepts: Accepts = (schema, value) => {
+    const pointer = this.pointerOf(schema);
+    if (pointer === undefined) return true;
+    try {
+      return this.validate(pointer, value).length === 0;
+    } catch {
+      return true;
+    }
+  };
+
+  /** A value the schema accepts: the spec's own example when it fits its schema, else a generated one. */
+  sample(schema: Json | undefined): Json {
+    return sampleOf(schema, this.deref, 0, this.accepts);
+  }
+
+  /**
+   * A parameter's value: as `sample`, never empty (a query parameter sent empty is refused unless it allows empty
+   * values, and image-charts' required `chl` has `default: ""`).
+   */
+  private parameterSample(schema: Json | undefined): Json {
+    return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
+  }
+
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);
@@ -133,7 +181,10 @@ export class SpecProbe {
         let body: ProbedOperation['body'];
         const rb = this.deref(op['requestBody']);
         if (isObj(rb) && isObj(rb['content'])) {
-          const mediaType = Object.keys(rb['content']).find((t) => /json/i.test(t));
+          // a concrete JSON media type, `application/json` first: a range (`application/*+json`) is no Content-Type a
+          // client can send
+          const json = Object.keys(rb['content']).filter((t) => /json/i.test(t) && !t.includes('*'));
+          const mediaType = json.find((t) => /^application\/json\b/i.test(t)) ?? json[0];
           const media = mediaType === undefined ? undefined : rb['content'][mediaType];
           if (mediaType !== undefined)
             body = { mediaType, schema: isObj(media) ? media['schema'] : undefined, required: rb['required'] === true };
@@ -203,9 +254,13 @@ export class SpecProbe {
     if (declared === undefined) return { declared, violations: [], body };
     const { content } = operation.responses.get(declared)!;
     if (content.size === 0) return { declared, violations: text === '' ? [] : ['a body where none is declared'], body };
-    if (contentType === null || !content.has(contentType))
+    // the answer's media type without parameters against each declared key's (`application/json;charset=utf-8` is
+    // application/json: the parameters of a declared key are not part of the type)
+    const essence = (mediaType: string): string => mediaType.split(';')[0]!.trim().toLowerCase();
+    const key = contentType === null ? undefined : [...content.keys()].find((k) => k === contentType || essence(k) === contentType);
+    if (key === undefined)
       return { declared, violations: [`content type ${contentType ?? 'none'} is not among ${[...content.keys()].join(', ')}`], body };
-    const schema = content.get(contentType);
+    const schema = content.get(key);
     return { declared, violations: schema === null || schema === undefined ? [] : this.validate(schema, body), body };
   }
 
@@ -225,14 +280,18 @@ export class SpecProbe {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(sampleOf(p.schema, this.deref))));
-      else if (p.required && p.in === 'query') query.push([p.name, scalar(sampleOf(p.schema, this.deref))]);
-      else if (p.required && p.in === 'header') headers[p.name] = scalar(sampleOf(p.schema, this.deref));
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
+      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
+      // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
+      // reads the value the spec allows rather than fetch's default
+      else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
+        headers[p.name] = scalar(this.parameterSample(p.schema));
     }
+    path = this.sendable(operation, path, query, headers);
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
       headers['content-type'] = operation.body.mediaType;
-      body = JSON.stringify(this.completed(operation.body.schema, sampleOf(operation.body.schema, this.deref)));
+      body = JSON.stringify(this.sample(operation.body.schema));
     }
     let label = `${operation.method.toUpperCase()} ${path}`;
     let field: string | undefined;
@@ -261,22 +320,37 @@ export class SpecProbe {
   }
 
   /**
-   * What the sampler leaves out of a body object: a required property the schema does not declare (any value), and
-   * optional properties up to `minProperties`.
+   * The path a client sends for a template with a query part or a `#` fragment (D410): the query part's keys and the
+   * fragment's named parameters go into the query (or headers) with the values the template fixes, or samples.
    */
-  private completed(schema: Json | undefined, sample: Json): Json {
-    const s = this.deref(schema);
-    if (!isObj(s) || !isObj(sample)) return sample;
-    const out: JsonObject = { ...sample };
-    const properties = isObj(s['properties']) ? s['properties'] : {};
-    for (const name of Array.isArray(s['required']) ? s['required'] : [])
-      if (typeof name === 'string' && !(name in out)) out[name] = name in properties ? sampleOf(properties[name], this.deref) : 'sample';
-    const min = typeof s['minProperties'] === 'number' ? s['minProperties'] : 0;
-    for (const [name, property] of Object.entries(properties)) {
-      if (Object.keys(out).length >= min) break;
-      if (!(name in out)) out[name] = sampleOf(property, this.deref);
+  private sendable(operation: ProbedOperation, path: string, query: [string, string][], headers: Record<string, string>): string {
+    const hash = path.indexOf('#');
+    const fragment = hash === -1 ? '' : path.slice(hash + 1);
+    let base = hash === -1 ? path : path.slice(0, hash);
+    const question = base.indexOf('?');
+    const written = question === -1 ? '' : base.slice(question + 1);
+    if (question !== -1) base = base.slice(0, question);
+    const sample = (name: string): string => {
+      const p = operation.parameters.find((q) => q.name === name && q.in !== 'path');
+      return p === undefined ? 'sample' : scalar(this.parameterSample(p.schema));
+    };
+    const setQuery = (key: string, value: string | undefined): void => {
+      const at = query.findIndex(([name]) => name === key);
+      if (at === -1) query.push([key, value ?? sample(key)]);
+      else if (value !== undefined) query[at] = [key, value];
+    };
+    for (const term of written.split('&').filter((t) => t !== '' && !t.startsWith('{'))) {
+      const [key, value] = term.includes('=') ? [term.slice(0, term.indexOf('=')), term.slice(term.indexOf('=') + 1)] : [term, undefined];
+      const templated = value?.match(/^\{([^}]+)\}$/);
+      setQuery(key, templated ? (query.find(([name]) => name === templated[1])?.[1] ?? sample(templated[1]!)) : value);
     }
-    return out;
+    for (const term of fragment.split('&').filter((t) => t !== '')) {
+      const [key, value] = term.includes('=') ? [term.slice(0, term.indexOf('=')), term.slice(term.indexOf('=') + 1)] : [term, undefined];
+      const declared = operation.parameters.find((p) => p.name.toLowerCase() === key.toLowerCase() && p.in !== 'path');
+      if (declared?.in === 'header') headers[declared.name] = value ?? headers[declared.name] ?? sample(declared.name);
+      else if (declared?.in === 'query') setQuery(declared.name, value);
+    }
+    return base;
   }
 
   /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */

@@ -1,7 +1,7 @@
 /** `paygate generate`: any OpenAPI 3.0/3.1 document into a project directory (or, in this repository, its packages). */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { generate } from '../../pipeline.js';
+import { generate, GenerateCache } from '../../pipeline.js';
 import { writeFiles } from '../generate.js';
 import { EXIT, type CliCommand, type CliIo } from '../command.js';
 import { watchAndRegenerate } from '../watch.js';
@@ -29,6 +29,8 @@ export async function watchGenerate(options: SpecOptions, io: CliIo, signal?: Ab
   io.stderr(
     `Watching ${options.generate.openapi} and every file it references; Ctrl-C stops. Restart after changing the config or a plugin.\n`,
   );
+  // D440: one cache for the session: a run after a save re-does what the saved bytes can reach, the rest is reused
+  const cache = new GenerateCache();
   try {
     await watchAndRegenerate({
       cwd: options.rootDir,
@@ -36,7 +38,7 @@ export async function watchGenerate(options: SpecOptions, io: CliIo, signal?: Ab
       signal: controller.signal,
       log: (line) => io.stderr(`${line}\n`),
       run: async () => {
-        const result = await generate(options.generate);
+        const result = await generate({ ...options.generate, cache });
         const { written } = await writeFiles(options.rootDir, result.files);
         const warnings = result.lintProblems.filter((p) => p.severity === 'warn').length + result.warnings.length;
         const names = written.length > 0 && written.length <= 3 ? ` (${written.join(', ')})` : '';

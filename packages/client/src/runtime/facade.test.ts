@@ -5,6 +5,7 @@ import {
   createCaller,
   init,
   operation,
+  sendableUrl,
   toFormData,
   toUrlEncoded,
   type Caller,
@@ -289,5 +290,18 @@ describe('path parameters are written as openapi-fetch writes them', () => {
     await send({ security: [], errors: {} }, 'GET', path, init(values, undefined, undefined)); // the parsed template, reused
     const expected = new Request(defaultPathSerializer(`https://api.test/v1${path}`, values)).url;
     expect(seen).toEqual([expected, expected]);
+  });
+});
+
+describe('sendableUrl: templates with a query part or a fragment (D410)', () => {
+  it.each([
+    ['/tags/arn1#tagKeys', 'tagKeys=a', '/tags/arn1?tagKeys=a'],
+    ['/#X-Amz-Target=Svc.Op', '', '/'],
+    ['/search/articles?query={query}', 'query=x%20y', '/search/articles?query=x%20y'],
+    ['/rides?page=2&per_page=10', '', '/rides?page=2&per_page=10'],
+    ['/rides?page=2&per_page={per_page}', 'lang=en', '/rides?page=2&lang=en'],
+    ['/items?kind=book', 'limit=5', '/items?kind=book&limit=5'],
+  ])('%s + %s -> %s', (filled, search, url) => {
+    expect(sendableUrl(filled, search)).toBe(url);
   });
 });

@@ -127,6 +127,25 @@ function parsePathTemplate(path: string): PathTemplate | null {
   return template;
 }
 
+/**
+ * The URL of a filled template with a query part or a fragment (D410): what follows `#` is never sent (and `fetch`
+ * would drop a query written after it), and a query string written into the template is joined with the call's own
+ * query, its `k={x}` terms left to the query parameter `x` they name (the call's query carries it).
+ */
+export function sendableUrl(filled: string, search: string): string {
+  const path = filled.split('#', 1)[0]!;
+  const question = path.indexOf('?');
+  const written =
+    question === -1
+      ? []
+      : path
+          .slice(question + 1)
+          .split('&')
+          .filter((term) => term !== '' && !/\{[^}]*\}/.test(term));
+  const query = [...written, ...(search === '' ? [] : [search])].join('&');
+  return (question === -1 ? path : path.slice(0, question)) + (query === '' ? '' : `?${query}`);
+}
+
 /** openapi-fetch's default body serialisation: urlencoded when the call's Content-Type says so, else JSON (or FormData as is). */
 function serializeBody(body: unknown, headers: Record<string, string>): BodyInit {
   const type = headers['Content-Type'] ?? headers['content-type'];
@@ -189,9 +208,12 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
   ): Promise<{ data?: unknown; error?: unknown; response: Response }> {
     const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
     // as openapi-fetch's createFinalURL, with the path template parsed once per operation
-    let url = baseUrl + (params.path === undefined ? path : pathWith(path, params.path));
-    const search = querySerializer(params.query ?? {});
-    if (search !== '') url += `?${search.startsWith('?') ? search.slice(1) : search}`;
+    const filled = params.path === undefined ? path : pathWith(path, params.path);
+    const serialized = querySerializer(params.query ?? {});
+    const search = serialized.startsWith('?') ? serialized.slice(1) : serialized;
+    const url =
+      baseUrl +
+      (filled.includes('?') || filled.includes('#') ? sendableUrl(filled, search) : search === '' ? filled : `${filled}?${search}`);
     const headers = callHeaders(statics, value.headers, value.params.header as HeaderRecord | undefined);
     let body: BodyInit | undefined;
     if (value.body !== undefined) {

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { findOperation, matchPath, resolvePointer, spec, type Json, type OperationSpec, type ResponseSpec } from './spec.js';
+import { findOperation, resolvePointer, spec, type Json, type OperationSpec, type ResponseSpec } from './spec.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module namespace in some toolchains.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
@@ -70,11 +70,6 @@ export class ConformanceError extends Error {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Hit recording (per process; dumped to the coverage dir by the suite's afterAll).
-
-export interface Hit {
-  operationId: string;
-  status: number;
-}
 
 const hits = new Map<string, number>();
 const undeclared: { operationId: string; status: number; request: string }[] = [];
@@ -385,9 +380,4 @@ export function createChecker(options: CheckerOptions): Checker {
       return (await exchange(request, req.allowServerError ?? false)).checked;
     },
   };
-}
-
-/** Does this path (relative to the base) belong to a declared path template? */
-export function isKnownPath(pathname: string): boolean {
-  return matchPath(pathname) !== undefined;
 }

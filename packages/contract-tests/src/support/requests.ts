@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiRequest } from './conformance.js';
 import type { Credentials, MerchantAccount, Paygate } from './paygate.js';
 import { dataOf, merchantBody, orderBody } from './paygate.js';
-import { fillPath, operation, type OperationSpec } from './spec.js';
+import { fillPath, type OperationSpec } from './spec.js';
 
 export interface World {
   m: MerchantAccount;
@@ -284,5 +284,3 @@ export const MISSING_IDS: Readonly<Record<string, string>> = {
   document_id: `doc_${'A'.repeat(32)}`,
   session_id: `session_${'A'.repeat(43)}`,
 };
-
-export { operation };

@@ -193,11 +193,6 @@ export function findOperation(method: string, pathname: string): OperationSpec |
   return operations.find((o) => o.path === template && o.method === method.toLowerCase());
 }
 
-/** Schema of a named component. */
-export function componentSchema(name: string): JsonObject {
-  return asObject(resolvePointer(`#/components/schemas/${ptr(name)}`));
-}
-
 /** Fill a path template. */
 export function fillPath(template: string, params: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {

@@ -1,19 +1,15 @@
-export { escapeHtml } from './html.js';
 export {
   renderCheckoutPage,
   CHECKOUT_PAGE_CSP,
   CHECKOUT_METHOD_LABELS,
   type CheckoutMethod,
   type CheckoutPageView,
-  type RenderCheckoutPageOptions,
 } from './page.js';
 export {
   renderRedirectForm,
   renderResultPage,
   REDIRECT_PAGE_CSP,
   RESULT_PAGE_CSP,
-  type RedirectFormInput,
   type CheckoutResultStatus,
-  type CheckoutResultView,
 } from './redirect.js';
 export { checkoutSdkSource, CHECKOUT_SDK_ETAG } from './sdk.js';

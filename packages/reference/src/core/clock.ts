@@ -49,18 +49,6 @@ export function addSeconds(t: Micros, seconds: number): Micros {
   return t + Math.round(seconds * MICROS_PER_SECOND);
 }
 
-export function fromDate(d: Date): Micros {
-  return d.getTime() * 1000;
-}
-
-export function toDate(t: Micros): Date {
-  return new Date(Math.floor(t / 1000));
-}
-
-export function toUnixSeconds(t: Micros): number {
-  return Math.floor(t / MICROS_PER_SECOND);
-}
-
 function parts(t: Micros): { date: string; time: string; micros: string } {
   if (!Number.isSafeInteger(t)) throw new RangeError(`invalid instant ${t}`);
   const ms = Math.floor(t / 1000);

@@ -2,6 +2,7 @@ import type { Db } from '../db/db.js';
 import { newRandomId, type IdKind } from './ids.js';
 import type { SecretBox } from './secret-box.js';
 import type { Clock } from './clock.js';
+import { insertInto, VALUE } from '../db/insert.js';
 
 /** Source of row ids. */
 export interface IdSource {
@@ -21,6 +22,10 @@ export function noFreeId(kind: IdKind): Error {
   return new Error(`no free ${kind} id after ${ID_ATTEMPTS} random draws: is the id generator broken?`);
 }
 
+/** An id taken for good: the issued_ids row's one column list (D460, "An INSERT is built from its table's column list"), also used by the hosted order's statement. */
+export const ISSUED_ID_COLUMNS = { kind: VALUE, id: VALUE } as const;
+const INSERT_ISSUED_ID = insertInto('issued_ids', ISSUED_ID_COLUMNS, { tail: 'ON CONFLICT DO NOTHING RETURNING id' });
+
 /**
  * Random ids, reserved in `issued_ids` in the caller's transaction and drawn again on a collision. The reservation's
  * primary key also covers a concurrent twin: its INSERT waits for the first transaction and, once that commits,
@@ -33,10 +38,7 @@ export function randomIds(draw: (kind: IdKind) => string = newRandomId): IdSourc
     async next(tx, kind) {
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const id = draw(kind);
-        const { rows } = await tx.query('INSERT INTO issued_ids (kind, id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [
-          kind,
-          id,
-        ]);
+        const { rows } = await tx.query(INSERT_ISSUED_ID.text, INSERT_ISSUED_ID.values({ kind, id }));
         if (rows.length === 1) return id;
       }
       throw noFreeId(kind);

@@ -7,6 +7,7 @@ import { DomainError } from './errors.js';
 import { checkUpload, FILE_EXTENSION, type UploadContentType } from './files.js';
 import { ID_PATTERN, newDocumentId } from './ids.js';
 import { formatIso, type Micros } from './clock.js';
+import { insertInto, VALUE } from '../db/insert.js';
 
 /** An uploaded file as the HTTP layer hands it over (multer memory storage). */
 export interface UploadedFile {
@@ -41,6 +42,22 @@ export interface StoredDocument {
   size: number;
 }
 
+/** An uploaded document: the documents row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_DOCUMENT = insertInto('documents', {
+  id: VALUE,
+  merchant_id: VALUE,
+  order_id: VALUE,
+  owner_kind: VALUE,
+  document_type: VALUE,
+  identifier: VALUE,
+  storage_path: VALUE,
+  original_name: VALUE,
+  content_type: VALUE,
+  size_bytes: VALUE,
+  sha256: VALUE,
+  created_at: VALUE,
+});
+
 /**
  * Check the file (size, type by magic bytes), write it under an unguessable name and record it in `documents`
  * inside `tx`. The file is written before the row; a rolled-back transaction leaves an orphan file only.
@@ -59,23 +76,21 @@ export async function storeDocument(
   await writeFile(path.join(store.dir, relative), file.bytes, { mode: 0o600, flag: 'wx' });
   try {
     await tx.query(
-      `INSERT INTO documents (id, merchant_id, order_id, owner_kind, document_type, identifier, storage_path, original_name,
-                              content_type, size_bytes, sha256, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
+      INSERT_DOCUMENT.text,
+      INSERT_DOCUMENT.values({
         id,
-        owner.merchantId,
-        owner.orderId ?? null,
-        owner.orderId ? 'order' : 'merchant',
-        owner.documentType,
-        owner.identifier ?? null,
-        relative,
-        file.originalName?.slice(0, 255) ?? null,
-        contentType,
-        file.bytes.byteLength,
-        createHash('sha256').update(file.bytes).digest('hex'),
-        formatIso(at),
-      ],
+        merchant_id: owner.merchantId,
+        order_id: owner.orderId ?? null,
+        owner_kind: owner.orderId ? 'order' : 'merchant',
+        document_type: owner.documentType,
+        identifier: owner.identifier ?? null,
+        storage_path: relative,
+        original_name: file.originalName?.slice(0, 255) ?? null,
+        content_type: contentType,
+        size_bytes: file.bytes.byteLength,
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        created_at: formatIso(at),
+      }),
     );
   } catch (err) {
     await rm(path.join(store.dir, relative), { force: true });

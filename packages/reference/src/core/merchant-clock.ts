@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.js';
 import { validationError } from './errors.js';
 import { formatIso, type Clock, type Micros } from './clock.js';
+import { insertInto, VALUE } from '../db/insert.js';
 
 /**
  * Per-merchant sandbox clocks (decision D38). The gateway's clock (`ServiceDeps.clock`: system time, or a ManualClock
@@ -65,6 +66,17 @@ export async function readMerchantClock(clock: Clock, db: Db, merchantId: string
   return { merchant_id: merchantId, now: formatIso(shifted(clock.now(), offset)), offset_seconds: offset };
 }
 
+/** A merchant's sandbox clock moved on: the merchant_clocks row's one column list (D460, "An INSERT is built from its table's column list"). */
+const ADVANCE_CLOCK = insertInto(
+  'merchant_clocks',
+  { merchant_id: VALUE, offset_seconds: VALUE, updated_at: VALUE },
+  {
+    tail: `ON CONFLICT (merchant_id) DO UPDATE SET offset_seconds = merchant_clocks.offset_seconds + EXCLUDED.offset_seconds,
+                                             updated_at = EXCLUDED.updated_at
+     RETURNING offset_seconds`,
+  },
+);
+
 /**
  * Move one merchant's clock forward by `seconds` (1 .. one year; 400 naming `seconds` otherwise). Clocks never move
  * back. Returns the clock after the move.
@@ -74,11 +86,8 @@ export async function advanceMerchantClock(clock: Clock, db: Db, merchantId: str
     throw validationError('seconds', `must be an integer from 1 to ${MAX_ADVANCE_SECONDS}`);
   }
   const { rows } = await db.query<{ offset_seconds: number }>(
-    `INSERT INTO merchant_clocks (merchant_id, offset_seconds, updated_at) VALUES ($1, $2, $3)
-     ON CONFLICT (merchant_id) DO UPDATE SET offset_seconds = merchant_clocks.offset_seconds + EXCLUDED.offset_seconds,
-                                             updated_at = EXCLUDED.updated_at
-     RETURNING offset_seconds`,
-    [merchantId, seconds, formatIso(clock.now())],
+    ADVANCE_CLOCK.text,
+    ADVANCE_CLOCK.values({ merchant_id: merchantId, offset_seconds: seconds, updated_at: formatIso(clock.now()) }),
   );
   const offset = rows[0]?.offset_seconds ?? seconds;
   return { merchant_id: merchantId, now: formatIso(shifted(clock.now(), offset)), offset_seconds: offset };

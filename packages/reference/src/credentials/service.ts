@@ -6,6 +6,7 @@ import { addSeconds, formatIso, parseIso, systemClock, type Micros } from '../co
 import type { ServiceDeps } from '../core/deps.js';
 import type { SecretBox } from '../core/secret-box.js';
 import type { Principal } from '../core/scope.js';
+import { insertInto, sql, VALUE } from '../db/insert.js';
 
 /** SHA-256 of a secret. Secrets are 256-bit random values, so a fast hash is enough (no password KDF). */
 export function hashSecret(secret: string): Buffer {
@@ -20,6 +21,31 @@ export interface PartnerCredentialInput {
   partnerId?: string;
   partnerName?: string;
 }
+
+/** A partner: the partners row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_PARTNER = insertInto('partners', { id: VALUE, name: VALUE, created_at: VALUE }, { tail: 'ON CONFLICT (id) DO NOTHING' });
+
+/** A credential: the credentials row's one column list (D460, "An INSERT is built from its table's column list"). */
+const CREDENTIAL_COLUMNS = {
+  client_id: VALUE,
+  secret_hash: VALUE,
+  kind: VALUE,
+  partner_id: VALUE,
+  merchant_id: VALUE,
+  is_test: VALUE,
+  created_at: VALUE,
+} as const;
+
+/** A merchant's credential set. */
+const INSERT_MERCHANT_CREDENTIAL = insertInto('credentials', CREDENTIAL_COLUMNS, { override: { kind: sql("'merchant'") } });
+
+/** A partner's credential, its secret replaced when the client id is already the partner's own. */
+const UPSERT_PARTNER_CREDENTIAL = insertInto('credentials', CREDENTIAL_COLUMNS, {
+  override: { kind: sql("'partner'"), merchant_id: sql('DEFAULT'), is_test: sql('DEFAULT') },
+  tail: `ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, revoked_at = NULL
+       WHERE credentials.kind = 'partner' AND credentials.partner_id = EXCLUDED.partner_id
+       RETURNING kind, partner_id`,
+});
 
 /**
  * Make sure the partner (default id `default`) and its credential from the environment exist and are active.
@@ -53,18 +79,13 @@ export async function ensurePartnerCredential(
   }
   const now = formatIso(deps.clock.now());
   await deps.db.transaction(async (tx) => {
-    await tx.query(`INSERT INTO partners (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
-      partnerId,
-      input.partnerName ?? 'Default partner',
-      now,
-    ]);
+    await tx.query(
+      INSERT_PARTNER.text,
+      INSERT_PARTNER.values({ id: partnerId, name: input.partnerName ?? 'Default partner', created_at: now }),
+    );
     const { rows } = await tx.query<{ kind: string; partner_id: string }>(
-      `INSERT INTO credentials (client_id, secret_hash, kind, partner_id, created_at)
-       VALUES ($1, $2, 'partner', $3, $4)
-       ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, revoked_at = NULL
-       WHERE credentials.kind = 'partner' AND credentials.partner_id = EXCLUDED.partner_id
-       RETURNING kind, partner_id`,
-      [input.clientId, secretHash, partnerId, now],
+      UPSERT_PARTNER_CREDENTIAL.text,
+      UPSERT_PARTNER_CREDENTIAL.values({ client_id: input.clientId, secret_hash: secretHash, partner_id: partnerId, created_at: now }),
     );
     if (rows.length === 0) throw new Error(`Client id ${input.clientId} already belongs to another credential`);
   });
@@ -189,9 +210,15 @@ export async function issueMerchantCredentials(
     // the key overlaps only when a credential set (which showed it) overlaps: the creation key was never shown
     const keepPrevious = expiresAt !== null && current.length > 0;
     await tx.query(
-      `INSERT INTO credentials (client_id, secret_hash, kind, partner_id, merchant_id, is_test, created_at)
-       VALUES ($1, $2, 'merchant', $3, $4, $5, $6)`,
-      [clientId, hashSecret(clientSecret), partnerId, merchantId, !(options.live ?? false), now],
+      INSERT_MERCHANT_CREDENTIAL.text,
+      INSERT_MERCHANT_CREDENTIAL.values({
+        client_id: clientId,
+        secret_hash: hashSecret(clientSecret),
+        partner_id: partnerId,
+        merchant_id: merchantId,
+        is_test: !(options.live ?? false),
+        created_at: now,
+      }),
     );
     // Sealed under the master key (it must stay usable to sign callbacks). The key it replaces moves to the previous
     // slot (same sealing context) for the overlap window, or is dropped.

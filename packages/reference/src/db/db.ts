@@ -42,9 +42,6 @@ export interface ChannelListener {
   onLost(err?: unknown): void;
 }
 
-/** SQLSTATE of a unique-constraint violation. */
-export const UNIQUE_VIOLATION = '23505';
-
 /** The SQLSTATE code of a database error thrown by either adapter, if any. */
 export function sqlState(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.js';
+import { insertInto, VALUE } from './insert.js';
 
 /**
  * Advisory lock key shared by every Paygate process: "paygate" as ASCII (0x70617967617465) as earlier versions sent it,
@@ -33,6 +34,9 @@ export async function loadMigrations(dir: string = MIGRATIONS_DIR): Promise<Migr
   );
 }
 
+/** A migration applied: the schema_migrations row's one column list (D460, "An INSERT is built from its table's column list") (applied_at: its default). */
+const RECORD_MIGRATION = insertInto('schema_migrations', { version: VALUE });
+
 /**
  * Apply every migration not yet recorded in `schema_migrations`, in order, inside ONE transaction that first takes
  * `pg_advisory_xact_lock`, so two processes starting together apply each migration exactly once.
@@ -64,7 +68,7 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
     for (const m of list) {
       if (done.has(m.version)) continue;
       await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [m.version]);
+      await tx.query(RECORD_MIGRATION.text, RECORD_MIGRATION.values({ version: m.version }));
       applied.push(m.version);
     }
     return applied;

@@ -6,8 +6,3 @@ export class Params {
     return `$${this.values.length}`;
   }
 }
-
-/** Escape LIKE wildcards so user text matches literally (used with `ESCAPE '\\'`). */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, QueryResult } from './db.js';
 import { isResourceExhaustedError } from './resource-exhausted.js';
+import { insertInto, sql, VALUE } from './insert.js';
 
 export interface StorageHealthLogger {
   info(obj: object, msg?: string): void;
@@ -24,6 +25,13 @@ export interface StorageHealth {
   /** One real write, committed (migration 018's `storage_probe`); throws what the database throws. */
   probe(db: Pick<Db, 'query'>): Promise<void>;
 }
+
+/** One write that shows the disk takes writes: the storage_probe row's one column list (D460, "An INSERT is built from its table's column list"). */
+const PROBE = insertInto(
+  'storage_probe',
+  { process_id: VALUE, probed_at: sql('now()') },
+  { tail: 'ON CONFLICT (process_id) DO UPDATE SET probed_at = excluded.probed_at' },
+);
 
 export function createStorageHealth(options: { logger?: StorageHealthLogger; now?: () => number } = {}): StorageHealth {
   const now = options.now ?? Date.now;
@@ -48,11 +56,7 @@ export function createStorageHealth(options: { logger?: StorageHealthLogger; now
       failingSince = undefined;
     },
     async probe(db) {
-      await db.query(
-        `INSERT INTO storage_probe (process_id, probed_at) VALUES ($1, now())
-         ON CONFLICT (process_id) DO UPDATE SET probed_at = excluded.probed_at`,
-        [processId],
-      );
+      await db.query(PROBE.text, PROBE.values({ process_id: processId }));
     },
   };
 }

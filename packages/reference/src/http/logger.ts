@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isMainThread } from 'node:worker_threads';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { passesLuhn } from '../core/luhn.js';
 import { pino, type DestinationStream, type Logger as PinoLogger, type LoggerOptions } from 'pino';
 
@@ -189,14 +189,5 @@ export function requestLogging(logger: Pick<PinoLogger, 'info' | 'warn' | 'error
     (res as LoggedResponse)[ACCESS] = record;
     // `on`, not `once`: 'finish' is emitted once per response, and `once` allocates a wrapper per call
     res.on('finish', writeAccessLine);
-  };
-}
-
-/** Express middleware: {@link requestLogging}. */
-export function requestLogger(logger: Pick<PinoLogger, 'info' | 'warn' | 'error'>): RequestHandler {
-  const begin = requestLogging(logger);
-  return (req: Request, res: Response, next: NextFunction) => {
-    begin(req, res);
-    next();
   };
 }

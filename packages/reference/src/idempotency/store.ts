@@ -6,6 +6,7 @@ import type { SecretBox } from '../core/secret-box.js';
 import { addSeconds, formatIso, type Clock } from '../core/clock.js';
 import { resolveScope, type Principal } from '../core/scope.js';
 import { isObj as isObject } from '@paygate/contract/json';
+import { insertInto, VALUE } from '../db/insert.js';
 
 /** Keys are kept 24 h per account (the idempotency scope). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -167,6 +168,19 @@ export async function claimIdempotencyKey(
   };
 }
 
+/** A request's stored outcome: the idempotency_keys row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_IDEMPOTENT_OUTCOME = insertInto('idempotency_keys', {
+  scope: VALUE,
+  key: VALUE,
+  fingerprint: VALUE,
+  response_status: VALUE,
+  response_sealed: VALUE,
+  response_content_type: VALUE,
+  response_headers: VALUE,
+  created_at: VALUE,
+  expires_at: VALUE,
+});
+
 /**
  * Record the outcome of a claimed key, in the same transaction as the request's writes: the exact body text sent,
  * sealed under the master key, with its content type and headers. Only final answers are recorded (2xx and 4xx
@@ -180,20 +194,18 @@ export async function recordIdempotentOutcome(
 ): Promise<void> {
   const at = deps.clock.now();
   await tx.query(
-    `INSERT INTO idempotency_keys (scope, key, fingerprint, response_status, response_sealed, response_content_type, response_headers,
-                                   created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      claim.scope,
-      claim.key,
-      claim.fingerprint,
-      response.status,
-      deps.secrets.seal(response.body, idempotencyContext(claim.scope, claim.key)),
-      response.contentType,
-      JSON.stringify(response.headers),
-      formatIso(at),
-      formatIso(addSeconds(at, IDEMPOTENCY_TTL_SECONDS)),
-    ],
+    INSERT_IDEMPOTENT_OUTCOME.text,
+    INSERT_IDEMPOTENT_OUTCOME.values({
+      scope: claim.scope,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      response_status: response.status,
+      response_sealed: deps.secrets.seal(response.body, idempotencyContext(claim.scope, claim.key)),
+      response_content_type: response.contentType,
+      response_headers: JSON.stringify(response.headers),
+      created_at: formatIso(at),
+      expires_at: formatIso(addSeconds(at, IDEMPOTENCY_TTL_SECONDS)),
+    }),
   );
 }
 

@@ -14,6 +14,7 @@ import { merchantNow } from '../core/merchant-clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { emitEvent } from '../webhooks/outbox.js';
+import { insertInto, param, sql, VALUE } from '../db/insert.js';
 
 // The merchant groups as the spec defines them; request validation enforces every field before a service runs.
 export type CompanyDetails = Schemas['CompanyDetails'];
@@ -54,6 +55,23 @@ async function loadMerchant(db: Db, partnerId: string, merchantId: string, forUp
   return row;
 }
 
+/** A new PENDING merchant: the merchants row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_MERCHANT = insertInto(
+  'merchants',
+  {
+    id: VALUE,
+    partner_id: VALUE,
+    company_details: VALUE,
+    settlement_details: VALUE,
+    settlement_currency: VALUE,
+    kyc_status: sql("'PENDING'"),
+    encryption_key_sealed: VALUE,
+    created_at: VALUE,
+    updated_at: param('created_at'),
+  },
+  { tail: `RETURNING ${COLUMNS}` },
+);
+
 export type CreateMerchantInput = Schemas['CreateMerchantRequest'];
 
 /** Create a merchant of `partnerId` with kyc_status PENDING; settlement_currency derives from bank_country. */
@@ -62,19 +80,16 @@ export async function createMerchant(deps: ServiceDeps, partnerId: string, input
     const id = await deps.ids.next(tx, 'merchant');
     const now = formatIso(deps.clock.now());
     const { rows } = await tx.query<MerchantRecord>(
-      `INSERT INTO merchants (id, partner_id, company_details, settlement_details, settlement_currency, kyc_status,
-                              encryption_key_sealed, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'PENDING', $6, $7, $7)
-       RETURNING ${COLUMNS}`,
-      [
+      INSERT_MERCHANT.text,
+      INSERT_MERCHANT.values({
         id,
-        partnerId,
-        JSON.stringify(input.company_details),
-        JSON.stringify(input.settlement_details),
-        settlementCurrencyFor(input.settlement_details.bank_country),
-        deps.secrets.seal(newEncryptionKey(), encryptionKeyContext(id)),
-        now,
-      ],
+        partner_id: partnerId,
+        company_details: JSON.stringify(input.company_details),
+        settlement_details: JSON.stringify(input.settlement_details),
+        settlement_currency: settlementCurrencyFor(input.settlement_details.bank_country),
+        encryption_key_sealed: deps.secrets.seal(newEncryptionKey(), encryptionKeyContext(id)),
+        created_at: now,
+      }),
     );
     return rows[0] as MerchantRecord;
   });
@@ -180,7 +195,6 @@ export async function setKycStatus(
 }
 
 export const MERCHANT_DOCUMENT_TYPES = MerchantDocumentUploadDocumentType;
-export type MerchantDocumentType = (typeof MERCHANT_DOCUMENT_TYPES)[number];
 
 /** Store a merchant document; INVOICE also sets the merchant's invoice_file URL. */
 export async function uploadMerchantDocument(

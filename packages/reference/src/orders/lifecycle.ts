@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { paymentsOfOrder, PAYMENT_COLUMNS, type OrderRow, type PaymentRow } from './rows.js';
 import { shifted } from '../core/merchant-clock.js';
+import { insertInto, param, sql, VALUE } from '../db/insert.js';
 
 /** Texts used in status_message fields. */
 export const STATUS_MESSAGE = {
@@ -24,6 +25,29 @@ export const STATUS_MESSAGE = {
   paymentExpired: 'Payment request expired before the customer approved it',
 } as const;
 
+/** A new PENDING payment: the payments row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_PAYMENT = insertInto(
+  'payments',
+  {
+    id: VALUE,
+    order_id: VALUE,
+    merchant_id: VALUE,
+    status: sql("'PENDING'"),
+    status_message: VALUE,
+    mop_type: VALUE,
+    collection_mode: VALUE,
+    amount_minor: VALUE,
+    currency: VALUE,
+    bank_ref_num: VALUE,
+    mop_detail: VALUE,
+    settlement_status: sql("'pending'"),
+    auto_complete_outcome: VALUE,
+    created_at: VALUE,
+    updated_at: param('created_at'),
+  },
+  { alias: 'p', tail: `RETURNING ${PAYMENT_COLUMNS}` },
+);
+
 /** Insert a PENDING payment for `order` (the customer submitted / an s2s request went out). */
 export async function createPendingPayment(
   tx: Db,
@@ -34,24 +58,21 @@ export async function createPendingPayment(
   const id = await deps.ids.next(tx, 'payment');
   const now = formatIso(p.at);
   const { rows } = await tx.query<PaymentRow>(
-    `INSERT INTO payments AS p (id, order_id, merchant_id, status, status_message, mop_type, collection_mode, amount_minor, currency,
-                           bank_ref_num, mop_detail, settlement_status, auto_complete_outcome, created_at, updated_at)
-     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $12)
-     RETURNING ${PAYMENT_COLUMNS}`,
-    [
+    INSERT_PAYMENT.text,
+    INSERT_PAYMENT.values({
       id,
-      order.id,
-      order.merchant_id,
-      p.message,
-      p.mopType,
-      order.collection_mode,
-      order.amount_minor,
-      order.currency,
-      newBankRefNum(),
-      JSON.stringify(p.mopDetail),
-      p.autoComplete ?? null,
-      now,
-    ],
+      order_id: order.id,
+      merchant_id: order.merchant_id,
+      status_message: p.message,
+      mop_type: p.mopType,
+      collection_mode: order.collection_mode,
+      amount_minor: order.amount_minor,
+      currency: order.currency,
+      bank_ref_num: newBankRefNum(),
+      mop_detail: JSON.stringify(p.mopDetail),
+      auto_complete_outcome: p.autoComplete ?? null,
+      created_at: now,
+    }),
   );
   return rows[0] as PaymentRow;
 }

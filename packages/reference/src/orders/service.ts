@@ -11,12 +11,13 @@ import { orderMachine } from '../core/state-machines.js';
 import { addSeconds, formatIso } from '../core/clock.js';
 import { buildUpiIntentUri, SANDBOX_VPA_OUTCOME } from './upi.js';
 import { orderView, type OrderPayment, type OrderPaymentViewRow, type OrderViewRow } from './view.js';
-import { ID_ATTEMPTS, noFreeId, type ServiceDeps } from '../core/deps.js';
+import { ID_ATTEMPTS, ISSUED_ID_COLUMNS, noFreeId, type ServiceDeps } from '../core/deps.js';
 import { storeDocument, type DocumentStore, type UploadedFile } from '../core/documents.js';
 import { cancelOrder, createPendingPayment, isExpired, orderNow, STATUS_MESSAGE } from './lifecycle.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql, shifted } from '../core/merchant-clock.js';
 import { loadOrder, PAYMENT_COLUMNS, type OrderRow } from './rows.js';
 import { notPartnersMerchant, type Scope } from '../core/scope.js';
+import { insertInto, insertSql, type InsertStatement, type ParamsOf, Placeholders, param, sql, VALUE } from '../db/insert.js';
 
 /** Checkout sessions and unpaid orders live 15 minutes. */
 export const ORDER_TTL_SECONDS = 15 * 60;
@@ -26,13 +27,40 @@ export function gatewayPayeeVpa(merchantId: string): string {
   return `pg.${merchantId}@paygate`;
 }
 
-/** A new order ($1..$19), nothing when its reference_id is taken (no row back). */
-const INSERT_ORDER_SQL = `INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
-                           upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
-                           expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19)
-       ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
-       RETURNING id`;
+/**
+ * The orders row a new order writes: ONE column list for both ways an order is created (D460, "An INSERT is built
+ * from its table's column list"): the s2s order binds it as it is, the hosted order's statement overrides the
+ * columns it takes from its CTEs (the reserved id, the merchant's now).
+ */
+const ORDER_COLUMNS = {
+  id: VALUE,
+  merchant_id: VALUE,
+  reference_id: VALUE,
+  amount_minor: VALUE,
+  currency: VALUE,
+  status: sql("'payment_pending'"),
+  status_message: VALUE,
+  collection_mode: VALUE,
+  mop_type: VALUE,
+  upi_flow_type: VALUE,
+  vpa: VALUE,
+  upi_app_name: VALUE,
+  intent_uri: VALUE,
+  buyer: VALUE,
+  product: VALUE,
+  invoice: VALUE,
+  return_url: VALUE,
+  is_testing: VALUE,
+  expires_at: VALUE,
+  created_at: VALUE,
+  updated_at: param('created_at'),
+} as const;
+
+/** A new order, nothing when its reference_id is taken (no row back). */
+const INSERT_ORDER = insertInto('orders', ORDER_COLUMNS, {
+  tail: `ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+       RETURNING id`,
+});
 
 /** The merchant an order is created for, with its sandbox clock; `owned`: only if it is the partner's ($2). */
 const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS brand_name, partner_id, encryption_key_version,
@@ -40,13 +68,28 @@ const ORDER_MERCHANT = `SELECT kyc_status, company_details->>'brand_name' AS bra
        FROM merchants WHERE id = $1`;
 const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND partner_id = $2` };
 
+/** A hosted order's checkout session, from its order `o` and merchant `m`: the checkout_sessions row's one column list (D460, "An INSERT is built from its table's column list"). */
+const SESSION_COLUMNS = {
+  id: param('session_id'),
+  order_id: sql('o.id'),
+  expires_at: sql('o.expires_at'),
+  created_at: sql('o.created_at'),
+  encryption_key_version: sql('m.encryption_key_version'),
+} as const;
+
+/** The parameters of the hosted order's statement: the order's columns it binds, and what its CTEs use. */
+type HostedOrderParams =
+  | Exclude<ParamsOf<typeof ORDER_COLUMNS>, 'intent_uri' | 'expires_at' | 'created_at'>
+  | 'now'
+  | 'session_id'
+  | 'owner';
+
 /**
  * A hosted order in ONE statement (D175): the merchant (scope, KYC, sandbox clock), the order id's reservation, the
  * order and its checkout session. Outside an idempotent request's transaction it is one round trip and no explicit
- * transaction (a statement is atomic on its own); inside one it joins it. Parameters: $1 order id (drawn, reserved
- * here), $2 merchant, $3 reference_id, $4 amount_minor, $5 currency, $6 status message, $7 collection mode, $8
- * mop_type, $9 upi_flow_type, $10 vpa, $11 upi_app_name, $12 buyer, $13 product, $14 invoice, $15 return_url, $16
- * is_testing, $17 the gateway's now, $18 session id (and $19 the partner, when it must own the merchant).
+ * transaction (a statement is atomic on its own); inside one it joins it. Parameters are named (`now`: the
+ * gateway's now; `id`: the order id, drawn, reserved here; `owner`: the partner, when it must own the merchant) and
+ * numbered by {@link Placeholders}.
  *
  * The id is reserved only for an approved merchant whose reference_id is free, so a 409 or 422 reserves nothing
  * (`reference_taken` and the reservation read the same snapshot); only a concurrent twin reference_id committed in
@@ -54,31 +97,42 @@ const ORDER_MERCHANT_SQL = { any: ORDER_MERCHANT, owned: `${ORDER_MERCHANT} AND 
  * now (gateway clock plus its sandbox offset): the order's created_at, and its expiry 15 minutes later; the session
  * takes both from the order row, and the callback key version current now (D37).
  */
-const HOSTED_ORDER = (ownerCondition: string) => `WITH m AS (
-    SELECT kyc_status, encryption_key_version, $17::timestamptz + ${merchantOffsetSql('id')} * interval '1 second' AS at
-    FROM merchants WHERE id = $2${ownerCondition}
+function hostedOrder(owned: boolean): InsertStatement<HostedOrderParams> {
+  const ph = new Placeholders<HostedOrderParams>();
+  const $ = ph.ref;
+  const text = `WITH m AS (
+    SELECT kyc_status, encryption_key_version, ${$('now')}::timestamptz + ${merchantOffsetSql('id')} * interval '1 second' AS at
+    FROM merchants WHERE id = ${$('merchant_id')}${owned ? ` AND partner_id = ${$('owner')}` : ''}
   ), taken AS (
-    SELECT EXISTS (SELECT 1 FROM orders WHERE merchant_id = $2 AND reference_id = $3) AS reference_taken
+    SELECT EXISTS (SELECT 1 FROM orders WHERE merchant_id = ${$('merchant_id')} AND reference_id = ${$('reference_id')}) AS reference_taken
   ), i AS (
-    INSERT INTO issued_ids (kind, id) SELECT 'order', $1 FROM m, taken WHERE m.kyc_status = 'APPROVED' AND NOT taken.reference_taken
-    ON CONFLICT DO NOTHING RETURNING id
+    ${insertSql('issued_ids', ISSUED_ID_COLUMNS, ph, {
+      override: { kind: sql("'order'") },
+      from: "m, taken WHERE m.kyc_status = 'APPROVED' AND NOT taken.reference_taken",
+      tail: 'ON CONFLICT DO NOTHING RETURNING id',
+    })}
   ), o AS (
-    INSERT INTO orders (id, merchant_id, reference_id, amount_minor, currency, status, status_message, collection_mode, mop_type,
-                        upi_flow_type, vpa, upi_app_name, intent_uri, buyer, product, invoice, return_url, is_testing,
-                        expires_at, created_at, updated_at)
-    SELECT i.id, $2, $3, $4, $5, 'payment_pending', $6, $7, $8, $9, $10, $11, NULL, $12, $13, $14, $15, $16,
-           m.at + interval '${ORDER_TTL_SECONDS} seconds', m.at, m.at
-    FROM i, m
-    ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
-    RETURNING id, expires_at, created_at
+    ${insertSql('orders', ORDER_COLUMNS, ph, {
+      override: {
+        id: sql('i.id'),
+        intent_uri: sql('NULL'),
+        expires_at: sql(`m.at + interval '${ORDER_TTL_SECONDS} seconds'`),
+        created_at: sql('m.at'),
+        updated_at: sql('m.at'),
+      },
+      from: 'i, m',
+      tail: `ON CONFLICT ON CONSTRAINT orders_reference_unique DO NOTHING
+    RETURNING id, expires_at, created_at`,
+    })}
   ), s AS (
-    INSERT INTO checkout_sessions (id, order_id, expires_at, created_at, encryption_key_version)
-    SELECT $18, o.id, o.expires_at, o.created_at, m.encryption_key_version FROM o, m
-    RETURNING order_id
+    ${insertSql('checkout_sessions', SESSION_COLUMNS, ph, { from: 'o, m', tail: 'RETURNING order_id' })}
   )
   SELECT m.kyc_status, taken.reference_taken, EXISTS (SELECT 1 FROM i) AS reserved, EXISTS (SELECT 1 FROM s) AS created FROM m, taken`;
+  return { text, values: (row) => ph.values(row) };
+}
+const HOSTED_ORDER = { any: hostedOrder(false), owned: hostedOrder(true) };
 /** Exported for the benchmark's pg-alone baseline (bench/lib/post-baseline.ts), which sends this very statement. */
-export const HOSTED_ORDER_SQL = { any: HOSTED_ORDER(''), owned: HOSTED_ORDER(' AND partner_id = $19') };
+export const HOSTED_ORDER_SQL = { any: HOSTED_ORDER.any.text, owned: HOSTED_ORDER.owned.text };
 
 export type CreateOrderResult =
   | { kind: 'hosted'; order_id: string; session_id: string }
@@ -129,28 +183,28 @@ export async function createOrder(
           })
         : null;
     const expiresAt = formatIso(addSeconds(at, ORDER_TTL_SECONDS));
-    const orderValues = [
-      orderId,
-      merchantId,
-      n.referenceId,
-      n.amountMinor,
-      n.currency,
-      STATUS_MESSAGE.orderPending,
-      n.collectionMode,
-      n.mopType,
-      n.upiFlowType,
-      n.vpa,
-      n.collectionMode === 's2s' ? n.upiAppName : (input.upi_app_name ?? null),
-      intentUri,
-      JSON.stringify(n.buyer),
-      JSON.stringify(n.product),
-      n.invoice ? JSON.stringify(n.invoice) : null,
-      n.returnUrl,
-      options.isTesting,
-      expiresAt,
-      now,
-    ];
-    const { rows } = await tx.query<{ id: string }>(INSERT_ORDER_SQL, orderValues);
+    const orderValues = INSERT_ORDER.values({
+      id: orderId,
+      merchant_id: merchantId,
+      reference_id: n.referenceId,
+      amount_minor: n.amountMinor,
+      currency: n.currency,
+      status_message: STATUS_MESSAGE.orderPending,
+      collection_mode: n.collectionMode,
+      mop_type: n.mopType,
+      upi_flow_type: n.upiFlowType,
+      vpa: n.vpa,
+      upi_app_name: n.collectionMode === 's2s' ? n.upiAppName : (input.upi_app_name ?? null),
+      intent_uri: intentUri,
+      buyer: JSON.stringify(n.buyer),
+      product: JSON.stringify(n.product),
+      invoice: n.invoice ? JSON.stringify(n.invoice) : null,
+      return_url: n.returnUrl,
+      is_testing: options.isTesting,
+      expires_at: expiresAt,
+      created_at: now,
+    });
+    const { rows } = await tx.query<{ id: string }>(INSERT_ORDER.text, orderValues);
     if (rows.length === 0) throw alreadyUsed();
     const order = {
       id: orderId,
@@ -202,28 +256,28 @@ export function hostedOrderValues(o: {
   owner: string | undefined;
 }): unknown[] {
   const n = o.n;
-  const values: unknown[] = [
-    o.orderId,
-    o.merchantId,
-    n.referenceId,
-    n.amountMinor,
-    n.currency,
-    STATUS_MESSAGE.orderPending,
-    n.collectionMode,
-    n.mopType,
-    n.upiFlowType,
-    n.vpa,
-    o.input.upi_app_name ?? null,
-    JSON.stringify(n.buyer),
-    JSON.stringify(n.product),
-    n.invoice ? JSON.stringify(n.invoice) : null,
-    n.returnUrl,
-    o.isTesting,
-    o.now,
-    o.sessionId,
-  ];
-  if (o.owner !== undefined) values.push(o.owner);
-  return values;
+  const row = {
+    id: o.orderId,
+    merchant_id: o.merchantId,
+    reference_id: n.referenceId,
+    amount_minor: n.amountMinor,
+    currency: n.currency,
+    status_message: STATUS_MESSAGE.orderPending,
+    collection_mode: n.collectionMode,
+    mop_type: n.mopType,
+    upi_flow_type: n.upiFlowType,
+    vpa: n.vpa,
+    upi_app_name: o.input.upi_app_name ?? null,
+    buyer: JSON.stringify(n.buyer),
+    product: JSON.stringify(n.product),
+    invoice: n.invoice ? JSON.stringify(n.invoice) : null,
+    return_url: n.returnUrl,
+    is_testing: o.isTesting,
+    now: o.now,
+    session_id: o.sessionId,
+    owner: o.owner,
+  };
+  return o.owner !== undefined ? HOSTED_ORDER.owned.values(row) : HOSTED_ORDER.any.values(row);
 }
 
 /** The hosted order of {@link createOrder}: one statement (D175), drawn again on an id collision. */

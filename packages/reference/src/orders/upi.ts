@@ -1,4 +1,4 @@
-import { UpiAppName } from '@paygate/contract';
+import type { UpiAppName } from '@paygate/contract';
 import { formatAmount } from '../core/money.js';
 
 export { isValidVpa, VPA_PATTERN } from './vpa.js';
@@ -16,10 +16,6 @@ export const UPI_APP_SCHEME: Record<UpiAppName, string> = {
   whatsapp: 'upi://pay',
   others: 'upi://pay',
 };
-
-export function isUpiAppName(name: string): name is UpiAppName {
-  return (UpiAppName as readonly string[]).includes(name);
-}
 
 /** RFC 3986 query-value encoding; `@` (allowed in a query) is kept literal so the VPA stays readable. */
 function encodeValue(value: string): string {

@@ -15,6 +15,7 @@ import type { Db } from '../db/db.js';
 import { amountToNumber } from '../core/money.js';
 import { refundFinishedEvent } from '../webhooks/events.js';
 import { emitEvent } from '../webhooks/outbox.js';
+import { insertInto, param, sql, VALUE } from '../db/insert.js';
 
 /** Sandbox: INITIATED refunds become PROCESSED this many (sandbox) seconds after creation. */
 export const SANDBOX_REFUND_SECONDS = 60;
@@ -24,6 +25,24 @@ export const REFUND_MESSAGE = {
   processed: 'Refund processed successfully',
   failed: 'Refund could not be processed',
 } as const;
+
+/** A new INITIATED refund: the refunds row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_REFUND = insertInto(
+  'refunds',
+  {
+    id: VALUE,
+    payment_id: VALUE,
+    merchant_id: VALUE,
+    amount_minor: VALUE,
+    currency: VALUE,
+    status: sql("'INITIATED'"),
+    message: VALUE,
+    transaction_id: VALUE,
+    created_at: VALUE,
+    updated_at: param('created_at'),
+  },
+  { alias: 'r', tail: `RETURNING ${REFUND_COLUMNS}` },
+);
 
 /**
  * POST /pg/refunds. Locks the payment row (SELECT ... FOR UPDATE) so concurrent refunds of one payment serialise:
@@ -72,9 +91,17 @@ export async function createRefund(
     const id = await deps.ids.next(tx, 'refund');
     const transactionId = await deps.ids.next(tx, 'transaction');
     const { rows: created } = await tx.query<RefundRow>(
-      `INSERT INTO refunds AS r (id, payment_id, merchant_id, amount_minor, currency, status, message, transaction_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'INITIATED', $6, $7, $8, $8) RETURNING ${REFUND_COLUMNS}`,
-      [id, payment.id, payment.merchant_id, amountMinor, payment.currency, REFUND_MESSAGE.initiated, transactionId, at],
+      INSERT_REFUND.text,
+      INSERT_REFUND.values({
+        id,
+        payment_id: payment.id,
+        merchant_id: payment.merchant_id,
+        amount_minor: amountMinor,
+        currency: payment.currency,
+        message: REFUND_MESSAGE.initiated,
+        transaction_id: transactionId,
+        created_at: at,
+      }),
     );
     return refundCreatedView(created[0] as RefundRow);
   });

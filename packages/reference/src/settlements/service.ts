@@ -40,6 +40,7 @@ import type { ServiceDeps } from '../core/deps.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { scopeCondition, tenantCondition, type Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
+import { insertInto, param, sql, VALUE } from '../db/insert.js';
 
 interface UnsettledPayment {
   id: string;
@@ -114,6 +115,80 @@ interface MerchantRun {
  */
 const OPEN_SETTLEMENT_ATTEMPTS = 5;
 
+/** An open settlement, its totals zero: the settlements row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_SETTLEMENT = insertInto(
+  'settlements',
+  {
+    id: VALUE,
+    merchant_id: VALUE,
+    transaction_currency: VALUE,
+    settlement_currency: VALUE,
+    forex_rate_cents: VALUE,
+    forex_rate_num: VALUE,
+    forex_rate_den: VALUE,
+    gross_minor: sql('0'),
+    fee_minor: sql('0'),
+    tax_minor: sql('0'),
+    refunds_minor: sql('0'),
+    reserved_minor: sql('0'),
+    released_minor: sql('0'),
+    net_minor: sql('0'),
+    settlement_amount_cents: sql('0'),
+    utr_number: VALUE,
+    completed_at: param('created_at'),
+    created_at: VALUE,
+    status: sql("'open'"),
+    number_of_transactions: sql('0'),
+  },
+  { tail: 'ON CONFLICT DO NOTHING RETURNING id' },
+);
+
+/** A batch's lines of one settlement, one row per element of the arrays (set-based: one statement per batch). */
+const INSERT_SETTLEMENT_LINES = insertInto(
+  'settlement_transactions',
+  {
+    settlement_id: VALUE,
+    payment_id: sql('u.payment_id'),
+    settlement_type: sql('u.settlement_type'),
+    transaction_amount: sql('u.amount'),
+    fee_minor: sql('u.fee'),
+    tax_minor: sql('u.tax'),
+    refunds_minor: sql('u.refunds'),
+    net_minor: sql('u.net'),
+    mop_type: sql('u.mop_type'),
+    transaction_currency: VALUE,
+    forex_rate_cents: VALUE,
+    position: sql<'first_position'>(($) => `${$('first_position')}::int + u.ord - 1`),
+  },
+  {
+    from: ($) =>
+      `unnest(${$('payment_ids')}::text[], ${$('settlement_types')}::text[], ${$('amounts')}::bigint[], ${$('fees')}::bigint[], ${$('taxes')}::bigint[],
+              ${$('refunds')}::bigint[], ${$('nets')}::bigint[], ${$('mop_types')}::text[])
+         WITH ORDINALITY AS u(payment_id, settlement_type, amount, fee, tax, refunds, net, mop_type, ord)`,
+    extra: ['first_position', 'payment_ids', 'settlement_types', 'amounts', 'fees', 'taxes', 'refunds', 'nets', 'mop_types'],
+  },
+);
+
+/** Reserves a batch holds back for refunds, one row per element of the arrays. */
+const INSERT_RESERVES = insertInto(
+  'settlement_reserves',
+  {
+    refund_id: sql('u.refund_id'),
+    payment_id: sql('u.payment_id'),
+    merchant_id: VALUE,
+    currency: VALUE,
+    amount_minor: sql('u.amount'),
+    held_by: VALUE,
+    status: sql("'held'"),
+    created_at: VALUE,
+  },
+  {
+    from: ($) =>
+      `unnest(${$('refund_ids')}::text[], ${$('payment_ids')}::text[], ${$('amounts')}::bigint[]) AS u(refund_id, payment_id, amount)`,
+    extra: ['refund_ids', 'payment_ids', 'amounts'],
+  },
+);
+
 /**
  * The open settlement of (merchant, currency), created if there is none, locked for this batch (FOR UPDATE: a
  * concurrent run adding to it, or closing it, waits for this short transaction only).
@@ -148,11 +223,18 @@ async function openSettlement(
     const id = await deps.ids.next(tx, 'settlement');
     // ON CONFLICT: a concurrent run opened it first (the unique index on open settlements); then add to theirs
     const inserted = await tx.query<{ id: string }>(
-      `INSERT INTO settlements (id, merchant_id, transaction_currency, settlement_currency, forex_rate_cents, forex_rate_num, forex_rate_den,
-                                gross_minor, fee_minor, tax_minor, refunds_minor, reserved_minor, released_minor, net_minor,
-                                settlement_amount_cents, utr_number, completed_at, created_at, status, number_of_transactions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, 0, 0, 0, 0, 0, 0, $8, $9, $9, 'open', 0) ON CONFLICT DO NOTHING RETURNING id`,
-      [id, m.id, currency, m.settlementCurrency, forexRateCents(from, to), rate.num.toString(), rate.den.toString(), newUtr(), now],
+      INSERT_SETTLEMENT.text,
+      INSERT_SETTLEMENT.values({
+        id,
+        merchant_id: m.id,
+        transaction_currency: currency,
+        settlement_currency: m.settlementCurrency,
+        forex_rate_cents: forexRateCents(from, to),
+        forex_rate_num: rate.num.toString(),
+        forex_rate_den: rate.den.toString(),
+        utr_number: newUtr(),
+        created_at: now,
+      }),
     );
     // ours: this transaction holds the new row (no one else sees it before commit), no lock to take
     if (inserted.rows[0]) return { id, lines: 0 };
@@ -186,25 +268,21 @@ async function writeLines(
     const s = await openSettlement(tx, deps, m, currency, now);
     const rateCents = forexRateCents(currencyOf(currency), currencyOf(m.settlementCurrency));
     await tx.query(
-      `INSERT INTO settlement_transactions (settlement_id, payment_id, settlement_type, transaction_amount, fee_minor, tax_minor,
-                                            refunds_minor, net_minor, mop_type, transaction_currency, forex_rate_cents, position)
-       SELECT $1, u.payment_id, u.settlement_type, u.amount, u.fee, u.tax, u.refunds, u.net, u.mop_type, $2, $3, $4::int + u.ord - 1
-       FROM unnest($5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])
-         WITH ORDINALITY AS u(payment_id, settlement_type, amount, fee, tax, refunds, net, mop_type, ord)`,
-      [
-        s.id,
-        currency,
-        rateCents,
-        s.lines,
-        ls.map((l) => l.paymentId),
-        ls.map((l) => l.type),
-        ls.map((l) => l.b.amount),
-        ls.map((l) => l.b.fee),
-        ls.map((l) => l.b.tax),
-        ls.map((l) => l.b.refunds),
-        ls.map((l) => l.b.net),
-        ls.map((l) => l.mopType),
-      ],
+      INSERT_SETTLEMENT_LINES.text,
+      INSERT_SETTLEMENT_LINES.values({
+        settlement_id: s.id,
+        transaction_currency: currency,
+        forex_rate_cents: rateCents,
+        first_position: s.lines,
+        payment_ids: ls.map((l) => l.paymentId),
+        settlement_types: ls.map((l) => l.type),
+        amounts: ls.map((l) => l.b.amount),
+        fees: ls.map((l) => l.b.fee),
+        taxes: ls.map((l) => l.b.tax),
+        refunds: ls.map((l) => l.b.refunds),
+        nets: ls.map((l) => l.b.net),
+        mop_types: ls.map((l) => l.mopType),
+      }),
     );
     const captured = ls.filter((l) => l.type === 'capture').map((l) => l.paymentId);
     if (captured.length > 0) {
@@ -219,9 +297,16 @@ async function writeLines(
     const held = ls.filter((l) => l.type === 'refund_reserve').flatMap((l) => l.reserves.map((r) => ({ ...r, paymentId: l.paymentId })));
     if (held.length > 0) {
       await tx.query(
-        `INSERT INTO settlement_reserves (refund_id, payment_id, merchant_id, currency, amount_minor, held_by, status, created_at)
-         SELECT u.refund_id, u.payment_id, $1, $2, u.amount, $3, 'held', $4 FROM unnest($5::text[], $6::text[], $7::bigint[]) AS u(refund_id, payment_id, amount)`,
-        [m.id, currency, s.id, now, held.map((r) => r.refundId), held.map((r) => r.paymentId), held.map((r) => r.amount)],
+        INSERT_RESERVES.text,
+        INSERT_RESERVES.values({
+          merchant_id: m.id,
+          currency,
+          held_by: s.id,
+          created_at: now,
+          refund_ids: held.map((r) => r.refundId),
+          payment_ids: held.map((r) => r.paymentId),
+          amounts: held.map((r) => r.amount),
+        }),
       );
       // on the refund too: "INITIATED and not reserved" is a partial index, empty when nothing is due (D343)
       await tx.query('UPDATE refunds SET reserved_by = $2 WHERE id = ANY($1::text[])', [held.map((r) => r.refundId), s.id]);

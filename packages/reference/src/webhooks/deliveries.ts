@@ -8,6 +8,7 @@ import { claimFairly } from './claim.js';
 import { openWebhookSecret } from './endpoints.js';
 import { boundedRetryDelayMs, parseRetryAfterMs, RETRY_AFTER_STATUSES, retryDelayMs } from './retry.js';
 import { createWebhookTransport, type WebhookTransport } from './transport.js';
+import { insertInto, insertSql, Placeholders, sql, VALUE } from '../db/insert.js';
 
 export interface ClaimedDelivery {
   id: number;
@@ -154,6 +155,25 @@ function planAttempt(deps: ServiceDeps, d: ClaimedDelivery, result: AttemptResul
   };
 }
 
+/** One attempt at a delivery: the webhook_delivery_attempts row's one column list (D460, "An INSERT is built from its table's column list"). */
+const ATTEMPT_COLUMNS = {
+  delivery_id: VALUE,
+  attempt: VALUE,
+  started_at: VALUE,
+  duration_ms: VALUE,
+  status_code: VALUE,
+  error: VALUE,
+} as const;
+const INSERT_ATTEMPT = insertInto('webhook_delivery_attempts', ATTEMPT_COLUMNS, {
+  tail: 'ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING id',
+});
+/** The same columns taken from the batch's `u` rows (same-named columns of {@link recordAttempts}' statement). */
+const INSERT_ATTEMPTS_FROM_U = insertSql('webhook_delivery_attempts', ATTEMPT_COLUMNS, new Placeholders<never>(), {
+  override: Object.fromEntries(Object.keys(ATTEMPT_COLUMNS).map((column) => [column, sql(column)])),
+  from: 'u',
+  tail: 'ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING delivery_id, attempt',
+});
+
 /**
  * Record many attempts at once (D114): one statement inserts every attempt row and moves each delivery on, exactly as
  * {@link recordAttempt} does one by one (an attempt already recorded, or a delivery no longer claimed by this attempt,
@@ -182,9 +202,7 @@ export async function recordAttempts(
                             $8::timestamptz[], $9::timestamptz[], $10::int[])
          AS u(delivery_id, attempt, started_at, duration_ms, status_code, error, status, next_at, now, k)
      ), ins AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
-       SELECT delivery_id, attempt, started_at, duration_ms, status_code, error FROM u
-       ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING delivery_id, attempt
+       ${INSERT_ATTEMPTS_FROM_U}
      ), moved AS (
        UPDATE webhook_deliveries d SET status = u.status, next_attempt_at = u.next_at, lease_expires_at = NULL,
               last_status_code = u.status_code, last_error = u.error, updated_at = u.now
@@ -230,9 +248,15 @@ export async function recordAttempt(
     const at = shifted(deps.clock.now(), d.clock_offset_seconds); // the event's merchant's clock: retries follow it
     const now = formatIso(at);
     const inserted = await tx.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING RETURNING id`,
-      [d.id, d.attempt, formatIso(result.startedAt), result.durationMs, result.statusCode, result.error],
+      INSERT_ATTEMPT.text,
+      INSERT_ATTEMPT.values({
+        delivery_id: d.id,
+        attempt: d.attempt,
+        started_at: formatIso(result.startedAt),
+        duration_ms: result.durationMs,
+        status_code: result.statusCode,
+        error: result.error,
+      }),
     );
     if (inserted.rows.length === 0) return 'failed';
     const gone = result.statusCode === GONE_STATUS;

@@ -12,6 +12,7 @@ import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import type { Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
+import { insertInto, sql, VALUE } from '../db/insert.js';
 
 export interface WebhookEndpointView {
   id: string;
@@ -95,6 +96,24 @@ function uniqueEvents(events: readonly EventType[]): EventType[] {
   return [...new Set(events)];
 }
 
+/** A new endpoint, subscribed from the next event on: the webhook_endpoints row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_ENDPOINT = insertInto(
+  'webhook_endpoints',
+  {
+    id: VALUE,
+    owner_kind: VALUE,
+    partner_id: VALUE,
+    merchant_id: VALUE,
+    url: VALUE,
+    events: VALUE,
+    description: VALUE,
+    secret_sealed: VALUE,
+    created_at: VALUE,
+    events_after_position: sql(LAST_EVENT_POSITION_SQL),
+  },
+  { tail: `RETURNING ${COLUMNS}` },
+);
+
 /**
  * Register an endpoint. Owner: the merchant when the scope names one (merchant credentials or X-Merchant-ID),
  * else the partner (receives every merchant's events). The `whsec_` secret is returned here only.
@@ -115,20 +134,18 @@ export async function createWebhookEndpoint(
   const secret = generateWebhookSecret();
   // Stored sealed under the master key (deliveries need it to sign); the plaintext is returned here only.
   const { rows } = await deps.db.query<EndpointRow>(
-    `INSERT INTO webhook_endpoints (id, owner_kind, partner_id, merchant_id, url, events, description, secret_sealed, created_at,
-                                    events_after_position)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${LAST_EVENT_POSITION_SQL}) RETURNING ${COLUMNS}`,
-    [
+    INSERT_ENDPOINT.text,
+    INSERT_ENDPOINT.values({
       id,
-      scope.merchantId ? 'merchant' : 'partner',
-      scope.partnerId,
-      scope.merchantId ?? null,
+      owner_kind: scope.merchantId ? 'merchant' : 'partner',
+      partner_id: scope.partnerId,
+      merchant_id: scope.merchantId ?? null,
       url,
-      JSON.stringify(events),
-      input.description ?? null,
-      deps.secrets.seal(secret, webhookSecretContext(id)),
-      formatIso(deps.clock.now()),
-    ],
+      events: JSON.stringify(events),
+      description: input.description ?? null,
+      secret_sealed: deps.secrets.seal(secret, webhookSecretContext(id)),
+      created_at: formatIso(deps.clock.now()),
+    }),
   );
   const row = rows[0] as EndpointRow;
   return { ...view(row), secret };

@@ -1,6 +1,34 @@
 import { formatIso } from '../core/clock.js';
 import type { ServiceDeps } from '../core/deps.js';
 import { merchantNowSql } from '../core/merchant-clock.js';
+import { insertSql, Placeholders, sql } from '../db/insert.js';
+
+/**
+ * The deliveries of the claimed events `ev` (one per subscribed endpoint), pending from the event's merchant's now:
+ * the webhook_deliveries row's one column list (D460, "An INSERT is built from its table's column list"). `$2` is the gateway's now, as in {@link fanOutEvents}.
+ */
+const INSERT_DELIVERIES = insertSql(
+  'webhook_deliveries',
+  {
+    event_id: sql('ev.sequence_number'),
+    endpoint_id: sql('w.id'),
+    status: sql("'pending'"),
+    next_attempt_at: sql('t.now'),
+    created_at: sql('t.now'),
+    updated_at: sql('t.now'),
+  },
+  new Placeholders<never>(),
+  {
+    from: `ev JOIN webhook_endpoints w
+         ON w.partner_id = ev.partner_id AND (w.merchant_id IS NULL OR w.merchant_id = ev.merchant_id)
+        AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND w.events @> jsonb_build_array(ev.type)
+        AND w.events_after_position < ev.position
+       CROSS JOIN LATERAL (SELECT ${merchantNowSql('$2', 'ev.merchant_id')} AS now) t
+       ORDER BY ev.position, w.id`,
+    tail: `ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO NOTHING
+       RETURNING 1`,
+  },
+);
 
 /**
  * Turn new outbox events into one delivery per subscribed endpoint: partner endpoints receive every event of their
@@ -17,16 +45,7 @@ export async function fanOutEvents(deps: ServiceDeps, limit = 100): Promise<numb
        SELECT sequence_number, type, partner_id, merchant_id, position FROM events
        WHERE fanned_out_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
      ), ins AS (
-       INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
-       SELECT ev.sequence_number, w.id, 'pending', t.now, t.now, t.now
-       FROM ev JOIN webhook_endpoints w
-         ON w.partner_id = ev.partner_id AND (w.merchant_id IS NULL OR w.merchant_id = ev.merchant_id)
-        AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND w.events @> jsonb_build_array(ev.type)
-        AND w.events_after_position < ev.position
-       CROSS JOIN LATERAL (SELECT ${merchantNowSql('$2', 'ev.merchant_id')} AS now) t
-       ORDER BY ev.position, w.id
-       ON CONFLICT ON CONSTRAINT webhook_deliveries_event_endpoint DO NOTHING
-       RETURNING 1
+       ${INSERT_DELIVERIES}
      ), marked AS (
        UPDATE events e SET fanned_out_at = $2 FROM ev WHERE e.sequence_number = ev.sequence_number RETURNING 1
      )

@@ -2,6 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/db.js';
 import type { EventEnvelope } from './events.js';
 import { formatIso, type Micros } from '../core/clock.js';
+import { insertInto, VALUE } from '../db/insert.js';
+
+/** An outbox event: the events row's one column list (D460, "An INSERT is built from its table's column list"). */
+const INSERT_EVENT = insertInto('events', {
+  sequence_number: VALUE,
+  type: VALUE,
+  partner_id: VALUE,
+  merchant_id: VALUE,
+  payload: VALUE,
+  created_at: VALUE,
+});
 
 /**
  * Write an event to the outbox. Call it with the SAME transaction handle as the state change it announces, so
@@ -15,9 +26,15 @@ export async function emitEvent<E extends EventEnvelope<string>>(
 ): Promise<E> {
   const envelope = build(randomUUID());
   await tx.query(
-    `INSERT INTO events (sequence_number, type, partner_id, merchant_id, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [envelope.sequence_number, envelope.event_type, owner.partnerId, owner.merchantId, JSON.stringify(envelope), formatIso(at)],
+    INSERT_EVENT.text,
+    INSERT_EVENT.values({
+      sequence_number: envelope.sequence_number,
+      type: envelope.event_type,
+      partner_id: owner.partnerId,
+      merchant_id: owner.merchantId,
+      payload: JSON.stringify(envelope),
+      created_at: formatIso(at),
+    }),
   );
   return envelope;
 }

@@ -11,6 +11,7 @@ import {
 } from './errors.js';
 import { reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from './error-shapes.js';
 import { createDispatcher } from './dispatch.js';
+import { pathParameterEnums, sentPath } from './route-template.js';
 import { coverage, createSchemeGuard, presentsCredentials, type SchemeAuthenticators } from './security.js';
 import { compareRoutes, createRequestValidator, type OperationRequestValidators } from './request-validation.js';
 import { createResponseValidator } from './response-validation.js';
@@ -503,7 +504,9 @@ export function bodyParsers(limit: string | number, multipartLimitBytes?: number
   const limitBytes = limitInBytes(limit);
   const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
   const chain = [
-    readingAtMost(express.json({ limit, type: JSON_TYPES }), limitBytes),
+    // A JSON body is any JSON value (RFC 8259), not only an object or array: the operation's schema says which it
+    // takes (`type: string` under application/json), and refuses the others naming the reason (D431)
+    readingAtMost(express.json({ limit, type: JSON_TYPES, strict: false }), limitBytes),
     readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
     readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];
@@ -535,15 +538,20 @@ function runChain(handlers: readonly RequestHandler[], req: Request, res: Respon
  * HEAD, PATCH, TRACE), and the paths ordered for matching (static segments first).
  */
 export function allowByPath(operations: readonly OperationRoute[]): { path: string; expressPath: string; allow: string }[] {
-  const byPath = new Map<string, { path: string; expressPath: string; methods: string[] }>();
+  // templates a client cannot tell apart (`/tags/{arn}` and `/tags/{arn}#tagKeys`, `/rides?page={page}`) are one
+  // path: one Allow (D410)
+  const routeOf = (template: string) => sentPath(template).replace(/\{[^}]+\}/g, '{}');
+  const byRoute = new Map<string, { paths: string[]; expressPath: string; methods: string[] }>();
   for (const op of operations) {
-    let entry = byPath.get(op.path);
-    if (entry === undefined) byPath.set(op.path, (entry = { path: op.path, expressPath: op.expressPath, methods: [] }));
-    entry.methods.push(op.method.toUpperCase());
+    let entry = byRoute.get(routeOf(op.path));
+    if (entry === undefined) byRoute.set(routeOf(op.path), (entry = { paths: [], expressPath: op.expressPath, methods: [] }));
+    if (!entry.paths.includes(op.path)) entry.paths.push(op.path);
+    const method = op.method.toUpperCase();
+    if (!entry.methods.includes(method)) entry.methods.push(method);
   }
-  return [...byPath.values()]
+  return [...byRoute.values()]
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
-    .map((e) => ({ path: e.path, expressPath: e.expressPath, allow: e.methods.join(', ') }));
+    .flatMap((e) => e.paths.map((path) => ({ path, expressPath: e.expressPath, allow: e.methods.join(', ') })));
 }
 
 /** The JSON path of the first string holding a NUL character, or undefined. */
@@ -636,7 +644,12 @@ export function errorHandler(
       return;
     }
     const response = shapedError(req, error, operation, shapes, errorMapper);
-    res.status(response.status).set(response.headers).type(response.contentType).json(response.body);
+    res.status(response.status).set(response.headers);
+    // no body where the status is declared without content (D423); text under a text/* media type (D424)
+    if (response.contentType === null || response.body === undefined) res.end();
+    else if (!isJsonMediaType(response.contentType) && typeof response.body === 'string')
+      res.type(response.contentType).send(response.body);
+    else res.type(response.contentType).json(response.body);
   };
 }
 
@@ -672,7 +685,17 @@ function renderError(
   errorMapper?: ErrorMapper<unknown>,
 ): RenderedResponse {
   const response = shapedError(req, error, operation, shapes, errorMapper);
-  return new RenderedResponse(response.status, response.contentType, response.headers, jsonText(app, response.body));
+  return new RenderedResponse(response.status, response.contentType, response.headers, errorBodyText(app, response));
+}
+
+/**
+ * The bytes of an error answer: none where the status is declared without content (D423), the text itself under a
+ * `text/*` media type (D424), else JSON.
+ */
+function errorBodyText(app: Application, response: ErrorResponse): string | undefined {
+  if (response.contentType === null || response.body === undefined) return undefined;
+  if (!isJsonMediaType(response.contentType) && typeof response.body === 'string') return response.body;
+  return jsonText(app, response.body);
 }
 
 /**
@@ -934,7 +957,18 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
       ],
     };
   });
-  dispatch = createDispatcher(routes, { malformed: rejectMalformedPathEncoding(spec.operations.map((op) => op.path)), unmatched: parsers });
+  dispatch = createDispatcher(
+    routes.map((route) => ({
+      ...route,
+      parameters: validators[route.operation.operationId]?.parameters,
+      pathEnums: pathParameterEnums(spec.apiDocument, route.operation),
+    })),
+    {
+      malformed: rejectMalformedPathEncoding(spec.operations.map((op) => sentPath(op.path))),
+      unmatched: parsers,
+      warn: (operationId, message) => logger.warn({ operationId }, message),
+    },
+  );
   if (!oneLayer) app.use(dispatch);
 
   // 6. Unknown routes, then the one error mapper.

@@ -141,3 +141,102 @@ describe('production answers (validateResponses: false): compiled from the spec,
     }
   });
 });
+
+/**
+ * Every path template real specs use (D410), through the dispatcher alone: each row a request and the operation
+ * (with its bound parameters) or the status it gets. The templates are the directory's spellings: Google's custom
+ * methods, AWS's fragments (by query key and by header value), segments holding several parameters or text around
+ * one, and query strings written into the template.
+ */
+describe('dispatch of every template spelling (D410)', () => {
+  const op = (operationId: string, method: string, path: string, headerParameters: string[] = []): OperationRoute =>
+    ({ operationId, method, path, headerParameters }) as unknown as OperationRoute;
+  const routes: { operation: OperationRoute; parameters?: { name: string; in: string }[] }[] = [
+    { operation: op('getOperation', 'get', '/v1/{name}') },
+    { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
+    { operation: op('waitOperation', 'post', '/v1/{name}:wait') },
+    { operation: op('listTags', 'get', '/tags/{resourceArn}') },
+    { operation: op('tagResource', 'post', '/tags/{resourceArn}') },
+    { operation: op('untagResource', 'delete', '/tags/{resourceArn}#tagKeys'), parameters: [{ name: 'tagKeys', in: 'query' }] },
+    { operation: op('createThing', 'post', '/#X-Amz-Target=Svc.CreateThing', ['x-amz-target']) },
+    { operation: op('deleteThing', 'post', '/#X-Amz-Target=Svc.DeleteThing', ['x-amz-target']) },
+    { operation: op('near', 'get', '/@{lat},{lon}') },
+    { operation: op('getDoc', 'get', "/docs('{key}')") },
+    { operation: op('getRecord', 'get', '/records/{id}.{format}') },
+    { operation: op('getRecordJson', 'get', '/records/{id}.json') },
+    { operation: op('searchArticles', 'get', '/search/articles?query={query}'), parameters: [{ name: 'query', in: 'query' }] },
+    { operation: op('ridesPage', 'get', '/rides?page={page}&per_page={per_page}') },
+    { operation: op('listBooks', 'get', '/items?kind=book') },
+    { operation: op('listFilms', 'get', '/items?kind=film') },
+    { operation: op('listItems', 'get', '/items') },
+  ];
+  type Expect = { operationId: string; params: Record<string, string> } | { status: number };
+  const rows: [string, string, string, Record<string, string>, Expect][] = [
+    ['Google: plain', 'GET', '/v1/operations%2Fabc', {}, { operationId: 'getOperation', params: { name: 'operations/abc' } }],
+    ['Google: custom verb', 'POST', '/v1/abc:cancel', {}, { operationId: 'cancelOperation', params: { name: 'abc' } }],
+    ['Google: another verb', 'POST', '/v1/a:b:wait', {}, { operationId: 'waitOperation', params: { name: 'a:b' } }],
+    ['Google: an undeclared verb', 'POST', '/v1/abc:undo', {}, { status: 405 }],
+    ['AWS: the plain template', 'GET', '/tags/arn%3Aaws%3Ax', {}, { operationId: 'listTags', params: { resourceArn: 'arn:aws:x' } }],
+    ['AWS: a fragment by query', 'DELETE', '/tags/arn1?tagKeys=a', {}, { operationId: 'untagResource', params: { resourceArn: 'arn1' } }],
+    // one template for the method: chosen whatever is sent; its own validation answers the missing key (declared 400)
+    ['AWS: a fragment, key missing', 'DELETE', '/tags/arn1', {}, { operationId: 'untagResource', params: { resourceArn: 'arn1' } }],
+    ['AWS: 405 lists every method', 'PUT', '/tags/arn1', {}, { status: 405 }],
+    ['AWS: a fragment by header', 'POST', '/', { 'x-amz-target': 'Svc.DeleteThing' }, { operationId: 'deleteThing', params: {} }],
+    ['AWS: the other header value', 'POST', '/', { 'x-amz-target': 'Svc.CreateThing' }, { operationId: 'createThing', params: {} }],
+    ['AWS: no header: 400', 'POST', '/', {}, { status: 400 }],
+    ['AWS: an unknown value: 400', 'POST', '/', { 'x-amz-target': 'Svc.Other' }, { status: 400 }],
+    ['several parameters in a segment', 'GET', '/@51.5,-0.12', {}, { operationId: 'near', params: { lat: '51.5', lon: '-0.12' } }],
+    ['text around a parameter', 'GET', "/docs('k1')", {}, { operationId: 'getDoc', params: { key: 'k1' } }],
+    ['{id}.{format}', 'GET', '/records/r1.xml', {}, { operationId: 'getRecord', params: { id: 'r1', format: 'xml' } }],
+    ['{id}.json beside {id}.{format}', 'GET', '/records/r1.json', {}, { operationId: 'getRecordJson', params: { id: 'r1' } }],
+    ['a query string in the template', 'GET', '/search/articles?query=x', {}, { operationId: 'searchArticles', params: {} }],
+    [
+      'query-part parameters bound',
+      'GET',
+      '/rides?page=2&per_page=10',
+      {},
+      { operationId: 'ridesPage', params: { page: '2', per_page: '10' } },
+    ],
+    ['a fixed query value', 'GET', '/items?kind=film', {}, { operationId: 'listFilms', params: {} }],
+    // `kind` names the other templates' key with a value none has, and listItems does not declare it: 400, not listItems
+    ['a value no template has', 'GET', '/items?kind=other', {}, { status: 400 }],
+    ['the template without a query part', 'GET', '/items?limit=5', {}, { operationId: 'listItems', params: {} }],
+    ['unknown path', 'GET', '/v2/x', {}, { status: 404 }],
+  ];
+
+  let base: string;
+  let server: Server;
+  beforeAll(async () => {
+    const { createDispatcher } = await import('./dispatch.js');
+    const express = (await import('express')).default;
+    const app = express();
+    app.use(
+      createDispatcher(
+        routes.map((route) => ({
+          ...route,
+          steps: [(req, res) => void res.json({ operationId: route.operation.operationId, params: req.params })],
+        })),
+      ),
+    );
+    app.use((_req: unknown, res: import('express').Response) => void res.status(404).end());
+    app.use(
+      (error: { status?: number }, _req: unknown, res: import('express').Response, _next: unknown) =>
+        void res.status(error.status ?? 500).end(),
+    );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each(rows)('%s: %s %s', async (_label, method, url, headers, expected) => {
+    const res = await fetch(`${base}${url}`, { method, headers });
+    if ('status' in expected) {
+      await res.arrayBuffer();
+      expect(res.status).toBe(expected.status);
+    } else {
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(expected);
+    }
+  });
+});

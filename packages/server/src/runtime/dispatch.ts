@@ -6,41 +6,47 @@
  *
  * Matching is exact, as the spec writes its paths (decision B9): case-sensitive, a trailing slash is a different path,
  * no `;` delimiter, no duplicate-slash folding. A declared path with another method answers 405 with `Allow`.
+ *
+ * Every path template real specs use is routed (D410, route-template.ts): text around a parameter and several
+ * parameters in a segment (Google's `{name}:cancel`), a query string written into the template, and templates that
+ * differ only after `#` (AWS), which are one route choosing its operation by the query or header the fragment names.
  */
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { methodNotAllowed, RequestRejection } from './request-validation.js';
+import { meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
 import type { OperationRoute } from './types.js';
 
-/** One declared path: its operations by method and the `Allow` header of its 405. */
+/** One route (the part of a template a client sends): its operations by method and the `Allow` header of its 405. */
 interface PathEntry {
-  readonly byMethod: ReadonlyMap<string, Dispatched>;
+  /** Per method, the templates of this route, the most specific (most conditions) first. */
+  readonly byMethod: ReadonlyMap<string, readonly Candidate[]>;
   readonly allow: string;
-  /** The spec's parameter names, in template order (the router's are positional: `p0`, `p1`...). */
-  readonly names: readonly string[];
 }
 
-interface Dispatched {
+/** An operation under its route: its steps and how its template reads a request. */
+interface Candidate extends RouteTemplate {
   readonly operation: OperationRoute;
   readonly steps: readonly RequestHandler[];
+  /** The query and header parameters the operation declares (header names lower-cased). */
+  readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
 }
 
 /**
- * A template in find-my-way's syntax: parameters renamed positionally (a spec name such as `thing-id` is not a
- * find-my-way parameter name) and `:` in static text escaped.
+ * Whether the request names another template of its route by a value none has (`?operation=bogus` beside
+ * `#operation=restore`): a key another template chooses by value, sent, that the chosen one neither reads nor
+ * declares. Such a request is not the chosen operation's (it would answer an unrelated 415 or unknown parameter).
  */
-function routerPath(template: string): { path: string; names: string[] } {
-  const names: string[] = [];
-  let path = '';
-  let last = 0;
-  for (const match of template.matchAll(/\{([^}]+)\}/g)) {
-    path += template.slice(last, match.index).replaceAll(':', '::');
-    path += `:p${names.length}`;
-    names.push(match[1]!);
-    last = match.index + match[0].length;
+function namesAnother(target: Candidate, candidates: readonly Candidate[], query: URLSearchParams, req: Request): boolean {
+  for (const other of candidates) {
+    if (other === target) continue;
+    for (const c of other.conditions) {
+      if (c.value === undefined || target.conditions.some((t) => t.in === c.in && t.name === c.name)) continue;
+      const sent = c.in === 'header' ? req.headers[c.name] !== undefined : query.has(c.name);
+      if (sent && !(c.in === 'header' ? target.declared.header : target.declared.query).has(c.name)) return true;
+    }
   }
-  path += template.slice(last).replaceAll(':', '::');
-  return { path, names };
+  return false;
 }
 
 /** 400 for a path whose repeated parameter (`/accounts/{id}/maps/{map}/accounts/{id}`) has two values (D200). */
@@ -67,6 +73,36 @@ function runSteps(steps: readonly RequestHandler[], req: Request, res: Response,
   step();
 }
 
+/**
+ * 400 when several templates share the request's route and method and the request meets none's conditions (D410):
+ * per parameter the templates read, the values that choose one (`must be one of: Svc.A, Svc.B`) or that it must be sent.
+ */
+function noTemplateChosen(method: string, candidates: readonly Candidate[]): RequestRejection {
+  const byField = new Map<string, { values: string[]; present: boolean }>();
+  for (const candidate of candidates)
+    for (const c of candidate.conditions) {
+      const path = `/${c.in === 'header' ? 'headers' : 'query'}/${c.name}`;
+      const field = byField.get(path) ?? { values: [], present: false };
+      byField.set(path, field);
+      if (c.value === undefined) field.present = true;
+      else if (!field.values.includes(c.value)) field.values.push(c.value);
+    }
+  const errors = [...byField].map(([path, field]) => ({
+    path,
+    message:
+      field.present || field.values.length === 0 ? 'is required to choose the operation' : `must be one of: ${field.values.join(', ')}`,
+  }));
+  const ids = candidates.map((c) => c.operation.operationId).join(', ');
+  return new RequestRejection(400, `the request does not say which operation of ${method} it is for (${ids})`, errors);
+}
+
+/** Two conditions lists that choose the same requests (same conditions in any order). */
+const sameConditions = (a: readonly RouteCondition[], b: readonly RouteCondition[]): boolean => {
+  const key = (c: RouteCondition) => `${c.in}\u0000${c.name}\u0000${c.value ?? ''}`;
+  const set = new Set(a.map(key));
+  return a.length === b.length && b.every((c) => set.has(key(c)));
+};
+
 export interface DispatchOptions {
   /** Called for a path no operation declares when it holds malformed percent-encoding (answers 400). */
   malformed?: RequestHandler;
@@ -75,6 +111,18 @@ export interface DispatchOptions {
    * malformed or oversize body is answered as on a declared operation (400 / 413), as Express's routing did.
    */
   unmatched?: readonly RequestHandler[];
+  /** Told once at start-up about an operation no request can reach (its template chooses nothing another's does not). */
+  warn?: (operationId: string, message: string) => void;
+}
+
+/** A route's operation: its steps and the parameters it declares (to tell a fragment's parameters from its labels). */
+export interface DispatchRoute {
+  readonly operation: OperationRoute;
+  readonly steps: readonly RequestHandler[];
+  /** Declared query and header parameters (header names any case); absent: none. */
+  readonly parameters?: readonly { readonly name: string; readonly in: string }[];
+  /** The string values path parameters' schemas enumerate (a parameter sharing its segment matches them). */
+  readonly pathEnums?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -82,27 +130,54 @@ export interface DispatchOptions {
  * spec's names) and `res.locals.operation`, and runs the operation's steps. Unmatched paths go to `next()` (404 after
  * the app's own routes); a declared path with another method is 405.
  */
-export function createDispatcher(
-  routes: readonly { operation: OperationRoute; steps: readonly RequestHandler[] }[],
-  options: DispatchOptions = {},
-): RequestHandler {
+export function createDispatcher(routes: readonly DispatchRoute[], options: DispatchOptions = {}): RequestHandler {
   // why 64 KiB: find-my-way refuses a longer parameter (404); Node's header limit bounds the URL well before it, and
   // a parameter too long for its schema is the validator's 400, as it was under Express's router
   const router = findMyWay({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 });
-  const byPath = new Map<string, { byMethod: Map<string, Dispatched>; methods: string[] }>();
+  const byPath = new Map<string, { byMethod: Map<string, Candidate[]>; methods: string[] }>();
   for (const route of routes) {
-    let entry = byPath.get(route.operation.path);
-    if (entry === undefined) byPath.set(route.operation.path, (entry = { byMethod: new Map(), methods: [] }));
+    const parameters = route.parameters ?? [];
+    const declared = {
+      query: new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name)),
+      header: new Set([
+        ...parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+        ...route.operation.headerParameters.map((h) => h.toLowerCase()),
+      ]),
+    };
+    const template = parseRouteTemplate(route.operation.path, {
+      ...declared,
+      ...(route.pathEnums === undefined ? {} : { pathEnums: route.pathEnums }),
+    });
+    let entry = byPath.get(template.routerPath);
+    if (entry === undefined) byPath.set(template.routerPath, (entry = { byMethod: new Map(), methods: [] }));
     const method = route.operation.method.toUpperCase();
-    entry.byMethod.set(method, { operation: route.operation, steps: route.steps });
-    entry.methods.push(method);
+    const candidates = entry.byMethod.get(method) ?? [];
+    if (candidates.length === 0) {
+      entry.byMethod.set(method, candidates);
+      entry.methods.push(method);
+    }
+    const shadowing = candidates.find((c) => sameConditions(c.conditions, template.conditions));
+    if (shadowing !== undefined)
+      options.warn?.(
+        route.operation.operationId,
+        `${route.operation.operationId} (${method} ${route.operation.path}) is never reached: ${shadowing.operation.operationId} (${shadowing.operation.path}) answers every request it would`,
+      );
+    candidates.push({ ...template, declared, operation: route.operation, steps: route.steps });
   }
-  // Every path registered once (under GET, a stand-in: the method is looked up in the entry, so that a path declared
+  // Every route registered once (under GET, a stand-in: the method is looked up in the entry, so that a path declared
   // with other methods answers 405 instead of falling through).
-  for (const [template, entry] of byPath) {
-    const { path, names } = routerPath(template);
-    const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', '), names };
-    router.on('GET', path, () => undefined, store);
+  for (const [path, entry] of byPath) {
+    // the most specific template first; equal ones in declaration order (sort is stable)
+    for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
+    const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', ') };
+    try {
+      router.on('GET', path, () => undefined, store);
+    } catch (error) {
+      const templates = [...entry.byMethod.values()].flat().map((c) => c.operation.path);
+      throw new Error(
+        `createApp: cannot route ${[...new Set(templates)].join(', ')} (${(error as Error).message}); rename the path in the spec or report it with this message`,
+      );
+    }
   }
 
   const unmatched = options.unmatched ?? [];
@@ -129,14 +204,28 @@ export function createDispatcher(
       return;
     }
     const entry = found.store as PathEntry;
-    const target = entry.byMethod.get(req.method);
-    if (target === undefined) {
+    const candidates = entry.byMethod.get(req.method);
+    if (candidates === undefined) {
       runSteps(unmatched, req, res, (error?: unknown) => next(error ?? methodNotAllowed(req, entry.allow)));
       return;
     }
+    let target: Candidate | undefined = candidates[0]!;
+    // the query is parsed only for a route whose templates read it (no route of a spec without such templates)
+    const query =
+      candidates.length > 1 || target.queryBindings.length > 0 ? new URLSearchParams(q === -1 ? '' : url.slice(q + 1)) : undefined;
+    // several templates on this route and method (AWS fragments, query strings in templates): the first whose
+    // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
+    if (candidates.length > 1) {
+      target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
+      if (target === undefined || namesAnother(target, candidates, query!, req)) {
+        res.locals.operation = candidates[0]!.operation;
+        next(noTemplateChosen(req.method, candidates));
+        return;
+      }
+    }
     const params: Record<string, string> = {};
-    for (let i = 0; i < entry.names.length; i++) {
-      const name = entry.names[i]!;
+    for (let i = 0; i < target.names.length; i++) {
+      const name = target.names[i]!;
       const value = found.params[`p${i}`]!;
       // D200: a name the template repeats is one parameter: every place of the path must carry the same value
       if (params[name] !== undefined && params[name] !== value) {
@@ -144,6 +233,11 @@ export function createDispatcher(
         return;
       }
       params[name] = value;
+    }
+    // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410)
+    for (const binding of target.queryBindings) {
+      const value = query!.get(binding.key);
+      if (value !== null) params[binding.name] = value;
     }
     req.params = params;
     res.locals.operation = target.operation;

@@ -3,8 +3,8 @@
  * message, the HTTP status, the failing fields, the request path and the time. Each property is given a role by its
  * name and type (`code`, `message`/`err`/`detail`, `status`, `details`/`errors`/`detail[]`, a nested `error`
  * object, an `error: true` flag, `success: false`, a timestamp, the request path), a required `const` gets its value,
- * and a required property of unknown meaning gets the value that claims nothing (null, '', [], {}) when its schema
- * accepts one. An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
+ * an enum its value that says the answer (D420), and a required property of unknown meaning a fresh id (an id-like
+ * name), the clock's now (a date), the value that claims nothing (null, '', [], {}) or the schema's own value (D421). An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
  * is such an object. `x-paygate-error` on a schema says where the code, message, details and status go instead
  * (JSON pointers), and which codes the runtime's own answers use.
  *
@@ -13,12 +13,14 @@
  * why (`query.limit: must be <= 100`, and how many more), so a schema with one string (`{status, err}`) still tells
  * the client what to fix.
  *
+ * Each item of a list of errors names its field, in a field-like property or else in its message (D422).
+ *
  * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
- * number or a boolean of unknown meaning, a string with a pattern, a code enum with no value for the answer).
+ * number or a boolean of unknown meaning without a value of its own, a string with a pattern no id fits).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiDocument } from './types.js';
-import { isObj, unescapePointerToken } from '@paygate/contract/json';
+import { isObj, pointerOf, unescapePointerToken } from '@paygate/contract/json';
 export { isObj } from '@paygate/contract/json';
 
 /** One failing field of a rejected request. */
@@ -195,7 +197,20 @@ export interface Filler {
 }
 
 const lower = (name: string): string => name.toLowerCase().replace(/[-\s]/g, '_');
-const CODE_NAMES = new Set(['code', 'error_code', 'errorcode', 'error_type', 'errortype', 'errcode', 'err_code', 'reason_code']);
+const CODE_NAMES = new Set([
+  'code',
+  'error_code',
+  'errorcode',
+  'error_type',
+  'errortype',
+  'errcode',
+  'err_code',
+  'reason_code',
+  // Mozilla's (Kinto's) `errno`: a number of the error, the status where the runtime has no other (D420)
+  'errno',
+  'error_number',
+  'errornumber',
+]);
 const MESSAGE_NAMES = new Set([
   'message',
   'detail',
@@ -205,6 +220,7 @@ const MESSAGE_NAMES = new Set([
   'reason',
   'error_message',
   'errormessage',
+  'errordescription',
   'errmsg',
   'err_msg',
   'error_msg',
@@ -275,6 +291,9 @@ const FIELD_NAMES = new Set([
   'key',
   'loc',
   'field_name',
+  'fieldname',
+  // Azure's `details[].target`, Google's `fieldViolations[].field`
+  'target',
 ]);
 const LOCATION_NAMES = new Set(['in', 'location']);
 const FAILURE_FLAGS = new Set(['success', 'ok', 'succeeded', 'successful']);
@@ -304,16 +323,47 @@ const CLASS_WORDS: Readonly<Record<'4' | '5', readonly string[]>> = {
 };
 const squash = (v: string): string => v.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-/** The enum value of a code property for this answer: the code itself, else one whose words say the same, else none. */
-function enumCode(values: readonly unknown[], ctx: Ctx): string | undefined {
+/**
+ * The value of an enum for this answer (D420): the code itself, else one whose words say the same (the runtime's
+ * kind, then any client or server error, then the status or its title), else the first value: an enum property is
+ * always given one of its own values, never the runtime's text.
+ */
+export function enumChoice(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>): unknown {
+  return enumMatch(values, ctx) ?? values[0];
+}
+
+/** An optional enum property is written only with a value that says the answer (else it is left out). */
+function enumWriter(values: readonly unknown[], required: boolean): (ctx: Ctx) => Written {
+  return required ? (ctx) => enumChoice(values, ctx) : (ctx) => enumMatch(values, ctx, false) ?? OMIT;
+}
+
+/**
+ * The value of an enum that says this answer, if one does; `broad`: any client or server error's words count too
+ * (Stripe's `invalid_request_error` for a 404), for a required property that must have a value.
+ */
+function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>, broad = true): unknown {
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.includes(ctx.code)) return ctx.code;
-  if (ctx.kind === undefined) return undefined;
-  for (const word of [...(KIND_WORDS[ctx.kind] ?? []), ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? [])]) {
+  if (values.includes(ctx.status)) return ctx.status;
+  const words = [
+    ...(ctx.kind === undefined ? [] : (KIND_WORDS[ctx.kind] ?? [])),
+    squash(statusTitle(ctx.status)),
+    ...(broad ? (CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? []) : []),
+  ];
+  for (const word of words) {
     const found = strings.find((v) => squash(v).includes(word));
     if (found !== undefined) return found;
   }
   return strings.find((v) => squash(v).includes(String(ctx.status)));
+}
+
+/** A number for a status-like property: the status, or (an enum without it) the enum's first value. */
+function statusNumber(reader: SchemaReader, property: unknown): (ctx: Ctx) => Written {
+  const values = enumValues(reader, property);
+  if (values === undefined || values.length === 0) return (ctx) => ctx.status;
+  // the status, else a value of its class (a 5xx for a 501), else the first
+  return (ctx) =>
+    values.includes(ctx.status) ? ctx.status : (values.find((v) => String(v)[0] === String(ctx.status)[0]) ?? enumChoice(values, ctx));
 }
 
 function setPointer(target: Obj, pointer: string, value: unknown): void {
@@ -381,7 +431,7 @@ function build(reader: SchemaReader, schema: unknown, depth: number): Build {
   if (types.includes('object')) return objectNode(reader, shape, depth);
   if (types.includes('array')) return listNode(reader, s, 'body', depth);
   if (types.includes('string')) return stringNode(reader, s, 'message');
-  if (types.includes('integer') || types.includes('number')) return { write: (ctx) => ctx.status, details: false };
+  if (types.includes('integer') || types.includes('number')) return { write: statusNumber(reader, s), details: false };
   if (types.includes('boolean')) return { write: () => true, details: false };
   if (shape.types.includes('null')) return { write: () => null, details: false };
   return openObject();
@@ -397,19 +447,11 @@ function openObject(): Node {
 }
 
 /** A string property in a role: its enum, format and length decide what can be written. */
-function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'code' | 'time' | 'path' | 'title'): Build {
+function stringNode(reader: SchemaReader, schema: unknown, role: 'message' | 'code' | 'time' | 'path' | 'title', required = true): Build {
   const s = reader.deref(schema);
   const o = isObj(s) ? s : {};
-  const values = Array.isArray(o.enum) ? o.enum : undefined;
-  if (values !== undefined) {
-    return {
-      details: false,
-      write: (ctx) => {
-        const chosen = enumCode(values, ctx);
-        return chosen === undefined ? CANNOT : chosen;
-      },
-    };
-  }
+  const values = Array.isArray(o.enum) && o.enum.length > 0 ? o.enum : undefined;
+  if (values !== undefined) return { details: false, write: enumWriter(values, required) };
   if (o.format === 'date-time' || role === 'time') return { write: (ctx) => ctx.now.toISOString(), details: false };
   const max = typeof o.maxLength === 'number' ? o.maxLength : undefined;
   const fit = (text: string): string => (max !== undefined && text.length > max ? text.slice(0, Math.max(0, max - 1)) + '…' : text);
@@ -453,6 +495,152 @@ function neutral(reader: SchemaReader, schema: unknown, depth: number): { value:
   return undefined;
 }
 
+/** An id-like name: `id`, `traceId`, `request_id`, `correlation-id`, `errorUUID`, `traceparent`. */
+function idLike(name: string): boolean {
+  return (
+    ANSWER_ID_NAMES.has(lower(name)) ||
+    /(^|[_\-\s.])(id|uuid|guid)$/i.test(name) ||
+    /[a-z0-9](Id|ID|Uuid|UUID|Guid|GUID)$/.test(name) ||
+    /^(trace|traceparent|span|request|correlation)$/i.test(name)
+  );
+}
+
+const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * Fresh opaque ids in the forms error schemas ask for, tried in order until one fits the property's schema: a UUID,
+ * 32 and 16 and 24 hex digits, a W3C traceparent (`00-<trace-id>-<span-id>-00`), a ULID-like 26 characters, digits.
+ */
+function idCandidates(): string[] {
+  const traceId = hex(16);
+  const spanId = hex(8);
+  return [
+    randomUUID(),
+    traceId,
+    spanId,
+    hex(12),
+    `00-${traceId}-${spanId}-00`,
+    `00-${traceId}-${spanId}-01`,
+    Array.from(randomBytes(26), (b) => CROCKFORD[b % 32]).join(''),
+    String(Number.parseInt(hex(6), 16)),
+  ];
+}
+
+/**
+ * The value of a required property of no meaning the runtime knows (D421), as the best gateways fill theirs: an
+ * id-like name gets a fresh opaque id (one that fits its schema), a date or date-time the clock's now; anything else
+ * the value that claims nothing (null, '', [], {}), else the schema's own const, default, example or enum value that
+ * validates. Undefined when nothing fits: the schema is then unfillable.
+ */
+function requiredValue(reader: SchemaReader, name: string, property: unknown, depth: number): ((ctx: Ctx) => Written) | undefined {
+  const s = reader.deref(property);
+  const types = reader.shape(property).types;
+  if (idLike(name) && isObj(s)) {
+    if (types.includes('string') && idCandidates().some((id) => fits(reader, s, id))) {
+      return () => idCandidates().find((id) => fits(reader, s, id))!;
+    }
+    if (types.includes('integer') || types.includes('number')) {
+      const min = Math.max(1, typeof s.minimum === 'number' ? Math.ceil(s.minimum) : 1);
+      const max = Math.min(2 ** 31 - 1, typeof s.maximum === 'number' ? Math.floor(s.maximum) : 2 ** 31 - 1);
+      if (min <= max) return () => min + (randomBytes(4).readUInt32BE() % (max - min + 1));
+    }
+  }
+  if (isObj(s) && types.includes('string') && (s.format === 'date-time' || s.format === 'date')) {
+    const date = s.format === 'date';
+    return (ctx) => (date ? ctx.now.toISOString().slice(0, 10) : ctx.now.toISOString());
+  }
+  const value = neutral(reader, property, depth);
+  if (value !== undefined) return () => structuredClone(value.value);
+  if (!isObj(s)) return undefined;
+  const own = [
+    ...(s.const === undefined ? [] : [s.const]),
+    ...(s.default === undefined ? [] : [s.default]),
+    ...(s.example === undefined ? [] : [s.example]),
+    ...(Array.isArray(s.examples) ? s.examples : []),
+    ...(Array.isArray(s.enum) ? s.enum : []),
+  ];
+  const found = own.find((v) => v !== undefined && fits(reader, s, v));
+  return found === undefined ? undefined : () => structuredClone(found);
+}
+
+const FORMATS: Readonly<Record<string, RegExp>> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  uri: /^[a-z][a-z0-9+.-]*:\S*$/i,
+  // ajv-formats' `url`: http, https or ftp only
+  url: /^(?:https?|ftp):\/\/\S+$/i,
+};
+
+/**
+ * Whether a value the runtime makes up fits a schema (types, enum, const, pattern, lengths, bounds, the formats of
+ * ids and dates, objects' required properties, arrays' items), so that a value is only given when it validates.
+ * Deliberately small: what it cannot judge (another format, a $ref it cannot follow) it refuses.
+ */
+function fits(reader: SchemaReader, schema: unknown, value: unknown, depth = 0): boolean {
+  const s = reader.deref(schema);
+  if (s === true || (isObj(s) && Object.keys(s).length === 0)) return true;
+  if (!isObj(s) || depth > 6) return false;
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) return false;
+  if (Array.isArray(s.enum) && !s.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
+  if (Array.isArray(s.allOf) && !s.allOf.every((m) => fits(reader, m, value, depth + 1))) return false;
+  for (const key of ['anyOf', 'oneOf'] as const)
+    if (Array.isArray(s[key]) && !(s[key] as unknown[]).some((m) => fits(reader, m, value, depth + 1))) return false;
+  const declared = Array.isArray(s.type) ? s.type : typeof s.type === 'string' ? [s.type] : [];
+  const kind =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : Number.isInteger(value)
+          ? 'integer'
+          : typeof value === 'number'
+            ? 'number'
+            : typeof value;
+  if (
+    declared.length > 0 &&
+    !declared.includes(kind) &&
+    !(kind === 'integer' && declared.includes('number')) &&
+    !(kind === 'null' && s.nullable === true)
+  )
+    return false;
+  if (typeof value === 'string') {
+    if (typeof s.minLength === 'number' && [...value].length < s.minLength) return false;
+    if (typeof s.maxLength === 'number' && [...value].length > s.maxLength) return false;
+    if (typeof s.pattern === 'string') {
+      try {
+        if (!new RegExp(s.pattern, 'u').test(value)) return false;
+      } catch {
+        return false;
+      }
+    }
+    if (typeof s.format === 'string' && FORMATS[s.format] !== undefined && !FORMATS[s.format]!.test(value)) return false;
+  }
+  if (typeof value === 'number') {
+    if (typeof s.minimum === 'number' && value < s.minimum) return false;
+    if (typeof s.maximum === 'number' && value > s.maximum) return false;
+    if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) return false;
+    if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) return false;
+    if (typeof s.multipleOf === 'number' && value % s.multipleOf !== 0) return false;
+  }
+  if (Array.isArray(value)) {
+    if (typeof s.minItems === 'number' && value.length < s.minItems) return false;
+    if (typeof s.maxItems === 'number' && value.length > s.maxItems) return false;
+    if (s.items !== undefined && !value.every((v) => fits(reader, s.items, v, depth + 1))) return false;
+  }
+  if (isObj(value)) {
+    const shape = reader.shape(s);
+    for (const r of shape.required) if (!Object.hasOwn(value, r)) return false;
+    for (const [k, v] of Object.entries(value)) {
+      if (Object.hasOwn(shape.properties, k)) {
+        if (!fits(reader, shape.properties[k], v, depth + 1)) return false;
+      } else if (shape.closed) return false;
+    }
+  }
+  return true;
+}
+
 interface Step {
   name: string;
   required: boolean;
@@ -464,7 +652,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   if (shape.extension !== undefined) return extensionNode(reader, shape);
   const names = Object.keys(shape.properties);
   const stringish = (n: string): boolean => typesOf(reader, shape.properties[n]).some((t) => t === 'string');
-  const hasMessage = names.some((n) => MESSAGE_NAMES.has(lower(n)) && lower(n) !== 'title' && stringish(n));
+  const hasMessage = names.some(
+    (n) => MESSAGE_NAMES.has(lower(n)) && lower(n) !== 'title' && stringish(n) && enumValues(reader, shape.properties[n]) === undefined,
+  );
   const steps: Step[] = [];
   let details = false;
   let carriesMessage = false;
@@ -484,9 +674,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     const numeric = concrete.includes('integer') || concrete.includes('number');
     const required = shape.required.has(name);
     const constant = reader.constant(property);
+    const enumerated = enumValues(reader, property) !== undefined;
 
     // the HTTP status, whatever constant the schema pins it to (a shared schema answers several statuses)
     if (STATUS_NAMES.has(role) && numeric) {
+      // the answer's own status even where the schema pins another (a shared schema): a status field never lies
       push(name, (ctx) => ctx.status);
       continue;
     }
@@ -499,9 +691,9 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (CODE_NAMES.has(role) || (role === 'type' && concrete.includes('string') && !isProblemType(reader, property, names))) {
-      if (numeric) push(name, (ctx) => ctx.status);
+      if (numeric) push(name, statusNumber(reader, property));
       else if (concrete.includes('string')) {
-        const node = stringNode(reader, property, 'code');
+        const node = stringNode(reader, property, 'code', required);
         if (failed(node)) return node;
         push(name, node.write);
         carriesCode = true;
@@ -509,7 +701,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (role === 'type' && concrete.includes('string')) {
-      push(name, () => 'about:blank');
+      // Problem Details' `type`: about:blank, or the value of its enum that says the answer (D420)
+      const values = enumValues(reader, property);
+      // pdfblocks' `type: {format: url}`: about:blank is no URL, so an optional one is left out
+      const blank = required || fits(reader, property, 'about:blank') ? 'about:blank' : OMIT;
+      push(name, values === undefined ? () => blank : enumWriter(values, required));
       continue;
     }
     if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
@@ -529,12 +725,16 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if ((role === 'error' || role === 'err') && numeric) {
-      push(name, (ctx) => ctx.status);
+      push(name, statusNumber(reader, property));
       continue;
     }
     if ((role === 'error' || role === 'err') && concrete.includes('string')) {
-      // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message
-      if (hasMessage && role === 'error') {
+      // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message; an
+      // `error` enum (`[invalid_request, unauthorized]`) is a code: its value for the answer (D420)
+      if (enumerated) {
+        push(name, enumWriter(enumValues(reader, property)!, required));
+        carriesCode = true;
+      } else if (hasMessage && role === 'error') {
         push(name, (ctx) => ctx.code);
         carriesCode = true;
       } else {
@@ -555,15 +755,16 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
         if (required) return { unfillable: `property '${name}': ${node.unfillable}` };
         continue;
       }
-      details = true;
+      details ||= node.details;
       push(name, node.write);
       continue;
     }
     if ((MESSAGE_NAMES.has(role) || DETAILS_NAMES.has(role)) && concrete.includes('string')) {
-      const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message');
+      const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message', required);
       if (failed(node)) return node;
+      // an enum of fixed texts is given one of them (D420): the message then still needs a place
       push(name, node.write);
-      carriesMessage ||= role !== 'title' || !hasMessage;
+      carriesMessage ||= !enumerated && (role !== 'title' || !hasMessage);
       continue;
     }
     if (TIME_NAMES.has(role) && (concrete.includes('string') || numeric)) {
@@ -586,15 +787,17 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (!required) continue;
-    const value = neutral(reader, property, 0);
+    const value = requiredValue(reader, name, property, depth);
     if (value === undefined) return { unfillable: `required property '${name}' has no meaning the runtime knows` };
-    push(name, () => structuredClone(value.value));
+    push(name, value);
   }
   for (const name of shape.required)
     if (!Object.hasOwn(shape.properties, name) && shape.closed) return { unfillable: `required property '${name}' is not declared` };
   const undeclaredRequired = [...shape.required].filter((n) => !Object.hasOwn(shape.properties, n));
   // an open object with no place for the message gets `code` and `message` (valid: it allows any property)
   const addGeneric = !shape.closed && !carriesMessage && !details;
+  const freeName = (candidates: readonly string[], out: Obj): string | undefined =>
+    candidates.find((n) => !(n in out) && !Object.hasOwn(shape.properties, n));
   return {
     details: details || addGeneric,
     says: carriesMessage || details || addGeneric,
@@ -612,9 +815,13 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       }
       for (const name of undeclaredRequired) out[name] ??= null;
       if (addGeneric) {
-        if (!carriesCode && !('code' in out)) out.code = ctx.code;
-        if (!('message' in out)) out.message = ctx.text;
-        if (ctx.details !== undefined && !('details' in out)) out.details = { ...ctx.details };
+        // under names the schema leaves free (paypi's `message` is a boolean: the text goes to `error_message`)
+        const code = freeName(['code', 'error_code'], out);
+        const message = freeName(['message', 'error_message', 'detail'], out);
+        const detailsName = freeName(['details', 'field_errors'], out);
+        if (!carriesCode && code !== undefined) out[code] = ctx.code;
+        if (message !== undefined) out[message] = ctx.text;
+        if (ctx.details !== undefined && detailsName !== undefined) out[detailsName] = { ...ctx.details };
       }
       return out;
     },
@@ -677,7 +884,9 @@ function statusText(reader: SchemaReader, property: unknown): (ctx: Ctx) => Writ
   if (constant !== undefined) return () => constant.value;
   const values = isObj(s) && Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : undefined;
   if (values === undefined) return (ctx) => String(ctx.status);
-  return (ctx) => (values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? CANNOT));
+  // JSend's `status: error`, else the enum's value for the answer (D420)
+  return (ctx) =>
+    values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? enumChoice(values, ctx));
 }
 
 /** A details map (`{field: reason}`, or `{field: [reason]}`); a required one is `{}` when no field failed. */
@@ -711,10 +920,14 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
   const item = itemNode(reader, items, depth);
   if (typeof item !== 'function') return item;
   const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
+  // items with no place for a field or a reason (Docker Hub's `details: [{}]`) carry no details: the message names
+  // the field then (D422), and an optional list of them is left out
+  const silent = (item as SilentItem).silent === true;
   return {
-    details: true,
-    says: true,
+    details: !silent,
+    says: !silent,
     write: (ctx) => {
+      if (silent && mode === 'optional') return OMIT;
       const entries: FieldProblem[] =
         ctx.problems.length > 0 ? [...ctx.problems] : mode === 'body' || min > 0 ? [{ field: '', path: [], reason: ctx.text }] : [];
       if (entries.length === 0) return mode === 'required' ? [] : OMIT;
@@ -730,6 +943,34 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
 }
 
 type ItemWriter = (ctx: Ctx, problem: FieldProblem) => Written;
+/** An item writer whose items say neither the field nor the reason. */
+type SilentItem = ItemWriter & { silent?: boolean };
+
+/**
+ * A `source` object of an error item (JSON:API): a field of the body as a JSON Pointer into it (`/items/0/name`)
+ * where it has a `pointer`, any other field by name in `parameter` (or another field-like property); one of them only
+ * (Amadeus declares `maxProperties: 1`). Undefined when it has no such property.
+ */
+function sourceWriter(reader: SchemaReader, property: unknown): ItemWriter | undefined {
+  const shape = reader.shape(property);
+  const strings = Object.keys(shape.properties).filter(
+    (n) =>
+      FIELD_NAMES.has(lower(n)) &&
+      enumValues(reader, shape.properties[n]) === undefined &&
+      typesOf(reader, shape.properties[n]).includes('string'),
+  );
+  if (strings.length === 0 || [...shape.required].some((r) => !strings.includes(r))) return undefined;
+  const pointer = strings.find((n) => lower(n) === 'pointer');
+  const other = strings.find((n) => lower(n) !== 'pointer');
+  return (_ctx, p) => {
+    if (p.field === '') return OMIT;
+    if (pointer !== undefined && (p.in === 'body' || other === undefined))
+      return p.path.length === 0 ? OMIT : { [pointer]: pointerOf(p.in === 'body' || p.in === undefined ? p.path : [p.in, ...p.path]) };
+    // a body field without a pointer, or the whole body: the item's message names it
+    if (p.in === 'body') return pointer === undefined && p.path.length > 0 ? { [other!]: problemName(p) } : OMIT;
+    return { [other!]: p.field };
+  };
+}
 
 /** One item of a list of errors. */
 function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWriter | { unfillable: string } {
@@ -741,6 +982,9 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
   const steps: { name: string; required: boolean; write: ItemWriter }[] = [];
   const names = Object.keys(shape.properties);
   const hasLocation = names.some((n) => LOCATION_NAMES.has(lower(n)));
+  // where the item names the field; without such a place its message does (`query.limit: must be <= 100`, D422)
+  const fieldSteps = new Set<string>();
+  const messageSteps: { name: string; required: boolean; write: ItemWriter }[] = [];
   for (const name of names) {
     const role = lower(name);
     const property = shape.properties[name];
@@ -763,10 +1007,12 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
     if (FIELD_NAMES.has(role) && concrete.includes('array')) {
       // FastAPI's `loc`: the location, then the path
       add((_ctx, p) => (p.in === undefined ? [...p.path] : [p.in, ...(p.field === p.in ? [] : p.path)]));
+      fieldSteps.add(name);
       continue;
     }
-    if (FIELD_NAMES.has(role) && concrete.includes('string')) {
+    if (FIELD_NAMES.has(role) && concrete.includes('string') && enumValues(reader, property) === undefined) {
       const pointer = role === 'pointer';
+      fieldSteps.add(name);
       add((_ctx, p) => {
         if (p.field === '') return OMIT;
         if (pointer) return `/${[...(p.in === undefined ? [] : [p.in]), ...(p.field === p.in ? [] : p.path)].join('/')}`;
@@ -774,12 +1020,26 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       });
       continue;
     }
+    if (role === 'source' && concrete.includes('object')) {
+      // JSON:API's (and Amadeus's) `source: {pointer, parameter}`: one of them names the field (D422)
+      const source = sourceWriter(reader, property);
+      if (source !== undefined) {
+        add(source);
+        fieldSteps.add(name);
+        continue;
+      }
+    }
     if (MESSAGE_NAMES.has(role) && concrete.includes('string')) {
-      add((_ctx, p) => p.reason);
+      const values = enumValues(reader, property);
+      if (values !== undefined && values.length > 0) {
+        const write = enumWriter(values, required);
+        add((ctx) => write(ctx));
+      } else messageSteps.push({ name, required, write: (_ctx, p) => p.reason });
       continue;
     }
     if ((CODE_NAMES.has(role) || STATUS_NAMES.has(role)) && (concrete.includes('integer') || concrete.includes('number'))) {
-      add((ctx) => ctx.status);
+      const write = STATUS_NAMES.has(role) ? (ctx: Ctx) => ctx.status : statusNumber(reader, property);
+      add((ctx) => write(ctx));
       continue;
     }
     if (STATUS_NAMES.has(role) && concrete.includes('string')) {
@@ -788,20 +1048,31 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       continue;
     }
     if ((CODE_NAMES.has(role) || role === 'type' || role === 'keyword') && concrete.includes('string')) {
-      const node = stringNode(reader, property, 'code');
+      const node = stringNode(reader, property, 'code', required);
       if (failed(node)) return node;
       add((ctx) => node.write(ctx));
       continue;
     }
     if (!required) continue;
-    const value = neutral(reader, property, depth + 1);
+    const value = requiredValue(reader, name, property, depth + 1);
     if (value === undefined) return { unfillable: `an error item's required property '${name}' has no meaning the runtime knows` };
-    add(() => structuredClone(value.value));
+    add((ctx) => value(ctx));
   }
-  return (ctx, p) => {
+  const named = (p: FieldProblem): string => (p.field === '' ? p.reason : `${problemName(p)}: ${p.reason}`);
+  const messages = new Set(messageSteps.map((m) => m.name));
+  steps.push(...messageSteps);
+  steps.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
+  const writer: SilentItem = (ctx, p) => {
+    const values = new Map<string, Written>();
+    for (const step of steps) if (!messages.has(step.name)) values.set(step.name, step.write(ctx, p));
+    // the message names the field when nothing else in the item does (a whole-body problem has no pointer)
+    const fieldNamed = [...fieldSteps].some((n) => {
+      const v = values.get(n);
+      return v !== OMIT && v !== CANNOT && v !== undefined && v !== '';
+    });
     const out: Obj = {};
     for (const step of steps) {
-      const value = step.write(ctx, p);
+      const value = messages.has(step.name) ? (fieldNamed ? step.write(ctx, p) : named(p)) : values.get(step.name);
       if (value === CANNOT) return CANNOT;
       if (value === OMIT) {
         if (step.required) out[step.name] = '';
@@ -811,4 +1082,6 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
     }
     return out;
   };
+  if (fieldSteps.size === 0 && messageSteps.length === 0) writer.silent = true;
+  return writer;
 }

@@ -271,9 +271,10 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
       },
       body: {
         success: false,
+        // no place in the item for the field: the message names it (D422)
         errors: [
-          { code: 400, message: 'must be <= 100' },
-          { code: 400, message: "must have required property 'name'" },
+          { code: 400, message: 'query.limit: must be <= 100' },
+          { code: 400, message: "body.name: must have required property 'name'" },
         ],
         messages: [],
         result: null,
@@ -283,8 +284,8 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
       name: 'a list of errors as the whole body',
       schema: { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } } },
       body: [
-        { code: 'invalid_request', message: 'must be <= 100' },
-        { code: 'invalid_request', message: "must have required property 'name'" },
+        { code: 'invalid_request', message: 'query.limit: must be <= 100' },
+        { code: 'invalid_request', message: "body.name: must have required property 'name'" },
       ],
     },
     {
@@ -449,7 +450,7 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
   });
 
   it.each([
-    ['no error schema at all', documentWith(undefined)],
+    ['no error response at all', documentWithResponses({})],
     ['a declared problem+json', documentWith({ type: 'object' }, 'application/problem+json')],
     [
       'a schema with a required number of unknown meaning',
@@ -482,22 +483,22 @@ describe('what cannot be filled, per operation and status (D215)', () => {
       reason: "required property 'retryAfterSec' has no meaning the runtime knows",
     },
     {
-      name: 'a required string with a pattern',
+      name: 'a required string with a pattern, of no id-like name and no value of its own',
       schema: {
         type: 'object',
-        required: ['trace', 'message'],
-        properties: { trace: { type: 'string', pattern: '^[0-9a-f]{32}$' }, message: { type: 'string' } },
+        required: ['checksum', 'message'],
+        properties: { checksum: { type: 'string', pattern: '^[0-9a-f]{32}$' }, message: { type: 'string' } },
       },
-      reason: "required property 'trace' has no meaning the runtime knows",
+      reason: "required property 'checksum' has no meaning the runtime knows",
     },
     {
-      name: 'a code enum with no value for the answer',
+      name: 'a required id whose pattern no opaque id fits',
       schema: {
         type: 'object',
-        required: ['code', 'message'],
-        properties: { code: { type: 'string', enum: ['card_declined', 'expired_card'] }, message: { type: 'string' } },
+        required: ['traceId', 'message'],
+        properties: { traceId: { type: 'string', pattern: '^TR-[A-Z]{3}$' }, message: { type: 'string' } },
       },
-      reason: "no value of its code enum (or string status enum) says 'invalid_request' (the runtime's validation answer)",
+      reason: "required property 'traceId' has no meaning the runtime knows",
     },
     {
       name: 'an error item with a required number of unknown meaning',

@@ -10,11 +10,24 @@
  * (D217): a validation failure is 422 where 422 and no 400 is declared (FastAPI's specs), a refused or missing
  * credential 403 where 403 and no 401 is (Figma's).
  *
+ * A status the operation declares without content is answered without a body (D423); a JSON media type without a
+ * schema, a media range or a `text/plain` declaration is answered in it (D424).
+ *
  * How a declared schema is filled is error-fill.ts (D215). One that cannot be filled is reported at start-up per
  * operation and status (`check`), and answered with problem+json: createApiApp refuses to start for a status the
  * runtime answers on its own unless an `errorMapper` is given.
  */
-import { CANNOT, fillerFor, isObj, SchemaReader, statusTitle, type FieldProblem, type Filler, type Obj } from './error-fill.js';
+import {
+  CANNOT,
+  fillerFor,
+  isObj,
+  messageWithField,
+  SchemaReader,
+  statusTitle,
+  type FieldProblem,
+  type Filler,
+  type Obj,
+} from './error-fill.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -80,7 +93,12 @@ const KIND_STATUS: Readonly<Record<RuntimeErrorKind, { status: number; alternati
 /** A shaped error response. */
 export interface ErrorResponse {
   status: number;
-  contentType: string;
+  /**
+   * The declared media type of the body; null when the operation declares the status with no content (D423): the
+   * answer then has no body (and `body` is undefined).
+   */
+  contentType: string | null;
+  /** JSON for a JSON media type; the text itself for a `text/*` one. */
   body: unknown;
   headers: Record<string, string>;
 }
@@ -115,6 +133,8 @@ export function problemDetails(error: RuntimeError): Obj {
 
 interface DeclaredError {
   mediaType: string;
+  /** A `text/*` media type: the body is the message as text. */
+  text?: boolean;
   /** The schema as written (a `$ref` or inline), the key of the document-wide choice. */
   schema: unknown;
   /** Where the schema is in the document. */
@@ -122,6 +142,8 @@ interface DeclaredError {
 }
 
 const JSON_MEDIA = /^application\/(.+\+)?json\b/i;
+const MEDIA_RANGE = /^(\*|application)\/\*(\s*;|$)/i;
+const TEXT_MEDIA = /^text\/(plain|\*)\b/i;
 const RUNTIME_STATUSES = new Set(['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '501']);
 const token = escapePointerToken;
 
@@ -161,16 +183,61 @@ export class SpecErrorShapes {
     this.reader = new SchemaReader(document);
   }
 
-  /** The declared JSON (or problem+json) error response of a response object, if any. */
+  /**
+   * The declared error response of a response object the scaffold can write (D424): its JSON (or problem+json)
+   * media type, a JSON media type without a schema (anything goes: `{code, message}`), a media range (`*\/*`,
+   * `application/*`: answered as application/json), else a `text/*` one whose schema is a string or absent (the
+   * message as text). Undefined when there is none (no content, or only images, XML, binary...).
+   */
   private declared(response: unknown, at: string): DeclaredError | undefined {
     const ref = isObj(response) && typeof response.$ref === 'string' ? response.$ref : undefined;
     const r = this.reader.deref(response);
     if (!isObj(r) || !isObj(r.content)) return undefined;
-    const found = Object.entries(r.content).find(([mediaType]) => JSON_MEDIA.test(mediaType));
-    if (found === undefined || !isObj(found[1]) || found[1].schema === undefined) return undefined;
-    const schema = found[1].schema;
-    const pointer = isObj(schema) && typeof schema.$ref === 'string' ? schema.$ref : `${ref ?? at}/content/${token(found[0])}/schema`;
-    return { mediaType: found[0], schema, pointer };
+    const entries = Object.entries(r.content).filter((e): e is [string, Obj] => isObj(e[1]));
+    const where = (mediaType: string, schema: unknown): string =>
+      isObj(schema) && typeof schema.$ref === 'string'
+        ? schema.$ref
+        : `${ref ?? at}/content/${token(mediaType)}${schema === undefined ? '' : '/schema'}`;
+    const json = entries.find(([mediaType]) => JSON_MEDIA.test(mediaType)) ?? entries.find(([mediaType]) => MEDIA_RANGE.test(mediaType));
+    if (json !== undefined) {
+      const [mediaType, media] = json;
+      const schema = media.schema ?? {};
+      return { mediaType: JSON_MEDIA.test(mediaType) ? mediaType : 'application/json', schema, pointer: where(mediaType, media.schema) };
+    }
+    const text = entries.find(([mediaType, media]) => TEXT_MEDIA.test(mediaType) && this.textSchema(media.schema));
+    if (text !== undefined)
+      return { mediaType: text[0], schema: text[1].schema ?? {}, pointer: where(text[0], text[1].schema), text: true };
+    return undefined;
+  }
+
+  /** `{}` or an open object without properties: a schema that says nothing of the body (problem+json's own then). */
+  private saysNothing(schema: unknown): boolean {
+    const shape = this.reader.shape(schema);
+    return (
+      Object.keys(shape.properties).length === 0 &&
+      shape.required.size === 0 &&
+      !shape.closed &&
+      shape.types.every((t) => t === 'object') &&
+      !(isObj(this.reader.deref(schema)) && ['oneOf', 'anyOf'].some((k) => k in (this.reader.deref(schema) as Obj)))
+    );
+  }
+
+  /** A `text/*` body the message can be: no schema, or a string one. */
+  private textSchema(schema: unknown): boolean {
+    if (schema === undefined) return true;
+    const shape = this.reader.shape(schema);
+    return shape.types.includes('string') || (shape.types.length === 0 && Object.keys(shape.properties).length === 0);
+  }
+
+  /**
+   * Whether the operation declares this status (exactly, by its range or by `default`) with no content at all
+   * (D423): the answer then has no body, as declared.
+   */
+  private declaredWithoutContent(operation: Pick<OperationRoute, 'path' | 'method'>, status: number): boolean {
+    const declared = responseFor(this.responsesOf(operation), status);
+    if (declared === undefined) return false;
+    const r = this.reader.deref(declared.response);
+    return isObj(r) && (r.content === undefined || (isObj(r.content) && Object.keys(r.content).length === 0));
   }
 
   private responsesOf(operation: Pick<OperationRoute, 'path' | 'method'>): Obj {
@@ -258,9 +325,18 @@ export class SpecErrorShapes {
     const key = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
     let filler = this.fillers.get(key);
     if (filler === undefined) {
-      filler = declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON)
-        ? { fill: (input) => problemDetails({ ...input, kind: undefined, headers: {}, internal: false }), codes: {}, carriesDetails: true }
-        : fillerFor(this.reader, declared.schema);
+      // problem+json without a schema of its own is RFC 9457's; one with its own schema (Xero's `type` enum) is filled
+      // like any other (D420)
+      filler =
+        declared.text === true
+          ? { fill: (input) => messageWithField(input), codes: {}, carriesDetails: false }
+          : declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON) && this.saysNothing(declared.schema)
+            ? {
+                fill: (input) => problemDetails({ ...input, kind: undefined, headers: {}, internal: false }),
+                codes: {},
+                carriesDetails: true,
+              }
+            : fillerFor(this.reader, declared.schema);
       this.fillers.set(key, filler);
     }
     return filler;
@@ -292,6 +368,8 @@ export class SpecErrorShapes {
   ): ErrorResponse {
     const status = this.statusFor(error, operation);
     const answer = status === error.status ? error : { ...error, status };
+    if (operation !== undefined && this.declaredWithoutContent(operation, status))
+      return { status, contentType: null, body: undefined, headers: error.headers };
     const declared = (operation === undefined ? undefined : this.forOperation(operation, status)) ?? this.documentChoice(status);
     const filler = declared === undefined ? undefined : this.filler(declared);
     if (declared !== undefined && filler !== undefined && !('unfillable' in filler)) {

@@ -398,6 +398,9 @@ const bases = { paygate: { paygate: '', oracle: '' }, params: { paygate: '', ora
 
 async function listen(app: Express): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
+  // Kept-alive sockets outlive any pause of this process: with Node's 5 s default, a busy machine (load 24 here) delays
+  // fetch's own idle timer past the server's, fetch reuses a socket the server just closed and gets ECONNRESET.
+  server.keepAliveTimeout = 120_000;
   await new Promise((resolve) => server.once('listening', resolve));
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,6 +22,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './app.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
+import { templateQueryKeys } from './route-template.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -499,7 +500,8 @@ export function createRequestValidator(
   options: RequestValidationOptions,
 ): RequestHandler[] {
   const method = operation.method.toUpperCase();
-  const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? [])]);
+  // D410: the keys of a query string written into the template (`/rides?page={page}`) are the template's own
+  const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
   const queryRules = v.parameters.some((p) => p.in === 'query');
   const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
   const selectMedia = mediaTypeSelector(v.body?.content.map((c) => c.mediaType) ?? []);
@@ -554,7 +556,9 @@ export function createRequestValidator(
       if (v.headers !== undefined && !v.headers(req.headers)) collectErrors(errors, v.headers, '/headers');
       if (v.params !== undefined && !v.params(req.params)) collectErrors(errors, v.params, '/params');
       if (media !== undefined && !media.validate({ body: req.body })) collectErrors(errors, media.validate, '');
-      if (media !== undefined && typeof req.body === 'object') collectMalformedUnicode(req.body, '/body', errors);
+      // a string body too (a JSON body may be any value, D431)
+      if (media !== undefined && (typeof req.body === 'object' || typeof req.body === 'string'))
+        collectMalformedUnicode(req.body, '/body', errors);
       if (errors.length > 0) throw toRejection(errors);
       next();
     } catch (error) {

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidatorModule from 'express-openapi-validator';
+import { sentPath } from './route-template.js';
 import type { ApiDocument, OperationRoute } from './types.js';
 import { isObj, unescapePointerToken } from '@paygate/contract/json';
 
@@ -23,6 +24,20 @@ type Obj = Record<string, unknown>;
 
 function decodePointerToken(token: string): string {
   return unescapePointerToken(token);
+}
+
+/**
+ * The key the library matches a request of this operation against (D410): the path a client sends (nothing after `#`,
+ * no query string written into the template), a segment shared by a parameter and text or another parameter read as
+ * one parameter (its path-to-regexp refuses `{a}{b}`; the dispatcher has bound and validated them already), and the
+ * characters path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`).
+ */
+function libraryPath(template: string): string {
+  return sentPath(template)
+    .split('/')
+    .map((segment) => (segment.includes('{') && !/^\{[^}]+\}$/.test(segment) ? `{${/\{([^}]+)\}/.exec(segment)![1]}}` : segment))
+    .join('/')
+    .replace(/[()[\]*+?!]/g, '\\$&');
 }
 
 /**
@@ -63,7 +78,7 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
   const { webhooks: _webhooks, ...rest } = document;
   return {
     ...rest,
-    paths: { [operation.path]: reducedItem },
+    paths: { [libraryPath(operation.path)]: reducedItem },
     components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached },
   };
 }

@@ -2,12 +2,12 @@ import type { MopType } from '@paygate/contract';
 import type { Schemas } from '../../core/contract.js';
 import { bankFor, NETBANKING_FAILED_MESSAGE } from './banks.js';
 import { type CardSummary, cardDigits, summarizeCard, testCardFor } from './cards.js';
-import { bankCodeError, cardFieldErrors, MESSAGES, vpaError, type CheckoutField, type FieldErrors } from './field-checks.js';
+import { bankCodeError, cardFieldErrors, MESSAGES, vpaError, type FieldErrors } from './field-checks.js';
 
 /** The hosted page's form as the generated request validator hands it over. */
 export type CheckoutForm = Schemas['CheckoutFormSubmission'];
 
-export type { CheckoutField, FieldErrors };
+export type { FieldErrors };
 
 /** What a payment keeps of the method (the spec's `Payment.mop_detail`). */
 export type MopDetail = Schemas['Payment']['mop_detail'];
