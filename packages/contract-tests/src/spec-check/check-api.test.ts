@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkApi, formatCoverage, type CheckApiOptions } from './check-api.js';
+import { checkApi } from './check-api.js';
+import { formatCoverage } from './report-text.js';
+import type { CheckApiOptions } from './types.js';
 import { toJUnit } from './junit.js';
 import { planChecks } from './plan.js';
 import { negativeOf, sampleOf } from './samples.js';

@@ -142,70 +142,6 @@ export function readOperations(doc: JsonObject, r: Resolver): OperationInfo[] {
       const op = item.node[method];
       if (!isObj(op)) continue;
       const at = `#/paths/${token(path)}/${method}`;
-      const params = new Map<string, ParamSpec>();
-      const rawParams: [Json, string][] = [
-        ...(Array.isArray(item.node['parameters']) ? item.node['parameters'] : []).map((p, i): [Json, string] => [
-          p,
-          `${item.at}/parameters/${i}`,
-        ]),
-        ...(Array.isArray(op['parameters']) ? op['parameters'] : []).map((p, i): [Json, string] => [p, `${at}/parameters/${i}`]),
-      ];
-      for (const [raw, where] of rawParams) {
-        const resolved = r.follow(raw, where);
-        const p = resolved.node;
-        if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
-        const examples = examplesOf(p, r);
-        params.set(`${p['in']}:${p['name'].toLowerCase()}`, {
-          name: p['name'],
-          in: p['in'] as ParamSpec['in'],
-          required: p['required'] === true || p['in'] === 'path',
-          schema: p['schema'],
-          schemaAt: p['schema'] !== undefined ? `${resolved.at}/schema` : undefined,
-          example: examples[0],
-          style: typeof p['style'] === 'string' ? p['style'] : undefined,
-          explode: typeof p['explode'] === 'boolean' ? p['explode'] : undefined,
-        });
-      }
-      let body: OperationInfo['body'];
-      const rb = r.follow(op['requestBody'], `${at}/requestBody`);
-      if (isObj(rb.node) && isObj(rb.node['content'])) {
-        const media: MediaSpec[] = [];
-        for (const [mediaType, rawMedia] of Object.entries(rb.node['content'])) {
-          const m = isObj(rawMedia) ? rawMedia : {};
-          const encoding: Record<string, string> = {};
-          for (const [prop, enc] of Object.entries(isObj(m['encoding']) ? m['encoding'] : {}))
-            if (isObj(enc) && typeof enc['contentType'] === 'string') encoding[prop] = enc['contentType'];
-          media.push({
-            mediaType,
-            schema: m['schema'],
-            schemaAt: `${rb.at}/content/${token(mediaType)}/schema`,
-            examples: examplesOf(m, r),
-            encoding,
-          });
-        }
-        body = { required: rb.node['required'] === true, media };
-      }
-      const responses: OperationInfo['responses'] = new Map();
-      for (const [status, rawResponse] of Object.entries(isObj(op['responses']) ? op['responses'] : {})) {
-        const resolved = r.follow(rawResponse, `${at}/responses/${token(status)}`);
-        if (!isObj(resolved.node)) continue;
-        const content = new Map<string, string | null>();
-        for (const [mt, m] of Object.entries(isObj(resolved.node['content']) ? resolved.node['content'] : {})) {
-          content.set(mt.toLowerCase(), isObj(m) && m['schema'] !== undefined ? `${resolved.at}/content/${token(mt)}/schema` : null);
-        }
-        const headers: ResponseSpec['headers'] = [];
-        for (const [name, rawHeader] of Object.entries(isObj(resolved.node['headers']) ? resolved.node['headers'] : {})) {
-          const h = r.follow(rawHeader, `${resolved.at}/headers/${token(name)}`);
-          if (!isObj(h.node)) continue;
-          headers.push({ name, required: h.node['required'] === true, schemaAt: h.node['schema'] !== undefined ? `${h.at}/schema` : null });
-        }
-        responses.set(status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), {
-          at: resolved.at,
-          content,
-          headers,
-          links: readLinks(resolved.node, r),
-        });
-      }
       const security = (Array.isArray(op['security']) ? op['security'] : globalSecurity).flatMap((req) =>
         isObj(req) ? [Object.keys(req)] : [],
       );
@@ -215,14 +151,90 @@ export function readOperations(doc: JsonObject, r: Resolver): OperationInfo[] {
         path,
         at,
         tags: Array.isArray(op['tags']) ? op['tags'].filter((t): t is string => typeof t === 'string') : [],
-        params: [...params.values()],
-        body,
-        responses,
+        params: readParams({ node: item.node, at: item.at }, op, at, r),
+        body: readBody(op, at, r),
+        responses: readResponses(op, at, r),
         security,
       });
     }
   }
   return out;
+}
+
+/** The path item's parameters, then the operation's (an operation's parameter replaces the path item's of that name). */
+function readParams(item: { node: JsonObject; at: string }, op: JsonObject, at: string, r: Resolver): ParamSpec[] {
+  const params = new Map<string, ParamSpec>();
+  const rawParams: [Json, string][] = [
+    ...(Array.isArray(item.node['parameters']) ? item.node['parameters'] : []).map((p, i): [Json, string] => [
+      p,
+      `${item.at}/parameters/${i}`,
+    ]),
+    ...(Array.isArray(op['parameters']) ? op['parameters'] : []).map((p, i): [Json, string] => [p, `${at}/parameters/${i}`]),
+  ];
+  for (const [raw, where] of rawParams) {
+    const resolved = r.follow(raw, where);
+    const p = resolved.node;
+    if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
+    const examples = examplesOf(p, r);
+    params.set(`${p['in']}:${p['name'].toLowerCase()}`, {
+      name: p['name'],
+      in: p['in'] as ParamSpec['in'],
+      required: p['required'] === true || p['in'] === 'path',
+      schema: p['schema'],
+      schemaAt: p['schema'] !== undefined ? `${resolved.at}/schema` : undefined,
+      example: examples[0],
+      style: typeof p['style'] === 'string' ? p['style'] : undefined,
+      explode: typeof p['explode'] === 'boolean' ? p['explode'] : undefined,
+    });
+  }
+  return [...params.values()];
+}
+
+/** The request body: whether it is required, and each media type with its schema, examples and multipart encodings. */
+function readBody(op: JsonObject, at: string, r: Resolver): OperationInfo['body'] {
+  const rb = r.follow(op['requestBody'], `${at}/requestBody`);
+  if (!isObj(rb.node) || !isObj(rb.node['content'])) return undefined;
+  const media: MediaSpec[] = [];
+  for (const [mediaType, rawMedia] of Object.entries(rb.node['content'])) {
+    const m = isObj(rawMedia) ? rawMedia : {};
+    const encoding: Record<string, string> = {};
+    for (const [prop, enc] of Object.entries(isObj(m['encoding']) ? m['encoding'] : {}))
+      if (isObj(enc) && typeof enc['contentType'] === 'string') encoding[prop] = enc['contentType'];
+    media.push({
+      mediaType,
+      schema: m['schema'],
+      schemaAt: `${rb.at}/content/${token(mediaType)}/schema`,
+      examples: examplesOf(m, r),
+      encoding,
+    });
+  }
+  return { required: rb.node['required'] === true, media };
+}
+
+/** Declared responses by status key (`200`, `4XX`, `default`): schema pointers per media type, headers, links. */
+function readResponses(op: JsonObject, at: string, r: Resolver): OperationInfo['responses'] {
+  const responses: OperationInfo['responses'] = new Map();
+  for (const [status, rawResponse] of Object.entries(isObj(op['responses']) ? op['responses'] : {})) {
+    const resolved = r.follow(rawResponse, `${at}/responses/${token(status)}`);
+    if (!isObj(resolved.node)) continue;
+    const content = new Map<string, string | null>();
+    for (const [mt, m] of Object.entries(isObj(resolved.node['content']) ? resolved.node['content'] : {})) {
+      content.set(mt.toLowerCase(), isObj(m) && m['schema'] !== undefined ? `${resolved.at}/content/${token(mt)}/schema` : null);
+    }
+    const headers: ResponseSpec['headers'] = [];
+    for (const [name, rawHeader] of Object.entries(isObj(resolved.node['headers']) ? resolved.node['headers'] : {})) {
+      const h = r.follow(rawHeader, `${resolved.at}/headers/${token(name)}`);
+      if (!isObj(h.node)) continue;
+      headers.push({ name, required: h.node['required'] === true, schemaAt: h.node['schema'] !== undefined ? `${h.at}/schema` : null });
+    }
+    responses.set(status.toUpperCase() === 'DEFAULT' ? 'default' : status.toUpperCase(), {
+      at: resolved.at,
+      content,
+      headers,
+      links: readLinks(resolved.node, r),
+    });
+  }
+  return responses;
 }
 
 export function securitySchemes(doc: JsonObject, r: Resolver): SecuritySchemes {

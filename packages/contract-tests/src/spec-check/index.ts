@@ -3,12 +3,10 @@
  * credentials })` checks any deployment of any OpenAPI document; `paygate contract --spec FILE` is its command line.
  * Importing it loads neither vitest nor the Paygate suite.
  */
+export { checkApi } from './check-api.js';
+export { formatCoverage, formatFailures, formatUnseenProperties } from './report-text.js';
 export {
   ALL_CHECKS,
-  checkApi,
-  formatCoverage,
-  formatFailures,
-  formatUnseenProperties,
   type ApiCheckReport,
   type CheckApiOptions,
   type CheckCase,
@@ -17,7 +15,7 @@ export {
   type CheckName,
   type OperationOutcome,
   type PositiveEvent,
-} from './check-api.js';
+} from './types.js';
 export { buildConfig, ConfigError, type CheckConfig } from './config.js';
 export { parseSelector, type CredentialRule, type CredentialSet, type Selector } from './credentials.js';
 export { JUnitWriter, toJUnit } from './junit.js';

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApiCheckReport, CheckCase } from './check-api.js';
+import type { ApiCheckReport, CheckCase } from './types.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters XML 1.0 does not allow, dropped
 const XML_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;

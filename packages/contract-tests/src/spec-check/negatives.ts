@@ -151,6 +151,29 @@ const setAt = (root: Json, path: readonly string[], value: Json | undefined): Js
   return copy;
 };
 
+/** An array property's variants: empty below `minItems`, one item past `maxItems`, an object in its place. */
+function arrayNegatives(
+  prop: JsonObject,
+  current: Json[],
+  field: string,
+  withValue: (v: Json) => Json,
+  stringOnly: boolean,
+): NegativeValue[] {
+  const list: NegativeValue[] = [];
+  if (typeof prop['minItems'] === 'number' && prop['minItems'] > 0)
+    list.push({ field, constraint: 'minItems', reason: `an empty array, minItems ${prop['minItems']}`, value: withValue([]) });
+  if (typeof prop['maxItems'] === 'number' && prop['maxItems'] < 1000 && current.length > 0)
+    list.push({
+      field,
+      constraint: 'maxItems',
+      reason: `${prop['maxItems'] + 1} items, maxItems ${prop['maxItems']}`,
+      value: withValue(Array.from({ length: prop['maxItems'] + 1 }, () => current[0]!)),
+    });
+  if (!stringOnly)
+    list.push({ field, constraint: 'type', reason: 'an object where an array is declared', value: withValue({ not: 'an array' }) });
+  return list;
+}
+
 /**
  * Variants of an accepted body, each breaking one constraint of one field (depth-first, then interleaved per field),
  * each refused by `validates` (the body schema's validator). `stringOnly`: a form or multipart body.
@@ -196,31 +219,8 @@ export function bodyNegatives(
       if (isObj(prop) && present) {
         const types = typesOf(prop);
         if (types.includes('array') && Array.isArray(value[name])) {
-          if (typeof prop['minItems'] === 'number' && prop['minItems'] > 0)
-            list.push({
-              field,
-              constraint: 'minItems',
-              reason: `an empty array, minItems ${prop['minItems']}`,
-              value: setAt(accepted, [...path, name], []),
-            });
-          if (typeof prop['maxItems'] === 'number' && prop['maxItems'] < 1000 && (value[name] as Json[]).length > 0)
-            list.push({
-              field,
-              constraint: 'maxItems',
-              reason: `${prop['maxItems'] + 1} items, maxItems ${prop['maxItems']}`,
-              value: setAt(
-                accepted,
-                [...path, name],
-                Array.from({ length: prop['maxItems'] + 1 }, () => (value[name] as Json[])[0]!),
-              ),
-            });
-          if (!stringOnly)
-            list.push({
-              field,
-              constraint: 'type',
-              reason: 'an object where an array is declared',
-              value: setAt(accepted, [...path, name], { not: 'an array' }),
-            });
+          const withValue = (v: Json) => setAt(accepted, [...path, name], v);
+          list.push(...arrayNegatives(prop, value[name] as Json[], field, withValue, stringOnly));
         } else if ((types.includes('object') || isObj(prop['properties'])) && !stringOnly) {
           list.push({
             field,

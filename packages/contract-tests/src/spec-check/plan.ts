@@ -3,7 +3,8 @@
  * set each would use, where each path parameter would come from (the operations whose answers carry it, or the spec's
  * example when none does), the checks, and the host invented URLs point at.
  */
-import { ALL_CHECKS, planOrder, staticProducers, type CheckApiOptions } from './check-api.js';
+import { planOrder, staticProducers } from './operation-order.js';
+import { ALL_CHECKS, type CheckApiOptions } from './types.js';
 import { included, setsFor } from './credentials.js';
 import { makeResolver, readOperations, upgradeNullable } from './document.js';
 import { inputKey } from './pool.js';

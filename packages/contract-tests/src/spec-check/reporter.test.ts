@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckCase, CheckEvent } from './check-api.js';
+import type { CheckCase, CheckEvent } from './types.js';
 import { JUnitWriter } from './junit.js';
 import { operationLine, paletteFor } from './reporter.js';
 

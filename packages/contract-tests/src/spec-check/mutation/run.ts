@@ -5,7 +5,8 @@
  */
 import { apiDocument } from '@paygate/contract';
 import { startGateway } from '../../support/gateway.js';
-import { checkApi, type ApiCheckReport, type CheckName } from '../check-api.js';
+import { checkApi } from '../check-api.js';
+import type { ApiCheckReport, CheckName } from '../types.js';
 
 export type Mode = 'sandbox' | 'production';
 
