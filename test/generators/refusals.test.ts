@@ -83,13 +83,6 @@ describe('unsupported constructs are refused with their location', () => {
       /the path template names \{id\}, which no parameter of GET \/a\/\{id\} declares; OpenAPI requires .* \(and 1 more: \/b\/\{b_id\}\/c \{b_id\}\)/,
       'strict',
     ],
-    [
-      'a query string written into a path, under strict lint (D201)',
-      doc({ '/search?q={q}': { get: { responses: ok } } }),
-      '#/paths/~1search?q={q}',
-      /holds a query string; its \{q\} is declared by no parameter of GET \(neither in: query nor in: path\)/,
-      'strict',
-    ],
   ] as [string, object, string, RegExp, ('skip' | 'strict')?][])('%s', async (name, document, pointer, problem, lint) => {
     const refusal = await generateDocument(name.replace(/\W+/g, '-'), document, lint).then(
       () => undefined,
@@ -104,6 +97,34 @@ describe('unsupported constructs are refused with their location', () => {
     expect(message).toMatch(
       /\n {2}Fix: .+\n {2}Then generate again: `npx paygate generate` \(in the Paygate repository: `npm run generate`\)\.$/,
     );
+  });
+
+  it('a query string written into a path whose {x} is declared nowhere generates under strict lint: a string read from the query, with a warning naming it (D411)', async () => {
+    const result = await generateDocument(
+      'query-string-undeclared',
+      doc({
+        '/search?q={q}': { get: { operationId: 'search', responses: ok } },
+        '/a/{id}': {
+          get: { operationId: 'getA', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok },
+        },
+      }),
+      'strict',
+    );
+    expect(result.warnings.map((w) => w.pointer.replace(/^.*#/, '#'))).toEqual(['#/paths/~1search?q={q}']);
+    expect(result.warnings[0]!.problem).toMatch(
+      /Its \{q\} is declared by no parameter: generated as a string read from the query, not validated \(D411\)\./,
+    );
+    // a path template expression declared nowhere is still refused (D201): the exemption is the query string's alone
+    const refusal = await generateDocument(
+      'path-undeclared-beside',
+      doc({ '/search?q={q}': { get: { responses: ok } }, '/b/{id}': { get: { responses: ok } } }),
+      'strict',
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(UnsupportedSpecError);
+    expect((refusal as UnsupportedSpecError).pointer).toBe('#/paths/~1b~1{id}');
   });
 
   it('a query string written into a path whose {x} are declared query parameters generates under strict lint, with a warning naming it (D410)', async () => {

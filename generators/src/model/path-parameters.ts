@@ -9,7 +9,9 @@
  *
  * A query string written into the path whose every `{x}` is declared (as a query parameter, or as a path parameter as
  * some vendors write it) is generated with a warning (D410): the server routes on the part before `?` and chooses by
- * the query keys, the client writes the query; openapi-typescript accepts such documents too.
+ * the query keys, the client writes the query; openapi-typescript accepts such documents too. A `{x}` of that query
+ * string declared nowhere is generated too, as a string read from the query, with a warning naming it (D411): the
+ * template rule of OpenAPI is about path templates, and a query string is none.
  */
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import type { ApiModel } from './types.js';
@@ -30,9 +32,20 @@ export function undeclaredPathParameters(model: Pick<ApiModel, 'operations'>): U
   );
 }
 
-/** Refuses the first undeclared path template parameter (UnsupportedSpecError: file, pointer, problem, fix). */
+/** Whether `{name}` sits in a query string written into the path template (after `?`, before any `#`). */
+function inQueryString(path: string, name: string): boolean {
+  const beforeHash = path.split('#', 1)[0]!;
+  const question = beforeHash.indexOf('?');
+  return question !== -1 && beforeHash.indexOf(`{${name}}`, question) !== -1;
+}
+
+/**
+ * Refuses the first undeclared path template parameter (UnsupportedSpecError: file, pointer, problem, fix). A name in a
+ * query string written into the path is not a path template expression (OpenAPI paths have no query part, so its rule
+ * does not reach there): declared nowhere, it is generated as a string read from the query, with a warning (D411).
+ */
 export function refuseUndeclaredPathParameters(model: Pick<ApiModel, 'operations'>, file: string): void {
-  const undeclared = undeclaredPathParameters(model);
+  const undeclared = undeclaredPathParameters(model).filter((u) => !inQueryString(u.path, u.name));
   const first = undeclared[0];
   if (first === undefined) return;
   const others = new Set(undeclared.map((u) => `${u.path} {${u.name}}`));
@@ -63,9 +76,17 @@ export interface PathWarning {
  */
 export function queryStringPathWarnings(model: Pick<ApiModel, 'operations'>, file: string): PathWarning[] {
   const paths = [...new Set(model.operations.map((op) => op.path).filter((p) => p.split('#', 1)[0]!.includes('?')))];
-  return paths.map((path) => ({
-    pointer: `${file}#/paths/${pointerToken(path)}`,
-    problem: `the path ${JSON.stringify(path)} holds a query string; OpenAPI paths have no query part. Generated as the path before \`?\` with the query keys it names (D410).`,
-    fix: `move the query string out of the path key and declare its parameters with \`in: query\` (two operations that differ only by their query string become one operation with the parameter).`,
-  }));
+  const undeclared = undeclaredPathParameters(model).filter((u) => inQueryString(u.path, u.name));
+  return paths.map((path) => {
+    const names = [...new Set(undeclared.filter((u) => u.path === path).map((u) => u.name))];
+    const unnamed =
+      names.length === 0
+        ? ''
+        : ` Its ${names.map((n) => `{${n}}`).join(', ')} ${names.length === 1 ? 'is' : 'are'} declared by no parameter: generated as ${names.length === 1 ? 'a string' : 'strings'} read from the query, not validated (D411).`;
+    return {
+      pointer: `${file}#/paths/${pointerToken(path)}`,
+      problem: `the path ${JSON.stringify(path)} holds a query string; OpenAPI paths have no query part. Generated as the path before \`?\` with the query keys it names (D410).${unnamed}`,
+      fix: `move the query string out of the path key and declare its parameters with \`in: query\` (two operations that differ only by their query string become one operation with the parameter).`,
+    };
+  });
 }
