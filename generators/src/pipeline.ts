@@ -22,6 +22,7 @@ import {
 } from './emit/context.js';
 import { serverRequestValidatorsEmitter, unsupportedServerOperations } from './emit/request-validators.js';
 import { CONTRACT_EMITTERS } from './emit/contract.js';
+import { readDecisionsSource } from './emit/decision-records.js';
 import { createDocsEmitters, readDocsTemplates, type DocsSources } from './emit/docs-site.js';
 import { serverHandlersEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR, readTemplateOverrides } from './emit/templates.js';
@@ -114,11 +115,11 @@ async function timed<T>(
   return value;
 }
 
-/** The docs site's sources in a checkout: docs/errors.md, docs/decisions.md, templates/docs. */
+/** The docs site's sources in a checkout: docs/errors.md, the records of docs/decisions/ (else docs/decisions.md), templates/docs. */
 export function readDocsSources(rootDir: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): DocsSources {
   return {
     errorsMarkdown: readFileSync(path.join(rootDir, 'docs', 'errors.md'), 'utf8'),
-    decisionsMarkdown: readFileSync(path.join(rootDir, 'docs', 'decisions.md'), 'utf8'),
+    ...readDecisionsSource(rootDir),
     templates: readDocsTemplates(templatesDir),
   };
 }
