@@ -69,11 +69,11 @@ export interface GenerateOptions {
   /** Targets to generate (default: DEFAULT_TARGETS, the committed ones; add 'docs' for the documentation site). */
   targets?: readonly Target[];
   templatesDir?: string;
-  /** A project's template folder: a file replaces the built-in template or partial of the same name (D374). */
+  /** A project's template folder: a file replaces the built-in template or partial of the same name (D374 template overrides). */
   templatesOverrideDir?: string;
   /** Emitters to run (default: CORE_EMITTERS, plus the docs emitters when the targets include 'docs'). */
   emitters?: readonly Emitter[];
-  /** A project's plugins (`definePlugin`), run after Paygate's own emitters whatever the targets (D370). */
+  /** A project's plugins (`definePlugin`), run after Paygate's own emitters whatever the targets (D370 generator plugins). */
   plugins?: readonly PaygatePlugin[];
   /** Where plugins write (their `ctx.outRoot`, relative to rootDir): default the directory above the contract's output. */
   outRoot?: string;
@@ -135,7 +135,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.asyncapi === undefined || options.asyncapi === null
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
-  /** What generation degraded instead of refusing (D198, D206): printed as warnings with their location and fix. */
+  /** What generation degraded instead of refusing (D198 tolerant schema compilation; D206 unsupported patterns dropped with a warning): printed as warnings with their location and fix. */
   const warnings: EmitWarning[] = [];
   // D204: the header names each document relative to its project root, whatever the spelling of --input or the cwd.
   const source = [options.openapi, options.asyncapi]
@@ -143,7 +143,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     .map((s) => recordedSourcePath(s, rootDir))
     .join(' + ');
   // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
-  // patterns only (D60) and status ranges spelled `4XX` (D199).
+  // patterns only (D60 patterns use the u flag everywhere) and status ranges spelled `4XX` (D199 status range keys normalised).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
     const ranges = normalizeStatusRanges(loaded.document, options.openapi);
     const fromOpenApi = normalizePatterns(ranges.document, options.openapi);

@@ -71,7 +71,7 @@ export interface EventEntry {
   /** `emitted` in this version, or `future` (documented, not sent yet). */
   status: 'emitted' | 'future';
   /**
-   * Where the spec declares it, each a sentence with code spans (D213): "Webhook `PAYMENT_FAILED`.", "Callback
+   * Where the spec declares it, each a sentence with code spans (D213 events page says where each event is declared): "Webhook `PAYMENT_FAILED`.", "Callback
    * `fileUpdate` of `postWebhook` (`POST /v2/webhooks`), sent to `{$request.body#/endpoint}`." Default: none.
    */
   sources?: string[];
@@ -132,7 +132,7 @@ export interface DocsPagesInput {
   api: DocsApiInfo;
   /** The error catalogue's rows (docs/errors.md or `--errors`), checked against the spec's codes. */
   errors: ErrorEntry[];
-  /** Without a catalogue: the errors page from the spec's own error responses, schemas and codes (D203). */
+  /** Without a catalogue: the errors page from the spec's own error responses, schemas and codes (D203 error catalogue check only when given). */
   specErrors?: SpecErrorsView | undefined;
   decisions: DecisionEntry[];
   events: EventEntry[];
@@ -590,7 +590,7 @@ function eventsPageView(input: Pick<DocsPagesInput, 'events' | 'webhooks'>): obj
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The changelog page, written for the API's clients (D135): what can break them and what to do first, then the
+// The changelog page, written for the API's clients (D135 docs changelog written for clients): what can break them and what to do first, then the
 // additions; documentation-only changes (annotations) are counted and folded away, never headlined.
 
 /** An allow-file entry: a breaking change or warning reviewed and accepted within the major version, with its reason. */
@@ -1021,7 +1021,7 @@ export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: re
 export interface DocsSources {
   /**
    * The error catalogue (docs/errors.md's table), when the user gives one: the errors page is its table, checked
-   * against the spec's error codes. Undefined: the page comes from the spec's own error responses (D203).
+   * against the spec's error codes. Undefined: the page comes from the spec's own error responses (D203 error catalogue check only when given).
    */
   errorsMarkdown: string | undefined;
   /** The decisions as a Markdown table (`paygate docs --decisions FILE`); `decisions` wins when both are given. */
@@ -1101,7 +1101,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/api-document',
     target: 'docs',
     readsDocument: true,
-    // The document as the site serves it, and its static rendering (D388): the docs' copy carries the generated samples
+    // The document as the site serves it, and its static rendering (D388 light reference pages without Redoc): the docs' copy carries the generated samples
     // (x-codeSamples: Redoc shows them with a Copy button); the operation pages, the schemas and the search index
     // render the document's own examples and schemas, which the model does not keep.
     emit(ctx: DocumentEmitContext) {

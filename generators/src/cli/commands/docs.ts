@@ -5,14 +5,14 @@
  *   openapi.json / openapi.js        the bundled document (download / loaded by index.html, works from file://)
  *   events.html       from the spec's `webhooks` and the AsyncAPI document (fields, formats, examples, planned events)
  *   errors.html       the error catalogue the user gives (--errors, default docs/errors.md), checked against the spec's
- *                     codes; without one, the spec's own error responses, error schemas and codes (D203)
- *   decisions.html    from the decision records of a folder (D450) or a decisions markdown table (no page when absent)
+ *                     codes; without one, the spec's own error responses, error schemas and codes (D203 error catalogue check only when given)
+ *   decisions.html    from the decision records of a folder (D450 one file per decision and a generated index) or a decisions markdown table (no page when absent)
  *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
  *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
- *   operation-<id>.html, operations.html, schemas.html   the pre-rendered light reference with samples (D385, D388)
- *   diagrams.html     state machines and the delivery timeline, when the spec declares them (D390)
- *   search-index.js + minisearch.js, site.js, try-it.js   search, copy buttons, the sandbox console (D389, D391)
- * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136): no CDN.
+ *   operation-<id>.html, operations.html, schemas.html   the pre-rendered light reference with samples (D385 docs samples from the spec; D388 light reference pages without Redoc)
+ *   diagrams.html     state machines and the delivery timeline, when the spec declares them (D390 diagrams drawn at build time)
+ *   search-index.js + minisearch.js, site.js, try-it.js   search, copy buttons, the sandbox console (D389 one offline search built with the site; D391 try-it only on a sandbox)
+ * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136 Redoc bundle's CDN logo replaced locally): no CDN.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
