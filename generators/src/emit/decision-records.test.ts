@@ -131,5 +131,10 @@ describe('decision records (D450)', () => {
     writeFileSync(path.join(withTable, 'docs/decisions.md'), '| # |\n');
     expect(readDecisionsSource(withTable)).toEqual({ decisionsMarkdown: '| # |\n' });
     expect(readDecisionsSource(withTable, 'docs/decisions.md')).toEqual({ decisionsMarkdown: '| # |\n' });
+    // a folder of other notes does not hide the table by default; named, it is read (and has no records)
+    mkdirSync(path.join(withTable, 'docs/decisions'));
+    writeFileSync(path.join(withTable, 'docs/decisions/README.md'), '# Our notes\n');
+    expect(readDecisionsSource(withTable)).toEqual({ decisionsMarkdown: '| # |\n' });
+    expect(readDecisionsSource(withTable, 'docs/decisions')).toEqual({ decisions: [] });
   });
 });

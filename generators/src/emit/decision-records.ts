@@ -164,7 +164,7 @@ export function decisionFiles(dir: string): Map<string, string> {
 
 /**
  * The decisions at `location`: a folder's records (D450) or a Markdown file's tables; undefined when nothing is there.
- * Without `location`, `docs/decisions/` under `cwd` when it is a folder, else `docs/decisions.md`.
+ * Without `location`, `docs/decisions/` under `cwd` when it is a folder holding records, else `docs/decisions.md`.
  */
 export function readDecisionsSource(
   cwd: string,
@@ -174,7 +174,12 @@ export function readDecisionsSource(
   for (const candidate of candidates) {
     const full = path.resolve(cwd, candidate);
     if (!existsSync(full)) continue;
-    if (statSync(full).isDirectory()) return { decisions: readDecisionRecords(full) };
+    if (statSync(full).isDirectory()) {
+      const decisions = readDecisionRecords(full);
+      // by default, a folder without records (a project's own notes) does not hide a decisions.md beside it
+      if (decisions.length > 0 || location !== undefined) return { decisions };
+      continue;
+    }
     return { decisionsMarkdown: readFileSync(full, 'utf8') };
   }
   return undefined;
