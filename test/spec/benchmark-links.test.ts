@@ -27,7 +27,7 @@ describe('links to docs/benchmarks.md', () => {
   it('every docs/benchmarks.md#anchor in the repository names a heading of docs/benchmarks.md', () => {
     const files = execFileSync('git', ['ls-files', '*.ts', '*.mts', '*.mjs', '*.md'], { cwd: ROOT, encoding: 'utf8' })
       .split('\n')
-      .filter(Boolean);
+      .filter((file) => file !== '' && file !== 'test/spec/benchmark-links.test.ts');
     const broken = files.flatMap((file) =>
       [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(LINK)].filter((m) => !anchors.has(m[1]!)).map((m) => `${file} #${m[1]}`),
     );
