@@ -2,7 +2,7 @@
  * npm run docs  (tsx scripts/docs.ts [--out <dir>] [--openapi <root document>] [--skip-redoc] [--force])
  *
  * This repository's reference site: `paygate docs` (generators/src/cli/commands/docs.ts) run at the repository root
- * with docs/errors.md and docs/decisions.md, into docs/site/ (served by the reference gateway at /docs).
+ * with docs/errors.md and the decision records of docs/decisions/, into docs/site/ (served by the reference gateway at /docs).
  * --openapi names another root document (its asyncapi.yaml beside it), as `paygate docs --input` does.
  *
  * Without flags the build is skipped when none of its inputs changed since the last one (a content hash of the
@@ -16,7 +16,15 @@ import { hashInputs, readStoredHash, writeStoredHash } from './lib/input-hash.js
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = path.join(ROOT, 'docs/site');
 /** What the default site is built from: anything else changing cannot change it. */
-const INPUTS = ['openapi', 'docs/errors.md', 'docs/decisions.md', 'generators/src', 'generators/templates', 'package-lock.json'];
+const INPUTS = [
+  'openapi',
+  'docs/errors.md',
+  'docs/decisions',
+  'docs/decisions.md',
+  'generators/src',
+  'generators/templates',
+  'package-lock.json',
+];
 
 const args = process.argv.slice(2);
 const force = args.includes('--force');

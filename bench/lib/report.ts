@@ -1,9 +1,11 @@
 /**
  * docs/benchmarks.md, written by `npm run bench` from the run that just finished (never edited by hand): machine,
  * load average, command, every goal of issue 12 met or not met with its figure, the full table, and the CPU profile
- * of the gateway that explains what is left.
+ * of the gateway that explains what is left. Everything from `KEPT_MARKER` on is written by hand and kept as it is:
+ * the measurements behind code choices that code comments point to (issue 35: "measurements move out of comments
+ * into docs/benchmarks.md").
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ProfileSummary } from './profile.js';
 import type { GeneratorRatio, RegenerationRatio } from '../generate.js';
 
@@ -156,8 +158,17 @@ export function renderBenchmarksDoc(r: BenchReport): string {
   return `${lines.join('\n')}`;
 }
 
+/** Where the hand-written part of docs/benchmarks.md starts; a run keeps it and everything after it. */
+export const KEPT_MARKER = '<!-- Written by hand from here on, kept by npm run bench: measurements behind code choices. -->';
+
+/** The run's report, then the hand-written part of the file it replaces (from `KEPT_MARKER` on), unchanged. */
+export function withKeptPart(rendered: string, previous: string): string {
+  const at = previous.indexOf(KEPT_MARKER);
+  return at === -1 ? rendered : `${rendered.replace(/\n*$/, '\n')}\n${previous.slice(at)}`;
+}
+
 export function writeBenchmarksDoc(file: string, report: BenchReport): void {
-  writeFileSync(file, renderBenchmarksDoc(report));
+  writeFileSync(file, withKeptPart(renderBenchmarksDoc(report), existsSync(file) ? readFileSync(file, 'utf8') : ''));
 }
 
 /** Issue 31's rows (D378): regeneration after a one-line change, against the full runs of the same bench run. */

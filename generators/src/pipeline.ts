@@ -23,6 +23,7 @@ import {
 } from './emit/context.js';
 import { serverRequestValidatorsEmitter, unsupportedServerOperations } from './emit/request-validators.js';
 import { CONTRACT_EMITTERS } from './emit/contract.js';
+import { readDecisionsSource } from './emit/decision-records.js';
 import { createDocsEmitters, readDocsTemplates, type DocsSources } from './emit/docs-site.js';
 import { serverHandlersEmitter } from './emit/server.js';
 import { createTemplateEngine, DEFAULT_TEMPLATES_DIR, readTemplateOverrides } from './emit/templates.js';
@@ -73,11 +74,11 @@ export interface GenerateOptions {
   /** Targets to generate (default: DEFAULT_TARGETS, the committed ones; add 'docs' for the documentation site). */
   targets?: readonly Target[];
   templatesDir?: string;
-  /** A project's template folder: a file replaces the built-in template or partial of the same name (D374). */
+  /** A project's template folder: a file replaces the built-in template or partial of the same name (D374 template overrides). */
   templatesOverrideDir?: string;
   /** Emitters to run (default: CORE_EMITTERS, plus the docs emitters when the targets include 'docs'). */
   emitters?: readonly Emitter[];
-  /** A project's plugins (`definePlugin`), run after Paygate's own emitters whatever the targets (D370). */
+  /** A project's plugins (`definePlugin`), run after Paygate's own emitters whatever the targets (D370 generator plugins). */
   plugins?: readonly PaygatePlugin[];
   /** Where plugins write (their `ctx.outRoot`, relative to rootDir): default the directory above the contract's output. */
   outRoot?: string;
@@ -125,11 +126,11 @@ async function timed<T>(
   return value;
 }
 
-/** The docs site's sources in a checkout: docs/errors.md, docs/decisions.md, templates/docs. */
+/** The docs site's sources in a checkout: docs/errors.md, the records of docs/decisions/ (else docs/decisions.md), templates/docs. */
 export function readDocsSources(rootDir: string, templatesDir: string = DEFAULT_TEMPLATES_DIR): DocsSources {
   return {
     errorsMarkdown: readFileSync(path.join(rootDir, 'docs', 'errors.md'), 'utf8'),
-    decisionsMarkdown: readFileSync(path.join(rootDir, 'docs', 'decisions.md'), 'utf8'),
+    ...readDecisionsSource(rootDir),
     templates: readDocsTemplates(templatesDir),
   };
 }
@@ -161,7 +162,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options.asyncapi === undefined || options.asyncapi === null
       ? undefined
       : await timed(timings, 'parse asyncapi', onProgress, () => loadAsyncApi(options.asyncapi!, rootDir));
-  /** What generation degraded instead of refusing (D198, D206): printed as warnings with their location and fix. */
+  /** What generation degraded instead of refusing (D198 tolerant schema compilation; D206 unsupported patterns dropped with a warning): printed as warnings with their location and fix. */
   const warnings: EmitWarning[] = [];
   // D204: the header names each document relative to its project root, whatever the spelling of --input or the cwd.
   const source = [options.openapi, options.asyncapi]
@@ -169,7 +170,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     .map((s) => recordedSourcePath(s, rootDir))
     .join(' + ');
   // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
-  // patterns only (D60) and status ranges spelled `4XX` (D199).
+  // patterns only (D60 patterns use the u flag everywhere) and status ranges spelled `4XX` (D199 status range keys normalised).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
     const ranges = normalizeStatusRanges(loaded.document, options.openapi);
     // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it

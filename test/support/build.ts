@@ -3,8 +3,8 @@
  * changed), for tests that run the built code (the fault tests' gateway processes, the packed packages). Test files
  * run in parallel workers, so builds are serialised with a lock directory (stale after 3 minutes). A run builds once:
  * the first file to get here builds and records the run's id (PAYGATE_TEST_RUN_ID, from test/support/global-setup.ts)
- * beside the lock, and the other files of the run find it there and skip the build (D138; each no-op `tsc -b` was
- * ~1.5 s of CPU, in every fault, packaging and README file).
+ * beside the lock, and the other files of the run find it there and skip the build (D138; each no-op `tsc -b` cost
+ * CPU in every fault, packaging and README file: docs/benchmarks.md#no-op-builds-in-tests).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';

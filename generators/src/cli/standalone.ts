@@ -1,7 +1,7 @@
 /**
  * Commands the bin runs without loading the others (D88). `paygate serve` is the gateway process: importing every
  * command (./commands/index.ts) would load the generators it never uses (Redocly, openapi-typescript, the emitters and
- * templates, api-smart-diff: ~100 MiB of RSS and ~1.4 s of start-up on this machine). Only what `serve` itself
+ * templates, api-smart-diff: much of the process's memory and start-up, docs/benchmarks.md#serve-without-the-generators). Only what `serve` itself
  * imports is loaded here; every other command line goes through main.ts's runCli as before.
  */
 import type { CliCommand, CliIo } from './command.js';

@@ -64,7 +64,8 @@ export async function loadAsyncApiDocument(file: string): Promise<{ document: Ob
 
 /**
  * A `.json` document whose `$ref`s are all local (a released contract, GitHub's or Stripe's published spec) is
- * already bundled: it is read as it is. Bundling a 13 MB document again costs ~10 s and ~150 MB (D104).
+ * already bundled: it is read as it is. Bundling a large document again costs seconds and memory for nothing
+ * (docs/benchmarks.md#bundling-a-bundled-document; D104 one diff entry per change, at its definition).
  */
 async function selfContainedJson(file: string): Promise<Obj | undefined> {
   if (!file.endsWith('.json')) return undefined;

@@ -81,8 +81,9 @@ export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlyS
 /**
  * Ajv for the document's dialect (OpenAPI 3.1 = JSON Schema 2020-12, else draft-07), set up for standalone ESM code.
  * `inlineRefs: false` (D155): every `$ref`'d schema becomes one function that each referrer calls, instead of a copy
- * of its code inlined at every use (GitHub's `simple-user` was inlined hundreds of times: 6.4 MiB of validators and
- * most of generation's CPU). Results, error paths, defaults and coercion are the same either way.
+ * of its code inlined at every use (GitHub's `simple-user` was inlined hundreds of times, most of the validators' size
+ * and of generation's CPU: docs/benchmarks.md#generated-validator-size). Results, error paths, defaults and coercion
+ * are the same either way.
  */
 export function createStandaloneAjv(openapiVersion: string, options: AjvOptions): StandaloneAjv {
   const all: AjvOptions = { inlineRefs: false, ...options, code: { source: true, esm: true, lines: true, ...options.code }, logger: false };
@@ -289,8 +290,8 @@ const ERROR_PUSH =
   /^const (err\d+) = (\{instancePath.*\});\nif\(vErrors === null\)\{\nvErrors = \[\1\];\n\}\nelse \{\nvErrors\.push\(\1\);\n\}\nerrors\+\+;$/gm;
 
 /**
- * D190: Ajv standalone code made shorter without changing what it computes (request validators: 3.7 to about 2.4 MiB
- * on Stripe's spec). Three rewrites of exact shapes Ajv 8 emits (anything else is left as it is):
+ * D190: Ajv standalone code made shorter without changing what it computes (docs/benchmarks.md#generated-validator-size).
+ * Three rewrites of exact shapes Ajv 8 emits (anything else is left as it is):
  * - each error push (`const errN = {...}; if(vErrors === null){ vErrors = [errN]; } else { vErrors.push(errN); }
  *   errors++;`, seven lines) becomes one call and `errors++;`: `vErrors = $e(vErrors, instancePath, keyword, params,
  *   message);`, or `vErrors = $t(vErrors, instancePath, "string");` for the `type` keyword's error (its message is

@@ -158,7 +158,7 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
         version: ctx.model.version,
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
         // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156): JSON's every `"` would
-        // otherwise be escaped (GitHub: 0.7 MiB of backslashes).
+        // otherwise be escaped (docs/benchmarks.md#generated-contract-size).
         // D158: the runtime document (what createApp and the runtimes read), not the whole bundle.
         documentJson: singleQuoted(JSON.stringify(sortKeysDeep(runtimeDocument(ctx.document)))),
       }),
@@ -183,9 +183,10 @@ export const contractOperationsEmitter: Emitter = {
       contents: ctx.templates.render('contract/operations', {
         header: ctx.header,
         contractTypes: runtimeSpecifier(ctx, 'contract', ctx.out.contract, 'types.js'),
-        // D161: one route per line (was pretty-printed: GitHub's table 0.65 MiB, half of it indentation and line breaks).
+        // D161: one route per line (pretty-printed, half the table was indentation and line breaks).
         // D194: each a JSON text in a single-quoted string, parsed at import (an `as const` object literal table cost a
-        // strict tsc ~60 MB on Stripe's 468 routes), and the operation ids written out as a union.
+        // strict tsc much memory on Stripe's routes: docs/benchmarks.md#generated-contract-size), and the operation ids
+        // written out as a union.
         routes: routeViews(ctx.model.operations).map((r) => singleQuoted(JSON.stringify(r))),
         operationIds: ctx.model.operations.map((op) => JSON.stringify(op.operationId)),
         securitySchemes: securitySchemeView(ctx.model.securitySchemes),

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Changelog } from '../diff/changelog.js';
 import type { Change } from '../diff/types.js';
 import { generate } from '../pipeline.js';
+import { readDecisionRecords, readDecisionsSource } from './decision-records.js';
 import {
   changelogHeadline,
   changelogTodo,
@@ -26,6 +27,7 @@ import {
   parseMarkdownTables,
   readDocsTemplates,
   renderDocsSite,
+  searchDocuments,
   type DocsSiteInput,
   type DocsTemplates,
 } from './docs-site.js';
@@ -184,6 +186,17 @@ describe('renderDocsSite', () => {
     expect(html).toContain('<h2>B. Inconsistencies</h2>');
     expect(html).toContain('<tr id="A1">');
     expect(html).toContain('canonical <code>NET_BANKING</code>');
+  });
+
+  it("a decision record's title heads its decision cell and names it in the search (D450)", () => {
+    const titled = input({ decisions: [{ ...input().decisions[0]!, title: 'A new order starts `payment_pending`' }] });
+    const site = renderDocsSite(titled);
+    expect(site.get('decisions.html')).toContain(
+      '<strong>A new order starts <code>payment_pending</code></strong><br><code>payment_pending</code>',
+    );
+    const found = searchDocuments(titled, [], []).find((d) => d.code === 'A1');
+    expect(found?.title).toBe('A1: A new order starts `payment_pending`');
+    expect(page('decisions.html')).not.toContain('<strong>'); // a table row has no title
   });
 
   it('is deterministic', () => {
@@ -451,7 +464,7 @@ describe('the docs site as an emitter of the pipeline (Paygate spec)', async () 
 
   it('refuses an error catalogue that drifted from the spec', async () => {
     const errorsMarkdown = read('docs/errors.md').replace(/^\| `?ERR_WEBHOOK_404.*\n/m, '');
-    const docs = { errorsMarkdown, decisionsMarkdown: read('docs/decisions.md'), templates };
+    const docs = { errorsMarkdown, ...readDecisionsSource(ROOT), templates };
     await expect(
       generate({
         rootDir: ROOT,
@@ -556,8 +569,8 @@ describe('markdown sources', () => {
     ]);
   });
 
-  it('docs/decisions.md has unique row ids and covers every `not shown` of the original specification', () => {
-    const decisions = parseDecisions(read('docs/decisions.md'));
+  it('the decision records have unique ids and cover every `not shown` of the original specification', () => {
+    const decisions = readDecisionRecords(path.join(ROOT, 'docs/decisions'));
     const ids = decisions.map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const d of decisions) {

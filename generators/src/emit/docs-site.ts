@@ -5,7 +5,7 @@
  * The event pages come from the model: the spec's `webhooks` and the AsyncAPI messages (payload fields, formats,
  * examples, categories, signature headers) and the AsyncAPI document's planned events. The error catalogue and the
  * decisions are the human sources docs/errors.md and docs/decisions.md (the catalogue is checked against the spec's
- * error codes). The API reference page embeds the bundled document: that part is a document emitter, like the
+ * error codes); decisions are the records of docs/decisions/ (emit/decision-records.ts) when the folder exists. The API reference page embeds the bundled document: that part is a document emitter, like the
  * contract's api-document.
  *
  * `renderDocsPages` / `renderDocsSite` are pure: the caller (scripts/docs.ts) copies the Redoc standalone bundle next
@@ -41,6 +41,8 @@ export interface ErrorEntry {
 export interface DecisionEntry {
   /** Row id, e.g. `A1`. */
   id: string;
+  /** A few words saying what was decided (a decision record's heading; a table row has none). */
+  title?: string;
   /** Section heading the row sits under in docs/decisions.md. */
   group: string;
   /** What the source specification says (the decisions table's second column). */
@@ -70,7 +72,7 @@ export interface EventEntry {
   /** `emitted` in this version, or `future` (documented, not sent yet). */
   status: 'emitted' | 'future';
   /**
-   * Where the spec declares it, each a sentence with code spans (D213): "Webhook `PAYMENT_FAILED`.", "Callback
+   * Where the spec declares it, each a sentence with code spans (D213 events page says where each event is declared): "Webhook `PAYMENT_FAILED`.", "Callback
    * `fileUpdate` of `postWebhook` (`POST /v2/webhooks`), sent to `{$request.body#/endpoint}`." Default: none.
    */
   sources?: string[];
@@ -131,7 +133,7 @@ export interface DocsPagesInput {
   api: DocsApiInfo;
   /** The error catalogue's rows (docs/errors.md or `--errors`), checked against the spec's codes. */
   errors: ErrorEntry[];
-  /** Without a catalogue: the errors page from the spec's own error responses, schemas and codes (D203). */
+  /** Without a catalogue: the errors page from the spec's own error responses, schemas and codes (D203 error catalogue check only when given). */
   specErrors?: SpecErrorsView | undefined;
   decisions: DecisionEntry[];
   events: EventEntry[];
@@ -467,7 +469,7 @@ export function renderReferencePages(input: DocsPagesInput, reference: Reference
 
 /** Everything the search finds, in a fixed order: operations, schemas, events, error codes, decisions, changes. */
 export function searchDocuments(
-  input: DocsPagesInput,
+  input: Omit<DocsPagesInput, 'api'>,
   operations: readonly OperationView[],
   schemas: readonly SchemaView[],
 ): SearchDocument[] {
@@ -518,7 +520,7 @@ export function searchDocuments(
     });
   }
   for (const decision of input.decisions) {
-    const title = /^\*\*([^*]+)\*\*/.exec(decision.decision)?.[1] ?? decision.decision.slice(0, 90);
+    const title = decision.title ?? /^\*\*([^*]+)\*\*/.exec(decision.decision)?.[1] ?? decision.decision.slice(0, 90);
     docs.push({
       kind: 'Decision',
       title: `${decision.id}: ${title}`,
@@ -589,7 +591,7 @@ function eventsPageView(input: Pick<DocsPagesInput, 'events' | 'webhooks'>): obj
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The changelog page, written for the API's clients (D135): what can break them and what to do first, then the
+// The changelog page, written for the API's clients (D135 docs changelog written for clients): what can break them and what to do first, then the
 // additions; documentation-only changes (annotations) are counted and folded away, never headlined.
 
 /** An allow-file entry: a breaking change or warning reviewed and accepted within the major version, with its reason. */
@@ -782,6 +784,8 @@ function cell(row: string[], index: number, where: string): string {
 
 export const ERROR_TABLE_HEADER = ['Code', 'HTTP', 'When', 'Details keys', 'What the client should do'];
 export const DECISION_TABLE_HEADER = ['#', 'The original specification says', 'Decision', 'Reason', 'Anchor'];
+/** A decisions table with no rows: no decisions page. */
+const EMPTY_DECISIONS = `| ${DECISION_TABLE_HEADER.join(' | ')} |\n| ${DECISION_TABLE_HEADER.map(() => '---').join(' | ')} |\n`;
 /** The second column's earlier name, still read (a decisions file written before D137). */
 const LEGACY_DECISION_TABLE_HEADER = ['#', 'Seed says', 'Decision', 'Reason', 'Anchor'];
 
@@ -1017,10 +1021,13 @@ export function checkErrorCatalogue(errors: readonly ErrorEntry[], specCodes: re
 export interface DocsSources {
   /**
    * The error catalogue (docs/errors.md's table), when the user gives one: the errors page is its table, checked
-   * against the spec's error codes. Undefined: the page comes from the spec's own error responses (D203).
+   * against the spec's error codes. Undefined: the page comes from the spec's own error responses (D203 error catalogue check only when given).
    */
   errorsMarkdown: string | undefined;
-  decisionsMarkdown: string;
+  /** The decisions as a Markdown table (`paygate docs --decisions FILE`); `decisions` wins when both are given. */
+  decisionsMarkdown?: string | undefined;
+  /** The decisions read from a folder of records (`paygate docs --decisions DIR`, default docs/decisions/; D450). */
+  decisions?: readonly DecisionEntry[] | undefined;
   templates: DocsTemplates;
   /** Computed by scripts/docs.ts from openapi/released/ (generators/src/diff/changelog.ts); no page without it. */
   changelog?: Changelog | undefined;
@@ -1065,7 +1072,7 @@ function pagesInput(ctx: EmitContext, sources: DocsSources): DocsPagesInput {
     },
     errors,
     specErrors: sources.errorsMarkdown === undefined ? specErrorsView(ctx.model) : undefined,
-    decisions: parseDecisions(sources.decisionsMarkdown),
+    decisions: sources.decisions !== undefined ? [...sources.decisions] : parseDecisions(sources.decisionsMarkdown ?? EMPTY_DECISIONS),
     events: eventEntries(ctx.model),
     webhooks: webhookGuide(ctx.model),
     templates: sources.templates,
@@ -1094,7 +1101,7 @@ export function createDocsEmitters(sources: DocsSources): Emitter[] {
     name: 'docs/api-document',
     target: 'docs',
     readsDocument: true,
-    // The document as the site serves it, and its static rendering (D388): the docs' copy carries the generated samples
+    // The document as the site serves it, and its static rendering (D388 light reference pages without Redoc): the docs' copy carries the generated samples
     // (x-codeSamples: Redoc shows them with a Copy button); the operation pages, the schemas and the search index
     // render the document's own examples and schemas, which the model does not keep.
     emit(ctx: DocumentEmitContext) {

@@ -672,7 +672,7 @@ export const serverRequestValidatorsEmitter: Emitter = {
     }
     // D160: one TypeScript module (a consumer building with plain tsc gets no .js copied). D196: the Ajv code is the
     // text of one function, made a function once at import, so tsc and editors read one string instead of parsing
-    // megabytes of untyped JavaScript (Stripe's: 2.4 MiB, about a third of a strict tsc's memory).
+    // megabytes of untyped JavaScript (a large share of a strict tsc's memory: docs/benchmarks.md#generated-validator-size).
     return [
       {
         path: `${ctx.out.server}/request-validators.gen.ts`,

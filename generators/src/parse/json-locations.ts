@@ -1,7 +1,7 @@
 /**
  * D191: line and column of JSON-pointer locations in a strict JSON text, as Redocly's `getLineColLocation` finds them
- * (it parses the whole file again with yaml-ast-parser: 2.4 s of CPU for GitHub's 11 MB spec, once per run with any
- * lint problem). One scan of the text, descending only into the values some pointer goes through; everything else is
+ * (it parses the whole file again with yaml-ast-parser, once per run with any lint problem: seconds of CPU on a large
+ * spec, docs/benchmarks.md#lint-locations). One scan of the text, descending only into the values some pointer goes through; everything else is
  * skipped by bracket and string matching. The rules are Redocly's (`getAstNodeByPointer`): a pointer whose key or index
  * is missing stops at the deepest node found; with `reportOnKey` the node's key is reported (an array item, or the
  * root, reports itself); a key present twice is found at its first occurrence; empty segments are ignored.

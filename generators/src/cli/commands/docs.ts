@@ -5,19 +5,20 @@
  *   openapi.json / openapi.js        the bundled document (download / loaded by index.html, works from file://)
  *   events.html       from the spec's `webhooks` and the AsyncAPI document (fields, formats, examples, planned events)
  *   errors.html       the error catalogue the user gives (--errors, default docs/errors.md), checked against the spec's
- *                     codes; without one, the spec's own error responses, error schemas and codes (D203)
- *   decisions.html    from the decisions markdown (no page when absent)
+ *                     codes; without one, the spec's own error responses, error schemas and codes (D203 error catalogue check only when given)
+ *   decisions.html    from the decision records of a folder (D450 one file per decision and a generated index) or a decisions markdown table (no page when absent)
  *   changelog.html    the changes between the released contracts (`paygate release`, the `released/` folder beside the
  *                     spec) and the unreleased ones (generators/src/diff/changelog.ts); no page without releases
- *   operation-<id>.html, operations.html, schemas.html   the pre-rendered light reference with samples (D385, D388)
- *   diagrams.html     state machines and the delivery timeline, when the spec declares them (D390)
- *   search-index.js + minisearch.js, site.js, try-it.js   search, copy buttons, the sandbox console (D389, D391)
- * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136): no CDN.
+ *   operation-<id>.html, operations.html, schemas.html   the pre-rendered light reference with samples (D385 docs samples from the spec; D388 light reference pages without Redoc)
+ *   diagrams.html     state machines and the delivery timeline, when the spec declares them (D390 diagrams drawn at build time)
+ *   search-index.js + minisearch.js, site.js, try-it.js   search, copy buttons, the sandbox console (D389 one offline search built with the site; D391 try-it only on a sandbox)
+ * plus redoc.standalone.js (+ LICENSE) from the installed `redoc` package, its one CDN image named locally (D136 Redoc bundle's CDN logo replaced locally): no CDN.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { readDecisionsSource } from '../../emit/decision-records.js';
 import {
   DECISION_TABLE_HEADER,
   ERROR_TABLE_HEADER,
@@ -69,10 +70,20 @@ function readGivenMarkdown(cwd: string, flag: string, given: string | undefined,
   return undefined;
 }
 
+/** The decisions `--decisions` names (a folder of records or a markdown table), else the default's, else none. */
+function readGivenDecisions(cwd: string, given: string | undefined) {
+  const found = readDecisionsSource(cwd, given);
+  if (found === undefined && given !== undefined)
+    throw new EnvironmentError(
+      `--decisions ${path.resolve(cwd, given)} does not exist: pass a folder of decision records or a markdown file, or leave --decisions out.`,
+    );
+  return found ?? { decisionsMarkdown: emptyTable(DECISION_TABLE_HEADER) };
+}
+
 export const command: CliCommand = {
   name: 'docs',
   summary: 'build the static API reference site (Redoc, events, error codes, decisions; works offline)',
-  usage: `Usage: paygate docs [--input FILE] [--asyncapi FILE|none] [--out DIR] [--errors FILE] [--decisions FILE] [--released DIR] [--skip-redoc]
+  usage: `Usage: paygate docs [--input FILE] [--asyncapi FILE|none] [--out DIR] [--errors FILE] [--decisions PATH] [--released DIR] [--skip-redoc]
 
 Builds the offline reference site into DIR (default docs/site; the directory is replaced):
   index.html (Redoc), openapi.json, events.html, errors.html, decisions.html, redoc.standalone.js,
@@ -87,7 +98,9 @@ Flags:
   --errors FILE         error catalogue markdown, one table: ${ERROR_TABLE_HEADER.join(' | ')} (default docs/errors.md when
                         present); its codes must be the spec's. Without one, errors.html lists the spec's own error
                         responses, error schemas and codes
-  --decisions FILE      decisions markdown, tables: ${DECISION_TABLE_HEADER.join(' | ')} (default docs/decisions.md when present)
+  --decisions PATH      a folder of decision records (one <id>-<slug>.md each: "# <id>: <title>", then ## Context,
+                        ## Decision, ## Why, ## Where), or a markdown file of tables: ${DECISION_TABLE_HEADER.join(' | ')}
+                        (default docs/decisions/ when present, else docs/decisions.md)
   --released DIR        released contracts for the changelog page (default released/ beside --input, when it exists)
   --skip-redoc          build even when the redoc package is not installed (index.html renders once it is)
   --config FILE         the config file (default paygate.config.* or package.json's "paygate" key): its input,
@@ -137,7 +150,7 @@ Example:
       changelogReviewed: allowed?.entries,
       // D203: a catalogue only when the user gives one; without it errors.html comes from the spec's error responses
       errorsMarkdown: readGivenMarkdown(cwd, '--errors', flags.errors, 'docs/errors.md'),
-      decisionsMarkdown: readGivenMarkdown(cwd, '--decisions', flags.decisions, 'docs/decisions.md') ?? emptyTable(DECISION_TABLE_HEADER),
+      ...readGivenDecisions(cwd, flags.decisions),
       templates: readDocsTemplates(DEFAULT_TEMPLATES_DIR),
     };
     io.stderr(`Building the docs site into ${out}\n`);

@@ -121,9 +121,9 @@ export interface PgliteMemory {
 
 /**
  * Defaults for a sandbox on a laptop or a small container (D68). PGlite starts with PostgreSQL's server defaults
- * (shared_buffers 128MB, work_mem 4MB) inside a WebAssembly memory that grows and never shrinks: under load the
- * gateway process reached ~490 MiB RSS. The sandbox's working set is a few MB: 8MB of buffers (1024 pages) holds it,
- * and pages beyond come from the OS page cache (measured 16MB -> 8MB: ~10-20 MiB less under load, same req/s).
+ * (shared_buffers 128MB, work_mem 4MB) inside a WebAssembly memory that grows and never shrinks, so the gateway's
+ * RSS grew with load. The sandbox's working set is a few MB: 8MB of buffers (1024 pages) holds it, and pages beyond
+ * come from the OS page cache: less memory under load at the same throughput (docs/benchmarks.md#pglite-memory-defaults).
  */
 export const DEFAULT_PGLITE_MEMORY: PgliteMemory = { sharedBuffers: '8MB', workMem: '2MB', wasmCode: 'baseline' };
 

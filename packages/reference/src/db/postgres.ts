@@ -393,7 +393,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     pool = makePool(false);
   }
   // Directly on PostgreSQL the startup options carry the settings and named statements save the parse and plan of the
-  // hot reads (D86; about 5x the server CPU of the GET order read without them). Behind a pooler each transaction sets
+  // hot reads (D86; docs/benchmarks.md#named-prepared-statements: several times the server CPU without them). Behind a pooler each transaction sets
   // them itself and every statement is unnamed (D350).
   const names = behindPooler ? undefined : new StatementNames();
   const begin = behindPooler ? beginStatement(statementMs, lockMs) : 'BEGIN';

@@ -185,8 +185,8 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
   let redis: Redis | undefined;
   let breaker: RedisBreaker | undefined;
   if (options.redisUrl) {
-    // ioredis is loaded only when REDIS_URL is set: it is the heaviest module of a start-up without it (~100 ms of
-    // the cold start on these cores), and a single process or PGlite never needs it.
+    // ioredis is loaded only when REDIS_URL is set: it is the heaviest module of a start-up without it
+    // (docs/benchmarks.md#ioredis-at-start-up), and a single process or PGlite never needs it.
     const { Redis } = requireLib('ioredis') as typeof import('ioredis');
     // No offline queue and one attempt per command: a closed connection fails at once. A hung one (the process
     // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95). Requests wait

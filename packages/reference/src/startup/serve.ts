@@ -61,7 +61,7 @@ export async function serve(
   // D173: the database starts opening first, before the module graphs of the app (express, validators, handlers)
   // and of the runtime (services, worker) load: PGlite's WebAssembly compiles on V8's background threads and its files
   // are read while those modules load, and PGlite's start-up garbage is collected while the heap is still small
-  // (measured: ~10% less CPU and ~15% less time to the first answer than opening it after them). This file imports
+  // (less CPU and less time to the first answer than opening it after them: docs/benchmarks.md#database-opened-first). This file imports
   // nothing of @paygate/server for the same reason. Production without a master key opens nothing: openReference
   // refuses that start before touching the database, as before.
   let dbOpening: Promise<Db> | undefined;

@@ -3,8 +3,9 @@
  * setup (test/support/global-setup.ts) writes a tarball of a fresh data dir once (kept in node_modules/.cache across
  * runs, keyed by the PGlite version and start parameters) and names it in PAYGATE_TEST_PGLITE_TEMPLATE; the database
  * helpers of the tests (`openTestDb`, the contract harness's `startGateway`, and tests that open a runtime themselves)
- * call `usePgliteTemplate()` first, so their `memory://` databases load it (~1.5 s of CPU) instead of running initdb
- * (~4-5 s). Without the variable (a run outside vitest, e.g. `paygate contract`) nothing changes.
+ * call `usePgliteTemplate()` first, so their `memory://` databases load it instead of running initdb, a fraction of
+ * the CPU (docs/benchmarks.md#pglite-test-template). Without the variable (a run outside vitest, e.g. `paygate
+ * contract`) nothing changes.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -89,7 +89,7 @@ const isNullOnly = (node: unknown): boolean =>
  * a `type` (inline, or a $ref to one), read as `allOf: [that schema]`. forSerializer makes every typed schema nullable,
  * so the two write the same JSON for null and for a value of the schema (undeclared properties stripped alike), but
  * fast-json-stringify chooses a union's branch by validating the value with Ajv: an Ajv compile of the branches on the
- * first response (~0.1 s of CPU for the Order, the first request of a cold start) and a validation on every one. A value
+ * first response (the first request of a cold start pays it: docs/benchmarks.md#serializer-union-branches) and a validation on every one. A value
  * that fits neither branch was sent with JSON.stringify (the serializer refused it); it is now written as the schema
  * says, as a mistyped value of any non-union property already is (reporting it is response validation's job).
  * `resolve` follows a $ref in the original document; a branch whose type cannot be seen is left a union.
