@@ -9,7 +9,7 @@
  * one after the other. `npm run bench` runs the same measurement through `measureGenerators()`.
  * BENCH_GENERATE_SPECS=github,stripe limits the specs; BENCH_GENERATE_TSC=0 skips the compiles.
  *
- * Issue 31 (D378): for GitHub and Stripe, regeneration after a one-line change as `paygate generate --watch` does it:
+ * Issue 31 (D378 regeneration benchmark on GitHub and Stripe specs): for GitHub and Stripe, regeneration after a one-line change as `paygate generate --watch` does it:
  * in a process that already generated the spec once (unmeasured), an optional property is added to one component
  * schema of a copy of the spec and the generation that follows is measured, against openapi-typescript's full run and
  * Paygate's own full run on the same spec in the same bench run. The process keeps one `GenerateCache` across both

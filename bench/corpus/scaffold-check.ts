@@ -106,7 +106,7 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
 /**
  * Why the probe cannot build a request of this kind for the operation, or undefined when it can: a body in no JSON
  * media type (multipart, XML, binary: the probe samples JSON only). A path template holding a `#` (the AWS style
- * `/#Action=X`) is probed since the scaffold routes it (D410): the probe sends the query or header its fragment names.
+ * `/#Action=X`) is probed since the scaffold routes it (D410 every path template real specs use is routed): the probe sends the query or header its fragment names.
  */
 function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOperation, kind: ProbeKind): string | undefined {
   // fetch sends no body with GET or HEAD (OpenAPI 3.1 allows one; most servers and clients do not)
@@ -267,7 +267,7 @@ function judge(probe: SpecProbe, answer: ProbeAnswer): string | undefined {
     if (schemas.length > 0 && !schemas.some((s) => probe.validate(s, answer.body).length === 0))
       return `status ${answer.status} is undeclared and the body fits none of the document's ${answer.status} schemas`;
   }
-  // a status declared without content is answered without a body (D423): there is no body to name the field in
+  // a status declared without content is answered without a body (D423 a status declared without content answers without a body): there is no body to name the field in
   const withoutContent = answer.declared !== undefined && request.operation.responses.get(answer.declared)?.content.size === 0;
   if (request.kind === 'invalid' && request.field !== undefined && !withoutContent && !answer.text.includes(request.field))
     return `the answer does not name the field ${request.field}`;

@@ -35,7 +35,7 @@ function convert(node: Json): Json {
  * typed keywords left out, D430).
  */
 export function as2020(document: JsonObject): JsonObject {
-  // a wrongly typed value keyword (`"pattern": 0`) is left out, as generation leaves it out of the scaffold's (D430)
+  // a wrongly typed value keyword (`"pattern": 0`) is left out, as generation leaves it out of the scaffold's (D430 wrongly typed value keywords and refused defaults left out with a warning)
   const kept = dropMistypedKeywords(document).document;
   const converted = String(kept['openapi'] ?? '').startsWith('3.0') ? (convert(kept) as JsonObject) : kept;
   try {

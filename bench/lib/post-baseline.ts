@@ -4,7 +4,7 @@
  * so both judge against the same loop.
  *
  * D174: the loop sends the gateway's own statement text (imported from orders/service.ts, so the two cannot drift) as
- * a named prepared statement, as the gateway's pool does (D86), with the parameters the gateway binds for the
+ * a named prepared statement, as the gateway's pool does (D86 named prepared statements on PostgreSQL), with the parameters the gateway binds for the
  * benchmark's request (a partner naming its merchant: the `owned` variant). Before D174 it sent six unnamed
  * statements (BEGIN, merchant, id, order, session, COMMIT) while the gateway sent five prepared ones: a baseline
  * doing more work than the gateway, which flattered the ratio.

@@ -18,7 +18,7 @@ export interface Budget {
   rounds?: number[];
 }
 
-/** A goal's rounds in one line: how many, their quartiles and range (D176). */
+/** A goal's rounds in one line: how many, their quartiles and range (D176 client benchmark in short alternating runs). */
 export function roundsSummary(rounds: readonly number[]): string {
   const s = [...rounds].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))]!;
@@ -128,7 +128,7 @@ export function renderBenchmarksDoc(r: BenchReport): string {
     );
   }
   if (r.regenerations !== undefined && r.regenerations.length > 0) lines.push(...regenerationSection(r.regenerations));
-  // the corpus run is its own command (too long for a bench run): this page points to its report (D403)
+  // the corpus run is its own command (too long for a bench run): this page points to its report (D403 corpus results per run, merged into corpus.md)
   lines.push(
     '## The corpus',
     '',
@@ -171,7 +171,7 @@ export function writeBenchmarksDoc(file: string, report: BenchReport): void {
   writeFileSync(file, withKeptPart(renderBenchmarksDoc(report), existsSync(file) ? readFileSync(file, 'utf8') : ''));
 }
 
-/** Issue 31's rows (D378): regeneration after a one-line change, against the full runs of the same bench run. */
+/** Issue 31's rows (D378 regeneration benchmark on GitHub and Stripe specs): regeneration after a one-line change, against the full runs of the same bench run. */
 export function regenerationSection(rows: readonly RegenerationRatio[]): string[] {
   return [
     '## Regeneration after a one-line change',

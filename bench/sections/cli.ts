@@ -1,5 +1,5 @@
 /**
- * `BENCH_ONLY=cli`: how lean the `paygate` command is (D125). Two figures, each beside a baseline from the same run:
+ * `BENCH_ONLY=cli`: how lean the `paygate` command is (D125 paygate contract checks any API against its spec). Two figures, each beside a baseline from the same run:
  *  - `paygate --version` wall time (the built bin, median of 7 spawns) against `node -e 0` on the same machine;
  *    goal < 300 ms;
  *  - the CLI's install size: the files of @paygate/cli and of every package its `dependencies` pull in (resolved the

@@ -1,6 +1,6 @@
 /**
  * BENCH_ONLY=contract: `paygate contract --spec` on Paygate's spec against a local gateway (the real `paygate serve`,
- * production mode, PGlite), with a partner and a merchant credential (D270). Figures: operations checked per second and
+ * production mode, PGlite), with a partner and a merchant credential (D270 stateful contract checker). Figures: operations checked per second and
  * requests per second of a full run; beside it, in the same run, the same requests replayed one after another with a
  * bare fetch against the same gateway (no planning, sampling, learning or validation): the checker's own cost is the
  * ratio. Schemathesis, the tool issue 32 compares against, cannot be installed here (no Python package index on this

@@ -1,6 +1,6 @@
 /**
  * BENCH_ONLY=docs: how fast a deep link to one operation shows its content on a phone (issue 34: under 1 s at 390 px
- * with the CPU throttled 4x), the light reference's pre-rendered page (D388) against Redoc's deep link to the same
+ * with the CPU throttled 4x), the light reference's pre-rendered page (D388 light reference pages without Redoc) against Redoc's deep link to the same
  * operation in the same rounds.
  *
  * The site is built by `npm run docs` into a temporary directory and served by a plain static server on loopback under

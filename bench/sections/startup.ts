@@ -13,7 +13,7 @@
  * Both chains start from this process, the way `npm start` runs them (`sh -c "... && ... && node ... serve"`); the
  * `npm ci` and the first full `tsc -b` of a fresh clone are not included (the benchmark's own build ran just before).
  *
- * Then where a start goes (D170): `paygate serve` on the existing data dir, spawn -> first 200 on GET order (an order
+ * Then where a start goes (D170 start-up stages marked): `paygate serve` on the existing data dir, spawn -> first 200 on GET order (an order
  * seeded first), median of 3 rounds alternating with bare Express, and its stages as the gateway logs them at debug
  * level (bench/tools/coldstart-stages.mjs): one row per stage, ms since the process started, the step's own ms and the
  * CPU ms used by then; the first request's own time last (it compiles the response serializer).

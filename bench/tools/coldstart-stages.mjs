@@ -95,7 +95,7 @@ export async function coldStartOnce(target) {
     proc.kill('SIGTERM');
     await exited;
   }
-  // Read after the exit: `paygate serve` writes its log in batches (D149, D168), flushed at exit, so the stages line
+  // Read after the exit: `paygate serve` writes its log in batches (D149 batched standard output logging; D168 banner hold writes to batched output), flushed at exit, so the stages line
   // may not have reached the pipe when the first request is answered.
   const stages = stagesIn(output);
   const listening = stages.find((s) => s.stage === 'listening');

@@ -1,5 +1,5 @@
 /**
- * Which page shapes the generator recognises in real specs (D225): for each document, the operations per detected
+ * Which page shapes the generator recognises in real specs (D225 pagination model by strategy): for each document, the operations per detected
  * shape (link-header, cursor, next-url, last-item, offset, page, x-pagination) and the GET operations that look like
  * lists (a query parameter named like a page, cursor, offset or limit) but got no helper, with a sample of each to
  * read by hand. Not a test: a survey to rerun when a detector changes.

@@ -1,7 +1,7 @@
 /**
  * npx tsx scripts/decisions/check-split.ts [--from FILE]
  *
- * Checks that the records of docs/decisions/ and its notes hold every word of a decisions table (D450): each row's
+ * Checks that the records of docs/decisions/ and its notes hold every word of a decisions table (D450 one file per decision and a generated index): each row's
  * cells exactly, each prose section, each intro line (but those describing the table) in docs/decisions.md. Run it
  * after scripts/decisions/split.ts with the same --from (e.g. `git show <before>:docs/decisions.md > /tmp/t.md`).
  */

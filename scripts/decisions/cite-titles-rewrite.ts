@@ -1,9 +1,9 @@
 /**
- * The rewrite of scripts/decisions/cite-titles.ts (D451), pure: a source text in, the text with titled citations out.
+ * The rewrite of scripts/decisions/cite-titles.ts (D451 code cites a decision by number and title), pure: a source text in, the text with titled citations out.
  */
 import ts from 'typescript';
 
-/** A parenthesis holding only decision numbers: `(D141)`, `(D96, D141)`, `(D36 and D37)`. */
+/** A parenthesis holding only decision numbers: `(D141 one dispatch middleware with find-my-way)`, `(D96 early answers close the connection, bodies counted; D141 one dispatch middleware with find-my-way)`, `(D36 credential rotation with an overlap window; D37 callbacks signed with the session's key version)`. */
 const BARE_GROUP = /\((D\d+(?:(?:, ?| and )D\d+)*)\)/g;
 
 /**

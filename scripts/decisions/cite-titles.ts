@@ -1,8 +1,8 @@
 /**
  * npx tsx scripts/decisions/cite-titles.ts [--check] FILE...
  *
- * Gives bare decision citations in code comments their titles (D451): `// one dispatch step (D141)` becomes
- * `// one dispatch step (D141 one dispatch middleware with find-my-way)`, `(D96, D141)` becomes
+ * Gives bare decision citations in code comments their titles (D451 code cites a decision by number and title): `// one dispatch step (D141)` becomes
+ * `// one dispatch step (D141 one dispatch middleware with find-my-way)`, `(D96 early answers close the connection, bodies counted; D141)` becomes
  * `(D96 early answers close the connection; D141 one dispatch middleware with find-my-way)`. Only comments (found by
  * TypeScript's own comment scanner, so strings, templates and regular expressions are never touched), only a
  * parenthesis holding nothing but decision numbers, and only numbers whose title the comment does not already carry.

@@ -1,5 +1,5 @@
 /**
- * docs/decisions.md, the index of the decision records (D450): a do-not-edit header, how to add a decision, the
+ * docs/decisions.md, the index of the decision records (D450 one file per decision and a generated index): a do-not-edit header, how to add a decision, the
  * conventions every record assumes, then one line per record (id, title, link) under its section, then the notes (the
  * other Markdown files of docs/decisions/, such as the settlement arithmetic). Pure and deterministic: the drift test
  * (test/spec/decisions-index.test.ts) compares the committed file with this text byte for byte.

@@ -1,5 +1,5 @@
 /**
- * What scripts/decisions/split.ts writes from a decisions table (D450): one record per row (the table's columns
+ * What scripts/decisions/split.ts writes from a decisions table (D450 one file per decision and a generated index): one record per row (the table's columns
  * `# | The original specification says | Decision | Reason | Anchor` become the record's Context, Decision, Why and
  * Where; the `##` heading above the table its section) and one note per `##` section that holds no decisions table
  * (its text verbatim). Pure: the caller reads and writes the files.

@@ -2,7 +2,7 @@
  * npx tsx scripts/decisions/split.ts [--from FILE] [--dir DIR] [--titles FILE]
  *
  * Writes one record per row of the decisions tables in FILE (default docs/decisions.md) into DIR (default
- * docs/decisions/), and one note per `##` section without a decisions table (D450). Re-runnable: a row whose record
+ * docs/decisions/), and one note per `##` section without a decisions table (D450 one file per decision and a generated index). Re-runnable: a row whose record
  * exists rewrites that record's Context, Decision, Why and Where from the row (its title and file name stay); a row
  * without a record takes its title from the titles file (default DIR/titles.json, `{"D<n>": "A few words"}`) and the
  * title is removed from that file once its record is written. A row with neither stops the run before anything is

@@ -1,7 +1,7 @@
 /**
  * npx tsx scripts/decisions/write-index.ts [--check]
  *
- * Writes docs/decisions.md, the generated index of docs/decisions/*.md (D450). --check writes nothing and exits 1
+ * Writes docs/decisions.md, the generated index of docs/decisions/*.md (D450 one file per decision and a generated index). --check writes nothing and exits 1
  * when the committed index differs from what this would write (test/spec/decisions-index.test.ts runs the same check
  * in npm test).
  */

@@ -2,7 +2,7 @@
  * `paygate contract --spec openapi/openapi.yaml` against a gateway started as `npm start` starts it (`paygate serve`:
  * sandbox mode, PGlite in a data directory, its worker running, responses validated as without NODE_ENV), with a
  * partner and a merchant credential and nothing else (issue 32, D270): it exits 0 and its coverage table has a 2xx for
- * every operation; every URL and e-mail address it sent names a reserved host (D273); its output has no colour when
+ * every operation; every URL and e-mail address it sent names a reserved host (D273 contract checker sends only reserved hosts); its output has no colour when
  * not a terminal and its JUnit file is valid. The rate limit is raised through the environment, as a CI job would
  * (the sandbox's 25 requests per second would only make the run wait out 429s).
  */

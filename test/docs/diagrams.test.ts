@@ -1,5 +1,5 @@
 /**
- * The diagrams' one source is the spec (D390): the state machines it declares (`x-state-machine`) and its retry
+ * The diagrams' one source is the spec (D390 diagrams drawn at build time): the state machines it declares (`x-state-machine`) and its retry
  * schedule (`x-webhook-retry-schedule`) must be the ones the gateway enforces, move for move, or this test fails.
  * Then the drawing: every state and move of each machine is in its SVG and its text list, and any spec that declares
  * none gets no diagrams page.

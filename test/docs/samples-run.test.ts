@@ -1,5 +1,5 @@
 /**
- * The docs' samples of a few Paygate operations, run as a reader would paste them (D385): the curl command in bash
+ * The docs' samples of a few Paygate operations, run as a reader would paste them (D385 docs samples from the spec): the curl command in bash
  * and the TypeScript sample with tsx, against an in-process sandbox gateway, with the reader's environment
  * (`PAYGATE_URL`, `PAYGATE_CLIENT_ID`, `PAYGATE_CLIENT_SECRET`) set to a sandbox merchant's credentials. Only an id the
  * reader would paste from an earlier answer is replaced (the example order id by the one just created).

@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's messages in real Chromium (D294): each field says what is wrong in the page's own words (the
+ * The hosted checkout's messages in real Chromium (D294 checkout field rules in one module): each field says what is wrong in the page's own words (the
  * server's rules and messages, bundled into the page's script from checkout/methods/field-checks.ts), as the shopper
  * types or leaves it; Pay with an error posts nothing, shows the summary, focuses the first field and keeps what was
  * typed; the expiry is judged by the order's clock, as the server judges it; without JavaScript the browser's own check

@@ -250,7 +250,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         if (answer === 'approve') {
           expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status, mop_type: 'CREDIT_CARD' });
         } else {
-          // a failed challenge is a decline: the payment page again, to try another card (D126)
+          // a failed challenge is a decline: the payment page again, to try another card (D126 a decline on the hosted page keeps the session open)
           await page.locator('[data-testid="decline-notice"]').waitFor();
           expect(await page.locator('[data-testid="decline-notice"]').textContent()).toContain('3-D Secure authentication failed');
           expect(site.callbacks.length).toBe(before);
@@ -329,7 +329,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         await expectAccessible(page, 'method choice');
 
         // card form with errors shown (by the page's script, with the server's rules: a number failing Luhn, an
-        // expired card); the typed number stays to be corrected (D294)
+        // expired card); the typed number stays to be corrected (D294 checkout field rules in one module)
         await fillCard(page, TEST_CARD.luhnFails);
         await page.fill('[data-testid="card_expiry"]', '01/20');
         await page.click('[data-testid="pay"]');

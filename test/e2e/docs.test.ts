@@ -7,7 +7,7 @@
  * site makes no third-party request: Redoc's credit image is a data: URL in the site's copy of its bundle, D136). A
  * control injects an inline script to show that a violation would be caught. Every page, at phone and desktop size:
  * no sideways scroll, axe clean, in the reader's words (no "seed"), events sorted, a changelog that headlines what can
- * break a client and the additions (D135, D137).
+ * break a client and the additions (D135 docs changelog written for clients; D137 operations tagged by feature).
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
@@ -29,7 +29,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const browserAvailable = isBrowserAvailable('BROWSER DOCS TEST');
 
-/** Redoc's "API docs by Redocly" logo: the standalone bundle loads it from this address, unconditionally (D136). */
+/** Redoc's "API docs by Redocly" logo: the standalone bundle loads it from this address, unconditionally (D136 Redoc bundle's CDN logo replaced locally). */
 const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
 interface Violation {
@@ -125,7 +125,7 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
   const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
 
-  // the light reference's pages too (D388, D390): an operation page, the list, the schemas, the diagrams
+  // the light reference's pages too (D388 light reference pages without Redoc; D390 diagrams drawn at build time): an operation page, the list, the schemas, the diagrams
   const PAGES = [
     'index.html',
     'events.html',

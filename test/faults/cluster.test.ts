@@ -1,5 +1,5 @@
 /**
- * `paygate serve --workers 2` on PostgreSQL (D100): the supervisor and its two worker processes, for real.
+ * `paygate serve --workers 2` on PostgreSQL (D100 worker processes under a supervisor): the supervisor and its two worker processes, for real.
  * - kill -9 of one worker while order creations (each with an Idempotency-Key, retried with the same key when the
  *   connection dies) run against the shared port: the supervisor restarts it, a new pid serves requests, and every
  *   order the gateway acknowledged can be read back afterwards, exactly once per key;
@@ -180,7 +180,7 @@ if (!adminUrl) {
       expect(gw.output.join('\n')).toContain('Paygate is running (sandbox), 2 workers');
 
       const partnerClient = clientFor(gw.baseUrl, partner);
-      // background work runs in the workers too: each event delivered once, whichever worker claims it (D101)
+      // background work runs in the workers too: each event delivered once, whichever worker claims it (D101 every worker process runs the background queues)
       receiver = await startReceiver({ behaviour: () => ({ status: 204 }) });
       const endpoint = expectOk(
         'createWebhookEndpoint',

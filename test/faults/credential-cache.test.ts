@@ -1,6 +1,6 @@
 /**
  * Two gateway PROCESSES (`paygate serve` twice, one DATABASE_URL), each caching verified credentials for 10 minutes
- * (PAYGATE_CREDENTIAL_CACHE_TTL_MS=600000), so only the LISTEN/NOTIFY invalidation (D67) can make the second process
+ * (PAYGATE_CREDENTIAL_CACHE_TTL_MS=600000), so only the LISTEN/NOTIFY invalidation (D67 verified credentials cached briefly) can make the second process
  * notice a change made through the first: rotation with overlap 0 and revocation of the previous set are honoured by
  * the other process within NOTIFY_BOUND_MS. Registered only when PAYGATE_TEST_DATABASE_URL is set.
  */

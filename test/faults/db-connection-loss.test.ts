@@ -1,5 +1,5 @@
 /**
- * PostgreSQL connections lost under a real `paygate serve` process (D91, D92): the process stays alive, the affected
+ * PostgreSQL connections lost under a real `paygate serve` process (D91 infrastructure failures named in one place: 503; D92 Retry-After 1 on every 503): the process stays alive, the affected
  * requests get 503 ERR_UNAVAILABLE_503 with Retry-After and the error envelope (never a reset, a 500 or a 401), then
  * everything recovers, and every Idempotency-Key retried afterwards resolves to exactly one order or refund.
  * - the backend of an in-flight order creation and of an in-flight refund terminated (pg_terminate_backend);
@@ -234,7 +234,7 @@ if (!adminUrl) {
       proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
       const viaProxy = new URL(db.url);
       viaProxy.host = `127.0.0.1:${proxy.port}`;
-      // a credential cache that would answer from memory for 10 minutes: it must stop answering while LISTEN is down (D67)
+      // a credential cache that would answer from memory for 10 minutes: it must stop answering while LISTEN is down (D67 verified credentials cached briefly)
       gateway = await spawnGateway({
         name: 'db-proxy-1',
         databaseUrl: viaProxy.toString(),

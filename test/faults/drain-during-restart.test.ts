@@ -1,5 +1,5 @@
 /**
- * Drain that always drains (D360): `paygate serve --workers 2` on PostgreSQL, one worker killed with kill -9 and the
+ * Drain that always drains (D360 drain reaches workers still starting): `paygate serve --workers 2` on PostgreSQL, one worker killed with kill -9 and the
  * supervisor sent SIGTERM right after, while the replacement worker is starting. The replacement must not serve
  * traffic after the drain began (it is stopped before it listens, or drains as soon as it does), every worker stops
  * within the bound (no SIGKILL) and the supervisor exits 0.

@@ -1,5 +1,5 @@
 /**
- * Honest storage failures (D361) on a disk that is really full: PostgreSQL's `orders` and `storage_probe` tables are
+ * Honest storage failures (D361 running out of a resource classified) on a disk that is really full: PostgreSQL's `orders` and `storage_probe` tables are
  * moved to a tablespace on a 4 MiB tmpfs, which a filler table then fills, so the server itself fails to extend a
  * file with ENOSPC (SQLSTATE 53100, "could not extend file ...: No space left on device"). Order creations get the
  * declared 503 with Retry-After (never 500), reads work, /readyz is not ready; once the filler is dropped (space

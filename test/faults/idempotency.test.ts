@@ -240,7 +240,7 @@ if (!adminUrl) {
       const partnerClient = clientFor(gateway.baseUrl, partner);
       const rotated = expectOk('createMerchantCredentials', await partnerClient.merchantCredentials.create(merchant.merchantId)).data;
       const newClient = clientFor(gateway.baseUrl, { clientId: rotated.client_id, clientSecret: rotated.client_secret });
-      // inside the overlap window (D36) the old credentials still work, and replay
+      // inside the overlap window (D36 credential rotation with an overlap window) the old credentials still work, and replay
       const oldCredentials = await merchant.client.refunds.create(body, { headers: { 'Idempotency-Key': key } });
       expect(oldCredentials.response.headers.get('idempotent-replayed')).toBe('true');
       // after immediate revocation they are refused

@@ -148,7 +148,7 @@ if (!adminDatabaseUrl()) {
         () => ({ from_created_date: '2026-01-01', status: 'FAILED', mop_type: 'CREDIT_CARD' }),
         true,
       ],
-      // combined filters whose matches never overlap (D344): a bounded scan (LIMIT 500) of one filter's index, never
+      // combined filters whose matches never overlap (D344 every list bounded by its page): a bounded scan (LIMIT 500) of one filter's index, never
       // its history. When that filter's own matches are about as few as the window (400 and 1,000 rows here), the
       // planner may rightly collect and sort them instead of walking in order (seen both ways): a Sort is allowed, a
       // Seq Scan is not.
@@ -257,7 +257,7 @@ if (!adminDatabaseUrl()) {
     };
 
     /**
-     * Generic plans (D344): a prepared statement is planned for its values five times, then PostgreSQL may keep one
+     * Generic plans (D344 every list bounded by its page): a prepared statement is planned for its values five times, then PostgreSQL may keep one
      * plan for any values, which no longer sees an enum value sent as a parameter. Each statement is PREPAREd and
      * EXPLAINed with plan_cache_mode = force_generic_plan.
      */

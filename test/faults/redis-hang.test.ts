@@ -1,6 +1,6 @@
 /**
  * A hung Redis (SIGSTOP: its TCP connections stay open, nothing answers) under a load below the limit, against two
- * real `paygate serve` processes on PostgreSQL sharing it for rate limits (D95). Every Redis command is bounded by
+ * real `paygate serve` processes on PostgreSQL sharing it for rate limits (D95 Redis commands bounded by a timeout). Every Redis command is bounded by
  * PAYGATE_REDIS_TIMEOUT_MS and a circuit breaker moves each process to its own limiter at the first timeout, so: no
  * request waits longer than the timeout plus 100 ms, the client under its limit never gets a 429, nothing answers
  * 5xx, and each process logs the outage and the recovery once. The Redis is a throwaway redis-server of this test.

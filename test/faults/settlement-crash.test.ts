@@ -2,7 +2,7 @@
  * A settlement run in batches (PAYGATE_SETTLEMENT_BATCH_SIZE=100) over 6,000 captured payments, seeded through SQL,
  * is cut by kill -9 of `paygate serve` after some batches committed; a new process on the same PostgreSQL database runs
  * again and completes the settlement the first one left open: every payment has exactly one capture line, the lines
- * are numbered without gap, the totals add up to the payments, and PAYMENT_SETTLED announces it once (D112).
+ * are numbered without gap, the totals add up to the payments, and PAYMENT_SETTLED announces it once (D112 settlement runs in batches of 1,000 payments).
  * Registered only when PAYGATE_TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * One anonymous client cannot lock everybody out (D96): 1,100 slow-body sockets from 127.0.0.1 against the public
+ * One anonymous client cannot lock everybody out (D96 early answers close the connection, bodies counted): 1,100 slow-body sockets from 127.0.0.1 against the public
  * `/checkout/{session_id}` form post (re-opened as the server closes them) while another client, bound to 127.0.0.2,
  * keeps calling the gateway: its answers keep coming, p99 under 1 s, throughout. What holds: the per-address cap
  * (PAYGATE_MAX_CONNECTIONS_PER_ADDRESS, default 100) refuses the surplus at accept, so the global cap (1000) is never

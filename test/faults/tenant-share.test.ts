@@ -1,5 +1,5 @@
 /**
- * Bounded waits per tenant (D363) on PostgreSQL: one merchant holds 12 requests waiting on a locked row (its order,
+ * Bounded waits per tenant (D363 tenant share of the database pool) on PostgreSQL: one merchant holds 12 requests waiting on a locked row (its order,
  * locked FOR UPDATE by another session, as a long transaction or a stuck process would). With a pool of 8 those
  * requests would take every connection and every other merchant's requests would wait for one, then fail with 503.
  * With the tenant share, that merchant runs at most its share (6 of 8) and queues the rest; another merchant's reads

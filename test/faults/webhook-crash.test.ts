@@ -1,5 +1,5 @@
 /**
- * Webhook delivery under kill -9 (D114): 300 events are written to the outbox of one merchant with one endpoint whose
+ * Webhook delivery under kill -9 (D114 transactional outbox kept over a job queue): 300 events are written to the outbox of one merchant with one endpoint whose
  * receiver answers after 100 ms, so at any moment many deliveries are in flight (256 per process, at most 32 per
  * endpoint). `paygate serve` is killed mid-stream; a new process on the same PostgreSQL database takes over once the
  * killed process's leases expire (the merchant's sandbox clock is moved past the 60 s lease). Every event is

@@ -4,16 +4,16 @@
  * and compiled strictly through the shared harness (support/compile-generated.ts). Invented documents: the directory's
  * originals carry no licence to copy them here.
  * - sakari.io: a callback named `event` made its validator `validateEvent`, the name the webhooks index exports
- *   itself (TS2395, TS2440): it is `validateEventPayload` (D406).
+ *   itself (TS2395, TS2440): it is `validateEventPayload` (D406 event validator names avoid index names).
  * - 1Password's Events API (`info.x-logo` as a URL string) and apideck's accounting API (`"x-sdk-exclude": true` in
- *   `x-webhooks`): Redocly's struct errors inside extensions refused the document; they warn (D405).
- * - Google Cloud Build (`"source": {"url": {}}` at the root): an unknown root field refused it; it warns (D407).
+ *   `x-webhooks`): Redocly's struct errors inside extensions refused the document; they warn (D405 struct errors inside extensions are warnings).
+ * - Google Cloud Build (`"source": {"url": {}}` at the root): an unknown root field refused it; it warns (D407 unknown root fields are warnings).
  * - dev.to (`getArticles` paged, and `getArticlesAll` beside it) and Azure's subAssessments: the page helper
  *   `<method>All` met the other operation's method of the same name (TS1117); the helper's name is now taken.
  * - VTEX (a required `Content-Type` header parameter on GETs): its validator refused every GET; OpenAPI says such a
- *   parameter SHALL be ignored, and it is (D409).
+ *   parameter SHALL be ignored, and it is (D409 accept, Content-Type and Authorization parameters ignored).
  * - api.video (`"pattern": 0` on a string property): Redocly's struct error refused the document; a wrongly typed value
- *   keyword of a schema warns and is left out (D430); so is a `default` its own schema refuses (Exhibit Day's
+ *   keyword of a schema warns and is left out (D430 wrongly typed value keywords and refused defaults left out with a warning); so is a `default` its own schema refuses (Exhibit Day's
  *   `{type: number, default: 'false'}`, figshare's `order` default outside its enum), which the validators filled in
  *   and then refused.
  */

@@ -20,7 +20,7 @@ export const scenarios: Scenario[] = [
   { name: 'shapes31', openapi: 'test/fixtures/shapes31/openapi.yaml', asyncapi: null },
   // Not Paygate's conventions: bearer auth, its own Error {code, message}, expand[] deepObject arrays, a + in its server URL.
   { name: 'shelf', openapi: 'test/fixtures/shelf/openapi.yaml', asyncapi: null },
-  // Events (D210, D211): webhooks and callbacks discriminated on `event` (3.1), callbacks known by name only (3.0).
+  // Events (D210 webhooks and callbacks are events; D211 event discriminator declared or detected): webhooks and callbacks discriminated on `event` (3.1), callbacks known by name only (3.0).
   { name: 'events31', openapi: 'test/fixtures/events31/openapi.yaml', asyncapi: null },
   { name: 'callbacks30', openapi: 'test/fixtures/callbacks30/openapi.yaml', asyncapi: null },
   // Issue 30's minimal reproductions, vendor-style: `4xx` ranges, a repeated path parameter, `enum: []`, a code enum

@@ -1,5 +1,5 @@
 /**
- * Each page shape end to end (D225, D227): the fixture test/fixtures/pages (one list per shape, not Paygate's
+ * Each page shape end to end (D225 pagination model by strategy; D227 page strategies as data in the client): the fixture test/fixtures/pages (one list per shape, not Paygate's
  * conventions) and Figma's REST API are generated and compiled strictly through the shared harness
  * (support/compile-generated.ts) together with type-level tests (the helper's item type is the spec's schema, no
  * helper where the spec shows no page), then each generated `...All` helper walks three pages a loopback server

@@ -1,6 +1,6 @@
 /**
  * What the generators do not support is refused before anything is written, naming the file, the JSON pointer and
- * the fix, never with a stack trace (decision D61); derived operationIds stay deterministic (D62).
+ * the fix, never with a stack trace (decision D61); derived operationIds stay deterministic (D62 missing operationIds derived from method and path).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -114,7 +114,7 @@ describe('unsupported constructs are refused with their location', () => {
     expect(result.warnings[0]!.problem).toMatch(
       /Its \{q\} is declared by no parameter: generated as a string read from the query, not validated \(D411\)\./,
     );
-    // a path template expression declared nowhere is still refused (D201): the exemption is the query string's alone
+    // a path template expression declared nowhere is still refused (D201 undeclared path parameters refused under strict lint): the exemption is the query string's alone
     const refusal = await generateDocument(
       'path-undeclared-beside',
       doc({ '/search?q={q}': { get: { responses: ok } }, '/b/{id}': { get: { responses: ok } } }),

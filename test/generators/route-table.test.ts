@@ -1,5 +1,5 @@
 /**
- * The route table of contract/operations.gen.ts is one JSON text per operation, parsed at import (D194): what it
+ * The route table of contract/operations.gen.ts is one JSON text per operation, parsed at import (D194 route table as one JSON text per line): what it
  * parses to is exactly the model's routes, and `OperationId` is exactly the spec's operation ids (type-level part:
  * `npx tsc -p tsconfig.json` checks it).
  */

@@ -1,5 +1,5 @@
 /**
- * Every path template spelling real specs use (D410), served by `createApiApp` from a small non-Paygate spec
+ * Every path template spelling real specs use (D410 every path template real specs use is routed), served by `createApiApp` from a small non-Paygate spec
  * (test/fixtures/routes30): a Google custom method beside its resource, AWS fragment-qualified templates chosen by a
  * query key and by a header value, a segment holding two parameters, text around a parameter, and query strings written
  * into the path, two adjacent parameters told apart by the second's enum. Each kind twice: the scaffold with no handlers (501 for the operation the request names, the declared

@@ -1,8 +1,8 @@
 /**
  * Shelf (test/fixtures/shelf), a spec with none of Paygate's conventions, generated (golden files, compiled by the
  * typecheck) and served by the scaffold: its own `Error {code, message}` on every answer of the scaffold's own
- * (D119), its bearer scheme through a per-scheme authenticator and the start-up refusal without one (D120),
- * `expand[]` deepObject arrays (D117), free-form `metadata` objects (D118), a `+` in its server URL under response
+ * (D119 scaffold shapes its answers from the spec), its bearer scheme through a per-scheme authenticator and the start-up refusal without one (D120 one authenticator per security scheme),
+ * `expand[]` deepObject arrays (D117 deepObject arrays read as Stripe sends them), free-form `metadata` objects (D118 empty object schemas typed Record<string, unknown>), a `+` in its server URL under response
  * validation, and the default development logger naming the operation and the JSON pointer.
  */
 import type { Server } from 'node:http';
@@ -143,7 +143,7 @@ describe('Shelf: security, expand[] and free-form objects', () => {
   it('rejects an expand[] value outside the enum with 400 naming the item', async () => {
     const answer = await call('GET', '/items?expand[]=author&expand[]=bogus', { headers: auth });
     expect(answer.status).toBe(400);
-    // Shelf's Error has no place for details: the message names the field and why (D216)
+    // Shelf's Error has no place for details: the message names the field and why (D216 rejections list failing fields in order)
     expect(answer.body).toEqual({
       code: 'invalid_request',
       message: 'query.expand[1]: must be equal to one of the allowed values: author, shelf',

@@ -77,7 +77,7 @@ describe('a spec change flows everywhere', () => {
     // ... and the changelog's unreleased section, as an addition to the order request (not breaking).
     const changelog = await readFile(path.join(site, 'changelog.html'), 'utf8');
     const unreleased = changelog.slice(changelog.indexOf('<h2 id="v-unreleased">'), changelog.indexOf('<h2 id="v-1.0.0">'));
-    // one entry where the property is defined (D104), among the additions (the merchant changelog's words, D135)
+    // one entry where the property is defined (D104 one diff entry per change, at its definition), among the additions (the merchant changelog's words, D135)
     const additionsStart = unreleased.indexOf('<h3>Additions</h3>');
     expect(additionsStart).toBeGreaterThan(-1);
     const additions = unreleased.slice(additionsStart, unreleased.indexOf('<h3>', additionsStart + 1) >>> 0 || undefined);

@@ -1,5 +1,5 @@
 /**
- * The typed schema model through the public entry (D475): a plugin written as README "Customise the output" shows,
+ * The typed schema model through the public entry (D475 typed schema model with one walker, a node beside every raw schema): a plugin written as README "Customise the output" shows,
  * importing `walkSchema` from `@paygate/cli`, reads typed nodes of a bundled multi-file spec (an external file's schema
  * becomes a named component whose refs are `ref` nodes).
  */

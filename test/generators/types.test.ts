@@ -63,7 +63,7 @@ describe('generated server types', () => {
 });
 
 describe('generated client types', () => {
-  // credentials by the spec's security scheme names (D121): mini declares ClientId and ClientSecret (apiKey headers)
+  // credentials by the spec's security scheme names (D121 client auth per security scheme): mini declares ClientId and ClientSecret (apiKey headers)
   const client = createPaygateClient({ baseUrl: 'http://localhost', auth: { ClientId: 'id', ClientSecret: () => 'secret' } });
 
   it('types auth by the spec scheme names; per-call extra headers compile', () => {

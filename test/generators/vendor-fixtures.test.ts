@@ -2,9 +2,9 @@
  * Issue 30's minimal reproductions as vendor-style documents (test/fixtures/vendor30: OpenAPI 3.0, a CDN's style;
  * vendor31: 3.1, a chat platform's), each generated as `paygate generate` does by default (strict lint, every target),
  * compiled strictly through the one harness (support/compile-generated.ts), and documented by `paygate docs` in a
- * project with no error catalogue: `enum: []` and tuples compile (D198), `4xx` ranges are `4XX` in every type (D199), a
- * repeated path parameter is one parameter (D200), the title gives the names (D202), the errors page comes from the
- * spec (D203), `nullable` in a 3.1 schema only warns (D205).
+ * project with no error catalogue: `enum: []` and tuples compile (D198 tolerant schema compilation), `4xx` ranges are `4XX` in every type (D199 status range keys normalised), a
+ * repeated path parameter is one parameter (D200 a repeated path parameter is one value), the title gives the names (D202 client name from x-client-name or the title), the errors page comes from the
+ * spec (D203 error catalogue check only when given), `nullable` in a 3.1 schema only warns (D205 unknown 3.1 schema keywords are warnings).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

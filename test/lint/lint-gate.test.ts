@@ -1,5 +1,5 @@
 /**
- * The lint and format gate (D131): `npm run lint` (Biome with the repository's biome.json) runs first in `npm test`
+ * The lint and format gate (D131 Biome is the lint and format gate): `npm run lint` (Biome with the repository's biome.json) runs first in `npm test`
  * and fails on a seeded violation, naming the rule, while a clean file passes. The seeded files sit in a temporary
  * folder inside the repository (Biome reads the repository's configuration and .gitignore from there; a git-ignored
  * folder would be skipped) and are removed afterwards.

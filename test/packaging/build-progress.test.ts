@@ -1,5 +1,5 @@
 /**
- * `npm run build` says what it does (D292): scripts/build.mjs on a small solution of its own (two packages, one
+ * `npm run build` says what it does (D292 npm run build through the solution builder): scripts/build.mjs on a small solution of its own (two packages, one
  * importing the other): the first build names the projects, says it is a first build and roughly how long one takes,
  * prints a line per package as it starts compiling and the time of each; a second build compiles nothing and says so;
  * a change compiles only the package it touches; a type error is printed as tsc prints it and fails the build.

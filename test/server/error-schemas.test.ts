@@ -3,7 +3,7 @@
  * error schema is `{status, err}`, one with lists of field errors (`{message, errors: [{in, field, reason}]}` and
  * FastAPI's 422 `{detail: [{loc, msg, type}]}`), and one whose error schema truly cannot be filled (a business code
  * enum, a required number of its own): the app refuses to start naming the operation, the status and the schema,
- * and starts with an `errorMapper`, whose answer takes the declared content type (D215).
+ * and starts with an `errorMapper`, whose answer takes the declared content type (D215 error schema filled by role).
  */
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';

@@ -6,7 +6,7 @@
  * every answer is read against the spec (support/scaffold-probe.ts): the status it declares, the content type it
  * declares, the body valid against the declared schema. Where an operation declares no status for an answer (32
  * declare no 401, 11 no 400, 46 no 501), the answer keeps its status and comes in the schema the document declares
- * for that status elsewhere (D119), or takes the status the operation declares for the same meaning (D217: 403 for
+ * for that status elsewhere (D119 scaffold shapes its answers from the spec), or takes the status the operation declares for the same meaning (D217: 403 for
  * a credential refusal).
  */
 import { readFileSync } from 'node:fs';
@@ -136,7 +136,7 @@ function expectConforming(answer: ProbeAnswer, status: number): void {
   ).toBe(true);
 }
 
-/** The status of a credential refusal: 401, or 403 where the operation declares 403 and not 401 (D217). */
+/** The status of a credential refusal: 401, or 403 where the operation declares 403 and not 401 (D217 422 or 403 when that is what the spec declares). */
 const refusedStatus = (op: ProbedOperation): number => (!probe.declares(op, 401) && op.responses.has('403') ? 403 : 401);
 const invalidStatus = (op: ProbedOperation): number => (!probe.declares(op, 400) && op.responses.has('422') ? 422 : 400);
 

@@ -3,11 +3,11 @@
  * (`notImplemented: 'respond'`: a request that passes validation is answered 501). Reductions of what the corpus run
  * found refused (docs/corpus.md, "status 400, expected 501"):
  * - a JSON body that is a string (`type: string` under application/json, WSO2's transform API): refused as "is not
- *   valid JSON" by the strict JSON parser; any JSON value is read now, and the schema decides (D431);
+ *   valid JSON" by the strict JSON parser; any JSON value is read now, and the schema decides (D431 a JSON body may be any JSON value);
  * - GitHub's `workflow_id` path parameter, `oneOf: [integer, string]`: a numeric id, coerced, matched both and was
- *   refused; alternatives of disjoint types are validated as `anyOf` (D432);
+ *   refused; alternatives of disjoint types are validated as `anyOf` (D432 a parameter oneOf of disjoint types validated as anyOf);
  * - Vonage's security `[{apiKey, apiSecret}, {apiKey, apiSig}]`, three API keys in the query: only the first scheme
- *   of each alternative was an allowed query parameter, so `api_secret` was "Unknown query parameter" (D434).
+ *   of each alternative was an allowed query parameter, so `api_secret` was "Unknown query parameter" (D434 every query API key of every security alternative allowed).
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';

@@ -1,4 +1,4 @@
-/** scripts/decisions/cite-titles.ts (D451): bare citations in comments get their titles, nothing else changes. */
+/** scripts/decisions/cite-titles.ts (D451 code cites a decision by number and title): bare citations in comments get their titles, nothing else changes. */
 import { describe, expect, it } from 'vitest';
 import { citeTitles, commentRanges, inSentence } from '../../scripts/decisions/cite-titles-rewrite.js';
 

@@ -1,5 +1,5 @@
 /**
- * Every decision a file cites (`D123`, `D225-D227`) has a record in docs/decisions/ (D450): a reader who follows a
+ * Every decision a file cites (`D123`, `D225-D227`) has a record in docs/decisions/ (D450 one file per decision and a generated index): a reader who follows a
  * citation must find the record. Decision numbers are never reused, so a citation of a number with no record is a
  * typo or a decision that was never written down.
  */

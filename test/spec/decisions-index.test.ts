@@ -1,5 +1,5 @@
 /**
- * docs/decisions.md is generated from the records of docs/decisions/ (D450): it must be byte-identical to what
+ * docs/decisions.md is generated from the records of docs/decisions/ (D450 one file per decision and a generated index): it must be byte-identical to what
  * scripts/decisions/write-index.ts writes, like generated code. And the converter that made the records from the old
  * table (scripts/decisions/split.ts) keeps every word, refuses a row without a title, and can run again.
  */

@@ -1,5 +1,5 @@
 /**
- * Words for merchants (D293): the pages Paygate's docs site shows the API's clients (the reference built from
+ * Words for merchants (D293 client pages carry no decision numbers): the pages Paygate's docs site shows the API's clients (the reference built from
  * openapi.json, the events, errors and changelog pages, and any other page but the design record decisions.html,
  * which is numbered by nature) carry no internal references: no decision or issue numbers, no "original/source
  * specification" (the document Paygate was built from, which a merchant never saw). Their text comes from openapi/

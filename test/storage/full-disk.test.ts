@@ -1,5 +1,5 @@
 /**
- * Honest storage failures (D361), on PGlite and (with PAYGATE_TEST_DATABASE_URL) on PostgreSQL: while the disk is
+ * Honest storage failures (D361 running out of a resource classified), on PGlite and (with PAYGATE_TEST_DATABASE_URL) on PostgreSQL: while the disk is
  * "full" every write fails with the database's own disk-full error, SQLSTATE 53100, raised by the engine itself
  * (a statement trigger on every table: `RAISE ... USING ERRCODE = 'disk_full'`, the error shape each driver gives for
  * a real ENOSPC, which PostgreSQL and PGlite report as 53100). Filling a real disk needs root (a tiny tmpfs) and would

@@ -1,6 +1,6 @@
 /**
  * The test run's shared setup (wired in vitest.config.ts, beside the contract suite's coverage setup), done once per
- * run instead of once per test file (D138):
+ * run instead of once per test file (D138 test fixtures made once per run):
  * - a tarball of an initialised PGlite data dir (PAYGATE_TEST_PGLITE_TEMPLATE; `usePgliteTemplate()` in the database
  *   helpers loads it instead of running initdb for each in-memory database);
  * - with PAYGATE_TEST_DATABASE_URL, a migrated PostgreSQL database (PAYGATE_TEST_PG_TEMPLATE) that
@@ -20,7 +20,7 @@ import { ensurePgliteTemplate, PGLITE_TEMPLATE_ENV } from '../../packages/refere
 import { pgbouncerSkipReason, startPgBouncer, type PgBouncer } from '../../packages/reference/src/testing/pgbouncer.js';
 import { createThrowawayDatabase, PG_TEMPLATE_ENV, PGBOUNCER_PORT_ENV } from '../../packages/reference/src/testing/test-db.js';
 
-/** Set by `npm run test:pooler`: run the chosen test files through a real PgBouncer (D353). */
+/** Set by `npm run test:pooler`: run the chosen test files through a real PgBouncer (D353 tests through a real PgBouncer). */
 const THROUGH_PGBOUNCER_ENV = 'PAYGATE_TEST_THROUGH_PGBOUNCER';
 
 const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/paygate-test/', import.meta.url));
@@ -31,7 +31,7 @@ const STALE_TEMPLATE_MS = 6 * 3600_000;
 export default async function setup(): Promise<() => Promise<void>> {
   process.env['PAYGATE_TEST_RUN_ID'] ??= `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
-  // `npm run test:pooler` (D353): the databases this run's tests create are reached through one PgBouncer
+  // `npm run test:pooler` (D353 tests through a real PgBouncer): the databases this run's tests create are reached through one PgBouncer
   const bouncer = await runPooler(adminUrl);
   const [pgliteTemplate, pgTemplate] = await Promise.all([
     ensurePgliteTemplate(path.join(CACHE_DIR, 'pglite')),

@@ -1,5 +1,5 @@
 /**
- * Internal references a merchant should never meet on a page (D293): decision and issue numbers, "the original (or
+ * Internal references a merchant should never meet on a page (D293 client pages carry no decision numbers): decision and issue numbers, "the original (or
  * source) specification". Used by test/spec/merchant-words.test.ts (the docs site) and the checkout's browser tests.
  */
 

@@ -1,5 +1,5 @@
 /**
- * One config file for the generating commands (D372): `paygate.config.{ts,mts,mjs,js,json}` in the working directory,
+ * One config file for the generating commands (D372 paygate.config files): `paygate.config.{ts,mts,mjs,js,json}` in the working directory,
  * or a `paygate` key in its package.json (or the file `--config FILE` names). `generate`, `check`, `docs` and `diff`
  * read it; a flag given on the command line overrides the same setting of the file. Paths in the file are relative to
  * the file's directory. A JSON config names its plugins by module path; a JavaScript or TypeScript one may also hold

@@ -59,7 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   const command = commands.find((c) => c.name === name);
   if (command === undefined) {
     const names = commands.map((c) => c.name);
-    // a flag first (`paygate --verison`) is a mistyped root flag; anything else a mistyped command (D290)
+    // a flag first (`paygate --verison`) is a mistyped root flag; anything else a mistyped command (D290 did you mean for mistyped commands)
     const what = name.startsWith('-') ? 'flag' : 'command';
     const hint = didYouMean(name, name.startsWith('-') ? ['--help', '--version'] : names);
     io.stderr(`paygate: unknown ${what} ${JSON.stringify(name)}.${hint} Commands: ${names.join(', ')} (paygate --help).\n`);

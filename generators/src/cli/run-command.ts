@@ -33,7 +33,7 @@ export async function runCommand(command: CliCommand, argv: readonly string[], i
 
 /**
  * `paygate <name>: message`, unless the message already starts with `paygate <name>` (a runtime's own message, such as
- * the gateway's "paygate serve takes only --workers ..."): one prefix, never two (D290).
+ * the gateway's "paygate serve takes only --workers ..."): one prefix, never two (D290 did you mean for mistyped commands).
  */
 function prefixed(command: CliCommand, message: string): string {
   return message.startsWith(`paygate ${command.name}`) ? message : `paygate ${command.name}: ${message}`;

@@ -1,5 +1,5 @@
 /**
- * Commands the bin runs without loading the others (D88). `paygate serve` is the gateway process: importing every
+ * Commands the bin runs without loading the others (D88 paygate serve loads only what it runs). `paygate serve` is the gateway process: importing every
  * command (./commands/index.ts) would load the generators it never uses (Redocly, openapi-typescript, the emitters and
  * templates, api-smart-diff: much of the process's memory and start-up, docs/benchmarks.md#serve-without-the-generators). Only what `serve` itself
  * imports is loaded here; every other command line goes through main.ts's runCli as before.

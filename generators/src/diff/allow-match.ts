@@ -1,6 +1,6 @@
 /**
  * How an allow entry names the change it accepts (D461, "Allow entries name an enum value by its list and value,
- * never its position"). A change is named by its kind and the pointer of its definition (D104); a value added to or
+ * never its position"). A change is named by its kind and the pointer of its definition (D104 one diff entry per change, at its definition); a value added to or
  * removed from an enum is named by the list's pointer and the value itself, because the value's own pointer
  * (`.../enum/3`) is its position, and inserting a value in sorted order before it moves it: the entry would then match
  * nothing (stale) while the moved value fails the gate. One definition, read by the gate and the docs changelog.

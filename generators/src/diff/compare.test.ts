@@ -115,7 +115,7 @@ const rows: Row[] = [
     kind: 'enum-value-added',
     pointer: '/components/schemas/OrderRequest/properties/currency/enum/2',
   },
-  // D54 called this breaking; it breaks only clients that check values against the old list: a warning (D105)
+  // D54 called this breaking; it breaks only clients that check values against the old list: a warning (D105 five change classifications and --fail-on)
   {
     change: 'widened enum in a response',
     mutate: (s) => schemas(s).Order.properties.status.enum.push('refunded'),

@@ -1,10 +1,10 @@
 /**
- * The breaking-change engine (D103): two versions of a contract compared by meaning, in the reader's direction (D54).
+ * The breaking-change engine (D103 versions compared by meaning after normalisation): two versions of a contract compared by meaning, in the reader's direction (D54 changes judged in the direction data flows).
  * Operations are matched by method and path template (`{id}` and `{order_id}` are one path), parameters by location
  * and name (path parameters by position), responses by status, media types by type; webhooks, operation callbacks and
  * AsyncAPI event payloads are data the merchant receives, so they are compared like response bodies. What lies below
  * (parameters, bodies, responses, headers, schemas, security) is compared pair by pair in a graph (graph.ts) so that
- * each change is reported once, where it is defined, with the operations that reach it beneath it (D104).
+ * each change is reported once, where it is defined, with the operations that reach it beneath it (D104 one diff entry per change, at its definition).
  */
 import { SpecDoc, deepEqual, fromPointer, isObj, join, type Located, type Obj } from './document.js';
 import { ChangeGraph, toChange, type Entry, type GraphNode } from './graph.js';

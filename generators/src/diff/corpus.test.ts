@@ -1,5 +1,5 @@
 /**
- * The gate scored on test/fixtures/diff/corpus.yaml (D107): every row of the compatibility table, the equivalences and
+ * The gate scored on test/fixtures/diff/corpus.yaml (D107 evidence for the diff: corpus, history, peers): every row of the compatibility table, the equivalences and
  * the misses of issue 21, each a pair of specs with the classification it must get. The gate flags a pair when it
  * finds a breaking change (`--fail-on breaking`); precision and recall of that flag must stay at 95% or above, and the
  * exact classification of every pair is checked against the corpus beside it.

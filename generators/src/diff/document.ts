@@ -2,7 +2,7 @@
  * One side of a comparison: a document, JSON pointers into it, and `$ref`s followed to what they point to. A node is
  * known by the pointer where it is defined: a `$ref`'s target, or, in a document whose refs were already replaced by
  * shared objects (a parsed AsyncAPI document), the first pointer the object was met at, so shared and recursive
- * schemas are compared once (D104).
+ * schemas are compared once (D104 one diff entry per change, at its definition).
  */
 import type { SpecDocument } from './types.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';

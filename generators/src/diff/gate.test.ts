@@ -23,7 +23,7 @@ const unclassified: Change = {
   kind: 'not-added',
   pointer: '/components/schemas/Order/properties/note/not',
 };
-/** The place of use: allow entries name the definition, not where it is used (D104). */
+/** The place of use: allow entries name the definition, not where it is used (D104 one diff entry per change, at its definition). */
 const USE_POINTER = '/paths/~1orders/get/responses/200/content/application~1json/schema/properties/note';
 const added: Change = {
   ...removed,

@@ -1,6 +1,6 @@
 /**
  * The compatibility gate: the current spec against the newest released contract. A change at or above the `--fail-on`
- * level (D105) passes only when `info.version` starts a new major version, or when `allowed-breaking-changes.yaml`
+ * level (D105 five change classifications and --fail-on) passes only when `info.version` starts a new major version, or when `allowed-breaking-changes.yaml`
  * lists it (kind + the pointer of its definition, D104; for a value of an enum, the list's pointer + the value, D461)
  * with a reason. An entry whose pointer exists in neither version is refused; an entry that matches nothing is
  * reported as stale.

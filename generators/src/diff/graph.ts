@@ -1,5 +1,5 @@
 /**
- * The comparison as a graph (D104): each pair of definitions compared (two schemas, two parameters, two responses...)
+ * The comparison as a graph (D104 one diff entry per change, at its definition): each pair of definitions compared (two schemas, two parameters, two responses...)
  * is one node, built once whatever number of places use it, holding the changes found at that pair itself and edges
  * to the pairs below it. Operations, webhooks, callbacks and events are roots. A change is one entry, keyed by kind
  * and pointer; its uses are the roots that reach it, found by walking from each root through the nodes below which

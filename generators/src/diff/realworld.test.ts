@@ -1,5 +1,5 @@
 /**
- * The gate on real history (D107): GitHub's REST spec 22.0.0 -> 23.0.x (`octokit-openapi-22` and `@octokit/openapi`)
+ * The gate on real history (D107 evidence for the diff: corpus, history, peers): GitHub's REST spec 22.0.0 -> 23.0.x (`octokit-openapi-22` and `@octokit/openapi`)
  * and Stripe's spec3.json over 5 and 25 days (test/fixtures/diff/realworld, MIT). The expected breaking set is written
  * down and each entry was checked against the two documents; none of the false classes issue 21 measured appears.
  * Time and memory of the GitHub comparison are in `npm run bench` (bench/sections/diff.ts), not here.

@@ -1,7 +1,7 @@
 /**
  * Renders a list of changes for people (text, Markdown) and tools (JSON). Each change is one entry at its definition
- * with the places that use it beneath (D104). The Markdown report is made for a pull-request comment: a count per
- * classification, then at most `top` entries of each section that can fail a build, and a count of the rest (D106).
+ * with the places that use it beneath (D104 one diff entry per change, at its definition). The Markdown report is made for a pull-request comment: a count per
+ * classification, then at most `top` entries of each section that can fail a build, and a count of the rest (D106 diff markdown report).
  */
 import { CLASSIFICATIONS, type Change, type ChangeUse, type Classification } from './types.js';
 

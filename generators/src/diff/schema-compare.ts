@@ -1,5 +1,5 @@
 /**
- * Two schema views compared in the direction the data flows (D54, D103): a request schema breaks when it accepts
+ * Two schema views compared in the direction the data flows (D54 changes judged in the direction data flows; D103 versions compared by meaning after normalisation): a request schema breaks when it accepts
  * less, a response (webhook, callback, event) schema when it may carry something the reader did not expect or no
  * longer carries what the reader relied on. Each change is emitted at the pointer of the constraint that changed;
  * properties, items, additional properties and alternatives are pairs of their own (graph.ts).
@@ -449,7 +449,7 @@ function comparePatterns(out: Emitter, dir: Direction, a: SchemaView, b: SchemaV
   const removed = [...a.patterns].filter(([p]) => !b.patterns.has(p));
   if (added.length === 0 && removed.length === 0) return;
   const req = dir === 'request';
-  // whether one regular expression admits more than another is undecidable in general: any change counts (D54)
+  // whether one regular expression admits more than another is undecidable in general: any change counts (D54 changes judged in the direction data flows)
   if (added.length > 0 && removed.length > 0) {
     out.emit(
       'b',

@@ -1,5 +1,5 @@
 /**
- * A schema as the comparer sees it (D103): `$ref`s followed to what they point to, `allOf` members (and a one-armed
+ * A schema as the comparer sees it (D103 versions compared by meaning after normalisation): `$ref`s followed to what they point to, `allOf` members (and a one-armed
  * `anyOf`/`oneOf`) merged into one set of constraints, OpenAPI 3.0 `nullable` and 3.1 `type: [..., 'null']` (or a
  * `{type: 'null'}` alternative) read as the same thing, boolean `exclusiveMaximum` read as the numeric one, annotations
  * kept apart. Every constraint remembers the pointer it is defined at, which is where a change to it is reported.

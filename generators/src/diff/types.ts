@@ -1,5 +1,5 @@
 /**
- * What a change means for an integrated client, in the direction the data flows (D54, D103):
+ * What a change means for an integrated client, in the direction the data flows (D54 changes judged in the direction data flows; D103 versions compared by meaning after normalisation):
  *
  * - `breaking`: a client written against the old contract fails (a request it sends is refused, a response or event
  *   it reads lacks what it relied on or carries a type it cannot read);
@@ -11,7 +11,7 @@
  */
 export type Classification = 'breaking' | 'unclassified' | 'warning' | 'non-breaking' | 'annotation';
 
-/** Most severe first: the order of report sections and of `--fail-on` levels (D105). */
+/** Most severe first: the order of report sections and of `--fail-on` levels (D105 five change classifications and --fail-on). */
 export const CLASSIFICATIONS: readonly Classification[] = ['breaking', 'unclassified', 'warning', 'non-breaking', 'annotation'];
 
 /** `--fail-on <level>`: fail on changes of this classification or a more severe one; `info` is any change, `none` never. */
@@ -44,7 +44,7 @@ export interface Change {
   document: SpecDocument;
   /**
    * JSON pointer of the change where it is defined, in the document that has it (the new one, or the old one for a
-   * removal): `/components/schemas/Order/properties/note`, whatever number of operations use `Order` (D104).
+   * removal): `/components/schemas/Order/properties/note`, whatever number of operations use `Order` (D104 one diff entry per change, at its definition).
    */
   pointer: string;
   /** One human sentence: where it is defined, what changed, and why it is (not) breaking. */

@@ -80,7 +80,7 @@ export function toAjvSchema(schema: unknown, rootId: string, alsoDrop: ReadonlyS
 
 /**
  * Ajv for the document's dialect (OpenAPI 3.1 = JSON Schema 2020-12, else draft-07), set up for standalone ESM code.
- * `inlineRefs: false` (D155): every `$ref`'d schema becomes one function that each referrer calls, instead of a copy
+ * `inlineRefs: false` (D155 validators compiled with inlineRefs off): every `$ref`'d schema becomes one function that each referrer calls, instead of a copy
  * of its code inlined at every use (GitHub's `simple-user` was inlined hundreds of times, most of the validators' size
  * and of generation's CPU: docs/benchmarks.md#generated-validator-size). Results, error paths, defaults and coercion
  * are the same either way.
@@ -243,7 +243,7 @@ function objectMembers(object: string): { name: string; value: string }[] | unde
 }
 
 /**
- * The helpers the compacted code calls (D190), defined once at the end of the module (function declarations are
+ * The helpers the compacted code calls (D190 Ajv standalone code compacted), defined once at the end of the module (function declarations are
  * hoisted). `$` is in no name Ajv generates.
  */
 const ERROR_HELPERS = [

@@ -27,16 +27,16 @@ export interface ClientMethodView {
   /** Object literal fragments passed to openapi-fetch. */
   /** Arguments of the generated `init(...)` call. */
   initArgs: string;
-  /** Arguments of the runtime's `operation(send, ...)` building this method (D195). */
+  /** Arguments of the runtime's `operation(send, ...)` building this method (D195 client type is a declared interface). */
   operationArgs: string;
   dataType: string;
-  /** Union of the declared error bodies (D122). */
+  /** Union of the declared error bodies (D122 client errors typed from declared statuses). */
   errorType: string;
   /** The same bodies named by component where the spec `$ref`s one (`components["schemas"]["Error"]`), for `Result`'s default. */
   errorParts: string[];
   /** Name of the deduplicated OperationMeta constant. */
   meta: string;
-  /** The operation's page helper (`<method>All`), when the model recognises its page shape (D225, D227). */
+  /** The operation's page helper (`<method>All`), when the model recognises its page shape (D225 pagination model by strategy; D227 page strategies as data in the client). */
   listAll: {
     local: string;
     key: string;
@@ -52,7 +52,7 @@ export interface ClientMethodView {
 export interface ClientGroupView {
   key: string;
   doc: string[];
-  /** `params`/`returns`: the method's type in the `XClient` interface; `impl`: its value in the returned object (D195). */
+  /** `params`/`returns`: the method's type in the `XClient` interface; `impl`: its value in the returned object (D195 client type is a declared interface). */
   methods: { key: string; local: string; doc: string[]; params: string; returns: string; impl: string }[];
 }
 
@@ -166,7 +166,7 @@ function initArguments(
 }
 
 /**
- * Arguments after `send` of the runtime's `operation(...)` (D195): meta, method, path, the path parameters' names in
+ * Arguments after `send` of the runtime's `operation(...)` (D195 client type is a declared interface): meta, method, path, the path parameters' names in
  * argument order, whether a body and a query argument follow them, then the body serializer and `parseAs`, without
  * trailing undefineds.
  */
@@ -199,7 +199,7 @@ function pageValueLiteral(v: PageValueSource): string {
   return v.in === 'header' ? `{ in: "header", name: ${JSON.stringify(v.name)} }` : `{ in: "body", path: ${JSON.stringify(v.path)} }`;
 }
 
-/** The operation's page strategy as the runtime's `PageStrategy` literal (D227). */
+/** The operation's page strategy as the runtime's `PageStrategy` literal (D227 page strategies as data in the client). */
 export function pageStrategyLiteral(p: PaginationModel): string {
   const parts = [`strategy: ${JSON.stringify(p.strategy)}`, `items: ${JSON.stringify(p.itemsPath)}`];
   const add = (key: string, value: string | undefined): void => {
@@ -240,7 +240,7 @@ export function pageStrategyLiteral(p: PaginationModel): string {
 
 /**
  * The type of one item of the operation's page: the items array of the page status's body, every step made
- * `NonNullable` (an optional wrapper such as `meta` still indexes), then `[number]` (D227). From the spec's schema.
+ * `NonNullable` (an optional wrapper such as `meta` still indexes), then `[number]` (D227 page strategies as data in the client). From the spec's schema.
  */
 export function pageItemType(op: OperationModel, alias: string, p: PaginationModel): string {
   const response = op.responses.find((r) => r.status === p.status);
@@ -340,7 +340,7 @@ export function clientViews(model: ApiModel): {
       `\`${op.method.toUpperCase()} ${op.path}\` (operationId \`${op.operationId}\`)${op.deprecated ? '\n@deprecated' : ''}`,
     ];
     const pg = op.pagination;
-    // the page helper sends its query to the operation's own method: only where the method takes one (D227)
+    // the page helper sends its query to the operation's own method: only where the method takes one (D227 page strategies as data in the client)
     const canListAll = pg !== undefined && hasQuery;
     const dataType = successDataType(op, alias);
     const metaLiteral = operationMetaLiteral(op);
@@ -439,7 +439,7 @@ export function defaultErrorType(methods: readonly Pick<ClientMethodView, 'error
   return distinct.length === 0 || distinct.length > MAX_DEFAULT_ERROR_UNION ? 'unknown' : distinct.join(' | ');
 }
 
-/** The spec's security schemes as the runtime's `SecuritySchemes` literal (D121). */
+/** The spec's security schemes as the runtime's `SecuritySchemes` literal (D121 client auth per security scheme). */
 export function securitySchemesLiteral(
   model: ApiModel,
 ): { name: string; key: string; literal: string; clientOption: string | false; doc: string }[] {
@@ -466,7 +466,7 @@ export function securitySchemesLiteral(
   });
 }
 
-/** Header parameters the spec marks `x-client-option`: a client option that sets the header on every call (D121). */
+/** Header parameters the spec marks `x-client-option`: a client option that sets the header on every call (D121 client auth per security scheme). */
 export function headerOptions(model: ApiModel): { option: string; header: string; doc: string }[] {
   const out = new Map<string, { option: string; header: string; doc: string }>();
   for (const op of model.operations) {

@@ -157,7 +157,7 @@ export const contractApiDocumentEmitter: DocumentEmitter = {
         title: ctx.model.title,
         version: ctx.model.version,
         // A JSON string literal: V8 parses JSON.parse(...) of one string faster than an equivalent object literal,
-        // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156): JSON's every `"` would
+        // and tsc does not type-check a multi-megabyte literal. Single-quoted (D156 runtime document as one single-quoted string): JSON's every `"` would
         // otherwise be escaped (docs/benchmarks.md#generated-contract-size).
         // D158: the runtime document (what createApp and the runtimes read), not the whole bundle.
         documentJson: singleQuoted(JSON.stringify(sortKeysDeep(runtimeDocument(ctx.document)))),
@@ -223,7 +223,7 @@ export const contractEventsEmitter: Emitter = {
       contents: ctx.templates.render('contract/events', {
         header: ctx.header,
         ...eventsView(ctx.model),
-        // Only the names some event's type uses: an unused import fails users' noUnusedLocals (D132).
+        // Only the names some event's type uses: an unused import fails users' noUnusedLocals (D132 noUnusedLocals and noUnusedParameters everywhere).
         typeImports: ['components', 'webhooks']
           .filter((name) => eventViews(ctx.model.webhooks).some((e) => e.typeRef.includes(`${name}[`)))
           .join(', '),

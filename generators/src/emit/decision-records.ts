@@ -1,5 +1,5 @@
 /**
- * Decision records: one short Markdown file per decision (D450), the source of the docs site's decisions page when
+ * Decision records: one short Markdown file per decision (D450 one file per decision and a generated index), the source of the docs site's decisions page when
  * `paygate docs --decisions` names a folder (default `docs/decisions/` when it exists). A record reads
  *
  *   ---
@@ -41,7 +41,7 @@ export type DecisionRecord = DecisionEntry & { title: string };
 
 const HEADING = /^# (\S+?): (.+)$/;
 
-/** `Order's one-layer scaffold (D180)` -> `orders-one-layer-scaffold-d180`: lower case, ASCII letters and digits, single dashes, at most 60 characters. */
+/** `Order's one-layer scaffold (D180 onRequest hook and the one-layer scaffold)` -> `orders-one-layer-scaffold-d180`: lower case, ASCII letters and digits, single dashes, at most 60 characters. */
 export function slugOf(title: string): string {
   const slug = title
     .normalize('NFKD')
@@ -163,7 +163,7 @@ export function decisionFiles(dir: string): Map<string, string> {
 }
 
 /**
- * The decisions at `location`: a folder's records (D450) or a Markdown file's tables; undefined when nothing is there.
+ * The decisions at `location`: a folder's records (D450 one file per decision and a generated index) or a Markdown file's tables; undefined when nothing is there.
  * Without `location`, `docs/decisions/` under `cwd` when it is a folder holding records, else `docs/decisions.md`.
  */
 export function readDecisionsSource(

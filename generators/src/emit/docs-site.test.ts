@@ -129,7 +129,7 @@ describe('renderDocsSite', () => {
     const index = page('index.html');
     expect(index).toContain(`<script src="${REDOC_SCRIPT}"></script>`);
     expect(index).toContain(`<script src="${SPEC_SCRIPT}"></script>`);
-    // Redoc starts from a file of its own: no inline script, so the site works under script-src 'self' (D40)
+    // Redoc starts from a file of its own: no inline script, so the site works under script-src 'self' (D40 docs site content security policy)
     expect(index).toContain(`<script src="${REDOC_INIT_SCRIPT}"></script>`);
     expect(index).not.toMatch(/<script>/);
     expect(page(REDOC_INIT_SCRIPT)).toContain(`Redoc.init(window.${SPEC_GLOBAL}, {`);
@@ -495,7 +495,7 @@ describe("docs in the API's own words (D125)", () => {
       docs,
     });
     const pages = result.files.filter((f) => f.path.endsWith('.html'));
-    // the light reference and search for any spec (D388, D389); no diagrams page without x-state-machine
+    // the light reference and search for any spec (D388 light reference pages without Redoc; D389 one offline search built with the site); no diagrams page without x-state-machine
     const operations = result.model.operations.map((o) => `operation-${o.operationId}.html`);
     expect(pages.map((f) => path.basename(f.path)).sort()).toEqual(['index.html', 'operations.html', 'schemas.html', ...operations].sort());
     for (const f of pages) {

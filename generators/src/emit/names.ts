@@ -27,7 +27,7 @@ export function operationAliases(operations: readonly Pick<OperationModel, 'oper
 
 /**
  * A declared body on the type layer: `Body<O1["responses"][200]>` (JSON) or `Body<O1["responses"][200], "text/plain">`,
- * for `O1["responses"][200]["content"]["application/json"]` (D159). `Body` is declared by the file that uses it
+ * for `O1["responses"][200]["content"]["application/json"]` (D159 short numbered operation type aliases). `Body` is declared by the file that uses it
  * (BODY_TYPE).
  */
 export function bodyRef(alias: string, responseKey: string, mediaType: string): string {
@@ -45,7 +45,7 @@ export function operationTypeRef(op: Pick<OperationModel, 'path' | 'method'>): s
 
 /**
  * Whether an operation view's generated types use its `OpX` alias (`OpX["parameters"]...`; the alias itself is `"OpX"`
- * in JSON, never followed by `[`): an alias nothing uses fails users' noUnusedLocals, so it is not emitted (D132).
+ * in JSON, never followed by `[`): an alias nothing uses fails users' noUnusedLocals, so it is not emitted (D132 noUnusedLocals and noUnusedParameters everywhere).
  */
 export function usesAlias(view: { alias: string; doc: string[] }): boolean {
   return new RegExp(`(?<![\\w$])${view.alias.replace(/\$/g, '\\$')}\\[`).test(JSON.stringify({ ...view, doc: [] }));
@@ -55,7 +55,7 @@ export { propertyKey };
 
 /**
  * An operation's description as the client's and the handlers' JSDoc carry it: the first paragraph, then ` …` when
- * there is more (D157). The full text is on the type layer's operation (openapi-typescript's JSDoc) and in the docs
+ * there is more (D157 generated methods carry summary and description). The full text is on the type layer's operation (openapi-typescript's JSDoc) and in the docs
  * site; copying it onto every method twice made a third of GitHub's client and handlers.
  */
 export function briefDescription(description: string | undefined): string {

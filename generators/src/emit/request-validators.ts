@@ -29,7 +29,7 @@ import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
 
-/** Header parameters OpenAPI says SHALL be ignored (D409). */
+/** Header parameters OpenAPI says SHALL be ignored (D409 accept, Content-Type and Authorization parameters ignored). */
 const IGNORED_HEADER_PARAMETERS: ReadonlySet<string> = new Set(['accept', 'content-type', 'authorization']);
 const PARAMS_ROOT = 'request-params.json';
 const BODY_ROOT = 'request-body.json';
@@ -190,7 +190,7 @@ class RuleBuilder {
     } else if (this.isArray(schema)) {
       if (p.style === 'deepObject') {
         // OpenAPI leaves deepObject arrays undefined; Stripe's `expand[]=a&expand[]=b` (and `expand[0]=a`) is the
-        // common reading, so that is what the scaffold parses (D117).
+        // common reading, so that is what the scaffold parses (D117 deepObject arrays read as Stripe sends them).
         rule.parse = 'deepArray';
       } else if (p.explode) {
         rule.parse = 'wrap';
@@ -225,11 +225,11 @@ function js(value: unknown): string {
 interface Compiled {
   code: string;
   operations: OperationView[];
-  /** Validators Ajv could not compile: their operation part is not validated (D198). */
+  /** Validators Ajv could not compile: their operation part is not validated (D198 tolerant schema compilation). */
   notValidated: NotValidatedPart[];
 }
 
-/** A request validator Ajv cannot compile (D198): left out, its operation part not validated, said at start-up. */
+/** A request validator Ajv cannot compile (D198 tolerant schema compilation): left out, its operation part not validated, said at start-up. */
 export interface NotValidatedPart {
   /** The validator's function name (`validateGetAQuery`, `validateCreateOrderBody0`). */
   validator: string;
@@ -242,7 +242,7 @@ export interface NotValidatedPart {
 /**
  * Every validator of `notValidated` out of its operation's table entry: a parameter group's field goes (the runtime
  * then checks that group's parse rules only), a body media type accepts any body; and the entry gets `notValidated`,
- * which the runtime prints once at start-up naming the operation (D198).
+ * which the runtime prints once at start-up naming the operation (D198 tolerant schema compilation).
  */
 function markNotValidated(operations: OperationView[], notValidated: readonly NotValidatedPart[]): void {
   if (notValidated.length === 0) return;
@@ -271,7 +271,7 @@ function markNotValidated(operations: OperationView[], notValidated: readonly No
   }
 }
 
-/** What the request validators read of an operation: the cache key (D442) is these and the schemas they reach. */
+/** What the request validators read of an operation: the cache key (D442 request validators reused by the schemas their requests reach) is these and the schemas they reach. */
 export type RequestOperation = Pick<
   OperationModel,
   'operationId' | 'method' | 'path' | 'parameterList' | 'requestBody' | 'extensions' | 'security'
@@ -324,11 +324,11 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
   }
 
   // Canonical JSON of an operation's def -> its key: operations with identical parameter groups or bodies (GitHub's
-  // `{ owner, repo }` path parameters: hundreds of operations) share one compiled function (D155).
+  // `{ owner, repo }` path parameters: hundreds of operations) share one compiled function (D155 validators compiled with inlineRefs off).
   const paramKeys = new Map<string, string>();
   const bodyKeys = new Map<string, string>();
   /**
-   * A parameter's schema as one shared def its group refers to (D155): GitHub's `owner`, `per_page`... are declared by
+   * A parameter's schema as one shared def its group refers to (D155 validators compiled with inlineRefs off): GitHub's `owner`, `per_page`... are declared by
    * hundreds of operations, and each copy was a block of coercion code. The `default` stays beside the `$ref` too,
    * because `useDefaults` reads it from the group's `properties` (a referenced function never sees a missing value).
    */
@@ -340,7 +340,7 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
   };
   // D161: a subschema repeated inline across (or within) request bodies (Stripe's `allowed_categories` enum, its
   // payment-method option objects: the same shape in dozens of bodies) becomes one shared def every copy refers to,
-  // as `$ref`'d components already are (D155), instead of a copy of its code per place.
+  // as `$ref`'d components already are (D155 validators compiled with inlineRefs off), instead of a copy of its code per place.
   const bodySchemaOf = (mediaSchema: unknown): unknown => {
     const schema = isObj(mediaSchema) && typeof mediaSchema.$ref === 'string' ? resolver.get(mediaSchema.$ref) : (mediaSchema ?? {});
     return toAjvSchema(schema, BODY_ROOT, ANNOTATIONS);
@@ -602,7 +602,7 @@ function pathItemPointer(op: Pick<OperationModel, 'path'>): string {
 /** Names of apiKey-in-query security schemes of the operation (allowed as query parameters). */
 function securityQueryParams(op: RequestOperation, schemes: readonly SecuritySchemeModel[]): string[] {
   const out: string[] = [];
-  // every scheme of every alternative (D434): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
+  // every scheme of every alternative (D434 every query API key of every security alternative allowed): Vonage's `[{apiKey, apiSecret}, {apiKey, apiSig}]` sends `api_secret`
   // or `sig` in the query beside `api_key`, and only the first of each alternative was allowed
   for (const alternative of op.security)
     for (const requirement of alternative) {

@@ -1,5 +1,5 @@
 /**
- * The runtime document (D158): prose, examples and foreign extensions go; everything a runtime reads stays, and names
+ * The runtime document (D158 runtime document without prose): prose, examples and foreign extensions go; everything a runtime reads stays, and names
  * that look like annotations (a property `description`, a header `summary`) are data, not dropped.
  */
 import { readFileSync } from 'node:fs';

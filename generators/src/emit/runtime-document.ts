@@ -1,5 +1,5 @@
 /**
- * The runtime document (D158): the bundled OpenAPI document as `createApp` reads it, without what no runtime reads.
+ * The runtime document (D158 runtime document without prose): the bundled OpenAPI document as `createApp` reads it, without what no runtime reads.
  *
  * Readers of the embedded document, and what each needs:
  * - response serializers (packages/server response-serializers.ts): paths → responses → content → schema, the

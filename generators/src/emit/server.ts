@@ -19,7 +19,7 @@ export interface FieldView {
 }
 
 export interface ResponseVariantView {
-  /** `Reply<200, O1["responses"][200]>` for the common variant (one JSON media type, no declared headers), else null (D159). */
+  /** `Reply<200, O1["responses"][200]>` for the common variant (one JSON media type, no declared headers), else null (D159 short numbered operation type aliases). */
   reply: string | null;
   status: string;
   contentType: string | null;
@@ -165,7 +165,7 @@ export const serverHandlersEmitter: Emitter = {
           contract: contractSpecifier(ctx, ctx.out.server),
           title: ctx.model.title,
           operations,
-          // only what the types use: unused imports, aliases and helpers fail users' noUnusedLocals (D132)
+          // only what the types use: unused imports, aliases and helpers fail users' noUnusedLocals (D132 noUnusedLocals and noUnusedParameters everywhere)
           aliases: operations.filter(usesAlias),
           helpers: [
             ...(variants.some((v) => v.reply === null && v.body !== null) ? [BODY_TYPE] : []),

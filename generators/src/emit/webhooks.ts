@@ -78,7 +78,7 @@ function eventsAjv(
 
 /**
  * The names the webhooks index declares itself: an event whose type name would make its validator one of them (a
- * callback called `event` gives `Event`: sakari.io in the corpus run) gets `Payload` after it instead (D406).
+ * callback called `event` gives `Event`: sakari.io in the corpus run) gets `Payload` after it instead (D406 event validator names avoid index names).
  */
 const INDEX_NAMES: ReadonlySet<string> = new Set(['validateEvent', 'validateWebhookEvent']);
 

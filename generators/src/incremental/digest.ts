@@ -1,5 +1,5 @@
 /**
- * Content digests for the incremental caches (D440): what a cached unit read is compared by the digest of its
+ * Content digests for the incremental caches (D440 the generate cache and its salt): what a cached unit read is compared by the digest of its
  * JSON text, never by object identity, so a cache survives a re-parse of an unchanged file.
  */
 import { createHash } from 'node:crypto';

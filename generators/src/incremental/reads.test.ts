@@ -1,4 +1,4 @@
-/** reachableDigest (D442): the roots and the schemas they reach, never less. */
+/** reachableDigest (D442 request validators reused by the schemas their requests reach): the roots and the schemas they reach, never less. */
 import { describe, expect, it } from 'vitest';
 import { reachableDigest } from './reads.js';
 

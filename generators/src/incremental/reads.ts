@@ -1,5 +1,5 @@
 /**
- * Digests of what an emitter reads (D442), so its output is reused after an edit it cannot see: the parts of the
+ * Digests of what an emitter reads (D442 request validators reused by the schemas their requests reach), so its output is reused after an edit it cannot see: the parts of the
  * model it reads (as JSON) and every component schema they reach through `$ref`, transitively. A `$ref` this cannot
  * follow (not `#/components/schemas/<name>`, or naming no schema) makes the digest cover every schema: never too
  * little.

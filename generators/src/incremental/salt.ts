@@ -1,5 +1,5 @@
 /**
- * The salt of a run (D440): everything besides the input documents that shapes what generation writes. A cache whose
+ * The salt of a run (D440 the generate cache and its salt): everything besides the input documents that shapes what generation writes. A cache whose
  * last run had another salt is emptied: a new generator version, another template override, plugin list, output
  * layout or lint setting never reuses a unit computed under the old one.
  */

@@ -1,5 +1,5 @@
 /**
- * The type layer by unit (D441) writes the bytes of the whole-document type layer (`typeScriptOf`), on every real-world
+ * The type layer by unit (D441 the type layer rebuilt per unit from openapi-typescript's transforms) writes the bytes of the whole-document type layer (`typeScriptOf`), on every real-world
  * spec of the repository and on a document built to exercise discriminators, before and after edits, while
  * transforming again only the units an edit reached.
  */

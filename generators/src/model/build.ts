@@ -293,7 +293,7 @@ function undeclaredPathParameter(name: string, pointer: string): ParameterModel 
 /**
  * The path parameters in template order, each once: a name the template repeats (`/accounts/{account_id}/maps/{map_id}/
  * accounts/{account_id}`) is one parameter with one value (OpenAPI declares parameters by name and location), as in
- * openapi-typescript's types and openapi-fetch's URLs (D200).
+ * openapi-typescript's types and openapi-fetch's URLs (D200 a repeated path parameter is one value).
  */
 export function pathTemplateNames(path: string): string[] {
   return [...new Set([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!))];
@@ -588,10 +588,10 @@ export function buildModel(document: Obj, options: BuildModelOptions): ApiModel 
   const info = isObj(document.info) ? document.info : {};
   const components = isObj(document.components) ? document.components : {};
 
-  // Named typed nodes, each built once (D475); the raw schema stays beside its node
+  // Named typed nodes, each built once (D475 typed schema model with one walker, a node beside every raw schema); the raw schema stays beside its node
   const schemas = sortedEntries(isObj(components.schemas) ? (components.schemas as Record<string, JsonSchema>) : {}).map(
     ([name, schema]): SchemaModel => {
-      // built on first read, once per name (D475)
+      // built on first read, once per name (D475 typed schema model with one walker, a node beside every raw schema)
       return withLazyNode(
         { name, ref: componentSchemaPointer(name), schema, node: undefined as unknown as SchemaNode },
         () => resolver.nodes.namedNode(name)!,

@@ -1,5 +1,5 @@
 /**
- * Events from `webhooks` and `callbacks` (D210) with a detected or declared discriminator (D211): real specs nobody
+ * Events from `webhooks` and `callbacks` (D210 webhooks and callbacks are events) with a detected or declared discriminator (D211 event discriminator declared or detected): real specs nobody
  * here wrote (Figma's callbacks, OpenAI's webhooks on `type`), Paygate's own, the two event fixtures, and small
  * documents for each rule.
  */

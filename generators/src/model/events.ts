@@ -21,10 +21,10 @@ type Obj = Record<string, unknown>;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The document-level extension that names the discriminator (D211), e.g. `x-event-discriminator: type`. */
+/** The document-level extension that names the discriminator (D211 event discriminator declared or detected), e.g. `x-event-discriminator: type`. */
 export const EVENT_DISCRIMINATOR_EXTENSION = 'x-event-discriminator';
 
-/** Names a detected discriminator is preferred by when two properties tell the events apart equally well (D211). */
+/** Names a detected discriminator is preferred by when two properties tell the events apart equally well (D211 event discriminator declared or detected). */
 const PREFERRED_DISCRIMINATORS = ['event_type', 'type', 'event', 'eventType', 'event_name', 'eventName', 'kind', 'topic'];
 
 /** Names of the contract's event exports: an event's type name never takes one. */
@@ -256,7 +256,7 @@ function valuesOf<T extends DiscriminatorCandidate>(property: string, decls: rea
 }
 
 /**
- * The property that tells the most events apart (D211): a required constant string of the payloads, one value per
+ * The property that tells the most events apart (D211 event discriminator declared or detected): a required constant string of the payloads, one value per
  * payload schema; ties go to the usual names (`event_type`, `type`, `event`, ...), then to the first by name.
  */
 export function detectDiscriminator(decls: readonly DiscriminatorCandidate[]): string | undefined {
@@ -315,7 +315,7 @@ function eventFrom(
     examples: group.find((d) => d.examples.length > 0)?.examples ?? [],
     headers: group.find((d) => d.headers.length > 0)?.headers ?? [],
   };
-  // the payload's typed node, built when first read (D475)
+  // the payload's typed node, built when first read (D475 typed schema model with one walker, a node beside every raw schema)
   return withLazyNode(event, () => resolver.nodes.build(first.schema, first.schemaPointer));
 }
 
@@ -393,7 +393,7 @@ export function buildEvents(input: EventsInput): EventsModel {
         examples: payloadExamples(resolver, message.payload),
         headers: [],
       };
-      // an AsyncAPI-only payload (refs already inlined): its pointer is into the AsyncAPI document (D475)
+      // an AsyncAPI-only payload (refs already inlined): its pointer is into the AsyncAPI document (D475 typed schema model with one walker, a node beside every raw schema)
       const payloadPointer = `#/components/messages/${pointerToken(message.name)}/payload`;
       events.set(
         value,

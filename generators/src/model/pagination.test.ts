@@ -1,5 +1,5 @@
 /**
- * One table per page-shape detector (D225), then x-pagination (D226) and the order they are tried in. Each row is a
+ * One table per page-shape detector (D225 pagination model by strategy), then x-pagination (D226 x-pagination declares the page shape) and the order they are tried in. Each row is a
  * small operation written the way a real API writes it (the vendor in the row's name), or a near miss that must get
  * no helper: a detector that guesses makes a helper that throws or loops at run time.
  */

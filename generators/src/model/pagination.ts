@@ -1,6 +1,6 @@
 /**
- * Pagination from the spec (D225): which list operations page, how, and where each piece of a page lives. One
- * detector per page shape real APIs use, tried in a fixed order after the operation's own `x-pagination` (D226); the
+ * Pagination from the spec (D225 pagination model by strategy): which list operations page, how, and where each piece of a page lives. One
+ * detector per page shape real APIs use, tried in a fixed order after the operation's own `x-pagination` (D226 x-pagination declares the page shape); the
  * first that recognises the operation wins, and an operation none recognises gets no page helper (a helper that guessed
  * would throw or loop at run time: detect, do not guess, D124).
  *
@@ -518,7 +518,7 @@ export const DETECTORS: readonly { shape: string; detect: Detector }[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
-// x-pagination (D226)
+// x-pagination (D226 x-pagination declares the page shape)
 
 /** A JSON Pointer into the page body (`/meta/next_cursor`; '' = the body) or an array of property names. */
 function pathOf(value: unknown): string[] | undefined {
@@ -535,7 +535,7 @@ function pathOf(value: unknown): string[] | undefined {
 const STRATEGIES = ['cursor', 'lastItem', 'nextLink', 'offset', 'page'] as const;
 
 /**
- * The operation's `x-pagination` (D226): `false` turns detection off; an object with a `strategy` (or Paygate's first
+ * The operation's `x-pagination` (D226 x-pagination declares the page shape): `false` turns detection off; an object with a `strategy` (or Paygate's first
  * form, `pageParam` + `itemsPath` [+ `nextField`, `cursorParam`, `pageSizeParam`]) declares the shape; anything else is
  * another tool's extension of the same name and is left alone (detection runs).
  */
@@ -594,7 +594,7 @@ export function declaredPagination(input: PaginationInput, ctx: PageContext | un
     return { source, counts };
   };
   const base = { status: ctx.status, declared: true };
-  // Paygate's first form (D124): page numbers, or the `next` link beside the items when `nextField` is given
+  // Paygate's first form (D124 client page walking only for walkable pages): page numbers, or the `next` link beside the items when `nextField` is given
   if (typeof ext.strategy !== 'string') {
     const itemsPath =
       path('itemsPath') ??

@@ -8,9 +8,9 @@
  * (`/search?q={q}`) gets the fix it needs instead: a query parameter.
  *
  * A query string written into the path whose every `{x}` is declared (as a query parameter, or as a path parameter as
- * some vendors write it) is generated with a warning (D410): the server routes on the part before `?` and chooses by
+ * some vendors write it) is generated with a warning (D410 every path template real specs use is routed): the server routes on the part before `?` and chooses by
  * the query keys, the client writes the query; openapi-typescript accepts such documents too. A `{x}` of that query
- * string declared nowhere is generated too, as a string read from the query, with a warning naming it (D411): the
+ * string declared nowhere is generated too, as a string read from the query, with a warning naming it (D411 an undeclared name in a query string written into a path is read from the query): the
  * template rule of OpenAPI is about path templates, and a query string is none.
  */
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
@@ -42,7 +42,7 @@ function inQueryString(path: string, name: string): boolean {
 /**
  * Refuses the first undeclared path template parameter (UnsupportedSpecError: file, pointer, problem, fix). A name in a
  * query string written into the path is not a path template expression (OpenAPI paths have no query part, so its rule
- * does not reach there): declared nowhere, it is generated as a string read from the query, with a warning (D411).
+ * does not reach there): declared nowhere, it is generated as a string read from the query, with a warning (D411 an undeclared name in a query string written into a path is read from the query).
  */
 export function refuseUndeclaredPathParameters(model: Pick<ApiModel, 'operations'>, file: string): void {
   const undeclared = undeclaredPathParameters(model).filter((u) => !inQueryString(u.path, u.name));
@@ -70,7 +70,7 @@ export interface PathWarning {
 }
 
 /**
- * One warning per path whose template holds a query string (D410): generated (routed on the part before `?`), but
+ * One warning per path whose template holds a query string (D410 every path template real specs use is routed): generated (routed on the part before `?`), but
  * OpenAPI paths have no query part, so other tools may read it otherwise. Paths holding an undeclared `{x}` are
  * refused instead (above).
  */

@@ -23,7 +23,7 @@ export interface ParameterModel {
   deprecated: boolean;
   /** The parameter's schema, or the schema of its single `content` media type. */
   schema: JsonSchema | undefined;
-  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  /** `schema` as a typed node (D475 typed schema model with one walker, a node beside every raw schema); undefined when `schema` is. */
   node: SchemaNode | undefined;
   /** false for a path template variable the spec forgot to declare (typed as string). */
   declared: boolean;
@@ -62,7 +62,7 @@ export interface MultipartField {
 export interface MediaTypeModel {
   mediaType: string;
   schema: JsonSchema | undefined;
-  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  /** `schema` as a typed node (D475 typed schema model with one walker, a node beside every raw schema); undefined when `schema` is. */
   node: SchemaNode | undefined;
   /** Set for multipart/form-data (and urlencoded) bodies whose schema is an object. */
   fields: MultipartField[] | undefined;
@@ -79,7 +79,7 @@ export interface HeaderModel {
   required: boolean;
   description: string | undefined;
   schema: JsonSchema | undefined;
-  /** `schema` as a typed node (D475); undefined when `schema` is. */
+  /** `schema` as a typed node (D475 typed schema model with one walker, a node beside every raw schema); undefined when `schema` is. */
   node: SchemaNode | undefined;
 }
 
@@ -106,7 +106,7 @@ export interface SecuritySchemeModel {
   /** http: basic/bearer. */
   scheme: string | undefined;
   description: string | undefined;
-  /** `x-client-option`: a top-level option of the generated client that sets this scheme's credential (D121). */
+  /** `x-client-option`: a top-level option of the generated client that sets this scheme's credential (D121 client auth per security scheme). */
   clientOption: string | undefined;
 }
 
@@ -130,7 +130,7 @@ interface PaginationBase {
 }
 
 /**
- * How a list operation pages, when the generator recognises it (D225): which strategy the client's `...All` helper
+ * How a list operation pages, when the generator recognises it (D225 pagination model by strategy): which strategy the client's `...All` helper
  * follows and where each piece lives. `undefined` on an operation = no helper (never a guess).
  * - `cursor`: a token in the body (or a header) sent back as the query parameter `cursorParam`; ends when it is
  *   absent, null or empty, or when the boolean at `hasMorePath` is false.
@@ -193,11 +193,11 @@ export interface SchemaModel {
   /** Pointer in the bundled document: `#/components/schemas/<name>`. */
   ref: string;
   schema: JsonSchema;
-  /** `schema` as a typed node, built once (D475): a `$ref` to this schema elsewhere is a `ref` node naming it. */
+  /** `schema` as a typed node, built once (D475 typed schema model with one walker, a node beside every raw schema): a `$ref` to this schema elsewhere is a `ref` node naming it. */
   node: SchemaNode;
 }
 
-/** Where an event is declared (D210). `pointer`: the JSON pointer of the operation that sends it, in the bundled document. */
+/** Where an event is declared (D210 webhooks and callbacks are events). `pointer`: the JSON pointer of the operation that sends it, in the bundled document. */
 export type EventOriginModel =
   | { kind: 'webhook'; name: string; method: HttpMethod; pointer: string }
   | {
@@ -216,7 +216,7 @@ export type EventOriginModel =
 
 export interface WebhookEventModel {
   /**
-   * The event's name (D210): its discriminator value (`PAYMENT_FAILED`, `batch.completed`), else the webhook's or the
+   * The event's name (D210 webhooks and callbacks are events): its discriminator value (`PAYMENT_FAILED`, `batch.completed`), else the webhook's or the
    * callback's name (`operationId.callback` when two callbacks of that name send different payloads). Unique.
    */
   eventType: string;
@@ -236,7 +236,7 @@ export interface WebhookEventModel {
   /** Payload schema: a `$ref` into components for OpenAPI webhooks, a resolved schema for AsyncAPI-only messages. */
   schema: JsonSchema;
   /**
-   * `schema` as a typed node (D475). Its pointers are into the bundled OpenAPI document, or for an AsyncAPI-only
+   * `schema` as a typed node (D475 typed schema model with one walker, a node beside every raw schema). Its pointers are into the bundled OpenAPI document, or for an AsyncAPI-only
    * message into the AsyncAPI document (`#/components/messages/<name>/payload`).
    */
   node: SchemaNode;
@@ -296,7 +296,7 @@ export interface ApiModel {
   title: string;
   /** `info.x-client-name`, if the spec names its client facade. */
   clientName: string | undefined;
-  /** `info.x-client-identification`: a header the generated client sends on every call naming itself (D121). */
+  /** `info.x-client-identification`: a header the generated client sends on every call naming itself (D121 client auth per security scheme). */
   clientIdentification: { header: string; product: string } | undefined;
   version: string;
   description: string | undefined;
@@ -318,7 +318,7 @@ export interface ApiModel {
   /** Events announced for later versions, in document order. */
   plannedEvents: PlannedEventModel[];
   /**
-   * The payload property naming the event (D211): `x-event-discriminator`, else detected (a required constant string
+   * The payload property naming the event (D211 event discriminator declared or detected): `x-event-discriminator`, else detected (a required constant string
    * with a distinct value per event: `event_type`, `type`, ...); undefined: events are known by name only.
    */
   webhookDiscriminator: string | undefined;

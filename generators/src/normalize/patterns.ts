@@ -11,7 +11,7 @@
  * `[\w-.]` gets its `-` escaped, quantified lookaheads are wrapped in a group. The one difference left is inherent to
  * `u`: `.` and negated classes match an astral character (an emoji) as one character instead of two UTF-16 halves.
  * A pattern that is not a regular expression in either syntax (e.g. `(?i)` inline flags) is left out with a warning naming
- * its location (D206); a `patternProperties` key that is none is refused with its location.
+ * its location (D206 unsupported patterns dropped with a warning); a `patternProperties` key that is none is refused with its location.
  */
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
@@ -210,7 +210,7 @@ const NAME_MAPS = new Set([
 /** Members holding data, not schemas: an example object's `pattern` field is not a regular expression. */
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 
-/** A `pattern` that is no regular expression, left out of the document (D206). */
+/** A `pattern` that is no regular expression, left out of the document (D206 unsupported patterns dropped with a warning). */
 export interface DroppedPattern {
   pointer: string;
   pattern: string;

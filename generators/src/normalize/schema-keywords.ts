@@ -126,7 +126,7 @@ function defaultOutsideType(schema: Record<string, unknown>, value: unknown): bo
   return Array.isArray(values) && (value === null || typeof value !== 'object') && !values.includes(value);
 }
 
-/** A keyword left out of the document (D430). */
+/** A keyword left out of the document (D430 wrongly typed value keywords and refused defaults left out with a warning). */
 export interface DroppedKeyword {
   pointer: string;
   keyword: string;

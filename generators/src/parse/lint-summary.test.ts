@@ -1,4 +1,4 @@
-/** Lint output a person can read (D373): one entry per rule with its count and first three locations; details on request. */
+/** Lint output a person can read (D373 lint warnings grouped per rule): one entry per rule with its count and first three locations; details on request. */
 import { describe, expect, it } from 'vitest';
 import { formatLintSummary, summarizeLint } from './lint-summary.js';
 import type { LintProblem } from './openapi.js';

@@ -1,5 +1,5 @@
 /**
- * Lint output a person can read (D373): a spec with thousands of warnings (GitHub's has 2,911) gets one entry per rule,
+ * Lint output a person can read (D373 lint warnings grouped per rule): a spec with thousands of warnings (GitHub's has 2,911) gets one entry per rule,
  * with its count, its first message and its first three locations; the full list, one per line, on request
  * (`--lint-details`).
  */

@@ -112,7 +112,7 @@ const strictJsonSources = new WeakSet<Source>();
 
 /**
  * Lint problems with their `file:line:col`: a location in a strict-JSON root by one scan of its text for all of them
- * (D191), any other by Redocly's getLineColLocation (which parses the file again with its YAML AST parser).
+ * (D191 lint locations from one JSON scan), any other by Redocly's getLineColLocation (which parses the file again with its YAML AST parser).
  */
 function toLintProblems(problems: readonly NormalizedProblem[], cwd: string): LintProblem[] {
   const fast = new Map<Source, { index: number; pointer: string; reportOnKey?: boolean }[]>();
@@ -154,7 +154,7 @@ function toLintProblem(problem: NormalizedProblem, cwd: string, start?: { line: 
 
 /**
  * Rules whose errors mean the document is not valid OpenAPI (or cannot be read): the only ones that stop generation
- * when the user gave no lint config (D116). Every other rule of the default set is style (`no-server-trailing-slash`
+ * when the user gave no lint config (D116 default lint stops only on structural errors). Every other rule of the default set is style (`no-server-trailing-slash`
  * errors in Redocly's `minimal` set, and Stripe's and DigitalOcean's specs have one) and is reported as a warning.
  */
 export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set([
@@ -294,14 +294,14 @@ export function isServerDefaultOutsideEnum(problem: Pick<NormalizedProblem, 'rul
   return problem.ruleId === 'no-server-variables-empty-enum' && /must include default/i.test(problem.message);
 }
 
-/** A style error of the default rule set becomes a warning (D116); with the user's own config every error stays one. */
+/** A style error of the default rule set becomes a warning (D116 default lint stops only on structural errors); with the user's own config every error stays one. */
 export function demoteStyleErrors(problems: LintProblem[], userConfig: boolean): LintProblem[] {
   if (userConfig) return problems;
   return problems.map((p) => (p.severity === 'error' && !STRUCTURAL_LINT_RULES.has(p.ruleId) ? { ...p, severity: 'warn' } : p));
 }
 
 /**
- * The root document, read once for lint and bundle (D163): a `.json` file by `JSON.parse` (a file it refuses, and
+ * The root document, read once for lint and bundle (D163 root document read once): a `.json` file by `JSON.parse` (a file it refuses, and
  * every other extension, by Redocly's own YAML parser, as its resolver reads it), with the text Redocly's locations
  * (file:line:col) are computed from.
  */

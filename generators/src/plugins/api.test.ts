@@ -1,4 +1,4 @@
-/** The plugin API's checks (D370, D371): names, file paths inside the output root, the header in each comment syntax. */
+/** The plugin API's checks (D370 generator plugins; D371 plugin files get the do-not-edit header): names, file paths inside the output root, the header in each comment syntax. */
 import { describe, expect, it } from 'vitest';
 import { definePlugin, pluginFile } from './api.js';
 

@@ -1,5 +1,5 @@
 /**
- * The shape of `paygate.config.*` (D372), public from `@paygate/cli` with `defineConfig` so a config file is typed;
+ * The shape of `paygate.config.*` (D372 paygate.config files), public from `@paygate/cli` with `defineConfig` so a config file is typed;
  * cli/config.ts finds, checks and loads it.
  */
 import type { Target } from '../emit/context.js';

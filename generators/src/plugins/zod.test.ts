@@ -1,5 +1,5 @@
 /**
- * The Zod plugin on the typed schema model (D377, D475): a table of component schemas and the Zod expression each
+ * The Zod plugin on the typed schema model (D377; D475 typed schema model with one walker, a node beside every raw schema): a table of component schemas and the Zod expression each
  * becomes, read from the plugin's output for a one-schema document (compiling and parsing are
  * test/generators/zod-plugin.test.ts's).
  */

@@ -150,7 +150,7 @@ class ZodWriter {
     let out = 'z.string()';
     if (node.minLength !== undefined) out += `.min(${node.minLength})`;
     if (node.maxLength !== undefined) out += `.max(${node.maxLength})`;
-    // patterns are `u`-valid after normalisation (D60); one that still is not compiles to no check
+    // patterns are `u`-valid after normalisation (D60 patterns use the u flag everywhere); one that still is not compiles to no check
     if (node.pattern !== undefined && isUnicodeRegExp(node.pattern)) out += `.regex(new RegExp(${literal(node.pattern)}, 'u'))`;
     return out;
   }

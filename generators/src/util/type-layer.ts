@@ -27,7 +27,7 @@ export const TYPE_LAYER_OPTIONS = {
   // request type must not demand it.
   defaultNonNullable: false,
   // `type: object` without properties is any object (JSON Schema), not `Record<string, never>`: a free-form
-  // `metadata` must be writable without casts (D118).
+  // `metadata` must be writable without casts (D118 empty object schemas typed Record<string, unknown>).
   emptyObjectsUnknown: true,
 } as const satisfies OpenAPITSOptions;
 

@@ -165,7 +165,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
       sandbox: true,
       webhookRetrySchedule: [1],
     };
-    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138 test fixtures made once per run)
     runtime = await openReference(config, { logger });
     http.setApp(createReferenceApp(runtime, { logger, validateResponses: true }));
   });
@@ -426,7 +426,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     if (!collect.ok) throw new Error(JSON.stringify(collect.error));
     const collectData = collect.data.data as { order_id: string; message: string };
     expect(collectData.message).toContain('success@paygate');
-    // merchant credentials move their own sandbox clock (D38)
+    // merchant credentials move their own sandbox clock (D38 per-merchant sandbox clocks)
     const advanced = await m.sandbox.advanceClock({ seconds: 10 });
     expect(advanced.ok && advanced.data.data).toMatchObject({ merchant_id: merchantId });
     expect(advanced.ok && advanced.data.data.offset_seconds).toBeGreaterThanOrEqual(10);
@@ -538,7 +538,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     const created = await m.orders.create(hostedOrder('EXPIRE-1'));
     const data = (created.ok && (created.data.data as { session_id: string; order_id: string })) || { session_id: '', order_id: '' };
     expect((await fetch(`${base}/checkout/${data.session_id}`)).status).toBe(200);
-    // a partner moves one of its merchants' clocks, naming it (D38)
+    // a partner moves one of its merchants' clocks, naming it (D38 per-merchant sandbox clocks)
     const advanced = await partner().sandbox.advanceClock({ seconds: 16 * 60, merchant_id: merchantId });
     expect(advanced.status).toBe(200);
     const page = await fetch(`${base}/checkout/${data.session_id}`);
@@ -557,7 +557,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(page1.data.data.count).toBeGreaterThanOrEqual(2);
     const next = new URL(page1.data.data.next!);
     expect(`${next.protocol}//${next.host}${next.pathname}`).toBe(`${base}/pg/payments/`);
-    // the links carry an opaque keyset cursor beside page and page_size (D108)
+    // the links carry an opaque keyset cursor beside page and page_size (D108 lists page by keyset over tenant indexes)
     expect(Object.fromEntries(next.searchParams)).toEqual({
       status: 'CAPTURED',
       currency: 'INR',
@@ -903,7 +903,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     });
     expect(revalidated).toBe(304);
 
-    // liveness checks no dependency; readiness checks the database (D102)
+    // liveness checks no dependency; readiness checks the database (D102 liveness and readiness health routes)
     const health = await fetch(`${base}/healthz`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
@@ -1090,7 +1090,7 @@ describe.each(testTargets())('reference gateway over HTTP (%s)', (target: TestTa
     expect(ids.length).toBe(1200);
     expect(new Set(ids).size).toBe(1200);
     const first = await p.payments.list({ merchant_id: deep, page_size: 1 });
-    expect(first.ok && first.data.data.count).toBe(1001); // more than 1000 (D108)
+    expect(first.ok && first.data.data.count).toBe(1001); // more than 1000 (D108 lists page by keyset over tenant indexes)
   });
 
   it('keeps no plaintext secret at rest after the whole flow (merchants, webhook endpoints, idempotency keys, credentials)', async () => {

@@ -71,11 +71,11 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
         idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next),
       );
     }
-    // a read (no Idempotency-Key declared) gets the error mapping only: no claim, no transaction scope (D148)
+    // a read (no Idempotency-Key declared) gets the error mapping only: no claim, no transaction scope (D148 gateway's pre-scaffold work in one middleware)
     return idempotent.has(call.operationId) ? withIdempotency(rt, call, inFlight) : withErrorMapping(call.next);
   };
   return (call) => {
-    // Bounded waits per tenant (D363): an authenticated request runs in its tenant's share of the pool (a shopper's
+    // Bounded waits per tenant (D363 tenant share of the database pool): an authenticated request runs in its tenant's share of the pool (a shopper's
     // pages carry no credential and are not counted)
     const principal = call.ctx.principal as Principal | undefined;
     const share = rt.tenantShare;
@@ -84,13 +84,13 @@ function handlerHook(rt: ReferenceRuntime): HandlerHook<Handlers<Principal>, Pri
   };
 }
 
-/** Whose share of the pool a request uses (D363): the merchant's, or the partner's for a partner credential. */
+/** Whose share of the pool a request uses (D363 tenant share of the database pool): the merchant's, or the partner's for a partner credential. */
 function tenantOf(principal: Principal): string {
   return principal.kind === 'merchant' ? `merchant:${principal.merchantId}` : `partner:${principal.partnerId}`;
 }
 
 /**
- * The authenticator of both Paygate schemes (D120). `ClientId` and `ClientSecret` form one requirement (an AND): the
+ * The authenticator of both Paygate schemes (D120 one authenticator per security scheme). `ClientId` and `ClientSecret` form one requirement (an AND): the
  * pair is verified once, by whichever of the two runs first (the credentials of both are passed to each); the other
  * passes its principal on.
  */
@@ -106,7 +106,7 @@ function credentialPair(rt: ReferenceRuntime): SchemeAuthenticator<Principal> {
   return ({ credentials, principal, req, operation }) => {
     // for the access log line, also when authentication fails
     if (req.res) req.res.locals['operation'] = operation;
-    // the pair's second scheme passes the principal on without a promise (D166)
+    // the pair's second scheme passes the principal on without a promise (D166 per-request work trimmed)
     if (principal !== undefined) return principal;
     return verify(credentials.ClientId, credentials.ClientSecret);
   };
@@ -202,7 +202,7 @@ export function createReferenceApp(rt: ReferenceRuntime, options: ReferenceAppOp
     handlers: createHandlers(rt),
     around: handlerHook(rt),
     logger,
-    // the request id on the scaffold's own lines about a request (D165)
+    // the request id on the scaffold's own lines about a request (D165 no AsyncLocalStorage per request)
     requestLogFields: (_req, res) => ({ req_id: requestIdOf(res) }),
     ...(options.validateResponses !== undefined ? { validateResponses: options.validateResponses } : {}),
     onRequest: gatewayMiddleware(rt, options),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateSandboxPartner, sandboxPartnerLines, serve } from './cli.js';
 
-/** The sandbox partner secret is printed once, by the start that generated it (D39). */
+/** The sandbox partner secret is printed once, by the start that generated it (D39 sandbox generates its partner credential). */
 describe('sandbox partner credential at start-up', () => {
   let dir: string;
   const level = process.env['LOG_LEVEL'];

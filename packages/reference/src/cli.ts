@@ -2,7 +2,7 @@
  * The reference gateway's command line (`paygate serve`, bin/paygate.js): the usage text and the command dispatch.
  * A start is composed in startup/ (serve.ts: configuration, database, app, HTTP server, banner; gateway-process.ts:
  * signals and drain of one process); several processes are the supervisor's (supervisor/).
- * Start-up order (D173): this file imports nothing of @paygate/server, so the database starts opening before the
+ * Start-up order (D173 database opened while modules load): this file imports nothing of @paygate/server, so the database starts opening before the
  * app's module graph loads.
  */
 import cluster from 'node:cluster';

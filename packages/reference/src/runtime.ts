@@ -30,9 +30,9 @@ export interface ReferenceRuntime extends HandlerRuntime {
   rateLimiter: RateLimiter;
   /** Credential verification, cached per process and invalidated everywhere on change (PAYGATE_CREDENTIAL_CACHE_TTL_MS, D67). */
   credentials: CredentialCache;
-  /** GET /readyz: database and (REDIS_URL) Redis reachable, not draining (D102). */
+  /** GET /readyz: database and (REDIS_URL) Redis reachable, not draining (D102 liveness and readiness health routes). */
   readiness: Readiness;
-  /** Each tenant's share of the PostgreSQL pool (D363); absent on PGlite (one connection) or when switched off. */
+  /** Each tenant's share of the PostgreSQL pool (D363 tenant share of the database pool); absent on PGlite (one connection) or when switched off. */
   tenantShare?: TenantShare;
   /** Stop the worker (waiting for its pass) and close the database. */
   close(): Promise<void>;
@@ -143,7 +143,7 @@ export async function openReference(
     scheduledJobs?: boolean;
     /**
      * The configured database, already opening (`openConfiguredDb(config)`): paygate serve starts it before loading
-     * the rest (D173). Taken over here: closed if the start fails. Default: opened here, after the master key.
+     * the rest (D173 database opened while modules load). Taken over here: closed if the start fails. Default: opened here, after the master key.
      */
     db?: Promise<Db>;
   } = {},
@@ -166,11 +166,11 @@ export async function openReference(
       'sandbox: generated a master key for stored secrets (keep this file; set PAYGATE_MASTER_KEY in production)',
     );
   }
-  // Honest storage failures (D361): every failed statement is shown to the storage health, which /readyz reads.
+  // Honest storage failures (D361 running out of a resource classified): every failed statement is shown to the storage health, which /readyz reads.
   const storage = createStorageHealth(options.logger ? { logger: options.logger } : {});
   const db = withTransactionScopes(watchStorage(await (options.db ?? openConfiguredDb(config)), storage));
   try {
-    // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38)
+    // the gateway's clock; each merchant's sandbox clock is an offset from it, read where it is used (D38 per-merchant sandbox clocks)
     const clock = systemClock;
     await checkMasterKey(db, secrets, formatIso(clock.now()));
     markStartupStage('master key checked');
@@ -188,7 +188,7 @@ export async function openReference(
       batchSize: config.webhookConcurrency,
       settlementBatchSize: config.settlementBatchSize,
       perEndpointConcurrency: config.webhookEndpointConcurrency,
-      // one worker of a `--workers N` fleet runs the scheduled settlements; every worker drains the queues (D101)
+      // one worker of a `--workers N` fleet runs the scheduled settlements; every worker drains the queues (D101 every worker process runs the background queues)
       ...(config.sandbox || options.scheduledJobs === false ? {} : { settlementIntervalSeconds: config.settlementIntervalSeconds }),
       retrySchedule: config.webhookRetrySchedule,
       sandbox: config.sandbox,
@@ -199,7 +199,7 @@ export async function openReference(
       ttlMs: config.credentialCacheTtlMs,
       now: () => clock.now(),
       // PostgreSQL without a direct URL for LISTEN: DATABASE_URL may be a transaction pooler, where notifications are
-      // lost without an error, so credential changes are polled as well (D352)
+      // lost without an error, so credential changes are polled as well (D352 notifications through a pooler: direct or polling)
       ...(config.databaseUrl && !config.databaseDirectUrl ? { pollMs: CREDENTIAL_POLL_MS } : {}),
     });
     await credentials.start();
@@ -212,7 +212,7 @@ export async function openReference(
       ...(options.logger ? { logger: options.logger } : {}),
     });
     const readiness = createReadiness({ db, storage, redisUrl: config.redisUrl, ...(options.logger ? { logger: options.logger } : {}) });
-    // Bounded waits per tenant (D363): a tenant's share of this process's pool, waiting at most as long as a pool
+    // Bounded waits per tenant (D363 tenant share of the database pool): a tenant's share of this process's pool, waiting at most as long as a pool
     // checkout does. PGlite has one connection and serialises transactions: no request waits there on another's lock.
     const tenantShareSize = config.tenantShare.share ?? defaultTenantShare(config.dbPoolSize);
     const tenantShare =

@@ -3,7 +3,7 @@
  * a new PGlite data dir) runs with a preload that records every module the process loads: ES modules through a
  * loader hook, CommonJS ones from `require.cache` when asked (SIGUSR2). Each module listed here is absent once the
  * gateway listens and present after the first request that needs it, so laziness is shown, and so is the feature
- * still working. The same start shows a new data dir migrated and the stages logged at debug level (D170).
+ * still working. The same start shows a new data dir migrated and the stages logged at debug level (D170 start-up stages marked).
  * `paygate serve` runs the gateway's bundle (D189, packages/reference/dist/serve/): a module bundled into it is never
  * a file of its own, so "loaded" also counts every input of the bundle's chunks the process loaded (esbuild's metafile,
  * kept as bundle.json beside them); a lazily imported module is in a chunk of its own, loaded when it is needed.
@@ -154,7 +154,7 @@ describe('paygate serve loads lazily (built code, new PGlite data dir)', () => {
 
   it.each(LAZY)('$module is not loaded by the start (nor by GET /healthz)', async ({ pattern }) => {
     const files = await gateway.loaded();
-    // the log works, and the gateway runs its bundle (D189): its entry and the gateway's own modules inside it
+    // the log works, and the gateway runs its bundle (D189 esbuild bundle of paygate serve): its entry and the gateway's own modules inside it
     expect(files).toContain(pathToFileURL(path.join(BUNDLE_DIR, 'cli.js')).href);
     const loaded = await withBundledInputs(files);
     expect(loaded.filter((m) => /packages\/reference\/dist\/(app|runtime|worker)\.js$/.test(m))).toHaveLength(3);

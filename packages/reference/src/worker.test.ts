@@ -247,7 +247,7 @@ describe.each(testTargets())('worker on %s', (target) => {
     const partnerTypes = byPath('/partner')
       .map((r) => (JSON.parse(r.body) as { event_type: string }).event_type)
       .sort();
-    // wp1's MERCHANT_APPROVED was created before the partner endpoint existed: not delivered to it (D79)
+    // wp1's MERCHANT_APPROVED was created before the partner endpoint existed: not delivered to it (D79 410 Gone disables an endpoint, enable endpoint)
     expect(partnerTypes).toEqual(['PAYMENT_FAILED']);
 
     const delivery = byPath('/merchant')[0]!;
@@ -519,7 +519,7 @@ describe.each(testTargets())('worker on %s', (target) => {
 
     const capped = await claimDueDeliveries(deps, 10, { perEndpointCap: 2, busy: new Map([[b.id, 1]]) });
     expect(perEndpoint(capped)).toEqual([2, 1]); // b already has one in flight
-    // the cap holds across processes (D342): the database's in-flight count (live leases) counts, whoever claimed them;
+    // the cap holds across processes (D342 fair webhook claim across endpoints): the database's in-flight count (live leases) counts, whoever claimed them;
     // a at its cap gets none, b one more to reach its cap of 2
     const saturated = await claimDueDeliveries(deps, 10, { perEndpointCap: 2 });
     expect(perEndpoint(saturated)).toEqual([0, 1]);

@@ -47,7 +47,7 @@ export interface WorkerOptions {
   settlementBatchSize?: number;
   /** Most deliveries in flight in this process (default 256, D114). */
   batchSize?: number;
-  /** Most deliveries of one endpoint in flight in this process (default 32): a slow endpoint holds only these (D114). */
+  /** Most deliveries of one endpoint in flight in this process (default 32): a slow endpoint holds only these (D114 transactional outbox kept over a job queue). */
   perEndpointConcurrency?: number;
   deliveryTimeoutMs?: number;
   /**
@@ -55,7 +55,7 @@ export interface WorkerOptions {
    * to close.
    */
   transport?: WebhookTransport;
-  /** Without `transport`: whether deliveries may reach private, loopback, link-local and metadata addresses (D35). */
+  /** Without `transport`: whether deliveries may reach private, loopback, link-local and metadata addresses (D35 webhooks never reach private addresses). */
   allowPrivateDestinations?: boolean;
   logger?: WorkerLogger;
 }
@@ -91,7 +91,7 @@ const FANOUT_BATCH = 500;
 const RECORD_BATCH = 200;
 
 /**
- * Attempts are recorded in batches (D114): results that finish together share one statement (recordAttempts), so the
+ * Attempts are recorded in batches (D114 transactional outbox kept over a job queue): results that finish together share one statement (recordAttempts), so the
  * database sees one commit per batch, not one transaction per delivery. A result waits at most for the statement in
  * progress; nothing is acknowledged before it is recorded.
  */
@@ -160,7 +160,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const jitter = options.jitter ?? 0.1;
   const backoffSeconds = endpointBackoffSeconds(schedule, jitter);
   const recorder = createAttemptRecorder(async (items) => {
-    // endpoint-level backoff first (D342): while these deliveries are still claimed, no claim can pick the endpoint's
+    // endpoint-level backoff first (D342 fair webhook claim across endpoints): while these deliveries are still claimed, no claim can pick the endpoint's
     // other due work between the failure being recorded and the endpoint being marked failing
     await noteEndpointHealth(deps, items, backoffSeconds).catch((err: unknown) =>
       log?.warn({ err }, 'webhook endpoint health not recorded'),
@@ -200,7 +200,7 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   /**
-   * Fan out new events and claim due deliveries while there is room (D114), in batches: woken by NOTIFY on new events
+   * Fan out new events and claim due deliveries while there is room (D114 transactional outbox kept over a job queue), in batches: woken by NOTIFY on new events
    * and deliveries, by a finished delivery, and by the poll (retries falling due). Sends are not awaited here.
    */
   async function pump(report?: TickReport): Promise<Promise<void>[]> {

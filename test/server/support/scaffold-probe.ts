@@ -320,7 +320,7 @@ export class SpecProbe {
   }
 
   /**
-   * The path a client sends for a template with a query part or a `#` fragment (D410): the query part's keys and the
+   * The path a client sends for a template with a query part or a `#` fragment (D410 every path template real specs use is routed): the query part's keys and the
    * fragment's named parameters go into the query (or headers) with the values the template fixes, or samples.
    */
   private sendable(operation: ProbedOperation, path: string, query: [string, string][], headers: Record<string, string>): string {

@@ -117,7 +117,7 @@ function seconds(flag: string, raw: string | undefined): number | undefined {
   return n * 1000;
 }
 
-/** `paygate contract --spec FILE`: the spec-driven checks of @paygate/contract-tests/check against any API (D125, D270). */
+/** `paygate contract --spec FILE`: the spec-driven checks of @paygate/contract-tests/check against any API (D125 paygate contract checks any API against its spec; D270 stateful contract checker). */
 async function runSpecChecks(flags: SpecFlags, baseUrl: URL, io: CliIo): Promise<ExitCode> {
   let checker: typeof import('@paygate/contract-tests/check');
   try {

@@ -109,7 +109,7 @@ describe('paygate release and the compatibility gate', () => {
     const blocking: { kind: string; pointer: string }[] = JSON.parse(json.out).gate.blocking;
     expect(blocking.length).toBeGreaterThan(0);
     const entries = blocking.map((c) => ({ kind: c.kind, pointer: c.pointer, reason: 'test: no merchant reads bank_ref_num' }));
-    // an entry must name a pointer of the released or the current version (D104): one that exists but matches no
+    // an entry must name a pointer of the released or the current version (D104 one diff entry per change, at its definition): one that exists but matches no
     // change is stale, one that exists nowhere is refused
     const stale = { kind: 'property-removed', pointer: '/components/schemas/PaymentFailedData/properties/message', reason: 'left over' };
     const nowhere = { kind: 'property-removed', pointer: '/components/schemas/Nothing/properties/here', reason: 'left over' };

@@ -1,7 +1,7 @@
 /**
  * Every `paygate` sub-command, one line each, in the order `paygate --help` lists them. A new command is a file in
  * this folder exporting `command` (a CliCommand) plus one line here. Each command's module is imported only when it
- * runs (D125): `paygate --version` and `paygate --help` load none of them, `paygate generate` loads no gateway, and the
+ * runs (D125 paygate contract checks any API against its spec): `paygate --version` and `paygate --help` load none of them, `paygate generate` loads no gateway, and the
  * gateway's commands load @paygate/reference only when they run. main.test.ts checks each line's summary against the
  * command it loads.
  */

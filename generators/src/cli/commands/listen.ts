@@ -1,7 +1,7 @@
 /**
  * `paygate listen --forward-to URL`: watch a sandbox gateway's webhook events arrive at a receiver on this machine,
- * with valid Standard Webhooks signatures under a printed `whsec_` secret (D80). Runs until SIGINT/SIGTERM, then
- * removes its temporary endpoint. With `--input SPEC` (D214) it talks to no gateway: a local relay validates the
+ * with valid Standard Webhooks signatures under a printed `whsec_` secret (D80 paygate listen forwards webhooks locally). Runs until SIGINT/SIGTERM, then
+ * removes its temporary endpoint. With `--input SPEC` (D214 listen and trigger for any spec) it talks to no gateway: a local relay validates the
  * events of that API (its webhooks and callbacks) as they arrive and forwards them to the receiver.
  */
 import { existsSync } from 'node:fs';
@@ -103,7 +103,7 @@ function stopped(stop: AbortSignal): Promise<void> {
   return stop.aborted ? Promise.resolve() : new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-/** `--input SPEC`: a local relay validating that API's events (D214); no gateway, nothing registered. */
+/** `--input SPEC`: a local relay validating that API's events (D214 listen and trigger for any spec); no gateway, nothing registered. */
 async function relaySpecEvents(
   values: {
     input?: string;

@@ -15,7 +15,7 @@ export class SpecProblem extends Error {
 
 /** How a run prints what it found. */
 export interface PipelineDisplay {
-  /** Every lint warning on its own line instead of the summary per rule (D373). */
+  /** Every lint warning on its own line instead of the summary per rule (D373 lint warnings grouped per rule). */
   lintDetails?: boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `paygate serve`: the reference gateway. Delegates to @paygate/reference's own entry (its environment variables,
- * start-up output and graceful stop). @paygate/reference is an optional peer of @paygate/cli (D125): generating code
+ * start-up output and graceful stop). @paygate/reference is an optional peer of @paygate/cli (D125 paygate contract checks any API against its spec): generating code
  * installs no gateway (PGlite, pg, ioredis, pino...); this command loads it when it runs and says how to install it
  * when it is missing.
  */

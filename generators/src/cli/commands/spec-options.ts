@@ -43,7 +43,7 @@ export interface SpecOptions {
   rootDir: string;
   /** True when writing into this repository's own packages (the committed, drift-checked layout). */
   workspaceLayout: boolean;
-  /** Every lint warning on its own line instead of the summary per rule (D373). */
+  /** Every lint warning on its own line instead of the summary per rule (D373 lint warnings grouped per rule). */
   lintDetails: boolean;
   /** The config file read (relative to cwd), and the files watch mode restarts on. */
   config: LoadedConfig;

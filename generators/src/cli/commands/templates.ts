@@ -1,5 +1,5 @@
 /**
- * `paygate templates list | eject [NAME...]` (D375): the built-in templates a project may override. `eject` copies
+ * `paygate templates list | eject [NAME...]` (D375 ejecting templates): the built-in templates a project may override. `eject` copies
  * them into the project's template folder (`--out`, else the config's `templates`, else `templates`), each with a
  * first line stamping which built-in it was and the digest of its text, so that generation can report an override
  * whose built-in has changed since.

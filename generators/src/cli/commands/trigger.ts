@@ -1,5 +1,5 @@
 /**
- * `paygate trigger EVENT_TYPE`: make a sandbox gateway emit a real event (D81) by creating what it announces, through
+ * `paygate trigger EVENT_TYPE`: make a sandbox gateway emit a real event (D81 paygate trigger makes real events) by creating what it announces, through
  * the API: a merchant and its KYC approval, an order completed through the sandbox, a settlement run, a refund
  * completed through the sandbox. Pairs with `paygate listen`.
  */
@@ -12,7 +12,7 @@ import { GATEWAY_FLAGS, GATEWAY_FLAGS_HELP, GatewayCallError, gatewayAccess } fr
 import { loadSpecEvents } from '../webhooks/spec-relay.js';
 import { isEventType, triggerEvent } from '../webhooks/trigger-flows.js';
 
-/** `--input SPEC`: another API's events cannot be caused from here; say so, list them, point at listen (D214). */
+/** `--input SPEC`: another API's events cannot be caused from here; say so, list them, point at listen (D214 listen and trigger for any spec). */
 async function anotherApi(input: string, io: CliIo): Promise<ExitCode> {
   const file = path.resolve(io.cwd, input);
   if (!existsSync(file)) throw new EnvironmentError(`--input ${input}: no such file. Pass your OpenAPI document.`);

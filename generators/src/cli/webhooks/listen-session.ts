@@ -1,6 +1,6 @@
 /**
  * `paygate listen` without the command line: a local relay the gateway pushes to, a temporary webhook endpoint
- * registered for it, and the forwarding of each delivery to the developer's receiver (D80).
+ * registered for it, and the forwarding of each delivery to the developer's receiver (D80 paygate listen forwards webhooks locally).
  *
  * The gateway delivers to the relay like to any endpoint (Standard Webhooks headers, its retries, its deliveries
  * API); the relay checks the signature, posts the same body and the same `webhook-*` headers to `--forward-to` (so

@@ -1,6 +1,6 @@
 /**
  * `paygate trigger` without the command line: for each event type, the API calls that make the gateway emit that
- * event for real (D81). Nothing is fabricated: the event is the one the state change writes to the outbox, delivered
+ * event for real (D81 paygate trigger makes real events). Nothing is fabricated: the event is the one the state change writes to the outbox, delivered
  * to every endpoint subscribed to it (e.g. the one `paygate listen` registered).
  */
 import { EventType } from '@paygate/contract';

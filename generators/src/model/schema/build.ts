@@ -1,6 +1,6 @@
 /**
  * Raw JSON Schema (OpenAPI 3.0 or 3.1, bundled) -> typed nodes (./types.ts, D475). One builder per document: component
- * schemas are built once and referenced by name; a `$ref` anywhere else is inlined, once per target (D476).
+ * schemas are built once and referenced by name; a `$ref` anywhere else is inlined, once per target (D476 a ref to a named schema is a ref node, other refs copied in place).
  */
 import { isObj, pointerOf, pointerTokens, type JsonObject } from '../../util/json.js';
 import { compareStrings, sortedEntries } from '../../util/sorted.js';
@@ -164,7 +164,7 @@ export class SchemaNodeBuilder {
     const nonNull = types.filter((t) => t !== 'null');
     const base: Base = {
       pointer,
-      // Nullability, one representation (D477): 3.0 `nullable: true` and a 3.1 type array with 'null' beside other types
+      // Nullability, one representation (D477 one representation of nullability, number bounds and type lists): 3.0 `nullable: true` and a 3.1 type array with 'null' beside other types
       nullable: schema.nullable === true || (types.includes('null') && nonNull.length > 0),
       annotations: annotationsOf(schema),
       extensions: extensionsOf(schema),
@@ -188,7 +188,7 @@ export class SchemaNodeBuilder {
       if (anyOf !== undefined) return { ...anyOf, ...base };
       return { kind: 'not', ...base, node: not! };
     }
-    // Own keywords beside combinators: every part holds (D478)
+    // Own keywords beside combinators: every part holds (D478 a schema's own keywords beside combinators become an allOf of its parts)
     const members: SchemaNode[] = [];
     if (own !== undefined) members.push(own);
     members.push(...allOf);
@@ -313,7 +313,7 @@ export class SchemaNodeBuilder {
   }
 
   private number(schema: JsonObject, kind: 'number' | 'integer', pointer: string): NumberNode {
-    // 3.0 writes an exclusive bound as a boolean beside minimum/maximum; 3.1 as a number of its own (D477)
+    // 3.0 writes an exclusive bound as a boolean beside minimum/maximum; 3.1 as a number of its own (D477 one representation of nullability, number bounds and type lists)
     const lower = schema.exclusiveMinimum === true ? { exclusive: num(schema.minimum), inclusive: undefined } : undefined;
     const upper = schema.exclusiveMaximum === true ? { exclusive: num(schema.maximum), inclusive: undefined } : undefined;
     return {
@@ -350,7 +350,7 @@ export class SchemaNodeBuilder {
 }
 
 /**
- * Gives `target` its `node`, built by `build` when first read and kept (D475): a run whose emitters read no node
+ * Gives `target` its `node`, built by `build` when first read and kept (D475 typed schema model with one walker, a node beside every raw schema): a run whose emitters read no node
  * (Paygate's own, today) pays nothing for them. Not enumerable, so JSON.stringify of a model part (a cache's digest)
  * neither builds nor serialises the nodes, and a spread copy leaves it out; a node itself is plain data (no cycles).
  */

@@ -5,12 +5,12 @@
  * - Every node carries its source `pointer` (a JSON pointer, as a URI fragment, into the bundled document: where the
  *   schema was written), whether it also admits `null`, its annotations and its `x-` extensions.
  * - A `$ref` to a component schema is a {@link RefNode} naming it (`components.schemas` name): named schemas are built
- *   once (`ApiModel.schemas[].node`) and may be recursive. A `$ref` anywhere else is inlined (D476).
- * - Nullability has one representation, `nullable` (D477): OpenAPI 3.0's `nullable: true` and 3.1's `type: [T, 'null']`
+ *   once (`ApiModel.schemas[].node`) and may be recursive. A `$ref` anywhere else is inlined (D476 a ref to a named schema is a ref node, other refs copied in place).
+ * - Nullability has one representation, `nullable` (D477 one representation of nullability, number bounds and type lists): OpenAPI 3.0's `nullable: true` and 3.1's `type: [T, 'null']`
  *   both give the node of T with `nullable: true`; `type: 'null'` alone is a {@link NullNode}.
  * - A schema mixing its own type with combinators (`type: object` beside `allOf`/`oneOf`/`anyOf`/`not`) is an
  *   {@link AllOfNode} of its parts: its own keywords first, then each `allOf` member, the `oneOf` union, the `anyOf`
- *   union and the `not` (D478).
+ *   union and the `not` (D478 a schema's own keywords beside combinators become an allOf of its parts).
  *
  * Semver: these types are public (`import type { SchemaNode } from '@paygate/cli'`); new kinds and new optional members
  * arrive in minor versions, so a plugin's `switch (node.kind)` keeps a `default` branch.
@@ -101,7 +101,7 @@ export interface StringNode extends NodeBase {
 }
 
 /**
- * `type: number` or `type: integer`. Bounds are normalised (D477): 3.0's `exclusiveMinimum: true` beside `minimum: 5`
+ * `type: number` or `type: integer`. Bounds are normalised (D477 one representation of nullability, number bounds and type lists): 3.0's `exclusiveMinimum: true` beside `minimum: 5`
  * is `exclusiveMinimum: 5` (and no `minimum`), as 3.1 writes it.
  */
 export interface NumberNode extends NodeBase {
@@ -166,7 +166,7 @@ export interface UnionNode extends NodeBase {
   discriminator: Discriminator | undefined;
 }
 
-/** `allOf` (every member holds), or a schema whose own keywords sit beside combinators (D478). */
+/** `allOf` (every member holds), or a schema whose own keywords sit beside combinators (D478 a schema's own keywords beside combinators become an allOf of its parts). */
 export interface AllOfNode extends NodeBase {
   kind: 'allOf';
   members: SchemaNode[];

@@ -1,4 +1,4 @@
-/** The one schema walker (D475): order, paths, refs followed only when asked, skip and stop. */
+/** The one schema walker (D475 typed schema model with one walker, a node beside every raw schema): order, paths, refs followed only when asked, skip and stop. */
 import { describe, expect, it } from 'vitest';
 import { SchemaNodeBuilder } from './build.js';
 import type { SchemaNode } from './types.js';

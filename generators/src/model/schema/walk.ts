@@ -1,5 +1,5 @@
 /**
- * The one walker of typed schema nodes (D475): every node with its path, before (`enter`) and after (`leave`) its
+ * The one walker of typed schema nodes (D475 typed schema model with one walker, a node beside every raw schema): every node with its path, before (`enter`) and after (`leave`) its
  * children; it stops at a `$ref` unless given the named nodes to follow it into (each name once per branch, so a
  * recursive schema ends).
  */

@@ -39,7 +39,7 @@ export interface IdempotencyKeySpec {
 export interface OperationMeta {
   security: SecurityRequirement;
   errors: DeclaredErrors;
-  /** Present when the operation declares an idempotency-key header: a fresh key is sent unless the call gives one (D123). */
+  /** Present when the operation declares an idempotency-key header: a fresh key is sent unless the call gives one (D123 client idempotency keys only where declared). */
   idempotencyKey?: IdempotencyKeySpec;
 }
 
@@ -128,7 +128,7 @@ function parsePathTemplate(path: string): PathTemplate | null {
 }
 
 /**
- * The URL of a filled template with a query part or a fragment (D410): what follows `#` is never sent (and `fetch`
+ * The URL of a filled template with a query part or a fragment (D410 every path template real specs use is routed): what follows `#` is never sent (and `fetch`
  * would drop a query written after it), and a query string written into the template is joined with the call's own
  * query, its `k={x}` terms left to the query parameter `x` they name (the call's query carries it).
  */
@@ -153,13 +153,13 @@ function serializeBody(body: unknown, headers: Record<string, string>): BodyInit
   return defaultBodySerializer(body);
 }
 
-/** The idempotency-key header of the retry rule (D93, D123), also when an operation declares none but a call gives it. */
+/** The idempotency-key header of the retry rule (D93 client retries 503 only when safe; D123 client idempotency keys only where declared), also when an operation declares none but a call gives it. */
 const IDEMPOTENCY_KEY = 'Idempotency-Key';
 
 /**
  * The generated client's one way to send a call: adds the credentials the operation's security requires, its
  * idempotency key where it declares one, and turns the answer into a result typed by the declared error schemas.
- * Sends with `fetch(url, init)` itself (D152): the generated call's method and path are the spec's, its types come
+ * Sends with `fetch(url, init)` itself (D152 client calls bypass openapi-fetch's coreFetch): the generated call's method and path are the spec's, its types come
  * from openapi-typescript's `paths`; the openapi-fetch client (`transport`) stays for calls the facade does not cover.
  */
 export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
@@ -199,7 +199,7 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
     return out;
   }
 
-  /** Send one call (D152): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
+  /** Send one call (D152 client calls bypass openapi-fetch's coreFetch): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
   async function perform(
     meta: OperationMeta,
     method: string,
@@ -333,7 +333,7 @@ export function init(
 export type Caller = ReturnType<typeof createCaller>;
 
 /**
- * One method of a generated client (D195): called with the positional arguments the generated `XClient` interface
+ * One method of a generated client (D195 client type is a declared interface): called with the positional arguments the generated `XClient` interface
  * declares (each path parameter in order, then the body when the operation has one, the query when it has query
  * parameters, then the call options), it sends `init(path, query, opts, body, bodySerializer, parseAs)` through
  * `send`, exactly what a per-operation arrow function used to. Typed `never`, as {@link init} is: the interface the

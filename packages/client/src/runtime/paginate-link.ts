@@ -1,5 +1,5 @@
 /**
- * Next-page links (D227): the query a next URL carries, and the rel="next" target of an RFC 8288 `Link` header. The
+ * Next-page links (D227 page strategies as data in the client): the query a next URL carries, and the rel="next" target of an RFC 8288 `Link` header. The
  * header is parsed with `http-link-header` (RFC 8288: quoted strings with commas, several relations in one `rel`,
  * extended attributes), not a regular expression.
  */

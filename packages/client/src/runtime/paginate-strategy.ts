@@ -1,5 +1,5 @@
 /**
- * The page strategies of the generated `...All` helpers (D225, D227): what the generator found in the spec, as data
+ * The page strategies of the generated `...All` helpers (D225 pagination model by strategy; D227 page strategies as data in the client): what the generator found in the spec, as data
  * (`PageStrategy`, one constant per shape in client.gen.ts), and the one pure step each strategy takes: from a page
  * just received to the query of the next one, or undefined at the last page. The loop around it (bounds, errors,
  * laziness) is `walkPages` in paginate.ts.
@@ -207,7 +207,7 @@ function pageStep(s: Extract<PageStrategy, { strategy: 'page' }>, step: PageStep
   return { ...step.query, [s.pageParam]: page + 1 };
 }
 
-/** The query of the page after `step`, or undefined when `step` was the last page (D227). */
+/** The query of the page after `step`, or undefined when `step` was the last page (D227 page strategies as data in the client). */
 export function nextPageQuery(strategy: PageStrategy, step: PageStep): PageQuery | undefined {
   switch (strategy.strategy) {
     case 'cursor':

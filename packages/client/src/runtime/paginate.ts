@@ -52,7 +52,7 @@ function pageSignature(items: readonly unknown[]): string {
 }
 
 /**
- * Every item of a list, one page after the other as `strategy` says (D227). Pages are fetched lazily, one at a time,
+ * Every item of a list, one page after the other as `strategy` says (D227 page strategies as data in the client). Pages are fetched lazily, one at a time,
  * as you iterate. Bounded: it ends at the page the strategy says is the last, at an empty page, at a page that repeats
  * the one before, and at a request it already sent (a cursor or link seen before); after `maxPages` pages with more
  * to come it throws `PaginationError`. A failed page (non-2xx) throws `PaygateApiError` with the API's own error body;
@@ -94,7 +94,7 @@ export async function* walkPages<T>(
 }
 
 /**
- * What the generated client builds each `...All` helper with (D227): `method` is the operation's method (its query
+ * What the generated client builds each `...All` helper with (D227 page strategies as data in the client): `method` is the operation's method (its query
  * argument at `queryAt`, the call options after it), the helper takes the same arguments plus {@link PagingOptions}
  * and walks the pages with `strategy`. Typed `never`, as the runtime's `operation` is: the generated interface declares
  * each helper's type (its arguments, and items typed by the spec's schema).

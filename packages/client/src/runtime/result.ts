@@ -37,7 +37,7 @@ export type ApiResult<T, E = ErrorEnvelope> =
     };
 
 /**
- * The non-2xx statuses an operation declares (D122), as written in the spec (`'404'`, `'4XX'`, `'default'`), each
+ * The non-2xx statuses an operation declares (D122 client errors typed from declared statuses), as written in the spec (`'404'`, `'4XX'`, `'default'`), each
  * `true` when its declared body is JSON. A response whose status is covered (exact, then range, then default) is
  * returned with its body as `error`, typed by the generated client as that status's declared schema; any other
  * status (or a non-JSON body where JSON is declared, e.g. a proxy's HTML page) is `ERR_UNEXPECTED_RESPONSE`.

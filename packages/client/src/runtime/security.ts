@@ -1,5 +1,5 @@
 /**
- * Credentials from the spec's security schemes (D121). The generated client lists the schemes its spec declares
+ * Credentials from the spec's security schemes (D121 client auth per security scheme). The generated client lists the schemes its spec declares
  * (`SECURITY_SCHEMES`) and, per operation, the requirement alternatives; the caller configures one credential per
  * scheme name (`auth: { bearerAuth: () => token, apiKey: 'k', basic: { username, password } }`). Each call sends
  * only what its operation's security requires: the first alternative whose schemes all have a credential; a public

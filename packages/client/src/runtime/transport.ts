@@ -47,7 +47,7 @@ export function clientIdentification(product: string): string {
   return clientHeaderValue(product);
 }
 
-/** Transport options any spec's generated client takes: where, how to fetch, how to retry. No credentials (D121). */
+/** Transport options any spec's generated client takes: where, how to fetch, how to retry. No credentials (D121 client auth per security scheme). */
 export interface TransportOptions {
   /** API root, e.g. `https://api.example.com/v1` (no trailing slash needed). */
   baseUrl: string;
@@ -199,7 +199,7 @@ export interface SendRequest extends RequestInit {
 }
 
 /**
- * How the generated client sends (D152): `fetch(url, init)` with the init as built, so a call constructs one
+ * How the generated client sends (D152 client calls bypass openapi-fetch's coreFetch): `fetch(url, init)` with the init as built, so a call constructs one
  * `Request` (inside fetch), as a plain `fetch` call does, and a retry re-sends the same init (a string, FormData,
  * URLSearchParams or Blob body is read afresh by each fetch). A custom `fetch` gets a `Request` built from them, one
  * per attempt, as it always has.

@@ -1,5 +1,5 @@
 /**
- * How long the transport waits before re-sending a request answered 503 Service Unavailable (D93).
+ * How long the transport waits before re-sending a request answered 503 Service Unavailable (D93 client retries 503 only when safe).
  *
  * Which requests are re-sent at all is the transport's rule (idempotent methods: GET, HEAD, PUT, DELETE, OPTIONS;
  * a POST only with an `Idempotency-Key`, so the server runs it at most once), as is the bound on attempts

@@ -1,5 +1,5 @@
 /**
- * Request bodies as the spec declares them (D272): JSON; `application/x-www-form-urlencoded` (nested objects as
+ * Request bodies as the spec declares them (D272 contract request bodies per media type): JSON; `application/x-www-form-urlencoded` (nested objects as
  * `a[b]`, arrays as repeated keys); `multipart/form-data` as real parts with a boundary (fetch's FormData writes it),
  * a property of `format: binary` (or `contentMediaType`, or `contentEncoding`) as a file part whose bytes are a real
  * file of the declared type (the `encoding` content type, else the schema's): a minimal PDF, PNG or JPEG, so a server

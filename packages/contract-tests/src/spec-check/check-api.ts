@@ -11,8 +11,8 @@
  *  3. per operation, once it succeeded: its Location, an idempotent replay (same key: same answer, no second effect;
  *     same key and another body: a 4xx), another tenant reading what it made, a child amount above its parent's,
  *     boundary values, no or partial or wrong credentials (run/follow-ups.ts); after every operation, negative data
- *     per field and constraint and an undeclared method (run/sweep.ts) (D276);
- *  4. deletes, then use-after-free reads of what was deleted, then clean-up of what the run made (D273).
+ *     per field and constraint and an undeclared method (run/sweep.ts) (D276 checks after a 2xx: Location, replay, reuse);
+ *  4. deletes, then use-after-free reads of what was deleted, then clean-up of what the run made (D273 contract checker sends only reserved hosts).
  * Each check is a module of `checks/` over the run's shared state (run/state.ts); requests are built and sent by
  * `request/`. Every response is checked (conformance.ts). URLs and e-mail addresses sent point at reserved hosts
  * (safety.ts). Nothing here knows Paygate.

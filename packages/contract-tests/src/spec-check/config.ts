@@ -1,5 +1,5 @@
 /**
- * Credential sets and run settings from flags and a config file (D274). Flags:
+ * Credential sets and run settings from flags and a config file (D274 contract checker credential sets). Flags:
  *   --auth SCHEME=VALUE          the `default` set
  *   --auth SET:SCHEME=VALUE      a named set (repeat per scheme and per set)
  *   --use SET=SELECTOR[,...]     which set serves which operations (op:ID, tag:NAME, path:GLOB, scheme:NAME)

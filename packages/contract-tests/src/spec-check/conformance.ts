@@ -1,5 +1,5 @@
 /**
- * Response conformance (D125): status declared (exact, range, default), Content-Type declared for it, declared headers
+ * Response conformance (D125 paygate contract checks any API against its spec): status declared (exact, range, default), Content-Type declared for it, declared headers
  * present and valid, body valid against the declared schema (Ajv, draft 2020-12, formats), not a 5xx. A failure names
  * the check, the operation, the status and the JSON pointer of the schema in the document (plus the instance path).
  * Also the spec's validators for the request side (a pooled value or a negative variant is checked with them).

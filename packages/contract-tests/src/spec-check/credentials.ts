@@ -1,5 +1,5 @@
 /**
- * Named credential sets and which one serves which operation (D274). A set holds a credential per security scheme (as
+ * Named credential sets and which one serves which operation (D274 contract checker credential sets). A set holds a credential per security scheme (as
  * the generated client takes them). Rules pick a set per operation id, tag, path pattern or security scheme, first
  * match wins; without a rule, the first set that covers one of the operation's security alternatives. A positive
  * request answered 401 or 403 is tried with the other sets that cover it, and the one that worked is kept for that

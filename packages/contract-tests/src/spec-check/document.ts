@@ -1,5 +1,5 @@
 /**
- * The checker's view of an OpenAPI 3.0/3.1 document (D125, D270): operations with their parameters, every request
+ * The checker's view of an OpenAPI 3.0/3.1 document (D125 paygate contract checks any API against its spec; D270 stateful contract checker): operations with their parameters, every request
  * media type with every example the spec gives, responses with their links and headers, security alternatives and
  * tags, each with the JSON pointer of where it was read. Nothing here knows Paygate.
  */

@@ -1,6 +1,6 @@
 /**
  * JUnit XML of a {@link checkApi} run: one testsuite per operation, one testcase per request. `JUnitWriter` writes the
- * file as the run goes (D277): after each operation the whole document is written to a temporary file and renamed
+ * file as the run goes (D277 contract checker progress and summary): after each operation the whole document is written to a temporary file and renamed
  * over the report, so a run killed at any moment leaves a valid file with every operation finished so far.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Negative data per field and per constraint (D272): from a request the API accepted, one variant per (field,
+ * Negative data per field and per constraint (D272 contract request bodies per media type): from a request the API accepted, one variant per (field,
  * constraint) that breaks exactly that constraint: a wrong type, a missing required property, a value outside the enum
  * or const, one character too short or too long, a string the pattern refuses, a number one step outside its range or
  * off its multipleOf, a malformed format, too few or too many items, an undeclared property where none is allowed.

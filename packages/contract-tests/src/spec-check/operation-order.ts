@@ -1,12 +1,12 @@
 /**
- * The order of a stateful run (D271): which operations' answers can carry each input key, and operations sorted by how
+ * The order of a stateful run (D271 contract checker's value pool): which operations' answers can carry each input key, and operations sorted by how
  * many steps of making things their path parameters need (creates first, then reads, updates and actions, deletes last).
  */
 import type { OperationInfo, Resolver } from './document.js';
 import { inputKey, singular, ValuePool } from './pool.js';
 import { declaredPaths } from './property-coverage.js';
 
-/** Operation order (D271): by how many steps of making things it needs, creates first, reads, updates, deletes last. */
+/** Operation order (D271 contract checker's value pool): by how many steps of making things it needs, creates first, reads, updates, deletes last. */
 export function planOrder(operations: readonly OperationInfo[], r: Resolver): OperationInfo[] {
   const producers = staticProducers(operations, r);
   const depth = new Map<string, number>();

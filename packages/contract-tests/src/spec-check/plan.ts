@@ -1,5 +1,5 @@
 /**
- * `--dry-run` (D273): the plan of a run without a request sent: operations in the order they would run, the credential
+ * `--dry-run` (D273 contract checker sends only reserved hosts): the plan of a run without a request sent: operations in the order they would run, the credential
  * set each would use, where each path parameter would come from (the operations whose answers carry it, or the spec's
  * example when none does), the checks, and the host invented URLs point at.
  */

@@ -1,5 +1,5 @@
 /**
- * Producer-consumer links inferred from the spec (D271), in the manner of RESTler's dependency inference and
+ * Producer-consumer links inferred from the spec (D271 contract checker's value pool), in the manner of RESTler's dependency inference and
  * Schemathesis' link inference: the values an answer carries are kept under the name of the input they can feed.
  *  - a response property named like an input (`order_id` feeds `{order_id}`, a body's `payment_id`, `X-Merchant-ID`:
  *    names compare without case, separators or an `X-` prefix);

@@ -1,5 +1,5 @@
 /**
- * Property coverage (D275): per response schema that was answered at least once, the declared properties that no
+ * Property coverage (D275 response coverage of declared paths): per response schema that was answered at least once, the declared properties that no
  * answer carried. An optional field the implementation never returns passes every schema check (and the compiler); it
  * shows here (`data.invoice.file`, `results[].refunds[]`), and `failOnUnseenProperties` makes it a failure.
  */

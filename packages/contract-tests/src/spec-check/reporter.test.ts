@@ -1,5 +1,5 @@
 /**
- * What a run prints and writes as it goes (D277): plain text when not a terminal (and with NO_COLOR), a line per
+ * What a run prints and writes as it goes (D277 contract checker progress and summary): plain text when not a terminal (and with NO_COLOR), a line per
  * operation, and a JUnit file that is valid after every operation (a run killed between two is still readable).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * What a run prints (D277): a line per operation as it finishes (outcome, credential set, requests, statuses, failed
+ * What a run prints (D277 contract checker progress and summary): a line per operation as it finishes (outcome, credential set, requests, statuses, failed
  * checks, time), then a summary. Colour only on a terminal (and never with NO_COLOR); piped output is plain text.
  */
 import type { ApiCheckReport, CheckEvent, PositiveEvent } from './types.js';

@@ -1,5 +1,5 @@
 /**
- * Safe to point at anything (D273): the reserved-host predicate and the rewriting of what the checker sends, and the
+ * Safe to point at anything (D273 contract checker sends only reserved hosts): the reserved-host predicate and the rewriting of what the checker sends, and the
  * repository's own rule: every example in openapi/ (OpenAPI and AsyncAPI) names only reserved hosts, or the API's own
  * (`servers`). (That every URL a run sends is reserved is test/contract/spec-check.test.ts, on Paygate's spec.)
  */

@@ -1,5 +1,5 @@
 /**
- * Safe to point at anything (D273): every URL and e-mail address the checker sends names a reserved host (RFC 2606 /
+ * Safe to point at anything (D273 contract checker sends only reserved hosts): every URL and e-mail address the checker sends names a reserved host (RFC 2606 /
  * RFC 6761: `.example`, `.invalid`, `.test`, `.localhost`, `example.com|net|org`) or the target itself, so a gateway
  * under test that calls back (webhooks, return URLs) or mails someone reaches nobody. The spec's own examples are
  * rewritten on the way out, and the same predicate is the repository's test of `openapi/` examples.

@@ -55,7 +55,7 @@ function stringSample(s: JsonObject): string {
   try {
     re = pattern === undefined ? undefined : new RegExp(pattern, 'u');
   } catch {
-    re = undefined; // not a regular expression the validator could apply either (D206)
+    re = undefined; // not a regular expression the validator could apply either (D206 unsupported patterns dropped with a warning)
   }
   const formatSample = format === undefined ? undefined : FORMAT_SAMPLES[format];
   if (formatSample !== undefined && (re === undefined || re.test(formatSample))) return formatSample;

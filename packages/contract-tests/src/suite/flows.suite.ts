@@ -75,7 +75,7 @@ describe.each(gatewayTargets())('flows [%s]', (target) => {
       await new Promise((r) => setTimeout(r, 3000));
     }
     // Verify every delivery received so far (signature, timestamp window, schema of the event).
-    // webhook-timestamp is real time whatever a merchant's sandbox clock says (D4): verify against the real clock
+    // webhook-timestamp is real time whatever a merchant's sandbox clock says (D4 webhook-timestamp is real time, event_time sandbox time): verify against the real clock
     const verifier = webhook;
     for (const d of receiver.deliveries.splice(0)) {
       const event = verifier.verify<EventEnvelope>(d.raw, d.headers as Record<string, string>);

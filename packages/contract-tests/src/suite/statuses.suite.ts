@@ -251,7 +251,7 @@ describe.each(gatewayTargets())('declared statuses [%s]', (target) => {
         expect(again.status).toBe(200);
       });
 
-      // Infrastructure failures are 503 ERR_UNAVAILABLE_503 with Retry-After (D91, D92): a connection lost while the
+      // Infrastructure failures are 503 ERR_UNAVAILABLE_503 with Retry-After (D91 infrastructure failures named in one place: 503; D92 Retry-After 1 on every 503): a connection lost while the
       // request runs, and the database refusing connections from the first statement on, credential checks included
       // (the credential cache is flushed so the check must reach the database): never 401, never 500.
       const expectUnavailable = (res: { status: number; text: string; headers: Headers; json: unknown; error: unknown }) => {

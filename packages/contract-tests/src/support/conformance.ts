@@ -281,7 +281,7 @@ export interface CheckerOptions {
   /** Allow 5xx answers (fault-injection tests). Default false: any 5xx throws (not_a_server_error). */
   allowServerErrors?: boolean;
   /**
-   * Against a deployment (D125): a 429 is waited out per `Retry-After` (1 s when absent) and the request sent again,
+   * Against a deployment (D125 paygate contract checks any API against its spec): a 429 is waited out per `Retry-After` (1 s when absent) and the request sent again,
    * up to `maxWaitMs` in total per request; then the request fails with what to change instead of the suite failing
    * later with TypeErrors on a 429 body. Off in process, where the suite provokes 429s on purpose.
    */

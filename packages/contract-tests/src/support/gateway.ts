@@ -159,7 +159,7 @@ function installFaults(db: DbLike, als: AsyncLocalStorage<RequestState>): Faults
 /** Targets to parameterise suites over: pglite always, postgres when PAYGATE_TEST_DATABASE_URL is set; 'remote' alone when PAYGATE_CONTRACT_BASE_URL is set. */
 export function gatewayTargets(): GatewayTarget[] {
   if (remoteConfig()) return ['pglite']; // the value is ignored by startGateway in remote mode; one run only
-  if (pooledRun()) return ['postgres']; // npm run test:pooler: PostgreSQL through PgBouncer only (D353)
+  if (pooledRun()) return ['postgres']; // npm run test:pooler: PostgreSQL through PgBouncer only (D353 tests through a real PgBouncer)
   return process.env['PAYGATE_TEST_DATABASE_URL'] ? ['pglite', 'postgres'] : ['pglite'];
 }
 
@@ -259,13 +259,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
     if (options.target === 'postgres') {
       const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
       if (!adminUrl) throw new Error('target postgres needs PAYGATE_TEST_DATABASE_URL (an admin URL)');
-      // a copy of the run's migrated database when there is one; the gateway's own migrate finds nothing to do (D138)
+      // a copy of the run's migrated database when there is one; the gateway's own migrate finds nothing to do (D138 test fixtures made once per run)
       const database = await createMigratedDatabase(adminUrl, 'paygate_contract');
       cleanups.push(() => database.drop());
       env['DATABASE_URL'] = database.url;
     } else {
       delete env['DATABASE_URL'];
-      // a memory:// database starts from the run's initialised data dir instead of running initdb (D138)
+      // a memory:// database starts from the run's initialised data dir instead of running initdb (D138 test fixtures made once per run)
       if (env['PAYGATE_DATA_DIR']?.startsWith('memory://')) await usePgliteTemplate();
     }
 

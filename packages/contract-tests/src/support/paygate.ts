@@ -71,7 +71,7 @@ export interface Paygate {
 export async function openPaygate(target: GatewayTarget, options: Omit<StartGatewayOptions, 'target'> = {}): Promise<Paygate> {
   // The brief's 100 requests / 10 s would throttle the suite itself; 429 is tested on a gateway of its own.
   const gw = await startGateway({ target, validateResponses: false, rateLimit: { limit: 1_000_000 }, ...options });
-  // against a deployment, its rate limit is waited out (bounded) instead of failing tests on 429 bodies (D125)
+  // against a deployment, its rate limit is waited out (bounded) instead of failing tests on 429 bodies (D125 paygate contract checks any API against its spec)
   const api = createChecker({ baseUrl: gw.baseUrl, ...(gw.runtime === null ? { rateLimit: { maxWaitMs: 30_000 } } : {}) });
   const partner = gw.partner;
   const call: Paygate['call'] = (method, path, who, req = {}) =>

@@ -37,7 +37,7 @@ import type { Principal, HandlerRuntime } from '../http/handler-kit.js';
 const ALL_METHODS: readonly CheckoutMethod[] = MopType;
 
 /**
- * An unusable session (ERR_AUTH_000) as a page for browsers and the error envelope for API clients (D75): the
+ * An unusable session (ERR_AUTH_000) as a page for browsers and the error envelope for API clients (D75 bad checkout session answered with an HTML page): the
  * scaffold's error mapper picks by the Accept header.
  */
 function asSessionErrorPage(err: unknown): unknown {
@@ -59,7 +59,7 @@ const orderNowMs = (info: CheckoutSessionInfo) => Math.floor(info.now / 1000);
 
 /**
  * Every method, or only the one the order names. "QR code" is offered only when the order names it: the UPI panel
- * already shows the same UPI QR code (D127).
+ * already shows the same UPI QR code (D127 checkout page formatting and accessibility).
  */
 const OFFERED_METHODS: readonly CheckoutMethod[] = ALL_METHODS.filter((m) => m !== 'QR');
 function allowedMethodsOf(info: CheckoutSessionInfo): readonly CheckoutMethod[] {
@@ -96,7 +96,7 @@ async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Pa
 }
 
 /**
- * What a re-shown page puts back into its fields (D294): after a field error (`afterFieldError`) the card number too,
+ * What a re-shown page puts back into its fields (D294 checkout field rules in one module): after a field error (`afterFieldError`) the card number too,
  * so the shopper sees the typo and corrects it; after a decline never (another card is what to type). The CVC never.
  */
 function keptValues(form: CheckoutForm, afterFieldError = false): NonNullable<CheckoutPageView['values']> {
@@ -148,7 +148,7 @@ export function checkoutHandlers(
       throw asSessionErrorPage(err);
     }
   };
-  /** Pay with the method's own outcome: a decline with attempts left shows the page again to try another way (D126). */
+  /** Pay with the method's own outcome: a decline with attempts left shows the page again to try another way (D126 a decline on the hosted page keeps the session open). */
   const pay = async (sessionId: string, method: CheckoutMethod, form: CheckoutForm, input: CheckoutCompletion) => {
     let result: Awaited<ReturnType<typeof submitCheckoutAttempt>>;
     try {
@@ -190,9 +190,9 @@ export function checkoutHandlers(
         });
       }
       const method = normalizeMopType(form.mop_type ?? info.mop_type ?? 'UPI') ?? 'UPI';
-      // the sandbox's "Simulate failure" skips the method's fields (D74)
+      // the sandbox's "Simulate failure" skips the method's fields (D74 checkout page is one form without JavaScript)
       if (form.outcome === 'failure') return complete(sessionId, { outcome: 'failure', mopType: method });
-      // an order naming its method offers only that one (D74): another posted method is not paid with
+      // an order naming its method offers only that one (D74 checkout page is one form without JavaScript): another posted method is not paid with
       const allowed = allowedMethodsOf(info);
       if (!allowed.includes(method)) {
         const only = allowed.map((m) => CHECKOUT_METHOD_LABELS[m]).join(', ');

@@ -71,7 +71,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       partnerClientSecret: PARTNER_SECRET,
       sandbox: true,
     };
-    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138 test fixtures made once per run)
     runtime = await openReference(config, { logger });
     server.on('request', createReferenceApp(runtime, { logger, validateResponses: true }));
     const partner = createPaygateClient({ baseUrl: base, clientId: PARTNER_ID, clientSecret: PARTNER_SECRET, maxRetries: 0 });
@@ -275,7 +275,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
       expect(declined.text).toContain(message);
       expect(declined.text).toContain(`${MAX_CHECKOUT_ATTEMPTS - 1} attempts left`);
       expect(hiddenFields(declined.text)).toEqual({}); // no callback: the session is still open
-      // after a decline the number field is empty: another card is what to type (D294)
+      // after a decline the number field is empty: another card is what to type (D294 checkout field rules in one module)
       expect(declined.text).toMatch(/<input id="card_number"(?![^>]*value=)[^>]*>/);
       const first = await paymentOf(orderId);
       expect(first.order.status).toBe('payment_pending');
@@ -326,7 +326,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     expect(challenge.text).toContain('<strong data-testid="three-ds-last4">3220</strong>');
     const done = await post(sessionId, { outcome: 'success', three_ds_result: answer });
     if (status === 'payment_successful') expect(hiddenFields(done.text)).toMatchObject({ status, mop_type: 'CREDIT_CARD' });
-    else expect(done.text).toContain(THREE_DS_FAILED_MESSAGE); // the page again, to try another card (D126)
+    else expect(done.text).toContain(THREE_DS_FAILED_MESSAGE); // the page again, to try another card (D126 a decline on the hosted page keeps the session open)
     const { order, payment } = await paymentOf(orderId);
     expect(order.status).toBe(status);
     expect(payment.mop_detail).toEqual({ card_last4: '3220', card_network: 'visa' });
@@ -355,7 +355,7 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     expect(res.text).toMatch(new RegExp(`id="${field}"[^>]*aria-describedby="[^"]*${field}-error`));
     expect(res.text).toContain('data-testid="error-summary"');
     expect((await fetch(`${base}/checkout/${sessionId}`)).status).toBe(200);
-    // the typed number stays in its field so the shopper sees the typo (D294); the CVC never comes back
+    // the typed number stays in its field so the shopper sees the typo (D294 checkout field rules in one module); the CVC never comes back
     const number = (fields as { card_number?: string }).card_number;
     if (number !== undefined) expect(res.text).toMatch(new RegExp(`<input id="card_number"[^>]* value="${number}"`));
     expect(res.text).not.toMatch(/<input id="card_cvc"[^>]* value=/);
@@ -415,8 +415,8 @@ describe.each(testTargets())('hosted checkout methods over HTTP (%s)', (target: 
     const dump: string[] = [];
     for (const { table_name } of tables.rows)
       dump.push(JSON.stringify((await runtime.deps.db.query(`SELECT * FROM "${table_name}"`)).rows));
-    // the sandbox page lists the test card numbers on purpose (D71), and its script carries them to check a number as
-    // it is typed (D294): leave both out; a 422 puts the typed number back into its own field for the shopper to
+    // the sandbox page lists the test card numbers on purpose (D71 one card form with sandbox test cards), and its script carries them to check a number as
+    // it is typed (D294 checkout field rules in one module): leave both out; a 422 puts the typed number back into its own field for the shopper to
     // correct (D294, no-store): leave that value out; then look for any other echo of input
     const pages = responses
       .join('\n')

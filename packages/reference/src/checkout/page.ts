@@ -38,7 +38,7 @@ export interface CheckoutPageView {
   upiQr?: { svg: string; label: string };
   /** Buttons that open a UPI app with the same intent (UPI panel; shown on phones instead of the QR code, D127). */
   upiApps?: readonly UpiAppLink[];
-  /** The last attempt was declined and the shopper may try again (D126): why, and how many attempts are left. */
+  /** The last attempt was declined and the shopper may try again (D126 a decline on the hosted page keeps the session open): why, and how many attempts are left. */
   declined?: { message: string; attemptsLeft: number };
   /** The method selected (a re-shown page keeps the customer's choice). Default: the first allowed. */
   selectedMethod?: CheckoutMethod;
@@ -57,7 +57,7 @@ export interface RenderCheckoutPageOptions {
 }
 
 /**
- * The amount as shoppers read it (D127): the currency's symbol and digit grouping from Intl.NumberFormat in Indian
+ * The amount as shoppers read it (D127 checkout page formatting and accessibility): the currency's symbol and digit grouping from Intl.NumberFormat in Indian
  * English (`₹1,50,000.00`). The decimal string is formatted as it is: no float is made of it.
  */
 export function formatMoney(amount: string, currency: string): string {
@@ -70,7 +70,7 @@ export function formatMoney(amount: string, currency: string): string {
 
 /**
  * A RegExp of the field rules as an HTML `pattern` attribute: the attribute anchors it itself, and browsers compile it
- * with the `v` flag, where a `-` at the end of a class must be escaped. The pattern is the server's (D294): without
+ * with the `v` flag, where a `-` at the end of a class must be escaped. The pattern is the server's (D294 checkout field rules in one module): without
  * JavaScript the browser checks the same format, and its message carries the field's `title` (the server's words).
  */
 export function htmlPattern(rule: RegExp): string {
@@ -133,7 +133,7 @@ interface FieldSpec {
 function field(spec: FieldSpec, view: CheckoutPageView, firstError: CheckoutField | undefined): string {
   const error = view.errors?.[spec.name];
   const describedBy = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter((id) => id !== '').join(' ');
-  // the CVC is never put back (D294)
+  // the CVC is never put back (D294 checkout field rules in one module)
   const value = spec.name === 'card_cvc' ? undefined : view.values?.[spec.name as keyof NonNullable<CheckoutPageView['values']>];
   return [
     `<div class="field${error ? ' has-error' : ''}">`,
@@ -164,7 +164,7 @@ function qrFigure(qr: CheckoutPageView['upiQr'], testId: string): string {
 const patternOf = (rule: RegExp | string, title: string) =>
   `pattern="${escapeHtml(typeof rule === 'string' ? rule : htmlPattern(rule))}" title="${escapeHtml(title)}"`;
 
-/** UPI app buttons for phones (D127): each opens the app with the order's intent; Pay confirms after paying there. */
+/** UPI app buttons for phones (D127 checkout page formatting and accessibility): each opens the app with the order's intent; Pay confirms after paying there. */
 function upiAppButtons(apps: CheckoutPageView['upiApps']): string {
   if (!apps || apps.length === 0) return '';
   const links = apps.map(
@@ -289,7 +289,7 @@ function methodPanels(view: CheckoutPageView): string {
   return panels.join('\n');
 }
 
-/** The last attempt failed and the shopper may try again (D126): why, that nothing was taken, what is left. */
+/** The last attempt failed and the shopper may try again (D126 a decline on the hosted page keeps the session open): why, that nothing was taken, what is left. */
 function declinedNotice(declined: CheckoutPageView['declined']): string {
   if (!declined) return '';
   const left = declined.attemptsLeft === 1 ? '1 attempt left' : `${declined.attemptsLeft} attempts left`;
@@ -317,7 +317,7 @@ function errorSummary(errors: FieldErrors | undefined): string {
  * The hosted payment page (GET /checkout/{session_id}, and the 422 answer that re-shows it with errors). The form
  * POSTs `outcome` (success | failure | cancel), `mop_type` and the chosen method's fields (`vpa`; `card_number`,
  * `card_expiry`, `card_cvc`, `card_name`; `bank_code`) as application/x-www-form-urlencoded to
- * `/checkout/{sessionId}` (D74). Sandbox pages show a banner, the test cards and a "Simulate failure" button;
+ * `/checkout/{sessionId}` (D74 checkout page is one form without JavaScript). Sandbox pages show a banner, the test cards and a "Simulate failure" button;
  * production pages only Pay and Cancel. Serve with `Content-Security-Policy: CHECKOUT_PAGE_CSP`,
  * `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
  */
@@ -352,7 +352,7 @@ export function renderCheckoutPage(view: CheckoutPageView, options: RenderChecko
     '<div class="actions">',
     `<button type="submit" class="pay" name="outcome" value="success" data-testid="pay">Pay ${escapeHtml(amountText)}</button>`,
     '</div>',
-    // secondary controls: smaller, below Pay, never mistaken for it (D127)
+    // secondary controls: smaller, below Pay, never mistaken for it (D127 checkout page formatting and accessibility)
     '<div class="secondary-actions">',
     '<button type="submit" class="cancel" name="outcome" value="cancel" data-testid="cancel" formnovalidate>Cancel payment</button>',
     sandbox

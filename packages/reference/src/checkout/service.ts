@@ -26,9 +26,9 @@ interface SessionRow {
   order_id: string;
   expires_at: string;
   used_at: string | null;
-  /** The merchant's callback key version when the session was created (D37). */
+  /** The merchant's callback key version when the session was created (D37 callbacks signed with the session's key version). */
   encryption_key_version: number;
-  /** A card waiting on the 3-D Secure challenge page (D73), else null. */
+  /** A card waiting on the 3-D Secure challenge page (D73 sandbox 3-D Secure challenge page), else null. */
   card_challenge: CardChallenge | null;
 }
 
@@ -151,12 +151,12 @@ export interface CheckoutResult {
 }
 
 /**
- * How many payments one hosted session may try (D126): the attempts a shopper may retry after a decline, the last
+ * How many payments one hosted session may try (D126 a decline on the hosted page keeps the session open): the attempts a shopper may retry after a decline, the last
  * of which ends the order payment_failed like a single decline did before.
  */
 export const MAX_CHECKOUT_ATTEMPTS = 5;
 
-/** A declined attempt the shopper may retry on the same page (D126): the payment failed, the session stays open. */
+/** A declined attempt the shopper may retry on the same page (D126 a decline on the hosted page keeps the session open): the payment failed, the session stays open. */
 export interface CheckoutRetry {
   retry: true;
   payment_id: string;
@@ -179,7 +179,7 @@ export async function completeCheckoutSession(deps: ServiceDeps, sessionId: stri
   return result;
 }
 
-/** The hosted page's Pay: like completeCheckoutSession, but a decline with attempts left is a CheckoutRetry (D126). */
+/** The hosted page's Pay: like completeCheckoutSession, but a decline with attempts left is a CheckoutRetry (D126 a decline on the hosted page keeps the session open). */
 export function submitCheckoutAttempt(
   deps: ServiceDeps,
   sessionId: string,
@@ -231,7 +231,7 @@ async function finishCheckout(
       }
     }
     await tx.query('UPDATE checkout_sessions SET used_at = $2 WHERE id = $1', [sessionId, formatIso(at)]);
-    // the key current when the session was created, while it is still valid (D37)
+    // the key current when the session was created, while it is still valid (D37 callbacks signed with the session's key version)
     const key = await callbackKeyForSession(tx, deps, order.merchant_id, session.encryption_key_version);
     if (input.outcome === 'cancel') {
       await cancelOrder(tx, order, 'cancelled', at);

@@ -26,7 +26,7 @@ export function rejectMalformedSessionIds(): RequestHandler {
       }
       if (id !== undefined && ID_PATTERN.session.test(id)) break;
       const mapped = mapError(new HttpError(401, 'ERR_AUTH_000', 'Missing credentials', { session_id: 'is malformed' }));
-      // a shopper's browser gets a page in words (D75); API clients the envelope
+      // a shopper's browser gets a page in words (D75 bad checkout session answered with an HTML page); API clients the envelope
       if (req.path.startsWith('/checkout/') && req.accepts(['application/json', 'text/html']) === 'text/html') {
         res.status(mapped.status).set(htmlHeaders(SESSION_ERROR_PAGE_CSP)).type('text/html').send(renderSessionErrorPage('invalid'));
         return;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, TRUST_PROXY_TRUE_REFUSED } from './config.js';
 import { generateMasterKey } from './secret-box.js';
 
-/** PAYGATE_TRUST_PROXY (D98): `true` trusts anyone's X-Forwarded-For, so production refuses it; hop counts and subnets are the way. */
+/** PAYGATE_TRUST_PROXY (D98 trust-everything proxy setting refused in production): `true` trusts anyone's X-Forwarded-For, so production refuses it; hop counts and subnets are the way. */
 describe('PAYGATE_TRUST_PROXY', () => {
   const production = { PAYGATE_MODE: 'production', PAYGATE_MASTER_KEY: generateMasterKey() };
   const sandbox = { PAYGATE_MODE: 'sandbox' };

@@ -8,7 +8,7 @@ export interface ReferenceConfig {
   databaseUrl: string | undefined;
   /**
    * DATABASE_DIRECT_URL: a direct PostgreSQL connection for LISTEN when DATABASE_URL is a transaction pooler, which does
-   * not carry notifications (D352). Unset: LISTEN on DATABASE_URL, and credential changes are also polled.
+   * not carry notifications (D352 notifications through a pooler: direct or polling). Unset: LISTEN on DATABASE_URL, and credential changes are also polled.
    */
   databaseDirectUrl: string | undefined;
   /** PAYGATE_DB_LOCK_TIMEOUT_MS: the longest wait for a row lock in a transaction (ms, below the statement timeout; D351). */
@@ -26,9 +26,9 @@ export interface ReferenceConfig {
   workerIntervalMs: number;
   /** How long one webhook delivery may take before it counts as failed (and is retried). */
   webhookTimeoutMs: number;
-  /** Payments settled per batch transaction of a settlement run (D112). */
+  /** Payments settled per batch transaction of a settlement run (D112 settlement runs in batches of 1,000 payments). */
   settlementBatchSize: number;
-  /** Webhook deliveries in flight per process, and per endpoint within them (D114). */
+  /** Webhook deliveries in flight per process, and per endpoint within them (D114 transactional outbox kept over a job queue). */
   webhookConcurrency: number;
   webhookEndpointConcurrency: number;
   /** Production: seconds between scheduled settlement runs (sandbox settles on POST /sandbox/settlements/run only). */
@@ -76,7 +76,7 @@ export interface ReferenceConfig {
   /** Embedded database memory (PAYGATE_PGLITE_SHARED_BUFFERS, PAYGATE_PGLITE_WORK_MEM): postgres sizes such as `16MB`. */
   pgliteMemory: PgliteMemory;
   /**
-   * Bounded waits per tenant (D363), PostgreSQL only: requests of one tenant (merchant or partner credential) running
+   * Bounded waits per tenant (D363 tenant share of the database pool), PostgreSQL only: requests of one tenant (merchant or partner credential) running
    * at once per process (PAYGATE_TENANT_SHARE; default the pool less a quarter; 0 = no share) and waiting for a slot
    * (PAYGATE_TENANT_QUEUE, default 64); over that, 503 with Retry-After for that tenant.
    */
@@ -87,7 +87,7 @@ export interface ReferenceConfig {
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
     maxConnections: number;
-    /** Open connections per client address (an IPv6 /64), PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; 0 = no cap (D96). */
+    /** Open connections per client address (an IPv6 /64), PAYGATE_MAX_CONNECTIONS_PER_ADDRESS; 0 = no cap (D96 early answers close the connection, bodies counted). */
     maxConnectionsPerAddress: number;
   };
 }
@@ -99,11 +99,11 @@ export interface ReferenceConfig {
 export const DEFAULT_RATE_LIMIT = { production: 100, sandbox: 25 } as const;
 export const DEFAULT_RATE_WINDOW_SECONDS = 1;
 /**
- * PAYGATE_MAX_CONNECTIONS_PER_ADDRESS default (D96): a tenth of the global cap, so at least ten addresses are needed to
+ * PAYGATE_MAX_CONNECTIONS_PER_ADDRESS default (D96 early answers close the connection, bodies counted): a tenth of the global cap, so at least ten addresses are needed to
  * fill it, and still room for a browser's 6 connections from each of a dozen shoppers behind one NAT address.
  */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
-/** PAYGATE_REDIS_TIMEOUT_MS default (D95): a healthy Redis answers in well under a millisecond; a busy host needs slack. */
+/** PAYGATE_REDIS_TIMEOUT_MS default (D95 Redis commands bounded by a timeout): a healthy Redis answers in well under a millisecond; a busy host needs slack. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /** PostgreSQL memory settings of the embedded database (postgres GUC values, e.g. `16MB`). */
@@ -120,7 +120,7 @@ export interface PgliteMemory {
 }
 
 /**
- * Defaults for a sandbox on a laptop or a small container (D68). PGlite starts with PostgreSQL's server defaults
+ * Defaults for a sandbox on a laptop or a small container (D68 PGlite memory settings and baseline compiler). PGlite starts with PostgreSQL's server defaults
  * (shared_buffers 128MB, work_mem 4MB) inside a WebAssembly memory that grows and never shrinks, so the gateway's
  * RSS grew with load. The sandbox's working set is a few MB: 8MB of buffers (1024 pages) holds it, and pages beyond
  * come from the OS page cache: less memory under load at the same throughput (docs/benchmarks.md#pglite-memory-defaults).
@@ -141,7 +141,7 @@ export function defaultPoolSize(cores: number): number {
 /** Names Express `trust proxy` (proxy-addr) understands in an address list. */
 const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
-/** Thrown for PAYGATE_TRUST_PROXY=true (or a subnet of every address) in production mode (D98). */
+/** Thrown for PAYGATE_TRUST_PROXY=true (or a subnet of every address) in production mode (D98 trust-everything proxy setting refused in production). */
 export const TRUST_PROXY_TRUE_REFUSED =
   'PAYGATE_TRUST_PROXY=true is refused in production mode: it believes X-Forwarded-For from anyone, so every client ' +
   'could choose the address its rate limit and logs see. Name your proxies instead: the number of proxy hops in front ' +
@@ -151,7 +151,7 @@ export const TRUST_PROXY_TRUE_REFUSED =
 /**
  * PAYGATE_TRUST_PROXY (Express `trust proxy`): a hop count, or addresses / subnets / `loopback`, `linklocal`,
  * `uniquelocal`, comma-separated. `true` (and `0.0.0.0/0`, `::/0`) trusts every sender's X-Forwarded-For: refused in
- * production mode, allowed with a warning in the sandbox (D98).
+ * production mode, allowed with a warning in the sandbox (D98 trust-everything proxy setting refused in production).
  */
 function trustProxyEnv(raw: string | undefined, sandbox: boolean): ReferenceConfig['trustProxy'] {
   if (raw === undefined || raw.trim() === '' || raw === 'false') return undefined;

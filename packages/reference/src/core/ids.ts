@@ -55,7 +55,7 @@ export function randomDigits(length: number): string {
 
 /** Bytes of one session id (256 bits). */
 const SESSION_BYTES = 32;
-/** The CSPRNG bytes session ids are cut from, refilled when used up (D183); every byte is handed out once. */
+/** The CSPRNG bytes session ids are cut from, refilled when used up (D183 session ids from a random byte pool); every byte is handed out once. */
 const sessionPool = Buffer.alloc(SESSION_BYTES * 128);
 let sessionPoolOffset = sessionPool.length;
 

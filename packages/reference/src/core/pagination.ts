@@ -4,14 +4,14 @@ import type { Params } from '../db/params.js';
 
 export const MAX_PAGE = 100_000;
 export const MAX_PAGE_SIZE = 250;
-/** Settlements embed their lines, so a page serves at most this many, whatever page_size asks (D110). */
+/** Settlements embed their lines, so a page serves at most this many, whatever page_size asks (D110 settlements list serves at most 25 per page). */
 export const MAX_SETTLEMENT_PAGE_SIZE = 25;
 /**
- * `count` is exact up to this many rows; past it the list answers COUNT_CAP + 1, "more than COUNT_CAP" (D108): counting
+ * `count` is exact up to this many rows; past it the list answers COUNT_CAP + 1, "more than COUNT_CAP" (D108 lists page by keyset over tenant indexes): counting
  * stops there, so a request never walks a merchant's whole history to count it.
  */
 export const COUNT_CAP = 1000;
-/** A page addressed by number alone (no cursor) must lie within the first OFFSET_WINDOW rows (D108). */
+/** A page addressed by number alone (no cursor) must lie within the first OFFSET_WINDOW rows (D108 lists page by keyset over tenant indexes). */
 export const OFFSET_WINDOW = 1000;
 
 /** Default page sizes per list (brief "Pagination"; settlements D110). */
@@ -53,7 +53,7 @@ export interface Page<T> {
   next: PageLink | null;
   previous: PageLink | null;
   /**
-   * Set when a list with several filters stopped after reading its limit of rows (D344): `results` may be fewer than
+   * Set when a list with several filters stopped after reading its limit of rows (D344 every list bounded by its page): `results` may be fewer than
    * `page_size`, `count` counts only the matches seen; `next` continues.
    */
   incomplete_results?: boolean;
@@ -113,7 +113,7 @@ export function pageRequest(
 
 /**
  * The ORDER BY / LIMIT / OFFSET and keyset condition of a page of a list sorted newest first on (sortCol, idCol).
- * The condition goes into the WHERE clause so the index on (tenant, sortCol, idCol) starts at the cursor (D108).
+ * The condition goes into the WHERE clause so the index on (tenant, sortCol, idCol) starts at the cursor (D108 lists page by keyset over tenant indexes).
  * One row more than the page is fetched: it tells whether there is a next page without counting.
  */
 export function keysetClauses(
@@ -128,7 +128,7 @@ export function keysetClauses(
   if (c && idType === 'bigint' && !/^\d{1,18}$/.test(c.id))
     throw validationError('cursor', 'is not a cursor from a next or previous link of this list');
   // LIMIT and OFFSET are integers computed here, written as literals: a generic plan (a prepared statement after its
-  // fifth run) then still knows the page is small and walks the index instead of joining whole tables (D344)
+  // fifth run) then still knows the page is small and walks the index instead of joining whole tables (D344 every list bounded by its page)
   if (!Number.isSafeInteger(req.pageSize) || !Number.isSafeInteger(req.offset)) throw new Error('page size and offset must be integers');
   const limit = `LIMIT ${req.pageSize + 1}`;
   if (!c) return { where: null, tail: `ORDER BY ${sortCol} DESC, ${idCol} DESC ${limit} OFFSET ${req.offset}` };
@@ -139,7 +139,7 @@ export function keysetClauses(
 }
 
 /**
- * `count(*)` of at most COUNT_CAP + 1 matching rows (D108). `fromWhere` is `FROM ... WHERE ...` without the keyset
+ * `count(*)` of at most COUNT_CAP + 1 matching rows (D108 lists page by keyset over tenant indexes). `fromWhere` is `FROM ... WHERE ...` without the keyset
  * condition. The rows are counted in the list's own order so the planner walks the list's index (and stops after
  * COUNT_CAP + 1 entries) rather than scanning the table until it has seen enough matches.
  */

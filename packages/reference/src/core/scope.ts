@@ -65,7 +65,7 @@ export function requirePartner(principal: Principal): string {
 
 /** Operations acting for one merchant (order creation): partners must name it in X-Merchant-ID. */
 export function requireMerchant(scope: Scope): string {
-  // details name a header in lower case, like the request validator's (D41)
+  // details name a header in lower case, like the request validator's (D41 one validation message, lower-case header names)
   if (scope.merchantId === undefined) throw validationError('x-merchant-id', 'is required with partner credentials');
   return scope.merchantId;
 }
@@ -78,7 +78,7 @@ export function scopeCondition(scope: Scope, column: string, p: Params): string 
 
 /**
  * SQL condition limiting a table that carries both `merchant_id` and `partner_id` (payments, refunds, settlements:
- * migration 012) to the scope, on the column its list indexes start with (D108).
+ * migration 012) to the scope, on the column its list indexes start with (D108 lists page by keyset over tenant indexes).
  */
 export function tenantCondition(scope: Scope, alias: string, p: Params): string {
   if (scope.merchantId !== undefined) return `${alias}.merchant_id = ${p.add(scope.merchantId)}`;

@@ -245,7 +245,7 @@ describe.each(testTargets())('credential change notifications on %s', (target) =
     });
 });
 
-/** Polling instead of notifications (D352): a database whose notifications cannot be had (a transaction pooler). */
+/** Polling instead of notifications (D352 notifications through a pooler: direct or polling): a database whose notifications cannot be had (a transaction pooler). */
 describe.each(testTargets())('credential cache polling row versions on %s (no notifications)', (target) => {
   let t: TestDb;
   beforeAll(async () => {

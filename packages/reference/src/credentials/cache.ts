@@ -26,7 +26,7 @@ export interface CredentialCacheOptions {
   pollMs?: number;
 }
 
-/** Poll interval of the credential cache when notifications cannot be trusted (D352). */
+/** Poll interval of the credential cache when notifications cannot be trusted (D352 notifications through a pooler: direct or polling). */
 export const CREDENTIAL_POLL_MS = 500;
 
 interface Entry {
@@ -45,9 +45,9 @@ interface Baseline {
 }
 
 /**
- * Credential verification with a per-process cache (D67), so a read costs one database round trip (the resource),
+ * Credential verification with a per-process cache (D67 verified credentials cached briefly), so a read costs one database round trip (the resource),
  * not two. Keyed by client id and the SHA-256 of the presented secret (the secret itself is never kept). An entry
- * lives at most `ttlMs` and never past the secret's `validUntil` (D36). Only successes are cached: a wrong secret
+ * lives at most `ttlMs` and never past the secret's `validUntil` (D36 credential rotation with an overlap window). Only successes are cached: a wrong secret
  * always reaches the database.
  *
  * Revocation and rotation reach every process through the database: the `credentials` trigger notifies
@@ -142,7 +142,7 @@ export class CredentialCache {
   }
 
   /**
-   * One poll (D352): read the row version of every cached client id and keep an entry only when its row is unchanged
+   * One poll (D352 notifications through a pooler: direct or polling): read the row version of every cached client id and keep an entry only when its row is unchanged
    * since a poll that completed before the entry's verification started (so that poll's version is at most as new as
    * what the verification read). An entry that cannot be checked yet (its client id had no such poll) is dropped and
    * verified again, to be checked by the next poll. A failed poll flushes and stops serving until one succeeds.

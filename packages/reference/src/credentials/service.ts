@@ -168,10 +168,10 @@ export interface IssuedCredentials {
 
 /**
  * Issue merchant credentials (client id, secret and callback encryption key), returned once. Rotation with an overlap
- * window (D36): the set current until now keeps working for `overlapSeconds` (default 24 h; 0 revokes it at once),
+ * window (D36 credential rotation with an overlap window): the set current until now keeps working for `overlapSeconds` (default 24 h; 0 revokes it at once),
  * its encryption key too (sessions opened before keep being signed with it); a set still in an earlier overlap window
  * is revoked at once, so at most two sets are ever valid. The first issue replaces the key the merchant was created
- * with (D11), which nobody has seen, at once. Partner-only; other partners' merchants => 404.
+ * with (D11 every merchant gets a callback encryption key), which nobody has seen, at once. Partner-only; other partners' merchants => 404.
  */
 export async function issueMerchantCredentials(
   deps: ServiceDeps,
@@ -241,7 +241,7 @@ export async function issueMerchantCredentials(
 }
 
 /**
- * End the overlap window now (D36): the merchant's previous client secret and callback encryption key stop working
+ * End the overlap window now (D36 credential rotation with an overlap window): the merchant's previous client secret and callback encryption key stop working
  * at once (after a leak). The current set is untouched. Returns the client ids revoked (none when no set overlaps).
  * Partner-only; other partners' merchants => 404.
  */
@@ -283,7 +283,7 @@ export async function merchantEncryptionKey(db: Db, secrets: SecretBox, merchant
 }
 
 /**
- * The key that signs a session's callback (D37): the key that was current when the session was created
+ * The key that signs a session's callback (D37 callbacks signed with the session's key version): the key that was current when the session was created
  * (`keyVersion`), while it is valid: the current key, or the previous one inside its overlap window. A session opened
  * under a key that has since been revoked or has expired is signed with the current key (a revoked key proves
  * nothing, and the merchant holds the current one). Never log it.

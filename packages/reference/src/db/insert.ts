@@ -5,7 +5,7 @@
  * object the caller passes is typed from the list, so the compiler names every call that must now supply it.
  *
  * Why our own ~80 lines and not a query builder (Kysely, Knex, sql-template-tag): the services send plain text and a
- * value array through `Db.query`, and that text is the prepared statement's key (D86), must stay one constant per
+ * value array through `Db.query`, and that text is the prepared statement's key (D86 named prepared statements on PostgreSQL), must stay one constant per
  * template, and must run as it is on PGlite, on pg and behind PgBouncer with unnamed statements. A builder would change
  * how every query is sent to fix only how INSERT column lists are written; this helper builds the same text, once, at
  * module load.

@@ -50,7 +50,7 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
   if (await isCurrent(db, versions)) return [];
   const list = migrations ?? (await loadMigrations());
   return db.transaction(async (tx) => {
-    // A schema change may take longer than a request's statement timeout (D91), and another process's migration may
+    // A schema change may take longer than a request's statement timeout (D91 infrastructure failures named in one place: 503), and another process's migration may
     // hold the lock below for as long (D351: the request lock timeout does not apply): neither for this transaction.
     await tx.exec('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);

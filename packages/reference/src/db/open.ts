@@ -50,7 +50,7 @@ export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   return db;
 }
 
-/** Load the driver `openDb` will use (PGlite's or pg's modules) ahead of it: paygate serve does, before the rest (D173). */
+/** Load the driver `openDb` will use (PGlite's or pg's modules) ahead of it: paygate serve does, before the rest (D173 database opened while modules load). */
 export async function loadDriver(databaseUrl: string | undefined): Promise<void> {
   await (databaseUrl ? import('./postgres.js') : import('./pglite.js'));
 }

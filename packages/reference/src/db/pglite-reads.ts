@@ -25,7 +25,7 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /**
- * Reads outside a transaction in ONE round into PGlite's WebAssembly PostgreSQL instead of six (D86):
+ * Reads outside a transaction in ONE round into PGlite's WebAssembly PostgreSQL instead of six (D86 named prepared statements on PostgreSQL):
  * `PGlite.query` sends Parse, Describe, Bind, Describe, Execute and Sync as six calls, each with its own JS <-> wasm
  * crossing and result parsing, and PostgreSQL parses and plans the statement every time. Here the messages go as one
  * pipelined buffer through `execProtocolStream`, and the statement is a named prepared one (parsed and planned once per

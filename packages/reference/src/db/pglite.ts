@@ -25,8 +25,8 @@ const parsers = {
 type Queryable = Pick<PGlite, 'query' | 'exec'> | Transaction;
 
 /**
- * `reads`: the single-round path for parameterised statements outside a transaction (D86); absent inside one.
- * `cache`: the results of cacheable reads (D167), invalidated by every other statement and transaction run outside a
+ * `reads`: the single-round path for parameterised statements outside a transaction (D86 named prepared statements on PostgreSQL); absent inside one.
+ * `cache`: the results of cacheable reads (D167 PGlite read cache for cacheable reads), invalidated by every other statement and transaction run outside a
  * transaction (those inside one are covered by the transaction's own invalidation, when it starts and when it ends).
  * `unlock`: releases the data directory's lock when the database closes.
  */

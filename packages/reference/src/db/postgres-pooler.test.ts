@@ -1,5 +1,5 @@
 /**
- * The pg adapter directly against PostgreSQL and through a real PgBouncer in transaction mode (D350, D351, D353):
+ * The pg adapter directly against PostgreSQL and through a real PgBouncer in transaction mode (D350 transaction-pooler safe sessions; D351 lock waits bounded below the statement timeout; D353 tests through a real PgBouncer):
  * no session state across transactions (settings as SET LOCAL, unnamed statements), the lock timeout below the
  * statement timeout, a lock wait ended as "unavailable" (503) with the connection kept. Registered when
  * PAYGATE_TEST_DATABASE_URL is set; the PgBouncer half is skipped (with the reason) when pgbouncer is not installed,
@@ -85,7 +85,7 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
 
   it.skipIf(skip)('two pools (two processes) share the server connections: parameterised statements, named only when direct', async () => {
     // Named statements broke exactly here: process B's "paygate_1 already exists", or a name unknown on the server
-    // connection the pooler picked (D350).
+    // connection the pooler picked (D350 transaction-pooler safe sessions).
     const [a, b] = [await open({ max: 4 }), await open({ max: 4 })];
     const work = async (db: Db, i: number) => {
       const id = (i % 10) + 1;
@@ -99,7 +99,7 @@ describe.runIf(adminUrl).each(routes)('pg adapter %s', (route) => {
     expect(counts.every((n, i) => n === (i % 10) + 1)).toBe(true);
     const { rows } = await a.query<{ total: number }>('SELECT sum(balance)::int8 AS total FROM accounts');
     expect(rows[0]!.total).toBe(200);
-    // behind the pooler none was prepared under a name on any server connection; directly the hot ones are (D86)
+    // behind the pooler none was prepared under a name on any server connection; directly the hot ones are (D86 named prepared statements on PostgreSQL)
     const prepared = await a.transaction(
       async (tx) => (await tx.query<{ n: number }>('SELECT count(*) AS n FROM pg_prepared_statements')).rows[0]!.n,
     );

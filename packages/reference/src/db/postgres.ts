@@ -252,7 +252,7 @@ interface CheckedOut {
 }
 
 /**
- * A client from the pool with an 'error' listener for the whole checkout (D91). While checked out, pg-pool's idle
+ * A client from the pool with an 'error' listener for the whole checkout (D91 infrastructure failures named in one place: 503). While checked out, pg-pool's idle
  * listener is removed: a backend terminated now (failover, pg_terminate_backend, a pooler restart) emits 'error' on
  * this client, which with no listener ends the process. The listener is attached inside pg-pool's callback, in the
  * same tick the client is handed out: with `await pool.connect()` it would come a microtask later, and pg parses the
@@ -285,40 +285,40 @@ export interface PostgresOptions {
   statementTimeoutMs?: number;
   /**
    * Server-side `lock_timeout` of every transaction (ms, default 3000; 0 = none): the longest wait for a row or table
-   * lock, below the statement timeout (D351). A wait that reaches it fails with SQLSTATE 55P03 (503 with Retry-After).
+   * lock, below the statement timeout (D351 lock waits bounded below the statement timeout). A wait that reaches it fails with SQLSTATE 55P03 (503 with Retry-After).
    */
   lockTimeoutMs?: number;
   /**
    * Where LISTEN connects (DATABASE_DIRECT_URL): a direct connection to PostgreSQL when `connectionString` is a
-   * transaction pooler, which does not carry notifications (D352). Default: `connectionString`.
+   * transaction pooler, which does not carry notifications (D352 notifications through a pooler: direct or polling). Default: `connectionString`.
    */
   listenConnectionString?: string | undefined;
 }
 
-/** Bounded waits on the database (D91, D351). */
+/** Bounded waits on the database (D91 infrastructure failures named in one place: 503; D351 lock waits bounded below the statement timeout). */
 export const POSTGRES_TIMEOUTS = {
   connectMs: 5_000,
   statementMs: 15_000,
-  /** A row or table lock is waited for this long at most; below statementMs, so one locked row fails fast (D351). */
+  /** A row or table lock is waited for this long at most; below statementMs, so one locked row fails fast (D351 lock waits bounded below the statement timeout). */
   lockMs: 3_000,
   /** A transaction left idle this long (a stalled process holding locks) is ended by the server. */
   idleInTransactionMs: 60_000,
   /**
    * What a statement outside a transaction may take beyond the statement timeout before the client gives up on it
    * (pg's query_timeout; the connection is then discarded). Behind a transaction pooler that statement carries no
-   * server-side timeout (D350), so this is its bound.
+   * server-side timeout (D350 transaction-pooler safe sessions), so this is its bound.
    */
   clientGraceMs: 5_000,
 } as const;
 
-/** The settings of every session and transaction: one value, whichever way it reaches the server (D350). */
+/** The settings of every session and transaction: one value, whichever way it reaches the server (D350 transaction-pooler safe sessions). */
 function sessionSettings(statementMs: number, lockMs: number): [name: string, value: string][] {
   const settings: [string, string][] = [
     ['TimeZone', 'UTC'],
     ['idle_in_transaction_session_timeout', String(POSTGRES_TIMEOUTS.idleInTransactionMs)],
   ];
   if (statementMs > 0) settings.push(['statement_timeout', String(statementMs)]);
-  // a lock wait ends before the statement would (D351); 0 keeps PostgreSQL's default (no lock timeout)
+  // a lock wait ends before the statement would (D351 lock waits bounded below the statement timeout); 0 keeps PostgreSQL's default (no lock timeout)
   if (lockMs > 0) settings.push(['lock_timeout', String(statementMs > 0 ? Math.min(lockMs, statementMs) : lockMs)]);
   return settings;
 }
@@ -335,7 +335,7 @@ export function beginStatement(statementMs: number, lockMs: number): string {
 
 /**
  * A placeholder setting sent with the startup options: PostgreSQL shows it back; a pooler that accepted the options
- * and dropped them (PgBouncer's `ignore_startup_parameters = options`) does not (D350).
+ * and dropped them (PgBouncer's `ignore_startup_parameters = options`) does not (D350 transaction-pooler safe sessions).
  */
 const SESSION_MARKER = 'paygate.direct_session';
 
@@ -358,7 +358,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       connectionString,
       max: options.max ?? 10,
       // The same settings as startup options, where the server takes them (PostgreSQL itself): they bound the
-      // statements outside a transaction on the server too. A transaction pooler refuses them (D350): then only each
+      // statements outside a transaction on the server too. A transaction pooler refuses them (D350 transaction-pooler safe sessions): then only each
       // transaction's SET LOCAL and the client-side bound apply.
       ...(withStartupOptions
         ? {
@@ -368,7 +368,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           }
         : {}),
       types: typeParsers,
-      // Every wait is bounded (D91): a connection (new or from the pool) within connectionTimeoutMillis, a statement
+      // Every wait is bounded (D91 infrastructure failures named in one place: 503): a connection (new or from the pool) within connectionTimeoutMillis, a statement
       // within statement_timeout (server side, SQLSTATE 57014; migrations lift it for their own transaction).
       connectionTimeoutMillis: options.connectionTimeoutMs ?? POSTGRES_TIMEOUTS.connectMs,
       keepAlive: true,
@@ -379,7 +379,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   };
   let pool = makePool(true);
   /**
-   * A transaction pooler (PgBouncer) is in between (D350, D352): it refused the startup options, or dropped them (the
+   * A transaction pooler (PgBouncer) is in between (D350 transaction-pooler safe sessions; D352 notifications through a pooler: direct or polling): it refused the startup options, or dropped them (the
    * marker is not set), or the operator named a direct URL for LISTEN, which says DATABASE_URL is not one.
    */
   let behindPooler = options.listenConnectionString !== undefined;
@@ -394,7 +394,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   }
   // Directly on PostgreSQL the startup options carry the settings and named statements save the parse and plan of the
   // hot reads (D86; docs/benchmarks.md#named-prepared-statements: several times the server CPU without them). Behind a pooler each transaction sets
-  // them itself and every statement is unnamed (D350).
+  // them itself and every statement is unnamed (D350 transaction-pooler safe sessions).
   const names = behindPooler ? undefined : new StatementNames();
   const begin = behindPooler ? beginStatement(statementMs, lockMs) : 'BEGIN';
   // A statement outside a transaction behind a pooler carries no server-side timeout: bounded on the client, a little
@@ -437,7 +437,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           }
           const code = sqlState(err);
           if (broken === undefined && code && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-          // A failure of the connection itself is reported as such, whatever the statement said (D91).
+          // A failure of the connection itself is reported as such, whatever the statement said (D91 infrastructure failures named in one place: 503).
           throw lost() !== undefined && !isUnavailableError(err) ? lost() : err;
         } finally {
           client.off('error', onError);
@@ -448,7 +448,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     },
     listen: (channel, listener) => {
       // A transaction pooler does not carry notifications (the LISTEN stays on a server connection other clients get
-      // next): without a direct URL there is nothing to listen on, and callers fall back to polling (D352).
+      // next): without a direct URL there is nothing to listen on, and callers fall back to polling (D352 notifications through a pooler: direct or polling).
       if (options.listenConnectionString === undefined && behindPooler) return Promise.reject(new NotificationsUnavailableError());
       return listenOn(options.listenConnectionString ?? connectionString, channel, listener);
     },
@@ -461,7 +461,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   return db;
 }
 
-/** {@link Db.listen} behind a transaction pooler with no direct URL to listen on (D352). */
+/** {@link Db.listen} behind a transaction pooler with no direct URL to listen on (D352 notifications through a pooler: direct or polling). */
 export class NotificationsUnavailableError extends Error {
   constructor() {
     super(
@@ -472,7 +472,7 @@ export class NotificationsUnavailableError extends Error {
   }
 }
 
-/** A statement or lock timeout of the server (57014, 55P03): the statement failed, the connection is fine (D351). */
+/** A statement or lock timeout of the server (57014, 55P03): the statement failed, the connection is fine (D351 lock waits bounded below the statement timeout). */
 function isServerTimeout(err: unknown): boolean {
   const code = sqlState(err);
   return code === '57014' || code === '55P03';

@@ -1,5 +1,5 @@
 /**
- * Reads that the PostgreSQL adapter may answer together (D178): the same read issued by requests that arrived in the
+ * Reads that the PostgreSQL adapter may answer together (D178 PostgreSQL read batching): the same read issued by requests that arrived in the
  * same turn of the event loop is sent as ONE statement, with one array per parameter, instead of one statement each.
  * A read is registered by the service that owns it, from a template of its parameters, so the single statement and the
  * batched one are the same SQL: `batchableRead(2, ([id, merchant]) => `SELECT ... WHERE o.id = ${id} AND ...`)`

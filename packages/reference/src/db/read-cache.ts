@@ -1,5 +1,5 @@
 /**
- * Reads whose results the embedded database may answer from memory (D167). A statement is registered here by the
+ * Reads whose results the embedded database may answer from memory (D167 PGlite read cache for cacheable reads). A statement is registered here by the
  * service that owns it, and only when its result is a function of the database's rows alone: read-only, no `now()`,
  * no random or volatile function. Time-dependent decisions (an order's expiry) are made by the caller on the rows, at
  * the time of each request. The PostgreSQL adapter ignores the registry (other processes write to its database).

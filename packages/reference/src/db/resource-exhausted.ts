@@ -1,5 +1,5 @@
 /**
- * Honest storage failures (D361): is this error the database running out of a resource (a full disk, memory, a quota,
+ * Honest storage failures (D361 running out of a resource classified): is this error the database running out of a resource (a full disk, memory, a quota,
  * a configured limit) rather than a bug or a business rule? Such a failure is answered like an outage, 503
  * ERR_UNAVAILABLE_503 with Retry-After (`http/errors.ts`), never an undeclared 500, and it takes the process out of
  * rotation until a write succeeds again (`storage-health.ts`, read by `/readyz`).
@@ -38,7 +38,7 @@ function isExhaustedHere(err: object): boolean {
   return typeof message === 'string' && EXHAUSTED_MESSAGES.some((re) => re.test(message));
 }
 
-/** Whether `err` says the database (or its disk) ran out of a resource: 503 territory, not a bug (D361). */
+/** Whether `err` says the database (or its disk) ran out of a resource: 503 territory, not a bug (D361 running out of a resource classified). */
 export function isResourceExhaustedError(err: unknown): boolean {
   const seen = new Set<object>();
   const visit = (e: unknown): boolean => {

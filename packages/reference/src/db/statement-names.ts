@@ -1,5 +1,5 @@
 /**
- * Names for PostgreSQL prepared statements, one per distinct SQL text (D86). `pg` parses a named statement once per
+ * Names for PostgreSQL prepared statements, one per distinct SQL text (D86 named prepared statements on PostgreSQL). `pg` parses a named statement once per
  * connection and afterwards sends only Bind/Execute, so PostgreSQL no longer parses and plans the same read (the GET
  * order join, the credential and idempotency look-ups) on every request. The text -> name map is what keeps a name
  * from ever meaning two texts (pg refuses that); it is bounded because the SQL the services build comes from a

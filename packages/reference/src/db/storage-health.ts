@@ -1,5 +1,5 @@
 /**
- * Honest storage failures (D361): the process remembers that a statement failed for want of a resource (a full disk:
+ * Honest storage failures (D361 running out of a resource classified): the process remembers that a statement failed for want of a resource (a full disk:
  * SQLSTATE class 53, ENOSPC; `resource-exhausted.ts`) and `/readyz` says "not ready" until a real write succeeds
  * again (`http/readiness.ts` runs the write probe below while the failure stands), so a load balancer takes the
  * process out of rotation while writes fail and puts it back once space returns. Reads keep working meanwhile: the

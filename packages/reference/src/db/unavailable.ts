@@ -1,5 +1,5 @@
 /**
- * THE classification of infrastructure failures (D91): is this error the database (or the network to it) being away,
+ * THE classification of infrastructure failures (D91 infrastructure failures named in one place: 503): is this error the database (or the network to it) being away,
  * rather than a bug or a business rule? Such a failure is answered 503 ERR_UNAVAILABLE_503 with Retry-After
  * (`http/errors.ts`), never 500 and never 401, and a connection that saw one is released as broken (`postgres.ts`).
  *
@@ -64,7 +64,7 @@ function isUnavailableHere(err: object): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message));
 }
 
-/** Whether `err` says the database (or the network to it) is unavailable: 503 territory, not a bug (D91). */
+/** Whether `err` says the database (or the network to it) is unavailable: 503 territory, not a bug (D91 infrastructure failures named in one place: 503). */
 export function isUnavailableError(err: unknown): boolean {
   const seen = new Set<object>();
   const visit = (e: unknown): boolean => {

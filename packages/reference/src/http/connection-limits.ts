@@ -33,7 +33,7 @@ export function connectionBucket(address: string): string {
 }
 
 /**
- * A cap on the connections each client address holds at once, on top of the server's global `maxConnections` (D96):
+ * A cap on the connections each client address holds at once, on top of the server's global `maxConnections` (D96 early answers close the connection, bodies counted):
  * one address (slow-body sockets, a slowloris) cannot take every slot and starve the others. A connection over the
  * cap is destroyed when it is accepted, before a byte is read. Each address that reaches the cap is logged once, until
  * it is under the cap again.
@@ -72,7 +72,7 @@ export function limitConnectionsPerAddress(server: Server, options: ConnectionsP
   // why the casts: emit's overloads (one per event) cannot be re-declared by a function expression; arguments pass through
   const emit = server.emit;
   // every event of the server passes here (a 'request' per request): its arguments are handed on as they are, without
-  // collecting them into an array and spreading it again (D166)
+  // collecting them into an array and spreading it again (D166 per-request work trimmed)
   server.emit = function (this: Server, event: string | symbol, socket?: unknown): boolean {
     if (event === 'connection' && !admit(socket as Socket)) {
       (socket as Socket).destroy();

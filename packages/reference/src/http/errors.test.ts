@@ -11,7 +11,7 @@ describe('toHttpError (D91, D92)', () => {
     ['a terminated backend', withCode('57P01', 'terminating connection due to administrator command')],
     ['a connection cut mid-request', new Error('Connection terminated unexpectedly')],
     ['no free connection in time', new Error('timeout exceeded when trying to connect')],
-    // honest storage failures (D361): a full disk or another exhausted resource is an outage, never a 500
+    // honest storage failures (D361 running out of a resource classified): a full disk or another exhausted resource is an outage, never a 500
     ['a full disk (53100)', withCode('53100', 'could not extend file "base/5/16400": No space left on device')],
     ['out of memory (53200)', withCode('53200', 'out of memory')],
     ['too many connections (53300)', withCode('53300', 'sorry, too many clients already')],

@@ -5,13 +5,13 @@ import { sqlState } from '../db/db.js';
 import { isResourceExhaustedError } from '../db/resource-exhausted.js';
 import { isUnavailableError } from '../db/unavailable.js';
 
-/** Seconds a client is asked to wait after a 503 (D92): a lost connection is replaced by the next request's. */
+/** Seconds a client is asked to wait after a 503 (D92 Retry-After 1 on every 503): a lost connection is replaced by the next request's. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 const UNAVAILABLE_CODE: ErrorCode = 'ERR_UNAVAILABLE_503';
 
 /**
- * The 503 of an infrastructure failure (D91): the error envelope with `Retry-After`; `cause` (the database error) goes
+ * The 503 of an infrastructure failure (D91 infrastructure failures named in one place: 503): the error envelope with `Retry-After`; `cause` (the database error) goes
  * only to the log, which the scaffold writes for every 5xx.
  */
 export function unavailableError(cause?: unknown): HttpError {
@@ -23,7 +23,7 @@ export function unavailableError(cause?: unknown): HttpError {
 
 /**
  * The one place a service's DomainError becomes the HttpError the server scaffold renders as the error envelope
- * (its `mapError` writes the body), and a database that is away (D91) or out of space or another resource (a full
+ * (its `mapError` writes the body), and a database that is away (D91 infrastructure failures named in one place: 503) or out of space or another resource (a full
  * disk, SQLSTATE class 53, ENOSPC: honest storage failures, D361) becomes 503 ERR_UNAVAILABLE_503. Every handler
  * is wrapped with it (../app.ts), and so are authentication and the routes outside the generated operations; anything
  * else passes through unchanged (a 500 unless it is an HttpError).
@@ -35,9 +35,9 @@ export function toHttpError(err: unknown): unknown {
 }
 
 /**
- * What a failed credential check answers (D94): 401 ERR_AUTH_000 only when the credential itself is refused (the
+ * What a failed credential check answers (D94 401 only when the credential is refused): 401 ERR_AUTH_000 only when the credential itself is refused (the
  * check's DomainError: missing, unknown, revoked, expired, wrong; or a value the database cannot even compare, SQLSTATE
- * class 22), one message for all of them; 503 when the database cannot answer (D91); 500 for anything else (a bug,
+ * class 22), one message for all of them; 503 when the database cannot answer (D91 infrastructure failures named in one place: 503); 500 for anything else (a bug,
  * logged with its cause), never a verdict on the credential.
  */
 export function authenticationError(err: unknown): HttpError {

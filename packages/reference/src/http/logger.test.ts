@@ -39,7 +39,7 @@ describe('logger', () => {
   });
 });
 
-/** `paygate serve`'s banner is one block: lines logged while it starts follow it (D134). */
+/** `paygate serve`'s banner is one block: lines logged while it starts follow it (D134 paygate serve prints one human block first). */
 describe('heldDestination', () => {
   it('holds JSON lines until released, then writes them in order and the later ones straight through', () => {
     const written: string[] = [];

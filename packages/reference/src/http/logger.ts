@@ -66,7 +66,7 @@ export interface CreateLoggerOptions {
 /**
  * The gateway's pino logger: secrets (`x-client-secret`, `authorization`, `hash`, `encryption_key`, `client_secret`,
  * `secret`, card fields) are redacted and card-like numbers masked. A request's lines carry its `req_id` as a field of
- * their own (the access line; the scaffold's error lines through `requestLogFields`), not from an async context (D165).
+ * their own (the access line; the scaffold's error lines through `requestLogFields`), not from an async context (D165 no AsyncLocalStorage per request).
  */
 export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const config: LoggerOptions = {
@@ -85,7 +85,7 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
 export const LOG_BUFFER = { bytes: 4096, flushMs: 100 } as const;
 
 /**
- * Standard output, written in batches (D149): at least {@link LOG_BUFFER}.bytes per write, or whatever is there every
+ * Standard output, written in batches (D149 batched standard output logging): at least {@link LOG_BUFFER}.bytes per write, or whatever is there every
  * {@link LOG_BUFFER}.flushMs. pino's default writes as soon as no write is in flight, which under load was one
  * write (a thread-pool round trip and a system call) per one to three access lines. pino flushes the buffer
  * synchronously when the process exits, a crash included; only a SIGKILL loses the last 100 ms of lines.
@@ -104,7 +104,7 @@ export interface HeldDestination extends DestinationStream {
 /**
  * `paygate serve` prints a human banner while it starts; a JSON line logged meanwhile (the sandbox's first start logs
  * the master key it generated) would land in the middle of it. Lines written before `release()` wait, in order, and
- * follow the banner (D134). `target` defaults to the gateway's standard output, written in batches (D149; D168: the
+ * follow the banner (D134 paygate serve prints one human block first). `target` defaults to the gateway's standard output, written in batches (D149; D168: the
  * default was pino's unbatched destination, so `paygate serve` wrote every access line or two on its own).
  */
 export function heldDestination(target: DestinationStream = stdoutDestination()): HeldDestination {
@@ -157,7 +157,7 @@ function writeAccessLine(this: LoggedResponse): void {
   const operation = this.locals['operation'] as { path?: string; operationId?: string } | undefined;
   const route = operation?.path ?? (this.locals['route'] as string | undefined) ?? 'unmatched';
   const status = this.statusCode;
-  // req_id is a field of the line itself (D165)
+  // req_id is a field of the line itself (D165 no AsyncLocalStorage per request)
   const line =
     operation?.operationId !== undefined
       ? { req_id: record.requestId, method: record.method, route, operation: operation.operationId, status, ms }
@@ -173,8 +173,8 @@ export function requestIdOf(res: Response): string | undefined {
 
 /**
  * The request id (`X-Request-Id` echoed when well-formed, else a new UUID) set on the response, and ONE access line
- * when the response finishes (method, route template, status, ms). Runs inside the caller's own middleware (D148).
- * No async context is entered (D165): in Node 20 an AsyncLocalStorage run turns on async hooks for the whole process,
+ * when the response finishes (method, route template, status, ms). Runs inside the caller's own middleware (D148 gateway's pre-scaffold work in one middleware).
+ * No async context is entered (D165 no AsyncLocalStorage per request): in Node 20 an AsyncLocalStorage run turns on async hooks for the whole process,
  * a JavaScript callback for every promise and every native handle created from then on; the lines a request writes
  * carry its `req_id` as their own field instead.
  */

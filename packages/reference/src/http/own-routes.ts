@@ -9,7 +9,7 @@ import { errorBody } from './errors.js';
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../../docs/site/', import.meta.url));
 
 /**
- * Content-Security-Policy of the /docs site (D40), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
+ * Content-Security-Policy of the /docs site (D40 docs site content security policy), checked in Chromium by test/e2e/docs.test.ts: scripts only from the
  * site itself (Redoc's bundle, the document, redoc-init.js: no inline script, no eval); styles from the site and
  * inline, because Redoc renders with styled-components (injected <style> elements and style attributes); images only
  * as data: URLs (Redoc's icons; its attribution logo on cdn.redoc.ly is refused: no third-party requests); workers from
@@ -47,13 +47,13 @@ export function isOwnRoute(path: string): boolean {
 
 /**
  * The gateway's own routes (health, readiness, docs, home page), in a router of their own that only their paths enter
- * (D148). Matched exactly (slash and case), as the scaffold matches the API's.
+ * (D148 gateway's pre-scaffold work in one middleware). Matched exactly (slash and case), as the scaffold matches the API's.
  */
 export function ownRoutes(rt: ReferenceRuntime, options: { docsDir?: string | undefined }): express.Router {
   const router = express.Router({ strict: true, caseSensitive: true });
 
   // Liveness: the process is up and its event loop answers. No dependency is checked: a database outage is not
-  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102).
+  // cured by restarting the gateway (the requests get 503 meanwhile), so an orchestrator must not kill it for one (D102 liveness and readiness health routes).
   router.get('/healthz', (_req: Request, res: Response) => {
     res.locals['route'] = '/healthz';
     res.set('Cache-Control', 'no-store');
@@ -61,7 +61,7 @@ export function ownRoutes(rt: ReferenceRuntime, options: { docsDir?: string | un
   });
 
   // Readiness: send this process traffic? The database (and Redis when REDIS_URL is set) answered within a bound,
-  // and the process is not draining; else 503 naming what failed (D102).
+  // and the process is not draining; else 503 naming what failed (D102 liveness and readiness health routes).
   router.get('/readyz', async (_req: Request, res: Response) => {
     res.locals['route'] = '/readyz';
     res.set('Cache-Control', 'no-store');
@@ -72,7 +72,7 @@ export function ownRoutes(rt: ReferenceRuntime, options: { docsDir?: string | un
       .json({ status: report.status, checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) });
   });
 
-  // Static documentation site (built by `npm run docs`), under its own CSP (D40).
+  // Static documentation site (built by `npm run docs`), under its own CSP (D40 docs site content security policy).
   const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
   router.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
     res.locals['route'] = '/docs/*';

@@ -56,7 +56,7 @@ export interface CreateRateLimiterOptions {
   redisUrl?: string | undefined;
   /**
    * How long one Redis command may take (ms, PAYGATE_REDIS_TIMEOUT_MS, default 500): a hung Redis costs a request at
-   * most this, once, before the per-process limiter takes over (D95).
+   * most this, once, before the per-process limiter takes over (D95 Redis commands bounded by a timeout).
    */
   redisTimeoutMs?: number;
   /** How long the per-process limiter serves alone after a Redis failure before Redis is probed again (ms, default 1000). */
@@ -110,7 +110,7 @@ function withinTimeout<T>(command: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The circuit breaker in front of Redis (D95). Closed: every hit asks Redis. The first failure (a command timeout, a
+ * The circuit breaker in front of Redis (D95 Redis commands bounded by a timeout). Closed: every hit asks Redis. The first failure (a command timeout, a
  * refused or closed connection) opens it: for `cooldownMs` every hit goes straight to the per-process limiter, and a
  * background PING (bounded by the same command timeout) probes Redis at the end of each cool-down; the first answer
  * closes it again. Each transition is logged once. Requests never wait on a probe.
@@ -189,7 +189,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
     // (docs/benchmarks.md#ioredis-at-start-up), and a single process or PGlite never needs it.
     const { Redis } = requireLib('ioredis') as typeof import('ioredis');
     // No offline queue and one attempt per command: a closed connection fails at once. A hung one (the process
-    // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95). Requests wait
+    // stopped, the network silent) keeps its TCP connection: only a timeout bounds that wait (D95 Redis commands bounded by a timeout). Requests wait
     // `timeoutMs` (withinTimeout); ioredis' own commandTimeout, a few times longer, releases a hung command's promise.
     redis = new Redis(options.redisUrl, {
       enableOfflineQueue: false,

@@ -48,7 +48,7 @@ export interface Readiness {
 
 export interface ReadinessOptions {
   db: Pick<Db, 'query'>;
-  /** Whether writes fail for want of a resource (D361); unset: not checked. */
+  /** Whether writes fail for want of a resource (D361 running out of a resource classified); unset: not checked. */
   storage?: StorageHealth;
   /** REDIS_URL; unset: Redis is not checked. */
   redisUrl?: string | undefined;

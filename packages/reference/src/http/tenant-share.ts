@@ -1,5 +1,5 @@
 /**
- * Bounded waits per tenant (D363): one tenant's requests cannot take the connection pool whole. Each tenant (a
+ * Bounded waits per tenant (D363 tenant share of the database pool): one tenant's requests cannot take the connection pool whole. Each tenant (a
  * merchant, or a partner, by credential) may have at most `share` requests running their handlers (and so holding
  * PostgreSQL connections) at once in this process; more wait in a short queue of their own, at most `queue` of them
  * and each at most `waitMs`; beyond that, or after that wait, the request is answered 503 `ERR_UNAVAILABLE_503` with

@@ -81,8 +81,8 @@ export async function createPendingPayment(
 export type FinalOrderStatus = Exclude<OrderStatus, 'payment_pending'>;
 
 /**
- * Move a PENDING payment to CAPTURED or FAILED and emit PAYMENT_CAPTURED / PAYMENT_FAILED (D77) in the same
- * transaction. The order is the caller's: `finishPayment` ends it, `failCheckoutAttempt` keeps it open (D126).
+ * Move a PENDING payment to CAPTURED or FAILED and emit PAYMENT_CAPTURED / PAYMENT_FAILED (D77 payment captured and refund events as extensions) in the same
+ * transaction. The order is the caller's: `finishPayment` ends it, `failCheckoutAttempt` keeps it open (D126 a decline on the hosted page keeps the session open).
  */
 async function endPayment(
   tx: Db,
@@ -155,7 +155,7 @@ export async function finishPayment(
 }
 
 /**
- * A declined attempt on the hosted page while the shopper may try again (D126): the payment ends FAILED and
+ * A declined attempt on the hosted page while the shopper may try again (D126 a decline on the hosted page keeps the session open): the payment ends FAILED and
  * PAYMENT_FAILED is emitted as for any failed payment, but the order stays payment_pending (its message names the
  * decline) until a later attempt succeeds, the shopper cancels, the attempts run out or the order expires.
  */
@@ -186,7 +186,7 @@ export async function cancelOrder(tx: Db, order: OrderRow, reason: 'cancelled' |
   ]);
 }
 
-/** The order's now: the gateway's clock on its merchant's sandbox clock (D38). */
+/** The order's now: the gateway's clock on its merchant's sandbox clock (D38 per-merchant sandbox clocks). */
 export function orderNow(deps: Pick<ServiceDeps, 'clock'>, order: Pick<OrderRow, 'clock_offset_seconds'>): Micros {
   return shifted(deps.clock.now(), order.clock_offset_seconds);
 }

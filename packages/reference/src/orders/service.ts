@@ -85,7 +85,7 @@ type HostedOrderParams =
   | 'owner';
 
 /**
- * A hosted order in ONE statement (D175): the merchant (scope, KYC, sandbox clock), the order id's reservation, the
+ * A hosted order in ONE statement (D175 a hosted order is one statement): the merchant (scope, KYC, sandbox clock), the order id's reservation, the
  * order and its checkout session. Outside an idempotent request's transaction it is one round trip and no explicit
  * transaction (a statement is atomic on its own); inside one it joins it. Parameters are named (`now`: the
  * gateway's now; `id`: the order id, drawn, reserved here; `owner`: the partner, when it must own the merchant) and
@@ -95,7 +95,7 @@ type HostedOrderParams =
  * (`reference_taken` and the reservation read the same snapshot); only a concurrent twin reference_id committed in
  * between leaves a reserved id unused, which costs nothing (ids are never drawn twice anyway). `at` is the merchant's
  * now (gateway clock plus its sandbox offset): the order's created_at, and its expiry 15 minutes later; the session
- * takes both from the order row, and the callback key version current now (D37).
+ * takes both from the order row, and the callback key version current now (D37 callbacks signed with the session's key version).
  */
 function hostedOrder(owned: boolean): InsertStatement<HostedOrderParams> {
   const ph = new Placeholders<HostedOrderParams>();
@@ -280,7 +280,7 @@ export function hostedOrderValues(o: {
   return o.owner !== undefined ? HOSTED_ORDER.owned.values(row) : HOSTED_ORDER.any.values(row);
 }
 
-/** The hosted order of {@link createOrder}: one statement (D175), drawn again on an id collision. */
+/** The hosted order of {@link createOrder}: one statement (D175 a hosted order is one statement), drawn again on an id collision. */
 async function createHostedOrder(
   deps: ServiceDeps,
   merchantId: string,
@@ -347,7 +347,7 @@ const ORDER_PAYMENTS_JSON = `(SELECT coalesce(json_agg(json_build_object(
   FROM payments p LEFT JOIN settlements s ON s.id = p.settlement_id AND s.status = 'completed' WHERE p.order_id = o.id)`;
 
 /**
- * Only what the Order read shows and its expiry check needs (D147): each column selected is one more value to send,
+ * Only what the Order read shows and its expiry check needs (D147 order read selects only what it shows): each column selected is one more value to send,
  * parse and describe (pg builds a parser per column of every result) on the busiest read of the API.
  */
 const ORDER_VIEW_COLUMNS = `o.id, o.reference_id, o.amount_minor, o.currency, o.mop_type, o.buyer, o.product, o.status, o.status_message,
@@ -358,18 +358,18 @@ type JsonPayment = OrderPaymentViewRow;
 const ts = (v: string | null): string | null => (v === null ? null : parseTimestamptz(v));
 
 /**
- * The read's statement per kind of scope, built once: the text is the prepared statement's key (D86), so a constant
+ * The read's statement per kind of scope, built once: the text is the prepared statement's key (D86 named prepared statements on PostgreSQL), so a constant
  * is looked up without being rebuilt and re-hashed on every request. The scope is a condition on the order's
  * merchant: the merchant itself, or its partner through the merchants row joined for it (rather than a sub-select of
  * the partner's merchants). Each is written over its parameters' expressions, so that on PostgreSQL the reads of
- * requests arriving together are sent as one statement (D178).
+ * requests arriving together are sent as one statement (D178 PostgreSQL read batching).
  */
 const ORDER_READ = (join: string, where: string) =>
   `SELECT ${ORDER_VIEW_COLUMNS}, ${ORDER_PAYMENTS_JSON} AS payments_json FROM orders o${join} WHERE ${where}`;
 export const ORDER_READ_SQL = {
   // D167: a function of the rows alone (the expiry is decided by the caller, at the time of each request), so the
   // embedded database may answer it from memory until anything else runs on it; for the same reason PostgreSQL may
-  // answer several requests' reads in one statement (D178)
+  // answer several requests' reads in one statement (D178 PostgreSQL read batching)
   any: cacheableRead(batchableRead(1, ([id]) => ORDER_READ('', `o.id = ${id}`))),
   merchant: cacheableRead(batchableRead(2, ([id, merchant]) => ORDER_READ('', `o.id = ${id} AND o.merchant_id = ${merchant}`))),
   partner: cacheableRead(

@@ -76,7 +76,7 @@ export const LIST_SCAN_LIMIT = 500;
 
 /**
  * An enum value the caller validated, written into the statement as a literal: a generic plan (a prepared statement
- * after its fifth run) then still sees the value and uses the index of that status or method (D344). Only values
+ * after its fifth run) then still sees the value and uses the index of that status or method (D344 every list bounded by its page). Only values
  * matched against a closed list or `^[A-Z0-9_]+$` get here.
  */
 function enumLiteral(value: string): string {
@@ -85,8 +85,8 @@ function enumLiteral(value: string): string {
 }
 
 /**
- * GET /pg/payments/: newest first, by keyset on (created_at, id) (D108). buyer_name matches the whole name,
- * case-insensitively (D109); dates are inclusive UTC days. Every single filter is served by an index led by the tenant.
+ * GET /pg/payments/: newest first, by keyset on (created_at, id) (D108 lists page by keyset over tenant indexes). buyer_name matches the whole name,
+ * case-insensitively (D109 buyer_name filter matches the whole name); dates are inclusive UTC days. Every single filter is served by an index led by the tenant.
  * Every list bounded by its page (D344): two or more of status, mop_type, currency and buyer_name walk the index of one
  * of them (buyer name first, then status, method, currency) for at most LIST_SCAN_LIMIT rows and test the others on
  * them; matches that rarely overlap end the page early (`incomplete_results`, a `next` cursor to continue) instead of
@@ -160,7 +160,7 @@ const LIST_COLUMNS = `p.id, p.merchant_id, m.company_details->>'brand_name' AS m
               o.id AS order_id, p.amount_minor, p.currency, p.created_at, p.mop_type, p.status`;
 
 /**
- * A page of payments with two or more filters, bounded by LIST_SCAN_LIMIT rows read (D344): the first filter's index
+ * A page of payments with two or more filters, bounded by LIST_SCAN_LIMIT rows read (D344 every list bounded by its page): the first filter's index
  * is walked from the cursor and the other filters are tested on the rows it gives, until the page is full. `count`
  * counts the matches among the rows read; `incomplete_results` says when that is not all of them (the page filled or
  * the window ran out before the driver's last row, or the page started at a cursor).

@@ -78,7 +78,7 @@ describe.each(testTargets())('payments and refunds on %s', (target) => {
     const q = (f: Parameters<typeof listPayments>[2]) => listPayments(deps, scope, f).then((p) => p.results.map((r) => r.reference_id));
     expect(await q({ status: 'FAILED', from_created_date: '2026-12-01' })).toEqual(['list-b']);
     expect(await q({ currency: 'USD' })).toEqual(['list-c']);
-    // buyer_name is the whole name, case-insensitive (D109): a part of it no longer matches
+    // buyer_name is the whole name, case-insensitive (D109 buyer_name filter matches the whole name): a part of it no longer matches
     expect(await q({ buyer_name: 'zoË QUINN' })).toEqual(['list-a']);
     expect(await q({ buyer_name: 'zoË' })).toEqual([]);
     expect(await q({ buyer_name: 'ravi 100%_SURE' })).toEqual(['list-b']);

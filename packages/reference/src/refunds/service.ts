@@ -130,7 +130,7 @@ export interface RefundFilters {
   cursor?: string | undefined;
 }
 
-/** GET /pg/refunds: newest first by keyset (D108); dates are inclusive UTC days on created_at; reference_id is the order's. */
+/** GET /pg/refunds: newest first by keyset (D108 lists page by keyset over tenant indexes); dates are inclusive UTC days on created_at; reference_id is the order's. */
 export async function listRefunds(deps: ServiceDeps, scope: Scope, f: RefundFilters = {}): Promise<Page<ReturnType<typeof refundView>>> {
   const req = pageRequest(f.page, f.page_size, DEFAULT_PAGE_SIZE.refunds, f.cursor);
   const p = new Params();
@@ -228,7 +228,7 @@ export async function processDueRefunds(deps: ServiceDeps, afterSeconds = SANDBO
   });
 }
 
-/** REFUND_PROCESSED / REFUND_FAILED into the outbox, in the transaction that finished the refund (D77). */
+/** REFUND_PROCESSED / REFUND_FAILED into the outbox, in the transaction that finished the refund (D77 payment captured and refund events as extensions). */
 async function announceRefund(tx: Db, refund: RefundRow, outcome: 'PROCESSED' | 'FAILED', at: Micros): Promise<void> {
   const { rows } = await tx.query<{ partner_id: string }>('SELECT partner_id FROM merchants WHERE id = $1', [refund.merchant_id]);
   const partnerId = rows[0]?.partner_id;

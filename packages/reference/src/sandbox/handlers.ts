@@ -21,7 +21,7 @@ type SandboxOps =
   | 'runSettlements';
 
 /**
- * The merchant whose sandbox clock a request reads or moves (D38): a merchant credential's own (naming another =>
+ * The merchant whose sandbox clock a request reads or moves (D38 per-merchant sandbox clocks): a merchant credential's own (naming another =>
  * 404); a partner names one of its merchants with `merchant_id` or `X-Merchant-ID` (neither => 400, not its own => 404).
  */
 async function clockMerchant(

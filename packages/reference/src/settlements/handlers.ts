@@ -3,7 +3,7 @@ import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { getSettlement, listSettlements, listSettlementTransactions } from './service.js';
 import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
 
-/** Settlements: read one, list by date range (and merchant), list one's transactions page by page (D113). */
+/** Settlements: read one, list by date range (and merchant), list one's transactions page by page (D113 settlement transactions paged beyond the first 100). */
 export function settlementHandlers(
   rt: HandlerRuntime,
 ): Pick<Handlers<Principal>, 'getSettlement' | 'listSettlements' | 'listSettlementTransactions'> {

@@ -90,7 +90,7 @@ function groupRefunds(rows: { id: string; payment_id: string; amount_minor: numb
   return groups;
 }
 
-/** Payments claimed per batch transaction (D112): the memory and the lock time of a run are bounded by it. */
+/** Payments claimed per batch transaction (D112 settlement runs in batches of 1,000 payments): the memory and the lock time of a run are bounded by it. */
 export const SETTLEMENT_BATCH_SIZE = 1000;
 
 export interface SettlementRunOptions {
@@ -104,7 +104,7 @@ interface MerchantRun {
   id: string;
   partnerId: string;
   settlementCurrency: string;
-  /** the merchant's sandbox clock offset (D38) */
+  /** the merchant's sandbox clock offset (D38 per-merchant sandbox clocks) */
   offsetSeconds: number;
 }
 
@@ -308,7 +308,7 @@ async function writeLines(
           amounts: held.map((r) => r.amount),
         }),
       );
-      // on the refund too: "INITIATED and not reserved" is a partial index, empty when nothing is due (D343)
+      // on the refund too: "INITIATED and not reserved" is a partial index, empty when nothing is due (D343 refund reserve recorded on the refund)
       await tx.query('UPDATE refunds SET reserved_by = $2 WHERE id = ANY($1::text[])', [held.map((r) => r.refundId), s.id]);
     }
     const released = ls.filter((l) => l.type === 'reserve_release').flatMap((l) => l.reserves.map((r) => r.refundId));
@@ -506,7 +506,7 @@ async function closeSettlements(tx: Db, deps: ServiceDeps, m: MerchantRun): Prom
     [m.id],
   );
   if (rows.length === 0) return [];
-  const at = shifted(deps.clock.now(), m.offsetSeconds); // the merchant's sandbox clock (D38)
+  const at = shifted(deps.clock.now(), m.offsetSeconds); // the merchant's sandbox clock (D38 per-merchant sandbox clocks)
   const now = formatIso(at);
   const items: PaymentSettledItem[] = [];
   for (const s of rows) {
@@ -530,7 +530,7 @@ async function closeSettlements(tx: Db, deps: ServiceDeps, m: MerchantRun): Prom
 }
 
 /**
- * Settle one merchant in batches (D112), each its own short transaction. Per transaction currency one settlement with:
+ * Settle one merchant in batches (D112 settlement runs in batches of 1,000 payments), each its own short transaction. Per transaction currency one settlement with:
  * - a `capture` line per captured unsettled payment (its processed refunds netted in);
  * - a `refund` line per already-settled payment with refunds processed since;
  * - a `refund_reserve` line per payment (settled now or before) with refunds still INITIATED: held back until they end;
@@ -578,7 +578,7 @@ async function settleMerchant(deps: ServiceDeps, merchantId: string, options: Se
  * Merchants a run has something to do for: each merchant in scope is probed with EXISTS on small partial indexes
  * (captured unsettled payments, processed refunds not deducted, INITIATED refunds not reserved, releasable reserves,
  * settlements left open by an interrupted run), so a run with nothing due costs one index probe per merchant, never
- * a read of the payment history (D112).
+ * a read of the payment history (D112 settlement runs in batches of 1,000 payments).
  */
 async function dueMerchants(deps: ServiceDeps, scope: Scope | null): Promise<string[]> {
   const p = new Params();
@@ -611,7 +611,7 @@ export async function runSettlements(deps: ServiceDeps, scope: Scope | null = nu
 }
 
 /**
- * The first lines of each settlement (D113): at most EMBEDDED_TRANSACTIONS each, read by primary key
+ * The first lines of each settlement (D113 settlement transactions paged beyond the first 100): at most EMBEDDED_TRANSACTIONS each, read by primary key
  * (settlement_id, position), so a settlement of 100k lines costs what one of 10 does.
  */
 async function transactionsOf(db: Db, ids: string[]): Promise<Map<string, SettlementTransactionRow[]>> {
@@ -645,14 +645,14 @@ async function settlementRow(deps: ServiceDeps, scope: Scope, settlementId: stri
   return row;
 }
 
-/** GET /pg/settlements/{settlement_id}: with its first lines embedded (D113). Unknown / other tenant => 404 ERR_SETTLEMENT_404. */
+/** GET /pg/settlements/{settlement_id}: with its first lines embedded (D113 settlement transactions paged beyond the first 100). Unknown / other tenant => 404 ERR_SETTLEMENT_404. */
 export async function getSettlement(deps: ServiceDeps, scope: Scope, settlementId: string): Promise<ReturnType<typeof settlementView>> {
   const row = await settlementRow(deps, scope, settlementId);
   return settlementView(row, (await transactionsOf(deps.db, [row.id])).get(row.id) ?? []);
 }
 
 /**
- * GET /pg/settlements/{settlement_id}/transactions (D113): lines in order, a page read by primary key range on
+ * GET /pg/settlements/{settlement_id}/transactions (D113 settlement transactions paged beyond the first 100): lines in order, a page read by primary key range on
  * (settlement_id, position) (positions run 0..n-1), so any page costs the same; `count` is the stored exact total.
  */
 const TRANSACTIONS_PAGE_SIZE = 250;
@@ -687,7 +687,7 @@ export async function listSettlementTransactions(
 }
 
 /**
- * GET /pg/settlements: newest first on (completed_at, id) by keyset (D108), pages of at most 25 (D110);
+ * GET /pg/settlements: newest first on (completed_at, id) by keyset (D108 lists page by keyset over tenant indexes), pages of at most 25 (D110 settlements list serves at most 25 per page);
  * from_date / to_date are inclusive UTC days on settlement_completed_date.
  */
 export async function listSettlements(

@@ -35,7 +35,7 @@ export const SETTLEMENT_COLUMNS = `s.id, s.merchant_id, s.transaction_currency, 
   s.forex_rate_den, s.net_minor,
   s.settlement_amount_cents, s.utr_number, s.completed_at, s.created_at, s.number_of_transactions`;
 
-/** Lines embedded in a Settlement (D113); every line is at GET /pg/settlements/{settlement_id}/transactions. */
+/** Lines embedded in a Settlement (D113 settlement transactions paged beyond the first 100); every line is at GET /pg/settlements/{settlement_id}/transactions. */
 export const EMBEDDED_TRANSACTIONS = 100;
 
 /** Seed Settlement. Transaction amounts are in the transaction currency; settlement_amount_cents in the settlement currency. */

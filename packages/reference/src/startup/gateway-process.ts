@@ -9,7 +9,7 @@ export async function runGatewayProcess(slot?: number): Promise<number | undefin
   const inCluster = slot !== undefined;
   const out = inCluster ? () => undefined : (l: string) => process.stdout.write(`${l}\n`);
   const who = inCluster ? `paygate worker ${slot} (pid ${process.pid})` : 'paygate';
-  // Drain that always drains (D360): the handlers exist before the start-up begins, so a drain asked for while the
+  // Drain that always drains (D360 drain reaches workers still starting): the handlers exist before the start-up begins, so a drain asked for while the
   // gateway starts (the supervisor's SIGTERM or message to a worker it was restarting) is not lost: the start stops
   // before listening (nothing was answered), or the drain begins as soon as the server is up.
   let started: Awaited<ReturnType<typeof serve>> | undefined;
@@ -53,7 +53,7 @@ export async function runGatewayProcess(slot?: number): Promise<number | undefin
     process.on('disconnect', () => drain('the supervisor went away'));
   }
   try {
-    // slot 0 of a fleet runs the scheduled jobs; every worker drains the queues (D101)
+    // slot 0 of a fleet runs the scheduled jobs; every worker drains the queues (D101 every worker process runs the background queues)
     started = await serve(process.env, out, { scheduledJobs: slot === undefined || slot === 0, signal: startAborted.signal });
   } catch (err) {
     if (err instanceof StartAbortedError) {

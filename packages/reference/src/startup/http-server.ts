@@ -26,7 +26,7 @@ export async function createGatewayHttpServer(
     app,
   );
   http.maxConnections = config.http.maxConnections;
-  // Start-up order (D173): loaded with the app's graph (@paygate/server), not before the database starts opening
+  // Start-up order (D173 database opened while modules load): loaded with the app's graph (@paygate/server), not before the database starts opening
   const { answerMalformedRequests } = await import('../http/client-error.js');
   answerMalformedRequests(http);
   // the proxies PAYGATE_TRUST_PROXY trusts carry every client's traffic: they are exempt from the per-address cap
@@ -38,7 +38,7 @@ export async function createGatewayHttpServer(
 /**
  * Listens with an accept queue that holds a burst the size of the connection cap (Node's default is 511; the kernel
  * caps it at net.core.somaxconn): a burst of connections from one address must not overflow it and drop other
- * clients' SYNs before the per-address cap can refuse them (D96). A port in use or not allowed is an error saying
+ * clients' SYNs before the per-address cap can refuse them (D96 early answers close the connection, bodies counted). A port in use or not allowed is an error saying
  * what to do.
  */
 export async function listenOn(http: Server, port: number, host: string, maxConnections: number): Promise<void> {

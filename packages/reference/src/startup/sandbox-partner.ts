@@ -43,7 +43,7 @@ export async function loadOrCreateSandboxPartner(dataDir: string): Promise<Sandb
 /**
  * The start-up lines about the sandbox partner credential. The secret is printed once, by the start that generated it
  * (whatever HOST is); later starts print the client id and where the secret is kept, so it does not land in every log
- * (D39). An in-memory database gets a new credential, printed, on every start: there is nowhere else to find it.
+ * (D39 sandbox generates its partner credential). An in-memory database gets a new credential, printed, on every start: there is nowhere else to find it.
  */
 export function sandboxPartnerLines(partner: SandboxPartner): string[] {
   if (!partner.created) {

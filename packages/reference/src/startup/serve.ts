@@ -29,7 +29,7 @@ export async function serve(
   options: {
     /** Run the scheduled jobs (default true; one worker of a --workers fleet, D101). */
     scheduledJobs?: boolean;
-    /** Aborted: stop the start-up before listening (closing what was opened) with a StartAbortedError (D360). */
+    /** Aborted: stop the start-up before listening (closing what was opened) with a StartAbortedError (D360 drain reaches workers still starting). */
     signal?: AbortSignal;
   } = {},
 ): Promise<{ server: Server; runtime: ReferenceRuntime; stop: () => Promise<void> }> {
@@ -41,7 +41,7 @@ export async function serve(
   const mode = config.sandbox ? 'sandbox' : 'production';
   out(`Paygate reference gateway, ${mode} mode`);
   if (config.trustProxy === true) {
-    // refused in production mode (D98); the sandbox allows it, loudly
+    // refused in production mode (D98 trust-everything proxy setting refused in production); the sandbox allows it, loudly
     out('  WARNING: PAYGATE_TRUST_PROXY=true believes X-Forwarded-For from anyone: every client can choose the address its');
     out("  rate limit and the logs see. Set the number of proxy hops (e.g. 1) or your proxies' subnets instead.");
   }
@@ -55,7 +55,7 @@ export async function serve(
   out(`- opening the database: ${describeDatabase(config)}`);
   out('- applying migrations');
   // Lines logged while starting (the sandbox's first start logs its new master key) wait until the banner below is
-  // complete: one human block, then JSON lines (D134).
+  // complete: one human block, then JSON lines (D134 paygate serve prints one human block first).
   const logOutput = heldDestination();
   const logger = createLogger({ destination: logOutput });
   // D173: the database starts opening first, before the module graphs of the app (express, validators, handlers)
@@ -136,7 +136,7 @@ export async function serve(
   const http = await createGatewayHttpServer(app, config, logger);
   const host = env['HOST'] || '127.0.0.1';
   if (options.signal?.aborted) {
-    // drain asked for while starting (D360): nothing was answered yet, so nothing is listened for
+    // drain asked for while starting (D360 drain reaches workers still starting): nothing was answered yet, so nothing is listened for
     logOutput.release();
     await runtime.close();
     throw new StartAbortedError();
@@ -154,7 +154,7 @@ export async function serve(
     { processStartedAt: performance.timeOrigin, startupStages: takeStartupStages() },
     'start-up stages (ms and CPU ms since the process started)',
   );
-  // The embedded database's compact heap, now that start-up is over (D86).
+  // The embedded database's compact heap, now that start-up is over (D86 named prepared statements on PostgreSQL).
   if (!config.databaseUrl) useCompactJsHeap();
 
   const base = config.publicBaseUrl;

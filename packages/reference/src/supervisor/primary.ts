@@ -1,5 +1,5 @@
 /**
- * The supervisor of `paygate serve --workers N` (D100): the `node:cluster` primary. It opens no database and serves
+ * The supervisor of `paygate serve --workers N` (D100 worker processes under a supervisor): the `node:cluster` primary. It opens no database and serves
  * no request; it forks N workers that share one listening port, restarts a worker that dies (backing off as
  * ./restart-policy.ts says, logged), and on SIGTERM/SIGINT tells every worker to drain and exits after them (a worker
  * still starting is sent SIGTERM instead, which it cannot miss: D360).
@@ -13,7 +13,7 @@ import { createRestartPolicy, type RestartPolicy } from './restart-policy.js';
 
 /** The message a worker drains on (sent by the primary; see ./worker.ts). */
 export const DRAIN_MESSAGE = { paygate: 'drain' } as const;
-/** The environment variable that tells a worker its slot (0..N-1). Slot 0 runs the scheduled jobs (D101). */
+/** The environment variable that tells a worker its slot (0..N-1). Slot 0 runs the scheduled jobs (D101 every worker process runs the background queues). */
 export const WORKER_SLOT_ENV = 'PAYGATE_WORKER_SLOT';
 
 /** What the supervisor uses of `node:cluster` (the tests give it a fake). */
@@ -98,7 +98,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     worker.on('listening', (address: Address) => {
       entry.listening = true;
       if (phase === 'stopping') {
-        // A drain always drains (D360): a worker that was starting when the drain began got SIGTERM, which it honours
+        // A drain always drains (D360 drain reaches workers still starting): a worker that was starting when the drain began got SIGTERM, which it honours
         // once it can (its handlers are registered before it starts); the message is sent as well, in case it started
         // listening before that signal's handler could run.
         sendDrain(entry);
@@ -167,7 +167,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     for (const entry of live.values()) {
       if (entry.listening) sendDrain(entry);
       else {
-        // Drain that always drains (D360): a worker still starting (a restart after a death, the first start) may not
+        // Drain that always drains (D360 drain reaches workers still starting): a worker still starting (a restart after a death, the first start) may not
         // be listening for the drain message yet (it is lost then, and the worker would serve after the drain began):
         // a signal reaches it whatever it is doing. Before its handlers exist SIGTERM ends it (it has answered nothing);
         // after, it stops before listening, or drains if it already listens.

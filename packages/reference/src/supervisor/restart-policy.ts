@@ -1,5 +1,5 @@
 /**
- * When the supervisor (`paygate serve --workers N`) restarts a worker that died, and when it gives up (D100).
+ * When the supervisor (`paygate serve --workers N`) restarts a worker that died, and when it gives up (D100 worker processes under a supervisor).
  *
  * - Each worker slot backs off on its own: the first restart after a death waits `initialDelayMs`, each further
  *   death of the same slot doubles the wait up to `maxDelayMs`. A worker that served for `stableAfterMs` before it

@@ -1,5 +1,5 @@
 /**
- * `paygate serve --workers N` in the primary process (D100): checks what N processes need, prepares what they must
+ * `paygate serve --workers N` in the primary process (D100 worker processes under a supervisor): checks what N processes need, prepares what they must
  * share (the sandbox partner credential file, each worker's share of the connection budget), forks them through
  * ./primary.ts and turns SIGTERM/SIGINT into a drain. The workers run cli.ts's `paygate serve` (one gateway each).
  */

@@ -1,5 +1,5 @@
 /**
- * One initialised PGlite data dir per test run instead of an initdb per in-memory database (D138). The vitest global
+ * One initialised PGlite data dir per test run instead of an initdb per in-memory database (D138 test fixtures made once per run). The vitest global
  * setup (test/support/global-setup.ts) writes a tarball of a fresh data dir once (kept in node_modules/.cache across
  * runs, keyed by the PGlite version and start parameters) and names it in PAYGATE_TEST_PGLITE_TEMPLATE; the database
  * helpers of the tests (`openTestDb`, the contract harness's `startGateway`, and tests that open a runtime themselves)

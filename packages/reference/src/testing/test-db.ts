@@ -29,7 +29,7 @@ export function testTargets(): TestTarget[] {
 
 /** A PostgreSQL database created for one test file or run; `drop()` removes it (WITH (FORCE) cuts stray connections). */
 export interface ThrowawayDatabase {
-  /** What the code under test connects to: through the run's PgBouncer when there is one (D353), else `directUrl`. */
+  /** What the code under test connects to: through the run's PgBouncer when there is one (D353 tests through a real PgBouncer), else `directUrl`. */
   url: string;
   /** The database on PostgreSQL itself (LISTEN, session-level locks held by a test, CREATE DATABASE ... TEMPLATE). */
   directUrl: string;
@@ -69,7 +69,7 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
 }
 
 /**
- * The migrated PostgreSQL database of this test run that `createMigratedDatabase` copies (D138): made once per run by
+ * The migrated PostgreSQL database of this test run that `createMigratedDatabase` copies (D138 test fixtures made once per run): made once per run by
  * the vitest global setup (test/support/global-setup.ts), dropped at its end.
  */
 export const PG_TEMPLATE_ENV = 'PAYGATE_TEST_PG_TEMPLATE';
@@ -104,7 +104,7 @@ export function createMigratedDatabase(adminUrl: string, prefix = 'paygate_test'
 export async function openTestDb(target: TestTarget, options: { migrate?: boolean } = {}): Promise<TestDb> {
   const migrate = options.migrate ?? true;
   if (target === 'pglite') {
-    await usePgliteTemplate(); // initdb's output from the run's tarball, when the run made one (D138)
+    await usePgliteTemplate(); // initdb's output from the run's tarball, when the run made one (D138 test fixtures made once per run)
     const db = await openDb({ dataDir: 'memory://', migrate });
     return {
       db,
@@ -115,7 +115,7 @@ export async function openTestDb(target: TestTarget, options: { migrate?: boolea
   }
   const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
   if (!adminUrl) throw new Error('PAYGATE_TEST_DATABASE_URL is not set');
-  // migrate: false wants an empty database; otherwise a copy of the run's migrated one (D138)
+  // migrate: false wants an empty database; otherwise a copy of the run's migrated one (D138 test fixtures made once per run)
   const database = migrate ? await createMigratedDatabase(adminUrl) : await createThrowawayDatabase(adminUrl);
   const url = database.url;
   const extra: Db[] = [];

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses a webhook may reach in production (D35, D97): public unicast only. ipaddr.js classifies every IANA
+ * Which addresses a webhook may reach in production (D35 webhooks never reach private addresses; D97 webhook destinations classified by ipaddr.js): public unicast only. ipaddr.js classifies every IANA
  * special-purpose range (`range()`: loopback, private, link-local, unique-local, site-local, multicast, unspecified,
  * IPv4-mapped, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48` (rfc6052), 6to4 `2002::/16`, Teredo `2001::/32`,
  * documentation `2001:db8::/32`, discard `100::/64`, ORCHID, benchmarking, segment routing, ...); anything but

@@ -3,7 +3,7 @@ import type { ServiceDeps } from '../core/deps.js';
 import { latestNowSql, merchantNowSql, merchantOffsetSql } from '../core/merchant-clock.js';
 
 /**
- * Fair webhook claim (D342): one merchant's outage or backlog never delays another merchant's deliveries, and a claim
+ * Fair webhook claim (D342 fair webhook claim across endpoints): one merchant's outage or backlog never delays another merchant's deliveries, and a claim
  * costs the same whatever any endpoint's backlog.
  *
  * 1. Endpoints with due work: a skip scan over the endpoints that have pending or in-flight deliveries (one index

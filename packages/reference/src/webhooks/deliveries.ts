@@ -20,7 +20,7 @@ export interface ClaimedDelivery {
   /** The endpoint's signing secret, opened from its sealed column; null when it does not open (wrong master key). */
   secret: string | null;
   endpoint_deleted: boolean;
-  /** The sandbox clock offset of the event's merchant: its retries run on that clock (D38). */
+  /** The sandbox clock offset of the event's merchant: its retries run on that clock (D38 per-merchant sandbox clocks). */
   clock_offset_seconds: number;
 }
 
@@ -92,7 +92,7 @@ export interface AttemptResult {
   startedAt: number;
 }
 
-/** The transport used when none is given: public destinations only (D35). */
+/** The transport used when none is given: public destinations only (D35 webhooks never reach private addresses). */
 let defaultTransport: WebhookTransport | undefined;
 
 /**
@@ -175,7 +175,7 @@ const INSERT_ATTEMPTS_FROM_U = insertSql('webhook_delivery_attempts', ATTEMPT_CO
 });
 
 /**
- * Record many attempts at once (D114): one statement inserts every attempt row and moves each delivery on, exactly as
+ * Record many attempts at once (D114 transactional outbox kept over a job queue): one statement inserts every attempt row and moves each delivery on, exactly as
  * {@link recordAttempt} does one by one (an attempt already recorded, or a delivery no longer claimed by this attempt,
  * changes nothing and counts as 'failed'). A 410 Gone answer also disables its endpoint: those go through
  * recordAttempt, in their own transaction. Outcomes come back in the order given.

@@ -9,7 +9,7 @@ import type { Scope } from '../core/scope.js';
 import { Params } from '../db/params.js';
 import { ownerCondition } from './endpoints.js';
 
-/** What merchants see of deliveries and their attempts (D78): the list of an endpoint, and redelivery. */
+/** What merchants see of deliveries and their attempts (D78 webhook deliveries list and redelivery): the list of an endpoint, and redelivery. */
 
 type DeliveryView = Schemas['WebhookDelivery'];
 type DeliveryStatus = DeliveryView['status'];
@@ -18,7 +18,7 @@ const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', '
 interface DeliveryRow {
   /** The internal sequence (attempts reference it; never shown). */
   id: string;
-  /** `dlv_` + 22 random base64url characters (D99). */
+  /** `dlv_` + 22 random base64url characters (D99 random delivery ids). */
   public_id: string;
   endpoint_id: string;
   event_id: string;
@@ -104,7 +104,7 @@ export async function listWebhookDeliveries(
   const where = [`d.endpoint_id = ${p.add(endpointId)}`];
   if (query.status !== undefined) {
     // a literal from the closed list, not a parameter: the generic plan of a prepared statement then still uses the
-    // (endpoint, status) index instead of walking every delivery of the endpoint (D344)
+    // (endpoint, status) index instead of walking every delivery of the endpoint (D344 every list bounded by its page)
     if (!DELIVERY_STATUSES.includes(query.status)) throw validationError('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`);
     where.push(`d.status = '${query.status}'`);
   }
@@ -136,7 +136,7 @@ export async function listWebhookDeliveries(
 
 /**
  * Schedule a new attempt of a delivery now (on its event's merchant's clock), whatever its status; the worker sends it
- * with the same webhook-id. A deleted endpoint's or another tenant's delivery => 404 (D78).
+ * with the same webhook-id. A deleted endpoint's or another tenant's delivery => 404 (D78 webhook deliveries list and redelivery).
  */
 export async function redeliverWebhookDelivery(deps: ServiceDeps, scope: Scope, deliveryId: string): Promise<DeliveryView> {
   if (!ID_PATTERN.webhookDelivery.test(deliveryId)) throw notFound(deliveryId);

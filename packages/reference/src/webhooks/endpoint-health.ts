@@ -4,7 +4,7 @@ import type { AttemptResult, ClaimedDelivery } from './deliveries.js';
 import { SECRET_UNAVAILABLE_ERROR } from './deliveries.js';
 
 /**
- * Endpoint-level backoff (D342): an endpoint whose attempt failed (non-2xx, network error, timeout) is marked failing
+ * Endpoint-level backoff (D342 fair webhook claim across endpoints): an endpoint whose attempt failed (non-2xx, network error, timeout) is marked failing
  * and is not claimed from again before `retry_after`; then the claim gives it one delivery, a probe, until an attempt
  * succeeds and clears the mark. A failing endpoint with a backlog of 50,000 due deliveries costs one attempt per
  * backoff instead of a stream of failures, and its backlog is never read meanwhile (claim.ts skips it). Deliveries keep

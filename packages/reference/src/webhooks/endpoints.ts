@@ -21,7 +21,7 @@ export interface WebhookEndpointView {
   description: string | null;
   merchant_id: string | null;
   created_at: string;
-  /** `disabled` after a 410 Gone answer (D79). */
+  /** `disabled` after a 410 Gone answer (D79 410 Gone disables an endpoint, enable endpoint). */
   status: 'enabled' | 'disabled';
   disabled_reason: string | null;
 }
@@ -35,7 +35,7 @@ const COLUMNS = 'id, url, events, description, merchant_id, created_at, disabled
 
 /**
  * The position of the newest event created so far (the events' sequence, committed or not): an endpoint registered now
- * receives only events above it (D79). 0 before the first event.
+ * receives only events above it (D79 410 Gone disables an endpoint, enable endpoint). 0 before the first event.
  */
 const LAST_EVENT_POSITION_SQL = `(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_position_seq)`;
 
@@ -203,7 +203,7 @@ export async function deleteWebhookEndpoint(deps: ServiceDeps, scope: Scope, end
 }
 
 /**
- * Turn an endpoint disabled by 410 Gone back on (idempotent): it receives events created from now on (D79). Unknown,
+ * Turn an endpoint disabled by 410 Gone back on (idempotent): it receives events created from now on (D79 410 Gone disables an endpoint, enable endpoint). Unknown,
  * deleted or another tenant's => 404 ERR_WEBHOOK_404.
  */
 export async function enableWebhookEndpoint(deps: ServiceDeps, scope: Scope, endpointId: string): Promise<WebhookEndpointView> {

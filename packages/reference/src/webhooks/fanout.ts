@@ -32,14 +32,14 @@ const INSERT_DELIVERIES = insertSql(
 
 /**
  * Turn new outbox events into one delivery per subscribed endpoint: partner endpoints receive every event of their
- * merchants, merchant endpoints their own; each only events created after it was registered (D79), none while it is
+ * merchants, merchant endpoints their own; each only events created after it was registered (D79 410 Gone disables an endpoint, enable endpoint), none while it is
  * disabled (410 Gone). Up to `limit` events are claimed with SKIP LOCKED and, in the same statement, fanned out with
  * one INSERT ... SELECT and marked fanned out (D114: a batch costs one round trip, not two per event); (event,
  * endpoint) is unique, so a replay cannot duplicate deliveries. Returns events processed.
  */
 export async function fanOutEvents(deps: ServiceDeps, limit = 100): Promise<number> {
   const now = formatIso(deps.clock.now());
-  // delivery times are on the event's merchant's sandbox clock, so moving that clock moves its retries (D38)
+  // delivery times are on the event's merchant's sandbox clock, so moving that clock moves its retries (D38 per-merchant sandbox clocks)
   const { rows } = await deps.db.query<{ events: number }>(
     `WITH ev AS (
        SELECT sequence_number, type, partner_id, merchant_id, position FROM events

@@ -28,7 +28,7 @@ export function parseRetryAfterMs(value: string | undefined, nowMs: number): num
 }
 
 /**
- * The delay before the next attempt when the receiver asked for `retryAfterMs` (D79): never sooner than the schedule's
+ * The delay before the next attempt when the receiver asked for `retryAfterMs` (D79 410 Gone disables an endpoint, enable endpoint): never sooner than the schedule's
  * own delay (`scheduledMs`, jitter included), and a longer request is capped at the schedule's largest delay, so a
  * receiver cannot park its deliveries for days. Null (give up) stays null: Retry-After never adds attempts.
  */

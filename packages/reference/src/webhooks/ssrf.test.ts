@@ -15,7 +15,7 @@ import { createWebhookEndpoint } from './endpoints.js';
 import { createWebhookTransport } from './transport.js';
 
 /**
- * Server-side request forgery through webhook endpoints (D35): an internal service listening on 127.0.0.1 must
+ * Server-side request forgery through webhook endpoints (D35 webhooks never reach private addresses): an internal service listening on 127.0.0.1 must
  * receive nothing from a gateway that refuses private destinations, whether the endpoint names it directly (a row
  * from before the guard), through `localhost`, or through a public-looking name that resolves to it when the
  * delivery connects (DNS rebinding, played with an injected resolver). Each refusal is a failed attempt with a clear
@@ -86,7 +86,7 @@ describe.each(testTargets())('SSRF-proof webhook deliveries on %s', (db) => {
       { url: `http://127.0.0.1:${target.port}/legacy`, events: ['PAYMENT_FAILED'] },
       { allowInsecure: true, allowPrivateDestinations: true },
     );
-    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79 410 Gone disables an endpoint, enable endpoint)
     const lookup = fakeDns({ 'hooks.rebind.test': ['127.0.0.1'] });
     const transport = createWebhookTransport({ allowPrivateDestinations: false, lookup });
     const worker = createWorker({ deps, transport, retrySchedule: [5, 300], jitter: 0, sandbox: true, deliveryTimeoutMs: 2000 });
@@ -152,7 +152,7 @@ describe('SSRF in a production-mode gateway', () => {
       PAYGATE_WEBHOOK_TIMEOUT_MS: '2000',
     });
     expect(config.webhookPrivateDestinations).toBe(false);
-    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138)
+    await usePgliteTemplate(); // memory://: initdb's output from the run's tarball (D138 test fixtures made once per run)
     runtime = await openReference(config);
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
     server = createServer(createReferenceApp(runtime, { logger: silent }));
@@ -200,7 +200,7 @@ describe('SSRF in a production-mode gateway', () => {
         { allowInsecure: true, allowPrivateDestinations: true },
       );
     }
-    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79)
+    await paidOrder(deps, m.merchantId, {}, 'failure'); // an event after the endpoints exist (D79 410 Gone disables an endpoint, enable endpoint)
     const report = await runtime.worker.tick();
     expect(report.deliveries).toEqual({ succeeded: 0, retry: 2, failed: 0 });
     expect(target.connections).toBe(0);

@@ -5,7 +5,7 @@ import { fakeDns } from '../testing/fake-dns.js';
 import { asDestinationRefused, createWebhookTransport, DestinationRefusedError } from './transport.js';
 
 /**
- * The SSRF guard of webhook deliveries (D35), offline: a listener on 127.0.0.1 plays the internal service an attacker
+ * The SSRF guard of webhook deliveries (D35 webhooks never reach private addresses), offline: a listener on 127.0.0.1 plays the internal service an attacker
  * aims at. Host names are resolved by an injected resolver (the `lookup` the sockets use), so DNS rebinding is played
  * without a network: `hooks.rebind.test` answers 127.0.0.1 when the delivery connects.
  */

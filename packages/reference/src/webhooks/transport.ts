@@ -10,7 +10,7 @@ import { nonPublicRange } from './address-ranges.js';
  * name that resolved to a public address at registration and to 127.0.0.1 now, DNS rebinding, is refused too), and
  * literal addresses before connecting. Refused: every address that is not public unicast (loopback, RFC 1918 private,
  * link-local including the 169.254.169.254 cloud metadata address, unique-local IPv6, carrier-grade NAT, reserved,
- * multicast, 0.0.0.0 / ::, IPv4-mapped IPv6). On top of it, `nonPublicRange` (D97) refuses the IPv6 ranges its
+ * multicast, 0.0.0.0 / ::, IPv4-mapped IPv6). On top of it, `nonPublicRange` (D97 webhook destinations classified by ipaddr.js) refuses the IPv6 ranges its
  * classification calls unicast (IPv4-compatible `::/96`, anything outside `2000::/3`): for literal hosts before the
  * request, for resolved names in the resolver the sockets use. The sandbox may allow them for local receivers.
  */

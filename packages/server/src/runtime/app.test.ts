@@ -258,7 +258,7 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
     const res = await fetch(`${base}/pg/orders/`, { method: 'POST', body: 'not json', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ success: false, error: { code: 'ERR_AUTH_000', message: 'Missing credentials' } });
-    // the authenticate hook threw for credentials that were sent: told they are invalid, not missing (D219)
+    // the authenticate hook threw for credentials that were sent: told they are invalid, not missing (D219 invalid versus missing credentials)
     const refused = await fetch(`${base}/pg/orders/`, {
       method: 'POST',
       body: 'not json',

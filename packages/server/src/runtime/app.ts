@@ -83,7 +83,7 @@ export type ErrorMapper<THandlers> = (
 ) => DeclaredErrorResult<THandlers> | undefined;
 
 /**
- * What the app does for an operation without a handler (D218): `'refuse'` (the default) throws at start-up naming
+ * What the app does for an operation without a handler (D218 missing handlers refused or answered 501): `'refuse'` (the default) throws at start-up naming
  * them (`missing handler(s)`); `'respond'` starts with the handlers given and answers the others 501 in the spec's
  * error shape, after authentication and request validation, listing them once at start-up (gradual implementation).
  */
@@ -130,7 +130,7 @@ export interface CommonAppOptions<THandlers, TPrincipal = unknown, TScheme exten
   around?: HandlerHook<THandlers, TPrincipal>;
   /**
    * Shape the scaffold's own error answers yourself (default: from the spec, D119). Its answer is sent with the
-   * content type it names, else the one the spec declares for its status (D215). Given, it also lets the app start
+   * content type it names, else the one the spec declares for its status (D215 error schema filled by role). Given, it also lets the app start
    * when a declared error schema cannot be filled (those answers are then its to shape; undefined sends problem+json).
    */
   errorMapper?: ErrorMapper<THandlers>;
@@ -289,7 +289,7 @@ function textContentType(contentType: string): string {
 }
 
 /**
- * Whether a response can be written directly, in one `res.end` (D141): anything Express's `res.send` would change is
+ * Whether a response can be written directly, in one `res.end` (D141 one dispatch middleware with find-my-way): anything Express's `res.send` would change is
  * left to it: an automatic ETag (the app's `etag` setting), a conditional GET (304 from `req.fresh`), HEAD, and the
  * statuses without a body.
  */
@@ -498,19 +498,19 @@ export function rejectMalformedPathEncoding(templates: readonly string[]): Reque
 
 /**
  * The JSON, urlencoded and text body parsers every operation route runs (multipart is parsed per operation): 413 from
- * the Content-Length before reading, and no byte read past the limit of a chunked body (D96).
+ * the Content-Length before reading, and no byte read past the limit of a chunked body (D96 early answers close the connection, bodies counted).
  */
 export function bodyParsers(limit: string | number, multipartLimitBytes?: number): RequestHandler[] {
   const limitBytes = limitInBytes(limit);
   const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
   const chain = [
     // A JSON body is any JSON value (RFC 8259), not only an object or array: the operation's schema says which it
-    // takes (`type: string` under application/json), and refuses the others naming the reason (D431)
+    // takes (`type: string` under application/json), and refuses the others naming the reason (D431 a JSON body may be any JSON value)
     readingAtMost(express.json({ limit, type: JSON_TYPES, strict: false }), limitBytes),
     readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
     readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];
-  // ONE step (D182): plain JSON with a Content-Length is read by readPlainJson (body-parser's answers without its
+  // ONE step (D182 body parsers are one step): plain JSON with a Content-Length is read by readPlainJson (body-parser's answers without its
   // per-request machinery); everything else goes through body-parser's three parsers as before
   return [
     (req, res, next) =>
@@ -539,7 +539,7 @@ function runChain(handlers: readonly RequestHandler[], req: Request, res: Respon
  */
 export function allowByPath(operations: readonly OperationRoute[]): { path: string; expressPath: string; allow: string }[] {
   // templates a client cannot tell apart (`/tags/{arn}` and `/tags/{arn}#tagKeys`, `/rides?page={page}`) are one
-  // path: one Allow (D410)
+  // path: one Allow (D410 every path template real specs use is routed)
   const routeOf = (template: string) => sentPath(template).replace(/\{[^}]+\}/g, '{}');
   const byRoute = new Map<string, { paths: string[]; expressPath: string; methods: string[] }>();
   for (const op of operations) {
@@ -645,7 +645,7 @@ export function errorHandler(
     }
     const response = shapedError(req, error, operation, shapes, errorMapper);
     res.status(response.status).set(response.headers);
-    // no body where the status is declared without content (D423); text under a text/* media type (D424)
+    // no body where the status is declared without content (D423 a status declared without content answers without a body); text under a text/* media type (D424 error answers in the declared media type)
     if (response.contentType === null || response.body === undefined) res.end();
     else if (!isJsonMediaType(response.contentType) && typeof response.body === 'string')
       res.type(response.contentType).send(response.body);
@@ -669,7 +669,7 @@ function shapedError(
   return {
     status: own.status,
     body: own.body,
-    // the declared content type of the mapper's status (D215), not the problem+json of a schema the scaffold could not fill
+    // the declared content type of the mapper's status (D215 error schema filled by role), not the problem+json of a schema the scaffold could not fill
     contentType: own.contentType ?? shapes.declaredMediaType(own.status, operation) ?? 'application/json',
     headers: { ...shaped.headers, ...(own.headers as Record<string, string> | undefined) },
   };
@@ -689,8 +689,8 @@ function renderError(
 }
 
 /**
- * The bytes of an error answer: none where the status is declared without content (D423), the text itself under a
- * `text/*` media type (D424), else JSON.
+ * The bytes of an error answer: none where the status is declared without content (D423 a status declared without content answers without a body), the text itself under a
+ * `text/*` media type (D424 error answers in the declared media type), else JSON.
  */
 function errorBodyText(app: Application, response: ErrorResponse): string | undefined {
   if (response.contentType === null || response.body === undefined) return undefined;
@@ -740,10 +740,10 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   app.enable('case sensitive routing');
   app.disable('x-powered-by');
   // No automatic ETag: Express hashes every body it sends (SHA-1) to answer If-None-Match with 304, a status an API's
-  // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141). `before` may re-enable it.
+  // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141 one dispatch middleware with find-my-way). `before` may re-enable it.
   app.set('etag', false);
-  // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96).
-  // With `onRequest` and no `before`, the first steps, `onRequest` and the dispatch are one layer (D180): `dispatch`
+  // First, so that every answer (the app's own routes included) sent while a body is still arriving closes the connection (D96 early answers close the connection, bodies counted).
+  // With `onRequest` and no `before`, the first steps, `onRequest` and the dispatch are one layer (D180 onRequest hook and the one-layer scaffold): `dispatch`
   // is the dispatcher, assigned once the operations' steps are put together below.
   const onRequest = options.onRequest;
   let dispatch: RequestHandler | undefined;
@@ -774,7 +774,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   options.before?.(app);
 
   // 1. Authentication and rate limiting, before any body is read or validated (first in each operation's route).
-  // Security from the spec (D120): every operation that declares `security` must be covered, or the app refuses to
+  // Security from the spec (D120 one authenticator per security scheme): every operation that declares `security` must be covered, or the app refuses to
   // start (unless `allowUnauthenticated`, a prototype's choice, logged as an error naming each operation).
   const authenticators: SchemeAuthenticators<TPrincipal> = options.authenticators ?? {};
   const uncovered = options.authenticate !== undefined ? [] : coverage(spec.operations, (scheme) => authenticators[scheme] !== undefined);
@@ -837,8 +837,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     fieldSize: limits.fieldSize ?? 64 * 1024,
   };
   // The largest multipart body the upload limits can accept: every file and field at its limit, plus 64 KiB of part
-  // headers and boundaries. A Content-Length above it is 413 before reading (D96); a chunked body is 413 the moment it
-  // passes it (D362).
+  // headers and boundaries. A Content-Length above it is 413 before reading (D96 early answers close the connection, bodies counted); a chunked body is 413 the moment it
+  // passes it (D362 multipart bodies counted like the others).
   const multipartLimitBytes = uploadLimits.files * uploadLimits.fileSize + uploadLimits.fields * uploadLimits.fieldSize + 64 * 1024;
   const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes);
 
@@ -867,7 +867,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     | ((call: HandlerCall<unknown, HandlerResult, TPrincipal>) => Promise<HandlerResult | RenderedResponse>)
     | undefined; // see above
 
-  // Responses serialised by their schemas, compiled on first use (D142); not under response validation, which checks
+  // Responses serialised by their schemas, compiled on first use (D142 compiled response serializers in production); not under response validation, which checks
   // (and sends) what the handler returned.
   const serializers = validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger);
 
@@ -914,7 +914,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
       { operations: [...notImplemented] },
       `notImplemented: 'respond': ${notImplemented.size} operation(s) without a handler answer 501: ${[...notImplemented].join(', ')}`,
     );
-  // An operation without a handler yet: authenticated and validated like the others, then 501 (D218).
+  // An operation without a handler yet: authenticated and validated like the others, then 501 (D218 missing handlers refused or answered 501).
   const notImplementedStep =
     (operation: OperationRoute): RequestHandler =>
     (_req, _res, next) =>

@@ -32,7 +32,7 @@ function isMultipart(req: IncomingMessage): boolean {
 }
 
 /**
- * How long an early answer waits for the rest of a body that is still arriving (D96). A client that is writing its
+ * How long an early answer waits for the rest of a body that is still arriving (D96 early answers close the connection, bodies counted). A client that is writing its
  * body at a normal pace finishes within it and then reads the answer on a connection kept alive (closing at once made
  * it fail with EPIPE/ECONNRESET while writing, never reading the 401: seen with an upload and a wrong credential); a
  * body still not in after it is a slow client, and the connection is closed.
@@ -149,7 +149,7 @@ const PLAIN_JSON_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether {@link readPlainJson} takes the request (D182): `application/json` in UTF-8 (no other parameter), a
+ * Whether {@link readPlainJson} takes the request (D182 body parsers are one step): `application/json` in UTF-8 (no other parameter), a
  * Content-Length of 1 to `limitBytes` bytes, no Transfer-Encoding and no Content-Encoding (or `identity`). Anything
  * else (compressed, chunked, another charset, `+json`, an empty body, a form) goes through body-parser as before.
  */

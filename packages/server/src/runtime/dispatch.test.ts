@@ -1,5 +1,5 @@
 /**
- * Routing through the one dispatcher (D141) stays exact on any spec: every declared path and method reaches its
+ * Routing through the one dispatcher (D141 one dispatch middleware with find-my-way) stays exact on any spec: every declared path and method reaches its
  * operation, the other spelling of a path (trailing slash, case) is 404, an undeclared method on a declared path is 405
  * with `Allow` listing the declared ones. The table is built from each spec's own route table (Paygate's and Shelf's).
  */
@@ -143,7 +143,7 @@ describe('production answers (validateResponses: false): compiled from the spec,
 });
 
 /**
- * Every path template real specs use (D410), through the dispatcher alone: each row a request and the operation
+ * Every path template real specs use (D410 every path template real specs use is routed), through the dispatcher alone: each row a request and the operation
  * (with its bound parameters) or the status it gets. The templates are the directory's spellings: Google's custom
  * methods, AWS's fragments (by query key and by header value), segments holding several parameters or text around
  * one, and query strings written into the template.

@@ -1,5 +1,5 @@
 /**
- * One dispatch per request (D141): the route table matched once by find-my-way (a maintained radix router, the one
+ * One dispatch per request (D141 one dispatch middleware with find-my-way): the route table matched once by find-my-way (a maintained radix router, the one
  * Fastify uses) instead of Express's linear walk over one layer per operation, then the operation's own steps, put
  * together at start-up (only the steps the operation needs: no authentication, rate limit, body parsing or multipart
  * machinery on an operation that does not declare it).
@@ -49,7 +49,7 @@ function namesAnother(target: Candidate, candidates: readonly Candidate[], query
   return false;
 }
 
-/** 400 for a path whose repeated parameter (`/accounts/{id}/maps/{map}/accounts/{id}`) has two values (D200). */
+/** 400 for a path whose repeated parameter (`/accounts/{id}/maps/{map}/accounts/{id}`) has two values (D200 a repeated path parameter is one value). */
 function repeatedParameterMismatch(name: string): RequestRejection {
   const message = 'must have the same value at every place of the path';
   return new RequestRejection(400, `path parameter ${name} ${message}`, [{ path: `/params/${name}`, message }]);
@@ -74,7 +74,7 @@ function runSteps(steps: readonly RequestHandler[], req: Request, res: Response,
 }
 
 /**
- * 400 when several templates share the request's route and method and the request meets none's conditions (D410):
+ * 400 when several templates share the request's route and method and the request meets none's conditions (D410 every path template real specs use is routed):
  * per parameter the templates read, the values that choose one (`must be one of: Svc.A, Svc.B`) or that it must be sent.
  */
 function noTemplateChosen(method: string, candidates: readonly Candidate[]): RequestRejection {
@@ -234,7 +234,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       }
       params[name] = value;
     }
-    // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410)
+    // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410 every path template real specs use is routed)
     for (const binding of target.queryBindings) {
       const value = query!.get(binding.key);
       if (value !== null) params[binding.name] = value;

@@ -1,19 +1,19 @@
 /**
- * How one declared error schema is filled with what the runtime knows of an error (D119, D215): the code, the
+ * How one declared error schema is filled with what the runtime knows of an error (D119 scaffold shapes its answers from the spec; D215 error schema filled by role): the code, the
  * message, the HTTP status, the failing fields, the request path and the time. Each property is given a role by its
  * name and type (`code`, `message`/`err`/`detail`, `status`, `details`/`errors`/`detail[]`, a nested `error`
  * object, an `error: true` flag, `success: false`, a timestamp, the request path), a required `const` gets its value,
- * an enum its value that says the answer (D420), and a required property of unknown meaning a fresh id (an id-like
- * name), the clock's now (a date), the value that claims nothing (null, '', [], {}) or the schema's own value (D421). An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
+ * an enum its value that says the answer (D420 enum properties of error schemas filled from their values), and a required property of unknown meaning a fresh id (an id-like
+ * name), the clock's now (a date), the value that claims nothing (null, '', [], {}) or the schema's own value (D421 required ids and dates of error schemas filled). An open object that has no place for the message gets `code` and `message`; an empty schema (`{}`)
  * is such an object. `x-paygate-error` on a schema says where the code, message, details and status go instead
  * (JSON pointers), and which codes the runtime's own answers use.
  *
- * What the message says (D216): where the schema has a place for every failing field (a map or a list), the
+ * What the message says (D216 rejections list failing fields in order): where the schema has a place for every failing field (a map or a list), the
  * runtime's message stays as it is and the fields go there; otherwise the message names the first failing field and
  * why (`query.limit: must be <= 100`, and how many more), so a schema with one string (`{status, err}`) still tells
  * the client what to fix.
  *
- * Each item of a list of errors names its field, in a field-like property or else in its message (D422).
+ * Each item of a list of errors names its field, in a field-like property or else in its message (D422 each list item of errors names its field).
  *
  * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
  * number or a boolean of unknown meaning without a value of its own, a string with a pattern no id fits).
@@ -206,7 +206,7 @@ const CODE_NAMES = new Set([
   'errcode',
   'err_code',
   'reason_code',
-  // Mozilla's (Kinto's) `errno`: a number of the error, the status where the runtime has no other (D420)
+  // Mozilla's (Kinto's) `errno`: a number of the error, the status where the runtime has no other (D420 enum properties of error schemas filled from their values)
   'errno',
   'error_number',
   'errornumber',
@@ -324,7 +324,7 @@ const CLASS_WORDS: Readonly<Record<'4' | '5', readonly string[]>> = {
 const squash = (v: string): string => v.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
- * The value of an enum for this answer (D420): the code itself, else one whose words say the same (the runtime's
+ * The value of an enum for this answer (D420 enum properties of error schemas filled from their values): the code itself, else one whose words say the same (the runtime's
  * kind, then any client or server error, then the status or its title), else the first value: an enum property is
  * always given one of its own values, never the runtime's text.
  */
@@ -528,7 +528,7 @@ function idCandidates(): string[] {
 }
 
 /**
- * The value of a required property of no meaning the runtime knows (D421), as the best gateways fill theirs: an
+ * The value of a required property of no meaning the runtime knows (D421 required ids and dates of error schemas filled), as the best gateways fill theirs: an
  * id-like name gets a fresh opaque id (one that fits its schema), a date or date-time the clock's now; anything else
  * the value that claims nothing (null, '', [], {}), else the schema's own const, default, example or enum value that
  * validates. Undefined when nothing fits: the schema is then unfillable.
@@ -701,7 +701,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (role === 'type' && concrete.includes('string')) {
-      // Problem Details' `type`: about:blank, or the value of its enum that says the answer (D420)
+      // Problem Details' `type`: about:blank, or the value of its enum that says the answer (D420 enum properties of error schemas filled from their values)
       const values = enumValues(reader, property);
       // pdfblocks' `type: {format: url}`: about:blank is no URL, so an optional one is left out
       const blank = required || fits(reader, property, 'about:blank') ? 'about:blank' : OMIT;
@@ -730,7 +730,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     }
     if ((role === 'error' || role === 'err') && concrete.includes('string')) {
       // OAuth style `{ error, error_description }`: the code; a lone `error` (or `err`) string is the message; an
-      // `error` enum (`[invalid_request, unauthorized]`) is a code: its value for the answer (D420)
+      // `error` enum (`[invalid_request, unauthorized]`) is a code: its value for the answer (D420 enum properties of error schemas filled from their values)
       if (enumerated) {
         push(name, enumWriter(enumValues(reader, property)!, required));
         carriesCode = true;
@@ -762,7 +762,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     if ((MESSAGE_NAMES.has(role) || DETAILS_NAMES.has(role)) && concrete.includes('string')) {
       const node = stringNode(reader, property, role === 'title' && hasMessage ? 'title' : 'message', required);
       if (failed(node)) return node;
-      // an enum of fixed texts is given one of them (D420): the message then still needs a place
+      // an enum of fixed texts is given one of them (D420 enum properties of error schemas filled from their values): the message then still needs a place
       push(name, node.write);
       carriesMessage ||= !enumerated && (role !== 'title' || !hasMessage);
       continue;
@@ -884,7 +884,7 @@ function statusText(reader: SchemaReader, property: unknown): (ctx: Ctx) => Writ
   if (constant !== undefined) return () => constant.value;
   const values = isObj(s) && Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : undefined;
   if (values === undefined) return (ctx) => String(ctx.status);
-  // JSend's `status: error`, else the enum's value for the answer (D420)
+  // JSend's `status: error`, else the enum's value for the answer (D420 enum properties of error schemas filled from their values)
   return (ctx) =>
     values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? enumChoice(values, ctx));
 }
@@ -921,7 +921,7 @@ function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required'
   if (typeof item !== 'function') return item;
   const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
   // items with no place for a field or a reason (Docker Hub's `details: [{}]`) carry no details: the message names
-  // the field then (D422), and an optional list of them is left out
+  // the field then (D422 each list item of errors names its field), and an optional list of them is left out
   const silent = (item as SilentItem).silent === true;
   return {
     details: !silent,
@@ -1021,7 +1021,7 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       continue;
     }
     if (role === 'source' && concrete.includes('object')) {
-      // JSON:API's (and Amadeus's) `source: {pointer, parameter}`: one of them names the field (D422)
+      // JSON:API's (and Amadeus's) `source: {pointer, parameter}`: one of them names the field (D422 each list item of errors names its field)
       const source = sourceWriter(reader, property);
       if (source !== undefined) {
         add(source);

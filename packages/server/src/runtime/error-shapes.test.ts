@@ -271,7 +271,7 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
       },
       body: {
         success: false,
-        // no place in the item for the field: the message names it (D422)
+        // no place in the item for the field: the message names it (D422 each list item of errors names its field)
         errors: [
           { code: 400, message: 'query.limit: must be <= 100' },
           { code: 400, message: "body.name: must have required property 'name'" },

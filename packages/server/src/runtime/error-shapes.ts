@@ -1,19 +1,19 @@
 /**
  * The scaffold's own answers (request validation 400, 401 from authentication, unknown route 404, 405, 413, 415,
- * 429, 500, 501) in the error shape the spec declares (D119): the schema of the operation's response for that
+ * 429, 500, 501) in the error shape the spec declares (D119 scaffold shapes its answers from the spec): the schema of the operation's response for that
  * status, else its `NXX` range, else its `default`; for an answer outside any operation (unknown route) or a status
  * the operation does not declare, the schema most operations of the document declare for that status (else for
  * `default`, else the error schema it declares most often); for a spec that declares none, RFC 9457
  * `application/problem+json`.
  *
  * Two of those answers take the status the operation declares for their meaning when it does not declare theirs
- * (D217): a validation failure is 422 where 422 and no 400 is declared (FastAPI's specs), a refused or missing
+ * (D217 422 or 403 when that is what the spec declares): a validation failure is 422 where 422 and no 400 is declared (FastAPI's specs), a refused or missing
  * credential 403 where 403 and no 401 is (Figma's).
  *
- * A status the operation declares without content is answered without a body (D423); a JSON media type without a
- * schema, a media range or a `text/plain` declaration is answered in it (D424).
+ * A status the operation declares without content is answered without a body (D423 a status declared without content answers without a body); a JSON media type without a
+ * schema, a media range or a `text/plain` declaration is answered in it (D424 error answers in the declared media type).
  *
- * How a declared schema is filled is error-fill.ts (D215). One that cannot be filled is reported at start-up per
+ * How a declared schema is filled is error-fill.ts (D215 error schema filled by role). One that cannot be filled is reported at start-up per
  * operation and status (`check`), and answered with problem+json: createApiApp refuses to start for a status the
  * runtime answers on its own unless an `errorMapper` is given.
  */
@@ -76,7 +76,7 @@ export const GENERIC_ERROR_CODES: Readonly<Record<RuntimeErrorKind, string>> = {
   notImplemented: 'not_implemented',
 };
 
-/** The status each of the runtime's own answers has, and (D217) the one it takes where only that is declared. */
+/** The status each of the runtime's own answers has, and (D217 422 or 403 when that is what the spec declares) the one it takes where only that is declared. */
 const KIND_STATUS: Readonly<Record<RuntimeErrorKind, { status: number; alternative?: number }>> = {
   validation: { status: 400, alternative: 422 },
   auth: { status: 401, alternative: 403 },
@@ -94,7 +94,7 @@ const KIND_STATUS: Readonly<Record<RuntimeErrorKind, { status: number; alternati
 export interface ErrorResponse {
   status: number;
   /**
-   * The declared media type of the body; null when the operation declares the status with no content (D423): the
+   * The declared media type of the body; null when the operation declares the status with no content (D423 a status declared without content answers without a body): the
    * answer then has no body (and `body` is undefined).
    */
   contentType: string | null;
@@ -184,7 +184,7 @@ export class SpecErrorShapes {
   }
 
   /**
-   * The declared error response of a response object the scaffold can write (D424): its JSON (or problem+json)
+   * The declared error response of a response object the scaffold can write (D424 error answers in the declared media type): its JSON (or problem+json)
    * media type, a JSON media type without a schema (anything goes: `{code, message}`), a media range (`*\/*`,
    * `application/*`: answered as application/json), else a `text/*` one whose schema is a string or absent (the
    * message as text). Undefined when there is none (no content, or only images, XML, binary...).
@@ -231,7 +231,7 @@ export class SpecErrorShapes {
 
   /**
    * Whether the operation declares this status (exactly, by its range or by `default`) with no content at all
-   * (D423): the answer then has no body, as declared.
+   * (D423 a status declared without content answers without a body): the answer then has no body, as declared.
    */
   private declaredWithoutContent(operation: Pick<OperationRoute, 'path' | 'method'>, status: number): boolean {
     const declared = responseFor(this.responsesOf(operation), status);
@@ -326,7 +326,7 @@ export class SpecErrorShapes {
     let filler = this.fillers.get(key);
     if (filler === undefined) {
       // problem+json without a schema of its own is RFC 9457's; one with its own schema (Xero's `type` enum) is filled
-      // like any other (D420)
+      // like any other (D420 enum properties of error schemas filled from their values)
       filler =
         declared.text === true
           ? { fill: (input) => messageWithField(input), codes: {}, carriesDetails: false }
@@ -344,7 +344,7 @@ export class SpecErrorShapes {
 
   /**
    * The status of an answer: the runtime's own validation failure or credential refusal takes the status the
-   * operation declares for it when it does not declare the usual one (D217); everything else keeps its status.
+   * operation declares for it when it does not declare the usual one (D217 422 or 403 when that is what the spec declares); everything else keeps its status.
    */
   statusFor(error: Pick<RuntimeError, 'status' | 'kind'>, operation?: Pick<OperationRoute, 'path' | 'method'>): number {
     if (error.kind === undefined || operation === undefined) return error.status;
@@ -442,7 +442,7 @@ export class SpecErrorShapes {
 }
 
 /**
- * Start-up (D215): the declared error schemas the scaffold cannot fill, in ONE block grouped by schema, naming every
+ * Start-up (D215 error schema filled by role): the declared error schemas the scaffold cannot fill, in ONE block grouped by schema, naming every
  * operation and status that declares each. For a status the runtime answers on its own the app refuses to start,
  * unless an `errorMapper` is given (then, and for the other statuses, one warning: what the mapper leaves undefined
  * is answered with problem+json).

@@ -19,9 +19,9 @@ export const RUNTIME_ERROR_CODES = {
 /** The one message of every `ERR_VALIDATION_400` (the runtime's and the handlers'); `details` says what is wrong. */
 export const VALIDATION_MESSAGE = 'Request validation failed';
 
-/** The message of a 401 for a request that sent no credential of the operation's schemes (D219). */
+/** The message of a 401 for a request that sent no credential of the operation's schemes (D219 invalid versus missing credentials). */
 export const MISSING_CREDENTIALS = 'Missing credentials';
-/** The message of a 401 for a request whose credentials were refused (D219): no word on which scheme or part. */
+/** The message of a 401 for a request whose credentials were refused (D219 invalid versus missing credentials): no word on which scheme or part. */
 export const INVALID_CREDENTIALS = 'Invalid credentials';
 
 /** `{ success: false, error: { code, message, details? } }` (declared once, in @paygate/contract). */

@@ -115,7 +115,7 @@ interface Envelope {
 }
 /**
  * The answer's error, as Paygate's envelope: the params fixture declares no error schema, so its answers are RFC 9457
- * problem details (D119), read back here into the same fields (the codes are the runtime's, by kind).
+ * problem details (D119 scaffold shapes its answers from the spec), read back here into the same fields (the codes are the runtime's, by kind).
  */
 const envelope = (a: Answer): Envelope => {
   const body = JSON.parse(a.body) as

@@ -488,7 +488,7 @@ export interface RequestValidationOptions {
   uploadLimits: Required<UploadLimits>;
   /**
    * The largest multipart body the upload limits can accept (every file and field at its limit plus part headers).
-   * A chunked multipart body is refused with 413 as soon as it passes it (D362); unset: only multer's own limits.
+   * A chunked multipart body is refused with 413 as soon as it passes it (D362 multipart bodies counted like the others); unset: only multer's own limits.
    */
   multipartLimitBytes?: number;
 }
@@ -569,7 +569,7 @@ export function createRequestValidator(
   if (!v.multipart) return [validate];
 
   // 2. multipart/form-data: parsed with the limits, then the file parts counted into the body for validation.
-  // Chunked multipart bodies stopped at the limit (D362): on a limit error multer reads the request to its end before
+  // Chunked multipart bodies stopped at the limit (D362 multipart bodies counted like the others): on a limit error multer reads the request to its end before
   // it calls back (so the client is not cut off mid-write), which made a 50 MB chunked upload read whole before its
   // 413; a body without Content-Length is counted as it arrives and refused the moment it passes what the upload
   // limits could ever accept (a declared Content-Length above it is refused before reading, `rejectDeclaredOversize`).

@@ -1,5 +1,5 @@
 /**
- * Responses compiled from the spec (D142): undeclared properties never leave the server, and for every response
+ * Responses compiled from the spec (D142 compiled response serializers in production): undeclared properties never leave the server, and for every response
  * example of Paygate's spec and for random bodies generated from the schemas (fast-check, fixed seed) the compiled
  * serializer writes JSON that parses equal to JSON.stringify's of the value without its undeclared properties, in a
  * stable property order. Also on Shelf and on a small OpenAPI 3.0 document with nullable, a $ref cycle, dates and

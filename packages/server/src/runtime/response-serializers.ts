@@ -1,5 +1,5 @@
 /**
- * Responses compiled from the spec (D142): one fast-json-stringify serializer per declared JSON response schema
+ * Responses compiled from the spec (D142 compiled response serializers in production): one fast-json-stringify serializer per declared JSON response schema
  * (operation + status key + media type), compiled from the embedded document on the first response that needs it (no
  * generated code: the generated output of large specs must shrink, issue 23), cached for the life of the app.
  *
@@ -207,7 +207,7 @@ function outOfContract(body: unknown, closed: readonly ClosedValue[]): { where: 
   return undefined;
 }
 
-/** A handler's body holds a value its response schema does not list (D279): answered 500, never sent. */
+/** A handler's body holds a value its response schema does not list (D279 serializers check enum and const values): answered 500, never sent. */
 export class ResponseContractError extends Error {
   override name = 'ResponseContractError';
 }

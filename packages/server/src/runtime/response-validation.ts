@@ -27,7 +27,7 @@ function decodePointerToken(token: string): string {
 }
 
 /**
- * The key the library matches a request of this operation against (D410): the path a client sends (nothing after `#`,
+ * The key the library matches a request of this operation against (D410 every path template real specs use is routed): the path a client sends (nothing after `#`,
  * no query string written into the template), a segment shared by a parameter and text or another parameter read as
  * one parameter (its path-to-regexp refuses `{a}{b}`; the dispatcher has bound and validated them already), and the
  * characters path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`).

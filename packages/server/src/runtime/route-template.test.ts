@@ -1,5 +1,5 @@
 /**
- * How a path template is read for routing (D410), table-driven: find-my-way's path, the parameters' names, the
+ * How a path template is read for routing (D410 every path template real specs use is routed), table-driven: find-my-way's path, the parameters' names, the
  * conditions a query part or fragment sets and the query bindings.
  */
 import { describe, expect, it } from 'vitest';

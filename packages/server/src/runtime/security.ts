@@ -1,5 +1,5 @@
 /**
- * Security from the spec (D120): the credential each declared scheme carries, read the way the scheme says (apiKey
+ * Security from the spec (D120 one authenticator per security scheme): the credential each declared scheme carries, read the way the scheme says (apiKey
  * in a header, the query or a cookie; http bearer / basic in `Authorization`; oauth2 and openIdConnect as a bearer
  * token), handed to the app's authenticator for that scheme; and the start-up check that every operation declaring
  * `security` is covered by one.
@@ -116,7 +116,7 @@ export function coverage(
   return uncovered;
 }
 
-/** A requirement as the guard walks it, worked out once per requirement (D166): its schemes and their scopes. */
+/** A requirement as the guard walks it, worked out once per requirement (D166 per-request work trimmed): its schemes and their scopes. */
 interface PreparedRequirement {
   /** Every scheme has an authenticator and is declared: the requirement can be tried. */
   usable: boolean;
@@ -131,7 +131,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 /**
  * Tries the operation's requirements in order (OR); within one, every scheme's authenticator in order (AND). The
  * first requirement whose authenticators all return a principal wins; else the first refusal thrown, else
- * `refuse()`. An authenticator that answers synchronously is not awaited (D166).
+ * `refuse()`. An authenticator that answers synchronously is not awaited (D166 per-request work trimmed).
  */
 export function createSchemeGuard<TPrincipal>(
   authenticators: SchemeAuthenticators<TPrincipal>,

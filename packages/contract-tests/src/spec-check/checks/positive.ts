@@ -1,5 +1,5 @@
 /**
- * positive: each operation reaches a 2xx with positive data (D270, D272). Its request carries what earlier answers
+ * positive: each operation reaches a 2xx with positive data (D270 stateful contract checker; D272 contract request bodies per media type). Its request carries what earlier answers
  * made; a 401/403 tries the next credential set; a 4xx that names an input teaches the next try; an operation that
  * still cannot succeed waits for the next round, then gets fresh resources. A final refusal other than the
  * state-dependent ones fails `positive_data_acceptance` (Schemathesis' rule).

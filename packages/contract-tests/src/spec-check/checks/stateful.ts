@@ -1,5 +1,5 @@
 /**
- * stateful: what an answer says holds for later requests (D276). A 2xx's `Location` that names one of the API's own
+ * stateful: what an answer says holds for later requests (D276 checks after a 2xx: Location, replay, reuse). A 2xx's `Location` that names one of the API's own
  * paths is readable (`ensure_resource_availability`); a collection read before the run made anything still answers
  * 2xx at the end; what a delete removed is gone for every by-id read that takes it (`use_after_free`).
  */

@@ -1,5 +1,5 @@
 /**
- * The planted defects of the mutation test (D278): each a small change of one function of the reference gateway, applied
+ * The planted defects of the mutation test (D278 mutants of the reference gateway): each a small change of one function of the reference gateway, applied
  * through vitest module mocks (`mutants.*.test.ts` wrap the real module with {@link wrap}), switched on for one
  * in-process gateway at a time by `mutant.active`. A test-only injection point: mocks exist only inside vitest, the
  * gateway's code has no switch a deployment could turn on. The first eight are the defects issue 32 names (Schemathesis
@@ -11,7 +11,7 @@ export interface Mutant {
   name: string;
   /** What the defect is, as a reviewer would describe the bug. */
   defect: string;
-  /** `equivalent`: in production mode the compiled serializer already keeps it off the wire (D142). */
+  /** `equivalent`: in production mode the compiled serializer already keeps it off the wire (D142 compiled response serializers in production). */
   production: 'caught' | 'equivalent';
 }
 

@@ -1,5 +1,5 @@
 /**
- * One mutation-test run (D278): an in-process reference gateway on PGlite (its worker running, so webhook deliveries
+ * One mutation-test run (D278 mutants of the reference gateway): an in-process reference gateway on PGlite (its worker running, so webhook deliveries
  * exist), a partner and a merchant credential, and `checkApi` with nothing else: the spec, the base URL, the two
  * credential sets and which one is a tenant. `failFast`: a mutant is killed by its first failure.
  */

@@ -1,5 +1,5 @@
 /**
- * The mutation test of `paygate contract --spec` (D278), one mode per test file (two files: two workers): each planted
+ * The mutation test of `paygate contract --spec` (D278 mutants of the reference gateway), one mode per test file (two files: two workers): each planted
  * defect of mutants.ts on an in-process gateway of its own, checked with nothing but a partner and a merchant
  * credential; every mutant must be killed (a named failure). The run stops at its first failure (`failFast`), so a
  * mutant costs the requests up to the one that shows it.

@@ -1,4 +1,4 @@
-/** The positive request of an operation: every required input, what its answers asked for, an example body (D272). */
+/** The positive request of an operation: every required input, what its answers asked for, an example body (D272 contract request bodies per media type). */
 import { preferredMedia } from '../bodies.js';
 import type { CredentialSet } from '../credentials.js';
 import type { MediaSpec, ParamSpec } from '../document.js';

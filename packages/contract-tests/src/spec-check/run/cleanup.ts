@@ -1,5 +1,5 @@
 /**
- * Clean-up (D273): what this run made and a selected delete operation (one path parameter) can remove is deleted, as
+ * Clean-up (D273 contract checker sends only reserved hosts): what this run made and a selected delete operation (one path parameter) can remove is deleted, as
  * the set that made it; what is left is reported (`leftBehind`). Skipped when the run timed out or stopped early.
  */
 import { included, setsFor } from '../credentials.js';

@@ -1,5 +1,5 @@
 /**
- * The checks of an operation right after its positive request (D276), while what it made is fresh: on a 2xx, its
+ * The checks of an operation right after its positive request (D276 checks after a 2xx: Location, replay, reuse), while what it made is fresh: on a 2xx, its
  * Location, an idempotent replay, another tenant's read, an amount above its parent's, boundary values; then, on the
  * 2xx or the last try's request, no or wrong credentials. Then its `positive` event.
  */

@@ -1,5 +1,5 @@
 /**
- * What a 4xx teaches a positive request (D272), from the names its body mentions: an optional input the request lacked
+ * What a 4xx teaches a positive request (D272 contract request bodies per media type), from the names its body mentions: an optional input the request lacked
  * is sent next time, a pooled value it names is swapped for another, a value it names is made unique.
  */
 import { mentionedNames } from '../conformance.js';

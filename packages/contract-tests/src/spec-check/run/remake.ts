@@ -1,5 +1,5 @@
 /**
- * Fresh resources (D272): the operation that made a key runs again (with its next example, learning from its own 4xx
+ * Fresh resources (D272 contract request bodies per media type): the operation that made a key runs again (with its next example, learning from its own 4xx
  * as a positive request does) so a consumer that failed with the old value gets a new one.
  */
 import type { Scalar } from '../pool.js';

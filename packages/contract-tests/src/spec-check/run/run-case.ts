@@ -1,6 +1,6 @@
 /**
  * One case of a check: the request encoded and sent, its answer checked against the spec (conformance.ts) and counted
- * (status coverage, seen properties), the ids a 2xx carries pooled for later operations (D271), and what the check
+ * (status coverage, seen properties), the ids a 2xx carries pooled for later operations (D271 contract checker's value pool), and what the check
  * itself requires of the answer; recorded on the run and on the operation.
  */
 import type { CheckFailure } from '../conformance.js';

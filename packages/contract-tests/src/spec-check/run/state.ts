@@ -19,7 +19,7 @@ export class DeadlineReached extends Error {}
 /** Thrown by a case that failed, with `failFast`: the run stops at its first failure. */
 export class FirstFailure extends Error {}
 
-/** What an operation's 4xx answers taught (D272). */
+/** What an operation's 4xx answers taught (D272 contract request bodies per media type). */
 export interface Learnt {
   /** Optional inputs to send: `query:name`, `header:name`, `cookie:name`, `body:a.b`. */
   inputs: Set<string>;

@@ -1,5 +1,5 @@
 /**
- * A phase of the stateful run (D270, D272): every operation's positive request in rounds (at most 6), each followed at
+ * A phase of the stateful run (D270 stateful contract checker; D272 contract request bodies per media type): every operation's positive request in rounds (at most 6), each followed at
  * once by its follow-up checks when it got its 2xx (or failed); between rounds without progress a bounded wait for what
  * the API does on its own time (`settleMs`); then a final try for what is left, recorded as it ends.
  */

@@ -1,5 +1,5 @@
 /**
- * The stateless checks of every operation, after the stateful run (D276): negative data and undeclared methods on the
+ * The stateless checks of every operation, after the stateful run (D276 checks after a 2xx: Location, replay, reuse): negative data and undeclared methods on the
  * request that worked (or the last one tried). They come last so that a stateful defect shows after a few hundred
  * requests, not after every negative variant of every operation before it. Then the operation's final event.
  */

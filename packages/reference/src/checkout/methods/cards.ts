@@ -117,7 +117,7 @@ export interface TestCard {
 }
 
 /**
- * The sandbox test cards (D71), in the style of Stripe's and Razorpay's: any future expiry, any CVC of the right
+ * The sandbox test cards (D71 one card form with sandbox test cards), in the style of Stripe's and Razorpay's: any future expiry, any CVC of the right
  * length, any name. Any other Luhn-valid number is refused in the sandbox (as Stripe's test mode refuses real cards), so
  * a real card number is never processed.
  */

@@ -48,7 +48,7 @@ export function vpaError(input: string | undefined): string | undefined {
   return vpa === '' || isValidVpa(vpa) ? undefined : MESSAGES.vpa;
 }
 
-/** 12-19 digits (spaces and dashes allowed) passing the Luhn check, and one of the sandbox test cards (D71). */
+/** 12-19 digits (spaces and dashes allowed) passing the Luhn check, and one of the sandbox test cards (D71 one card form with sandbox test cards). */
 export function cardNumberError(input: string | undefined): string | undefined {
   if (blank(input)) return MESSAGES.cardNumberMissing;
   const digits = cardDigits(input ?? '');

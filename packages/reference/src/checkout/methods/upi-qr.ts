@@ -48,7 +48,7 @@ export function upiQrLabel(order: Pick<UpiQrOrder, 'merchantName' | 'amountMinor
   return `UPI QR code: pay ${order.currency} ${formatAmount(order.amountMinor)} to ${order.merchantName}`;
 }
 
-/** A button on a phone that opens a UPI app with the order's intent (D127). */
+/** A button on a phone that opens a UPI app with the order's intent (D127 checkout page formatting and accessibility). */
 export interface UpiAppLink {
   app: UpiAppName;
   label: string;
