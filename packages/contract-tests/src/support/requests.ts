@@ -1,13 +1,14 @@
 /**
  * Valid requests for every operation of the spec, against a prepared world (merchant, order, payment, refund,
- * settlement, webhook endpoint). Bodies come from the spec's own examples where it has them. A spec operation
- * without an entry here fails `validRequest` loudly, so new operations are noticed.
+ * settlement, webhook endpoint). Bodies come from the spec's own examples where it has them. The table is keyed by the
+ * generated `OperationId`, so an operation new in the spec fails the type check until it has its entry here.
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiRequest } from './conformance.js';
 import type { Credentials, MerchantAccount, Paygate } from './paygate.js';
 import { dataOf, merchantBody, orderBody } from './paygate.js';
 import { fillPath, type OperationSpec } from './spec.js';
+import type { OperationId } from '@paygate/contract';
 
 export interface World {
   m: MerchantAccount;
@@ -102,174 +103,221 @@ export async function freshSession(pg: Paygate, m: MerchantAccount): Promise<{ o
   return { orderId: d.order_id, sessionId: d.session_id };
 }
 
+/** What one entry of the table gets: the harness, the world, the variant asked for and the operation's path filler. */
+interface RequestInputs {
+  pg: Paygate;
+  w: World;
+  variant: number;
+  path: (params?: Record<string, string>) => string;
+  /** The world's merchant's credentials. */
+  m: Credentials;
+  /** The partner's credentials. */
+  P: Credentials;
+}
+
+/**
+ * A valid request per operation of Paygate's spec, keyed by the generated `OperationId`: a new operation in the spec
+ * is a type error here until it has its entry (issue 35: a table of samples, not a switch).
+ */
+const VALID_REQUESTS: { readonly [K in OperationId]: (inputs: RequestInputs) => BuiltRequest | Promise<BuiltRequest> } = {
+  getCheckoutPage: async ({ pg, w, path }) => {
+    const { sessionId } = await freshSession(pg, w.m);
+    return { method: 'GET', path: path({ session_id: sessionId }), who: undefined, req: {} };
+  },
+  submitCheckoutPage: async ({ pg, w, variant, path }) => {
+    const { sessionId } = await freshSession(pg, w.m);
+    return {
+      method: 'POST',
+      path: path({ session_id: sessionId }),
+      who: undefined,
+      req: { body: new URLSearchParams({ outcome: variant ? 'failure' : 'cancel' }) },
+    };
+  },
+  listMerchants: ({ variant, path, P }) => {
+    return { method: 'GET', path: path(), who: P, req: { query: { page: 1, page_size: 10 + variant } } };
+  },
+  createMerchant: ({ variant, path, P }) => {
+    const body = merchantBody();
+    (body['company_details'] as Record<string, unknown>)['brand_name'] = `Brand ${variant} ${randomUUID().slice(0, 8)}`;
+    return { method: 'POST', path: path(), who: P, req: { json: body } };
+  },
+  getMerchant: ({ w, path, P }) => {
+    return { method: 'GET', path: path({ merchant_id: w.m.merchantId }), who: P, req: {} };
+  },
+  updateMerchant: ({ w, variant, path, P }) => {
+    return {
+      method: 'PATCH',
+      path: path({ merchant_id: w.m.merchantId }),
+      who: P,
+      req: { json: { company_details: { commodity: `Textiles ${variant}` } } },
+    };
+  },
+  createMerchantCredentials: async ({ pg, variant, path, P }) => {
+    // never rotate the world's merchants' credentials: a throwaway merchant per request
+    return {
+      method: 'POST',
+      path: path({ merchant_id: await pg.createMerchant() }),
+      who: P,
+      req: variant ? { json: { overlap_seconds: 60 } } : {},
+    };
+  },
+  revokePreviousMerchantCredentials: async ({ pg, path, P }) => {
+    return { method: 'DELETE', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
+  },
+  uploadMerchantDocument: ({ w, variant, path, P }) => {
+    return {
+      method: 'PATCH',
+      path: path({ merchant_id: w.m.merchantId }),
+      who: P,
+      req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) },
+    };
+  },
+  createOrder: ({ variant, path, m }) => {
+    return { method: 'POST', path: path(), who: m, req: { json: orderBody({ amount: `${100 + variant}.00` }) } };
+  },
+  getOrder: ({ w, path, m }) => {
+    return { method: 'GET', path: path({ order_id: w.pendingOrderId }), who: m, req: {} };
+  },
+  updateOrder: ({ w, variant, path, m }) => {
+    return {
+      method: 'PATCH',
+      path: path({ order_id: w.pendingOrderId }),
+      who: m,
+      req: { json: { buyer: { pan_number: variant ? 'ABCDE1234G' : 'ABCDE1234F' } } },
+    };
+  },
+  uploadOrderDocument: ({ w, variant, path, m }) => {
+    return {
+      method: 'POST',
+      path: path({ order_id: w.paidOrderId }),
+      who: m,
+      req: { body: multipart({ document_type: 'air_waybill', identifier: `AWB${variant}${Date.now()}` }) },
+    };
+  },
+  listPayments: ({ variant, path, m }) => {
+    return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant, status: 'CAPTURED' } } };
+  },
+  getPayment: ({ w, path, m }) => {
+    return { method: 'GET', path: path({ payment_id: w.paymentId }), who: m, req: {} };
+  },
+  listRefunds: ({ w, variant, path, m }) => {
+    return { method: 'GET', path: path(), who: m, req: { query: { payment_id: w.paymentId, page_size: 5 + variant } } };
+  },
+  createRefund: ({ w, variant, path, m }) => {
+    return { method: 'POST', path: path(), who: m, req: { json: { payment_id: w.paymentId, refund_amount: `1.0${variant}` } } };
+  },
+  getRefund: ({ w, path, m }) => {
+    return { method: 'GET', path: path({ refund_id: w.refundId }), who: m, req: {} };
+  },
+  listSettlements: ({ variant, path, m }) => {
+    return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
+  },
+  getSettlement: ({ w, path, m }) => {
+    return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: {} };
+  },
+  listSettlementTransactions: ({ w, variant, path, m }) => {
+    return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: { query: { page: 1 + variant, page_size: 5 } } };
+  },
+  completeCheckoutSession: async ({ pg, w, variant, path, m }) => {
+    const { sessionId } = await freshSession(pg, w.m);
+    return {
+      method: 'POST',
+      path: path({ session_id: sessionId }),
+      who: m,
+      req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } },
+    };
+  },
+  advanceSandboxClock: ({ w, variant, path, P }) => {
+    return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant, merchant_id: w.m.merchantId } } };
+  },
+  getSandboxClock: ({ w, path, P }) => {
+    return { method: 'GET', path: path(), who: P, req: { query: { merchant_id: w.m.merchantId } } };
+  },
+  setMerchantKycStatus: async ({ pg, variant, path, P }) => {
+    return {
+      method: 'POST',
+      path: path({ merchant_id: await pg.createMerchant() }),
+      who: P,
+      req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } },
+    };
+  },
+  completeOrderPayment: async ({ pg, variant, path, m }) => {
+    const res = await pg.createOrder(m, orderBody({}, 'intent'));
+    return {
+      method: 'POST',
+      path: path({ order_id: dataOf<{ order_id: string }>(res).order_id }),
+      who: m,
+      req: { json: { outcome: variant ? 'failure' : 'success' } },
+    };
+  },
+  completeRefund: async ({ pg, w, variant, path, m }) => {
+    const r = await pg.expectStatus(200, 'POST', '/pg/refunds', m, { json: { payment_id: w.paymentId, refund_amount: '1.00' } });
+    return {
+      method: 'POST',
+      path: path({ refund_id: dataOf<{ refund_id: string }>(r).refund_id }),
+      who: m,
+      req: { json: { outcome: variant ? 'failed' : 'processed' } },
+    };
+  },
+  runSettlements: ({ w, variant, path, P }) => {
+    return {
+      method: 'POST',
+      path: path(),
+      who: P,
+      req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } },
+    };
+  },
+  downloadDocument: async ({ pg, w, variant, m, P }) => {
+    // an air waybill uploaded to the world's paid order (they append): its `file` URL is the document's one URL
+    const up = await pg.expectStatus(200, 'POST', fillPath('/pg/orders/{order_id}/documents/', { order_id: w.paidOrderId }), m, {
+      body: multipart({ document_type: 'air_waybill', identifier: `AWB-doc-${randomUUID().slice(0, 8)}` }),
+    });
+    const file = dataOf<{ air_waybills: { file: string }[] }>(up).air_waybills.at(-1)!.file;
+    return { method: 'GET', path: new URL(file).pathname, who: variant ? P : m, req: {} };
+  },
+  getCheckoutSdk: ({ path }) => {
+    return { method: 'GET', path: path(), who: undefined, req: {} };
+  },
+  listWebhookEndpoints: ({ variant, path, m }) => {
+    return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
+  },
+  createWebhookEndpoint: ({ variant, path, m }) => {
+    return {
+      method: 'POST',
+      path: path(),
+      who: m,
+      req: { json: { url: `https://shop.example/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } },
+    };
+  },
+  deleteWebhookEndpoint: async ({ pg, path, m }) => {
+    const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, {
+      json: { url: 'https://shop.example/tmp', events: ['PAYMENT_FAILED'] },
+    });
+    return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
+  },
+  listWebhookDeliveries: ({ w, variant, path, m }) => {
+    return { method: 'GET', path: path({ endpoint_id: w.deliveryEndpointId }), who: m, req: { query: { page_size: 5 + variant } } };
+  },
+  enableWebhookEndpoint: ({ w, path, m }) => {
+    return { method: 'POST', path: path({ endpoint_id: w.endpointId }), who: m, req: {} };
+  },
+  redeliverWebhookDelivery: ({ w, path, m }) => {
+    return { method: 'POST', path: path({ delivery_id: w.deliveryId }), who: m, req: {} };
+  },
+};
+
 /**
  * A request for `op` that passes validation and authorisation (its outcome may still be a business 4xx, e.g. a
  * refund beyond the refundable amount). `variant` changes the body so two variants differ in fingerprint.
  */
 export async function validRequest(pg: Paygate, w: World, op: OperationSpec, variant = 0): Promise<BuiltRequest> {
-  const m = w.m.credentials;
-  const P = pg.partner;
+  const entry = (VALID_REQUESTS as Readonly<Record<string, (inputs: RequestInputs) => BuiltRequest | Promise<BuiltRequest>>>)[
+    op.operationId
+  ];
+  if (entry === undefined)
+    throw new Error(`validRequest: no valid request known for operation ${op.operationId} (new in the spec? add it to VALID_REQUESTS)`);
   const path = (params: Record<string, string> = {}) => fillPath(op.path, params);
-  switch (op.operationId) {
-    case 'getCheckoutPage': {
-      const { sessionId } = await freshSession(pg, w.m);
-      return { method: 'GET', path: path({ session_id: sessionId }), who: undefined, req: {} };
-    }
-    case 'submitCheckoutPage': {
-      const { sessionId } = await freshSession(pg, w.m);
-      return {
-        method: 'POST',
-        path: path({ session_id: sessionId }),
-        who: undefined,
-        req: { body: new URLSearchParams({ outcome: variant ? 'failure' : 'cancel' }) },
-      };
-    }
-    case 'listMerchants':
-      return { method: 'GET', path: path(), who: P, req: { query: { page: 1, page_size: 10 + variant } } };
-    case 'createMerchant': {
-      const body = merchantBody();
-      (body['company_details'] as Record<string, unknown>)['brand_name'] = `Brand ${variant} ${randomUUID().slice(0, 8)}`;
-      return { method: 'POST', path: path(), who: P, req: { json: body } };
-    }
-    case 'getMerchant':
-      return { method: 'GET', path: path({ merchant_id: w.m.merchantId }), who: P, req: {} };
-    case 'updateMerchant':
-      return {
-        method: 'PATCH',
-        path: path({ merchant_id: w.m.merchantId }),
-        who: P,
-        req: { json: { company_details: { commodity: `Textiles ${variant}` } } },
-      };
-    case 'createMerchantCredentials':
-      // never rotate the world's merchants' credentials: a throwaway merchant per request
-      return {
-        method: 'POST',
-        path: path({ merchant_id: await pg.createMerchant() }),
-        who: P,
-        req: variant ? { json: { overlap_seconds: 60 } } : {},
-      };
-    case 'revokePreviousMerchantCredentials':
-      return { method: 'DELETE', path: path({ merchant_id: await pg.createMerchant() }), who: P, req: {} };
-    case 'uploadMerchantDocument':
-      return {
-        method: 'PATCH',
-        path: path({ merchant_id: w.m.merchantId }),
-        who: P,
-        req: { body: multipart({ document_type: variant ? 'BANK_PROOF' : 'TAX_REGISTRATION' }) },
-      };
-    case 'createOrder':
-      return { method: 'POST', path: path(), who: m, req: { json: orderBody({ amount: `${100 + variant}.00` }) } };
-    case 'getOrder':
-      return { method: 'GET', path: path({ order_id: w.pendingOrderId }), who: m, req: {} };
-    case 'updateOrder':
-      return {
-        method: 'PATCH',
-        path: path({ order_id: w.pendingOrderId }),
-        who: m,
-        req: { json: { buyer: { pan_number: variant ? 'ABCDE1234G' : 'ABCDE1234F' } } },
-      };
-    case 'uploadOrderDocument':
-      return {
-        method: 'POST',
-        path: path({ order_id: w.paidOrderId }),
-        who: m,
-        req: { body: multipart({ document_type: 'air_waybill', identifier: `AWB${variant}${Date.now()}` }) },
-      };
-    case 'listPayments':
-      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant, status: 'CAPTURED' } } };
-    case 'getPayment':
-      return { method: 'GET', path: path({ payment_id: w.paymentId }), who: m, req: {} };
-    case 'listRefunds':
-      return { method: 'GET', path: path(), who: m, req: { query: { payment_id: w.paymentId, page_size: 5 + variant } } };
-    case 'createRefund':
-      return { method: 'POST', path: path(), who: m, req: { json: { payment_id: w.paymentId, refund_amount: `1.0${variant}` } } };
-    case 'getRefund':
-      return { method: 'GET', path: path({ refund_id: w.refundId }), who: m, req: {} };
-    case 'listSettlements':
-      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
-    case 'getSettlement':
-      return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: {} };
-    case 'listSettlementTransactions':
-      return { method: 'GET', path: path({ settlement_id: w.settlementId }), who: m, req: { query: { page: 1 + variant, page_size: 5 } } };
-    case 'completeCheckoutSession': {
-      const { sessionId } = await freshSession(pg, w.m);
-      return {
-        method: 'POST',
-        path: path({ session_id: sessionId }),
-        who: m,
-        req: { json: { outcome: variant ? 'failure' : 'success', mop_type: 'UPI' } },
-      };
-    }
-    case 'advanceSandboxClock':
-      return { method: 'POST', path: path(), who: P, req: { json: { seconds: 1 + variant, merchant_id: w.m.merchantId } } };
-    case 'getSandboxClock':
-      return { method: 'GET', path: path(), who: P, req: { query: { merchant_id: w.m.merchantId } } };
-    case 'setMerchantKycStatus':
-      return {
-        method: 'POST',
-        path: path({ merchant_id: await pg.createMerchant() }),
-        who: P,
-        req: { json: { status: variant ? 'REJECTED' : 'APPROVED', reason: `review ${variant}` } },
-      };
-    case 'completeOrderPayment': {
-      const res = await pg.createOrder(m, orderBody({}, 'intent'));
-      return {
-        method: 'POST',
-        path: path({ order_id: dataOf<{ order_id: string }>(res).order_id }),
-        who: m,
-        req: { json: { outcome: variant ? 'failure' : 'success' } },
-      };
-    }
-    case 'completeRefund': {
-      const r = await pg.expectStatus(200, 'POST', '/pg/refunds', m, { json: { payment_id: w.paymentId, refund_amount: '1.00' } });
-      return {
-        method: 'POST',
-        path: path({ refund_id: dataOf<{ refund_id: string }>(r).refund_id }),
-        who: m,
-        req: { json: { outcome: variant ? 'failed' : 'processed' } },
-      };
-    }
-    case 'runSettlements':
-      return {
-        method: 'POST',
-        path: path(),
-        who: P,
-        req: { json: variant ? { merchant_id: w.other.merchantId } : { merchant_id: w.m.merchantId } },
-      };
-    case 'downloadDocument': {
-      // an air waybill uploaded to the world's paid order (they append): its `file` URL is the document's one URL
-      const up = await pg.expectStatus(200, 'POST', fillPath('/pg/orders/{order_id}/documents/', { order_id: w.paidOrderId }), m, {
-        body: multipart({ document_type: 'air_waybill', identifier: `AWB-doc-${randomUUID().slice(0, 8)}` }),
-      });
-      const file = dataOf<{ air_waybills: { file: string }[] }>(up).air_waybills.at(-1)!.file;
-      return { method: 'GET', path: new URL(file).pathname, who: variant ? P : m, req: {} };
-    }
-    case 'getCheckoutSdk':
-      return { method: 'GET', path: path(), who: undefined, req: {} };
-    case 'listWebhookEndpoints':
-      return { method: 'GET', path: path(), who: m, req: { query: { page_size: 5 + variant } } };
-    case 'createWebhookEndpoint':
-      return {
-        method: 'POST',
-        path: path(),
-        who: m,
-        req: { json: { url: `https://shop.example/hooks/${variant}`, events: ['PAYMENT_SETTLED'] } },
-      };
-    case 'deleteWebhookEndpoint': {
-      const ep = await pg.expectStatus(201, 'POST', '/webhooks/endpoints', m, {
-        json: { url: 'https://shop.example/tmp', events: ['PAYMENT_FAILED'] },
-      });
-      return { method: 'DELETE', path: path({ endpoint_id: dataOf<{ id: string }>(ep).id }), who: m, req: {} };
-    }
-    case 'listWebhookDeliveries':
-      return { method: 'GET', path: path({ endpoint_id: w.deliveryEndpointId }), who: m, req: { query: { page_size: 5 + variant } } };
-    case 'enableWebhookEndpoint':
-      return { method: 'POST', path: path({ endpoint_id: w.endpointId }), who: m, req: {} };
-    case 'redeliverWebhookDelivery':
-      return { method: 'POST', path: path({ delivery_id: w.deliveryId }), who: m, req: {} };
-    default:
-      throw new Error(`validRequest: no valid request known for operation ${op.operationId} (new in the spec? add it here)`);
-  }
+  return entry({ pg, w, variant, path, m: w.m.credentials, P: pg.partner });
 }
 
 /** A well-shaped id that does not exist, per path parameter name. */
