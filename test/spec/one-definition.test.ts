@@ -28,7 +28,11 @@ const DEFINITIONS: [string, RegExp][] = [
   ],
   ['JSON Pointer escaping', /\.replace\(\/~\/g,\s*'~0'\)/],
   ['JSON Pointer unescaping', /\.replace\(\/~1\/g,\s*'\/'\)/],
-  ['a table of subschema keywords', /new Set\(\[\s*'items',\s*'additionalProperties'/],
+  // any Set literal naming three of the keywords that hold one subschema, in any order (a second table, however named)
+  [
+    'a table of subschema keywords',
+    /new Set\(\[(?=[^\]]*'additionalProperties')(?=[^\]]*'propertyNames')(?=[^\]]*'unevaluatedItems')[^\]]*\]/,
+  ],
 ];
 
 describe('one definition of the shared JSON helpers', () => {

@@ -11,7 +11,7 @@
  * one constraint, so a wrong one is still refused by the lint.
  */
 import { pointerToken } from '../parse/refusal.js';
-import { isObj } from '../util/json.js';
+import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
 type JsonType = 'string' | 'number' | 'boolean' | 'array';
 
@@ -41,35 +41,13 @@ export const SIMPLE_SCHEMA_KEYWORDS: Readonly<Record<string, JsonType>> = {
   examples: 'array',
 };
 
-/** Keywords whose value is one schema: a key right below them is a keyword of that schema. */
-const ONE_SCHEMA = new Set([
-  'schema',
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-  'additionalItems',
-]);
+/**
+ * Keywords whose value is one schema (a key right below them is a keyword of that schema): JSON Schema's, from the one
+ * keyword table (util/json.ts), plus OpenAPI's `schema` and `contentSchema`.
+ */
+const ONE_SCHEMA: ReadonlySet<string> = new Set([...SUBSCHEMA_KEYWORDS.one, 'schema', 'contentSchema']);
 /** Keywords (and the components map) whose value is a list or map of schemas: two tokens below them is a schema. */
-const MANY_SCHEMAS = new Set([
-  'schemas',
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'prefixItems',
-]);
+const MANY_SCHEMAS: ReadonlySet<string> = new Set([...SUBSCHEMA_KEYWORDS.list, ...SUBSCHEMA_KEYWORDS.map, 'schemas']);
 
 /** Whether the node at these tokens (from the root, unescaped) is a Schema Object, read from where it sits. */
 export function isSchemaPosition(tokens: readonly string[]): boolean {

@@ -168,36 +168,6 @@ export const STRUCTURAL_LINT_RULES: ReadonlySet<string> = new Set([
   'no-identical-paths',
 ]);
 
-/** Schema keywords whose value is one schema: a key right below them is a keyword of that schema. */
-const ONE_SCHEMA = new Set([
-  'schema',
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contentSchema',
-  'additionalItems',
-]);
-/** Schema keywords whose value is a list or a map of schemas: two tokens below them is a schema. */
-const MANY_SCHEMAS = new Set([
-  'schemas',
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'prefixItems',
-]);
-
 /**
  * D205: in an OpenAPI 3.1 document a Schema Object is JSON Schema 2020-12, where a keyword the vocabulary does not know
  * is an annotation, valid and ignored (`nullable`, `x-nullable` without the `x-`, a vendor's own keyword). Redocly's
@@ -209,11 +179,7 @@ export function isUnknownSchemaKeyword(problem: Pick<NormalizedProblem, 'ruleId'
   if (problem.ruleId !== 'struct' || !/^Property `[^`]+` is not expected here\.?$/.test(problem.message)) return false;
   const pointer = problem.location[0]?.pointer;
   if (pointer === undefined) return false;
-  const tokens = pointer.replace(/^#\/?/, '').split('/');
-  const parent = tokens.slice(0, -1);
-  const last = parent[parent.length - 1];
-  const second = parent[parent.length - 2];
-  return (last !== undefined && ONE_SCHEMA.has(last)) || (second !== undefined && MANY_SCHEMAS.has(second));
+  return isSchemaPosition(pointerTokens(pointer).slice(0, -1));
 }
 
 /**
