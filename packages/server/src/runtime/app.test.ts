@@ -5,7 +5,9 @@ import { apiDocument } from '../../../../test/fixtures/mini/generated/contract/a
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
 import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/contract/operations.gen.js';
 import { requestValidators } from '../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
-import { allowByPath, createApiApp, findNulCharacter } from './app.js';
+import { createApiApp } from './app.js';
+import { allowByPath } from './lifecycle/route.js';
+import { findNulCharacter } from './lifecycle/parse-body.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './types.js';
 
