@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { ResponseSerializers } from './response-serializers.js';
 import {
   allowByPath,
@@ -21,6 +21,7 @@ import {
   onRequestStep,
   type OperationSteps,
   parseBodySteps,
+  routedApp,
   routeStep,
   uploadLimitsOf,
   validateResponseSteps,
@@ -59,16 +60,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const validateResponses = options.validateResponses ?? process.env.NODE_ENV !== 'production';
   const { handlers, skipped, notImplemented } = handlerPlan<TPrincipal>(spec, options);
 
-  const app = express();
-  // Paths are matched exactly as the spec writes them (Express's default ignores a trailing slash and case, so
-  // `/pg/orders/{id}/` would reach the handler of `/pg/orders/{id}`): the other spelling is 404 (decision B9). Set
-  // before anything touches `app.router`, which reads these settings once when it is created.
-  app.enable('strict routing');
-  app.enable('case sensitive routing');
-  app.disable('x-powered-by');
-  // No automatic ETag: Express hashes every body it sends (SHA-1) to answer If-None-Match with 304, a status an API's
-  // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141 one dispatch middleware with find-my-way). `before` may re-enable it.
-  app.set('etag', false);
+  const app = routedApp();
   // Step 1, onRequest: first, so that every answer (the app's own routes included) sent while a body is still
   // arriving closes the connection (D96 early answers close the connection, bodies counted). Without `before`, the
   // onRequest step and the route step are ONE Express layer (D180 onRequest hook and the one-layer scaffold): the
@@ -98,14 +90,9 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   // run time calls it with the one common signature (the generated Handlers type checks each handler, the hook's type
   // checks what it returns). Responses are serialised by their schemas (D142), except under response validation,
   // which checks (and sends) what the handler returned.
-  const handle = {
-    around: options.around as unknown as AnyHook<TPrincipal> | undefined, // see above
-    serializers: validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger),
-    shapes,
-    errorMapper,
-    validateResponses,
-    logger,
-  };
+  const around = options.around as unknown as AnyHook<TPrincipal> | undefined; // see above
+  const serializers = validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger);
+  const handle = { around, serializers, shapes, errorMapper, validateResponses, logger };
 
   for (const [operationId, reason] of skipped) logger.warn({ operationId }, `${operationId} is not served (501): ${reason}`);
   warnNotValidated(spec, logger);

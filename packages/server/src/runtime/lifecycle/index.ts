@@ -16,6 +16,7 @@
  * | 9 | send         | send.ts          | status, headers and body in one write                                 | -                             |
  * | - | error        | error.ts         | every step's error, shaped as the spec declares (D119)                | `errorMapper`                 |
  *
+ * The steps as modules, createApiApp their composition (D480 the scaffold's request lifecycle as named steps).
  * D180 onRequest hook and the one-layer scaffold: without `before`, steps 1 and 2 run in ONE Express layer (each
  * layer of Express's router costs a path match, a params merge and a `next()` per request).
  */
@@ -26,5 +27,5 @@ export { onRequestStep } from './on-request.js';
 export { defaultLogger, type ApiSpec, type CreateAppOptions, type ErrorMapper } from './options.js';
 export { bodyParsers, parseBodySteps, uploadLimitsOf } from './parse-body.js';
 export { guardStep } from './rate-limit.js';
-export { allowByPath, notFound, routeStep, type OperationSteps } from './route.js';
+export { allowByPath, notFound, routedApp, routeStep, type OperationSteps } from './route.js';
 export { checkValidators, validateResponseSteps, validateSteps, warnNotValidated } from './validate.js';

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiDocument } from '../../../../../test/fixtures/mini/generated/contract/api-document.gen.js';
@@ -7,7 +7,7 @@ import { operations } from '../../../../../test/fixtures/mini/generated/contract
 import { requestValidators } from '../../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
 import { HttpError } from '../errors.js';
 import type { OperationRoute } from '../types.js';
-import { allowByPath, notFound, rejectMalformedPathEncoding, routeStep } from './route.js';
+import { allowByPath, notFound, rejectMalformedPathEncoding, routedApp, routeStep } from './route.js';
 
 const errorOf = (handler: RequestHandler, req: Partial<Request>): unknown => {
   let passed: unknown = 'next() not called';
@@ -78,9 +78,7 @@ describe('route step', () => {
       };
     const unmatched = vi.fn<RequestHandler>((_req, _res, next) => next());
     const warn = vi.fn();
-    const app = express();
-    app.enable('strict routing');
-    app.enable('case sensitive routing');
+    const app = routedApp();
     app.use(
       routeStep(
         apiDocument,
@@ -109,9 +107,14 @@ describe('route step', () => {
       expect(ran).toEqual(['getOrder:first:getOrder', 'getOrder:last:getOrder']);
     });
 
-    it('matches the path exactly as the spec writes it: the other trailing slash is 404', async () => {
-      const response = await fetch(url('/pg/orders'));
-      expect(response.status).toBe(404);
+    it('matches the path exactly as the spec writes it (routedApp): the other trailing slash or case is 404', async () => {
+      expect((await fetch(url('/pg/orders'))).status).toBe(404);
+      expect((await fetch(url('/PG/orders/'), { method: 'POST' })).status).toBe(404);
+    });
+
+    it('routedApp sends no X-Powered-By and no automatic ETag', async () => {
+      const response = await fetch(url('/pg/orders/OD0000000000000001'));
+      expect([response.headers.get('x-powered-by'), response.headers.get('etag')]).toEqual([null, null]);
     });
 
     it('a declared path with another method: the unmatched steps, then 405 with Allow', async () => {

@@ -3,7 +3,7 @@
  * paths match exactly as the spec writes them; a path whose percent-encoding does not decode is 400, a known path
  * with another method 405 with `Allow`, anything else 404.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createDispatcher } from '../dispatch.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from '../errors.js';
 import { compareRoutes, type OperationRequestValidators } from '../request-validation.js';
@@ -64,6 +64,21 @@ export function allowByPath(operations: readonly OperationRoute[]): { path: stri
   return [...byRoute.values()]
     .sort((a, b) => compareRoutes(a.expressPath, b.expressPath))
     .flatMap((e) => e.paths.map((path) => ({ path, expressPath: e.expressPath, allow: e.methods.join(', ') })));
+}
+
+/** A new Express app whose router matches paths as the spec writes them, and sends no header or ETag of its own. */
+export function routedApp(): Express {
+  const app = express();
+  // Paths are matched exactly as the spec writes them (Express's default ignores a trailing slash and case, so
+  // `/pg/orders/{id}/` would reach the handler of `/pg/orders/{id}`): the other spelling is 404 (decision B9). Set
+  // before anything touches `app.router`, which reads these settings once when it is created.
+  app.enable('strict routing');
+  app.enable('case sensitive routing');
+  app.disable('x-powered-by');
+  // No automatic ETag: Express hashes every body it sends (SHA-1) to answer If-None-Match with 304, a status an API's
+  // operations rarely declare; a handler that sets its own ETag still gets its 304 (D141 one dispatch middleware with find-my-way). `before` may re-enable it.
+  app.set('etag', false);
+  return app;
 }
 
 /** An operation and the steps it runs, in order (put together once, at start-up). */
