@@ -3,13 +3,22 @@ import { describe, expect, it, vi } from 'vitest';
 import { operations, securitySchemes } from '../../../../../test/fixtures/mini/generated/contract/operations.gen.js';
 import { HttpError, INVALID_CREDENTIALS, MISSING_CREDENTIALS } from '../errors.js';
 import type { Logger, OperationRoute } from '../types.js';
-import { createAuthentication } from './authenticate.js';
+import { type Authentication, createAuthentication } from './authenticate.js';
 
 const logger = (): Logger => ({ info: vi.fn(), warn: vi.fn(), error: vi.fn() });
 const op = (id: string): OperationRoute => operations.find((o) => o.operationId === id)!;
 const request = (headers: Record<string, string>): Request => ({ headers, query: {} }) as unknown as Request;
 // The mini spec: listMerchants, createOrder... need ClientId AND ClientSecret (apiKey headers); getHealth is public.
 const both = { 'x-client-id': 'id-1', 'x-client-secret': 'secret-1' };
+
+/** What the guard (rate-limit.ts) does with the two: the principal, or the refusal it answers. */
+async function principalOf<T>(auth: Authentication<T>, req: Request, operation: OperationRoute): Promise<T> {
+  try {
+    return await auth.principal(req, operation);
+  } catch (error) {
+    throw auth.refused(error, req, operation);
+  }
+}
 
 async function refusal(promise: Promise<unknown>): Promise<HttpError> {
   try {
@@ -61,13 +70,13 @@ describe('authenticate step', () => {
     );
 
     it('the principal of the requirement whose authenticators all answer', async () => {
-      await expect(auth.principal(request(both), op('createOrder'))).resolves.toBe('partner-1');
+      await expect(principalOf(auth, request(both), op('createOrder'))).resolves.toBe('partner-1');
     });
 
     it('D219: missing credentials and invalid ones are told apart, and nothing says which scheme failed', async () => {
-      const missing = await refusal(auth.principal(request({}), op('createOrder')));
+      const missing = await refusal(principalOf(auth, request({}), op('createOrder')));
       expect([missing.status, missing.code, missing.message]).toEqual([401, 'ERR_AUTH_000', MISSING_CREDENTIALS]);
-      const invalid = await refusal(auth.principal(request({ ...both, 'x-client-secret': 'wrong' }), op('createOrder')));
+      const invalid = await refusal(principalOf(auth, request({ ...both, 'x-client-secret': 'wrong' }), op('createOrder')));
       expect([invalid.status, invalid.message, invalid.details]).toEqual([401, INVALID_CREDENTIALS, undefined]);
     });
   });
@@ -77,7 +86,7 @@ describe('authenticate step', () => {
       const hook = vi.fn(() => 'principal');
       const auth = createAuthentication<string>(operations, securitySchemes, { authenticate: hook }, logger());
       const req = request(both);
-      await expect(auth.principal(req, op('createOrder'))).resolves.toBe('principal');
+      await expect(principalOf(auth, req, op('createOrder'))).resolves.toBe('principal');
       expect(hook).toHaveBeenCalledWith({
         req,
         operation: op('createOrder'),
@@ -89,7 +98,7 @@ describe('authenticate step', () => {
     it('an HttpError it throws is answered as it is; anything else is a 401 refusal', async () => {
       const forbidden = new HttpError(403, 'ERR_FORBIDDEN', 'not yours');
       const own = createAuthentication(operations, securitySchemes, { authenticate: () => Promise.reject(forbidden) }, logger());
-      expect(await refusal(own.principal(request(both), op('createOrder')))).toBe(forbidden);
+      expect(await refusal(principalOf(own, request(both), op('createOrder')))).toBe(forbidden);
       const failing = createAuthentication(
         operations,
         securitySchemes,
@@ -100,7 +109,7 @@ describe('authenticate step', () => {
         },
         logger(),
       );
-      const error = await refusal(failing.principal(request(both), op('createOrder')));
+      const error = await refusal(principalOf(failing, request(both), op('createOrder')));
       expect([error.status, error.message]).toEqual([401, INVALID_CREDENTIALS]);
     });
   });

@@ -14,8 +14,13 @@ import type { CommonAppOptions } from './options.js';
 export interface Authentication<TPrincipal> {
   /** Whether the operation is authenticated (it declares security that an authenticator covers). */
   authenticates(operation: OperationRoute): boolean;
-  /** The principal of a request, or a 401 `HttpError` (the hook's own `HttpError` as it is). */
-  principal(req: Request, operation: OperationRoute): Promise<TPrincipal>;
+  /** The principal of a request; may throw anything (see `refused`). */
+  principal(req: Request, operation: OperationRoute): TPrincipal | Promise<TPrincipal>;
+  /**
+   * What a refusal thrown by `principal` is answered with: the hook's own `HttpError` as it is, anything else 401.
+   * Apart from `principal` so that the guard awaits the hook directly (no async wrapper per request, D166).
+   */
+  refused(error: unknown, req: Request, operation: OperationRoute): HttpError;
 }
 
 export function createAuthentication<TPrincipal>(
@@ -51,14 +56,10 @@ export function createAuthentication<TPrincipal>(
   const authenticate = options.authenticate;
   return {
     authenticates: (operation) => operation.security.length > 0 && !uncoveredIds.has(operation.operationId),
-    principal: async (req, operation) => {
-      try {
-        return authenticate !== undefined
-          ? await authenticate({ req, operation, requirements: operation.security, schemes: securitySchemes })
-          : await schemeGuard(req, operation);
-      } catch (error) {
-        throw error instanceof HttpError ? error : refusal(req, operation);
-      }
-    },
+    principal:
+      authenticate !== undefined
+        ? (req, operation) => authenticate({ req, operation, requirements: operation.security, schemes: securitySchemes })
+        : schemeGuard,
+    refused: (error, req, operation) => (error instanceof HttpError ? error : refusal(req, operation)),
   };
 }

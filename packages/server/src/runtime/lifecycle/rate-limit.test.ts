@@ -9,6 +9,7 @@ const operation = { operationId: 'createOrder' } as OperationRoute;
 const authentication = (authenticates: boolean, principal: () => Promise<string>): Authentication<string> => ({
   authenticates: () => authenticates,
   principal,
+  refused: (error) => (error instanceof HttpError ? error : new HttpError(401, 'ERR_AUTH_000', 'Invalid credentials')),
 });
 
 /** Runs a step; resolves with what it passed to next() and the response's locals. */
@@ -66,5 +67,13 @@ describe('rate-limit step (one guard with authenticate)', () => {
     );
     expect(unauthenticated.error).toBe(refused);
     expect(rateLimit).not.toHaveBeenCalled();
+    const failing = await run(
+      guardStep(
+        operation,
+        authentication(true, () => Promise.reject(new Error('db down'))),
+        rateLimit,
+      )!,
+    );
+    expect((failing.error as HttpError).status).toBe(401);
   });
 });

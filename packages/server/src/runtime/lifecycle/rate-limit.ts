@@ -21,7 +21,13 @@ export function guardStep<TPrincipal>(
     try {
       let principal = undefined as TPrincipal;
       res.locals.operation = operation;
-      if (authenticates) principal = await authentication.principal(req, operation);
+      if (authenticates) {
+        try {
+          principal = await authentication.principal(req, operation);
+        } catch (error) {
+          throw authentication.refused(error, req, operation);
+        }
+      }
       res.locals.principal = principal;
       await rateLimit?.({ req, res, operation, principal });
       next();
