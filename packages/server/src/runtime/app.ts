@@ -88,8 +88,8 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   );
   // Steps 7-9, handle, serialize and send. Why the cast: the hook is generic per operation id; dispatching by id at
   // run time calls it with the one common signature (the generated Handlers type checks each handler, the hook's type
-  // checks what it returns). Responses are serialised by their schemas (D142), except under response validation,
-  // which checks (and sends) what the handler returned.
+  // checks what it returns). Responses are serialised by their schemas (D142 compiled response serializers in
+  // production), except under response validation, which checks (and sends) what the handler returned.
   const around = options.around as unknown as AnyHook<TPrincipal> | undefined; // see above
   const serializers = validateResponses ? undefined : new ResponseSerializers(spec.apiDocument, logger);
   const handle = { around, serializers, shapes, errorMapper, validateResponses, logger };

@@ -1,22 +1,28 @@
 /**
  * The scaffold's request lifecycle: the steps every request goes through, in order, one module each (its test beside
  * it), and the one hook (an option of `createApiApp`, options.ts) each step offers. `createApiApp` (../app.ts) puts
- * them together.
+ * them together (D480 the scaffold's request lifecycle as named steps).
  *
- * | # | step         | module           | what it does                                                          | hook                          |
- * |---|--------------|------------------|-----------------------------------------------------------------------|-------------------------------|
- * | 1 | onRequest    | on-request.ts    | early answers close the connection (D96), `+` in the query is a space | `onRequest` (and `before`)    |
- * | 2 | route        | route.ts         | the operation of the request (D141), 400 bad path encoding, 405, 404  | -                             |
- * | 3 | authenticate | authenticate.ts  | the principal from the spec's security schemes (D120, D219)           | `authenticators` / `authenticate` |
- * | 4 | rateLimit    | rate-limit.ts    | the app's limit, per principal (one step with authenticate)           | `rateLimit`                   |
- * | 5 | parseBody    | parse-body.ts    | JSON / form / text bodies within their limits (D96, D182)             | `bodyLimit`, `uploadLimits`   |
- * | 6 | validate     | validate.ts      | precompiled request validation (D160), optional response validation  | `validateResponses`           |
- * | 7 | handle       | handle.ts        | the typed handler, 501 without one (D218)                             | `around`                      |
- * | 8 | serialize    | serialize.ts     | the result as bytes, JSON by the response's schema (D142)             | (`around`'s `render`)         |
- * | 9 | send         | send.ts          | status, headers and body in one write                                 | -                             |
- * | - | error        | error.ts         | every step's error, shaped as the spec declares (D119)                | `errorMapper`                 |
+ * 1. onRequest (on-request.ts), hook `onRequest` (and `before`, for the app's own routes): an answer sent while a body
+ *    is still arriving closes the connection (D96 early answers close the connection, bodies counted); a `+` in the
+ *    query string is a space.
+ * 2. route (route.ts), no hook: the operation of the request (D141 one dispatch middleware with find-my-way), paths
+ *    exactly as the spec writes them, 400 for a path that does not decode, 405 with `Allow`, 404.
+ * 3. authenticate (authenticate.ts), hook `authenticators` or `authenticate`: the principal from the spec's security
+ *    schemes (D120 one authenticator per security scheme; D219 invalid versus missing credentials).
+ * 4. rateLimit (rate-limit.ts), hook `rateLimit`: the app's limit, per principal; one guard step with authenticate.
+ * 5. parseBody (parse-body.ts), hooks `bodyLimit` and `uploadLimits`: JSON, form and text bodies within their limits
+ *    (D182 body parsers are one step), only for operations that declare a body; the NUL check.
+ * 6. validate (validate.ts), hook `validateResponses`: the precompiled request validators (D160 request validators stay
+ *    one ts-nocheck module); response validation in development.
+ * 7. handle (handle.ts), hook `around`: the typed request to the handler; 501 without one (D218 missing handlers refused
+ *    or answered 501).
+ * 8. serialize (serialize.ts), `around`'s `render`: the result as bytes, JSON by the response's compiled serializer
+ *    (D142 compiled response serializers in production).
+ * 9. send (send.ts), no hook: status, headers and body in one write.
+ * -  error (error.ts), hook `errorMapper`: every step's error, shaped as the spec declares (D119 scaffold shapes its
+ *    answers from the spec).
  *
- * The steps as modules, createApiApp their composition (D480 the scaffold's request lifecycle as named steps).
  * D180 onRequest hook and the one-layer scaffold: without `before`, steps 1 and 2 run in ONE Express layer (each
  * layer of Express's router costs a path match, a params merge and a `next()` per request).
  */

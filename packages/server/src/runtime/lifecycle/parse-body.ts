@@ -1,7 +1,7 @@
 /**
  * Step `parseBody`: the JSON, urlencoded and text body parsers (multipart is parsed per operation by the validate
- * step, with the upload limits), 413 before reading a body declared too large (D96), and the NUL check on what was
- * parsed (run by the handle step, once the query is read).
+ * step, with the upload limits), 413 before reading a body declared too large (D96 early answers close the
+ * connection, bodies counted), and the NUL check on what was parsed (run by the handle step, once the query is read).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { isPlainJson, limitInBytes, readPlainJson, readingAtMost, rejectDeclaredOversize } from '../body-limits.js';
