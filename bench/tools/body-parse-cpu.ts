@@ -18,7 +18,7 @@ const LIMIT = '1mb';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 async function serve(): Promise<void> {
-  const { bodyParsers } = await import('@paygate/server/runtime/app.js');
+  const { bodyParsers } = await import('@paygate/server/runtime/lifecycle/parse-body.js');
   const { limitInBytes, readingAtMost, rejectDeclaredOversize } = await import('@paygate/server/runtime/body-limits.js');
   const limitBytes = limitInBytes(LIMIT);
   const before = [

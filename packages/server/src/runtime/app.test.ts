@@ -5,7 +5,7 @@ import { apiDocument } from '../../../../test/fixtures/mini/generated/contract/a
 import type { Handlers } from '../../../../test/fixtures/mini/generated/server/handlers.gen.js';
 import { operations, securitySchemes } from '../../../../test/fixtures/mini/generated/contract/operations.gen.js';
 import { requestValidators } from '../../../../test/fixtures/mini/generated/server/request-validators.gen.js';
-import { allowByPath, createApiApp, findNulCharacter } from './app.js';
+import { createApiApp } from './app.js';
 import { HttpError } from './errors.js';
 import type { Logger } from './types.js';
 
@@ -325,30 +325,6 @@ describe('createApiApp over real HTTP (mini fixture)', () => {
     const invalid = await call('POST', '/pg/orders/OD0000000000000001/documents/', { body: missingFile });
     expect(invalid.status).toBe(400);
     expect(Object.keys(invalid.body!.error.details!).sort()).toEqual(['document_type', 'file']);
-  });
-});
-
-describe('allowByPath', () => {
-  it('lists each path with its methods in route-table order, static segments before parameters', () => {
-    const route = (method: 'get' | 'post' | 'delete', path: string) => ({
-      ...operations[0]!,
-      method,
-      path,
-      expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
-    });
-    expect(allowByPath([route('get', '/a/{id}'), route('delete', '/a/{id}'), route('get', '/a/b'), route('post', '/a')])).toEqual([
-      { path: '/a/b', expressPath: '/a/b', allow: 'GET' },
-      { path: '/a/{id}', expressPath: '/a/:id', allow: 'GET, DELETE' },
-      { path: '/a', expressPath: '/a', allow: 'POST' },
-    ]);
-  });
-});
-
-describe('findNulCharacter', () => {
-  it('names the JSON path of the first string holding NUL', () => {
-    expect(findNulCharacter({ a: 'ok', b: { c: ['x', 'y\u0000'] } })).toBe('b.c[1]');
-    expect(findNulCharacter({ a: 'ok', n: 1, z: null })).toBeUndefined();
-    expect(findNulCharacter('\u0000')).toBe('');
   });
 });
 

@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { errorHandler } from './app.js';
+import { errorHandler } from './lifecycle/error.js';
 import { SpecErrorShapes, type RuntimeError } from './error-shapes.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from './errors.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';

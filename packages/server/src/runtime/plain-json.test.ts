@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyParsers, findNulCharacter } from './app.js';
+import { bodyParsers, findNulCharacter } from './lifecycle/parse-body.js';
 import { isPlainJson } from './body-limits.js';
 import { collectMalformedUnicode } from './request-validation.js';
 

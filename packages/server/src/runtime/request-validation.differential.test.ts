@@ -29,7 +29,11 @@ import {
 import { requestValidators as paramsValidators } from '../../../../test/fixtures/params/generated/server/request-validators.gen.js';
 import { createApp } from '../app.js';
 import { requestValidators } from '../generated/request-validators.gen.js';
-import { bodyParsers, createApiApp, errorHandler, formEncodedQuerySpaces, handlerRequest } from './app.js';
+import { createApiApp } from './app.js';
+import { errorHandler } from './lifecycle/error.js';
+import { handlerRequest } from './lifecycle/handle.js';
+import { formEncodedQuerySpaces } from './lifecycle/on-request.js';
+import { bodyParsers } from './lifecycle/parse-body.js';
 import { GENERIC_ERROR_CODES, SpecErrorShapes } from './error-shapes.js';
 import { HttpError, RUNTIME_ERROR_CODES } from './errors.js';
 import type { OperationRequestValidators } from './request-validation.js';

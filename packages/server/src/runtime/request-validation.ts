@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import type multerModule from 'multer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { UploadLimits } from './app.js';
+import type { UploadLimits } from './lifecycle/options.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
 import { templateQueryKeys } from './route-template.js';
