@@ -5,6 +5,7 @@ import { queryStringPathWarnings, refuseUndeclaredPathParameters } from './model
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
+import { inlineNonComponentSchemaRefs } from './normalize/schema-refs.js';
 import { dropMistypedKeywords } from './normalize/schema-keywords.js';
 import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
 import { normalizeStatusRanges } from './normalize/status-ranges.js';
@@ -174,7 +175,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
     const ranges = normalizeStatusRanges(loaded.document, options.openapi);
     // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it
-    const keywords = dropMistypedKeywords(ranges.document);
+    // D452: a schema ref to another operation's or a parameter's schema is copied in place (readers resolve component schemas only)
+    const keywords = dropMistypedKeywords(inlineNonComponentSchemaRefs(ranges.document).document);
     warnings.push(...keywords.dropped.map((d) => ({ pointer: `${options.openapi}${d.pointer}`, problem: d.problem, fix: d.fix })));
     const fromOpenApi = normalizePatterns(keywords.document, options.openapi);
     const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));

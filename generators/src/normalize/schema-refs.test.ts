@@ -1,0 +1,81 @@
+/** normalize/schema-refs.ts (D452 schema refs outside components inlined): which refs are copied in place, and which are left. */
+import { describe, expect, it } from 'vitest';
+import { inlineNonComponentSchemaRefs } from './schema-refs.js';
+
+const form = { type: 'object', properties: { jwt: { type: 'string' } } };
+const doc = (extra: Record<string, unknown>) => ({
+  openapi: '3.0.3',
+  paths: {
+    '/authn-jwt/{service_id}': {
+      post: {
+        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: form } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    ...extra,
+  },
+  components: {
+    schemas: { Id: { type: 'string' }, Tree: { type: 'object', properties: { child: { $ref: '#/components/schemas/Tree' } } } },
+    parameters: { Account: { name: 'account', in: 'path', required: true, schema: { type: 'string', maxLength: 8 } } },
+    responses: { Ok: { description: 'ok' } },
+  },
+});
+const post = (schema: unknown) => ({
+  post: { requestBody: { content: { 'application/json': { schema } } }, responses: { '200': { $ref: '#/components/responses/Ok' } } },
+});
+
+/** The JSON body schema of the path's POST. */
+const bodyOf = (document: unknown, path: string): unknown =>
+  (document as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> }).paths[path]!.post
+    .requestBody.content['application/json']!.schema;
+
+describe('inlineNonComponentSchemaRefs', () => {
+  it.each([
+    [
+      "another operation's schema, percent-encoded as a URI fragment",
+      '#/paths/~1authn-jwt~1%7Bservice_id%7D/post/requestBody/content/application~1x-www-form-urlencoded/schema',
+      form,
+    ],
+    ["a parameter's schema", '#/components/parameters/Account/schema', { type: 'string', maxLength: 8 }],
+  ])('copies %s in place', (_, ref, expected) => {
+    const { document, inlined } = inlineNonComponentSchemaRefs(doc({ '/other': post({ $ref: ref }) }));
+    expect(bodyOf(document, '/other')).toEqual(expected);
+    expect(inlined).toEqual([{ pointer: '#/paths/~1other/post/requestBody/content/application~1json/schema', ref }]);
+  });
+
+  it('copies a ref nested in a schema, keeping the siblings written beside it', () => {
+    const schema = {
+      type: 'object',
+      properties: { account: { $ref: '#/components/parameters/Account/schema', description: 'the account' } },
+    };
+    const { document } = inlineNonComponentSchemaRefs(doc({ '/other': post(schema) }));
+    expect(bodyOf(document, '/other')).toEqual({
+      type: 'object',
+      properties: { account: { type: 'string', maxLength: 8, description: 'the account' } },
+    });
+  });
+
+  it.each([
+    ['a component schema ref (recursive ones too)', { $ref: '#/components/schemas/Tree' }],
+    ['a ref to nothing (the lint reports it)', { $ref: '#/components/parameters/Missing/schema' }],
+  ])('leaves %s as written', (_, schema) => {
+    const input = doc({ '/other': post(schema) });
+    const { document, inlined } = inlineNonComponentSchemaRefs(input);
+    expect(document).toBe(input);
+    expect(inlined).toEqual([]);
+  });
+
+  it('leaves refs that are not in a schema position (a response ref) and examples alone', () => {
+    const input = doc({ '/x': { get: { responses: { '200': { $ref: '#/paths/~1other/get/responses/200' } } } } });
+    expect(inlineNonComponentSchemaRefs(input).document).toBe(input);
+  });
+
+  it('stops at a ref that leads back into itself through copies', () => {
+    const loop = { type: 'object', properties: { next: { $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' } } };
+    const { document } = inlineNonComponentSchemaRefs(
+      doc({ '/loop': post(loop), '/other': post({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' }) }),
+    );
+    const copied = bodyOf(document, '/other') as { properties: { next: unknown } };
+    expect(copied.properties.next).toEqual({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' });
+  });
+});
