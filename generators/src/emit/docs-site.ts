@@ -457,7 +457,7 @@ export function renderReferencePages(input: DocsPagesInput, reference: Reference
     operations: t.operations.map((o) => ({ ...o, methodLower: o.method.toLowerCase() })),
   }));
   files.set('operations.html', render(templates.operations, { ...common('operations.html', 'Operations'), tags }));
-  const schemas = schemaViews(model, document);
+  const schemas = schemaViews(model);
   files.set('schemas.html', render(templates.schemas, { ...common('schemas.html', 'Schemas'), schemas }));
   if (search) {
     files.set(SEARCH_INDEX_SCRIPT, renderSearchIndex(searchDocuments(input, operations, schemas)));

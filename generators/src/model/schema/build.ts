@@ -52,6 +52,14 @@ function extensionsOf(schema: JsonObject): Record<string, unknown> {
 
 const bare = (pointer: string): Base => ({ pointer, nullable: false, annotations: {}, extensions: {} });
 
+/**
+ * An inlined `$ref` target with the annotations written beside the `$ref` over its own (D476: sibling annotations are
+ * kept, as on a ref node): `{ $ref: '#/$defs/currency', description: 'Currency of the refund' }` describes the field.
+ */
+function withSiblingAnnotations(node: SchemaNode, siblings: SchemaAnnotations): SchemaNode {
+  return Object.keys(siblings).length === 0 ? node : { ...node, annotations: { ...node.annotations, ...siblings } };
+}
+
 /** The unescaped tokens of an internal `$ref` (percent-decoded, as a URI fragment is), or undefined for another document. */
 function refTokens(ref: string): string[] | undefined {
   if (!ref.startsWith('#')) return undefined;
@@ -122,7 +130,7 @@ export class SchemaNodeBuilder {
     if (name !== undefined) return { kind: 'ref', ...base, name, ref: componentSchemaPointer(name) };
     const target = `#${pointerOf(tokens)}`;
     const cached = this.inlined.get(target);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return withSiblingAnnotations(cached, base.annotations);
     if (this.refStack.has(target)) {
       this.cuts += 1;
       return { kind: 'unknown', ...base };
@@ -134,7 +142,7 @@ export class SchemaNodeBuilder {
     try {
       const node = this.build(raw, target);
       if (this.cuts === cutsBefore) this.inlined.set(target, node);
-      return node;
+      return withSiblingAnnotations(node, base.annotations);
     } finally {
       this.refStack.delete(target);
     }
