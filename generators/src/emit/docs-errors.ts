@@ -6,7 +6,7 @@
  * where the spec has them. A catalogue the user gives (`paygate docs --errors FILE`, or docs/errors.md) replaces this
  * page and is checked against the spec's codes instead.
  */
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, ResponseModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import { isObj, unescapePointerToken } from '../util/json.js';

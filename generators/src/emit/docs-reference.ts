@@ -12,7 +12,7 @@
  * tables, type labels: docs-schema-labels.ts) are read from the model's typed nodes (D479 the API reference reads typed
  * schema nodes); only the response examples are read from the bundled document.
  */
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, OperationModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import type { OperationSamples } from './docs-samples.js';

@@ -17,7 +17,7 @@ import Handlebars from 'handlebars';
 import type { Changelog, ChangelogSection } from '../diff/changelog.js';
 import { allowMatches, type AllowKey } from '../diff/allow-match.js';
 import type { Change, ChangeUse } from '../diff/types.js';
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import { openapiFileOf, UnsupportedSpecError } from '../parse/refusal.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';

@@ -10,7 +10,8 @@
  */
 import { pascalCase } from '../util/naming.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';
-import type { AsyncMessageInput, RefResolver } from './build.js';
+import type { AsyncMessageInput } from './build.js';
+import type { RefResolver } from './ref-resolver.js';
 import { withLazyNode } from './schema/build.js';
 import type { SchemaNode } from './schema/types.js';
 import type { EventOriginModel, JsonSchema, OperationModel, ParameterModel, WebhookEventModel } from './types.js';
