@@ -18,7 +18,7 @@ describe('buildCallbacks', () => {
       ['aShared', '{$request.query.cb}', ['get', 'put']],
       ['onPaid', '{$request.body#/url}', ['post']],
     ]);
-    expect(callbacks[1]!.operations[0]!.requestBody?.content[0]!.node?.pointer).toBe(
+    expect(callbacks[1]?.operations[0]?.requestBody?.content[0]?.node?.pointer).toBe(
       '#/paths/~1a/post/callbacks/onPaid/{$request.body#~1url}/post/requestBody/content/application~1json/schema',
     );
   });
