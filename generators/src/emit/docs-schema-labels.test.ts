@@ -1,7 +1,7 @@
 /** The reference's type labels and descriptions, read from typed nodes (D475): one row per schema shape. */
 import { describe, expect, it } from 'vitest';
 import { SchemaNodeBuilder } from '../model/schema/build.js';
-import { schemaDescription, typeLabel } from './docs-schema-labels.js';
+import { errorFieldType, eventFieldType, fieldDescription, schemaDescription, typeLabel } from './docs-schema-labels.js';
 
 const components = {
   Order: { type: 'object', properties: { id: { type: 'string' } } },
@@ -95,5 +95,39 @@ describe('schemaDescription', () => {
     ['none', { type: 'string' }, ''],
   ])('%s', (_, schema, expected) => {
     expect(schemaDescription(builder.build(schema, '#/x'), resolve)).toBe(expected);
+  });
+});
+
+describe('eventFieldType and errorFieldType (the events and errors pages)', () => {
+  it.each<[string, unknown, string, string]>([
+    ['a string', { type: 'string', format: 'date-time' }, 'string', 'string'],
+    ['a uuid', { type: 'string', format: 'uuid' }, 'string (UUID)', 'string'],
+    // D477: 3.0 nullable and the 3.1 type list read the same (3.0's was `string`)
+    ['3.0 nullable', { type: 'string', nullable: true }, 'string | null', 'string | null'],
+    ['3.1 nullable', { type: ['string', 'null'] }, 'string | null', 'string | null'],
+    ['an enum with its type', { type: 'string', enum: ['a'] }, 'string', 'string'],
+    ['a const without a type', { const: 3 }, 'number', 'number'],
+    ['a named schema', { $ref: '#/components/schemas/Order' }, 'object', 'Order'],
+    ['a named enum', { $ref: '#/components/schemas/Status' }, 'string', 'Status'],
+    ['an array', { type: 'array', items: { $ref: '#/components/schemas/Order' } }, 'array', 'array of Order'],
+    ['a oneOf', { oneOf: [{ type: 'string' }] }, 'any', 'object'],
+    ['fields without a type', { properties: { a: {} } }, 'object', 'object'],
+    ['anything', {}, 'any', 'any'],
+  ])('%s', (_, schema, event, error) => {
+    const node = builder.build(schema, '#/x');
+    expect([eventFieldType(node, resolve), errorFieldType(node, resolve)]).toEqual([event, error]);
+  });
+});
+
+describe('fieldDescription', () => {
+  it.each<[string, unknown, string]>([
+    ['its own', { const: 'x', description: 'Own' }, 'Own'],
+    ['a const', { const: 'order' }, 'Always `order`.'],
+    ['a named enum', { $ref: '#/components/schemas/Status' }, 'One of `open`, `paid`.'],
+    ['an enum beside an allOf', { enum: ['a', 'b'], allOf: [{ type: 'string' }] }, 'One of `a`, `b`.'],
+    ['an empty enum', { enum: [] }, ''],
+    ['none', { type: 'string' }, ''],
+  ])('%s', (_, schema, expected) => {
+    expect(fieldDescription(builder.build(schema, '#/x'), resolve)).toBe(expected);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * How the API reference (docs-reference.ts: operation pages, schemas.html) names a schema's type and describes a field,
- * read from the typed schema nodes (D475 typed schema model with one walker, a node beside every raw schema): one
- * reading of refs, 3.0/3.1 nullability and type lists for every label.
+ * How the docs name a schema's type and describe a field, read from the typed schema nodes (D479 the API reference
+ * reads typed schema nodes): one reading of refs, 3.0/3.1 nullability and type lists for every label. Each page keeps
+ * its style: the reference (docs-reference.ts: operation pages, schemas.html) `typeLabel`, the events page
+ * `eventFieldType`, the errors page `errorFieldType`; both of the latter describe a field by `fieldDescription`.
  */
 import { derefNode, type ResolveNamed } from '../model/schema/shape.js';
 import type { SchemaNode } from '../model/schema/types.js';
@@ -96,4 +97,87 @@ function allOfLabel(node: Extract<SchemaNode, { kind: 'allOf' }>, resolve: Resol
 export function schemaDescription(node: SchemaNode | undefined, resolve: ResolveNamed): string {
   if (node === undefined) return '';
   return node.annotations.description ?? derefNode(node, resolve)?.annotations.description ?? '';
+}
+
+/**
+ * The types the schema writes (its `type` keyword, or the type an enum or const is written with), without `null`:
+ * what the events and errors pages show. A node whose type is implied by its keywords (`properties` alone) has it.
+ */
+function writtenTypes(node: SchemaNode): string[] {
+  switch (node.kind) {
+    case 'string':
+    case 'number':
+    case 'integer':
+    case 'boolean':
+    case 'null':
+    case 'object':
+    case 'array':
+      return [node.kind];
+    case 'enum':
+    case 'const':
+      return node.types;
+    case 'union':
+      return node.combinator === 'type' ? node.variants.map((v) => v.kind) : [];
+    case 'allOf': {
+      // the schema's own keywords are the member at its own pointer (D478)
+      const own = node.members.find((m) => m.pointer === node.pointer && m.kind !== 'not');
+      return own === undefined ? [] : writtenTypes(own);
+    }
+    default:
+      return [];
+  }
+}
+
+/** The value(s) a schema allows when it is a const or an enum (its own, beside combinators too), else undefined. */
+function allowedValues(node: SchemaNode): { const: unknown } | { enum: unknown[] } | undefined {
+  if (node.kind === 'const') return { const: node.value };
+  if (node.kind === 'enum') return { enum: node.values };
+  if (node.kind !== 'allOf') return undefined;
+  const own = node.members.find((m) => m.pointer === node.pointer && (m.kind === 'const' || m.kind === 'enum'));
+  return own === undefined ? undefined : allowedValues(own);
+}
+
+/** A field type on the events page: `string`, `string | null`, `string (UUID)`, `object`; refs followed. */
+export function eventFieldType(node: SchemaNode | undefined, resolve: ResolveNamed): string {
+  const target = derefNode(node, resolve);
+  if (target === undefined) return 'any';
+  const types = writtenTypes(target);
+  const values = allowedValues(target);
+  const base =
+    types.length > 0
+      ? `${types.join(' | ')}${nullSuffix(target)}`
+      : values !== undefined && 'const' in values
+        ? typeof values.const
+        : 'any';
+  return (target.kind === 'string' || target.kind === 'number' || target.kind === 'integer') && target.format === 'uuid'
+    ? `${base} (UUID)`
+    : base;
+}
+
+/** A field type on the errors page: a named schema by its name, `array of X`, the written types, `object` for a combination. */
+export function errorFieldType(node: SchemaNode | undefined, resolve: ResolveNamed): string {
+  if (node?.kind === 'ref') return node.name;
+  const target = derefNode(node, resolve);
+  if (target === undefined) return 'any';
+  const array = target.kind === 'array' ? target : target.kind === 'union' ? target.variants.find((v) => v.kind === 'array') : undefined;
+  if (array?.kind === 'array') return `array of ${errorFieldType(array.items, resolve)}`;
+  const types = writtenTypes(target);
+  if (types.length > 0) return `${types.join(' | ')}${nullSuffix(target)}`;
+  const values = allowedValues(target);
+  if (values !== undefined && 'const' in values) return typeof values.const;
+  return target.kind === 'union' || target.kind === 'allOf' ? 'object' : 'any';
+}
+
+/**
+ * A field's description on the events and errors pages: its own, else its named schema's, else one its values give
+ * (`Always \`x\`.`, `One of \`a\`, \`b\`.`); '' when there is none.
+ */
+export function fieldDescription(node: SchemaNode | undefined, resolve: ResolveNamed): string {
+  const written = schemaDescription(node, resolve);
+  if (written !== '') return written;
+  const target = derefNode(node, resolve);
+  const values = target === undefined ? undefined : allowedValues(target);
+  if (values === undefined) return '';
+  if ('const' in values) return `Always \`${String(values.const)}\`.`;
+  return values.enum.length > 0 ? `One of ${values.enum.map((v) => `\`${String(v)}\``).join(', ')}.` : '';
 }
