@@ -112,7 +112,7 @@ function operationList(ids: readonly string[]): string {
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-/** An error body component with its top-level fields (allOf members merged), read from its typed node (D479). */
+/** An error body component with its top-level fields (allOf members merged), read from its typed node (D479 the API reference reads typed schema nodes). */
 function errorSchema(resolve: ResolveNamed, name: string, node: SchemaNode | undefined): SpecErrorSchema {
   const { properties, required } = objectShapeOf(node, resolve);
   return {

@@ -1,4 +1,4 @@
-/** The reference's field tables, read from typed nodes (D475): nesting, arrays, allOf parts, recursion. */
+/** The reference's field tables, read from typed nodes (D475 typed schema model with one walker, a node beside every raw schema): nesting, arrays, allOf parts, recursion. */
 import { describe, expect, it } from 'vitest';
 import { SchemaNodeBuilder } from '../model/schema/build.js';
 import { namedNodes } from '../model/schema/shape.js';
@@ -16,7 +16,7 @@ const schemas = {
   Tagged: {
     allOf: [{ $ref: '#/components/schemas/Node' }],
     properties: {
-      // 3.1: a nullable array of objects is expanded as 3.0's `nullable: true` one is (D477)
+      // 3.1: a nullable array of objects is expanded as 3.0's `nullable: true` one is (D477 one representation of nullability, number bounds and type lists)
       tags: { type: ['array', 'null'], items: { type: 'object', properties: { name: { type: 'string' } } } },
       owner: { type: 'object', properties: { email: { type: 'string', format: 'email' } } },
     },

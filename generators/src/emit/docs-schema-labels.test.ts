@@ -1,4 +1,4 @@
-/** The reference's type labels and descriptions, read from typed nodes (D475): one row per schema shape. */
+/** The reference's type labels and descriptions, read from typed nodes (D475 typed schema model with one walker, a node beside every raw schema): one row per schema shape. */
 import { describe, expect, it } from 'vitest';
 import { SchemaNodeBuilder } from '../model/schema/build.js';
 import { errorFieldType, eventFieldType, fieldDescription, schemaDescription, typeLabel } from './docs-schema-labels.js';

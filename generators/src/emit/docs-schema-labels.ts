@@ -65,7 +65,7 @@ export function typeLabel(node: SchemaNode | undefined, resolve: ResolveNamed, d
 
 function unionLabel(node: Extract<SchemaNode, { kind: 'union' }>, resolve: ResolveNamed, depth: number): string {
   if (node.combinator === 'type') {
-    // a 3.1 type list: an array among the types names the array, else every type (D477)
+    // a 3.1 type list: an array among the types names the array, else every type (D477 one representation of nullability, number bounds and type lists)
     const array = node.variants.find((v) => v.kind === 'array');
     if (array !== undefined) return typeLabel(array, resolve, depth);
     return `${node.variants.map((v) => scalarLabel(v)).join(' | ')}${nullSuffix(node)}`;
@@ -75,7 +75,7 @@ function unionLabel(node: Extract<SchemaNode, { kind: 'union' }>, resolve: Resol
 }
 
 /**
- * An allOf node (D478): a schema's own const, enum or union is its label; a single written `allOf` member without
+ * An allOf node (D478 a schema's own keywords beside combinators become an allOf of its parts): a schema's own const, enum or union is its label; a single written `allOf` member without
  * fields of its own is that member's label (the 3.0 way of adding a description or `nullable` to a `$ref`); else the
  * own type (`object` when none).
  */
@@ -119,7 +119,7 @@ function writtenTypes(node: SchemaNode): string[] {
     case 'union':
       return node.combinator === 'type' ? node.variants.map((v) => v.kind) : [];
     case 'allOf': {
-      // the schema's own keywords are the member at its own pointer (D478)
+      // the schema's own keywords are the member at its own pointer (D478 a schema's own keywords beside combinators become an allOf of its parts)
       const own = node.members.find((m) => m.pointer === node.pointer && m.kind !== 'not');
       return own === undefined ? [] : writtenTypes(own);
     }

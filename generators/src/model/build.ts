@@ -2,7 +2,7 @@
  * The model builder (generators/src/model): the bundled document (3.0 or 3.1) as the {@link ApiModel} every emitter
  * reads. One module per spec object, each with its test beside it: parameters.ts, content.ts (bodies, headers),
  * responses.ts, callbacks.ts, operations.ts (paths and operations), enums.ts, error-codes.ts, events.ts,
- * pagination.ts; schema/ the typed schema nodes (D475); ref-resolver.ts follows `$ref`s in raw JSON.
+ * pagination.ts; schema/ the typed schema nodes (D475 typed schema model with one walker, a node beside every raw schema); ref-resolver.ts follows `$ref`s in raw JSON.
  */
 import { openapiFileOf } from '../parse/refusal.js';
 import { isObj } from '../util/json.js';

@@ -1,6 +1,6 @@
 /**
  * Parameters: the operation's own and the ones it inherits from its path item, with their serialisation (style,
- * explode, allowReserved, allowEmptyValue, content) and typed node; path parameters in template order (D200, D410).
+ * explode, allowReserved, allowEmptyValue, content) and typed node; path parameters in template order (D200 a repeated path parameter is one value; D410 every path template real specs use is routed).
  */
 import { childPointer, isObj } from '../util/json.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';

@@ -1,4 +1,4 @@
-/** Refs followed and an object's fields with its allOf parts merged, on typed nodes (D475, D478). */
+/** Refs followed and an object's fields with its allOf parts merged, on typed nodes (D475 typed schema model with one walker, a node beside every raw schema; D478 a schema's own keywords beside combinators become an allOf of its parts). */
 import { describe, expect, it } from 'vitest';
 import { SchemaNodeBuilder } from './build.js';
 import { derefNode, namedNodes, objectShapeOf } from './shape.js';

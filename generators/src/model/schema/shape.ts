@@ -11,7 +11,7 @@ export type ResolveNamed = (name: string) => SchemaNode | undefined;
 /** A {@link ResolveNamed} over the model's component schemas. */
 export function namedNodes(schemas: readonly { name: string; node: SchemaNode }[]): ResolveNamed {
   const byName = new Map<string, { node: SchemaNode }>(schemas.map((s) => [s.name, s]));
-  // the model's nodes are built on first read (D475), so each is read only when a consumer reaches it
+  // the model's nodes are built on first read (D475 typed schema model with one walker, a node beside every raw schema), so each is read only when a consumer reaches it
   return (name) => byName.get(name)?.node;
 }
 
@@ -59,7 +59,7 @@ function addShape(shape: ObjectShape, node: SchemaNode | undefined, resolve: Res
     return;
   }
   if (target.kind !== 'allOf') return;
-  // the schema's own keywords are the member written at its own pointer (D478); the written allOf members come first
+  // the schema's own keywords are the member written at its own pointer (D478 a schema's own keywords beside combinators become an allOf of its parts); the written allOf members come first
   const own = target.members.filter((m) => m.pointer === target.pointer);
   for (const member of target.members) if (member.pointer !== target.pointer) addShape(shape, member, resolve, depth + 1);
   for (const member of own) if (member.kind === 'object') addShape(shape, member, resolve, depth + 1);
