@@ -140,14 +140,19 @@ describe('generate with a GenerateCache', () => {
       ROOT_DOCUMENT.replace(
         "                $ref: '#/components/schemas/Receipt'\n",
         `                $ref: '#/components/schemas/Receipt'\n              example: ${receipt}\n`,
-      ).replace("              $ref: './schemas.yaml#/Book'\n", "              $ref: './schemas.yaml#/Book'\n            example: { title: 7 }\n");
+      ).replace(
+        "              $ref: './schemas.yaml#/Book'\n",
+        "              $ref: './schemas.yaml#/Book'\n            example: { title: 7 }\n",
+      );
     const root = path.join(dir, 'openapi.yaml');
     await writeFile(root, withExamples('{ id: r1 }'));
     const cache = new GenerateCache();
     const first = await generate({ ...optionsFor(dir), cache });
     const firstFresh = await generate(optionsFor(dir));
     expect(first.lintProblems).toEqual(firstFresh.lintProblems);
-    expect(first.lintProblems.map((p) => p.message)).toContain('Example value must conform to the schema: `title` property type must be string.');
+    expect(first.lintProblems.map((p) => p.message)).toContain(
+      'Example value must conform to the schema: `title` property type must be string.',
+    );
 
     // the response example breaks its schema: reported as a fresh run reports it, the request body's validator kept
     await writeFile(root, withExamples('{ id: 1, extra: true }'));

@@ -117,7 +117,9 @@ describe("Paygate's media-type examples rule (D444)", () => {
     const text = readFileSync(`${ROOT}${file}`, 'utf8');
     const validators = new ExampleValidators();
     expect(await lintText(text, validators)).toEqual(await lintText(text));
-    const document = JSON.parse(text) as { components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> } };
+    const document = JSON.parse(text) as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+    };
     const [name] = Object.keys(document.components.schemas)
       .filter((n) => document.components.schemas[n]!.properties !== undefined)
       .sort();
