@@ -75,19 +75,26 @@ function schemaShape(schema: Obj, dialect: Dialect): string | undefined {
   return shape.includes('"$ref"') ? undefined : `${dialect}:${shape}`;
 }
 
-/** What one schema node refers to (its `$ref` strings), or undefined when something in it may move a base URI (`$id`, draft 4's `id`). */
-function refsOf(node: unknown, parentKey: string | undefined, out: string[]): string[] | undefined {
+/** Keywords whose values map names to schemas: every entry is walked, whatever its name. */
+const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+/**
+ * What one schema node refers to (its `$ref` strings), or undefined when something in it may move a base URI (`$id`,
+ * draft 4's `id`) or refer by another keyword (`$dynamicRef`, `$recursiveRef`): then its validator is never kept.
+ */
+function refsOf(node: unknown, inNameMap: boolean, out: string[]): string[] | undefined {
   if (Array.isArray(node)) {
-    for (const item of node) if (refsOf(item, parentKey, out) === undefined) return undefined;
+    for (const item of node) if (refsOf(item, false, out) === undefined) return undefined;
     return out;
   }
   if (!isPlainObject(node)) return out;
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string') out.push(value);
-    else if (key === '$id' || (key === 'id' && typeof value === 'string' && parentKey !== 'properties')) return undefined;
-    else if (parentKey === 'properties' || !DATA_KEYWORDS.has(key)) {
-      if (refsOf(value, key, out) === undefined) return undefined;
-    }
+    if (inNameMap) {
+      if (refsOf(value, false, out) === undefined) return undefined;
+    } else if (key === '$ref' && typeof value === 'string') out.push(value);
+    else if (key === '$id' || key === '$dynamicRef' || key === '$recursiveRef' || (key === 'id' && typeof value === 'string'))
+      return undefined;
+    else if (!DATA_KEYWORDS.has(key) && refsOf(value, NAME_MAPS.has(key), out) === undefined) return undefined;
   }
   return out;
 }
@@ -117,6 +124,10 @@ class RunValidators {
         validateFormats: true,
         passContext: true,
         logger: false as const,
+        // D445 (example validators compiled without Ajv's optimisation pass): Redocly's options but this one; the pass
+        // rewrites the generated code, never what it accepts or the errors it gives, and costs more than it saves for a
+        // validator run on a few examples
+        code: { optimize: false },
         loadSchemaSync(base: string, $ref: string, $id: string) {
           const decodedBase = decodeURI(base.split('#')[0]!);
           const resolved = resolve({ $ref }, decodedBase);
@@ -146,7 +157,7 @@ class RunValidators {
     while (queue.length > 0 && cacheable) {
       const next = queue.pop()!;
       texts.push(`${next.pointer}\u0000${JSON.stringify(next.node)}`);
-      const refs = refsOf(next.node, undefined, []);
+      const refs = refsOf(next.node, false, []);
       if (refs === undefined) cacheable = false;
       for (const $ref of refs ?? []) {
         const resolved = resolve({ $ref }, next.from);
