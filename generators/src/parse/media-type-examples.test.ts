@@ -1,7 +1,8 @@
 /**
  * D444: Paygate's media-type examples rule reports what Redocly's `no-invalid-media-type-examples` reports, in the same
- * order and places, on a first lint and on a lint after an edit that reuses the kept validators; and a validator whose
- * schema (or a schema it reaches) changed is compiled again.
+ * order and places, on a first lint and on a lint after an edit that reuses the kept validators (D444, D446); a
+ * validator whose schema (or a schema it reaches) changed is compiled again; a schema Ajv cannot compile is reported
+ * on every lint.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,10 @@ function fixture(openapi: '3.0.3' | '3.1.0', pet: Record<string, unknown>) {
                 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } }, example: [{ kind: 3 }] },
               },
             },
+            '500': {
+              description: 'a schema Ajv cannot compile in 3.0 (nullable without type): reported, every lint',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Broken' }, example: { kind: 'dog' } } },
+            },
             '400': {
               description: 'bad',
               content: { 'application/json': { schema: { type: 'object', required: ['code'] }, example: { message: 'no code' } } },
@@ -75,6 +80,7 @@ function fixture(openapi: '3.0.3' | '3.1.0', pet: Record<string, unknown>) {
       schemas: {
         Pet: pet,
         Kind: { type: 'string', enum: ['dog', 'cat'] },
+        Broken: { nullable: true, properties: { kind: { $ref: '#/components/schemas/Kind' } } },
       },
       examples: { BadKind: { value: { name: 'Tom', kind: 'fish' } } },
     },
@@ -108,6 +114,8 @@ describe("Paygate's media-type examples rule (D444)", () => {
     expect(validators.lastRun.reused).toBeGreaterThan(0);
     expect(await lintText(after, validators)).toEqual(await lintText(after));
     expect(validators.lastRun.compiled).toBe(0);
+    if (version === '3.0.3')
+      expect(expected.map((p) => p.message)).toContain('Example validation errored: "nullable" cannot be used without "type".');
   });
 
   it.each([
