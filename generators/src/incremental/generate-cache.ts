@@ -35,8 +35,9 @@ export class GenerateCache {
   typeLayer = new TypeLayerCache();
   load: CachedLoad | undefined;
   /**
-   * D444: the lint's compiled media-type example validators, by the content of the schemas each reads (kept whatever
-   * the salt: a validator depends on nothing else).
+   * The lint's compiled media-type example validators (D444 media-type examples checked by a Paygate rule with
+   * validators kept across runs; D446 one Ajv kept across lints for the example schemas that use `$ref`), by the
+   * content of the schemas each reads: kept whatever the salt, a validator depends on nothing else.
    */
   readonly exampleValidators = new ExampleValidators();
   private salt: string | undefined;

@@ -9,8 +9,9 @@ import { BUILT_IN_RULE, EXAMPLES_PLUGIN, EXAMPLES_RULE, type ExampleValidators, 
 const OAS3_VERSIONS = ['oas3_0', 'oas3_1', 'oas3_2'] as const;
 
 /**
- * D444: Redocly's `minimal` rule set with its `no-invalid-media-type-examples` off and Paygate's rule (the same check,
- * its validators kept in `validators`) on with the very settings `minimal` gives the built-in rule for each version.
+ * D444 (media-type examples checked by a Paygate rule with validators kept across runs): Redocly's `minimal` rule set
+ * with its `no-invalid-media-type-examples` off and Paygate's rule (the same check, its validators kept in
+ * `validators`) on with the very settings `minimal` gives the built-in rule for each version.
  */
 export async function defaultLintConfig(validators: ExampleValidators): Promise<Config> {
   const minimal = await createConfig({ extends: ['minimal'] });

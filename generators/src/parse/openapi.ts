@@ -225,8 +225,8 @@ async function lintAndBundle(
   mode: LintMode,
 ): Promise<LoadedOpenApi & { texts: Map<string, string> }> {
   const file = path.relative(cwd, input);
-  // D444: without a config of the user's, the media-type examples are checked by Paygate's rule (validators kept
-  // across runs in the cache); without a cache, by the same rule with validators of this run alone
+  // D444 (media-type examples checked by a Paygate rule with validators kept across runs): without a config of the
+  // user's, Paygate's rule checks the examples (validators kept in the cache); without a cache, with this run's alone
   const validators = options.cache?.exampleValidators ?? new ExampleValidators();
   const config =
     options.lintConfig !== undefined
