@@ -134,6 +134,40 @@ describe('generate with a GenerateCache', () => {
     expect(fresh.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents).toContain('minLength');
   });
 
+  it('D444: the lint problems of a run with kept example validators are those of a fresh run', { timeout: 120_000 }, async () => {
+    const dir = await project();
+    const withExamples = (receipt: string) =>
+      ROOT_DOCUMENT.replace(
+        "                $ref: '#/components/schemas/Receipt'\n",
+        `                $ref: '#/components/schemas/Receipt'\n              example: ${receipt}\n`,
+      ).replace(
+        "              $ref: './schemas.yaml#/Book'\n",
+        "              $ref: './schemas.yaml#/Book'\n            example: { title: 7 }\n",
+      );
+    const root = path.join(dir, 'openapi.yaml');
+    await writeFile(root, withExamples('{ id: r1 }'));
+    const cache = new GenerateCache();
+    const first = await generate({ ...optionsFor(dir), cache });
+    const firstFresh = await generate(optionsFor(dir));
+    expect(first.lintProblems).toEqual(firstFresh.lintProblems);
+    expect(first.lintProblems.map((p) => p.message)).toContain(
+      'Example value must conform to the schema: `title` property type must be string.',
+    );
+
+    // the response example breaks its schema: reported as a fresh run reports it, the request body's validator kept
+    await writeFile(root, withExamples('{ id: 1, extra: true }'));
+    const incremental = await generate({ ...optionsFor(dir), cache });
+    const fresh = await generate(optionsFor(dir));
+    expect(incremental.lintProblems).toEqual(fresh.lintProblems);
+    expect(incremental.files).toEqual(fresh.files);
+    expect(fresh.lintProblems.filter((p) => p.ruleId === 'no-invalid-media-type-examples').map((p) => p.message)).toEqual([
+      'Example value must conform to the schema: `title` property type must be string.',
+      'Example value must conform to the schema: `id` property type must be string.',
+      'Example value must conform to the schema: must NOT have unevaluated properties `extra`.',
+    ]);
+    expect(cache.exampleValidators.lastRun.reused).toBeGreaterThan(0);
+  });
+
   it('a changed template override, plugin or option empties the emitted units', { timeout: 180_000 }, async () => {
     const dir = await project();
     const cache = new GenerateCache();

@@ -7,6 +7,7 @@
  * their own key (the lint settings, the generator's version, each file's bytes). Nothing is written to disk.
  */
 import type { LintProblem } from '../parse/openapi.js';
+import { ExampleValidators } from '../parse/media-type-examples.js';
 import { TypeLayerCache } from './type-layer-cache.js';
 
 /** The lint and the bundle of a document, reused while every file it read has the same bytes. */
@@ -33,6 +34,12 @@ export interface GenerateCacheStats {
 export class GenerateCache {
   typeLayer = new TypeLayerCache();
   load: CachedLoad | undefined;
+  /**
+   * The lint's compiled media-type example validators (D444 media-type examples checked by a Paygate rule with
+   * validators kept across runs; D446 one Ajv kept across lints for the example schemas that use `$ref`), by the
+   * content of the schemas each reads: kept whatever the salt, a validator depends on nothing else.
+   */
+  readonly exampleValidators = new ExampleValidators();
   private salt: string | undefined;
   private memos = new Map<string, { key: string; value: unknown }>();
   lastRun: GenerateCacheStats = { loadReused: false, reused: [], computed: [] };
