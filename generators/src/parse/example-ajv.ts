@@ -1,5 +1,5 @@
 /**
- * The Ajv instance of the media-type examples check (D444): Redocly's `AjvValidator.getAjv` options, formats and
+ * The Ajv instance of the media-type examples check (D444 media-type examples checked by a Paygate rule with validators kept across runs): Redocly's `AjvValidator.getAjv` options, formats and
  * `$ref` loading through the lint walk's `resolve`, on `@redocly/ajv` (the version Redocly uses), and the digest of
  * the schemas a validator reads (`SchemaClosures`), which decides whether a compiled validator may be reused.
  */

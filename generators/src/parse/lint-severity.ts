@@ -1,5 +1,5 @@
 /**
- * Which lint problems refuse a document and which only warn (D116, D205, D405, D407, D408, D430): Redocly's findings
+ * Which lint problems refuse a document and which only warn (D116 default lint stops only on structural errors; D205 unknown 3.1 schema keywords are warnings; D405 struct errors inside extensions are warnings; D407 unknown root fields are warnings; D408 3.0 server default outside its enum is a warning; D430 wrongly typed value keywords and refused defaults left out with a warning): Redocly's findings
  * re-graded by what they mean for generation.
  */
 import type { NormalizedProblem } from '@redocly/openapi-core';

@@ -1,6 +1,6 @@
 /**
  * D444: Paygate's media-type examples rule reports what Redocly's `no-invalid-media-type-examples` reports, in the same
- * order and places, on a first lint and on a lint after an edit that reuses the kept validators (D444, D446); a
+ * order and places, on a first lint and on a lint after an edit that reuses the kept validators (D444 media-type examples checked by a Paygate rule with validators kept across runs; D446 one Ajv kept across lints for the example schemas that use `$ref`); a
  * validator whose schema (or a schema it reaches) changed is compiled again; a schema Ajv cannot compile is reported
  * on every lint.
  */

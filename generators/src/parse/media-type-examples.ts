@@ -24,7 +24,7 @@ const ANNOTATION_KEYWORDS = ['title', 'description', 'example', 'examples', 'def
 /**
  * The compiled validators kept from one lint to the next: a schema without `$ref` by its shape (the dialect, the
  * additional-properties setting and its keywords), a schema with `$ref`s in a kept Ajv instance per dialect and
- * setting (D446). A lint keeps only the shapes it used.
+ * setting (D446 one Ajv kept across lints for the example schemas that use `$ref`). A lint keeps only the shapes it used.
  */
 export class ExampleValidators {
   private kept = new Map<string, Validate>();
