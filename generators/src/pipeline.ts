@@ -6,6 +6,7 @@ import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
 import { dropMistypedKeywords } from './normalize/schema-keywords.js';
+import { inlineSchemaRefs } from './normalize/schema-refs.js';
 import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
 import { normalizeStatusRanges } from './normalize/status-ranges.js';
 import { clientEmitter } from './emit/client.js';
@@ -172,7 +173,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
   // patterns only (D60 patterns use the u flag everywhere) and status ranges spelled `4XX` (D199 status range keys normalised).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
-    const ranges = normalizeStatusRanges(loaded.document, options.openapi);
+    // D412: a $ref to the schema of a parameter or media type (Codat's `#/components/parameters/companyId/schema`) is
+    // a copy of that schema, which the validators' one `$defs` root and the type layer can read
+    const ranges = normalizeStatusRanges(inlineSchemaRefs(loaded.document).document, options.openapi);
     // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it
     const keywords = dropMistypedKeywords(ranges.document);
     warnings.push(...keywords.dropped.map((d) => ({ pointer: `${options.openapi}${d.pointer}`, problem: d.problem, fix: d.fix })));
