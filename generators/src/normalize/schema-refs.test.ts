@@ -23,7 +23,7 @@ describe('isSchemaOfNonSchema', () => {
 describe('inlineSchemaRefs', () => {
   const doc = (schemas: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
     openapi: '3.1.0',
-    components: {
+    components: <Record<string, unknown>>{
       parameters: { companyId: { in: 'path', name: 'companyId', required: true, schema: companyId } },
       schemas,
       ...extra,
