@@ -173,8 +173,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
   // patterns only (D60 patterns use the u flag everywhere) and status ranges spelled `4XX` (D199 status range keys normalised).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
-    // D412: a $ref to the schema of a parameter or media type (Codat's `#/components/parameters/companyId/schema`) is
-    // a copy of that schema, which the validators' one `$defs` root and the type layer can read
+    // D412: a $ref into a parameter, a media type or a schema's keywords (Codat's
+    // `#/components/parameters/companyId/schema`, `#/components/schemas/X/definitions/Y`) is a copy of its target,
+    // which the validators' one `$defs` root and the type layer can read
     const ranges = normalizeStatusRanges(inlineSchemaRefs(loaded.document).document, options.openapi);
     // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it
     const keywords = dropMistypedKeywords(ranges.document);

@@ -18,7 +18,7 @@
  *   and then refused.
  * - Codat (codat.io/assess: webhook payloads whose properties `$ref` a path parameter's schema): the webhook validators
  *   refused the document, a request body holding such a ref went unvalidated and the type did not compile; the ref is
- *   a copy of that schema (D412 a $ref to the schema of a parameter or media type is copied in place).
+ *   a copy of that schema (D412 a $ref into a parameter, a media type or a schema's keywords is copied in place).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

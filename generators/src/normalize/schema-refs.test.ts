@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { inlineSchemaRefs, isSchemaOfNonSchema } from './schema-refs.js';
+import { inlineSchemaRefs, isCopiedRef } from './schema-refs.js';
 
 const companyId = { description: 'Unique identifier for your SMB.', type: 'string', format: 'uuid' };
 
-describe('isSchemaOfNonSchema', () => {
+describe('isCopiedRef', () => {
   it.each([
     ['#/components/parameters/companyId/schema', true],
     ['#/components/headers/X-Rate/schema', true],
@@ -12,11 +12,15 @@ describe('isSchemaOfNonSchema', () => {
     ['#/paths/~1notes/get/parameters/0/schema', true],
     ['#/components/schemas/Note', false],
     ['#/components/schemas/Note/properties/schema', false],
+    ['#/components/schemas/Note/properties/a/properties/b', false],
+    ['#/components/schemas/Note/definitions/accountRef', true],
+    ['#/components/schemas/Note/allOf/1', true],
+    ['#/components/schemas/Note/properties/a/items', true],
     ['#/components/parameters/companyId', false],
     ['#/components/parameters/schema', false],
     ['other.json#/components/parameters/companyId/schema', false],
   ])('%s: %s', (ref, expected) => {
-    expect(isSchemaOfNonSchema(ref)).toBe(expected);
+    expect(isCopiedRef(ref)).toBe(expected);
   });
 });
 
@@ -53,7 +57,7 @@ describe('inlineSchemaRefs', () => {
       { Hook: { properties: { default: companyId }, allOf: [companyId] } },
     ],
     [
-      'refs to component schemas and whole components left alone',
+      'refs to component schemas, their properties and whole components left alone',
       {
         A: { $ref: '#/components/schemas/B' },
         B: { items: { $ref: '#/components/schemas/A/properties/x' } },
@@ -63,6 +67,24 @@ describe('inlineSchemaRefs', () => {
         A: { $ref: '#/components/schemas/B' },
         B: { items: { $ref: '#/components/schemas/A/properties/x' } },
         P: { $ref: '#/components/parameters/companyId' },
+      },
+    ],
+    [
+      // Codat's accounting schemas
+      'a ref into a schema definitions copied, the refs inside it kept',
+      {
+        A: {
+          definitions: { ref: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
+          properties: { r: { $ref: '#/components/schemas/A/definitions/ref' } },
+        },
+        B: { type: 'string' },
+      },
+      {
+        A: {
+          definitions: { ref: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
+          properties: { r: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
+        },
+        B: { type: 'string' },
       },
     ],
     [
@@ -102,6 +124,33 @@ describe('inlineSchemaRefs', () => {
       other: { description: 'x', content: { 'application/json': { schema: companyId } } },
     });
     expect(inlined).toEqual(['#/components/parameters/companyId/schema']);
+  });
+
+  it("a pointer written as a URI fragment, percent-encoded (Brex's refs into its paths)", () => {
+    const schema = { type: 'object', properties: { company: { type: 'string' } } };
+    const ok = { description: 'ok', content: { 'application/json': { schema } } };
+    const document = {
+      paths: {
+        '/lei/{number}': { get: { responses: { '200': ok } } },
+        '/other': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: {
+                  'application/json': {
+                    schema: { $ref: '#/paths/~1lei~1%7Bnumber%7D/get/responses/200/content/application~1json/schema/properties/company' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    expect(inlineSchemaRefs(document).document.paths['/other'].get.responses['200'].content['application/json'].schema).toEqual({
+      type: 'string',
+    });
   });
 
   it('a schema reaching itself through such refs ends in any value', () => {

@@ -1,15 +1,18 @@
 /**
- * A `$ref` to a schema held by an object that is not a schema (`#/components/parameters/companyId/schema`, a media
- * type's `.../content/application~1json/schema`) replaced by a copy of that schema, once, before anything reads the
- * document (D412 a $ref to the schema of a parameter or media type is copied in place).
+ * A `$ref` the type layer cannot index replaced by a copy of its target, once, before anything reads the document
+ * (D412 a $ref into a parameter, a media type or a schema's keywords is copied in place): a ref to a schema held by an
+ * object that is not a schema (`#/components/parameters/companyId/schema`, a media type's
+ * `.../content/application~1json/schema`), and a ref into a component schema's keywords other than its properties
+ * (`#/components/schemas/X/definitions/Y`, `.../allOf/1`).
  *
  * Codat's webhook payloads (codat.io in the APIs.guru directory) name a path parameter's schema so. JSON Schema
  * tools resolve such a pointer against the whole document, but Paygate's validators (request bodies, webhook events)
  * compile the component schemas under one `$defs` root, where it resolves to nothing: the webhook validators refused
- * the document and a request body holding one was left unvalidated. openapi-typescript writes it as an indexed
- * type (`components["parameters"]["companyId"]["schema"]`) of an object it has already turned into the schema's own
- * type, which does not compile. A copy says the same and every reader takes it; a ref to a component schema (or
- * into one) stays a ref, and so do refs to whole components (`#/components/parameters/companyId`).
+ * the document and a request body holding one was left unvalidated. openapi-typescript writes these refs as indexed
+ * types (`components["parameters"]["companyId"]["schema"]`, `components["schemas"]["X"]["definitions"]["Y"]`) of
+ * objects it has already turned into the schema's own type, which do not compile. A copy says the same and every
+ * reader takes it; a ref to a component schema or to one of its properties stays a ref, and so do refs to whole
+ * components (`#/components/parameters/companyId`).
  */
 import { isObj, pointerTokens } from '../util/json.js';
 
@@ -38,14 +41,25 @@ const NAME_MAPS = new Set([
 ]);
 
 /**
- * Whether a pointer names a schema inside an object that is not one: a `schema` token below a named component or an
- * operation (`components/<type>/<name>/.../schema`, `paths/<path>/<method>/.../schema`), outside `components/schemas`.
+ * Whether a `$ref` is copied in place: it names a schema inside an object that is not a schema (a `schema` token below
+ * a named component or an operation: `components/<type>/<name>/.../schema`, `paths/<path>/<method>/.../schema`), or a
+ * part of a component schema other than its properties (`components/schemas/<name>/definitions/<x>`, `.../allOf/1`,
+ * `.../items`). A component schema itself and its properties (`.../properties/<a>/properties/<b>`) stay refs.
  */
-export function isSchemaOfNonSchema(ref: string): boolean {
+export function isCopiedRef(ref: string): boolean {
   if (!ref.startsWith('#/')) return false;
   const tokens = pointerTokens(ref);
-  if (tokens[0] === 'components' && tokens[1] === 'schemas') return false;
+  if (tokens[0] === 'components' && tokens[1] === 'schemas') return tokens.slice(3).some((t, i) => i % 2 === 0 && t !== 'properties');
   return tokens.indexOf('schema', 3) !== -1;
+}
+
+/** A token of a pointer written as a URI fragment, percent-decoded (`~1api~1lei~1%7Bnumber%7D`: Brex's refs into its paths). */
+function decoded(token: string): string {
+  try {
+    return decodeURIComponent(token);
+  } catch {
+    return token;
+  }
 }
 
 /** The value at a pointer of the document, or undefined. */
@@ -54,6 +68,7 @@ function at(document: unknown, ref: string): unknown {
   for (const token of pointerTokens(ref)) {
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isObj(node) && Object.hasOwn(node, token)) node = node[token];
+    else if (isObj(node) && Object.hasOwn(node, decoded(token))) node = node[decoded(token)];
     else return undefined;
   }
   return node;
@@ -95,7 +110,7 @@ export function inlineSchemaRefs<T>(document: T): { document: T; inlined: string
       return copy ?? node;
     }
     const obj = node as Obj;
-    if (typeof obj.$ref === 'string' && isSchemaOfNonSchema(obj.$ref)) {
+    if (typeof obj.$ref === 'string' && isCopiedRef(obj.$ref)) {
       const target = copyOf(obj.$ref);
       if (target !== undefined) {
         const { $ref: _ref, ...siblings } = obj;
