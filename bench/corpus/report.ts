@@ -178,7 +178,33 @@ interface Loaded {
   results: DocumentResult[];
   /** Documents whose shard result is replaced by a later run of the document alone. */
   reruns: string[];
+  /** Documents of a shard's newer run not reached yet, counted with their result from its earlier run. */
+  carried?: { document: string; startedAt: string }[];
   whole: { count: number; done: number[]; partial: number[]; missing: number[] } | null;
+}
+
+/**
+ * A shard run again (a newer results file of the same `i/n`): the newer run's result counts for every document it
+ * reached; a document it has not reached yet (the run is still going, or stopped at a deadline) keeps its result from
+ * the earlier run and is listed as carried, so a partial re-run never shrinks the whole-directory count.
+ */
+function newestRunOfShard(runs: readonly ShardFile[]): ShardFile & { carried: { document: string; startedAt: string }[] } {
+  const byAge = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const newest = byAge[byAge.length - 1]!;
+  const reached = new Set(newest.results.map((r) => r.document));
+  const older = new Map<string, { result: DocumentResult; startedAt: string }>();
+  for (const run of byAge.slice(0, -1)) for (const r of run.results) older.set(r.document, { result: r, startedAt: run.startedAt });
+  const carried = newest.planned.filter((d) => !reached.has(d) && older.has(d));
+  const results = newest.planned.flatMap((d) => {
+    const own = newest.results.find((r) => r.document === d);
+    return own ? [own] : older.has(d) ? [older.get(d)!.result] : [];
+  });
+  return {
+    ...newest,
+    results,
+    complete: newest.complete || results.length === newest.planned.length,
+    carried: carried.map((document) => ({ document, startedAt: older.get(document)!.startedAt })),
+  };
 }
 
 function load(resultsDir: string): Loaded {
@@ -197,8 +223,12 @@ function load(resultsDir: string): Loaded {
   const counts = new Map<number, number>();
   for (const s of shards) counts.set(s.shard!.count, (counts.get(s.shard!.count) ?? 0) + s.results.length);
   const count = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  const chosen = shards.filter((s) => s.shard!.count === count).sort((a, b) => a.shard!.index - b.shard!.index);
   const indices = Array.from({ length: count }, (_, i) => i + 1);
+  const chosen = indices.flatMap((i) => {
+    const runs = shards.filter((s) => s.shard!.count === count && s.shard!.index === i);
+    return runs.length === 0 ? [] : [newestRunOfShard(runs)];
+  });
+  const carried = chosen.flatMap((s) => s.carried);
   // a document re-run on its own after its shard (`--documents`, after a fix) counts with its newer result
   const reruns = new Map<string, DocumentResult>();
   for (const f of files.filter((f) => f.shard === null).sort((a, b) => a.startedAt.localeCompare(b.startedAt)))
@@ -208,6 +238,7 @@ function load(resultsDir: string): Loaded {
     }
   return {
     files: chosen,
+    carried,
     reruns: [...reruns.keys()].sort(),
     results: chosen.flatMap((s) => s.results.map((r) => reruns.get(r.document) ?? r)),
     whole: {
@@ -225,7 +256,7 @@ const kb = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` :
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function writeCorpusReport(root: string, resultsDir: string): { file: string; documents: number } {
-  const { files, results, reruns, whole } = load(resultsDir);
+  const { files, results, reruns, whole, carried = [] } = load(resultsDir);
   const lines: string[] = [];
   const push = (...l: string[]) => lines.push(...l);
   const tools = files[0]?.tools;
@@ -261,6 +292,7 @@ export function writeCorpusReport(root: string, resultsDir: string): { file: str
               .join(', ')
       }`,
       `- shards not run yet: ${whole.missing.length === 0 ? 'none' : whole.missing.join(', ')}`,
+      `- shards run again whose newer run has not reached every document yet: ${carried.length === 0 ? 'none' : `${carried.length} document(s) counted with their result from the earlier run (${[...new Set(carried.map((c) => c.startedAt.slice(0, 10)))].join(', ')})`}`,
       `- re-run alone after their shard, with a fix the shard ran without (the newer result counts): ${reruns.length === 0 ? 'none' : reruns.join(', ')}`,
       `- documents not run: ${DIRECTORY_DOCUMENTS - total}${total < DIRECTORY_DOCUMENTS ? ` (this is not yet the whole directory: the counts below are of the ${total} run; ${planned - total} of the started shards' documents remain)` : ''}`,
       '',

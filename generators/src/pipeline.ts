@@ -5,8 +5,8 @@ import { queryStringPathWarnings, refuseUndeclaredPathParameters } from './model
 import type { ApiModel } from './model/types.js';
 import { loadAsyncApi } from './parse/asyncapi.js';
 import { loadOpenApi, type LintMode, type LintProblem } from './parse/openapi.js';
+import { inlineNonComponentSchemaRefs } from './normalize/schema-refs.js';
 import { dropMistypedKeywords } from './normalize/schema-keywords.js';
-import { inlineSchemaRefs } from './normalize/schema-refs.js';
 import { normalizePatterns, type DroppedPattern, type TranslatedPattern } from './normalize/patterns.js';
 import { normalizeStatusRanges } from './normalize/status-ranges.js';
 import { clientEmitter } from './emit/client.js';
@@ -173,12 +173,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Every later reader (model, validators, the type layer, the embedded document, the contract tooling) sees `u`-valid
   // patterns only (D60 patterns use the u flag everywhere) and status ranges spelled `4XX` (D199 status range keys normalised).
   const { document, asyncMessages, translatedPatterns } = await timed(timings, 'normalize patterns, status ranges', onProgress, () => {
-    // D412: a $ref into a parameter, a media type or a schema's keywords (Codat's
-    // `#/components/parameters/companyId/schema`, `#/components/schemas/X/definitions/Y`) is a copy of its target,
-    // which the validators' one `$defs` root and the type layer can read
-    const ranges = normalizeStatusRanges(inlineSchemaRefs(loaded.document).document, options.openapi);
+    const ranges = normalizeStatusRanges(loaded.document, options.openapi);
     // D430: a wrongly typed value keyword of a schema (`"pattern": 0`) is left out, with a warning naming it
-    const keywords = dropMistypedKeywords(ranges.document);
+    // D452: a schema ref to another operation's or a parameter's schema is copied in place (readers resolve component schemas only)
+    const keywords = dropMistypedKeywords(inlineNonComponentSchemaRefs(ranges.document).document);
     warnings.push(...keywords.dropped.map((d) => ({ pointer: `${options.openapi}${d.pointer}`, problem: d.problem, fix: d.fix })));
     const fromOpenApi = normalizePatterns(keywords.document, options.openapi);
     const translated = fromOpenApi.translated.map((t) => ({ ...t, file: options.openapi }));

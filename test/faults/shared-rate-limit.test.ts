@@ -23,6 +23,11 @@ import {
 const adminUrl = adminDatabaseUrl();
 const REDIS_URL = process.env['PAYGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const LIMIT = 20;
+// These tests are about sharing one limit, not about a slow Redis (packages/reference/src/http/rate-limit.test.ts
+// covers the hung one): on a busy machine (load 20 on 2 cores) a healthy Redis answered slower than the default 500 ms
+// command timeout and a process fell back to its own limit (39 answers of 20 allowed). A killed Redis refuses at
+// once, so the outage test still sees the fallback without waiting for this.
+const BUSY_MACHINE_REDIS_TIMEOUT_MS = '15000';
 
 if (!adminUrl) {
   reportNotRun('test/faults/shared-rate-limit.test.ts (two processes sharing one limit through Redis)');
@@ -43,6 +48,7 @@ if (!adminUrl) {
         PAYGATE_REDIS_KEY_PREFIX: `paygate:test:${randomUUID()}`,
         PAYGATE_RATE_LIMIT: String(LIMIT),
         PAYGATE_RATE_WINDOW_SECONDS: '600',
+        PAYGATE_REDIS_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS,
       };
       const common = { databaseUrl: db.url, partner, env };
       [a, b] = await Promise.all([spawnGateway({ ...common, name: 'limited-A' }), spawnGateway({ ...common, name: 'limited-B' })]);
@@ -87,7 +93,12 @@ if (!adminUrl) {
       await ensureBuilt();
       redis = await startThrowawayRedis();
       db = await createTestDatabase(adminUrl);
-      const env = { REDIS_URL: redis.url, PAYGATE_RATE_LIMIT: String(LIMIT), PAYGATE_RATE_WINDOW_SECONDS: '600' };
+      const env = {
+        REDIS_URL: redis.url,
+        PAYGATE_RATE_LIMIT: String(LIMIT),
+        PAYGATE_RATE_WINDOW_SECONDS: '600',
+        PAYGATE_REDIS_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS,
+      };
       const common = { databaseUrl: db.url, partner, env };
       [a, b] = await Promise.all([spawnGateway({ ...common, name: 'outage-A' }), spawnGateway({ ...common, name: 'outage-B' })]);
     }, 120_000);

@@ -16,9 +16,10 @@
  *   keyword of a schema warns and is left out (D430 wrongly typed value keywords and refused defaults left out with a warning); so is a `default` its own schema refuses (Exhibit Day's
  *   `{type: number, default: 'false'}`, figshare's `order` default outside its enum), which the validators filled in
  *   and then refused.
- * - Codat (codat.io/assess: webhook payloads whose properties `$ref` a path parameter's schema): the webhook validators
- *   refused the document, a request body holding such a ref went unvalidated and the type did not compile; the ref is
- *   a copy of that schema (D412 a $ref into a parameter, a media type or a schema's keywords is copied in place).
+ * - Codat (codat.io/assess: webhook payloads whose properties `$ref` a path parameter's schema, and schemas pointing into
+ *   each other's `definitions` and `allOf`): the webhook validators refused the document, a request body holding such a ref went
+ *   unvalidated and the types did not compile; each ref is a copy of its target (D452 schema refs outside components
+ *   inlined; D412 a ref into a component schema's keywords is copied in place).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,12 @@ import { generateAndCompile, type CompileOutcome } from './support/compile-gener
 const notification = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string' }, status: { type: 'string' }, companyId: { $ref: '#/components/parameters/companyId/schema' } },
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string' },
+    companyId: { $ref: '#/components/parameters/companyId/schema' },
+    code: { $ref: '#/components/schemas/Shared/allOf/0' },
+  },
 };
 
 const spec = {
@@ -108,6 +114,7 @@ const spec = {
           owner: { $ref: '#/components/parameters/companyId/schema' },
         },
       },
+      Shared: { allOf: [{ type: 'string', maxLength: 4 }] },
     },
     parameters: { companyId: { name: 'companyId', in: 'path', required: true, schema: { type: 'string', maxLength: 36 } } },
   },
@@ -180,10 +187,11 @@ describe('documents the corpus run found failing, reduced', () => {
     expect(client.match(/\bgetArticlesAll\b\s*[:(]/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
 
-  it("Codat's `$ref` to a parameter's schema (`#/components/parameters/companyId/schema`) is read in webhook payloads, request bodies and types (D412)", () => {
+  it("Codat's `$ref`s to a parameter's schema and into a schema's `allOf` are read in webhook payloads, request bodies and types (D452, D412)", () => {
     const file = (end: string) => outcome.result.files.find((f) => f.path.endsWith(end))!.contents;
     for (const end of ['webhooks/validators.gen.ts', 'server/request-validators.gen.ts', 'contract/types.gen.ts'])
       expect(file(end)).not.toContain('parameters/companyId/schema');
+    expect(file('contract/types.gen.ts')).not.toContain('["allOf"]');
     expect(file('server/request-validators.gen.ts')).not.toContain('notValidated');
     expect(file('webhooks/validators.gen.ts')).toMatch(/maxLength|36/);
   });

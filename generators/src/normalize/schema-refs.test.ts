@@ -1,174 +1,105 @@
+/** normalize/schema-refs.ts (D452 schema refs outside components inlined): which refs are copied in place, and which are left. */
 import { describe, expect, it } from 'vitest';
-import { inlineSchemaRefs, isCopiedRef } from './schema-refs.js';
+import { inlineNonComponentSchemaRefs, intoSchemaKeywords } from './schema-refs.js';
 
-const companyId = { description: 'Unique identifier for your SMB.', type: 'string', format: 'uuid' };
-
-describe('isCopiedRef', () => {
-  it.each([
-    ['#/components/parameters/companyId/schema', true],
-    ['#/components/headers/X-Rate/schema', true],
-    ['#/components/responses/Err/content/application~1json/schema', true],
-    ['#/components/responses/Err/content/application~1json/schema/properties/code', true],
-    ['#/paths/~1notes/get/parameters/0/schema', true],
-    ['#/components/schemas/Note', false],
-    ['#/components/schemas/Note/properties/schema', false],
-    ['#/components/schemas/Note/properties/a/properties/b', false],
-    ['#/components/schemas/Note/definitions/accountRef', true],
-    ['#/components/schemas/Note/allOf/1', true],
-    ['#/components/schemas/Note/properties/a/items', true],
-    ['#/components/parameters/companyId', false],
-    ['#/components/parameters/schema', false],
-    ['other.json#/components/parameters/companyId/schema', false],
-  ])('%s: %s', (ref, expected) => {
-    expect(isCopiedRef(ref)).toBe(expected);
-  });
+const form = { type: 'object', properties: { jwt: { type: 'string' } } };
+const doc = (extra: Record<string, unknown>) => ({
+  openapi: '3.0.3',
+  paths: {
+    '/authn-jwt/{service_id}': {
+      post: {
+        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: form } } },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    ...extra,
+  },
+  components: {
+    schemas: {
+      Id: { type: 'string' },
+      Tree: { type: 'object', properties: { child: { $ref: '#/components/schemas/Tree' } } },
+      // Codat's accounting schemas keep shared parts under `definitions` and point into them
+      Account: { type: 'object', definitions: { ref: { type: 'object', properties: { id: { $ref: '#/components/schemas/Id' } } } } },
+    },
+    parameters: { Account: { name: 'account', in: 'path', required: true, schema: { type: 'string', maxLength: 8 } } },
+    responses: { Ok: { description: 'ok' } },
+  },
+});
+const post = (schema: unknown) => ({
+  post: { requestBody: { content: { 'application/json': { schema } } }, responses: { '200': { $ref: '#/components/responses/Ok' } } },
 });
 
-describe('inlineSchemaRefs', () => {
-  const doc = (schemas: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    openapi: '3.1.0',
-    components: <Record<string, unknown>>{
-      parameters: { companyId: { in: 'path', name: 'companyId', required: true, schema: companyId } },
-      schemas,
-      ...extra,
-    },
+/** The JSON body schema of the path's POST. */
+const bodyOf = (document: unknown, path: string): unknown =>
+  (document as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> }).paths[path]!.post
+    .requestBody.content['application/json']!.schema;
+
+describe('inlineNonComponentSchemaRefs', () => {
+  it.each([
+    [
+      "another operation's schema, percent-encoded as a URI fragment",
+      '#/paths/~1authn-jwt~1%7Bservice_id%7D/post/requestBody/content/application~1x-www-form-urlencoded/schema',
+      form,
+    ],
+    ["a parameter's schema", '#/components/parameters/Account/schema', { type: 'string', maxLength: 8 }],
+    // D412: the type layer cannot index a component schema's keywords
+    [
+      "a component schema's definitions (its own refs into components kept)",
+      '#/components/schemas/Account/definitions/ref',
+      { type: 'object', properties: { id: { $ref: '#/components/schemas/Id' } } },
+    ],
+  ])('copies %s in place', (_, ref, expected) => {
+    const { document, inlined } = inlineNonComponentSchemaRefs(doc({ '/other': post({ $ref: ref }) }));
+    expect(bodyOf(document, '/other')).toEqual(expected);
+    expect(inlined).toEqual([{ pointer: '#/paths/~1other/post/requestBody/content/application~1json/schema', ref }]);
+  });
+
+  it('copies a ref nested in a schema, keeping the siblings written beside it', () => {
+    const schema = {
+      type: 'object',
+      properties: { account: { $ref: '#/components/parameters/Account/schema', description: 'the account' } },
+    };
+    const { document } = inlineNonComponentSchemaRefs(doc({ '/other': post(schema) }));
+    expect(bodyOf(document, '/other')).toEqual({
+      type: 'object',
+      properties: { account: { type: 'string', maxLength: 8, description: 'the account' } },
+    });
   });
 
   it.each([
-    [
-      // Codat's webhook payloads
-      'a property naming a parameter schema',
-      { Hook: { type: 'object', properties: { companyId: { $ref: '#/components/parameters/companyId/schema' } } } },
-      { Hook: { type: 'object', properties: { companyId } } },
-    ],
-    [
-      'siblings of the $ref kept over the copy',
-      { Hook: { properties: { id: { $ref: '#/components/parameters/companyId/schema', description: 'The company.' } } } },
-      { Hook: { properties: { id: { ...companyId, description: 'The company.' } } } },
-    ],
-    [
-      'a property called default and a schema in allOf',
-      {
-        Hook: {
-          properties: { default: { $ref: '#/components/parameters/companyId/schema' } },
-          allOf: [{ $ref: '#/components/parameters/companyId/schema' }],
-        },
-      },
-      { Hook: { properties: { default: companyId }, allOf: [companyId] } },
-    ],
-    [
-      'refs to component schemas, their properties and whole components left alone',
-      {
-        A: { $ref: '#/components/schemas/B' },
-        B: { items: { $ref: '#/components/schemas/A/properties/x' } },
-        P: { $ref: '#/components/parameters/companyId' },
-      },
-      {
-        A: { $ref: '#/components/schemas/B' },
-        B: { items: { $ref: '#/components/schemas/A/properties/x' } },
-        P: { $ref: '#/components/parameters/companyId' },
-      },
-    ],
-    [
-      // Codat's accounting schemas
-      'a ref into a schema definitions copied, the refs inside it kept',
-      {
-        A: {
-          definitions: { ref: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
-          properties: { r: { $ref: '#/components/schemas/A/definitions/ref' } },
-        },
-        B: { type: 'string' },
-      },
-      {
-        A: {
-          definitions: { ref: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
-          properties: { r: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } } },
-        },
-        B: { type: 'string' },
-      },
-    ],
-    [
-      'example data left alone',
-      {
-        A: {
-          type: 'object',
-          example: { $ref: '#/components/parameters/companyId/schema' },
-          enum: [{ $ref: '#/components/parameters/companyId/schema' }],
-        },
-      },
-      {
-        A: {
-          type: 'object',
-          example: { $ref: '#/components/parameters/companyId/schema' },
-          enum: [{ $ref: '#/components/parameters/companyId/schema' }],
-        },
-      },
-    ],
-    [
-      'a ref that resolves to nothing stays as written',
-      { A: { $ref: '#/components/parameters/nope/schema' } },
-      { A: { $ref: '#/components/parameters/nope/schema' } },
-    ],
-  ])('%s', (_name, schemas, expected) => {
-    expect(inlineSchemaRefs(doc(schemas)).document.components.schemas).toEqual(expected);
+    ['a component schema ref (recursive ones too)', { $ref: '#/components/schemas/Tree' }],
+    ['a ref to nothing (the lint reports it)', { $ref: '#/components/parameters/Missing/schema' }],
+  ])('leaves %s as written', (_, schema) => {
+    const input = doc({ '/other': post(schema) });
+    const { document, inlined } = inlineNonComponentSchemaRefs(input);
+    expect(document).toBe(input);
+    expect(inlined).toEqual([]);
   });
 
-  it('inlines in a response, the default response included, and reports each pointer once', () => {
-    const response = {
-      description: 'x',
-      content: { 'application/json': { schema: { $ref: '#/components/parameters/companyId/schema' } } },
-    };
-    const { document, inlined } = inlineSchemaRefs(doc({}, { responses: { default: response, other: response } }));
-    expect(document.components.responses).toEqual({
-      default: { description: 'x', content: { 'application/json': { schema: companyId } } },
-      other: { description: 'x', content: { 'application/json': { schema: companyId } } },
-    });
-    expect(inlined).toEqual(['#/components/parameters/companyId/schema']);
+  it.each([
+    ['#/components/schemas/X', false],
+    ['#/components/schemas/X/properties/a', false],
+    ['#/components/schemas/X/properties/a/properties/b', false],
+    ['#/components/schemas/X/definitions/accountRef', true],
+    ['#/components/schemas/X/allOf/1', true],
+    ['#/components/schemas/X/properties/a/items', true],
+    ['#/components/schemas/X/properties/a/oneOf/0', true],
+    ['#/components/parameters/X/schema', false],
+  ])('intoSchemaKeywords(%s) is %s (D412)', (ref, expected) => {
+    expect(intoSchemaKeywords(ref)).toBe(expected);
   });
 
-  it("a pointer written as a URI fragment, percent-encoded (Brex's refs into its paths)", () => {
-    const schema = { type: 'object', properties: { company: { type: 'string' } } };
-    const ok = { description: 'ok', content: { 'application/json': { schema } } };
-    const document = {
-      paths: {
-        '/lei/{number}': { get: { responses: { '200': ok } } },
-        '/other': {
-          get: {
-            responses: {
-              '200': {
-                description: 'ok',
-                content: {
-                  'application/json': {
-                    schema: { $ref: '#/paths/~1lei~1%7Bnumber%7D/get/responses/200/content/application~1json/schema/properties/company' },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    };
-    expect(inlineSchemaRefs(document).document.paths['/other'].get.responses['200'].content['application/json'].schema).toEqual({
-      type: 'string',
-    });
+  it('leaves refs that are not in a schema position (a response ref) and examples alone', () => {
+    const input = doc({ '/x': { get: { responses: { '200': { $ref: '#/paths/~1other/get/responses/200' } } } } });
+    expect(inlineNonComponentSchemaRefs(input).document).toBe(input);
   });
 
-  it('a schema reaching itself through such refs ends in any value', () => {
-    const looped = {
-      openapi: '3.1.0',
-      components: {
-        parameters: {
-          p: { in: 'query', name: 'p', schema: { type: 'object', properties: { next: { $ref: '#/components/parameters/p/schema' } } } },
-        },
-        schemas: { A: { $ref: '#/components/parameters/p/schema' } },
-      },
-    };
-    const a = inlineSchemaRefs(looped).document.components.schemas.A;
-    expect(a).toEqual({ type: 'object', properties: { next: {} } });
-  });
-
-  it('the document itself when it has none', () => {
-    const d = doc({ A: { type: 'string' } });
-    expect(inlineSchemaRefs(d).document).toBe(d);
+  it('stops at a ref that leads back into itself through copies', () => {
+    const loop = { type: 'object', properties: { next: { $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' } } };
+    const { document } = inlineNonComponentSchemaRefs(
+      doc({ '/loop': post(loop), '/other': post({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' }) }),
+    );
+    const copied = bodyOf(document, '/other') as { properties: { next: unknown } };
+    expect(copied.properties.next).toEqual({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' });
   });
 });
