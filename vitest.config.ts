@@ -24,7 +24,7 @@ export default defineConfig({
   // condition list: without "source" there, `@paygate/contract` resolves to dist/ and a fresh clone (no build) fails.
   environments: { __vitest__: { resolve: { conditions: ['source'] } } },
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(withPostgres ? [] : ['test/faults/**'])],
     // test/support/global-setup.ts: what the run shares instead of each file making its own (an initialised PGlite data
     // dir, one build of dist/; D138). The contract suite's prints the operation x status coverage table after all files

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { probeLimit } from './probe-limits.js';
+import { probeLimit } from '../../bench/corpus/probe-limits.js';
 
 const HEAD_BODY = 'the body of a HEAD answer (there is none to read)';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsFor, GOOD, withQueryCredentials } from './probe-credentials.js';
+import { credentialsFor, GOOD, withQueryCredentials } from '../../bench/corpus/probe-credentials.js';
 
 describe('withQueryCredentials', () => {
   const key: [string, string][] = [['apikey', GOOD]];
