@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { buildModel } from '../../generators/src/model/build.js';
 import { loadOpenApi } from '../../generators/src/parse/openapi.js';
 import { detectedShape } from '../../generators/src/model/pagination.js';
-import { RefResolver } from '../../generators/src/model/build.js';
+import { RefResolver } from '../../generators/src/model/ref-resolver.js';
 import type { OperationModel } from '../../generators/src/model/types.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { RefResolver } from '../../generators/src/model/build.js';
+import { RefResolver } from '../../generators/src/model/ref-resolver.js';
 import type { ApiModel } from '../../generators/src/model/types.js';
 import { eventEntries, readDocsTemplates, renderDocsPages, webhookGuide } from '../../generators/src/emit/docs-site.js';
 import { DEFAULT_TEMPLATES_DIR } from '../../generators/src/emit/templates.js';

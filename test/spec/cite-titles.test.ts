@@ -1,6 +1,12 @@
 /** scripts/decisions/cite-titles.ts (D451 code cites a decision by number and title): bare citations in comments get their titles, nothing else changes. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readDecisionRecords } from '../../generators/src/emit/decision-records.js';
 import { citeTitles, commentRanges, inSentence } from '../../scripts/decisions/cite-titles-rewrite.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
 
 const titles = new Map([
   ['D141', 'One dispatch middleware with find-my-way'],
@@ -49,5 +55,17 @@ describe('cite-titles', () => {
   it('finds every comment once, the last one of the file too', () => {
     const source = '// a\n/** b */\nfunction f(/* c */ x: number) {\n  return x; // d\n}\n// e\n';
     expect(commentRanges(source, 'a.ts').map(([s, e]) => source.slice(s, e))).toEqual(['// a', '/** b */', '/* c */', '// d', '// e']);
+  });
+
+  it('leaves no bare citation in the repository (npx tsx scripts/decisions/cite-titles.ts FILE titles one)', () => {
+    const repoTitles = new Map(readDecisionRecords(path.join(ROOT, 'docs/decisions')).map((r) => [r.id, r.title]));
+    const files = execFileSync('git', ['ls-files', '*.ts', '*.mts', '*.mjs', '*.js'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f !== '' && !f.endsWith('.gen.ts') && !f.includes('/generated/'));
+    const bare = files.flatMap((file) => {
+      const { cited } = citeTitles(readFileSync(path.join(ROOT, file), 'utf8'), file, repoTitles);
+      return cited.length === 0 ? [] : [`${file}: ${cited.join(', ')}`];
+    });
+    expect(bare).toEqual([]);
   });
 });

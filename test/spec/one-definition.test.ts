@@ -35,12 +35,39 @@ const DEFINITIONS: [string, RegExp][] = [
   ],
 ];
 
+/**
+ * Helpers of the generators' model builders with one home each (issue 31: one definition of each schema-reading
+ * helper): `generators/src/model/raw.ts` (the string and `x-` extension readers the model and the schema builder
+ * share) and the node readings of `generators/src/model/schema/shape.ts` (a ref followed to its named node, an
+ * object's fields with its allOf parts merged).
+ */
+const GENERATOR_HELPERS: [string, RegExp, string][] = [
+  ['a child JSON Pointer builder (pointer + pointerOf(tokens))', /\+\s*pointerOf\(/, 'generators/src/util/json.ts (childPointer)'],
+  [
+    'a string reader (typeof v === "string" ? v : undefined)',
+    /(?:const|function)\s+\w+\s*=?\s*\(\s*\w+: unknown\)[^\n]*typeof \w+ === 'string' \? \w+ : undefined/,
+    'generators/src/model/raw.ts (str)',
+  ],
+  ['an x- extensions reader', /(?:const|function)\s+extensionsOf\b/, 'generators/src/model/raw.ts'],
+  ['a ref follower over typed nodes', /(?:const|function)\s+derefNode\b/, 'generators/src/model/schema/shape.ts'],
+  ['an allOf-merging object shape over typed nodes', /(?:const|function)\s+objectShapeOf\b/, 'generators/src/model/schema/shape.ts'],
+];
+const HELPER_HOMES = ['generators/src/model/raw.ts', 'generators/src/model/schema/shape.ts'];
+
 describe('one definition of the shared JSON helpers', () => {
   const files = sources().map((f) => ({ file: f, text: readFileSync(path.join(ROOT, f), 'utf8') }));
 
   it.each(DEFINITIONS)('no second definition of %s outside generators/src/util/json.ts and @paygate/contract/json', (_what, pattern) => {
     const found = files.filter(({ text }) => pattern.test(text)).map(({ file }) => file);
     expect(found, `import it from ${HOMES.join(' or ')} instead`).toEqual([]);
+  });
+
+  it.each(GENERATOR_HELPERS)('no second definition of %s in the generators', (_what, pattern, home) => {
+    const found = files
+      .filter(({ file }) => file.startsWith('generators/src/') && !HELPER_HOMES.includes(file))
+      .filter(({ text }) => pattern.test(text))
+      .map(({ file }) => file);
+    expect(found, `import it from ${home} instead`).toEqual([]);
   });
 
   it('the two homes stay equal below their header comments', () => {
@@ -54,5 +81,11 @@ describe('one definition of the shared JSON helpers', () => {
   it('the detector finds a pasted copy (so an empty result above means something)', () => {
     const pasted = "const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object';\nx.replace(/~/g, '~0');";
     expect(DEFINITIONS.filter(([, p]) => p.test(pasted)).length).toBe(2);
+    const helpers = [
+      'const child = (pointer: string, ...t: string[]): string => pointer + pointerOf(t);',
+      "const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);",
+      'function extensionsOf(node: Obj) {}',
+    ].join('\n');
+    expect(GENERATOR_HELPERS.filter(([, p]) => p.test(helpers)).length).toBe(3);
   });
 });

@@ -6,10 +6,11 @@
  * where the spec has them. A catalogue the user gives (`paygate docs --errors FILE`, or docs/errors.md) replaces this
  * page and is checked against the spec's codes instead.
  */
-import { RefResolver } from '../model/build.js';
+import { namedNodes, objectShapeOf, type ResolveNamed } from '../model/schema/shape.js';
+import type { SchemaNode } from '../model/schema/types.js';
 import type { ApiModel, ResponseModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
-import { isObj, unescapePointerToken } from '../util/json.js';
+import { errorFieldType, fieldDescription } from './docs-schema-labels.js';
 
 export interface SpecErrorResponseRow {
   /** `404`, `4XX`, `default`. */
@@ -60,59 +61,17 @@ function statusRank(status: string): string {
   return `2${status}`;
 }
 
-const COMPONENT = /^#\/components\/schemas\/(.+)$/;
-const componentName = (ref: string): string | undefined => {
-  const match = COMPONENT.exec(ref);
-  return match === null ? undefined : unescapePointerToken(match[1]!);
-};
-
-/**
- * The schema behind `$ref`s, or undefined when the model's schemas cannot resolve it: a `$ref` into `paths` (openSUSE's
- * error bodies refer to another operation's) is valid, and a page must not fail for a label.
- */
-function derefOrUndefined(resolver: RefResolver, schema: unknown): unknown {
-  try {
-    return resolver.deref<unknown>(schema);
-  } catch {
-    return undefined;
-  }
-}
-
-function typeLabel(resolver: RefResolver, schema: unknown): string {
-  if (isObj(schema) && typeof schema.$ref === 'string') {
-    const name = componentName(schema.$ref);
-    if (name !== undefined) return name;
-  }
-  const s = derefOrUndefined(resolver, schema);
-  if (!isObj(s)) return 'any';
-  const types = Array.isArray(s.type) ? s.type.map(String) : typeof s.type === 'string' ? [s.type] : [];
-  if (types.includes('array')) return `array of ${typeLabel(resolver, s.items)}`;
-  if (types.length > 0) return types.join(' | ');
-  if (s.const !== undefined) return typeof s.const;
-  return ['oneOf', 'anyOf', 'allOf'].some((k) => Array.isArray(s[k])) ? 'object' : 'any';
-}
-
-function describe(resolver: RefResolver, schema: unknown): string {
-  if (isObj(schema) && typeof schema.description === 'string') return schema.description;
-  const s = derefOrUndefined(resolver, schema);
-  if (!isObj(s)) return '';
-  if (typeof s.description === 'string') return s.description;
-  if (s.const !== undefined) return `Always \`${String(s.const)}\`.`;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return `One of ${s.enum.map((v) => `\`${String(v)}\``).join(', ')}.`;
-  return '';
-}
-
 /** The errors page's view of the model (see the module comment); empty lists when the spec declares no errors. */
 export function specErrorsView(model: Pick<ApiModel, 'operations' | 'schemas' | 'errorCodes' | 'errorCatalogue'>): SpecErrorsView {
-  const resolver = new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
+  const resolve = namedNodes(model.schemas);
   const rows = new Map<string, { status: string; description: string; body: string; operations: string[] }>();
   const schemas = new Map<string, SpecErrorSchema>();
   for (const op of model.operations) {
     for (const response of op.responses.filter(isErrorResponse)) {
       const bodies = response.content.map((media) => {
-        const label = media.schema === undefined ? '' : `: ${typeLabel(resolver, media.schema)}`;
-        const ref = isObj(media.schema) && typeof media.schema.$ref === 'string' ? componentName(media.schema.$ref) : undefined;
-        if (ref !== undefined && !schemas.has(ref)) schemas.set(ref, errorSchema(resolver, ref, media.schema));
+        const label = media.node === undefined ? '' : `: ${errorFieldType(media.node, resolve)}`;
+        const ref = media.node?.kind === 'ref' ? media.node.name : undefined;
+        if (ref !== undefined && !schemas.has(ref)) schemas.set(ref, errorSchema(resolve, ref, media.node));
         return `\`${media.mediaType}\`${label}`;
       });
       const body = bodies.join('; ');
@@ -153,23 +112,17 @@ function operationList(ids: readonly string[]): string {
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-/** An error body component with its top-level fields (allOf members merged). */
-function errorSchema(resolver: RefResolver, name: string, schema: unknown): SpecErrorSchema {
-  let shape: ReturnType<RefResolver['objectShape']>;
-  try {
-    shape = resolver.objectShape(schema);
-  } catch {
-    shape = { properties: {}, required: new Set() }; // an allOf member referring outside components: fields unknown
-  }
-  const { properties, required } = shape;
+/** An error body component with its top-level fields (allOf members merged), read from its typed node (D479 the API reference reads typed schema nodes). */
+function errorSchema(resolve: ResolveNamed, name: string, node: SchemaNode | undefined): SpecErrorSchema {
+  const { properties, required } = objectShapeOf(node, resolve);
   return {
     name,
-    description: describe(resolver, schema),
-    fields: Object.entries(properties).map(([field, prop]) => ({
+    description: fieldDescription(node, resolve),
+    fields: [...properties].map(([field, prop]) => ({
       name: field,
-      type: typeLabel(resolver, prop),
+      type: errorFieldType(prop, resolve),
       required: required.has(field),
-      description: describe(resolver, prop),
+      description: fieldDescription(prop, resolve),
     })),
   };
 }

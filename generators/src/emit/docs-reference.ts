@@ -8,13 +8,18 @@
  * Each operation page carries its samples (emit/docs-samples.ts) with Copy buttons, and a try-it form that stays hidden
  * unless the page is served by a sandbox gateway (assets/try-it.js).
  *
- * Pure and deterministic: the view models are built here, rendered by templates/docs/reference/*.hbs.
+ * Pure and deterministic: the view models are built here, rendered by templates/docs/reference/*.hbs. Schemas (field
+ * tables, type labels: docs-schema-labels.ts) are read from the model's typed nodes (D479 the API reference reads typed
+ * schema nodes); only the response examples are read from the bundled document.
  */
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, OperationModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
 import type { OperationSamples } from './docs-samples.js';
 import { isObj } from '../util/json.js';
+import { derefNode, namedNodes, objectShapeOf, type ResolveNamed } from '../model/schema/shape.js';
+import type { SchemaNode } from '../model/schema/types.js';
+import { schemaDescription, typeLabel } from './docs-schema-labels.js';
 
 type Obj = Record<string, unknown>;
 
@@ -79,80 +84,41 @@ export interface FieldRow {
   descriptionHtml: string;
 }
 
-/** `string`, `integer (int64)`, `"a" | "b"`, `Order`, `array of Payment`. */
-function typeLabel(resolver: RefResolver, schema: unknown, depth = 0): string {
-  if (!isObj(schema)) return 'any';
-  if (typeof schema.$ref === 'string') {
-    const name = /^#\/components\/schemas\/(.+)$/.exec(schema.$ref)?.[1];
-    const target = resolver.deref<unknown>(schema);
-    if (name !== undefined && isObj(target) && !Array.isArray(target.enum) && target.const === undefined) return decodeURIComponent(name);
-    return typeLabel(resolver, target, depth);
-  }
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) {
-    const values = schema.enum.slice(0, 8).map((v) => JSON.stringify(v));
-    return `${values.join(' | ')}${schema.enum.length > 8 ? ` | … (${schema.enum.length})` : ''}`;
-  }
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    const options = schema[key];
-    if (Array.isArray(options) && depth < 3) return options.map((o) => typeLabel(resolver, o, depth + 1)).join(' | ');
-  }
-  if (Array.isArray(schema.allOf) && schema.properties === undefined && schema.allOf.length === 1)
-    return typeLabel(resolver, schema.allOf[0], depth);
-  const types = Array.isArray(schema.type) ? schema.type.map(String) : typeof schema.type === 'string' ? [schema.type] : [];
-  if (types.includes('array')) return `array of ${depth < 3 ? typeLabel(resolver, schema.items, depth + 1) : 'items'}`;
-  const base = types.length > 0 ? types.join(' | ') : isObj(schema.properties) || Array.isArray(schema.allOf) ? 'object' : 'any';
-  const nullable = schema.nullable === true ? ' | null' : '';
-  return `${base}${typeof schema.format === 'string' ? ` (${schema.format})` : ''}${nullable}`;
-}
-
-function describe(resolver: RefResolver, schema: unknown): string {
-  if (isObj(schema) && typeof schema.description === 'string') return schema.description;
-  const s = resolver.deref<unknown>(schema);
-  return isObj(s) && typeof s.description === 'string' ? s.description : '';
-}
-
 /** Limits of the field tables: a Stripe-sized schema nests deep and wide; the page lists the first levels. */
 const MAX_DEPTH = 3;
 const MAX_ROWS = 200;
 
-/** fieldRows, or none for a schema whose shape cannot be read (a `$ref` outside components is valid and skipped). */
-function safeRows(resolver: RefResolver, schema: unknown): FieldRow[] {
-  try {
-    return fieldRows(resolver, schema);
-  } catch {
-    return [];
-  }
-}
-
-/** The rows of an object schema's fields, nested objects and arrays of objects indented below their field. */
+/**
+ * The rows of an object schema's fields (its allOf parts merged), nested objects and arrays of objects indented below
+ * their field; read from the typed nodes (D475 typed schema model with one walker, a node beside every raw schema), a
+ * schema met again on its own branch (a recursion) is not listed again.
+ */
 export function fieldRows(
-  resolver: RefResolver,
-  schema: unknown,
+  node: SchemaNode | undefined,
+  resolve: ResolveNamed,
   depth = 0,
   prefix = '',
-  seen = new Set<unknown>(),
+  seen: ReadonlySet<SchemaNode> = new Set(),
   rows: FieldRow[] = [],
 ): FieldRow[] {
-  const target = resolver.deref<unknown>(schema);
-  if (!isObj(target) || seen.has(target) || depth > MAX_DEPTH) return rows;
-  const { properties, required } = resolver.objectShape(target);
+  const target = derefNode(node, resolve);
+  if (target === undefined || seen.has(target) || depth > MAX_DEPTH) return rows;
+  const { properties, required } = objectShapeOf(target, resolve);
   const inner = new Set(seen).add(target);
-  for (const [name, prop] of Object.entries(properties)) {
+  for (const [name, prop] of properties) {
     if (rows.length >= MAX_ROWS) break;
     rows.push({
       name: `${prefix}${name}`,
       depth,
-      type: typeLabel(resolver, prop),
+      type: typeLabel(prop, resolve),
       required: required.has(name),
-      descriptionHtml: markdownHtml(describe(resolver, prop)),
+      descriptionHtml: markdownHtml(schemaDescription(prop, resolve)),
     });
-    const resolved = resolver.deref<unknown>(prop);
-    if (!isObj(resolved)) continue;
-    const items = resolved.type === 'array' ? resolver.deref<unknown>(resolved.items) : undefined;
-    const nested = isObj(items) ? items : resolved;
-    if (Object.keys(resolver.objectShape(nested).properties).length > 0) {
-      fieldRows(resolver, nested, depth + 1, `${prefix}${name}${nested === items ? '[]' : ''}.`, inner, rows);
+    const resolved = derefNode(prop, resolve);
+    const items = resolved?.kind === 'array' ? derefNode(resolved.items, resolve) : undefined;
+    const nested = items ?? resolved;
+    if (objectShapeOf(nested, resolve).properties.size > 0) {
+      fieldRows(nested, resolve, depth + 1, `${prefix}${name}${nested === items ? '[]' : ''}.`, inner, rows);
     }
   }
   return rows;
@@ -214,12 +180,13 @@ export interface OperationView {
   };
 }
 
-function parameterViews(resolver: RefResolver, op: OperationModel): ParameterView[] {
+function parameterViews(resolve: ResolveNamed, op: OperationModel): ParameterView[] {
   return op.parameterList.map((p) => ({
     name: p.name,
     in: p.in,
     required: p.required,
-    type: typeLabel(resolver, p.schema ?? p.content?.schema),
+    // the parameter's schema, or its content's (ParameterModel.node)
+    type: typeLabel(p.node, resolve),
     descriptionHtml: markdownHtml(p.description),
   }));
 }
@@ -292,6 +259,7 @@ function sameBodies(responses: (ResponseView & { schemaKey: string })[]): Respon
 /** The view of every operation of the model, in model order (sorted by path, then method). */
 export function operationViews(model: ApiModel, document: Readonly<Obj>, samples: readonly OperationSamples[]): OperationView[] {
   const resolver = new RefResolver(document as Obj);
+  const resolve = namedNodes(model.schemas);
   const byId = new Map(samples.map((s) => [s.operationId, s]));
   return model.operations.map((op) => {
     const media = op.requestBody === undefined ? undefined : pickMedia(op.requestBody.content);
@@ -308,14 +276,14 @@ export function operationViews(model: ApiModel, document: Readonly<Obj>, samples
       deprecated: op.deprecated,
       descriptionHtml: markdownHtml(op.description),
       security: op.security.map((alt) => ({ names: alt.map((r) => r.scheme).join(' + ') })),
-      parameters: parameterViews(resolver, op),
+      parameters: parameterViews(resolve, op),
       body:
         media === undefined || op.requestBody === undefined
           ? null
           : {
               mediaType: media.mediaType,
               required: op.requestBody.required,
-              rows: safeRows(resolver, media.schema),
+              rows: fieldRows(media.node, resolve),
               descriptionHtml: markdownHtml(op.requestBody.description),
             },
       responses: sameBodies(
@@ -326,7 +294,7 @@ export function operationViews(model: ApiModel, document: Readonly<Obj>, samples
             descriptionHtml: markdownHtml(r.description),
             mediaType: m?.mediaType ?? '',
             success: /^2/.test(r.status),
-            rows: m === undefined ? [] : safeRows(resolver, m.schema),
+            rows: m === undefined ? [] : fieldRows(m.node, resolve),
             example: m === undefined ? '' : responseExample(resolver, document as Obj, op, r.status, m.mediaType),
             sameAs: '',
             schemaKey: m === undefined ? '' : `${m.mediaType} ${JSON.stringify(m.schema)}`,
@@ -368,16 +336,16 @@ export interface SchemaView {
 }
 
 /** Every component schema, by name. */
-export function schemaViews(model: Pick<ApiModel, 'schemas'>, document: Readonly<Obj>): SchemaView[] {
-  const resolver = new RefResolver(document as Obj);
+export function schemaViews(model: Pick<ApiModel, 'schemas'>): SchemaView[] {
+  const resolve = namedNodes(model.schemas);
   return [...model.schemas]
     .sort((a, b) => compareStrings(a.name, b.name))
     .map((s) => ({
       name: s.name,
       anchor: schemaAnchor(s.name),
-      type: typeLabel(resolver, s.schema),
-      descriptionHtml: markdownHtml(isObj(s.schema) && typeof s.schema.description === 'string' ? s.schema.description : undefined),
-      rows: safeRows(resolver, s.schema),
+      type: typeLabel(s.node, resolve),
+      descriptionHtml: markdownHtml(s.node.annotations.description),
+      rows: fieldRows(s.node, resolve),
     }));
 }
 

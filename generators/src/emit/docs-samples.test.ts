@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { OperationModel, SecuritySchemeModel } from '../model/types.js';
 import { curlSample, envPrefixOf, exampleFor, fitToSchema, sampleSettings, typescriptSample, withCodeSamples } from './docs-samples.js';
 

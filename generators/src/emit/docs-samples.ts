@@ -12,7 +12,7 @@
  *
  * Pure and deterministic (input order, stable JSON).
  */
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, OperationModel, SecuritySchemeModel } from '../model/types.js';
 import { clientBaseName, clientMethodNames } from './client.js';
 import { isObj } from '../util/json.js';

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Changelog } from '../diff/changelog.js';
 import type { Change } from '../diff/types.js';
+import { buildModel } from '../model/build.js';
 import { generate } from '../pipeline.js';
 import { readDecisionRecords, readDecisionsSource } from './decision-records.js';
 import {
@@ -579,5 +580,34 @@ describe('markdown sources', () => {
     const notShown = decisions.filter((d) => d.specSays.includes('not shown'));
     // The original specification marks 22 places (its introduction defines the phrase); some places hold several items.
     expect(notShown.length).toBeGreaterThanOrEqual(22);
+  });
+});
+
+describe('event fields from the typed nodes (D479)', () => {
+  it('lists a recursive array of objects once per branch, and a 3.0 nullable field as its 3.1 spelling', () => {
+    const model = buildModel(
+      {
+        openapi: '3.1.0',
+        info: { title: 'Trees', version: '1' },
+        paths: {},
+        webhooks: {
+          tree: { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } } },
+        },
+        components: {
+          schemas: {
+            Tree: {
+              type: 'object',
+              required: ['name'],
+              properties: {
+                name: { type: 'string', nullable: true },
+                children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } },
+              },
+            },
+          },
+        },
+      },
+      { source: 'trees.yaml' },
+    );
+    expect(eventEntries(model)[0]!.fields.map((f) => `${f.name}: ${f.type}`)).toEqual(['name: string | null', 'children: array']);
   });
 });

@@ -17,7 +17,8 @@ import Handlebars from 'handlebars';
 import type { Changelog, ChangelogSection } from '../diff/changelog.js';
 import { allowMatches, type AllowKey } from '../diff/allow-match.js';
 import type { Change, ChangeUse } from '../diff/types.js';
-import { RefResolver } from '../model/build.js';
+import { derefNode, namedNodes, objectShapeOf, type ResolveNamed } from '../model/schema/shape.js';
+import type { SchemaNode } from '../model/schema/types.js';
 import { openapiFileOf, UnsupportedSpecError } from '../parse/refusal.js';
 import type { ApiModel, WebhookEventModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
@@ -25,6 +26,7 @@ import { clientBaseName } from './client.js';
 import { hasSpecErrors, specErrorsView, type SpecErrorsView } from './docs-errors.js';
 import { diagramsView, type DiagramsView } from './docs-diagrams.js';
 import { operationViews, schemaViews, tagViews, type OperationView, type SchemaView } from './docs-reference.js';
+import { eventFieldType, fieldDescription } from './docs-schema-labels.js';
 import { credentialVariable, operationSamples, sampleSettings, withCodeSamples, type OperationSamples } from './docs-samples.js';
 import { minisearchFiles, renderSearchIndex, SEARCH_INDEX_SCRIPT, type SearchDocument } from './docs-search.js';
 import type { DocumentEmitContext, DocumentEmitter, EmitContext, Emitter } from './context.js';
@@ -457,7 +459,7 @@ export function renderReferencePages(input: DocsPagesInput, reference: Reference
     operations: t.operations.map((o) => ({ ...o, methodLower: o.method.toLowerCase() })),
   }));
   files.set('operations.html', render(templates.operations, { ...common('operations.html', 'Operations'), tags }));
-  const schemas = schemaViews(model, document);
+  const schemas = schemaViews(model);
   files.set('schemas.html', render(templates.schemas, { ...common('schemas.html', 'Schemas'), schemas }));
   if (search) {
     files.set(SEARCH_INDEX_SCRIPT, renderSearchIndex(searchDocuments(input, operations, schemas)));
@@ -834,49 +836,32 @@ export function parseDecisions(markdown: string): DecisionEntry[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Events from the model
 
-function resolverOf(model: Pick<ApiModel, 'schemas'>): RefResolver {
-  return new RefResolver({ components: { schemas: Object.fromEntries(model.schemas.map((s) => [s.name, s.schema])) } });
-}
-
-function typeLabel(resolver: RefResolver, schema: unknown): string {
-  const s = resolver.deref<unknown>(schema);
-  if (!isObj(s)) return 'any';
-  const types = Array.isArray(s.type) ? s.type.map(String) : typeof s.type === 'string' ? [s.type] : [];
-  const base = types.length > 0 ? types.join(' | ') : s.const !== undefined ? typeof s.const : 'any';
-  return s.format === 'uuid' ? `${base} (UUID)` : base;
-}
-
-/** The property's own description, else its target's, else one derived from `const` / `enum`. */
-function describe(resolver: RefResolver, schema: unknown): string {
-  const own = isObj(schema) && typeof schema.description === 'string' ? schema.description : undefined;
-  const s = resolver.deref<unknown>(schema);
-  if (own !== undefined) return own;
-  if (!isObj(s)) return '';
-  if (typeof s.description === 'string') return s.description;
-  if (s.const !== undefined) return `Always \`${String(s.const)}\`.`;
-  if (Array.isArray(s.enum)) return `One of ${s.enum.map((v) => `\`${String(v)}\``).join(', ')}.`;
-  return '';
-}
-
-/** Rows for an object's properties (in schema order); array-of-object properties add `name[].property` rows. */
-function fieldRows(resolver: RefResolver, schema: unknown, prefix = ''): EventField[] {
-  const { properties, required } = resolver.objectShape(schema);
+/**
+ * Rows for an object's properties (in schema order, allOf parts merged); array-of-object properties add
+ * `name[].property` rows. Read from the typed nodes (D479 the API reference reads typed schema nodes); a schema met
+ * again on its own branch (a recursion) is not listed again.
+ */
+function fieldRows(
+  node: SchemaNode | undefined,
+  resolve: ResolveNamed,
+  prefix = '',
+  seen: ReadonlySet<SchemaNode> = new Set(),
+): EventField[] {
+  const target = derefNode(node, resolve);
+  if (target === undefined || seen.has(target)) return [];
+  const { properties, required } = objectShapeOf(target, resolve);
+  const inner = new Set(seen).add(target);
   const rows: EventField[] = [];
-  for (const [name, prop] of Object.entries(properties)) {
+  for (const [name, prop] of properties) {
     rows.push({
       name: `${prefix}${name}`,
-      type: typeLabel(resolver, prop),
+      type: eventFieldType(prop, resolve),
       required: required.has(name),
-      description: describe(resolver, prop),
+      description: fieldDescription(prop, resolve),
     });
-    const resolved = resolver.deref<unknown>(prop);
-    if (
-      isObj(resolved) &&
-      resolved.type === 'array' &&
-      resolved.items !== undefined &&
-      Object.keys(resolver.objectShape(resolved.items).properties).length > 0
-    ) {
-      rows.push(...fieldRows(resolver, resolved.items, `${prefix}${name}[].`));
+    const resolved = derefNode(prop, resolve);
+    if (resolved?.kind === 'array' && resolved.items !== undefined && objectShapeOf(resolved.items, resolve).properties.size > 0) {
+      rows.push(...fieldRows(resolved.items, resolve, `${prefix}${name}[].`, inner));
     }
   }
   return rows;
@@ -903,8 +888,7 @@ function eventSources(event: WebhookEventModel): string[] {
 
 /** The payload's media type and, when it is a component schema, its name. */
 function payloadSentence(event: WebhookEventModel): string {
-  const ref = isObj(event.schema) && typeof event.schema.$ref === 'string' ? event.schema.$ref : undefined;
-  const component = ref?.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+  const component = event.node.kind === 'ref' ? event.node.name : undefined;
   return `Payload: \`${event.mediaType}\`${component === undefined ? '' : `, schema \`${component}\``}.`;
 }
 
@@ -919,12 +903,12 @@ function envelopeEvents(model: Pick<ApiModel, 'webhooks'>): WebhookEventModel[] 
  * fields are its `data` object's when it has one (Paygate, OpenAI), else its payload's own, less the envelope's.
  */
 export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'plannedEvents'>): EventEntry[] {
-  const resolver = resolverOf(model);
+  const resolve = namedNodes(model.schemas);
   const envelope = new Set(webhookGuide(model).envelope.map((f) => f.name));
   const inEnvelope = new Set(envelopeEvents(model));
   const sent = model.webhooks.map((event): EventEntry => {
-    const data = resolver.objectShape(event.schema).properties['data'];
-    const dataObject = data !== undefined && Object.keys(resolver.objectShape(data).properties).length > 0;
+    const data = objectShapeOf(event.node, resolve).properties.get('data');
+    const dataObject = data !== undefined && objectShapeOf(data, resolve).properties.size > 0;
     return {
       name: event.eventType,
       category: event.category ?? '',
@@ -932,8 +916,8 @@ export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'pla
       summary: eventSummary(event),
       eventTimeFormat: event.formats.find((f) => f.field === 'event_time')?.format ?? '',
       fields: dataObject
-        ? fieldRows(resolver, data)
-        : fieldRows(resolver, event.schema).filter((f) => !inEnvelope.has(event) || !envelope.has(f.name)),
+        ? fieldRows(data, resolve)
+        : fieldRows(event.node, resolve).filter((f) => !inEnvelope.has(event) || !envelope.has(f.name)),
       fieldsOf: dataObject ? 'data' : 'payload',
       example: event.examples[0] ?? null,
       sources: eventSources(event),
@@ -961,16 +945,16 @@ export function eventEntries(model: Pick<ApiModel, 'schemas' | 'webhooks' | 'pla
  * when there is no union), the signature headers and the discriminator.
  */
 export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'> & { webhookDiscriminator?: string | undefined }): WebhookGuide {
-  const resolver = resolverOf(model);
+  const resolve = namedNodes(model.schemas);
   const events = envelopeEvents(model);
   const first = events[0];
   if (first === undefined) return { envelope: [], headers: [], discriminator: model.webhookDiscriminator };
-  const shared = (name: string) => events.every((e) => resolver.objectShape(e.schema).properties[name] !== undefined);
+  const shared = (name: string) => events.every((e) => objectShapeOf(e.node, resolve).properties.has(name));
   return {
     envelope:
       events.length < 2 && first.discriminatorValue === undefined
         ? []
-        : fieldRows(resolver, first.schema).filter((f) => !f.name.includes('.') && shared(f.name)),
+        : fieldRows(first.node, resolve).filter((f) => !f.name.includes('.') && shared(f.name)),
     headers: first.headers.map((h) => ({ name: h.name, description: h.description ?? '' })),
     discriminator: model.webhookDiscriminator,
   };
@@ -978,15 +962,11 @@ export function webhookGuide(model: Pick<ApiModel, 'schemas' | 'webhooks'> & { w
 
 /** Whether the spec's errors are the `{success: false, error: {code, message}}` envelope (a component schema of that shape). */
 export function hasErrorEnvelope(model: Pick<ApiModel, 'schemas'>): boolean {
-  const resolver = resolverOf(model);
+  const resolve = namedNodes(model.schemas);
   return model.schemas.some((s) => {
-    try {
-      const { properties } = resolver.objectShape(s.schema);
-      const error = properties['error'] === undefined ? undefined : resolver.objectShape(properties['error']).properties;
-      return properties['success'] !== undefined && error !== undefined && error['code'] !== undefined && error['message'] !== undefined;
-    } catch {
-      return false; // a `$ref` outside components (into `paths`): valid, and not the envelope
-    }
+    const { properties } = objectShapeOf(s.node, resolve);
+    const fields = objectShapeOf(properties.get('error'), resolve).properties;
+    return properties.has('success') && fields.has('code') && fields.has('message');
   });
 }
 

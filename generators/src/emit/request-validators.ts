@@ -8,7 +8,7 @@
  */
 import AjvModule from 'ajv';
 import { fastFormats, fullFormats } from 'ajv-formats/dist/formats.js';
-import { RefResolver } from '../model/build.js';
+import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, OperationModel, ParameterModel, SecuritySchemeModel } from '../model/types.js';
 import { openapiFileOf, pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
 import {

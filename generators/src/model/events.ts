@@ -10,7 +10,9 @@
  */
 import { pascalCase } from '../util/naming.js';
 import { compareStrings, sortedEntries } from '../util/sorted.js';
-import type { AsyncMessageInput, RefResolver } from './build.js';
+import type { AsyncMessageInput } from './build.js';
+import { str } from './raw.js';
+import type { RefResolver } from './ref-resolver.js';
 import { withLazyNode } from './schema/build.js';
 import type { SchemaNode } from './schema/types.js';
 import type { EventOriginModel, JsonSchema, OperationModel, ParameterModel, WebhookEventModel } from './types.js';
@@ -18,8 +20,6 @@ import { HTTP_METHODS } from './types.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '../util/json.js';
 
 type Obj = Record<string, unknown>;
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The document-level extension that names the discriminator (D211 event discriminator declared or detected), e.g. `x-event-discriminator: type`. */
 export const EVENT_DISCRIMINATOR_EXTENSION = 'x-event-discriminator';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UnsupportedSpecError } from '../parse/refusal.js';
-import { RefResolver } from './build.js';
+import { RefResolver } from './ref-resolver.js';
 import {
   detectCursor,
   detectLastItem,

@@ -9,7 +9,7 @@
  * and types with its own table of cases in pagination.test.ts.
  */
 import { pointerToken, UnsupportedSpecError } from '../parse/refusal.js';
-import type { RefResolver } from './build.js';
+import type { RefResolver } from './ref-resolver.js';
 import type { HeaderModel, HttpMethod, PageTotalModel, PageValueSource, PaginationModel, ParameterModel, ResponseModel } from './types.js';
 import { isObj, unescapePointerToken } from '../util/json.js';
 

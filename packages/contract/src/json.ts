@@ -24,6 +24,13 @@ export const unescapePointerToken = (token: string): string => token.replace(/~1
 export const pointerOf = (tokens: readonly (string | number)[]): string => tokens.map((t) => `/${escapePointerToken(t)}`).join('');
 
 /**
+ * `pointer` (a JSON Pointer, or a URI fragment `#/...`) with more unescaped tokens: `childPointer('#/paths', '/a')` is
+ * `#/paths/~1a`.
+ * @public `@paygate/contract/json` API (the generators' copy mirrors it)
+ */
+export const childPointer = (pointer: string, ...tokens: readonly (string | number)[]): string => pointer + pointerOf(tokens);
+
+/**
  * The unescaped tokens of a JSON Pointer, with or without the `#` of a URI fragment.
  * @public `@paygate/contract/json` API (the generators' copy mirrors it)
  */

@@ -7,7 +7,7 @@ import { paymentHandlers } from './payments/handlers.js';
 import { refundHandlers } from './refunds/handlers.js';
 import { sandboxHandlers } from './sandbox/handlers.js';
 import { settlementHandlers } from './settlements/handlers.js';
-import type { HandlerRuntime, Principal } from './http/handler-kit.js';
+import type { HandlerServices, Principal } from './http/handler-kit.js';
 import { webhookEndpointHandlers } from './webhooks/handlers.js';
 
 export type { Principal } from './http/handler-kit.js';
@@ -16,7 +16,7 @@ export type { Principal } from './http/handler-kit.js';
  * Every operation of the spec, served from stored state. Typed as the generated `Handlers`, so the compiler proves
  * that each operation is implemented and answers only with statuses and bodies the spec declares.
  */
-export function createHandlers(rt: HandlerRuntime): Handlers<Principal> {
+export function createHandlers(rt: HandlerServices): Handlers<Principal> {
   return {
     ...merchantHandlers(rt),
     ...orderHandlers(rt),

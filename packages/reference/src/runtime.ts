@@ -5,7 +5,7 @@ import { MASTER_KEY_REQUIRED_MESSAGE, type ReferenceConfig } from './core/config
 import { withTransactionScopes } from './db/ambient.js';
 import { createStorageHealth, watchStorage } from './db/storage-health.js';
 import { createTenantShare, defaultTenantShare, TENANT_WAIT_MS, type TenantShare } from './http/tenant-share.js';
-import type { HandlerRuntime } from './http/handler-kit.js';
+import type { HandlerServices } from './http/handler-kit.js';
 import type { Db } from './db/db.js';
 import { openConfiguredDb } from './db/open.js';
 import { createSecretBox, generateMasterKey, MASTER_KEY_HINT, parseMasterKey, SecretBoxError, type SecretBox } from './core/secret-box.js';
@@ -22,7 +22,7 @@ import { markStartupStage } from './core/startup-stages.js';
 import { insertInto, sql, VALUE } from './db/insert.js';
 
 /** Everything the HTTP layer needs, wired from the configuration: what handlers get, plus the worker and lifecycle. */
-export interface ReferenceRuntime extends HandlerRuntime {
+export interface ReferenceRuntime extends HandlerServices {
   /** Where the master key came from (never the key itself), e.g. for a start-up line. */
   masterKey: { source: MasterKeySource['source']; file: string | undefined; created: boolean };
   worker: Worker;

@@ -303,6 +303,23 @@ describe('SchemaNodeBuilder on a document', () => {
     });
   });
 
+  it("keeps the annotations written beside an inlined $ref over its target's (D476)", () => {
+    const document = {
+      components: { schemas: { Money: { type: 'object', properties: { currency: { type: 'string', description: 'ISO 4217' } } } } },
+    };
+    const builder = new SchemaNodeBuilder(document);
+    const ref = { $ref: '#/components/schemas/Money/properties/currency', description: 'Currency of the refund', deprecated: true };
+    expect(builder.build(ref, '#/x')).toMatchObject({
+      kind: 'string',
+      pointer: '#/components/schemas/Money/properties/currency',
+      annotations: { description: 'Currency of the refund', deprecated: true },
+    });
+    // the target itself, and a later bare $ref to it, keep the target's own
+    expect(builder.build({ $ref: '#/components/schemas/Money/properties/currency' }, '#/y').annotations).toEqual({
+      description: 'ISO 4217',
+    });
+  });
+
   it('ends a cycle of inlined refs in an unknown node', () => {
     expect(new SchemaNodeBuilder(doc).namedNode('Loop')).toEqual({
       kind: 'array',

@@ -2,8 +2,9 @@
  * Raw JSON Schema (OpenAPI 3.0 or 3.1, bundled) -> typed nodes (./types.ts, D475). One builder per document: component
  * schemas are built once and referenced by name; a `$ref` anywhere else is inlined, once per target (D476 a ref to a named schema is a ref node, other refs copied in place).
  */
-import { isObj, pointerOf, pointerTokens, type JsonObject } from '../../util/json.js';
-import { compareStrings, sortedEntries } from '../../util/sorted.js';
+import { childPointer, isObj, pointerOf, pointerTokens, type JsonObject } from '../../util/json.js';
+import { sortedEntries } from '../../util/sorted.js';
+import { extensionsOf, str } from '../raw.js';
 import type {
   Discriminator,
   DiscriminatorMapping,
@@ -22,8 +23,6 @@ const SCALAR_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 
 const COMPONENT_SCHEMAS = ['components', 'schemas'] as const;
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const child = (pointer: string, ...tokens: (string | number)[]): string => pointer + pointerOf(tokens);
 
 /** The pointer of a component schema: `#/components/schemas/<escaped name>`. */
 export const componentSchemaPointer = (name: string): string => `#${pointerOf([...COMPONENT_SCHEMAS, name])}`;
@@ -41,16 +40,15 @@ function annotationsOf(schema: JsonObject): SchemaAnnotations {
   return out;
 }
 
-function extensionsOf(schema: JsonObject): Record<string, unknown> {
-  const keys: string[] = [];
-  for (const key in schema) if (key.startsWith('x-')) keys.push(key);
-  const out: Record<string, unknown> = {};
-  // sorted only when there are some: most schemas have none, and this runs once per schema of the document
-  for (const key of keys.length > 1 ? keys.sort(compareStrings) : keys) out[key] = schema[key];
-  return out;
-}
-
 const bare = (pointer: string): Base => ({ pointer, nullable: false, annotations: {}, extensions: {} });
+
+/**
+ * An inlined `$ref` target with the annotations written beside the `$ref` over its own (D476: sibling annotations are
+ * kept, as on a ref node): `{ $ref: '#/$defs/currency', description: 'Currency of the refund' }` describes the field.
+ */
+function withSiblingAnnotations(node: SchemaNode, siblings: SchemaAnnotations): SchemaNode {
+  return Object.keys(siblings).length === 0 ? node : { ...node, annotations: { ...node.annotations, ...siblings } };
+}
 
 /** The unescaped tokens of an internal `$ref` (percent-decoded, as a URI fragment is), or undefined for another document. */
 function refTokens(ref: string): string[] | undefined {
@@ -122,7 +120,7 @@ export class SchemaNodeBuilder {
     if (name !== undefined) return { kind: 'ref', ...base, name, ref: componentSchemaPointer(name) };
     const target = `#${pointerOf(tokens)}`;
     const cached = this.inlined.get(target);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return withSiblingAnnotations(cached, base.annotations);
     if (this.refStack.has(target)) {
       this.cuts += 1;
       return { kind: 'unknown', ...base };
@@ -134,7 +132,7 @@ export class SchemaNodeBuilder {
     try {
       const node = this.build(raw, target);
       if (this.cuts === cutsBefore) this.inlined.set(target, node);
-      return node;
+      return withSiblingAnnotations(node, base.annotations);
     } finally {
       this.refStack.delete(target);
     }
@@ -170,10 +168,10 @@ export class SchemaNodeBuilder {
       extensions: extensionsOf(schema),
     };
     const own = this.own(schema, pointer, types, nonNull);
-    const allOf = Array.isArray(schema.allOf) ? schema.allOf.map((s, i) => this.build(s, child(pointer, 'allOf', i))) : [];
+    const allOf = Array.isArray(schema.allOf) ? schema.allOf.map((s, i) => this.build(s, childPointer(pointer, 'allOf', i))) : [];
     const oneOf = this.union(schema, 'oneOf', pointer);
     const anyOf = this.union(schema, 'anyOf', pointer);
-    const not = Object.hasOwn(schema, 'not') ? this.build(schema.not, child(pointer, 'not')) : undefined;
+    const not = Object.hasOwn(schema, 'not') ? this.build(schema.not, childPointer(pointer, 'not')) : undefined;
     const discriminator = this.discriminator(schema.discriminator, (oneOf ?? anyOf)?.variants ?? []);
     if (discriminator !== undefined) {
       if (oneOf !== undefined) oneOf.discriminator = discriminator;
@@ -205,7 +203,7 @@ export class SchemaNodeBuilder {
       kind: 'union',
       ...bare(pointer),
       combinator,
-      variants: list.map((s, i) => this.build(s, child(pointer, combinator, i))),
+      variants: list.map((s, i) => this.build(s, childPointer(pointer, combinator, i))),
       discriminator: undefined,
     };
   }
@@ -275,18 +273,19 @@ export class SchemaNodeBuilder {
       properties: properties.map(([name, sub]) => ({
         name,
         required: requiredSet.has(name),
-        node: this.build(sub, child(pointer, 'properties', name)),
+        node: this.build(sub, childPointer(pointer, 'properties', name)),
       })),
       required,
       additionalProperties:
         schema.additionalProperties === undefined
           ? undefined
-          : this.build(schema.additionalProperties, child(pointer, 'additionalProperties')),
+          : this.build(schema.additionalProperties, childPointer(pointer, 'additionalProperties')),
       patternProperties: patterns.map(([pattern, sub]) => ({
         pattern,
-        node: this.build(sub, child(pointer, 'patternProperties', pattern)),
+        node: this.build(sub, childPointer(pointer, 'patternProperties', pattern)),
       })),
-      propertyNames: schema.propertyNames === undefined ? undefined : this.build(schema.propertyNames, child(pointer, 'propertyNames')),
+      propertyNames:
+        schema.propertyNames === undefined ? undefined : this.build(schema.propertyNames, childPointer(pointer, 'propertyNames')),
       minProperties: num(schema.minProperties),
       maxProperties: num(schema.maxProperties),
       discriminator: undefined,
@@ -303,12 +302,12 @@ export class SchemaNodeBuilder {
     return {
       kind: 'array' as const,
       ...bare(pointer),
-      items: rest === undefined ? undefined : this.build(rest, child(pointer, restKey)),
-      prefixItems: Array.isArray(prefix) ? prefix.map((s, i) => this.build(s, child(pointer, prefixKey, i))) : undefined,
+      items: rest === undefined ? undefined : this.build(rest, childPointer(pointer, restKey)),
+      prefixItems: Array.isArray(prefix) ? prefix.map((s, i) => this.build(s, childPointer(pointer, prefixKey, i))) : undefined,
       minItems: num(schema.minItems),
       maxItems: num(schema.maxItems),
       uniqueItems: schema.uniqueItems === true,
-      contains: schema.contains === undefined ? undefined : this.build(schema.contains, child(pointer, 'contains')),
+      contains: schema.contains === undefined ? undefined : this.build(schema.contains, childPointer(pointer, 'contains')),
     };
   }
 

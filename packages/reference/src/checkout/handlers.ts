@@ -32,7 +32,7 @@ import { renderThreeDsChallenge, THREE_DS_PAGE_CSP } from './three-ds.js';
 import { htmlHeaders } from './html.js';
 import { isDomainError } from '../core/errors.js';
 import { normalizeMopType } from '../orders/input.js';
-import type { Principal, HandlerRuntime } from '../http/handler-kit.js';
+import type { Principal, HandlerServices } from '../http/handler-kit.js';
 
 const ALL_METHODS: readonly CheckoutMethod[] = MopType;
 
@@ -46,7 +46,7 @@ function asSessionErrorPage(err: unknown): unknown {
   return new HttpErrorWithPage(err.status, err.code, err.message, err.details, htmlHeaders(SESSION_ERROR_PAGE_CSP), page);
 }
 
-async function sessionOrPage(rt: HandlerRuntime, sessionId: string): Promise<CheckoutSessionInfo> {
+async function sessionOrPage(rt: HandlerServices, sessionId: string): Promise<CheckoutSessionInfo> {
   try {
     return await getCheckoutSession(rt.deps, sessionId);
   } catch (err) {
@@ -67,7 +67,7 @@ function allowedMethodsOf(info: CheckoutSessionInfo): readonly CheckoutMethod[] 
   return named ? [named] : OFFERED_METHODS;
 }
 
-async function pageView(rt: HandlerRuntime, info: CheckoutSessionInfo, extra: Partial<CheckoutPageView> = {}): Promise<CheckoutPageView> {
+async function pageView(rt: HandlerServices, info: CheckoutSessionInfo, extra: Partial<CheckoutPageView> = {}): Promise<CheckoutPageView> {
   const allowedMethods = allowedMethodsOf(info);
   const qrOrder = {
     merchantId: info.merchant_id,
@@ -111,7 +111,7 @@ function keptValues(form: CheckoutForm, afterFieldError = false): NonNullable<Ch
 
 /** The page again with the errors next to their fields (422). */
 async function rejectedPage(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
   info: CheckoutSessionInfo,
   method: CheckoutMethod,
   form: CheckoutForm,
@@ -139,7 +139,7 @@ function finishedPage(result: CheckoutResult) {
 
 /** Public browser surface: the hosted payment page, its form, and the checkout SDK. The session id is the bearer. */
 export function checkoutHandlers(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
 ): Pick<Handlers<Principal>, 'getCheckoutPage' | 'submitCheckoutPage' | 'getCheckoutSdk'> {
   const complete = async (sessionId: string, input: CheckoutCompletion) => {
     try {

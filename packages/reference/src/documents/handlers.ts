@@ -1,7 +1,7 @@
 import type { Handlers } from '@paygate/server';
 import { ALLOWED_UPLOAD_TYPES, type UploadContentType } from '../core/files.js';
 import { readDocument } from '../core/documents.js';
-import { principalOf, type HandlerRuntime, type Principal } from '../http/handler-kit.js';
+import { principalOf, type HandlerServices, type Principal } from '../http/handler-kit.js';
 
 function isUploadContentType(value: string): value is UploadContentType {
   return (ALLOWED_UPLOAD_TYPES as readonly string[]).includes(value);
@@ -11,7 +11,7 @@ function isUploadContentType(value: string): value is UploadContentType {
  * `GET /files/{document_id}`: the one URL of an uploaded document (core/documents `urlFor`), only to its owner (the
  * merchant's credentials, or its partner's); everyone else gets 404 as if it did not exist.
  */
-export function documentHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'downloadDocument'> {
+export function documentHandlers(rt: HandlerServices): Pick<Handlers<Principal>, 'downloadDocument'> {
   return {
     async downloadDocument(req, ctx) {
       const principal = principalOf(ctx);

@@ -12,8 +12,11 @@ import { claimScope, resolveScope, type ClaimedScope, type Principal, type Scope
 export type { Principal } from '../core/scope.js';
 export type Ctx = HandlerContext<Principal>;
 
-/** What feature handlers get from the runtime (the composition root, ../runtime.ts, provides more). */
-export interface HandlerRuntime {
+/**
+ * The services feature handlers are given (config, database, clock, documents, credential cache): a part of the opened
+ * gateway, `ReferenceRuntime` (the composition root, ../runtime.ts), which holds more (workers, listeners, the pool).
+ */
+export interface HandlerServices {
   config: ReferenceConfig;
   /** The database; `transactionScope` makes every statement of a request join one transaction (idempotent POSTs). */
   db: ScopedDb;
@@ -50,7 +53,7 @@ function declares(ctx: Ctx, status: number): boolean {
  * creation but honoured on every merchant-scoped call). A wrong header is 403 / 404 where the operation declares
  * that status, else 400 ERR_VALIDATION_400 on `X-Merchant-ID` (so every answer stays within the spec).
  */
-export async function scopeOf(rt: HandlerRuntime, ctx: Ctx): Promise<Scope> {
+export async function scopeOf(rt: HandlerServices, ctx: Ctx): Promise<Scope> {
   const principal = principalOf(ctx);
   const header = ctx.req.get('x-merchant-id');
   // what needs no database (no header, or a merchant's own id) is answered without the look-up's promise chain
@@ -106,7 +109,7 @@ function scopeError(ctx: Ctx, err: unknown): unknown {
  * Narrow a scope to the `merchant_id` query filter without ever widening it: a merchant outside the scope yields
  * `null` (the caller answers with an empty page).
  */
-export async function narrowScope(rt: HandlerRuntime, scope: Scope, merchantId: string | undefined): Promise<Scope | null> {
+export async function narrowScope(rt: HandlerServices, scope: Scope, merchantId: string | undefined): Promise<Scope | null> {
   if (merchantId === undefined || merchantId === '') return scope;
   if (scope.merchantId !== undefined) return scope.merchantId === merchantId ? scope : null;
   const { rows } = await rt.db.query('SELECT 1 FROM merchants WHERE id = $1 AND partner_id = $2', [merchantId, scope.partnerId]);
@@ -128,7 +131,7 @@ function filterEntries(query: object): [string, string][] {
  * page_size). Null at the ends.
  */
 export function withLinks<T>(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
   ctx: Ctx,
   query: object,
   page: Page<T>,

@@ -3,7 +3,7 @@ import { issueMerchantCredentials, revokePreviousCredentials } from '../credenti
 import { createMerchant, getMerchant, listMerchants, patchMerchant, uploadMerchantDocument } from './service.js';
 import { requirePartner } from '../core/scope.js';
 import { merchantDetailsView } from './view.js';
-import { ok, principalOf, toUpload, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { ok, principalOf, toUpload, withLinks, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 type MerchantOps =
   | 'listMerchants'
@@ -15,7 +15,7 @@ type MerchantOps =
   | 'uploadMerchantDocument';
 
 /** Partner API: merchants (partner credentials only; other partners' merchants are 404). */
-export function merchantHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, MerchantOps> {
+export function merchantHandlers(rt: HandlerServices): Pick<Handlers<Principal>, MerchantOps> {
   const partnerOf = (ctx: Parameters<Handlers<Principal>['getMerchant']>[1]) => requirePartner(principalOf(ctx));
   return {
     async listMerchants(req, ctx) {

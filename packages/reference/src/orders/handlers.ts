@@ -1,12 +1,12 @@
 import type { Handlers } from '@paygate/server';
 import { attachOrderDocument, createOrder, getOrder, patchOrder } from './service.js';
 import { requireMerchant } from '../core/scope.js';
-import { claimedScopeOf, ok, scopeOf, toUpload, withScopeErrors, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { claimedScopeOf, ok, scopeOf, toUpload, withScopeErrors, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 type OrderOps = 'createOrder' | 'getOrder' | 'updateOrder' | 'uploadOrderDocument';
 
 /** Orders: creation (hosted session or s2s UPI), read, corrections and documents, within the caller's scope. */
-export function orderHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, OrderOps> {
+export function orderHandlers(rt: HandlerServices): Pick<Handlers<Principal>, OrderOps> {
   return {
     async createOrder(req, ctx) {
       const { scope, ownerUnchecked } = claimedScopeOf(ctx);

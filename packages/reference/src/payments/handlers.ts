@@ -1,10 +1,10 @@
 import type { Handlers } from '@paygate/server';
 import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { getPayment, listPayments } from './service.js';
-import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 /** Payments: read one, list with the seed's filters. */
-export function paymentHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'getPayment' | 'listPayments'> {
+export function paymentHandlers(rt: HandlerServices): Pick<Handlers<Principal>, 'getPayment' | 'listPayments'> {
   return {
     async getPayment(req, ctx) {
       const scope = await scopeOf(rt, ctx);

@@ -1,10 +1,10 @@
 import type { Handlers } from '@paygate/server';
 import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { createRefund, getRefund, listRefunds } from './service.js';
-import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 /** Refunds: create (INITIATED), read, list (the list is the bare pagination envelope, as in the seed). */
-export function refundHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, 'createRefund' | 'getRefund' | 'listRefunds'> {
+export function refundHandlers(rt: HandlerServices): Pick<Handlers<Principal>, 'createRefund' | 'getRefund' | 'listRefunds'> {
   return {
     async createRefund(req, ctx) {
       const scope = await scopeOf(rt, ctx);

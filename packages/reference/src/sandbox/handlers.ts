@@ -9,7 +9,7 @@ import { completeS2sPayment } from '../payments/s2s.js';
 import { requirePartner } from '../core/scope.js';
 import { getSettlement, runSettlements } from '../settlements/service.js';
 import { merchantDetailsView } from '../merchants/view.js';
-import { narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { narrowScope, ok, principalOf, scopeOf, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 type SandboxOps =
   | 'completeCheckoutSession'
@@ -25,7 +25,7 @@ type SandboxOps =
  * 404); a partner names one of its merchants with `merchant_id` or `X-Merchant-ID` (neither => 400, not its own => 404).
  */
 async function clockMerchant(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
   ctx: Parameters<Handlers<Principal>['getSandboxClock']>[1],
   merchantId: string | undefined,
 ): Promise<string> {
@@ -40,7 +40,7 @@ async function clockMerchant(
 }
 
 /** Sandbox control API (the HTTP app answers 404 for all of it outside sandbox mode). */
-export function sandboxHandlers(rt: HandlerRuntime): Pick<Handlers<Principal>, SandboxOps> {
+export function sandboxHandlers(rt: HandlerServices): Pick<Handlers<Principal>, SandboxOps> {
   return {
     async completeCheckoutSession(req, ctx) {
       const scope = await scopeOf(rt, ctx);

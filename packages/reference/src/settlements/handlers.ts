@@ -1,11 +1,11 @@
 import type { Handlers } from '@paygate/server';
 import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { getSettlement, listSettlements, listSettlementTransactions } from './service.js';
-import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { emptyPage, narrowScope, ok, scopeOf, withLinks, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 /** Settlements: read one, list by date range (and merchant), list one's transactions page by page (D113 settlement transactions paged beyond the first 100). */
 export function settlementHandlers(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
 ): Pick<Handlers<Principal>, 'getSettlement' | 'listSettlements' | 'listSettlementTransactions'> {
   return {
     async getSettlement(req, ctx) {

@@ -7,7 +7,7 @@ import {
   type WebhookEndpointView,
 } from './endpoints.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from './delivery-log.js';
-import { ok, scopeOf, withLinks, type Principal, type HandlerRuntime } from '../http/handler-kit.js';
+import { ok, scopeOf, withLinks, type Principal, type HandlerServices } from '../http/handler-kit.js';
 
 function endpointView(e: WebhookEndpointView) {
   return { ...e, scope: e.merchant_id === null ? ('partner' as const) : ('merchant' as const) };
@@ -15,7 +15,7 @@ function endpointView(e: WebhookEndpointView) {
 
 /** Webhook endpoints of the caller (partner-wide, or one merchant's with merchant credentials / X-Merchant-ID). */
 export function webhookEndpointHandlers(
-  rt: HandlerRuntime,
+  rt: HandlerServices,
 ): Pick<
   Handlers<Principal>,
   | 'listWebhookEndpoints'
