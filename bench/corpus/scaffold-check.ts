@@ -16,37 +16,7 @@ import { probeLimit } from './probe-limits.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
 import { isObj, escapePointerToken } from '../../generators/src/util/json.js';
-
-const GOOD = 'corpus-probe-token';
-
-type Scheme = { type?: unknown; in?: unknown; name?: unknown; scheme?: unknown };
-
-/** Headers and query pairs that carry the good token for every scheme of the operation's first usable alternative. */
-function credentialsFor(
-  operation: ProbedOperation,
-  schemes: Record<string, Scheme>,
-): { headers: Record<string, string>; query: [string, string][] } {
-  const headers: Record<string, string> = {};
-  const query: [string, string][] = [];
-  const cookies: string[] = [];
-  const alternative = operation.security.find((names) => names.every((n) => schemes[n] !== undefined)) ?? operation.security[0] ?? [];
-  for (const name of alternative) {
-    const s = schemes[name] ?? {};
-    if (s.type === 'apiKey' && typeof s.name === 'string') {
-      if (s.in === 'query') query.push([s.name, GOOD]);
-      else if (s.in === 'cookie') cookies.push(`${s.name}=${GOOD}`);
-      else headers[s.name.toLowerCase()] = GOOD;
-    } else if (s.type === 'http' && String(s.scheme).toLowerCase() === 'basic') {
-      headers['authorization'] = `Basic ${Buffer.from(`probe:${GOOD}`).toString('base64')}`;
-    } else if (s.type === 'http') {
-      headers['authorization'] = `${typeof s.scheme === 'string' ? s.scheme : 'Bearer'} ${GOOD}`;
-    } else headers['authorization'] = `Bearer ${GOOD}`;
-  }
-  if (cookies.length > 0) headers['cookie'] = cookies.join('; ');
-  return { headers, query };
-}
-
-const accepts = (credential: unknown): boolean => credential === GOOD || (isObj(credential) && credential['password'] === GOOD);
+import { accepts, credentialsFor, type Scheme, withQueryCredentials } from './probe-credentials.js';
 
 export interface ScaffoldOutcome {
   /** Set when the app refused to start (or a generated module failed to load): the message. */
@@ -156,8 +126,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
         }
         const request = probe.request(operation, kind, baseUrl, headers, {});
         if (request === undefined) return;
-        if (kind !== 'unauthenticated' && query.length > 0)
-          request.url += `${request.url.includes('?') ? '&' : '?'}${new URLSearchParams(query).toString()}`;
+        if (kind !== 'unauthenticated' && query.length > 0) request.url = withQueryCredentials(request.url, query, request.field);
         summary.requests++;
         let answer: ProbeAnswer;
         try {

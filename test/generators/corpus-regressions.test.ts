@@ -16,6 +16,10 @@
  *   keyword of a schema warns and is left out (D430 wrongly typed value keywords and refused defaults left out with a warning); so is a `default` its own schema refuses (Exhibit Day's
  *   `{type: number, default: 'false'}`, figshare's `order` default outside its enum), which the validators filled in
  *   and then refused.
+ * - Codat (codat.io/assess: webhook payloads whose properties `$ref` a path parameter's schema, and schemas pointing into
+ *   each other's `definitions` and `allOf`): the webhook validators refused the document, a request body holding such a ref went
+ *   unvalidated and the types did not compile; each ref is a copy of its target (D452 schema refs outside components
+ *   inlined; D412 a ref into a component schema's keywords is copied in place).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,7 +27,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateAndCompile, type CompileOutcome } from './support/compile-generated.js';
 
-const notification = { type: 'object', required: ['id'], properties: { id: { type: 'string' }, status: { type: 'string' } } };
+const notification = {
+  type: 'object',
+  required: ['id'],
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string' },
+    companyId: { $ref: '#/components/parameters/companyId/schema' },
+    code: { $ref: '#/components/schemas/Shared/allOf/0' },
+  },
+};
 
 const spec = {
   openapi: '3.0.3',
@@ -95,9 +108,15 @@ const spec = {
       Thumbnail: {
         type: 'object',
         required: ['timecode'],
-        properties: { timecode: { type: 'string', pattern: 0 }, label: { type: 'string', maxLength: '5', minLength: 1 } },
+        properties: {
+          timecode: { type: 'string', pattern: 0 },
+          label: { type: 'string', maxLength: '5', minLength: 1 },
+          owner: { $ref: '#/components/parameters/companyId/schema' },
+        },
       },
+      Shared: { allOf: [{ type: 'string', maxLength: 4 }] },
     },
+    parameters: { companyId: { name: 'companyId', in: 'path', required: true, schema: { type: 'string', maxLength: 36 } } },
   },
   source: { url: {} },
   'x-webhooks': {
@@ -166,6 +185,15 @@ describe('documents the corpus run found failing, reduced', () => {
   it("a paged operation's helper and an operation named like it get two names (dev.to's getArticles/getArticlesAll)", () => {
     const client = outcome.result.files.find((f) => f.path.endsWith('client/client.gen.ts'))!.contents;
     expect(client.match(/\bgetArticlesAll\b\s*[:(]/g)?.length ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it("Codat's `$ref`s to a parameter's schema and into a schema's `allOf` are read in webhook payloads, request bodies and types (D452, D412)", () => {
+    const file = (end: string) => outcome.result.files.find((f) => f.path.endsWith(end))!.contents;
+    for (const end of ['webhooks/validators.gen.ts', 'server/request-validators.gen.ts', 'contract/types.gen.ts'])
+      expect(file(end)).not.toContain('parameters/companyId/schema');
+    expect(file('contract/types.gen.ts')).not.toContain('["allOf"]');
+    expect(file('server/request-validators.gen.ts')).not.toContain('notValidated');
+    expect(file('webhooks/validators.gen.ts')).toMatch(/maxLength|36/);
   });
 
   it("a callback named `event` gets a validator that is not the index's validateEvent, and everything compiles strictly", () => {

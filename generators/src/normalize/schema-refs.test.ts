@@ -1,6 +1,6 @@
 /** normalize/schema-refs.ts (D452 schema refs outside components inlined): which refs are copied in place, and which are left. */
 import { describe, expect, it } from 'vitest';
-import { inlineNonComponentSchemaRefs } from './schema-refs.js';
+import { inlineNonComponentSchemaRefs, intoSchemaKeywords } from './schema-refs.js';
 
 const form = { type: 'object', properties: { jwt: { type: 'string' } } };
 const doc = (extra: Record<string, unknown>) => ({
@@ -15,7 +15,12 @@ const doc = (extra: Record<string, unknown>) => ({
     ...extra,
   },
   components: {
-    schemas: { Id: { type: 'string' }, Tree: { type: 'object', properties: { child: { $ref: '#/components/schemas/Tree' } } } },
+    schemas: {
+      Id: { type: 'string' },
+      Tree: { type: 'object', properties: { child: { $ref: '#/components/schemas/Tree' } } },
+      // Codat's accounting schemas keep shared parts under `definitions` and point into them
+      Account: { type: 'object', definitions: { ref: { type: 'object', properties: { id: { $ref: '#/components/schemas/Id' } } } } },
+    },
     parameters: { Account: { name: 'account', in: 'path', required: true, schema: { type: 'string', maxLength: 8 } } },
     responses: { Ok: { description: 'ok' } },
   },
@@ -37,6 +42,12 @@ describe('inlineNonComponentSchemaRefs', () => {
       form,
     ],
     ["a parameter's schema", '#/components/parameters/Account/schema', { type: 'string', maxLength: 8 }],
+    // D412: the type layer cannot index a component schema's keywords
+    [
+      "a component schema's definitions (its own refs into components kept)",
+      '#/components/schemas/Account/definitions/ref',
+      { type: 'object', properties: { id: { $ref: '#/components/schemas/Id' } } },
+    ],
   ])('copies %s in place', (_, ref, expected) => {
     const { document, inlined } = inlineNonComponentSchemaRefs(doc({ '/other': post({ $ref: ref }) }));
     expect(bodyOf(document, '/other')).toEqual(expected);
@@ -63,6 +74,19 @@ describe('inlineNonComponentSchemaRefs', () => {
     const { document, inlined } = inlineNonComponentSchemaRefs(input);
     expect(document).toBe(input);
     expect(inlined).toEqual([]);
+  });
+
+  it.each([
+    ['#/components/schemas/X', false],
+    ['#/components/schemas/X/properties/a', false],
+    ['#/components/schemas/X/properties/a/properties/b', false],
+    ['#/components/schemas/X/definitions/accountRef', true],
+    ['#/components/schemas/X/allOf/1', true],
+    ['#/components/schemas/X/properties/a/items', true],
+    ['#/components/schemas/X/properties/a/oneOf/0', true],
+    ['#/components/parameters/X/schema', false],
+  ])('intoSchemaKeywords(%s) is %s (D412)', (ref, expected) => {
+    expect(intoSchemaKeywords(ref)).toBe(expected);
   });
 
   it('leaves refs that are not in a schema position (a response ref) and examples alone', () => {

@@ -8,7 +8,8 @@
  * as an index into `paths` or `components`. Every reader after this step (the model, the request validators, the
  * webhook validators, the docs) resolves schema refs against the component schemas only, the names it can emit, so
  * such a ref is made one: the target is copied in its place (its own refs kept, those into components as they are).
- * A ref that leads back into itself through such copies is left as written (copying it would never end).
+ * So is a ref into a component schema's keywords (`#/components/schemas/X/definitions/Y`, D412), which the type layer
+ * cannot index. A ref that leads back into itself through such copies is left as written (copying it would never end).
  */
 import { isObj, pointerOf, unescapePointerToken } from '../util/json.js';
 import { isSchemaPosition } from './schema-keywords.js';
@@ -43,7 +44,21 @@ function target(document: unknown, ref: string): unknown {
   return node;
 }
 
-const inlinable = (ref: unknown): ref is string => typeof ref === 'string' && ref.startsWith('#') && !ref.startsWith(COMPONENT_SCHEMA);
+/**
+ * A ref into a component schema's keywords other than its properties (`#/components/schemas/X/definitions/Y`,
+ * `.../allOf/1`, `.../items`: Codat, Vonage, EOS, SureVoIP): openapi-typescript indexes the type it made of `X` with
+ * them (`components["schemas"]["X"]["definitions"]`), a member that type does not have, so the output did not compile
+ * (D412 a ref into a component schema's keywords is copied in place). `X` itself and `.../properties/a/properties/b`,
+ * which index the type's own members, stay refs.
+ */
+export function intoSchemaKeywords(ref: string): boolean {
+  if (!ref.startsWith(COMPONENT_SCHEMA)) return false;
+  const below = ref.slice(COMPONENT_SCHEMA.length).split('/').slice(1);
+  return below.some((token, i) => i % 2 === 0 && token !== 'properties');
+}
+
+const inlinable = (ref: unknown): ref is string =>
+  typeof ref === 'string' && ref.startsWith('#') && (!ref.startsWith(COMPONENT_SCHEMA) || intoSchemaKeywords(ref));
 
 /** The document with such refs copied in place (itself when it has none), and where each was. */
 export function inlineNonComponentSchemaRefs<T>(document: T): { document: T; inlined: InlinedRef[] } {

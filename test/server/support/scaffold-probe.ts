@@ -95,7 +95,8 @@ export class SpecProbe {
       .split('/')
       .filter((p) => p !== '')) {
       const key = unescapePointerToken(decodeURIComponent(raw));
-      node = isObj(node) ? node[key] : undefined;
+      // an array's item by its index (Codat's `#/paths/~1companies~1%7BcompanyId%7D~1.../parameters/0`)
+      node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
     }
     return node;
   }

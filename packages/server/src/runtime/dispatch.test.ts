@@ -169,8 +169,11 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('listBooks', 'get', '/items?kind=book') },
     { operation: op('listFilms', 'get', '/items?kind=film') },
     { operation: op('listItems', 'get', '/items') },
+    { operation: op('getObject', 'get', '/objects/{key}') },
+    { operation: op('headObject', 'head', '/objects/{key}') },
   ];
-  type Expect = { operationId: string; params: Record<string, string> } | { status: number };
+  /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
+  type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
   const rows: [string, string, string, Record<string, string>, Expect][] = [
     ['Google: plain', 'GET', '/v1/operations%2Fabc', {}, { operationId: 'getOperation', params: { name: 'operations/abc' } }],
     ['Google: custom verb', 'POST', '/v1/abc:cancel', {}, { operationId: 'cancelOperation', params: { name: 'abc' } }],
@@ -202,6 +205,11 @@ describe('dispatch of every template spelling (D410)', () => {
     ['a value no template has', 'GET', '/items?kind=other', {}, { status: 400 }],
     ['the template without a query part', 'GET', '/items?limit=5', {}, { operationId: 'listItems', params: {} }],
     ['unknown path', 'GET', '/v2/x', {}, { status: 404 }],
+    // HEAD: a declared HEAD operation answers it (headers, no body); a path that declares GET only answers 405 with
+    // `Allow` (docs/request-validation.md, rule 1: only declared operations are served)
+    ['a declared HEAD beside GET', 'HEAD', '/objects/k1', {}, { status: 200, operationId: 'headObject' }],
+    ['GET beside a declared HEAD', 'GET', '/objects/k1', {}, { operationId: 'getObject', params: { key: 'k1' } }],
+    ['HEAD on a path that declares GET only', 'HEAD', '/records/r1.xml', {}, { status: 405 }],
   ];
 
   let base: string;
@@ -214,7 +222,12 @@ describe('dispatch of every template spelling (D410)', () => {
       createDispatcher(
         routes.map((route) => ({
           ...route,
-          steps: [(req, res) => void res.json({ operationId: route.operation.operationId, params: req.params })],
+          steps: [
+            (req, res) =>
+              void res
+                .set('x-operation', route.operation.operationId)
+                .json({ operationId: route.operation.operationId, params: req.params }),
+          ],
         })),
       ),
     );
@@ -232,8 +245,10 @@ describe('dispatch of every template spelling (D410)', () => {
   it.each(rows)('%s: %s %s', async (_label, method, url, headers, expected) => {
     const res = await fetch(`${base}${url}`, { method, headers });
     if ('status' in expected) {
-      await res.arrayBuffer();
+      const body = await res.text();
       expect(res.status).toBe(expected.status);
+      if (method === 'HEAD') expect(body).toBe('');
+      if (expected.operationId !== undefined) expect(res.headers.get('x-operation')).toBe(expected.operationId);
     } else {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual(expected);
