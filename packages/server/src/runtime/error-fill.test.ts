@@ -478,6 +478,13 @@ describe('the media types an error answer takes (D424)', () => {
       contentType: 'application/json',
       body: { success: false, code: 'invalid_request', error_message: VALIDATION_MESSAGE, details: { limit: 'must be <= 100' } },
     },
+    {
+      name: "LUIS's undeclared properties must be objects: no `code` or `message` added beside its own fields",
+      response: json({ type: 'object', properties: { errorType: { type: 'string' } }, additionalProperties: { type: 'object' } }),
+      error: oneProblem,
+      contentType: 'application/json',
+      body: { errorType: 'invalid_request' },
+    },
   ])('$name', ({ response: declared, error, contentType, body }) => {
     const document = documentOf({ '400': declared });
     const shapes = new SpecErrorShapes(document, () => NOW);

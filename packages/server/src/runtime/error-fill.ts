@@ -131,6 +131,7 @@ export class SchemaReader {
     if (isObj(s.properties)) Object.assign(out.properties, s.properties);
     if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') out.required.add(r);
     if (s.additionalProperties === false || s.unevaluatedProperties === false) out.closed = true;
+    if (isObj(s.additionalProperties)) out.extraValues = s.additionalProperties;
     // `anyOf: [{type: string}, {type: 'null'}]` (a nullable written as alternatives): the members' types
     for (const key of ['anyOf', 'oneOf'] as const)
       if (Array.isArray(s[key]) && typeof s.type !== 'string' && !Array.isArray(s.type))
@@ -143,6 +144,7 @@ export class SchemaReader {
         out.extension ??= m.extension;
         out.types.push(...m.types);
         out.closed ||= m.closed;
+        out.extraValues ??= m.extraValues;
       }
     }
     if (!out.types.some((t) => t !== 'null') && Object.keys(out.properties).length > 0) out.types.push('object');
@@ -166,6 +168,8 @@ interface Shape {
   types: string[];
   /** additionalProperties / unevaluatedProperties false. */
   closed: boolean;
+  /** The schema of every undeclared property (`additionalProperties` as a schema), when one is written. */
+  extraValues?: unknown;
 }
 
 /** A value is left out (an optional property with nothing to say). */
@@ -794,8 +798,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   for (const name of shape.required)
     if (!Object.hasOwn(shape.properties, name) && shape.closed) return { unfillable: `required property '${name}' is not declared` };
   const undeclaredRequired = [...shape.required].filter((n) => !Object.hasOwn(shape.properties, n));
-  // an open object with no place for the message gets `code` and `message` (valid: it allows any property)
-  const addGeneric = !shape.closed && !carriesMessage && !details;
+  // an open object with no place for the message gets `code` and `message` (valid: it allows any property), unless
+  // its undeclared properties must be something a text is not (LUIS's `additionalProperties: {type: object}`)
+  const extraTypes = shape.extraValues === undefined ? [] : typesOf(reader, shape.extraValues);
+  const extraTakesText = extraTypes.length === 0 || extraTypes.includes('string');
+  const addGeneric = !shape.closed && extraTakesText && !carriesMessage && !details;
   const freeName = (candidates: readonly string[], out: Obj): string | undefined =>
     candidates.find((n) => !(n in out) && !Object.hasOwn(shape.properties, n));
   return {
