@@ -95,7 +95,8 @@ export class SpecProbe {
       .split('/')
       .filter((p) => p !== '')) {
       const key = unescapePointerToken(decodeURIComponent(raw));
-      node = isObj(node) ? node[key] : undefined;
+      // a pointer through an array (DigitalOcean's `$ref`s to `.../allOf/0/properties/...`) indexes it
+      node = isObj(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
     }
     return node;
   }
