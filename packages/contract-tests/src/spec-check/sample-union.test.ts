@@ -93,6 +93,17 @@ describe('sampleOf on oneOf/anyOf (D426)', () => {
       },
     },
     {
+      name: "required names beside the oneOf that only one branch declares (gererMesAffaires' documents)",
+      schemas: {
+        Body: { oneOf: [ref('Statement'), ref('Document')], required: ['Title', 'File', 'DocumentId'] },
+        Statement: { type: 'object', properties: { DocumentId: { type: 'string' }, Balance: { type: 'number' } } },
+        Document: {
+          type: 'object',
+          properties: { Title: { type: 'string' }, File: { type: 'object', properties: { Name: { type: 'string' } } } },
+        },
+      },
+    },
+    {
       name: 'branches of allOf members (a required name in one member, its schema in another: Vonage voice)',
       schemas: {
         Body: { oneOf: [ref('WithNcco'), ref('WithAnswerUrl')] },

@@ -16,7 +16,7 @@ export interface UnionContext {
   /** The sampler itself, one level deeper. */
   sample: (schema: Json | undefined) => Json;
   /** Fills the union schema's own required properties (those beside `oneOf`) into an alternative's object sample. */
-  complete: (value: Json) => Json;
+  complete: (value: Json, alternative: Json) => Json;
 }
 
 /** The last token of a `$ref` (`#/components/schemas/Card` gives `Card`). */
@@ -124,7 +124,7 @@ export function unionSample(s: JsonObject, key: 'oneOf' | 'anyOf', context: Unio
   const tried: Json[] = [];
   for (const [index, alternative] of alternatives.entries()) {
     for (const candidate of candidatesOf(s, alternative, context.sample(alternative))) {
-      const value = context.complete(candidate);
+      const value = context.complete(candidate, alternative);
       if (fits(value)) return value;
       tried.push(value);
       if (key !== 'oneOf' || !isObj(value)) continue;

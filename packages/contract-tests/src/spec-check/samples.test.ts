@@ -138,6 +138,10 @@ describe('sampleOf with a validator (D433)', () => {
     },
     { name: 'allOf-wrapped properties four arrays deep (AWS CodePipeline)', schema: wrapped(4) },
     {
+      name: "unique integers, more than one required (PortfolioOptimizer's asset indexes)",
+      schema: { type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 3, uniqueItems: true },
+    },
+    {
       name: 'an allOf whose own example breaks a member',
       schema: { allOf: [{ type: 'object', required: ['id'], properties: { id: { type: 'integer' } } }], example: { id: 'x' } },
     },

@@ -159,7 +159,12 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
         deref,
         accepts,
         sample: (alternative) => sampleOf(alternative, deref, depth + 1, accepts),
-        complete: (value) => (isObj(value) && isObj(s['properties']) ? withRequired(s, value, deref, depth, accepts) : value),
+        // the union's own required names (beside `oneOf`, gererMesAffaires' `required: [Title, File]`), their schemas
+        // from the union's properties, else from the chosen alternative's
+        complete: (value, alternative) =>
+          isObj(value) && (isObj(s['properties']) || Array.isArray(s['required']))
+            ? withRequired(s, value, deref, depth, accepts, alternative)
+            : value,
       });
   }
   if (Array.isArray(s['allOf'])) {
@@ -195,10 +200,12 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
     case 'array': {
       const min = typeof s['minItems'] === 'number' ? s['minItems'] : 1;
       const items = Array.from({ length: Math.max(1, min) }, () => sampleOf(s['items'], deref, depth + 1, accepts));
-      // `uniqueItems` with more than one item required: the same sample twice would be refused
-      return s['uniqueItems'] === true && items.length > 1 && items.every((i) => typeof i === 'string')
-        ? items.map((i, n) => (n === 0 ? i : `${String(i)}${n}`))
-        : items;
+      // `uniqueItems` with more than one item required: the same sample twice would be refused; the n-th string gets
+      // n appended, the n-th number n added (PortfolioOptimizer's asset indexes, `minimum: 1`)
+      if (s['uniqueItems'] !== true || items.length < 2) return items;
+      if (items.every((i) => typeof i === 'string')) return items.map((i, n) => (n === 0 ? i : `${String(i)}${n}`));
+      if (items.every((i) => typeof i === 'number')) return items.map((i, n) => (i as number) + n);
+      return items;
     }
     default:
       return withRequired(s, {}, deref, depth, accepts);
@@ -207,9 +214,10 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
 
 /**
  * `value` with the object schema's required properties it lacks (from `properties`, or the `allOf` members', any
- * value when none declares it; a `readOnly` one is left out) and optional ones up to `minProperties`.
+ * value when none declares it; a `readOnly` one is left out) and optional ones up to `minProperties`. `also`: a
+ * schema that declares the properties too (the alternative a union's sample came from).
  */
-function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: number, accepts?: Accepts): JsonObject {
+function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: number, accepts?: Accepts, also?: Json): JsonObject {
   const out: JsonObject = { ...value };
   const required = Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : [];
   const properties = isObj(s['properties']) ? s['properties'] : {};
@@ -217,7 +225,8 @@ function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: num
   const ordered = [...Object.keys(properties).filter((n) => required.includes(n)), ...required.filter((n) => !(n in properties))];
   for (const name of ordered) {
     if (name in out) continue;
-    const prop = propertySchema(s, name, deref);
+    const alternative = deref(also);
+    const prop = propertySchema(s, name, deref) ?? (isObj(alternative) ? propertySchema(alternative, name, deref) : undefined);
     const resolved = deref(prop);
     if (isObj(resolved) && resolved['readOnly'] === true) continue;
     out[name] = prop === undefined ? 'sample' : sampleOf(prop, deref, depth + 1, accepts);
