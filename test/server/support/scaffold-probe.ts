@@ -95,7 +95,7 @@ export class SpecProbe {
       .split('/')
       .filter((p) => p !== '')) {
       const key = unescapePointerToken(decodeURIComponent(raw));
-      // an array's item by its index (Codat's `#/paths/~1companies~1%7BcompanyId%7D~1.../parameters/0`)
+      // an array's item by its index (Codat's `.../parameters/0`, DigitalOcean's `.../allOf/0/properties/...`)
       node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
     }
     return node;

@@ -88,6 +88,73 @@ describe('sampleOf with a validator (D433)', () => {
     expect(ajv.validate(schema, value), JSON.stringify(value)).toBe(true);
   });
 
+  /** `levels` objects nested in arrays, each property wrapped in `allOf: [schema, {description}]` as AWS writes them. */
+  const wrapped = (levels: number): JsonObject => {
+    let schema: JsonObject = { type: 'string', minLength: 2 };
+    for (let i = 0; i < levels; i++)
+      schema = {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'next'],
+          properties: {
+            name: { allOf: [{ type: 'string' }, { description: 'a name' }] },
+            next: { allOf: [schema, { description: 'deeper' }] },
+          },
+        },
+      };
+    return schema;
+  };
+
+  it.each<{ name: string; schema: JsonObject }>([
+    {
+      name: 'a required name in one allOf member, its schema in another (Vonage voice)',
+      schema: { allOf: [{ required: ['ncco'] }, { properties: { ncco: { type: 'array', items: { type: 'object' } } } }] },
+    },
+    {
+      name: 'an allOf of objects nested in an array, required names from every member',
+      schema: {
+        type: 'array',
+        items: {
+          allOf: [
+            { type: 'object', required: ['sku'], properties: { sku: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' } } },
+            { required: ['quantity'], properties: { quantity: { type: 'integer', minimum: 1 }, sku: { maxLength: 8 } } },
+          ],
+        },
+      },
+    },
+    {
+      name: "an allOf of arrays whose items differ (NPR's collection document)",
+      schema: {
+        allOf: [
+          { type: 'array', items: { type: 'object' } },
+          { type: 'array', items: { type: 'object', required: ['href'], properties: { href: { type: 'string' } } }, minItems: 2 },
+        ],
+      },
+    },
+    {
+      name: "an allOf of a string and an enum (Apple's invocation method)",
+      schema: { allOf: [{ type: 'string' }, { type: 'string', enum: ['AddMediaIntentHandling.confirm'] }] },
+    },
+    { name: 'allOf-wrapped properties four arrays deep (AWS CodePipeline)', schema: wrapped(4) },
+    {
+      name: "unique integers, more than one required (PortfolioOptimizer's asset indexes)",
+      schema: { type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 3, uniqueItems: true },
+    },
+    {
+      name: 'an allOf whose own example breaks a member',
+      schema: { allOf: [{ type: 'object', required: ['id'], properties: { id: { type: 'integer' } } }], example: { id: 'x' } },
+    },
+  ])('$name', ({ schema }) => {
+    const value = sample(schema);
+    expect(ajv.validate(schema, value), JSON.stringify(value)).toBe(true);
+    expect(sample(schema)).toEqual(value);
+  });
+
+  it('past the depth limit a value of the declared type (a scalar, an empty object), not null', () => {
+    expect(JSON.stringify(sample(wrapped(12)))).not.toContain('null');
+  });
+
   it("without a validator, the spec's own value comes first as before", () => {
     expect(sampleOf({ type: 'string', enum: ['yes', 'no'], example: 'maybe' }, deref)).toBe('maybe');
   });

@@ -2,10 +2,11 @@
  * Positive and negative data from a schema, deterministic (the same spec gives the same requests, so a failure
  * reproduces): the schema's own `const`/`examples`/`example`/`default`/`enum` first (when the caller can check a
  * value and the schema's own breaks it, a generated one instead), else the smallest value that satisfies type,
- * format, length, range and pattern (fast-check's `stringMatching` builds a string for a pattern).
+ * format, length, range and pattern (sample-string.ts builds a string for a pattern).
  */
-import fc from 'fast-check';
 import { isObj } from '@paygate/contract/json';
+import { stringSample } from './sample-string.js';
+import { unionSample } from './sample-union.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -26,59 +27,6 @@ function typesOf(s: JsonObject): string[] {
   if (isObj(s['properties'])) return ['object'];
   if (s['items'] !== undefined) return ['array'];
   return [];
-}
-
-const FORMAT_SAMPLES: Readonly<Record<string, string>> = {
-  'date-time': '2026-01-02T03:04:05Z',
-  date: '2026-01-02',
-  time: '03:04:05Z',
-  email: 'ada@example.com',
-  uri: 'https://paygate-contract.invalid/a',
-  url: 'https://paygate-contract.invalid/a',
-  uuid: '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71',
-  ipv4: '192.0.2.1',
-  ipv6: '2001:db8::1',
-  hostname: 'paygate-contract.invalid',
-  duration: 'P1D',
-  byte: 'c2FtcGxl',
-  'uri-reference': '/a',
-  'json-pointer': '/a',
-  regex: '^a$',
-};
-
-function stringSample(s: JsonObject): string {
-  const format = typeof s['format'] === 'string' ? s['format'] : undefined;
-  const min = typeof s['minLength'] === 'number' ? s['minLength'] : 1;
-  const max = typeof s['maxLength'] === 'number' ? s['maxLength'] : Number.POSITIVE_INFINITY;
-  const pattern = typeof s['pattern'] === 'string' ? s['pattern'] : undefined;
-  let re: RegExp | undefined;
-  try {
-    re = pattern === undefined ? undefined : new RegExp(pattern, 'u');
-  } catch {
-    re = undefined; // not a regular expression the validator could apply either (D206 unsupported patterns dropped with a warning)
-  }
-  const formatSample = format === undefined ? undefined : FORMAT_SAMPLES[format];
-  if (formatSample !== undefined && (re === undefined || re.test(formatSample))) return formatSample;
-  if (re !== undefined) {
-    for (const candidate of ['sample', 'abc', 'a', 'A1', '1', '12345678', 'x'.repeat(min)]) {
-      if (re.test(candidate) && candidate.length >= min && candidate.length <= max) return candidate;
-    }
-    // fast-check builds strings from the pattern; a fixed seed keeps the requests reproducible. Larger sizes when
-    // the small ones are all shorter than `minLength` (AWS's 20-character ARNs, a 40-digit commit SHA)
-    const fits = (v: string): boolean => v.length >= min && v.length <= max;
-    const maxLength = Number.isFinite(max) ? max : undefined;
-    for (const size of ['small', 'medium', 'large', 'xlarge'] as const) {
-      let found: string | undefined;
-      try {
-        const arbitrary = fc.stringMatching(re, { size, ...(maxLength === undefined ? {} : { maxLength }) });
-        found = fc.sample(arbitrary, { seed: 20, numRuns: 50 }).find(fits);
-      } catch {
-        break; // a pattern fast-check cannot build within maxLength (a repetition longer than it): no string from it
-      }
-      if (found !== undefined) return found;
-    }
-  }
-  return 'sample'.padEnd(min, 'x').slice(0, Math.max(min, Math.min(max, 6)));
 }
 
 function numberSample(s: JsonObject, integer: boolean): number {
@@ -119,6 +67,73 @@ function propertySchema(s: JsonObject, name: string, deref: Deref, depth = 0): J
   return undefined;
 }
 
+/** Keywords of a schema's own values: a merged copy leaves them out (the sampler tried them on the schema itself). */
+const OWN_VALUE_KEYWORDS = ['const', 'examples', 'example', 'default', 'enum'];
+
+/**
+ * An `allOf` whose members (nested ones too) are all object schemas, or all array schemas, as one schema: every
+ * member's `properties` (a property several declare becomes the `allOf` of their schemas), the union of their
+ * `required`, the largest `minProperties`; for arrays the `allOf` of their `items`, the largest `minItems`. Undefined
+ * when a member is more than that (a union, a scalar, a `not`): the caller samples the members one by one.
+ * (D427 an allOf of object schemas is sampled as one merged schema.)
+ */
+function flattenAllOf(s: JsonObject, deref: Deref): JsonObject | undefined {
+  const properties = new Map<string, Json[]>();
+  const items: Json[] = [];
+  const required = new Set<string>();
+  const kinds = new Set<string>();
+  let minProperties = 0;
+  let minItems = 0;
+  const visit = (node: Json | undefined, depth: number): boolean => {
+    const x = deref(node);
+    if (!isObj(x) || depth > 8) return false;
+    if (['oneOf', 'anyOf', 'not', 'if'].some((k) => x[k] !== undefined)) return false;
+    const types = typesOf(x);
+    if (types.length > 1 || (types.length === 1 && types[0] !== 'object' && types[0] !== 'array')) return false;
+    if (types[0] !== undefined) kinds.add(types[0]);
+    if (isObj(x['properties']))
+      for (const [name, property] of Object.entries(x['properties'])) properties.set(name, [...(properties.get(name) ?? []), property]);
+    if (Array.isArray(x['required'])) for (const r of x['required']) if (typeof r === 'string') required.add(r);
+    if (typeof x['minProperties'] === 'number') minProperties = Math.max(minProperties, x['minProperties']);
+    if (x['items'] !== undefined && !Array.isArray(x['items'])) items.push(x['items']);
+    if (typeof x['minItems'] === 'number') minItems = Math.max(minItems, x['minItems']);
+    return (Array.isArray(x['allOf']) ? x['allOf'] : []).every((part) => visit(part, depth + 1));
+  };
+  const { allOf: _members, ...rest } = s;
+  if (!(s['allOf'] as Json[]).every((part) => visit(part, 1)) || !visit(rest, 0) || kinds.size > 1) return undefined;
+  const out: JsonObject = { ...rest };
+  for (const keyword of OWN_VALUE_KEYWORDS) delete out[keyword];
+  if (kinds.has('array')) {
+    if (properties.size > 0 || required.size > 0) return undefined;
+    if (items.length > 0) out['items'] = items.length === 1 ? items[0]! : { allOf: items };
+    return { ...out, type: 'array', ...(minItems > 0 ? { minItems } : {}) };
+  }
+  if (properties.size === 0 && required.size === 0) return undefined; // annotations only: no object to build
+  out['type'] = 'object';
+  out['properties'] = Object.fromEntries(
+    [...properties].map(([name, schemas]) => [name, schemas.length === 1 ? schemas[0]! : { allOf: schemas }]),
+  );
+  out['required'] = [...required];
+  if (minProperties > 0) out['minProperties'] = minProperties;
+  return out;
+}
+
+/** A value of the schema's scalar type, undefined when its first type is `object` or `array` (or none is declared). */
+function scalarSample(s: JsonObject, accepts: Accepts | undefined): Json | undefined {
+  switch (typesOf(s).filter((t) => t !== 'null')[0]) {
+    case 'string':
+      return stringSample(s, accepts === undefined ? undefined : (value) => accepts(s, value));
+    case 'integer':
+      return numberSample(s, true);
+    case 'number':
+      return numberSample(s, false);
+    case 'boolean':
+      return true;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * A value the schema accepts (as far as a deterministic pick can tell). With `accepts`, the schema's own example (or
  * default, enum member) is used only when the schema accepts it, and of `oneOf`/`anyOf` the first alternative whose
@@ -126,55 +141,71 @@ function propertySchema(s: JsonObject, name: string, deref: Deref, depth = 0): J
  */
 export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, accepts?: Accepts): Json {
   const s = deref(schema);
-  if (!isObj(s) || depth > 8) return null;
+  if (!isObj(s)) return null;
   const fits = (value: Json): boolean => accepts === undefined || accepts(s, value);
   const own = ownValues(s);
   for (const value of own) if (fits(value)) return value;
   // no validator to ask: the schema's own value as it is (the sampler's behaviour before D433)
   if (accepts === undefined && own.length > 0) return own[0]!;
+  // past the depth limit (a recursive schema, deep nesting): a value of the declared type that needs no deeper look
+  // (an empty object or array at worst), not null
+  if (depth > 8) {
+    const type = typesOf(s).filter((t) => t !== 'null')[0];
+    return scalarSample(s, accepts) ?? (type === 'object' ? {} : type === 'array' ? [] : null);
+  }
   for (const key of ['oneOf', 'anyOf'] as const) {
-    const alternatives = s[key];
-    if (Array.isArray(alternatives) && alternatives.length > 0) {
-      const samples: Json[] = [];
-      for (const alternative of alternatives.slice(0, 8)) {
-        const value = sampleOf(alternative, deref, depth + 1, accepts);
-        const merged = isObj(value) && isObj(s['properties']) ? withRequired(s, value, deref, depth, accepts) : value;
-        if (fits(merged)) return merged;
-        samples.push(merged);
-      }
-      return samples[0]!;
-    }
+    if (Array.isArray(s[key]) && s[key].length > 0)
+      return unionSample(s, key, {
+        deref,
+        accepts,
+        sample: (alternative) => sampleOf(alternative, deref, depth + 1, accepts),
+        // the union's own required names (beside `oneOf`, gererMesAffaires' `required: [Title, File]`), their schemas
+        // from the union's properties, else from the chosen alternative's
+        complete: (value, alternative) =>
+          isObj(value) && (isObj(s['properties']) || Array.isArray(s['required']))
+            ? withRequired(s, value, deref, depth, accepts, alternative)
+            : value,
+      });
   }
   if (Array.isArray(s['allOf'])) {
+    // members that are all object schemas: one schema of their properties and required names (a `required` in one
+    // member naming a property another declares: Vonage's `allOf: [{required: [ncco]}, {properties: {ncco}}]`)
+    const flat = flattenAllOf(s, deref);
+    // at the same depth: the merged schema has no `allOf` left, its properties are one level down (AWS wraps every
+    // property in an `allOf`, which counted as levels reached the depth limit halfway down a pipeline declaration)
+    if (flat !== undefined) return sampleOf(flat, deref, depth, accepts);
     const merged: JsonObject = {};
     const values = s['allOf'].map((part) => sampleOf(part, deref, depth + 1, accepts));
     for (const value of values) if (isObj(value)) Object.assign(merged, value);
     // an allOf of a scalar and annotations (AWS's `allOf: [{$ref: TagKey}, {description}]`): the scalar
-    const scalar = values.find((v) => v !== null && !isObj(v));
+    // (the first one every member accepts: `allOf: [{type: string}, {enum: [...]}]` takes the enum's member)
+    const scalars = values.filter((v) => v !== null && !isObj(v));
+    const everyMember = (v: Json): boolean =>
+      accepts === undefined ||
+      (s['allOf'] as Json[]).every((part) => {
+        const member = deref(part);
+        return !isObj(member) || accepts(member, v);
+      });
+    const scalar = scalars.find(everyMember) ?? scalars[0];
     if (scalar !== undefined && Object.keys(merged).length === 0 && !isObj(s['properties']) && typesOf(s)[0] !== 'object') return scalar;
     const rest = { ...s };
     delete rest['allOf'];
+    for (const keyword of OWN_VALUE_KEYWORDS) delete rest[keyword]; // tried on `s` itself; a copy no validator checks
     const restValue = isObj(rest['properties']) ? sampleOf(rest, deref, depth + 1, accepts) : undefined;
     return withRequired(s, isObj(restValue) ? { ...merged, ...restValue } : merged, deref, depth, accepts);
   }
-  const types = typesOf(s).filter((t) => t !== 'null');
-  const type = types[0] ?? 'object';
-  switch (type) {
-    case 'string':
-      return stringSample(s);
-    case 'integer':
-      return numberSample(s, true);
-    case 'number':
-      return numberSample(s, false);
-    case 'boolean':
-      return true;
+  const scalar = scalarSample(s, accepts);
+  if (scalar !== undefined) return scalar;
+  switch (typesOf(s).filter((t) => t !== 'null')[0] ?? 'object') {
     case 'array': {
       const min = typeof s['minItems'] === 'number' ? s['minItems'] : 1;
       const items = Array.from({ length: Math.max(1, min) }, () => sampleOf(s['items'], deref, depth + 1, accepts));
-      // `uniqueItems` with more than one item required: the same sample twice would be refused
-      return s['uniqueItems'] === true && items.length > 1 && items.every((i) => typeof i === 'string')
-        ? items.map((i, n) => (n === 0 ? i : `${String(i)}${n}`))
-        : items;
+      // `uniqueItems` with more than one item required: the same sample twice would be refused; the n-th string gets
+      // n appended, the n-th number n added (PortfolioOptimizer's asset indexes, `minimum: 1`)
+      if (s['uniqueItems'] !== true || items.length < 2) return items;
+      if (items.every((i) => typeof i === 'string')) return items.map((i, n) => (n === 0 ? i : `${String(i)}${n}`));
+      if (items.every((i) => typeof i === 'number')) return items.map((i, n) => (i as number) + n);
+      return items;
     }
     default:
       return withRequired(s, {}, deref, depth, accepts);
@@ -183,9 +214,10 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
 
 /**
  * `value` with the object schema's required properties it lacks (from `properties`, or the `allOf` members', any
- * value when none declares it; a `readOnly` one is left out) and optional ones up to `minProperties`.
+ * value when none declares it; a `readOnly` one is left out) and optional ones up to `minProperties`. `also`: a
+ * schema that declares the properties too (the alternative a union's sample came from).
  */
-function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: number, accepts?: Accepts): JsonObject {
+function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: number, accepts?: Accepts, also?: Json): JsonObject {
   const out: JsonObject = { ...value };
   const required = Array.isArray(s['required']) ? s['required'].filter((r): r is string => typeof r === 'string') : [];
   const properties = isObj(s['properties']) ? s['properties'] : {};
@@ -193,7 +225,8 @@ function withRequired(s: JsonObject, value: JsonObject, deref: Deref, depth: num
   const ordered = [...Object.keys(properties).filter((n) => required.includes(n)), ...required.filter((n) => !(n in properties))];
   for (const name of ordered) {
     if (name in out) continue;
-    const prop = propertySchema(s, name, deref);
+    const alternative = deref(also);
+    const prop = propertySchema(s, name, deref) ?? (isObj(alternative) ? propertySchema(alternative, name, deref) : undefined);
     const resolved = deref(prop);
     if (isObj(resolved) && resolved['readOnly'] === true) continue;
     out[name] = prop === undefined ? 'sample' : sampleOf(prop, deref, depth + 1, accepts);
