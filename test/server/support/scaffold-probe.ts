@@ -262,7 +262,20 @@ export class SpecProbe {
     if (key === undefined)
       return { declared, violations: [`content type ${contentType ?? 'none'} is not among ${[...content.keys()].join(', ')}`], body };
     const schema = content.get(key);
-    return { declared, violations: schema === null || schema === undefined ? [] : this.validate(schema, body), body };
+    if (schema === null || schema === undefined) return { declared, violations: [], body };
+    const violations = this.validate(schema, body);
+    // a text type declared with a structured schema (`text/plain` holding an object: Swagger 2's `produces` applied to
+    // every response) is read as the JSON text of that structure when it is not a valid text as it is
+    if (violations.length > 0 && typeof body === 'string' && /^text\//i.test(contentType ?? '')) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        const asJson = this.validate(schema, parsed);
+        if (asJson.length === 0) return { declared, violations: [], body: parsed };
+      } catch {
+        // not JSON text: the violations as a text stand
+      }
+    }
+    return { declared, violations, body };
   }
 
   /** The requests of one kind for an operation (none when the kind does not apply, e.g. no security). */

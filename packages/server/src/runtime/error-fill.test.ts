@@ -479,11 +479,24 @@ describe('the media types an error answer takes (D424)', () => {
       body: { success: false, code: 'invalid_request', error_message: VALIDATION_MESSAGE, details: { limit: 'must be <= 100' } },
     },
     {
-      name: "LUIS's undeclared properties must be objects: no `code` or `message` added beside its own fields",
+      name: "text/plain with an object schema (Land Registry's, a Swagger 2 `produces`): the filled object as JSON text in it",
+      response: {
+        description: 'No',
+        content: { 'text/plain': { schema: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } } } },
+      },
+      error: oneProblem,
+      contentType: 'text/plain',
+      body: { code: 400, message: 'query.limit: must be <= 100' },
+    },
+    {
+      name: "LUIS's undeclared properties must be objects: the message in an `error` object (Azure's convention), not beside its own fields",
       response: json({ type: 'object', properties: { errorType: { type: 'string' } }, additionalProperties: { type: 'object' } }),
       error: oneProblem,
       contentType: 'application/json',
-      body: { errorType: 'invalid_request' },
+      body: {
+        errorType: 'invalid_request',
+        error: { code: 'invalid_request', message: VALIDATION_MESSAGE, details: { limit: 'must be <= 100' } },
+      },
     },
   ])('$name', ({ response: declared, error, contentType, body }) => {
     const document = documentOf({ '400': declared });

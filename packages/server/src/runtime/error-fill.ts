@@ -803,11 +803,21 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   const extraTypes = shape.extraValues === undefined ? [] : typesOf(reader, shape.extraValues);
   const extraTakesText = extraTypes.length === 0 || extraTypes.includes('string');
   const addGeneric = !shape.closed && extraTakesText && !carriesMessage && !details;
+  // ...where they must be objects, the message goes in one, as Azure's and OData's `error: {code, message}`
+  const extraObject = shape.extraValues as Obj;
+  const addErrorObject =
+    !shape.closed &&
+    !extraTakesText &&
+    extraTypes.includes('object') &&
+    reader.shape(extraObject).required.size === 0 &&
+    !reader.shape(extraObject).closed &&
+    !carriesMessage &&
+    !details;
   const freeName = (candidates: readonly string[], out: Obj): string | undefined =>
     candidates.find((n) => !(n in out) && !Object.hasOwn(shape.properties, n));
   return {
-    details: details || addGeneric,
-    says: carriesMessage || details || addGeneric,
+    details: details || addGeneric || addErrorObject,
+    says: carriesMessage || details || addGeneric || addErrorObject,
     ...(codes === undefined ? {} : { codes }),
     write: (ctx) => {
       const out: Obj = {};
@@ -829,6 +839,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
         if (!carriesCode && code !== undefined) out[code] = ctx.code;
         if (message !== undefined) out[message] = ctx.text;
         if (ctx.details !== undefined && detailsName !== undefined) out[detailsName] = { ...ctx.details };
+      }
+      if (addErrorObject) {
+        const name = freeName(['error', 'error_details'], out);
+        if (name !== undefined)
+          out[name] = { code: ctx.code, message: ctx.text, ...(ctx.details === undefined ? {} : { details: { ...ctx.details } }) };
       }
       return out;
     },

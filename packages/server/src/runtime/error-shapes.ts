@@ -187,7 +187,8 @@ export class SpecErrorShapes {
    * The declared error response of a response object the scaffold can write (D424 error answers in the declared media type): its JSON (or problem+json)
    * media type, a JSON media type without a schema (anything goes: `{code, message}`), a media range (`*\/*`,
    * `application/*`: answered as application/json), else a `text/*` one whose schema is a string or absent (the
-   * message as text). Undefined when there is none (no content, or only images, XML, binary...).
+   * message as text), else any other `text/*` one (its schema filled, written as JSON text). Undefined when there is
+   * none (no content, or only images, XML, binary...).
    */
   private declared(response: unknown, at: string): DeclaredError | undefined {
     const ref = isObj(response) && typeof response.$ref === 'string' ? response.$ref : undefined;
@@ -207,6 +208,12 @@ export class SpecErrorShapes {
     const text = entries.find(([mediaType, media]) => TEXT_MEDIA.test(mediaType) && this.textSchema(media.schema));
     if (text !== undefined)
       return { mediaType: text[0], schema: text[1].schema ?? {}, pointer: where(text[0], text[1].schema), text: true };
+    // any other text type (`text/plain` with an object schema, `text/csv`: a Swagger 2 `produces` applied to every
+    // response) is answered in it, its schema filled as for JSON and written as JSON text: the body is the declared
+    // structure, in the declared content type
+    const textual = entries.find(([mediaType]) => /^text\//i.test(mediaType));
+    if (textual !== undefined)
+      return { mediaType: textual[0], schema: textual[1].schema ?? {}, pointer: where(textual[0], textual[1].schema) };
     return undefined;
   }
 
