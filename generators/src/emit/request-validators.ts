@@ -24,6 +24,7 @@ import {
 import type { EmitContext, Emitter, GeneratedFile } from './context.js';
 import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
+import { closedAllOfDeclared } from './closed-all-of.js';
 import { readOnlyNotRequired } from './read-only.js';
 import { reachableDigest } from '../incremental/reads.js';
 import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
@@ -315,6 +316,11 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
       return undefined;
     }
   };
+  // a body schema as requests are checked against it: readOnly properties not required (D453 readOnly properties not
+  // required in requests), a closed allOf's member properties not additional (D454 additionalProperties false beside
+  // allOf counts the members' properties)
+  const requestBodySchema = (schema: unknown): unknown =>
+    closedAllOfDeclared(readOnlyNotRequired(schema, resolveOrNothing), resolveOrNothing);
 
   const paramDefs: Obj = {};
   const bodyDefs: Obj = {};
@@ -328,8 +334,7 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
       );
     }
     paramDefs[name] = toAjvSchema(schema, PARAMS_ROOT, ANNOTATIONS);
-    // D453: a readOnly property is not required of a request (OpenAPI: "required will take effect on the response only")
-    bodyDefs[name] = toAjvSchema(readOnlyNotRequired(schema, resolveOrNothing), BODY_ROOT, ANNOTATIONS);
+    bodyDefs[name] = toAjvSchema(requestBodySchema(schema), BODY_ROOT, ANNOTATIONS);
   }
 
   // Canonical JSON of an operation's def -> its key: operations with identical parameter groups or bodies (GitHub's
@@ -352,7 +357,7 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
   // as `$ref`'d components already are (D155 validators compiled with inlineRefs off), instead of a copy of its code per place.
   const bodySchemaOf = (mediaSchema: unknown): unknown => {
     const schema = isObj(mediaSchema) && typeof mediaSchema.$ref === 'string' ? resolver.get(mediaSchema.$ref) : (mediaSchema ?? {});
-    return toAjvSchema(readOnlyNotRequired(schema, resolveOrNothing), BODY_ROOT, ANNOTATIONS);
+    return toAjvSchema(requestBodySchema(schema), BODY_ROOT, ANNOTATIONS);
   };
   const repeats = repeatedSubschemas(model.operations.flatMap((op) => (op.requestBody?.content ?? []).map((m) => bodySchemaOf(m.schema))));
   const sharedKeys = new Map<string, string>();

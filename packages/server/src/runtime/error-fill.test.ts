@@ -489,6 +489,30 @@ describe('the media types an error answer takes (D424)', () => {
       body: { code: 400, message: 'query.limit: must be <= 100' },
     },
     {
+      name: "ShipEngine's list items: an enum behind a one-member allOf that annotates it is filled from its values",
+      response: json({
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['error_code', 'message'],
+              properties: {
+                error_code: { allOf: [{ type: 'string', enum: ['unspecified', 'invalid_field_value'] }], description: 'the code' },
+                message: { type: 'string', minLength: 1 },
+              },
+            },
+          },
+        },
+      }),
+      error: oneProblem,
+      contentType: 'application/json',
+      body: { errors: [{ error_code: 'invalid_field_value', message: 'query.limit: must be <= 100' }] },
+    },
+    {
       name: "LUIS's undeclared properties must be objects: the message in an `error` object (Azure's convention), not beside its own fields",
       response: json({ type: 'object', properties: { errorType: { type: 'string' } }, additionalProperties: { type: 'object' } }),
       error: oneProblem,

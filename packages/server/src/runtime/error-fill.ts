@@ -99,14 +99,38 @@ export function messageWithField(input: Pick<FillInput, 'message' | 'problems' |
   return input.kind === 'validation' ? named : `${input.message} (${named})`;
 }
 
+/** Keywords that describe a schema without constraining it. */
+const ANNOTATION_KEYS: ReadonlySet<string> = new Set([
+  'description',
+  'title',
+  'example',
+  'examples',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  '$comment',
+]);
+
 /** Reads schemas of one document: local `$ref`s, allOf merged. */
 export class SchemaReader {
   constructor(private readonly document: ApiDocument) {}
 
-  /** Follows local `$ref`s (`#/components/...`), at most 16 hops. */
+  /**
+   * Follows local `$ref`s (`#/components/...`), at most 16 hops, and the one-member `allOf` written only to annotate
+   * a ref (ShipEngine's `error_code: {allOf: [{$ref: error_code}], description}`): the member is the schema.
+   */
   deref(node: unknown): unknown {
     let current = node;
-    for (let i = 0; i < 16 && isObj(current) && typeof current.$ref === 'string'; i++) {
+    for (let i = 0; i < 16 && isObj(current); i++) {
+      if (
+        Array.isArray(current.allOf) &&
+        current.allOf.length === 1 &&
+        Object.keys(current).every((k) => k === 'allOf' || ANNOTATION_KEYS.has(k) || k.startsWith('x-'))
+      ) {
+        current = current.allOf[0];
+        continue;
+      }
+      if (typeof current.$ref !== 'string') break;
       const ref = current.$ref;
       if (!ref.startsWith('#/')) return undefined;
       let target: unknown = this.document;
