@@ -1,9 +1,8 @@
 /**
  * Events of real specs nobody here wrote (D210-D213): Figma's 7 webhook events, declared as `callbacks` of its
  * webhook-creation operation and discriminated on `event_type`, and OpenAI's 16 `webhooks`, discriminated on `type`.
- * Each is generated (contract + webhooks; OpenAI's with every target, the project the real-world test compiles too,
- * D465 one OpenAI project for the real-world and events tests) the way `paygate generate --out` does, compiled by
- * strict `tsc` together with a type-level test of its event types (expectTypeOf / @ts-expect-error), and its generated validators are run on a
+ * Each is generated (contract + webhooks) the way `paygate generate --out` does, compiled by strict `tsc` together with
+ * a type-level test of its event types (expectTypeOf / @ts-expect-error), and its generated validators are run on a
  * sampled valid payload of every event (and on broken ones); its docs events page lists every event with its source.
  */
 import { pathToFileURL } from 'node:url';
@@ -16,7 +15,7 @@ import { DEFAULT_TEMPLATES_DIR } from '../../generators/src/emit/templates.js';
 import { sampleOf, type Json } from '../../packages/contract-tests/src/spec-check/samples.js';
 import type { EventCatalog, WebhookValidationResult } from '../../packages/webhooks/src/event-validation.js';
 import { generateAndCompile, type CompileOptions } from './support/compile-generated.js';
-import { OPENAI_PROJECT } from './support/openai-project.js';
+import { OPENAI } from './support/openai-project.js';
 
 /** A type-level test of Figma's generated events, compiled with them (never run). */
 const FIGMA_TYPES = `import { expectTypeOf } from 'vitest';
@@ -77,6 +76,30 @@ export function mount(): void {
 }
 `;
 
+/** The same for OpenAI's webhooks, discriminated on `type`. */
+const OPENAI_TYPES = `import { expectTypeOf } from 'vitest';
+import { WEBHOOK_EVENT_DISCRIMINATOR, type BatchCompletedEvent, type WebhookEvent, type WebhookEventMap, type WebhookEventName, type WebhookEventType } from './contract/index.js';
+import { validateEvent } from './webhooks/index.js';
+
+expectTypeOf<typeof WEBHOOK_EVENT_DISCRIMINATOR>().toEqualTypeOf<'type'>();
+expectTypeOf<'batch.completed' | 'response.failed' | 'realtime.call.incoming'>().toExtend<WebhookEventType>();
+expectTypeOf<WebhookEventName>().toEqualTypeOf<WebhookEventType>();
+expectTypeOf<WebhookEventMap['batch.completed']>().toEqualTypeOf<BatchCompletedEvent>();
+expectTypeOf<BatchCompletedEvent['data']['id']>().toEqualTypeOf<string>();
+expectTypeOf<BatchCompletedEvent['created_at']>().toEqualTypeOf<number>();
+
+export function idOf(event: WebhookEvent): string {
+  if (event.type === 'batch.failed') return event.data.id;
+  if (event.type === 'response.completed') expectTypeOf(event).toEqualTypeOf<WebhookEventMap['response.completed']>();
+  return event.id;
+}
+
+const result = validateEvent('eval.run.failed', {} as unknown);
+if (result.ok) expectTypeOf(result.event.type).toEqualTypeOf<'eval.run.failed'>();
+// @ts-expect-error webhook names are not event names: the event is its type
+validateEvent('batch_completed', {});
+`;
+
 interface GeneratedWebhooks {
   webhookEvents: EventCatalog<Record<string, unknown>>;
   validateEvent: (name: string, input: unknown) => WebhookValidationResult;
@@ -111,7 +134,7 @@ async function runValidators(dir: string, model: ApiModel): Promise<ValidatorRun
   return run;
 }
 
-/** Figma's project is this file's own; OpenAI's is the real-world test's too (D465 one OpenAI project for the real-world and events tests). */
+/** OpenAI's is compiled in the directory the real-world test compiles it in (D465 one OpenAI project directory for the real-world and events tests). */
 const SPECS = [
   {
     name: 'figma',
@@ -124,7 +147,17 @@ const SPECS = [
     events: 7,
     discriminator: 'event_type',
   },
-  { name: 'openai', project: OPENAI_PROJECT, events: 16, discriminator: 'type' },
+  {
+    name: 'openai',
+    project: {
+      ...OPENAI,
+      targets: ['contract', 'webhooks'],
+      label: 'events-openai',
+      extraFiles: { 'generated/events.types.ts': OPENAI_TYPES },
+    } satisfies CompileOptions,
+    events: 16,
+    discriminator: 'type',
+  },
 ] as const;
 
 const limit = pLimit(1); // one tsc at a time: the machine is shared

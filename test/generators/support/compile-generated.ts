@@ -42,6 +42,11 @@ export interface CompileOptions {
    * promise settles).
    */
   use?: (dir: string, outcome: { code: number; diagnostics: string; result: GenerateResult }) => Promise<void>;
+  /**
+   * The name of a project directory that other files' compiles of the same spec share (D465 one OpenAI project
+   * directory for the real-world and events tests): tsc checks again only what differs from the last compile there.
+   */
+  shareDir?: string;
 }
 
 export interface CompileOutcome {
@@ -155,13 +160,14 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
 }
 
 /**
- * The directory of a generated project: by checkout and by what the project is (label, targets, lint mode, plugins by
+ * The directory of a generated project: by checkout and by `shareDir`, or by what the project is (label, targets, lint mode, plugins by
  * name, the extra files' paths, and the spec's path when it is the repository's; a spec written to a fresh temp file
  * each run is known by its label). Contents that differ from the last run's in the same directory are what tsc's
  * build info is for.
  */
 function projectDir(options: CompileOptions): string {
   const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 10);
+  if (options.shareDir !== undefined) return path.join(tmpdir(), `paygate-compile-${checkout}`, `shared-${options.shareDir}`);
   const what = JSON.stringify({
     label: options.label,
     openapi: path.isAbsolute(options.openapi) ? null : options.openapi,
