@@ -160,10 +160,10 @@ export async function generateAndCompile(options: CompileOptions): Promise<Compi
 }
 
 /**
- * The directory of a generated project: by checkout and by `shareDir`, or by what the project is (label, targets, lint mode, plugins by
- * name, the extra files' paths, and the spec's path when it is the repository's; a spec written to a fresh temp file
- * each run is known by its label). Contents that differ from the last run's in the same directory are what tsc's
- * build info is for.
+ * The directory of a generated project: by checkout and by `shareDir`, or by what the project is (label, targets, lint
+ * mode, plugins by name, the extra files' paths, and the spec's path when it is the repository's; a spec written to a
+ * fresh temp file each run is known by its label). Contents that differ from the last run's in the same directory are
+ * what tsc's build info is for.
  */
 function projectDir(options: CompileOptions): string {
   const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 10);
