@@ -14,7 +14,8 @@ import { eventEntries, readDocsTemplates, renderDocsPages, webhookGuide } from '
 import { DEFAULT_TEMPLATES_DIR } from '../../generators/src/emit/templates.js';
 import { sampleOf, type Json } from '../../packages/contract-tests/src/spec-check/samples.js';
 import type { EventCatalog, WebhookValidationResult } from '../../packages/webhooks/src/event-validation.js';
-import { generateAndCompile } from './support/compile-generated.js';
+import { generateAndCompile, type CompileOptions } from './support/compile-generated.js';
+import { OPENAI } from './support/openai-project.js';
 
 /** A type-level test of Figma's generated events, compiled with them (never run). */
 const FIGMA_TYPES = `import { expectTypeOf } from 'vitest';
@@ -133,9 +134,30 @@ async function runValidators(dir: string, model: ApiModel): Promise<ValidatorRun
   return run;
 }
 
+/** OpenAI's is compiled in the directory the real-world test compiles it in (D465 one OpenAI project directory for the real-world and events tests). */
 const SPECS = [
-  { name: 'figma', openapi: 'test/fixtures/realworld/figma/openapi.yaml', types: FIGMA_TYPES, events: 7, discriminator: 'event_type' },
-  { name: 'openai', openapi: 'test/fixtures/realworld/openai/openapi.json', types: OPENAI_TYPES, events: 16, discriminator: 'type' },
+  {
+    name: 'figma',
+    project: {
+      openapi: 'test/fixtures/realworld/figma/openapi.yaml',
+      targets: ['contract', 'webhooks'],
+      label: 'events-figma',
+      extraFiles: { 'generated/events.types.ts': FIGMA_TYPES },
+    } satisfies CompileOptions,
+    events: 7,
+    discriminator: 'event_type',
+  },
+  {
+    name: 'openai',
+    project: {
+      ...OPENAI,
+      targets: ['contract', 'webhooks'],
+      label: 'events-openai',
+      extraFiles: { 'generated/events.types.ts': OPENAI_TYPES },
+    } satisfies CompileOptions,
+    events: 16,
+    discriminator: 'type',
+  },
 ] as const;
 
 const limit = pLimit(1); // one tsc at a time: the machine is shared
@@ -145,10 +167,7 @@ const outcomes = new Map(
     const pending = limit(async () => {
       let validators: ValidatorRun | undefined;
       const outcome = await generateAndCompile({
-        openapi: spec.openapi,
-        targets: ['contract', 'webhooks'],
-        label: `events-${spec.name}`,
-        extraFiles: { 'generated/events.types.ts': spec.types },
+        ...spec.project,
         use: async (dir, { result }) => {
           validators = await runValidators(dir, result.model);
         },

@@ -1,13 +1,15 @@
 /**
  * Real-world specs nobody here wrote (test/fixtures/realworld, sources and licences in its README): each is
  * generated (contract, server, client; webhooks when it declares webhooks) and the output compiled with `tsc
- * --noEmit` under the strict tsconfig, through the shared harness (support/compile-generated.ts). Two specs at a
+ * --noEmit` under the strict tsconfig, through the shared harness (support/compile-generated.ts; OpenAI in the
+ * directory the events test compiles it in, support/openai-project.ts). Two specs at a
  * time (the machine is shared), each bounded in time; the timings are printed.
  */
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { REALWORLD_SPECS } from '../fixtures/realworld/specs.js';
 import { generateAndCompile, type CompileOutcome } from './support/compile-generated.js';
+import { OPENAI } from './support/openai-project.js';
 
 const limit = pLimit(2);
 /** Started once, two at a time; each test awaits its own. */
@@ -19,6 +21,8 @@ const outcomes = new Map<string, Promise<CompileOutcome>>(
         targets: spec.targets,
         label: spec.name,
         ...(spec.lint === undefined ? {} : { lint: spec.lint }),
+        // compiled in the directory the events test compiles OpenAI in (D465 one OpenAI project directory for the real-world and events tests)
+        ...(spec.openapi === OPENAI.openapi ? { shareDir: OPENAI.shareDir } : {}),
       }),
     );
     // A refusal fails that spec's test when it awaits it, not the run as an unhandled rejection before then.

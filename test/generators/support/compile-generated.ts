@@ -7,7 +7,8 @@
  * construct fixtures, so how generated code finds its runtimes changes in this file only.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,7 @@ import type { Target } from '../../../generators/src/emit/context.js';
 import type { LintMode } from '../../../generators/src/parse/openapi.js';
 import { generate, type GenerateResult, type PaygatePlugin } from '../../../generators/src/pipeline.js';
 import { ROOT } from '../fixtures.js';
+import { withLock } from './dir-lock.js';
 
 const run = promisify(execFile);
 
@@ -40,6 +42,11 @@ export interface CompileOptions {
    * promise settles).
    */
   use?: (dir: string, outcome: { code: number; diagnostics: string; result: GenerateResult }) => Promise<void>;
+  /**
+   * The name of a project directory that other files' compiles of the same spec share (D465 one OpenAI project
+   * directory for the real-world and events tests): tsc checks again only what differs from the last compile there.
+   */
+  shareDir?: string;
 }
 
 export interface CompileOutcome {
@@ -76,7 +83,9 @@ export async function generateProject(options: CompileOptions & { dir: string })
     ...Object.entries(options.extraFiles ?? {}).map(([file, contents]) => ({ path: file, contents })),
   ]);
   if (path.relative(ROOT, options.dir).startsWith('..'))
-    await symlink(path.join(ROOT, 'node_modules'), path.join(options.dir, 'node_modules'), 'dir');
+    await symlink(path.join(ROOT, 'node_modules'), path.join(options.dir, 'node_modules'), 'dir').catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
   await writeFile(
     path.join(options.dir, 'package.json'),
     JSON.stringify({ name: `${options.label}-proof`, private: true, type: 'module' }),
@@ -84,17 +93,29 @@ export async function generateProject(options: CompileOptions & { dir: string })
   return { result, generateMs };
 }
 
-/** `tsc --noEmit` over `include` of a generated project under the repo's strict base tsconfig. */
+/**
+ * `tsc --noEmit` over `include` of a generated project under the repo's strict base tsconfig. `incremental`: tsc keeps
+ * its build info (the files' content hashes and their diagnostics) in the directory and, on the next compile there,
+ * checks again only the files whose content, or whose dependencies' content, changed (D464 generated projects
+ * compiled incrementally in a directory per project).
+ */
 export async function compileProject(
   dir: string,
   include: readonly string[],
   maxOldSpaceMiB = 4096,
+  incremental = false,
 ): Promise<{ tscCode: number; diagnostics: string; tscMs: number }> {
   await writeFile(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
       extends: path.join(ROOT, 'tsconfig.base.json'),
-      compilerOptions: { noEmit: true, types: ['node'], skipLibCheck: true, customConditions: ['source'] },
+      compilerOptions: {
+        noEmit: true,
+        types: ['node'],
+        skipLibCheck: true,
+        customConditions: ['source'],
+        ...(incremental ? { incremental: true, tsBuildInfoFile: path.join(dir, 'tsconfig.tsbuildinfo') } : {}),
+      },
       include,
       exclude: ['**/*.test.ts'],
     }),
@@ -117,15 +138,45 @@ export async function compileProject(
   };
 }
 
-/** Generates `options.openapi` into a temp dir and runs `tsc --noEmit` on it; removes the dir. */
+/**
+ * Generates `options.openapi` into the project's directory and runs `tsc --noEmit` on it, incrementally (D464
+ * generated projects compiled incrementally in a directory per project): the directory is the same for the same
+ * project in every run of this checkout (under the system temp dir, named by the checkout and by what the project is),
+ * its `generated/` is removed and written afresh each time, and tsc's build info is kept beside it, so a spec whose
+ * generated code and runtimes did not change since the last compile costs tsc a parse, not a check. tsc reports the
+ * same diagnostics either way (unchanged files' are kept in the build info). One compile per directory at a time (a
+ * lock), so files, or runs, that compile the same project share it one after the other.
+ */
 export async function generateAndCompile(options: CompileOptions): Promise<CompileOutcome> {
-  const dir = await mkdtemp(path.join(tmpdir(), `paygate-${options.label}-`));
-  try {
+  const dir = projectDir(options);
+  await mkdir(dir, { recursive: true });
+  return withLock(`${dir}.lock`, async () => {
+    await rm(path.join(dir, 'generated'), { recursive: true, force: true });
     const { result, generateMs } = await generateProject({ ...options, dir });
-    const compiled = await compileProject(dir, ['generated'], options.maxOldSpaceMiB);
+    const compiled = await compileProject(dir, ['generated'], options.maxOldSpaceMiB, true);
     await options.use?.(dir, { code: compiled.tscCode, diagnostics: compiled.diagnostics, result });
     return { result, generateMs, ...compiled };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
+}
+
+/**
+ * The directory of a generated project: by checkout and by `shareDir`, or by what the project is (label, targets, lint
+ * mode, plugins by name, the extra files' paths, and the spec's path when it is the repository's; a spec written to a
+ * fresh temp file each run is known by its label). Contents that differ from the last run's in the same directory are
+ * what tsc's build info is for.
+ */
+function projectDir(options: CompileOptions): string {
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 10);
+  if (options.shareDir !== undefined) return path.join(tmpdir(), `paygate-compile-${checkout}`, `shared-${options.shareDir}`);
+  const what = JSON.stringify({
+    label: options.label,
+    openapi: path.isAbsolute(options.openapi) ? null : options.openapi,
+    asyncapi: options.asyncapi ?? null,
+    targets: options.targets,
+    lint: options.lint ?? 'skip',
+    plugins: (options.plugins ?? []).map((p) => p.name),
+    extraFiles: Object.keys(options.extraFiles ?? {}),
+  });
+  const key = createHash('sha256').update(what).digest('hex').slice(0, 12);
+  return path.join(tmpdir(), `paygate-compile-${checkout}`, `${options.label.replace(/[^\w.-]/g, '_')}-${key}`);
 }
