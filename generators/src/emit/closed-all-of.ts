@@ -9,10 +9,9 @@
  * no such keyword. So the member's property names are added to the closed schema's own `properties` as `true`
  * (anything, the member still checks the value): the object stays closed to every other name.
  */
-import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
+import { isObj } from '../util/json.js';
 import type { ResolveRef } from './read-only.js';
-
-type Obj = Record<string, unknown>;
+import { rewriteSchemas } from './schema-rewrite.js';
 
 /** The property names a schema declares, through `$ref`s and its own `allOf`/`oneOf`/`anyOf` members. */
 function declaredNames(schema: unknown, resolve: ResolveRef, depth: number, into: Set<string>): void {
@@ -25,33 +24,12 @@ function declaredNames(schema: unknown, resolve: ResolveRef, depth: number, into
 
 /** `schema` (a copy where something changed) with every closed `allOf` composition's member properties declared. */
 export function closedAllOfDeclared(schema: unknown, resolve: ResolveRef): unknown {
-  const recurse = (sub: unknown): unknown => closedAllOfDeclared(sub, resolve);
-  if (Array.isArray(schema)) {
-    const mapped = schema.map(recurse);
-    return mapped.some((m, i) => m !== schema[i]) ? mapped : schema;
-  }
-  if (!isObj(schema)) return schema;
-  let out: Obj | undefined;
-  const set = (key: string, value: unknown) => {
-    (out ??= { ...schema })[key] = value;
-  };
-  if (schema['additionalProperties'] === false && Array.isArray(schema['allOf'])) {
+  return rewriteSchemas(schema, (node) => {
+    if (node['additionalProperties'] !== false || !Array.isArray(node['allOf'])) return undefined;
     const names = new Set<string>();
-    for (const member of schema['allOf']) declaredNames(member, resolve, 0, names);
-    const own = isObj(schema['properties']) ? schema['properties'] : {};
+    for (const member of node['allOf']) declaredNames(member, resolve, 0, names);
+    const own = isObj(node['properties']) ? node['properties'] : {};
     const missing = [...names].filter((name) => !Object.hasOwn(own, name));
-    if (missing.length > 0) set('properties', { ...own, ...Object.fromEntries(missing.map((name) => [name, true])) });
-  }
-  for (const [key, value] of Object.entries(schema)) {
-    let next = value;
-    if (SUBSCHEMA_KEYWORDS.one.has(key) || SUBSCHEMA_KEYWORDS.list.has(key)) next = recurse(value);
-    else if (SUBSCHEMA_KEYWORDS.map.has(key) && isObj(value)) {
-      const current = key === 'properties' && out !== undefined && isObj(out['properties']) ? out['properties'] : value;
-      const entries = Object.entries(current).map(([name, sub]) => [name, recurse(sub)] as const);
-      if (entries.some(([name, sub]) => sub !== current[name])) next = Object.fromEntries(entries);
-      else if (current !== value) continue;
-    }
-    if (next !== value) set(key, next);
-  }
-  return out ?? schema;
+    return missing.length === 0 ? undefined : { properties: { ...own, ...Object.fromEntries(missing.map((name) => [name, true])) } };
+  });
 }

@@ -10,9 +10,8 @@
  * `readOnly: true` is written on it, beside a `$ref`, or at the root of the schema its `$ref` names (Apideck's
  * `id: {$ref: '#/components/schemas/Id'}`, `Id` readOnly).
  */
-import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
-
-type Obj = Record<string, unknown>;
+import { isObj } from '../util/json.js';
+import { rewriteSchemas } from './schema-rewrite.js';
 
 /** The schema a `$ref` names (undefined when it names nothing). */
 export type ResolveRef = (ref: string) => unknown;
@@ -28,31 +27,10 @@ export function readOnlyNotRequired(schema: unknown, resolve: ResolveRef = () =>
     const ref = property['$ref'];
     return typeof ref === 'string' && readOnly(resolve(ref), depth + 1);
   };
-  const recurse = (sub: unknown): unknown => readOnlyNotRequired(sub, resolve);
-  if (Array.isArray(schema)) {
-    const mapped = schema.map(recurse);
-    return mapped.some((m, i) => m !== schema[i]) ? mapped : schema;
-  }
-  if (!isObj(schema)) return schema;
-  let out: Obj | undefined;
-  const set = (key: string, value: unknown) => {
-    (out ??= { ...schema })[key] = value;
-  };
-  const properties = schema['properties'];
-  const required = schema['required'];
-  if (Array.isArray(required) && isObj(properties)) {
+  return rewriteSchemas(schema, (node) => {
+    const { properties, required } = node;
+    if (!Array.isArray(required) || !isObj(properties)) return undefined;
     const kept = required.filter((name) => !(typeof name === 'string' && readOnly(properties[name])));
-    if (kept.length !== required.length) set('required', kept);
-  }
-  for (const [key, value] of Object.entries(schema)) {
-    let next = value;
-    if (SUBSCHEMA_KEYWORDS.one.has(key) || SUBSCHEMA_KEYWORDS.list.has(key)) next = recurse(value);
-    else if (SUBSCHEMA_KEYWORDS.map.has(key) && isObj(value)) {
-      const entries = Object.entries(value).map(([name, sub]) => [name, recurse(sub)] as const);
-      if (entries.some(([name, sub]) => sub !== value[name])) next = Object.fromEntries(entries);
-    }
-    if (next !== value) set(key, next);
-  }
-  if (out !== undefined && Array.isArray(out['required']) && out['required'].length === 0) delete out['required'];
-  return out ?? schema;
+    return kept.length === required.length ? undefined : { required: kept.length === 0 ? undefined : kept };
+  });
 }
