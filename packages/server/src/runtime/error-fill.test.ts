@@ -574,6 +574,16 @@ describe('the error handler sends what the shapes say (D423, D424)', () => {
         text: '{"code":"invalid_request","message":"Request validation failed","details":{"limit":"must be <= 100"}}',
       },
     },
+    {
+      name: "Snyk's media type key with a comma for a semicolon: sent as its type, not Express's HTML 500 page",
+      responses: { '400': { description: 'Bad', content: { 'application/json, charset=utf-8': {} } } },
+      thrown: new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { limit: 'must be <= 100' }),
+      expected: {
+        status: 400,
+        type: 'application/json; charset=utf-8',
+        text: '{"code":"invalid_request","message":"Request validation failed","details":{"limit":"must be <= 100"}}',
+      },
+    },
   ])('$name', async ({ responses, thrown, expected }) => {
     expect(await answer(documentOf(responses), thrown)).toEqual(expected);
   });

@@ -3,6 +3,7 @@
  * declares (error-shapes.ts, D119) or by the app's `errorMapper` hook, `Allow` on 405, internals only to the log.
  */
 import type { Application, NextFunction, Request, Response } from 'express';
+import { sendableMediaType } from '../media-type.js';
 import { classifyError, HttpErrorWithPage } from '../errors.js';
 import { reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from '../error-shapes.js';
 import type { ApiDocument, Logger, OperationRoute } from '../types.js';
@@ -75,7 +76,7 @@ export function errorHandler(
       }
     }
     if (err instanceof HttpErrorWithPage && req.accepts(['application/json', err.page.contentType]) === err.page.contentType) {
-      res.status(error.status).set(error.headers).type(err.page.contentType).send(err.page.text);
+      res.status(error.status).set(error.headers).type(sendableMediaType(err.page.contentType)).send(err.page.text);
       return;
     }
     const response = shapedError(req, error, operation, shapes, errorMapper);
@@ -83,8 +84,8 @@ export function errorHandler(
     // no body where the status is declared without content (D423 a status declared without content answers without a body); text under a text/* media type (D424 error answers in the declared media type)
     if (response.contentType === null || response.body === undefined) res.end();
     else if (!isJsonMediaType(response.contentType) && typeof response.body === 'string')
-      res.type(response.contentType).send(response.body);
-    else res.type(response.contentType).json(response.body);
+      res.type(sendableMediaType(response.contentType)).send(response.body);
+    else res.type(sendableMediaType(response.contentType)).json(response.body);
   };
 }
 

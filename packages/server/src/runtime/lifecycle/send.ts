@@ -3,6 +3,7 @@
  * through Express's `res.send` when it has work to do (ETag, conditional GET, HEAD, statuses without a body).
  */
 import type { Request, Response } from 'express';
+import { sendableMediaType } from '../media-type.js';
 import type { ResponseSerializers } from '../response-serializers.js';
 import type { OperationRoute } from '../types.js';
 import { declaredMediaTypes, type HandlerResult, isJsonMediaType, jsonBody, type RenderedResponse } from './serialize.js';
@@ -51,14 +52,14 @@ function writeBody(
     }
   res.statusCode = status;
   if (!writesDirectly(req, status)) {
-    res.type(contentType).send(body);
+    res.type(sendableMediaType(contentType)).send(body);
     return;
   }
   if (typeof body === 'string') {
-    res.setHeader('Content-Type', textContentType(contentType));
+    res.setHeader('Content-Type', textContentType(sendableMediaType(contentType)));
     res.setHeader('Content-Length', Buffer.byteLength(body));
   } else {
-    res.setHeader('Content-Type', contentType);
+    res.setHeader('Content-Type', sendableMediaType(contentType));
     res.setHeader('Content-Length', body.length);
   }
   res.end(body);
@@ -95,7 +96,7 @@ export function sendResult(
       if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
     // the validator checks what the handler returned (the serializer would coerce a wrong type and hide the lie); the
     // compiled serializer writes production's answers
-    res.status(result.status).type(contentType).json(result.body);
+    res.status(result.status).type(sendableMediaType(contentType)).json(result.body);
   } else if (isJsonMediaType(contentType))
     writeBody(
       req,
@@ -119,7 +120,7 @@ export function sendResult(
     // neither text nor bytes under a non-JSON media type: what Express's `res.send` makes of it, as before
     for (const [name, value] of Object.entries(result.headers ?? {}))
       if (value !== undefined) res.setHeader(name, typeof value === 'number' ? value : String(value));
-    res.status(result.status).type(contentType).send(result.body);
+    res.status(result.status).type(sendableMediaType(contentType)).send(result.body);
   }
 }
 
