@@ -108,6 +108,17 @@ describe('sampleOf with a validator (D433)', () => {
 
   it.each<{ name: string; schema: JsonObject }>([
     {
+      name: "anyOf alternatives that only name required properties, their schemas beside the anyOf (GitHub's pages body)",
+      schema: {
+        type: 'object',
+        anyOf: [{ required: ['source'] }, { required: ['build_type'] }],
+        properties: {
+          build_type: { type: 'string', enum: ['legacy', 'workflow'] },
+          source: { type: 'object', required: ['branch'], properties: { branch: { type: 'string' } } },
+        },
+      },
+    },
+    {
       name: 'a required name in one allOf member, its schema in another (Vonage voice)',
       schema: { allOf: [{ required: ['ncco'] }, { properties: { ncco: { type: 'array', items: { type: 'object' } } } }] },
     },

@@ -158,7 +158,9 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
       return unionSample(s, key, {
         deref,
         accepts,
-        sample: (alternative) => sampleOf(alternative, deref, depth + 1, accepts),
+        // an alternative that only names required properties (GitHub's pages body, `anyOf: [{required: [source]},
+        // {required: [build_type]}]`) takes their schemas from the union's own `properties`
+        sample: (alternative) => sampleOf(requiredOnlyWithUnionProperties(s, alternative, deref), deref, depth + 1, accepts),
         // the union's own required names (beside `oneOf`, gererMesAffaires' `required: [Title, File]`), their schemas
         // from the union's properties, else from the chosen alternative's
         complete: (value, alternative) =>
@@ -210,6 +212,14 @@ export function sampleOf(schema: Json | undefined, deref: Deref, depth = 0, acce
     default:
       return withRequired(s, {}, deref, depth, accepts);
   }
+}
+
+/** An alternative of `union` that declares required names but no properties, given the union's properties. */
+function requiredOnlyWithUnionProperties(union: JsonObject, alternative: Json | undefined, deref: Deref): Json | undefined {
+  const alt = deref(alternative);
+  if (!isObj(alt) || !isObj(union['properties']) || alt['properties'] !== undefined || !Array.isArray(alt['required'])) return alternative;
+  if (alt['type'] !== undefined && alt['type'] !== 'object') return alternative;
+  return { type: 'object', properties: union['properties'], ...alt };
 }
 
 /**
