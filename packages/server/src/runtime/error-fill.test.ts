@@ -430,7 +430,14 @@ describe('a required property of no meaning the runtime knows (D421)', () => {
       {
         '401': json({ $ref: '#/components/schemas/Odd' }),
       },
-      { Odd: { type: 'object', required: ['traceId', 'weight'], properties: { traceId: { type: 'string' }, weight: { type: 'number' } } } },
+      // a number of no known meaning gets its smallest value; a string held to a pattern has none the runtime can give
+      {
+        Odd: {
+          type: 'object',
+          required: ['traceId', 'weight'],
+          properties: { traceId: { type: 'string' }, weight: { type: 'string', pattern: '^[A-Z]{3}$' } },
+        },
+      },
     );
     expect(new SpecErrorShapes(document, () => NOW).check()).toEqual([
       {
@@ -511,6 +518,26 @@ describe('the media types an error answer takes (D424)', () => {
       error: oneProblem,
       contentType: 'application/json',
       body: { errors: [{ error_code: 'invalid_field_value', message: 'query.limit: must be <= 100' }] },
+    },
+    {
+      name: "BBC's error items: a time written as an integer, the answer's time in Unix seconds",
+      response: json({
+        type: 'object',
+        required: ['errors'],
+        properties: {
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['message', 'replied_at'],
+              properties: { message: { type: 'string' }, replied_at: { type: 'integer' } },
+            },
+          },
+        },
+      }),
+      error: oneProblem,
+      contentType: 'application/json',
+      body: { errors: [{ message: 'query.limit: must be <= 100', replied_at: Math.floor(NOW.getTime() / 1000) }] },
     },
     {
       name: "LUIS's undeclared properties must be objects: the message in an `error` object (Azure's convention), not beside its own fields",

@@ -523,6 +523,9 @@ function neutral(reader: SchemaReader, schema: unknown, depth: number): { value:
   return undefined;
 }
 
+/** A name that says a time: `replied_at`, `createdAt`, `timestamp`, `time`, `date`. */
+const TIME_NAME = /(_at|[a-z]At|timestamp|time|date)$/i;
+
 /** An id-like name: `id`, `traceId`, `request_id`, `correlation-id`, `errorUUID`, `traceparent`. */
 function idLike(name: string): boolean {
   return (
@@ -578,6 +581,9 @@ function requiredValue(reader: SchemaReader, name: string, property: unknown, de
     const date = s.format === 'date';
     return (ctx) => (date ? ctx.now.toISOString().slice(0, 10) : ctx.now.toISOString());
   }
+  // a time written as a number (BBC's `replied_at: {type: integer}`): the answer's time in Unix seconds
+  if (isObj(s) && (types.includes('integer') || types.includes('number')) && TIME_NAME.test(name) && s.enum === undefined)
+    return (ctx) => Math.floor(ctx.now.getTime() / 1000);
   const value = neutral(reader, property, depth);
   if (value !== undefined) return () => structuredClone(value.value);
   if (!isObj(s)) return undefined;
