@@ -72,13 +72,13 @@ if (!adminUrl) {
       expect(ok.length + refused.length).toBe(answers.length);
       expect(ok).toHaveLength(LIMIT);
       expect(refused.every((x) => Number(x.retryAfter) > 0 && x.limit === String(LIMIT))).toBe(true);
-      // both processes answered some of the allowed requests: the limit is shared, not per process
-      expect(a.output.join('\n')).toMatch(
-        /"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/,
-      );
-      expect(b.output.join('\n')).toMatch(
-        /"route":"\/partners\/merchants\/"[^\n]*"status":200|"status":200[^\n]*"route":"\/partners\/merchants\/"/,
-      );
+      // the limit is shared, not per process: each process was sent 30 requests, more than the limit, so limits of
+      // their own would have allowed 40; which process's requests reach Redis first is the scheduler's choice (in one
+      // CI run all 20 allowed were B's), so each is only asked to have answered its share
+      const answered =
+        /"route":"\/partners\/merchants\/"[^\n]*"status":(200|429)|"status":(200|429)[^\n]*"route":"\/partners\/merchants\/"/;
+      expect(a.output.join('\n')).toMatch(answered);
+      expect(b.output.join('\n')).toMatch(answered);
     });
   });
   describe('two gateway processes when their Redis dies mid-run and comes back', () => {
