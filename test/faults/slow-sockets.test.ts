@@ -1,7 +1,9 @@
 /**
  * One anonymous client cannot lock everybody out (D96 early answers close the connection, bodies counted): 1,100 slow-body sockets from 127.0.0.1 against the public
  * `/checkout/{session_id}` form post (re-opened as the server closes them) while another client, bound to 127.0.0.2,
- * keeps calling the gateway: its answers keep coming, p99 under 1 s, throughout. What holds: the per-address cap
+ * keeps calling the gateway, on its keep-alive connections and on new ones: every call is answered 200 within the
+ * client's 5 s timeout, throughout (its p50, p99 and slowest calls are printed; a latency bound is no assertion here,
+ * since no test may depend on the machine being idle: a CPU-starved CI machine once stalled the gateway 1.2 s). What holds: the per-address cap
  * (PAYGATE_MAX_CONNECTIONS_PER_ADDRESS, default 100) refuses the surplus at accept, so the global cap (1000) is never
  * reached by one address. A real `paygate serve` on PostgreSQL.
  */
@@ -96,7 +98,7 @@ if (!adminUrl) {
       await db?.drop();
     });
 
-    it('another address keeps getting answers (p99 under 1 s) throughout', { timeout: 60_000 }, async () => {
+    it('another address keeps getting answers, on new connections too, throughout', { timeout: 60_000 }, async () => {
       const { port } = gateway;
       const session = `session_${'A'.repeat(43)}`;
       const head =
@@ -115,10 +117,12 @@ if (!adminUrl) {
         reused: boolean;
         connectedAfter?: number | undefined;
       }
-      const probe = (path: string): Promise<ProbeAnswer> =>
+      /** A call on the keep-alive pool, or (`fresh`) on a connection of its own, accepted while the attack runs. */
+      const probe = (path: string, fresh = false): Promise<ProbeAnswer> =>
         new Promise((resolve) => {
           const started = performance.now();
-          const req = request({ host: '127.0.0.1', port, path, agent: probeAgent, headers, timeout: 5_000 }, (res) => {
+          const via = fresh ? { agent: false as const, localAddress: '127.0.0.2' } : { agent: probeAgent };
+          const req = request({ host: '127.0.0.1', port, path, ...via, headers, timeout: 5_000 }, (res) => {
             res.resume();
             res.on('end', () =>
               resolve({
@@ -160,7 +164,7 @@ if (!adminUrl) {
       const probes: Promise<ProbeAnswer>[] = [];
       const end = Date.now() + ATTACK_MS;
       for (let i = 0; Date.now() < end; i++) {
-        probes.push(probe(i % 2 === 0 ? '/healthz' : '/partners/merchants/'));
+        probes.push(probe(i % 2 === 0 ? '/healthz' : '/partners/merchants/', i % 3 === 0));
         await sleep(20);
       }
       const answers = await Promise.all(probes);
@@ -187,8 +191,9 @@ if (!adminUrl) {
             )
             .join(', ')}`,
       );
+      // every call answered, none refused or left past the client's 5 s timeout; a third on connections accepted during the attack
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-      expect(p99).toBeLessThan(1_000);
+      expect(answers.filter((a) => !a.reused).length).toBeGreaterThanOrEqual(Math.floor(answers.length / 3));
       // the attack was real: more sockets than the global cap, most refused at accept
       expect(stats.opened).toBeGreaterThanOrEqual(ATTACK_SOCKETS);
       expect(stats.closedByServer).toBeGreaterThanOrEqual(ATTACK_SOCKETS - 100);
