@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 // The race and fault tests need a real PostgreSQL (PGlite serialises transactions, so races never show there).
 // vitest fails a file that registers no test, so without a database they are excluded, loudly.
@@ -34,8 +35,12 @@ export default defineConfig({
     // A time limit here guards against a hang; it is never the assertion. Limits are generous so a busy machine
     // (a build beside the run, load 25-35 on 2 cores) slows tests without failing them (issue 35); what a test waits
     // for inside is an event (waitFor/expect.poll on the state it needs), not a fixed delay.
+    // `npm run test:profile` asks for each file's CPU, its children's included (test/support/cpu-per-file.ts)
+    setupFiles: process.env['PAYGATE_TEST_CPU_LOG'] ? ['test/support/cpu-per-file.ts'] : [],
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // longest files first, from Vitest's cache or, in a fresh clone, from the last recorded profile
+    sequence: { sequencer: LongestFirstSequencer },
     pool: 'forks',
     maxWorkers,
   },

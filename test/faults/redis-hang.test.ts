@@ -2,7 +2,9 @@
  * A hung Redis (SIGSTOP: its TCP connections stay open, nothing answers) under a load below the limit, against two
  * real `paygate serve` processes on PostgreSQL sharing it for rate limits (D95 Redis commands bounded by a timeout). Every Redis command is bounded by
  * PAYGATE_REDIS_TIMEOUT_MS and a circuit breaker moves each process to its own limiter at the first timeout, so: no
- * request waits longer than the timeout plus 100 ms, the client under its limit never gets a 429, nothing answers
+ * request waits longer than the timeout plus 100 ms (or, on a busy machine, plus twice the slowest answer before the
+ * hang: what the machine adds to any request, not a wait for Redis; a request that waited for Redis to come back
+ * would take the whole 5 s), the client under its limit never gets a 429, nothing answers
  * 5xx, and each process logs the outage and the recovery once. The Redis is a throwaway redis-server of this test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +85,9 @@ if (!adminUrl) {
       }
     }
 
-    it(`no wait over ${REDIS_TIMEOUT_MS} + 100 ms, no 429 under the limit, no 5xx; logged once each way`, { timeout: 60_000 }, async () => {
+    it(`no wait over ${REDIS_TIMEOUT_MS} ms + the machine's own latency, no 429 under the limit, no 5xx; logged once each way`, {
+      timeout: 60_000,
+    }, async () => {
       // warm up (first credential verification, JIT), not measured
       await Promise.all(
         Array.from({ length: 4 }, (_, i) =>
@@ -116,7 +120,8 @@ if (!adminUrl) {
             .join('; '),
       );
       expect(all.filter((x) => x.status !== 200)).toEqual([]);
-      expect(slowest).toBeLessThan(REDIS_TIMEOUT_MS + 100);
+      const slowestBefore = Math.max(...byPhase('before').map((x) => x.ms));
+      expect(slowest).toBeLessThan(REDIS_TIMEOUT_MS + Math.max(100, 2 * slowestBefore));
 
       for (const g of [a, b]) {
         const deadline = Date.now() + 10_000;
