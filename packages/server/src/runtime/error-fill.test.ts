@@ -510,6 +510,41 @@ describe('a validation answer names the field and why in the best string the sch
       },
       body: [{ error: { code: 400, message: 'query.limit: must be <= 100' }, success: false }],
     },
+    {
+      name: "items with their own list of `{errorMessage: {code, message}}`: each names the item's field",
+      schema: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['errorType', 'count', 'errors'],
+          properties: {
+            count: { type: 'integer' },
+            errorType: { type: 'string' },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  errorMessage: {
+                    type: 'object',
+                    required: ['code', 'message'],
+                    properties: { code: { type: 'string' }, message: { type: 'string' } },
+                  },
+                  request: { type: 'object', properties: { id: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+      body: [
+        {
+          count: 0,
+          errorType: 'invalid_request',
+          errors: [{ errorMessage: { code: 'invalid_request', message: 'query.limit: must be <= 100' } }],
+        },
+      ],
+    },
   ])('$name', ({ schema, body }) => {
     const document = documentOf({ '400': json(schema) });
     const shapes = new SpecErrorShapes(document, () => NOW);
@@ -640,6 +675,22 @@ describe('a required property of unknown meaning no earlier rule fills: a neutra
       error: oneProblem,
       body: [{ field: 'query.limit', message: 'must be <= 100', count: 1 }],
       neutral: ['[].count'],
+    },
+    {
+      name: 'strings held to a pattern or format: the first fixed placeholder that fits (a version, a lower-case name, a URI)',
+      schema: {
+        type: 'object',
+        required: ['message', 'api_version', 'prefix', 'homepage'],
+        properties: {
+          message: { type: 'string' },
+          api_version: { type: 'string', pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)$' },
+          prefix: { type: 'string', pattern: '^[a-z]([a-z]|[0-9]|_)*$' },
+          homepage: { type: 'string', format: 'uri', minLength: 1 },
+        },
+      },
+      error: oneProblem,
+      body: { message: 'query.limit: must be <= 100', api_version: '0.0.0', prefix: 'unknown', homepage: 'about:blank' },
+      neutral: ['api_version', 'prefix', 'homepage'],
     },
     {
       name: 'a list of numbers as the whole body: the empty list',

@@ -645,6 +645,9 @@ const within = (scope: Scope, name: string): Scope => ({ at: scope.at === '' ? n
 /** A number whose name says a status or an error code (`statusCode`, `api-error`, `errno`): the answer's status fits it best. */
 const STATUS_LIKE = /(status|code|error|errno)$/i;
 
+/** Strings that claim nothing, tried in order where '' does not fit: a word, a letter, a digit, a version, a URI. */
+const PLACEHOLDERS: readonly string[] = ['', 'unknown', 'a', 'A', '0', '0.0.0', 'about:blank'];
+
 /** What the neutral values are checked with at start-up (a status and a clock; any answer's would do). */
 const SAMPLE: Ctx = { status: 400, code: 'invalid_request', message: '', text: '', problems: [], now: new Date(0) };
 
@@ -710,9 +713,13 @@ function neutralOfType(
     case 'boolean':
       return () => false;
     case 'string': {
-      const candidates = (ctx: Ctx): string[] => ['', ...idCandidates(), ctx.now.toISOString(), ctx.now.toISOString().slice(0, 10)];
-      if (!candidates(SAMPLE).some((v) => fits(reader, s, v))) return undefined;
-      return (ctx) => candidates(ctx).find((v) => fits(reader, s, v));
+      // fixed placeholders first (the same on every answer: a version, a lower-case name), then a fresh id, then now
+      const fixed = PLACEHOLDERS.find((v) => fits(reader, s, v));
+      if (fixed !== undefined) return () => fixed;
+      const fresh = (ctx: Ctx): string[] => [...idCandidates(), ctx.now.toISOString(), ctx.now.toISOString().slice(0, 10)];
+      const sample = fresh(SAMPLE).find((v) => fits(reader, s, v));
+      if (sample === undefined) return undefined;
+      return (ctx) => fresh(ctx).find((v) => fits(reader, s, v)) ?? sample;
     }
     case 'integer':
     case 'number': {
@@ -1291,9 +1298,15 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number, scope: Sc
       } else messageSteps.push({ name, required, write: (_ctx, p) => p.reason });
       continue;
     }
-    if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
-      // an item's own `{error: {code, message}}` (Wealthreader's): filled as an error of this one field (D467 validation answers name the field in the best string the schema offers)
-      const nested = build(reader, property, depth + 1, within(scope, name));
+    const errorObject = (role === 'error' || role === 'err' || role === 'fault' || MESSAGE_NAMES.has(role)) && concrete.includes('object');
+    const errorList = DETAILS_NAMES.has(role) && concrete.includes('array');
+    if ((errorObject || errorList) && depth < 6) {
+      // an item's own `{error: {code, message}}` (Wealthreader's), `errorMessage: {code, message}` or list of errors
+      // (BeezUP's): filled as the error of this one field (D467 validation answers name the field in the best string the schema offers)
+      const at = within(scope, name);
+      const nested = errorList
+        ? listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth + 1, at)
+        : build(reader, property, depth + 1, at);
       if (!failed(nested) && nested.says === true) {
         add((ctx, p) =>
           nested.write({

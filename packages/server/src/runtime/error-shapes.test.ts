@@ -532,7 +532,7 @@ describe('what cannot be filled, per operation and status (D215)', () => {
     (document.components as { schemas: Record<string, unknown> }).schemas.Odd = {
       type: 'object',
       required: ['n'],
-      properties: { n: { type: 'string', pattern: '^[A-Z]$' } },
+      properties: { n: { type: 'string', pattern: '^[A-Z]{2}-[0-9]$' } },
     };
     const problems = new SpecErrorShapes(document).check();
     expect(problems.map((p) => [p.status, p.schema, p.runtime])).toEqual([
@@ -543,7 +543,7 @@ describe('what cannot be filled, per operation and status (D215)', () => {
 
   it('refuses to start naming each operation and status in one block, or warns once with an errorMapper', () => {
     const found = new SpecErrorShapes(
-      documentWith({ type: 'object', required: ['n'], properties: { n: { type: 'string', pattern: '^[A-Z]$' } } }),
+      documentWith({ type: 'object', required: ['n'], properties: { n: { type: 'string', pattern: '^[A-Z]{2}-[0-9]$' } } }),
     ).check();
     const warnings: string[] = [];
     const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
