@@ -453,7 +453,8 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
     ['no error response at all', documentWithResponses({})],
     ['a declared problem+json', documentWith({ type: 'object' }, 'application/problem+json')],
     [
-      // a required number of unknown meaning is given a neutral value now (D466): only a value nothing can be made for refuses
+      // a required number of unknown meaning is given a neutral value now (D466 neutral values for required error
+      // properties of unknown meaning): only a value nothing can be made for refuses
       'a schema with a required string whose pattern no value the runtime makes fits',
       documentWith({ type: 'object', required: ['ref'], properties: { ref: { type: 'string', pattern: '^TR-[A-Z]{3}$' } } }),
     ],
