@@ -241,7 +241,7 @@ describe('an error schema the scaffold truly cannot fill (D215)', () => {
   it('refuses to start, naming the operation, the status and the schema, and what to do', () => {
     expect(() => createApiApp(specs.unfillable, { handlers, logger: quiet() })).toThrow(
       'createApp: the scaffold cannot fill 1 declared error schema(s), 1 of them for answers it gives on its own (operation and status after each):\n' +
-        "  #/components/schemas/CardError (application/vnd.cards.error+json): required property 'retry_after_ms' has no meaning the runtime knows; declared by listCards 400\n" +
+        "  #/components/schemas/CardError (application/vnd.cards.error+json): required property 'retry_window' has no meaning the runtime knows; declared by listCards 400\n" +
         'Pass `errorMapper` to createApiApp to shape these answers yourself',
     );
   });
@@ -250,7 +250,7 @@ describe('an error schema the scaffold truly cannot fill (D215)', () => {
     const logger = quiet();
     const errorMapper: ErrorMapper<typeof handlers> = (error) =>
       error.status === 400
-        ? ({ status: 400, body: { code: 'limit_exceeded', retry_after_ms: 0, message: error.message } } as never)
+        ? ({ status: 400, body: { code: 'limit_exceeded', retry_window: 'PT0S', message: error.message } } as never)
         : undefined;
     const base = await listen(createApiApp(specs.unfillable, { handlers, logger, errorMapper }));
     expect(logger.warn).toHaveBeenCalledTimes(1);
@@ -260,6 +260,6 @@ describe('an error schema the scaffold truly cannot fill (D215)', () => {
     const response = await fetch(`${base}/cards?limit=500`);
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/^application\/vnd\.cards\.error\+json/);
-    expect(await response.json()).toEqual({ code: 'limit_exceeded', retry_after_ms: 0, message: 'Request validation failed' });
+    expect(await response.json()).toEqual({ code: 'limit_exceeded', retry_window: 'PT0S', message: 'Request validation failed' });
   });
 });

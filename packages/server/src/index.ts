@@ -29,6 +29,7 @@ export {
   type RuntimeError,
   type RuntimeErrorKind,
   type UnfillableErrorSchema,
+  type NeutrallyFilledErrorSchema,
 } from './runtime/error-shapes.js';
 export {
   presentsCredentials,

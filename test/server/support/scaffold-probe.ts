@@ -29,6 +29,8 @@ interface Parameter {
   in: string;
   required: boolean;
   schema: Json | undefined;
+  /** Declared with `content` of a JSON media type instead of `schema`: its value is sent as JSON text. */
+  json?: boolean;
 }
 
 export interface ProbedOperation {
@@ -146,6 +148,12 @@ export class SpecProbe {
     return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
   }
 
+  /** A parameter's sampled value as sent: JSON text for a parameter declared with a JSON media type. */
+  private parameterText(p: Parameter): string {
+    const value = this.parameterSample(p.schema);
+    return p.json === true ? JSON.stringify(value) : scalar(value);
+  }
+
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);
@@ -172,11 +180,15 @@ export class SpecProbe {
           // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
+          // a parameter declared with `content` (Stream's path parameters) has its schema in its one media type
+          const media = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
+          const json = media !== undefined && /json/i.test(media[0]);
           parameters.set(`${p['in']} ${p['name']}`, {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
-            schema: p['schema'],
+            schema: media !== undefined && isObj(media[1]) ? media[1]['schema'] : p['schema'],
+            ...(json ? { json } : {}),
           });
         }
         let body: ProbedOperation['body'];
@@ -294,12 +306,12 @@ export class SpecProbe {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
-      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(this.parameterText(p)));
+      else if (p.required && p.in === 'query') query.push([p.name, this.parameterText(p)]);
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
       else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
-        headers[p.name] = scalar(this.parameterSample(p.schema));
+        headers[p.name] = this.parameterText(p);
     }
     path = this.sendable(operation, path, query, headers);
     let body: string | undefined;
@@ -346,7 +358,7 @@ export class SpecProbe {
     if (question !== -1) base = base.slice(0, question);
     const sample = (name: string): string => {
       const p = operation.parameters.find((q) => q.name === name && q.in !== 'path');
-      return p === undefined ? 'sample' : scalar(this.parameterSample(p.schema));
+      return p === undefined ? 'sample' : this.parameterText(p);
     };
     const setQuery = (key: string, value: string | undefined): void => {
       const at = query.findIndex(([name]) => name === key);
@@ -373,7 +385,10 @@ export class SpecProbe {
       const negative = negativeOf(operation.body.schema, this.deref);
       if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
     }
-    const candidates = [...operation.parameters.filter((p) => p.in === 'query')].sort((a, b) => Number(b.required) - Number(a.required));
+    // a JSON-encoded parameter is left whole: a wrong value would be wrong JSON, not the wrong type the probe reports
+    const candidates = [...operation.parameters.filter((p) => p.in === 'query' && p.json !== true)].sort(
+      (a, b) => Number(b.required) - Number(a.required),
+    );
     for (const p of candidates) {
       const bad = invalidParameterValue(this.deref(p.schema), this.deref);
       if (bad === undefined) continue;

@@ -151,6 +151,10 @@ describe('production answers (validateResponses: false): compiled from the spec,
 describe('dispatch of every template spelling (D410)', () => {
   const op = (operationId: string, method: string, path: string, headerParameters: string[] = []): OperationRoute =>
     ({ operationId, method, path, headerParameters }) as unknown as OperationRoute;
+  const aws = [
+    { name: 'Operation', in: 'query' },
+    { name: 'Action', in: 'query' },
+  ];
   const routes: { operation: OperationRoute; parameters?: { name: string; in: string }[] }[] = [
     { operation: op('getOperation', 'get', '/v1/{name}') },
     { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
@@ -170,6 +174,8 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('listFilms', 'get', '/items?kind=film') },
     { operation: op('listItems', 'get', '/items') },
     { operation: op('getObject', 'get', '/objects/{key}') },
+    { operation: op('cancelJob', 'get', '/#Operation=CancelJob&Action=CancelJob'), parameters: aws },
+    { operation: op('createJob', 'get', '/#Operation=CreateJob&Action=CreateJob'), parameters: aws },
     { operation: op('headObject', 'head', '/objects/{key}') },
   ];
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
@@ -233,14 +239,25 @@ describe('dispatch of every template spelling (D410)', () => {
     );
     app.use((_req: unknown, res: import('express').Response) => void res.status(404).end());
     app.use(
-      (error: { status?: number }, _req: unknown, res: import('express').Response, _next: unknown) =>
-        void res.status(error.status ?? 500).end(),
+      (error: { status?: number; errors?: unknown }, _req: unknown, res: import('express').Response, _next: unknown) =>
+        void res.status(error.status ?? 500).json({ errors: error.errors ?? [] }),
     );
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  // the parameter the request sent no template's value of comes first: the one message names it (D467 validation answers name the field in the best string the schema offers)
+  it.each([
+    ['Action wrong', '/?Operation=CancelJob&Action=Nope', ['/query/Action', '/query/Operation']],
+    ['Operation wrong', '/?Operation=Nope&Action=CancelJob', ['/query/Operation', '/query/Action']],
+    ['both missing: in template order', '/', ['/query/Operation', '/query/Action']],
+  ])('no template chosen, %s: the unmet parameter first', async (_label, url, paths) => {
+    const res = await fetch(`${base}${url}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(paths);
+  });
 
   it.each(rows)('%s: %s %s', async (_label, method, url, headers, expected) => {
     const res = await fetch(`${base}${url}`, { method, headers });

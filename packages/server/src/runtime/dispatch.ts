@@ -76,18 +76,27 @@ function runSteps(steps: readonly RequestHandler[], req: Request, res: Response,
 /**
  * 400 when several templates share the request's route and method and the request meets none's conditions (D410 every path template real specs use is routed):
  * per parameter the templates read, the values that choose one (`must be one of: Svc.A, Svc.B`) or that it must be sent.
+ * The parameters the request sent no value of any template for come first: the message names the first, the one to fix
+ * (D467 validation answers name the field in the best string the schema offers).
  */
-function noTemplateChosen(method: string, candidates: readonly Candidate[]): RequestRejection {
-  const byField = new Map<string, { values: string[]; present: boolean }>();
+function noTemplateChosen(
+  method: string,
+  candidates: readonly Candidate[],
+  query: URLSearchParams,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): RequestRejection {
+  const byField = new Map<string, { values: string[]; present: boolean; met: boolean }>();
   for (const candidate of candidates)
     for (const c of candidate.conditions) {
       const path = `/${c.in === 'header' ? 'headers' : 'query'}/${c.name}`;
-      const field = byField.get(path) ?? { values: [], present: false };
+      const field = byField.get(path) ?? { values: [], present: false, met: false };
       byField.set(path, field);
+      field.met ||= meets(c, query, headers);
       if (c.value === undefined) field.present = true;
       else if (!field.values.includes(c.value)) field.values.push(c.value);
     }
-  const errors = [...byField].map(([path, field]) => ({
+  const fields = [...byField].sort(([, a], [, b]) => Number(a.met) - Number(b.met));
+  const errors = fields.map(([path, field]) => ({
     path,
     message:
       field.present || field.values.length === 0 ? 'is required to choose the operation' : `must be one of: ${field.values.join(', ')}`,
@@ -219,7 +228,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
       if (target === undefined || namesAnother(target, candidates, query!, req)) {
         res.locals.operation = candidates[0]!.operation;
-        next(noTemplateChosen(req.method, candidates));
+        next(noTemplateChosen(req.method, candidates, query!, req.headers));
         return;
       }
     }

@@ -452,6 +452,276 @@ describe('a required property of no meaning the runtime knows (D421)', () => {
   });
 });
 
+describe('a validation answer names the field and why in the best string the schema offers (D467)', () => {
+  it.each([
+    {
+      name: 'a closed object whose error is a code enum: its free text (`callstack`) says it',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['ok', 'error'],
+        properties: {
+          ok: { type: 'boolean', enum: [false] },
+          error: { type: 'string', enum: ['invalid_arg_name', 'invalid_auth'] },
+          callstack: { type: 'string' },
+        },
+      },
+      body: { ok: false, error: 'invalid_arg_name', callstack: 'query.limit: must be <= 100' },
+    },
+    {
+      name: 'items of `{error_code, error_text}`: the text names the field',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          validation_errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { error_code: { type: 'string' }, error_text: { type: 'string' } },
+            },
+          },
+        },
+      },
+      body: { validation_errors: [{ error_code: 'invalid_request', error_text: 'query.limit: must be <= 100' }] },
+    },
+    {
+      name: 'items of `{source, details}` strings: the field in source, the reason in details',
+      schema: { type: 'array', items: { type: 'object', properties: { details: { type: 'string' }, source: { type: 'string' } } } },
+      body: [{ source: 'query.limit', details: 'must be <= 100' }],
+    },
+    {
+      name: 'items of `{error: {code, message}, success}`: the item error names its field',
+      schema: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['error', 'success'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'integer' }, message: { type: 'string' } },
+            },
+            success: { type: 'boolean' },
+          },
+        },
+      },
+      body: [{ error: { code: 400, message: 'query.limit: must be <= 100' }, success: false }],
+    },
+    {
+      name: "items with their own list of `{errorMessage: {code, message}}`: each names the item's field",
+      schema: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['errorType', 'count', 'errors'],
+          properties: {
+            count: { type: 'integer' },
+            errorType: { type: 'string' },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  errorMessage: {
+                    type: 'object',
+                    required: ['code', 'message'],
+                    properties: { code: { type: 'string' }, message: { type: 'string' } },
+                  },
+                  request: { type: 'object', properties: { id: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+      body: [
+        {
+          count: 0,
+          errorType: 'invalid_request',
+          errors: [{ errorMessage: { code: 'invalid_request', message: 'query.limit: must be <= 100' } }],
+        },
+      ],
+    },
+  ])('$name', ({ schema, body }) => {
+    const document = documentOf({ '400': json(schema) });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.check()).toEqual([]);
+    const response = shapes.respond(oneProblem, operation);
+    expect(response).toEqual({ status: 400, contentType: 'application/json', body, headers: {} });
+    expect(invalidity(document, '400', 'application/json', response.body)).toBeUndefined();
+  });
+
+  it('a schema of fixed values another operation declares for another status is not borrowed: problem+json names the field', () => {
+    const document = documentOf({});
+    (document.paths!['/register'] as unknown) = {
+      post: {
+        operationId: 'register',
+        responses: { '409': json({ type: 'string', enum: ['EMAIL', 'USERNAME'] }) },
+      },
+    };
+    const response = new SpecErrorShapes(document, () => NOW).respond(oneProblem, operation);
+    expect(response.contentType).toBe('application/problem+json');
+    expect(response.body).toMatchObject({ status: 400, errors: [{ field: 'limit', detail: 'must be <= 100' }] });
+  });
+});
+
+describe('a required property of unknown meaning no earlier rule fills: a neutral value that validates, named at start-up (D466)', () => {
+  it.each([
+    {
+      name: 'a count beside the message: 0',
+      schema: {
+        type: 'object',
+        required: ['message', 'count'],
+        properties: { message: { type: 'string' }, count: { type: 'integer' } },
+      },
+      error: oneProblem,
+      body: { message: 'query.limit: must be <= 100', count: 0 },
+      neutral: ['count'],
+    },
+    {
+      name: 'a status-like number (`api-error`): the status; other numbers: the smallest value their bounds allow',
+      schema: {
+        type: 'object',
+        required: ['api-error', 'api-error-msg', 'amount', 'ratio', 'level', 'retryable'],
+        properties: {
+          'api-error': { type: 'integer', format: 'int32' },
+          'api-error-msg': { type: 'string' },
+          amount: { type: 'integer', minimum: 3, multipleOf: 2 },
+          ratio: { type: 'number', exclusiveMinimum: 0 },
+          level: { type: 'integer', maximum: -2 },
+          retryable: { type: 'boolean' },
+        },
+      },
+      error: oneProblem,
+      body: {
+        'api-error': 400,
+        'api-error-msg': '',
+        amount: 4,
+        ratio: 1,
+        level: -2,
+        retryable: false,
+        code: 'invalid_request',
+        message: 'Request validation failed',
+        details: { limit: 'must be <= 100' },
+      },
+      neutral: ['api-error', 'amount', 'ratio', 'level', 'retryable'],
+    },
+    {
+      name: 'a nested error object with a required level, beside the status',
+      schema: {
+        type: 'object',
+        required: ['error', 'statusCode'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['level', 'message'],
+            properties: { level: { type: 'integer', enum: [2, 1] }, message: { type: 'string' } },
+          },
+          statusCode: { type: 'integer' },
+        },
+      },
+      error: oneProblem,
+      body: { error: { level: 2, message: 'query.limit: must be <= 100' }, statusCode: 400 },
+      neutral: [],
+    },
+    {
+      name: 'a meta object of a request id and a status number (id and status, the message beside it)',
+      schema: {
+        type: 'object',
+        required: ['meta', 'message'],
+        properties: {
+          meta: {
+            type: 'object',
+            required: ['requestId', 'status'],
+            properties: { requestId: { type: 'string' }, status: { type: 'number' } },
+          },
+          message: { type: 'string' },
+        },
+      },
+      error: oneProblem,
+      body: { meta: { requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 400 }, message: 'query.limit: must be <= 100' },
+      neutral: ['meta.status'],
+    },
+    {
+      name: 'a required errors object with required members (no map of fields): its neutral members',
+      schema: {
+        type: 'object',
+        required: ['Errors'],
+        properties: {
+          Errors: {
+            type: 'object',
+            required: ['Error'],
+            properties: { Error: { type: 'array', items: { type: 'object', properties: { Source: { type: 'string' } } } } },
+          },
+        },
+      },
+      error: oneProblem,
+      body: { Errors: { Error: [] }, code: 'invalid_request', message: 'Request validation failed', details: { limit: 'must be <= 100' } },
+      neutral: ['Errors'],
+    },
+    {
+      name: 'a list of error items with a required count: 0 in each, the field named',
+      schema: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['field', 'message', 'count'],
+          properties: { field: { type: 'string' }, message: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+        },
+      },
+      error: oneProblem,
+      body: [{ field: 'query.limit', message: 'must be <= 100', count: 1 }],
+      neutral: ['[].count'],
+    },
+    {
+      name: 'strings held to a pattern or format: the first fixed placeholder that fits (a version, a lower-case name, a URI)',
+      schema: {
+        type: 'object',
+        required: ['message', 'api_version', 'prefix', 'homepage'],
+        properties: {
+          message: { type: 'string' },
+          api_version: { type: 'string', pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)$' },
+          prefix: { type: 'string', pattern: '^[a-z]([a-z]|[0-9]|_)*$' },
+          homepage: { type: 'string', format: 'uri', minLength: 1 },
+        },
+      },
+      error: oneProblem,
+      body: { message: 'query.limit: must be <= 100', api_version: '0.0.0', prefix: 'unknown', homepage: 'about:blank' },
+      neutral: ['api_version', 'prefix', 'homepage'],
+    },
+    {
+      name: 'a list of numbers as the whole body: the empty list',
+      schema: { type: 'array', items: { type: 'integer', format: 'int32' } },
+      error: oneProblem,
+      body: [],
+      neutral: ['(body)'],
+    },
+    {
+      name: 'a required list of numbers beside the message: the empty list',
+      schema: {
+        type: 'object',
+        required: ['message', 'details'],
+        properties: { message: { type: 'string' }, details: { type: 'array', items: { type: 'integer' } } },
+      },
+      error: oneProblem,
+      body: { message: 'query.limit: must be <= 100', details: [] },
+      neutral: ['details'],
+    },
+  ])('$name', ({ schema, error, body, neutral }) => {
+    const status = String(error.status);
+    const document = documentOf({ [status]: json(schema) });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.check()).toEqual([]);
+    expect(shapes.neutrallyFilled().flatMap((f) => f.properties)).toEqual(neutral);
+    const response = shapes.respond(error, operation);
+    expect(response).toEqual({ status: error.status, contentType: 'application/json', body, headers: {} });
+    expect(invalidity(document, status, 'application/json', response.body)).toBeUndefined();
+  });
+});
+
 describe('the media types an error answer takes (D424)', () => {
   it.each([
     {

@@ -15,8 +15,8 @@
  *
  * Each item of a list of errors names its field, in a field-like property or else in its message (D422 each list item of errors names its field).
  *
- * A schema is unfillable only when a required property can be given no value that is both valid and honest (a
- * number or a boolean of unknown meaning without a value of its own, a string with a pattern no id fits).
+ * A required property no role and no earlier rule fills gets a neutral value its schema accepts, named at start-up (D466 neutral values for required error properties of unknown meaning);
+ * a schema is unfillable only when no such value can be built (a string held to a pattern no id or date fits).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiDocument } from './types.js';
@@ -222,6 +222,13 @@ export interface Filler {
   codes: Partial<Record<string, string>>;
   /** The filled body carries every failing field (a map or list); the message is then left as the runtime's. */
   carriesDetails: boolean;
+  /**
+   * The required properties of no meaning the runtime knows that it gives a neutral value (`error.level`,
+   * `errors[].count`, `(body)` for the whole body): named at start-up (D466 neutral values for required error properties of unknown meaning).
+   */
+  neutral: readonly string[];
+  /** The filled body says what went wrong (a message or the fields), not only fixed values. */
+  says: boolean;
 }
 
 const lower = (name: string): string => name.toLowerCase().replace(/[-\s]/g, '_');
@@ -251,6 +258,8 @@ const MESSAGE_NAMES = new Set([
   'errordescription',
   'errmsg',
   'err_msg',
+  'error_text',
+  'errortext',
   'error_msg',
   'errormsg',
   'err',
@@ -412,11 +421,22 @@ const failed = (b: Build): b is { unfillable: string } => 'unfillable' in b;
 
 /** Builds the filler of one schema, or says why it cannot be filled. */
 export function fillerFor(reader: SchemaReader, schema: unknown): Filler | { unfillable: string } {
-  const node = build(reader, schema, 0);
-  if (failed(node)) return node;
+  const scope: Scope = { at: '', neutral: [] };
+  let node = build(reader, schema, 0, scope);
+  if (failed(node)) {
+    // no place for the message at all (a list of numbers, a shape no role fits): a body that validates, said at
+    // start-up, rather than no start (D466 neutral values for required error properties of unknown meaning)
+    const whole: Scope = { at: '(body)', neutral: [] };
+    const write = neutralWriter(reader, '', schema, 0, whole);
+    if (write === undefined) return node;
+    scope.neutral.splice(0, scope.neutral.length, ...whole.neutral);
+    node = { details: false, write };
+  }
   return {
     codes: node.codes ?? {},
     carriesDetails: node.details,
+    neutral: [...new Set(scope.neutral)],
+    says: node.says === true,
     fill: (input) => {
       const ctx: Ctx = { ...input, text: node.details ? input.message : messageWithField(input) };
       const value = node.write(ctx);
@@ -430,7 +450,7 @@ function typesOf(reader: SchemaReader, schema: unknown): string[] {
 }
 
 /** Any schema: a constant, an alternative (oneOf/anyOf), an object, an array, or a scalar carrying the message. */
-function build(reader: SchemaReader, schema: unknown, depth: number): Build {
+function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scope): Build {
   if (depth > 6) return { unfillable: 'nested too deeply' };
   const s = reader.deref(schema);
   if (s === true || s === undefined || (isObj(s) && Object.keys(s).every((k) => k === 'description' || k === 'title'))) {
@@ -445,19 +465,28 @@ function build(reader: SchemaReader, schema: unknown, depth: number): Build {
     if (!Array.isArray(alternatives) || alternatives.length === 0) continue;
     const reasons: string[] = [];
     let silent: Node | undefined;
+    let silentNeutral: string[] = [];
     for (const alternative of alternatives) {
-      const built = build(reader, alternative, depth + 1);
+      // only the chosen alternative's neutral values are named
+      const own: Scope = { at: scope.at, neutral: [] };
+      const built = build(reader, alternative, depth + 1, own);
       if (failed(built)) reasons.push(built.unfillable);
-      else if (built.says === true) return built;
-      else silent ??= built;
+      else if (built.says === true) {
+        scope.neutral.push(...own.neutral);
+        return built;
+      } else if (silent === undefined) {
+        silent = built;
+        silentNeutral = own.neutral;
+      }
     }
+    scope.neutral.push(...silentNeutral);
     // an alternative that says what went wrong, else one that at least fits
     return silent ?? { unfillable: `no alternative of ${key} can be filled (${reasons.join('; ')})` };
   }
   const shape = reader.shape(s);
   const types = shape.types.filter((t) => t !== 'null');
-  if (types.includes('object')) return objectNode(reader, shape, depth);
-  if (types.includes('array')) return listNode(reader, s, 'body', depth);
+  if (types.includes('object')) return objectNode(reader, shape, depth, scope);
+  if (types.includes('array')) return listNode(reader, s, 'body', depth, scope);
   if (types.includes('string')) return stringNode(reader, s, 'message');
   if (types.includes('integer') || types.includes('number')) return { write: statusNumber(reader, s), details: false };
   if (types.includes('boolean')) return { write: () => true, details: false };
@@ -564,7 +593,13 @@ function idCandidates(): string[] {
  * the value that claims nothing (null, '', [], {}), else the schema's own const, default, example or enum value that
  * validates. Undefined when nothing fits: the schema is then unfillable.
  */
-function requiredValue(reader: SchemaReader, name: string, property: unknown, depth: number): ((ctx: Ctx) => Written) | undefined {
+function requiredValue(
+  reader: SchemaReader,
+  name: string,
+  property: unknown,
+  depth: number,
+  scope: Scope,
+): ((ctx: Ctx) => Written) | undefined {
   const s = reader.deref(property);
   const types = reader.shape(property).types;
   if (idLike(name) && isObj(s)) {
@@ -595,7 +630,137 @@ function requiredValue(reader: SchemaReader, name: string, property: unknown, de
     ...(Array.isArray(s.enum) ? s.enum : []),
   ];
   const found = own.find((v) => v !== undefined && fits(reader, s, v));
-  return found === undefined ? undefined : () => structuredClone(found);
+  if (found !== undefined) return () => structuredClone(found);
+  return neutralWriter(reader, name, property, depth, within(scope, name));
+}
+
+/** Where a filler is in its schema (`error`, `errors[]`), and the properties it gave a neutral value so far. */
+interface Scope {
+  at: string;
+  neutral: string[];
+}
+
+const within = (scope: Scope, name: string): Scope => ({ at: scope.at === '' ? name : `${scope.at}.${name}`, neutral: scope.neutral });
+
+/** A number whose name says a status or an error code (`statusCode`, `api-error`, `errno`): the answer's status fits it best. */
+const STATUS_LIKE = /(status|code|error|errno)$/i;
+
+/** Strings that claim nothing, tried in order where '' does not fit: a word, a letter, a digit, a version, a URI. */
+const PLACEHOLDERS: readonly string[] = ['', 'unknown', 'a', 'A', '0', '0.0.0', 'about:blank'];
+
+/** What the neutral values are checked with at start-up (a status and a clock; any answer's would do). */
+const SAMPLE: Ctx = { status: 400, code: 'invalid_request', message: '', text: '', problems: [], now: new Date(0) };
+
+/**
+ * A neutral value for a required property of no meaning the runtime knows (D466 neutral values for required error properties of unknown meaning), one its schema accepts: its
+ * `const`, `default`, first `enum` value, `example`/`examples`, else by type: a fresh id, '', the clock's now for a
+ * string; the answer's status for a status-like number, else 0 or the smallest value its bounds allow; false; an
+ * empty array (or as many neutral items as it must have); an object of neutral required properties. Each such
+ * property is named in `scope.neutral` (what start-up says); undefined when no value validates.
+ */
+function neutralWriter(
+  reader: SchemaReader,
+  name: string,
+  schema: unknown,
+  depth: number,
+  scope: Scope,
+): ((ctx: Ctx) => Written) | undefined {
+  const own: string[] = [];
+  const write = neutralOf(reader, name, schema, depth, { at: scope.at, neutral: own });
+  if (write === undefined || !fits(reader, schema, write(SAMPLE))) return undefined;
+  scope.neutral.push(...(own.length > 0 ? own : [scope.at]));
+  return write;
+}
+
+function neutralOf(reader: SchemaReader, name: string, schema: unknown, depth: number, scope: Scope): ((ctx: Ctx) => unknown) | undefined {
+  const s = reader.deref(schema);
+  if (s === true || (isObj(s) && Object.keys(s).length === 0)) return () => null;
+  if (!isObj(s) || depth > 8) return undefined;
+  const valid = (v: unknown): boolean => v !== undefined && fits(reader, s, v);
+  const declared = [
+    s.const,
+    s.default,
+    ...(Array.isArray(s.enum) ? s.enum : []),
+    s.example,
+    ...(Array.isArray(s.examples) ? s.examples : []),
+  ].find(valid);
+  if (declared !== undefined) return () => structuredClone(declared);
+  for (const key of ['oneOf', 'anyOf'] as const)
+    if (Array.isArray(s[key]))
+      for (const member of s[key] as unknown[]) {
+        const write = neutralWriter(reader, name, member, depth + 1, scope);
+        if (write !== undefined && valid(write(SAMPLE))) return write;
+      }
+  const types = reader.shape(s).types;
+  for (const type of types) {
+    const write = neutralOfType(reader, name, s, type, depth, scope);
+    if (write !== undefined && valid(write(SAMPLE))) return write;
+  }
+  return types.length === 0 && valid(null) ? () => null : undefined;
+}
+
+function neutralOfType(
+  reader: SchemaReader,
+  name: string,
+  s: Obj,
+  type: string,
+  depth: number,
+  scope: Scope,
+): ((ctx: Ctx) => unknown) | undefined {
+  switch (type) {
+    case 'null':
+      return () => null;
+    case 'boolean':
+      return () => false;
+    case 'string': {
+      // fixed placeholders first (the same on every answer: a version, a lower-case name), then a fresh id, then now
+      const fixed = PLACEHOLDERS.find((v) => fits(reader, s, v));
+      if (fixed !== undefined) return () => fixed;
+      const fresh = (ctx: Ctx): string[] => [...idCandidates(), ctx.now.toISOString(), ctx.now.toISOString().slice(0, 10)];
+      const sample = fresh(SAMPLE).find((v) => fits(reader, s, v));
+      if (sample === undefined) return undefined;
+      return (ctx) => fresh(ctx).find((v) => fits(reader, s, v)) ?? sample;
+    }
+    case 'integer':
+    case 'number': {
+      const least = smallestNumber(s, type === 'integer');
+      if (least === undefined) return undefined;
+      return STATUS_LIKE.test(name) ? (ctx) => (fits(reader, s, ctx.status) ? ctx.status : least) : () => least;
+    }
+    case 'array': {
+      const min = typeof s.minItems === 'number' ? s.minItems : 0;
+      if (min === 0) return () => [];
+      const item = neutralWriter(reader, name, s.items ?? {}, depth + 1, { at: `${scope.at}[]`, neutral: scope.neutral });
+      return item === undefined ? undefined : (ctx) => Array.from({ length: min }, () => item(ctx));
+    }
+    case 'object': {
+      const shape = reader.shape(s);
+      const writers: [string, (ctx: Ctx) => Written][] = [];
+      for (const required of shape.required) {
+        const property = Object.hasOwn(shape.properties, required) ? shape.properties[required] : (shape.extraValues ?? {});
+        const write = requiredValue(reader, required, property, depth + 1, scope);
+        if (write === undefined) return undefined;
+        writers.push([required, write]);
+      }
+      return (ctx) => Object.fromEntries(writers.map(([n, write]) => [n, write(ctx)]));
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** 0, or the smallest value the bounds allow (a multiple of `multipleOf`), or the largest when all are negative. */
+function smallestNumber(s: Obj, integer: boolean): number | undefined {
+  const step = typeof s.multipleOf === 'number' && s.multipleOf > 0 ? s.multipleOf : integer ? 1 : undefined;
+  let low = typeof s.minimum === 'number' ? s.minimum : undefined;
+  if (typeof s.exclusiveMinimum === 'number') low = Math.max(low ?? -Infinity, s.exclusiveMinimum + (step ?? 1));
+  else if (s.exclusiveMinimum === true && low !== undefined) low += step ?? 1;
+  let high = typeof s.maximum === 'number' ? s.maximum : undefined;
+  if (typeof s.exclusiveMaximum === 'number') high = Math.min(high ?? Infinity, s.exclusiveMaximum - (step ?? 1));
+  else if (s.exclusiveMaximum === true && high !== undefined) high -= step ?? 1;
+  let value = low !== undefined && low > 0 ? low : high !== undefined && high < 0 ? high : 0;
+  if (step !== undefined) value = value === high ? Math.floor(value / step) * step : Math.ceil(value / step) * step;
+  return (low === undefined || value >= low) && (high === undefined || value <= high) ? value : undefined;
 }
 
 const FORMATS: Readonly<Record<string, RegExp>> = {
@@ -682,7 +847,7 @@ interface Step {
 }
 
 /** An object schema: every property it declares given a role (see the module comment). */
-function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
+function objectNode(reader: SchemaReader, shape: Shape, depth: number, scope: Scope): Build {
   if (shape.extension !== undefined) return extensionNode(reader, shape);
   const names = Object.keys(shape.properties);
   const stringish = (n: string): boolean => typesOf(reader, shape.properties[n]).some((t) => t === 'string');
@@ -731,7 +896,11 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
         if (failed(node)) return node;
         push(name, node.write);
         carriesCode = true;
-      } else if (required) return { unfillable: `required property '${name}' is a code of no string or number type` };
+      } else if (required) {
+        const write = neutralWriter(reader, name, property, depth + 1, within(scope, name));
+        if (write === undefined) return { unfillable: `required property '${name}' is a code of no string or number type` };
+        push(name, write);
+      }
       continue;
     }
     if (role === 'type' && concrete.includes('string')) {
@@ -743,9 +912,13 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if ((role === 'error' || role === 'err' || role === 'fault') && concrete.includes('object')) {
-      const nested = build(reader, property, depth + 1);
+      const nested = build(reader, property, depth + 1, within(scope, name));
       if (failed(nested)) {
-        if (required) return { unfillable: `property '${name}': ${nested.unfillable}` };
+        if (required) {
+          const write = neutralWriter(reader, name, property, depth + 1, within(scope, name));
+          if (write === undefined) return { unfillable: `property '${name}': ${nested.unfillable}` };
+          push(name, write);
+        }
         continue;
       }
       codes = nested.codes;
@@ -783,10 +956,14 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
     }
     if (DETAILS_NAMES.has(role) && (concrete.includes('array') || (concrete.includes('object') && role !== 'detail'))) {
       const node = concrete.includes('array')
-        ? listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth)
+        ? listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth, within(scope, name))
         : mapNode(reader, property, required);
       if (failed(node)) {
-        if (required) return { unfillable: `property '${name}': ${node.unfillable}` };
+        if (required) {
+          const write = neutralWriter(reader, name, property, depth + 1, within(scope, name));
+          if (write === undefined) return { unfillable: `property '${name}': ${node.unfillable}` };
+          push(name, write);
+        }
         continue;
       }
       details ||= node.details;
@@ -821,7 +998,7 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
       continue;
     }
     if (!required) continue;
-    const value = requiredValue(reader, name, property, depth);
+    const value = requiredValue(reader, name, property, depth, scope);
     if (value === undefined) return { unfillable: `required property '${name}' has no meaning the runtime knows` };
     push(name, value);
   }
@@ -832,6 +1009,19 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number): Build {
   // its undeclared properties must be something a text is not (LUIS's `additionalProperties: {type: object}`)
   const extraTypes = shape.extraValues === undefined ? [] : typesOf(reader, shape.extraValues);
   const extraTakesText = extraTypes.length === 0 || extraTypes.includes('string');
+  if (!carriesMessage && !details && (shape.closed || !extraTakesText)) {
+    // a closed object with no place named for the message (Slack's `{ok, error: <enum>, callstack}`): its first free
+    // text says which field and why (D467 validation answers name the field in the best string the schema offers)
+    const free = freeText(reader, shape, new Set(steps.map((step) => step.name)));
+    if (free !== undefined) {
+      const node = stringNode(reader, shape.properties[free], 'message', shape.required.has(free));
+      if (!failed(node)) {
+        push(free, node.write);
+        steps.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
+        carriesMessage = true;
+      }
+    }
+  }
   const addGeneric = !shape.closed && extraTakesText && !carriesMessage && !details;
   // ...where they must be objects, the message goes in one, as Azure's and OData's `error: {code, message}`
   const extraObject = shape.extraValues as Obj;
@@ -967,9 +1157,9 @@ function mapNode(reader: SchemaReader, property: unknown, required: boolean): Bu
  * location, the reason and a code). Without failing fields: one item saying the message when the list is the whole
  * body or must not be empty, `[]` when it is required, else nothing.
  */
-function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required' | 'optional', depth: number): Build {
+function listNode(reader: SchemaReader, list: unknown, mode: 'body' | 'required' | 'optional', depth: number, scope: Scope): Build {
   const items = isObj(list) ? list.items : undefined;
-  const item = itemNode(reader, items, depth);
+  const item = itemNode(reader, items, depth, { at: `${scope.at}[]`, neutral: scope.neutral });
   if (typeof item !== 'function') return item;
   const min = isObj(list) && typeof list.minItems === 'number' ? list.minItems : 0;
   // items with no place for a field or a reason (Docker Hub's `details: [{}]`) carry no details: the message names
@@ -1024,8 +1214,26 @@ function sourceWriter(reader: SchemaReader, property: unknown): ItemWriter | und
   };
 }
 
+/** What an item's message says when nothing else in it names the field: `query.limit: must be <= 100`. */
+const itemText = (p: FieldProblem): string => (p.field === '' ? p.reason : `${problemName(p)}: ${p.reason}`);
+
+/**
+ * The first property of an object that can hold any text (a string without enum, const, pattern or format, not a
+ * vocabulary's `@`/`$` keyword), other than those already given a role: where the message goes when the schema names
+ * no place for it.
+ */
+function freeText(reader: SchemaReader, shape: Shape, taken: ReadonlySet<string>): string | undefined {
+  return Object.keys(shape.properties).find((name) => {
+    // `@type`, `$schema`: keywords of a vocabulary (JSON-LD, protobuf's Any), not text
+    if (taken.has(name) || /^[@$]/.test(name)) return false;
+    const s = reader.deref(shape.properties[name]);
+    if (!isObj(s) || !typesOf(reader, s).includes('string')) return false;
+    return s.enum === undefined && s.const === undefined && s.pattern === undefined && s.format === undefined && !(Number(s.minLength) > 1);
+  });
+}
+
 /** One item of a list of errors. */
-function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWriter | { unfillable: string } {
+function itemNode(reader: SchemaReader, items: unknown, depth: number, scope: Scope): ItemWriter | { unfillable: string } {
   const shape = reader.shape(items);
   const types = shape.types.filter((t) => t !== 'null');
   if (items === undefined || types.includes('string') || (types.length === 0 && Object.keys(shape.properties).length === 0))
@@ -1062,7 +1270,8 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       fieldSteps.add(name);
       continue;
     }
-    if (FIELD_NAMES.has(role) && concrete.includes('string') && enumValues(reader, property) === undefined) {
+    if ((FIELD_NAMES.has(role) || role === 'source') && concrete.includes('string') && enumValues(reader, property) === undefined) {
+      // a string `source` (Storecove's `{source, details}`) is the field itself
       const pointer = role === 'pointer';
       fieldSteps.add(name);
       add((_ctx, p) => {
@@ -1081,13 +1290,35 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
         continue;
       }
     }
-    if (MESSAGE_NAMES.has(role) && concrete.includes('string')) {
+    if ((MESSAGE_NAMES.has(role) || DETAILS_NAMES.has(role)) && concrete.includes('string')) {
       const values = enumValues(reader, property);
       if (values !== undefined && values.length > 0) {
         const write = enumWriter(values, required);
         add((ctx) => write(ctx));
       } else messageSteps.push({ name, required, write: (_ctx, p) => p.reason });
       continue;
+    }
+    const errorObject = (role === 'error' || role === 'err' || role === 'fault' || MESSAGE_NAMES.has(role)) && concrete.includes('object');
+    const errorList = DETAILS_NAMES.has(role) && concrete.includes('array');
+    if ((errorObject || errorList) && depth < 6) {
+      // an item's own `{error: {code, message}}` (Wealthreader's), `errorMessage: {code, message}` or list of errors
+      // (BeezUP's): filled as the error of this one field (D467 validation answers name the field in the best string the schema offers)
+      const at = within(scope, name);
+      const nested = errorList
+        ? listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth + 1, at)
+        : build(reader, property, depth + 1, at);
+      if (!failed(nested) && nested.says === true) {
+        add((ctx, p) =>
+          nested.write({
+            ...ctx,
+            text: itemText(p),
+            problems: p.field === '' ? [] : [p],
+            ...(p.field === '' ? {} : { details: { [p.field]: p.reason } }),
+          }),
+        );
+        fieldSteps.add(name);
+        continue;
+      }
     }
     if ((CODE_NAMES.has(role) || STATUS_NAMES.has(role)) && (concrete.includes('integer') || concrete.includes('number'))) {
       const write = STATUS_NAMES.has(role) ? (ctx: Ctx) => ctx.status : statusNumber(reader, property);
@@ -1106,11 +1337,17 @@ function itemNode(reader: SchemaReader, items: unknown, depth: number): ItemWrit
       continue;
     }
     if (!required) continue;
-    const value = requiredValue(reader, name, property, depth + 1);
+    const value = requiredValue(reader, name, property, depth + 1, scope);
     if (value === undefined) return { unfillable: `an error item's required property '${name}' has no meaning the runtime knows` };
     add((ctx) => value(ctx));
   }
-  const named = (p: FieldProblem): string => (p.field === '' ? p.reason : `${problemName(p)}: ${p.reason}`);
+  if (fieldSteps.size === 0 && messageSteps.length === 0) {
+    // no place named for the field or the reason: the first free text the item has says both (D467 validation answers
+    // name the field in the best string the schema offers)
+    const free = freeText(reader, shape, new Set(steps.map((step) => step.name)));
+    if (free !== undefined) messageSteps.push({ name: free, required: shape.required.has(free), write: (_ctx, p) => p.reason });
+  }
+  const named = itemText;
   const messages = new Set(messageSteps.map((m) => m.name));
   steps.push(...messageSteps);
   steps.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { reportUnfillable, SpecErrorShapes, type RuntimeError } from './error-shapes.js';
+import { reportNeutrallyFilled, reportUnfillable, SpecErrorShapes, type RuntimeError } from './error-shapes.js';
 import type { ApiDocument } from './types.js';
 
 /** A one-operation document (`GET /things`, `listThings`) with these responses besides its 200. */
@@ -453,8 +453,10 @@ describe('SpecErrorShapes: whatever the declared schema has room for, filled (D1
     ['no error response at all', documentWithResponses({})],
     ['a declared problem+json', documentWith({ type: 'object' }, 'application/problem+json')],
     [
-      'a schema with a required number of unknown meaning',
-      documentWith({ type: 'object', required: ['retryAfterSec'], properties: { retryAfterSec: { type: 'integer' } } }),
+      // a required number of unknown meaning is given a neutral value now (D466 neutral values for required error
+      // properties of unknown meaning): only a value nothing can be made for refuses
+      'a schema with a required string whose pattern no value the runtime makes fits',
+      documentWith({ type: 'object', required: ['ref'], properties: { ref: { type: 'string', pattern: '^TR-[A-Z]{3}$' } } }),
     ],
   ])('answers RFC 9457 application/problem+json for %s', (_name, document) => {
     const shapes = new SpecErrorShapes(document);
@@ -478,18 +480,18 @@ describe('what cannot be filled, per operation and status (D215)', () => {
   const at = '#/paths/~1things/get/responses/400/content/application~1json/schema';
   it.each([
     {
-      name: 'a required number of unknown meaning',
-      schema: { type: 'object', required: ['retryAfterSec'], properties: { retryAfterSec: { type: 'integer' } } },
-      reason: "required property 'retryAfterSec' has no meaning the runtime knows",
-    },
-    {
-      name: 'a required string with a pattern, of no id-like name and no value of its own',
+      name: 'a required string with a pattern no value the runtime makes fits, and no value of its own',
       schema: {
         type: 'object',
         required: ['checksum', 'message'],
-        properties: { checksum: { type: 'string', pattern: '^[0-9a-f]{32}$' }, message: { type: 'string' } },
+        properties: { checksum: { type: 'string', pattern: '^[G-Z]{32}$' }, message: { type: 'string' } },
       },
       reason: "required property 'checksum' has no meaning the runtime knows",
+    },
+    {
+      name: 'a required number whose bounds leave no value',
+      schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 5, maximum: 4 } } },
+      reason: "required property 'n' has no meaning the runtime knows",
     },
     {
       name: 'a required id whose pattern no opaque id fits',
@@ -501,12 +503,16 @@ describe('what cannot be filled, per operation and status (D215)', () => {
       reason: "required property 'traceId' has no meaning the runtime knows",
     },
     {
-      name: 'an error item with a required number of unknown meaning',
+      name: 'an error item with a required string no value the runtime makes fits',
       schema: {
         type: 'object',
         required: ['errors'],
         properties: {
-          errors: { type: 'array', items: { type: 'object', required: ['line'], properties: { line: { type: 'integer' } } } },
+          errors: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'object', required: ['line'], properties: { line: { type: 'string', pattern: '^L[A-Z]$' } } },
+          },
         },
         additionalProperties: false,
       },
@@ -527,7 +533,7 @@ describe('what cannot be filled, per operation and status (D215)', () => {
     (document.components as { schemas: Record<string, unknown> }).schemas.Odd = {
       type: 'object',
       required: ['n'],
-      properties: { n: { type: 'integer' } },
+      properties: { n: { type: 'string', pattern: '^[A-Z]{2}-[0-9]$' } },
     };
     const problems = new SpecErrorShapes(document).check();
     expect(problems.map((p) => [p.status, p.schema, p.runtime])).toEqual([
@@ -537,7 +543,9 @@ describe('what cannot be filled, per operation and status (D215)', () => {
   });
 
   it('refuses to start naming each operation and status in one block, or warns once with an errorMapper', () => {
-    const found = new SpecErrorShapes(documentWith({ type: 'object', required: ['n'], properties: { n: { type: 'integer' } } })).check();
+    const found = new SpecErrorShapes(
+      documentWith({ type: 'object', required: ['n'], properties: { n: { type: 'string', pattern: '^[A-Z]{2}-[0-9]$' } } }),
+    ).check();
     const warnings: string[] = [];
     const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
     expect(() => reportUnfillable(found, false, logger)).toThrow(
@@ -546,6 +554,41 @@ describe('what cannot be filled, per operation and status (D215)', () => {
     reportUnfillable(found, true, logger);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/your errorMapper answers them.*\n.*declared by listThings 400$/);
+  });
+});
+
+describe('required properties of unknown meaning given neutral values: one start-up warning (D466)', () => {
+  it('names the schema, the properties and every operation and status, and points to errorMapper', () => {
+    const document = documentWith({ $ref: '#/components/schemas/Counted' }, 'application/json', {
+      '409': { description: 'conflict', content: { 'application/json': { schema: { $ref: '#/components/schemas/Counted' } } } },
+    });
+    (document.components as { schemas: Record<string, unknown> }).schemas.Counted = {
+      type: 'object',
+      required: ['message', 'count', 'meta'],
+      properties: {
+        message: { type: 'string' },
+        count: { type: 'integer' },
+        meta: { type: 'object', required: ['level'], properties: { level: { type: 'number', minimum: 1 } } },
+      },
+    };
+    const shapes = new SpecErrorShapes(document);
+    expect(shapes.check()).toEqual([]);
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
+    reportNeutrallyFilled(shapes.neutrallyFilled(), logger);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      "#/components/schemas/Counted (application/json): 'count', 'meta.level'; declared by listThings 400, listThings 409",
+    );
+    expect(warnings[0]).toMatch(/Pass `errorMapper` to createApiApp to give them their meaning\.$/);
+    expect(shapes.respond(validation, operation).body).toMatchObject({ count: 0, meta: { level: 1 } });
+  });
+
+  it('says nothing when every property has a meaning', () => {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
+    reportNeutrallyFilled(new SpecErrorShapes(documentWith(errMessage)).neutrallyFilled(), logger);
+    expect(warnings).toEqual([]);
   });
 });
 

@@ -103,6 +103,19 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
+/**
+ * A declared error schema whose required properties of no meaning the runtime knows it fills with neutral values,
+ * for one operation and status (D466 neutral values for required error properties of unknown meaning): one start-up warning names them.
+ */
+export interface NeutrallyFilledErrorSchema {
+  operationId: string;
+  status: string;
+  schema: string;
+  mediaType: string;
+  /** The properties given a neutral value (`error.level`, `errors[].count`, `(body)`). */
+  properties: readonly string[];
+}
+
 /** A declared error schema the scaffold cannot fill, for one operation and status (reported at start-up). */
 export interface UnfillableErrorSchema {
   operationId: string;
@@ -336,12 +349,14 @@ export class SpecErrorShapes {
       // like any other (D420 enum properties of error schemas filled from their values)
       filler =
         declared.text === true
-          ? { fill: (input) => messageWithField(input), codes: {}, carriesDetails: false }
+          ? { fill: (input) => messageWithField(input), codes: {}, carriesDetails: false, neutral: [], says: true }
           : declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON) && this.saysNothing(declared.schema)
             ? {
                 fill: (input) => problemDetails({ ...input, kind: undefined, headers: {}, internal: false }),
                 codes: {},
                 carriesDetails: true,
+                neutral: [],
+                says: true,
               }
             : fillerFor(this.reader, declared.schema);
       this.fillers.set(key, filler);
@@ -377,9 +392,14 @@ export class SpecErrorShapes {
     const answer = status === error.status ? error : { ...error, status };
     if (operation !== undefined && this.declaredWithoutContent(operation, status))
       return { status, contentType: null, body: undefined, headers: error.headers };
-    const declared = (operation === undefined ? undefined : this.forOperation(operation, status)) ?? this.documentChoice(status);
+    const own = operation === undefined ? undefined : this.forOperation(operation, status);
+    const declared = own ?? this.documentChoice(status);
     const filler = declared === undefined ? undefined : this.filler(declared);
-    if (declared !== undefined && filler !== undefined && !('unfillable' in filler)) {
+    // a schema borrowed from other operations (this one declares none for the status) is used only when it can say
+    // what went wrong: one of fixed values (a 409's `enum: [EMAIL, USERNAME]`) would tell the client nothing (D467
+    // validation answers name the field in the best string the schema offers)
+    const borrowedSilent = own === undefined && filler !== undefined && !('unfillable' in filler) && !filler.says;
+    if (declared !== undefined && filler !== undefined && !('unfillable' in filler) && !borrowedSilent) {
       const named = this.withCode(answer, filler.codes);
       const body = filler.fill({
         status,
@@ -401,6 +421,28 @@ export class SpecErrorShapes {
   private withCode(error: RuntimeError, codes: Partial<Record<string, string>>): RuntimeError {
     if (error.kind === undefined) return error;
     return { ...error, code: codes[error.kind] ?? GENERIC_ERROR_CODES[error.kind] };
+  }
+
+  /** Every declared error schema, per operation and status, that the scaffold fills with neutral values (start-up). */
+  neutrallyFilled(): NeutrallyFilledErrorSchema[] {
+    const out: NeutrallyFilledErrorSchema[] = [];
+    for (const op of this.operationsOfDocument()) {
+      for (const [rawKey, response] of Object.entries(op.responses)) {
+        if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
+        const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
+        if (declared === undefined) continue;
+        const filler = this.filler(declared);
+        if ('unfillable' in filler || filler.neutral.length === 0) continue;
+        out.push({
+          operationId: op.operationId,
+          status: rawKey,
+          schema: declared.pointer,
+          mediaType: declared.mediaType,
+          properties: filler.neutral,
+        });
+      }
+    }
+    return out;
   }
 
   /**
@@ -474,6 +516,28 @@ export function reportUnfillable(problems: readonly UnfillableErrorSchema[], map
   logger.warn(
     { schemas: [...groups.values()].map((g) => ({ schema: g.schema, reason: g.reason, declaredBy: g.uses })) },
     `${groups.size} declared error schema(s) cannot be filled by the scaffold (${mapped ? 'your errorMapper answers them; undefined sends' : 'a handler error there is answered with'} application/problem+json):\n${block}`,
+  );
+}
+
+/**
+ * Start-up (D466 neutral values for required error properties of unknown meaning): ONE warning naming, per schema, the required properties given a neutral value and the
+ * operations and statuses that declare it, and that an `errorMapper` is how to give them their meaning.
+ */
+export function reportNeutrallyFilled(filled: readonly NeutrallyFilledErrorSchema[], logger: Logger): void {
+  if (filled.length === 0) return;
+  const groups = new Map<string, { schema: string; mediaType: string; properties: readonly string[]; uses: string[] }>();
+  for (const f of filled) {
+    const key = `${f.schema}\n${f.mediaType}`;
+    const group = groups.get(key) ?? { schema: f.schema, mediaType: f.mediaType, properties: f.properties, uses: [] };
+    group.uses.push(`${f.operationId} ${f.status}`);
+    groups.set(key, group);
+  }
+  const block = [...groups.values()]
+    .map((g) => `  ${g.schema} (${g.mediaType}): ${g.properties.map((p) => `'${p}'`).join(', ')}; declared by ${g.uses.join(', ')}`)
+    .join('\n');
+  logger.warn(
+    { schemas: [...groups.values()].map((g) => ({ schema: g.schema, properties: g.properties, declaredBy: g.uses })) },
+    `${groups.size} declared error schema(s) have required properties of no meaning the scaffold knows; it answers them with neutral values that validate (the schema's default, const, first enum value or example, else 0, false, '', [] or a fresh id):\n${block}\nPass \`errorMapper\` to createApiApp to give them their meaning.`,
   );
 }
 

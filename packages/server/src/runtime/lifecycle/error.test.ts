@@ -123,8 +123,9 @@ describe('error step', () => {
   });
 
   describe('errorShapes: the start-up report of declared error schemas the scaffold cannot fill', () => {
-    // a 429 and a 501 whose schema requires a number of unknown meaning
-    const odd = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } };
+    // a 429 and a 501 whose schema requires a string no value the runtime makes fits (a number of unknown meaning is
+    // given a neutral value now: D466 neutral values for required error properties of unknown meaning)
+    const odd = { type: 'object', required: ['n'], properties: { n: { type: 'string', pattern: '^N[A-Z]$' } } };
     const content = { 'application/json': { schema: odd } };
     const document = {
       openapi: '3.1.0',
@@ -145,6 +146,41 @@ describe('error step', () => {
       expect(logger.warn).toHaveBeenCalledWith(
         expect.anything(),
         expect.stringMatching(/declared by listThings 429\n.*declared by listThings 501$/),
+      );
+    });
+
+    it('a required number of unknown meaning on a 400: the app starts, one warning names it and errorMapper (D466)', () => {
+      const counted = {
+        type: 'object',
+        required: ['message', 'count'],
+        properties: { message: { type: 'string' }, count: { type: 'integer' } },
+      };
+      const logger = quiet();
+      const shapes = errorShapes(
+        {
+          openapi: '3.1.0',
+          info: { title: 'T', version: '1' },
+          paths: {
+            '/things': {
+              get: {
+                operationId: 'listThings',
+                responses: {
+                  '200': { description: 'ok' },
+                  '400': { description: 'no', content: { 'application/json': { schema: counted } } },
+                },
+              },
+            },
+          },
+        } as unknown as ApiDocument,
+        { tooManyRequests: true, notImplemented: true },
+        undefined,
+        logger,
+      );
+      expect(shapes).toBeInstanceOf(SpecErrorShapes);
+      expect(logger.warn).toHaveBeenCalledTimes(1);
+      expect(logger.warn).toHaveBeenCalledWith(
+        expect.anything(),
+        expect.stringMatching(/'count'; declared by listThings 400\nPass `errorMapper` to createApiApp to give them their meaning\.$/),
       );
     });
 

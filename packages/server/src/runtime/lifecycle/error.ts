@@ -5,7 +5,7 @@
 import type { Application, NextFunction, Request, Response } from 'express';
 import { sendableMediaType } from '../media-type.js';
 import { classifyError, HttpErrorWithPage } from '../errors.js';
-import { reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from '../error-shapes.js';
+import { reportNeutrallyFilled, reportUnfillable, SpecErrorShapes, type ErrorResponse, type RuntimeError } from '../error-shapes.js';
 import type { ApiDocument, Logger, OperationRoute } from '../types.js';
 import type { ErrorMapper } from './options.js';
 import { isJsonMediaType, jsonText, RenderedResponse } from './serialize.js';
@@ -25,6 +25,7 @@ export function errorShapes(
   const notAnswered = new Set([...(answers.tooManyRequests ? [] : ['429']), ...(answers.notImplemented ? [] : ['501'])]);
   const unfillable = shapes.check().map((p) => (p.runtime && notAnswered.has(p.status) ? { ...p, runtime: false } : p));
   reportUnfillable(unfillable, errorMapper !== undefined, logger);
+  reportNeutrallyFilled(shapes.neutrallyFilled(), logger);
   return shapes;
 }
 
