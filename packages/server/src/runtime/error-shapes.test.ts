@@ -549,6 +549,33 @@ describe('what cannot be filled, per operation and status (D215)', () => {
   });
 });
 
+describe('what D458 and D459 report at start-up: warnings, never a refusal', () => {
+  const odd = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } };
+  const same = { type: 'object', required: ['title'], properties: { title: { type: 'string' } } };
+  it.each([
+    {
+      name: 'D458 an unfillable schema under image/png: named, answered with problem+json as before',
+      document: documentWith(odd, 'image/png'),
+      warning:
+        /cannot be filled by the scaffold.*\n.*\(image\/png\): required property 'n' has no meaning the runtime knows; declared by listThings 400$/,
+    },
+    {
+      name: 'D459 a oneOf whose alternatives accept the same bodies: one warning naming the operations',
+      document: documentWith({ oneOf: [same, same] }),
+      warning:
+        /1 declared error schema\(s\) whose oneOf no honest answer matches exactly once.*\n.*alternatives 0, 1 accept the same bodies\); declared by listThings 400$/,
+    },
+  ])('$name', ({ document, warning }) => {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
+    const found = new SpecErrorShapes(document).check();
+    expect(found.every((p) => !p.runtime)).toBe(true);
+    reportUnfillable(found, false, logger);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(warning);
+  });
+});
+
 describe('the status of the runtime answers where the operation declares only another one of the same meaning (D217)', () => {
   const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } };
   const only = (status: string): ApiDocument =>
