@@ -549,6 +549,20 @@ describe('what cannot be filled, per operation and status (D215)', () => {
   });
 });
 
+describe("the document's error shape for an answer outside any operation is a structured one (D458)", () => {
+  const message = { type: 'object', properties: { message: { type: 'string' } } };
+  const notFound: RuntimeError = { status: 404, code: 'not_found', message: 'No route', headers: {}, internal: false, kind: 'notFound' };
+  it.each([
+    { name: 'an image declaration is not the API error shape', mediaType: 'image/png', contentType: 'application/problem+json' },
+    { name: 'an octet-stream one neither', mediaType: 'application/octet-stream', contentType: 'application/problem+json' },
+    { name: 'an XML one is', mediaType: 'application/xml', contentType: 'application/xml' },
+    { name: 'a JSON one is', mediaType: 'application/json', contentType: 'application/json' },
+  ])('$name', ({ mediaType, contentType }) => {
+    const document = documentWithResponses({ '404': { description: 'e', content: { [mediaType]: { schema: message } } } });
+    expect(new SpecErrorShapes(document).respond(notFound).contentType).toBe(contentType);
+  });
+});
+
 describe('what D458 and D459 report at start-up: warnings, never a refusal', () => {
   const odd = { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } };
   const same = { type: 'object', required: ['title'], properties: { title: { type: 'string' } } };

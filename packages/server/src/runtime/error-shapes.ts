@@ -155,6 +155,8 @@ interface DeclaredError {
 const JSON_MEDIA = /^application\/(.+\+)?json\b/i;
 const MEDIA_RANGE = /^(\*|application)\/\*(\s*;|$)/i;
 const TEXT_MEDIA = /^text\/(plain|\*)\b/i;
+/** The media types whose declarations count for the document's error shape: JSON, text, XML. */
+const STRUCTURED_MEDIA = /^(application\/([^;,\s]+\+)?(json|xml)\b|text\/)/i;
 const XML_MEDIA = /^(application|text)\/([^;,\s]+\+)?xml\b/i;
 const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'readOnly', 'writeOnly', 'deprecated', '$comment', 'nullable']);
 const RUNTIME_STATUSES = new Set(['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '501']);
@@ -331,7 +333,9 @@ export class SpecErrorShapes {
           if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
           const statusKey = rawKey.toUpperCase() === 'DEFAULT' ? 'default' : rawKey.toUpperCase();
           const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
-          if (declared === undefined) continue;
+          // the API's error shape is a structured one: a binary or image declaration of one operation (D458 error answers in binary, image and XML media types) is
+          // not the answer of a status another operation leaves undeclared
+          if (declared === undefined || !STRUCTURED_MEDIA.test(declared.mediaType)) continue;
           const bySchema = counts.get(statusKey) ?? new Map<string, { count: number; declared: DeclaredError }>();
           counts.set(statusKey, bySchema);
           const schemaKey = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
