@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
-import { readXml } from './xml-reading.js';
+import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
