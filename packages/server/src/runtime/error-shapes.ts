@@ -460,9 +460,11 @@ export class SpecErrorShapes {
         if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
         const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
         if (declared === undefined) continue;
-        // a declaration in a media type that is not JSON the scaffold cannot fill is named, never a refusal to start: before
-        // D458 (error answers in binary, image and XML media types) such answers were problem+json without a word, and still are
-        const runtime = (RUNTIME_STATUSES.has(rawKey) || !/^\d{3}$/.test(rawKey)) && JSON_MEDIA.test(declared.mediaType);
+        // a declaration in a binary, image or XML media type the scaffold cannot fill is named, never a refusal to start:
+        // before D458 (error answers in binary, image and XML media types) such answers were problem+json without a word, and still are
+        const runtime =
+          (RUNTIME_STATUSES.has(rawKey) || !/^\d{3}$/.test(rawKey)) &&
+          (JSON_MEDIA.test(declared.mediaType) || /^text\//i.test(declared.mediaType));
         const entry = { operationId: op.operationId, status: rawKey, schema: declared.pointer, mediaType: declared.mediaType, runtime };
         const filler = this.filler(declared);
         if ('unfillable' in filler) {
