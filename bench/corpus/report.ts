@@ -133,7 +133,7 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
   },
   {
     match: /content type application\/problem\+json is not among (text|application)\/xml/,
-    text: "The operation declares this status in XML only (AWS's REST-XML services). The scaffold answers its own errors in JSON (it fills JSON schemas only), so the content type is not a declared one. A runtime matter: the scaffold could answer in the declared media type, or the document could declare JSON too.",
+    text: "The operation declares this status in XML only (AWS's REST-XML services). Before D458 the scaffold answered its own errors in JSON (it filled JSON schemas only), so the content type was not a declared one; since D458 it writes the filled schema as an XML document in the declared media type. A document still here was run before D458.",
   },
   {
     match: /a body where none is declared/,

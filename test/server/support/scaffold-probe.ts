@@ -11,6 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
+import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
@@ -276,15 +277,19 @@ export class SpecProbe {
     const schema = content.get(key);
     if (schema === null || schema === undefined) return { declared, violations: [], body };
     const violations = this.validate(schema, body);
-    // a text type declared with a structured schema (`text/plain` holding an object: Swagger 2's `produces` applied to
-    // every response) is read as the JSON text of that structure when it is not a valid text as it is
-    if (violations.length > 0 && typeof body === 'string' && /^text\//i.test(contentType ?? '')) {
+    // a media type that is not JSON declared with a structured schema (`text/plain`, `image/png`,
+    // `application/octet-stream` holding an object: Swagger 2's `produces` applied to every response) is read as the
+    // JSON text of that structure when it is not a valid body as it is; an XML one as the XML its schema's XML
+    // Objects describe (D458 error answers in binary, image and XML media types)
+    if (violations.length > 0 && typeof body === 'string') {
+      const xml = /^(application|text)\/([^;,\s]+\+)?xml$/i.test(contentType ?? '');
       try {
-        const parsed: unknown = JSON.parse(text);
-        const asJson = this.validate(schema, parsed);
-        if (asJson.length === 0) return { declared, violations: [], body: parsed };
+        const parsed: unknown = xml ? readXml(text, this.at(schema), this.deref) : JSON.parse(text);
+        const read = this.validate(schema, parsed);
+        if (read.length === 0) return { declared, violations: [], body: parsed };
+        if (xml) return { declared, violations: read.map((v) => `(read as XML) ${v}`), body: parsed };
       } catch {
-        // not JSON text: the violations as a text stand
+        // not JSON (or XML) text: the violations as a text stand
       }
     }
     return { declared, violations, body };

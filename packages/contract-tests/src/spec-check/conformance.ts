@@ -4,10 +4,14 @@
  * the check, the operation, the status and the JSON pointer of the schema in the document (plus the instance path).
  * Also the spec's validators for the request side (a pooled value or a negative variant is checked with them).
  */
+import { unescapePointerToken } from '@paygate/contract/json';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isObj, responseKeyFor, token, type OperationInfo } from './document.js';
 import type { Json, JsonObject } from './samples.js';
+import { readXml } from './xml-reading.js';
+
+const XML_MEDIA = /^(application|text)\/([^;,\s]+\+)?xml$/;
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   ajv: Ajv2020,
@@ -47,7 +51,7 @@ export class SpecValidators {
   private readonly pointers = new WeakMap<object, string>();
   private readonly cache = new Map<string, ValidateFunction>();
 
-  constructor(doc: JsonObject) {
+  constructor(private readonly doc: JsonObject) {
     // verbose: each error carries the schema object it failed in, which `pointers` maps back to its place in the
     // document (Ajv's own schemaPath is relative to whichever referenced schema it compiled separately)
     const walk = (node: Json, at: string): void => {
@@ -114,8 +118,9 @@ export class SpecValidators {
     if (status >= 500) fail('not_a_server_error', declared.at, `server error ${status}: ${text.slice(0, 200)}`);
     if (declared.content.size > 0) {
       if (mt === undefined) return fail('content_type_conformance', `${declared.at}/content`, 'response has no Content-Type');
+      // a declared key's parameters are not part of its type (`application/xml;charset=utf-8` is application/xml)
       const match = [...declared.content.keys()].find(
-        (k) => k === mt || k === '*/*' || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))),
+        (k) => k === mt || mediaTypeOf(k) === mt || k === '*/*' || (k.endsWith('/*') && mt.startsWith(k.slice(0, -1))),
       );
       if (match === undefined)
         return fail(
@@ -156,9 +161,53 @@ export class SpecValidators {
     }
     if (out.schemaAt !== undefined && (text.length > 0 || status !== 204)) {
       const v = this.at(out.schemaAt);
-      if (!v(instance)) fail('response_schema_conformance', out.schemaAt, this.describe(v.errors, out.schemaAt));
+      if (!v(instance)) {
+        const errors = v.errors;
+        const read =
+          typeof instance === 'string' && mt !== undefined && !isJsonMedia(mt) ? this.structured(mt, text, out.schemaAt) : undefined;
+        if (read === undefined) fail('response_schema_conformance', out.schemaAt, this.describe(errors, out.schemaAt));
+        else if (!v(read))
+          fail(
+            'response_schema_conformance',
+            out.schemaAt,
+            `(read as ${XML_MEDIA.test(mt ?? '') ? 'XML' : 'JSON'}) ${this.describe(v.errors, out.schemaAt)}`,
+          );
+      }
     }
     return out;
+  }
+
+  /**
+   * A body in a media type that is not JSON whose schema is structured (D458 error answers in binary, image and XML media types): an XML type read as the XML its
+   * schema's XML Objects describe, any other as JSON text (Swagger 2's `produces` applied to every response puts an
+   * object schema under `image/png` or `text/plain`). Undefined when it reads as neither.
+   */
+  private structured(mediaType: string, text: string, schemaAt: string): Json | undefined {
+    try {
+      if (XML_MEDIA.test(mediaType)) return readXml(text, this.node(schemaAt), (n) => this.deref(n));
+      return JSON.parse(text) as Json;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private node(pointer: string): Json | undefined {
+    let node: Json | undefined = this.doc;
+    for (const raw of pointer
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter((p) => p !== '')) {
+      const key = unescapePointerToken(decodeURIComponent(raw));
+      node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
+    }
+    return node;
+  }
+
+  private deref(node: Json | undefined): Json | undefined {
+    let current = node;
+    for (let i = 0; i < 16 && isObj(current) && typeof current['$ref'] === 'string'; i++)
+      current = current['$ref'].startsWith('#') ? this.node(current['$ref']) : undefined;
+    return current;
   }
 }
 

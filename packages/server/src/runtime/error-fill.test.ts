@@ -819,6 +819,105 @@ describe('the media types an error answer takes (D424)', () => {
         error: { code: 'invalid_request', message: VALIDATION_MESSAGE, details: { limit: 'must be <= 100' } },
       },
     },
+    {
+      name: 'D458 application/octet-stream with `format: binary`: any bytes fit, the message as its UTF-8 bytes',
+      response: { description: 'No', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      error: oneProblem,
+      contentType: 'application/octet-stream',
+      body: 'query.limit: must be <= 100',
+    },
+    {
+      name: "D458 a nonstandard `application/text` with a string schema (searchly's): the message as text in it",
+      response: { description: 'No', content: { 'application/text': { schema: { type: 'string' } } } },
+      error: oneProblem,
+      contentType: 'application/text',
+      body: 'query.limit: must be <= 100',
+    },
+    {
+      name: 'D458 images declared without a schema: the message in the first of them',
+      response: { description: 'No', content: { 'image/png': {}, 'image/jpeg': {} } },
+      error: oneProblem,
+      contentType: 'image/png',
+      body: 'query.limit: must be <= 100',
+    },
+    {
+      name: 'D458 a string schema with a maxLength is not any bytes: the message cut to fit it',
+      response: { description: 'No', content: { 'application/octet-stream': { schema: { type: 'string', maxLength: 10 } } } },
+      error: oneProblem,
+      contentType: 'application/octet-stream',
+      body: 'query.lim…',
+    },
+    {
+      name: "D458 an object schema under image/png (DocuSign's, Swagger 2's `produces` applied to errors): the filled object, written as JSON in image/png",
+      response: {
+        description: 'No',
+        content: {
+          'image/png': { schema: { type: 'object', properties: { errorCode: { type: 'string' }, message: { type: 'string' } } } },
+        },
+      },
+      error: oneProblem,
+      contentType: 'image/png',
+      body: { errorCode: 'invalid_request', message: 'query.limit: must be <= 100' },
+    },
+    {
+      name: 'D458 a binary declaration beside an object one: the one any bytes fit wins',
+      response: {
+        description: 'No',
+        content: {
+          'application/pdf': { schema: { type: 'object', properties: { message: { type: 'string' } } } },
+          'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+      error: oneProblem,
+      contentType: 'application/octet-stream',
+      body: 'query.limit: must be <= 100',
+    },
+    {
+      name: 'D458 a `+json` suffix type (a vendor type) is JSON',
+      response: json({ type: 'object', properties: { error: { type: 'string' } } }, 'application/vnd.waterlinked.operation_response+json'),
+      error: oneProblem,
+      contentType: 'application/vnd.waterlinked.operation_response+json',
+      body: { error: 'query.limit: must be <= 100' },
+    },
+    {
+      name: "D458 application/xml with an object schema (Azure's `$metadata`): the filled object as an XML document",
+      response: {
+        description: 'No',
+        content: {
+          'application/xml': {
+            schema: {
+              type: 'object',
+              properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } } },
+            },
+          },
+        },
+      },
+      error: oneProblem,
+      contentType: 'application/xml',
+      body: '<?xml version="1.0" encoding="UTF-8"?>\n<error><error><code>invalid_request</code><message>query.limit: must be &lt;= 100</message></error></error>',
+    },
+    {
+      name: "D458 text/xml with an `xml` object (NPR's VAST errors): an attribute, unwrapped items, the root's own name",
+      response: {
+        description: 'No',
+        content: {
+          'text/xml': {
+            schema: {
+              type: 'object',
+              xml: { name: 'VAST' },
+              required: ['version'],
+              properties: {
+                version: { type: 'string', default: '1.0', xml: { attribute: true } },
+                error: { type: 'array', xml: { wrapped: false }, items: { type: 'string', xml: { name: 'Error' } } },
+              },
+            },
+          },
+        },
+      },
+      error: validation,
+      contentType: 'text/xml',
+      body: '<?xml version="1.0" encoding="UTF-8"?>\n<VAST version=""><Error>query.limit: must be &lt;= 100</Error><Error>body.items[0].name: must NOT have more than 3 characters</Error></VAST>',
+    },
   ])('$name', ({ response: declared, error, contentType, body }) => {
     const document = documentOf({ '400': declared });
     const shapes = new SpecErrorShapes(document, () => NOW);
@@ -881,6 +980,40 @@ describe('the error handler sends what the shapes say (D423, D424)', () => {
         text: '{"code":"invalid_request","message":"Request validation failed","details":{"limit":"must be <= 100"}}',
       },
     },
+    {
+      name: 'D458 a 400 declared as application/octet-stream with `format: binary`: the message as bytes of that type',
+      responses: {
+        '400': { description: 'Bad', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      },
+      thrown: new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { limit: 'must be <= 100' }),
+      expected: { status: 400, type: 'application/octet-stream; charset=utf-8', text: 'limit: must be <= 100' },
+    },
+    {
+      name: 'D458 a 400 declared as image/png with an object schema: the filled object as JSON text, sent as image/png',
+      responses: {
+        '400': {
+          description: 'Bad',
+          content: { 'image/png': { schema: { type: 'object', properties: { message: { type: 'string' } } } } },
+        },
+      },
+      thrown: new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { limit: 'must be <= 100' }),
+      expected: { status: 400, type: 'image/png; charset=utf-8', text: '{"message":"limit: must be <= 100"}' },
+    },
+    {
+      name: 'D458 a 400 declared as application/xml: the XML document',
+      responses: {
+        '400': {
+          description: 'Bad',
+          content: { 'application/xml': { schema: { type: 'object', properties: { message: { type: 'string' } } } } },
+        },
+      },
+      thrown: new HttpError(400, RUNTIME_ERROR_CODES.validation, VALIDATION_MESSAGE, { limit: 'must be <= 100' }),
+      expected: {
+        status: 400,
+        type: 'application/xml; charset=utf-8',
+        text: '<?xml version="1.0" encoding="UTF-8"?>\n<error><message>limit: must be &lt;= 100</message></error>',
+      },
+    },
   ])('$name', async ({ responses, thrown, expected }) => {
     expect(await answer(documentOf(responses), thrown)).toEqual(expected);
   });
@@ -918,5 +1051,68 @@ describe('what a list or a Problem Details type cannot say is said elsewhere (D4
     const response = shapes.respond(error, operation);
     expect(response).toEqual({ status: error.status, contentType: 'application/json', body, headers: {} });
     expect(invalidity(document, status, 'application/json', response.body)).toBeUndefined();
+  });
+});
+
+describe('a oneOf error schema is filled so that exactly one alternative accepts the answer (D459)', () => {
+  const closedMessage = { type: 'object', additionalProperties: false, properties: { message: { type: 'string' } } };
+  const openCodeMessage = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } };
+  const vonage = (example: string) => ({
+    type: 'object',
+    required: ['type', 'title', 'details', 'instance'],
+    properties: {
+      type: { type: 'string', example },
+      title: { type: 'string' },
+      detail: { type: 'string' },
+      instance: { type: 'string' },
+    },
+  });
+  it.each([
+    {
+      name: 'the first alternative that says the error and that no other accepts',
+      schema: { oneOf: [closedMessage, openCodeMessage] },
+      body: { code: 'invalid_request', message: 'query.limit: must be <= 100' },
+      clash: [],
+    },
+    {
+      name: 'its first alternative when it is the only one to accept its answer',
+      schema: { oneOf: [openCodeMessage, { type: 'object', required: ['errors'], properties: { errors: { type: 'array' } } }] },
+      body: { code: 'invalid_request', message: 'query.limit: must be <= 100' },
+      clash: [],
+    },
+    {
+      name: "Dracoon's 400: an open alternative told apart from one that adds a list, by that list set to null (the value that claims nothing)",
+      schema: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: { code: { type: 'integer' }, message: { type: 'string' } },
+          },
+          {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: { code: { type: 'integer' }, message: { type: 'string' }, violatedPasswordPolicies: { type: 'array' } },
+          },
+        ],
+      },
+      body: { code: 400, message: 'query.limit: must be <= 100', violatedPasswordPolicies: null },
+      clash: [],
+    },
+    {
+      name: "Vonage's 401: two alternatives that accept the same bodies, the first's answer and one start-up warning",
+      schema: { oneOf: [vonage('#missing'), vonage('#unprovisioned')] },
+      body: { type: 'about:blank', title: 'Bad Request', detail: 'query.limit: must be <= 100', details: null, instance: '' },
+      clash: ['no answer matches exactly one alternative of its oneOf (alternatives 0, 1 accept the same bodies)'],
+    },
+  ])('$name', ({ schema, body, clash }) => {
+    const document = documentOf({ '400': json(schema) });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.check().map((p) => p.reason)).toEqual(clash);
+    expect(shapes.check().every((p) => p.runtime === false)).toBe(true);
+    expect(shapes.respond(oneProblem, operation)).toEqual({ status: 400, contentType: 'application/json', body, headers: {} });
+    const invalid = invalidity(document, '400', 'application/json', body);
+    if (clash.length === 0) expect(invalid).toBeUndefined();
+    else expect(invalid).toMatch(/must match exactly one schema in oneOf/);
   });
 });

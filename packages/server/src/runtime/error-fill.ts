@@ -292,6 +292,9 @@ const DETAILS_NAMES = new Set([
   'fielderrors',
   'invalid_params',
   'invalidparams',
+  // Vonage's `invalid_parameters: [{name, reason}]`
+  'invalid_parameters',
+  'invalidparameters',
   'violations',
   'validation_errors',
   'validationerrors',
@@ -460,13 +463,12 @@ function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scop
   if (!isObj(s)) return { unfillable: 'a schema that accepts nothing' };
   const constant = reader.constant(s);
   if (constant !== undefined) return { write: () => structuredClone(constant.value), details: false };
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    const alternatives = s[key];
-    if (!Array.isArray(alternatives) || alternatives.length === 0) continue;
+  if (Array.isArray(s.oneOf) && s.oneOf.length > 0) return oneOfNode(reader, s.oneOf, depth, scope);
+  if (Array.isArray(s.anyOf) && s.anyOf.length > 0) {
     const reasons: string[] = [];
     let silent: Node | undefined;
     let silentNeutral: string[] = [];
-    for (const alternative of alternatives) {
+    for (const alternative of s.anyOf) {
       // only the chosen alternative's neutral values are named
       const own: Scope = { at: scope.at, neutral: [] };
       const built = build(reader, alternative, depth + 1, own);
@@ -481,7 +483,7 @@ function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scop
     }
     scope.neutral.push(...silentNeutral);
     // an alternative that says what went wrong, else one that at least fits
-    return silent ?? { unfillable: `no alternative of ${key} can be filled (${reasons.join('; ')})` };
+    return silent ?? { unfillable: `no alternative of anyOf can be filled (${reasons.join('; ')})` };
   }
   const shape = reader.shape(s);
   const types = shape.types.filter((t) => t !== 'null');
@@ -492,6 +494,81 @@ function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scop
   if (types.includes('boolean')) return { write: () => true, details: false };
   if (shape.types.includes('null')) return { write: () => null, details: false };
   return openObject();
+}
+
+/**
+ * A `oneOf`: the body must match exactly one alternative (D459 a oneOf error schema filled so that exactly one branch accepts it). The alternatives that say what went wrong are
+ * tried first, then those that at least fit, each in the order written; the first whose body no other alternative
+ * accepts is the answer; else the first that a property another alternative declares, set to null, tells apart
+ * (see toldApart). When none is (alternatives that accept the same bodies: no honest body matches exactly one), the
+ * first is written, and `check` names the schema at start-up.
+ */
+function oneOfNode(reader: SchemaReader, alternatives: readonly unknown[], depth: number, scope: Scope): Build {
+  // each alternative with a scope of its own: only the preferred one's neutral values are named (D466 neutral values for required error properties of unknown meaning)
+  const scopes = alternatives.map((): Scope => ({ at: scope.at, neutral: [] }));
+  const built = alternatives.map((alternative, i) => build(reader, alternative, depth + 1, scopes[i]!));
+  const usable = built.map((b, i) => ({ b, i })).filter((x): x is { b: Node; i: number } => !failed(x.b));
+  if (usable.length === 0)
+    return { unfillable: `no alternative of oneOf can be filled (${built.map((b) => (failed(b) ? b.unfillable : '')).join('; ')})` };
+  const order = [...usable.filter((x) => x.b.says === true), ...usable.filter((x) => x.b.says !== true)];
+  scope.neutral.push(...scopes[order[0]!.i]!.neutral);
+  const codes = order.find((x) => x.b.codes !== undefined)?.b.codes;
+  return {
+    // the message names the first field unless every alternative has a place for the fields
+    details: order.every((x) => x.b.details),
+    says: order[0]!.b.says === true,
+    ...(codes === undefined ? {} : { codes }),
+    write: (ctx) => {
+      const bodies: { i: number; body: unknown }[] = [];
+      for (const { b, i } of order) {
+        const value = b.write(ctx);
+        if (value === CANNOT) continue;
+        const body = value === OMIT ? {} : value;
+        if (onlyOne(i, body)) return body;
+        bodies.push({ i, body });
+      }
+      for (const { i, body } of bodies) {
+        const told = toldApart(i, body);
+        if (told !== undefined) return told;
+      }
+      return bodies[0] === undefined ? CANNOT : bodies[0].body;
+    },
+  };
+
+  function onlyOne(i: number, body: unknown): boolean {
+    return alternatives.every((other, j) => j === i || !fits(reader, other, body));
+  }
+
+  /**
+   * An open alternative's body told apart from the others that accept it: a property one of them declares, and this
+   * one does not, set to null, the value that claims nothing (Dracoon's `violatedPasswordPolicies`, Vonage Reports'
+   * `invalid_parameters`), where that other alternative refuses null there. Undefined when that does not make it
+   * the only alternative to accept the body.
+   */
+  function toldApart(i: number, body: unknown): unknown {
+    const own = reader.shape(alternatives[i]);
+    if (!isObj(body) || own.closed) return undefined;
+    const out: Obj = { ...body };
+    alternatives.forEach((other, j) => {
+      if (j === i || !fits(reader, other, out)) return;
+      const properties = reader.shape(other).properties;
+      const name = Object.keys(properties).find(
+        (n) => !Object.hasOwn(own.properties, n) && !Object.hasOwn(out, n) && !fits(reader, properties[n], null),
+      );
+      if (name !== undefined) out[name] = null;
+    });
+    return onlyOne(i, out) && fits(reader, alternatives[i], out) ? out : undefined;
+  }
+}
+
+/**
+ * The alternatives of a `oneOf` schema that accept a body (as far as the runtime's own check judges), undefined for
+ * a schema without one: what `check` reads to name a oneOf no honest body matches exactly once (D459 a oneOf error schema filled so that exactly one branch accepts it).
+ */
+export function oneOfMatches(reader: SchemaReader, schema: unknown, body: unknown): number[] | undefined {
+  const s = reader.deref(schema);
+  if (!isObj(s) || !Array.isArray(s.oneOf)) return undefined;
+  return s.oneOf.flatMap((alternative, i) => (fits(reader, alternative, body) ? [i] : []));
 }
 
 /** `{code, message}` (and `details` when there are failing fields): what an open schema gets. */
@@ -948,6 +1025,17 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number, scope: Sc
         push(name, (ctx) => ctx.text);
         carriesMessage = true;
       }
+      continue;
+    }
+    if ((role === 'error' || role === 'err') && concrete.includes('array')) {
+      // NPR's VAST `error: [string]`: a list of errors under the singular name
+      const node = listNode(reader, reader.deref(property), required ? 'required' : 'optional', depth, within(scope, name));
+      if (failed(node)) {
+        if (required) return { unfillable: `property '${name}': ${node.unfillable}` };
+        continue;
+      }
+      details ||= node.details;
+      push(name, node.write);
       continue;
     }
     if (FAILURE_FLAGS.has(role) && concrete.includes('boolean')) {

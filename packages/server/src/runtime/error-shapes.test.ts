@@ -592,6 +592,47 @@ describe('required properties of unknown meaning given neutral values: one start
   });
 });
 
+describe("the document's error shape for an answer outside any operation is a structured one (D458)", () => {
+  const message = { type: 'object', properties: { message: { type: 'string' } } };
+  const notFound: RuntimeError = { status: 404, code: 'not_found', message: 'No route', headers: {}, internal: false, kind: 'notFound' };
+  it.each([
+    { name: 'an image declaration is not the API error shape', mediaType: 'image/png', contentType: 'application/problem+json' },
+    { name: 'an octet-stream one neither', mediaType: 'application/octet-stream', contentType: 'application/problem+json' },
+    { name: 'an XML one is', mediaType: 'application/xml', contentType: 'application/xml' },
+    { name: 'a JSON one is', mediaType: 'application/json', contentType: 'application/json' },
+  ])('$name', ({ mediaType, contentType }) => {
+    const document = documentWithResponses({ '404': { description: 'e', content: { [mediaType]: { schema: message } } } });
+    expect(new SpecErrorShapes(document).respond(notFound).contentType).toBe(contentType);
+  });
+});
+
+describe('what D458 and D459 report at start-up: warnings, never a refusal', () => {
+  // a required string whose pattern no neutral value fits (D466 fills any other required property of unknown meaning)
+  const odd = { type: 'object', required: ['n'], properties: { n: { type: 'string', pattern: '^[A-Z]{2}-[0-9]$' } } };
+  const same = { type: 'object', required: ['title'], properties: { title: { type: 'string' } } };
+  it.each([
+    {
+      name: 'D458 an unfillable schema under image/png: named, answered with problem+json as before',
+      document: documentWith(odd, 'image/png'),
+      warning: /cannot be filled by the scaffold.*\n.*\(image\/png\): .*'n'.*; declared by listThings 400$/,
+    },
+    {
+      name: 'D459 a oneOf whose alternatives accept the same bodies: one warning naming the operations',
+      document: documentWith({ oneOf: [same, same] }),
+      warning:
+        /1 declared error schema\(s\) whose oneOf no honest answer matches exactly once.*\n.*alternatives 0, 1 accept the same bodies\); declared by listThings 400$/,
+    },
+  ])('$name', ({ document, warning }) => {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: () => undefined };
+    const found = new SpecErrorShapes(document).check();
+    expect(found.every((p) => !p.runtime)).toBe(true);
+    reportUnfillable(found, false, logger);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(warning);
+  });
+});
+
 describe('the status of the runtime answers where the operation declares only another one of the same meaning (D217)', () => {
   const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } };
   const only = (status: string): ApiDocument =>

@@ -21,6 +21,7 @@ import {
   CANNOT,
   fillerFor,
   isObj,
+  oneOfMatches,
   messageWithField,
   SchemaReader,
   statusTitle,
@@ -29,6 +30,7 @@ import {
   type Obj,
 } from './error-fill.js';
 import type { ApiDocument, Logger, OperationRoute } from './types.js';
+import { xmlDocument } from './xml-body.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
 export type { ErrorSchemaExtension, FieldProblem } from './error-fill.js';
@@ -127,6 +129,11 @@ export interface UnfillableErrorSchema {
   reason: string;
   /** The runtime answers this status on its own (validation, auth, 404, 405, 413, 415, 429, 500, 501, a range). */
   runtime: boolean;
+  /**
+   * The schema is filled, but no honest body matches exactly one alternative of its `oneOf` (D459 a oneOf error schema filled so that exactly one branch accepts it): a warning,
+   * never a refusal to start (the answer is the first alternative's).
+   */
+  ambiguous?: true;
 }
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -146,8 +153,12 @@ export function problemDetails(error: RuntimeError): Obj {
 
 interface DeclaredError {
   mediaType: string;
-  /** A `text/*` media type: the body is the message as text. */
-  text?: boolean;
+  /**
+   * How the body is written: `text`, the message itself (a `text/*` or binary media type whose schema is a string or
+   * absent); `xml`, the filled schema as an XML document (D458 error answers in binary, image and XML media types); else the filled schema as JSON (JSON text under a
+   * media type that is not JSON).
+   */
+  form?: 'text' | 'xml';
   /** The schema as written (a `$ref` or inline), the key of the document-wide choice. */
   schema: unknown;
   /** Where the schema is in the document. */
@@ -157,8 +168,14 @@ interface DeclaredError {
 const JSON_MEDIA = /^application\/(.+\+)?json\b/i;
 const MEDIA_RANGE = /^(\*|application)\/\*(\s*;|$)/i;
 const TEXT_MEDIA = /^text\/(plain|\*)\b/i;
+/** The media types whose declarations count for the document's error shape: JSON, text, XML. */
+const STRUCTURED_MEDIA = /^(application\/([^;,\s]+\+)?(json|xml)\b|text\/)/i;
+const XML_MEDIA = /^(application|text)\/([^;,\s]+\+)?xml\b/i;
+const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'readOnly', 'writeOnly', 'deprecated', '$comment', 'nullable']);
 const RUNTIME_STATUSES = new Set(['400', '401', '403', '404', '405', '413', '415', '422', '429', '500', '501']);
 const token = escapePointerToken;
+/** The failing field of the validation answer `check` tries a schema with. */
+const CHECK_PROBLEM: FieldProblem = { in: 'query', field: 'check', path: ['check'], reason: 'check' };
 
 /** The runtime's own answers a declared status key may carry (what `check` fills to find a missing code). */
 function kindsOf(statusKey: string): RuntimeErrorKind[] {
@@ -197,11 +214,17 @@ export class SpecErrorShapes {
   }
 
   /**
-   * The declared error response of a response object the scaffold can write (D424 error answers in the declared media type): its JSON (or problem+json)
-   * media type, a JSON media type without a schema (anything goes: `{code, message}`), a media range (`*\/*`,
-   * `application/*`: answered as application/json), else a `text/*` one whose schema is a string or absent (the
-   * message as text), else any other `text/*` one (its schema filled, written as JSON text). Undefined when there is
-   * none (no content, or only images, XML, binary...).
+   * The declared error response of a response object the scaffold can write (D424 error answers in the declared media type; D458 error answers in
+   * binary, image and XML media types), in this order of preference: its JSON media type (a `+json` suffix is JSON,
+   * problem+json too), a JSON media type without a schema (anything goes: `{code, message}`), a media range (`*\/*`,
+   * `application/*`: answered as application/json); a `text/*` one whose schema is a string or absent (the message as
+   * text); an XML one (`application/xml`, `text/xml`, `application/*+xml`: the schema filled, written as an XML
+   * document, D458); any other `text/*` one (its schema filled, written as JSON text); any other media type whose
+   * schema is a string or absent (a binary, an image: such a schema accepts any bytes, the message's UTF-8 bytes are
+   * one, D458); else the first declared media type with its schema filled, written as JSON text (D458: an object
+   * schema under `image/png`, `application/pdf`, `application/octet-stream` is Swagger 2's `produces` applied to
+   * every response, and JSON is the only writing of an object such a schema describes). Undefined when the response
+   * declares no content.
    */
   private declared(response: unknown, at: string): DeclaredError | undefined {
     const ref = isObj(response) && typeof response.$ref === 'string' ? response.$ref : undefined;
@@ -212,22 +235,29 @@ export class SpecErrorShapes {
       isObj(schema) && typeof schema.$ref === 'string'
         ? schema.$ref
         : `${ref ?? at}/content/${token(mediaType)}${schema === undefined ? '' : '/schema'}`;
+    const of = ([mediaType, media]: [string, Obj], form: DeclaredError['form']): DeclaredError => ({
+      mediaType,
+      schema: media.schema ?? {},
+      pointer: where(mediaType, media.schema),
+      ...(form === undefined ? {} : { form }),
+    });
     const json = entries.find(([mediaType]) => JSON_MEDIA.test(mediaType)) ?? entries.find(([mediaType]) => MEDIA_RANGE.test(mediaType));
     if (json !== undefined) {
       const [mediaType, media] = json;
-      const schema = media.schema ?? {};
-      return { mediaType: JSON_MEDIA.test(mediaType) ? mediaType : 'application/json', schema, pointer: where(mediaType, media.schema) };
+      return { ...of(json, undefined), mediaType: JSON_MEDIA.test(mediaType) ? mediaType : 'application/json', schema: media.schema ?? {} };
     }
     const text = entries.find(([mediaType, media]) => TEXT_MEDIA.test(mediaType) && this.textSchema(media.schema));
-    if (text !== undefined)
-      return { mediaType: text[0], schema: text[1].schema ?? {}, pointer: where(text[0], text[1].schema), text: true };
+    if (text !== undefined) return of(text, 'text');
+    const xml = entries.find(([mediaType]) => XML_MEDIA.test(mediaType));
+    if (xml !== undefined) return of(xml, 'xml');
     // any other text type (`text/plain` with an object schema, `text/csv`: a Swagger 2 `produces` applied to every
     // response) is answered in it, its schema filled as for JSON and written as JSON text: the body is the declared
     // structure, in the declared content type
     const textual = entries.find(([mediaType]) => /^text\//i.test(mediaType));
-    if (textual !== undefined)
-      return { mediaType: textual[0], schema: textual[1].schema ?? {}, pointer: where(textual[0], textual[1].schema) };
-    return undefined;
+    if (textual !== undefined) return of(textual, undefined);
+    const bytes = entries.find(([, media]) => this.bytesSchema(media.schema));
+    if (bytes !== undefined) return of(bytes, 'text');
+    return entries[0] === undefined ? undefined : of(entries[0], undefined);
   }
 
   /** `{}` or an open object without properties: a schema that says nothing of the body (problem+json's own then). */
@@ -247,6 +277,16 @@ export class SpecErrorShapes {
     if (schema === undefined) return true;
     const shape = this.reader.shape(schema);
     return shape.types.includes('string') || (shape.types.length === 0 && Object.keys(shape.properties).length === 0);
+  }
+
+  /** A schema any bytes fit (D458 error answers in binary, image and XML media types): none, `{}`, or a string with no constraint but `format: binary`. */
+  private bytesSchema(schema: unknown): boolean {
+    if (schema === undefined) return true;
+    const s = this.reader.deref(schema);
+    if (!isObj(s)) return s === true;
+    const constraints = Object.keys(s).filter((k) => !ANNOTATIONS.has(k) && !k.startsWith('x-'));
+    if (constraints.length === 0) return true;
+    return s.type === 'string' && constraints.every((k) => k === 'type' || (k === 'format' && s.format === 'binary'));
   }
 
   /**
@@ -306,7 +346,9 @@ export class SpecErrorShapes {
           if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
           const statusKey = rawKey.toUpperCase() === 'DEFAULT' ? 'default' : rawKey.toUpperCase();
           const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
-          if (declared === undefined) continue;
+          // the API's error shape is a structured one: a binary or image declaration of one operation (D458 error answers in binary, image and XML media types) is
+          // not the answer of a status another operation leaves undeclared
+          if (declared === undefined || !STRUCTURED_MEDIA.test(declared.mediaType)) continue;
           const bySchema = counts.get(statusKey) ?? new Map<string, { count: number; declared: DeclaredError }>();
           counts.set(statusKey, bySchema);
           const schemaKey = `${declared.mediaType} ${JSON.stringify(declared.schema)}`;
@@ -348,7 +390,7 @@ export class SpecErrorShapes {
       // problem+json without a schema of its own is RFC 9457's; one with its own schema (Xero's `type` enum) is filled
       // like any other (D420 enum properties of error schemas filled from their values)
       filler =
-        declared.text === true
+        declared.form === 'text'
           ? { fill: (input) => messageWithField(input), codes: {}, carriesDetails: false, neutral: [], says: true }
           : declared.mediaType.toLowerCase().startsWith(PROBLEM_JSON) && this.saysNothing(declared.schema)
             ? {
@@ -359,6 +401,7 @@ export class SpecErrorShapes {
                 says: true,
               }
             : fillerFor(this.reader, declared.schema);
+      if (declared.form === 'xml' && !('unfillable' in filler)) filler = asXml(this.reader, declared.schema, filler);
       this.fillers.set(key, filler);
     }
     return filler;
@@ -453,13 +496,17 @@ export class SpecErrorShapes {
   check(): UnfillableErrorSchema[] {
     const out: UnfillableErrorSchema[] = [];
     // what a schema says for a kind at a status is the same on every operation that declares it: filled once
-    const tried = new Map<Filler, Map<string, boolean>>();
+    const tried = new Map<Filler, Map<string, { fills: boolean; clash?: string }>>();
     for (const op of this.operationsOfDocument()) {
       for (const [rawKey, response] of Object.entries(op.responses)) {
         if (!/^[45]/.test(rawKey) && rawKey !== 'default') continue;
         const declared = this.declared(response, `${op.at}/responses/${token(rawKey)}`);
         if (declared === undefined) continue;
-        const runtime = RUNTIME_STATUSES.has(rawKey) || !/^\d{3}$/.test(rawKey);
+        // a declaration in a binary, image or XML media type the scaffold cannot fill is named, never a refusal to start:
+        // before D458 (error answers in binary, image and XML media types) such answers were problem+json without a word, and still are
+        const runtime =
+          (RUNTIME_STATUSES.has(rawKey) || !/^\d{3}$/.test(rawKey)) &&
+          (JSON_MEDIA.test(declared.mediaType) || /^text\//i.test(declared.mediaType));
         const entry = { operationId: op.operationId, status: rawKey, schema: declared.pointer, mediaType: declared.mediaType, runtime };
         const filler = this.filler(declared);
         if ('unfillable' in filler) {
@@ -471,16 +518,46 @@ export class SpecErrorShapes {
         for (const kind of kindsOf(rawKey)) {
           const status = /^\d{3}$/.test(rawKey) ? Number(rawKey) : KIND_STATUS[kind].status;
           const code = filler.codes[kind] ?? GENERIC_ERROR_CODES[kind];
-          let fills = seen.get(`${kind} ${status}`);
-          if (fills === undefined) {
-            fills = filler.fill({ status, code, message: 'check', problems: [], kind, now: this.now() }) !== CANNOT;
-            seen.set(`${kind} ${status}`, fills);
+          let tryout = seen.get(`${kind} ${status}`);
+          if (tryout === undefined) {
+            const body = filler.fill({ status, code, message: 'check', problems: [], kind, now: this.now() });
+            // D459 a oneOf error schema filled so that exactly one branch accepts it: named when no honest body can; a
+            // validation answer is tried as the runtime gives it, with a failing field (GitHub's alternatives differ
+            // by the items of their `errors` list only)
+            const answer =
+              kind === 'validation' && body !== CANNOT
+                ? filler.fill({
+                    status,
+                    code,
+                    message: 'check',
+                    details: { check: 'check' },
+                    problems: [CHECK_PROBLEM],
+                    kind,
+                    now: this.now(),
+                  })
+                : body;
+            const matches =
+              answer === CANNOT || declared.form !== undefined ? undefined : oneOfMatches(this.reader, declared.schema, answer);
+            tryout = {
+              fills: body !== CANNOT,
+              // several: certain; none could be the runtime's own small check refusing what it cannot judge
+              ...(matches === undefined || matches.length < 2
+                ? {}
+                : {
+                    clash: `no answer matches exactly one alternative of its oneOf (alternatives ${matches.join(', ')} accept the same bodies)`,
+                  }),
+            };
+            seen.set(`${kind} ${status}`, tryout);
           }
-          if (!fills) {
+          if (!tryout.fills) {
             out.push({
               ...entry,
               reason: `no value of its code enum (or string status enum) says '${code}' (the runtime's ${kind} answer)`,
             });
+            break;
+          }
+          if (tryout.clash !== undefined) {
+            out.push({ ...entry, reason: tryout.clash, runtime: false, ambiguous: true });
             break;
           }
         }
@@ -496,16 +573,17 @@ export class SpecErrorShapes {
  * unless an `errorMapper` is given (then, and for the other statuses, one warning: what the mapper leaves undefined
  * is answered with problem+json).
  */
-export function reportUnfillable(problems: readonly UnfillableErrorSchema[], mapped: boolean, logger: Logger): void {
+export function reportUnfillable(all: readonly UnfillableErrorSchema[], mapped: boolean, logger: Logger): void {
+  const ambiguous = groupsOf(all.filter((p) => p.ambiguous === true));
+  if (ambiguous.size > 0)
+    logger.warn(
+      { schemas: [...ambiguous.values()].map((g) => ({ schema: g.schema, reason: g.reason, declaredBy: g.uses })) },
+      `${ambiguous.size} declared error schema(s) whose oneOf no honest answer matches exactly once (the scaffold answers in its first alternative's shape; a strict reader refuses it):\n${blockOf(ambiguous)}`,
+    );
+  const problems = all.filter((p) => p.ambiguous !== true);
   if (problems.length === 0) return;
-  const groups = new Map<string, { schema: string; mediaType: string; reason: string; uses: string[] }>();
-  for (const p of problems) {
-    const key = `${p.schema}\n${p.mediaType}\n${p.reason}`;
-    const group = groups.get(key) ?? { schema: p.schema, mediaType: p.mediaType, reason: p.reason, uses: [] };
-    group.uses.push(`${p.operationId} ${p.status}`);
-    groups.set(key, group);
-  }
-  const block = [...groups.values()].map((g) => `  ${g.schema} (${g.mediaType}): ${g.reason}; declared by ${g.uses.join(', ')}`).join('\n');
+  const groups = groupsOf(problems);
+  const block = blockOf(groups);
   const fix =
     'Pass `errorMapper` to createApiApp to shape these answers yourself, or describe the schema with `x-paygate-error` (JSON pointers of code, message, details and status).';
   const runtime = problems.filter((p) => p.runtime);
@@ -539,6 +617,35 @@ export function reportNeutrallyFilled(filled: readonly NeutrallyFilledErrorSchem
     { schemas: [...groups.values()].map((g) => ({ schema: g.schema, properties: g.properties, declaredBy: g.uses })) },
     `${groups.size} declared error schema(s) have required properties of no meaning the scaffold knows; it answers them with neutral values that validate (the schema's default, const, first enum value or example, else 0, false, '', [] or a fresh id):\n${block}\nPass \`errorMapper\` to createApiApp to give them their meaning.`,
   );
+}
+
+/** A filler whose body is the XML document of what the schema's own filler writes (D458 error answers in binary, image and XML media types). */
+function asXml(reader: SchemaReader, schema: unknown, filler: Filler): Filler {
+  return {
+    ...filler,
+    fill: (input) => {
+      const value = filler.fill(input);
+      return value === CANNOT ? CANNOT : xmlDocument(reader, schema, value);
+    },
+  };
+}
+
+/** Problems grouped by schema, media type and reason, with every operation and status that declares each. */
+function groupsOf(
+  problems: readonly UnfillableErrorSchema[],
+): Map<string, { schema: string; mediaType: string; reason: string; uses: string[] }> {
+  const groups = new Map<string, { schema: string; mediaType: string; reason: string; uses: string[] }>();
+  for (const p of problems) {
+    const key = `${p.schema}\n${p.mediaType}\n${p.reason}`;
+    const group = groups.get(key) ?? { schema: p.schema, mediaType: p.mediaType, reason: p.reason, uses: [] };
+    group.uses.push(`${p.operationId} ${p.status}`);
+    groups.set(key, group);
+  }
+  return groups;
+}
+
+function blockOf(groups: ReturnType<typeof groupsOf>): string {
+  return [...groups.values()].map((g) => `  ${g.schema} (${g.mediaType}): ${g.reason}; declared by ${g.uses.join(', ')}`).join('\n');
 }
 
 function retryAfterOf(headers: Record<string, string>): { retryAfter?: string } {
