@@ -171,6 +171,10 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('listItems', 'get', '/items') },
     { operation: op('getObject', 'get', '/objects/{key}') },
     { operation: op('headObject', 'head', '/objects/{key}') },
+    // GitLab: a literal path with one method beside a template with others
+    { operation: op('putAsana', 'put', '/projects/{id}/services/asana') },
+    { operation: op('getService', 'get', '/projects/{id}/services/{slug}') },
+    { operation: op('deleteService', 'delete', '/projects/{id}/services/{slug}') },
   ];
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
   type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
@@ -210,6 +214,15 @@ describe('dispatch of every template spelling (D410)', () => {
     ['a declared HEAD beside GET', 'HEAD', '/objects/k1', {}, { status: 200, operationId: 'headObject' }],
     ['GET beside a declared HEAD', 'GET', '/objects/k1', {}, { operationId: 'getObject', params: { key: 'k1' } }],
     ['HEAD on a path that declares GET only', 'HEAD', '/records/r1.xml', {}, { status: 405 }],
+    ['a literal path: its method', 'PUT', '/projects/1/services/asana', {}, { operationId: 'putAsana', params: { id: '1' } }],
+    [
+      "a literal path: another method is the template's",
+      'GET',
+      '/projects/1/services/asana',
+      {},
+      { operationId: 'getService', params: { id: '1', slug: 'asana' } },
+    ],
+    ['a literal path: a method neither declares', 'PATCH', '/projects/1/services/asana', {}, { status: 405 }],
   ];
 
   let base: string;
