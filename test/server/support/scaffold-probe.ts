@@ -293,8 +293,12 @@ export class SpecProbe {
     const headers: Record<string, string> = {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
+    const carried = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
     for (const p of operation.parameters) {
       if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
+      // a header the credentials carry, declared as a parameter too (VTEX's `X-VTEX-API-AppKey`): a client sends it
+      // once, so the credential is its value (a sample beside it made one header of both values, refused)
+      else if (p.in === 'header' && carried.has(p.name.toLowerCase())) continue;
       else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
