@@ -1,4 +1,7 @@
-/** The probe's requests (scaffold-probe.ts): credentials a declared header parameter names are sent once. */
+/**
+ * The probe's requests (scaffold-probe.ts): credentials a declared header parameter names are sent once; no
+ * "undeclared query parameter" where an exploded object parameter takes any key.
+ */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { SpecProbe } from './scaffold-probe.js';
@@ -15,6 +18,23 @@ const document = {
         parameters: [
           { name: 'X-App-Key', in: 'header', required: true, schema: { type: 'string', example: '{{appKey}}' } },
           { name: 'X-Trace', in: 'header', required: true, schema: { type: 'string', example: 't1' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    // API Gateway's GetExport: `parameters`, a string map sent as query keys of its own
+    '/exports': {
+      get: {
+        operationId: 'getExport',
+        parameters: [{ name: 'parameters', in: 'query', schema: { type: 'object', additionalProperties: { type: 'string' } } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/closed': {
+      get: {
+        operationId: 'getClosed',
+        parameters: [
+          { name: 'filter', in: 'query', schema: { type: 'object', additionalProperties: { type: 'string' } }, style: 'deepObject' },
         ],
         responses: { '200': { description: 'ok' } },
       },
@@ -38,5 +58,18 @@ describe('SpecProbe.request', () => {
     const request = probe.request(operation, 'unauthenticated', 'http://127.0.0.1', { 'x-app-key': 'token' }, {})!;
     expect(request.headers['X-App-Key']).toBeDefined();
     expect(request.headers['x-app-key']).toBeUndefined();
+  });
+});
+
+describe('SpecProbe.request: an undeclared query parameter', () => {
+  const probe = new SpecProbe(document);
+  const op = (id: string) => probe.operations.find((o) => o.operationId === id)!;
+
+  it('is not sent where an exploded object parameter takes any key (no invalid request to make)', () => {
+    expect(probe.request(op('getExport'), 'invalid', 'http://127.0.0.1', {}, {})).toBeUndefined();
+  });
+
+  it('is sent where the object is a deepObject (its keys are `filter[x]`)', () => {
+    expect(probe.request(op('getClosed'), 'invalid', 'http://127.0.0.1', {}, {})?.field).toBe('paygate_probe_unknown');
   });
 });

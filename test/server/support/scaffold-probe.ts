@@ -29,6 +29,8 @@ interface Parameter {
   in: string;
   required: boolean;
   schema: Json | undefined;
+  /** A query parameter in form style, exploded (OpenAPI's default): an object's members are query keys of their own. */
+  exploded?: boolean;
 }
 
 export interface ProbedOperation {
@@ -177,6 +179,7 @@ export class SpecProbe {
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
             schema: p['schema'],
+            exploded: p['in'] === 'query' && (p['style'] ?? 'form') === 'form' && p['explode'] !== false,
           });
         }
         let body: ProbedOperation['body'];
@@ -315,6 +318,7 @@ export class SpecProbe {
     let field: string | undefined;
     if (kind === 'invalid') {
       const broken = this.breakRequest(operation, query);
+      if (broken === undefined) return undefined;
       field = broken.field;
       label += ` (${broken.reason})`;
       if (broken.body !== undefined) {
@@ -371,8 +375,15 @@ export class SpecProbe {
     return base;
   }
 
-  /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */
-  private breakRequest(operation: ProbedOperation, query: [string, string][]): { field: string; reason: string; body?: string } {
+  /**
+   * Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter; none
+   * (undefined) when any query key is declared: an exploded object parameter that allows other members (API
+   * Gateway's `parameters`, `additionalProperties: {type: string}`) takes every key the operation does not name.
+   */
+  private breakRequest(
+    operation: ProbedOperation,
+    query: [string, string][],
+  ): { field: string; reason: string; body?: string } | undefined {
     if (operation.body !== undefined) {
       const negative = negativeOf(operation.body.schema, this.deref);
       if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
@@ -386,6 +397,11 @@ export class SpecProbe {
       query.push([p.name, bad.value]);
       return { field: p.name, reason: `query ${p.name}: ${bad.reason}` };
     }
+    const takesAnyKey = operation.parameters.some((p) => {
+      const schema = p.exploded === true ? this.deref(p.schema) : undefined;
+      return isObj(schema) && schema['additionalProperties'] !== undefined && schema['additionalProperties'] !== false;
+    });
+    if (takesAnyKey) return undefined;
     query.push(['paygate_probe_unknown', '1']);
     return { field: 'paygate_probe_unknown', reason: 'an undeclared query parameter' };
   }
