@@ -149,8 +149,13 @@ describe('production answers (validateResponses: false): compiled from the spec,
  * one, and query strings written into the template.
  */
 describe('dispatch of every template spelling (D410)', () => {
-  const op = (operationId: string, method: string, path: string, headerParameters: string[] = []): OperationRoute =>
-    ({ operationId, method, path, headerParameters }) as unknown as OperationRoute;
+  const op = (
+    operationId: string,
+    method: string,
+    path: string,
+    headerParameters: string[] = [],
+    requestMediaTypes: string[] = [],
+  ): OperationRoute => ({ operationId, method, path, headerParameters, requestMediaTypes }) as unknown as OperationRoute;
   const routes: { operation: OperationRoute; parameters?: { name: string; in: string }[] }[] = [
     { operation: op('getOperation', 'get', '/v1/{name}') },
     { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
@@ -175,6 +180,10 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('putAsana', 'put', '/projects/{id}/services/asana') },
     { operation: op('getService', 'get', '/projects/{id}/services/{slug}') },
     { operation: op('deleteService', 'delete', '/projects/{id}/services/{slug}') },
+    // Azure: templates told apart by a label only (`#overload=...`), and by their request bodies
+    { operation: op('addImage', 'post', '/lists/{listId}/images') },
+    { operation: op('addImageUrl', 'post', '/lists/{listId}/images#overload=url', [], ['application/json']) },
+    { operation: op('addImageFile', 'post', '/lists/{listId}/images#overload=stream', [], ['image/png', 'image/jpeg']) },
   ];
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
   type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
@@ -223,6 +232,28 @@ describe('dispatch of every template spelling (D410)', () => {
       { operationId: 'getService', params: { id: '1', slug: 'asana' } },
     ],
     ['a literal path: a method neither declares', 'PATCH', '/projects/1/services/asana', {}, { status: 405 }],
+    ['labels only: no body', 'POST', '/lists/l1/images', {}, { operationId: 'addImage', params: { listId: 'l1' } }],
+    [
+      'labels only: a JSON body',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'application/json' },
+      { operationId: 'addImageUrl', params: { listId: 'l1' } },
+    ],
+    [
+      'labels only: an image',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'image/png' },
+      { operationId: 'addImageFile', params: { listId: 'l1' } },
+    ],
+    [
+      'labels only: a body none takes (the first)',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'text/plain' },
+      { operationId: 'addImage', params: { listId: 'l1' } },
+    ],
   ];
 
   let base: string;

@@ -14,7 +14,7 @@
  */
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { methodNotAllowed, RequestRejection } from './request-validation.js';
+import { methodNotAllowed, RequestRejection, selectMediaType } from './request-validation.js';
 import { meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
 import type { OperationRoute } from './types.js';
 
@@ -105,6 +105,24 @@ const sameConditions = (a: readonly RouteCondition[], b: readonly RouteCondition
   return a.length === b.length && b.every((c) => set.has(key(c)));
 };
 
+/** Two operations whose request bodies tell them apart: one has a body and the other none, or no media type in common. */
+const distinctBodies = (a: OperationRoute, b: OperationRoute): boolean => {
+  const [x, y] = [a.requestMediaTypes, b.requestMediaTypes];
+  if (x.length === 0 || y.length === 0) return x.length !== y.length;
+  return !x.some((m) => y.includes(m));
+};
+
+/**
+ * Among templates the conditions do not tell apart (Azure's `#overload=url` and `#overload=stream`, labels beside the
+ * plain template), the one whose request body the request carries: whose media types take its Content-Type, or the
+ * one without a body for a request without one. Undefined when none does (the first one answers, as before).
+ */
+function byBody(tied: readonly Candidate[], req: Request): Candidate | undefined {
+  const type = req.headers['content-type'];
+  if (type === undefined) return tied.find((c) => c.operation.requestMediaTypes.length === 0);
+  return tied.find((c) => selectMediaType(c.operation.requestMediaTypes, type) !== undefined);
+}
+
 export interface DispatchOptions {
   /** Called for a path no operation declares when it holds malformed percent-encoding (answers 400). */
   malformed?: RequestHandler;
@@ -158,7 +176,9 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       entry.byMethod.set(method, candidates);
       entry.methods.push(method);
     }
-    const shadowing = candidates.find((c) => sameConditions(c.conditions, template.conditions));
+    const shadowing = candidates.find(
+      (c) => sameConditions(c.conditions, template.conditions) && !distinctBodies(c.operation, route.operation),
+    );
     if (shadowing !== undefined)
       options.warn?.(
         route.operation.operationId,
@@ -228,7 +248,10 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // several templates on this route and method (AWS fragments, query strings in templates): the first whose
     // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
     if (candidates.length > 1) {
-      target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
+      const met = candidates.filter((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
+      const first = met[0];
+      const tied = first === undefined ? [] : met.filter((c) => sameConditions(c.conditions, first.conditions));
+      target = tied.length > 1 ? (byBody(tied, req) ?? first) : first;
       if (target === undefined || namesAnother(target, candidates, query!, req)) {
         res.locals.operation = candidates[0]!.operation;
         next(noTemplateChosen(req.method, candidates));
