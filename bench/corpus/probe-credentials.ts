@@ -9,8 +9,20 @@ export const GOOD = 'corpus-probe-token';
 
 export type Scheme = { type?: unknown; in?: unknown; name?: unknown; scheme?: unknown };
 
-/** Whether an authenticator is handed the good token (an API key or bearer token, or basic auth's password). */
-export const accepts = (credential: unknown): boolean => credential === GOOD || (isObj(credential) && credential['password'] === GOOD);
+/** Basic auth's header value as the probe sends it. */
+const BASIC = `Basic ${Buffer.from(`probe:${GOOD}`).toString('base64')}`;
+
+/**
+ * Whether an authenticator is handed the good token (an API key or bearer token, or basic auth's password). An API
+ * key read from the header an HTTP scheme of the same requirement writes (Conjur's and Azure Container Registry's
+ * `basicAuth` with an `apiKey` in `Authorization`, required together) is handed the one value a request can carry
+ * there, the HTTP scheme's: the probe sent it, so it is the good one.
+ */
+export const accepts = (credential: unknown): boolean =>
+  credential === GOOD ||
+  credential === BASIC ||
+  (typeof credential === 'string' && credential.endsWith(` ${GOOD}`)) ||
+  (isObj(credential) && credential['password'] === GOOD);
 
 /** Headers and query pairs that carry the good token for every scheme of the operation's first usable alternative. */
 export function credentialsFor(
@@ -26,9 +38,10 @@ export function credentialsFor(
     if (s.type === 'apiKey' && typeof s.name === 'string') {
       if (s.in === 'query') query.push([s.name, GOOD]);
       else if (s.in === 'cookie') cookies.push(`${s.name}=${GOOD}`);
-      else headers[s.name.toLowerCase()] = GOOD;
+      // an HTTP scheme of the requirement writing the same header (`Authorization`) keeps its value (see `accepts`)
+      else headers[s.name.toLowerCase()] ??= GOOD;
     } else if (s.type === 'http' && String(s.scheme).toLowerCase() === 'basic') {
-      headers['authorization'] = `Basic ${Buffer.from(`probe:${GOOD}`).toString('base64')}`;
+      headers['authorization'] = BASIC;
     } else if (s.type === 'http') {
       headers['authorization'] = `${typeof s.scheme === 'string' ? s.scheme : 'Bearer'} ${GOOD}`;
     } else headers['authorization'] = `Bearer ${GOOD}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsFor, GOOD, withQueryCredentials } from '../../bench/corpus/probe-credentials.js';
+import { accepts, credentialsFor, GOOD, withQueryCredentials } from '../../bench/corpus/probe-credentials.js';
 
 describe('withQueryCredentials', () => {
   const key: [string, string][] = [['apikey', GOOD]];
@@ -43,5 +43,28 @@ describe('credentialsFor', () => {
       query: [['key', GOOD]],
     });
     expect(credentialsFor({ security: [['b']] }, schemes)).toEqual({ headers: { authorization: `bearer ${GOOD}` }, query: [] });
+  });
+});
+
+describe('an API key in the header an HTTP scheme of the same requirement writes (Conjur, Azure Container Registry)', () => {
+  const basic = `Basic ${Buffer.from(`probe:${GOOD}`).toString('base64')}`;
+  it.each([
+    ['basic first', ['basic', 'token']],
+    ['the API key first', ['token', 'basic']],
+  ])("%s: one Authorization value, the HTTP scheme's, and both authenticators accept it", (_name, alternative) => {
+    const schemes = { basic: { type: 'http', scheme: 'basic' }, token: { type: 'apiKey', in: 'header', name: 'Authorization' } };
+    const { headers } = credentialsFor({ security: [alternative] }, schemes);
+    expect(headers).toEqual({ authorization: basic });
+    // the API key's authenticator is handed the header; basic's, the decoded password
+    expect(accepts(headers['authorization'])).toBe(true);
+    expect(accepts({ username: 'probe', password: GOOD })).toBe(true);
+  });
+
+  it.each([
+    ['another token', 'other', false],
+    ['a bearer token', `Bearer ${GOOD}`, true],
+    ['no credential', undefined, false],
+  ])('accepts %s: %s', (_name, credential, expected) => {
+    expect(accepts(credential)).toBe(expected);
   });
 });

@@ -20,6 +20,13 @@
  *   each other's `definitions` and `allOf`): the webhook validators refused the document, a request body holding such a ref went
  *   unvalidated and the types did not compile; each ref is a copy of its target (D452 schema refs outside components
  *   inlined; D412 a ref into a component schema's keywords is copied in place).
+ * - The rest of the tsc errors both tools had: Codat's recursive `Report/definitions/reportComponent` (TS2339
+ *   `definitions`: D472 a recursive schema under another is named by its pointer), a ref in a property named `default`
+ *   that was never copied (Codat) and refs below an optional property (Twine Health: TS2339 on `T | undefined`; D473 a
+ *   ref below a component's property is copied in place), `required` over a nullable or optional member (Plaid, Twine
+ *   Health, Linode: TS2344 `never`; D474 WithRequired of a nullable or optional member) and a discriminated parent's
+ *   child declaring the property itself (Apple's SiriKit: TS2300 duplicate `class`; D481 a schema's own discriminator
+ *   property declared once).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -115,6 +122,56 @@ const spec = {
         },
       },
       Shared: { allOf: [{ type: 'string', maxLength: 4 }] },
+      // codat.io/sync-for-commerce: a ref in a property named `default` (D473 a ref below a component's property is copied in place)
+      Branding: {
+        type: 'object',
+        properties: { button: { type: 'object', properties: { default: { $ref: '#/components/parameters/companyId/schema' } } } },
+      },
+      // codat.io/assess: a report component lists report components (D472 a recursive schema under another is named by its pointer)
+      // (there under `definitions`, a 3.1 keyword; `items` here)
+      Report: {
+        type: 'object',
+        properties: {
+          data: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { parts: { type: 'array', items: { $ref: '#/components/schemas/Report/properties/data/items' } } },
+            },
+          },
+        },
+      },
+      // twinehealth.com: refs below an optional property, and `required` over an optional member (D473 a ref below a component's property is copied in place; D474 WithRequired of a nullable or optional member)
+      Resource: {
+        type: 'object',
+        properties: {
+          attributes: { type: 'object', properties: { title: { type: 'string' }, start_at: { type: 'string' } } },
+          relationships: { type: 'object', properties: { owner: { type: 'object', properties: { data: { type: 'string' } } } } },
+        },
+      },
+      CreateResource: {
+        type: 'object',
+        properties: {
+          attributes: { allOf: [{ $ref: '#/components/schemas/Resource/properties/attributes' }], required: ['title'] },
+          owner: { $ref: '#/components/schemas/Resource/properties/relationships/properties/owner/properties/data' },
+        },
+      },
+      // plaid.com: `required` over a nullable schema (D474 WithRequired of a nullable or optional member)
+      Problem: { type: 'object', nullable: true, properties: { code: { type: 'string' } } },
+      Cause: { type: 'object', allOf: [{ $ref: '#/components/schemas/Problem' }], required: ['code'] },
+      // apple.com/sirikit-cloud-media: a discriminated parent's child declaring the property itself (D481 a schema's own discriminator property declared once)
+      Result: {
+        type: 'object',
+        required: ['class'],
+        properties: { class: { type: 'string' } },
+        discriminator: { propertyName: 'class', mapping: { OtherResult: '#/components/schemas/OtherResult' } },
+      },
+      OtherResult: { allOf: [{ $ref: '#/components/schemas/Result' }], type: 'object', properties: { note: { type: 'string' } } },
+      OwnResult: {
+        allOf: [{ $ref: '#/components/schemas/Result' }],
+        type: 'object',
+        properties: { class: { type: 'string', enum: ['OwnResult'] } },
+      },
     },
     parameters: { companyId: { name: 'companyId', in: 'path', required: true, schema: { type: 'string', maxLength: 36 } } },
   },
@@ -194,6 +251,13 @@ describe('documents the corpus run found failing, reduced', () => {
     expect(file('contract/types.gen.ts')).not.toContain('["allOf"]');
     expect(file('server/request-validators.gen.ts')).not.toContain('notValidated');
     expect(file('webhooks/validators.gen.ts')).toMatch(/maxLength|36/);
+  });
+
+  it('a recursive definition is a component of its own, refs below an optional property are copies (D472, D473)', () => {
+    const types = outcome.result.files.find((f) => f.path.endsWith('contract/types.gen.ts'))!.contents;
+    expect(types).toContain('components["schemas"]["Report.properties.data.items"]');
+    expect(types).not.toContain('["items"]');
+    expect(types).not.toContain('["relationships"]');
   });
 
   it("a callback named `event` gets a validator that is not the index's validateEvent, and everything compiles strictly", () => {

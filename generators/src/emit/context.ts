@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ApiModel } from '../model/types.js';
 import type { GenerateCache } from '../incremental/generate-cache.js';
-import { typeScriptOf } from '../util/type-layer.js';
+import { nullableHelpers, typeScriptOf } from '../util/type-layer.js';
 import type { TemplateEngine } from './templates.js';
 
 /**
@@ -170,7 +170,10 @@ export function createTypeLayer(document: Readonly<Record<string, unknown>>, cac
   // D162: openapi-typescript's transform on the bundled document, without its second lint and bundle; D441: by unit,
   // reusing the units an edit did not touch, when there is a cache.
   return () =>
-    (pending ??= Promise.resolve().then(() => (cache === undefined ? typeScriptOf(document) : cache.typeLayer.typeScriptOf(document))));
+    (pending ??= Promise.resolve().then(() =>
+      // D474: openapi-typescript's WithRequired made to accept a nullable or optional member's type
+      nullableHelpers(cache === undefined ? typeScriptOf(document) : cache.typeLayer.typeScriptOf(document)),
+    ));
 }
 
 export function createEmitContext(options: {

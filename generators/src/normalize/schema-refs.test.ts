@@ -79,7 +79,8 @@ describe('inlineNonComponentSchemaRefs', () => {
   it.each([
     ['#/components/schemas/X', false],
     ['#/components/schemas/X/properties/a', false],
-    ['#/components/schemas/X/properties/a/properties/b', false],
+    // D473: `X["a"]["b"]` does not compile when `a` is optional or nullable
+    ['#/components/schemas/X/properties/a/properties/b', true],
     ['#/components/schemas/X/definitions/accountRef', true],
     ['#/components/schemas/X/allOf/1', true],
     ['#/components/schemas/X/properties/a/items', true],
@@ -94,12 +95,70 @@ describe('inlineNonComponentSchemaRefs', () => {
     expect(inlineNonComponentSchemaRefs(input).document).toBe(input);
   });
 
-  it('stops at a ref that leads back into itself through copies', () => {
-    const loop = { type: 'object', properties: { next: { $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' } } };
-    const { document } = inlineNonComponentSchemaRefs(
-      doc({ '/loop': post(loop), '/other': post({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' }) }),
-    );
-    const copied = bodyOf(document, '/other') as { properties: { next: unknown } };
-    expect(copied.properties.next).toEqual({ $ref: '#/paths/~1loop/post/requestBody/content/application~1json/schema' });
+  it('gives a schema that leads back into itself through copies a component of its own, named by its pointer (D472)', () => {
+    const ref = '#/paths/~1loop/post/requestBody/content/application~1json/schema';
+    const loop = { type: 'object', properties: { next: { $ref: ref } } };
+    const { document, named } = inlineNonComponentSchemaRefs(doc({ '/loop': post(loop), '/other': post({ $ref: ref }) }));
+    const name = 'paths._loop.post.requestBody.content.application_json.schema';
+    expect(named).toEqual([{ ref, name }]);
+    const schemas = (document as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    expect(schemas[name]).toEqual({ type: 'object', properties: { next: { $ref: `#/components/schemas/${name}` } } });
+    expect(bodyOf(document, '/other')).toEqual({ $ref: `#/components/schemas/${name}` });
+    expect(bodyOf(document, '/loop')).toEqual({ type: 'object', properties: { next: { $ref: `#/components/schemas/${name}` } } });
+  });
+
+  it.each([
+    // Codat's Report: a report component lists its components
+    [
+      'a recursive definition',
+      {
+        Report: {
+          definitions: {
+            part: {
+              type: 'object',
+              properties: { parts: { type: 'array', items: { $ref: '#/components/schemas/Report/definitions/part' } } },
+            },
+          },
+          properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Report/definitions/part' } } },
+        },
+      },
+      'Report.definitions.part',
+      '#/components/schemas/Report/definitions/part',
+    ],
+    [
+      'a name the document has already (numbered)',
+      {
+        'Report.definitions.part': { type: 'string' },
+        Report: { definitions: { part: { properties: { parts: { items: { $ref: '#/components/schemas/Report/definitions/part' } } } } } },
+      },
+      'Report.definitions.part2',
+      '#/components/schemas/Report/definitions/part',
+    ],
+  ])('names %s under a component (D472)', (_, schemas, name, ref) => {
+    const input: Record<string, unknown> = { openapi: '3.0.3', paths: {}, components: { schemas } };
+    const { document, named } = inlineNonComponentSchemaRefs(input);
+    expect(named).toEqual([{ ref, name }]);
+    const out = (document as unknown as { components: { schemas: Record<string, { properties: { parts: { items: unknown } } }> } })
+      .components.schemas;
+    expect(out[name]!.properties.parts.items).toEqual({ $ref: `#/components/schemas/${name}` });
+  });
+
+  it('copies a ref nested in a property named like a value keyword (`default`, `x-a`, `enum`) (D473)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        default: { $ref: '#/components/parameters/Account/schema' },
+        'x-a': { $ref: '#/components/parameters/Account/schema' },
+      },
+    };
+    const { document } = inlineNonComponentSchemaRefs(doc({ '/other': post(schema) }));
+    const copy = { type: 'string', maxLength: 8 };
+    expect(bodyOf(document, '/other')).toEqual({ type: 'object', properties: { default: copy, 'x-a': copy } });
+  });
+
+  it('leaves a default value alone, even one shaped like a ref', () => {
+    const schema = { type: 'object', default: { $ref: '#/components/parameters/Account/schema' } };
+    const input = doc({ '/other': post(schema) });
+    expect(inlineNonComponentSchemaRefs(input).document).toBe(input);
   });
 });

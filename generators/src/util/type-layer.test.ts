@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
 import { loadOpenApi } from '../parse/openapi.js';
-import { TYPE_LAYER_OPTIONS, typeScriptOf } from './type-layer.js';
+import { nullableHelpers, TYPE_LAYER_OPTIONS, typeScriptOf } from './type-layer.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -67,5 +67,43 @@ describe('type layer (D162)', () => {
     const expected = astToString(await openapiTS(structuredClone(document) as unknown as OpenAPI3, TYPE_LAYER_OPTIONS));
     expect(typeScriptOf(document)).toBe(expected);
     expect(JSON.stringify(document)).toBe(before);
+  });
+});
+
+/** A document whose component schemas are `schemas`, typed by the type layer. */
+const typesOf = (schemas: Record<string, unknown>): string =>
+  nullableHelpers(typeScriptOf({ openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: {}, components: { schemas } }));
+
+describe('type layer fixes (D474, D481)', () => {
+  it.each([
+    ['over a nullable schema (Plaid)', { nullable: true }],
+    ['over a schema that is not nullable', {}],
+  ])('WithRequired accepts a nullable or optional member: `required` %s', (_, extra) => {
+    const types = typesOf({
+      Problem: { type: 'object', properties: { code: { type: 'string' } }, ...extra },
+      Cause: { type: 'object', allOf: [{ $ref: '#/components/schemas/Problem' }], required: ['code'] },
+    });
+    expect(types).toContain('WithRequired<components["schemas"]["Problem"], "code">');
+    expect(types).toContain('type WithRequired<T, K extends keyof NonNullable<T>> = T extends undefined ? never : T extends null ? T :');
+    expect(types).not.toContain('K extends keyof T>');
+  });
+
+  it("declares a discriminator property once when the parent's child declares it itself (Apple's SiriKit)", () => {
+    const types = typesOf({
+      Result: {
+        type: 'object',
+        required: ['class'],
+        properties: { class: { type: 'string' } },
+        discriminator: { propertyName: 'class', mapping: { Other: '#/components/schemas/Other' } },
+      },
+      Other: { allOf: [{ $ref: '#/components/schemas/Result' }], type: 'object', properties: { note: { type: 'string' } } },
+      Own: { allOf: [{ $ref: '#/components/schemas/Result' }], type: 'object', properties: { class: { type: 'string', enum: ['Own'] } } },
+    });
+    const own = types.slice(types.indexOf('Own: {'), types.indexOf('Result: {'));
+    expect(own.match(/\bclass\??:/g)).toEqual(['class?:']);
+    expect(own).toContain('Omit<components["schemas"]["Result"], "class">');
+    // a child that does not declare it still gets openapi-typescript's property
+    const other = types.slice(types.indexOf('Other: {'), types.indexOf('Own: {'));
+    expect(other).toContain('class: "Other"');
   });
 });

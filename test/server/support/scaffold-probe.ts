@@ -32,6 +32,8 @@ interface Parameter {
   schema: Json | undefined;
   /** Declared with `content` of a JSON media type instead of `schema`: its value is sent as JSON text. */
   json?: boolean;
+  /** A query parameter in form style, exploded (OpenAPI's default): an object's members are query keys of their own. */
+  exploded?: boolean;
 }
 
 export interface ProbedOperation {
@@ -190,6 +192,7 @@ export class SpecProbe {
             required: p['required'] === true || p['in'] === 'path',
             schema: media !== undefined && isObj(media[1]) ? media[1]['schema'] : p['schema'],
             ...(json ? { json } : {}),
+            exploded: p['in'] === 'query' && (p['style'] ?? 'form') === 'form' && p['explode'] !== false,
           });
         }
         let body: ProbedOperation['body'];
@@ -310,8 +313,12 @@ export class SpecProbe {
     const headers: Record<string, string> = {
       ...(kind === 'valid' || kind === 'invalid' ? credentials : kind === 'refused' ? refused : {}),
     };
+    const carried = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
     for (const p of operation.parameters) {
       if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(this.parameterText(p)));
+      // a header the credentials carry, declared as a parameter too (VTEX's `X-VTEX-API-AppKey`): a client sends it
+      // once, so the credential is its value (a sample beside it made one header of both values, refused)
+      else if (p.in === 'header' && carried.has(p.name.toLowerCase())) continue;
       else if (p.required && p.in === 'query') query.push([p.name, this.parameterText(p)]);
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
@@ -328,6 +335,7 @@ export class SpecProbe {
     let field: string | undefined;
     if (kind === 'invalid') {
       const broken = this.breakRequest(operation, query);
+      if (broken === undefined) return undefined;
       field = broken.field;
       label += ` (${broken.reason})`;
       if (broken.body !== undefined) {
@@ -384,8 +392,15 @@ export class SpecProbe {
     return base;
   }
 
-  /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */
-  private breakRequest(operation: ProbedOperation, query: [string, string][]): { field: string; reason: string; body?: string } {
+  /**
+   * Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter; none
+   * (undefined) when any query key is declared: an exploded object parameter that allows other members (API
+   * Gateway's `parameters`, `additionalProperties: {type: string}`) takes every key the operation does not name.
+   */
+  private breakRequest(
+    operation: ProbedOperation,
+    query: [string, string][],
+  ): { field: string; reason: string; body?: string } | undefined {
     if (operation.body !== undefined) {
       const negative = negativeOf(operation.body.schema, this.deref);
       if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
@@ -402,6 +417,11 @@ export class SpecProbe {
       query.push([p.name, bad.value]);
       return { field: p.name, reason: `query ${p.name}: ${bad.reason}` };
     }
+    const takesAnyKey = operation.parameters.some((p) => {
+      const schema = p.exploded === true ? this.deref(p.schema) : undefined;
+      return isObj(schema) && schema['additionalProperties'] !== undefined && schema['additionalProperties'] !== false;
+    });
+    if (takesAnyKey) return undefined;
     query.push(['paygate_probe_unknown', '1']);
     return { field: 'paygate_probe_unknown', reason: 'an undeclared query parameter' };
   }

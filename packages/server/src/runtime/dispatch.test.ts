@@ -149,8 +149,13 @@ describe('production answers (validateResponses: false): compiled from the spec,
  * one, and query strings written into the template.
  */
 describe('dispatch of every template spelling (D410)', () => {
-  const op = (operationId: string, method: string, path: string, headerParameters: string[] = []): OperationRoute =>
-    ({ operationId, method, path, headerParameters }) as unknown as OperationRoute;
+  const op = (
+    operationId: string,
+    method: string,
+    path: string,
+    headerParameters: string[] = [],
+    requestMediaTypes: string[] = [],
+  ): OperationRoute => ({ operationId, method, path, headerParameters, requestMediaTypes }) as unknown as OperationRoute;
   const aws = [
     { name: 'Operation', in: 'query' },
     { name: 'Action', in: 'query' },
@@ -177,6 +182,14 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('cancelJob', 'get', '/#Operation=CancelJob&Action=CancelJob'), parameters: aws },
     { operation: op('createJob', 'get', '/#Operation=CreateJob&Action=CreateJob'), parameters: aws },
     { operation: op('headObject', 'head', '/objects/{key}') },
+    // GitLab: a literal path with one method beside a template with others
+    { operation: op('putAsana', 'put', '/projects/{id}/services/asana') },
+    { operation: op('getService', 'get', '/projects/{id}/services/{slug}') },
+    { operation: op('deleteService', 'delete', '/projects/{id}/services/{slug}') },
+    // Azure: templates told apart by a label only (`#overload=...`), and by their request bodies
+    { operation: op('addImage', 'post', '/lists/{listId}/images') },
+    { operation: op('addImageUrl', 'post', '/lists/{listId}/images#overload=url', [], ['application/json']) },
+    { operation: op('addImageFile', 'post', '/lists/{listId}/images#overload=stream', [], ['image/png', 'image/jpeg']) },
   ];
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
   type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
@@ -216,6 +229,37 @@ describe('dispatch of every template spelling (D410)', () => {
     ['a declared HEAD beside GET', 'HEAD', '/objects/k1', {}, { status: 200, operationId: 'headObject' }],
     ['GET beside a declared HEAD', 'GET', '/objects/k1', {}, { operationId: 'getObject', params: { key: 'k1' } }],
     ['HEAD on a path that declares GET only', 'HEAD', '/records/r1.xml', {}, { status: 405 }],
+    ['a literal path: its method', 'PUT', '/projects/1/services/asana', {}, { operationId: 'putAsana', params: { id: '1' } }],
+    [
+      "a literal path: another method is the template's",
+      'GET',
+      '/projects/1/services/asana',
+      {},
+      { operationId: 'getService', params: { id: '1', slug: 'asana' } },
+    ],
+    ['a literal path: a method neither declares', 'PATCH', '/projects/1/services/asana', {}, { status: 405 }],
+    ['labels only: no body', 'POST', '/lists/l1/images', {}, { operationId: 'addImage', params: { listId: 'l1' } }],
+    [
+      'labels only: a JSON body',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'application/json' },
+      { operationId: 'addImageUrl', params: { listId: 'l1' } },
+    ],
+    [
+      'labels only: an image',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'image/png' },
+      { operationId: 'addImageFile', params: { listId: 'l1' } },
+    ],
+    [
+      'labels only: a body none takes (the first)',
+      'POST',
+      '/lists/l1/images',
+      { 'content-type': 'text/plain' },
+      { operationId: 'addImage', params: { listId: 'l1' } },
+    ],
   ];
 
   let base: string;

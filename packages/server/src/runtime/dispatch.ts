@@ -5,7 +5,8 @@
  * machinery on an operation that does not declare it).
  *
  * Matching is exact, as the spec writes its paths (decision B9): case-sensitive, a trailing slash is a different path,
- * no `;` delimiter, no duplicate-slash folding. A declared path with another method answers 405 with `Allow`.
+ * no `;` delimiter, no duplicate-slash folding. A declared path with another method answers 405 with `Allow`; a
+ * literal path declared with some methods leaves the others to a template that matches it.
  *
  * Every path template real specs use is routed (D410, route-template.ts): text around a parameter and several
  * parameters in a segment (Google's `{name}:cancel`), a query string written into the template, and templates that
@@ -13,15 +14,16 @@
  */
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { methodNotAllowed, RequestRejection } from './request-validation.js';
+import { methodNotAllowed, RequestRejection, selectMediaType } from './request-validation.js';
 import { meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
 import type { OperationRoute } from './types.js';
 
-/** One route (the part of a template a client sends): its operations by method and the `Allow` header of its 405. */
+/** One route (the part of a template a client sends): its operations by method and its methods for a 405's `Allow`. */
 interface PathEntry {
   /** Per method, the templates of this route, the most specific (most conditions) first. */
   readonly byMethod: ReadonlyMap<string, readonly Candidate[]>;
-  readonly allow: string;
+  /** Its methods in declaration order. */
+  readonly methods: readonly string[];
 }
 
 /** An operation under its route: its steps and how its template reads a request. */
@@ -112,6 +114,24 @@ const sameConditions = (a: readonly RouteCondition[], b: readonly RouteCondition
   return a.length === b.length && b.every((c) => set.has(key(c)));
 };
 
+/** Two operations whose request bodies tell them apart: one has a body and the other none, or no media type in common. */
+const distinctBodies = (a: OperationRoute, b: OperationRoute): boolean => {
+  const [x, y] = [a.requestMediaTypes, b.requestMediaTypes];
+  if (x.length === 0 || y.length === 0) return x.length !== y.length;
+  return !x.some((m) => y.includes(m));
+};
+
+/**
+ * Among templates the conditions do not tell apart (Azure's `#overload=url` and `#overload=stream`, labels beside the
+ * plain template), the one whose request body the request carries: whose media types take its Content-Type, or the
+ * one without a body for a request without one. Undefined when none does (the first one answers, as before).
+ */
+function byBody(tied: readonly Candidate[], req: Request): Candidate | undefined {
+  const type = req.headers['content-type'];
+  if (type === undefined) return tied.find((c) => c.operation.requestMediaTypes.length === 0);
+  return tied.find((c) => selectMediaType(c.operation.requestMediaTypes, type) !== undefined);
+}
+
 export interface DispatchOptions {
   /** Called for a path no operation declares when it holds malformed percent-encoding (answers 400). */
   malformed?: RequestHandler;
@@ -165,7 +185,9 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       entry.byMethod.set(method, candidates);
       entry.methods.push(method);
     }
-    const shadowing = candidates.find((c) => sameConditions(c.conditions, template.conditions));
+    const shadowing = candidates.find(
+      (c) => sameConditions(c.conditions, template.conditions) && !distinctBodies(c.operation, route.operation),
+    );
     if (shadowing !== undefined)
       options.warn?.(
         route.operation.operationId,
@@ -173,14 +195,19 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       );
     candidates.push({ ...template, declared, operation: route.operation, steps: route.steps });
   }
-  // Every route registered once (under GET, a stand-in: the method is looked up in the entry, so that a path declared
-  // with other methods answers 405 instead of falling through).
+  // Every route registered under each of its methods: a literal path declared with one method does not hide a
+  // template declared with another (GitLab's `PUT /services/asana` beside `GET /services/{service_slug}`: a GET of
+  // `/services/asana` is the template's, not a 405).
+  const methods: string[] = [];
   for (const [path, entry] of byPath) {
     // the most specific template first; equal ones in declaration order (sort is stable)
     for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
-    const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', ') };
+    const store: PathEntry = { byMethod: entry.byMethod, methods: entry.methods };
     try {
-      router.on('GET', path, () => undefined, store);
+      for (const method of entry.methods) {
+        router.on(method as findMyWay.HTTPMethod, path, () => undefined, store);
+        if (!methods.includes(method)) methods.push(method);
+      }
     } catch (error) {
       const templates = [...entry.byMethod.values()].flat().map((c) => c.operation.path);
       throw new Error(
@@ -189,35 +216,40 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
   }
 
+  const lookup = (method: string, path: string) => {
+    const matched = router.find(method as findMyWay.HTTPMethod, path);
+    // find-my-way matches an empty last parameter (`/items/` for `/items/{id}`); a path parameter is never empty
+    // (Express's routing did not match it either): another path, so 404
+    if (matched === null) return null;
+    for (const key in matched.params) if (matched.params[key] === '') return null;
+    return matched;
+  };
+  /** The methods some route of `path` declares (each route's in its declaration order), for a 405's `Allow`. */
+  const allowed = (path: string): string[] => {
+    const reached = new Map<PathEntry, Set<string>>();
+    for (const method of methods) {
+      const entry = lookup(method, path)?.store as PathEntry | undefined;
+      if (entry !== undefined) reached.set(entry, (reached.get(entry) ?? new Set()).add(method));
+    }
+    return [...reached].flatMap(([entry, methodsOf]) => entry.methods.filter((m) => methodsOf.has(m)));
+  };
+
   const unmatched = options.unmatched ?? [];
   return (req, res, next) => {
     const url = req.url;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const matched = router.find('GET', path);
-    // find-my-way matches an empty last parameter (`/items/` for `/items/{id}`); a path parameter is never empty
-    // (Express's routing did not match it either): another path, so 404
-    let found = matched;
-    if (matched !== null) {
-      for (const key in matched.params) {
-        if (matched.params[key] === '') {
-          found = null;
-          break;
-        }
-      }
-    }
+    const found = methods.includes(req.method) ? lookup(req.method, path) : null;
     if (found === null) {
-      if (options.malformed !== undefined && path.includes('%'))
+      const allow = allowed(path);
+      if (allow.length > 0) runSteps(unmatched, req, res, (error?: unknown) => next(error ?? methodNotAllowed(req, allow.join(', '))));
+      else if (options.malformed !== undefined && path.includes('%'))
         options.malformed(req, res, (error?: unknown) => (error === undefined ? runSteps(unmatched, req, res, next) : next(error)));
       else runSteps(unmatched, req, res, next);
       return;
     }
     const entry = found.store as PathEntry;
-    const candidates = entry.byMethod.get(req.method);
-    if (candidates === undefined) {
-      runSteps(unmatched, req, res, (error?: unknown) => next(error ?? methodNotAllowed(req, entry.allow)));
-      return;
-    }
+    const candidates = entry.byMethod.get(req.method)!;
     let target: Candidate | undefined = candidates[0]!;
     // the query is parsed only for a route whose templates read it (no route of a spec without such templates)
     const query =
@@ -225,7 +257,10 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // several templates on this route and method (AWS fragments, query strings in templates): the first whose
     // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
     if (candidates.length > 1) {
-      target = candidates.find((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
+      const met = candidates.filter((c) => c.conditions.every((condition) => meets(condition, query!, req.headers)));
+      const first = met[0];
+      const tied = first === undefined ? [] : met.filter((c) => sameConditions(c.conditions, first.conditions));
+      target = tied.length > 1 ? (byBody(tied, req) ?? first) : first;
       if (target === undefined || namesAnother(target, candidates, query!, req)) {
         res.locals.operation = candidates[0]!.operation;
         next(noTemplateChosen(req.method, candidates, query!, req.headers));

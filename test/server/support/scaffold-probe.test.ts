@@ -1,0 +1,75 @@
+/**
+ * The probe's requests (scaffold-probe.ts): credentials a declared header parameter names are sent once; no
+ * "undeclared query parameter" where an exploded object parameter takes any key.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { SpecProbe } from './scaffold-probe.js';
+
+// VTEX's Giftcard API: API keys in headers its operations also declare as required header parameters
+const document = {
+  openapi: '3.1.0',
+  info: { title: 'Keys', version: '1' },
+  security: [{ appKey: [] }],
+  paths: {
+    '/cards': {
+      get: {
+        operationId: 'listCards',
+        parameters: [
+          { name: 'X-App-Key', in: 'header', required: true, schema: { type: 'string', example: '{{appKey}}' } },
+          { name: 'X-Trace', in: 'header', required: true, schema: { type: 'string', example: 't1' } },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    // API Gateway's GetExport: `parameters`, a string map sent as query keys of its own
+    '/exports': {
+      get: {
+        operationId: 'getExport',
+        parameters: [{ name: 'parameters', in: 'query', schema: { type: 'object', additionalProperties: { type: 'string' } } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/closed': {
+      get: {
+        operationId: 'getClosed',
+        parameters: [
+          { name: 'filter', in: 'query', schema: { type: 'object', additionalProperties: { type: 'string' } }, style: 'deepObject' },
+        ],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+  },
+  components: { securitySchemes: { appKey: { type: 'apiKey', in: 'header', name: 'X-App-Key' } } },
+} as unknown as JsonObject;
+
+describe('SpecProbe.request', () => {
+  const probe = new SpecProbe(document);
+  const operation = probe.operations.find((o) => o.operationId === 'listCards')!;
+
+  it.each(['valid', 'invalid'] as const)('%s: the credential is the header, the sample is not sent beside it', (kind) => {
+    const request = probe.request(operation, kind, 'http://127.0.0.1', { 'x-app-key': 'token' }, {})!;
+    const keys = Object.keys(request.headers).filter((name) => name.toLowerCase() === 'x-app-key');
+    expect(keys.map((name) => request.headers[name])).toEqual(['token']);
+    expect(request.headers['X-Trace']).toBe('t1');
+  });
+
+  it('without credentials: the declared header is sampled', () => {
+    const request = probe.request(operation, 'unauthenticated', 'http://127.0.0.1', { 'x-app-key': 'token' }, {})!;
+    expect(request.headers['X-App-Key']).toBeDefined();
+    expect(request.headers['x-app-key']).toBeUndefined();
+  });
+});
+
+describe('SpecProbe.request: an undeclared query parameter', () => {
+  const probe = new SpecProbe(document);
+  const op = (id: string) => probe.operations.find((o) => o.operationId === id)!;
+
+  it('is not sent where an exploded object parameter takes any key (no invalid request to make)', () => {
+    expect(probe.request(op('getExport'), 'invalid', 'http://127.0.0.1', {}, {})).toBeUndefined();
+  });
+
+  it('is sent where the object is a deepObject (its keys are `filter[x]`)', () => {
+    expect(probe.request(op('getClosed'), 'invalid', 'http://127.0.0.1', {}, {})?.field).toBe('paygate_probe_unknown');
+  });
+});
