@@ -10,6 +10,7 @@
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
@@ -28,7 +29,12 @@ interface Parameter {
   name: string;
   in: string;
   required: boolean;
+  /** The `schema`, or the schema of a `content` parameter's media type. */
   schema: Json | undefined;
+  style: string | undefined;
+  explode: boolean | undefined;
+  /** A `content` parameter's media type. */
+  contentType: string | undefined;
 }
 
 export interface ProbedOperation {
@@ -172,11 +178,15 @@ export class SpecProbe {
           // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
+          const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
           parameters.set(`${p['in']} ${p['name']}`, {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
-            schema: p['schema'],
+            schema: content === undefined ? p['schema'] : isObj(content[1]) ? content[1]['schema'] : undefined,
+            style: typeof p['style'] === 'string' ? p['style'] : undefined,
+            explode: typeof p['explode'] === 'boolean' ? p['explode'] : undefined,
+            contentType: content?.[0],
           });
         }
         let body: ProbedOperation['body'];
@@ -295,7 +305,8 @@ export class SpecProbe {
     };
     for (const p of operation.parameters) {
       if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(String(this.parameterSample(p.schema))));
-      else if (p.required && p.in === 'query') query.push([p.name, scalar(this.parameterSample(p.schema))]);
+      // as its style says (D456 query objects and arrays of objects serialised): an exploded object's properties are keys
+      else if (p.required && p.in === 'query') query.push(...serializeParam(p, this.parameterSample(p.schema)));
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
       else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
@@ -367,6 +378,30 @@ export class SpecProbe {
     return base;
   }
 
+  /**
+   * Why no invalid request of the operation can be built, or undefined: nothing else to break, and an unknown query key
+   * is a property of a form-exploded free-form object parameter (D456), which accepts it.
+   */
+  unbreakable(operation: ProbedOperation): string | undefined {
+    if (operation.body !== undefined && negativeOf(operation.body.schema, this.deref) !== undefined) return undefined;
+    if (operation.parameters.some((p) => p.in === 'query' && invalidParameterValue(this.deref(p.schema), this.deref) !== undefined))
+      return undefined;
+    const freeForm = operation.parameters.some((p) => {
+      const s = this.deref(p.schema);
+      const style = p.style ?? 'form';
+      return (
+        p.in === 'query' &&
+        p.contentType === undefined &&
+        style === 'form' &&
+        (p.explode ?? true) &&
+        isObj(s) &&
+        s['additionalProperties'] !== undefined &&
+        s['additionalProperties'] !== false
+      );
+    });
+    return freeForm ? 'an invalid request of an operation whose free-form query object takes any key (nothing to break)' : undefined;
+  }
+
   /** Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter. */
   private breakRequest(operation: ProbedOperation, query: [string, string][]): { field: string; reason: string; body?: string } {
     if (operation.body !== undefined) {
@@ -407,12 +442,9 @@ export class SpecProbe {
   }
 }
 
+/** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456). */
 function scalar(value: Json): string {
-  return Array.isArray(value)
-    ? value.map(String).join(',')
-    : typeof value === 'object' && value !== null
-      ? JSON.stringify(value)
-      : String(value);
+  return Array.isArray(value) ? value.map(paramText).join(',') : paramText(value);
 }
 
 /** A query value the parameter's schema refuses, as sent in a URL: a wrong type, a value outside an enum, too long. */
@@ -428,6 +460,15 @@ function invalidParameterValue(
   if (types.includes('boolean')) return { value: 'maybe', reason: 'neither true nor false' };
   if (Array.isArray(s['enum']) && s['enum'].length > 0 && !s['enum'].includes('not-a-declared-value'))
     return { value: 'not-a-declared-value', reason: 'a value outside the enum' };
-  if (typeof s['maxLength'] === 'number') return { value: 'x'.repeat(s['maxLength'] + 1), reason: `longer than ${s['maxLength']}` };
+  // a value past what a request line can carry is refused by any HTTP server before the API sees it (Node answers 431):
+  // the probe breaks another parameter instead
+  if (typeof s['maxLength'] === 'number' && s['maxLength'] < URL_VALUE_LIMIT)
+    return { value: 'x'.repeat(s['maxLength'] + 1), reason: `longer than ${s['maxLength']}` };
   return undefined;
 }
+
+/**
+ * The longest query value the probe sends: common servers and proxies take request lines of about 8 KB (Apache 8,190
+ * bytes, nginx's default buffers 8 KB; Node 16 KB for the whole head), so a longer value tests the HTTP server, not the API.
+ */
+export const URL_VALUE_LIMIT = 4096;
