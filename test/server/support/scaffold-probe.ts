@@ -380,7 +380,7 @@ export class SpecProbe {
 
   /**
    * Why no invalid request of the operation can be built, or undefined: nothing else to break, and an unknown query key
-   * is a property of a form-exploded free-form object parameter (D456), which accepts it.
+   * is a property of a form-exploded free-form object parameter (D456 query objects and arrays of objects serialised), which accepts it.
    */
   unbreakable(operation: ProbedOperation): string | undefined {
     if (operation.body !== undefined && negativeOf(operation.body.schema, this.deref) !== undefined) return undefined;
@@ -442,7 +442,7 @@ export class SpecProbe {
   }
 }
 
-/** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456). */
+/** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456 query objects and arrays of objects serialised). */
 function scalar(value: Json): string {
   return Array.isArray(value) ? value.map(paramText).join(',') : paramText(value);
 }

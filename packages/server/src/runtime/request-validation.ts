@@ -22,7 +22,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './lifecycle/options.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
-import { templateQueryKeys } from './route-template.js';
+import { bindKeyParameters, keyParameters, templateQueryKeys } from './route-template.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -303,7 +303,7 @@ function parseItems(value: unknown): unknown {
 
 /**
  * `value` split at `delimiter` where it stands outside JSON objects, arrays and strings: the items of a non-exploded
- * array of objects are JSON texts, which hold the delimiter themselves (D456).
+ * array of objects are JSON texts, which hold the delimiter themselves (D456 query objects and arrays of objects serialised).
  */
 export function splitOutsideJson(value: string, delimiter: string): string[] {
   const out: string[] = [];
@@ -373,7 +373,7 @@ export function applyParameterRule(
       const properties = rule.properties ?? [];
       // a key another parameter declares is that parameter's: it alone does not make the object present
       if (!properties.some((p) => Object.hasOwn(query, p) && p !== name && !known.has(p))) {
-        // none of its keys sent: a required object is the empty object (D456); a free-form one may still gather keys
+        // none of its keys sent: a required object is the empty object (D456 query objects and arrays of objects serialised); a free-form one may still gather keys
         // (gatherAdditional)
         if (rule.emptyObject === true && query[name] === undefined) query[name] = {};
         return;
@@ -428,7 +428,7 @@ export function applyParameterRule(
 
 /**
  * A form-exploded free-form object (`additionalProperties`) takes every query key no parameter declares as one of its
- * properties (D456): run after every other rule, so the keys a deepObject or another exploded object reads are theirs.
+ * properties (D456 query objects and arrays of objects serialised): run after every other rule, so the keys a deepObject or another exploded object reads are theirs.
  */
 export function gatherAdditional(rule: ParameterRule, query: Bag, known: ReadonlySet<string>): void {
   for (const key of Object.keys(query)) {
@@ -583,6 +583,7 @@ export function createRequestValidator(
   const method = operation.method.toUpperCase();
   // D410: the keys of a query string written into the template (`/rides?page={page}`) are the template's own
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
+  const keyTerms = keyParameters(operation.path);
   const declaredQuery: ReadonlySet<string> = new Set(v.parameters.filter((p) => p.in === 'query').map((p) => p.name));
   const queryRules = v.parameters.some((p) => p.in === 'query');
   const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
@@ -624,7 +625,12 @@ export function createRequestValidator(
         for (const rule of v.parameters)
           if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {}, declaredQuery);
         for (const rule of v.parameters) if (rule.additional === true) gatherAdditional(rule, query, knownQuery);
-        checkQueryNames(query, v, knownQuery, empty);
+        // D457 a template parameter written as a query key: the keys it binds are the template's
+        const known =
+          keyTerms.length === 0
+            ? knownQuery
+            : new Set([...knownQuery, ...bindKeyParameters(keyTerms, Object.entries(query), knownQuery).values()]);
+        checkQueryNames(query, v, known, empty);
       }
       for (const rule of otherRules) applyParameterRule(rule, query, req.headers as Bag, req.params as Bag);
       if (media?.jsonFields !== undefined && req.body !== null && typeof req.body === 'object') {
