@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
 import { createRequire } from 'node:module';
 import {
+  clientQueryStyles,
   compileRequestValidators,
+  modelSchemaResolver,
   standaloneAsFunctionBody,
   templateLiteralText,
   unsupportedServerOperations,
@@ -294,5 +296,35 @@ describe('request-validators emitter: the code as the text of one function (D196
     ['import.meta', 'const here = import.meta.url;'],
   ])('refuses code with %s, which it does not rewrite', (_name, code) => {
     expect(() => standaloneAsFunctionBody(code)).toThrow(/ESM syntax D196 does not rewrite/);
+  });
+});
+
+describe('request-validators emitter: the query styles the client writes (D456)', () => {
+  it.each<[string, object, unknown]>([
+    ['primitive: openapi-fetch default', { name: 'q', in: 'query', schema: { type: 'integer' } }, undefined],
+    ['array, form explode: openapi-fetch default', { name: 'q', in: 'query', schema: array }, undefined],
+    ['array, form', { name: 'q', in: 'query', explode: false, schema: array }, { q: { style: 'form', explode: false } }],
+    ['array of objects', { name: 'q', in: 'query', schema: { type: 'array', items: object } }, { q: {} }],
+    ['object, form explode', { name: 'q', in: 'query', schema: object }, { q: {} }],
+    ['object, form', { name: 'q', in: 'query', explode: false, schema: object }, { q: { explode: false } }],
+    [
+      'object, deepObject of primitives: openapi-fetch default',
+      { name: 'q', in: 'query', style: 'deepObject', schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+      undefined,
+    ],
+    [
+      'object, deepObject with an object property',
+      { name: 'q', in: 'query', style: 'deepObject', schema: { type: 'object', properties: { t: object } } },
+      { q: { style: 'deepObject' } },
+    ],
+    ['content', { name: 'q', in: 'query', content: { 'application/json': { schema: object } } }, { q: { content: true } }],
+  ])('%s', (_name, parameter, expected) => {
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'R', version: '1' },
+      paths: { '/r': { get: { operationId: 'r', parameters: [parameter], responses: { '200': { description: 'ok' } } } } },
+    };
+    const model = buildModel(document, { source: 'r' });
+    expect(clientQueryStyles(modelSchemaResolver(model), model.operations[0]!)).toEqual(expected);
   });
 });

@@ -616,6 +616,38 @@ function sharedDef(defs: Obj, keys: Map<string, string>, key: string, def: Obj):
   return key;
 }
 
+/**
+ * The query parameters of an operation the generated client must write by their declared style, as the scaffold reads
+ * them (the same rules): where openapi-fetch's one default (arrays form exploded, objects deepObject, nested objects as
+ * `String()`) is not it (D456 query objects and arrays of objects serialised). Undefined when there is none.
+ */
+export function clientQueryStyles(
+  resolver: RefResolver,
+  op: Pick<OperationModel, 'parameterList'>,
+): Record<string, { style?: string; explode?: boolean; content?: boolean }> | undefined {
+  const rules = new RuleBuilder(resolver);
+  const out: Record<string, { style?: string; explode?: boolean; content?: boolean }> = {};
+  for (const p of op.parameterList) {
+    if (p.in !== 'query') continue;
+    let rule: ParameterRuleView | undefined;
+    try {
+      rule = rules.rule(p, rules.parameterSchema(p));
+    } catch (error) {
+      if (error instanceof UnsupportedParameterError) continue;
+      throw error;
+    }
+    if (rule === undefined) continue;
+    if (rule.parse === 'json') out[p.name] = { content: true };
+    else if (rule.parse === 'formExplode') out[p.name] = {};
+    else if (rule.parse === 'formObject') out[p.name] = { explode: false };
+    else if (rule.parse === 'split') out[p.name] = { style: p.style, explode: false };
+    else if (rule.parse === 'wrap' && rule.jsonItems === true) out[p.name] = {};
+    else if ((rule.parse === 'deepObject' && rule.jsonProperties !== undefined) || (rule.parse === 'deepArray' && rule.jsonItems === true))
+      out[p.name] = { style: 'deepObject' };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
 /** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */
 export function unsupportedServerOperations(
   model: Pick<ApiModel, 'operations' | 'schemas' | 'source'>,
