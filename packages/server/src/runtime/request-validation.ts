@@ -369,26 +369,9 @@ export function applyParameterRule(
       bag[name] = object;
       return;
     }
-    case 'formExplode': {
-      const properties = rule.properties ?? [];
-      // a key another parameter declares is that parameter's: it alone does not make the object present
-      if (!properties.some((p) => Object.hasOwn(query, p) && p !== name && !known.has(p))) {
-        // none of its keys sent: a required object is the empty object (D456 query objects and arrays of objects serialised); a free-form one may still gather keys
-        // (gatherAdditional)
-        if (rule.emptyObject === true && query[name] === undefined) query[name] = {};
-        return;
-      }
-      const object: Bag = {};
-      for (const property of properties) {
-        if (!Object.hasOwn(query, property) || property === name) continue;
-        let v = query[property];
-        if (rule.arrayProperties?.includes(property) && !Array.isArray(v)) v = [v];
-        object[property] = rule.jsonProperties?.includes(property) ? parseItems(v) : v;
-        if (!known.has(property)) delete query[property];
-      }
-      query[name] = object;
+    case 'formExplode':
+      assembleFormExplode(rule, query, known);
       return;
-    }
     case 'deepObject': {
       const prefix = `${name}[`;
       let object: Bag | undefined;
@@ -403,27 +386,54 @@ export function applyParameterRule(
       if (object !== undefined) query[name] = object;
       return;
     }
-    case 'deepArray': {
-      const prefix = `${name}[`;
-      const items: unknown[] = value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
-      const indexed: [number, unknown][] = [];
-      let found = value !== undefined;
-      for (const key of Object.keys(query)) {
-        if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
-        const inner = key.slice(prefix.length, -1);
-        const v = query[key];
-        if (inner === '') items.push(...(Array.isArray(v) ? v : [v]));
-        else if (/^\d{1,4}$/.test(inner)) indexed.push([Number(inner), v]);
-        else continue; // not name[] or name[N]: an unknown key
-        found = true;
-        delete query[key];
-      }
-      indexed.sort((a, b) => a[0] - b[0]);
-      for (const [, v] of indexed) items.push(...(Array.isArray(v) ? v : [v]));
-      if (found) query[name] = rule.jsonItems ? items.map(parseJson) : items;
+    case 'deepArray':
+      assembleDeepArray(rule, query);
       return;
-    }
   }
+}
+
+/** form, exploded object: its properties are query keys of their own (D456 for shared keys, required and nested objects). */
+function assembleFormExplode(rule: ParameterRule, query: Bag, known: ReadonlySet<string>): void {
+  const name = rule.name;
+  const properties = rule.properties ?? [];
+  // a key another parameter declares is that parameter's: it alone does not make the object present
+  if (!properties.some((p) => Object.hasOwn(query, p) && p !== name && !known.has(p))) {
+    // none of its keys sent: a required object is the empty object; a free-form one may still gather keys (gatherAdditional)
+    if (rule.emptyObject === true && query[name] === undefined) query[name] = {};
+    return;
+  }
+  const object: Bag = {};
+  for (const property of properties) {
+    if (!Object.hasOwn(query, property) || property === name) continue;
+    let v = query[property];
+    if (rule.arrayProperties?.includes(property) && !Array.isArray(v)) v = [v];
+    object[property] = rule.jsonProperties?.includes(property) ? parseItems(v) : v;
+    if (!known.has(property)) delete query[property];
+  }
+  query[name] = object;
+}
+
+/** deepObject array (D117 deepObject arrays read as Stripe sends them): `name[]=a`, `name[0]=a` or a repeated `name=a`. */
+function assembleDeepArray(rule: ParameterRule, query: Bag): void {
+  const name = rule.name;
+  const value = query[name];
+  const prefix = `${name}[`;
+  const items: unknown[] = value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
+  const indexed: [number, unknown][] = [];
+  let found = value !== undefined;
+  for (const key of Object.keys(query)) {
+    if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+    const inner = key.slice(prefix.length, -1);
+    const v = query[key];
+    if (inner === '') items.push(...(Array.isArray(v) ? v : [v]));
+    else if (/^\d{1,4}$/.test(inner)) indexed.push([Number(inner), v]);
+    else continue; // not name[] or name[N]: an unknown key
+    found = true;
+    delete query[key];
+  }
+  indexed.sort((a, b) => a[0] - b[0]);
+  for (const [, v] of indexed) items.push(...(Array.isArray(v) ? v : [v]));
+  if (found) query[name] = rule.jsonItems ? items.map(parseJson) : items;
 }
 
 /**
