@@ -1,4 +1,4 @@
-/** Query parameters as the generated client writes them where the spec's style is not openapi-fetch's default (D456). */
+/** Query parameters as the generated client writes them where the spec's style is not openapi-fetch's default (D456 query objects and arrays of objects serialised). */
 import { createQuerySerializer } from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
 import { type QueryStyle, styledQuery } from './query-styles.js';
