@@ -74,7 +74,8 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
 }
 
 /**
- * Why the probe cannot build a request of this kind for the operation, or undefined when it can: a body in no JSON
+ * Why the probe cannot build a request of this kind for the operation, or undefined when it can: an invalid request of
+ * an operation with nothing to break (SpecProbe.unbreakable), a body in no JSON
  * media type (multipart, XML, binary: the probe samples JSON only). A path template holding a `#` (the AWS style
  * `/#Action=X`) is probed since the scaffold routes it (D410 every path template real specs use is routed): the probe sends the query or header its fragment names.
  */
@@ -82,6 +83,10 @@ function notProbed(probe: SpecProbe, document: JsonObject, operation: ProbedOper
   // fetch sends no body with GET or HEAD (OpenAPI 3.1 allows one; most servers and clients do not)
   if (kind !== 'unauthenticated' && operation.body !== undefined && ['get', 'head'].includes(operation.method))
     return 'a request body on GET or HEAD';
+  if (kind === 'invalid') {
+    const unbreakable = probe.unbreakable(operation);
+    if (unbreakable !== undefined) return unbreakable;
+  }
   if (kind === 'unauthenticated' || operation.body !== undefined) return undefined;
   const paths = document['paths'] as Record<string, unknown> | undefined;
   const item = probe.deref((paths?.[operation.path] ?? undefined) as never);

@@ -4,6 +4,8 @@ import { compareStrings } from '../util/sorted.js';
 import { contractSpecifier, runtimeSpecifier, type EmitContext, type Emitter } from './context.js';
 import { BODY_TYPE, bodyRef, briefDescription, operationAliases, operationTypeRef, usesAlias } from './names.js';
 import { unescapePointerToken } from '../util/json.js';
+import type { RefResolver } from '../model/ref-resolver.js';
+import { clientQueryStyles, modelSchemaResolver } from './request-validators.js';
 
 export interface ClientArgView {
   name: string;
@@ -116,7 +118,7 @@ export function errorBodyParts(op: OperationModel, alias: string): string[] {
 }
 
 /** The operation's run-time description (OperationMeta) as a TypeScript literal. */
-export function operationMetaLiteral(op: OperationModel): string {
+export function operationMetaLiteral(op: OperationModel, resolver?: RefResolver): string {
   const security = JSON.stringify(op.security.map((alt) => alt.map((r) => r.scheme)));
   const errors = op.responses
     .filter((r) => !isSuccess(r.status))
@@ -131,6 +133,8 @@ export function operationMetaLiteral(op: OperationModel): string {
     if (typeof schema.maxLength === 'number') rules.push(`maxLength: ${schema.maxLength}`);
     parts.push(`idempotencyKey: { ${rules.join(', ')} }`);
   }
+  const query = resolver === undefined ? undefined : clientQueryStyles(resolver, op);
+  if (query !== undefined) parts.push(`query: ${JSON.stringify(query)}`);
   return `{ ${parts.join(', ')} }`;
 }
 
@@ -282,6 +286,7 @@ export function clientViews(model: ApiModel): {
 } {
   const aliasOf = operationAliases(model.operations);
   const names = clientMethodNames(model.operations);
+  const resolver = modelSchemaResolver(model);
   const methods: ClientMethodView[] = [];
   const metas = new Map<string, string>();
   const strategies = new Map<string, string>();
@@ -343,7 +348,7 @@ export function clientViews(model: ApiModel): {
     // the page helper sends its query to the operation's own method: only where the method takes one (D227 page strategies as data in the client)
     const canListAll = pg !== undefined && hasQuery;
     const dataType = successDataType(op, alias);
-    const metaLiteral = operationMetaLiteral(op);
+    const metaLiteral = operationMetaLiteral(op, resolver);
     if (!metas.has(metaLiteral)) metas.set(metaLiteral, `META_${metas.size}`);
     methods.push({
       group,

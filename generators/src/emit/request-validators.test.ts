@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { buildModel } from '../model/build.js';
 import { createRequire } from 'node:module';
 import {
+  clientQueryStyles,
   compileRequestValidators,
+  modelSchemaResolver,
   standaloneAsFunctionBody,
   templateLiteralText,
   unsupportedServerOperations,
@@ -17,6 +19,12 @@ function rulesFor(parameters: object[]): unknown {
     openapi: '3.1.0',
     info: { title: 'R', version: '1' },
     paths: { '/r/{p}': { get: { operationId: 'r', parameters, responses: { '200': { description: 'ok' } } } } },
+    components: {
+      schemas: {
+        Tag: { type: 'object', properties: { Key: { type: 'string' }, Value: { type: 'string' } } },
+        Names: { type: 'array', items: { type: 'string' } },
+      },
+    },
   };
   const { operations } = compileRequestValidators({ model: buildModel(document, { source: 'r' }) });
   const field = operations[0]!.fields.find((f) => f.name === 'parameters')!;
@@ -59,6 +67,59 @@ describe('request-validators emitter: parameter rules', () => {
       { parse: 'deepArray', reserved: 'whole' },
     ],
     ['query JSON content', { name: 'q', in: 'query', content: { 'application/json': { schema: object } } }, { parse: 'json' }],
+    // D456 query objects and arrays of objects serialised: an object inside an array or a property is its JSON text
+    [
+      'query array of objects, form explode',
+      { name: 'q', in: 'query', schema: { type: 'array', items: object } },
+      { parse: 'wrap', jsonItems: true, reserved: 'whole' },
+    ],
+    [
+      'query array of $ref objects, form',
+      { name: 'q', in: 'query', explode: false, schema: { type: 'array', items: { $ref: '#/components/schemas/Tag' } } },
+      { parse: 'split', delimiter: ',', jsonItems: true },
+    ],
+    [
+      'query array of objects, deepObject',
+      { name: 'q', in: 'query', style: 'deepObject', schema: { type: 'array', items: object } },
+      { parse: 'deepArray', jsonItems: true },
+    ],
+    [
+      'query object with object, array-of-object and allOf-wrapped array properties, form explode',
+      {
+        name: 'q',
+        in: 'query',
+        schema: {
+          type: 'object',
+          properties: {
+            tag: { $ref: '#/components/schemas/Tag' },
+            tags: { type: 'array', items: { $ref: '#/components/schemas/Tag' } },
+            names: { allOf: [{ $ref: '#/components/schemas/Names' }, { description: 'converted specs wrap a $ref' }] },
+            n: { type: 'integer' },
+          },
+        },
+      },
+      {
+        parse: 'formExplode',
+        properties: ['tag', 'tags', 'names', 'n'],
+        arrayProperties: ['tags', 'names'],
+        jsonProperties: ['tag', 'tags'],
+      },
+    ],
+    [
+      'query free-form object, form explode, required',
+      { name: 'q', in: 'query', required: true, schema: { type: 'object', additionalProperties: { type: 'string' } } },
+      { parse: 'formExplode', properties: [], additional: true, emptyObject: true },
+    ],
+    [
+      'query object with an object property, deepObject',
+      {
+        name: 'q',
+        in: 'query',
+        style: 'deepObject',
+        schema: { type: 'object', properties: { tag: { $ref: '#/components/schemas/Tag' } } },
+      },
+      { parse: 'deepObject', jsonProperties: ['tag'] },
+    ],
     ['header array (simple by default)', { name: 'X-Ids', in: 'header', schema: array }, { name: 'x-ids', parse: 'split', delimiter: ',' }],
     ['path array, explode', { name: 'p', in: 'path', required: true, explode: true, schema: array }, { parse: 'split', delimiter: ',' }],
   ])('%s', (_name, parameter, expected) => {
@@ -235,5 +296,35 @@ describe('request-validators emitter: the code as the text of one function (D196
     ['import.meta', 'const here = import.meta.url;'],
   ])('refuses code with %s, which it does not rewrite', (_name, code) => {
     expect(() => standaloneAsFunctionBody(code)).toThrow(/ESM syntax D196 does not rewrite/);
+  });
+});
+
+describe('request-validators emitter: the query styles the client writes (D456)', () => {
+  it.each<[string, object, unknown]>([
+    ['primitive: openapi-fetch default', { name: 'q', in: 'query', schema: { type: 'integer' } }, undefined],
+    ['array, form explode: openapi-fetch default', { name: 'q', in: 'query', schema: array }, undefined],
+    ['array, form', { name: 'q', in: 'query', explode: false, schema: array }, { q: { style: 'form', explode: false } }],
+    ['array of objects', { name: 'q', in: 'query', schema: { type: 'array', items: object } }, { q: {} }],
+    ['object, form explode', { name: 'q', in: 'query', schema: object }, { q: {} }],
+    ['object, form', { name: 'q', in: 'query', explode: false, schema: object }, { q: { explode: false } }],
+    [
+      'object, deepObject of primitives: openapi-fetch default',
+      { name: 'q', in: 'query', style: 'deepObject', schema: { type: 'object', properties: { n: { type: 'integer' } } } },
+      undefined,
+    ],
+    [
+      'object, deepObject with an object property',
+      { name: 'q', in: 'query', style: 'deepObject', schema: { type: 'object', properties: { t: object } } },
+      { q: { style: 'deepObject' } },
+    ],
+    ['content', { name: 'q', in: 'query', content: { 'application/json': { schema: object } } }, { q: { content: true } }],
+  ])('%s', (_name, parameter, expected) => {
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'R', version: '1' },
+      paths: { '/r': { get: { operationId: 'r', parameters: [parameter], responses: { '200': { description: 'ok' } } } } },
+    };
+    const model = buildModel(document, { source: 'r' });
+    expect(clientQueryStyles(modelSchemaResolver(model), model.operations[0]!)).toEqual(expected);
   });
 });

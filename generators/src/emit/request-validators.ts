@@ -81,6 +81,10 @@ export interface ParameterRuleView {
   delimiter?: string;
   properties?: string[];
   arrayProperties?: string[];
+  jsonProperties?: string[];
+  additional?: boolean;
+  emptyObject?: boolean;
+  jsonItems?: boolean;
   reserved?: 'whole' | 'comma';
 }
 
@@ -154,8 +158,32 @@ class RuleBuilder {
   }
 
   private isArray(schema: unknown): boolean {
+    return this.arraySchema(schema) !== undefined;
+  }
+
+  /** The array schema itself, or the `allOf` member that is one (a converted spec's `allOf: [{$ref}, {description}]`). */
+  private arraySchema(schema: unknown, depth = 0): Obj | undefined {
     const s = this.resolver.deref<unknown>(schema);
-    return isObj(s) && (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array')));
+    if (!isObj(s) || depth > 8) return undefined;
+    if (s.type === 'array' || (Array.isArray(s.type) && s.type.includes('array'))) return s;
+    if (s.type === undefined && Array.isArray(s.allOf))
+      for (const member of s.allOf) {
+        const found = this.arraySchema(member, depth + 1);
+        if (found !== undefined) return found;
+      }
+    return undefined;
+  }
+
+  /** An array whose items are objects (each sent as its JSON text, D456). */
+  private hasObjectItems(schema: unknown): boolean {
+    const s = this.arraySchema(schema);
+    return s !== undefined && this.isObject(s.items);
+  }
+
+  /** An object that admits properties it does not declare (`additionalProperties` other than false). */
+  private isFreeForm(schema: unknown): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    return isObj(s) && s.additionalProperties !== undefined && s.additionalProperties !== false;
   }
 
   /** Paygate's parameter rules (docs/request-validation.md, section 5); cookies are not read, so they get none. */
@@ -179,14 +207,24 @@ class RuleBuilder {
         rule.delimiter = ',';
       }
     } else if (this.isObject(schema)) {
+      // D456 query objects and arrays of objects serialised: an object (or an array of objects) inside one is its JSON text
+      const shape = this.resolver.objectShape(schema).properties;
+      const jsonProperties = (properties: readonly string[]): string[] =>
+        properties.filter((k) => this.isObject(shape[k]) || this.hasObjectItems(shape[k]));
       if (p.style === 'form' && p.explode) {
         rule.parse = 'formExplode';
         rule.properties = this.properties(schema);
-        rule.arrayProperties = rule.properties.filter((k) => this.isArray(this.resolver.objectShape(schema).properties[k]));
+        rule.arrayProperties = rule.properties.filter((k) => this.isArray(shape[k]));
+        const json = jsonProperties(rule.properties);
+        if (json.length > 0) rule.jsonProperties = json;
+        if (this.isFreeForm(schema)) rule.additional = true;
+        if (p.required) rule.emptyObject = true;
       } else if (p.style === 'form') {
         rule.parse = 'formObject';
       } else if (p.style === 'deepObject') {
         rule.parse = 'deepObject';
+        const json = jsonProperties(this.properties(schema));
+        if (json.length > 0) rule.jsonProperties = json;
       } else {
         unsupported(`style '${p.style}' is not defined for objects`);
       }
@@ -203,6 +241,7 @@ class RuleBuilder {
         rule.parse = 'split';
         rule.delimiter = delimiter;
       }
+      if (this.hasObjectItems(schema)) rule.jsonItems = true;
     }
     // Non-exploded values may hold commas (OpenAPI's delimiter for them); nothing else reserved, unless allowReserved.
     if (p.in === 'query' && !p.allowReserved) rule.reserved = p.explode ? 'whole' : 'comma';
@@ -575,6 +614,38 @@ function sharedDef(defs: Obj, keys: Map<string, string>, key: string, def: Obj):
   keys.set(canonical, key);
   defs[key] = def;
   return key;
+}
+
+/**
+ * The query parameters of an operation the generated client must write by their declared style, as the scaffold reads
+ * them (the same rules): where openapi-fetch's one default (arrays form exploded, objects deepObject, nested objects as
+ * `String()`) is not it (D456 query objects and arrays of objects serialised). Undefined when there is none.
+ */
+export function clientQueryStyles(
+  resolver: RefResolver,
+  op: Pick<OperationModel, 'parameterList'>,
+): Record<string, { style?: string; explode?: boolean; content?: boolean }> | undefined {
+  const rules = new RuleBuilder(resolver);
+  const out: Record<string, { style?: string; explode?: boolean; content?: boolean }> = {};
+  for (const p of op.parameterList) {
+    if (p.in !== 'query') continue;
+    let rule: ParameterRuleView | undefined;
+    try {
+      rule = rules.rule(p, rules.parameterSchema(p));
+    } catch (error) {
+      if (error instanceof UnsupportedParameterError) continue;
+      throw error;
+    }
+    if (rule === undefined) continue;
+    if (rule.parse === 'json') out[p.name] = { content: true };
+    else if (rule.parse === 'formExplode') out[p.name] = {};
+    else if (rule.parse === 'formObject') out[p.name] = { explode: false };
+    else if (rule.parse === 'split') out[p.name] = { style: p.style, explode: false };
+    else if (rule.parse === 'wrap' && rule.jsonItems === true) out[p.name] = {};
+    else if ((rule.parse === 'deepObject' && rule.jsonProperties !== undefined) || (rule.parse === 'deepArray' && rule.jsonItems === true))
+      out[p.name] = { style: 'deepObject' };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** What the server side skips (a parameter style the scaffold cannot parse), with the fix: generation warns. */

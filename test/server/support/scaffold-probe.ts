@@ -10,6 +10,7 @@
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
+import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
@@ -29,11 +30,12 @@ interface Parameter {
   name: string;
   in: string;
   required: boolean;
+  /** The `schema`, or the schema of a `content` parameter's media type. */
   schema: Json | undefined;
-  /** Declared with `content` of a JSON media type instead of `schema`: its value is sent as JSON text. */
-  json?: boolean;
-  /** A query parameter in form style, exploded (OpenAPI's default): an object's members are query keys of their own. */
-  exploded?: boolean;
+  style: string | undefined;
+  explode: boolean | undefined;
+  /** A `content` parameter's media type. */
+  contentType: string | undefined;
 }
 
 export interface ProbedOperation {
@@ -154,7 +156,7 @@ export class SpecProbe {
   /** A parameter's sampled value as sent: JSON text for a parameter declared with a JSON media type. */
   private parameterText(p: Parameter): string {
     const value = this.parameterSample(p.schema);
-    return p.json === true ? JSON.stringify(value) : scalar(value);
+    return p.contentType !== undefined && /json/i.test(p.contentType) ? JSON.stringify(value) : scalar(value);
   }
 
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
@@ -184,15 +186,15 @@ export class SpecProbe {
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
           // a parameter declared with `content` (Stream's path parameters) has its schema in its one media type
-          const media = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
-          const json = media !== undefined && /json/i.test(media[0]);
+          const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
           parameters.set(`${p['in']} ${p['name']}`, {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
-            schema: media !== undefined && isObj(media[1]) ? media[1]['schema'] : p['schema'],
-            ...(json ? { json } : {}),
-            exploded: p['in'] === 'query' && (p['style'] ?? 'form') === 'form' && p['explode'] !== false,
+            schema: content === undefined ? p['schema'] : isObj(content[1]) ? content[1]['schema'] : undefined,
+            style: typeof p['style'] === 'string' ? p['style'] : undefined,
+            explode: typeof p['explode'] === 'boolean' ? p['explode'] : undefined,
+            contentType: content?.[0],
           });
         }
         let body: ProbedOperation['body'];
@@ -319,7 +321,9 @@ export class SpecProbe {
       // a header the credentials carry, declared as a parameter too (VTEX's `X-VTEX-API-AppKey`): a client sends it
       // once, so the credential is its value (a sample beside it made one header of both values, refused)
       else if (p.in === 'header' && carried.has(p.name.toLowerCase())) continue;
-      else if (p.required && p.in === 'query') query.push([p.name, this.parameterText(p)]);
+      else if (p.required && p.in === 'query' && p.contentType !== undefined) query.push([p.name, this.parameterText(p)]);
+      // as its style says (D456 query objects and arrays of objects serialised): an exploded object's properties are keys
+      else if (p.required && p.in === 'query') query.push(...serializeParam(p, this.parameterSample(p.schema)));
       // fetch sends some headers of its own (`accept-language: *`): a declared one is sent sampled, so the scaffold
       // reads the value the spec allows rather than fetch's default
       else if (p.in === 'header' && (p.required || FETCH_DEFAULT_HEADERS.has(p.name.toLowerCase())))
@@ -393,9 +397,35 @@ export class SpecProbe {
   }
 
   /**
+   * Why no invalid request of the operation can be built, or undefined: nothing else to break, and an unknown query key
+   * is a property of a form-exploded free-form object parameter (D456 query objects and arrays of objects serialised), which accepts it.
+   */
+  unbreakable(operation: ProbedOperation): string | undefined {
+    if (operation.body !== undefined && negativeOf(operation.body.schema, this.deref) !== undefined) return undefined;
+    if (operation.parameters.some((p) => p.in === 'query' && invalidParameterValue(this.deref(p.schema), this.deref) !== undefined))
+      return undefined;
+    return operation.parameters.some((p) => this.takesAnyKey(p))
+      ? 'an invalid request of an operation whose free-form query object takes any key (nothing to break)'
+      : undefined;
+  }
+
+  /** A form-exploded query object that allows other members (API Gateway's `parameters`): every key the operation does not name is its. */
+  private takesAnyKey(p: Parameter): boolean {
+    const s = this.deref(p.schema);
+    return (
+      p.in === 'query' &&
+      p.contentType === undefined &&
+      (p.style ?? 'form') === 'form' &&
+      (p.explode ?? true) &&
+      isObj(s) &&
+      s['additionalProperties'] !== undefined &&
+      s['additionalProperties'] !== false
+    );
+  }
+
+  /**
    * Makes the request invalid: its body, else a parameter its schema refuses, else an unknown query parameter; none
-   * (undefined) when any query key is declared: an exploded object parameter that allows other members (API
-   * Gateway's `parameters`, `additionalProperties: {type: string}`) takes every key the operation does not name.
+   * (undefined) when an exploded object parameter takes any key (see unbreakable).
    */
   private breakRequest(
     operation: ProbedOperation,
@@ -406,7 +436,7 @@ export class SpecProbe {
       if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
     }
     // a JSON-encoded parameter is left whole: a wrong value would be wrong JSON, not the wrong type the probe reports
-    const candidates = [...operation.parameters.filter((p) => p.in === 'query' && p.json !== true)].sort(
+    const candidates = [...operation.parameters.filter((p) => p.in === 'query' && p.contentType === undefined)].sort(
       (a, b) => Number(b.required) - Number(a.required),
     );
     for (const p of candidates) {
@@ -417,11 +447,7 @@ export class SpecProbe {
       query.push([p.name, bad.value]);
       return { field: p.name, reason: `query ${p.name}: ${bad.reason}` };
     }
-    const takesAnyKey = operation.parameters.some((p) => {
-      const schema = p.exploded === true ? this.deref(p.schema) : undefined;
-      return isObj(schema) && schema['additionalProperties'] !== undefined && schema['additionalProperties'] !== false;
-    });
-    if (takesAnyKey) return undefined;
+    if (operation.parameters.some((p) => this.takesAnyKey(p))) return undefined;
     query.push(['paygate_probe_unknown', '1']);
     return { field: 'paygate_probe_unknown', reason: 'an undeclared query parameter' };
   }
@@ -447,12 +473,9 @@ export class SpecProbe {
   }
 }
 
+/** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456 query objects and arrays of objects serialised). */
 function scalar(value: Json): string {
-  return Array.isArray(value)
-    ? value.map(String).join(',')
-    : typeof value === 'object' && value !== null
-      ? JSON.stringify(value)
-      : String(value);
+  return Array.isArray(value) ? value.map(paramText).join(',') : paramText(value);
 }
 
 /** A query value the parameter's schema refuses, as sent in a URL: a wrong type, a value outside an enum, too long. */
@@ -468,6 +491,15 @@ function invalidParameterValue(
   if (types.includes('boolean')) return { value: 'maybe', reason: 'neither true nor false' };
   if (Array.isArray(s['enum']) && s['enum'].length > 0 && !s['enum'].includes('not-a-declared-value'))
     return { value: 'not-a-declared-value', reason: 'a value outside the enum' };
-  if (typeof s['maxLength'] === 'number') return { value: 'x'.repeat(s['maxLength'] + 1), reason: `longer than ${s['maxLength']}` };
+  // a value past what a request line can carry is refused by any HTTP server before the API sees it (Node answers 431):
+  // the probe breaks another parameter instead
+  if (typeof s['maxLength'] === 'number' && s['maxLength'] < URL_VALUE_LIMIT)
+    return { value: 'x'.repeat(s['maxLength'] + 1), reason: `longer than ${s['maxLength']}` };
   return undefined;
 }
+
+/**
+ * The longest query value the probe sends: common servers and proxies take request lines of about 8 KB (Apache 8,190
+ * bytes, nginx's default buffers 8 KB; Node 16 KB for the whole head), so a longer value tests the HTTP server, not the API.
+ */
+export const URL_VALUE_LIMIT = 4096;

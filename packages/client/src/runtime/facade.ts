@@ -16,6 +16,7 @@ import {
 import { createQuerySerializer, defaultBodySerializer, defaultPathSerializer } from 'openapi-fetch';
 import { applyAuth, checkAuthConfig, type AuthTarget, type SecurityRequirement, type SecuritySchemes } from './security.js';
 import { createSender, isIdempotentMethod, readResponse, type SendRequest, type TransportOptions } from './transport.js';
+import { styledQuery, type QueryStyles } from './query-styles.js';
 
 /**
  * Per-call options: headers (the operation's declared header parameters, typed, plus any extra header such as
@@ -41,6 +42,8 @@ export interface OperationMeta {
   errors: DeclaredErrors;
   /** Present when the operation declares an idempotency-key header: a fresh key is sent unless the call gives one (D123 client idempotency keys only where declared). */
   idempotencyKey?: IdempotencyKeySpec;
+  /** The query parameters written by their declared style, where openapi-fetch's default is not it (D456 query objects and arrays of objects serialised). */
+  query?: QueryStyles;
 }
 
 /**
@@ -209,7 +212,8 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
     const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
     // as openapi-fetch's createFinalURL, with the path template parsed once per operation
     const filled = params.path === undefined ? path : pathWith(path, params.path);
-    const serialized = querySerializer(params.query ?? {});
+    const serialized =
+      meta.query === undefined ? querySerializer(params.query ?? {}) : styledQuery(meta.query, params.query ?? {}, querySerializer);
     const search = serialized.startsWith('?') ? serialized.slice(1) : serialized;
     const url =
       baseUrl +

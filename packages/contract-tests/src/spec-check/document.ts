@@ -23,6 +23,8 @@ export interface ParamSpec {
   example: Json | undefined;
   style: string | undefined;
   explode: boolean | undefined;
+  /** The media type of a `content` parameter (its schema is that media type's). */
+  contentType?: string;
 }
 
 export interface MediaSpec {
@@ -176,15 +178,24 @@ function readParams(item: { node: JsonObject; at: string }, op: JsonObject, at: 
     const p = resolved.node;
     if (!isObj(p) || typeof p['name'] !== 'string' || typeof p['in'] !== 'string') continue;
     const examples = examplesOf(p, r);
+    // a `content` parameter (OpenAPI's alternative to `schema`): its one media type's schema, sent as one text
+    const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
+    const contentSchema = content !== undefined && isObj(content[1]) ? content[1]['schema'] : undefined;
     params.set(`${p['in']}:${p['name'].toLowerCase()}`, {
       name: p['name'],
       in: p['in'] as ParamSpec['in'],
       required: p['required'] === true || p['in'] === 'path',
-      schema: p['schema'],
-      schemaAt: p['schema'] !== undefined ? `${resolved.at}/schema` : undefined,
+      schema: content !== undefined ? contentSchema : p['schema'],
+      schemaAt:
+        p['schema'] !== undefined
+          ? `${resolved.at}/schema`
+          : contentSchema !== undefined
+            ? `${resolved.at}/content/${token(content![0])}/schema`
+            : undefined,
       example: examples[0],
       style: typeof p['style'] === 'string' ? p['style'] : undefined,
       explode: typeof p['explode'] === 'boolean' ? p['explode'] : undefined,
+      ...(content !== undefined ? { contentType: content[0] } : {}),
     });
   }
   return [...params.values()];

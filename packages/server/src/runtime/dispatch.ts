@@ -15,7 +15,7 @@
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { methodNotAllowed, RequestRejection, selectMediaType } from './request-validation.js';
-import { meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
+import { bindKeyParameters, meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
 import type { OperationRoute } from './types.js';
 
 /** One route (the part of a template a client sends): its operations by method and its methods for a 405's `Allow`. */
@@ -32,6 +32,11 @@ interface Candidate extends RouteTemplate {
   readonly steps: readonly RequestHandler[];
   /** The query and header parameters the operation declares (header names lower-cased). */
   readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
+}
+
+/** The query keys a key parameter (`?{search}=1`) cannot be: the declared query parameters and the keys the template names. */
+function keyParameterKnown(target: Candidate): ReadonlySet<string> {
+  return new Set([...target.declared.query, ...target.conditions.filter((c) => c.in === 'query').map((c) => c.name)]);
 }
 
 /**
@@ -253,7 +258,9 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     let target: Candidate | undefined = candidates[0]!;
     // the query is parsed only for a route whose templates read it (no route of a spec without such templates)
     const query =
-      candidates.length > 1 || target.queryBindings.length > 0 ? new URLSearchParams(q === -1 ? '' : url.slice(q + 1)) : undefined;
+      candidates.length > 1 || target.queryBindings.length > 0 || target.keyBindings !== undefined
+        ? new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+        : undefined;
     // several templates on this route and method (AWS fragments, query strings in templates): the first whose
     // conditions the request meets; one alone is chosen whatever is sent (its own validation answers a missing one)
     if (candidates.length > 1) {
@@ -283,6 +290,9 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       const value = query!.get(binding.key);
       if (value !== null) params[binding.name] = value;
     }
+    // D457 a template parameter written as a query key (`?{search}=1`): the key sent with the term's value
+    if (target.keyBindings !== undefined)
+      for (const [name, key] of bindKeyParameters(target.keyBindings, query!.entries(), keyParameterKnown(target))) params[name] ??= key;
     req.params = params;
     res.locals.operation = target.operation;
     runSteps(target.steps, req, res, next);

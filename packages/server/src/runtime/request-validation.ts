@@ -22,7 +22,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './lifecycle/options.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
-import { templateQueryKeys } from './route-template.js';
+import { bindKeyParameters, keyParameters, templateQueryKeys } from './route-template.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -81,6 +81,17 @@ export interface ParameterRule {
   /** formExplode: the object's properties (query keys), and those declared as arrays. */
   readonly properties?: readonly string[];
   readonly arrayProperties?: readonly string[];
+  /**
+   * formExplode, deepObject: the properties declared as objects (or as arrays of objects), each object sent as its JSON
+   * text (D456 query objects and arrays of objects serialised).
+   */
+  readonly jsonProperties?: readonly string[];
+  /** formExplode of a free-form object (`additionalProperties`): every query key no parameter declares is one of its properties. */
+  readonly additional?: boolean;
+  /** formExplode of a required object: none of its keys sent is the empty object (which serialises to no keys). */
+  readonly emptyObject?: boolean;
+  /** wrap, split, deepArray: the items are objects, each sent as its JSON text (D456 query objects and arrays of objects serialised). */
+  readonly jsonItems?: boolean;
   /** Query values must not hold unencoded reserved characters (`comma`: commas are the value's delimiter). */
   readonly reserved?: 'whole' | 'comma';
 }
@@ -285,7 +296,49 @@ function parseJson(value: unknown): unknown {
   }
 }
 
-function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, params: Bag): void {
+/** Each item JSON-parsed (an object item sent as its JSON text, D456); the rest kept as sent. */
+function parseItems(value: unknown): unknown {
+  return Array.isArray(value) ? value.map(parseJson) : parseJson(value);
+}
+
+/**
+ * `value` split at `delimiter` where it stands outside JSON objects, arrays and strings: the items of a non-exploded
+ * array of objects are JSON texts, which hold the delimiter themselves (D456 query objects and arrays of objects serialised).
+ */
+export function splitOutsideJson(value: string, delimiter: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && depth > 0) depth--;
+    else if (depth === 0 && value.startsWith(delimiter, i)) {
+      out.push(value.slice(start, i));
+      start = i + delimiter.length;
+      i = start - 1;
+    }
+  }
+  out.push(value.slice(start));
+  return out;
+}
+
+/**
+ * `known`: the operation's declared query parameter names: an exploded object's property of the same name as another
+ * parameter is read by both (the key on the wire is one), not taken away from the parameter.
+ */
+export function applyParameterRule(
+  rule: ParameterRule,
+  query: Bag,
+  headers: Bag,
+  params: Bag,
+  known: ReadonlySet<string> = new Set(),
+): void {
   const bag = rule.in === 'query' ? query : rule.in === 'header' ? headers : params;
   const name = rule.name;
   const value = bag[name];
@@ -296,10 +349,16 @@ function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, param
       if (value !== undefined) bag[name] = parseJson(value);
       return;
     case 'wrap':
-      if (value !== undefined && !Array.isArray(value)) bag[name] = [value];
+      if (value !== undefined) {
+        const items = Array.isArray(value) ? value : [value];
+        bag[name] = rule.jsonItems ? items.map(parseJson) : items;
+      }
       return;
     case 'split':
-      if (typeof value === 'string') bag[name] = value.split(rule.delimiter ?? ',');
+      if (typeof value === 'string') {
+        const delimiter = rule.delimiter ?? ',';
+        bag[name] = rule.jsonItems ? splitOutsideJson(value, delimiter).map(parseJson) : value.split(delimiter);
+      }
       return;
     case 'formObject': {
       if (typeof value !== 'string') return;
@@ -310,19 +369,9 @@ function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, param
       bag[name] = object;
       return;
     }
-    case 'formExplode': {
-      const properties = rule.properties ?? [];
-      if (!properties.some((p) => Object.hasOwn(query, p))) return;
-      const object: Bag = {};
-      for (const property of properties) {
-        if (!Object.hasOwn(query, property)) continue;
-        const v = query[property];
-        object[property] = rule.arrayProperties?.includes(property) && !Array.isArray(v) ? [v] : v;
-        delete query[property];
-      }
-      query[name] = object;
+    case 'formExplode':
+      assembleFormExplode(rule, query, known);
       return;
-    }
     case 'deepObject': {
       const prefix = `${name}[`;
       let object: Bag | undefined;
@@ -331,32 +380,74 @@ function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, param
         const property = key.slice(prefix.length, -1);
         if (property.length === 0 || property.includes('[') || property.includes(']')) continue; // not name[property]: unknown
         object ??= {};
-        object[property] = query[key];
+        object[property] = rule.jsonProperties?.includes(property) ? parseItems(query[key]) : query[key];
         delete query[key];
       }
       if (object !== undefined) query[name] = object;
       return;
     }
-    case 'deepArray': {
-      const prefix = `${name}[`;
-      const items: unknown[] = value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
-      const indexed: [number, unknown][] = [];
-      let found = value !== undefined;
-      for (const key of Object.keys(query)) {
-        if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
-        const inner = key.slice(prefix.length, -1);
-        const v = query[key];
-        if (inner === '') items.push(...(Array.isArray(v) ? v : [v]));
-        else if (/^\d{1,4}$/.test(inner)) indexed.push([Number(inner), v]);
-        else continue; // not name[] or name[N]: an unknown key
-        found = true;
-        delete query[key];
-      }
-      indexed.sort((a, b) => a[0] - b[0]);
-      for (const [, v] of indexed) items.push(...(Array.isArray(v) ? v : [v]));
-      if (found) query[name] = items;
+    case 'deepArray':
+      assembleDeepArray(rule, query);
       return;
-    }
+  }
+}
+
+/** form, exploded object: its properties are query keys of their own (D456 for shared keys, required and nested objects). */
+function assembleFormExplode(rule: ParameterRule, query: Bag, known: ReadonlySet<string>): void {
+  const name = rule.name;
+  const properties = rule.properties ?? [];
+  // a key another parameter declares is that parameter's: it alone does not make the object present
+  if (!properties.some((p) => Object.hasOwn(query, p) && p !== name && !known.has(p))) {
+    // none of its keys sent: a required object is the empty object; a free-form one may still gather keys (gatherAdditional)
+    if (rule.emptyObject === true && query[name] === undefined) query[name] = {};
+    return;
+  }
+  const object: Bag = {};
+  for (const property of properties) {
+    if (!Object.hasOwn(query, property) || property === name) continue;
+    let v = query[property];
+    if (rule.arrayProperties?.includes(property) && !Array.isArray(v)) v = [v];
+    object[property] = rule.jsonProperties?.includes(property) ? parseItems(v) : v;
+    if (!known.has(property)) delete query[property];
+  }
+  query[name] = object;
+}
+
+/** deepObject array (D117 deepObject arrays read as Stripe sends them): `name[]=a`, `name[0]=a` or a repeated `name=a`. */
+function assembleDeepArray(rule: ParameterRule, query: Bag): void {
+  const name = rule.name;
+  const value = query[name];
+  const prefix = `${name}[`;
+  const items: unknown[] = value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
+  const indexed: [number, unknown][] = [];
+  let found = value !== undefined;
+  for (const key of Object.keys(query)) {
+    if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
+    const inner = key.slice(prefix.length, -1);
+    const v = query[key];
+    if (inner === '') items.push(...(Array.isArray(v) ? v : [v]));
+    else if (/^\d{1,4}$/.test(inner)) indexed.push([Number(inner), v]);
+    else continue; // not name[] or name[N]: an unknown key
+    found = true;
+    delete query[key];
+  }
+  indexed.sort((a, b) => a[0] - b[0]);
+  for (const [, v] of indexed) items.push(...(Array.isArray(v) ? v : [v]));
+  if (found) query[name] = rule.jsonItems ? items.map(parseJson) : items;
+}
+
+/**
+ * A form-exploded free-form object (`additionalProperties`) takes every query key no parameter declares as one of its
+ * properties (D456 query objects and arrays of objects serialised): run after every other rule, so the keys a deepObject or another exploded object reads are theirs.
+ */
+export function gatherAdditional(rule: ParameterRule, query: Bag, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(query)) {
+    if (known.has(key)) continue;
+    const current = query[rule.name];
+    const object: Bag = current !== null && typeof current === 'object' && !Array.isArray(current) ? (current as Bag) : {};
+    object[key] = query[key];
+    query[rule.name] = object;
+    delete query[key];
   }
 }
 
@@ -502,6 +593,8 @@ export function createRequestValidator(
   const method = operation.method.toUpperCase();
   // D410: the keys of a query string written into the template (`/rides?page={page}`) are the template's own
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
+  const keyTerms = keyParameters(operation.path);
+  const declaredQuery: ReadonlySet<string> = new Set(v.parameters.filter((p) => p.in === 'query').map((p) => p.name));
   const queryRules = v.parameters.some((p) => p.in === 'query');
   const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
   const selectMedia = mediaTypeSelector(v.body?.content.map((c) => c.mediaType) ?? []);
@@ -539,8 +632,15 @@ export function createRequestValidator(
           for (const rule of v.parameters) if (rule.reserved !== undefined) checkReserved(rule, raw);
         }
         const empty = new Set(Object.keys(query).filter((k) => query[k] === ''));
-        for (const rule of v.parameters) if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {});
-        checkQueryNames(query, v, knownQuery, empty);
+        for (const rule of v.parameters)
+          if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {}, declaredQuery);
+        for (const rule of v.parameters) if (rule.additional === true) gatherAdditional(rule, query, knownQuery);
+        // D457 a template parameter written as a query key: the keys it binds are the template's
+        const known =
+          keyTerms.length === 0
+            ? knownQuery
+            : new Set([...knownQuery, ...bindKeyParameters(keyTerms, Object.entries(query), knownQuery).values()]);
+        checkQueryNames(query, v, known, empty);
       }
       for (const rule of otherRules) applyParameterRule(rule, query, req.headers as Bag, req.params as Bag);
       if (media?.jsonFields !== undefined && req.body !== null && typeof req.body === 'object') {

@@ -3,7 +3,7 @@
  * conditions a query part or fragment sets and the query bindings.
  */
 import { describe, expect, it } from 'vitest';
-import { parseRouteTemplate, sentPath, templateQueryKeys, type RouteTemplate } from './route-template.js';
+import { bindKeyParameters, parseRouteTemplate, sentPath, templateQueryKeys, type RouteTemplate } from './route-template.js';
 
 const declared = { query: new Set(['tagKeys', 'uploadId', 'query', 'format']), header: new Set(['x-amz-target']) };
 
@@ -49,6 +49,20 @@ const rows: [string, RouteTemplate][] = [
     },
   ],
   ['/items?kind=book', { routerPath: '/items', names: [], conditions: [{ in: 'query', name: 'kind', value: 'book' }], queryBindings: [] }],
+  [
+    // a parameter written as the key: the key sent with the term's value
+    '/numbers/{country}?{search}=1&{search_type}=2',
+    {
+      routerPath: '/numbers/:p0',
+      names: ['country'],
+      conditions: [],
+      queryBindings: [],
+      keyBindings: [
+        { name: 'search', value: '1' },
+        { name: 'search_type', value: '2' },
+      ],
+    },
+  ],
 ];
 
 describe('parseRouteTemplate (D410)', () => {
@@ -69,5 +83,40 @@ describe('parseRouteTemplate (D410)', () => {
     expect(templateQueryKeys('/rides?page={page}&per_page={per_page}&kind=book')).toEqual(['page', 'per_page', 'kind']);
     expect(templateQueryKeys('/numbers/{c}?{search}=1')).toEqual([]);
     expect(templateQueryKeys('/tags/{arn}#tagKeys')).toEqual([]);
+  });
+
+  it.each<[string, [string, string][], string[], Record<string, string>]>([
+    [
+      'each term its key, by value',
+      [
+        ['88', '1'],
+        ['1', '2'],
+      ],
+      [],
+      { search: '88', search_type: '1' },
+    ],
+    [
+      'a declared key is never a key parameter',
+      [
+        ['limit', '1'],
+        ['88', '1'],
+        ['1', '2'],
+      ],
+      ['limit'],
+      { search: '88', search_type: '1' },
+    ],
+    [
+      'one key per term',
+      [
+        ['88', '1'],
+        ['89', '1'],
+      ],
+      [],
+      { search: '88' },
+    ],
+    ['no pair with the value: unbound', [['88', '3']], [], {}],
+  ])('bindKeyParameters: %s', (_name, pairs, known, expected) => {
+    const bindings = parseRouteTemplate('/n/{c}?{search}=1&{search_type}=2', declared).keyBindings ?? [];
+    expect(Object.fromEntries(bindKeyParameters(bindings, pairs, new Set(known)))).toEqual(expected);
   });
 });

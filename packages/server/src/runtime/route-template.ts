@@ -41,6 +41,14 @@ export interface RouteTemplate {
   readonly conditions: readonly RouteCondition[];
   /** Template parameters written in the query part (`?city={city}`) read as path parameters: the name and its query key. */
   readonly queryBindings: readonly { readonly name: string; readonly key: string }[];
+  /** Template parameters written as a query key (`?{search}=1`): the name and the value its key is sent with (keyParameters); absent: none. */
+  readonly keyBindings?: readonly KeyParameter[];
+}
+
+/** A `{name}=value` term of a template's query part: the parameter is the key of the query pair sent with that value. */
+export interface KeyParameter {
+  readonly name: string;
+  readonly value: string;
 }
 
 /** The parameters an operation declares, by location (header names lower-cased). */
@@ -111,8 +119,9 @@ export function parseRouteTemplate(template: string, declared: DeclaredParameter
 
   const conditions: RouteCondition[] = [];
   const queryBindings: { name: string; key: string }[] = [];
+  const keyBindings = keyParameters(template);
   for (const { key, value } of terms(query)) {
-    // `{search}=1` (a parameter as the key) says nothing a request can be matched on
+    // `{search}=1` (a parameter as the key) says nothing a request can be matched on (keyBindings reads it)
     if (key.includes('{')) continue;
     const parameter = value === undefined ? null : WHOLE_PARAMETER.exec(value);
     if (parameter !== null) {
@@ -130,7 +139,7 @@ export function parseRouteTemplate(template: string, declared: DeclaredParameter
     const name = where === 'header' ? key.toLowerCase() : key;
     conditions.push(value === undefined ? { in: where, name } : { in: where, name, value });
   }
-  return { routerPath, names, conditions, queryBindings };
+  return { routerPath, names, conditions, queryBindings, ...(keyBindings.length > 0 ? { keyBindings } : {}) };
 }
 
 /** Whether a request (its parsed query and its headers) meets one condition. */
@@ -152,6 +161,44 @@ export function meets(
 /** The part of a template a client sends (before `?` and `#`): the path the malformed-encoding check compares with. */
 export function sentPath(template: string): string {
   return template.split('#', 1)[0]!.split('?', 1)[0]!;
+}
+
+/**
+ * The `{name}=value` terms of the template's query part (ClickSend's `/numbers/search/{country}?{search}=1&{search_type}=2`):
+ * a client fills the template, so it sends the parameter's value as a query key, with the value the term fixes.
+ */
+export function keyParameters(template: string): KeyParameter[] {
+  const beforeHash = template.split('#', 1)[0]!;
+  const question = beforeHash.indexOf('?');
+  if (question === -1) return [];
+  const out: KeyParameter[] = [];
+  for (const { key, value } of terms(beforeHash.slice(question + 1))) {
+    const parameter = WHOLE_PARAMETER.exec(key);
+    if (parameter !== null && value !== undefined && !value.includes('{')) out.push({ name: parameter[1]!, value });
+  }
+  return out;
+}
+
+/**
+ * The query key each key parameter is (parameter name -> key): the first pair sent with the term's value whose key
+ * is not `known` (a declared or template-named key) and not taken by an earlier term.
+ */
+export function bindKeyParameters(
+  bindings: readonly KeyParameter[],
+  pairs: Iterable<readonly [string, unknown]>,
+  known: ReadonlySet<string>,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  if (bindings.length === 0) return out;
+  const sent = [...pairs];
+  const taken = new Set<string>();
+  for (const binding of bindings) {
+    const pair = sent.find(([key, value]) => !known.has(key) && !taken.has(key) && value === binding.value);
+    if (pair === undefined) continue;
+    taken.add(pair[0]);
+    out.set(binding.name, pair[0]);
+  }
+  return out;
 }
 
 /** The query keys a query string written into the template names (`/rides?page={page}&per_page={per_page}`). */

@@ -1,0 +1,85 @@
+/** Query values on the wire per style and explode, and D456 for objects inside arrays and properties. */
+import { describe, expect, it } from 'vitest';
+import type { Json } from '../samples.js';
+import { type SerializedParam, serializeParam } from './serialize-param.js';
+
+const tag = { Key: 'a', Value: '1' };
+const tagText = '{"Key":"a","Value":"1"}';
+
+describe('serializeParam', () => {
+  it.each<[string, Omit<SerializedParam, 'name'>, Json, [string, string][]]>([
+    ['primitive', {}, 5, [['q', '5']]],
+    [
+      'array, form explode (the default)',
+      {},
+      [1, 2],
+      [
+        ['q', '1'],
+        ['q', '2'],
+      ],
+    ],
+    ['array, form', { explode: false }, [1, 2], [['q', '1,2']]],
+    ['array, spaceDelimited', { style: 'spaceDelimited', explode: false }, [1, 2], [['q', '1 2']]],
+    ['array, pipeDelimited', { style: 'pipeDelimited', explode: false }, [1, 2], [['q', '1|2']]],
+    [
+      'array, deepObject',
+      { style: 'deepObject' },
+      [1, 2],
+      [
+        ['q[]', '1'],
+        ['q[]', '2'],
+      ],
+    ],
+    [
+      'array of objects, form explode: each item its JSON text',
+      {},
+      [tag, tag],
+      [
+        ['q', tagText],
+        ['q', tagText],
+      ],
+    ],
+    ['array of objects, form', { explode: false }, [tag], [['q', tagText]]],
+    [
+      'object, form explode: its properties as keys',
+      {},
+      { x: 1, y: 'b' },
+      [
+        ['x', '1'],
+        ['y', 'b'],
+      ],
+    ],
+    [
+      'object, form explode: an array property one key per item',
+      {},
+      { ids: [1, 2] },
+      [
+        ['ids', '1'],
+        ['ids', '2'],
+      ],
+    ],
+    [
+      'object, form explode: object properties and items as JSON text',
+      {},
+      { tag, tags: [tag] },
+      [
+        ['tag', tagText],
+        ['tags', tagText],
+      ],
+    ],
+    ['object, form explode: the empty object is no key', {}, {}, []],
+    ['object, form', { explode: false }, { x: 1, y: 'b' }, [['q', 'x,1,y,b']]],
+    [
+      'object, deepObject',
+      { style: 'deepObject' },
+      { x: 1, tag },
+      [
+        ['q[x]', '1'],
+        ['q[tag]', tagText],
+      ],
+    ],
+    ['content: the value as one JSON text', { contentType: 'application/json' }, { x: [1] }, [['q', '{"x":[1]}']]],
+  ])('%s', (_name, p, value, expected) => {
+    expect(serializeParam({ name: 'q', ...p }, value)).toEqual(expected);
+  });
+});
