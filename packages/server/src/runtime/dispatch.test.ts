@@ -151,7 +151,12 @@ describe('production answers (validateResponses: false): compiled from the spec,
 describe('dispatch of every template spelling (D410)', () => {
   const op = (operationId: string, method: string, path: string, headerParameters: string[] = []): OperationRoute =>
     ({ operationId, method, path, headerParameters }) as unknown as OperationRoute;
-  const routes: { operation: OperationRoute; parameters?: { name: string; in: string }[] }[] = [
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const routes: {
+    operation: OperationRoute;
+    parameters?: { name: string; in: string }[];
+    acceptsPath?: (params: Record<string, string>) => boolean;
+  }[] = [
     { operation: op('getOperation', 'get', '/v1/{name}') },
     { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
     { operation: op('waitOperation', 'post', '/v1/{name}:wait') },
@@ -171,7 +176,22 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('listItems', 'get', '/items') },
     { operation: op('getObject', 'get', '/objects/{key}') },
     { operation: op('headObject', 'head', '/objects/{key}') },
+    // D469: identical templates told apart by their parameters' schemas, and a static segment beside a parameter
+    {
+      operation: op('getAttachmentById', 'get', '/notes/{noteId}/attachments/{attachmentId}'),
+      acceptsPath: (p) => uuid.test(p['attachmentId']!),
+    },
+    { operation: op('getAttachmentByName', 'get', '/notes/{noteId}/attachments/{fileName}') },
+    { operation: op('getFolderById', 'get', '/folders/{folderId}'), acceptsPath: (p) => /^\d+$/.test(p['folderId']!) },
+    { operation: op('getFolderByPath', 'get', '/folders/{folderPath}'), acceptsPath: (p) => /^[a-z]+$/.test(p['folderPath']!) },
+    { operation: op('getZone', 'get', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
+    { operation: op('deleteZone', 'delete', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
+    {
+      operation: op('countVisits', 'get', '/sites/{siteId}/{zoneType}/count'),
+      acceptsPath: (p) => ['zones', 'beacons'].includes(p['zoneType']!),
+    },
   ];
+  const ID = '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71';
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
   type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
   const rows: [string, string, string, Record<string, string>, Expect][] = [
@@ -210,6 +230,45 @@ describe('dispatch of every template spelling (D410)', () => {
     ['a declared HEAD beside GET', 'HEAD', '/objects/k1', {}, { status: 200, operationId: 'headObject' }],
     ['GET beside a declared HEAD', 'GET', '/objects/k1', {}, { operationId: 'getObject', params: { key: 'k1' } }],
     ['HEAD on a path that declares GET only', 'HEAD', '/records/r1.xml', {}, { status: 405 }],
+    [
+      'identical templates: the one whose parameters accept the value',
+      'GET',
+      `/notes/n1/attachments/${ID}`,
+      {},
+      { operationId: 'getAttachmentById', params: { noteId: 'n1', attachmentId: ID } },
+    ],
+    [
+      'identical templates: the next one when the first refuses it',
+      'GET',
+      '/notes/n1/attachments/report.pdf',
+      {},
+      { operationId: 'getAttachmentByName', params: { noteId: 'n1', fileName: 'report.pdf' } },
+    ],
+    ['identical templates: digits', 'GET', '/folders/42', {}, { operationId: 'getFolderById', params: { folderId: '42' } }],
+    ['identical templates: letters', 'GET', '/folders/docs', {}, { operationId: 'getFolderByPath', params: { folderPath: 'docs' } }],
+    // none accepts the value: the first template, whose own validation answers 400
+    ['identical templates: none accepts', 'GET', '/folders/a-1', {}, { operationId: 'getFolderById', params: { folderId: 'a-1' } }],
+    [
+      'a static segment: its template',
+      'GET',
+      `/sites/s1/zones/${ID}`,
+      {},
+      { operationId: 'getZone', params: { siteId: 's1', zoneId: ID } },
+    ],
+    [
+      'a static segment refused: the parameter template',
+      'GET',
+      '/sites/s1/zones/count',
+      {},
+      { operationId: 'countVisits', params: { siteId: 's1', zoneType: 'zones' } },
+    ],
+    [
+      'another route lacks the method',
+      'DELETE',
+      '/sites/s1/zones/count',
+      {},
+      { operationId: 'deleteZone', params: { siteId: 's1', zoneId: 'count' } },
+    ],
   ];
 
   let base: string;

@@ -22,6 +22,8 @@ interface PathEntry {
   /** Per method, the templates of this route, the most specific (most conditions) first. */
   readonly byMethod: ReadonlyMap<string, readonly Candidate[]>;
   readonly allow: string;
+  /** find-my-way's path of the route. */
+  readonly routerPath: string;
 }
 
 /** An operation under its route: its steps and how its template reads a request. */
@@ -30,6 +32,8 @@ interface Candidate extends RouteTemplate {
   readonly steps: readonly RequestHandler[];
   /** The query and header parameters the operation declares (header names lower-cased). */
   readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
+  /** Whether the operation's path parameter schemas accept these values; absent: it takes any. */
+  readonly acceptsPath?: (params: Record<string, string>) => boolean;
 }
 
 /**
@@ -103,6 +107,42 @@ const sameConditions = (a: readonly RouteCondition[], b: readonly RouteCondition
   return a.length === b.length && b.every((c) => set.has(key(c)));
 };
 
+/** The spec's names bound to the router's positional values (and the template's query part), or why they cannot be. */
+function bindParams(
+  target: Candidate,
+  found: Readonly<Record<string, string | undefined>>,
+  query: URLSearchParams | undefined,
+): Record<string, string> | RequestRejection {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < target.names.length; i++) {
+    const name = target.names[i]!;
+    const value = found[`p${i}`]!;
+    // D200: a name the template repeats is one parameter: every place of the path must carry the same value
+    if (params[name] !== undefined && params[name] !== value) return repeatedParameterMismatch(name);
+    params[name] = value;
+  }
+  // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410 every path template real specs use is routed)
+  for (const binding of target.queryBindings) {
+    const value = query!.get(binding.key);
+    if (value !== null) params[binding.name] = value;
+  }
+  return params;
+}
+
+/** A segment of a find-my-way path holding a parameter (`::` is an escaped colon). */
+const hasParameter = (segment: string): boolean => segment.replaceAll('::', '').includes(':');
+
+/** Whether two find-my-way paths can match the same request path: as many segments, each equal or a parameter in one. */
+function mayOverlap(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((segment, i) => segment === b[i] || hasParameter(segment) || hasParameter(b[i]!));
+}
+
+/** Whether find-my-way matched an empty parameter (`/items/` for `/items/{id}`): never a path parameter's value. */
+function emptyParameter(params: Readonly<Record<string, string | undefined>>): boolean {
+  for (const key in params) if (params[key] === '') return true;
+  return false;
+}
+
 export interface DispatchOptions {
   /** Called for a path no operation declares when it holds malformed percent-encoding (answers 400). */
   malformed?: RequestHandler;
@@ -123,6 +163,12 @@ export interface DispatchRoute {
   readonly parameters?: readonly { readonly name: string; readonly in: string }[];
   /** The string values path parameters' schemas enumerate (a parameter sharing its segment matches them). */
   readonly pathEnums?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Whether the operation's path parameter schemas accept the values of a request (their names as the spec writes
+   * them): of the templates a path matches, the first whose parameters accept it is chosen (D469 a path routed to the
+   * template whose parameters accept it). Absent: any values.
+   */
+  readonly acceptsPath?: (params: Record<string, string>) => boolean;
 }
 
 /**
@@ -156,20 +202,30 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       entry.byMethod.set(method, candidates);
       entry.methods.push(method);
     }
-    const shadowing = candidates.find((c) => sameConditions(c.conditions, template.conditions));
+    // a template whose path parameters are validated leaves to the next one the values it refuses (D469 a path routed to
+    // the template whose parameters accept it: `/attachments/{AttachmentID}` uuid beside `/attachments/{FileName}`)
+    const shadowing = candidates.find((c) => c.acceptsPath === undefined && sameConditions(c.conditions, template.conditions));
     if (shadowing !== undefined)
       options.warn?.(
         route.operation.operationId,
         `${route.operation.operationId} (${method} ${route.operation.path}) is never reached: ${shadowing.operation.operationId} (${shadowing.operation.path}) answers every request it would`,
       );
-    candidates.push({ ...template, declared, operation: route.operation, steps: route.steps });
+    candidates.push({
+      ...template,
+      declared,
+      operation: route.operation,
+      steps: route.steps,
+      ...(route.acceptsPath === undefined ? {} : { acceptsPath: route.acceptsPath }),
+    });
   }
+  const stores: PathEntry[] = [];
   // Every route registered once (under GET, a stand-in: the method is looked up in the entry, so that a path declared
   // with other methods answers 405 instead of falling through).
   for (const [path, entry] of byPath) {
     // the most specific template first; equal ones in declaration order (sort is stable)
     for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
-    const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', ') };
+    const store: PathEntry = { byMethod: entry.byMethod, allow: entry.methods.join(', '), routerPath: path };
+    stores.push(store);
     try {
       router.on('GET', path, () => undefined, store);
     } catch (error) {
@@ -180,6 +236,67 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
   }
 
+  // D469 a path routed to the template whose parameters accept it: the routes a request path may also match, found
+  // when a request first needs them (a chosen template refused its path values), each with a router of its own
+  const overlapping = new Map<string, readonly { store: PathEntry; router: ReturnType<typeof findMyWay> }[]>();
+  const overlapsOf = (entry: PathEntry) => {
+    let found = overlapping.get(entry.routerPath);
+    if (found === undefined) {
+      const segments = entry.routerPath.split('/');
+      found = stores
+        .filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')))
+        .map((store) => {
+          const router = findMyWay({
+            caseSensitive: true,
+            ignoreTrailingSlash: false,
+            ignoreDuplicateSlashes: false,
+            maxParamLength: 64 * 1024,
+          });
+          router.on('GET', store.routerPath, () => undefined);
+          return { store, router };
+        });
+      overlapping.set(entry.routerPath, found);
+    }
+    return found;
+  };
+  /** Whether a request routed to `target` may belong to another template (asked only then: no check costs the others). */
+  const alternatives = new WeakMap<Candidate, boolean>();
+  const hasAlternative = (entry: PathEntry, target: Candidate, method: string): boolean => {
+    let known = alternatives.get(target);
+    if (known === undefined) {
+      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some(({ store }) => store.byMethod.has(method));
+      alternatives.set(target, known);
+    }
+    return known;
+  };
+  /** Another template the request path matches whose conditions it meets and whose path parameters accept it. */
+  const acceptingAlternative = (
+    path: string,
+    entry: PathEntry,
+    routerParams: Readonly<Record<string, string | undefined>>,
+    current: Candidate,
+    req: Request,
+    search: string,
+  ): { target: Candidate; params: Record<string, string> } | undefined => {
+    const query = new URLSearchParams(search);
+    const routes = [{ store: entry, params: routerParams }];
+    for (const { store, router } of overlapsOf(entry)) {
+      const matched = router.find('GET', path);
+      if (matched !== null && !emptyParameter(matched.params)) routes.push({ store, params: matched.params });
+    }
+    for (const { store, params: positional } of routes) {
+      const candidates = store.byMethod.get(req.method) ?? [];
+      for (const candidate of candidates) {
+        if (candidate === current || !candidate.conditions.every((condition) => meets(condition, query, req.headers))) continue;
+        if (namesAnother(candidate, candidates, query, req)) continue;
+        const params = bindParams(candidate, positional, query);
+        if (params instanceof RequestRejection || (candidate.acceptsPath !== undefined && !candidate.acceptsPath(params))) continue;
+        return { target: candidate, params };
+      }
+    }
+    return undefined;
+  };
+
   const unmatched = options.unmatched ?? [];
   return (req, res, next) => {
     const url = req.url;
@@ -188,15 +305,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     const matched = router.find('GET', path);
     // find-my-way matches an empty last parameter (`/items/` for `/items/{id}`); a path parameter is never empty
     // (Express's routing did not match it either): another path, so 404
-    let found = matched;
-    if (matched !== null) {
-      for (const key in matched.params) {
-        if (matched.params[key] === '') {
-          found = null;
-          break;
-        }
-      }
-    }
+    const found = matched !== null && emptyParameter(matched.params) ? null : matched;
     if (found === null) {
       if (options.malformed !== undefined && path.includes('%'))
         options.malformed(req, res, (error?: unknown) => (error === undefined ? runSteps(unmatched, req, res, next) : next(error)));
@@ -223,21 +332,18 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
         return;
       }
     }
-    const params: Record<string, string> = {};
-    for (let i = 0; i < target.names.length; i++) {
-      const name = target.names[i]!;
-      const value = found.params[`p${i}`]!;
-      // D200: a name the template repeats is one parameter: every place of the path must carry the same value
-      if (params[name] !== undefined && params[name] !== value) {
-        next(repeatedParameterMismatch(name));
-        return;
-      }
-      params[name] = value;
+    let params = bindParams(target, found.params, query);
+    if (params instanceof RequestRejection) {
+      next(params);
+      return;
     }
-    // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410 every path template real specs use is routed)
-    for (const binding of target.queryBindings) {
-      const value = query!.get(binding.key);
-      if (value !== null) params[binding.name] = value;
+    // D469 a path routed to the template whose parameters accept it: values the chosen template's path parameters
+    // refuse go to another template of the path that accepts them (`/genres/{id}` uuid beside `/genres/{name}`;
+    // `/zones/count` is `/{zone_type}/count` when `/zones/{zone_id}` wants a uuid); none: the
+    // chosen one, whose validation answers 400
+    if (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) {
+      const other = acceptingAlternative(path, entry, found.params, target, req, q === -1 ? '' : url.slice(q + 1));
+      if (other !== undefined) ({ target, params } = other);
     }
     req.params = params;
     res.locals.operation = target.operation;

@@ -614,6 +614,22 @@ export function createRequestValidator(
   return [upload, validate];
 }
 
+/**
+ * Whether an operation's path parameter schemas accept a request's path values (read as its validation reads them, on
+ * a copy): what the dispatcher asks to choose among templates a path matches (D469 a path routed to the template whose
+ * parameters accept it). Undefined when the operation validates no path parameter.
+ */
+export function pathParametersAccepted(v: OperationRequestValidators): ((params: Record<string, string>) => boolean) | undefined {
+  const validate = v.params;
+  if (validate === undefined) return undefined;
+  const rules = v.parameters.filter((rule) => rule.in === 'path' && rule.parse !== 'none');
+  return (params) => {
+    const copy: Bag = { ...params };
+    for (const rule of rules) applyParameterRule(rule, {}, {}, copy);
+    return validate(copy);
+  };
+}
+
 /** Route order for matching a URL to a known path: static segments before parameters, longer before shorter prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');

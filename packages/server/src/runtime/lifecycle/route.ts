@@ -6,7 +6,7 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createDispatcher } from '../dispatch.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from '../errors.js';
-import { compareRoutes, type OperationRequestValidators } from '../request-validation.js';
+import { compareRoutes, type OperationRequestValidators, pathParametersAccepted } from '../request-validation.js';
 import { pathParameterEnums, sentPath } from '../route-template.js';
 import type { ApiDocument, Logger, OperationRoute } from '../types.js';
 
@@ -100,11 +100,16 @@ export function routeStep(
   logger: Logger,
 ): RequestHandler {
   return createDispatcher(
-    routes.map((route) => ({
-      ...route,
-      parameters: validators[route.operation.operationId]?.parameters,
-      pathEnums: pathParameterEnums(apiDocument, route.operation),
-    })),
+    routes.map((route) => {
+      const v = validators[route.operation.operationId];
+      const acceptsPath = v === undefined ? undefined : pathParametersAccepted(v);
+      return {
+        ...route,
+        parameters: v?.parameters,
+        pathEnums: pathParameterEnums(apiDocument, route.operation),
+        ...(acceptsPath === undefined ? {} : { acceptsPath }),
+      };
+    }),
     {
       malformed: rejectMalformedPathEncoding(operations.map((op) => sentPath(op.path))),
       unmatched,
