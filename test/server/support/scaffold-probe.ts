@@ -9,6 +9,7 @@
  */
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { enumOfDeclaredType } from '../../../generators/src/emit/untyped-enum.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
 
@@ -143,6 +144,14 @@ export class SpecProbe {
    * values, and image-charts' required `chl` has `default: ""`).
    */
   private parameterSample(schema: Json | undefined): Json {
+    // an enum of another type than the parameter's is read as its text, as the scaffold's validators read it (D470 a
+    // parameter enum of another type read as its text): a value of that enum, written in the declared type
+    const declared = this.deref(schema);
+    const read = enumOfDeclaredType(declared) as Json;
+    if (read !== declared && isObj(read) && Array.isArray(read['enum'])) {
+      const values = read['enum'];
+      return sampleOf(read, this.deref, 0, (s, value) => value !== '' && (s === read ? values.includes(value) : this.accepts(s, value)));
+    }
     return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
   }
 
