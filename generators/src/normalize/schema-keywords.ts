@@ -12,6 +12,7 @@
  */
 import { pointerToken } from '../parse/refusal.js';
 import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
+import { stringDefaultRefusal } from './string-default.js';
 
 type JsonType = 'string' | 'number' | 'boolean' | 'array';
 
@@ -164,6 +165,18 @@ export function dropMistypedKeywords<T>(document: T, base = '#'): { document: T;
           keyword: key,
           problem: `\`default\` is ${describe(value)}, which its schema refuses (\`type\` ${typesOf(node).join(', ')}${Array.isArray(node['enum']) ? ', or its `enum`' : ''}). It is left out: a request without the value is not given it (D430).`,
           fix: `write a \`default\` of the declared type, or remove it.`,
+        });
+        delete (copy ??= { ...node })[key];
+        continue;
+      }
+      const refusal = schema && key === 'default' ? stringDefaultRefusal(node, value) : undefined;
+      if (refusal !== undefined) {
+        const pointer = [base, ...tokens, key].map((t, i) => (i === 0 ? t : pointerToken(t))).join('/');
+        dropped.push({
+          pointer,
+          keyword: key,
+          problem: `\`default\` is ${describe(value)}, which its schema refuses (${refusal}). It is left out: a request without the value is not given it (D471).`,
+          fix: `write a \`default\` its schema accepts, or remove it.`,
         });
         delete (copy ??= { ...node })[key];
         continue;
