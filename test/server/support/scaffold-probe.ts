@@ -181,7 +181,9 @@ export class SpecProbe {
           // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
-          parameters.set(`${p['in']} ${p['name']}`, {
+          // header names are case-insensitive: the operation's `x-amz-content-sha256` overrides its path item's
+          // `X-Amz-Content-Sha256` (sent both, fetch joined the two values into one header no schema accepts)
+          parameters.set(`${p['in']} ${p['in'] === 'header' ? p['name'].toLowerCase() : p['name']}`, {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
