@@ -30,6 +30,16 @@ describe('SpecProbe valid requests', () => {
       { url: 'http://probe.invalid/ratings/9' },
     ],
     [
+      'a path parameter declared with content',
+      document('/reports/{id}', {
+        get: {
+          ...ok,
+          parameters: [{ name: 'id', in: 'path', required: true, content: { '*/*': { schema: { type: 'string', format: 'uuid' } } } }],
+        },
+      }),
+      { url: 'http://probe.invalid/reports/3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71' },
+    ],
+    [
       // header names are case-insensitive: the operation's parameter overrides the path item's, one header is sent
       "an operation's header overriding its path item's in another case",
       document('/publish', {

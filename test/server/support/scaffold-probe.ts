@@ -187,7 +187,7 @@ export class SpecProbe {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',
-            schema: p['schema'],
+            schema: p['schema'] ?? contentSchema(p['content']),
           });
         }
         let body: ProbedOperation['body'];
@@ -416,6 +416,16 @@ export class SpecProbe {
       ...this.conformance(request.operation, response.status, contentType, text),
     };
   }
+}
+
+/**
+ * The schema of a parameter declared with `content` instead of `schema` (its one media type's, as the scaffold reads
+ * it): without it the probe sampled nothing and sent `null` for a path parameter the scaffold validates as a uuid.
+ */
+function contentSchema(content: Json | undefined): Json | undefined {
+  if (!isObj(content)) return undefined;
+  const media = Object.values(content)[0];
+  return isObj(media) ? media['schema'] : undefined;
 }
 
 function scalar(value: Json): string {
