@@ -100,6 +100,11 @@ function defaultOutsideType(schema: Record<string, unknown>, value: unknown): bo
   };
   if (value === null && schema['nullable'] === true) return false;
   if (!types.some(fits)) return true;
+  // an array default whose items its `items` schema refuses by type (D471 a default its string keywords refuse left
+  // out: `default: ["balances"]` for an array of arrays)
+  const items = schema['items'];
+  if (Array.isArray(value) && isObj(items) && items['$ref'] === undefined && value.some((item) => defaultOutsideType(items, item)))
+    return true;
   // a scalar default outside the schema's own enum (figshare's `order`: `default: created_date`, not among its values)
   const values = schema['enum'];
   return Array.isArray(values) && (value === null || typeof value !== 'object') && !values.includes(value);
