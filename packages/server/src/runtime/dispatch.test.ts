@@ -156,6 +156,7 @@ describe('dispatch of every template spelling (D410)', () => {
     operation: OperationRoute;
     parameters?: { name: string; in: string }[];
     acceptsPath?: (params: Record<string, string>) => boolean;
+    acceptsQuery?: (query: URLSearchParams) => boolean;
   }[] = [
     { operation: op('getOperation', 'get', '/v1/{name}') },
     { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
@@ -186,6 +187,15 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('getFolderByPath', 'get', '/folders/{folderPath}'), acceptsPath: (p) => /^[a-z]+$/.test(p['folderPath']!) },
     { operation: op('getZone', 'get', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
     { operation: op('deleteZone', 'delete', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
+    // D469: identical templates told apart by the query keys each declares and requires
+    {
+      operation: op('getJob', 'get', '/jobs/{jobName}'),
+      acceptsQuery: (q) => q.has('projectId') && [...q.keys()].every((k) => k === 'projectId'),
+    },
+    {
+      operation: op('listRuns', 'get', '/jobs/{name}'),
+      acceptsQuery: (q) => q.has('filter') && [...q.keys()].every((k) => k === 'filter'),
+    },
     {
       operation: op('countVisits', 'get', '/sites/{siteId}/{zoneType}/count'),
       acceptsPath: (p) => ['zones', 'beacons'].includes(p['zoneType']!),
@@ -262,6 +272,15 @@ describe('dispatch of every template spelling (D410)', () => {
       {},
       { operationId: 'countVisits', params: { siteId: 's1', zoneType: 'zones' } },
     ],
+    [
+      'identical templates: the one requiring the key sent',
+      'GET',
+      '/jobs/j1?projectId=p',
+      {},
+      { operationId: 'getJob', params: { jobName: 'j1' } },
+    ],
+    ['identical templates: the other key', 'GET', '/jobs/j1?filter=f', {}, { operationId: 'listRuns', params: { name: 'j1' } }],
+    ['identical templates: no template takes the keys', 'GET', '/jobs/j1', {}, { operationId: 'getJob', params: { jobName: 'j1' } }],
     [
       'another route lacks the method',
       'DELETE',

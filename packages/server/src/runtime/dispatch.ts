@@ -34,6 +34,8 @@ interface Candidate extends RouteTemplate {
   readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
   /** Whether the operation's path parameter schemas accept these values; absent: it takes any. */
   readonly acceptsPath?: (params: Record<string, string>) => boolean;
+  /** Whether the operation takes the request's query keys; absent: any. */
+  readonly acceptsQuery?: (query: URLSearchParams) => boolean;
 }
 
 /**
@@ -169,6 +171,12 @@ export interface DispatchRoute {
    * template whose parameters accept it). Absent: any values.
    */
   readonly acceptsPath?: (params: Record<string, string>) => boolean;
+  /**
+   * Whether the operation takes the request's query keys (every key declared, every required one sent): of the
+   * templates of one route and method whose conditions a request meets, the first that takes them is chosen (D469).
+   * Absent: any keys.
+   */
+  readonly acceptsQuery?: (query: URLSearchParams) => boolean;
 }
 
 /**
@@ -204,7 +212,9 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
     // a template whose path parameters are validated leaves to the next one the values it refuses (D469 a path routed to
     // the template whose parameters accept it: `/attachments/{AttachmentID}` uuid beside `/attachments/{FileName}`)
-    const shadowing = candidates.find((c) => c.acceptsPath === undefined && sameConditions(c.conditions, template.conditions));
+    const shadowing = candidates.find(
+      (c) => c.acceptsPath === undefined && c.acceptsQuery === undefined && sameConditions(c.conditions, template.conditions),
+    );
     if (shadowing !== undefined)
       options.warn?.(
         route.operation.operationId,
@@ -216,6 +226,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       operation: route.operation,
       steps: route.steps,
       ...(route.acceptsPath === undefined ? {} : { acceptsPath: route.acceptsPath }),
+      ...(route.acceptsQuery === undefined ? {} : { acceptsQuery: route.acceptsQuery }),
     });
   }
   const stores: PathEntry[] = [];
@@ -289,6 +300,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       for (const candidate of candidates) {
         if (candidate === current || !candidate.conditions.every((condition) => meets(condition, query, req.headers))) continue;
         if (namesAnother(candidate, candidates, query, req)) continue;
+        if (candidate.acceptsQuery !== undefined && !candidate.acceptsQuery(query)) continue;
         const params = bindParams(candidate, positional, query);
         if (params instanceof RequestRejection || (candidate.acceptsPath !== undefined && !candidate.acceptsPath(params))) continue;
         return { target: candidate, params };
@@ -340,8 +352,12 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // D469 a path routed to the template whose parameters accept it: values the chosen template's path parameters
     // refuse go to another template of the path that accepts them (`/genres/{id}` uuid beside `/genres/{name}`;
     // `/zones/count` is `/{zone_type}/count` when `/zones/{zone_id}` wants a uuid); none: the
-    // chosen one, whose validation answers 400
-    if (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) {
+    // chosen one, whose validation answers 400; and of templates of one route and method that nothing else tells apart: the first that takes the query keys sent
+    // (`/v1/{name}` listing with a required `filter` beside getting with `projectId`)
+    const refused =
+      (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) ||
+      (candidates.length > 1 && target.acceptsQuery !== undefined && !target.acceptsQuery(query!));
+    if (refused) {
       const other = acceptingAlternative(path, entry, found.params, target, req, q === -1 ? '' : url.slice(q + 1));
       if (other !== undefined) ({ target, params } = other);
     }

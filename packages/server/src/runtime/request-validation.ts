@@ -630,6 +630,24 @@ export function pathParametersAccepted(v: OperationRequestValidators): ((params:
   };
 }
 
+/**
+ * Whether an operation takes a request's query keys: every key one it declares (unless it takes any), every required
+ * one sent. What the dispatcher asks to choose among templates of one route that nothing else tells apart (D469 a
+ * path routed to the template whose parameters accept it: `/v1/{name}` listing with `filter` beside getting with
+ * `projectId`). A key's `[...]` suffix (deepObject) is read as its parameter's name.
+ */
+export function queryParametersAccepted(
+  v: OperationRequestValidators,
+  operation: Pick<OperationRoute, 'path'>,
+  required: readonly string[],
+): (query: URLSearchParams) => boolean {
+  const known = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
+  return (query) => {
+    if (!v.allowUnknownQuery) for (const key of query.keys()) if (!known.has(key.replace(/\[.*$/, ''))) return false;
+    return required.every((name) => query.has(name) || [...query.keys()].some((key) => key.startsWith(`${name}[`)));
+  };
+}
+
 /** Route order for matching a URL to a known path: static segments before parameters, longer before shorter prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');
