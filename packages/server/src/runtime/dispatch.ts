@@ -131,6 +131,13 @@ function bindParams(
   return params;
 }
 
+/**
+ * Paths matched exactly as the spec writes them. Why 64 KiB: find-my-way refuses a longer parameter (404); Node's
+ * header limit bounds the URL well before it, and a parameter too long for its schema is the validator's 400, as it
+ * was under Express's router.
+ */
+const ROUTER_OPTIONS = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 };
+
 /** A segment of a find-my-way path holding a parameter (`::` is an escaped colon). */
 const hasParameter = (segment: string): boolean => segment.replaceAll('::', '').includes(':');
 
@@ -143,6 +150,79 @@ function mayOverlap(a: readonly string[], b: readonly string[]): boolean {
 function emptyParameter(params: Readonly<Record<string, string | undefined>>): boolean {
   for (const key in params) if (params[key] === '') return true;
   return false;
+}
+
+/**
+ * D469 a path routed to the template whose parameters accept it: for the routes registered (`stores`), whether a
+ * request routed to a template may belong to another, and that other template. The routes a request path may also
+ * match are found when a request first needs them (a chosen template refused its values), each with a router of its own.
+ */
+function alternativesOf(stores: readonly PathEntry[]): {
+  hasAlternative: (entry: PathEntry, target: Candidate, method: string) => boolean;
+  acceptingAlternative: (
+    path: string,
+    entry: PathEntry,
+    routerParams: Readonly<Record<string, string | undefined>>,
+    current: Candidate,
+    req: Request,
+    search: string,
+  ) => { target: Candidate; params: Record<string, string> } | undefined;
+} {
+  const overlapping = new Map<string, readonly { store: PathEntry; router: ReturnType<typeof findMyWay> }[]>();
+  const overlapsOf = (entry: PathEntry) => {
+    let found = overlapping.get(entry.routerPath);
+    if (found === undefined) {
+      const segments = entry.routerPath.split('/');
+      found = stores
+        .filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')))
+        .map((store) => {
+          const router = findMyWay(ROUTER_OPTIONS);
+          router.on('GET', store.routerPath, () => undefined);
+          return { store, router };
+        });
+      overlapping.set(entry.routerPath, found);
+    }
+    return found;
+  };
+  /** Whether a request routed to `target` may belong to another template (asked only then: no check costs the others). */
+  const alternatives = new WeakMap<Candidate, boolean>();
+  const hasAlternative = (entry: PathEntry, target: Candidate, method: string): boolean => {
+    let known = alternatives.get(target);
+    if (known === undefined) {
+      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some(({ store }) => store.byMethod.has(method));
+      alternatives.set(target, known);
+    }
+    return known;
+  };
+  /** Another template the request path matches whose conditions it meets and whose path and query parameters accept it. */
+  const acceptingAlternative = (
+    path: string,
+    entry: PathEntry,
+    routerParams: Readonly<Record<string, string | undefined>>,
+    current: Candidate,
+    req: Request,
+    search: string,
+  ): { target: Candidate; params: Record<string, string> } | undefined => {
+    const query = new URLSearchParams(search);
+    const routes = [{ store: entry, params: routerParams }];
+    for (const { store, router } of overlapsOf(entry)) {
+      const matched = router.find('GET', path);
+      if (matched !== null && !emptyParameter(matched.params)) routes.push({ store, params: matched.params });
+    }
+    for (const { store, params: positional } of routes) {
+      const candidates = store.byMethod.get(req.method) ?? [];
+      for (const candidate of candidates) {
+        if (candidate === current || !candidate.conditions.every((condition) => meets(condition, query, req.headers))) continue;
+        if (namesAnother(candidate, candidates, query, req)) continue;
+        if (candidate.acceptsQuery !== undefined && !candidate.acceptsQuery(query)) continue;
+        const params = bindParams(candidate, positional, query);
+        if (params instanceof RequestRejection || (candidate.acceptsPath !== undefined && !candidate.acceptsPath(params))) continue;
+        return { target: candidate, params };
+      }
+    }
+    return undefined;
+  };
+  return { hasAlternative, acceptingAlternative };
 }
 
 export interface DispatchOptions {
@@ -185,9 +265,7 @@ export interface DispatchRoute {
  * the app's own routes); a declared path with another method is 405.
  */
 export function createDispatcher(routes: readonly DispatchRoute[], options: DispatchOptions = {}): RequestHandler {
-  // why 64 KiB: find-my-way refuses a longer parameter (404); Node's header limit bounds the URL well before it, and
-  // a parameter too long for its schema is the validator's 400, as it was under Express's router
-  const router = findMyWay({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 });
+  const router = findMyWay(ROUTER_OPTIONS);
   const byPath = new Map<string, { byMethod: Map<string, Candidate[]>; methods: string[] }>();
   for (const route of routes) {
     const parameters = route.parameters ?? [];
@@ -247,67 +325,7 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
   }
 
-  // D469 a path routed to the template whose parameters accept it: the routes a request path may also match, found
-  // when a request first needs them (a chosen template refused its path values), each with a router of its own
-  const overlapping = new Map<string, readonly { store: PathEntry; router: ReturnType<typeof findMyWay> }[]>();
-  const overlapsOf = (entry: PathEntry) => {
-    let found = overlapping.get(entry.routerPath);
-    if (found === undefined) {
-      const segments = entry.routerPath.split('/');
-      found = stores
-        .filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')))
-        .map((store) => {
-          const router = findMyWay({
-            caseSensitive: true,
-            ignoreTrailingSlash: false,
-            ignoreDuplicateSlashes: false,
-            maxParamLength: 64 * 1024,
-          });
-          router.on('GET', store.routerPath, () => undefined);
-          return { store, router };
-        });
-      overlapping.set(entry.routerPath, found);
-    }
-    return found;
-  };
-  /** Whether a request routed to `target` may belong to another template (asked only then: no check costs the others). */
-  const alternatives = new WeakMap<Candidate, boolean>();
-  const hasAlternative = (entry: PathEntry, target: Candidate, method: string): boolean => {
-    let known = alternatives.get(target);
-    if (known === undefined) {
-      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some(({ store }) => store.byMethod.has(method));
-      alternatives.set(target, known);
-    }
-    return known;
-  };
-  /** Another template the request path matches whose conditions it meets and whose path parameters accept it. */
-  const acceptingAlternative = (
-    path: string,
-    entry: PathEntry,
-    routerParams: Readonly<Record<string, string | undefined>>,
-    current: Candidate,
-    req: Request,
-    search: string,
-  ): { target: Candidate; params: Record<string, string> } | undefined => {
-    const query = new URLSearchParams(search);
-    const routes = [{ store: entry, params: routerParams }];
-    for (const { store, router } of overlapsOf(entry)) {
-      const matched = router.find('GET', path);
-      if (matched !== null && !emptyParameter(matched.params)) routes.push({ store, params: matched.params });
-    }
-    for (const { store, params: positional } of routes) {
-      const candidates = store.byMethod.get(req.method) ?? [];
-      for (const candidate of candidates) {
-        if (candidate === current || !candidate.conditions.every((condition) => meets(condition, query, req.headers))) continue;
-        if (namesAnother(candidate, candidates, query, req)) continue;
-        if (candidate.acceptsQuery !== undefined && !candidate.acceptsQuery(query)) continue;
-        const params = bindParams(candidate, positional, query);
-        if (params instanceof RequestRejection || (candidate.acceptsPath !== undefined && !candidate.acceptsPath(params))) continue;
-        return { target: candidate, params };
-      }
-    }
-    return undefined;
-  };
+  const { hasAlternative, acceptingAlternative } = alternativesOf(stores);
 
   const unmatched = options.unmatched ?? [];
   return (req, res, next) => {
