@@ -285,7 +285,12 @@ function parseJson(value: unknown): unknown {
   }
 }
 
-function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, params: Bag): void {
+/**
+ * Parses one parameter in place. `declared`: the operation's query parameter names; a form-exploded object takes none
+ * of them as its properties (a declared parameter's key is that parameter's, not an object's property of the same name:
+ * AWS's required `Version` beside a `LaunchTemplate` object with a `Version` property was taken into the object).
+ */
+function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, params: Bag, declared?: ReadonlySet<string>): void {
   const bag = rule.in === 'query' ? query : rule.in === 'header' ? headers : params;
   const name = rule.name;
   const value = bag[name];
@@ -311,7 +316,7 @@ function applyParameterRule(rule: ParameterRule, query: Bag, headers: Bag, param
       return;
     }
     case 'formExplode': {
-      const properties = rule.properties ?? [];
+      const properties = (rule.properties ?? []).filter((p) => p === name || declared === undefined || !declared.has(p));
       if (!properties.some((p) => Object.hasOwn(query, p))) return;
       const object: Bag = {};
       for (const property of properties) {
@@ -503,6 +508,7 @@ export function createRequestValidator(
   // D410: the keys of a query string written into the template (`/rides?page={page}`) are the template's own
   const knownQuery = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
   const queryRules = v.parameters.some((p) => p.in === 'query');
+  const declaredQuery = new Set(v.parameters.filter((p) => p.in === 'query').map((p) => p.name));
   const otherRules = v.parameters.filter((p) => p.in !== 'query' && p.parse !== 'none');
   const selectMedia = mediaTypeSelector(v.body?.content.map((c) => c.mediaType) ?? []);
 
@@ -539,7 +545,8 @@ export function createRequestValidator(
           for (const rule of v.parameters) if (rule.reserved !== undefined) checkReserved(rule, raw);
         }
         const empty = new Set(Object.keys(query).filter((k) => query[k] === ''));
-        for (const rule of v.parameters) if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {});
+        for (const rule of v.parameters)
+          if (rule.in === 'query' && rule.parse !== 'none') applyParameterRule(rule, query, {}, {}, declaredQuery);
         checkQueryNames(query, v, knownQuery, empty);
       }
       for (const rule of otherRules) applyParameterRule(rule, query, req.headers as Bag, req.params as Bag);
