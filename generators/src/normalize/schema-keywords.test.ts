@@ -56,6 +56,8 @@ describe('dropMistypedKeywords (D430)', () => {
           Day: { type: 'string', format: 'date', default: '2026-01-02' },
           Scopes: { type: 'array', items: { type: 'array', items: {} }, default: ['balances'] },
           Tags: { type: 'array', items: { type: 'string' }, default: ['a'] },
+          Country: { allOf: [{ $ref: '#/components/schemas/Tags' }], nullable: true, default: null },
+          Stop: { oneOf: [{ type: 'string' }, { type: 'null' }], default: null },
         },
       },
     };
@@ -68,6 +70,7 @@ describe('dropMistypedKeywords (D430)', () => {
       '#/components/schemas/Since/default',
       '#/components/schemas/Id/default',
       '#/components/schemas/Scopes/default',
+      '#/components/schemas/Country/default',
     ]);
     expect(dropped[5]!.problem).toContain('which its schema refuses (`format` uuid)');
     expect(out.components.schemas.Tags).toEqual({ type: 'array', items: { type: 'string' }, default: ['a'] });
