@@ -253,7 +253,7 @@ export interface DispatchRoute {
   readonly acceptsPath?: (params: Record<string, string>) => boolean;
   /**
    * Whether the operation takes the request's query keys (every key declared, every required one sent): of the
-   * templates of one route and method whose conditions a request meets, the first that takes them is chosen (D469).
+   * templates of one route and method whose conditions a request meets, the first that takes them is chosen (D469 a path routed to the template whose parameters accept it).
    * Absent: any keys.
    */
   readonly acceptsQuery?: (query: URLSearchParams) => boolean;

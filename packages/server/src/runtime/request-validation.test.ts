@@ -1,4 +1,4 @@
-/** request-validation.ts: parameters read as the operation declares them, and what the dispatcher asks of them (D469). */
+/** request-validation.ts: parameters read as the operation declares them, and what the dispatcher asks of them (D469 a path routed to the template whose parameters accept it). */
 import { Ajv } from 'ajv';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
