@@ -168,18 +168,23 @@ function alternativesOf(stores: readonly PathEntry[]): {
     search: string,
   ) => { target: Candidate; params: Record<string, string> } | undefined;
 } {
-  const overlapping = new Map<string, readonly { store: PathEntry; router: ReturnType<typeof findMyWay> }[]>();
+  const overlapping = new Map<string, readonly PathEntry[]>();
+  // one router per route, shared by every route it overlaps
+  const routers = new Map<PathEntry, ReturnType<typeof findMyWay>>();
+  const routerOf = (store: PathEntry) => {
+    let router = routers.get(store);
+    if (router === undefined) {
+      router = findMyWay(ROUTER_OPTIONS);
+      router.on('GET', store.routerPath, () => undefined);
+      routers.set(store, router);
+    }
+    return router;
+  };
   const overlapsOf = (entry: PathEntry) => {
     let found = overlapping.get(entry.routerPath);
     if (found === undefined) {
       const segments = entry.routerPath.split('/');
-      found = stores
-        .filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')))
-        .map((store) => {
-          const router = findMyWay(ROUTER_OPTIONS);
-          router.on('GET', store.routerPath, () => undefined);
-          return { store, router };
-        });
+      found = stores.filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')));
       overlapping.set(entry.routerPath, found);
     }
     return found;
@@ -189,7 +194,7 @@ function alternativesOf(stores: readonly PathEntry[]): {
   const hasAlternative = (entry: PathEntry, target: Candidate, method: string): boolean => {
     let known = alternatives.get(target);
     if (known === undefined) {
-      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some(({ store }) => store.byMethod.has(method));
+      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some((store) => store.byMethod.has(method));
       alternatives.set(target, known);
     }
     return known;
@@ -205,8 +210,9 @@ function alternativesOf(stores: readonly PathEntry[]): {
   ): { target: Candidate; params: Record<string, string> } | undefined => {
     const query = new URLSearchParams(search);
     const routes = [{ store: entry, params: routerParams }];
-    for (const { store, router } of overlapsOf(entry)) {
-      const matched = router.find('GET', path);
+    for (const store of overlapsOf(entry)) {
+      if (!store.byMethod.has(req.method)) continue;
+      const matched = routerOf(store).find('GET', path);
       if (matched !== null && !emptyParameter(matched.params)) routes.push({ store, params: matched.params });
     }
     for (const { store, params: positional } of routes) {
