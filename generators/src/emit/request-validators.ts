@@ -26,7 +26,7 @@ import { runtimeSpecifier } from './context.js';
 import { operationTypeNames } from './names.js';
 import { closedAllOfDeclared } from './closed-all-of.js';
 import { readOnlyNotRequired } from './read-only.js';
-import { typedByEnum } from './untyped-enum.js';
+import { enumOfDeclaredType, typedByEnum } from './untyped-enum.js';
 import { reachableDigest } from '../incremental/reads.js';
 import { SUBSCHEMA_KEYWORDS } from '../util/json.js';
 
@@ -448,7 +448,9 @@ export function compileRequestValidators(ctx: { model: RequestValidatorInputs })
       parameterRules.push(rule);
       const group = location === 'query' ? 'query' : location === 'header' ? 'headers' : 'params';
       const target = (groups[group] ??= { properties: {}, required: [] });
-      target.properties[rule.name] = sharedParameter(toAjvSchema(typedByEnum(coercibleOneOf(schema, resolver)), PARAMS_ROOT, ANNOTATIONS));
+      target.properties[rule.name] = sharedParameter(
+        toAjvSchema(enumOfDeclaredType(typedByEnum(coercibleOneOf(schema, resolver))), PARAMS_ROOT, ANNOTATIONS),
+      );
       if (p.required) target.required.push(rule.name);
       if (location === 'query' && p.allowEmptyValue) allowEmpty.push(rule.name);
       // A form-exploded free-form object takes any other query key as one of its properties.

@@ -12,6 +12,7 @@
  */
 import { pointerToken } from '../parse/refusal.js';
 import { isObj, SUBSCHEMA_KEYWORDS } from '../util/json.js';
+import { stringDefaultRefusal } from './string-default.js';
 
 type JsonType = 'string' | 'number' | 'boolean' | 'array';
 
@@ -76,6 +77,11 @@ function typesOf(schema: Record<string, unknown>): string[] {
  */
 function defaultOutsideType(schema: Record<string, unknown>, value: unknown): boolean {
   const types = typesOf(schema);
+  // a null default beside a 3.0 `nullable` without `type` (`{allOf: [{$ref: CountryCode}], nullable: true, default:
+  // null}`): `nullable` takes effect only with a `type`, the validators read none, and the composition's members refuse
+  // null (D471 a default its string keywords refuse left out)
+  if (value === null && types.length === 0)
+    return ['allOf', 'oneOf', 'anyOf', '$ref'].some((k) => schema[k] !== undefined) && !acceptsNullMember(schema);
   if (types.length === 0) return false;
   const fits = (t: string): boolean => {
     switch (t) {
@@ -99,9 +105,26 @@ function defaultOutsideType(schema: Record<string, unknown>, value: unknown): bo
   };
   if (value === null && schema['nullable'] === true) return false;
   if (!types.some(fits)) return true;
+  // an array default whose items its `items` schema refuses by type (D471 a default its string keywords refuse left
+  // out: `default: ["balances"]` for an array of arrays)
+  const items = schema['items'];
+  if (Array.isArray(value) && isObj(items) && items['$ref'] === undefined && value.some((item) => defaultOutsideType(items, item)))
+    return true;
   // a scalar default outside the schema's own enum (figshare's `order`: `default: created_date`, not among its values)
   const values = schema['enum'];
   return Array.isArray(values) && (value === null || typeof value !== 'object') && !values.includes(value);
+}
+
+/** Whether an inline member of the schema's composition says null is allowed (a `type` with null, or an empty schema). */
+function acceptsNullMember(schema: Record<string, unknown>): boolean {
+  return ['allOf', 'oneOf', 'anyOf'].some(
+    (k) =>
+      Array.isArray(schema[k]) &&
+      (schema[k] as unknown[]).some(
+        (m) =>
+          isObj(m) && m['$ref'] === undefined && (Object.keys(m).length === 0 || typesOf(m).includes('null') || m['nullable'] === true),
+      ),
+  );
 }
 
 /** A keyword left out of the document (D430 wrongly typed value keywords and refused defaults left out with a warning). */
@@ -162,8 +185,20 @@ export function dropMistypedKeywords<T>(document: T, base = '#'): { document: T;
         dropped.push({
           pointer,
           keyword: key,
-          problem: `\`default\` is ${describe(value)}, which its schema refuses (\`type\` ${typesOf(node).join(', ')}${Array.isArray(node['enum']) ? ', or its `enum`' : ''}). It is left out: a request without the value is not given it (D430).`,
+          problem: `\`default\` is ${describe(value)}, which its schema refuses (${typesOf(node).length === 0 ? '`nullable` without `type` allows no null; its members refuse it' : `\`type\` ${typesOf(node).join(', ')}${Array.isArray(node['enum']) ? ', or its `enum`' : ''}`}). It is left out: a request without the value is not given it (D430).`,
           fix: `write a \`default\` of the declared type, or remove it.`,
+        });
+        delete (copy ??= { ...node })[key];
+        continue;
+      }
+      const refusal = schema && key === 'default' ? stringDefaultRefusal(node, value) : undefined;
+      if (refusal !== undefined) {
+        const pointer = [base, ...tokens, key].map((t, i) => (i === 0 ? t : pointerToken(t))).join('/');
+        dropped.push({
+          pointer,
+          keyword: key,
+          problem: `\`default\` is ${describe(value)}, which its schema refuses (${refusal}). It is left out: a request without the value is not given it (D471).`,
+          fix: `write a \`default\` its schema accepts, or remove it.`,
         });
         delete (copy ??= { ...node })[key];
         continue;

@@ -9,6 +9,7 @@
  */
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { enumOfDeclaredType } from '../../../generators/src/emit/untyped-enum.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
 import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
@@ -150,6 +151,14 @@ export class SpecProbe {
    * values, and image-charts' required `chl` has `default: ""`).
    */
   private parameterSample(schema: Json | undefined): Json {
+    // an enum of another type than the parameter's is read as its text, as the scaffold's validators read it (D470 a
+    // parameter enum of another type read as its text): a value of that enum, written in the declared type
+    const declared = this.deref(schema);
+    const read = enumOfDeclaredType(declared) as Json;
+    if (read !== declared && isObj(read) && Array.isArray(read['enum'])) {
+      const values = read['enum'];
+      return sampleOf(read, this.deref, 0, (s, value) => value !== '' && (s === read ? values.includes(value) : this.accepts(s, value)));
+    }
     return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
   }
 
@@ -187,7 +196,9 @@ export class SpecProbe {
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
           // a parameter declared with `content` (Stream's path parameters) has its schema in its one media type
           const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
-          parameters.set(`${p['in']} ${p['name']}`, {
+          // header names are case-insensitive: the operation's `x-amz-content-sha256` overrides its path item's
+          // `X-Amz-Content-Sha256` (sent both, fetch joined the two values into one header no schema accepts)
+          parameters.set(`${p['in']} ${p['in'] === 'header' ? p['name'].toLowerCase() : p['name']}`, {
             name: p['name'],
             in: p['in'],
             required: p['required'] === true || p['in'] === 'path',

@@ -160,7 +160,13 @@ describe('dispatch of every template spelling (D410)', () => {
     { name: 'Operation', in: 'query' },
     { name: 'Action', in: 'query' },
   ];
-  const routes: { operation: OperationRoute; parameters?: { name: string; in: string }[] }[] = [
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const routes: {
+    operation: OperationRoute;
+    parameters?: { name: string; in: string }[];
+    acceptsPath?: (params: Record<string, string>) => boolean;
+    acceptsQuery?: (query: URLSearchParams) => boolean;
+  }[] = [
     { operation: op('getOperation', 'get', '/v1/{name}') },
     { operation: op('cancelOperation', 'post', '/v1/{name}:cancel') },
     { operation: op('waitOperation', 'post', '/v1/{name}:wait') },
@@ -190,7 +196,31 @@ describe('dispatch of every template spelling (D410)', () => {
     { operation: op('addImage', 'post', '/lists/{listId}/images') },
     { operation: op('addImageUrl', 'post', '/lists/{listId}/images#overload=url', [], ['application/json']) },
     { operation: op('addImageFile', 'post', '/lists/{listId}/images#overload=stream', [], ['image/png', 'image/jpeg']) },
+    // D469: identical templates told apart by their parameters' schemas, and a static segment beside a parameter
+    {
+      operation: op('getAttachmentById', 'get', '/notes/{noteId}/attachments/{attachmentId}'),
+      acceptsPath: (p) => uuid.test(p['attachmentId']!),
+    },
+    { operation: op('getAttachmentByName', 'get', '/notes/{noteId}/attachments/{fileName}') },
+    { operation: op('getFolderById', 'get', '/folders/{folderId}'), acceptsPath: (p) => /^\d+$/.test(p['folderId']!) },
+    { operation: op('getFolderByPath', 'get', '/folders/{folderPath}'), acceptsPath: (p) => /^[a-z]+$/.test(p['folderPath']!) },
+    { operation: op('getZone', 'get', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
+    { operation: op('deleteZone', 'delete', '/sites/{siteId}/zones/{zoneId}'), acceptsPath: (p) => uuid.test(p['zoneId']!) },
+    // D469: identical templates told apart by the query keys each declares and requires
+    {
+      operation: op('getJob', 'get', '/jobs/{jobName}'),
+      acceptsQuery: (q) => q.has('projectId') && [...q.keys()].every((k) => k === 'projectId'),
+    },
+    {
+      operation: op('listRuns', 'get', '/jobs/{name}'),
+      acceptsQuery: (q) => q.has('filter') && [...q.keys()].every((k) => k === 'filter'),
+    },
+    {
+      operation: op('countVisits', 'get', '/sites/{siteId}/{zoneType}/count'),
+      acceptsPath: (p) => ['zones', 'beacons'].includes(p['zoneType']!),
+    },
   ];
+  const ID = '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71';
   /** `operationId` beside a status: the operation that answered (read from a header: a HEAD answer has no body). */
   type Expect = { operationId: string; params: Record<string, string> } | { status: number; operationId?: string };
   const rows: [string, string, string, Record<string, string>, Expect][] = [
@@ -259,6 +289,54 @@ describe('dispatch of every template spelling (D410)', () => {
       '/lists/l1/images',
       { 'content-type': 'text/plain' },
       { operationId: 'addImage', params: { listId: 'l1' } },
+    ],
+    [
+      'identical templates: the one whose parameters accept the value',
+      'GET',
+      `/notes/n1/attachments/${ID}`,
+      {},
+      { operationId: 'getAttachmentById', params: { noteId: 'n1', attachmentId: ID } },
+    ],
+    [
+      'identical templates: the next one when the first refuses it',
+      'GET',
+      '/notes/n1/attachments/report.pdf',
+      {},
+      { operationId: 'getAttachmentByName', params: { noteId: 'n1', fileName: 'report.pdf' } },
+    ],
+    ['identical templates: digits', 'GET', '/folders/42', {}, { operationId: 'getFolderById', params: { folderId: '42' } }],
+    ['identical templates: letters', 'GET', '/folders/docs', {}, { operationId: 'getFolderByPath', params: { folderPath: 'docs' } }],
+    // none accepts the value: the first template, whose own validation answers 400
+    ['identical templates: none accepts', 'GET', '/folders/a-1', {}, { operationId: 'getFolderById', params: { folderId: 'a-1' } }],
+    [
+      'a static segment: its template',
+      'GET',
+      `/sites/s1/zones/${ID}`,
+      {},
+      { operationId: 'getZone', params: { siteId: 's1', zoneId: ID } },
+    ],
+    [
+      'a static segment refused: the parameter template',
+      'GET',
+      '/sites/s1/zones/count',
+      {},
+      { operationId: 'countVisits', params: { siteId: 's1', zoneType: 'zones' } },
+    ],
+    [
+      'identical templates: the one requiring the key sent',
+      'GET',
+      '/jobs/j1?projectId=p',
+      {},
+      { operationId: 'getJob', params: { jobName: 'j1' } },
+    ],
+    ['identical templates: the other key', 'GET', '/jobs/j1?filter=f', {}, { operationId: 'listRuns', params: { name: 'j1' } }],
+    ['identical templates: no template takes the keys', 'GET', '/jobs/j1', {}, { operationId: 'getJob', params: { jobName: 'j1' } }],
+    [
+      'another route lacks the method',
+      'DELETE',
+      '/sites/s1/zones/count',
+      {},
+      { operationId: 'deleteZone', params: { siteId: 's1', zoneId: 'count' } },
     ],
   ];
 

@@ -24,6 +24,8 @@ interface PathEntry {
   readonly byMethod: ReadonlyMap<string, readonly Candidate[]>;
   /** Its methods in declaration order. */
   readonly methods: readonly string[];
+  /** find-my-way's path of the route. */
+  readonly routerPath: string;
 }
 
 /** An operation under its route: its steps and how its template reads a request. */
@@ -32,6 +34,10 @@ interface Candidate extends RouteTemplate {
   readonly steps: readonly RequestHandler[];
   /** The query and header parameters the operation declares (header names lower-cased). */
   readonly declared: { readonly query: ReadonlySet<string>; readonly header: ReadonlySet<string> };
+  /** Whether the operation's path parameter schemas accept these values; absent: it takes any. */
+  readonly acceptsPath?: (params: Record<string, string>) => boolean;
+  /** Whether the operation takes the request's query keys; absent: any. */
+  readonly acceptsQuery?: (query: URLSearchParams) => boolean;
 }
 
 /** The query keys a key parameter (`?{search}=1`) cannot be: the declared query parameters and the keys the template names. */
@@ -137,6 +143,131 @@ function byBody(tied: readonly Candidate[], req: Request): Candidate | undefined
   return tied.find((c) => selectMediaType(c.operation.requestMediaTypes, type) !== undefined);
 }
 
+/** The spec's names bound to the router's positional values (and the template's query part), or why they cannot be. */
+function bindParams(
+  target: Candidate,
+  found: Readonly<Record<string, string | undefined>>,
+  query: URLSearchParams | undefined,
+): Record<string, string> | RequestRejection {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < target.names.length; i++) {
+    const name = target.names[i]!;
+    const value = found[`p${i}`]!;
+    // D200: a name the template repeats is one parameter: every place of the path must carry the same value
+    if (params[name] !== undefined && params[name] !== value) return repeatedParameterMismatch(name);
+    params[name] = value;
+  }
+  // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410 every path template real specs use is routed)
+  for (const binding of target.queryBindings) {
+    const value = query!.get(binding.key);
+    if (value !== null) params[binding.name] = value;
+  }
+  // D457 a template parameter written as a query key (`?{search}=1`): the key sent with the term's value
+  if (target.keyBindings !== undefined)
+    for (const [name, key] of bindKeyParameters(target.keyBindings, query!.entries(), keyParameterKnown(target))) params[name] ??= key;
+  return params;
+}
+
+/**
+ * Paths matched exactly as the spec writes them. Why 64 KiB: find-my-way refuses a longer parameter (404); Node's
+ * header limit bounds the URL well before it, and a parameter too long for its schema is the validator's 400, as it
+ * was under Express's router.
+ */
+const ROUTER_OPTIONS = { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 };
+
+/** A segment of a find-my-way path holding a parameter (`::` is an escaped colon). */
+const hasParameter = (segment: string): boolean => segment.replaceAll('::', '').includes(':');
+
+/** Whether two find-my-way paths can match the same request path: as many segments, each equal or a parameter in one. */
+function mayOverlap(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((segment, i) => segment === b[i] || hasParameter(segment) || hasParameter(b[i]!));
+}
+
+/** Whether find-my-way matched an empty parameter (`/items/` for `/items/{id}`): never a path parameter's value. */
+function emptyParameter(params: Readonly<Record<string, string | undefined>>): boolean {
+  for (const key in params) if (params[key] === '') return true;
+  return false;
+}
+
+/**
+ * D469 a path routed to the template whose parameters accept it: for the routes registered (`stores`), whether a
+ * request routed to a template may belong to another, and that other template. The routes a request path may also
+ * match are found when a request first needs them (a chosen template refused its values), each with a router of its own.
+ */
+function alternativesOf(stores: readonly PathEntry[]): {
+  hasAlternative: (entry: PathEntry, target: Candidate, method: string) => boolean;
+  acceptingAlternative: (
+    path: string,
+    entry: PathEntry,
+    routerParams: Readonly<Record<string, string | undefined>>,
+    current: Candidate,
+    req: Request,
+    search: string,
+  ) => { target: Candidate; params: Record<string, string> } | undefined;
+} {
+  const overlapping = new Map<string, readonly PathEntry[]>();
+  // one router per route, shared by every route it overlaps
+  const routers = new Map<PathEntry, ReturnType<typeof findMyWay>>();
+  const routerOf = (store: PathEntry) => {
+    let router = routers.get(store);
+    if (router === undefined) {
+      router = findMyWay(ROUTER_OPTIONS);
+      router.on('GET', store.routerPath, () => undefined);
+      routers.set(store, router);
+    }
+    return router;
+  };
+  const overlapsOf = (entry: PathEntry) => {
+    let found = overlapping.get(entry.routerPath);
+    if (found === undefined) {
+      const segments = entry.routerPath.split('/');
+      found = stores.filter((other) => other !== entry && mayOverlap(segments, other.routerPath.split('/')));
+      overlapping.set(entry.routerPath, found);
+    }
+    return found;
+  };
+  /** Whether a request routed to `target` may belong to another template (asked only then: no check costs the others). */
+  const alternatives = new WeakMap<Candidate, boolean>();
+  const hasAlternative = (entry: PathEntry, target: Candidate, method: string): boolean => {
+    let known = alternatives.get(target);
+    if (known === undefined) {
+      known = (entry.byMethod.get(method)?.length ?? 0) > 1 || overlapsOf(entry).some((store) => store.byMethod.has(method));
+      alternatives.set(target, known);
+    }
+    return known;
+  };
+  /** Another template the request path matches whose conditions it meets and whose path and query parameters accept it. */
+  const acceptingAlternative = (
+    path: string,
+    entry: PathEntry,
+    routerParams: Readonly<Record<string, string | undefined>>,
+    current: Candidate,
+    req: Request,
+    search: string,
+  ): { target: Candidate; params: Record<string, string> } | undefined => {
+    const query = new URLSearchParams(search);
+    const routes = [{ store: entry, params: routerParams }];
+    for (const store of overlapsOf(entry)) {
+      if (!store.byMethod.has(req.method)) continue;
+      const matched = routerOf(store).find('GET', path);
+      if (matched !== null && !emptyParameter(matched.params)) routes.push({ store, params: matched.params });
+    }
+    for (const { store, params: positional } of routes) {
+      const candidates = store.byMethod.get(req.method) ?? [];
+      for (const candidate of candidates) {
+        if (candidate === current || !candidate.conditions.every((condition) => meets(condition, query, req.headers))) continue;
+        if (namesAnother(candidate, candidates, query, req)) continue;
+        if (candidate.acceptsQuery !== undefined && !candidate.acceptsQuery(query)) continue;
+        const params = bindParams(candidate, positional, query);
+        if (params instanceof RequestRejection || (candidate.acceptsPath !== undefined && !candidate.acceptsPath(params))) continue;
+        return { target: candidate, params };
+      }
+    }
+    return undefined;
+  };
+  return { hasAlternative, acceptingAlternative };
+}
+
 export interface DispatchOptions {
   /** Called for a path no operation declares when it holds malformed percent-encoding (answers 400). */
   malformed?: RequestHandler;
@@ -157,6 +288,18 @@ export interface DispatchRoute {
   readonly parameters?: readonly { readonly name: string; readonly in: string }[];
   /** The string values path parameters' schemas enumerate (a parameter sharing its segment matches them). */
   readonly pathEnums?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Whether the operation's path parameter schemas accept the values of a request (their names as the spec writes
+   * them): of the templates a path matches, the first whose parameters accept it is chosen (D469 a path routed to the
+   * template whose parameters accept it). Absent: any values.
+   */
+  readonly acceptsPath?: (params: Record<string, string>) => boolean;
+  /**
+   * Whether the operation takes the request's query keys (every key declared, every required one sent): of the
+   * templates of one route and method whose conditions a request meets, the first that takes them is chosen (D469 a path routed to the template whose parameters accept it).
+   * Absent: any keys.
+   */
+  readonly acceptsQuery?: (query: URLSearchParams) => boolean;
 }
 
 /**
@@ -165,9 +308,7 @@ export interface DispatchRoute {
  * the app's own routes); a declared path with another method is 405.
  */
 export function createDispatcher(routes: readonly DispatchRoute[], options: DispatchOptions = {}): RequestHandler {
-  // why 64 KiB: find-my-way refuses a longer parameter (404); Node's header limit bounds the URL well before it, and
-  // a parameter too long for its schema is the validator's 400, as it was under Express's router
-  const router = findMyWay({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 64 * 1024 });
+  const router = findMyWay(ROUTER_OPTIONS);
   const byPath = new Map<string, { byMethod: Map<string, Candidate[]>; methods: string[] }>();
   for (const route of routes) {
     const parameters = route.parameters ?? [];
@@ -190,16 +331,30 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       entry.byMethod.set(method, candidates);
       entry.methods.push(method);
     }
+    // a template whose path parameters are validated leaves to the next one the values it refuses (D469 a path routed to
+    // the template whose parameters accept it: `/attachments/{AttachmentID}` uuid beside `/attachments/{FileName}`)
     const shadowing = candidates.find(
-      (c) => sameConditions(c.conditions, template.conditions) && !distinctBodies(c.operation, route.operation),
+      (c) =>
+        c.acceptsPath === undefined &&
+        c.acceptsQuery === undefined &&
+        sameConditions(c.conditions, template.conditions) &&
+        !distinctBodies(c.operation, route.operation),
     );
     if (shadowing !== undefined)
       options.warn?.(
         route.operation.operationId,
         `${route.operation.operationId} (${method} ${route.operation.path}) is never reached: ${shadowing.operation.operationId} (${shadowing.operation.path}) answers every request it would`,
       );
-    candidates.push({ ...template, declared, operation: route.operation, steps: route.steps });
+    candidates.push({
+      ...template,
+      declared,
+      operation: route.operation,
+      steps: route.steps,
+      ...(route.acceptsPath === undefined ? {} : { acceptsPath: route.acceptsPath }),
+      ...(route.acceptsQuery === undefined ? {} : { acceptsQuery: route.acceptsQuery }),
+    });
   }
+  const stores: PathEntry[] = [];
   // Every route registered under each of its methods: a literal path declared with one method does not hide a
   // template declared with another (GitLab's `PUT /services/asana` beside `GET /services/{service_slug}`: a GET of
   // `/services/asana` is the template's, not a 405).
@@ -207,7 +362,8 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
   for (const [path, entry] of byPath) {
     // the most specific template first; equal ones in declaration order (sort is stable)
     for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
-    const store: PathEntry = { byMethod: entry.byMethod, methods: entry.methods };
+    const store: PathEntry = { byMethod: entry.byMethod, methods: entry.methods, routerPath: path };
+    stores.push(store);
     try {
       for (const method of entry.methods) {
         router.on(method as findMyWay.HTTPMethod, path, () => undefined, store);
@@ -221,13 +377,12 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     }
   }
 
+  const { hasAlternative, acceptingAlternative } = alternativesOf(stores);
   const lookup = (method: string, path: string) => {
     const matched = router.find(method as findMyWay.HTTPMethod, path);
     // find-my-way matches an empty last parameter (`/items/` for `/items/{id}`); a path parameter is never empty
     // (Express's routing did not match it either): another path, so 404
-    if (matched === null) return null;
-    for (const key in matched.params) if (matched.params[key] === '') return null;
-    return matched;
+    return matched === null || emptyParameter(matched.params) ? null : matched;
   };
   /** The methods some route of `path` declares (each route's in its declaration order), for a 405's `Allow`. */
   const allowed = (path: string): string[] => {
@@ -274,25 +429,23 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
         return;
       }
     }
-    const params: Record<string, string> = {};
-    for (let i = 0; i < target.names.length; i++) {
-      const name = target.names[i]!;
-      const value = found.params[`p${i}`]!;
-      // D200: a name the template repeats is one parameter: every place of the path must carry the same value
-      if (params[name] !== undefined && params[name] !== value) {
-        next(repeatedParameterMismatch(name));
-        return;
-      }
-      params[name] = value;
+    let params = bindParams(target, found.params, query);
+    if (params instanceof RequestRejection) {
+      next(params);
+      return;
     }
-    // a template parameter written in the template's query part (`?city={city}`) is read from its query key (D410 every path template real specs use is routed)
-    for (const binding of target.queryBindings) {
-      const value = query!.get(binding.key);
-      if (value !== null) params[binding.name] = value;
+    // D469 a path routed to the template whose parameters accept it: values the chosen template's path parameters
+    // refuse go to another template of the path that accepts them (`/genres/{id}` uuid beside `/genres/{name}`;
+    // `/zones/count` is `/{zone_type}/count` when `/zones/{zone_id}` wants a uuid); none: the
+    // chosen one, whose validation answers 400; and of templates of one route and method that nothing else tells apart: the first that takes the query keys sent
+    // (`/v1/{name}` listing with a required `filter` beside getting with `projectId`)
+    const refused =
+      (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) ||
+      (candidates.length > 1 && target.acceptsQuery !== undefined && !target.acceptsQuery(query!));
+    if (refused) {
+      const other = acceptingAlternative(path, entry, found.params, target, req, q === -1 ? '' : url.slice(q + 1));
+      if (other !== undefined) ({ target, params } = other);
     }
-    // D457 a template parameter written as a query key (`?{search}=1`): the key sent with the term's value
-    if (target.keyBindings !== undefined)
-      for (const [name, key] of bindKeyParameters(target.keyBindings, query!.entries(), keyParameterKnown(target))) params[name] ??= key;
     req.params = params;
     res.locals.operation = target.operation;
     runSteps(target.steps, req, res, next);

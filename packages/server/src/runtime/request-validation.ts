@@ -714,6 +714,40 @@ export function createRequestValidator(
   return [upload, validate];
 }
 
+/**
+ * Whether an operation's path parameter schemas accept a request's path values (read as its validation reads them, on
+ * a copy): what the dispatcher asks to choose among templates a path matches (D469 a path routed to the template whose
+ * parameters accept it). Undefined when the operation validates no path parameter.
+ */
+export function pathParametersAccepted(v: OperationRequestValidators): ((params: Record<string, string>) => boolean) | undefined {
+  const validate = v.params;
+  if (validate === undefined) return undefined;
+  const rules = v.parameters.filter((rule) => rule.in === 'path' && rule.parse !== 'none');
+  return (params) => {
+    const copy: Bag = { ...params };
+    for (const rule of rules) applyParameterRule(rule, {}, {}, copy);
+    return validate(copy);
+  };
+}
+
+/**
+ * Whether an operation takes a request's query keys: every key one it declares (unless it takes any), every required
+ * one sent. What the dispatcher asks to choose among templates of one route that nothing else tells apart (D469 a
+ * path routed to the template whose parameters accept it: `/v1/{name}` listing with `filter` beside getting with
+ * `projectId`). A key's `[...]` suffix (deepObject) is read as its parameter's name.
+ */
+export function queryParametersAccepted(
+  v: OperationRequestValidators,
+  operation: Pick<OperationRoute, 'path'>,
+  required: readonly string[],
+): (query: URLSearchParams) => boolean {
+  const known = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
+  return (query) => {
+    if (!v.allowUnknownQuery) for (const key of query.keys()) if (!known.has(key.replace(/\[.*$/, ''))) return false;
+    return required.every((name) => query.has(name) || [...query.keys()].some((key) => key.startsWith(`${name}[`)));
+  };
+}
+
 /** Route order for matching a URL to a known path: static segments before parameters, longer before shorter prefixes. */
 export function compareRoutes(a: string, b: string): number {
   const e1 = a.replace(/\/:/g, '/~');

@@ -237,3 +237,23 @@ export function pathParameterEnums(document: ApiDocument, operation: Pick<Operat
   }
   return out;
 }
+
+/**
+ * The query parameters an operation requires (its path item's and its own): what tells apart templates of one route
+ * whose paths and conditions are the same (D469 a path routed to the template whose parameters accept it).
+ */
+export function requiredQueryParameters(document: ApiDocument, operation: Pick<OperationRoute, 'path' | 'method'>): string[] {
+  const reader = new SchemaReader(document);
+  const item = reader.deref(document.paths?.[operation.path]);
+  if (!isObj(item)) return [];
+  const op = reader.deref(item[operation.method]);
+  const required = new Map<string, boolean>();
+  for (const list of [item.parameters, isObj(op) ? op.parameters : undefined]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const p = reader.deref(raw);
+      if (isObj(p) && p.in === 'query' && typeof p.name === 'string') required.set(p.name, p.required === true);
+    }
+  }
+  return [...required].filter(([, is]) => is).map(([name]) => name);
+}

@@ -6,8 +6,8 @@
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createDispatcher } from '../dispatch.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from '../errors.js';
-import { compareRoutes, type OperationRequestValidators } from '../request-validation.js';
-import { pathParameterEnums, sentPath } from '../route-template.js';
+import { compareRoutes, type OperationRequestValidators, pathParametersAccepted, queryParametersAccepted } from '../request-validation.js';
+import { pathParameterEnums, requiredQueryParameters, sentPath } from '../route-template.js';
 import type { ApiDocument, Logger, OperationRoute } from '../types.js';
 
 function decodes(segment: string): boolean {
@@ -100,11 +100,19 @@ export function routeStep(
   logger: Logger,
 ): RequestHandler {
   return createDispatcher(
-    routes.map((route) => ({
-      ...route,
-      parameters: validators[route.operation.operationId]?.parameters,
-      pathEnums: pathParameterEnums(apiDocument, route.operation),
-    })),
+    routes.map((route) => {
+      const v = validators[route.operation.operationId];
+      const acceptsPath = v === undefined ? undefined : pathParametersAccepted(v);
+      const acceptsQuery =
+        v === undefined ? undefined : queryParametersAccepted(v, route.operation, requiredQueryParameters(apiDocument, route.operation));
+      return {
+        ...route,
+        parameters: v?.parameters,
+        pathEnums: pathParameterEnums(apiDocument, route.operation),
+        ...(acceptsPath === undefined ? {} : { acceptsPath }),
+        ...(acceptsQuery === undefined ? {} : { acceptsQuery }),
+      };
+    }),
     {
       malformed: rejectMalformedPathEncoding(operations.map((op) => sentPath(op.path))),
       unmatched,

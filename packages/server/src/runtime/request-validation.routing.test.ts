@@ -1,0 +1,90 @@
+/** request-validation.ts: parameters read as the operation declares them, and what the dispatcher asks of them (D469 a path routed to the template whose parameters accept it). */
+import { Ajv } from 'ajv';
+import type { Request, Response } from 'express';
+import { describe, expect, it } from 'vitest';
+import {
+  createRequestValidator,
+  type OperationRequestValidators,
+  pathParametersAccepted,
+  queryParametersAccepted,
+} from './request-validation.js';
+import type { OperationRoute } from './types.js';
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+const operation = { operationId: 'op', method: 'get', path: '/' } as unknown as OperationRoute;
+const limits = { fileSize: 1, files: 1, fields: 1, fieldSize: 1 };
+
+/** Runs the validator over a query (as Express parsed it); the query it leaves, or the rejection's paths. */
+function validateQuery(v: OperationRequestValidators, query: Record<string, string>): unknown {
+  const [validate] = createRequestValidator(operation, v, { allow: 'GET', uploadLimits: limits });
+  const req = { method: 'GET', originalUrl: `/?${new URLSearchParams(query)}`, query: { ...query }, headers: {}, params: {} };
+  let out: unknown;
+  validate!(req as unknown as Request, {} as Response, (error?: unknown) => {
+    out = error === undefined ? req.query : (error as { errors: { path: string }[] }).errors.map((e) => e.path);
+  });
+  return out;
+}
+
+describe('a form-exploded object and a declared parameter of the same name', () => {
+  // AWS: a required `Version` beside an optional `LaunchTemplate` object whose properties include `Version`
+  const v: OperationRequestValidators = {
+    query: ajv.compile({
+      type: 'object',
+      properties: {
+        Version: { type: 'string', enum: ['2011-01-01'] },
+        LaunchTemplate: { type: 'object', properties: { LaunchTemplateId: { type: 'string' }, Version: { type: 'string' } } },
+      },
+      required: ['Version'],
+    }),
+    parameters: [
+      { name: 'LaunchTemplate', in: 'query', parse: 'formExplode', properties: ['LaunchTemplateId', 'Version'] },
+      { name: 'Version', in: 'query', parse: 'none' },
+    ],
+    queryNames: ['Version', 'LaunchTemplate', 'LaunchTemplateId'],
+  };
+  it.each([
+    ['the declared parameter keeps its key', { Version: '2011-01-01' }, { Version: '2011-01-01' }],
+    [
+      // D456 query objects and arrays of objects serialised: a key another parameter declares is read by both (one key on the wire)
+      'the object takes its other properties, and reads the shared key too',
+      { Version: '2011-01-01', LaunchTemplateId: 'lt-1' },
+      { Version: '2011-01-01', LaunchTemplate: { LaunchTemplateId: 'lt-1', Version: '2011-01-01' } },
+    ],
+    ['a missing required parameter is still refused', { LaunchTemplateId: 'lt-1' }, ['/query/Version']],
+  ])('%s', (_label, query, expected) => {
+    expect(validateQuery(v, query)).toEqual(expected);
+  });
+});
+
+describe('what the dispatcher asks of an operation (D469 a path routed to the template whose parameters accept it)', () => {
+  const v: OperationRequestValidators = {
+    params: ajv.compile({ type: 'object', properties: { id: { type: 'string', format: 'uuid' }, n: { type: 'integer' } } }),
+    parameters: [{ name: 'n', in: 'path', parse: 'none' }],
+    queryNames: ['projectId', 'filter'],
+  };
+  it.each([
+    [{ id: '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71', n: '2' }, true],
+    [{ id: 'report.pdf', n: '2' }, false],
+    [{ id: '3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71', n: 'two' }, false],
+  ])('path %j: %s', (params, accepted) => {
+    const accepts = pathParametersAccepted(v)!;
+    const copy = { ...params };
+    expect(accepts(params)).toBe(accepted);
+    expect(params).toEqual(copy); // read on a copy: the request's own values are not coerced
+  });
+
+  it.each([
+    ['projectId=p', true],
+    ['projectId=p&filter=f', true],
+    ['filter[name]=f&projectId=p', true],
+    ['other=1&projectId=p', false],
+    ['filter=f', false],
+  ])('query %s: %s', (search, accepted) => {
+    expect(queryParametersAccepted(v, operation, ['projectId'])(new URLSearchParams(search))).toBe(accepted);
+  });
+
+  it('an operation validating no path parameter takes any path', () => {
+    expect(pathParametersAccepted({ parameters: [], queryNames: [] })).toBeUndefined();
+  });
+});
