@@ -44,6 +44,27 @@ export function pointerTokens(pointer: string): string[] {
 }
 
 /**
+ * The value a JSON Pointer names in a document (`#/paths/~1a/get` or `/paths/~1a/get`; a URI fragment's
+ * percent-encoding decoded, an array's item by its index), undefined where the document has none.
+ * @public `@paygate/contract/json` API (the generators' copy mirrors it)
+ */
+export function valueAtPointer(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const raw of pointer.replace(/^#\/?/, '').split('/')) {
+    if (raw === '') continue;
+    let decoded = raw;
+    try {
+      decoded = decodeURIComponent(raw);
+    } catch {
+      // a `%` that starts no escape is the token's own character
+    }
+    const key = unescapePointerToken(decoded);
+    node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
+  }
+  return node;
+}
+
+/**
  * JSON Schema 2020-12 keywords (with draft-04's `definitions` and `additionalItems`, which OpenAPI 3.0 documents use)
  * that hold one subschema, a list of them, or a map of them. Everything else is data: an `enum`, a `default`, an
  * `example`, and the names in a `properties` map are never schemas.

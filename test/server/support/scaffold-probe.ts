@@ -12,7 +12,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { enumOfDeclaredType } from '../../../generators/src/emit/untyped-enum.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
 import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
-import { isObj, escapePointerToken, unescapePointerToken } from '@paygate/contract/json';
+import { isObj, escapePointerToken, valueAtPointer } from '@paygate/contract/json';
 import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
@@ -96,17 +96,9 @@ export class SpecProbe {
     return current;
   };
 
+  /** An array's item by its index too (Codat's `.../parameters/0`, DigitalOcean's `.../allOf/0/properties/...`). */
   private at(pointer: string): Json | undefined {
-    let node: Json | undefined = this.document;
-    for (const raw of pointer
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter((p) => p !== '')) {
-      const key = unescapePointerToken(decodeURIComponent(raw));
-      // an array's item by its index (Codat's `.../parameters/0`, DigitalOcean's `.../allOf/0/properties/...`)
-      node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
-    }
-    return node;
+    return valueAtPointer(this.document, pointer) as Json | undefined;
   }
 
   /** Where each object of the document sits (its JSON pointer), built on first use: what `accepts` validates against. */

@@ -4,7 +4,7 @@
  * the check, the operation, the status and the JSON pointer of the schema in the document (plus the instance path).
  * Also the spec's validators for the request side (a pooled value or a negative variant is checked with them).
  */
-import { unescapePointerToken } from '@paygate/contract/json';
+import { valueAtPointer } from '@paygate/contract/json';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { isObj, responseKeyFor, token, type OperationInfo } from './document.js';
@@ -192,15 +192,7 @@ export class SpecValidators {
   }
 
   private node(pointer: string): Json | undefined {
-    let node: Json | undefined = this.doc;
-    for (const raw of pointer
-      .replace(/^#\/?/, '')
-      .split('/')
-      .filter((p) => p !== '')) {
-      const key = unescapePointerToken(decodeURIComponent(raw));
-      node = Array.isArray(node) ? node[Number(key)] : isObj(node) ? node[key] : undefined;
-    }
-    return node;
+    return valueAtPointer(this.doc, pointer) as Json | undefined;
   }
 
   private deref(node: Json | undefined): Json | undefined {

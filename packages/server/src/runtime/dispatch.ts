@@ -189,6 +189,16 @@ function emptyParameter(params: Readonly<Record<string, string | undefined>>): b
   return false;
 }
 
+/** Another template of the request's path (this route's or an overlapping one's) whose conditions and parameters accept the request. */
+type AcceptingAlternative = (
+  path: string,
+  entry: PathEntry,
+  routerParams: Readonly<Record<string, string | undefined>>,
+  current: Candidate,
+  req: Request,
+  search: string,
+) => { target: Candidate; params: Record<string, string> } | undefined;
+
 /**
  * D469 a path routed to the template whose parameters accept it: for the routes registered (`stores`), whether a
  * request routed to a template may belong to another, and that other template. The routes a request path may also
@@ -196,14 +206,7 @@ function emptyParameter(params: Readonly<Record<string, string | undefined>>): b
  */
 function alternativesOf(stores: readonly PathEntry[]): {
   hasAlternative: (entry: PathEntry, target: Candidate, method: string) => boolean;
-  acceptingAlternative: (
-    path: string,
-    entry: PathEntry,
-    routerParams: Readonly<Record<string, string | undefined>>,
-    current: Candidate,
-    req: Request,
-    search: string,
-  ) => { target: Candidate; params: Record<string, string> } | undefined;
+  acceptingAlternative: AcceptingAlternative;
 } {
   const overlapping = new Map<string, readonly PathEntry[]>();
   // one router per route, shared by every route it overlaps
@@ -237,14 +240,7 @@ function alternativesOf(stores: readonly PathEntry[]): {
     return known;
   };
   /** Another template the request path matches whose conditions it meets and whose path and query parameters accept it. */
-  const acceptingAlternative = (
-    path: string,
-    entry: PathEntry,
-    routerParams: Readonly<Record<string, string | undefined>>,
-    current: Candidate,
-    req: Request,
-    search: string,
-  ): { target: Candidate; params: Record<string, string> } | undefined => {
+  const acceptingAlternative: AcceptingAlternative = (path, entry, routerParams, current, req, search) => {
     const query = new URLSearchParams(search);
     const routes = [{ store: entry, params: routerParams }];
     for (const store of overlapsOf(entry)) {
