@@ -50,7 +50,8 @@ export function parseXml(text: string): XmlElement {
       stack[stack.length - 1]!.text += m[5];
       continue;
     }
-    const [, closing, name, rawAttributes, selfClosing] = m as unknown as [string, string, string, string, string];
+    // a tag (not CDATA): the name group always matched; the optional groups are undefined when absent
+    const [, closing, name = '', rawAttributes = '', selfClosing] = m;
     if (closing === '/') {
       const open = stack.pop();
       if (open?.name !== name) throw new Error(`</${name}> closes ${open === undefined ? 'nothing' : `<${open.name}>`}`);
