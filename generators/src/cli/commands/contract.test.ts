@@ -39,6 +39,9 @@ let gateway: Awaited<ReturnType<typeof serve>>;
 let baseUrl: string;
 let dir: string;
 
+// the worker runs other files after this one (the unit project shares processes): LOG_LEVEL is put back after
+const logLevelBefore = process.env['LOG_LEVEL'];
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'paygate-contract-cli-'));
   // The gateway's request log (pino reads LOG_LEVEL from the process) would bury the test output.
@@ -57,6 +60,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (logLevelBefore === undefined) delete process.env['LOG_LEVEL'];
+  else process.env['LOG_LEVEL'] = logLevelBefore;
   await gateway?.stop();
   await rm(dir, { recursive: true, force: true });
 });

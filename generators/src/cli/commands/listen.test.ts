@@ -45,6 +45,9 @@ let receiverUrl: string;
 const received: Received[] = [];
 const gatewayFlags = () => ['--base-url', baseUrl, '--client-id', PARTNER.id, '--client-secret', PARTNER.secret];
 
+// the worker runs other files after this one (the unit project shares processes): LOG_LEVEL is put back after
+const logLevelBefore = process.env['LOG_LEVEL'];
+
 beforeAll(async () => {
   process.env['LOG_LEVEL'] = 'silent';
   gateway = await serve(
@@ -72,6 +75,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (logLevelBefore === undefined) delete process.env['LOG_LEVEL'];
+  else process.env['LOG_LEVEL'] = logLevelBefore;
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
   await gateway?.stop();
