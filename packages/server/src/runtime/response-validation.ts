@@ -84,6 +84,42 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
 }
 
 /**
+ * One operation's validator chain, made once per process for a document, operation and mount path: every app made
+ * from the same document (a test file's gateways, an app rebuilt on reload) reuses it. Why: the library compiles the
+ * OpenAPI meta-schema in every `middleware()` call, even with `validateApiSpec: false` (its OpenAPISchemaValidator),
+ * paid for each operation again by every new app (measured in docs/benchmarks.md, test CPU per file).
+ */
+const keptChains = new WeakMap<ApiDocument, Map<string, RequestHandler[]>>();
+
+function keptChain(apiDocument: ApiDocument, operation: OperationRoute, baseUrl: string): RequestHandler[] {
+  let byOperation = keptChains.get(apiDocument);
+  if (byOperation === undefined) keptChains.set(apiDocument, (byOperation = new Map()));
+  const key = `${operation.method} ${operation.path} ${baseUrl}`;
+  const kept = byOperation.get(key);
+  if (kept !== undefined) return kept;
+  const OpenApiValidator = loadOpenApiValidator();
+  const made = OpenApiValidator.middleware({
+    // why the casts: the library types its input as its own OpenAPIV3.DocumentV3 and its output as an Express 4
+    // handler array; our bundled document is the same JSON under Paygate's ApiDocument type, the handlers are Express 5 compatible
+    // The scaffold serves the spec's paths at the root of wherever the app is mounted, whatever the spec's
+    // servers say: the library turns a server URL's path into a route pattern, where a `+` (Train Travel's,
+    // Shelf's `/v1+beta`) throws on every response. The mount path is what requests carry.
+    apiSpec: {
+      ...operationDocument(apiDocument, operation),
+      servers: [{ url: baseUrl === '' ? '/' : baseUrl }],
+    } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
+    validateApiSpec: false,
+    validateRequests: false,
+    validateResponses: { allErrors: true },
+    validateSecurity: false,
+    $refParser: { mode: 'bundle' },
+    fileUploader: false,
+  }) as unknown as RequestHandler[]; // see above
+  byOperation.set(key, made);
+  return made;
+}
+
+/**
  * Validates the responses of one operation (handlers' bodies, statuses and headers) against the spec. A schema the
  * library's Ajv cannot compile (its strict tuples refuse a `prefixItems` tuple JSON Schema allows, D198) is not a
  * failed request: that operation's responses go unvalidated, said once through `onNotValidated`.
@@ -100,26 +136,7 @@ export function createResponseValidator(
       next();
       return;
     }
-    if (chain === undefined) {
-      const OpenApiValidator = loadOpenApiValidator();
-      chain = OpenApiValidator.middleware({
-        // why the casts: the library types its input as its own OpenAPIV3.DocumentV3 and its output as an Express 4
-        // handler array; our bundled document is the same JSON under Paygate's ApiDocument type, the handlers are Express 5 compatible
-        // The scaffold serves the spec's paths at the root of wherever the app is mounted, whatever the spec's
-        // servers say: the library turns a server URL's path into a route pattern, where a `+` (Train Travel's,
-        // Shelf's `/v1+beta`) throws on every response. The mount path is what requests carry.
-        apiSpec: {
-          ...operationDocument(apiDocument, operation),
-          servers: [{ url: req.baseUrl === '' ? '/' : req.baseUrl }],
-        } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
-        validateApiSpec: false,
-        validateRequests: false,
-        validateResponses: { allErrors: true },
-        validateSecurity: false,
-        $refParser: { mode: 'bundle' },
-        fileUploader: false,
-      }) as unknown as RequestHandler[]; // see above
-    }
+    if (chain === undefined) chain = keptChain(apiDocument, operation, req.baseUrl);
     // The library's route lookup resets `req.params` to strings: the validated (coerced) ones are put back after it.
     const params = req.params;
     const steps = chain;
