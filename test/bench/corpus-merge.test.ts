@@ -68,4 +68,28 @@ describe('corpus merge', () => {
     expect(report).toContain('- complete shards: 1, 2');
     expect(report).toContain('1 document(s) counted with their result from the earlier run (2026-11-01)');
   });
+
+  it('says a single --shard 1/1 run is one run over the whole directory, with its command, wall time and peak memory', () => {
+    const results = path.join(root, 'results-whole');
+    mkdirSync(path.join(root, 'docs'), { recursive: true });
+    mkdirSync(results);
+    const whole: ShardFile = {
+      ...shard(1, '2026-12-06T00:00:00Z', ['a.json'], [result('a.json', 'ok')]),
+      selection: 'shard-1-of-1',
+      shard: { index: 1, count: 1 },
+      wallMs: 3_486_000,
+      peakWorkerMiB: 5690,
+      peakRunnerMiB: 243,
+      workers: 2,
+    };
+    writeFileSync(path.join(results, 'whole.json'), JSON.stringify(whole));
+
+    writeCorpusReport(root, results);
+    const report = readFileSync(path.join(root, 'docs/corpus.md'), 'utf8');
+
+    expect(report).toContain('in one run over the whole directory (`npm run corpus -- --shard 1/1 --workers 2`');
+    expect(report).toContain('3486 s wall time, peak memory 5690 MiB in a worker process and 243 MiB in the runner');
+    expect(report).not.toContain('shards');
+    expect(report).not.toContain('--shard i/');
+  });
 });
