@@ -230,7 +230,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Gatewa
   };
 
   try {
-    const server = createServer();
+    // Idle keep-alive connections stay open until the harness closes (Node's default closes them after 5 s). Why: the
+    // client and this server share one event loop, so a test that computes for longer than that between two requests
+    // (fast-check building arbitraries on a busy machine) reuses a socket whose close is already due; the server's
+    // timer then fires with the next request on it, and the client reads ECONNRESET (seen in `npm run test:busy`).
+    const server = createServer({ keepAliveTimeout: 600_000 });
     answerMalformedRequests(server);
     const port = await listen(server);
     cleanups.push(
