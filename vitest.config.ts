@@ -70,7 +70,7 @@ export default defineConfig({
     // Two projects, one per way a file runs (D482 shared worker processes for unit tests):
     // - "unit", the tests beside the code in packages/ and generators/ (and test/'s that serve nothing), share their worker processes and module graph
     //   (`isolate: false`): a file no longer pays a process start and the import of every library and module it uses,
-    //   which was about a fifth of these files' CPU (docs/benchmarks.md#test-cpu-per-file);
+    //   which was about a fifth of these files' CPU (docs/benchmarks.md, npm test: wall time and CPU);
     // - "integration", test/ (gateways, Chromium, PostgreSQL, child processes, the contract suite's per-process
     //   coverage) and the files that mock modules, each file in a fresh process as before.
     projects: [

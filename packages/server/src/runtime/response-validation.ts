@@ -87,7 +87,7 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
  * One operation's validator chain, made once per process for a document, operation and mount path: every app made
  * from the same document (a test file's gateways, an app rebuilt on reload) reuses it. Why: the library compiles the
  * OpenAPI meta-schema in every `middleware()` call, even with `validateApiSpec: false` (its OpenAPISchemaValidator),
- * paid for each operation again by every new app (measured in docs/benchmarks.md, test CPU per file).
+ * paid for each operation again by every new app (measured in docs/benchmarks.md, npm test: wall time and CPU).
  */
 const keptChains = new WeakMap<ApiDocument, Map<string, RequestHandler[]>>();
 
