@@ -162,7 +162,11 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
   };
   live.add(gateway);
 
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  // Bounded, but sized for a busy machine: under the whole suite (load ~8 on 2 cores) a gateway's start (modules,
+  // the validator's spec compile, migrations) has taken over 20 s; quiet it takes about 2 s.
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const startedAt = Date.now();
+  const deadline = startedAt + readyTimeoutMs;
   for (;;) {
     if (exitCode !== undefined) {
       throw new Error(`${options.name} exited (${String(exitCode)}) before it was ready:\n${output.slice(-30).join('\n')}`);
@@ -176,7 +180,7 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     }
     if (Date.now() > deadline) {
       await gateway.kill9();
-      throw new Error(`${options.name} did not become ready on ${baseUrl}:\n${output.slice(-30).join('\n')}`);
+      throw new Error(`${options.name} did not become ready on ${baseUrl} in ${String(Date.now() - startedAt)} ms:\n${output.slice(-30).join('\n')}`);
     }
     await sleep(100);
   }
