@@ -27,6 +27,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../packages/reference/src/app.js';
 import { createHostedOrder, clientFor, onboardMerchant, type MerchantAccess } from '../faults/helpers/api.js';
+import { docsSiteOnce } from '../support/docs-site.js';
 import { startGateway, type Gateway } from '../support/gateway.js';
 import { isBrowserAvailable, launchChromium } from './browser.js';
 
@@ -115,7 +116,7 @@ describe.skipIf(!browserAvailable)("the docs' light reference in Chromium", () =
 
   beforeAll(async () => {
     mkdirSync(RESULTS, { recursive: true });
-    site = await buildSite();
+    site = await docsSiteOnce(); // the default site, shared with the other docs file of the run (read only)
     gw = await startGateway({ target: 'pglite', docsDir: site });
     merchant = await onboardMerchant(gw.baseUrl, clientFor(gw.baseUrl, gw.partner), 'Docs Reader');
     browser = await launchChromium();
@@ -126,7 +127,6 @@ describe.skipIf(!browserAvailable)("the docs' light reference in Chromium", () =
   afterAll(async () => {
     await browser?.close();
     await gw?.close();
-    if (site) await rm(site, { recursive: true, force: true });
   });
 
   it('every operation page shows a curl and a TypeScript sample, and each Copy button copies its sample', async () => {

@@ -1,7 +1,7 @@
 /**
  * The /docs site in real Chromium under the gateway's Content-Security-Policy (decision D40).
  *
- * The site is built into a temporary directory (`scripts/docs.ts --out`), served by an in-process gateway, and every
+ * The site is built once per test run (`scripts/docs.ts --out`, test/support/docs-site.ts), served by an in-process gateway, and every
  * page is loaded in Chromium with the CSP enforced (Playwright's bypassCSP is off). The Redoc reference must render
  * (title, operations, a search through Redoc's worker) and no page may report a CSP violation or a console error (the
  * site makes no third-party request: Redoc's credit image is a data: URL in the site's copy of its bundle, D136). A
@@ -11,18 +11,15 @@
  *
  * Chromium: CHROMIUM_PATH or /usr/bin/chromium. Missing => fail when REQUIRE_BROWSER=1, else skip with a loud message.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { isBrowserAvailable, launchChromium } from './browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../packages/reference/src/app.js';
+import { docsSiteOnce } from '../support/docs-site.js';
 import { startGateway, type Gateway } from '../support/gateway.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,12 +53,8 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
   let browser: Browser;
 
   beforeAll(async () => {
-    site = await mkdtemp(path.join(tmpdir(), 'paygate-docs-'));
-    // the real build of the site (Redoc bundle copied from node_modules), into a directory of this test
-    await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/docs.ts', '--out', site], {
-      cwd: ROOT,
-      timeout: 300_000,
-    }); // minutes on a loaded 2-core machine
+    // the real build of the site (Redoc bundle copied from node_modules), shared with the other docs file of the run
+    site = await docsSiteOnce();
     gw = await startGateway({ target: 'pglite', docsDir: site });
     browser = await launchChromium();
   }, 360_000);
@@ -69,7 +62,6 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
   afterAll(async () => {
     await browser?.close();
     await gw?.close();
-    if (site) await rm(site, { recursive: true, force: true });
   });
 
   it('every /docs answer carries the CSP', async () => {

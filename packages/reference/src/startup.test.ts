@@ -164,10 +164,14 @@ describe('paygate serve loads lazily (built code, new PGlite data dir)', () => {
   it('a new data dir is created and migrated, and the start logs its stages at debug level (D170)', async () => {
     const res = await fetch(`${gateway.base}/partners/merchants/`, { headers: partner });
     expect(res.status).toBe(200);
-    const line = gateway
-      .output()
-      .split('\n')
-      .find((l) => l.includes('"startupStages"'));
+    // logged by an asynchronous destination once listening: it may reach the pipe after the first answers
+    const stagesLine = () =>
+      gateway
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"startupStages"'));
+    for (const deadline = Date.now() + 30_000; stagesLine() === undefined && Date.now() < deadline; ) await sleep(50);
+    const line = stagesLine();
     const stages = (JSON.parse(line ?? '{}') as { startupStages?: { stage: string; ms: number; cpuMs: number }[] }).startupStages ?? [];
     expect(stages.map((s) => s.stage)).toEqual(
       expect.arrayContaining(['runtime modules loaded', 'database opened', 'migrations checked', 'master key checked', 'listening']),
