@@ -74,7 +74,11 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const authentication = createAuthentication<TPrincipal>(spec.operations, spec.securitySchemes, options, logger);
   // Step 5, parse body: the parsers per media type (multipart is parsed per operation, with the upload limits).
   const { uploadLimits, multipartLimitBytes } = uploadLimitsOf(options.uploadLimits ?? {});
-  const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes);
+  const parsers = bodyParsers(
+    options.bodyLimit ?? '1mb',
+    multipartLimitBytes,
+    spec.operations.flatMap((operation) => operation.requestMediaTypes),
+  );
   // Step 6, validate: precompiled, always.
   checkValidators(spec);
   const allowOf = new Map(allowByPath(spec.operations).map((p) => [p.path, p.allow]));
