@@ -751,10 +751,29 @@ export function queryParametersAccepted(
   operation: Pick<OperationRoute, 'path'>,
   required: readonly string[],
 ): (query: URLSearchParams) => boolean {
+  const fit = queryParametersFit(v, operation, required);
+  return (query) => {
+    const { unknown, missing } = fit(query);
+    return unknown === 0 && missing === 0;
+  };
+}
+
+/**
+ * How an operation takes a request's query keys: how many keys sent it does not know (none when it takes any) and how
+ * many it requires are missing. When no template of a route takes the keys, the dispatcher chooses the one that knows
+ * most of them (D485, "Operations told apart by their bodies dispatched by body schema").
+ */
+export function queryParametersFit(
+  v: OperationRequestValidators,
+  operation: Pick<OperationRoute, 'path'>,
+  required: readonly string[],
+): (query: URLSearchParams) => { unknown: number; missing: number } {
   const known = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
   return (query) => {
-    if (!v.allowUnknownQuery) for (const key of query.keys()) if (!known.has(key.replace(/\[.*$/, ''))) return false;
-    return required.every((name) => query.has(name) || [...query.keys()].some((key) => key.startsWith(`${name}[`)));
+    let unknown = 0;
+    if (!v.allowUnknownQuery) for (const key of new Set(query.keys())) if (!known.has(key.replace(/\[.*$/, ''))) unknown++;
+    const missing = required.filter((name) => !query.has(name) && ![...query.keys()].some((key) => key.startsWith(`${name}[`))).length;
+    return { unknown, missing };
   };
 }
 

@@ -96,7 +96,7 @@ describe('parse-body step', () => {
     },
   ])("the spec's media types read as JSON or line by line (D484): $name", async ({ declared, type, body, parsed }) => {
     const app = express();
-    app.post('/', ...bodyParsers('1kb', undefined, declared), (req: Request, res: Response) => {
+    app.post('/', ...bodyParsers('1kb', undefined, [{ requestMediaTypes: declared }]), (req: Request, res: Response) => {
       res.json({ body: req.body ?? '(none)' });
     });
     app.use((err: { status?: number }, _req: Request, res: Response, _next: NextFunction) => {

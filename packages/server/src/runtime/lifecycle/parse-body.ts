@@ -29,11 +29,16 @@ export function uploadLimitsOf(limits: UploadLimits): { uploadLimits: Required<U
 /**
  * The JSON, ndjson, urlencoded and text body parsers every operation route runs (multipart is parsed per operation):
  * 413 from the Content-Length before reading, and no byte read past the limit of a chunked body (D96 early answers
- * close the connection, bodies counted). `declared`: the spec's request media types, of which those JSON by name
- * (`text/json`) are read as JSON and the newline-delimited ones line by line (D484, "JSON bodies by media type name,
- * ndjson line by line").
+ * close the connection, bodies counted). `operations`: the spec's, whose request media types JSON by name (`text/json`)
+ * are read as JSON and the newline-delimited ones line by line (D484, "JSON bodies by media type name, ndjson line by
+ * line").
  */
-export function bodyParsers(limit: string | number, multipartLimitBytes?: number, declared: readonly string[] = []): RequestHandler[] {
+export function bodyParsers(
+  limit: string | number,
+  multipartLimitBytes?: number,
+  operations: readonly Pick<OperationRoute, 'requestMediaTypes'>[] = [],
+): RequestHandler[] {
+  const declared = operations.flatMap((op) => op.requestMediaTypes);
   const limitBytes = limitInBytes(limit);
   const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
   const ndjson = ndjsonBodyTypes(declared);
