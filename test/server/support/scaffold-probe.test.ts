@@ -73,3 +73,30 @@ describe('SpecProbe.request: an undeclared query parameter', () => {
     expect(probe.request(op('getClosed'), 'invalid', 'http://127.0.0.1', {}, {})?.field).toBe('paygate_probe_unknown');
   });
 });
+
+describe('SpecProbe.request: ndjson bodies, one JSON text per line (D484, "JSON bodies by media type name, ndjson line by line")', () => {
+  const item = { type: 'object', required: ['op'], properties: { op: { type: 'string', example: 'add' } } };
+  const bulk = (schema: unknown) =>
+    ({
+      openapi: '3.1.0',
+      info: { title: 'Bulk', version: '1' },
+      paths: {
+        '/bulk': {
+          post: {
+            operationId: 'bulk',
+            requestBody: { required: true, content: { 'application/x-ndjson': { schema } } },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    }) as unknown as JsonObject;
+  it.each([
+    { name: 'an array schema: each item on its line', schema: { type: 'array', items: item }, valid: '{"op":"add"}\n', invalid: '[]\n' },
+    { name: "one line's schema: the sample on one line", schema: item, valid: '{"op":"add"}\n', invalid: '[]\n' },
+  ])('$name', ({ schema, valid, invalid }) => {
+    const probe = new SpecProbe(bulk(schema));
+    const operation = probe.operations[0]!;
+    expect(probe.request(operation, 'valid', 'http://127.0.0.1', {}, {})?.body).toBe(valid);
+    expect(probe.request(operation, 'invalid', 'http://127.0.0.1', {}, {})?.body).toBe(invalid);
+  });
+});

@@ -23,6 +23,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+/** Newline-delimited JSON media types (ndjson, JSON Lines): one JSON text per line. */
+const NDJSON = /^application\/(x-)?(ndjson|jsonl|jsonlines)\b/i;
 const token = escapePointerToken;
 
 export type ProbeKind = 'valid' | 'invalid' | 'unauthenticated' | 'refused';
@@ -336,7 +338,7 @@ export class SpecProbe {
     let body: string | undefined;
     if (operation.body !== undefined && (operation.body.required || kind === 'valid')) {
       headers['content-type'] = operation.body.mediaType;
-      body = JSON.stringify(this.sample(operation.body.schema));
+      body = this.bodyText(operation.body, this.sample(operation.body.schema));
     }
     let label = `${operation.method.toUpperCase()} ${path}`;
     let field: string | undefined;
@@ -435,8 +437,17 @@ export class SpecProbe {
     query: [string, string][],
   ): { field: string; reason: string; body?: string } | undefined {
     if (operation.body !== undefined) {
-      const negative = negativeOf(operation.body.schema, this.deref);
-      if (negative !== undefined) return { field: 'body', reason: `body: ${negative.reason}`, body: JSON.stringify(negative.value) };
+      // an ndjson sequence declared as an array: one line its items refuse (D484, "JSON bodies by media type name,
+      // ndjson line by line")
+      const lines = NDJSON.test(operation.body.mediaType);
+      const items = lines ? this.itemsOf(operation.body.schema) : undefined;
+      const negative = negativeOf(items ?? operation.body.schema, this.deref);
+      if (negative !== undefined)
+        return {
+          field: 'body',
+          reason: `body: ${negative.reason}`,
+          body: lines ? `${JSON.stringify(negative.value)}\n` : JSON.stringify(negative.value),
+        };
     }
     // a JSON-encoded parameter is left whole: a wrong value would be wrong JSON, not the wrong type the probe reports
     const candidates = [...operation.parameters.filter((p) => p.in === 'query' && p.contentType === undefined)].sort(
@@ -453,6 +464,23 @@ export class SpecProbe {
     if (operation.parameters.some((p) => this.takesAnyKey(p))) return undefined;
     query.push(['paygate_probe_unknown', '1']);
     return { field: 'paygate_probe_unknown', reason: 'an undeclared query parameter' };
+  }
+
+  /**
+   * A body's text: JSON; for an ndjson media type one JSON text per line (D484, "JSON bodies by media type name,
+   * ndjson line by line"), the items of a sample of an array schema each on its line, any other sample on one.
+   */
+  private bodyText(body: NonNullable<ProbedOperation['body']>, value: Json): string {
+    if (!NDJSON.test(body.mediaType)) return JSON.stringify(value);
+    const values = this.itemsOf(body.schema) !== undefined && Array.isArray(value) ? value : [value];
+    return values.map((v) => `${JSON.stringify(v)}\n`).join('');
+  }
+
+  /** The `items` of an array schema, undefined for another schema. */
+  private itemsOf(schema: Json | undefined): Json | undefined {
+    const s = this.deref(schema);
+    const types = isObj(s) ? (Array.isArray(s['type']) ? s['type'] : [s['type']]) : [];
+    return isObj(s) && s['items'] !== undefined && (types.includes('array') || s['type'] === undefined) ? (s['items'] as Json) : undefined;
   }
 
   /** Sends one request and reads the answer. */

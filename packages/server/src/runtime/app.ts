@@ -74,7 +74,7 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
   const authentication = createAuthentication<TPrincipal>(spec.operations, spec.securitySchemes, options, logger);
   // Step 5, parse body: the parsers per media type (multipart is parsed per operation, with the upload limits).
   const { uploadLimits, multipartLimitBytes } = uploadLimitsOf(options.uploadLimits ?? {});
-  const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes);
+  const parsers = bodyParsers(options.bodyLimit ?? '1mb', multipartLimitBytes, spec.operations);
   // Step 6, validate: precompiled, always.
   checkValidators(spec);
   const allowOf = new Map(allowByPath(spec.operations).map((p) => [p.path, p.allow]));
@@ -109,11 +109,13 @@ export function createApiApp<THandlers extends object, TPrincipal = unknown, TSc
     if (reason !== undefined) return { operation, steps: [...guarded, notServedStep(operation, reason)] };
     const validate = validateSteps(spec, operation, { allow: allowOf.get(operation.path)!, uploadLimits, multipartLimitBytes });
     const validateResponse = validateResponseSteps(spec, operation, validateResponses, logger);
+    const parse = parseBodySteps(operation, parsers);
     return {
       operation,
+      ...(parse.length === 0 ? {} : { bodyAt: guarded.length + parse.length }),
       steps: [
         ...guarded,
-        ...parseBodySteps(operation, parsers),
+        ...parse,
         ...validate,
         ...(notImplemented.has(operation.operationId)
           ? [notImplementedStep(operation)]

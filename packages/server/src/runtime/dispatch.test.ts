@@ -394,3 +394,137 @@ describe('dispatch of every template spelling (D410)', () => {
     }
   });
 });
+
+describe('templates only their bodies or query keys tell apart (D485, "Operations told apart by their bodies dispatched by body schema")', () => {
+  const op = (
+    operationId: string,
+    method: string,
+    path: string,
+    requestMediaTypes: string[] = [],
+    security: unknown[] = [],
+  ): OperationRoute => ({ operationId, method, path, headerParameters: [], requestMediaTypes, security }) as unknown as OperationRoute;
+  type Body = Record<string, unknown>;
+  const requires =
+    (...names: string[]) =>
+    (req: import('express').Request): boolean =>
+      typeof req.body === 'object' && req.body !== null && names.every((n) => Object.hasOwn(req.body as Body, n));
+  const fit = (known: string[], required: string[]) => (q: URLSearchParams) => ({
+    unknown: [...new Set(q.keys())].filter((k) => !known.includes(k)).length,
+    missing: required.filter((k) => !q.has(k)).length,
+  });
+  const accepts = (known: string[], required: string[]) => (q: URLSearchParams) => {
+    const f = fit(known, required)(q);
+    return f.unknown === 0 && f.missing === 0;
+  };
+  const json = ['application/json'];
+  const routes: {
+    operation: OperationRoute;
+    bodyAt?: number;
+    acceptsBody?: (req: import('express').Request) => boolean;
+    acceptsQuery?: (q: URLSearchParams) => boolean;
+    queryFit?: (q: URLSearchParams) => { unknown: number; missing: number };
+  }[] = [
+    // Azure Face: a fragment label (one route), both JSON, different required properties
+    { operation: op('verifyFaceToFace', 'post', '/verify', json), bodyAt: 1, acceptsBody: requires('faceId1', 'faceId2') },
+    {
+      operation: op('verifyFaceToPerson', 'post', '/verify#overload=person', json),
+      bodyAt: 1,
+      acceptsBody: requires('faceId', 'personId'),
+    },
+    // Reverb: identical templates under other parameter names
+    { operation: op('counterOffer', 'post', '/conversations/{conversation_id}/offer', json), bodyAt: 1, acceptsBody: requires('price') },
+    { operation: op('acceptOffer', 'post', '/conversations/{id}/offer', json), bodyAt: 1, acceptsBody: requires('offer_items') },
+    // guarded differently: the request was authenticated for the first only, so it is not handed over
+    { operation: op('signedImport', 'post', '/imports', json, [{ key: [] }]), bodyAt: 1, acceptsBody: requires('signed') },
+    { operation: op('openImport', 'post', '/imports#open', json), bodyAt: 1, acceptsBody: requires('open') },
+    // Box: a label-less template and a labelled one requiring `fields`
+    { operation: op('getLink', 'get', '/links/{id}'), acceptsQuery: accepts([], []), queryFit: fit([], []) },
+    {
+      operation: op('getSharedLink', 'get', '/links/{id}#get_shared_link'),
+      acceptsQuery: accepts(['fields'], ['fields']),
+      queryFit: fit(['fields'], ['fields']),
+    },
+  ];
+  const rows: [string, string, string, Body | undefined, { operationId: string; params: Record<string, string>; heads: number }][] = [
+    ['a body for the first', 'POST', '/verify', { faceId1: 'a', faceId2: 'b' }, { operationId: 'verifyFaceToFace', params: {}, heads: 1 }],
+    [
+      'a body for the labelled one',
+      'POST',
+      '/verify',
+      { faceId: 'a', personId: 'p' },
+      { operationId: 'verifyFaceToPerson', params: {}, heads: 1 },
+    ],
+    ['a body for none: the first', 'POST', '/verify', { other: 1 }, { operationId: 'verifyFaceToFace', params: {}, heads: 1 }],
+    [
+      'identical templates: the second one, under its own parameter names',
+      'POST',
+      '/conversations/c1/offer',
+      { offer_items: [] },
+      { operationId: 'acceptOffer', params: { id: 'c1' }, heads: 1 },
+    ],
+    [
+      'identical templates: the first one',
+      'POST',
+      '/conversations/c1/offer',
+      { price: 1 },
+      { operationId: 'counterOffer', params: { conversation_id: 'c1' }, heads: 1 },
+    ],
+    ['another security: never handed over', 'POST', '/imports', { open: true }, { operationId: 'signedImport', params: {}, heads: 1 }],
+    [
+      'no template takes every query key: the one knowing more of them',
+      'GET',
+      '/links/l1?fields=a&unknown=1',
+      undefined,
+      { operationId: 'getSharedLink', params: { id: 'l1' }, heads: 0 },
+    ],
+    ['the keys one takes', 'GET', '/links/l1?fields=a', undefined, { operationId: 'getSharedLink', params: { id: 'l1' }, heads: 0 }],
+    [
+      'none knows more: the first, whose validation names the key',
+      'GET',
+      '/links/l1?unknown=1',
+      undefined,
+      { operationId: 'getLink', params: { id: 'l1' }, heads: 0 },
+    ],
+  ];
+
+  let base: string;
+  let server: Server;
+  beforeAll(async () => {
+    const { createDispatcher } = await import('./dispatch.js');
+    const express = (await import('express')).default;
+    const parse = express.json();
+    const app = express();
+    app.use(
+      createDispatcher(
+        routes.map((route) => ({
+          ...route,
+          steps: [
+            ...(route.bodyAt === undefined
+              ? []
+              : [
+                  (req: import('express').Request, res: import('express').Response, next: import('express').NextFunction) => {
+                    res.locals.heads = Number(res.locals.heads ?? 0) + 1;
+                    parse(req, res, next);
+                  },
+                ]),
+            (req: import('express').Request, res: import('express').Response) =>
+              void res.json({ operationId: res.locals.operation.operationId, params: req.params, heads: Number(res.locals.heads ?? 0) }),
+          ],
+        })),
+      ),
+    );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each(rows)('%s: %s %s', async (_label, method, url, body, expected) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(expected);
+  });
+});

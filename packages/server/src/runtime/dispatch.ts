@@ -14,6 +14,7 @@
  */
 import findMyWay from 'find-my-way';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { chosenByBody, toldApartByBody } from './body-dispatch.js';
 import { methodNotAllowed, RequestRejection, selectMediaType } from './request-validation.js';
 import { bindKeyParameters, meets, parseRouteTemplate, type RouteCondition, type RouteTemplate } from './route-template.js';
 import type { OperationRoute } from './types.js';
@@ -38,6 +39,27 @@ interface Candidate extends RouteTemplate {
   readonly acceptsPath?: (params: Record<string, string>) => boolean;
   /** Whether the operation takes the request's query keys; absent: any. */
   readonly acceptsQuery?: (query: URLSearchParams) => boolean;
+  /** How many query keys sent it does not know and how many it requires are missing; absent: not counted. */
+  readonly queryFit?: (query: URLSearchParams) => QueryFit;
+  /** Its steps through which the body is read (guard, body parsers), and the rest; absent: it reads no body. */
+  readonly head?: readonly RequestHandler[];
+  readonly tail?: readonly RequestHandler[];
+  readonly bodyAt?: number;
+  /** Whether its body schema accepts the request's parsed body; absent: it cannot tell. */
+  readonly acceptsBody?: (req: Request) => boolean;
+  /**
+   * The other templates of its route and method that the same requests reach and only a body tells apart (D485,
+   * "Operations told apart by their bodies dispatched by body schema"): filled at start-up.
+   */
+  readonly rivals: Candidate[];
+}
+
+/** What the dispatcher reads of a request's query keys against an operation's parameters. */
+export interface QueryFit {
+  /** Keys sent that the operation does not know. */
+  readonly unknown: number;
+  /** Required keys not sent. */
+  readonly missing: number;
 }
 
 /** The query keys a key parameter (`?{search}=1`) cannot be: the declared query parameters and the keys the template names. */
@@ -296,6 +318,21 @@ export interface DispatchRoute {
    * Absent: any keys.
    */
   readonly acceptsQuery?: (query: URLSearchParams) => boolean;
+  /**
+   * The query keys sent that the operation does not know and its required ones missing: when no template takes a
+   * request's keys, the one that knows most of them (all its required ones sent) is chosen, so that its validation
+   * names the key no template knows (D485, "Operations told apart by their bodies dispatched by body schema"). Absent:
+   * not counted.
+   */
+  readonly queryFit?: (query: URLSearchParams) => QueryFit;
+  /** The number of its steps through which its body is read (its guard and the body parsers); absent: it reads none. */
+  readonly bodyAt?: number;
+  /**
+   * Whether its body schema accepts the request's parsed body (its compiled validators): of templates that only
+   * bodies tell apart, the first that accepts the body is chosen (D485, "Operations told apart by their bodies
+   * dispatched by body schema"). Absent: it cannot tell.
+   */
+  readonly acceptsBody?: (req: Request) => boolean;
 }
 
 /**
@@ -334,7 +371,8 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
         c.acceptsPath === undefined &&
         c.acceptsQuery === undefined &&
         sameConditions(c.conditions, template.conditions) &&
-        !distinctBodies(c.operation, route.operation),
+        !distinctBodies(c.operation, route.operation) &&
+        !toldApartByBody(c, route),
     );
     if (shadowing !== undefined)
       options.warn?.(
@@ -348,6 +386,16 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
       steps: route.steps,
       ...(route.acceptsPath === undefined ? {} : { acceptsPath: route.acceptsPath }),
       ...(route.acceptsQuery === undefined ? {} : { acceptsQuery: route.acceptsQuery }),
+      ...(route.queryFit === undefined ? {} : { queryFit: route.queryFit }),
+      ...(route.bodyAt === undefined || route.acceptsBody === undefined
+        ? {}
+        : {
+            bodyAt: route.bodyAt,
+            head: route.steps.slice(0, route.bodyAt),
+            tail: route.steps.slice(route.bodyAt),
+            acceptsBody: route.acceptsBody,
+          }),
+      rivals: [],
     });
   }
   const stores: PathEntry[] = [];
@@ -357,7 +405,13 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
   const methods: string[] = [];
   for (const [path, entry] of byPath) {
     // the most specific template first; equal ones in declaration order (sort is stable)
-    for (const candidates of entry.byMethod.values()) candidates.sort((a, b) => b.conditions.length - a.conditions.length);
+    for (const candidates of entry.byMethod.values()) {
+      candidates.sort((a, b) => b.conditions.length - a.conditions.length);
+      // the templates the same requests reach that only bodies tell apart (D485, "Operations told apart by their bodies
+      // dispatched by body schema")
+      for (const c of candidates)
+        c.rivals.push(...candidates.filter((o) => o !== c && sameConditions(o.conditions, c.conditions) && toldApartByBody(c, o)));
+    }
     const store: PathEntry = { byMethod: entry.byMethod, methods: entry.methods, routerPath: path };
     stores.push(store);
     try {
@@ -435,15 +489,101 @@ export function createDispatcher(routes: readonly DispatchRoute[], options: Disp
     // `/zones/count` is `/{zone_type}/count` when `/zones/{zone_id}` wants a uuid); none: the
     // chosen one, whose validation answers 400; and of templates of one route and method that nothing else tells apart: the first that takes the query keys sent
     // (`/v1/{name}` listing with a required `filter` beside getting with `projectId`)
+    const queryRefused = candidates.length > 1 && target.acceptsQuery !== undefined && !target.acceptsQuery(query!);
     const refused =
-      (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) ||
-      (candidates.length > 1 && target.acceptsQuery !== undefined && !target.acceptsQuery(query!));
+      (target.acceptsPath !== undefined && hasAlternative(entry, target, req.method) && !target.acceptsPath(params)) || queryRefused;
     if (refused) {
       const other = acceptingAlternative(path, entry, found.params, target, req, q === -1 ? '' : url.slice(q + 1));
       if (other !== undefined) ({ target, params } = other);
+      else if (queryRefused) {
+        // no template takes every key sent: the one that knows most of them, so that its validation names the one none
+        // knows (D485, "Operations told apart by their bodies dispatched by body schema")
+        const closest = closestByQuery(target, candidates, query!, req);
+        const bound = closest === undefined ? undefined : bindParams(closest, found.params, query);
+        if (closest !== undefined && bound !== undefined && !(bound instanceof RequestRejection))
+          if (closest.acceptsPath === undefined || closest.acceptsPath(bound)) [target, params] = [closest, bound];
+      }
     }
     req.params = params;
     res.locals.operation = target.operation;
-    runSteps(target.steps, req, res, next);
+    const contenders =
+      target.rivals.length === 0 || query === undefined ? undefined : bodyContenders(target, params, candidates, found.params, query, req);
+    if (contenders === undefined) runSteps(target.steps, req, res, next);
+    else runChosenByBody(contenders, req, res, next);
   };
+}
+
+/**
+ * D485, "Operations told apart by their bodies dispatched by body schema": the body is read by the first contender's
+ * steps (its guard, the body parsers), then the first whose body schema accepts it runs the rest of its own steps;
+ * none: the first, whose validation names its fields.
+ */
+function runChosenByBody(contenders: [BodyContenderOf, ...BodyContenderOf[]], req: Request, res: Response, next: NextFunction): void {
+  const first = contenders[0];
+  runSteps(first.target.head!, req, res, (error?: unknown) => {
+    if (error !== undefined && error !== null) {
+      next(error);
+      return;
+    }
+    const chosen = chosenByBody(contenders, req);
+    if (chosen !== first) {
+      req.params = chosen.params;
+      res.locals.operation = chosen.target.operation;
+    }
+    runSteps(chosen.target.tail!, req, res, next);
+  });
+}
+
+/**
+ * The templates a request reaches that only its body tells apart (D485, "Operations told apart by their bodies
+ * dispatched by body schema"), the dispatched one first, each with its parameters: those of its route and method
+ * whose conditions, media type, path and query parameters take the request as the dispatched one's do. Undefined
+ * when there is no other (or no body to read).
+ */
+function bodyContenders(
+  target: Candidate,
+  params: Record<string, string>,
+  candidates: readonly Candidate[],
+  positional: Readonly<Record<string, string | undefined>>,
+  query: URLSearchParams,
+  req: Request,
+): [BodyContenderOf, ...BodyContenderOf[]] | undefined {
+  const type = req.headers['content-type'];
+  if (type === undefined || !candidates.includes(target) || selectMediaType(target.operation.requestMediaTypes, type) === undefined)
+    return undefined;
+  const out: [BodyContenderOf, ...BodyContenderOf[]] = [{ target, params, acceptsBody: target.acceptsBody! }];
+  for (const rival of target.rivals) {
+    if (selectMediaType(rival.operation.requestMediaTypes, type) === undefined) continue;
+    if (namesAnother(rival, candidates, query, req) || (rival.acceptsQuery !== undefined && !rival.acceptsQuery(query))) continue;
+    const bound = bindParams(rival, positional, query);
+    if (bound instanceof RequestRejection || (rival.acceptsPath !== undefined && !rival.acceptsPath(bound))) continue;
+    out.push({ target: rival, params: bound, acceptsBody: rival.acceptsBody! });
+  }
+  return out.length > 1 ? out : undefined;
+}
+
+/** A template the body choice may hand a request to, with the parameters it binds. */
+interface BodyContenderOf {
+  readonly target: Candidate;
+  readonly params: Record<string, string>;
+  readonly acceptsBody: (req: Request) => boolean;
+}
+
+/**
+ * When no template of the route takes every query key sent (D485, "Operations told apart by their bodies dispatched
+ * by body schema"): the one whose conditions the request meets that knows more of them than the dispatched one,
+ * every key it requires sent (Box's `GET /web_links/{id}#get_shared_link` requires `fields`, which its label-less
+ * sibling does not know). Undefined when none knows more.
+ */
+function closestByQuery(target: Candidate, candidates: readonly Candidate[], query: URLSearchParams, req: Request): Candidate | undefined {
+  const own = target.queryFit?.(query);
+  if (own === undefined) return undefined;
+  let best: { candidate: Candidate; unknown: number } | undefined;
+  for (const candidate of candidates) {
+    if (candidate === target || candidate.queryFit === undefined) continue;
+    if (!candidate.conditions.every((c) => meets(c, query, req.headers)) || namesAnother(candidate, candidates, query, req)) continue;
+    const fit = candidate.queryFit(query);
+    if (fit.missing === 0 && fit.unknown < (best?.unknown ?? own.unknown)) best = { candidate, unknown: fit.unknown };
+  }
+  return best?.candidate;
 }

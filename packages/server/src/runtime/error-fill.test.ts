@@ -1116,3 +1116,74 @@ describe('a oneOf error schema is filled so that exactly one alternative accepts
     else expect(invalid).toMatch(/must match exactly one schema in oneOf/);
   });
 });
+
+describe("an anyOf or oneOf of error objects is written in the alternative that holds the answer's status (D483)", () => {
+  /** Increase's style: each alternative pins its `status` and its `type` code. */
+  const alternative = (status: number, type: string, extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    required: ['type', 'title', 'detail', 'status', ...Object.keys(extra)],
+    properties: {
+      detail: { type: 'string', nullable: true },
+      status: { type: 'integer', enum: [status] },
+      title: { type: 'string' },
+      type: { type: 'string', enum: [type] },
+      ...extra,
+    },
+  });
+  const branches = [
+    alternative(404, 'api_method_not_found_error'),
+    alternative(500, 'internal_server_error'),
+    alternative(401, 'invalid_api_key_error'),
+    alternative(400, 'malformed_request_error'),
+    alternative(400, 'invalid_parameters_error', { errors: { type: 'array', items: { type: 'object', properties: {} } } }),
+  ];
+  it.each([
+    {
+      name: 'a 400 validation answer: the 400 alternative whose code says invalid parameters',
+      error: oneProblem,
+      body: {
+        detail: 'query.limit: must be <= 100',
+        status: 400,
+        title: 'Bad Request',
+        type: 'invalid_parameters_error',
+        errors: [{}],
+      },
+    },
+    {
+      name: 'a 401: the alternative that pins 401',
+      error: auth,
+      body: { detail: 'Missing credentials', status: 401, title: 'Unauthorized', type: 'invalid_api_key_error' },
+    },
+    {
+      name: 'a 404: the alternative that pins 404',
+      error: notFound,
+      body: { detail: 'No such route', status: 404, title: 'Not Found', type: 'api_method_not_found_error' },
+    },
+    {
+      name: 'a 501 no alternative pins: the nearest (500), whose body says 500 so that it validates',
+      error: notImplemented,
+      body: { detail: 'listThings is not implemented yet', status: 500, title: 'Not Implemented', type: 'internal_server_error' },
+    },
+  ])('$name', ({ error, body }) => {
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const document = documentOf({ default: json({ [key]: branches }) });
+      const shapes = new SpecErrorShapes(document, () => NOW);
+      expect(shapes.check()).toEqual([]);
+      expect(shapes.respond(error, operation)).toEqual({ status: error.status, contentType: 'application/json', body, headers: {} });
+      expect(invalidity(document, 'default', 'application/json', body)).toBeUndefined();
+    }
+  });
+
+  it('alternatives that pin no status are written as before: the first that says what went wrong', () => {
+    const document = documentOf({
+      '400': json({
+        anyOf: [
+          { type: 'object', additionalProperties: false, required: ['ok'], properties: { ok: { type: 'boolean', enum: [false] } } },
+          { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
+        ],
+      }),
+    });
+    const shapes = new SpecErrorShapes(document, () => NOW);
+    expect(shapes.respond(oneProblem, operation).body).toEqual({ message: 'query.limit: must be <= 100' });
+  });
+});

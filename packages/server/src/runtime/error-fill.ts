@@ -19,6 +19,7 @@
  * a schema is unfillable only when no such value can be built (a string held to a pattern no id or date fits).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { type BranchPins, branchOrder, pinsStatus } from './error-branch.js';
 import type { ApiDocument } from './types.js';
 import { isObj, pointerOf, unescapePointerToken } from '@paygate/contract/json';
 export { isObj } from '@paygate/contract/json';
@@ -205,7 +206,18 @@ type Written = unknown | typeof OMIT | typeof CANNOT;
 /** What a schema is filled with, per answer; `message` is the one the body says (see messageWithField). */
 interface Ctx extends FillInput {
   text: string;
+  /**
+   * The status the body says when the alternative it is written in cannot hold the answer's own (D483, "Error body
+   * alternative chosen by the answer's status"): the nearest one that alternative pins.
+   */
+  statusSaid?: number;
 }
+
+/**
+ * The status a status property writes: the answer's, or the one its alternative pins nearest to it (D483, "Error body
+ * alternative chosen by the answer's status").
+ */
+const saidStatus = (ctx: Ctx): number => ctx.statusSaid ?? ctx.status;
 
 interface Node {
   write: (ctx: Ctx) => Written;
@@ -400,10 +412,12 @@ function enumMatch(values: readonly unknown[], ctx: Pick<FillInput, 'code' | 'ki
 /** A number for a status-like property: the status, or (an enum without it) the enum's first value. */
 function statusNumber(reader: SchemaReader, property: unknown): (ctx: Ctx) => Written {
   const values = enumValues(reader, property);
-  if (values === undefined || values.length === 0) return (ctx) => ctx.status;
+  if (values === undefined || values.length === 0) return saidStatus;
   // the status, else a value of its class (a 5xx for a 501), else the first
-  return (ctx) =>
-    values.includes(ctx.status) ? ctx.status : (values.find((v) => String(v)[0] === String(ctx.status)[0]) ?? enumChoice(values, ctx));
+  return (ctx) => {
+    const status = saidStatus(ctx);
+    return values.includes(status) ? status : (values.find((v) => String(v)[0] === String(status)[0]) ?? enumChoice(values, ctx));
+  };
 }
 
 function setPointer(target: Obj, pointer: string, value: unknown): void {
@@ -465,6 +479,8 @@ function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scop
   if (constant !== undefined) return { write: () => structuredClone(constant.value), details: false };
   if (Array.isArray(s.oneOf) && s.oneOf.length > 0) return oneOfNode(reader, s.oneOf, depth, scope);
   if (Array.isArray(s.anyOf) && s.anyOf.length > 0) {
+    const byStatus = statusChosenNode(reader, s.anyOf, depth, scope);
+    if (byStatus !== undefined) return byStatus;
     const reasons: string[] = [];
     let silent: Node | undefined;
     let silentNeutral: string[] = [];
@@ -497,6 +513,107 @@ function build(reader: SchemaReader, schema: unknown, depth: number, scope: Scop
 }
 
 /**
+ * An `anyOf` whose alternatives pin statuses (Increase's `default` error: thirteen objects, each with its `status` enum
+ * and `type` code): per answer, the alternative whose pins hold the answer's status and say its kind (D483, "Error
+ * body alternative chosen by the answer's status", error-branch.ts); the first body that fits its alternative, else
+ * the first written. Undefined when no alternative pins a status (the first that says what went wrong is written, as
+ * before).
+ */
+function statusChosenNode(reader: SchemaReader, alternatives: readonly unknown[], depth: number, scope: Scope): Build | undefined {
+  const pins = alternatives.map((alternative) => pinsOf(reader, alternative));
+  if (!pinsStatus(pins)) return undefined;
+  const scopes = alternatives.map((): Scope => ({ at: scope.at, neutral: [] }));
+  const built = alternatives.map((alternative, i) => build(reader, alternative, depth + 1, scopes[i]!));
+  const usable = built.flatMap((b, i) => (failed(b) ? [] : [{ b, i }]));
+  if (usable.length === 0)
+    return { unfillable: `no alternative of anyOf can be filled (${built.map((b) => (failed(b) ? b.unfillable : '')).join('; ')})` };
+  const preferred = usable.find((x) => x.b.says === true) ?? usable[0]!;
+  scope.neutral.push(...scopes[preferred.i]!.neutral);
+  const said = withSays(pins, built);
+  const codes = usable.find((x) => x.b.codes !== undefined)?.b.codes;
+  return {
+    // the message names the first field unless every alternative has a place for the fields
+    details: usable.every((x) => x.b.details),
+    says: preferred.b.says === true,
+    ...(codes === undefined ? {} : { codes }),
+    write: (ctx) => {
+      let first: unknown = CANNOT;
+      for (const { index, body } of writtenInOrder(built, said, ctx)) {
+        if (fits(reader, alternatives[index], body)) return body;
+        if (first === CANNOT) first = body;
+      }
+      return first;
+    },
+  };
+}
+
+/**
+ * The bodies of the alternatives that can be written, in the order error-branch.ts gives for the answer, each with
+ * the status its alternative can hold (D483, "Error body alternative chosen by the answer's status").
+ */
+function* writtenInOrder(built: readonly Build[], pins: readonly BranchPins[], ctx: Ctx): Generator<{ index: number; body: unknown }> {
+  for (const { index, status } of branchOrder(pins, ctx.status, (codes) => codeRank(codes, ctx))) {
+    const b = built[index]!;
+    if (failed(b)) continue;
+    const value = b.write(status === undefined ? ctx : { ...ctx, statusSaid: status });
+    if (value !== CANNOT) yield { index, body: value === OMIT ? {} : value };
+  }
+}
+
+/**
+ * What an alternative pins (D483, "Error body alternative chosen by the answer's status"): the statuses its status
+ * property holds (a const or enum of numbers or of numeric text), and the string values of its const and enum
+ * properties, its own and those of an object it holds (Azure's `error: {code}`).
+ */
+function pinsOf(reader: SchemaReader, alternative: unknown): Omit<BranchPins, 'says'> {
+  const shape = reader.shape(alternative);
+  const statuses: number[] = [];
+  const codes: string[] = [];
+  const valuesOf = (property: unknown): unknown[] => {
+    const constant = reader.constant(property);
+    return constant !== undefined ? [constant.value] : (enumValues(reader, property) ?? []);
+  };
+  for (const [name, property] of Object.entries(shape.properties)) {
+    const values = valuesOf(property);
+    if (STATUS_NAMES.has(lower(name)))
+      for (const v of values) {
+        const n = typeof v === 'number' ? v : typeof v === 'string' && /^[1-5]\d\d$/.test(v) ? Number(v) : Number.NaN;
+        if (Number.isInteger(n) && n >= 100 && n <= 599) statuses.push(n);
+      }
+    else codes.push(...values.filter((v): v is string => typeof v === 'string'));
+    if (typesOf(reader, property).includes('object'))
+      for (const nested of Object.values(reader.shape(property).properties))
+        codes.push(...valuesOf(nested).filter((v): v is string => typeof v === 'string'));
+  }
+  return { ...(statuses.length === 0 ? {} : { statuses }), codes };
+}
+
+/** The pins with whether each alternative's body says what went wrong. */
+function withSays(pins: readonly Omit<BranchPins, 'says'>[], built: readonly Build[]): BranchPins[] {
+  return pins.map((p, i) => {
+    const b = built[i]!;
+    return { ...p, says: !failed(b) && b.says === true };
+  });
+}
+
+/**
+ * How well an alternative's codes say the answer (D483, "Error body alternative chosen by the answer's status"): 0
+ * for the answer's own code, else the place of the first of the words of its kind, its status's title and its class
+ * of error that one of them contains; Infinity when none does.
+ */
+function codeRank(values: readonly string[], ctx: Pick<FillInput, 'code' | 'kind' | 'status'>): number {
+  if (values.includes(ctx.code)) return 0;
+  const words = [
+    ...(ctx.kind === undefined ? [] : (KIND_WORDS[ctx.kind] ?? [])),
+    squash(statusTitle(ctx.status)),
+    ...(CLASS_WORDS[String(ctx.status)[0] as '4' | '5'] ?? []),
+  ];
+  const squashed = values.map(squash);
+  const at = words.findIndex((word) => squashed.some((v) => v.includes(word)));
+  return at === -1 ? Number.POSITIVE_INFINITY : at + 1;
+}
+
+/**
  * A `oneOf`: the body must match exactly one alternative (D459 a oneOf error schema filled so that exactly one branch accepts it). The alternatives that say what went wrong are
  * tried first, then those that at least fit, each in the order written; the first whose body no other alternative
  * accepts is the answer; else the first that a property another alternative declares, set to null, tells apart
@@ -513,6 +630,20 @@ function oneOfNode(reader: SchemaReader, alternatives: readonly unknown[], depth
   const order = [...usable.filter((x) => x.b.says === true), ...usable.filter((x) => x.b.says !== true)];
   scope.neutral.push(...scopes[order[0]!.i]!.neutral);
   const codes = order.find((x) => x.b.codes !== undefined)?.b.codes;
+  // alternatives that pin statuses are tried in the order the answer's status gives (D483, "Error body alternative
+  // chosen by the answer's status")
+  const pins = alternatives.map((alternative) => pinsOf(reader, alternative));
+  const said = pinsStatus(pins) ? withSays(pins, built) : undefined;
+  const written = function* (ctx: Ctx): Generator<{ index: number; body: unknown }> {
+    if (said !== undefined) {
+      yield* writtenInOrder(built, said, ctx);
+      return;
+    }
+    for (const { b, i } of order) {
+      const value = b.write(ctx);
+      if (value !== CANNOT) yield { index: i, body: value === OMIT ? {} : value };
+    }
+  };
   return {
     // the message names the first field unless every alternative has a place for the fields
     details: order.every((x) => x.b.details),
@@ -520,10 +651,7 @@ function oneOfNode(reader: SchemaReader, alternatives: readonly unknown[], depth
     ...(codes === undefined ? {} : { codes }),
     write: (ctx) => {
       const bodies: { i: number; body: unknown }[] = [];
-      for (const { b, i } of order) {
-        const value = b.write(ctx);
-        if (value === CANNOT) continue;
-        const body = value === OMIT ? {} : value;
+      for (const { index: i, body } of written(ctx)) {
         if (onlyOne(i, body)) return body;
         bodies.push({ i, body });
       }
@@ -954,8 +1082,10 @@ function objectNode(reader: SchemaReader, shape: Shape, depth: number, scope: Sc
 
     // the HTTP status, whatever constant the schema pins it to (a shared schema answers several statuses)
     if (STATUS_NAMES.has(role) && numeric) {
-      // the answer's own status even where the schema pins another (a shared schema): a status field never lies
-      push(name, (ctx) => ctx.status);
+      // the answer's own status even where the schema pins another (a shared schema): a status field never lies; only
+      // an alternative of anyOf/oneOf that cannot hold it says the nearest status it pins (D483, "Error body alternative
+      // chosen by the answer's status")
+      push(name, saidStatus);
       continue;
     }
     if (STATUS_NAMES.has(role) && concrete.includes('string')) {
@@ -1213,10 +1343,12 @@ function statusText(reader: SchemaReader, property: unknown): (ctx: Ctx) => Writ
   const constant = reader.constant(property);
   if (constant !== undefined) return () => constant.value;
   const values = isObj(s) && Array.isArray(s.enum) ? s.enum.filter((v): v is string => typeof v === 'string') : undefined;
-  if (values === undefined) return (ctx) => String(ctx.status);
+  if (values === undefined) return (ctx) => String(saidStatus(ctx));
   // JSend's `status: error`, else the enum's value for the answer (D420 enum properties of error schemas filled from their values)
   return (ctx) =>
-    values.includes(String(ctx.status)) ? String(ctx.status) : (values.find((v) => /error|fail/i.test(v)) ?? enumChoice(values, ctx));
+    values.includes(String(saidStatus(ctx)))
+      ? String(saidStatus(ctx))
+      : (values.find((v) => /error|fail/i.test(v)) ?? enumChoice(values, ctx));
 }
 
 /** A details map (`{field: reason}`, or `{field: [reason]}`); a required one is `{}` when no field failed. */

@@ -7,6 +7,7 @@ import {
   type OperationRequestValidators,
   pathParametersAccepted,
   queryParametersAccepted,
+  queryParametersFit,
 } from './request-validation.js';
 import type { OperationRoute } from './types.js';
 
@@ -82,6 +83,15 @@ describe('what the dispatcher asks of an operation (D469 a path routed to the te
     ['filter=f', false],
   ])('query %s: %s', (search, accepted) => {
     expect(queryParametersAccepted(v, operation, ['projectId'])(new URLSearchParams(search))).toBe(accepted);
+  });
+
+  it.each([
+    ['projectId=p', { unknown: 0, missing: 0 }],
+    ['projectId=p&other=1&more=2&more=3', { unknown: 2, missing: 0 }],
+    ['filter=f', { unknown: 0, missing: 1 }],
+    ['', { unknown: 0, missing: 1 }],
+  ])('query %s: fit %j (D485, "Operations told apart by their bodies dispatched by body schema")', (search, expected) => {
+    expect(queryParametersFit(v, operation, ['projectId'])(new URLSearchParams(search))).toEqual(expected);
   });
 
   it('an operation validating no path parameter takes any path', () => {

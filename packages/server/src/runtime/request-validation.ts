@@ -22,6 +22,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { UploadLimits } from './lifecycle/options.js';
 import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
+import { validateEachLine } from './ndjson-lines.js';
 import { bindKeyParameters, keyParameters, templateQueryKeys } from './route-template.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
@@ -582,6 +583,11 @@ export interface RequestValidationOptions {
    * A chunked multipart body is refused with 413 as soon as it passes it (D362 multipart bodies counted like the others); unset: only multer's own limits.
    */
   multipartLimitBytes?: number;
+  /**
+   * The ndjson media types whose declared schema is one line's: each line is validated against it (ndjson-lines.ts,
+   * D484, "JSON bodies by media type name, ndjson line by line"); unset: none.
+   */
+  linewise?: ReadonlySet<string>;
 }
 
 /** The route-level middleware for one operation; rejections go to `next` as RequestRejection errors. */
@@ -655,7 +661,11 @@ export function createRequestValidator(
       if (v.query !== undefined && !v.query(query)) collectErrors(errors, v.query, '/query');
       if (v.headers !== undefined && !v.headers(req.headers)) collectErrors(errors, v.headers, '/headers');
       if (v.params !== undefined && !v.params(req.params)) collectErrors(errors, v.params, '/params');
-      if (media !== undefined && !media.validate({ body: req.body })) collectErrors(errors, media.validate, '');
+      // an ndjson body whose schema is one line's: each line against it (D484, "JSON bodies by media type name, ndjson
+      // line by line")
+      if (media !== undefined && options.linewise?.has(media.mediaType) === true && Array.isArray(req.body))
+        validateEachLine(media.validate, req.body, errors);
+      else if (media !== undefined && !media.validate({ body: req.body })) collectErrors(errors, media.validate, '');
       // a string body too (a JSON body may be any value, D431)
       if (media !== undefined && (typeof req.body === 'object' || typeof req.body === 'string'))
         collectMalformedUnicode(req.body, '/body', errors);
@@ -741,10 +751,29 @@ export function queryParametersAccepted(
   operation: Pick<OperationRoute, 'path'>,
   required: readonly string[],
 ): (query: URLSearchParams) => boolean {
+  const fit = queryParametersFit(v, operation, required);
+  return (query) => {
+    const { unknown, missing } = fit(query);
+    return unknown === 0 && missing === 0;
+  };
+}
+
+/**
+ * How an operation takes a request's query keys: how many keys sent it does not know (none when it takes any) and how
+ * many it requires are missing. When no template of a route takes the keys, the dispatcher chooses the one that knows
+ * most of them (D485, "Operations told apart by their bodies dispatched by body schema").
+ */
+export function queryParametersFit(
+  v: OperationRequestValidators,
+  operation: Pick<OperationRoute, 'path'>,
+  required: readonly string[],
+): (query: URLSearchParams) => { unknown: number; missing: number } {
   const known = new Set([...v.queryNames, ...(v.securityQueryParams ?? []), ...templateQueryKeys(operation.path)]);
   return (query) => {
-    if (!v.allowUnknownQuery) for (const key of query.keys()) if (!known.has(key.replace(/\[.*$/, ''))) return false;
-    return required.every((name) => query.has(name) || [...query.keys()].some((key) => key.startsWith(`${name}[`)));
+    let unknown = 0;
+    if (!v.allowUnknownQuery) for (const key of new Set(query.keys())) if (!known.has(key.replace(/\[.*$/, ''))) unknown++;
+    const missing = required.filter((name) => !query.has(name) && ![...query.keys()].some((key) => key.startsWith(`${name}[`))).length;
+    return { unknown, missing };
   };
 }
 

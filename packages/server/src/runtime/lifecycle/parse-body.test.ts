@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../errors.js';
 import type { OperationRoute } from '../types.js';
@@ -53,5 +54,65 @@ describe('parse-body step', () => {
         { body: 'must not contain NUL (\\u0000) characters' },
       ]);
     });
+  });
+
+  it.each([
+    { name: 'text/json declared: read as JSON', declared: ['text/json'], type: 'text/json', body: '{"a":1}', parsed: { a: 1 } },
+    {
+      name: 'text/json with a charset',
+      declared: ['text/json; charset=utf-8'],
+      type: 'text/json; charset=utf-8',
+      body: '[1]',
+      parsed: [1],
+    },
+    {
+      name: 'application/x-json declared',
+      declared: ['application/x-json'],
+      type: 'application/x-json',
+      body: '{"a":1}',
+      parsed: { a: 1 },
+    },
+    {
+      name: 'text/json not declared: the text (a `text/*` operation gets its text)',
+      declared: ['text/*'],
+      type: 'text/json',
+      body: '{"a":1}',
+      parsed: '{"a":1}',
+    },
+    { name: 'a +json suffix, always', declared: [], type: 'application/merge-patch+json', body: '{"a":1}', parsed: { a: 1 } },
+    {
+      name: 'ndjson declared: the lines',
+      declared: ['application/ndjson'],
+      type: 'application/ndjson',
+      body: '{"a":1}\n{"a":2}\n',
+      parsed: [{ a: 1 }, { a: 2 }],
+    },
+    {
+      name: 'ndjson not declared: not read',
+      declared: ['application/json'],
+      type: 'application/ndjson',
+      body: '{"a":1}\n',
+      parsed: '(none)',
+    },
+  ])("the spec's media types read as JSON or line by line (D484): $name", async ({ declared, type, body, parsed }) => {
+    const app = express();
+    app.post('/', ...bodyParsers('1kb', undefined, [{ requestMediaTypes: declared }]), (req: Request, res: Response) => {
+      res.json({ body: req.body ?? '(none)' });
+    });
+    app.use((err: { status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+      res.status(err.status ?? 500).json({ error: err.status });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(await res.json()).toEqual({ body: parsed });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

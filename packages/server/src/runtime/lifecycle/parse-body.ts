@@ -6,10 +6,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { isPlainJson, limitInBytes, readPlainJson, readingAtMost, rejectDeclaredOversize } from '../body-limits.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from '../errors.js';
+import { jsonBodyTypes, ndjsonBodyTypes } from '../json-media.js';
+import { ndjsonParser } from '../ndjson-body.js';
 import type { OperationRoute } from '../types.js';
 import type { UploadLimits } from './options.js';
-
-const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** The upload limits with their defaults, and the largest multipart body they can accept. */
 export function uploadLimitsOf(limits: UploadLimits): { uploadLimits: Required<UploadLimits>; multipartLimitBytes: number } {
@@ -27,16 +27,26 @@ export function uploadLimitsOf(limits: UploadLimits): { uploadLimits: Required<U
 }
 
 /**
- * The JSON, urlencoded and text body parsers every operation route runs (multipart is parsed per operation): 413 from
- * the Content-Length before reading, and no byte read past the limit of a chunked body (D96 early answers close the connection, bodies counted).
+ * The JSON, ndjson, urlencoded and text body parsers every operation route runs (multipart is parsed per operation):
+ * 413 from the Content-Length before reading, and no byte read past the limit of a chunked body (D96 early answers
+ * close the connection, bodies counted). `operations`: the spec's, whose request media types JSON by name (`text/json`)
+ * are read as JSON and the newline-delimited ones line by line (D484, "JSON bodies by media type name, ndjson line by
+ * line").
  */
-export function bodyParsers(limit: string | number, multipartLimitBytes?: number): RequestHandler[] {
+export function bodyParsers(
+  limit: string | number,
+  multipartLimitBytes?: number,
+  operations: readonly Pick<OperationRoute, 'requestMediaTypes'>[] = [],
+): RequestHandler[] {
+  const declared = operations.flatMap((op) => op.requestMediaTypes);
   const limitBytes = limitInBytes(limit);
   const oversize = rejectDeclaredOversize(limitBytes, multipartLimitBytes);
+  const ndjson = ndjsonBodyTypes(declared);
   const chain = [
     // A JSON body is any JSON value (RFC 8259), not only an object or array: the operation's schema says which it
     // takes (`type: string` under application/json), and refuses the others naming the reason (D431 a JSON body may be any JSON value)
-    readingAtMost(express.json({ limit, type: JSON_TYPES, strict: false }), limitBytes),
+    readingAtMost(express.json({ limit, type: jsonBodyTypes(declared), strict: false }), limitBytes),
+    ...(ndjson.length === 0 ? [] : [readingAtMost(ndjsonParser(limit, ndjson), limitBytes)]),
     readingAtMost(express.urlencoded({ limit, extended: false }), limitBytes),
     readingAtMost(express.text({ limit, type: 'text/*' }), limitBytes),
   ];

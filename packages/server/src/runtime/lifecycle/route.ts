@@ -4,9 +4,17 @@
  * with another method 405 with `Allow`, anything else 404.
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { bodyAccepted } from '../body-accepted.js';
 import { createDispatcher } from '../dispatch.js';
 import { HttpError, RUNTIME_ERROR_CODES, VALIDATION_MESSAGE } from '../errors.js';
-import { compareRoutes, type OperationRequestValidators, pathParametersAccepted, queryParametersAccepted } from '../request-validation.js';
+import { linewiseMediaTypes } from '../ndjson-lines.js';
+import {
+  compareRoutes,
+  type OperationRequestValidators,
+  pathParametersAccepted,
+  queryParametersAccepted,
+  queryParametersFit,
+} from '../request-validation.js';
 import { pathParameterEnums, requiredQueryParameters, sentPath } from '../route-template.js';
 import type { ApiDocument, Logger, OperationRoute } from '../types.js';
 
@@ -85,6 +93,12 @@ export function routedApp(): Express {
 export interface OperationSteps {
   operation: OperationRoute;
   steps: RequestHandler[];
+  /**
+   * The number of leading steps through which the body is read (the guard, the body parsers); absent when the
+   * operation reads none: what the dispatcher runs before choosing among operations only bodies tell apart (D485,
+   * "Operations told apart by their bodies dispatched by body schema").
+   */
+  bodyAt?: number;
 }
 
 /**
@@ -103,14 +117,20 @@ export function routeStep(
     routes.map((route) => {
       const v = validators[route.operation.operationId];
       const acceptsPath = v === undefined ? undefined : pathParametersAccepted(v);
-      const acceptsQuery =
-        v === undefined ? undefined : queryParametersAccepted(v, route.operation, requiredQueryParameters(apiDocument, route.operation));
+      const required = requiredQueryParameters(apiDocument, route.operation);
+      const acceptsQuery = v === undefined ? undefined : queryParametersAccepted(v, route.operation, required);
+      const queryFit = v === undefined ? undefined : queryParametersFit(v, route.operation, required);
+      // D485: with the operation's own compiled body validators
+      const acceptsBody =
+        v === undefined || route.bodyAt === undefined ? undefined : bodyAccepted(v, linewiseMediaTypes(apiDocument, route.operation));
       return {
         ...route,
         parameters: v?.parameters,
         pathEnums: pathParameterEnums(apiDocument, route.operation),
         ...(acceptsPath === undefined ? {} : { acceptsPath }),
         ...(acceptsQuery === undefined ? {} : { acceptsQuery }),
+        ...(queryFit === undefined ? {} : { queryFit }),
+        ...(acceptsBody === undefined ? {} : { acceptsBody }),
       };
     }),
     {

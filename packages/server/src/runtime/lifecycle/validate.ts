@@ -4,6 +4,7 @@
  * production), the handler's response checked by express-openapi-validator.
  */
 import type { RequestHandler } from 'express';
+import { linewiseMediaTypes } from '../ndjson-lines.js';
 import { createRequestValidator } from '../request-validation.js';
 import { createResponseValidator } from '../response-validation.js';
 import type { Logger, OperationRoute } from '../types.js';
@@ -34,7 +35,11 @@ export function validateSteps(
   operation: OperationRoute,
   options: { allow: string; uploadLimits: Required<UploadLimits>; multipartLimitBytes: number },
 ): RequestHandler[] {
-  return createRequestValidator(operation, spec.requestValidators[operation.operationId]!, options);
+  const linewise = linewiseMediaTypes(spec.apiDocument, operation);
+  return createRequestValidator(operation, spec.requestValidators[operation.operationId]!, {
+    ...options,
+    ...(linewise.size === 0 ? {} : { linewise }),
+  });
 }
 
 /** The response-validation step of an operation (before its handler: it watches what the handler sends), or none. */
