@@ -1,4 +1,5 @@
-import type { OperationModel, ResponseModel } from '../model/types.js';
+import { bodyIsLineArray } from '../model/ndjson.js';
+import type { OperationModel, ResponseModel, SchemaModel } from '../model/types.js';
 import type { Emitter, EmitContext } from './context.js';
 import { contractSpecifier, runtimeSpecifier } from './context.js';
 import {
@@ -84,7 +85,7 @@ function responseVariants(op: OperationModel, alias: string): ResponseVariantVie
   return out;
 }
 
-function bodyType(op: OperationModel, alias: string): string {
+function bodyType(op: OperationModel, alias: string, schemas: readonly SchemaModel[]): string {
   const rb = op.requestBody;
   if (rb === undefined || rb.content.length === 0) return 'undefined';
   const variants = rb.content.map((media) => {
@@ -92,14 +93,16 @@ function bodyType(op: OperationModel, alias: string): string {
       const fields = media.fields.map((f) => `${propertyKey(f.name)}${f.required ? '' : '?'}: ${FORM_KIND_TYPES[f.kind]}`);
       return `{ ${fields.join('; ')} }`;
     }
-    return `NonNullable<${alias}["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`;
+    const declared = `NonNullable<${alias}["requestBody"]>["content"][${JSON.stringify(media.mediaType)}]`;
+    // D484, "JSON bodies by media type name, ndjson line by line": a schema of one line, the array of every line's value
+    return bodyIsLineArray(media, schemas) ? `Array<${declared}>` : declared;
   });
   const unique = [...new Set(variants)];
   if (!rb.required) unique.push('undefined');
   return unique.join(' | ');
 }
 
-export function handlerOperationViews(operations: readonly OperationModel[]): HandlerOperationView[] {
+export function handlerOperationViews(operations: readonly OperationModel[], schemas: readonly SchemaModel[]): HandlerOperationView[] {
   const names = operationTypeNames(operations);
   const aliases = operationAliases(operations);
   return operations.map((op) => {
@@ -127,7 +130,7 @@ export function handlerOperationViews(operations: readonly OperationModel[]): Ha
         optional: !p.required,
         type: `NonNullable<NonNullable<${alias}["parameters"]["header"]>[${JSON.stringify(p.name)}]>`,
       })),
-      body: bodyType(op, alias),
+      body: bodyType(op, alias, schemas),
       responses: responseVariants(op, alias),
     };
   });
@@ -154,7 +157,7 @@ export const serverHandlersEmitter: Emitter = {
   name: 'server/handlers',
   target: 'server',
   emit: (ctx: EmitContext) => {
-    const operations = handlerOperationViews(ctx.model.operations);
+    const operations = handlerOperationViews(ctx.model.operations, ctx.model.schemas);
     const variants = operations.flatMap((op) => op.responses);
     return [
       {
