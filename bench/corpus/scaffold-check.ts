@@ -11,7 +11,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApiApp } from '../../packages/server/src/runtime/app.js';
 import type { JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
-import { SpecProbe, type ProbeAnswer, type ProbedOperation, type ProbeKind } from '../../test/server/support/scaffold-probe.js';
+import {
+  fetchFailure,
+  SpecProbe,
+  unsentReason,
+  type ProbeAnswer,
+  type ProbedOperation,
+  type ProbeKind,
+} from '../../test/server/support/scaffold-probe.js';
 import { probeLimit } from './probe-limits.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
@@ -144,12 +151,19 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
             summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
             return;
           }
+          // a request undici refused to send reached no scaffold: the probe's limit, not the scaffold's failure
+          const unsent = unsentReason(error);
+          if (unsent !== undefined) {
+            summary.requests--;
+            summary.notProbed[unsent] = (summary.notProbed[unsent] ?? 0) + 1;
+            return;
+          }
           note(summary, {
             kind,
             label: request.label,
             expected: 0,
             status: 0,
-            problem: `no answer: ${(error as Error).message}`,
+            problem: `no answer: ${fetchFailure(error)}`,
             answer: '',
           });
           return;

@@ -22,6 +22,26 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 /** Headers Node's fetch (undici) sends when the request does not set them. */
 const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
 
+/**
+ * Headers of the connection and the message's framing, not of the API: fetch writes them itself (`Content-Length` from
+ * the body) or refuses them (undici: `transfer-encoding`, `keep-alive`, `upgrade` invalid, `expect` not supported). A
+ * document may still declare one as a parameter (VTEX's `Content-Length`, example 2183; HERE's, `type: number`): a
+ * sample of it beside a body of another length is a request undici will not send
+ * (`UND_ERR_REQ_CONTENT_LENGTH_MISMATCH`) or one the server reads as a malformed next request, so the probe leaves
+ * them to fetch (D414, "The corpus probe leaves framing headers to fetch").
+ */
+export const FETCH_OWN_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'expect',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const token = escapePointerToken;
 
@@ -186,6 +206,7 @@ export class SpecProbe {
           // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
+          if (p['in'] === 'header' && FETCH_OWN_HEADERS.has(p['name'].toLowerCase())) continue;
           // a parameter declared with `content` (Stream's path parameters) has its schema in its one media type
           const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
           // header names are case-insensitive: the operation's `x-amz-content-sha256` overrides its path item's
@@ -474,6 +495,39 @@ export class SpecProbe {
       ...this.conformance(request.operation, response.status, contentType, text),
     };
   }
+}
+
+/** undici's codes for a request it refuses before anything reaches the server (the request's fault, not the answer's). */
+const UNSENT_CODES: ReadonlySet<string> = new Set(['UND_ERR_REQ_CONTENT_LENGTH_MISMATCH', 'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/** The `cause` fetch wraps into its `fetch failed` (undici's error, or the socket's), when it has one. */
+function causeOf(error: unknown): { code: string | undefined; message: string } | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error)) return undefined;
+  const code = (cause as Error & { code?: unknown }).code;
+  return { code: typeof code === 'string' ? code : undefined, message: cause.message };
+}
+
+/**
+ * Why fetch failed, as the probe records it: fetch's own message and the cause it wraps (`fetch failed (ECONNRESET:
+ * read ECONNRESET)`): `fetch failed` alone does not tell a scaffold that closed the connection from a request undici
+ * would not send.
+ */
+export function fetchFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = causeOf(error);
+  return cause === undefined ? message : `${message} (${cause.code === undefined ? '' : `${cause.code}: `}${cause.message})`;
+}
+
+/**
+ * Why a request fetch failed was never sent, or undefined when it was (or may have been) sent: undici refused it
+ * before writing it (a body of another length than its `Content-Length`, a header it will not set). Such a request
+ * says nothing of the scaffold, so it is not counted as the scaffold's failure (D414, "The corpus probe leaves framing
+ * headers to fetch").
+ */
+export function unsentReason(error: unknown): string | undefined {
+  const code = causeOf(error)?.code;
+  return code !== undefined && UNSENT_CODES.has(code) ? `a request fetch would not send (${code})` : undefined;
 }
 
 /** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456 query objects and arrays of objects serialised). */
