@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { enumOfDeclaredType } from '../../../generators/src/emit/untyped-enum.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
-import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
+import { paramText, serializeParam, serializePathParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
 import { isObj, escapePointerToken, valueAtPointer } from '@paygate/contract/json';
 import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
@@ -180,6 +180,20 @@ export class SpecProbe {
     return p.contentType !== undefined && /json/i.test(p.contentType) ? JSON.stringify(value) : scalar(value);
   }
 
+  /**
+   * A path parameter's segment as its style writes it (D413, "Object path parameters read by their style"); an object
+   * sampled empty gets every property it declares, since an empty segment routes nowhere (Jellyfin's `version`, whose
+   * properties are all optional).
+   */
+  private pathText(p: Parameter): string {
+    if (p.contentType !== undefined) return encodeURIComponent(this.parameterText(p));
+    let value = this.parameterSample(p.schema);
+    const schema = this.deref(p.schema);
+    if (isObj(value) && Object.keys(value).length === 0 && isObj(schema) && isObj(schema['properties']))
+      value = Object.fromEntries(Object.entries(schema['properties']).map(([name, property]) => [name, this.parameterSample(property)]));
+    return serializePathParam(p, value);
+  }
+
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
   validate(pointer: string, value: unknown): string[] {
     let validate = this.compiled.get(pointer);
@@ -341,7 +355,7 @@ export class SpecProbe {
     };
     const carried = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(this.parameterText(p)));
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, this.pathText(p));
       // a header the credentials carry, declared as a parameter too (VTEX's `X-VTEX-API-AppKey`): a client sends it
       // once, so the credential is its value (a sample beside it made one header of both values, refused)
       else if (p.in === 'header' && carried.has(p.name.toLowerCase())) continue;
