@@ -81,6 +81,14 @@ describe('SpecProbe valid requests', () => {
       { url: 'http://probe.invalid/pets/;ids=cat;ids=cat' },
     ],
     [
+      // Sinao's `POST /apps/{appId}/stripe/import/launch`: `{x-ype: string}`, a typo of `type`, takes any value
+      'a required query parameter whose schema says nothing of its shape',
+      document('/import', {
+        post: { ...ok, parameters: [{ name: 'public_key', in: 'query', required: true, schema: { 'x-ype': 'string' } }] },
+      }),
+      { url: 'http://probe.invalid/import?public_key=sample' },
+    ],
+    [
       // header names are case-insensitive: the operation's parameter overrides the path item's, one header is sent
       "an operation's header overriding its path item's in another case",
       document('/publish', {

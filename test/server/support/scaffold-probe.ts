@@ -42,6 +42,27 @@ export const FETCH_OWN_HEADERS: ReadonlySet<string> = new Set([
   'trailer',
 ]);
 
+/** Keywords that say something of a value's type or shape: a schema with none of them accepts any value. */
+const SHAPE_KEYWORDS = [
+  'type',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'required',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'not',
+  'enum',
+  'const',
+  'default',
+  'example',
+  'examples',
+  '$ref',
+] as const;
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 const token = escapePointerToken;
 
@@ -171,6 +192,10 @@ export class SpecProbe {
       const values = read['enum'];
       return sampleOf(read, this.deref, 0, (s, value) => value !== '' && (s === read ? values.includes(value) : this.accepts(s, value)));
     }
+    // a schema that says nothing of the value's shape (Sinao's `public_key`, `{x-ype: string}`: a typo of `type`)
+    // takes any value; the sampler's default for it, `{}`, is an exploded object of no keys, so a required query
+    // parameter was not sent at all and the scaffold rightly refused the "valid" request. A parameter is text: send one.
+    if (isObj(declared) && !SHAPE_KEYWORDS.some((k) => declared[k] !== undefined)) return 'sample';
     return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
   }
 
