@@ -735,7 +735,7 @@ export function pathParametersAccepted(v: OperationRequestValidators): ((params:
     try {
       for (const rule of rules) applyParameterRule(rule, {}, {}, copy);
     } catch (error) {
-      // a value not written in its parameter's style (D413): this template does not take the path
+      // a value not written in its parameter's style (D413 object path parameters read by their style): this template does not take the path
       if (error instanceof RequestRejection) return false;
       throw error;
     }

@@ -102,7 +102,7 @@ describe('serializePathParam (D413, "Object path parameters read by their style"
     ['matrix', true, colours, ';color=blue;color=black;color=brown'],
     ['matrix', false, colour, ';color=R,100,G,200,B,150'],
     ['matrix', true, colour, ';R=100;G=200;B=150'],
-    // percent-encoded values; an object inside as its JSON text (D456)
+    // percent-encoded values; an object inside as its JSON text (D456 query objects and arrays of objects serialised)
     [undefined, undefined, { q: 'a b/c', tag: { k: 1 } }, 'q,a%20b%2Fc,tag,%7B%22k%22%3A1%7D'],
   ])('style %s, explode %s: %j', (style, explode, value, expected) => {
     expect(serializePathParam({ name: 'color', style, explode }, value)).toBe(expected);
