@@ -20,6 +20,7 @@ import {
   type ProbeKind,
 } from '../../test/server/support/scaffold-probe.js';
 import { probeLimit } from './probe-limits.js';
+import { listenForProbe } from './probe-server.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
 import { isObj, escapePointerToken } from '../../generators/src/util/json.js';
@@ -56,11 +57,7 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
     };
     // biome-ignore lint/suspicious/noExplicitAny: the generated spec's types are the document's; the runner is generic over them
     const app = createApiApp(spec as any, { handlers: {}, notImplemented: 'respond', authenticators, logger, validateResponses: false });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => {
-      server!.once('listening', () => resolve());
-      server!.once('error', reject);
-    });
+    server = await listenForProbe(app);
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const schemes = (document['components'] as { securitySchemes?: Record<string, Scheme> } | undefined)?.securitySchemes ?? {};
     try {

@@ -1,6 +1,6 @@
 /**
  * The probe's headers (scaffold-probe.ts): a declared `Content-Length` (and the other headers of the connection and
- * the message's framing) is left to fetch (D414, "The corpus probe leaves framing headers to fetch"); a request
+ * the message's framing) is left to fetch (D414, "The corpus probe's own HTTP failures are not the scaffold's"); a request
  * undici will not send is told apart from one the scaffold failed to answer.
  */
 import { createServer, type Server } from 'node:http';

@@ -28,7 +28,7 @@ const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'us
  * document may still declare one as a parameter (VTEX's `Content-Length`, example 2183; HERE's, `type: number`): a
  * sample of it beside a body of another length is a request undici will not send
  * (`UND_ERR_REQ_CONTENT_LENGTH_MISMATCH`) or one the server reads as a malformed next request, so the probe leaves
- * them to fetch (D414, "The corpus probe leaves framing headers to fetch").
+ * them to fetch (D414, "The corpus probe's own HTTP failures are not the scaffold's").
  */
 export const FETCH_OWN_HEADERS: ReadonlySet<string> = new Set([
   'content-length',
@@ -561,8 +561,8 @@ export function fetchFailure(error: unknown): string {
 /**
  * Why a request fetch failed was never sent, or undefined when it was (or may have been) sent: undici refused it
  * before writing it (a body of another length than its `Content-Length`, a header it will not set). Such a request
- * says nothing of the scaffold, so it is not counted as the scaffold's failure (D414, "The corpus probe leaves framing
- * headers to fetch").
+ * says nothing of the scaffold, so it is not counted as the scaffold's failure (D414, "The corpus probe's own HTTP
+ * failures are not the scaffold's").
  */
 export function unsentReason(error: unknown): string | undefined {
   const code = causeOf(error)?.code;
