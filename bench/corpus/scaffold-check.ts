@@ -141,28 +141,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
         try {
           answer = await probe.send(request);
         } catch (error) {
-          if (!['TypeError', 'TimeoutError', 'AbortError'].includes((error as Error).name)) {
-            // not the network: the probe's validator could not compile the declared schema; the answer counts neither way
-            summary.requests--;
-            const reason = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
-            summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
-            return;
-          }
-          // a request undici refused to send reached no scaffold: the probe's limit, not the scaffold's failure
-          const unsent = unsentReason(error);
-          if (unsent !== undefined) {
-            summary.requests--;
-            summary.notProbed[unsent] = (summary.notProbed[unsent] ?? 0) + 1;
-            return;
-          }
-          note(summary, {
-            kind,
-            label: request.label,
-            expected: 0,
-            status: 0,
-            problem: `no answer: ${fetchFailure(error)}`,
-            answer: '',
-          });
+          noAnswer(summary, kind, request.label, error);
           return;
         }
         let problem: string | undefined;
@@ -171,9 +150,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
         } catch {
           // the probe's Ajv (2020-12) cannot compile the declared schema (an OpenAPI 3.0 boolean
           // `exclusiveMaximum`, say): the answer cannot be read, so it counts neither way
-          summary.requests--;
-          const reason = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
-          summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
+          uncounted(summary, UNCOMPILABLE);
           return;
         }
         // the probe's "invalid" body that the schema accepts (an array against an object schema without `type`,
@@ -220,6 +197,24 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
     }),
   );
   return summary;
+}
+
+const UNCOMPILABLE = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
+
+/** A request sent that counts neither way, counted as not probed for `reason`. */
+function uncounted(summary: ProbeSummary, reason: string): void {
+  summary.requests--;
+  summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
+}
+
+/** A request that got no answer: the probe's own failure (counted apart), else the scaffold's, with fetch's cause. */
+function noAnswer(summary: ProbeSummary, kind: ProbeKind, label: string, error: unknown): void {
+  // not the network: the probe's validator could not compile the declared schema; the answer counts neither way
+  if (!['TypeError', 'TimeoutError', 'AbortError'].includes((error as Error).name)) uncounted(summary, UNCOMPILABLE);
+  // a request undici refused to send reached no scaffold: the probe's limit, not the scaffold's failure (D414, "The
+  // corpus probe's own HTTP failures are not the scaffold's")
+  else if (unsentReason(error) !== undefined) uncounted(summary, unsentReason(error)!);
+  else note(summary, { kind, label, expected: 0, status: 0, problem: `no answer: ${fetchFailure(error)}`, answer: '' });
 }
 
 function note(summary: ProbeSummary, exception: ProbeException): void {
