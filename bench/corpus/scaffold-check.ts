@@ -208,7 +208,7 @@ function uncounted(summary: ProbeSummary, reason: string): void {
 }
 
 /** A request that got no answer: the probe's own failure (counted apart), else the scaffold's, with fetch's cause. */
-function noAnswer(summary: ProbeSummary, kind: ProbeKind, label: string, error: unknown): void {
+function noAnswer(summary: ProbeSummary, kind: ProbeException['kind'], label: string, error: unknown): void {
   // not the network: the probe's validator could not compile the declared schema; the answer counts neither way
   if (!['TypeError', 'TimeoutError', 'AbortError'].includes((error as Error).name)) uncounted(summary, UNCOMPILABLE);
   // a request undici refused to send reached no scaffold: the probe's limit, not the scaffold's failure (D414, "The
