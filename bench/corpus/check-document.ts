@@ -15,6 +15,7 @@ import { runCli } from '../../generators/src/cli/main.js';
 import type { JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
 import type { SharedCompiler } from './compiler.js';
 import { probeScaffold } from './scaffold-check.js';
+import { headAndTail, outline } from './step-output.js';
 import type { DocumentResult, PaygateResult, PeerResult } from './types.js';
 import { isObj } from '../../generators/src/util/json.js';
 
@@ -28,11 +29,12 @@ export interface CheckInput {
   bytes: number;
 }
 
-async function cli(argv: string[], cwd: string): Promise<{ code: number; out: string }> {
+/** A CLI step's exit code, its output's head and tail (step-output.ts) and the warnings counted over all of it. */
+async function cli(argv: string[], cwd: string): Promise<{ code: number; out: string; warnings: number }> {
   let out = '';
   const io = { cwd, stdout: (t: string) => void (out += t.length > 4000 ? '' : t), stderr: (t: string) => void (out += t) };
   const code = await runCli(argv, io);
-  return { code, out: out.slice(0, 20_000) };
+  return { code, out: headAndTail(out), warnings: (out.match(/^\s*warning/gim) ?? []).length };
 }
 
 async function tsFiles(dir: string): Promise<string[]> {
@@ -40,26 +42,18 @@ async function tsFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
 }
 
-/** The lines of CLI output that say what was wrong (errors first), without progress noise. */
-const firstLines = (text: string, n = 12) =>
-  text
-    .split('\n')
-    .filter((l) => l.trim() !== '' && !/^\s*(wrote |\d+ file\(s\) written)/.test(l))
-    .slice(0, n)
-    .join('\n');
-
 async function checkPaygate(dir: string, document: JsonObject, compiler: SharedCompiler): Promise<PaygateResult> {
   const ms: PaygateResult['ms'] = {};
   let started = performance.now();
-  let generated: { code: number; out: string };
+  let generated: { code: number; out: string; warnings: number };
   try {
     generated = await cli(['generate', '--input', 'openapi.json', '--out', 'generated'], dir);
   } catch (error) {
     return { outcome: 'generate-crashed', message: String((error as Error).stack ?? error).slice(0, 2000), ms };
   }
   ms.generate = performance.now() - started;
-  if (generated.code !== 0) return { outcome: 'refused', message: firstLines(generated.out, 20), ms };
-  const warnings = (generated.out.match(/^\s*warning/gim) ?? []).length;
+  if (generated.code !== 0) return { outcome: 'refused', message: outline(generated.out), ms };
+  const { warnings } = generated;
   const compiled = compiler.compile(dir, await tsFiles(path.join(dir, 'generated')));
   ms.tsc = compiled.ms;
   if (compiled.errors > 0)
@@ -68,7 +62,7 @@ async function checkPaygate(dir: string, document: JsonObject, compiler: SharedC
   try {
     const docs = await cli(['docs', '--input', 'openapi.json', '--out', 'site'], dir);
     ms.docs = performance.now() - started;
-    if (docs.code !== 0) return { outcome: 'docs-failed', message: firstLines(docs.out, 20), warnings, ms };
+    if (docs.code !== 0) return { outcome: 'docs-failed', message: outline(docs.out), warnings, ms };
   } catch (error) {
     return { outcome: 'docs-failed', message: String((error as Error).stack ?? error).slice(0, 2000), warnings, ms };
   }

@@ -11,8 +11,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApiApp } from '../../packages/server/src/runtime/app.js';
 import type { JsonObject } from '../../packages/contract-tests/src/spec-check/samples.js';
-import { SpecProbe, type ProbeAnswer, type ProbedOperation, type ProbeKind } from '../../test/server/support/scaffold-probe.js';
+import {
+  fetchFailure,
+  SpecProbe,
+  unsentReason,
+  type ProbeAnswer,
+  type ProbedOperation,
+  type ProbeKind,
+} from '../../test/server/support/scaffold-probe.js';
 import { probeLimit } from './probe-limits.js';
+import { listenForProbe } from './probe-server.js';
 import { as2020 } from './schema-dialect.js';
 import type { ProbeException, ProbeSummary } from './types.js';
 import { isObj, escapePointerToken } from '../../generators/src/util/json.js';
@@ -49,11 +57,7 @@ export async function probeScaffold(dir: string, document: JsonObject): Promise<
     };
     // biome-ignore lint/suspicious/noExplicitAny: the generated spec's types are the document's; the runner is generic over them
     const app = createApiApp(spec as any, { handlers: {}, notImplemented: 'respond', authenticators, logger, validateResponses: false });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => {
-      server!.once('listening', () => resolve());
-      server!.once('error', reject);
-    });
+    server = await listenForProbe(app);
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const schemes = (document['components'] as { securitySchemes?: Record<string, Scheme> } | undefined)?.securitySchemes ?? {};
     try {
@@ -137,21 +141,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
         try {
           answer = await probe.send(request);
         } catch (error) {
-          if (!['TypeError', 'TimeoutError', 'AbortError'].includes((error as Error).name)) {
-            // not the network: the probe's validator could not compile the declared schema; the answer counts neither way
-            summary.requests--;
-            const reason = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
-            summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
-            return;
-          }
-          note(summary, {
-            kind,
-            label: request.label,
-            expected: 0,
-            status: 0,
-            problem: `no answer: ${(error as Error).message}`,
-            answer: '',
-          });
+          noAnswer(summary, kind, request.label, error);
           return;
         }
         let problem: string | undefined;
@@ -160,9 +150,7 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
         } catch {
           // the probe's Ajv (2020-12) cannot compile the declared schema (an OpenAPI 3.0 boolean
           // `exclusiveMaximum`, say): the answer cannot be read, so it counts neither way
-          summary.requests--;
-          const reason = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
-          summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
+          uncounted(summary, UNCOMPILABLE);
           return;
         }
         // the probe's "invalid" body that the schema accepts (an array against an object schema without `type`,
@@ -209,6 +197,24 @@ async function probeAll(probe: SpecProbe, document: JsonObject, baseUrl: string,
     }),
   );
   return summary;
+}
+
+const UNCOMPILABLE = "a response schema the probe's JSON Schema 2020-12 validator cannot compile";
+
+/** A request sent that counts neither way, counted as not probed for `reason`. */
+function uncounted(summary: ProbeSummary, reason: string): void {
+  summary.requests--;
+  summary.notProbed[reason] = (summary.notProbed[reason] ?? 0) + 1;
+}
+
+/** A request that got no answer: the probe's own failure (counted apart), else the scaffold's, with fetch's cause. */
+function noAnswer(summary: ProbeSummary, kind: ProbeException['kind'], label: string, error: unknown): void {
+  // not the network: the probe's validator could not compile the declared schema; the answer counts neither way
+  if (!['TypeError', 'TimeoutError', 'AbortError'].includes((error as Error).name)) uncounted(summary, UNCOMPILABLE);
+  // a request undici refused to send reached no scaffold: the probe's limit, not the scaffold's failure (D414, "The
+  // corpus probe's own HTTP failures are not the scaffold's")
+  else if (unsentReason(error) !== undefined) uncounted(summary, unsentReason(error)!);
+  else note(summary, { kind, label, expected: 0, status: 0, problem: `no answer: ${fetchFailure(error)}`, answer: '' });
 }
 
 function note(summary: ProbeSummary, exception: ProbeException): void {

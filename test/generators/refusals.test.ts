@@ -165,13 +165,13 @@ describe('unsupported constructs are refused with their location', () => {
       {
         operationId: 'getA',
         pointer: expect.stringMatching(/object-header\.json#\/paths\/~1a\/get\/parameters$/),
-        problem: expect.stringMatching(/objects are only parsed in query parameters/),
+        problem: expect.stringMatching(/objects are only parsed in query and path parameters/),
         fix: expect.any(String),
       },
     ]);
     const validators = result.files.find((f) => f.path.endsWith('request-validators.gen.ts'))!.contents;
     expect(validators).toMatch(
-      /"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query parameters",/,
+      /"getA": \{\n\s+parameters: \[\],\n\s+queryNames: \[\],\n\s+unsupported: "operation getA: header parameter 'X-O': objects are only parsed in query and path parameters",/,
     );
     expect(result.files.map((f) => f.path)).toEqual(
       expect.arrayContaining([expect.stringMatching(/client\.gen\.ts$/), expect.stringMatching(/types\.gen\.ts$/)]),

@@ -219,7 +219,7 @@ describe('an operation the generator skipped on the server side', () => {
           deleteItem: {
             parameters: [],
             queryNames: [],
-            unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query parameters",
+            unsupported: "operation deleteItem: header parameter 'X-O': objects are only parsed in query and path parameters",
           },
         },
       },

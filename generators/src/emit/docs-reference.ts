@@ -12,6 +12,7 @@
  * tables, type labels: docs-schema-labels.ts) are read from the model's typed nodes (D479 the API reference reads typed
  * schema nodes); only the response examples are read from the bundled document.
  */
+import { createHash } from 'node:crypto';
 import { RefResolver } from '../model/ref-resolver.js';
 import type { ApiModel, OperationModel } from '../model/types.js';
 import { compareStrings } from '../util/sorted.js';
@@ -23,9 +24,23 @@ import { schemaDescription, typeLabel } from './docs-schema-labels.js';
 
 type Obj = Record<string, unknown>;
 
-/** An operation's page: a file name only letters, digits, `-` and `_` make (operationIds can hold `.` or `/`). */
+/**
+ * The most characters of an operationId an operation page's name keeps: file systems take at most 255 bytes per name
+ * (ext4, APFS, NTFS), and Microsoft Graph's generated ids run past 250 characters
+ * (`identityGovernance-entitlementManagement-accessPackageAssignments-...-CreateAccessPackageResourceRoles`), which
+ * failed `paygate docs` with ENAMETOOLONG.
+ */
+export const PAGE_ID_CHARS = 200;
+
+/**
+ * An operation's page: a file name only letters, digits, `-` and `_` make (operationIds can hold `.` or `/`); an id
+ * longer than PAGE_ID_CHARS keeps its first characters and a digest of the whole id, so pages stay distinct.
+ */
 export function operationPage(operationId: string): string {
-  return `operation-${operationId.replace(/[^A-Za-z0-9_-]+/g, '-')}.html`;
+  const safe = operationId.replace(/[^A-Za-z0-9_-]+/g, '-');
+  if (safe.length <= PAGE_ID_CHARS) return `operation-${safe}.html`;
+  const digest = createHash('sha256').update(operationId).digest('hex').slice(0, 12);
+  return `operation-${safe.slice(0, PAGE_ID_CHARS - digest.length - 1)}-${digest}.html`;
 }
 
 export function escapeHtml(text: string): string {

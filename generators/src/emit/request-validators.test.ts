@@ -122,6 +122,46 @@ describe('request-validators emitter: parameter rules', () => {
     ],
     ['header array (simple by default)', { name: 'X-Ids', in: 'header', schema: array }, { name: 'x-ids', parse: 'split', delimiter: ',' }],
     ['path array, explode', { name: 'p', in: 'path', required: true, explode: true, schema: array }, { parse: 'split', delimiter: ',' }],
+    // D413 object path parameters read by their style
+    ['path primitive, simple (default)', pathParameter, { parse: 'none' }],
+    ['path object, simple (default)', { name: 'p', in: 'path', required: true, schema: object }, { parse: 'pathStyle', shape: 'object' }],
+    [
+      'path object, simple, explode',
+      { name: 'p', in: 'path', required: true, explode: true, schema: { $ref: '#/components/schemas/Tag' } },
+      { parse: 'pathStyle', shape: 'object', explode: true },
+    ],
+    [
+      'path object, label',
+      { name: 'p', in: 'path', required: true, style: 'label', schema: object },
+      { parse: 'pathStyle', style: 'label', shape: 'object' },
+    ],
+    [
+      'path object with an object property, matrix, explode',
+      {
+        name: 'p',
+        in: 'path',
+        required: true,
+        style: 'matrix',
+        explode: true,
+        schema: { type: 'object', properties: { tag: { $ref: '#/components/schemas/Tag' } } },
+      },
+      { parse: 'pathStyle', style: 'matrix', explode: true, shape: 'object', jsonProperties: ['tag'] },
+    ],
+    [
+      'path array, label, explode',
+      { name: 'p', in: 'path', required: true, style: 'label', explode: true, schema: array },
+      { parse: 'pathStyle', style: 'label', explode: true, shape: 'array' },
+    ],
+    [
+      'path array of objects, matrix',
+      { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'array', items: object } },
+      { parse: 'pathStyle', style: 'matrix', shape: 'array', jsonItems: true },
+    ],
+    [
+      'path primitive, matrix',
+      { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'integer' } },
+      { parse: 'pathStyle', style: 'matrix' },
+    ],
   ])('%s', (_name, parameter, expected) => {
     const rules = rulesFor(withPath(parameter)) as { name: string }[];
     expect(rules[rules.length - 1]).toMatchObject(expected);
@@ -135,11 +175,15 @@ describe('request-validators emitter: parameter rules', () => {
 
   it.each([
     [
-      'matrix path parameter',
-      { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'string' } },
-      /operation r: path parameter 'p': style 'matrix' is not parsed/,
+      'form path parameter',
+      { name: 'p', in: 'path', required: true, style: 'form', schema: { type: 'string' } },
+      /operation r: path parameter 'p': style 'form' is not defined for path parameters/,
     ],
-    ['object path parameter', { name: 'p', in: 'path', required: true, schema: object }, /objects are only parsed in query parameters/],
+    [
+      'object header parameter',
+      { name: 'X-O', in: 'header', schema: object },
+      /header parameter 'X-O': objects are only parsed in query and path parameters/,
+    ],
     [
       'label header parameter',
       { name: 'X-P', in: 'header', style: 'label', schema: { type: 'string' } },

@@ -77,7 +77,7 @@ function requestFormats(openapiVersion: string): Record<string, unknown> {
 export interface ParameterRuleView {
   name: string;
   in: 'query' | 'header' | 'path';
-  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject' | 'deepArray';
+  parse: 'none' | 'json' | 'wrap' | 'split' | 'formObject' | 'formExplode' | 'deepObject' | 'deepArray' | 'pathStyle';
   delimiter?: string;
   properties?: string[];
   arrayProperties?: string[];
@@ -86,7 +86,13 @@ export interface ParameterRuleView {
   emptyObject?: boolean;
   jsonItems?: boolean;
   reserved?: 'whole' | 'comma';
+  style?: 'simple' | 'label' | 'matrix';
+  explode?: boolean;
+  shape?: 'array' | 'object';
 }
+
+/** The styles OpenAPI defines for path parameters. */
+const PATH_STYLES: ReadonlySet<string> = new Set(['simple', 'label', 'matrix']);
 
 interface OperationView {
   key: string;
@@ -199,9 +205,11 @@ class RuleBuilder {
     const rule: ParameterRuleView = { name: p.in === 'header' ? p.name.toLowerCase() : p.name, in: p.in, parse: 'none' };
     if (p.content !== undefined) {
       if (JSON_MEDIA_TYPE.test(p.content.mediaType.split(';')[0]!.trim())) rule.parse = 'json';
+    } else if (p.in === 'path') {
+      this.pathRule(p, schema, rule, unsupported);
     } else if (p.in !== 'query') {
-      if (p.style !== 'simple') unsupported(`style '${p.style}' is not parsed (path and header parameters use 'simple')`);
-      if (this.isObject(schema)) unsupported('objects are only parsed in query parameters');
+      if (p.style !== 'simple') unsupported(`style '${p.style}' is not parsed (header parameters use 'simple')`);
+      if (this.isObject(schema)) unsupported('objects are only parsed in query and path parameters');
       if (this.isArray(schema)) {
         rule.parse = 'split';
         rule.delimiter = ',';
@@ -246,6 +254,35 @@ class RuleBuilder {
     // Non-exploded values may hold commas (OpenAPI's delimiter for them); nothing else reserved, unless allowReserved.
     if (p.in === 'query' && !p.allowReserved) rule.reserved = p.explode ? 'whole' : 'comma';
     return rule;
+  }
+
+  /**
+   * A path parameter by its style (D413, "Object path parameters read by their style"): a `simple` primitive as sent
+   * and a `simple` array split at commas (as before); a `simple` object, and any `label` or `matrix` value, read by the
+   * runtime's `pathStyle` (packages/server/src/runtime/path-styles.ts). An object or array item that is itself an
+   * object is its JSON text, as in a query (D456 query objects and arrays of objects serialised).
+   */
+  private pathRule(p: ParameterModel, schema: unknown, rule: ParameterRuleView, unsupported: (what: string) => never): void {
+    if (!PATH_STYLES.has(p.style)) unsupported(`style '${p.style}' is not defined for path parameters`);
+    const style = p.style as 'simple' | 'label' | 'matrix';
+    const shape = this.isObject(schema) ? 'object' : this.isArray(schema) ? 'array' : undefined;
+    if (style === 'simple' && shape !== 'object') {
+      if (shape === 'array') {
+        rule.parse = 'split';
+        rule.delimiter = ',';
+      }
+      return;
+    }
+    rule.parse = 'pathStyle';
+    if (style !== 'simple') rule.style = style;
+    if (p.explode) rule.explode = true;
+    if (shape !== undefined) rule.shape = shape;
+    if (shape === 'array' && this.hasObjectItems(schema)) rule.jsonItems = true;
+    if (shape === 'object') {
+      const properties = this.resolver.objectShape(schema).properties;
+      const json = this.properties(schema).filter((k) => this.isObject(properties[k]) || this.hasObjectItems(properties[k]));
+      if (json.length > 0) rule.jsonProperties = json;
+    }
   }
 
   /** Properties of an object schema (merging allOf/oneOf/anyOf members). */
@@ -676,7 +713,7 @@ export function unsupportedServerOperations(
 }
 
 const UNSUPPORTED_FIX =
-  'declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path and header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.';
+  'declare the parameter with a style the scaffold parses: query arrays form, spaceDelimited, pipeDelimited or deepObject (name[]=a&name[]=b); query objects form or deepObject; path parameters simple, label or matrix; header parameters simple, primitives or arrays (the request-validation rules of @paygate/server), or send it in a JSON body.';
 
 /** JSON pointer of an operation in the bundled document. */
 function operationPointer(op: Pick<OperationModel, 'path' | 'method'>): string {

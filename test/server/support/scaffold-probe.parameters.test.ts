@@ -40,6 +40,55 @@ describe('SpecProbe valid requests', () => {
       { url: 'http://probe.invalid/reports/3f1c2b8e-7d4a-4e59-9b1f-2a6c8d0e5f71' },
     ],
     [
+      // D413 object path parameters read by their style: Jellyfin's `version`, every property optional, sampled whole
+      'an object path parameter, simple',
+      document('/Plugins/{version}', {
+        delete: {
+          ...ok,
+          parameters: [
+            {
+              name: 'version',
+              in: 'path',
+              required: true,
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: { Major: { type: 'integer' }, Minor: { type: 'integer' } },
+              },
+            },
+          ],
+        },
+      }),
+      { url: 'http://probe.invalid/Plugins/Major,1,Minor,1' },
+    ],
+    [
+      'an array path parameter, matrix, exploded',
+      document('/pets/{ids}', {
+        get: {
+          ...ok,
+          parameters: [
+            {
+              name: 'ids',
+              in: 'path',
+              required: true,
+              style: 'matrix',
+              explode: true,
+              schema: { type: 'array', minItems: 2, items: { type: 'string', enum: ['cat'] } },
+            },
+          ],
+        },
+      }),
+      { url: 'http://probe.invalid/pets/;ids=cat;ids=cat' },
+    ],
+    [
+      // Sinao's `POST /apps/{appId}/stripe/import/launch`: `{x-ype: string}`, a typo of `type`, takes any value
+      'a required query parameter whose schema says nothing of its shape',
+      document('/import', {
+        post: { ...ok, parameters: [{ name: 'public_key', in: 'query', required: true, schema: { 'x-ype': 'string' } }] },
+      }),
+      { url: 'http://probe.invalid/import?public_key=sample' },
+    ],
+    [
       // header names are case-insensitive: the operation's parameter overrides the path item's, one header is sent
       "an operation's header overriding its path item's in another case",
       document('/publish', {

@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { enumOfDeclaredType } from '../../../generators/src/emit/untyped-enum.js';
 import { negativeOf, sampleOf, type Accepts, type Json, type JsonObject } from '../../../packages/contract-tests/src/spec-check/samples.js';
-import { paramText, serializeParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
+import { paramText, serializeParam, serializePathParam } from '../../../packages/contract-tests/src/spec-check/request/serialize-param.js';
 import { isObj, escapePointerToken, valueAtPointer } from '@paygate/contract/json';
 import { readXml } from '../../../packages/contract-tests/src/spec-check/xml-reading.js';
 
@@ -21,6 +21,47 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 /** Headers Node's fetch (undici) sends when the request does not set them. */
 const FETCH_DEFAULT_HEADERS = new Set(['accept-language', 'accept-encoding', 'user-agent', 'sec-fetch-mode']);
+
+/**
+ * Headers of the connection and the message's framing, not of the API: fetch writes them itself (`Content-Length` from
+ * the body) or refuses them (undici: `transfer-encoding`, `keep-alive`, `upgrade` invalid, `expect` not supported). A
+ * document may still declare one as a parameter (VTEX's `Content-Length`, example 2183; HERE's, `type: number`): a
+ * sample of it beside a body of another length is a request undici will not send
+ * (`UND_ERR_REQ_CONTENT_LENGTH_MISMATCH`) or one the server reads as a malformed next request, so the probe leaves
+ * them to fetch (D414, "The corpus probe's own HTTP failures are not the scaffold's").
+ */
+export const FETCH_OWN_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'expect',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+/** Keywords that say something of a value's type or shape: a schema with none of them accepts any value. */
+const SHAPE_KEYWORDS = [
+  'type',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'items',
+  'prefixItems',
+  'required',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'not',
+  'enum',
+  'const',
+  'default',
+  'example',
+  'examples',
+  '$ref',
+] as const;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
 /** Newline-delimited JSON media types (ndjson, JSON Lines): one JSON text per line. */
@@ -153,6 +194,10 @@ export class SpecProbe {
       const values = read['enum'];
       return sampleOf(read, this.deref, 0, (s, value) => value !== '' && (s === read ? values.includes(value) : this.accepts(s, value)));
     }
+    // a schema that says nothing of the value's shape (Sinao's `public_key`, `{x-ype: string}`: a typo of `type`)
+    // takes any value; the sampler's default for it, `{}`, is an exploded object of no keys, so a required query
+    // parameter was not sent at all and the scaffold rightly refused the "valid" request. A parameter is text: send one.
+    if (isObj(declared) && !SHAPE_KEYWORDS.some((k) => declared[k] !== undefined)) return 'sample';
     return sampleOf(schema, this.deref, 0, (s, value) => value !== '' && this.accepts(s, value));
   }
 
@@ -160,6 +205,20 @@ export class SpecProbe {
   private parameterText(p: Parameter): string {
     const value = this.parameterSample(p.schema);
     return p.contentType !== undefined && /json/i.test(p.contentType) ? JSON.stringify(value) : scalar(value);
+  }
+
+  /**
+   * A path parameter's segment as its style writes it (D413, "Object path parameters read by their style"); an object
+   * sampled empty gets every property it declares, since an empty segment routes nowhere (Jellyfin's `version`, whose
+   * properties are all optional).
+   */
+  private pathText(p: Parameter): string {
+    if (p.contentType !== undefined) return encodeURIComponent(this.parameterText(p));
+    let value = this.parameterSample(p.schema);
+    const schema = this.deref(p.schema);
+    if (isObj(value) && Object.keys(value).length === 0 && isObj(schema) && isObj(schema['properties']))
+      value = Object.fromEntries(Object.entries(schema['properties']).map(([name, property]) => [name, this.parameterSample(property)]));
+    return serializePathParam(p, value);
   }
 
   /** Validates a value against the schema at `pointer`; the violations, or [] when it is valid. */
@@ -188,6 +247,7 @@ export class SpecProbe {
           // OpenAPI: a header parameter named Accept, Content-Type or Authorization SHALL be ignored (VTEX declares
           // `Content-Type` as one: sent beside the body's own, the two made a 415)
           if (p['in'] === 'header' && ['accept', 'content-type', 'authorization'].includes(p['name'].toLowerCase())) continue;
+          if (p['in'] === 'header' && FETCH_OWN_HEADERS.has(p['name'].toLowerCase())) continue;
           // a parameter declared with `content` (Stream's path parameters) has its schema in its one media type
           const content = p['schema'] === undefined && isObj(p['content']) ? Object.entries(p['content'])[0] : undefined;
           // header names are case-insensitive: the operation's `x-amz-content-sha256` overrides its path item's
@@ -322,7 +382,7 @@ export class SpecProbe {
     };
     const carried = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
     for (const p of operation.parameters) {
-      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, encodeURIComponent(this.parameterText(p)));
+      if (p.in === 'path') path = path.replaceAll(`{${p.name}}`, this.pathText(p));
       // a header the credentials carry, declared as a parameter too (VTEX's `X-VTEX-API-AppKey`): a client sends it
       // once, so the credential is its value (a sample beside it made one header of both values, refused)
       else if (p.in === 'header' && carried.has(p.name.toLowerCase())) continue;
@@ -502,6 +562,39 @@ export class SpecProbe {
       ...this.conformance(request.operation, response.status, contentType, text),
     };
   }
+}
+
+/** undici's codes for a request it refuses before anything reaches the server (the request's fault, not the answer's). */
+const UNSENT_CODES: ReadonlySet<string> = new Set(['UND_ERR_REQ_CONTENT_LENGTH_MISMATCH', 'UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/** The `cause` fetch wraps into its `fetch failed` (undici's error, or the socket's), when it has one. */
+function causeOf(error: unknown): { code: string | undefined; message: string } | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error)) return undefined;
+  const code = (cause as Error & { code?: unknown }).code;
+  return { code: typeof code === 'string' ? code : undefined, message: cause.message };
+}
+
+/**
+ * Why fetch failed, as the probe records it: fetch's own message and the cause it wraps (`fetch failed (ECONNRESET:
+ * read ECONNRESET)`): `fetch failed` alone does not tell a scaffold that closed the connection from a request undici
+ * would not send.
+ */
+export function fetchFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = causeOf(error);
+  return cause === undefined ? message : `${message} (${cause.code === undefined ? '' : `${cause.code}: `}${cause.message})`;
+}
+
+/**
+ * Why a request fetch failed was never sent, or undefined when it was (or may have been) sent: undici refused it
+ * before writing it (a body of another length than its `Content-Length`, a header it will not set). Such a request
+ * says nothing of the scaffold, so it is not counted as the scaffold's failure (D414, "The corpus probe's own HTTP
+ * failures are not the scaffold's").
+ */
+export function unsentReason(error: unknown): string | undefined {
+  const code = causeOf(error)?.code;
+  return code !== undefined && UNSENT_CODES.has(code) ? `a request fetch would not send (${code})` : undefined;
 }
 
 /** A header's (simple style) or a path template's value: an array's items joined by commas, an object as JSON text (D456 query objects and arrays of objects serialised). */

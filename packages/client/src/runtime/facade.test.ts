@@ -291,6 +291,26 @@ describe('path parameters are written as openapi-fetch writes them', () => {
     const expected = new Request(defaultPathSerializer(`https://api.test/v1${path}`, values)).url;
     expect(seen).toEqual([expected, expected]);
   });
+
+  it('an object value as the simple style writes it, unexploded: what the scaffold reads by default (D413, "Object path parameters read by their style")', async () => {
+    const seen: string[] = [];
+    const send = createCaller(
+      {},
+      {
+        transport: {
+          baseUrl: 'https://api.test',
+          fetch: async (input) => (seen.push((input as Request).url), new Response(null, { status: 204 })),
+        },
+      },
+    );
+    await send(
+      { security: [], errors: {} },
+      'DELETE',
+      '/Plugins/{version}',
+      init({ version: { Major: 10, Minor: 7, Tag: 'a b' } }, undefined, undefined),
+    );
+    expect(seen).toEqual(['https://api.test/Plugins/Major,10,Minor,7,Tag,a%20b']);
+  });
 });
 
 describe('sendableUrl: templates with a query part or a fragment (D410)', () => {

@@ -98,3 +98,52 @@ describe('what the dispatcher asks of an operation (D469 a path routed to the te
     expect(pathParametersAccepted({ parameters: [], queryNames: [] })).toBeUndefined();
   });
 });
+
+describe('an object path parameter (D413, "Object path parameters read by their style")', () => {
+  // Jellyfin's `DELETE /Plugins/{pluginId}/{version}`: `version` a .NET Version, integers only, no other property
+  const version = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { Major: { type: 'integer' }, Minor: { type: 'integer' }, Build: { type: 'integer' } },
+  };
+  const v: OperationRequestValidators = {
+    params: ajv.compile({ type: 'object', properties: { version }, required: ['version'] }),
+    parameters: [{ name: 'version', in: 'path', parse: 'pathStyle', shape: 'object' }],
+    queryNames: [],
+  };
+  /** The params the validator leaves, or the rejection's `{ path, message }`s. */
+  function validatePath(params: Record<string, string>): unknown {
+    const [validate] = createRequestValidator(operation, v, { allow: 'GET', uploadLimits: limits });
+    const req = { method: 'GET', originalUrl: '/', query: {}, headers: {}, params: { ...params } };
+    let out: unknown;
+    validate!(req as unknown as Request, {} as Response, (error?: unknown) => {
+      out = error === undefined ? req.params : (error as { errors: { path: string; message: string }[] }).errors;
+    });
+    return out;
+  }
+
+  it.each<[string, string, unknown]>([
+    ['its properties coerced by their schemas', 'Major,10,Minor,7', { version: { Major: 10, Minor: 7 } }],
+    ['a property its schema refuses', 'Major,ten', [{ path: '/params/version/Major', message: 'must be integer' }]],
+    [
+      'a property the object does not declare',
+      'Major,10,Revision,2',
+      [{ path: '/params/version/Revision', message: 'must NOT have additional properties' }],
+    ],
+    [
+      'a value not written in the style: 400 naming the parameter',
+      'Major,10,Minor',
+      [{ path: '/params/version', message: "must be written in the 'simple' style, as R,100,G,200" }],
+    ],
+  ])('%s: %s', (_label, raw, expected) => {
+    expect(validatePath({ version: raw })).toEqual(expected);
+  });
+
+  it.each([
+    ['Major,10', true],
+    ['Major,ten', false],
+    ['Major', false],
+  ])('the dispatcher asks whether %s is taken: %s (no throw)', (raw, accepted) => {
+    expect(pathParametersAccepted(v)!({ version: raw })).toBe(accepted);
+  });
+});

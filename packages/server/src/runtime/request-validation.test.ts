@@ -1,6 +1,6 @@
 /** Parameter styles as the runtime reads them (docs/request-validation.md section 5; D456 query objects and arrays of objects serialised). */
 import { describe, expect, it } from 'vitest';
-import { applyParameterRule, gatherAdditional, type ParameterRule, splitOutsideJson } from './request-validation.js';
+import { applyParameterRule, gatherAdditional, type ParameterRule } from './request-validation.js';
 
 type Bag = Record<string, unknown>;
 
@@ -129,15 +129,5 @@ describe('request validation: query parameter styles (D456)', () => {
     const bag = { ...query };
     gatherAdditional({ name: 'Attributes', in: 'query', parse: 'formExplode', additional: true }, bag, new Set(['Action', 'Attributes']));
     expect(bag).toEqual(expected);
-  });
-
-  it.each<[string, string, string, string[]]>([
-    ['plain values', 'a,b,c', ',', ['a', 'b', 'c']],
-    ['commas inside objects, arrays and strings', '{"a":"x,y"},[1,2],"p,q"', ',', ['{"a":"x,y"}', '[1,2]', '"p,q"']],
-    ['an escaped quote inside a string', '{"a":"x\\",y"},{"b":1}', ',', ['{"a":"x\\",y"}', '{"b":1}']],
-    ['a longer delimiter', '{"a":1} {"b":2}', ' ', ['{"a":1}', '{"b":2}']],
-    ['empty', '', ',', ['']],
-  ])('splitOutsideJson: %s', (_name, value, delimiter, expected) => {
-    expect(splitOutsideJson(value, delimiter)).toEqual(expected);
   });
 });

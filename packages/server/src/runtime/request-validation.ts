@@ -24,6 +24,8 @@ import { readingAtMost } from './body-limits.js';
 import { HttpError, VALIDATION_MESSAGE } from './errors.js';
 import { validateEachLine } from './ndjson-lines.js';
 import { bindKeyParameters, keyParameters, templateQueryKeys } from './route-template.js';
+import { splitOutsideJson } from './split-outside-json.js';
+import { pathFormExample, type PathForm, type PathStyle, readPathStyle } from './path-styles.js';
 import type { OperationRoute } from './types.js';
 import { escapePointerToken } from '@paygate/contract/json';
 
@@ -71,7 +73,13 @@ export type ParameterParse =
   /** deepObject: `name[property]=value`. */
   | 'deepObject'
   /** deepObject array (Stripe's reading, D117): `name[]=a&name[]=b`, `name[0]=a&name[1]=b`, or repeated `name=a`. */
-  | 'deepArray';
+  | 'deepArray'
+  /**
+   * A path parameter read by its `style` and `explode` (D413, "Object path parameters read by their style"): a `simple`
+   * object (`R,100,G,200`, exploded `R=100,G=200`), and `label` (`.R.100.G.200`) and `matrix` (`;color=R,100,G,200`)
+   * values of any kind.
+   */
+  | 'pathStyle';
 
 export interface ParameterRule {
   /** The name validated (header names lower-cased). */
@@ -95,6 +103,10 @@ export interface ParameterRule {
   readonly jsonItems?: boolean;
   /** Query values must not hold unencoded reserved characters (`comma`: commas are the value's delimiter). */
   readonly reserved?: 'whole' | 'comma';
+  /** pathStyle: the parameter's style (absent: `simple`), explode, and its schema's kind (absent: a primitive). */
+  readonly style?: PathStyle;
+  readonly explode?: boolean;
+  readonly shape?: 'array' | 'object';
 }
 
 export interface BodyMediaRule {
@@ -303,33 +315,6 @@ function parseItems(value: unknown): unknown {
 }
 
 /**
- * `value` split at `delimiter` where it stands outside JSON objects, arrays and strings: the items of a non-exploded
- * array of objects are JSON texts, which hold the delimiter themselves (D456 query objects and arrays of objects serialised).
- */
-export function splitOutsideJson(value: string, delimiter: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let inString = false;
-  let start = 0;
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && depth > 0) depth--;
-    else if (depth === 0 && value.startsWith(delimiter, i)) {
-      out.push(value.slice(start, i));
-      start = i + delimiter.length;
-      i = start - 1;
-    }
-  }
-  out.push(value.slice(start));
-  return out;
-}
-
-/**
  * `known`: the operation's declared query parameter names: an exploded object's property of the same name as another
  * parameter is read by both (the key on the wire is one), not taken away from the parameter.
  */
@@ -390,7 +375,29 @@ export function applyParameterRule(
     case 'deepArray':
       assembleDeepArray(rule, query);
       return;
+    case 'pathStyle':
+      if (typeof value === 'string') bag[name] = readPath(rule, value);
+      return;
   }
+}
+
+/** A path parameter's value read by its style (D413, "Object path parameters read by their style"); 400 naming it when it is not written so. */
+function readPath(rule: ParameterRule, raw: string): unknown {
+  const json = rule.shape === 'array' ? rule.jsonItems === true || undefined : rule.jsonProperties;
+  const form: PathForm = {
+    name: rule.name,
+    style: rule.style ?? 'simple',
+    explode: rule.explode === true,
+    shape: rule.shape ?? 'primitive',
+    ...(json === undefined ? {} : { json }),
+  };
+  const value = readPathStyle(form, raw);
+  if (value === undefined)
+    throw badRequest(
+      `/params/${rule.name}`,
+      `must be written in the '${form.style}' style${form.explode ? ' exploded' : ''}, as ${pathFormExample(form)}`,
+    );
+  return value;
 }
 
 /** form, exploded object: its properties are query keys of their own (D456 for shared keys, required and nested objects). */
@@ -735,7 +742,13 @@ export function pathParametersAccepted(v: OperationRequestValidators): ((params:
   const rules = v.parameters.filter((rule) => rule.in === 'path' && rule.parse !== 'none');
   return (params) => {
     const copy: Bag = { ...params };
-    for (const rule of rules) applyParameterRule(rule, {}, {}, copy);
+    try {
+      for (const rule of rules) applyParameterRule(rule, {}, {}, copy);
+    } catch (error) {
+      // a value not written in its parameter's style (D413 object path parameters read by their style): this template does not take the path
+      if (error instanceof RequestRejection) return false;
+      throw error;
+    }
     return validate(copy);
   };
 }

@@ -2,6 +2,7 @@
  * A query parameter's value as name/value pairs on the wire, per its OpenAPI `style` and `explode` (defaults: `form`,
  * exploded) or its `content` media type, and D456 for what OpenAPI leaves undefined: an object inside an array or
  * inside an exploded object's property is sent as its JSON text (the scaffold's request validation parses it back).
+ * A path parameter's value as its segment (D413, "Object path parameters read by their style").
  */
 import { isObj } from '@paygate/contract/json';
 import type { Json } from '../samples.js';
@@ -48,4 +49,31 @@ export function serializeParam(p: SerializedParam, value: Json): [string, string
     );
   }
   return [[p.name, paramText(value)]];
+}
+
+/**
+ * A path parameter's value as the text of its path segment, percent-encoded, per its `style` (`simple` by default,
+ * `label`, `matrix`) and `explode` (false by default), as the OpenAPI 3.1 style table writes it (D413, "Object path
+ * parameters read by their style"); a `content` parameter as its one text.
+ */
+export function serializePathParam(p: SerializedParam, value: Json): string {
+  const encoded = (v: Json): string => encodeURIComponent(paramText(v));
+  if (p.contentType !== undefined) return encoded(value);
+  const style = p.style ?? 'simple';
+  const explode = p.explode ?? false;
+  const name = encodeURIComponent(p.name);
+  const prefix = style === 'label' ? '.' : style === 'matrix' ? ';' : '';
+  if (Array.isArray(value)) {
+    if (style === 'matrix')
+      return explode ? value.map((v) => `;${name}=${encoded(v)}`).join('') : `;${name}=${value.map(encoded).join(',')}`;
+    return prefix + value.map(encoded).join(style === 'label' ? '.' : ',');
+  }
+  if (isObj(value)) {
+    const entries = Object.entries(value).map(([k, v]): [string, string] => [encodeURIComponent(k), encoded(v)]);
+    if (explode) return prefix + entries.map(([k, v]) => `${k}=${v}`).join(style === 'simple' ? ',' : prefix);
+    const items = entries.flat();
+    if (style === 'matrix') return `;${name}=${items.join(',')}`;
+    return prefix + items.join(style === 'label' ? '.' : ',');
+  }
+  return style === 'matrix' ? `;${name}=${encoded(value)}` : prefix + encoded(value);
 }
