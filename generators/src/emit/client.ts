@@ -135,7 +135,27 @@ export function operationMetaLiteral(op: OperationModel, resolver?: RefResolver)
   }
   const query = resolver === undefined ? undefined : clientQueryStyles(resolver, op);
   if (query !== undefined) parts.push(`query: ${JSON.stringify(query)}`);
+  const path = clientPathStyles(op);
+  if (path !== undefined) parts.push(`path: ${JSON.stringify(path)}`);
   return `{ ${parts.join(', ')} }`;
+}
+
+/**
+ * The path parameters whose declared style is not simple and unexploded (D413, "Object path parameters read by their
+ * style"), for the client runtime to mark in the template (packages/client/src/runtime/path-styles.ts); undefined when
+ * every one is simple, as Paygate's own are.
+ */
+export function clientPathStyles(
+  op: Pick<OperationModel, 'parameterList'>,
+): Record<string, { style?: 'label' | 'matrix'; explode?: true }> | undefined {
+  const out: Record<string, { style?: 'label' | 'matrix'; explode?: true }> = {};
+  for (const p of op.parameterList) {
+    if (p.in !== 'path') continue;
+    const style = p.style === 'label' || p.style === 'matrix' ? p.style : undefined;
+    if (style === undefined && !p.explode) continue;
+    out[p.name] = { ...(style === undefined ? {} : { style }), ...(p.explode ? { explode: true as const } : {}) };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 function successDataType(op: OperationModel, alias: string): string {

@@ -292,6 +292,30 @@ describe('path parameters are written as openapi-fetch writes them', () => {
     expect(seen).toEqual([expected, expected]);
   });
 
+  it.each<[string, OperationMeta['path'], unknown, string]>([
+    ['matrix, exploded object', { c: { style: 'matrix', explode: true } }, { R: '100', G: '200' }, '/a/;R=100;G=200/b'],
+    ['label array', { c: { style: 'label' } }, ['x', 'y'], '/a/.x,y/b'],
+    ['simple, exploded object', { c: { explode: true } }, { R: '1' }, '/a/R=1/b'],
+  ])(
+    'a declared style in the operation\'s meta is written (D413, "Object path parameters read by their style"): %s',
+    async (_name, styles, value, path) => {
+      const seen: string[] = [];
+      const send = createCaller(
+        {},
+        {
+          transport: {
+            baseUrl: 'https://api.test',
+            fetch: async (input) => (seen.push((input as Request).url), new Response(null, { status: 204 })),
+          },
+        },
+      );
+      const meta: OperationMeta = { security: [], errors: {}, ...(styles === undefined ? {} : { path: styles }) };
+      await send(meta, 'GET', '/a/{c}/b', init({ c: value }, undefined, undefined));
+      await send(meta, 'GET', '/a/{c}/b', init({ c: value }, undefined, undefined)); // the marked template, reused
+      expect(seen).toEqual([`https://api.test${path}`, `https://api.test${path}`]);
+    },
+  );
+
   it('an object value as the simple style writes it, unexploded: what the scaffold reads by default (D413, "Object path parameters read by their style")', async () => {
     const seen: string[] = [];
     const send = createCaller(

@@ -16,6 +16,7 @@ import {
 import { createQuerySerializer, defaultBodySerializer, defaultPathSerializer } from 'openapi-fetch';
 import { applyAuth, checkAuthConfig, type AuthTarget, type SecurityRequirement, type SecuritySchemes } from './security.js';
 import { createSender, isIdempotentMethod, readResponse, type SendRequest, type TransportOptions } from './transport.js';
+import { markedTemplate, type PathStyles } from './path-styles.js';
 import { styledQuery, type QueryStyles } from './query-styles.js';
 
 /**
@@ -44,6 +45,8 @@ export interface OperationMeta {
   idempotencyKey?: IdempotencyKeySpec;
   /** The query parameters written by their declared style, where openapi-fetch's default is not it (D456 query objects and arrays of objects serialised). */
   query?: QueryStyles;
+  /** The path parameters written by their declared style, where it is not simple and unexploded (D413 object path parameters read by their style). */
+  path?: PathStyles;
 }
 
 /**
@@ -202,6 +205,17 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
     return out;
   }
 
+  // by the operation's styles (a generated constant) and then the path: two methods of one path may style differently
+  const marked = new WeakMap<PathStyles, Map<string, string>>();
+  /** The template with its styled parameters marked (D413), once per operation. */
+  function markedPath(path: string, styles: PathStyles): string {
+    let byPath = marked.get(styles);
+    if (byPath === undefined) marked.set(styles, (byPath = new Map()));
+    let out = byPath.get(path);
+    if (out === undefined) byPath.set(path, (out = markedTemplate(path, styles)));
+    return out;
+  }
+
   /** Send one call (D152 client calls bypass openapi-fetch's coreFetch): URL, headers and body built here, `fetch(url, init)`, the response read as openapi-fetch reads it. */
   async function perform(
     meta: OperationMeta,
@@ -211,7 +225,7 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
   ): Promise<{ data?: unknown; error?: unknown; response: Response }> {
     const params = value.params as { path?: Record<string, unknown>; query?: Record<string, unknown> };
     // as openapi-fetch's createFinalURL, with the path template parsed once per operation
-    const filled = params.path === undefined ? path : pathWith(path, params.path);
+    const filled = params.path === undefined ? path : pathWith(meta.path === undefined ? path : markedPath(path, meta.path), params.path);
     const serialized =
       meta.query === undefined ? querySerializer(params.query ?? {}) : styledQuery(meta.query, params.query ?? {}, querySerializer);
     const search = serialized.startsWith('?') ? serialized.slice(1) : serialized;
