@@ -100,3 +100,35 @@ describe('SpecProbe.request: ndjson bodies, one JSON text per line (D484, "JSON 
     expect(probe.request(operation, 'invalid', 'http://127.0.0.1', {}, {})?.body).toBe(invalid);
   });
 });
+
+describe('SpecProbe.readAgainst: an XML answer read as XML against a schema the operation does not declare', () => {
+  // SimpleDB's shape: every operation declares its own XML 400s; the probe reads an undeclared 400 against them all
+  const xmlDocument = {
+    openapi: '3.0.0',
+    info: { title: 'x', version: '1' },
+    paths: {
+      '/': {
+        get: {
+          operationId: 'getDomain',
+          responses: {
+            '200': { description: 'ok' },
+            '400': { description: 'NoSuchDomain', content: { 'text/xml': { schema: { $ref: '#/components/schemas/NoSuchDomain' } } } },
+          },
+        },
+      },
+    },
+    components: { schemas: { NoSuchDomain: { type: 'object', properties: { BoxUsage: { type: 'number' } } } } },
+  } as unknown as JsonObject;
+  const probe = new SpecProbe(xmlDocument);
+  const [schema] = probe.documentSchemas(400);
+  const text = '<?xml version="1.0" encoding="UTF-8"?>\n<NoSuchDomain><code>invalid_request</code><message>m</message></NoSuchDomain>';
+
+  it('fits as XML, not as the text it arrived as', () => {
+    expect(probe.validate(schema!, text)).not.toEqual([]);
+    expect(probe.readAgainst(schema!, 'text/xml', text, text).violations).toEqual([]);
+  });
+
+  it('a JSON media type is not read as XML', () => {
+    expect(probe.readAgainst(schema!, 'application/json', text, text).violations).not.toEqual([]);
+  });
+});

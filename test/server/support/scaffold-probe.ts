@@ -346,23 +346,29 @@ export class SpecProbe {
       return { declared, violations: [`content type ${contentType ?? 'none'} is not among ${[...content.keys()].join(', ')}`], body };
     const schema = content.get(key);
     if (schema === null || schema === undefined) return { declared, violations: [], body };
+    return { declared, ...this.readAgainst(schema, contentType, text, body) };
+  }
+
+  /**
+   * An answer's body read against one schema: as it is, else (a media type that is not JSON declared with a structured
+   * schema: `text/plain`, `image/png`, `application/octet-stream` holding an object, Swagger 2's `produces` applied to
+   * every response) as the JSON text of that structure; an XML one as the XML its schema's XML Objects describe (D458
+   * error answers in binary, image and XML media types).
+   */
+  readAgainst(schema: string, contentType: string | null, text: string, body: unknown): { violations: string[]; body: unknown } {
     const violations = this.validate(schema, body);
-    // a media type that is not JSON declared with a structured schema (`text/plain`, `image/png`,
-    // `application/octet-stream` holding an object: Swagger 2's `produces` applied to every response) is read as the
-    // JSON text of that structure when it is not a valid body as it is; an XML one as the XML its schema's XML
-    // Objects describe (D458 error answers in binary, image and XML media types)
     if (violations.length > 0 && typeof body === 'string') {
       const xml = /^(application|text)\/([^;,\s]+\+)?xml$/i.test(contentType ?? '');
       try {
         const parsed: unknown = xml ? readXml(text, this.at(schema), this.deref) : JSON.parse(text);
         const read = this.validate(schema, parsed);
-        if (read.length === 0) return { declared, violations: [], body: parsed };
-        if (xml) return { declared, violations: read.map((v) => `(read as XML) ${v}`), body: parsed };
+        if (read.length === 0) return { violations: [], body: parsed };
+        if (xml) return { violations: read.map((v) => `(read as XML) ${v}`), body: parsed };
       } catch {
         // not JSON (or XML) text: the violations as a text stand
       }
     }
-    return { declared, violations, body };
+    return { violations, body };
   }
 
   /** The requests of one kind for an operation (none when the kind does not apply, e.g. no security). */
