@@ -107,6 +107,8 @@ describe('SpecProbe: headers fetch writes itself', () => {
       (error: unknown) => error,
     );
     expect(unsentReason(refused)).toBe('a request fetch would not send (UND_ERR_INVALID_ARG)');
+    const trace = await fetch(`${baseUrl}/orders`, { method: 'TRACE' }).catch((error: unknown) => error);
+    expect(unsentReason(trace)).toBe('a method fetch will not send (TRACE)');
 
     // a server that closes the connection without answering: the scaffold's failure, with its cause recorded
     const closing = createServer((req) => req.socket.destroy());

@@ -599,6 +599,9 @@ export function fetchFailure(error: unknown): string {
  * failures are not the scaffold's").
  */
 export function unsentReason(error: unknown): string | undefined {
+  // the Fetch standard's forbidden methods (CONNECT, TRACE, TRACK): fetch throws before any connection (httpbin's TRACE)
+  const method = error instanceof TypeError ? /^'([A-Z]+)' HTTP method is unsupported/.exec(error.message)?.[1] : undefined;
+  if (method !== undefined) return `a method fetch will not send (${method})`;
   const code = causeOf(error)?.code;
   return code !== undefined && UNSENT_CODES.has(code) ? `a request fetch would not send (${code})` : undefined;
 }
