@@ -158,6 +158,22 @@ describe('request-validators emitter: parameter rules', () => {
       { parse: 'pathStyle', style: 'matrix', shape: 'array', jsonItems: true },
     ],
     [
+      // Microsoft Graph's OData function parameters
+      'path string enum or object, simple',
+      {
+        name: 'p',
+        in: 'path',
+        required: true,
+        schema: {
+          anyOf: [
+            { type: 'string', enum: ['all'] },
+            { type: 'object', nullable: true },
+          ],
+        },
+      },
+      { parse: 'pathStyle', shape: 'object', orPrimitive: true },
+    ],
+    [
       'path primitive, matrix',
       { name: 'p', in: 'path', required: true, style: 'matrix', schema: { type: 'integer' } },
       { parse: 'pathStyle', style: 'matrix' },

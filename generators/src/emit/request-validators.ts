@@ -89,6 +89,7 @@ export interface ParameterRuleView {
   style?: 'simple' | 'label' | 'matrix';
   explode?: boolean;
   shape?: 'array' | 'object';
+  orPrimitive?: boolean;
 }
 
 /** The styles OpenAPI defines for path parameters. */
@@ -161,6 +162,16 @@ class RuleBuilder {
     if (!isObj(s) || depth > 8) return false;
     if (s.type === 'object' || (s.type === undefined && isObj(s.properties))) return true;
     return ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((m) => this.isObject(m, depth + 1)));
+  }
+
+  /** Whether a schema takes a string, number, integer or boolean (itself, or one of its `oneOf`/`anyOf` alternatives). */
+  private admitsPrimitive(schema: unknown, depth = 0): boolean {
+    const s = this.resolver.deref<unknown>(schema);
+    if (!isObj(s) || depth > 8) return false;
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (types.some((t) => t === 'string' || t === 'number' || t === 'integer' || t === 'boolean')) return true;
+    if (Array.isArray(s.enum) && s.enum.some((v) => v !== null && typeof v !== 'object')) return true;
+    return ['oneOf', 'anyOf'].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some((m) => this.admitsPrimitive(m, depth + 1)));
   }
 
   private isArray(schema: unknown): boolean {
@@ -277,6 +288,9 @@ class RuleBuilder {
     if (style !== 'simple') rule.style = style;
     if (p.explode) rule.explode = true;
     if (shape !== undefined) rule.shape = shape;
+    // a union that also takes a primitive (Graph's OData function parameters: a string enum or an object): a value
+    // not written as the shape is read as text and validation chooses the alternative
+    if (shape !== undefined && this.admitsPrimitive(schema)) rule.orPrimitive = true;
     if (shape === 'array' && this.hasObjectItems(schema)) rule.jsonItems = true;
     if (shape === 'object') {
       const properties = this.resolver.objectShape(schema).properties;

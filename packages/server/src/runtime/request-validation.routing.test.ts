@@ -139,6 +139,32 @@ describe('an object path parameter (D413, "Object path parameters read by their 
     expect(validatePath({ version: raw })).toEqual(expected);
   });
 
+  // Microsoft Graph's `includedUserTypes`: `anyOf: [{string enum}, {type: object, nullable}]`
+  const either = {
+    anyOf: [
+      { type: 'string', enum: ['all', 'member'] },
+      { type: 'object', nullable: true },
+    ],
+  };
+  const graph: OperationRequestValidators = {
+    params: ajv.compile({ type: 'object', properties: { kind: either }, required: ['kind'] }),
+    parameters: [{ name: 'kind', in: 'path', parse: 'pathStyle', shape: 'object', orPrimitive: true }],
+    queryNames: [],
+  };
+  it.each<[string, string, unknown]>([
+    ['a value not written as an object is read as text: the string alternative takes it', 'all', { kind: 'all' }],
+    ['an object still read as one', 'a,1', { kind: { a: '1' } }],
+    ['text no alternative takes: 400 from the schema', 'nobody', 'refused'],
+  ])('or a primitive (orPrimitive): %s', (_label, raw, expected) => {
+    const [validate] = createRequestValidator(operation, graph, { allow: 'GET', uploadLimits: limits });
+    const req = { method: 'GET', originalUrl: '/', query: {}, headers: {}, params: { kind: raw } };
+    let out: unknown;
+    validate!(req as unknown as Request, {} as Response, (error?: unknown) => {
+      out = error === undefined ? req.params : 'refused';
+    });
+    expect(out).toEqual(expected);
+  });
+
   it.each([
     ['Major,10', true],
     ['Major,ten', false],

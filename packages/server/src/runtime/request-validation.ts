@@ -107,6 +107,11 @@ export interface ParameterRule {
   readonly style?: PathStyle;
   readonly explode?: boolean;
   readonly shape?: 'array' | 'object';
+  /**
+   * pathStyle: the schema also takes a primitive (Microsoft Graph's `anyOf: [{string enum}, {type: object}]`): a value
+   * not written as the shape is read as a primitive, and validation chooses (D413, "Object path parameters read by their style").
+   */
+  readonly orPrimitive?: boolean;
 }
 
 export interface BodyMediaRule {
@@ -391,7 +396,7 @@ function readPath(rule: ParameterRule, raw: string): unknown {
     shape: rule.shape ?? 'primitive',
     ...(json === undefined ? {} : { json }),
   };
-  const value = readPathStyle(form, raw);
+  const value = readPathStyle(form, raw) ?? (rule.orPrimitive === true ? readPathStyle({ ...form, shape: 'primitive' }, raw) : undefined);
   if (value === undefined)
     throw badRequest(
       `/params/${rule.name}`,
