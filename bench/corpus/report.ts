@@ -133,7 +133,7 @@ const EXPLANATIONS: readonly { match: RegExp; text: string }[] = [
   },
   {
     match: /HTTP method is unsupported/,
-    text: "httpbin declares `TRACE` operations, and Node's `fetch` (undici) refuses to send `TRACE` (the Fetch standard forbids it), so the probe gets no answer; the scaffold was never asked. A probe limit, counted since as not probed (\"a method fetch will not send\", D414); sending `TRACE` with node:http would probe it.",
+    text: 'httpbin declares `TRACE` operations, and Node\'s `fetch` (undici) refuses to send `TRACE` (the Fetch standard forbids it), so the probe gets no answer; the scaffold was never asked. A probe limit, counted since as not probed ("a method fetch will not send", D414); sending `TRACE` with node:http would probe it.',
   },
   {
     match: /must be equal to one of the allowed values/,

@@ -180,7 +180,9 @@ export async function spawnGateway(options: SpawnGatewayOptions): Promise<Gatewa
     }
     if (Date.now() > deadline) {
       await gateway.kill9();
-      throw new Error(`${options.name} did not become ready on ${baseUrl} in ${String(Date.now() - startedAt)} ms:\n${output.slice(-30).join('\n')}`);
+      throw new Error(
+        `${options.name} did not become ready on ${baseUrl} in ${String(Date.now() - startedAt)} ms:\n${output.slice(-30).join('\n')}`,
+      );
     }
     await sleep(100);
   }
