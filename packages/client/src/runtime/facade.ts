@@ -45,7 +45,7 @@ export interface OperationMeta {
   idempotencyKey?: IdempotencyKeySpec;
   /** The query parameters written by their declared style, where openapi-fetch's default is not it (D456 query objects and arrays of objects serialised). */
   query?: QueryStyles;
-  /** The path parameters written by their declared style, where it is not simple and unexploded (D413 object path parameters read by their style). */
+  /** The path parameters written by their declared style, where it is not simple and unexploded (D413, "Object path parameters read by their style"). */
   path?: PathStyles;
 }
 
@@ -207,7 +207,7 @@ export function createCaller(schemes: SecuritySchemes, options: CallerOptions) {
 
   // by the operation's styles (a generated constant) and then the path: two methods of one path may style differently
   const marked = new WeakMap<PathStyles, Map<string, string>>();
-  /** The template with its styled parameters marked (D413), once per operation. */
+  /** The template with its styled parameters marked (D413, "Object path parameters read by their style"), once per operation. */
   function markedPath(path: string, styles: PathStyles): string {
     let byPath = marked.get(styles);
     if (byPath === undefined) marked.set(styles, (byPath = new Map()));
