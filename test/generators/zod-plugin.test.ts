@@ -13,16 +13,9 @@ import { REALWORLD_SPECS } from '../fixtures/realworld/specs.js';
 import { generateAndCompile, generateProject, type CompileOutcome } from './support/compile-generated.js';
 
 const limit = pLimit(2);
-/**
- * OpenAI's and Stripe's Zod modules take about 4 and 3 minutes of strict tsc each: with them this file alone would
- * spend more CPU than the rest of `npm test`'s budget. They run with PAYGATE_TEST_LARGE_SPECS=1 (passed on all 7
- * when the plugin landed); every other carried spec runs in every `npm test`.
- */
-const LARGE = new Set(['openai', 'stripe']);
-const ALL = process.env['PAYGATE_TEST_LARGE_SPECS'] === '1';
 const SPECS = [
   { name: 'paygate', openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml' as string | null, lint: 'skip' as const },
-  ...REALWORLD_SPECS.filter((spec) => ALL || !LARGE.has(spec.name)).map((spec) => ({
+  ...REALWORLD_SPECS.map((spec) => ({
     name: spec.name,
     openapi: spec.openapi,
     asyncapi: null,
