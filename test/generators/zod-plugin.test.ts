@@ -13,9 +13,17 @@ import { REALWORLD_SPECS } from '../fixtures/realworld/specs.js';
 import { generateAndCompile, generateProject, type CompileOutcome } from './support/compile-generated.js';
 
 const limit = pLimit(2);
+/**
+ * OpenAI's and Stripe's Zod modules compile in seconds alone since the plugin reads the typed model (docs/benchmarks.md,
+ * "The Zod plugin on the largest carried specs"), but their generation and compiles add some 30 CPU-s to `npm test`,
+ * which is at its 8-minute budget on the 2-core machine (a fresh clone's run with them: 518 s). They run with
+ * PAYGATE_TEST_LARGE_SPECS=1 (all seven specs pass, 2026-12-06); every other carried spec runs in every `npm test`.
+ */
+const LARGE = new Set(['openai', 'stripe']);
+const ALL = process.env['PAYGATE_TEST_LARGE_SPECS'] === '1';
 const SPECS = [
   { name: 'paygate', openapi: 'openapi/openapi.yaml', asyncapi: 'openapi/asyncapi.yaml' as string | null, lint: 'skip' as const },
-  ...REALWORLD_SPECS.map((spec) => ({
+  ...REALWORLD_SPECS.filter((spec) => ALL || !LARGE.has(spec.name)).map((spec) => ({
     name: spec.name,
     openapi: spec.openapi,
     asyncapi: null,
