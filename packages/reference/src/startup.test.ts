@@ -77,14 +77,29 @@ interface Gateway {
   stop: () => Promise<void>;
 }
 
+/**
+ * A port below Linux's ephemeral range (32768-60999), which outgoing connections take theirs from: another file's
+ * listener may still hold it, so a start that finds it in use is tried again on another (bounded).
+ */
 async function startGateway(dir: string): Promise<Gateway> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startGatewayOn(dir, 20_000 + Math.floor(Math.random() * 12_000));
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof PortInUse)) throw error;
+    }
+  }
+}
+
+class PortInUse extends Error {}
+
+async function startGatewayOn(dir: string, port: number): Promise<Gateway> {
   const log = path.join(dir, 'modules.log');
   const hooks = path.join(dir, 'hooks.mjs');
   const preload = path.join(dir, 'preload.mjs');
   await writeFile(log, '');
   await writeFile(hooks, HOOKS);
   await writeFile(preload, PRELOAD(pathToFileURL(hooks).href));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
   const proc = spawn(process.execPath, ['--import', pathToFileURL(preload).href, 'generators/bin/paygate.js', 'serve'], {
     cwd: REPO_ROOT,
     env: {
@@ -93,7 +108,8 @@ async function startGateway(dir: string): Promise<Gateway> {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
-      PAYGATE_DATA_DIR: path.join(dir, 'data'),
+      // a data directory of its own per attempt: every start is a first start
+      PAYGATE_DATA_DIR: path.join(dir, `data-${port}`),
       PAYGATE_PARTNER_CLIENT_ID: PARTNER.id,
       PAYGATE_PARTNER_CLIENT_SECRET: PARTNER.secret,
       LOG_LEVEL: 'debug',
@@ -107,7 +123,10 @@ async function startGateway(dir: string): Promise<Gateway> {
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 150_000; ; ) {
-    if (proc.exitCode !== null) throw new Error(`paygate serve exited:\n${out}`);
+    if (proc.exitCode !== null) {
+      if (/already in use/.test(out)) throw new PortInUse(`port ${port} in use:\n${out}`);
+      throw new Error(`paygate serve exited:\n${out}`);
+    }
     if (
       await fetch(`${base}/healthz`).then(
         (r) => r.ok,
