@@ -1,12 +1,13 @@
 /**
  * The published shape, as a newcomer gets it: `npm pack` of every package, the tarballs installed into a fresh project
- * OUTSIDE this repository (no workspace links; the registry's packages come from the local npm cache, falling back to
- * the registry only for what the cache lacks), then in that project: `npx paygate generate` on a spec of its own, a
- * strict TypeScript consumer of the generated server and client (and of an OpenAPI 3.0 document's) compiled with
- * tsc, the generated server started with one handler and called through the generated client, the installed client
- * bundled for the browser, and the installed reference gateway (`npx paygate serve`) checked by the installed
- * contract suite (`npx paygate contract`).
- * Slow (about 1-2 minutes: build, pack, install); progress is printed.
+ * OUTSIDE this repository (no workspace links) with `npm ci --offline` from a lockfile that pins every other package
+ * at the version this repository installs (./support/consumer-lock.ts, which also fails on a declared range the
+ * repository's versions no longer meet; the registry only when the local npm cache lacks one), then in that project:
+ * `npx paygate generate` on a spec of its own, a strict TypeScript consumer of the generated server and client (and
+ * of an OpenAPI 3.0 document's) compiled with tsc, the generated server started with one handler and called through
+ * the generated client, the installed client bundled for the browser, and the installed reference gateway
+ * (`npx paygate serve`) checked by the installed contract suite (`npx paygate contract`).
+ * Slow (about half a minute after the build); progress is printed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildOnce } from '../support/build.js';
+import { consumerLock, type Lockfile } from './support/consumer-lock.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGES = [
@@ -263,29 +265,43 @@ describe('packed packages in a fresh project', () => {
 
     progress('building the packages (npm run build, serialised with the other tests that build)');
     await buildOnce();
-    await mustRun(
+    const packed = await mustRun(
       `packing ${PACKAGES.join(', ')}`,
       'npm',
-      ['pack', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])],
+      ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])],
       ROOT,
     );
+    const packs = JSON.parse(packed.stdout) as { name: string; filename: string; integrity: string }[];
+    expect(packs.map((p) => p.name).sort()).toEqual([...PACKAGES].sort());
     const files = (await readdir(tarballs)).filter((f) => f.endsWith('.tgz')).sort();
     expect(files).toHaveLength(PACKAGES.length);
 
-    await writeFile(path.join(project, 'package.json'), `${JSON.stringify({ name: 'greeter', private: true, type: 'module' }, null, 2)}\n`);
-    const install = [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--install-links',
-      ...files.map((f) => path.join(tarballs, f)),
-      ...CONSUMER_DEPENDENCIES,
-    ];
-    progress('installing the tarballs offline (npm install --offline: dependencies from the local npm cache)');
-    let installed = await run('npm', [...install, '--offline'], project);
+    const dependencies = Object.fromEntries(
+      CONSUMER_DEPENDENCIES.map((d) => {
+        const at = d.lastIndexOf('@');
+        return [d.slice(0, at), d.slice(at + 1)];
+      }),
+    );
+    const tarballSpecs = Object.fromEntries(
+      packs.map((p) => [p.name, { spec: `file:../tarballs/${path.basename(p.filename)}`, integrity: p.integrity }]),
+    );
+    const repoLock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as Lockfile;
+    const lockfile = consumerLock(repoLock, tarballSpecs, dependencies, 'greeter');
+    await writeFile(
+      path.join(project, 'package.json'),
+      `${JSON.stringify({ name: 'greeter', private: true, type: 'module', dependencies: lockfile.packages['']?.dependencies }, null, 2)}\n`,
+    );
+    await writeFile(path.join(project, 'package-lock.json'), `${JSON.stringify(lockfile, null, 2)}\n`);
+    progress(
+      `installing the tarballs offline (npm ci --offline: ${Object.keys(lockfile.packages).length - 1} packages locked at this repository's versions, from the local npm cache)`,
+    );
+    let installed = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
     if (installed.code !== 0) {
-      progress('the cache lacks some metadata: npm install --prefer-offline (the registry only for what is missing)');
-      installed = await run('npm', [...install, '--prefer-offline'], project);
+      // a cache that lacks a tarball (cleaned, or another machine's install): the registry for what is missing
+      progress(
+        `the npm cache lacks a locked package (${installed.stderr.split('\n').find((l) => /npm error/.test(l)) ?? 'npm ci failed'}): npm ci --prefer-offline`,
+      );
+      installed = await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], project);
     }
     expect(
       installed.stderr
