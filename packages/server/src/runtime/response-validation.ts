@@ -1,13 +1,13 @@
 /**
  * Response validation (development and tests): express-openapi-validator, a declared dependency, through its public
- * `middleware()` API only. Each operation gets its own validator over a document holding just that operation and
- * the components it reaches, created on the operation's first request: the library's per-request route lookup then
- * tries one route instead of every path of the spec, and an app that serves few operations builds few validators.
+ * `middleware()` API only. Operations are validated in groups, each group by one validator over a document holding
+ * just its operations and the components they reach, created on the first request to one of them: the library's
+ * per-request route lookup then tries a few routes instead of every path of the spec, and an app that serves few
+ * operations builds few validators.
  */
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type * as OpenApiValidatorModule from 'express-openapi-validator';
-import { sentPath } from './route-template.js';
 import type { ApiDocument, OperationRoute } from './types.js';
 import { isObj, unescapePointerToken } from '@paygate/contract/json';
 
@@ -21,38 +21,46 @@ function loadOpenApiValidator(): OpenApiValidatorLib {
 }
 
 type Obj = Record<string, unknown>;
+type Member = Pick<OperationRoute, 'path' | 'method'>;
 
 function decodePointerToken(token: string): string {
   return unescapePointerToken(token);
 }
 
-/**
- * The key the library matches a request of this operation against (D410 every path template real specs use is routed): the path a client sends (nothing after `#`,
- * no query string written into the template), a segment shared by a parameter and text or another parameter read as
- * one parameter (its path-to-regexp refuses `{a}{b}`; the dispatcher has bound and validated them already), and the
- * characters path-to-regexp reads as syntax escaped (Azure's `/docs('{key}')`).
- */
-function libraryPath(template: string): string {
-  return sentPath(template)
-    .split('/')
-    .map((segment) => (segment.includes('{') && !/^\{[^}]+\}$/.test(segment) ? `{${/\{([^}]+)\}/.exec(segment)![1]}}` : segment))
-    .join('/')
-    .replace(/[()[\]*+?!]/g, '\\$&');
-}
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /**
- * The document reduced to one operation (with its path item's parameters) and the components it reaches through
- * `#/components/<kind>/<name>` references, transitively. Every other top-level member (openapi, info, servers...)
- * is kept as is.
+ * Operations per validator: the library compiles the OpenAPI meta-schema once per `middleware()` call (its
+ * OpenAPISchemaValidator, even with `validateApiSpec: false`; about 60 ms of CPU each, more before the JIT warms),
+ * so one validator per operation paid that for every operation a process served; and its per-request route lookup
+ * compiles a path-to-regexp pattern for every route of its document, so one validator for a whole Stripe-sized
+ * document would pay hundreds per request. A group of operations bounds both (docs/benchmarks.md, "npm test: wall time and CPU").
  */
-export function operationDocument(document: ApiDocument, operation: Pick<OperationRoute, 'path' | 'method'>): ApiDocument {
+const OPERATIONS_PER_VALIDATOR = 16;
+
+/** The path a member is validated under in its group's document: a static path, so the library's lookup is exact. */
+const memberPath = (position: number): string => `/operation-${position}`;
+
+/**
+ * A document holding the given operations under their member paths (without their parameters: requests are not
+ * validated here) and the components they reach through `#/components/<kind>/<name>` references, transitively. Every
+ * other top-level member (openapi, info...) is kept as is. Why member paths and not the templates: the library then
+ * matches exactly the operation the dispatcher chose (it could otherwise prefer another template of the same shape), and
+ * a template its path-to-regexp cannot read (Azure's `/docs('{key}')`, `{a}{b}` in one segment) needs no translation.
+ */
+export function validationDocument(document: ApiDocument, members: readonly Member[]): ApiDocument {
   const paths = (document.paths ?? {}) as Record<string, Obj>;
-  const item = paths[operation.path] ?? {};
-  const reducedItem: Obj = { [operation.method]: item[operation.method] };
-  if (item.parameters !== undefined) reducedItem.parameters = item.parameters;
   const components = isObj(document.components) ? document.components : {};
   const reached: Record<string, Obj> = {};
-  const pending: unknown[] = [reducedItem];
+  const reducedPaths: Record<string, Obj> = {};
+  const pending: unknown[] = [];
+  members.forEach((member, position) => {
+    const operation = paths[member.path]?.[member.method];
+    if (!isObj(operation)) return;
+    const { parameters: _parameters, ...withoutParameters } = operation;
+    reducedPaths[memberPath(position)] = { [member.method]: withoutParameters };
+    pending.push(withoutParameters);
+  });
   while (pending.length > 0) {
     const node = pending.pop();
     if (Array.isArray(node)) {
@@ -75,37 +83,71 @@ export function operationDocument(document: ApiDocument, operation: Pick<Operati
     }
     for (const value of Object.values(node)) if (value !== null && typeof value === 'object') pending.push(value);
   }
-  const { webhooks: _webhooks, ...rest } = document;
+  const { webhooks: _webhooks, paths: _paths, ...rest } = document;
   return {
     ...rest,
-    paths: { [libraryPath(operation.path)]: reducedItem },
+    paths: reducedPaths,
     components: { ...(isObj(components.securitySchemes) ? { securitySchemes: components.securitySchemes } : {}), ...reached },
   };
 }
 
-/**
- * One operation's validator chain, made once per process for a document, operation and mount path: every app made
- * from the same document (a test file's gateways, an app rebuilt on reload) reuses it. Why: the library compiles the
- * OpenAPI meta-schema in every `middleware()` call, even with `validateApiSpec: false` (its OpenAPISchemaValidator),
- * paid for each operation again by every new app (measured in docs/benchmarks.md, npm test: wall time and CPU).
- */
-const keptChains = new WeakMap<ApiDocument, Map<string, RequestHandler[]>>();
+/** A group's validator chain, made on the first request to any of its operations; `broken` once it failed to build. */
+interface Group {
+  members: Member[];
+  chain?: RequestHandler[];
+  broken: boolean;
+}
 
-function keptChain(apiDocument: ApiDocument, operation: OperationRoute, baseUrl: string): RequestHandler[] {
-  let byOperation = keptChains.get(apiDocument);
-  if (byOperation === undefined) keptChains.set(apiDocument, (byOperation = new Map()));
-  const key = `${operation.method} ${operation.path} ${baseUrl}`;
-  const kept = byOperation.get(key);
-  if (kept !== undefined) return kept;
+/** Where an operation is validated: its group's chain and its path there, or a chain of its own. */
+interface Target {
+  chain: RequestHandler[];
+  /** The member path to present to the library (a group's chain), or none (a chain of the operation alone). */
+  memberPath?: string;
+  group?: Group;
+}
+
+/**
+ * The validators of one document and mount path, made once per process: every app made from the same document (a
+ * test file's gateways, an app rebuilt on reload) reuses them. Operations are grouped in the document's order
+ * (paths, then methods), OPERATIONS_PER_VALIDATOR to a group.
+ */
+interface DocumentValidators {
+  groups: Map<string, { group: Group; position: number }>;
+  /** Chains of one operation: for the operations of a group whose chain failed to build. */
+  alone: Map<string, RequestHandler[]>;
+}
+
+const kept = new WeakMap<ApiDocument, Map<string, DocumentValidators>>();
+const keyOf = (member: Member): string => `${member.method} ${member.path}`;
+
+function documentValidators(apiDocument: ApiDocument, baseUrl: string): DocumentValidators {
+  let byBase = kept.get(apiDocument);
+  if (byBase === undefined) kept.set(apiDocument, (byBase = new Map()));
+  const known = byBase.get(baseUrl);
+  if (known !== undefined) return known;
+  const members: Member[] = [];
+  for (const [path, item] of Object.entries((apiDocument.paths ?? {}) as Record<string, Obj>))
+    for (const method of METHODS) if (isObj(item[method])) members.push({ path, method });
+  const groups = new Map<string, { group: Group; position: number }>();
+  for (let start = 0; start < members.length; start += OPERATIONS_PER_VALIDATOR) {
+    const group: Group = { members: members.slice(start, start + OPERATIONS_PER_VALIDATOR), broken: false };
+    group.members.forEach((member, position) => groups.set(keyOf(member), { group, position }));
+  }
+  const made: DocumentValidators = { groups, alone: new Map() };
+  byBase.set(baseUrl, made);
+  return made;
+}
+
+function makeChain(apiDocument: ApiDocument, members: readonly Member[], baseUrl: string): RequestHandler[] {
   const OpenApiValidator = loadOpenApiValidator();
-  const made = OpenApiValidator.middleware({
+  return OpenApiValidator.middleware({
     // why the casts: the library types its input as its own OpenAPIV3.DocumentV3 and its output as an Express 4
     // handler array; our bundled document is the same JSON under Paygate's ApiDocument type, the handlers are Express 5 compatible
     // The scaffold serves the spec's paths at the root of wherever the app is mounted, whatever the spec's
     // servers say: the library turns a server URL's path into a route pattern, where a `+` (Train Travel's,
     // Shelf's `/v1+beta`) throws on every response. The mount path is what requests carry.
     apiSpec: {
-      ...operationDocument(apiDocument, operation),
+      ...validationDocument(apiDocument, members),
       servers: [{ url: baseUrl === '' ? '/' : baseUrl }],
     } as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], // see above
     validateApiSpec: false,
@@ -115,8 +157,20 @@ function keptChain(apiDocument: ApiDocument, operation: OperationRoute, baseUrl:
     $refParser: { mode: 'bundle' },
     fileUploader: false,
   }) as unknown as RequestHandler[]; // see above
-  byOperation.set(key, made);
-  return made;
+}
+
+/** The chain that validates `operation`'s responses: its group's, or its own once the group's failed to build. */
+function targetOf(apiDocument: ApiDocument, operation: OperationRoute, baseUrl: string): Target {
+  const validators = documentValidators(apiDocument, baseUrl);
+  const member: Member = { path: operation.path, method: operation.method };
+  const grouped = validators.groups.get(keyOf(member));
+  if (grouped !== undefined && !grouped.group.broken) {
+    grouped.group.chain ??= makeChain(apiDocument, grouped.group.members, baseUrl);
+    return { chain: grouped.group.chain, memberPath: memberPath(grouped.position), group: grouped.group };
+  }
+  let alone = validators.alone.get(keyOf(member));
+  if (alone === undefined) validators.alone.set(keyOf(member), (alone = makeChain(apiDocument, [member], baseUrl)));
+  return { chain: alone, memberPath: memberPath(0) };
 }
 
 /**
@@ -129,25 +183,41 @@ export function createResponseValidator(
   operation: OperationRoute,
   onNotValidated: (reason: string) => void = () => undefined,
 ): RequestHandler {
-  let chain: RequestHandler[] | undefined;
   let unavailable = false;
-  return (req: Request, res: Response, next: NextFunction) => {
+  const validate = (req: Request, res: Response, next: NextFunction): void => {
     if (unavailable) {
       next();
       return;
     }
-    if (chain === undefined) chain = keptChain(apiDocument, operation, req.baseUrl);
-    // The library's route lookup resets `req.params` to strings: the validated (coerced) ones are put back after it.
-    const params = req.params;
-    const steps = chain;
+    const target = targetOf(apiDocument, operation, req.baseUrl);
+    // The library matches the request's URL against its document's paths: during its steps the request carries the
+    // operation's member path (the URL, its query and the params are given back before the handler runs). Its route
+    // lookup also resets `req.params` to strings: the validated (coerced) ones are put back after it.
+    const { url, originalUrl, params } = req;
+    const restore = (): void => {
+      req.url = url;
+      req.originalUrl = originalUrl;
+      req.params = params;
+    };
+    if (target.memberPath !== undefined) {
+      req.url = target.memberPath;
+      req.originalUrl = `${req.baseUrl}${target.memberPath}`;
+    }
+    const steps = target.chain;
     const run = (index: number, error?: unknown): void => {
       if (error !== undefined && error !== null) {
+        restore();
         // the library's own errors (a response off the spec, a route it cannot match) carry a status; an error without
-        // one is its Ajv refusing to compile a schema: degrade this operation's response validation, not the request
+        // one is its Ajv refusing to compile a schema (D198 tolerant schema compilation): a group's chain is given up
+        // for chains of one operation each, so that only the operation whose schema it refuses goes unvalidated
         if (typeof (error as { status?: unknown }).status !== 'number') {
+          if (target.group !== undefined) {
+            target.group.broken = true;
+            validate(req, res, next);
+            return;
+          }
           unavailable = true;
           onNotValidated((error as Error).message ?? String(error));
-          req.params = params;
           next();
           return;
         }
@@ -155,7 +225,7 @@ export function createResponseValidator(
         return;
       }
       if (index === steps.length) {
-        req.params = params;
+        restore();
         next();
         return;
       }
@@ -163,4 +233,5 @@ export function createResponseValidator(
     };
     run(0);
   };
+  return validate;
 }
