@@ -12,10 +12,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Parser, fromFile } from '@asyncapi/parser';
 import { EnvironmentError } from '../cli/command.js';
 import { loadOpenApi } from '../parse/openapi.js';
 import { stripParserKeys } from '../parse/asyncapi.js';
+import { parseAsyncApiFile } from '../parse/asyncapi-parse.js';
 import type { ContractSnapshot, EventMessage } from './types.js';
 import { isObj } from '../util/json.js';
 
@@ -42,7 +42,7 @@ export function asyncApiBeside(openapiFile: string): string | undefined {
 
 /** Parses an AsyncAPI document: the whole resolved document and the messages of its channels. */
 export async function loadAsyncApiDocument(file: string): Promise<{ document: Obj; events: EventMessage[] }> {
-  const { document, diagnostics } = await fromFile(new Parser(), file).parse();
+  const { document, diagnostics } = await parseAsyncApiFile(file);
   const errors = diagnostics.filter((d) => d.severity === 0);
   if (document === undefined || errors.length > 0) {
     throw new EnvironmentError(

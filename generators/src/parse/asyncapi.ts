@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Parser, fromFile } from '@asyncapi/parser';
+import { parseAsyncApiFile } from './asyncapi-parse.js';
 import { UnsupportedSpecError } from './refusal.js';
 
 export interface AsyncApiMessage {
@@ -33,8 +33,7 @@ export interface LoadedAsyncApi {
 export async function loadAsyncApi(file: string, cwd: string = process.cwd()): Promise<LoadedAsyncApi> {
   const absolute = path.resolve(cwd, file);
   await readFile(absolute); // fail early with ENOENT
-  const parser = new Parser();
-  const { document, diagnostics } = await fromFile(parser, absolute).parse();
+  const { document, diagnostics } = await parseAsyncApiFile(absolute);
   const rel = path.relative(cwd, absolute);
   const format = (d: (typeof diagnostics)[number]): string =>
     `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.code} ${d.message} (at ${d.path.join('.')})`;
