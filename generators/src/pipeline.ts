@@ -268,6 +268,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     translatedPatterns,
     skippedServerOperations,
     warnings,
-    inputFiles: [...loaded.files, ...(options.asyncapi ? [path.resolve(rootDir, options.asyncapi)] : [])],
+    inputFiles: [...loaded.files, ...(asyncapi?.files ?? [])],
   };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentKey, parseAsyncApiFile } from './asyncapi-parse.js';
+import { filesRead, parseAsyncApiFile } from './asyncapi-parse.js';
 
 const ROOT = `asyncapi: 3.0.0
 info: { title: Events, version: 1.0.0 }
@@ -31,15 +31,17 @@ const payloadDescription = async (): Promise<unknown> => {
 
 describe('parseAsyncApiFile', () => {
   it('parses once per content: the same files give the same parse', async () => {
-    const first = parseAsyncApiFile(root);
-    expect(await parseAsyncApiFile(root)).toBe(await first);
+    const first = await parseAsyncApiFile(root);
+    const again = await parseAsyncApiFile(root);
+    expect(again.document).toBe(first.document);
+    expect(again.files).toEqual([root, path.join(dir, 'messages.yaml')].sort());
     expect(await payloadDescription()).toBe('first');
   });
 
   it('parses again after an edit to a file a $ref names, not only to the document', async () => {
     const before = await parseAsyncApiFile(root);
     await writeFile(path.join(dir, 'messages.yaml'), message('second'));
-    expect(await parseAsyncApiFile(root)).not.toBe(before);
+    expect((await parseAsyncApiFile(root)).document).not.toBe(before.document);
     expect(await payloadDescription()).toBe('second');
   });
 
@@ -49,6 +51,15 @@ describe('parseAsyncApiFile', () => {
   ])('keeps nothing for %s (no digest of what it reads)', async (_, text) => {
     const file = path.join(dir, 'other.yaml');
     await writeFile(file, text);
-    expect(await contentKey(file)).toBeUndefined();
+    expect((await filesRead(file)).key).toBeUndefined();
+  });
+});
+
+describe('generate', () => {
+  it("lists the AsyncAPI document's referenced files among its inputs (what `generate --watch` watches)", { timeout: 60_000 }, async () => {
+    const { generate } = await import('../pipeline.js');
+    const rootDir = path.resolve(import.meta.dirname, '../../..');
+    const result = await generate({ rootDir, openapi: 'test/fixtures/mini/openapi.yaml', asyncapi: root, lint: 'skip' });
+    expect(result.inputFiles).toEqual(expect.arrayContaining([root, path.join(dir, 'messages.yaml')]));
   });
 });

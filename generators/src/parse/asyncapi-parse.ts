@@ -31,13 +31,15 @@ function refsIn(value: unknown, out: string[] = []): string[] {
 }
 
 /**
- * A digest of the bytes of `file` and of every local file its references name, transitively; undefined when a
- * reference is a URL (its bytes are not on the disk) or a file cannot be read or parsed (the parser says why).
+ * The files a parse of `file` reads: the document and every local file its references name, transitively (what
+ * `paygate generate --watch` watches), with a digest of their bytes; `key` is undefined when a reference is a URL (its
+ * bytes are not on the disk) or a file cannot be read or parsed (the parser says why).
  */
-export async function contentKey(file: string): Promise<string | undefined> {
+export async function filesRead(file: string): Promise<{ files: string[]; key: string | undefined }> {
   const hash = createHash('sha256');
   const pending = [path.resolve(file)];
   const read = new Set<string>();
+  let keyed = true;
   while (pending.length > 0) {
     const next = pending.pop()!;
     if (read.has(next)) continue;
@@ -48,34 +50,37 @@ export async function contentKey(file: string): Promise<string | undefined> {
       text = await readFile(next, 'utf8');
       value = parseYaml(text);
     } catch {
-      return undefined;
+      keyed = false;
+      continue;
     }
     hash.update(`${next}\0${text}\0`);
     for (const ref of refsIn(value)) {
       const target = ref.split('#', 1)[0]!;
       if (target === '') continue;
-      if (/^[a-z][a-z\d+.-]*:/i.test(target)) return undefined;
-      pending.push(path.resolve(path.dirname(next), decodeURI(target)));
+      if (/^[a-z][a-z\d+.-]*:/i.test(target)) keyed = false;
+      else pending.push(path.resolve(path.dirname(next), decodeURI(target)));
     }
   }
-  return hash.digest('base64');
+  return { files: [...read].sort(), key: keyed ? hash.digest('base64') : undefined };
 }
 
-/** `fromFile(new Parser(), file).parse()`, once per content of the files it reads (see the file's comment). */
-export async function parseAsyncApiFile(file: string): Promise<ParseOutput> {
-  const key = await contentKey(file);
-  if (key === undefined) return fromFile(new Parser(), file).parse();
-  const known = kept.get(key);
-  if (known !== undefined) {
+/**
+ * `fromFile(new Parser(), file).parse()`, once per content of the files it reads (see the file's comment), with the
+ * list of those files.
+ */
+export async function parseAsyncApiFile(file: string): Promise<ParseOutput & { files: string[] }> {
+  const { files, key } = await filesRead(file);
+  if (key === undefined) return { ...(await fromFile(new Parser(), file).parse()), files };
+  let parsing = kept.get(key);
+  if (parsing !== undefined) {
     // most recently used last
     kept.delete(key);
-    kept.set(key, known);
-    return known;
+  } else {
+    parsing = fromFile(new Parser(), file).parse();
+    // a parse that threw is not kept: the next call tries again and says why again
+    parsing.catch(() => kept.delete(key));
   }
-  const parsing = fromFile(new Parser(), file).parse();
   kept.set(key, parsing);
-  // a parse that threw is not kept: the next call tries again and says why again
-  parsing.catch(() => kept.delete(key));
   if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
-  return parsing;
+  return { ...(await parsing), files };
 }

@@ -27,13 +27,15 @@ export interface LoadedAsyncApi {
   messages: AsyncApiMessage[];
   plannedEvents: AsyncApiPlannedEvent[];
   problems: string[];
+  /** Every file the parse read: the document and the local files its references name (what watch mode watches). */
+  files: string[];
 }
 
 /** Parses (and validates) an AsyncAPI document; refuses on errors with file:line locations. */
 export async function loadAsyncApi(file: string, cwd: string = process.cwd()): Promise<LoadedAsyncApi> {
   const absolute = path.resolve(cwd, file);
   await readFile(absolute); // fail early with ENOENT
-  const { document, diagnostics } = await parseAsyncApiFile(absolute);
+  const { document, diagnostics, files } = await parseAsyncApiFile(absolute);
   const rel = path.relative(cwd, absolute);
   const format = (d: (typeof diagnostics)[number]): string =>
     `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.code} ${d.message} (at ${d.path.join('.')})`;
@@ -72,6 +74,7 @@ export async function loadAsyncApi(file: string, cwd: string = process.cwd()): P
     messages: [...messages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     plannedEvents: plannedEvents(document.extensions().get('x-planned-events')?.value(), rel),
     problems: diagnostics.filter((d) => d.severity === 1).map(format),
+    files,
   };
 }
 
