@@ -148,8 +148,10 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
         // the reference is rendered by Redoc: wait for its last part (the credit below the sidebar)
         const content = name === 'index.html' ? page.locator('#redoc-container') : page.locator('main').first();
         if (name === 'index.html') await page.locator('img[alt="redocly logo"]').waitFor({ state: 'attached' });
-        // artifacts: the whole page, except the two longest (Redoc's reference, the decisions table) shown as the reader first sees them
-        const fullPage = name !== 'index.html' && name !== 'decisions.html';
+        // artifacts: the whole page, except the three longest (Redoc's reference, the decisions table, the schemas) shown
+        // as the reader first sees them: the schemas page whole was a 12 MB PNG some 50,000 pixels tall, which nobody
+        // reads and which cost Chromium about 5 CPU-s per size to draw and encode (docs/benchmarks.md, npm test: wall time and CPU)
+        const fullPage = !['index.html', 'decisions.html', 'schemas.html'].includes(name);
         await page.screenshot({
           path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`),
           fullPage,
