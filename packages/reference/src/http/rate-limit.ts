@@ -6,6 +6,7 @@ import type {
   RateLimiterRes as RateLimiterResClass,
 } from 'rate-limiter-flexible';
 import { DEFAULT_REDIS_TIMEOUT_MS } from '../core/config.js';
+import { RedisBreaker, withinTimeout } from './redis-breaker.js';
 
 // D171: rate-limiter-flexible's index requires every store it has (Mongo, MySQL, DynamoDB, Prisma...: ~35 modules) at
 // start-up; the gateway needs the memory store and its result class, and the Redis store only with REDIS_URL. The
@@ -68,9 +69,6 @@ export interface CreateRateLimiterOptions {
 
 const DEFAULT_REDIS_COOLDOWN_MS = 1000;
 
-export const REDIS_DOWN_MESSAGE = 'rate limiter: Redis is unreachable; limits are per process until it is back';
-export const REDIS_BACK_MESSAGE = 'rate limiter: Redis is back; limits are shared again';
-
 function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDecision {
   return {
     allowed,
@@ -78,97 +76,6 @@ function decision(res: RateLimiterRes, limit: number, allowed: boolean): RateDec
     remaining: Math.max(0, res.remainingPoints),
     resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
   };
-}
-
-/** A Redis command that did not answer within the timeout. */
-class RedisTimeoutError extends Error {
-  override readonly name = 'RedisTimeoutError';
-  constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-  }
-}
-
-/**
- * `command`, or a RedisTimeoutError after `ms`. The timeout is confirmed one event-loop turn later (`setImmediate`
- * runs after the poll phase): when this process was busy (a burst of requests, a slow start) the timer can fire
- * before an answer that is already in the socket is read, and that is not a hung Redis.
- */
-function withinTimeout<T>(command: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => setImmediate(() => reject(new RedisTimeoutError(ms))), ms);
-    command.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-}
-
-/**
- * The circuit breaker in front of Redis (D95 Redis commands bounded by a timeout). Closed: every hit asks Redis. The first failure (a command timeout, a
- * refused or closed connection) opens it: for `cooldownMs` every hit goes straight to the per-process limiter, and a
- * background PING (bounded by the same command timeout) probes Redis at the end of each cool-down; the first answer
- * closes it again. Each transition is logged once. Requests never wait on a probe.
- */
-class RedisBreaker {
-  private open = false;
-  private probeTimer: NodeJS.Timeout | undefined;
-  private closed = false;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly timeoutMs: number,
-    private readonly cooldownMs: number,
-    private readonly logger: RateLimiterLogger | undefined,
-  ) {
-    // a reconnect (Redis restarted) is worth a probe at once rather than at the end of the cool-down
-    redis.on('ready', () => {
-      if (this.open) this.schedule(0);
-    });
-  }
-
-  /** Whether hits may ask Redis now. */
-  get usable(): boolean {
-    return !this.open;
-  }
-
-  /** A Redis command failed: the per-process limiter serves until a probe succeeds. */
-  trip(err: unknown): void {
-    if (this.open || this.closed) return;
-    this.open = true;
-    this.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, REDIS_DOWN_MESSAGE);
-    this.schedule(this.cooldownMs);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.closed) return;
-    clearTimeout(this.probeTimer);
-    this.probeTimer = setTimeout(() => void this.probe(), delayMs);
-    this.probeTimer.unref();
-  }
-
-  private async probe(): Promise<void> {
-    if (!this.open || this.closed) return;
-    try {
-      await withinTimeout(this.redis.ping(), this.timeoutMs);
-    } catch {
-      this.schedule(this.cooldownMs);
-      return;
-    }
-    if (!this.open || this.closed) return;
-    this.open = false;
-    this.logger?.info({}, REDIS_BACK_MESSAGE);
-  }
-
-  stop(): void {
-    this.closed = true;
-    clearTimeout(this.probeTimer);
-  }
 }
 
 /**
