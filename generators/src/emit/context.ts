@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { ApiModel } from '../model/types.js';
 import type { GenerateCache } from '../incremental/generate-cache.js';
-import { nullableHelpers, typeScriptOf } from '../util/type-layer.js';
 import type { TemplateEngine } from './templates.js';
 
 /**
@@ -169,8 +168,11 @@ export function createTypeLayer(document: Readonly<Record<string, unknown>>, cac
   let pending: Promise<string> | undefined;
   // D162: openapi-typescript's transform on the bundled document, without its second lint and bundle; D441: by unit,
   // reusing the units an edit did not touch, when there is a cache.
+  // The type layer's module (openapi-typescript, TypeScript) is loaded when the layer is first asked for, not with this
+  // module: the commands that only read the targets and output folders from here (`templates`, `contract`) started
+  // about 0.7 CPU-s faster without it (docs/benchmarks.md, "npm test: wall time and CPU").
   return () =>
-    (pending ??= Promise.resolve().then(() =>
+    (pending ??= import('../util/type-layer.js').then(({ nullableHelpers, typeScriptOf }) =>
       // D474: openapi-typescript's WithRequired made to accept a nullable or optional member's type
       nullableHelpers(cache === undefined ? typeScriptOf(document) : cache.typeLayer.typeScriptOf(document)),
     ));

@@ -10,10 +10,20 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Parser, fromFile } from '@asyncapi/parser';
+import type { fromFile } from '@asyncapi/parser';
 import { parse as parseYaml } from 'yaml';
 
 type ParseOutput = Awaited<ReturnType<ReturnType<typeof fromFile>['parse']>>;
+
+/**
+ * `fromFile(new Parser(), file).parse()`, the parser loaded on first use: it is about 0.3 CPU-s of module loading
+ * (Spectral and its rulesets), which every `paygate` command paid at start-up although most specs have no AsyncAPI
+ * document (docs/benchmarks.md, "npm test: wall time and CPU").
+ */
+async function parseWithAsyncApiParser(file: string): Promise<ParseOutput> {
+  const { Parser, fromFile } = await import('@asyncapi/parser');
+  return fromFile(new Parser(), file).parse();
+}
 
 /** How many documents a process keeps (a diff reads two versions of one file; a watch run one). */
 const KEPT = 8;
@@ -70,13 +80,13 @@ export async function filesRead(file: string): Promise<{ files: string[]; key: s
  */
 export async function parseAsyncApiFile(file: string): Promise<ParseOutput & { files: string[] }> {
   const { files, key } = await filesRead(file);
-  if (key === undefined) return { ...(await fromFile(new Parser(), file).parse()), files };
+  if (key === undefined) return { ...(await parseWithAsyncApiParser(file)), files };
   let parsing = kept.get(key);
   if (parsing !== undefined) {
     // most recently used last
     kept.delete(key);
   } else {
-    parsing = fromFile(new Parser(), file).parse();
+    parsing = parseWithAsyncApiParser(file);
     // a parse that threw is not kept: the next call tries again and says why again
     parsing.catch(() => kept.delete(key));
   }

@@ -9,9 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEventCatalog, type EventCatalog } from '@paygate/webhooks/runtime/event-validation.js';
-import { eventValidatorsInMemory } from '../../emit/webhooks.js';
 import type { ApiModel } from '../../model/types.js';
-import { generate } from '../../pipeline.js';
 
 /** The receiver must answer within this; senders commonly give up after 10 s or more. */
 export const RELAY_FORWARD_TIMEOUT_MS = 9_000;
@@ -25,8 +23,14 @@ export interface SpecEvents {
   catalog: EventCatalog<Record<string, unknown>>;
 }
 
-/** Parses the spec (no lint, nothing written) and compiles its events' validators in memory. */
+/**
+ * Parses the spec (no lint, nothing written) and compiles its events' validators in memory. The generators are loaded
+ * here, not when the module is: `paygate listen` and `paygate trigger` without `--input` (Paygate's own gateway) never
+ * need them, and loading them was most of those commands' start-up (about 1 CPU-s; docs/benchmarks.md, "npm test:
+ * wall time and CPU").
+ */
 export async function loadSpecEvents(input: string, asyncapi: string | null, cwd: string): Promise<SpecEvents> {
+  const [{ generate }, { eventValidatorsInMemory }] = await Promise.all([import('../../pipeline.js'), import('../../emit/webhooks.js')]);
   const { model } = await generate({ rootDir: cwd, openapi: input, asyncapi, lint: 'skip', targets: [] });
   const union = model.webhooks.filter((e) => e.discriminatorValue !== undefined).map((e) => e.eventType);
   return { model, catalog: createEventCatalog(eventValidatorsInMemory(model), model.webhookDiscriminator ?? null, union) };
