@@ -2,7 +2,8 @@
  * The test run's shared setup (wired in vitest.config.ts, beside the contract suite's coverage setup), done once per
  * run instead of once per test file (D138 test fixtures made once per run):
  * - a tarball of an initialised PGlite data dir (PAYGATE_TEST_PGLITE_TEMPLATE; `usePgliteTemplate()` in the database
- *   helpers loads it instead of running initdb for each in-memory database);
+ *   helpers loads it instead of running initdb for each in-memory database), and one with the migrations applied too
+ *   (PAYGATE_TEST_PGLITE_MIGRATED_TEMPLATE) for the databases opened to be migrated;
  * - with PAYGATE_TEST_DATABASE_URL, a migrated PostgreSQL database (PAYGATE_TEST_PG_TEMPLATE) that
  *   `createMigratedDatabase()` copies with `CREATE DATABASE ... TEMPLATE`, dropped when the run ends;
  * - with PAYGATE_TEST_THROUGH_PGBOUNCER=1 (`npm run test:pooler`), a PgBouncer in transaction mode through which the
@@ -16,7 +17,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDb } from '../../packages/reference/src/db/open.js';
-import { ensurePgliteTemplate, PGLITE_TEMPLATE_ENV } from '../../packages/reference/src/testing/pglite-template.js';
+import {
+  ensureMigratedPgliteTemplate,
+  ensurePgliteTemplate,
+  PGLITE_MIGRATED_TEMPLATE_ENV,
+  PGLITE_TEMPLATE_ENV,
+} from '../../packages/reference/src/testing/pglite-template.js';
 import { pgbouncerSkipReason, startPgBouncer, type PgBouncer } from '../../packages/reference/src/testing/pgbouncer.js';
 import { createThrowawayDatabase, PG_TEMPLATE_ENV, PGBOUNCER_PORT_ENV } from '../../packages/reference/src/testing/test-db.js';
 
@@ -33,11 +39,15 @@ export default async function setup(): Promise<() => Promise<void>> {
   const adminUrl = process.env['PAYGATE_TEST_DATABASE_URL'];
   // `npm run test:pooler` (D353 tests through a real PgBouncer): the databases this run's tests create are reached through one PgBouncer
   const bouncer = await runPooler(adminUrl);
-  const [pgliteTemplate, pgTemplate] = await Promise.all([
-    ensurePgliteTemplate(path.join(CACHE_DIR, 'pglite')),
+  const [pgliteTemplates, pgTemplate] = await Promise.all([
+    ensurePgliteTemplate(path.join(CACHE_DIR, 'pglite')).then(async (initialised) => ({
+      initialised,
+      migrated: await ensureMigratedPgliteTemplate(initialised),
+    })),
     adminUrl && process.env[PG_TEMPLATE_ENV] === undefined ? createPgTemplate(adminUrl) : undefined,
   ]);
-  process.env[PGLITE_TEMPLATE_ENV] ??= pgliteTemplate;
+  process.env[PGLITE_TEMPLATE_ENV] ??= pgliteTemplates.initialised;
+  process.env[PGLITE_MIGRATED_TEMPLATE_ENV] ??= pgliteTemplates.migrated;
   if (pgTemplate) process.env[PG_TEMPLATE_ENV] = pgTemplate.name;
   return async () => {
     await pgTemplate?.drop();

@@ -35,7 +35,7 @@ export async function openDb(options: OpenDbOptions = {}): Promise<Db> {
   } else {
     const { openPglite } = await import('./pglite.js');
     markStartupStage('database driver loaded (PGlite)');
-    db = await openPglite(options.dataDir ?? './.paygate', options.pgliteMemory);
+    db = await openPglite(options.dataDir ?? './.paygate', options.pgliteMemory, options.migrate ?? true);
   }
   markStartupStage('database opened');
   if (options.migrate ?? true) {

@@ -4,8 +4,10 @@
  * runs, keyed by the PGlite version and start parameters) and names it in PAYGATE_TEST_PGLITE_TEMPLATE; the database
  * helpers of the tests (`openTestDb`, the contract harness's `startGateway`, and tests that open a runtime themselves)
  * call `usePgliteTemplate()` first, so their `memory://` databases load it instead of running initdb, a fraction of
- * the CPU (docs/benchmarks.md#pglite-test-template). Without the variable (a run outside vitest, e.g. `paygate
- * contract`) nothing changes.
+ * the CPU (docs/benchmarks.md#pglite-test-template). A second tarball has every migration applied as well
+ * (PAYGATE_TEST_PGLITE_MIGRATED_TEMPLATE, keyed by the migrations' contents too): the databases opened to be migrated
+ * start from it, and their migration finds the schema current (D172 a current database start writes nothing). Without the variables (a run outside vitest,
+ * e.g. `paygate contract`) nothing changes.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,18 +17,25 @@ import path from 'node:path';
 import { DEFAULT_PGLITE_MEMORY } from '../core/config.js';
 
 export const PGLITE_TEMPLATE_ENV = 'PAYGATE_TEST_PGLITE_TEMPLATE';
+export const PGLITE_MIGRATED_TEMPLATE_ENV = 'PAYGATE_TEST_PGLITE_MIGRATED_TEMPLATE';
 
 let installed = false;
 
-/** Make this process's later `memory://` databases start from the run's template, when the run made one. */
+/** The bytes of `file`, read once, as a Blob (what PGlite's `loadDataDir` takes). */
+function blobOf(file: string): () => Promise<Blob> {
+  let bytes: Promise<Blob> | undefined;
+  return () => (bytes ??= readFile(file).then((b) => new Blob([b])));
+}
+
+/** Make this process's later `memory://` databases start from the run's templates, when the run made them. */
 export async function usePgliteTemplate(): Promise<void> {
   if (installed) return;
   installed = true;
   const file = process.env[PGLITE_TEMPLATE_ENV];
   if (!file || !existsSync(file)) return;
+  const migrated = process.env[PGLITE_MIGRATED_TEMPLATE_ENV];
   const { useMemoryTemplate } = await import('../db/pglite.js');
-  let bytes: Promise<Blob> | undefined;
-  useMemoryTemplate(() => (bytes ??= readFile(file).then((b) => new Blob([b]))));
+  useMemoryTemplate(blobOf(file), migrated && existsSync(migrated) ? blobOf(migrated) : undefined);
 }
 
 /**
@@ -47,6 +56,24 @@ export async function ensurePgliteTemplate(cacheDir: string): Promise<string> {
   if (existsSync(file)) return file;
   await mkdir(cacheDir, { recursive: true });
   const blob = await dumpInitialisedDataDir(DEFAULT_PGLITE_MEMORY);
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, Buffer.from(await blob.arrayBuffer()));
+  await rename(temp, file);
+  return file;
+}
+
+/**
+ * The migrated template beside `initialised` (an `ensurePgliteTemplate` tarball), made from it if missing: named by
+ * the initialised one's name and a digest of every migration file, so a new or changed migration makes a new one.
+ */
+export async function ensureMigratedPgliteTemplate(initialised: string): Promise<string> {
+  const { loadMigrations, migrate } = await import('../db/migrate.js');
+  const migrations = await loadMigrations();
+  const digest = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
+  const file = initialised.replace(/\.tar$/, `-migrated-${digest}.tar`);
+  if (existsSync(file)) return file;
+  const { dumpMigratedDataDir } = await import('../db/pglite.js');
+  const blob = await dumpMigratedDataDir((db) => migrate(db, migrations), DEFAULT_PGLITE_MEMORY, new Blob([await readFile(initialised)]));
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, Buffer.from(await blob.arrayBuffer()));
   await rename(temp, file);
