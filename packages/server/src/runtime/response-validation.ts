@@ -101,8 +101,8 @@ interface Group {
 /** Where an operation is validated: its group's chain and its path there, or a chain of its own. */
 interface Target {
   chain: RequestHandler[];
-  /** The member path to present to the library (a group's chain), or none (a chain of the operation alone). */
-  memberPath?: string;
+  /** The operation's path in its chain's document (a group's member path, or the one path of a chain of its own). */
+  memberPath: string;
   group?: Group;
 }
 
@@ -199,10 +199,8 @@ export function createResponseValidator(
       req.originalUrl = originalUrl;
       req.params = params;
     };
-    if (target.memberPath !== undefined) {
-      req.url = target.memberPath;
-      req.originalUrl = `${req.baseUrl}${target.memberPath}`;
-    }
+    req.url = target.memberPath;
+    req.originalUrl = `${req.baseUrl}${target.memberPath}`;
     const steps = target.chain;
     const run = (index: number, error?: unknown): void => {
       if (error !== undefined && error !== null) {
