@@ -171,18 +171,14 @@ export async function dumpInitialisedDataDir(memory: PgliteMemory = DEFAULT_PGLI
 
 /**
  * A tarball of a new in-memory data dir with every migration applied (`migrate`, given by the caller so this module
- * does not import the migrations), started from `initialised` (a `dumpInitialisedDataDir` tarball) when given.
+ * does not import the migrations), started from `initialised` (a `dumpInitialisedDataDir` tarball).
  */
 export async function dumpMigratedDataDir(
   migrate: (db: Db) => Promise<unknown>,
+  initialised: Blob,
   memory: PgliteMemory = DEFAULT_PGLITE_MEMORY,
-  initialised?: Blob,
 ): Promise<Blob> {
-  const pg = await PGlite.create(undefined, {
-    parsers,
-    startParams: pgliteStartParams(memory),
-    ...(initialised ? { loadDataDir: initialised } : {}),
-  });
+  const pg = await PGlite.create(undefined, { parsers, startParams: pgliteStartParams(memory), loadDataDir: initialised });
   try {
     await migrate(wrap(pg, pg, new PgliteReads(pg), new ReadCache(), () => undefined));
     return await pg.dumpDataDir('none');

@@ -6,7 +6,7 @@ import type {
   RateLimiterRes as RateLimiterResClass,
 } from 'rate-limiter-flexible';
 import { DEFAULT_REDIS_TIMEOUT_MS } from '../core/config.js';
-import { RedisBreaker, withinTimeout } from './redis-breaker.js';
+import { type BreakerLogger, RedisBreaker, withinTimeout } from './redis-breaker.js';
 
 // D171: rate-limiter-flexible's index requires every store it has (Mongo, MySQL, DynamoDB, Prisma...: ~35 modules) at
 // start-up; the gateway needs the memory store and its result class, and the Redis store only with REDIS_URL. The
@@ -19,9 +19,8 @@ type RateLimiterRedis = RateLimiterRedisClass;
 type RateLimiterRes = RateLimiterResClass;
 let RedisStore: typeof RateLimiterRedisClass | undefined;
 /** Where the limiter says that Redis went away or came back (pino's shape). */
-export interface RateLimiterLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
+/** The gateway's logger as the limiter uses it: the breaker's outage lines, and errors. */
+export interface RateLimiterLogger extends BreakerLogger {
   error(obj: object, msg?: string): void;
 }
 

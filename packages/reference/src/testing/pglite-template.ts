@@ -73,7 +73,7 @@ export async function ensureMigratedPgliteTemplate(initialised: string): Promise
   const file = initialised.replace(/\.tar$/, `-migrated-${digest}.tar`);
   if (existsSync(file)) return file;
   const { dumpMigratedDataDir } = await import('../db/pglite.js');
-  const blob = await dumpMigratedDataDir((db) => migrate(db, migrations), DEFAULT_PGLITE_MEMORY, new Blob([await readFile(initialised)]));
+  const blob = await dumpMigratedDataDir((db) => migrate(db, migrations), new Blob([await readFile(initialised)]), DEFAULT_PGLITE_MEMORY);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, Buffer.from(await blob.arrayBuffer()));
   await rename(temp, file);
