@@ -97,6 +97,15 @@ if (!adminUrl) {
       await sleep(1_000);
       const answers: Promise<Answer>[] = [];
       await load('before', 1_000, answers);
+      // A start-up on a loaded machine can miss the command timeout once (a first command before the connection is
+      // ready, a slow first script load): that is an outage of its own, logged and recovered before the hang. What
+      // this test counts is the hang's: the log from here on, once any earlier outage has been logged as over.
+      const limiterLines = (g: GatewayProcess) => g.output.filter((l) => l.includes(DOWN) || l.includes(BACK));
+      const settled = (g: GatewayProcess) =>
+        g.output.filter((l) => l.includes(DOWN)).length === g.output.filter((l) => l.includes(BACK)).length;
+      const settleBy = Date.now() + 10_000;
+      while (![a, b].every(settled) && Date.now() < settleBy) await sleep(100);
+      const mark = new Map([a, b].map((g) => [g, g.output.length]));
       redis!.pause();
       await load('hung', 5_000, answers);
       redis!.resume();
@@ -124,15 +133,17 @@ if (!adminUrl) {
       expect(slowest).toBeLessThan(REDIS_TIMEOUT_MS + Math.max(100, 2 * slowestBefore));
 
       for (const g of [a, b]) {
+        const since = () => g.output.slice(mark.get(g));
         const deadline = Date.now() + 10_000;
-        while (!g.output.some((l) => l.includes(BACK)) && Date.now() < deadline) await sleep(100);
+        while (!since().some((l) => l.includes(BACK)) && Date.now() < deadline) await sleep(100);
+        const lines = `${g.name}'s limiter log: ${limiterLines(g).join('\n')}`;
         expect(
-          g.output.filter((l) => l.includes(DOWN)),
-          `${g.name} logs the outage once`,
+          since().filter((l) => l.includes(DOWN)),
+          `${g.name} logs the outage once (${lines})`,
         ).toHaveLength(1);
         expect(
-          g.output.filter((l) => l.includes(BACK)),
-          `${g.name} logs the recovery once`,
+          since().filter((l) => l.includes(BACK)),
+          `${g.name} logs the recovery once (${lines})`,
         ).toHaveLength(1);
       }
     });
