@@ -113,7 +113,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
   ])(
     '$name: the message next to the field, before anything is posted',
     async ({ method, field, type, message }) => {
-      const { context, page, consoleErrors, posts } = await checkout();
+      const { close, page, consoleErrors, posts } = await checkout();
       try {
         await page.check(`[data-testid="method-${method}"]`);
         await type(page);
@@ -125,14 +125,14 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
         await expectAccessible(page, `${field} error`);
         expect(consoleErrors).toEqual([]);
       } finally {
-        await context.close();
+        await close();
       }
     },
     60_000,
   );
 
   it('the brand shows as the number is typed, and an error goes as soon as the field is right', async () => {
-    const { context, page, consoleErrors } = await checkout();
+    const { close, page, consoleErrors } = await checkout();
     try {
       await page.check('[data-testid="method-CREDIT_CARD"]');
       const number = page.locator('[data-testid="card_number"]');
@@ -147,12 +147,12 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
       expect(await page.getAttribute('[data-testid="card_number"]', 'aria-describedby')).toBeNull();
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it('Pay with errors posts nothing: every error of the method, the summary, the focus on the first, the typed values kept; then it pays', async () => {
-    const { context, page, consoleErrors, posts } = await checkout();
+    const { close, page, consoleErrors, posts } = await checkout();
     try {
       await page.check('[data-testid="method-CREDIT_CARD"]');
       await page.fill('[data-testid="card_number"]', '4242 4242 4242 4241');
@@ -182,7 +182,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
       expect(posts).toHaveLength(1);
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
@@ -194,18 +194,18 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
     const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
     // valid by the shopper's clock to the end of next month; 70 days on, the order's clock is past it
     const expiry = `${String(nextMonth.getUTCMonth() + 1).padStart(2, '0')}/${String(nextMonth.getUTCFullYear()).slice(-2)}`;
-    const { context, page } = await checkout({ as: ahead });
+    const { close, page } = await checkout({ as: ahead });
     try {
       await page.check('[data-testid="method-CREDIT_CARD"]');
       await page.locator('[data-testid="card_expiry"]').pressSequentially(expiry);
       await expect.poll(() => errorOf(page, 'card_expiry').textContent()).toBe(MESSAGES.expired);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it("without JavaScript: the browser's check carries the page's words, the server answers with the same ones, the number kept after a field error, never after a decline", async () => {
-    const { context, page } = await checkout({ javaScriptEnabled: false });
+    const { close, page } = await checkout({ javaScriptEnabled: false });
     try {
       // the browser's own check (pattern) says what the field wants in the page's words, not only "match the format"
       await page.check('[data-testid="method-UPI"]');
@@ -231,7 +231,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
         await checker.page.setContent(await page.content());
         await expectAccessible(checker.page, 'server-side card error');
       } finally {
-        await checker.context.close();
+        await checker.close();
       }
 
       // a decline: the page again with the reason, the number field empty (another card is what to type)
@@ -241,7 +241,7 @@ describe.skipIf(!browserAvailable)('hosted checkout messages in Chromium (D294)'
       await page.locator('[data-testid="decline-notice"]').waitFor();
       expect(await page.inputValue('[data-testid="card_number"]')).toBe('');
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 });

@@ -101,7 +101,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   }
 
   it("UPI on a desktop: the QR code on the page decodes to the order's upi://pay intent, and paying by VPA completes", async () => {
-    const { context, page, consoleErrors } = await open('desktop');
+    const { close, page, consoleErrors } = await open('desktop');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '1250.00');
@@ -131,12 +131,12 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect((await paymentOf(order.orderId)).payment.mop_detail).toEqual({ upi_id: 'priya@okhdfcbank' });
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it("UPI on a phone: app buttons open the UPI app with the order's intent instead of a QR code the shopper cannot scan (D127)", async () => {
-    const { context, page, consoleErrors } = await open('phone');
+    const { close, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '640.00');
@@ -163,12 +163,12 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect(await returned(page, before)).toMatchObject({ order_id: order.orderId, status: 'payment_successful', mop_type: 'UPI' });
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it('card success: the number is spaced and its brand shown as typed; callback payment_successful, mop_detail keeps last4 and network only', async () => {
-    const { context, page, consoleErrors } = await open('phone');
+    const { close, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '499.00');
@@ -187,7 +187,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect(payment.mop_detail).toEqual({ card_last4: '4242', card_network: 'visa' });
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
@@ -197,7 +197,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   ] as const)(
     '$name: the shopper is told on the page and retries with another method in the same session (D126)',
     async ({ name, number, method, message }) => {
-      const { context, page, consoleErrors } = await open('phone');
+      const { close, page, consoleErrors } = await open('phone');
       try {
         const before = site.callbacks.length;
         const order = await toHostedPage(page, '499.00');
@@ -226,7 +226,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         expect(paid.payments).toHaveLength(2);
         expect(consoleErrors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
       } finally {
-        await context.close();
+        await close();
       }
     },
     60_000,
@@ -238,7 +238,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
   ] as const)(
     'card with 3-D Secure: the challenge page, $answer => order $status',
     async ({ answer, status }) => {
-      const { context, page, consoleErrors } = await open('phone');
+      const { close, page, consoleErrors } = await open('phone');
       try {
         const before = site.callbacks.length;
         const order = await toHostedPage(page, '2000.00');
@@ -258,14 +258,14 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         expect((await paymentOf(order.orderId)).order.status).toBe(status);
         expect(consoleErrors).toEqual([]);
       } finally {
-        await context.close();
+        await close();
       }
     },
     60_000,
   );
 
   it('net banking: the chosen bank is in mop_detail', async () => {
-    const { context, page, consoleErrors } = await open('phone');
+    const { close, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '10.00');
@@ -277,12 +277,12 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect((await paymentOf(order.orderId)).payment.mop_detail).toMatchObject({ bank_code: 'ICIC', bank_name: 'ICICI Bank' });
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it('cancel: callback payment_cancelled, no payment', async () => {
-    const { context, page, consoleErrors } = await open('phone');
+    const { close, page, consoleErrors } = await open('phone');
     try {
       const before = site.callbacks.length;
       const order = await toHostedPage(page, '75.00');
@@ -292,12 +292,12 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
       expect(fields).toMatchObject({ order_id: order.orderId, status: 'payment_cancelled', payment_id: '' });
       expect(consoleErrors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it('works with JavaScript disabled: the card form posts, the redirect page has a Continue button', async () => {
-    const { context, page } = await open('phone', { javaScriptEnabled: false });
+    const { close, page } = await open('phone', { javaScriptEnabled: false });
     try {
       const { orderId, sessionId } = await createHostedOrder(merchant, { amount: '321.00', return_url: site.returnUrl });
       const before = site.callbacks.length;
@@ -313,14 +313,14 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
         mop_type: 'CREDIT_CARD',
       });
     } finally {
-      await context.close();
+      await close();
     }
   }, 120_000);
 
   it.each(Object.keys(VIEWPORTS) as ViewportName[])(
     'every page at %s size: screenshots, no serious or critical axe violation',
     async (viewport) => {
-      const { context, page, consoleErrors } = await open(viewport);
+      const { close, page, consoleErrors } = await open(viewport);
       try {
         // method choice
         const { sessionId } = await createHostedOrder(merchant, { amount: '1500.00' });
@@ -372,7 +372,7 @@ describe.skipIf(!browserAvailable)('hosted checkout methods in Chromium', () => 
           [],
         );
       } finally {
-        await context.close();
+        await close();
       }
     },
     90_000,

@@ -57,20 +57,64 @@ export const VIEWPORTS = {
 } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
 
-/** A fresh context and page; console errors (a CSP violation is one) are collected for the test to check. */
-export async function openPage(browser: Browser, viewport: ViewportName, options: { javaScriptEnabled?: boolean } = {}) {
-  const context: BrowserContext = await browser.newContext({
-    viewport: VIEWPORTS[viewport],
-    javaScriptEnabled: options.javaScriptEnabled ?? true,
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const consoleErrors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(`${page.url()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
-  return { context, page, consoleErrors };
+/** A browser tab the checkout tests use: its page, the console errors (a CSP violation is one) since it was opened, and how to give it back. */
+export interface OpenedPage {
+  page: Page;
+  consoleErrors: string[];
+  /** Gives the tab back (blank, without the listeners a test added) for the next test that opens one of its kind. */
+  close(): Promise<void>;
+}
+
+interface Tab {
+  page: Page;
+  consoleErrors: string[];
+}
+
+/**
+ * Idle tabs per browser and kind (size, JavaScript on or off). Why reuse: a new context is a new Chromium renderer
+ * process, and each one cost about a CPU-second to start and to compile axe again (docs/benchmarks.md, npm test: wall
+ * time and CPU); a test still gets a page of its own, never one another test is using, on a new document (the
+ * checkout sets no cookie and keeps nothing in storage, so nothing of an earlier test's session reaches the next).
+ */
+const idleTabs = new WeakMap<Browser, Map<string, Tab[]>>();
+
+/** A page of its own for a test, at `viewport` size; console errors are collected for the test to check. */
+export async function openPage(
+  browser: Browser,
+  viewport: ViewportName,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<OpenedPage> {
+  const javaScriptEnabled = options.javaScriptEnabled ?? true;
+  const kind = `${viewport}/${String(javaScriptEnabled)}`;
+  let kinds = idleTabs.get(browser);
+  if (kinds === undefined) idleTabs.set(browser, (kinds = new Map()));
+  let tab = kinds.get(kind)?.pop();
+  if (tab === undefined) {
+    const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS[viewport], javaScriptEnabled });
+    const page = await context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
+    tab = { page, consoleErrors };
+  }
+  const opened = tab;
+  opened.page.setDefaultTimeout(10_000);
+  opened.consoleErrors.length = 0;
+  return {
+    page: opened.page,
+    consoleErrors: opened.consoleErrors,
+    async close() {
+      // the test's own listeners go; the tab's console listeners stay
+      for (const event of ['request', 'response', 'requestfinished', 'requestfailed', 'dialog', 'framenavigated'] as const)
+        await opened.page.removeAllListeners(event);
+      await opened.page.goto('about:blank');
+      const idle = kinds.get(kind) ?? [];
+      idle.push(opened);
+      kinds.set(kind, idle);
+    },
+  };
 }
 
 interface AxeViolation {

@@ -130,11 +130,23 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
     'diagrams.html',
   ] as const;
 
-  it.each(PAGES.flatMap((name) => (Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[]).map((viewport) => [name, viewport] as const)))(
-    '%s at %s size: no sideways scroll, the header above the content, axe clean, no console error or CSP violation, no "seed"',
-    async (name, viewport) => {
-      const context = await browser.newContext({ viewport: VIEWPORTS[viewport] });
-      try {
+  /**
+   * One tab per size that visits every page in turn, as a reader moving through the site does: each visit is a new
+   * document (its own CSP watcher, console and axe run), while the tab's renderer process, and axe compiled in it,
+   * stay. A new context per page and size cost Chromium a process start and a cold axe each time: the 18 visits took
+   * about 57 CPU-s of Chromium that way and about 40 in two tabs (docs/benchmarks.md, npm test: wall time and CPU).
+   */
+  interface Tab {
+    page: Page;
+    errors: string[];
+    violations: () => Promise<Violation[]>;
+  }
+  const tabs = new Map<keyof typeof VIEWPORTS, Promise<Tab>>();
+  const tabOf = (viewport: keyof typeof VIEWPORTS): Promise<Tab> => {
+    let tab = tabs.get(viewport);
+    if (tab === undefined) {
+      tab = (async () => {
+        const context = await browser.newContext({ viewport: VIEWPORTS[viewport] });
         const page = await context.newPage();
         page.setDefaultTimeout(30_000);
         const errors: string[] = [];
@@ -142,46 +154,57 @@ describe.skipIf(!browserAvailable)('docs site under its CSP in Chromium', () => 
         page.on('console', (msg) => {
           if (msg.type() === 'error') errors.push(`${msg.text()} ${msg.location().url}`);
         });
-        const violations = await watchViolations(page);
-        await page.goto(`${gw.baseUrl}/docs/${name}`);
-        await page.locator('header.site').waitFor();
-        // the reference is rendered by Redoc: wait for its last part (the credit below the sidebar)
-        const content = name === 'index.html' ? page.locator('#redoc-container') : page.locator('main').first();
-        if (name === 'index.html') await page.locator('img[alt="redocly logo"]').waitFor({ state: 'attached' });
-        // artifacts: the whole page, except the three longest (Redoc's reference, the decisions table, the schemas) shown
-        // as the reader first sees them: the schemas page whole was a 12 MB PNG some 50,000 pixels tall, which nobody
-        // reads and which cost Chromium about 5 CPU-s per size to draw and encode (docs/benchmarks.md, npm test: wall time and CPU)
-        const fullPage = !['index.html', 'decisions.html', 'schemas.html'].includes(name);
-        await page.screenshot({
-          path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`),
-          fullPage,
-          timeout: 120_000,
-        });
-        expect(
-          await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
-          'page wider than the viewport',
-        ).toBeLessThanOrEqual(0);
-        const header = await page.locator('header.site').boundingBox();
-        const main = await content.boundingBox();
-        expect(header && main && header.y + header.height <= main.y + 1, 'the header overlaps the content').toBe(true);
-        await page.evaluate(AXE_SOURCE);
-        // Redoc numbers its headings itself (an operation's h2 is followed by h5 field groups), with no option to change
-        // it: on the reference page only that rule is left out; every other rule, of every impact, applies everywhere
-        const disabled = name === 'index.html' ? ['heading-order'] : [];
-        const axeViolations = await page.evaluate(async (off) => {
-          type AxeRun = { violations: { id: string; impact: string | null; nodes: unknown[] }[] };
-          const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeRun> } }).axe; // why: a global the injected script defines
-          const rules = Object.fromEntries(off.map((id) => [id, { enabled: false }]));
-          return (await axe.run(document, { rules })).violations.map((v) => `${v.id} [${v.impact ?? '?'}] (${v.nodes.length})`);
-        }, disabled);
-        expect(axeViolations).toEqual([]);
-        // in the reader's words: the whole text, folded parts included
-        expect(await page.evaluate(() => document.body.textContent ?? '')).not.toMatch(/\bseed/i);
-        expect(await violations()).toEqual([]);
-        expect(errors).toEqual([]);
-      } finally {
-        await context.close();
-      }
+        return { page, errors, violations: await watchViolations(page) };
+      })();
+      tabs.set(viewport, tab);
+    }
+    return tab;
+  };
+  afterAll(async () => {
+    for (const tab of tabs.values()) await (await tab).page.context().close();
+  });
+
+  it.each(PAGES.flatMap((name) => (Object.keys(VIEWPORTS) as (keyof typeof VIEWPORTS)[]).map((viewport) => [name, viewport] as const)))(
+    '%s at %s size: no sideways scroll, the header above the content, axe clean, no console error or CSP violation, no "seed"',
+    async (name, viewport) => {
+      const { page, errors, violations } = await tabOf(viewport);
+      errors.length = 0; // what the last page reported was checked by its own test
+      await page.goto(`${gw.baseUrl}/docs/${name}`);
+      await page.locator('header.site').waitFor();
+      // the reference is rendered by Redoc: wait for its last part (the credit below the sidebar)
+      const content = name === 'index.html' ? page.locator('#redoc-container') : page.locator('main').first();
+      if (name === 'index.html') await page.locator('img[alt="redocly logo"]').waitFor({ state: 'attached' });
+      // artifacts: the whole page, except the three longest (Redoc's reference, the decisions table, the schemas) shown
+      // as the reader first sees them: the schemas page whole was a 12 MB PNG some 50,000 pixels tall, which nobody
+      // reads and which cost Chromium about 5 CPU-s per size to draw and encode (docs/benchmarks.md, npm test: wall time and CPU)
+      const fullPage = !['index.html', 'decisions.html', 'schemas.html'].includes(name);
+      await page.screenshot({
+        path: path.join(ROOT, 'test-results/e2e', `docs-${name.replace('.html', '')}-${viewport}.png`),
+        fullPage,
+        timeout: 120_000,
+      });
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+        'page wider than the viewport',
+      ).toBeLessThanOrEqual(0);
+      const header = await page.locator('header.site').boundingBox();
+      const main = await content.boundingBox();
+      expect(header && main && header.y + header.height <= main.y + 1, 'the header overlaps the content').toBe(true);
+      await page.evaluate(AXE_SOURCE);
+      // Redoc numbers its headings itself (an operation's h2 is followed by h5 field groups), with no option to change
+      // it: on the reference page only that rule is left out; every other rule, of every impact, applies everywhere
+      const disabled = name === 'index.html' ? ['heading-order'] : [];
+      const axeViolations = await page.evaluate(async (off) => {
+        type AxeRun = { violations: { id: string; impact: string | null; nodes: unknown[] }[] };
+        const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeRun> } }).axe; // why: a global the injected script defines
+        const rules = Object.fromEntries(off.map((id) => [id, { enabled: false }]));
+        return (await axe.run(document, { rules })).violations.map((v) => `${v.id} [${v.impact ?? '?'}] (${v.nodes.length})`);
+      }, disabled);
+      expect(axeViolations).toEqual([]);
+      // in the reader's words: the whole text, folded parts included
+      expect(await page.evaluate(() => document.body.textContent ?? '')).not.toMatch(/\bseed/i);
+      expect(await violations()).toEqual([]);
+      expect(errors).toEqual([]);
     },
     300_000, // axe over Redoc's whole reference takes a minute or more on a loaded 2-core machine
   );
