@@ -15,6 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unreservedHosts } from '../../packages/contract-tests/src/spec-check/safety.js';
 import { runCli } from '../../generators/src/cli/main.js';
+import { seedPgliteDataDir } from '../../packages/reference/src/testing/pglite-template.js';
 import { buildOnce } from '../support/build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -34,6 +35,7 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   await buildOnce();
   dataDir = await mkdtemp(path.join(tmpdir(), 'paygate-spec-check-'));
+  await seedPgliteDataDir(dataDir); // its subject is the checker, not initdb (startup.test.ts's is)
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   const { NODE_ENV: _unset, ...env } = process.env;

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBrowserAvailable, launchChromium } from '../e2e/browser.js';
+import { seedPgliteDataDir } from '../../packages/reference/src/testing/pglite-template.js';
 import { buildOnce } from '../support/build.js';
 import { BROWSER_STEPS, formPost, type BrowserStepResult } from './browser-steps.js';
 import { parseReadme, printsPattern, type ReadmeBlock } from './readme-blocks.js';
@@ -68,6 +69,8 @@ beforeAll(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), 'paygate-readme-'));
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
+  // an initialised data dir, as a user's has from the second start on: the README's subject is not initdb (startup.test.ts's is)
+  await seedPgliteDataDir(path.join(workDir, 'data'));
   gateway = spawn(process.execPath, ['generators/bin/paygate.js', 'serve'], {
     cwd: ROOT,
     env: cleanEnv({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateSandboxPartner, sandboxPartnerLines, serve } from './cli.js';
+import { seedPgliteDataDir } from './testing/pglite-template.js';
 
 /** The sandbox partner secret is printed once, by the start that generated it (D39 sandbox generates its partner credential). */
 describe('sandbox partner credential at start-up', () => {
@@ -39,6 +40,7 @@ describe('sandbox partner credential at start-up', () => {
 
   it('`paygate serve` on 0.0.0.0 prints the secret on the first start only', async () => {
     const dataDir = path.join(dir, 'serve');
+    await seedPgliteDataDir(dataDir); // the subject is the secret's printing, not initdb (startup.test.ts's is)
     const env = { PAYGATE_DATA_DIR: dataDir, HOST: '0.0.0.0', PORT: '0', PAYGATE_WORKER_INTERVAL_MS: '60000' };
     const start = async (): Promise<string> => {
       const lines: string[] = [];

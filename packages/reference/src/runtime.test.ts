@@ -6,6 +6,7 @@ import { loadConfig, MASTER_KEY_REQUIRED_MESSAGE } from './core/config.js';
 import { createSecretBox, generateMasterKey, parseMasterKey } from './core/secret-box.js';
 import { openReference, checkMasterKey, resolveMasterKey } from './runtime.js';
 import { testDeps, testSecrets } from './testing/fixtures.js';
+import { seedPgliteDataDir } from './testing/pglite-template.js';
 import { ensurePartnerCredential, hashSecret } from './credentials/service.js';
 import { migrate } from './db/migrate.js';
 import type { Db } from './db/db.js';
@@ -151,6 +152,7 @@ describe('openReference and the master key', () => {
   it('keeps using the sandbox key file across restarts of a PGlite data dir, and fails with another key', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'paygate-runtime-key-'));
     try {
+      await seedPgliteDataDir(dataDir); // the subject is the key file, not initdb (startup.test.ts's is)
       const config = { ...loadConfig({ PAYGATE_DATA_DIR: dataDir }), workerIntervalMs: 1000 };
       const first = await openReference(config);
       await first.close();

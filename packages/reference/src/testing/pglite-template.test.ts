@@ -1,10 +1,17 @@
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../db/migrate.js';
 import { openDb } from '../db/open.js';
-import { ensureMigratedPgliteTemplate, PGLITE_MIGRATED_TEMPLATE_ENV, PGLITE_TEMPLATE_ENV, usePgliteTemplate } from './pglite-template.js';
+import {
+  ensureMigratedPgliteTemplate,
+  PGLITE_MIGRATED_TEMPLATE_ENV,
+  PGLITE_TEMPLATE_ENV,
+  seedPgliteDataDir,
+  usePgliteTemplate,
+} from './pglite-template.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -49,6 +56,33 @@ describe('the PGlite test templates (D138 test fixtures made once per run)', () 
       expect(tables.rows[0]?.n).toBe(0);
     } finally {
       await empty.close();
+    }
+  });
+
+  it('a data dir on disk seeded from the initialised template opens, migrates and keeps what it wrote across a restart', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'paygate-pglite-seeded-'));
+    dirs.push(dir);
+    const dataDir = path.join(dir, 'data');
+    await seedPgliteDataDir(dataDir);
+    // a data dir already: opening it runs no initdb (which would have made PG_VERSION itself)
+    expect(existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+    await writeFile(path.join(dataDir, 'master.key'), "not PGlite's\n");
+    const first = await openDb({ dataDir });
+    try {
+      expect((await first.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows[0]?.n).toBe(
+        (await loadMigrations()).length,
+      );
+      await first.query(`CREATE TABLE seeded_probe (v text)`);
+      await first.query(`INSERT INTO seeded_probe VALUES ('kept')`);
+    } finally {
+      await first.close();
+    }
+    const second = await openDb({ dataDir });
+    try {
+      expect((await second.query<{ v: string }>('SELECT v FROM seeded_probe')).rows).toEqual([{ v: 'kept' }]);
+      expect(await migrate(second)).toEqual([]);
+    } finally {
+      await second.close();
     }
   });
 });

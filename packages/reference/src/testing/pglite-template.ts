@@ -9,11 +9,13 @@
  * start from it, and their migration finds the schema current (D172 a current database start writes nothing). Without the variables (a run outside vitest,
  * e.g. `paygate contract`) nothing changes.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { DEFAULT_PGLITE_MEMORY } from '../core/config.js';
 
 export const PGLITE_TEMPLATE_ENV = 'PAYGATE_TEST_PGLITE_TEMPLATE';
@@ -36,6 +38,22 @@ export async function usePgliteTemplate(): Promise<void> {
   const migrated = process.env[PGLITE_MIGRATED_TEMPLATE_ENV];
   const { useMemoryTemplate } = await import('../db/pglite.js');
   useMemoryTemplate(blobOf(file), migrated && existsSync(migrated) ? blobOf(migrated) : undefined);
+}
+
+/**
+ * Fill `dir`, a new PGlite data dir on disk (missing or empty), with the run's initialised template, so the gateway
+ * that opens it finds a data dir and skips initdb: about 3 CPU-s in a child process per new data dir (docs/benchmarks.md,
+ * npm test: wall time and CPU). For the tests whose subject is not the creation of a data dir (the README's gateway,
+ * `paygate contract --spec` against `npm start`'s, the master key across restarts); packages/reference/src/startup.test.ts
+ * and the full-disk test keep the real creation. The tarball is PGlite's own dump of a data dir (members named from its
+ * root, `/base/...`), unpacked with the system's `tar`, which strips the leading `/`. Without the run's template (a test
+ * run outside vitest) it does nothing, and the gateway runs initdb as it would for a user.
+ */
+export async function seedPgliteDataDir(dir: string): Promise<void> {
+  const file = process.env[PGLITE_TEMPLATE_ENV];
+  if (!file || !existsSync(file)) return;
+  await mkdir(dir, { recursive: true });
+  await promisify(execFile)('tar', ['-xf', file, '-C', dir]);
 }
 
 /**
