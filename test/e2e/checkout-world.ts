@@ -102,10 +102,14 @@ export async function openPage(
   const opened = tab;
   opened.page.setDefaultTimeout(10_000);
   opened.consoleErrors.length = 0;
+  let given = false;
   return {
     page: opened.page,
     consoleErrors: opened.consoleErrors,
     async close() {
+      // once: a tab given back twice would be handed to two tests at the same time
+      if (given) return;
+      given = true;
       // the test's own listeners go; the tab's console listeners stay
       for (const event of ['request', 'response', 'requestfinished', 'requestfailed', 'dialog', 'framenavigated'] as const)
         await opened.page.removeAllListeners(event);

@@ -44,7 +44,7 @@ export async function usePgliteTemplate(): Promise<void> {
  * Fill `dir`, a new PGlite data dir on disk (missing or empty), with the run's initialised template, so the gateway
  * that opens it finds a data dir and skips initdb: about 3 CPU-s in a child process per new data dir (docs/benchmarks.md,
  * npm test: wall time and CPU). For the tests whose subject is not the creation of a data dir (the README's gateway,
- * `paygate contract --spec` against `npm start`'s, the master key across restarts); packages/reference/src/startup.test.ts
+ * `paygate contract --spec` against `npm start`'s, the master key across restarts, `serve`'s secret); packages/reference/src/startup.test.ts
  * and the full-disk test keep the real creation. The tarball is PGlite's own dump of a data dir (members named from its
  * root, `/base/...`), unpacked with the system's `tar`, which strips the leading `/`. Without the run's template (a test
  * run outside vitest) it does nothing, and the gateway runs initdb as it would for a user.
